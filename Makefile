@@ -1,0 +1,33 @@
+# Two commands matter: `make demo` and `make test`. Both create .venv with only Python 3.11+.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: demo test install clean lint bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	@rm -f demo.db demo.db-wal demo.db-shm
+	$(BIN)/docql-sqlite index demo.db datasets/ --exclude 'bad' || true
+	@$(BIN)/python scripts/demo.py demo.db
+
+test: $(TEST_STAMP)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) demo.db demo.db-wal demo.db-shm .pytest_cache

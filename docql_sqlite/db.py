@@ -1,0 +1,204 @@
+"""The only module that imports apsw: open an index, migrate it, register SQL functions.
+
+Schema files live in `sql/` (numbered migrations plus `views.sql`) and are loaded from
+there, never repeated in Python. A connection opened for queries is read-only, so no
+query text can change the database.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from .errors import DatabaseError
+
+SCHEMA_VERSION = 1
+APPLICATION = "docql-sqlite"
+# Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
+# exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
+FTS_TEXT_VERSION = 1
+
+Connection = apsw.Connection
+SQLError = apsw.Error
+
+
+def sql_dir() -> Path:
+    """Where the schema files are: inside the installed package, or the source tree's `sql/`."""
+    packaged = Path(str(resources.files("docql_sqlite"))) / "sql"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "sql"
+
+
+def migration_files() -> list[tuple[int, Path]]:
+    found = []
+    for path in sql_dir().glob("[0-9][0-9][0-9]_*.sql"):
+        found.append((int(path.name[:3]), path))
+    return sorted(found)
+
+
+def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
+    """Open an index file, migrating it (writable) or checking its version (read-only)."""
+    path = str(path)
+    if readonly or not create:
+        if path != ":memory:" and not Path(path).exists():
+            raise DatabaseError(f"no index at '{path}'; create one with: docql-sqlite index {path} PATH...")
+    if readonly:
+        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    else:
+        flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_URI
+    try:
+        conn = apsw.Connection(path, flags=flags)
+        conn.set_busy_timeout(10_000)
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+    except apsw.Error as exc:
+        raise DatabaseError(f"cannot open '{path}': {exc}") from exc
+    load_vec(conn)
+    register_functions(conn)
+    if readonly:
+        check_version(conn, path)
+    else:
+        migrate(conn, path)
+    return conn
+
+
+def load_vec(conn: apsw.Connection) -> bool:
+    """Load sqlite-vec if it is installed; vector features report its absence themselves."""
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        sqlite_vec.load(conn)
+        conn.enable_load_extension(False)
+        return True
+    except Exception:  # missing package or a platform without the binary: stay usable
+        return False
+
+
+def has_vec(conn: apsw.Connection) -> bool:
+    try:
+        conn.execute("SELECT vec_version()").fetchall()
+        return True
+    except apsw.Error:
+        return False
+
+
+def _table_names(conn: apsw.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+
+
+def stored_version(conn: apsw.Connection, path: str) -> int | None:
+    tables = _table_names(conn)
+    if "meta" not in tables:
+        if tables:
+            raise DatabaseError(f"'{path}' is a SQLite file but not a docql-sqlite index")
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None:
+        raise DatabaseError(f"'{path}' has a meta table but no schema_version; not a docql-sqlite index")
+    return int(row[0])
+
+
+def check_version(conn: apsw.Connection, path: str) -> None:
+    version = stored_version(conn, path)
+    if version is None:
+        raise DatabaseError(f"'{path}' is empty, not a docql-sqlite index; create one with: docql-sqlite index {path} PATH...")
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"'{path}' uses index schema {version}, newer than this docql-sqlite understands "
+            f"(schema {SCHEMA_VERSION}); upgrade docql-sqlite"
+        )
+    if version < SCHEMA_VERSION:
+        raise DatabaseError(
+            f"'{path}' uses index schema {version}; this docql-sqlite needs schema {SCHEMA_VERSION}. "
+            f"Re-run 'docql-sqlite index {path} PATH...' to upgrade it"
+        )
+
+
+def migrate(conn: apsw.Connection, path: str = "") -> None:
+    """Apply the numbered files in `sql/` newer than the stored version, then the views."""
+    version = stored_version(conn, path) or 0
+    if version > SCHEMA_VERSION:
+        check_version(conn, path)
+    with conn:
+        for number, file in migration_files():
+            if number > version:
+                conn.execute(file.read_text(encoding="utf-8"))
+                set_meta(conn, "schema_version", str(number))
+        if version == 0:
+            set_meta(conn, "application", APPLICATION)
+            set_meta(conn, "fts_tokenizer", "unicode61 remove_diacritics 2")
+            set_meta(conn, "fts_text", f"cjk-spaced v{FTS_TEXT_VERSION}")
+        views = sql_dir() / "views.sql"
+        if views.exists():
+            conn.execute(views.read_text(encoding="utf-8"))
+
+
+def get_meta(conn: apsw.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else row[0]
+
+
+def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+
+def rows(conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> Iterator[dict[str, Any]]:
+    """Run `sql` and yield each row as a dict keyed by column name."""
+    cursor = conn.cursor()
+    cursor.execute(sql, params)
+    try:
+        names = [d[0] for d in cursor.getdescription()]
+    except apsw.ExecutionCompleteError:
+        return
+    for row in cursor:
+        yield dict(zip(names, row))
+
+
+def register_functions(conn: apsw.Connection) -> None:
+    """Register the Python SQL functions (conveniences; compiled DocQL never needs them)."""
+    from . import sqlfunctions
+
+    for name, (func, nargs) in sqlfunctions.SCALARS.items():
+        conn.create_scalar_function(name, func, nargs, deterministic=True)
+    if not _has_regexp(conn):
+        conn.create_scalar_function("regexp", sqlfunctions.regexp, 2, deterministic=True)
+    conn.create_collation("docql_fold", lambda a, b: (a.casefold() > b.casefold()) - (a.casefold() < b.casefold()))
+
+
+def _has_regexp(conn: apsw.Connection) -> bool:
+    try:
+        conn.execute("SELECT 'a' REGEXP 'a'").fetchall()
+        return True
+    except apsw.Error:
+        return False
+
+
+def register_table_function(conn: apsw.Connection, name: str, columns: list[str], func: Callable[..., Iterable[Any]]) -> None:
+    """Expose a Python generator as a table-valued function (apsw only)."""
+    import apsw.ext
+
+    func.columns = tuple(columns)  # type: ignore[attr-defined]
+    func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
+    apsw.ext.make_virtual_module(conn, name, func)
+
+
+def is_busy(exc: BaseException) -> bool:
+    return isinstance(exc, (apsw.BusyError, apsw.LockedError))
+
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def quote_ident(name: str) -> str:
+    if _IDENT.match(name):
+        return name
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,132 @@
+"""The one error tree of docql-sqlite, and the caret renderer for query errors.
+
+Every error raised on purpose is a `DocQLError`. Query errors carry the query text and
+a 1-based line/column pointing at the first character of the bad token; `str(err)`
+renders the message, the offending line and a plain-text caret (no ANSI, because errors
+also travel as JSON to agents).
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from collections.abc import Iterable
+from typing import Any
+
+
+class DocQLError(Exception):
+    """Base of every error docql-sqlite raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": type(self).__name__, "message": self.message}
+
+
+class QueryError(DocQLError):
+    """An error located in a DocQL query (syntax, names, types, regexes)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        offset: int | None = None,
+        suggestion: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.source = source
+        self.offset = offset
+        self.suggestion = suggestion
+        self.line, self.column = _line_column(source, offset)
+
+    def __str__(self) -> str:
+        if self.source is None or self.offset is None:
+            return f"{type(self).__name__}: {self.message}"
+        head = f"{type(self).__name__}: {self.message} at line {self.line}, column {self.column}"
+        return head + "\n" + caret_lines(self.source, self.offset)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data.update(line=self.line, column=self.column, suggestion=self.suggestion)
+        if self.source is not None and self.offset is not None:
+            data["caret"] = caret_lines(self.source, self.offset)
+        return data
+
+
+class DocQLSyntaxError(QueryError):
+    """The query text does not follow the grammar."""
+
+
+class DocQLNameError(QueryError):
+    """An unknown root, function or field."""
+
+
+class DocQLTypeError(QueryError):
+    """An operator used with a value or field of the wrong type."""
+
+
+class DocQLRegexError(QueryError):
+    """An invalid regular expression, or one too costly to run."""
+
+
+class DatabaseError(DocQLError):
+    """The index file is missing, from another schema version, or not an index."""
+
+
+class IngestError(DocQLError):
+    """A file could not be read or parsed; recorded in `ingest_errors`, never fatal to a run."""
+
+    def __init__(self, reason: str, path: str | None = None) -> None:
+        super().__init__(reason)
+        self.path = path
+
+
+class EmbeddingError(DocQLError):
+    """Unknown embedding model, a model/index mismatch, or a failing embedding backend."""
+
+
+class SearchError(DocQLError):
+    """A search request that cannot be run (e.g. an invalid typed query document)."""
+
+
+def _line_column(source: str | None, offset: int | None) -> tuple[int | None, int | None]:
+    if source is None or offset is None:
+        return None, None
+    offset = max(0, min(offset, len(source)))
+    before = source[:offset]
+    line = before.count("\n") + 1
+    column = offset - (before.rfind("\n") + 1) + 1
+    return line, column
+
+
+def display_width(text: str) -> int:
+    """Terminal cells taken by `text`: wide (CJK) characters count 2, combining marks 0."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def caret_lines(source: str, offset: int) -> str:
+    """The line of `source` holding `offset`, and a caret under that character."""
+    offset = max(0, min(offset, len(source)))
+    start = source.rfind("\n", 0, offset) + 1
+    end = source.find("\n", offset)
+    line = source[start : end if end != -1 else len(source)]
+    pad = display_width(source[start:offset])
+    return f"  {line}\n  {' ' * pad}^"
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
+    """The closest known name to `name`, for "did you mean" hints."""
+    choices = list(choices)
+    lowered = {c.lower(): c for c in choices}
+    if name.lower() in lowered:
+        return lowered[name.lower()]
+    match = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return lowered[match[0]] if match else None

@@ -1,0 +1,5 @@
+"""Ingest: walk → read → parse → sections → chunks → store (see `run.index_paths`)."""
+
+from .run import IngestOptions, IngestReport, index_paths
+
+__all__ = ["IngestOptions", "IngestReport", "index_paths"]

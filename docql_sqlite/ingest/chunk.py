@@ -1,0 +1,104 @@
+"""Cut a document body into chunks that tile it (docql-spec §1.3).
+
+Every line from `body_start_line` on is in exactly one chunk; a chunk never spans two
+sections' own text; a section's own text is one chunk unless it is longer than
+`max_chars`, in which case it is split at paragraph boundaries, and inside a code block
+or table only when that block alone is too large.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Document, split_lines
+from .sections import SectionInfo, innermost_section
+
+DEFAULT_MAX_CHARS = 1500
+
+
+@dataclass(slots=True)
+class ChunkInfo:
+    index: int
+    line: int
+    end_line: int
+    section: int | None  # ord of the innermost section, None for the preamble
+    content: str  # lines line..end_line, each ending in '\n'
+    start_offset: int
+    end_offset: int
+    page: int | None
+
+
+def chunk_document(doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS) -> list[ChunkInfo]:
+    lines = split_lines(doc.text)
+    total = len(lines)
+    first = doc.body_start_line
+    if first > total:
+        return []
+    offsets = [0] * (total + 2)  # offsets[n] = character offset of line n (1-based)
+    running = 0
+    for n, text in enumerate(lines, start=1):
+        offsets[n] = running
+        running += len(text) + 1
+    offsets[total + 1] = running
+
+    starts = {first, *(s.line for s in sections), *(s.end_line + 1 for s in sections), *doc.chunk_breaks}
+    starts = sorted(n for n in starts if first <= n <= total)
+    inside = _inside_blocks(doc)
+    chunks: list[ChunkInfo] = []
+    for i, start in enumerate(starts):
+        end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
+        owner = innermost_section(sections, start)
+        for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside):
+            content = "\n".join(lines[piece_start - 1 : piece_end]) + "\n"
+            chunks.append(
+                ChunkInfo(
+                    index=len(chunks),
+                    line=piece_start,
+                    end_line=piece_end,
+                    section=owner.ord if owner else None,
+                    content=content,
+                    start_offset=offsets[piece_start],
+                    end_offset=offsets[piece_end + 1],
+                    page=doc.page_of(piece_start),
+                )
+            )
+    return chunks
+
+
+def _inside_blocks(doc: Document) -> set[int]:
+    """Lines that continue a code block or table: splitting before them would cut the block."""
+    inside: set[int] = set()
+    ranges = [(b.line, b.end_line) for b in doc.codeblocks] + [(t.line, t.end_line) for t in doc.tables]
+    for start, end in ranges + list(doc.keep_together):
+        inside.update(range(start + 1, end + 1))
+    return inside
+
+
+def _split(lines: list[str], offsets: list[int], start: int, end: int, max_chars: int, inside: set[int]) -> list[tuple[int, int]]:
+    size = lambda a, b: offsets[b + 1] - offsets[a]  # noqa: E731 - chars of lines a..b
+    if size(start, end) <= max_chars:
+        return [(start, end)]
+    # Paragraph starts: a non-blank line after a blank one, outside blocks.
+    cuts = [n for n in range(start + 1, end + 1) if n not in inside and not lines[n - 2].strip() and lines[n - 1].strip()]
+    pieces = _greedy(start, end, cuts, max_chars, size)
+    result: list[tuple[int, int]] = []
+    for a, b in pieces:
+        if size(a, b) > max_chars and b > a:
+            # One paragraph or block alone is too large: cut it at line boundaries.
+            result.extend(_greedy(a, b, list(range(a + 1, b + 1)), max_chars, size))
+        else:
+            result.append((a, b))
+    return result
+
+
+def _greedy(start: int, end: int, cuts: list[int], max_chars: int, size) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
+    pieces: list[tuple[int, int]] = []
+    piece_start = start
+    previous_cut = None
+    for cut in cuts + [end + 1]:
+        if size(piece_start, cut - 1) > max_chars and previous_cut is not None and previous_cut > piece_start:
+            pieces.append((piece_start, previous_cut - 1))
+            piece_start = previous_cut
+        previous_cut = cut
+    pieces.append((piece_start, end))
+    return pieces

@@ -1,0 +1,117 @@
+"""Turn a document's headings into sections: numbers, anchors, parents and line extents.
+
+The rules are the spec's (docql-spec §1.1-1.2): numbers count per level relative to the
+shallowest heading level in the document (a skipped level counts as 1); a section runs
+to the line before the next heading of the same or a higher level, so it includes its
+sub-sections. Parsers that know exact extents (code) set `Heading.end_line` themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..model import Document, Heading
+
+_SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+
+
+@dataclass(slots=True)
+class SectionInfo:
+    ord: int
+    level: int
+    depth: int
+    title: str
+    number: str
+    anchor: str
+    parent: int | None  # ord of the parent section
+    line: int
+    end_line: int
+    own_end_line: int
+    page: int | None
+
+
+def slugify(title: str) -> str:
+    """GitHub-style anchor: casefolded, punctuation dropped, spaces to hyphens; CJK kept."""
+    slug = _SLUG_DROP.sub("", title.strip().casefold()).replace(" ", "-")
+    return slug or "section"
+
+
+def build_sections(doc: Document) -> list[SectionInfo]:
+    headings = sorted(doc.headings, key=lambda h: h.line)
+    if not headings:
+        return []
+    last_line = max(doc.line_count, headings[-1].line)
+    base = min(h.level for h in headings)
+    counters = [0] * 6
+    used_anchors: dict[str, int] = {}
+    sections: list[SectionInfo] = []
+    stack: list[SectionInfo] = []  # open ancestors
+    for ord_, heading in enumerate(headings):
+        number = _next_number(counters, heading.level - base)
+        end_line = heading.end_line if heading.end_line is not None else _markdown_end(headings, ord_, last_line)
+        while stack and not (stack[-1].level < heading.level and stack[-1].end_line >= heading.line):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        info = SectionInfo(
+            ord=ord_,
+            level=heading.level,
+            depth=(parent.depth + 1) if parent else 1,
+            title=heading.title,
+            number=number,
+            anchor=_unique_anchor(heading, used_anchors),
+            parent=parent.ord if parent else None,
+            line=heading.line,
+            end_line=max(end_line, heading.line),
+            own_end_line=max(end_line, heading.line),
+            page=heading.page if heading.page is not None else doc.page_of(heading.line),
+        )
+        if parent is not None and parent.own_end_line >= info.line:
+            # the parent's own text stops where its first sub-section starts
+            parent.own_end_line = info.line - 1
+        sections.append(info)
+        stack.append(info)
+    return sections
+
+
+def _markdown_end(headings: list[Heading], index: int, last_line: int) -> int:
+    level = headings[index].level
+    for later in headings[index + 1 :]:
+        if later.level <= level:
+            return later.line - 1
+    return last_line
+
+
+def _next_number(counters: list[int], depth: int) -> str:
+    depth = max(0, min(depth, 5))
+    counters[depth] += 1
+    for deeper in range(depth + 1, 6):
+        counters[deeper] = 0
+    for shallower in range(depth):
+        if counters[shallower] == 0:
+            counters[shallower] = 1
+    return ".".join(str(c) for c in counters[: depth + 1])
+
+
+def _unique_anchor(heading: Heading, used: dict[str, int]) -> str:
+    base = heading.anchor.strip() if heading.anchor else slugify(heading.title)
+    if base not in used:
+        used[base] = 0
+        return base
+    while True:
+        used[base] += 1
+        candidate = f"{base}-{used[base]}"
+        if candidate not in used:
+            used[candidate] = 0
+            return candidate
+
+
+def innermost_section(sections: list[SectionInfo], line: int) -> SectionInfo | None:
+    """The deepest section whose extent holds `line` (None: the preamble)."""
+    best: SectionInfo | None = None
+    for section in sections:
+        if section.line > line:
+            break
+        if section.end_line >= line:
+            best = section  # extents nest, so a later holder is a deeper one
+    return best

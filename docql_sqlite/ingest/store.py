@@ -1,0 +1,165 @@
+"""Write one parsed document into the index, replacing its previous rows.
+
+The caller owns the transaction, so a document is replaced atomically (and several may
+share one transaction for speed). FTS rows are contentless, so deleting them means
+re-supplying the exact text that was indexed: `text.fts_text` of the stored columns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ..db import Connection
+from ..model import Document, split_lines
+from ..text import fold, fts_text, stored_fold
+from .chunk import ChunkInfo
+from .sections import SectionInfo
+
+
+@dataclass(slots=True)
+class Parsed:
+    """Everything a worker hands back for one file."""
+
+    path: str
+    uri: str
+    sha256: str
+    size: int
+    mtime_ns: int | None
+    doc: Document
+    sections: list[SectionInfo]
+    chunks: list[ChunkInfo]
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def find_document(conn: Connection, uri: str) -> tuple[int, int, int | None, str] | None:
+    """(id, size, mtime_ns, sha256) of the stored document for `uri`."""
+    row = conn.execute("SELECT id, size, mtime_ns, sha256 FROM documents WHERE uri = ?", (uri,)).fetchone()
+    return None if row is None else (row[0], row[1], row[2], row[3])
+
+
+def delete_document(conn: Connection, doc_id: int) -> None:
+    _delete_fts(conn, doc_id)
+    conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+def _delete_fts(conn: Connection, doc_id: int) -> None:
+    rows = conn.execute(
+        "SELECT c.id, coalesce(s.title, ''), c.content FROM chunks c LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ?",
+        (doc_id,),
+    ).fetchall()
+    conn.executemany(
+        "INSERT INTO chunks_fts(chunks_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
+        [(cid, fts_text(title), fts_text(body)) for cid, title, body in rows],
+    )
+
+
+def replace_document(conn: Connection, parsed: Parsed) -> int:
+    existing = find_document(conn, parsed.uri)
+    if existing is not None:
+        delete_document(conn, existing[0])
+    doc = parsed.doc
+    lines = split_lines(doc.text)
+    header = "".join(line + "\n" for line in lines[: doc.body_start_line - 1])
+    name = parsed.path.rstrip("/").rsplit("/", 1)[-1]
+    directory = parsed.path[: -len(name)].rstrip("/") if "/" in parsed.path else ""
+    extension = os.path.splitext(name.split("?")[0])[1][1:].lower()
+    conn.execute(
+        """INSERT INTO documents(path, uri, name, directory, extension, format, language, title, size, lines, pages,
+                                 mtime, mtime_ns, sha256, header_text, body_line, indexed_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        (
+            parsed.path, parsed.uri, name, directory, extension, doc.format, doc.language, doc.title or name,
+            parsed.size, len(lines), doc.page_count,
+            parsed.mtime_ns / 1e9 if parsed.mtime_ns is not None else None, parsed.mtime_ns, parsed.sha256,
+            header, doc.body_start_line, now(),
+        ),
+    )
+    doc_id = conn.last_insert_rowid()
+    section_ids = _insert_sections(conn, doc_id, parsed.sections)
+    _insert_chunks(conn, doc_id, parsed, section_ids)
+    _insert_extras(conn, doc_id, doc)
+    return doc_id
+
+
+def _insert_sections(conn: Connection, doc_id: int, sections: list[SectionInfo]) -> dict[int, int]:
+    ids: dict[int, int] = {}
+    for s in sections:
+        conn.execute(
+            """INSERT INTO sections(doc_id, ord, level, depth, title, title_fold, number, anchor, parent_id,
+                                    line, end_line, own_end_line, page)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (doc_id, s.ord, s.level, s.depth, s.title, fold(s.title), s.number, s.anchor,
+             ids.get(s.parent) if s.parent is not None else None, s.line, s.end_line, s.own_end_line, s.page),
+        )
+        ids[s.ord] = conn.last_insert_rowid()
+    return ids
+
+
+def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
+    titles = {s.ord: s.title for s in parsed.sections}
+    for c in parsed.chunks:
+        conn.execute(
+            """INSERT INTO chunks(doc_id, section_id, chunk_index, line, end_line, page, start_offset, end_offset,
+                                  content, fold, content_hash)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (doc_id, section_ids.get(c.section) if c.section is not None else None, c.index, c.line, c.end_line,
+             c.page, c.start_offset, c.end_offset, c.content, stored_fold(c.content),
+             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()),
+        )
+        chunk_id = conn.last_insert_rowid()
+        title = titles.get(c.section, "") if c.section is not None else ""
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
+            (chunk_id, fts_text(title), fts_text(c.content)),
+        )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _insert_extras(conn: Connection, doc_id: int, doc: Document) -> None:
+    if doc.frontmatter is not None:
+        conn.execute("INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)", (doc_id, _json(doc.frontmatter)))
+    conn.executemany(
+        "INSERT INTO codeblocks(doc_id, ord, language, code, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
+        [(doc_id, i, b.language, b.code, b.line, b.end_line) for i, b in enumerate(doc.codeblocks)],
+    )
+    conn.executemany(
+        """INSERT INTO tables(doc_id, ord, headers, rows, row_count, column_count, line, end_line)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(doc_id, i, _json(t.headers), _json(t.rows), len(t.rows),
+          max([len(t.headers)] + [len(r) for r in t.rows]), t.line, t.end_line) for i, t in enumerate(doc.tables)],
+    )
+    conn.executemany(
+        """INSERT INTO entities(doc_id, ord, entity_type, name, name_fold, signature, definition, line, end_line)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(doc_id, i, e.entity_type, e.name, fold(e.name), e.signature, e.definition, e.line, e.end_line)
+         for i, e in enumerate(doc.entities)],
+    )
+    conn.executemany(
+        """INSERT INTO symbols(doc_id, ord, kind, name, name_fold, qualified_name, signature, language, parent,
+                               line, end_line, docstring)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(doc_id, i, s.kind, s.name, fold(s.name), s.qualified_name, s.signature, s.language, s.parent,
+          s.line, s.end_line, s.docstring) for i, s in enumerate(doc.symbols)],
+    )
+
+
+def record_problem(conn: Connection, path: str, uri: str, severity: str, reason: str) -> None:
+    conn.execute(
+        "INSERT INTO ingest_errors(path, uri, severity, reason, at) VALUES (?, ?, ?, ?, ?)",
+        (path, uri, severity, reason, now()),
+    )
+
+
+def clear_problems(conn: Connection, uri: str) -> None:
+    conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (uri,))

@@ -1,0 +1,130 @@
+"""Run parse tasks in worker processes with a per-task timeout (DESIGN D7).
+
+One pathological file cannot stall or crash a run: a task that exceeds the timeout has
+its worker killed and replaced; a worker that dies (segfault in a native parser, OOM)
+is replaced too. Both become an `IngestError` for that file only.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+from typing import Any, TypeVar
+
+from ..errors import DocQLError, IngestError
+
+T = TypeVar("T")
+K = TypeVar("K")
+
+
+def _worker_main(conn: Connection, func: Callable[[Any], Any]) -> None:
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            conn.send(("ok", func(task)))
+        except DocQLError as exc:
+            conn.send(("error", exc.message))
+        except RecursionError:
+            conn.send(("error", "parser failed: input nested too deeply"))
+        except Exception as exc:  # a parser bug must cost one file, not the run
+            last = traceback.extract_tb(exc.__traceback__)[-1:]
+            where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
+            conn.send(("error", f"parser failed: {type(exc).__name__}: {exc}{where}"))
+
+
+class _Worker:
+    def __init__(self, ctx: Any, func: Callable[[Any], Any]) -> None:
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker_main, args=(child, func), daemon=True)
+        self.process.start()
+        child.close()
+        self.key: Any = None
+        self.started = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+def run_tasks(
+    func: Callable[[T], Any],
+    tasks: Iterable[tuple[K, T]],
+    workers: int,
+    timeout: float,
+) -> Iterator[tuple[K, Any]]:
+    """Yield (key, result) for each task; failures come back as `IngestError` results."""
+    if workers <= 0:
+        for key, task in tasks:
+            try:
+                yield key, func(task)
+            except IngestError as exc:
+                yield key, exc
+            except DocQLError as exc:
+                yield key, IngestError(exc.message)
+            except Exception as exc:
+                yield key, IngestError(f"parser failed: {type(exc).__name__}: {exc}")
+        return
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    pending = iter(tasks)
+    pool = [_Worker(ctx, func) for _ in range(workers)]
+    busy: dict[Connection, _Worker] = {}
+    exhausted = False
+    try:
+        while True:
+            for worker in pool:
+                if worker.key is None and not exhausted:
+                    nxt = next(pending, None)
+                    if nxt is None:
+                        exhausted = True
+                        break
+                    worker.key, task = nxt
+                    worker.started = time.monotonic()
+                    worker.conn.send(task)
+                    busy[worker.conn] = worker
+            if not busy:
+                return
+            ready = wait(list(busy), timeout=0.5)
+            for conn in ready:
+                worker = busy.pop(conn)  # type: ignore[arg-type]
+                key, worker.key = worker.key, None
+                try:
+                    status, value = conn.recv()  # type: ignore[union-attr]
+                    yield key, (value if status == "ok" else IngestError(value))
+                except (EOFError, OSError):
+                    code = worker.process.exitcode
+                    yield key, IngestError(f"parser process crashed (exit code {code})")
+                    pool[pool.index(worker)] = _replace(worker, ctx, func)
+            now = time.monotonic()
+            for conn, worker in list(busy.items()):
+                if now - worker.started > timeout:
+                    busy.pop(conn)
+                    key = worker.key
+                    pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
+                    yield key, IngestError(f"parsing timed out after {timeout:g} s (raise it with --timeout)")
+    finally:
+        for worker in pool:
+            worker.stop(kill=worker.key is not None)
+
+
+def _replace(worker: _Worker, ctx: Any, func: Callable[[Any], Any], kill: bool = False) -> _Worker:
+    worker.stop(kill=True if kill else not worker.process.is_alive())
+    return _Worker(ctx, func)

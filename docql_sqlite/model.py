@@ -1,0 +1,141 @@
+"""The typed values handed between ingest stages: Source → Document → chunks.
+
+Parsers build a `Document` from a `Source` and never touch the filesystem or the
+database. All line numbers here are **1-based and inclusive**, as users see them;
+parsers convert from their libraries' 0-based offsets once, at their boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Raw bytes of one input, plus where they came from."""
+
+    path: str  # the path users see and filter on (relative to the cwd when possible, or a URL)
+    uri: str  # identity across runs: absolute file path or final URL
+    data: bytes
+    sha256: str
+    mtime_ns: int | None = None
+    format: str | None = None  # detected by ingest.formats.detect_format
+
+
+@dataclass(slots=True)
+class Heading:
+    """One entry of a document's table of contents.
+
+    `end_line` is normally computed by `sections.build_sections` from the spec's rule
+    (up to the next heading of the same or a higher level). Parsers that know the exact
+    extent (code symbols) set it themselves.
+    """
+
+    level: int  # 1-6, as written
+    title: str
+    line: int  # the heading's own (text) line
+    page: int | None = None
+    anchor: str | None = None  # explicit anchor (`## Title {#id}`); otherwise derived from title
+    end_line: int | None = None
+
+
+@dataclass(slots=True)
+class CodeBlock:
+    language: str | None
+    code: str
+    line: int  # opening fence line
+    end_line: int  # closing fence line (or last line of an unclosed block)
+
+
+@dataclass(slots=True)
+class Table:
+    headers: list[str]
+    rows: list[list[str]]
+    line: int
+    end_line: int
+
+
+@dataclass(slots=True)
+class Entity:
+    entity_type: str  # Term, API, ClassEntity, FunctionEntity, ConstructorEntity
+    name: str
+    line: int
+    end_line: int
+    signature: str | None = None
+    definition: str | None = None
+
+
+@dataclass(slots=True)
+class Symbol:
+    """A code symbol found by a source parser."""
+
+    kind: str  # class, interface, enum, struct, trait, function, method, constructor, ...
+    name: str
+    qualified_name: str  # Outer.Inner.method
+    line: int  # first line of the definition (decorators / leading doc comment excluded)
+    end_line: int
+    language: str
+    signature: str | None = None
+    docstring: str | None = None
+    parent: str | None = None  # qualified name of the enclosing symbol
+
+
+@dataclass(slots=True)
+class Document:
+    """A parsed document, in the shape every format shares.
+
+    `text` is the whole decoded document with `\\n` line ends. Lines before
+    `body_start_line` are front matter: stored, shown by `get`, but not chunked.
+    """
+
+    format: str  # markdown, code, pdf, rst, html, docx, text, ...
+    text: str
+    title: str | None = None
+    language: str | None = None  # programming language for code
+    body_start_line: int = 1
+    headings: list[Heading] = field(default_factory=list)
+    frontmatter: dict[str, Any] | None = None
+    codeblocks: list[CodeBlock] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    symbols: list[Symbol] = field(default_factory=list)
+    # PDF: the first line of each page, in page order (page 1 starts at page_lines[0])
+    page_lines: list[int] | None = None
+    # lines where a new chunk must start (code: symbol starts and the line after their ends)
+    chunk_breaks: set[int] = field(default_factory=set)
+    # lines that must not be split from the line before (fenced code bodies, tables)
+    keep_together: list[tuple[int, int]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def line_count(self) -> int:
+        return count_lines(self.text)
+
+    @property
+    def page_count(self) -> int | None:
+        return len(self.page_lines) if self.page_lines is not None else None
+
+    def page_of(self, line: int) -> int | None:
+        """The 1-based page holding `line`, for paged formats."""
+        if not self.page_lines:
+            return None
+        import bisect
+
+        return max(1, bisect.bisect_right(self.page_lines, line))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of `text` without their `\\n`; a final newline does not start a new line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)

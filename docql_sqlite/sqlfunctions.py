@@ -1,0 +1,87 @@
+"""Python SQL functions for clients that host Python (apsw, Datasette, sqlite-utils).
+
+They are conveniences: compiled DocQL never calls them, so the SQL it prints still runs
+in a plain `sqlite3` shell. The same callables are registered by `db.register_functions`
+and by the Datasette plugin.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .text import fold
+
+REGEX_LITERAL = re.compile(r"^/(.*)/([ims]*)$", re.S)
+_REGEX_CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
+
+
+def heading_score(title: str | None, keyword: str | None) -> float:
+    """The spec's title tier: 3 exact, 2 starts with, 1 contains, 0 otherwise (case-insensitive)."""
+    if title is None or keyword is None:
+        return 0
+    t, k = fold(title), fold(keyword)
+    if t == k:
+        return 3
+    if t.startswith(k):
+        return 2
+    return 1 if k in t else 0
+
+
+def chapter_match(number: str | None, chapter_id: str | None) -> int:
+    """1 when a section `number` is the chapter `chapter_id` ('1.2'), else 0."""
+    if number is None or chapter_id is None:
+        return 0
+    return int(str(number) == str(chapter_id).strip())
+
+
+def compile_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
+    bits = 0
+    for flag in flags:
+        bits |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[flag]
+    key = (pattern, bits)
+    if key not in _REGEX_CACHE:
+        _REGEX_CACHE[key] = re.compile(pattern, bits)
+    return _REGEX_CACHE[key]
+
+
+def grep_count(text: str | None, pattern: str | None) -> int:
+    """Occurrences of `pattern` in `text`: case-insensitive substring, or `/regex/flags`."""
+    if text is None or pattern is None:
+        return 0
+    literal = REGEX_LITERAL.match(pattern)
+    if literal:
+        return sum(1 for _ in compile_regex(literal.group(1), literal.group(2)).finditer(text))
+    needle = fold(pattern)
+    return fold(text).count(needle) if needle else 0
+
+
+def rrf(rank: Any, k: float = 60.0, weight: float = 1.0) -> float:
+    """Reciprocal-rank-fusion contribution of a 1-based `rank` (0 when absent)."""
+    if rank is None:
+        return 0.0
+    return weight / (k + float(rank))
+
+
+def regexp(pattern: str | None, text: str | None) -> int | None:
+    """`text REGEXP pattern`, for SQLite builds without the regexp extension."""
+    if pattern is None or text is None:
+        return None
+    return int(compile_regex(pattern).search(text) is not None)
+
+
+def fts_text_sql(text: str | None) -> str | None:
+    from .text import fts_text
+
+    return None if text is None else fts_text(text)
+
+
+SCALARS: dict[str, tuple[Callable[..., Any], int]] = {
+    "docql_heading": (heading_score, 2),
+    "docql_chapter": (chapter_match, 2),
+    "docql_grep": (grep_count, 2),
+    "docql_rrf": (rrf, -1),
+    "docql_fold": (lambda t: None if t is None else fold(t), 1),
+    "docql_fts_text": (fts_text_sql, 1),
+}

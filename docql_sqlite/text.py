@@ -1,0 +1,65 @@
+"""Text helpers shared by ingest and queries: CJK spacing for FTS, case folding, LIKE escaping.
+
+Why these exist (DESIGN D4): `unicode61` treats an unbroken CJK run as one token, so the
+FTS columns hold the text with a space around every CJK character, and queries turn a
+CJK run into a phrase. SQLite's LIKE folds ASCII case only, so non-ASCII text is stored
+casefolded beside the original where the two differ.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Han, kana, Hangul, CJK symbols and compatibility ideographs, plus the supplementary planes.
+CJK_CHARS = (
+    "\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u31ff\u3200-\u32ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f"
+)
+_CJK_ONE = re.compile(f"([{CJK_CHARS}])")
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def fts_text(text: str) -> str:
+    """The text as stored in FTS columns: a space around every CJK character."""
+    if text.isascii():
+        return text
+    return _CJK_ONE.sub(r" \1 ", text)
+
+
+def fold(text: str) -> str:
+    """Full Unicode case folding (what 'case-insensitive' means everywhere in DocQL)."""
+    return text.casefold()
+
+
+def fold_non_ascii(text: str) -> str:
+    """Casefold non-ASCII characters only; ASCII case is left to SQLite's LIKE.
+
+    `fold_non_ascii(kw)` matched with LIKE against `fold_non_ascii(text)` gives the same
+    answer as `kw.casefold() in text.casefold()`, because casefolding is per character.
+    """
+    if text.isascii():
+        return text
+    return _NON_ASCII_RUN.sub(lambda m: m.group().casefold(), text)
+
+
+def stored_fold(text: str) -> str | None:
+    """The `fold` column value: None when folding non-ASCII changes nothing."""
+    folded = fold_non_ascii(text)
+    return None if folded == text else folded
+
+
+def like_pattern(keyword: str) -> str:
+    """A `LIKE ... ESCAPE '\\'` pattern matching `keyword` as a substring."""
+    escaped = keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def needs_like(keyword: str) -> bool:
+    """True when the folded keyword has ASCII letters, whose case only LIKE can ignore."""
+    return any("a" <= ch <= "z" or "A" <= ch <= "Z" for ch in keyword)
