@@ -207,3 +207,64 @@ def get(database: str, spec: str, fmt: str | None) -> None:
             sys.stdout.write("".join(text + "\n" for _, text in lines))
         else:
             emit(({"path": path, "line": n, "text": text} for n, text in lines), fmt)
+
+
+# -- query / explain -----------------------------------------------------------------
+@cli.command()
+@click.argument("database", type=click.Path(dir_okay=False))
+@click.argument("query")
+@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+@click.option("--limit", type=int, default=None, help="At most N results")
+@click.option("--sql", "show_sql", is_flag=True, help="Print the SQL instead of running it")
+@click.option("--inline", is_flag=True, help="With --sql: put the values in the SQL (runs as is in sqlite3)")
+@output_options
+@handle_errors
+def query(database: str, query: str, paths: tuple[str, ...], limit: int | None, show_sql: bool, inline: bool,
+          fmt: str | None) -> None:
+    """Run a DocQL QUERY (e.g. '$.toc[?(@.level==1)]') against DATABASE."""
+    if not query.lstrip().startswith("$"):
+        raise click.UsageError(
+            f"'{query}' is not DocQL (a DocQL query starts with '$'); for free-text search use: "
+            f"docql-sqlite search {database} '{query}'"
+        )
+    with open_index(database) as idx:
+        compiled = idx.compile(query, paths, limit)
+        if show_sql:
+            if inline:
+                click.echo(compiled.inline_sql() + ";")
+            else:
+                click.echo(compiled.sql + ";")
+                if compiled.params:
+                    click.echo("-- params: " + output.dumps(compiled.params))
+            return
+        from .query import results
+
+        items = results.build(compiled, idx.execute(compiled))
+        if compiled.post == "structure" and default_format(fmt) == "table":
+            from .query.results import structure_text
+
+            click.echo(structure_text(items), nl=False)
+            return
+        emit(items, fmt)
+
+
+@cli.command()
+@click.argument("database", type=click.Path(dir_okay=False))
+@click.argument("query")
+@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+@handle_errors
+def explain(database: str, query: str, paths: tuple[str, ...]) -> None:
+    """Show how QUERY is understood: tokens, syntax tree, SQL, parameters, query plan."""
+    with open_index(database) as idx:
+        info = idx.explain(query, paths)
+    if not sys.stdout.isatty():
+        click.echo(output.dumps(info))
+        return
+    click.echo("tokens: " + " ".join(f"{t['type']}({t['text']})" for t in info["tokens"]))
+    click.echo("ast:    " + output.dumps(info["ast"]))
+    click.echo(f"items:  {info['item_type']}")
+    click.echo("sql:\n" + info["sql"])
+    click.echo("params: " + output.dumps(info["params"]))
+    click.echo("plan:")
+    for step in info["plan"]:
+        click.echo(f"  {step['detail']}")

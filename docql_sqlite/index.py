@@ -16,6 +16,8 @@ from typing import Any
 from . import db
 from .errors import DocQLError
 from .ingest import IngestOptions, IngestReport, index_paths
+from .query import results
+from .query.compiler import Compiled, compile_query
 
 _GET_SPEC = re.compile(r"^(.*?)(?::(\d+)(?::(\d+))?)?$", re.S)
 
@@ -120,6 +122,51 @@ class Index:
 
     def rows(self, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
         return db.rows(self.conn, sql, params)
+
+    # -- DocQL -----------------------------------------------------------------------
+    def compile(self, query: str, path: str | list[str] | tuple[str, ...] | None = None, limit: int | None = None) -> Compiled:
+        """Compile DocQL to SQL without running it."""
+        paths = (path,) if isinstance(path, str) else tuple(path or ())
+        return compile_query(query, paths=paths, limit=limit, search_builder=self._search_builder())
+
+    def query(self, query: str, path: str | list[str] | tuple[str, ...] | None = None, limit: int | None = None) -> list[Any]:
+        """Run a DocQL query; returns result items (dicts with the spec's fields, or values)."""
+        compiled = self.compile(query, path, limit)
+        return list(results.build(compiled, self.execute(compiled)))
+
+    def execute(self, compiled: Compiled) -> Iterator[dict[str, Any]]:
+        try:
+            yield from db.rows(self.conn, compiled.sql, compiled.params)
+        except db.SQLError as exc:
+            raise DocQLError(f"query failed in SQLite: {exc}") from exc
+
+    def explain(self, query: str, path: str | list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+        """Tokens, syntax tree, SQL, parameters and SQLite's query plan for `query`."""
+        from .query import parse, tokenize
+
+        compiled = self.compile(query, path)
+        plan = [
+            {"id": r[0], "parent": r[1], "detail": r[3]}
+            for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, compiled.params)
+        ]
+        return {
+            "query": query,
+            "tokens": [{"type": t.type.name, "text": t.text, "offset": t.offset} for t in tokenize(query)],
+            "ast": parse(query).to_dict(),
+            "item_type": compiled.item.name,
+            "sql": compiled.sql,
+            "params": compiled.params,
+            "inline_sql": compiled.inline_sql(),
+            "plan": plan,
+            "notes": compiled.notes,
+        }
+
+    def _search_builder(self) -> Any:
+        try:
+            from .search.docql import search_source
+        except ImportError:
+            return None
+        return lambda *args: search_source(self, *args)
 
 
 def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / sqlite_utils.Database

@@ -64,11 +64,44 @@ def rrf(rank: Any, k: float = 60.0, weight: float = 1.0) -> float:
     return weight / (k + float(rank))
 
 
+# Guards against catastrophic backtracking (`(a+)+$`): a cap on the pattern's length and
+# a time cap on every single match, enforced by the `regex` engine.
+MAX_PATTERN_CHARS = 1000
+MATCH_TIMEOUT_S = 0.5
+
+
+def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
+    import regex
+
+    from .errors import DocQLRegexError
+
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise DocQLRegexError(f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})")
+    key = (pattern, int(ignore_case) | 2)
+    compiled = _REGEX_CACHE.get(key)
+    if compiled is None:
+        compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0)
+        _REGEX_CACHE[key] = compiled
+    try:
+        return int(compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None)
+    except TimeoutError:
+        raise DocQLRegexError(
+            f"regex /{pattern}/ took over {MATCH_TIMEOUT_S:g} s on one text (catastrophic backtracking?); simplify it"
+        ) from None
+
+
 def regexp(pattern: str | None, text: str | None) -> int | None:
-    """`text REGEXP pattern`, for SQLite builds without the regexp extension."""
+    """`text REGEXP pattern` (search semantics), for SQLite builds without the regexp extension."""
     if pattern is None or text is None:
         return None
-    return int(compile_regex(pattern).search(text) is not None)
+    return _guarded_search(pattern, text, ignore_case=False)
+
+
+def regexpi(pattern: str | None, text: str | None) -> int | None:
+    """Case-insensitive REGEXP, named like the function of SQLite's regexp extension."""
+    if pattern is None or text is None:
+        return None
+    return _guarded_search(pattern, text, ignore_case=True)
 
 
 def fts_text_sql(text: str | None) -> str | None:
@@ -84,4 +117,5 @@ SCALARS: dict[str, tuple[Callable[..., Any], int]] = {
     "docql_rrf": (rrf, -1),
     "docql_fold": (lambda t: None if t is None else fold(t), 1),
     "docql_fts_text": (fts_text_sql, 1),
+    "regexpi": (regexpi, 2),
 }

@@ -1,0 +1,231 @@
+"""Query tree → SQL + bound parameters: the only place query SQL text is built.
+
+A query compiles to a chain of CTEs: the root's base SELECT, then one stage per
+selector (filter, index, slice), then a final SELECT of the item's fields in the spec's
+order (§6): by path and position, or by score for ranked results. Every user value is
+a bound parameter (`:p0`…); `Compiled.inline_sql()` renders them as literals so the
+SQL runs unchanged in a plain `sqlite3` shell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import DocQLNameError, DocQLSyntaxError
+from . import items as I
+from .filters import FilterCompiler
+from .functions import CODE_FUNCTIONS, CODE_LISTS, CONTENT_FUNCTIONS, CONTENT_LISTS, ROOTS, FunctionCompiler, Source
+from .functions import needs_function, unknown_name
+from .nodes import Call, Filter, Index, Property, Query, Slice, Step, Wildcard
+from .parser import parse
+from .sqlparams import Params, inline
+
+DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
+
+
+@dataclass(slots=True)
+class Compiled:
+    sql: str
+    params: dict[str, Any]
+    item: I.ItemType
+    columns: list[str]
+    projection: str | None = None
+    post: str | None = None
+    post_arg: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    def inline_sql(self) -> str:
+        return inline(self.sql, self.params)
+
+
+def compile_query(
+    query: str | Query,
+    *,
+    paths: tuple[str, ...] | list[str] = (),
+    limit: int | None = None,
+    search_builder: Callable[..., Source] | None = None,
+) -> Compiled:
+    tree = parse(query) if isinstance(query, str) else query
+    return _Compiler(tree, search_builder).compile(tuple(paths), limit)
+
+
+class _Compiler:
+    def __init__(self, query: Query, search_builder: Callable[..., Source] | None) -> None:
+        self.query = query
+        self.source = query.source
+        self.params = Params()
+        self.functions = FunctionCompiler(self.params, self.source, search_builder)
+        self.ctes: list[tuple[str, str]] = []
+
+    def compile(self, paths: tuple[str, ...], limit: int | None) -> Compiled:
+        steps = list(self.query.steps)
+        if not steps:
+            raise DocQLSyntaxError(
+                "a query needs a root after '$': " + ", ".join(f"$.{r}" for r in ROOTS),
+                source=self.source, offset=len(self.source),
+            )
+        scope = self._path_scope(paths)
+        per_document = False
+        split = self._scope_split(steps)
+        if split:
+            files = Source(I.FILE, I.base_files(scope))
+            last = self._chain("scope", files, steps[1:split], per_document=False)
+            self.ctes.append(("scope_docs", f"SELECT _doc FROM {last}"))
+            scope = f"{scope} AND d.id IN (SELECT _doc FROM scope_docs)"
+            steps = steps[split:]
+            per_document = True
+        source, rest = self._root(steps, scope)
+        selectors, projection, after = self._split_projection(rest, source.item)
+        last = self._chain("s", source, selectors + after, per_document)
+        order = self._order(source)
+        if projection is not None:
+            spec = source.item.get(projection.name) or I.FieldSpec(projection.name, "dynamic", f"json_extract(r._data, '$.\"{projection.name}\"')")
+            columns = [projection.name]
+            select = f"{spec.sql} AS {_quote(projection.name)}"
+        else:
+            columns = self._columns(source.item)
+            select = ", ".join(f"{f.sql} AS {_quote(f.name)}" for f in source.item.fields)
+            if source.item.open_fields:
+                select += ", r._data AS _data"
+                columns.append("_data")
+        sql = "WITH " + ",\n".join(f"{name} AS (\n{body}\n)" for name, body in self.ctes)
+        sql += f"\nSELECT {select}\nFROM {last} AS r\nORDER BY {order}"
+        if limit is not None:
+            sql += f"\nLIMIT {int(limit)}"
+        return Compiled(sql, dict(self.params.values), source.item, columns, projection.name if projection else None,
+                        source.post, source.post_arg)
+
+    # -- scope ------------------------------------------------------------------------
+    def _path_scope(self, paths: tuple[str, ...]) -> str:
+        if not paths:
+            return "1"
+        return "(" + " OR ".join(f"d.path GLOB {self.params.add(p)}" for p in paths) + ")"
+
+    def _scope_split(self, steps: list[Step]) -> int:
+        """Index of the document root after a `$.files[...]` prefix, or 0 when unscoped."""
+        if not (isinstance(steps[0], Property) and steps[0].name == "files"):
+            return 0
+        for i, step in enumerate(steps[1:], start=1):
+            if isinstance(step, Property):
+                return i if step.name in DOCUMENT_ROOTS else 0
+            if not isinstance(step, (Filter, Index, Slice, Wildcard)):
+                return 0
+        return 0
+
+    # -- roots ------------------------------------------------------------------------
+    def _root(self, steps: list[Step], scope: str) -> tuple[Source, list[Step]]:
+        head = steps[0]
+        if not isinstance(head, Property):
+            raise DocQLSyntaxError("expected a root name after '$'", source=self.source, offset=head.offset)
+        name = head.name
+        if name not in ROOTS:
+            raise unknown_name("root", name, ROOTS, self.source, head.offset)
+        if name in ("content", "code"):
+            return self._namespace(name, steps, scope)
+        if len(steps) > 1 and isinstance(steps[1], Call):
+            raise DocQLSyntaxError(f"$.{name} is a list, not a function; use $.{name}[...]", source=self.source, offset=steps[1].offset)
+        base = {
+            "toc": lambda: Source(I.HEADING, I.base_headings(scope)),
+            "entities": lambda: Source(I.ENTITY, I.base_entities(scope)),
+            "files": lambda: Source(I.FILE, I.base_files(scope)),
+            "frontmatter": lambda: Source(I.FRONTMATTER, I.base_frontmatter(scope), post="frontmatter"),
+            "structure": lambda: Source(I.STRUCTURE, I.base_structure(scope), post="structure"),
+        }[name]()
+        return base, steps[1:]
+
+    def _namespace(self, owner: str, steps: list[Step], scope: str) -> tuple[Source, list[Step]]:
+        if len(steps) < 2 or not isinstance(steps[1], (Property, Call)):
+            offset = steps[1].offset if len(steps) > 1 else len(self.source)
+            raise needs_function(owner, self.source, offset)
+        step = steps[1]
+        if owner == "content":
+            if isinstance(step, Call):
+                return self.functions.content(step, scope), steps[2:]
+            if step.name == "codeblock":
+                return Source(I.CODEBLOCK, I.base_codeblocks(scope)), steps[2:]
+            if step.name == "table":
+                return Source(I.TABLE, I.base_tables(scope)), steps[2:]
+            if step.name in CONTENT_FUNCTIONS:
+                raise DocQLSyntaxError(f"'{step.name}' is a function; call it: $.content.{step.name}(...)", source=self.source, offset=step.offset)
+            raise unknown_name("function", step.name, list(CONTENT_FUNCTIONS) + list(CONTENT_LISTS), self.source, step.offset)
+        if isinstance(step, Call):
+            if step.name in CODE_LISTS:
+                raise DocQLSyntaxError(f"$.code.{step.name} is a list, not a function; use $.code.{step.name}[...]", source=self.source, offset=step.offset)
+            return self.functions.code(step, scope), steps[2:]
+        if step.name in CODE_LISTS:
+            return self.functions.code_list(step.name, scope), steps[2:]
+        if step.name in CODE_FUNCTIONS:
+            raise DocQLSyntaxError(f"'{step.name}' is a function; call it: $.code.{step.name}(\"name\")", source=self.source, offset=step.offset)
+        raise unknown_name("function", step.name, list(CODE_LISTS) + list(CODE_FUNCTIONS), self.source, step.offset)
+
+    # -- selectors ----------------------------------------------------------------------
+    def _split_projection(self, steps: list[Step], item: I.ItemType) -> tuple[list[Step], Property | None, list[Step]]:
+        for i, step in enumerate(steps):
+            if isinstance(step, Call):
+                raise DocQLSyntaxError(f"unexpected function call '{step.name}(…)' here", source=self.source, offset=step.offset)
+            if isinstance(step, Property):
+                if item.get(step.name) is None and not item.open_fields:
+                    FilterCompiler(item, self.params, self.source).field(step.name, step.offset)
+                after = steps[i + 1 :]
+                for later in after:
+                    if not isinstance(later, (Index, Slice, Wildcard)):
+                        raise DocQLSyntaxError(
+                            f"after the projection '.{step.name}' only [n], [a:b] or [*] may follow",
+                            source=self.source, offset=later.offset,
+                        )
+                return steps[:i], step, after
+        return steps, None, []
+
+    def _chain(self, prefix: str, source: Source, selectors: list[Step], per_document: bool) -> str:
+        name = f"{prefix}0"
+        self.ctes.append((name, source.sql))
+        order = self._order(source)
+        filters = FilterCompiler(source.item, self.params, self.source)
+        for n, step in enumerate(selectors, start=1):
+            if isinstance(step, Wildcard):
+                continue
+            previous, name = name, f"{prefix}{n}"
+            if isinstance(step, Filter):
+                self.ctes.append((name, f"SELECT * FROM {previous} AS r WHERE {filters.compile(step.expr)}"))
+                continue
+            partition = "PARTITION BY r._doc " if per_document else ""
+            rn, cnt = f"_rn{n}", f"_cnt{n}"
+            numbered = (f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}, "
+                        f"count(*) OVER ({partition.strip()}) AS {cnt} FROM {previous} AS r")
+            self.ctes.append((name, f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt)}"))
+        return name
+
+    @staticmethod
+    def _order(source: Source) -> str:
+        if source.ranked:
+            return "r._score DESC, r._path, r._pos"
+        return "r._path, r._pos"
+
+    @staticmethod
+    def _columns(item: I.ItemType) -> list[str]:
+        return item.field_names
+
+
+def _position_condition(step: Step, rn: str, cnt: str) -> str:
+    """Python-style index / slice over 1-based row numbers `rn` of `cnt` rows."""
+    if isinstance(step, Index):
+        n = step.value
+        return f"r.{rn} = {n + 1}" if n >= 0 else f"r.{rn} = r.{cnt} + {n + 1}"
+    assert isinstance(step, Slice)
+    conds = []
+    if step.start is not None:
+        start = step.start
+        conds.append(f"r.{rn} - 1 >= {start}" if start >= 0 else f"r.{rn} - 1 >= max(r.{cnt} + {start}, 0)")
+    if step.stop is not None:
+        stop = step.stop
+        conds.append(f"r.{rn} - 1 < {stop}" if stop >= 0 else f"r.{rn} - 1 < r.{cnt} + {stop}")
+    return " AND ".join(conds) or "1"
+
+
+def _quote(name: str) -> str:
+    return name if name.isidentifier() and name.lower() not in ("match", "type", "rows", "index", "order", "group") else f'"{name}"'
+
+
+__all__ = ["Compiled", "compile_query", "DocQLNameError"]

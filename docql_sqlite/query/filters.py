@@ -1,0 +1,157 @@
+"""Filter expressions (`[?(...)]`) → SQL conditions over the stage row `r` (spec §3).
+
+Text matching is case-insensitive by Unicode casefolding: the index stores casefolded
+copies of titles, names and chunk text, and the keyword is casefolded here, at compile
+time, so the SQL needs nothing but `instr`/`substr` (it runs in any shell).
+"""
+
+from __future__ import annotations
+
+from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
+from ..text import fold
+from .items import FieldSpec, ItemType
+from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
+from .sqlparams import Params
+
+_OP_SHOWN = {"contains": "~=", "startswith": "startsWith", "endswith": "endsWith", "exists": "@.field"}
+
+
+class FilterCompiler:
+    def __init__(self, item: ItemType, params: Params, source: str) -> None:
+        self.item = item
+        self.params = params
+        self.source = source
+
+    def compile(self, expr: Expr) -> str:
+        if isinstance(expr, And):
+            return "(" + " AND ".join(self.compile(e) for e in expr.items) + ")"
+        if isinstance(expr, Or):
+            return "(" + " OR ".join(self.compile(e) for e in expr.items) + ")"
+        if isinstance(expr, Not):
+            return f"(NOT coalesce({self.compile(expr.item)}, 0))"
+        return self._compare(expr)
+
+    # -- fields --------------------------------------------------------------------
+    def field(self, name: str, offset: int) -> FieldSpec:
+        spec = self.item.get(name)
+        if spec is not None:
+            return spec
+        if self.item.open_fields and name not in ("type", "path"):
+            return FieldSpec(name, "dynamic", f"json_extract(r._data, '$.\"{name}\"')")
+        names = self.item.field_names
+        hint = did_you_mean(name, names)
+        message = f"unknown field '{name}' for {self.item.name} items"
+        if hint:
+            message += f"; did you mean '{hint}'?"
+        message += f" fields: {', '.join(names)}"
+        raise DocQLNameError(message, source=self.source, offset=offset, suggestion=hint)
+
+    def _compare(self, cmp: Compare) -> str:
+        spec = self.field(cmp.field, cmp.field_offset)
+        op, value = cmp.op, cmp.value
+        x = spec.sql
+        if op == "exists":
+            return f"({x} IS NOT NULL AND {x} != '' AND {x} != 0 AND {x} != '[]')"
+        assert value is not None
+        op_offset = cmp.op_offset if cmp.op_offset is not None else cmp.offset
+        if value.kind == "null":
+            if op in ("==", "!="):
+                return f"({x} IS {'NOT ' if op == '!=' else ''}NULL)"
+            raise DocQLTypeError(f"'{_OP_SHOWN.get(op, op)}' cannot compare with null", source=self.source, offset=value.offset)
+        if op == "=~":
+            return self._regex(spec, value)
+        if spec.kind == "number":
+            return self._numeric(spec, op, value, op_offset)
+        if op in (">", ">=", "<", "<="):
+            raise DocQLTypeError(
+                f"'{op}' needs a number field; '{spec.name}' is {spec.kind if spec.kind != 'dynamic' else 'text'}",
+                source=self.source, offset=op_offset,
+            )
+        text = self._text_value(value, op)
+        if op == "==":
+            return f"({x} = {self.params.add(text)})"
+        if op == "!=":
+            return f"({x} IS NULL OR {x} != {self.params.add(text)})"
+        kw = fold(text)
+        if spec.kind in ("list", "dynamic") and op == "contains":
+            return self._list_contains(spec, kw)
+        hay = spec.fold or f"lower({x})"
+        if kw == "":
+            return f"({x} IS NOT NULL)"
+        p = self.params.add(kw)
+        if op == "contains":
+            return f"(instr({hay}, {p}) > 0)"
+        if op == "startswith":
+            return f"(substr({hay}, 1, length({p})) = {p})"
+        return f"(substr({hay}, -length({p})) = {p})"
+
+    def _text_value(self, value: Literal, op: str) -> str:
+        if value.kind == "string":
+            return str(value.value)
+        if value.kind == "number":
+            return value.text or str(value.value)
+        if value.kind == "bool":
+            return "true" if value.value else "false"
+        raise DocQLTypeError(f"'{_OP_SHOWN.get(op, op)}' needs a string, got {value.kind}", source=self.source, offset=value.offset)
+
+    def _numeric(self, spec: FieldSpec, op: str, value: Literal, op_offset: int) -> str:
+        if op not in ("==", "!=", ">", ">=", "<", "<="):
+            raise DocQLTypeError(
+                f"'{_OP_SHOWN.get(op, op)}' needs a text field; '{spec.name}' is a number",
+                source=self.source, offset=op_offset,
+            )
+        number = _as_number(value)
+        if number is None:
+            shown = f'string "{value.value}"' if value.kind == "string" else str(value.kind)
+            raise DocQLTypeError(f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset)
+        if value.kind == "string" and op not in ("==", "!="):
+            raise DocQLTypeError(f"'{op}' needs a number, got string \"{value.value}\"", source=self.source, offset=value.offset)
+        p = self.params.add(number)
+        if op == "!=":
+            return f"({spec.sql} IS NULL OR {spec.sql} != {p})"
+        return f"({spec.sql} {'=' if op == '==' else op} {p})"
+
+    def _regex(self, spec: FieldSpec, value: Literal) -> str:
+        if spec.kind == "number":
+            raise DocQLTypeError(f"'=~' needs a text field; '{spec.name}' is a number", source=self.source, offset=value.offset)
+        if isinstance(value.value, Regex):
+            pattern, flags = value.value.pattern, value.value.flags
+        elif value.kind == "string":
+            pattern, flags = str(value.value), ""
+        else:
+            raise DocQLTypeError(f"'=~' needs a regex or a string, got {value.kind}", source=self.source, offset=value.offset)
+        return regex_condition(spec.sql, pattern, flags, self.params)
+
+    def _list_contains(self, spec: FieldSpec, kw: str) -> str:
+        p = self.params.add(kw)
+        if spec.kind == "list":
+            return f"(EXISTS (SELECT 1 FROM json_each({spec.sql}) j WHERE lower(j.value) = {p}))"
+        path = spec.sql[len("json_extract(r._data, ") : -1]
+        return (
+            f"(CASE json_type(r._data, {path}) WHEN 'array' THEN "
+            f"EXISTS (SELECT 1 FROM json_each(r._data, {path}) j WHERE lower(j.value) = {p}) "
+            f"ELSE instr(lower({spec.sql}), {p}) > 0 END)"
+        )
+
+
+def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
+    """`expr` matches `pattern` (search, not full match). Only flag `i` is portable to the shell."""
+    inline_flags = "".join(f for f in flags if f in "ms")
+    if inline_flags:
+        pattern = f"(?{inline_flags}){pattern}"
+    p = params.add(pattern)
+    if "i" in flags:
+        return f"(regexpi({p}, {expr}))"
+    return f"({expr} REGEXP {p})"
+
+
+def _as_number(value: Literal) -> int | float | None:
+    if value.kind == "number" and isinstance(value.value, (int, float)):
+        return value.value
+    if value.kind == "string":
+        try:
+            text = str(value.value).strip()
+            return int(text) if text.lstrip("-").isdigit() else float(text)
+        except ValueError:
+            return None
+    return None

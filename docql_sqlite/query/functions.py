@@ -1,0 +1,222 @@
+"""Roots and functions of DocQL (spec §4): each turns into a base SELECT of one item type.
+
+`ROOTS`, `CONTENT_FUNCTIONS` and `CODE_FUNCTIONS` are the registry: they drive
+compilation, "did you mean" hints and the function table in docs/docql.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
+from ..text import fold
+from . import items as I
+from .filters import regex_condition
+from .nodes import Call, Literal, Regex
+from .sqlparams import Params
+
+
+@dataclass(slots=True)
+class Source:
+    """What a root or function yields: the item type and the SQL listing those items."""
+
+    item: I.ItemType
+    sql: str
+    ranked: bool = False
+    post: str | None = None  # results-stage refinement: frontmatter | structure | regex_grep
+    post_arg: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    name: str
+    params: tuple[str, ...]  # names of the arguments, for docs and arity errors
+    min_args: int
+    doc: str
+
+
+ROOTS = {
+    "toc": "all headings, flattened pre-order",
+    "entities": "terms, APIs, classes and functions found in documents and code",
+    "files": "the indexed documents",
+    "content": "sections, chunks, code blocks, tables and pages (needs a function)",
+    "code": "code symbols (classes, functions, methods …)",
+    "frontmatter": "each document's front matter",
+    "structure": "the directory tree of the indexed paths",
+}
+CONTENT_FUNCTIONS = {f.name: f for f in [
+    Function("heading", ("kw",), 0, "sections whose title contains kw (score 3 exact, 2 prefix, 1 contains); body fallback"),
+    *[Function(f"h{n}", ("kw",), 0, f"level-{n} headings whose title contains kw") for n in range(1, 7)],
+    Function("chapter", ("id",), 1, "the section numbered id ('1.2') or with anchor '#id', with its sub-sections"),
+    Function("grep", ("text",), 1, "chunks containing text (case-insensitive substring) or matching /regex/"),
+    Function("search", ("q",), 1, "ranked full-text search over chunks (BM25, fused with vectors when present)"),
+    Function("similar", ("q",), 1, "chunks ranked by vector similarity"),
+    Function("chunks", (), 0, "every chunk, in document order"),
+    Function("all", (), 0, "every chunk, in document order (alias of chunks())"),
+    Function("page", ("n",), 1, "the text of page n of each PDF"),
+]}
+CONTENT_LISTS = {"codeblock": "fenced code blocks", "table": "Markdown tables"}
+CODE_LISTS = {
+    "classes": "classes, interfaces, enums, structs, traits",
+    "functions": "functions and methods",
+    "methods": "methods",
+    "symbols": "every symbol",
+}
+CODE_FUNCTIONS = {f.name: f for f in [
+    Function("class", ("name",), 0, "classes named exactly name (case-insensitive), with source"),
+    Function("function", ("name",), 0, "functions named exactly name, with source"),
+    Function("method", ("name",), 0, "methods named exactly name, with source"),
+    Function("query", ("kw",), 1, "symbols whose name contains kw, ranked exact > prefix > contains"),
+]}
+CLASS_KINDS = ("class", "interface", "enum", "struct", "trait", "record", "object", "union", "protocol", "type")
+FUNCTION_KINDS = ("function", "method", "constructor")
+METHOD_KINDS = ("method", "constructor")
+
+
+def _kinds(kinds: tuple[str, ...]) -> str:
+    return "y.kind IN (" + ", ".join(f"'{k}'" for k in kinds) + ")"
+
+
+class FunctionCompiler:
+    def __init__(self, params: Params, source: str, search_builder: Callable[..., Source] | None = None) -> None:
+        self.params = params
+        self.source = source
+        self.search_builder = search_builder
+
+    # -- argument helpers -----------------------------------------------------------
+    def check_call(self, call: Call, registry: dict[str, Function], owner: str) -> Function:
+        fn = registry.get(call.name)
+        if fn is None:
+            hint = did_you_mean(call.name, registry)
+            message = f"unknown function '{call.name}' for {owner}"
+            message += f"; did you mean '{hint}'?" if hint else f"; functions: {', '.join(registry)}"
+            raise DocQLNameError(message, source=self.source, offset=call.offset, suggestion=hint)
+        if len(call.args) < fn.min_args or len(call.args) > len(fn.params):
+            shown = f"{fn.name}({', '.join(fn.params)})"
+            raise DocQLTypeError(
+                f"{shown} takes {len(fn.params)} argument{'s' if len(fn.params) != 1 else ''}, got {len(call.args)}",
+                source=self.source, offset=call.offset,
+            )
+        return fn
+
+    def text_arg(self, call: Call, index: int = 0, default: str = "") -> str:
+        if index >= len(call.args):
+            return default
+        arg = call.args[index]
+        if arg.kind == "regex":
+            raise DocQLTypeError(f"{call.name}() needs a string, got a regex", source=self.source, offset=arg.offset)
+        return str(arg.value) if arg.kind == "string" else (arg.text or str(arg.value))
+
+    # -- $.content.* ------------------------------------------------------------------
+    def content(self, call: Call, scope: str) -> Source:
+        fn = self.check_call(call, CONTENT_FUNCTIONS, "$.content")
+        name = fn.name
+        if name == "heading":
+            return self._heading(self.text_arg(call), scope)
+        if name[0] == "h" and name[1:].isdigit():
+            kw = fold(self.text_arg(call))
+            where = f" AND s.level = {int(name[1:])}"
+            if kw:
+                where += f" AND instr(s.title_fold, {self.params.add(kw)}) > 0"
+            return Source(I.HEADING, I.base_headings(scope, where))
+        if name == "chapter":
+            chapter_id = self.text_arg(call).strip()
+            if chapter_id.startswith("#"):
+                where = f"s.anchor = {self.params.add(chapter_id[1:])}"
+            else:
+                where = f"s.number = {self.params.add(chapter_id)}"
+            return Source(I.SECTION, I.base_sections(scope, "NULL", "NULL", where))
+        if name == "grep":
+            return self._grep(call, scope)
+        if name in ("search", "similar"):
+            if self.search_builder is None:
+                raise DocQLNameError(f"{name}() is not available here", source=self.source, offset=call.offset)
+            return self.search_builder(name, self.text_arg(call), scope, self.params, call)
+        if name in ("chunks", "all"):
+            return Source(I.CHUNK, I.base_chunks(scope))
+        # page(n)
+        arg = call.args[0]
+        if arg.kind != "number" or not isinstance(arg.value, int):
+            raise DocQLTypeError("page() needs a page number", source=self.source, offset=arg.offset)
+        return Source(I.PAGE, I.base_pages(scope, self.params.add(arg.value)))
+
+    def _heading(self, keyword: str, scope: str) -> Source:
+        kw = fold(keyword)
+        if not kw:
+            return Source(I.SECTION, I.base_sections(scope, "1", "'title'", "1"), ranked=True)
+        p = self.params.add(kw)
+        tier = f"(CASE WHEN s.title_fold = {p} THEN 3 WHEN substr(s.title_fold, 1, length({p})) = {p} THEN 2 ELSE 1 END)"
+        titles = I.base_sections(scope, tier, "'title'", f"instr(s.title_fold, {p}) > 0")
+        # Smart degradation (spec §4.3): no title in scope matches → innermost sections
+        # whose own text (their chunks, not their sub-sections') contains the keyword.
+        own_text = f"EXISTS (SELECT 1 FROM chunks c WHERE c.section_id = s.id AND instr(lower(coalesce(c.fold, c.content)), {p}) > 0)"
+        bodies = I.base_sections(scope, "0.5", "'body'", own_text)
+        sql = (
+            f"SELECT * FROM ({titles}) UNION ALL SELECT * FROM ({bodies}) "
+            f"WHERE NOT EXISTS (SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id "
+            f"WHERE {scope} AND instr(s.title_fold, {p}) > 0)"
+        )
+        return Source(I.SECTION, sql, ranked=True)
+
+    def _grep(self, call: Call, scope: str) -> Source:
+        arg = call.args[0]
+        if isinstance(arg.value, Regex):
+            cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
+            sql = (f"SELECT {I.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
+                   f"substr(c.content, 1, 160) AS snippet FROM {I.CHUNK_FROM} WHERE {scope} AND {cond}")
+            return Source(I.GREP_CHUNK, sql, post="regex_grep", post_arg=(arg.value.pattern, arg.value.flags))
+        kw = fold(self.text_arg(call))
+        if not kw:
+            raise DocQLTypeError("grep() needs a non-empty text", source=self.source, offset=arg.offset)
+        p = self.params.add(kw)
+        hay = "lower(coalesce(c.fold, c.content))"
+        # The hit position in the folded text gives the hit line: folding never adds or
+        # removes newlines, so counting them before the hit is exact.
+        sql = f"""SELECT g.*, g.line + length(substr(g._f_content, 1, g._at)) - length(replace(substr(g._f_content, 1, g._at), char(10), '')) AS hit_line,
+  trim(replace(substr(g.content, max(1, g._at - 60), 160), char(10), ' ')) AS snippet
+FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I.CHUNK_FROM}
+      WHERE {scope} AND instr({hay}, {p}) > 0) g"""
+        return Source(I.GREP_CHUNK, sql)
+
+    # -- $.code.* ---------------------------------------------------------------------
+    def code_list(self, name: str, scope: str) -> Source:
+        where = {"classes": _kinds(CLASS_KINDS), "functions": _kinds(FUNCTION_KINDS),
+                 "methods": _kinds(METHOD_KINDS), "symbols": "1"}[name]
+        return Source(I.SYMBOL, I.base_symbols(scope, where))
+
+    def code(self, call: Call, scope: str) -> Source:
+        fn = self.check_call(call, CODE_FUNCTIONS, "$.code")
+        if fn.name == "query":
+            kw = fold(self.text_arg(call))
+            p = self.params.add(kw)
+            score = (f"(CASE WHEN y.name_fold = {p} THEN 3 WHEN substr(y.name_fold, 1, length({p})) = {p} THEN 2 "
+                     f"ELSE 1 END) - length(y.name) / 1000.0")
+            where = f"instr(y.name_fold, {p}) > 0 OR instr(lower(y.qualified_name), {p}) > 0"
+            return Source(I.RANKED_SYMBOL, I.base_symbols(scope, where, score), ranked=True)
+        kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
+        name = self.text_arg(call)
+        where = _kinds(kinds)
+        if name not in ("", "*"):
+            where += f" AND y.name_fold = {self.params.add(fold(name))}"
+        return Source(I.SYMBOL_WITH_SOURCE, I.base_symbols(scope, where))
+
+
+def unknown_name(kind: str, name: str, choices: dict[str, str] | list[str], source: str, offset: int) -> DocQLNameError:
+    hint = did_you_mean(name, choices)
+    message = f"unknown {kind} '{name}'"
+    message += f"; did you mean '{hint}'?" if hint else ""
+    message += f" {kind}s: {', '.join(choices)}" if not hint else ""
+    return DocQLNameError(message, source=source, offset=offset, suggestion=hint)
+
+
+def needs_function(owner: str, source: str, offset: int) -> DocQLSyntaxError:
+    if owner == "content":
+        listing = ", ".join(f"{f.name}({', '.join(f.params)})" for f in CONTENT_FUNCTIONS.values())
+        return DocQLSyntaxError(f"$.content needs a function or a list: {listing}, codeblock, table", source=source, offset=offset)
+    listing = ", ".join(list(CODE_LISTS) + [f"{f.name}({', '.join(f.params)})" for f in CODE_FUNCTIONS.values()])
+    return DocQLSyntaxError(f"$.code needs a list or a function: {listing}", source=source, offset=offset)
+
+
+def literal_text(arg: Literal) -> str:
+    return str(arg.value) if arg.kind == "string" else (arg.text or str(arg.value))
