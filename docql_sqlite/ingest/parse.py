@@ -56,6 +56,8 @@ def finish(
     doc.warnings[:0] = warnings
     if not doc.text.strip() and doc.format not in ("pdf", "docx"):
         raise IngestError("no text content (only whitespace)", path)
+    if doc.page_lines:
+        doc.chunk_breaks.update(doc.page_lines)  # a chunk never spans pages, so page(n) is exact
     sections = build_sections(doc)
     chunks = chunk_document(doc, sections, max_chars)
     return Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
