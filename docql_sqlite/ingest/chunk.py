@@ -43,12 +43,12 @@ def chunk_document(doc: Document, sections: list[SectionInfo], max_chars: int = 
 
     starts = {first, *(s.line for s in sections), *(s.end_line + 1 for s in sections), *doc.chunk_breaks}
     starts = sorted(n for n in starts if first <= n <= total)
-    inside = _inside_blocks(doc)
+    inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
     for i, start in enumerate(starts):
         end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
         owner = innermost_section(sections, start)
-        for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside):
+        for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside, edges):
             content = "\n".join(lines[piece_start - 1 : piece_end]) + "\n"
             chunks.append(
                 ChunkInfo(
@@ -65,21 +65,36 @@ def chunk_document(doc: Document, sections: list[SectionInfo], max_chars: int = 
     return chunks
 
 
-def _inside_blocks(doc: Document) -> set[int]:
-    """Lines that continue a code block or table: splitting before them would cut the block."""
+def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
+    """(inside, edges) for code blocks, tables and HTML blocks.
+
+    `inside`: lines that continue a block; splitting before them would cut the block.
+    `edges`: the first line of a block and the non-blank line right after one. A block
+    can follow a paragraph line with no blank line between them, so without these cuts a
+    too-large paragraph+block run would be cut line by line, through a block that fits.
+    """
     inside: set[int] = set()
+    edges: set[int] = set()
     ranges = [(b.line, b.end_line) for b in doc.codeblocks] + [(t.line, t.end_line) for t in doc.tables]
     for start, end in ranges + list(doc.keep_together):
         inside.update(range(start + 1, end + 1))
-    return inside
+        edges.add(start)
+        if end < len(lines) and lines[end].strip():
+            edges.add(end + 1)
+    return inside, edges
 
 
-def _split(lines: list[str], offsets: list[int], start: int, end: int, max_chars: int, inside: set[int]) -> list[tuple[int, int]]:
+def _split(
+    lines: list[str], offsets: list[int], start: int, end: int, max_chars: int, inside: set[int], edges: set[int]
+) -> list[tuple[int, int]]:
     size = lambda a, b: offsets[b + 1] - offsets[a]  # noqa: E731 - chars of lines a..b
     if size(start, end) <= max_chars:
         return [(start, end)]
-    # Paragraph starts: a non-blank line after a blank one, outside blocks.
-    cuts = [n for n in range(start + 1, end + 1) if n not in inside and not lines[n - 2].strip() and lines[n - 1].strip()]
+    # Paragraph starts (a non-blank line after a blank one) and block edges, outside blocks.
+    cuts = [
+        n for n in range(start + 1, end + 1)
+        if n not in inside and (n in edges or (not lines[n - 2].strip() and lines[n - 1].strip()))
+    ]
     pieces = _greedy(start, end, cuts, max_chars, size)
     result: list[tuple[int, int]] = []
     for a, b in pieces:

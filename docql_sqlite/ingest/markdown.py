@@ -18,6 +18,7 @@ from markdown_it.token import Token
 from ..model import CodeBlock, Document, Heading, Table
 
 _EXPLICIT_ANCHOR = re.compile(r"\s*\{#([^}\s]+)\}\s*$")
+_LINE_BREAK = re.compile(r"[ \t]*\n[ \t]*")
 _CODE_SPAN = re.compile(r"(`+)([^`]|[^`].*?[^`])\1", re.S)
 
 
@@ -87,6 +88,8 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
 
 def _heading_title(raw: str) -> tuple[str, str | None]:
     anchor = None
+    # A setext heading's text can span lines; the title is one line, as a renderer shows it.
+    raw = _LINE_BREAK.sub(" ", raw)
     match = _EXPLICIT_ANCHOR.search(raw)
     if match:
         anchor = match.group(1)

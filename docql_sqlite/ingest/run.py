@@ -18,6 +18,7 @@ from pathlib import Path
 from .. import db
 from ..errors import IngestError
 from .chunk import DEFAULT_MAX_CHARS
+from .fetch import is_url
 from .parse import ParseTask, Unchanged, parse_task
 from .read import DEFAULT_MAX_BYTES
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
@@ -38,6 +39,7 @@ class IngestOptions:
     batch_docs: int = 200
     batch_seconds: float = 1.0
     remove_missing: bool = True
+    fetch_timeout: float = 30.0
     progress: ProgressCallback | None = None
 
 
@@ -71,7 +73,8 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
     options = options or IngestOptions()
     started = time.monotonic()
     report = IngestReport()
-    roots = [Path(p) for p in paths]
+    urls = [p for p in paths if is_url(p)]
+    roots = [Path(p) for p in paths if not is_url(p)]
     for root in roots:
         if not root.exists() and not root.is_symlink():
             raise IngestError(f"no such file or directory: '{root}'")
@@ -85,6 +88,7 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
             )
         }
         tasks, seen = _plan(conn, found, stored, options, report)
+        tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
             _remove_missing(conn, roots, seen, stored, report)
@@ -101,6 +105,9 @@ def _plan(conn, found: list[FoundFile], stored, options: IngestOptions, report: 
     for item in found:
         uri = os.path.abspath(item.path)
         seen.add(uri)
+        if item.error is not None:  # an unreadable directory: recorded, nothing to parse
+            tasks.append((item, None))
+            continue
         previous = stored.get(uri)
         if previous is not None:
             try:
@@ -124,14 +131,35 @@ def _plan(conn, found: list[FoundFile], stored, options: IngestOptions, report: 
     return tasks, seen
 
 
+def _plan_urls(urls: list[str], stored, options: IngestOptions) -> list[tuple[FoundFile, ParseTask]]:  # type: ignore[no-untyped-def]
+    """URLs are fetched every run (no cheap change check); unchanged bytes skip the parse."""
+    by_path = {info[4]: info for info in stored.values()}
+    tasks = []
+    for url in urls:
+        previous = by_path.get(url)
+        task = ParseTask(path=url, display=url, format=None, known_sha256=previous[3] if previous else None,
+                         max_bytes=options.max_bytes, max_chars=options.max_chars, is_url=True,
+                         fetch_timeout=options.fetch_timeout)
+        tasks.append((FoundFile(Path("."), url, None, explicit=True), task))
+    return tasks
+
+
+def _uri(item: FoundFile) -> str:
+    return item.display if is_url(item.display) else os.path.abspath(item.path)
+
+
 def _run(conn, tasks, stored, options: IngestOptions, report: IngestReport) -> None:  # type: ignore[no-untyped-def]
+    walk_failures = [(item, IngestError(item.error, item.display)) for item, task in tasks if task is None]
+    tasks = [(item, task) for item, task in tasks if task is not None]
     total = len(tasks)
     batch: list[tuple[FoundFile, object]] = []
     batch_started = time.monotonic()
     done = 0
+    # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, ((item, task) for item, task in tasks), options.workers if total > 1 else 0, options.timeout
+        parse_task, iter(tasks), min(options.workers, len(tasks)), options.timeout
     )
+    batch.extend(walk_failures)
     for item, result in results:
         done += 1
         if options.progress:
@@ -147,7 +175,7 @@ def _run(conn, tasks, stored, options: IngestOptions, report: IngestReport) -> N
 def _write_batch(conn, batch, stored, report: IngestReport) -> None:  # type: ignore[no-untyped-def]
     with conn:  # one transaction: every file in it is replaced whole or not at all
         for item, result in batch:
-            uri = os.path.abspath(item.path)
+            uri = result.uri if isinstance(result, (Parsed, Unchanged)) else _uri(item)
             clear_problems(conn, uri)
             if isinstance(result, IngestError):
                 record_problem(conn, item.display, uri, "error", result.message)

@@ -24,6 +24,7 @@ class FoundFile:
     display: str  # the path users see
     format: str | None  # from the name; None = sniff the content
     explicit: bool  # named on the command line (indexed whatever its extension)
+    error: str | None = None  # why this path could not be walked (an unreadable directory)
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
@@ -54,8 +55,13 @@ def walk(
             display = display_path(root)
             yield FoundFile(root, display, format_for_path(display), explicit=True)
             continue
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in ignore_dirs and not _matches(d, exclude))
+        failures: list[OSError] = []
+        for dirpath, dirnames, filenames in os.walk(root, onerror=failures.append, followlinks=False):
+            yield from _walk_failures(failures)
+            dirnames[:] = sorted(
+                d for d in dirnames
+                if d not in ignore_dirs and not _matches(display_path(Path(dirpath) / d), exclude)
+            )
             for filename in sorted(filenames):
                 path = Path(dirpath) / filename
                 display = display_path(path)
@@ -67,3 +73,14 @@ def walk(
                 if fmt is None and not include:
                     continue  # unknown kinds of file (images, archives...) are not documents
                 yield FoundFile(path, display, fmt, explicit=False)
+        yield from _walk_failures(failures)
+
+
+def _walk_failures(failures: list[OSError]) -> Iterator[FoundFile]:
+    """Directories os.walk could not list, as FoundFiles carrying the reason (then cleared)."""
+    for exc in failures:
+        where = Path(exc.filename) if exc.filename else Path(".")
+        reason = "permission denied (directory not listed)" if isinstance(exc, PermissionError) else (
+            f"cannot list directory: {exc.strerror or exc}")
+        yield FoundFile(where, display_path(where), None, explicit=False, error=reason)
+    failures.clear()

@@ -8,6 +8,7 @@ is replaced too. Both become an `IngestError` for that file only.
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator
@@ -110,8 +111,8 @@ def run_tasks(
                     status, value = conn.recv()  # type: ignore[union-attr]
                     yield key, (value if status == "ok" else IngestError(value))
                 except (EOFError, OSError):
-                    code = worker.process.exitcode
-                    yield key, IngestError(f"parser process crashed (exit code {code})")
+                    worker.process.join(timeout=5)  # EOF can come before the exit status is known
+                    yield key, IngestError(f"parser process crashed ({_exit_status(worker.process.exitcode)})")
                     pool[pool.index(worker)] = _replace(worker, ctx, func)
             now = time.monotonic()
             for conn, worker in list(busy.items()):
@@ -128,3 +129,12 @@ def run_tasks(
 def _replace(worker: _Worker, ctx: Any, func: Callable[[Any], Any], kill: bool = False) -> _Worker:
     worker.stop(kill=True if kill else not worker.process.is_alive())
     return _Worker(ctx, func)
+
+
+def _exit_status(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"exit code {code}, {signal.Signals(-code).name}"
+        except ValueError:
+            pass
+    return f"exit code {code}"

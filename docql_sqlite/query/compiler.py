@@ -81,7 +81,10 @@ class _Compiler:
         last = self._chain("s", source, selectors + after, per_document)
         order = self._order(source)
         if projection is not None:
-            spec = source.item.get(projection.name) or I.FieldSpec(projection.name, "dynamic", f"json_extract(r._data, '$.\"{projection.name}\"')")
+            # Exact names first: on entities `@.type` is an alias in filters, but `.type` is the item's type.
+            spec = next((f for f in source.item.fields if f.name == projection.name), None) or source.item.get(projection.name)
+            if spec is None:  # a front-matter key: its JSON text (`->`), decoded in results
+                spec = I.FieldSpec(projection.name, "json", f"(r._data -> '$.\"{projection.name}\"')")
             columns = [projection.name]
             select = f"{spec.sql} AS {_quote(projection.name)}"
         else:
@@ -117,6 +120,8 @@ class _Compiler:
     # -- roots ------------------------------------------------------------------------
     def _root(self, steps: list[Step], scope: str) -> tuple[Source, list[Step]]:
         head = steps[0]
+        if isinstance(head, Call) and head.name in ROOTS and head.name not in ("content", "code"):
+            raise DocQLSyntaxError(f"$.{head.name} is a list, not a function; use $.{head.name}[...]", source=self.source, offset=head.offset)
         if not isinstance(head, Property):
             raise DocQLSyntaxError("expected a root name after '$'", source=self.source, offset=head.offset)
         name = head.name

@@ -43,7 +43,7 @@ class FilterCompiler:
         message = f"unknown field '{name}' for {self.item.name} items"
         if hint:
             message += f"; did you mean '{hint}'?"
-        message += f" fields: {', '.join(names)}"
+        message += f" fields: {', '.join(names)}" if hint else f"; fields: {', '.join(names)}"
         raise DocQLNameError(message, source=self.source, offset=offset, suggestion=hint)
 
     def _compare(self, cmp: Compare) -> str:
@@ -51,7 +51,7 @@ class FilterCompiler:
         op, value = cmp.op, cmp.value
         x = spec.sql
         if op == "exists":
-            return f"({x} IS NOT NULL AND {x} != '' AND {x} != 0 AND {x} != '[]')"
+            return _truthy(spec)
         assert value is not None
         op_offset = cmp.op_offset if cmp.op_offset is not None else cmp.offset
         if value.kind == "null":
@@ -62,6 +62,8 @@ class FilterCompiler:
             return self._regex(spec, value)
         if spec.kind == "number":
             return self._numeric(spec, op, value, op_offset)
+        if spec.kind == "dynamic" and (op in ("==", "!=", ">", ">=", "<", "<=")):
+            return self._dynamic(spec, op, value)
         if op in (">", ">=", "<", "<="):
             raise DocQLTypeError(
                 f"'{op}' needs a number field; '{spec.name}' is {spec.kind if spec.kind != 'dynamic' else 'text'}",
@@ -72,7 +74,7 @@ class FilterCompiler:
             return f"({x} = {self.params.add(text)})"
         if op == "!=":
             return f"({x} IS NULL OR {x} != {self.params.add(text)})"
-        kw = fold(text)
+        kw = fold(text) if spec.fold else ascii_lower(text)
         if spec.kind in ("list", "dynamic") and op == "contains":
             return self._list_contains(spec, kw)
         hay = spec.fold or f"lower({x})"
@@ -122,6 +124,26 @@ class FilterCompiler:
             raise DocQLTypeError(f"'=~' needs a regex or a string, got {value.kind}", source=self.source, offset=value.offset)
         return regex_condition(spec.sql, pattern, flags, self.params)
 
+    def _dynamic(self, spec: FieldSpec, op: str, value: Literal) -> str:
+        """A front-matter key: a JSON value of any type (json_extract gives it its SQL type)."""
+        x = spec.sql
+        number = _as_number(value) if value.kind in ("number", "string") else None
+        if op in (">", ">=", "<", "<="):
+            if number is None or value.kind != "number":
+                shown = f'string "{value.value}"' if value.kind == "string" else str(value.kind)
+                raise DocQLTypeError(f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset)
+            # Text sorts after every number in SQLite: compare numbers only.
+            return f"(typeof({x}) IN ('integer', 'real') AND {x} {op} {self.params.add(number)})"
+        if value.kind == "bool":
+            cond = f"(typeof({x}) = 'integer' AND {x} = {1 if value.value else 0})"
+        else:
+            # `version: 2` and `version: "2"` both equal 2 and "2" (as `@.level=="1"` does).
+            alternatives = [f"{x} = {self.params.add(self._text_value(value, op))}"]
+            if number is not None:
+                alternatives.append(f"(typeof({x}) IN ('integer', 'real') AND {x} = {self.params.add(number)})")
+            cond = "(" + " OR ".join(alternatives) + ")"
+        return cond if op == "==" else f"({x} IS NULL OR NOT {cond})"
+
     def _list_contains(self, spec: FieldSpec, kw: str) -> str:
         p = self.params.add(kw)
         if spec.kind == "list":
@@ -132,6 +154,24 @@ class FilterCompiler:
             f"EXISTS (SELECT 1 FROM json_each(r._data, {path}) j WHERE lower(j.value) = {p}) "
             f"ELSE instr(lower({spec.sql}), {p}) > 0 END)"
         )
+
+
+def ascii_lower(text: str) -> str:
+    """What SQLite's lower() does: A-Z only (fields without a stored casefolded copy)."""
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+def _truthy(spec: FieldSpec) -> str:
+    """`@.field` alone: present and truthy (not NULL, not '', not 0, not an empty list)."""
+    x = spec.sql
+    if spec.kind == "number":
+        return f"({x} IS NOT NULL AND {x} != 0)"
+    if spec.kind == "list":
+        return f"({x} IS NOT NULL AND {x} NOT IN ('', '[]'))"
+    if spec.kind == "dynamic":
+        return (f"(CASE typeof({x}) WHEN 'null' THEN 0 WHEN 'integer' THEN {x} != 0 WHEN 'real' THEN {x} != 0 "
+                f"ELSE {x} NOT IN ('', '[]', '{{}}') END)")
+    return f"({x} IS NOT NULL AND {x} != '')"
 
 
 def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:

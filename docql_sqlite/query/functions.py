@@ -206,7 +206,7 @@ def unknown_name(kind: str, name: str, choices: dict[str, str] | list[str], sour
     hint = did_you_mean(name, choices)
     message = f"unknown {kind} '{name}'"
     message += f"; did you mean '{hint}'?" if hint else ""
-    message += f" {kind}s: {', '.join(choices)}" if not hint else ""
+    message += f"; {kind}s: {', '.join(choices)}" if not hint else ""
     return DocQLNameError(message, source=source, offset=offset, suggestion=hint)
 
 

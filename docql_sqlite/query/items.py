@@ -17,7 +17,7 @@ class FieldSpec:
     name: str
     kind: str  # text | number | list | json
     expr: str = ""  # SQL over the stage row `r`; default r.<name>
-    fold: str | None = None  # SQL giving the casefolded text, when stored
+    fold: str | None = None  # SQL giving the Unicode-casefolded text, when the index stores it (else ASCII-only lower())
     portable: bool = True
 
     @property
@@ -66,7 +66,7 @@ SYMBOL_SOURCE = (
 )
 
 FILE = ItemType("file", _COMMON + (
-    _t("name"), _t("directory"), _t("extension"), _t("format"), _t("language"), _t("title", "r._f_title"),
+    _t("name"), _t("directory"), _t("extension"), _t("format"), _t("language"), _t("title"),
     _n("size"), _n("lines"), _n("pages"), _n("mtime"), _t("sha256"),
 ))
 HEADING = ItemType("heading", _COMMON + (
@@ -91,7 +91,7 @@ TABLE = ItemType("table", _COMMON + (
     _n("line"), _n("end_line"), _LOC,
 ))
 SYMBOL_FIELDS = _COMMON + (
-    _t("kind"), _t("name", "r._f_name"), _t("qualified_name", "r._f_qualified_name"), _t("signature"), _t("language"),
+    _t("kind"), _t("name", "r._f_name"), _t("qualified_name"), _t("signature"), _t("language"),
     _t("parent"), _n("line"), _n("end_line"), _t("docstring"), _LOC,
 )
 SYMBOL = ItemType("symbol", SYMBOL_FIELDS)

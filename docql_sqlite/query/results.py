@@ -35,6 +35,9 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
 
 def _decode(compiled: Compiled, name: str, value: Any) -> Any:
     spec = compiled.item.get(name)
+    if spec is None and compiled.item.open_fields and name == compiled.projection:
+        # A projected front-matter key arrives as JSON text (the compiler selects `_data -> key`).
+        return json.loads(value) if isinstance(value, str) else value
     if spec is not None and spec.kind in ("list", "json") and isinstance(value, str):
         return json.loads(value)
     return value

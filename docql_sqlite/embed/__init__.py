@@ -1,0 +1,50 @@
+"""Embedding models: the `EmbeddingModel` contract, the registry and the float32 blob format.
+
+Built-in models: `hash[:DIM]` (deterministic, lexical: for tests), `use-multilingual`
+(alias `use`; offline semantic model, needs the `semantic` extra) and `openai:MODEL`
+(any OpenAI-compatible `/v1/embeddings` server). Plugins add more through the
+`docql_sqlite.embedders` entry-point group. Backends load lazily: importing this
+package imports neither onnxruntime nor the network code.
+"""
+
+from __future__ import annotations
+
+from docql_sqlite.embed.base import (
+    META_DIMENSIONS,
+    META_FINGERPRINT,
+    META_MODEL,
+    EmbeddingModel,
+    Kind,
+    content_hash,
+    decode,
+    encode,
+    ensure_compatible,
+    model_meta,
+    normalise,
+)
+from docql_sqlite.embed.registry import (
+    ENTRY_POINT_GROUP,
+    available_models,
+    get_model,
+    register,
+    reload_plugins,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "META_DIMENSIONS",
+    "META_FINGERPRINT",
+    "META_MODEL",
+    "EmbeddingModel",
+    "Kind",
+    "available_models",
+    "content_hash",
+    "decode",
+    "encode",
+    "ensure_compatible",
+    "get_model",
+    "model_meta",
+    "normalise",
+    "register",
+    "reload_plugins",
+]

@@ -1,0 +1,175 @@
+"""`openai:<model>`: any OpenAI-compatible `/v1/embeddings` server.
+
+Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI itself speak this protocol, so
+one small urllib client (no new dependency) covers them. Failures that may pass —
+connection errors, timeouts and 5xx — are retried with exponential backoff inside one
+total time budget; 4xx are the caller's mistake (bad model name, bad key, input too long)
+and retrying them only delays the message, so they fail at once with the server's text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import numpy as np
+
+from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.errors import EmbeddingError
+
+DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint
+URL_ENV = "DOCQL_EMBED_URL"
+KEY_ENVS = ("DOCQL_EMBED_API_KEY", "OPENAI_API_KEY")
+
+
+class HTTPError(EmbeddingError):
+    """An embedding request failed; `status` is the HTTP status, or None for network errors."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Retryable(Exception):
+    """Internal: one attempt failed in a way that another attempt may fix."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class OpenAIEmbedder(EmbeddingModel):
+    """An embedding model served over HTTP; its dimension is learned from the first response."""
+
+    is_semantic = True
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        batch_size: int = 64,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+    ) -> None:
+        if not model:
+            raise EmbeddingError("the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'")
+        self.model = model
+        self.model_id = f"openai:{model}"
+        self.base_url = (base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self.url = self.base_url + "/embeddings"
+        self.api_key = api_key if api_key is not None else next(
+            (os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None
+        )
+        self.batch_size = batch_size
+        self.timeout = timeout  # seconds for one batch, all attempts and waits included
+        self.retries = retries
+        self.backoff = backoff
+        self._dimensions: int | None = None
+
+    @property  # type: ignore[override]
+    def dimensions(self) -> int:
+        """The server's vector size: known after the first response, else asked with a probe."""
+        if self._dimensions is None:
+            self.embed_batch(["dimension probe"])
+        assert self._dimensions is not None
+        return self._dimensions
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        # OpenAI rejects empty strings in `input`; one space embeds as "nothing" everywhere.
+        payload = {"model": self.model, "input": [t if t.strip() else " " for t in texts]}
+        vectors = self._parse(self._post(payload), len(texts))
+        if self._dimensions is None:
+            self._dimensions = vectors.shape[1]
+        return vectors
+
+    def _post(self, payload: dict[str, Any]) -> bytes:
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        deadline = time.monotonic() + self.timeout
+        attempt = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise HTTPError(f"embedding request to {self.url} timed out after {self.timeout:g}s")
+            try:
+                return self._attempt(body, headers, remaining)
+            except _Retryable as failure:
+                attempt += 1
+                wait = self.backoff * 2 ** (attempt - 1)
+                if attempt > self.retries or time.monotonic() + wait >= deadline:
+                    raise HTTPError(
+                        f"embedding request to {self.url} failed after {attempt} attempt"
+                        f"{'s' if attempt > 1 else ''}: {failure}",
+                        failure.status,
+                    ) from None
+                time.sleep(wait)
+
+    def _attempt(self, body: bytes, headers: dict[str, str], timeout: float) -> bytes:
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return response.read()
+        except urllib.error.HTTPError as err:
+            detail = _error_text(err)
+            if err.code >= 500:
+                raise _Retryable(f"HTTP {err.code}: {detail}", err.code) from None
+            raise HTTPError(f"embedding server {self.url} answered HTTP {err.code}: {detail}", err.code) from None
+        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as err:
+            reason = getattr(err, "reason", err)
+            if isinstance(reason, (socket.timeout, TimeoutError)):
+                raise _Retryable(f"timed out (no answer within {timeout:.2g}s)") from None
+            raise _Retryable(f"cannot connect ({reason})") from None
+
+    def _parse(self, raw: bytes, expected: int) -> np.ndarray:
+        try:
+            data = json.loads(raw)
+            items = sorted(data["data"], key=lambda item: item.get("index", 0))
+            vectors = [item["embedding"] for item in items]
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            preview = raw[:200].decode("utf-8", "replace")
+            raise HTTPError(
+                f"embedding server {self.url} sent a response that is not OpenAI embeddings JSON "
+                f"({type(err).__name__}: {err}): {preview!r}"
+            ) from None
+        if len(vectors) != expected:
+            raise HTTPError(f"embedding server {self.url} returned {len(vectors)} vectors for {expected} texts")
+        try:
+            array = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise HTTPError(f"embedding server {self.url} returned vectors that are not lists of numbers") from None
+        if array.ndim != 2 or array.shape[1] == 0:
+            raise HTTPError(f"embedding server {self.url} returned vectors of uneven or zero length")
+        if self._dimensions is not None and array.shape[1] != self._dimensions:
+            raise HTTPError(
+                f"embedding server {self.url} returned {array.shape[1]}-dimensional vectors, "
+                f"earlier {self._dimensions}; did the model behind it change?"
+            )
+        return array
+
+
+def _error_text(err: urllib.error.HTTPError) -> str:
+    """The server's own explanation: OpenAI/llama.cpp `{"error": {"message"}}`, Ollama `{"error": "..."}`."""
+    try:
+        raw = err.read()
+    except OSError:
+        raw = b""
+    text = raw.decode("utf-8", "replace").strip()
+    try:
+        error = json.loads(text).get("error")
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        if isinstance(error, str) and error:
+            return error
+    except (ValueError, AttributeError):
+        pass
+    return text[:300] or (err.reason if isinstance(err.reason, str) else "no details")

