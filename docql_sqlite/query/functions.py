@@ -69,7 +69,7 @@ CODE_FUNCTIONS = {f.name: f for f in [
     Function("method", ("name",), 0, "methods named exactly name, with source"),
     Function("query", ("kw",), 1, "symbols whose name contains kw, ranked exact > prefix > contains"),
 ]}
-CLASS_KINDS = ("class", "interface", "enum", "struct", "trait", "record", "object", "union", "protocol", "type")
+CLASS_KINDS = ("class", "interface", "enum", "struct", "trait", "record", "object", "union", "protocol")
 FUNCTION_KINDS = ("function", "method", "constructor")
 METHOD_KINDS = ("method", "constructor")
 

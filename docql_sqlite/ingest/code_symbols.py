@@ -1,0 +1,236 @@
+"""Code symbols from a tree-sitter tree: runs a language's query, then nests and names.
+
+The *what* lives in data, `queries/<language>.scm`, one file per language; this module
+owns the *how*, the same for every language. Capture conventions in those files:
+
+- `@definition.<kind>`: a symbol; the node's extent is the symbol's extent.
+- `@declaration.<kind>`: a body-less declaration (prototype, overload signature); it
+  is dropped when a definition with the same qualified name is in the same file, or
+  when it sits inside a function body (C++'s most vexing parse).
+- `@scope.<kind>`: a container that qualifies and parents what it holds and is a
+  heading, but is not a symbol (Rust `impl` blocks).
+- `@name` (required unless the pattern sets `default-name`): C/C++ declarators are
+  looked through (`char **f(void)` → `f`, `A::f` → `f` scoped by `A`).
+- `@body` (optional): where the signature ends; otherwise the node's `body` field.
+- `@receiver` (optional): the type a method belongs to though declared outside it (Go).
+- `(#set! default-name "X")`, `(#set! extent "rest-of-file")`: per-pattern settings.
+
+When two patterns capture the same definition or name node, the earlier pattern wins.
+Kinds are then refined: a function directly inside a class-like symbol, a trait or an
+impl, or with a receiver, is a method; a JS/TS `constructor` method or a C++ function
+named like its class is a constructor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from tree_sitter import Node, Query, QueryCursor
+
+from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest import code_text
+from docql_sqlite.ingest.grammars import get_language
+from docql_sqlite.model import Symbol
+
+CLASS_KINDS = frozenset(
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object"}
+)
+FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
+
+_QUERIES = Path(__file__).with_name("queries")
+# Languages sharing another's query file (TSX is TypeScript plus JSX).
+_QUERY_FILE = {"tsx": "typescript"}
+_CONSTRUCTOR_BY_NAME = {"javascript": "constructor", "typescript": "constructor", "tsx": "constructor"}
+_CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
+_DOCSTRING_LANGUAGES = frozenset({"python"})
+
+
+@dataclass(slots=True)
+class Outlined:
+    """One entry of a file's outline: a symbol, or a scope that is only a heading."""
+
+    title: str
+    depth: int  # textual nesting among outline entries; 0 = top level
+    line: int
+    end_line: int
+    symbol: Symbol | None  # None for scopes (Rust impl blocks)
+
+
+@dataclass(slots=True)
+class _Def:
+    node: Node
+    role: str  # definition | declaration | scope
+    kind: str
+    name: str
+    scope: list[str]  # receiver or C++ qualifier parts
+    body: Node | None
+    end_byte: int
+    end_line: int
+    parent: _Def | None = None
+    owner: str = ""  # qualified name of the enclosing symbol or receiver type
+    qualified: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _CompiledQuery:
+    query: Query
+    settings: tuple[dict[str, str | None], ...]
+    # pattern index -> (capture name, role, kind) of its definition/declaration/scope
+    # capture; learnt from the first match of each pattern
+    roles: dict[int, tuple[str, str, str] | None]
+
+
+@cache
+def _query(language: str) -> _CompiledQuery:
+    name = _QUERY_FILE.get(language, language)
+    try:
+        text = (_QUERIES / f"{name}.scm").read_text("utf-8")
+    except FileNotFoundError as exc:
+        raise IngestError(f"no symbol query for language {language!r} (queries/{name}.scm)") from exc
+    query = Query(get_language(language), text)
+    settings = tuple(query.pattern_settings(i) for i in range(query.pattern_count))
+    return _CompiledQuery(query, settings, {})
+
+
+def _role_capture(capture_names: list[str]) -> tuple[str, str, str] | None:
+    for capture in capture_names:
+        role, _, kind = capture.partition(".")
+        if kind and role in ("definition", "declaration", "scope"):
+            return capture, role, kind
+    return None
+
+
+def extract_outline(root: Node, src: bytes, language: str, line_count: int) -> list[Outlined]:
+    """Symbols and scopes of one parsed file, in source order."""
+    compiled = _query(language)
+    defs = _collect(compiled, root, src, line_count)
+    _nest(defs, language)
+    return _outline(defs, src, language)
+
+
+def _collect(compiled: _CompiledQuery, root: Node, src: bytes, line_count: int) -> list[_Def]:
+    matches = QueryCursor(compiled.query).matches(root)
+    matches.sort(key=lambda m: m[0])  # stable: earlier patterns claim nodes first
+    # (start, end, type) rather than Node.id: unambiguous even for nodes sharing a range
+    claimed: set[tuple[int, int, int]] = set()
+    defs: list[_Def] = []
+    for pattern, captures in matches:
+        try:
+            role_capture = compiled.roles[pattern]
+        except KeyError:
+            role_capture = compiled.roles[pattern] = _role_capture(list(captures))
+        if role_capture is None or role_capture[0] not in captures:
+            continue
+        capture, role, kind = role_capture
+        node = captures[capture][0]
+        node_key = (node.start_byte, node.end_byte, node.kind_id)
+        if node_key in claimed:
+            continue
+        settings = compiled.settings[pattern]
+        name_nodes = captures.get("name")
+        name_node = name_nodes[0] if name_nodes else None
+        name_key = (name_node.start_byte, name_node.end_byte, name_node.kind_id) if name_node else None
+        if name_node is not None:
+            if name_key in claimed:
+                continue
+            resolved = code_text.resolve_name(src, name_node)
+            if resolved is None:
+                continue
+            name, scope = resolved
+        elif settings.get("default-name"):
+            name, scope = str(settings["default-name"]), []
+        else:
+            continue
+        if not name:
+            continue
+        receivers = captures.get("receiver")
+        if receivers:
+            scope = [code_text.node_text(src, receivers[0])]
+        bodies = captures.get("body")
+        body = bodies[0] if bodies else node.child_by_field_name("body")
+        claimed.add(node_key)
+        if name_key is not None:
+            claimed.add(name_key)
+        if settings.get("extent") == "rest-of-file":
+            end_byte, end_line = len(src), max(line_count, node.start_point[0] + 1)
+        else:
+            end_byte, end_line = node.end_byte, code_text.last_code_row(node) + 1
+        defs.append(_Def(node, role, kind, name, scope, body, end_byte, end_line))
+    defs.sort(key=lambda d: (d.node.start_byte, -d.end_byte))
+    return defs
+
+
+def _nest(defs: list[_Def], language: str) -> None:
+    """Set parents (by extent containment), qualified names and refined kinds."""
+    stack: list[_Def] = []
+    for d in defs:
+        while stack and d.end_byte > stack[-1].end_byte:
+            stack.pop()
+        outer = stack[-1] if stack else None
+        d.parent = outer
+        prefix = outer.qualified if outer is not None else ""
+        # C++ nested namespaces (`a::b`) and scopes join with dots like everything else
+        d.owner = ".".join(p.replace("::", ".") for p in (prefix, *d.scope) if p)
+        own = d.name.replace("::", ".")
+        d.qualified = f"{d.owner}.{own}" if d.owner else own
+        d.kind = _refine_kind(d, outer, language)
+        stack.append(d)
+
+
+def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
+    kind = d.kind
+    if kind not in FUNCTION_KINDS:
+        return kind
+    in_class = outer is not None and (outer.kind in CLASS_KINDS or outer.role == "scope")
+    if kind == "function" and (d.scope or in_class):
+        kind = "method"
+    if kind == "method":
+        if _CONSTRUCTOR_BY_NAME.get(language) == d.name:
+            return "constructor"
+        if language in _CONSTRUCTOR_BY_CLASS_NAME:
+            owner = d.scope[-1] if d.scope else (outer.name if in_class and outer else None)
+            if owner is not None and d.name == owner:
+                return "constructor"
+    return kind
+
+
+def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
+    defined = {d.qualified for d in defs if d.role == "definition"}
+    dropped = {
+        id(d)
+        for d in defs
+        if d.role == "declaration"
+        and (d.qualified in defined or (d.parent is not None and d.parent.kind in FUNCTION_KINDS))
+    }
+    out: list[Outlined] = []
+    depth_of: dict[int, int] = {}
+    for d in defs:
+        if id(d) in dropped:
+            continue
+        depth = depth_of[id(d.parent)] + 1 if d.parent is not None and id(d.parent) in depth_of else 0
+        depth_of[id(d)] = depth
+        start = code_text.header_start(d.node)
+        line = start.start_point[0] + 1
+        sig = code_text.signature(src, start.start_byte, d.node, d.body)
+        if d.role == "scope":
+            out.append(Outlined(sig, depth, line, d.end_line, None))
+            continue
+        if language in _DOCSTRING_LANGUAGES:
+            doc = code_text.python_docstring(src, d.body)
+        else:
+            doc = code_text.doc_comment(src, d.node, language)
+        symbol = Symbol(
+            kind=d.kind,
+            name=d.name,
+            qualified_name=d.qualified,
+            line=line,
+            end_line=max(d.end_line, line),
+            language=language,
+            signature=sig or None,
+            docstring=doc,
+            parent=d.owner or None,
+        )
+        out.append(Outlined(d.name, depth, line, symbol.end_line, symbol))
+    return out

@@ -1,0 +1,316 @@
+"""Text of code symbols read off a tree-sitter tree: names, lines, signatures, docs.
+
+Owns the language-independent rules for turning a definition node into what users
+see: the name behind a C declarator, the first line of a definition (after
+decorators and annotations), the whitespace-collapsed signature, the docstring or
+leading doc comment, and the first sentence used as an entity's definition.
+Everything works on the UTF-8 bytes the tree was parsed from; rows are 0-based here
+and become 1-based lines in `code_symbols`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+
+from tree_sitter import Node
+
+# Nodes that come before a definition's own first token without being part of its
+# header: decorators and annotations (excluded from line and signature, as Python's
+# `ast` excludes decorators from `lineno`).
+DECORATOR_TYPES = frozenset(
+    {"decorator", "annotation", "marker_annotation", "attribute_list", "attribute_item"}
+)
+
+# Nodes whose only job is to wrap a definition; its doc comment sits above the wrapper.
+WRAPPER_TYPES = frozenset(
+    {
+        "export_statement",
+        "ambient_declaration",
+        "template_declaration",
+        "decorated_definition",
+        "expression_statement",  # TS `namespace N {}` parses as an expression statement
+        "field_declaration",  # C++ nested `struct Inner {...};`
+        "declaration",  # C `struct S {...} s;`
+    }
+)
+
+# C/C++ declarator nodes to look through for the declared name.
+_DECLARATOR_WRAPPERS = frozenset(
+    {
+        "function_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+        "parenthesized_declarator",
+        "attributed_declarator",
+    }
+)
+_TEMPLATED = frozenset({"template_function", "template_type", "template_method"})
+
+SIGNATURE_MAX = 400
+_WS = re.compile(r"\s+")
+_TRAILING = ("=>", "{", ":", ";", "=")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
+_CS_DOC_TAGS = re.compile(r"</?(?:summary|remarks|para)>")
+
+
+def node_text(src: bytes, node: Node) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def end_row(node: Node) -> int:
+    """The 0-based last row holding text of `node` (some nodes end after their newline)."""
+    row, column = node.end_point
+    if column == 0 and row > node.start_point[0]:
+        return row - 1
+    return row
+
+
+def last_code_row(node: Node) -> int:
+    """The 0-based row of the last token of `node` that is not a comment.
+
+    tree-sitter-python puts comments that follow a block's last statement inside the
+    block, even a comment that introduces the next definition; the symbol should end
+    where its code ends, as in `ast`.
+    """
+    current = node
+    while current.child_count:
+        children = current.children
+        index = len(children) - 1
+        while index >= 0 and children[index].type.endswith("comment"):
+            index -= 1
+        if index < 0:
+            break
+        current = children[index]
+    if current is node or current.child_count:
+        return end_row(node)
+    return end_row(current)
+
+
+def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
+    """(name, scope parts) behind a name node; looks through C/C++ declarators.
+
+    `char **f(void)` → ("f", []); `int Widget::size()` → ("size", ["Widget"]). A
+    declarator chain with no function declarator (a variable), or one that declares a
+    function pointer, yields None.
+    """
+    if node.type in _DECLARATOR_WRAPPERS:
+        saw_function = False
+        while node.type in _DECLARATOR_WRAPPERS:
+            inner = node.child_by_field_name("declarator")
+            if inner is None:  # reference_declarator has no field: `int& f()`
+                inner = node.named_children[-1] if node.named_child_count else None
+            if inner is None:
+                return None
+            if node.type == "function_declarator":
+                if inner.type == "parenthesized_declarator":  # `int (*fp)(int)`
+                    return None
+                saw_function = True
+            node = inner
+        if not saw_function:
+            return None
+    scope: list[str] = []
+    while node.type == "qualified_identifier":
+        part = node.child_by_field_name("scope")
+        if part is not None:
+            scope.append(_plain_name(src, part))
+        inner = node.child_by_field_name("name")
+        if inner is None:
+            return None
+        node = inner
+    return _plain_name(src, node), scope
+
+
+def _plain_name(src: bytes, node: Node) -> str:
+    if node.type in _TEMPLATED:  # `Foo<T>` is named Foo
+        inner = node.child_by_field_name("name")
+        if inner is not None:
+            node = inner
+    return _WS.sub("", node_text(src, node))
+
+
+def header_start(node: Node) -> Node:
+    """The first token of a definition that is not a decorator, annotation or comment."""
+    found = _first_token(node)
+    return found if found is not None else node
+
+
+def _first_token(node: Node) -> Node | None:
+    for child in node.children:
+        kind = child.type
+        if kind in DECORATOR_TYPES or kind.endswith("comment"):
+            continue
+        if child.child_count:
+            found = _first_token(child)
+            if found is not None:
+                return found
+            continue
+        return child
+    return None
+
+
+def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
+    """The declaration header from `start` up to the body, whitespace-collapsed.
+
+    Comments inside the header are dropped; a trailing `{`, `:`, `;`, `=` or `=>` is
+    cut. Body-less definitions (prototypes, interface methods) use their whole text.
+    """
+    end = node.end_byte
+    if body is not None:
+        end = body.start_byte
+        for child in body.children:  # Go `interface {`: stop at the brace, keep the keyword
+            if child.type == "{":
+                end = child.start_byte
+                break
+    if node.has_error:
+        # stop before broken code, or where a body lost to the error would have begun
+        stops = (":", "{", "ERROR") if body is None else ("ERROR",)
+        for child in node.children:
+            if child.type in stops and start < child.start_byte < end:
+                end = child.start_byte
+                break
+    raw = src[start:end]
+    if b"#" in raw or b"//" in raw or b"/*" in raw:
+        raw = _strip_comments(src, node, start, end)
+    text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+    for tail in _TRAILING:
+        if text.endswith(tail):
+            text = text[: -len(tail)].rstrip()
+            break
+    if len(text) > SIGNATURE_MAX:
+        text = text[: SIGNATURE_MAX - 1].rstrip() + "…"
+    return text
+
+
+def _strip_comments(src: bytes, node: Node, start: int, end: int) -> bytes:
+    spans: list[tuple[int, int]] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        for child in current.children:
+            if child.end_byte <= start or child.start_byte >= end:
+                continue
+            if child.type.endswith("comment"):
+                spans.append((child.start_byte, child.end_byte))
+            elif child.child_count:
+                stack.append(child)
+    if not spans:
+        return src[start:end]
+    parts, pos = [], start
+    for s, e in sorted(spans):
+        parts.append(src[pos:s])
+        pos = max(pos, e)
+    parts.append(src[pos:end])
+    return b" ".join(parts)
+
+
+def python_docstring(src: bytes, body: Node | None) -> str | None:
+    """The docstring of a Python class or function body, cleaned like `ast.get_docstring`."""
+    if body is None:
+        return None
+    for stmt in body.named_children:
+        if stmt.type == "comment":
+            continue
+        if stmt.type != "expression_statement" or stmt.named_child_count != 1:
+            return None
+        value = stmt.named_children[0]
+        if value.type not in ("string", "concatenated_string"):
+            return None
+        doc = _string_value(node_text(src, value), value.type == "string")
+        if doc is None:
+            return None
+        # cleandoc is costly; for one line it amounts to this
+        return inspect.cleandoc(doc) if "\n" in doc else doc.expandtabs().lstrip()
+    return None
+
+
+def _string_value(text: str, simple: bool) -> str | None:
+    if simple:
+        prefix_len = 0
+        while prefix_len < len(text) and text[prefix_len] not in "'\"":
+            prefix_len += 1
+        prefix = text[:prefix_len].lower()
+        if "f" in prefix or "b" in prefix:  # f-strings and bytes are not docstrings
+            return None
+        quote = text[prefix_len : prefix_len + 3]
+        if quote not in ('"""', "'''"):
+            quote = quote[:1]
+        inner = text[prefix_len + len(quote) : len(text) - len(quote)]
+        if "\\" not in inner or "r" in prefix:  # nothing to unescape: skip the evaluator
+            return inner
+    try:
+        value = ast.literal_eval(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def doc_comment(src: bytes, node: Node, language: str) -> str | None:
+    """The comment block directly above a definition (no blank line between), cleaned.
+
+    Decorators and attributes between the comment and the definition are skipped;
+    a comment trailing code on its own line belongs to that code, not to this symbol.
+    """
+    anchor = node
+    while anchor.parent is not None and anchor.parent.type in WRAPPER_TYPES:
+        anchor = anchor.parent
+    next_row = anchor.start_point[0]
+    sibling = anchor.prev_sibling
+    while sibling is not None and sibling.type in DECORATOR_TYPES:
+        next_row = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    comments: list[Node] = []
+    while sibling is not None and sibling.type.endswith("comment"):
+        if end_row(sibling) < next_row - 1:
+            break  # a blank line separates it
+        before = sibling.prev_sibling
+        if before is not None and end_row(before) == sibling.start_point[0]:
+            break  # trailing comment of the code before it
+        comments.append(sibling)
+        next_row = sibling.start_point[0]
+        sibling = before
+    if not comments:
+        return None
+    lines: list[str] = []
+    for comment in reversed(comments):
+        lines.extend(_comment_lines(node_text(src, comment)))
+    text = inspect.cleandoc("\n".join(lines))
+    if language == "c_sharp":
+        text = _CS_DOC_TAGS.sub("", text).strip()
+    return text or None
+
+
+def _comment_lines(text: str) -> list[str]:
+    text = text.strip()
+    if text.startswith("/*"):
+        text = text[3:] if text.startswith(("/**", "/*!")) else text[2:]
+        if text.endswith("*/"):
+            text = text[:-2]
+        out = []
+        for line in text.split("\n"):
+            stripped = line.strip()
+            if stripped.startswith("*"):  # the ` * ` gutter of Javadoc-style blocks
+                stripped = stripped[1:]
+                line = stripped[1:] if stripped.startswith(" ") else stripped
+            out.append(line.rstrip())
+        return out
+    out = []
+    for line in text.split("\n"):
+        line = line.strip()
+        for marker in ("///", "//!", "//", "#"):
+            if line.startswith(marker):
+                line = line[len(marker) :]
+                break
+        out.append(line[1:] if line.startswith(" ") else line)
+    return out
+
+
+def first_sentence(doc: str | None) -> str | None:
+    """The first sentence of a docstring's first paragraph, whitespace-collapsed."""
+    if not doc:
+        return None
+    paragraph = doc.strip().split("\n\n", 1)[0]
+    paragraph = _WS.sub(" ", paragraph).strip()
+    match = _SENTENCE_END.search(paragraph)
+    return paragraph[: match.start()].strip() if match else paragraph or None

@@ -1,0 +1,746 @@
+"""Tests for the code parser (`ingest/code.py`, `code_symbols.py`, `code_text.py`) and
+`ingest/grammars.py`.
+
+Symbol tables per language are table-driven; Python is also checked against the
+standard library's own `ast` over a deterministic sample of stdlib files.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import hashlib
+import sysconfig
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest import grammars
+from docql_sqlite.ingest.code import decode_source, parse_code, parse_code_text
+from docql_sqlite.ingest.code_symbols import _query
+from docql_sqlite.model import Document, Source
+
+
+def _source(data: bytes, path: str = "src/x.py") -> Source:
+    return Source(path=path, uri="/abs/" + path, data=data, sha256=hashlib.sha256(data).hexdigest())
+
+
+def _symbols(document: Document) -> list[tuple]:
+    return [(s.kind, s.name, s.qualified_name, s.line, s.end_line, s.parent) for s in document.symbols]
+
+
+def _by_name(document: Document, qualified_name: str):
+    return next(s for s in document.symbols if s.qualified_name == qualified_name)
+
+
+# language -> (snippet, [(kind, name, qualified_name, line, end_line, parent)])
+CASES: dict[str, tuple[str, list[tuple]]] = {
+    "python": (
+        '''\
+import functools
+
+
+class Lexer:
+    """Turns text into tokens."""
+
+    class Token:
+        pass
+
+    @functools.cache
+    def next(self, n: int = 1) -> "Token":
+        def helper():
+            return n
+        return helper()
+
+
+async def main():
+    pass
+''',
+        [
+            ("class", "Lexer", "Lexer", 4, 14, None),
+            ("class", "Token", "Lexer.Token", 7, 8, "Lexer"),
+            ("method", "next", "Lexer.next", 11, 14, "Lexer"),
+            ("function", "helper", "Lexer.next.helper", 12, 13, "Lexer.next"),
+            ("function", "main", "main", 17, 18, None),
+        ],
+    ),
+    "javascript": (
+        """\
+// Shapes.
+class Shape {
+  constructor(name) {
+    this.name = name;
+  }
+
+  area() {
+    return 0;
+  }
+}
+
+function make(kind) {
+  return new Shape(kind);
+}
+
+const double = (x) => x * 2;
+""",
+        [
+            ("class", "Shape", "Shape", 2, 10, None),
+            ("constructor", "constructor", "Shape.constructor", 3, 5, "Shape"),
+            ("method", "area", "Shape.area", 7, 9, "Shape"),
+            ("function", "make", "make", 12, 14, None),
+            ("function", "double", "double", 16, 16, None),
+        ],
+    ),
+    "typescript": (
+        """\
+export interface Named {
+  name(): string;
+}
+
+export enum Color {
+  Red,
+  Green,
+}
+
+export class Point implements Named {
+  constructor(public x: number) {}
+
+  name(): string {
+    return "point";
+  }
+}
+
+namespace Geo {
+  export function origin(): Point {
+    return new Point(0);
+  }
+}
+""",
+        [
+            ("interface", "Named", "Named", 1, 3, None),
+            ("method", "name", "Named.name", 2, 2, "Named"),
+            ("enum", "Color", "Color", 5, 8, None),
+            ("class", "Point", "Point", 10, 16, None),
+            ("constructor", "constructor", "Point.constructor", 11, 11, "Point"),
+            ("method", "name", "Point.name", 13, 15, "Point"),
+            ("namespace", "Geo", "Geo", 18, 22, None),
+            ("function", "origin", "Geo.origin", 19, 21, "Geo"),
+        ],
+    ),
+    "tsx": (
+        """\
+import React from "react";
+
+/** A button. */
+export function Button(props: { label: string }) {
+  return <button>{props.label}</button>;
+}
+
+export const Card = ({ title }: { title: string }) => {
+  return <div className="card">{title}</div>;
+};
+
+class Panel extends React.Component<Props> {
+  render() {
+    return <section />;
+  }
+}
+""",
+        [
+            ("function", "Button", "Button", 4, 6, None),
+            ("function", "Card", "Card", 8, 10, None),
+            ("class", "Panel", "Panel", 12, 16, None),
+            ("method", "render", "Panel.render", 13, 15, "Panel"),
+        ],
+    ),
+    "go": (
+        """\
+package stack
+
+// Stack is a LIFO.
+type Stack struct {
+	items []int
+}
+
+type Sizer interface {
+	Size() int
+}
+
+// Push adds v.
+func (s *Stack) Push(v int) {
+	s.items = append(s.items, v)
+}
+
+func New() *Stack {
+	return &Stack{}
+}
+""",
+        [
+            ("struct", "Stack", "Stack", 4, 6, None),
+            ("interface", "Sizer", "Sizer", 8, 10, None),
+            ("method", "Size", "Sizer.Size", 9, 9, "Sizer"),
+            ("method", "Push", "Stack.Push", 13, 15, "Stack"),
+            ("function", "New", "New", 17, 19, None),
+        ],
+    ),
+    "rust": (
+        """\
+/// A point.
+#[derive(Debug)]
+pub struct Point {
+    x: i32,
+}
+
+pub trait Area {
+    fn area(&self) -> f64;
+}
+
+impl Point {
+    pub fn new(x: i32) -> Self {
+        Point { x }
+    }
+}
+
+pub enum Shape {
+    Circle,
+}
+
+fn main() {}
+""",
+        [
+            ("struct", "Point", "Point", 3, 5, None),
+            ("trait", "Area", "Area", 7, 9, None),
+            ("method", "area", "Area.area", 8, 8, "Area"),
+            ("method", "new", "Point.new", 12, 14, "Point"),
+            ("enum", "Shape", "Shape", 17, 19, None),
+            ("function", "main", "main", 21, 21, None),
+        ],
+    ),
+    "java": (
+        """\
+package demo;
+
+/** A greeter. */
+public class Greeter {
+    private final String name;
+
+    public Greeter(String name) {
+        this.name = name;
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+
+    interface Listener {
+        void heard(String word);
+    }
+
+    enum Mood { HAPPY, SAD }
+}
+""",
+        [
+            ("class", "Greeter", "Greeter", 4, 21, None),
+            ("constructor", "Greeter", "Greeter.Greeter", 7, 9, "Greeter"),
+            ("method", "toString", "Greeter.toString", 12, 14, "Greeter"),
+            ("interface", "Listener", "Greeter.Listener", 16, 18, "Greeter"),
+            ("method", "heard", "Greeter.Listener.heard", 17, 17, "Greeter.Listener"),
+            ("enum", "Mood", "Greeter.Mood", 20, 20, "Greeter"),
+        ],
+    ),
+    "kotlin": (
+        """\
+package demo
+
+/** A user. */
+data class User(val name: String) {
+    constructor() : this("anon") {
+    }
+
+    fun greet(): String {
+        return "hi " + name
+    }
+
+    companion object {
+        fun guest() = User()
+    }
+}
+
+interface Repo {
+    fun find(id: Int): User?
+}
+
+fun main() {
+}
+""",
+        [
+            ("class", "User", "User", 4, 15, None),
+            ("constructor", "constructor", "User.constructor", 5, 6, "User"),
+            ("method", "greet", "User.greet", 8, 10, "User"),
+            ("object", "Companion", "User.Companion", 12, 14, "User"),
+            ("method", "guest", "User.Companion.guest", 13, 13, "User.Companion"),
+            ("interface", "Repo", "Repo", 17, 19, None),
+            ("method", "find", "Repo.find", 18, 18, "Repo"),
+            ("function", "main", "main", 21, 22, None),
+        ],
+    ),
+    "c_sharp": (
+        """\
+namespace Demo
+{
+    /// <summary>A counter.</summary>
+    public class Counter
+    {
+        public Counter(int start)
+        {
+        }
+
+        public int Next()
+        {
+            return 1;
+        }
+    }
+
+    public interface IClock
+    {
+        long Now();
+    }
+
+    public struct Pair { }
+
+    public enum Kind { A, B }
+}
+""",
+        [
+            ("namespace", "Demo", "Demo", 1, 24, None),
+            ("class", "Counter", "Demo.Counter", 4, 14, "Demo"),
+            ("constructor", "Counter", "Demo.Counter.Counter", 6, 8, "Demo.Counter"),
+            ("method", "Next", "Demo.Counter.Next", 10, 13, "Demo.Counter"),
+            ("interface", "IClock", "Demo.IClock", 16, 19, "Demo"),
+            ("method", "Now", "Demo.IClock.Now", 18, 18, "Demo.IClock"),
+            ("struct", "Pair", "Demo.Pair", 21, 21, "Demo"),
+            ("enum", "Kind", "Demo.Kind", 23, 23, "Demo"),
+        ],
+    ),
+    "c": (
+        """\
+#include <stdio.h>
+
+/* A 2D point. */
+struct point {
+    int x;
+    int y;
+};
+
+typedef struct {
+    int w;
+} size_t2;
+
+int area(int w, int h);
+
+/* Multiply. */
+int area(int w, int h) {
+    return w * h;
+}
+
+static char **names(void) {
+    return NULL;
+}
+""",
+        [
+            ("struct", "point", "point", 4, 7, None),
+            ("struct", "size_t2", "size_t2", 9, 11, None),
+            ("function", "area", "area", 16, 18, None),
+            ("function", "names", "names", 20, 22, None),
+        ],
+    ),
+    "cpp": (
+        """\
+namespace geo {
+
+class Shape {
+public:
+    Shape(int sides);
+    virtual double area() const = 0;
+    int sides() const { return sides_; }
+private:
+    int sides_;
+};
+
+Shape::Shape(int sides) : sides_(sides) {}
+
+struct Point {
+    double x;
+};
+
+}  // namespace geo
+
+int main() {
+    return 0;
+}
+""",
+        [
+            ("namespace", "geo", "geo", 1, 18, None),
+            ("class", "Shape", "geo.Shape", 3, 10, "geo"),
+            ("method", "area", "geo.Shape.area", 6, 6, "geo.Shape"),
+            ("method", "sides", "geo.Shape.sides", 7, 7, "geo.Shape"),
+            ("constructor", "Shape", "geo.Shape.Shape", 12, 12, "geo.Shape"),
+            ("struct", "Point", "geo.Point", 14, 16, "geo"),
+            ("function", "main", "main", 20, 22, None),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_symbols_per_language(language: str) -> None:
+    text, expected = CASES[language]
+    document = parse_code_text(text, f"demo/file.{language}", language)
+    assert _symbols(document) == expected
+    assert document.warnings == []
+    assert document.format == "code" and document.language == language
+
+
+def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
+    assert set(CASES) == set(grammars.LANGUAGES)
+    for language in grammars.LANGUAGES:
+        assert _query(language).query.pattern_count > 0
+
+
+@pytest.mark.parametrize(
+    ("ext", "language"),
+    [
+        (".py", "python"), (".pyi", "python"),
+        (".js", "javascript"), (".mjs", "javascript"), (".cjs", "javascript"), (".jsx", "javascript"),
+        (".ts", "typescript"), (".mts", "typescript"), (".cts", "typescript"), (".tsx", "tsx"),
+        (".go", "go"), (".rs", "rust"), (".java", "java"), (".kt", "kotlin"), (".kts", "kotlin"),
+        (".cs", "c_sharp"), (".c", "c"), (".h", "c"),
+        (".cpp", "cpp"), (".cc", "cpp"), (".cxx", "cpp"), (".hpp", "cpp"), (".hh", "cpp"), (".hxx", "cpp"),
+        ("py", "python"), (".PY", "python"), (".md", None), ("", None),
+    ],
+)
+def test_language_for_extension(ext: str, language: str | None) -> None:
+    assert grammars.language_for_extension(ext) == language
+
+
+def test_grammar_errors_are_ingest_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(IngestError, match="no grammar for language 'cobol'"):
+        grammars.get_parser("cobol")
+    monkeypatch.setitem(
+        grammars.LANGUAGES, "fake", grammars.Grammar("no_such_grammar_module", "language", (".fake",), "tree-sitter-fake")
+    )
+    with pytest.raises(IngestError, match="pip install tree-sitter-fake"):
+        grammars.get_language("fake")
+    assert grammars.get_parser("python") is grammars.get_parser("python")  # cached
+
+
+# --- documents: title, headings, entities, chunk breaks -------------------------------
+
+
+def test_parse_code_builds_the_document() -> None:
+    text, _ = CASES["python"]
+    document = parse_code(_source(text.encode(), "pkg/lexer.py"), "python")
+    assert document.title == "lexer.py"
+    assert document.text == text
+    assert [(h.level, h.title, h.line, h.end_line) for h in document.headings] == [
+        (1, "Lexer", 4, 14),
+        (2, "Token", 7, 8),
+        (2, "next", 11, 14),
+        (3, "helper", 12, 13),
+        (1, "main", 17, 18),
+    ]
+    assert [(e.entity_type, e.name, e.line, e.end_line) for e in document.entities] == [
+        ("ClassEntity", "Lexer", 4, 14),
+        ("ClassEntity", "Lexer.Token", 7, 8),
+        ("FunctionEntity", "Lexer.next", 11, 14),
+        ("FunctionEntity", "Lexer.next.helper", 12, 13),
+        ("FunctionEntity", "main", 17, 18),
+    ]
+    assert document.entities[0].definition == "Turns text into tokens."
+    assert document.entities[2].signature == 'def next(self, n: int = 1) -> "Token"'
+    # every symbol start and the line after every symbol end (within the file)
+    assert document.chunk_breaks == {4, 7, 9, 11, 12, 14, 15, 17}
+
+
+def test_constructor_entities_and_rust_impl_heading() -> None:
+    document = parse_code_text(CASES["java"][0], "Greeter.java", "java")
+    types = {e.name: e.entity_type for e in document.entities}
+    assert types["Greeter.Greeter"] == "ConstructorEntity"
+    assert types["Greeter.toString"] == "FunctionEntity"
+    assert types["Greeter.Listener"] == "ClassEntity"
+    rust = parse_code_text(CASES["rust"][0], "lib.rs", "rust")
+    impl = [(h.level, h.title, h.line, h.end_line) for h in rust.headings if h.title.startswith("impl")]
+    assert impl == [(1, "impl Point", 11, 15)]
+    assert [(h.level, h.title) for h in rust.headings if h.title == "new"] == [(2, "new")]
+    assert "impl Point" not in {s.name for s in rust.symbols}
+
+
+def test_heading_levels_stop_at_six() -> None:
+    text = "".join("    " * depth + f"class C{depth}:\n" for depth in range(8)) + "    " * 8 + "pass\n"
+    document = parse_code_text(text, "deep.py", "python")
+    assert [h.level for h in document.headings] == [1, 2, 3, 4, 5, 6, 6, 6]
+    assert document.symbols[-1].qualified_name == ".".join(f"C{d}" for d in range(8))
+
+
+# --- signatures -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "qualified_name", "signature"),
+    [
+        ("python", "def next(self,\n         n: int = 1,  # how many\n         ) -> Token:\n    pass\n",
+         "next", "def next(self, n: int = 1, ) -> Token"),
+        ("python", "@dec\nasync def f(*a, **k):\n    pass\n", "f", "async def f(*a, **k)"),
+        ("python", "class A(B, metaclass=M):\n    pass\n", "A", "class A(B, metaclass=M)"),
+        ("java", "class A {\n  @Override\n  public synchronized String toString() { return \"\"; }\n}\n",
+         "A.toString", "public synchronized String toString()"),
+        ("java", "interface I {\n  void m(int a);\n}\n", "I.m", "void m(int a)"),
+        ("go", "package p\nfunc (s *Stack[T]) Push(v T) error {\n\treturn nil\n}\n",
+         "Stack.Push", "func (s *Stack[T]) Push(v T) error"),
+        ("go", "package p\ntype Reader interface {\n\tRead() int\n}\n", "Reader", "type Reader interface"),
+        ("c", "static char **names(int n, /* count */\n                    int m) {\n  return 0;\n}\n",
+         "names", "static char **names(int n, int m)"),
+        ("kotlin", "fun top(x: Int) = x + 1\n", "top", "fun top(x: Int)"),
+        ("typescript", "export const f = async (x: number): Promise<void> => {};\n",
+         "f", "const f = async (x: number): Promise<void>"),
+        ("rust", "pub fn new<T: Copy>(x: T) -> Self where T: Sized {\n    todo!()\n}\n",
+         "new", "pub fn new<T: Copy>(x: T) -> Self where T: Sized"),
+        ("c_sharp", "class A {\n  [Obsolete]\n  public static int Add(int a, int b) => a + b;\n}\n",
+         "A.Add", "public static int Add(int a, int b)"),
+    ],
+)
+def test_signature(language: str, text: str, qualified_name: str, signature: str) -> None:
+    document = parse_code_text(text, "x", language)
+    assert _by_name(document, qualified_name).signature == signature
+
+
+# --- docstrings and doc comments ------------------------------------------------------
+
+
+def test_python_docstrings_are_cleaned_like_ast() -> None:
+    text = (
+        "class A:\n"
+        "    '''Summary line.\n\n        Indented detail.\n    '''\n"
+        "    def m(self):\n"
+        "        # a comment first does not hide the docstring\n"
+        "        r\"\"\"Raw \\d stays.\"\"\"\n"
+        "    def e(self):\n"
+        "        \"esc\\taped\"\n"
+        "    def f(self):\n"
+        "        f'not a docstring'\n"
+        "    def g(self):\n"
+        "        x = 1\n"
+        "        'not first'\n"
+    )
+    document = parse_code_text(text, "a.py", "python")
+    tree = ast.parse(text)
+    expected = {
+        node.name: ast.get_docstring(node)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef))
+    }
+    assert {s.name: s.docstring for s in document.symbols} == expected
+    assert expected["A"] == "Summary line.\n\nIndented detail."
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "qualified_name", "docstring"),
+    [
+        ("java", "/**\n * Says hello.\n *\n * @param n times\n */\n@Deprecated\npublic class A {}\n",
+         "A", "Says hello.\n\n@param n times"),
+        ("rust", "/// A point.\n/// Second line.\n#[derive(Debug)]\nstruct P;\n", "P", "A point.\nSecond line."),
+        ("go", "package p\n\n// Push adds v.\n// It never fails.\nfunc Push(v int) {}\n", "Push",
+         "Push adds v.\nIt never fails."),
+        ("c_sharp", "/// <summary>A counter.</summary>\nclass C {}\n", "C", "A counter."),
+        ("typescript", "class A {\n  /** Render it. */\n  @memo\n  render() {}\n}\n", "A.render", "Render it."),
+        ("cpp", "/* Widget. */\ntemplate <typename T>\nclass W {};\n", "W", "Widget."),
+        ("kotlin", "// Top level.\nfun top() {\n}\n", "top", "Top level."),
+        # a blank line between comment and code: not a doc comment
+        ("java", "// License header.\n\nclass B {}\n", "B", None),
+        # a comment trailing the previous line's code belongs to that code
+        ("c", "int x; // the x\nint f(void) { return x; }\n", "f", None),
+    ],
+)
+def test_doc_comments(language: str, text: str, qualified_name: str, docstring: str | None) -> None:
+    document = parse_code_text(text, "x", language)
+    assert _by_name(document, qualified_name).docstring == docstring
+
+
+def test_entity_definition_is_first_sentence() -> None:
+    text = 'def f():\n    """Compute the thing. Then more.\n\n    Details."""\n'
+    document = parse_code_text(text, "f.py", "python")
+    assert document.entities[0].definition == "Compute the thing."
+
+
+# --- kinds that need rules beyond the query -------------------------------------------
+
+
+def test_declarations_dropped_when_defined_and_kept_otherwise() -> None:
+    text = "int area(int w, int h);\nint volume(int w);\nint area(int w, int h) { return w * h; }\n"
+    document = parse_code_text(text, "geo.c", "c")
+    assert [(s.name, s.line) for s in document.symbols] == [("volume", 2), ("area", 3)]
+    ts = "function f(a: string): void;\nfunction f(a: any) {}\n"
+    assert [s.line for s in parse_code_text(ts, "f.ts", "typescript").symbols] == [2]
+
+
+def test_function_pointers_and_local_declarations_are_not_symbols() -> None:
+    text = "int (*handler)(int);\nint main(void) {\n  int helper(int);\n  return 0;\n}\n"
+    document = parse_code_text(text, "m.c", "c")
+    assert [s.qualified_name for s in document.symbols] == ["main"]
+
+
+def test_python_init_stays_a_method_and_nested_class_methods_are_methods() -> None:
+    text = "def outer():\n    class Local:\n        def __init__(self):\n            pass\n    return Local\n"
+    document = parse_code_text(text, "o.py", "python")
+    assert [(s.kind, s.qualified_name) for s in document.symbols] == [
+        ("function", "outer"),
+        ("class", "outer.Local"),
+        ("method", "outer.Local.__init__"),
+    ]
+
+
+def test_file_scoped_namespace_extends_to_end_of_file() -> None:
+    text = "namespace N.M;\n\npublic class A\n{\n}\n"
+    document = parse_code_text(text, "a.cs", "c_sharp")
+    assert _symbols(document) == [
+        ("namespace", "N.M", "N.M", 1, 5, None),
+        ("class", "A", "N.M.A", 3, 5, "N.M"),
+    ]
+
+
+def test_trailing_comments_do_not_extend_a_python_symbol() -> None:
+    text = "def f():\n    return 1\n    # trailing\n\n# header of g\ndef g():\n    pass\n"
+    document = parse_code_text(text, "t.py", "python")
+    assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("f", 1, 2), ("g", 6, 7)]
+
+
+# --- syntax errors and decoding -------------------------------------------------------
+
+
+def test_syntax_errors_keep_recovered_symbols_and_warn() -> None:
+    text = "class Good:\n    def ok(self):\n        return 1\n\ndef broken(:\n    pass\n\ndef after():\n    return 2\n"
+    document = parse_code_text(text, "b.py", "python")
+    names = [s.qualified_name for s in document.symbols]
+    assert "Good" in names and "Good.ok" in names and "after" in names
+    assert document.warnings == ["syntax errors at line 5: extracted what tree-sitter recovered"]
+
+
+def test_syntax_warning_lists_several_lines() -> None:
+    text = "def a(:\n    pass\n\ndef ok():\n    pass\n\nx = = 1\n"
+    document = parse_code_text(text, "b.py", "python")
+    assert document.warnings == ["syntax errors at lines 1, 7: extracted what tree-sitter recovered"]
+    assert [s.name for s in document.symbols] == ["a", "ok"]
+
+
+def test_decoding_bom_crlf_and_legacy_encodings() -> None:
+    data = codecs.BOM_UTF8 + b"def f():\r\n    return 'h\xc3\xa9'\r\n"
+    document = parse_code(_source(data), "python")
+    assert document.text == "def f():\n    return 'hé'\n" and document.warnings == []
+    assert document.symbols[0].end_line == 2
+    latin = b"# -*- coding: latin-1 -*-\ndef caf\xe9():\n    pass\n"
+    document = parse_code(_source(latin), "python")
+    assert document.symbols[0].name == "café"
+    assert document.warnings == ["not valid utf-8; decoded as latin-1"]
+    text, warning = decode_source(b"x = '\x81\xff'\n")  # not utf-8, not cp1252
+    assert text == "x = '\x81\xff'\n" and warning == "not valid utf-8; decoded as latin-1"
+
+
+def test_empty_and_symbol_free_files() -> None:
+    for language in grammars.LANGUAGES:
+        document = parse_code_text("", "empty", language)
+        assert document.symbols == [] and document.headings == [] and document.chunk_breaks == set()
+
+
+# --- ground truth: Python's own ast over the standard library --------------------------
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+SAMPLE_SIZE = 60
+
+
+def _stdlib_files() -> list[Path]:
+    return sorted(p for p in STDLIB.rglob("*.py") if not {"site-packages", "dist-packages"} & set(p.parts))
+
+
+def _sample() -> list[Path]:
+    files = _stdlib_files()
+    step = max(1, len(files) // SAMPLE_SIZE)
+    return files[::step][:SAMPLE_SIZE]
+
+
+def _ast_symbols(tree: ast.AST) -> Counter:
+    found: Counter = Counter()
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                qualified = f"{prefix}.{child.name}" if prefix else child.name
+                kind = "class" if isinstance(child, ast.ClassDef) else "function"
+                found[(kind, qualified, child.lineno)] += 1
+                visit(child, qualified)
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return found
+
+
+def _ts_symbols(document: Document) -> Counter:
+    return Counter(
+        ("class" if s.kind == "class" else "function", s.qualified_name, s.line) for s in document.symbols
+    )
+
+
+def _parse_ast(data: bytes, name: str) -> ast.AST | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(data, filename=name)
+    except (SyntaxError, ValueError):
+        return None
+
+
+@pytest.mark.skipif(not STDLIB.is_dir(), reason="no Python standard library sources on this machine")
+def test_python_symbols_match_ast_on_stdlib_sample() -> None:
+    compared = 0
+    mismatches = {}
+    for path in _sample():
+        data = path.read_bytes()
+        tree = _parse_ast(data, str(path))
+        if tree is None:
+            continue
+        compared += 1
+        document = parse_code(_source(data, str(path.relative_to(STDLIB))), "python")
+        want, got = _ast_symbols(tree), _ts_symbols(document)
+        if want != got:
+            mismatches[str(path.relative_to(STDLIB))] = (
+                sorted((want - got).elements())[:5],
+                sorted((got - want).elements())[:5],
+            )
+    assert compared >= SAMPLE_SIZE * 0.9
+    assert mismatches == {}
+
+
+BROKEN = [
+    "test/tokenizedata/badsyntax_*.py",
+    "test/badsyntax_*.py",
+    "test/tokenizedata/bad_coding*.py",
+    "test/bad_coding*.py",
+    "lib2to3/tests/data/py2_test_grammar.py",
+]
+
+
+@pytest.mark.skipif(not STDLIB.is_dir(), reason="no Python standard library sources on this machine")
+def test_deliberately_broken_stdlib_files_do_not_crash() -> None:
+    paths = sorted({p for pattern in BROKEN for p in STDLIB.glob(pattern)})
+    if not paths:
+        pytest.skip("this Python ships none of the deliberately broken test files")
+    for path in paths:
+        data = path.read_bytes()
+        assert _parse_ast(data, str(path)) is None, f"{path} is not broken any more"
+        document = parse_code(_source(data, path.name), "python")
+        assert document.title == path.name
+        assert all(s.line <= s.end_line for s in document.symbols)
