@@ -120,10 +120,15 @@ def extension_of(path: str) -> str:
     return suffix[1:].lower() if suffix else ""
 
 
-def format_for_path(path: str) -> str | None:
-    """The format a file's name implies, or None when the name says nothing we index."""
+def _ensure_registered() -> None:
     if not PARSERS:
         _register_builtins()
+        load_plugins()
+
+
+def format_for_path(path: str) -> str | None:
+    """The format a file's name implies, or None when the name says nothing we index."""
+    _ensure_registered()
     ext = extension_of(path)
     if ext:
         return EXTENSIONS.get(ext)
@@ -147,8 +152,7 @@ def sniff_format(data: bytes) -> str:
 
 
 def get_format(name: str) -> Format:
-    if not PARSERS:
-        _register_builtins()
+    _ensure_registered()
     try:
         return PARSERS[name]
     except KeyError:
