@@ -66,11 +66,10 @@ CREATE TABLE IF NOT EXISTS chunks (
   end_offset   INTEGER NOT NULL,
   content      TEXT NOT NULL,         -- the exact text of lines line..end_line, each ending in '\n'
   fold         TEXT,                  -- content with non-ASCII characters casefolded; NULL when equal to content
-  content_hash TEXT NOT NULL          -- sha256 of content (embedding cache key)
+  content_hash TEXT NOT NULL          -- first 32 hex digits of the sha256 of content (embedding cache key)
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, chunk_index);
 CREATE INDEX IF NOT EXISTS chunks_section ON chunks(section_id);
-CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(content_hash);
 
 -- Full-text index over chunks (rowid = chunks.id). Contentless: the text lives in chunks.
 -- Columns hold the text with a space around every CJK character, so any run of 1+ CJK

@@ -112,7 +112,7 @@ def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: d
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             (doc_id, section_ids.get(c.section) if c.section is not None else None, c.index, c.line, c.end_line,
              c.page, c.start_offset, c.end_offset, c.content, stored_fold(c.content),
-             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()),
+             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32]),
         )
         chunk_id = conn.last_insert_rowid()
         title = titles.get(c.section, "") if c.section is not None else ""

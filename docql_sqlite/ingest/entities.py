@@ -1,0 +1,318 @@
+"""Entities found in prose documents (spec §4.5): `API`, `ClassEntity` and `Term`.
+
+This module owns the rules that turn a parsed `Document` (Markdown, reST, HTML, DOCX,
+PDF, plain text) into entities; code files produce their own from their symbols.
+The rules favour precision over recall — a wrong entity costs more than a missed one:
+
+- `API`: a heading, or an inline code span handed in as `(line, text)`, that is a whole
+  call signature (`fs.readFile(path[, options])`, `Index.search(query, *, limit=10)`)
+  or an HTTP endpoint (`GET /api/users`). `name` is the callable or `METHOD /path`,
+  `signature` the full text.
+- `ClassEntity`: a heading `Class: Foo` / `class Foo(Base)`.
+- `Term`: Markdown/Pandoc definition lists (`Term` then `: definition`), glossary
+  tables (first headers Term/Name/… and Definition/Description/…), and paragraphs or
+  list items opening with `**Term**: definition` / `**Term** — definition`.
+  Admonition words (`**Note**:`, `**注意**：`) are not terms.
+
+`term_entity` and `merge_entities` are shared with the parsers that find entities
+natively (HTML `<dl>`, reST definition lists, DOCX bold runs), so every format applies
+the same term filter and the same de-duplication.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docql_sqlite.model import Document, Entity, Heading, Table, split_lines
+
+# Bold lead-ins that introduce an admonition, not a defined term.
+ADMONITIONS = frozenset(
+    {
+        *("note", "notes", "warning", "warnings", "tip", "tips", "hint", "important"),
+        *("caution", "danger", "attention", "example", "examples", "see also", "todo"),
+        *("info", "remark", "nb", "n.b"),
+        *("注意", "提示", "警告", "重要", "说明", "备注", "注", "示例", "例如"),
+    }
+)
+
+_NAME = r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*"
+# No space between the callable and "(": "Getting started (optional)" is prose.
+_CALL = re.compile(
+    rf"^(?:(?:async\s+)?(?:def|function|func|fn)\s+|(?P<new>new)\s+)?"
+    rf"(?P<name>{_NAME})(?:<[^<>()]*>)?\((?P<args>.*)\)(?:\s*(?:->|=>|:)\s*\S.*)?$"
+)
+_API_LABEL = re.compile(
+    r"^(?:(?:static|class|instance|abstract)\s+)?(?:method|function|constructor|api)\s*[:：]\s*",
+    re.I,
+)
+# Upper-case methods only, and a path that starts with "/": "Why use GET requests?" is prose.
+_HTTP = re.compile(
+    r"^(?P<method>GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE|CONNECT)\s+"
+    r"(?P<path>(?:https?://[^\s/]+)?/[^\s]*)(?:\s+\S.*)?$"
+)
+_CLASS_LABEL = re.compile(
+    rf"^(?:class|类)\s*[:：]\s*(?P<name>{_NAME})(?:\s+extends\s+\S.*)?$", re.I
+)
+_CLASS_KW = re.compile(
+    rf"^class\s+(?P<name>{_NAME})\s*(?:<[^<>]*>\s*)?(?:\(.*\)|(?:extends|implements)\s+\S.*|:\s*\S.*)?\s*:?$"
+)
+_ARG = re.compile(
+    r"""^(?:[\w$.*&<>\[\]|]+(?:\s+[\w$.*&<>\[\]|]+){0,2}(?:\s*[:=].*)?"""
+    r"""|['"].*['"]|-?\d[\w.]*|\.\.\.|[*/]|\{.*\}|\w+\s*=>.*)$"""
+)
+_WORDY = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)+")
+
+_DEF_LINE = re.compile(r"^ {0,3}:[ \t]+(?P<text>\S.*)$")
+_ANY_DEF_LINE = re.compile(r"^ {0,3}:[ \t]+\S", re.M)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+_BOLD_TERM = re.compile(
+    r"^\s*(?:[-*+]\s+|\d{1,3}[.)]\s+)?\*\*(?P<term>[^*\n]+?)(?P<inner>\s*[:：])?\*\*"
+    r"\s*(?(inner)|(?:[:：]|—|–|--|-(?=\s)))\s*(?P<definition>\S.*)$"
+)
+_GLOSSARY_TERM_HEADERS = frozenset({"term", "terms", "name", "glossary", "术语", "名词"})
+_GLOSSARY_DEF_HEADERS = frozenset({"definition", "description", "meaning", "定义", "说明", "含义"})
+
+
+def extract_entities(
+    document: Document, inline_code_spans: list[tuple[int, str]] | None = None
+) -> list[Entity]:
+    """All API, ClassEntity and Term entities of `document`, in line order, deduplicated."""
+    lines = split_lines(document.text)
+    found: list[Entity] = []
+    api_names: set[str] = set()
+    ends = _section_ends(document.headings, len(lines))
+    for heading, end in zip(document.headings, ends, strict=True):
+        entity = _heading_entity(heading.title, heading.line, end)
+        if entity:
+            found.append(entity)
+            api_names.add(entity.name)
+    for line, span in inline_code_spans or []:
+        entity = _api_entity(_clean(span), line, line)
+        # A code span mentioned many times is one API; a heading already defines it.
+        if entity and entity.name not in api_names:
+            found.append(entity)
+            api_names.add(entity.name)
+    skip = _non_prose_lines(document)
+    # One C-speed scan each decides whether the per-line passes are needed at all.
+    if _ANY_DEF_LINE.search(document.text):
+        found += _definition_list_terms(lines, skip)
+    if "**" in document.text:
+        found += _bold_terms(lines, skip)
+    for table in document.tables:
+        found += _glossary_terms(table, lines)
+    return _dedupe(found)
+
+
+def term_entity(name: str, definition: str | None, line: int, end_line: int) -> Entity | None:
+    """A `Term` entity, or None when `name` does not look like a defined term."""
+    name = _clean(name).strip(" \t:：-—–")
+    name = re.sub(r"\s+", " ", name)
+    if not name or len(name) > 80 or len(name.split()) > 8:
+        return None
+    if name.casefold() in ADMONITIONS or name[-1] in ".!?。！？,，;；":
+        return None
+    if not any(ch.isalnum() for ch in name):
+        return None
+    definition = re.sub(r"\s+", " ", definition).strip() if definition else None
+    return Entity("Term", name, line, max(line, end_line), definition=definition or None)
+
+
+def _clean(text: str) -> str:
+    """Heading or span text without inline-code ticks and surrounding emphasis."""
+    text = text.replace("`", "").strip()
+    return re.sub(r"^(\*\*|__)(.+)\1$", r"\2", text).strip()
+
+
+def _heading_entity(title: str, line: int, end_line: int) -> Entity | None:
+    text = _clean(title)
+    match = _CLASS_LABEL.match(text) or _CLASS_KW.match(text)
+    if match:
+        return Entity("ClassEntity", match["name"], line, end_line, signature=text)
+    return _api_entity(text, line, end_line)
+
+
+def _api_entity(text: str, line: int, end_line: int) -> Entity | None:
+    text = _API_LABEL.sub("", text.strip(), count=1)
+    if len(text) > 300:
+        return None
+    http = _HTTP.match(text)
+    if http:
+        return Entity("API", f"{http['method']} {http['path']}", line, end_line, signature=text)
+    call = _CALL.match(text)
+    if call and _plausible_args(call["args"], call["name"]):
+        return Entity("API", call["name"], line, end_line, signature=text)
+    return None
+
+
+def _plausible_args(args: str, name: str) -> bool:
+    """True when `args` reads like a parameter list, not a parenthetical remark."""
+    depth = 0
+    for ch in args:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth < 0:
+            return False  # "foo(a)(b)" or "f(x) (note)"
+    if depth:
+        return False
+    flat = re.sub(r"[\[\]]", ",", args)  # optional-argument brackets: path[, options]
+    parts = [p.strip().lstrip("*&").strip() for p in _split_top(flat)]
+    if re.fullmatch(r"[A-Za-z][a-z]*", name) and any(_WORDY.fullmatch(p) for p in parts):
+        return False  # "Overview(see below)": a plain word followed by a remark
+    return all(not p or _ARG.match(p) for p in parts)
+
+
+def _split_top(args: str) -> list[str]:
+    """Split on commas outside (), {} and <>."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        if ch in "({<":
+            depth += 1
+        elif ch in ")}>" and depth:
+            depth -= 1
+        elif ch == "," and not depth:
+            parts.append(args[start:i])
+            start = i + 1
+    parts.append(args[start:])
+    return parts
+
+
+def _section_ends(headings: list[Heading], line_count: int) -> list[int]:
+    """Spec §1.2 extents: up to the next heading of the same or a higher level."""
+    ends = [line_count] * len(headings)
+    open_sections: list[int] = []  # indices whose section is still running; one pass, O(n)
+    for i, heading in enumerate(headings):
+        while open_sections and headings[open_sections[-1]].level >= heading.level:
+            ends[open_sections.pop()] = heading.line - 1
+        open_sections.append(i)
+    return [
+        h.end_line if h.end_line is not None else max(h.line, end)
+        for h, end in zip(headings, ends, strict=True)
+    ]
+
+
+def _non_prose_lines(document: Document) -> set[int]:
+    """Lines where term patterns must not be looked for: front matter, code, headings."""
+    skip = set(range(1, document.body_start_line))
+    for block in document.codeblocks:
+        skip.update(range(block.line, block.end_line + 1))
+    skip.update(h.line for h in document.headings)
+    return skip
+
+
+def _definition_list_terms(lines: list[str], skip: set[int]) -> list[Entity]:
+    """Pandoc/PHP-Markdown-Extra definition lists: `Term` then `: definition` lines."""
+    found: list[Entity] = []
+    current: Entity | None = None
+    i = 0
+    while i < len(lines):
+        match = _DEF_LINE.match(lines[i]) if i + 1 not in skip else None
+        if not match:
+            i += 1
+            continue
+        parts = [match["text"]]
+        end = i + 1
+        while end < len(lines) and lines[end][:1] in (" ", "\t") and lines[end].strip():
+            parts.append(lines[end].strip())  # indented continuation
+            end += 1
+        term_index = i - 1
+        if term_index >= 1 and not lines[term_index].strip():
+            term_index -= 1  # Pandoc allows one blank line between term and definition
+        previous = lines[term_index] if term_index >= 0 else ""
+        if current is not None and current.end_line >= term_index + 1:
+            # A second definition of the same term.
+            current.definition = f"{current.definition or ''} {' '.join(parts)}".strip()
+            current.end_line = end
+        elif term_index >= 0 and term_index + 1 not in skip and _term_line(previous):
+            current = term_entity(previous, " ".join(parts), term_index + 1, end)
+            if current:
+                found.append(current)
+        else:
+            current = None
+        i = end
+    return found
+
+
+def _term_line(line: str) -> bool:
+    text = line.strip()
+    if not text or line[:1] in (" ", "\t") or _DEF_LINE.match(line):
+        return False
+    if text[0] in "#|>:" or text.startswith(("```", "~~~")) or _LIST_ITEM.match(line):
+        return False
+    return not re.match(r"^[=\-*_~]{3,}$", text)  # thematic breaks, setext underlines
+
+
+def _bold_terms(lines: list[str], skip: set[int]) -> list[Entity]:
+    """Paragraphs and list items that open with `**Term**: definition`."""
+    found = []
+    for i, line in enumerate(lines):
+        number = i + 1
+        if number in skip or "**" not in line:
+            continue
+        is_item = bool(_LIST_ITEM.match(line))
+        starts_paragraph = i == 0 or not lines[i - 1].strip() or number - 1 in skip
+        if not (is_item or starts_paragraph):
+            continue
+        match = _BOLD_TERM.match(line)
+        if not match:
+            continue
+        parts, end = [match["definition"]], i + 1
+        while end < len(lines) and lines[end].strip() and end + 1 not in skip:
+            following = lines[end]
+            if _LIST_ITEM.match(following) or (is_item and following[:1] not in (" ", "\t")):
+                break
+            parts.append(following.strip())
+            end += 1
+        entity = term_entity(match["term"], " ".join(parts), number, end)
+        if entity:
+            found.append(entity)
+    return found
+
+
+def _glossary_terms(table: Table, lines: list[str]) -> list[Entity]:
+    """Rows of a two-column-or-wider table headed Term | Definition (or a synonym)."""
+    if len(table.headers) < 2:
+        return []
+    first, second = (_clean(h).casefold().strip(" :：") for h in table.headers[:2])
+    if first not in _GLOSSARY_TERM_HEADERS or second not in _GLOSSARY_DEF_HEADERS:
+        return []
+    found = []
+    cursor = table.line
+    for index, row in enumerate(table.rows):
+        if not row or not row[0].strip():
+            continue
+        line = _find_row_line(lines, row[0], cursor, table.end_line)
+        if line is None:
+            # Markdown layout: header, delimiter, then one line per row.
+            guess = table.line + 2 + index
+            line = guess if guess <= table.end_line else table.line
+        else:
+            cursor = line  # the next row is searched for below this one
+        entity = term_entity(row[0], row[1] if len(row) > 1 else None, line, line)
+        if entity:
+            found.append(entity)
+    return found
+
+
+def _find_row_line(lines: list[str], cell: str, start: int, end: int) -> int | None:
+    """The first line after `start`, up to `end` (1-based), that shows `cell`."""
+    wanted = [cell.strip(), _clean(cell)]
+    for number in range(max(start + 1, 1), min(end, len(lines)) + 1):
+        if any(w and w in lines[number - 1] for w in wanted):
+            return number
+    return None
+
+
+def merge_entities(*groups: list[Entity]) -> list[Entity]:
+    """The entities of all groups in line order, one per (type, name, line)."""
+    return _dedupe([entity for group in groups for entity in group])
+
+
+def _dedupe(entities: list[Entity]) -> list[Entity]:
+    seen: set[tuple[str, str, int]] = set()
+    unique = []
+    for entity in sorted(entities, key=lambda e: (e.line, e.entity_type, e.name)):
+        key = (entity.entity_type, entity.name.casefold(), entity.line)
+        if key not in seen:
+            seen.add(key)
+            unique.append(entity)
+    return unique

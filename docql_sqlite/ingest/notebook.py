@@ -1,0 +1,117 @@
+"""Jupyter notebook (.ipynb) → `Document`.
+
+This module owns turning nbformat-4 JSON into a Markdown-like text: markdown and raw
+cells as written, code cells as fenced blocks in the kernel's language, cells
+separated by one blank line. Outputs are left out (they are generated, often huge,
+and not what a reader searches for). Headings are the ATX headings (`#`..`######`)
+of markdown cells outside fences; setext headings are not recognised here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest.entities import extract_entities
+from docql_sqlite.model import CodeBlock, Document, Heading
+
+_ATX = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def parse_notebook(text: str, path: str) -> Document:
+    """Parse notebook JSON text. Raises `IngestError("corrupt notebook: ...")`."""
+    try:
+        notebook = json.loads(text)
+        cells = notebook["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("'cells' is not a list")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise IngestError(f"corrupt notebook: {exc}") from exc
+    metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
+    language = _language(metadata)
+
+    lines: list[str] = []
+    headings: list[Heading] = []
+    codeblocks: list[CodeBlock] = []
+    spans: list[tuple[int, str]] = []
+    for cell in cells:
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        body = "".join(source) if isinstance(source, list) else str(source)
+        body_lines = body.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n").split("\n")
+        if not body.strip():
+            continue
+        if lines:
+            lines.append("")
+        start = len(lines) + 1
+        if cell.get("cell_type") == "code":
+            lines += [f"```{language or ''}", *body_lines, "```"]
+            codeblocks.append(CodeBlock(language, "\n".join(body_lines), start, len(lines)))
+            continue
+        lines += body_lines
+        if cell.get("cell_type") == "markdown":
+            _scan_markdown(body_lines, start, headings, codeblocks, spans)
+
+    document = Document(
+        format="notebook",
+        text="\n".join(lines) + "\n" if lines else "",
+        language=language,
+        headings=headings,
+        codeblocks=codeblocks,
+        keep_together=[(c.line, c.end_line) for c in codeblocks],
+    )
+    first_h1 = next((h.title for h in headings if h.level == 1), None)
+    meta_title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
+    document.title = (
+        first_h1 or meta_title or path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    )
+    document.entities = extract_entities(document, spans)
+    return document
+
+
+def _language(metadata: dict[str, Any]) -> str | None:
+    for key, field in (("kernelspec", "language"), ("language_info", "name")):
+        value = metadata.get(key)
+        if isinstance(value, dict) and isinstance(value.get(field), str) and value[field]:
+            return str(value[field]).lower()
+    return None
+
+
+def _scan_markdown(
+    body: list[str],
+    start: int,
+    headings: list[Heading],
+    codeblocks: list[CodeBlock],
+    spans: list[tuple[int, str]],
+) -> None:
+    """Headings, fenced blocks and inline code spans of one markdown cell."""
+    fence: tuple[str, int, str] | None = None  # (marker, opening line, info)
+    for offset, line in enumerate(body):
+        number = start + offset
+        match = _FENCE.match(line)
+        if fence:
+            if (
+                match
+                and match["fence"][0] == fence[0][0]
+                and len(match["fence"]) >= len(fence[0])
+                and not match["info"].strip()
+            ):
+                code = "\n".join(body[fence[1] - start + 1 : offset])
+                codeblocks.append(CodeBlock(fence[2] or None, code, fence[1], number))
+                fence = None
+            continue
+        if match:
+            fence = (match["fence"], number, match["info"].strip().split(" ")[0])
+            continue
+        heading = _ATX.match(line)
+        if heading and heading["title"]:
+            headings.append(Heading(len(heading["marks"]), heading["title"].strip(), number))
+        spans += [(number, span.strip()) for span in _CODE_SPAN.findall(line)]
+    if fence:  # unclosed: runs to the end of the cell
+        code = "\n".join(body[fence[1] - start + 1 :])
+        codeblocks.append(CodeBlock(fence[2] or None, code, fence[1], start + len(body) - 1))

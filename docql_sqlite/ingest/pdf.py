@@ -1,0 +1,337 @@
+"""PDF → `Document`: page text, page → line map, and a table of contents.
+
+This module owns everything PDF-specific: opening (encrypted and corrupt files become
+`IngestError`), text per page with pypdf, the page layout of `Document.text`
+(`page_lines`), headings from the outline (bookmarks) or, failing that, from numbered
+lines, and the "glued words" check for PDFs whose extracted text lost its spaces.
+"""
+
+from __future__ import annotations
+
+import bisect
+import io
+import re
+import shutil
+import subprocess
+import unicodedata
+from typing import Any
+
+from pypdf import PasswordType, PdfReader
+from pypdf.generic import Destination
+
+from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest.entities import extract_entities
+from docql_sqlite.model import Document, Heading
+
+# xdvipdfmx PDFs lose inter-word spaces in pypdf: "Nowtrytocompileandrunyourprogram".
+# Measured: 9–15% of tokens are ≥ 20 letters on such pages, about 0% elsewhere.
+GLUED_TOKEN_LETTERS = 20
+GLUED_RATIO = 0.08
+_LONG_RUN = re.compile(rf"[A-Za-z\u00c0-\u024f]{{{GLUED_TOKEN_LETTERS},}}")
+_HAS_LATIN = re.compile(r"[A-Za-z]")
+PDFTOTEXT_TIMEOUT_S = 120
+
+# "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
+_NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
+_NON_WORD = re.compile(r"[\W_]+")
+_SENTENCE_END = tuple(".!?:;。！？：")
+# "Chapter 2 ", "2.3 ", "A.1 ", "IV. ": what an outline title may add to the printed one.
+_LEADING_NUMBER = re.compile(
+    r"^(?:(?i:chapter|part|appendix|section)\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)\.?\s+"
+)
+
+
+def parse_pdf(data: bytes, path: str) -> Document:
+    """Parse PDF bytes. Raises `IngestError` for encrypted or unreadable files."""
+    reader = _open(data)
+    warnings: list[str] = []
+    pages = [_page_text(reader, i, warnings) for i in range(len(reader.pages))]
+    glued = [i for i, text in enumerate(pages) if _is_glued(text)]
+    if glued:
+        _fix_glued(data, pages, glued, warnings)
+
+    lines: list[str] = []
+    page_lines: list[int] = []
+    for text in pages:
+        page_lines.append(len(lines) + 1)
+        lines += _page_lines(text)
+    headings = _outline_headings(reader, lines, page_lines, warnings)
+    from_outline = headings is not None
+    if headings is None:
+        headings = _numbered_headings(lines, page_lines)
+
+    document = Document(
+        format="pdf",
+        text="\n".join(lines) + "\n" if lines else "",
+        title=_metadata_title(reader)
+        or (headings[0].title if from_outline and headings else None)
+        or path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1],
+        headings=headings,
+        page_lines=page_lines,
+        warnings=warnings,
+    )
+    document.entities = extract_entities(document)
+    return document
+
+
+def _open(data: bytes) -> PdfReader:
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                unlocked = reader.decrypt("")
+            except Exception as exc:  # DependencyError: AES needs `cryptography`
+                raise IngestError(f"encrypted PDF: {exc}") from exc
+            if unlocked == PasswordType.NOT_DECRYPTED:
+                raise IngestError("encrypted PDF: a password is required to open it")
+        len(reader.pages)  # the page tree is read lazily; a broken one fails here
+    except IngestError:
+        raise
+    except Exception as exc:  # pypdf raises many types for damaged files
+        raise IngestError(f"corrupt PDF: {exc or type(exc).__name__}") from exc
+    return reader
+
+
+def _page_text(reader: PdfReader, index: int, warnings: list[str]) -> str:
+    # One bad page (broken font, bad stream) must not lose the whole document.
+    try:
+        return reader.pages[index].extract_text() or ""
+    except Exception as exc:
+        warnings.append(f"page {index + 1}: text extraction failed: {exc or type(exc).__name__}")
+        return ""
+
+
+def _page_lines(text: str) -> list[str]:
+    """A page's lines; an empty page still occupies one (empty) line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines or [""]
+
+
+def _is_glued(text: str) -> bool:
+    if not _LONG_RUN.search(text):
+        return False  # the common case, decided by one regex scan
+    tokens = [t for t in text.split() if _HAS_LATIN.search(t)]
+    long = sum(1 for t in tokens if _LONG_RUN.search(t))
+    # A couple of long words (URLs, "internationalization") are not a glued page.
+    return long >= 3 and long >= GLUED_RATIO * len(tokens)
+
+
+def _fix_glued(data: bytes, pages: list[str], glued: list[int], warnings: list[str]) -> None:
+    better = _pdftotext(data) if shutil.which("pdftotext") else None
+    shown = ", ".join(str(i + 1) for i in glued[:5]) + (", …" if len(glued) > 5 else "")
+    if better is not None and len(better) == len(pages):
+        for i in glued:
+            pages[i] = better[i]
+        warnings.append(
+            f"glued words: pypdf dropped spaces on {len(glued)} of {len(pages)} pages "
+            f"({shown}); those pages were extracted with pdftotext"
+        )
+        return
+    warnings.append(
+        f"glued words: pypdf dropped spaces on {len(glued)} of {len(pages)} pages ({shown}); "
+        "search over them will be poor (install poppler-utils for pdftotext)"
+    )
+
+
+def _pdftotext(data: bytes) -> list[str] | None:
+    """Pages extracted by poppler's pdftotext, or None if it fails."""
+    try:
+        # "fd://0" makes poppler read the PDF from stdin: no temporary file needed.
+        done = subprocess.run(
+            ["pdftotext", "-q", "-enc", "UTF-8", "-eol", "unix", "fd://0", "-"],
+            input=data,
+            capture_output=True,
+            timeout=PDFTOTEXT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    pages = done.stdout.decode("utf-8", "replace").split("\f")
+    if pages and not pages[-1].strip():
+        pages.pop()  # pdftotext ends every page, the last one included, with \f
+    return pages
+
+
+def _norm(text: str) -> str:
+    """Letters and digits only, casefolded, ligatures unfolded: how titles are compared.
+
+    Outlines and page text disagree on spaces, hyphens and punctuation ("Nonregular" in
+    the outline, "Non-regular" on the page; glued words), never on the letters.
+    """
+    return _NON_WORD.sub("", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _metadata_title(reader: PdfReader) -> str | None:
+    try:
+        title = reader.metadata.title if reader.metadata else None
+    except Exception:
+        return None
+    title = re.sub(r"\s+", " ", str(title or "")).strip()
+    return title or None
+
+
+def _outline_headings(
+    reader: PdfReader, lines: list[str], page_lines: list[int], warnings: list[str]
+) -> list[Heading] | None:
+    """Headings from the PDF outline, or None when the PDF has no (readable) outline."""
+    try:
+        outline = reader.outline
+    except Exception as exc:
+        warnings.append(f"outline unreadable: {exc or type(exc).__name__}")
+        return None
+    entries: list[tuple[int, str, int | None]] = []
+    _walk_outline(reader, outline, 0, entries)
+    if not entries:
+        return None
+    normalized = _LazyNorm(lines)
+    headings: list[Heading] = []
+    unresolved = 0
+    for depth, title, page in entries:
+        if page is None or not 0 <= page < len(page_lines):
+            # An entry without a usable destination keeps the previous entry's place.
+            unresolved += 1
+            prev = headings[-1] if headings else None
+            page_no, line = (prev.page, prev.line) if prev else (1 if page_lines else None, 1)
+            headings.append(Heading(min(depth + 1, 6), title, line, page=page_no))
+            continue
+        first = page_lines[page]
+        last = page_lines[page + 1] - 1 if page + 1 < len(page_lines) else len(lines)
+        prev = headings[-1] if headings else None
+        after = prev.line + 1 if prev and prev.page == page + 1 else first
+        found = _find_title(normalized, title, after, last)
+        if found is None:
+            found = _find_title(normalized, title, first, last)
+        if found is None:
+            # Not found on its page: the page start, but never before an earlier entry.
+            found = max(first, prev.line) if prev and prev.page == page + 1 else first
+        headings.append(Heading(min(depth + 1, 6), title, found, page=page + 1))
+    if unresolved:
+        noun = "entry has" if unresolved == 1 else "entries have"
+        warnings.append(
+            f"outline: {unresolved} {noun} no destination page; placed after the previous entry"
+        )
+    # Sections are extents in line order; a rare out-of-order outline must not invert them.
+    headings.sort(key=lambda h: h.line)
+    return headings
+
+
+def _walk_outline(
+    reader: PdfReader, items: list[Any], depth: int, out: list[tuple[int, str, int | None]]
+) -> None:
+    # pypdf nests an entry's children as a list right after the entry.
+    for item in items:
+        if isinstance(item, list):
+            _walk_outline(reader, item, depth + 1, out)
+        elif isinstance(item, Destination):
+            title = re.sub(r"\s+", " ", str(item.title or "")).strip()
+            if not title:
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:
+                page = None
+            out.append((depth, title, page))
+
+
+class _LazyNorm:
+    """`_norm` of each line, computed only for the pages that outline entries point at."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.cache: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, index: int) -> str:
+        if index not in self.cache:
+            self.cache[index] = _norm(self.lines[index])
+        return self.cache[index]
+
+
+def _find_title(normalized: _LazyNorm, title: str, first: int, last: int) -> int | None:
+    """The 1-based line in first..last showing `title`, best match first.
+
+    Tiers: the whole line; the line starts with the title (or the title wraps onto the
+    next line); the same without a leading section number; the line contains the title.
+    """
+    want = _norm(title)
+    bare = _norm(_LEADING_NUMBER.sub("", title))
+    if not want:
+        return None
+    best: tuple[int, int] | None = None
+    for number in range(first, min(last, len(normalized)) + 1):
+        line = normalized[number - 1]
+        if not line:
+            continue
+        joined = line + (normalized[number] if number < len(normalized) else "")
+        if line == want:
+            tier = 0
+        elif joined.startswith(want):  # also a title wrapped onto the next line
+            tier = 1
+        elif bare and bare != want and (line == bare or line.startswith(bare)):
+            tier = 2
+        elif want in line:
+            tier = 3
+        else:
+            continue
+        if best is None or tier < best[0]:
+            best = (tier, number)
+            if tier == 0:
+                break
+    return best[1] if best else None
+
+
+def _numbered_headings(lines: list[str], page_lines: list[int]) -> list[Heading]:
+    """Headings for PDFs without an outline: numbered lines in a valid 1, 1.1, 1.2, 2 order.
+
+    Conservative on purpose: a candidate must open a page or a paragraph, look like a
+    title (capitalised, short, no trailing sentence punctuation or page number), and
+    continue the numbering of the previous accepted heading. Fewer than two → none.
+    """
+    page_starts = set(page_lines)
+    headings: list[Heading] = []
+    previous: list[int] | None = None
+    for index, raw in enumerate(lines):
+        number = index + 1
+        match = _NUMBERED.match(raw.strip())
+        if not match or not _title_like(match["title"]):
+            continue
+        before = lines[index - 1].strip() if index else ""
+        opens = (
+            number in page_starts
+            or number - 1 in page_starts  # below a running header
+            or not before
+            or before.endswith(_SENTENCE_END)
+            or (headings and headings[-1].line == number - 1)
+        )
+        parts = [int(p) for p in match["number"].split(".")]
+        if not opens or not _continues(previous, parts) or len(parts) > 6:
+            continue
+        previous = parts
+        page = max(1, bisect.bisect_right(page_lines, number))
+        headings.append(Heading(len(parts), raw.strip(), number, page=page))
+    return headings if len(headings) >= 2 else []
+
+
+def _title_like(title: str) -> bool:
+    first = title[0]
+    if not (first.isupper() or "\u4e00" <= first <= "\u9fff"):
+        return False
+    if title.endswith((".", ",", ";", ":")) or re.search(r"\.{3,}|…|\s\d+$", title):
+        return False  # sentences and printed table-of-contents rows ("Setup .... 12")
+    return len(title.split()) <= 12
+
+
+def _continues(previous: list[int] | None, parts: list[int]) -> bool:
+    """Whether `parts` is a valid next section number after `previous`."""
+    if previous is None:
+        return all(p == 1 for p in parts)
+    if parts == previous + [1]:
+        return True
+    return any(parts == previous[:k] + [previous[k] + 1] for k in range(len(previous)))

@@ -1,0 +1,199 @@
+"""reStructuredText → `Document`, through the docutils doctree.
+
+This module owns reading reST safely (no file inclusion, no raw passthrough, no
+docutils config files, no reports on stderr) and mapping docutils nodes back to
+source lines: sections → headings, literal blocks → code blocks, tables, definition
+lists → `Term`s, and Sphinx object directives (`.. py:function::`, `.. class::`) →
+`API` / `ClassEntity`. `Document.text` is the source itself, so every line number
+is a line of the file.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from docutils import nodes
+from docutils.core import publish_doctree
+
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table, split_lines
+
+_SETTINGS: dict[str, Any] = {
+    "report_level": 5,  # never print system messages
+    "halt_level": 5,  # never raise on them
+    "warning_stream": False,
+    "file_insertion_enabled": False,  # `.. include::`, `:file:` options: untrusted input
+    "raw_enabled": False,
+    "_disable_config": True,  # don't read docutils.conf from the cwd or home
+    "doctitle_xform": False,  # keep a lone top section a section, not the document title
+    "sectsubtitle_xform": False,
+    "syntax_highlight": "none",  # code stays one text node; no pygments classes
+}
+# Sphinx object descriptions are precise API markers: `.. py:function:: open(path)`.
+_OBJECT_DIRECTIVE = re.compile(
+    r"^\s*\.\.\s+(?:(?:py|js|c|cpp|rb|php):)?"
+    r"(?P<kind>function|method|classmethod|staticmethod|class|exception)::\s+(?P<sig>\S.*)$"
+)
+_SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|<)")
+
+
+def parse_rst(text: str, path: str) -> Document:
+    """Parse reST source. Never raises for bad markup; a docutils crash falls back to text."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = split_lines(text)
+    fallback = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    document = Document(format="rst", text=text)
+    try:
+        tree = publish_doctree(text, source_path=path, settings_overrides=_SETTINGS)
+    except Exception as exc:  # docutils bugs on odd input must not lose the file
+        document.title = fallback
+        document.warnings.append(
+            f"reST parse failed ({exc or type(exc).__name__}); indexed as plain text"
+        )
+        return document
+
+    native: list[Entity] = []
+    for node in tree.findall(nodes.Element):
+        if isinstance(node, nodes.section):
+            heading = _heading(node, lines)
+            if heading:
+                document.headings.append(heading)
+        elif isinstance(node, nodes.literal_block) and node.line is not None:
+            document.codeblocks.append(_codeblock(node, lines))
+        elif isinstance(node, nodes.table):
+            table = _table(node, lines)
+            if table:
+                document.tables.append(table)
+        elif isinstance(node, nodes.definition_list_item):
+            term = _term(node)
+            if term:
+                native.append(term)
+    document.headings.sort(key=lambda h: h.line)
+    for block in document.codeblocks:
+        document.keep_together.append((block.line, block.end_line))
+    document.title = document.headings[0].title if document.headings else fallback
+    document.entities = merge_entities(
+        extract_entities(document), native + _object_directives(lines)
+    )
+    return document
+
+
+def _heading(section: nodes.section, lines: list[str]) -> Heading | None:
+    title = next((c for c in section.children if isinstance(c, nodes.title)), None)
+    if title is None:
+        return None
+    level = sum(1 for a in _ancestors(section) if isinstance(a, nodes.section)) + 1
+    text = re.sub(r"\s+", " ", title.astext()).strip()
+    # docutils reports the underline's line for section titles; the title is above it.
+    line = _find_line(lines, title.rawsource, (title.line or 1) - 1, before=2, after=1)
+    # Only an explicit target (`.. _install-guide:`) is an anchor; docutils' own ids are
+    # derived from the title, and deriving anchors is the sections builder's job.
+    own = nodes.fully_normalize_name(text)
+    explicit = [name for name in section.get("names", []) if name != own]
+    return Heading(
+        min(level, 6), text, line, anchor=nodes.make_id(explicit[0]) if explicit else None
+    )
+
+
+def _ancestors(node: nodes.Node) -> list[nodes.Node]:
+    found = []
+    while node.parent is not None:
+        node = node.parent
+        found.append(node)
+    return found
+
+
+def _find_line(lines: list[str], raw: str, guess: int, before: int, after: int) -> int:
+    """The 1-based line nearest `guess` (within -before..+after) where `raw` starts.
+
+    Every line of `raw` must match the source (whitespace-stripped), so a code block
+    whose first line repeats inside it is still placed at its real start.
+    """
+    want = [part.strip() for part in raw.split("\n")]
+    guess = max(1, min(guess, len(lines) or 1))
+    if not any(want):
+        return guess
+    for delta in sorted(range(-before, after + 1), key=abs):
+        start = guess + delta - 1
+        if 0 <= start and start + len(want) <= len(lines):
+            if all(line.strip() == w for line, w in zip(lines[start:], want, strict=False)):
+                return start + 1
+    return guess
+
+
+def _codeblock(node: nodes.literal_block, lines: list[str]) -> CodeBlock:
+    code = node.astext()
+    count = max(1, len(code.split("\n")))
+    classes = [c for c in node.get("classes", []) if c != "code"]
+    # `::` blocks report their first code line; `.. code-block::` the line after the code.
+    start = _find_line(lines, code, node.line, before=count + 2, after=1)
+    return CodeBlock(
+        classes[0] if classes else None, code, start, min(start + count - 1, max(len(lines), 1))
+    )
+
+
+def _table(node: nodes.table, lines: list[str]) -> Table | None:
+    rows: list[list[str]] = []
+    headers: list[str] = []
+    for part in node.findall(nodes.row):
+        cells = [
+            re.sub(r"\s+", " ", entry.astext()).strip()
+            for entry in part.children
+            if isinstance(entry, nodes.entry)
+        ]
+        if isinstance(part.parent, nodes.thead) and not headers:
+            headers = cells
+        elif not isinstance(part.parent, nodes.thead):
+            rows.append(cells)
+    if not headers and not rows:
+        return None
+    start = node.line or next((p.line for p in node.findall(nodes.paragraph) if p.line), 1)
+    return Table(headers, rows, start, _block_end(lines, start))
+
+
+def _block_end(lines: list[str], start: int) -> int:
+    """Last line of the block starting at `start`: a directive's indented body or a table."""
+    if start > len(lines):
+        return start
+    head = lines[start - 1]
+    if head.lstrip().startswith(".."):
+        indent = len(head) - len(head.lstrip())
+        end = start
+        for number in range(start + 1, len(lines) + 1):
+            line = lines[number - 1]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                break
+            if line.strip():
+                end = number
+        return end
+    end = start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return end
+
+
+def _term(item: nodes.definition_list_item) -> Entity | None:
+    term = next((c for c in item.children if isinstance(c, nodes.term)), None)
+    definition = next((c for c in item.children if isinstance(c, nodes.definition)), None)
+    if term is None or item.line is None:
+        return None
+    body_lines = [part for part in item.rawsource.rstrip("\n").split("\n")]
+    end = item.line + max(0, len(body_lines) - 1)
+    return term_entity(term.astext(), definition.astext() if definition else None, item.line, end)
+
+
+def _object_directives(lines: list[str]) -> list[Entity]:
+    found = []
+    for index, line in enumerate(lines):
+        match = _OBJECT_DIRECTIVE.match(line)
+        if not match:
+            continue
+        signature = match["sig"].strip()
+        name = _SIG_NAME.match(signature)
+        if not name:
+            continue
+        kind = "ClassEntity" if match["kind"] in ("class", "exception") else "API"
+        end = _block_end(lines, index + 1)
+        found.append(Entity(kind, name["name"], index + 1, end, signature=signature))
+    return found

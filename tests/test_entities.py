@@ -1,0 +1,301 @@
+"""extract_entities: API / ClassEntity / Term rules, each with positives and negatives."""
+
+from __future__ import annotations
+
+import pytest
+
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table
+
+
+def markdown_doc(text: str, **kwargs: object) -> Document:
+    """A Document whose headings are its `#` lines (enough for these tests)."""
+    headings = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.startswith("#"):
+            level = len(line) - len(line.lstrip("#"))
+            headings.append(Heading(level, line[level:].strip(), number))
+    return Document(format="markdown", text=text, headings=headings, **kwargs)  # type: ignore[arg-type]
+
+
+def rows(entities: list[Entity]) -> list[tuple[object, ...]]:
+    return [
+        (e.entity_type, e.name, e.line, e.end_line, e.signature, e.definition) for e in entities
+    ]
+
+
+HEADING_CASES = [
+    # (heading title, expected (entity_type, name, signature) or None)
+    ("`fs.readFile(path[, options])`", ("API", "fs.readFile", "fs.readFile(path[, options])")),
+    ("lumen.open(path)", ("API", "lumen.open", "lumen.open(path)")),
+    (
+        "Index.search(query, *, limit=10)",
+        ("API", "Index.search", "Index.search(query, *, limit=10)"),
+    ),
+    (
+        "Static method: `Buffer.alloc(size[, fill[, encoding]])`",
+        ("API", "Buffer.alloc", "Buffer.alloc(size[, fill[, encoding]])"),
+    ),
+    ("new URL(input[, base])", ("API", "URL", "new URL(input[, base])")),
+    (
+        "def connect(dsn: str, timeout: float = 5.0) -> Connection",
+        ("API", "connect", "def connect(dsn: str, timeout: float = 5.0) -> Connection"),
+    ),
+    ("open()", ("API", "open", "open()")),
+    ("printf(const char *format, ...)", ("API", "printf", "printf(const char *format, ...)")),
+    (
+        "std::vector::push_back(const T& value)",
+        ("API", "std::vector::push_back", "std::vector::push_back(const T& value)"),
+    ),
+    ("path.join([...paths])", ("API", "path.join", "path.join([...paths])")),
+    ("GET /api/users", ("API", "GET /api/users", "GET /api/users")),
+    ("POST /v1/index/{id}", ("API", "POST /v1/index/{id}", "POST /v1/index/{id}")),
+    (
+        "`DELETE https://api.example.com/v1/items/{id}` — remove one",
+        (
+            "API",
+            "DELETE https://api.example.com/v1/items/{id}",
+            "DELETE https://api.example.com/v1/items/{id} — remove one",
+        ),
+    ),
+    ("Class: `fs.Dir`", ("ClassEntity", "fs.Dir", "Class: fs.Dir")),
+    ("class Lexer(Base)", ("ClassEntity", "Lexer", "class Lexer(Base)")),
+    ("class Stack<T>", ("ClassEntity", "Stack", "class Stack<T>")),
+    ("类：Indexer", ("ClassEntity", "Indexer", "类：Indexer")),
+    # negatives
+    ("Getting started (optional)", None),
+    ("Why use GET requests?", None),
+    ("GET requests", None),
+    ("Get /api/users", None),
+    ("Overview(see below)", None),
+    ("foo(a)(b)", None),
+    ("f(x) = x^2", None),
+    ("Using fs.readFile() in practice", None),
+    ("What is open(path)?", None),
+    ("Example: fs.readFile(path)", None),
+    ("1.2 Setup (Linux)", None),
+    ("Installation", None),
+    ("Classes", None),
+    ("Class diagrams", None),
+    ("Classic setup: Foo", None),
+    ("API reference", None),
+]
+
+
+@pytest.mark.parametrize("title, expected", HEADING_CASES)
+def test_heading_entities(title: str, expected: tuple[str, str, str] | None) -> None:
+    document = Document(format="markdown", text=f"## {title}\n", headings=[Heading(2, title, 1)])
+    found = [(e.entity_type, e.name, e.signature) for e in extract_entities(document)]
+    assert found == ([expected] if expected else [])
+
+
+def test_heading_entity_spans_its_section() -> None:
+    text = (
+        "# Reference\n## lumen.open(path)\nOpens.\n### Errors\nRaises.\n## lumen.close()\nCloses.\n"
+    )
+    assert [(e.name, e.line, e.end_line) for e in extract_entities(markdown_doc(text))] == [
+        ("lumen.open", 2, 5),
+        ("lumen.close", 6, 7),
+    ]
+
+
+def test_inline_code_spans() -> None:
+    text = "# Guide\n## lumen.open(path)\nx\ny\nz\nw\n"
+    spans = [
+        (3, "lumen.open(path)"),  # already a heading: not repeated
+        (4, "lumen.close()"),
+        (5, "lumen.close()"),  # one entity per API, at its first mention
+        (5, "GET /api/users"),
+        (6, "print"),  # a bare name is not a call signature
+        (6, "x = f(y)"),
+        (6, "Getting started (optional)"),
+    ]
+    assert rows(extract_entities(markdown_doc(text), spans)) == [
+        ("API", "lumen.open", 2, 6, "lumen.open(path)", None),
+        ("API", "lumen.close", 4, 4, "lumen.close()", None),
+        ("API", "GET /api/users", 5, 5, "GET /api/users", None),
+    ]
+
+
+DEFINITION_LIST_CASES = [
+    pytest.param(
+        "Cache\n: A store of values.\n",
+        [("Term", "Cache", 1, 2, None, "A store of values.")],
+        id="simple",
+    ),
+    pytest.param(
+        "Intro.\n\nCache\n: A store\n  continued here.\n: Second sense.\n\nShard\n\n: A piece.\n",
+        [
+            ("Term", "Cache", 3, 6, None, "A store continued here. Second sense."),
+            ("Term", "Shard", 8, 10, None, "A piece."),
+        ],
+        id="continuation-two-definitions-blank-before-definition",
+    ),
+    pytest.param(
+        "`max_size`\n: Largest size.\n",
+        [("Term", "max_size", 1, 2, None, "Largest size.")],
+        id="code-term",
+    ),
+    pytest.param(": orphan definition\n", [], id="no-term"),
+    pytest.param("- item\n: not a term\n", [], id="list-item-is-not-a-term"),
+    pytest.param("| a |\n: no\n", [], id="table-row-is-not-a-term"),
+    pytest.param("Note\n: admonition word\n", [], id="admonition"),
+    pytest.param("This is a sentence that ends.\n: x\n", [], id="sentence"),
+    pytest.param("key:value\nother: thing\n", [], id="colon-not-at-line-start"),
+]
+
+
+@pytest.mark.parametrize("text, expected", DEFINITION_LIST_CASES)
+def test_definition_lists(text: str, expected: list[tuple[object, ...]]) -> None:
+    assert rows(extract_entities(markdown_doc(text))) == expected
+
+
+BOLD_CASES = [
+    pytest.param(
+        "**Shard**: a piece of an index\nspanning two lines.\n\nNext.\n",
+        [("Term", "Shard", 1, 2, None, "a piece of an index spanning two lines.")],
+        id="paragraph-colon",
+    ),
+    pytest.param(
+        "**Chunk** — a slice of a section.\n",
+        [("Term", "Chunk", 1, 1, None, "a slice of a section.")],
+        id="em-dash",
+    ),
+    pytest.param(
+        "**Index:** the database file.\n",
+        [("Term", "Index", 1, 1, None, "the database file.")],
+        id="colon-inside-bold",
+    ),
+    pytest.param(
+        "**术语**：定义内容\n", [("Term", "术语", 1, 1, None, "定义内容")], id="fullwidth-colon"
+    ),
+    pytest.param(
+        "- **max_size**: largest size\n  in bytes\n- **min_size** - smallest size\n",
+        [
+            ("Term", "max_size", 1, 2, None, "largest size in bytes"),
+            ("Term", "min_size", 3, 3, None, "smallest size"),
+        ],
+        id="list-items",
+    ),
+    pytest.param("**Note**: not a term.\n", [], id="note"),
+    pytest.param("**Warning:** careful.\n", [], id="warning"),
+    pytest.param("**注意**：小心。\n", [], id="zh-admonition"),
+    pytest.param("**提示**：小心。\n", [], id="zh-tip"),
+    pytest.param("Some text\n**Shard**: mid-paragraph.\n", [], id="not-a-paragraph-start"),
+    pytest.param("**Bold sentence.** More text.\n", [], id="no-separator"),
+    pytest.param("**Shard**:\n", [], id="no-definition"),
+    pytest.param(
+        "**This whole bold phrase is far too long to be a term**: x\n", [], id="too-many-words"
+    ),
+]
+
+
+@pytest.mark.parametrize("text, expected", BOLD_CASES)
+def test_bold_terms(text: str, expected: list[tuple[object, ...]]) -> None:
+    assert rows(extract_entities(markdown_doc(text))) == expected
+
+
+def markdown_table(headers: list[str], body: list[list[str]], line: int = 1) -> tuple[str, Table]:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(lines) + "\n", Table(headers, body, line, line + len(lines) - 1)
+
+
+GLOSSARY_CASES = [
+    pytest.param(["Term", "Definition"], True, id="term-definition"),
+    pytest.param(["**Name**", "Description", "Since"], True, id="name-description-extra-column"),
+    pytest.param(["Glossary", "Meaning"], True, id="glossary-meaning"),
+    pytest.param(["术语", "定义"], True, id="zh-term"),
+    pytest.param(["名词", "含义"], True, id="zh-noun"),
+    pytest.param(["Option", "Default"], False, id="option-default"),
+    pytest.param(["Name", "Type", "Description"], False, id="parameter-table"),
+    pytest.param(["Term"], False, id="one-column"),
+]
+
+
+@pytest.mark.parametrize("headers, is_glossary", GLOSSARY_CASES)
+def test_glossary_tables(headers: list[str], is_glossary: bool) -> None:
+    body = [
+        ["Shard", "a piece", "1.0"][: len(headers)],
+        ["`Chunk`", "a slice", "1.1"][: len(headers)],
+    ]
+    text, table = markdown_table(headers, body, line=3)
+    document = markdown_doc("# Glossary\n\n" + text, tables=[table])
+    terms = [
+        (e.name, e.line, e.definition)
+        for e in extract_entities(document)
+        if e.entity_type == "Term"
+    ]
+    if is_glossary and len(headers) > 1:
+        assert terms == [("Shard", 5, "a piece"), ("Chunk", 6, "a slice")]
+    else:
+        assert terms == []
+
+
+def test_glossary_row_lines_found_in_rendered_text() -> None:
+    # HTML/DOCX render tables without a delimiter row; rows are found by their text.
+    text = "Term | Definition\nShard | a piece\nNote | skipped as an admonition\nChunk | a slice\n"
+    table = Table(
+        ["Term", "Definition"], [["Shard", "a piece"], ["Note", "x"], ["Chunk", "a slice"]], 1, 4
+    )
+    document = Document(format="html", text=text, tables=[table])
+    assert [(e.name, e.line) for e in extract_entities(document)] == [("Shard", 2), ("Chunk", 4)]
+
+
+def test_code_blocks_and_front_matter_are_not_prose() -> None:
+    text = (
+        "---\nCache\n: front matter\n---\n"  # 1-4: front matter
+        "```\n**Shard**: in code\nTerm\n: in code\n```\n"  # 5-9: fenced code
+        "\n**Chunk**: real\n"
+    )
+    document = markdown_doc(text, codeblocks=[CodeBlock(None, "", 5, 9)], body_start_line=5)
+    assert [(e.name, e.line) for e in extract_entities(document)] == [("Chunk", 11)]
+
+
+def test_mixed_document_in_line_order() -> None:
+    text = (
+        "# Reference\n"  # 1
+        "\n"
+        "**Shard**: a piece.\n"  # 3
+        "\n"
+        "## Class: Index\n"  # 5
+        "### Index.search(query)\n"  # 6
+        "Cache\n"  # 7
+        ": A store.\n"  # 8
+    )
+    assert [
+        (e.entity_type, e.name, e.line, e.end_line) for e in extract_entities(markdown_doc(text))
+    ] == [
+        ("Term", "Shard", 3, 3),
+        ("ClassEntity", "Index", 5, 8),
+        ("API", "Index.search", 6, 8),
+        ("Term", "Cache", 7, 8),
+    ]
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("  `Shard`: ", "Shard"),
+        ("multi   word\nterm", "multi word term"),
+        ("Note", None),
+        ("See also", None),
+        ("备注", None),
+        ("Done.", None),
+        ("---", None),
+        ("", None),
+        ("x" * 81, None),
+    ],
+)
+def test_term_entity_filter(name: str, expected: str | None) -> None:
+    entity = term_entity(name, " a  definition ", 3, 2)
+    assert (entity.name if entity else None) == expected
+    if entity:
+        assert (entity.line, entity.end_line, entity.definition) == (3, 3, "a definition")
+
+
+def test_merge_entities_dedupes_and_sorts() -> None:
+    a = Entity("Term", "Shard", 5, 5)
+    b = Entity("Term", "shard", 5, 6)
+    c = Entity("API", "open", 1, 1)
+    assert merge_entities([a], [b, c]) == [c, a]

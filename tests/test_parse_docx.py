@@ -1,0 +1,223 @@
+"""parse_docx: one line per paragraph, headings from styles, tables, terms, errors."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import docx
+import pytest
+from docx.enum.style import WD_STYLE_TYPE
+from docx.oxml import parse_xml
+from docx.oxml.ns import nsdecls
+
+from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest.docx import parse_docx
+
+
+def save(word: docx.document.Document) -> bytes:
+    buffer = io.BytesIO()
+    word.save(buffer)
+    return buffer.getvalue()
+
+
+def bold_lead(word: docx.document.Document, bold: str, rest: str) -> None:
+    paragraph = word.add_paragraph()
+    paragraph.add_run(bold).bold = True
+    paragraph.add_run(rest)
+
+
+def report() -> docx.document.Document:
+    word = docx.Document()
+    word.add_paragraph("Annual Report", style="Title")  # 1
+    word.add_paragraph("Preamble text.")  # 2
+    word.add_heading("Introduction", level=1)  # 3
+    word.add_paragraph("")
+    word.add_paragraph("")  # 4: empty paragraphs collapse to one blank line
+    bold_lead(word, "Shard", ": a piece of an index.")  # 5
+    bold_lead(word, "Note:", " careful.")  # 6: admonition, no term
+    word.add_heading("Setup", level=2)  # 7
+    paragraph = word.add_paragraph("line one")  # 8
+    paragraph.add_run().add_break()
+    paragraph.add_run("line two")  # 9: a manual break starts a new line
+    table = word.add_table(rows=3, cols=2)  # 10-12
+    for r, cells in enumerate([["Term", "Definition"], ["Chunk", "a slice"], ["Row", "a\nline"]]):
+        for c, value in enumerate(cells):
+            table.cell(r, c).text = value
+    word.add_heading("Deep", level=7)  # 13: level 7 → 6
+    word.add_heading("GET /api/users", level=2)  # 14
+    word.add_paragraph("")
+    return word
+
+
+EXPECTED_LINES = [
+    "Annual Report",
+    "Preamble text.",
+    "Introduction",
+    "",
+    "Shard: a piece of an index.",
+    "Note: careful.",
+    "Setup",
+    "line one",
+    "line two",
+    "Term | Definition",
+    "Chunk | a slice",
+    "Row | a line",
+    "Deep",
+    "GET /api/users",
+]
+
+
+def test_report_text_and_headings() -> None:
+    document = parse_docx(save(report()), "reports/annual.docx")
+    assert document.format == "docx"
+    assert document.text == "\n".join(EXPECTED_LINES) + "\n"
+    # "Title" is the document title, not a heading: Heading 1 stays level 1 / number 1.
+    assert document.title == "Annual Report"
+    assert [(h.level, h.title, h.line) for h in document.headings] == [
+        (1, "Introduction", 3),
+        (2, "Setup", 7),
+        (6, "Deep", 13),
+        (2, "GET /api/users", 14),
+    ]
+
+
+def test_report_tables_and_entities() -> None:
+    document = parse_docx(save(report()), "annual.docx")
+    assert [(t.headers, t.rows, t.line, t.end_line) for t in document.tables] == [
+        (["Term", "Definition"], [["Chunk", "a slice"], ["Row", "a line"]], 10, 12),
+    ]
+    assert document.keep_together == [(10, 12)]
+    assert [
+        (e.entity_type, e.name, e.line, e.end_line, e.definition) for e in document.entities
+    ] == [
+        ("Term", "Shard", 5, 5, "a piece of an index."),
+        ("Term", "Chunk", 11, 11, "a slice"),
+        ("Term", "Row", 12, 12, "a line"),
+        ("API", "GET /api/users", 14, 14, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    "core_title, title_style, heading, path, expected",
+    [
+        ("Core Title", "Styled Title", "First", "a.docx", "Core Title"),
+        ("", "Styled Title", "First", "a.docx", "Styled Title"),
+        ("", None, "First", "a.docx", "First"),
+        ("", None, None, "dir/sub/a.docx", "a.docx"),
+    ],
+)
+def test_title(
+    core_title: str, title_style: str | None, heading: str | None, path: str, expected: str
+) -> None:
+    word = docx.Document()
+    word.core_properties.title = core_title
+    if title_style:
+        word.add_paragraph(title_style, style="Title")
+    if heading:
+        word.add_heading(heading, level=1)
+    word.add_paragraph("body")
+    assert parse_docx(save(word), path).title == expected
+
+
+def test_custom_styles_and_outline_levels() -> None:
+    word = docx.Document()
+    custom = word.styles.add_style("Chapter Heading", WD_STYLE_TYPE.PARAGRAPH)
+    custom.base_style = word.styles["Heading 2"]
+    word.add_paragraph("Based on Heading 2", style="Chapter Heading")
+    paragraph = word.add_paragraph("Outline level 3")
+    paragraph._p.get_or_add_pPr().append(parse_xml(f'<w:outlineLvl {nsdecls("w")} w:val="2"/>'))
+    body_text = word.add_paragraph("Body outline level")
+    body_text._p.get_or_add_pPr().append(parse_xml(f'<w:outlineLvl {nsdecls("w")} w:val="9"/>'))
+    word.add_paragraph("Plain", style="Normal")
+    word.add_paragraph("   ", style="Heading 1")  # an empty heading is no heading
+    document = parse_docx(save(word), "a.docx")
+    assert [(h.level, h.title, h.line) for h in document.headings] == [
+        (2, "Based on Heading 2", 1),
+        (3, "Outline level 3", 2),
+    ]
+
+
+def test_generated_toc_is_skipped_other_content_controls_are_read() -> None:
+    word = docx.Document()
+    word.add_heading("Introduction", level=1)
+    word.add_paragraph("Body.")
+    body = word.element.body
+    toc = parse_xml(
+        f"<w:sdt {nsdecls('w')}><w:sdtPr><w:docPartObj>"
+        '<w:docPartGallery w:val="Table of Contents"/>'
+        "</w:docPartObj></w:sdtPr><w:sdtContent><w:p><w:r><w:t>Introduction 1</w:t></w:r></w:p>"
+        "</w:sdtContent></w:sdt>"
+    )
+    control = parse_xml(
+        f"<w:sdt {nsdecls('w')}><w:sdtPr/><w:sdtContent>"
+        "<w:p><w:r><w:t>Inside a control</w:t></w:r></w:p>"
+        "</w:sdtContent></w:sdt>"
+    )
+    body.insert(0, toc)
+    body.insert(len(body) - 1, control)  # before the final sectPr
+    document = parse_docx(save(word), "a.docx")
+    assert document.text == "Introduction\nBody.\nInside a control\n"
+    assert [(h.title, h.line) for h in document.headings] == [("Introduction", 1)]
+
+
+def test_merged_cells_render_once() -> None:
+    word = docx.Document()
+    table = word.add_table(rows=2, cols=3)
+    merged = table.cell(0, 0).merge(table.cell(0, 1))
+    merged.text = "Wide"
+    table.cell(0, 2).text = "C"
+    for c, value in enumerate(["a", "b", "c"]):
+        table.cell(1, c).text = value
+    document = parse_docx(save(word), "a.docx")
+    assert document.text == "Wide | C\na | b | c\n"
+    assert [(t.headers, t.rows) for t in document.tables] == [(["Wide", "C"], [["a", "b", "c"]])]
+
+
+def test_strong_character_style_is_bold() -> None:
+    word = docx.Document()
+    paragraph = word.add_paragraph()
+    paragraph.add_run("Index", style="Strong")
+    paragraph.add_run(" — the database file")
+    bold_lead(word, "Whole bold paragraph", "")
+    bold_lead(word, "Bold", " without a separator")
+    document = parse_docx(save(word), "a.docx")
+    assert [(e.name, e.line, e.definition) for e in document.entities] == [
+        ("Index", 1, "the database file")
+    ]
+
+
+def test_empty_document() -> None:
+    document = parse_docx(save(docx.Document()), "empty.docx")
+    assert document.text == ""
+    assert document.headings == [] and document.tables == []
+
+
+def zip_bytes(files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"", id="empty"),
+        pytest.param(b"plain text, not a zip", id="not-zip"),
+        pytest.param(zip_bytes({"a.txt": "x"}), id="zip-without-word-parts"),
+        pytest.param(save(docx.Document())[:500], id="truncated"),
+    ],
+)
+def test_corrupt(data: bytes) -> None:
+    with pytest.raises(IngestError, match=r"^corrupt DOCX: ."):
+        parse_docx(data, "bad.docx")
+
+
+def test_broken_document_xml() -> None:
+    good = zipfile.ZipFile(io.BytesIO(save(docx.Document())))
+    files = {name: good.read(name).decode("utf-8", "replace") for name in good.namelist()}
+    files["word/document.xml"] = "<w:document><not-closed>"
+    with pytest.raises(IngestError, match=r"^corrupt DOCX: "):
+        parse_docx(zip_bytes(files), "bad.docx")

@@ -1,0 +1,244 @@
+"""parse_rst: heading lines, levels, code blocks, tables, terms, Sphinx objects, safety."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docutils.core import publish_doctree
+
+from docql_sqlite.ingest import rst as rst_module
+from docql_sqlite.ingest.rst import parse_rst
+
+GUIDE = """\
+=========
+Doc Title
+=========
+
+Intro paragraph.
+
+Section A
+---------
+
+Text a.
+
+Sub A1
+~~~~~~
+
+Some ``code`` here::
+
+    literal line 1
+    literal line 2
+
+.. code-block:: python
+
+   print("hi")
+   print("bye")
+
+.. _install-guide:
+
+Section B with ``code``
+-----------------------
+
+cache
+    A store of values.
+shard : classifier
+    A piece
+    of an index.
+Note
+    Admonition word, not a term.
+
++------+------------+
+| Term | Definition |
++======+============+
+| Row  | a line     |
++------+------------+
+
+.. list-table:: Options
+   :header-rows: 1
+
+   * - Option
+     - Default
+   * - size
+     - 10
+
+Other Top
+---------
+
+.. py:function:: lumen.open(path, mode='r')
+
+   Opens an index.
+
+.. py:class:: Index(path)
+
+.. include:: /etc/passwd
+
+.. raw:: html
+
+   <script>alert(1)</script>
+"""
+
+
+def test_guide_headings() -> None:
+    document = parse_rst(GUIDE, "docs/guide.rst")
+    assert document.format == "rst"
+    assert document.title == "Doc Title"
+    assert [(h.level, h.title, h.line, h.anchor) for h in document.headings] == [
+        (1, "Doc Title", 2, None),
+        (2, "Section A", 7, None),
+        (3, "Sub A1", 12, None),
+        (2, "Section B with code", 27, "install-guide"),
+        (2, "Other Top", 52, None),
+    ]
+    lines = document.text.split("\n")
+    assert [lines[h.line - 1] for h in document.headings] == [
+        "Doc Title", "Section A", "Sub A1", "Section B with ``code``", "Other Top",
+    ]  # fmt: skip
+
+
+def test_guide_text_is_the_source() -> None:
+    assert parse_rst(GUIDE, "guide.rst").text == GUIDE
+    assert parse_rst("\ufeffA\r\n=\r\n", "a.rst").text == "A\n=\n"
+
+
+def test_guide_codeblocks() -> None:
+    document = parse_rst(GUIDE, "guide.rst")
+    assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
+        (None, "literal line 1\nliteral line 2", 17, 18),
+        ("python", 'print("hi")\nprint("bye")', 22, 23),
+    ]
+    assert document.keep_together == [(17, 18), (22, 23)]
+
+
+def test_guide_tables() -> None:
+    document = parse_rst(GUIDE, "guide.rst")
+    assert [(t.headers, t.rows, t.line, t.end_line) for t in document.tables] == [
+        (["Term", "Definition"], [["Row", "a line"]], 38, 42),
+        (["Option", "Default"], [["size", "10"]], 44, 50),
+    ]
+
+
+def test_guide_entities() -> None:
+    document = parse_rst(GUIDE, "guide.rst")
+    assert [
+        (e.entity_type, e.name, e.line, e.end_line, e.signature, e.definition)
+        for e in document.entities
+    ] == [
+        ("Term", "cache", 30, 31, None, "A store of values."),
+        ("Term", "shard", 32, 34, None, "A piece of an index."),
+        ("Term", "Row", 41, 41, None, "a line"),
+        ("API", "lumen.open", 55, 57, "lumen.open(path, mode='r')", None),
+        ("ClassEntity", "Index", 59, 59, "Index(path)", None),
+    ]
+
+
+HEADING_CASES = [
+    pytest.param("Title\n=====\n\nText.\n", [(1, "Title", 1)], id="underline-at-line-1"),
+    pytest.param("\n\n=====\nTitle\n=====\n\nx\n", [(1, "Title", 4)], id="overline"),
+    pytest.param(
+        "===========\n  Inset  \n===========\n\nx\n", [(1, "Inset", 2)], id="inset-overline-title"
+    ),
+    pytest.param("A\n=\n\nA\n-\n\nx\n", [(1, "A", 1), (2, "A", 4)], id="same-title-twice"),
+    pytest.param(
+        "Heading\n====\n\nText.\n", [(1, "Heading", 1)], id="underline-too-short-still-a-section"
+    ),
+    pytest.param("Title\n==\n\nText.\n", [], id="very-short-underline-is-text"),
+    pytest.param(
+        'One\n===\n\nTwo\n---\n\nThree\n^^^^^\n\nFour\n\'\'\'\'\n\nFive\n....\n\nSix\n````\n\nSeven\n"""""\n\nx\n',
+        [
+            (1, "One", 1),
+            (2, "Two", 4),
+            (3, "Three", 7),
+            (4, "Four", 10),
+            (5, "Five", 13),
+            (6, "Six", 16),
+            (6, "Seven", 19),
+        ],
+        id="seven-levels-capped-at-6",
+    ),
+    pytest.param("Just text.\n\n- a list\n", [], id="no-sections"),
+    pytest.param(
+        "Title *emphasis* and `ref <http://x>`_\n=======================================\n",
+        [(1, "Title emphasis and ref", 1)],
+        id="inline-markup-in-title",
+    ),
+]
+
+
+@pytest.mark.parametrize("source, expected", HEADING_CASES)
+def test_heading_lines(source: str, expected: list[tuple[int, str, int]]) -> None:
+    document = parse_rst(source, "x.rst")
+    assert [(h.level, h.title, h.line) for h in document.headings] == expected
+
+
+def test_title_falls_back_to_file_name() -> None:
+    assert parse_rst("Just text.\n", "docs/notes.rst").title == "notes.rst"
+
+
+def test_no_file_insertion_or_raw(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT\n")
+    source = (
+        f".. include:: {secret}\n\n"
+        f".. raw:: html\n   :file: {secret}\n\n"
+        f".. csv-table::\n   :file: {secret}\n"
+    )
+    tree = publish_doctree(source, settings_overrides=rst_module._SETTINGS)
+    assert "TOP-SECRET-CONTENT" not in tree.astext().replace(str(secret), "")
+    document = parse_rst(source, "x.rst")
+    assert document.headings == [] and document.entities == []
+
+
+def test_bad_markup_is_silent(capfd: pytest.CaptureFixture[str]) -> None:
+    source = (
+        "Title\n====\n\n.. unknown-directive:: x\n\n"
+        ":unknown-role:`y` and `unclosed\n\n.. toctree::\n\n   a\n"
+    )
+    document = parse_rst(source, "x.rst")
+    out, err = capfd.readouterr()
+    assert (out, err) == ("", "")
+    assert [h.title for h in document.headings] == ["Title"]
+    assert document.codeblocks == []  # the echoed source of unknown directives is not code
+
+
+def test_docutils_crash_falls_back_to_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object, **kwargs: object) -> None:
+        raise AssertionError("internal docutils error")
+
+    monkeypatch.setattr(rst_module, "publish_doctree", boom)
+    document = parse_rst("Title\n=====\n", "x.rst")
+    assert document.text == "Title\n=====\n"
+    assert document.headings == []
+    assert document.title == "x.rst"
+    assert document.warnings == [
+        "reST parse failed (internal docutils error); indexed as plain text"
+    ]
+
+
+def test_sphinx_object_directives() -> None:
+    source = (
+        ".. function:: connect(dsn, timeout=5)\n"  # 1
+        "\n"
+        "   Connects.\n"  # 3
+        "\n"
+        ".. method:: Index.search(query, *, limit=10)\n"  # 5
+        ".. exception:: IngestError\n"  # 6
+        ".. c:function:: int printf(const char *format, ...)\n"  # 7
+        ".. py:data:: VERSION\n"  # 8: not an API
+    )
+    document = parse_rst(source, "api.rst")
+    assert [(e.entity_type, e.name, e.line, e.end_line) for e in document.entities] == [
+        ("API", "connect", 1, 3),
+        ("API", "Index.search", 5, 5),
+        ("ClassEntity", "IngestError", 6, 6),
+        ("API", "printf", 7, 7),
+    ]
+
+
+def test_codeblock_whose_first_line_repeats() -> None:
+    # `.. code-block::` reports the line after the code; the start is matched on every line.
+    source = "Intro\n\n.. code-block:: c\n\n   }\n   x;\n   }\n\nafter\n"
+    document = parse_rst(source, "a.rst")
+    assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
+        ("c", "}\nx;\n}", 5, 7)
+    ]
