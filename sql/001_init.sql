@@ -80,14 +80,19 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   tokenize = 'unicode61 remove_diacritics 2'
 );
 
+-- Fenced code blocks. `code` is NULL when the code is exactly the document text between
+-- character offsets body_start and body_end (the usual case: the lines between the fences),
+-- so it is not stored twice; the `codeblocks_code` view and DocQL rebuild it from chunks.
 CREATE TABLE IF NOT EXISTS codeblocks (
-  id        INTEGER PRIMARY KEY,
-  doc_id    INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
-  ord       INTEGER NOT NULL,
-  language  TEXT,
-  code      TEXT NOT NULL,
-  line      INTEGER NOT NULL,
-  end_line  INTEGER NOT NULL
+  id         INTEGER PRIMARY KEY,
+  doc_id     INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+  ord        INTEGER NOT NULL,
+  language   TEXT,
+  code       TEXT,
+  line       INTEGER NOT NULL,
+  end_line   INTEGER NOT NULL,
+  body_start INTEGER,
+  body_end   INTEGER
 );
 CREATE INDEX IF NOT EXISTS codeblocks_doc ON codeblocks(doc_id, ord);
 

@@ -26,3 +26,14 @@ ORDER BY d.path, y.ord;
 DROP VIEW IF EXISTS errors;
 CREATE VIEW errors AS
 SELECT path, severity, reason, at FROM ingest_errors ORDER BY path, id;
+
+-- Code blocks with their code, rebuilt from the chunks when it is not stored.
+DROP VIEW IF EXISTS codeblocks_code;
+CREATE VIEW codeblocks_code AS
+SELECT b.id, b.doc_id, b.ord, b.language, b.line, b.end_line,
+       coalesce(b.code, (
+         SELECT substr(group_concat(x.content, ''), b.body_start - min(x.start_offset) + 1, b.body_end - b.body_start)
+         FROM (SELECT c.content, c.start_offset FROM chunks c
+               WHERE c.doc_id = b.doc_id AND c.end_offset > b.body_start AND c.start_offset < b.body_end
+               ORDER BY c.chunk_index) x), '') AS code
+FROM codeblocks b;

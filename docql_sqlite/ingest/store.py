@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..db import Connection
-from ..model import Document, split_lines
+from ..model import CodeBlock, Document, split_lines
 from ..text import fold, fts_text, stored_fold
 from .chunk import ChunkInfo
 from .sections import SectionInfo
@@ -122,6 +122,25 @@ def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: d
         )
 
 
+def _code_storage(text: str, offsets: list[int], block: CodeBlock) -> tuple[str | None, int | None, int | None]:
+    """(code, body_start, body_end): code is None when it is the text between the fences."""
+    last = len(offsets) - 1
+    for first, end in ((block.line + 1, block.end_line - 1), (block.line + 1, block.end_line)):
+        if 1 <= first <= end + 1 and end <= last:
+            start, stop = offsets[first - 1], offsets[end] if end >= first else offsets[first - 1]
+            if text[start:stop] == block.code:
+                return None, start, stop
+    return block.code, None, None
+
+
+def _line_offsets(text: str) -> list[int]:
+    """offsets[n] = character offset where line n+1 starts; the last entry is the text's end."""
+    offsets = [0]
+    for line in split_lines(text):
+        offsets.append(offsets[-1] + len(line) + 1)
+    return offsets
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
@@ -129,9 +148,11 @@ def _json(value: Any) -> str:
 def _insert_extras(conn: Connection, doc_id: int, doc: Document) -> None:
     if doc.frontmatter is not None:
         conn.execute("INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)", (doc_id, _json(doc.frontmatter)))
+    offsets = _line_offsets(doc.text) if doc.codeblocks else []
     conn.executemany(
-        "INSERT INTO codeblocks(doc_id, ord, language, code, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
-        [(doc_id, i, b.language, b.code, b.line, b.end_line) for i, b in enumerate(doc.codeblocks)],
+        "INSERT INTO codeblocks(doc_id, ord, language, code, body_start, body_end, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(doc_id, i, b.language, *_code_storage(doc.text, offsets, b), b.line, b.end_line)
+         for i, b in enumerate(doc.codeblocks)],
     )
     conn.executemany(
         """INSERT INTO tables(doc_id, ord, headers, rows, row_count, column_count, line, end_line)

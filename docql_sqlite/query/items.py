@@ -172,7 +172,7 @@ def base_codeblocks(scope: str) -> str:
     return f"""SELECT 'codeblock' AS type, d.path AS path, b.language AS language, b.code AS code, b.line AS line,
   b.end_line AS end_line, {location('d.path', 'b.line', 'b.end_line')} AS location,
   b.doc_id AS _doc, d.path AS _path, b.ord AS _pos, NULL AS _score
-FROM codeblocks b JOIN documents d ON d.id = b.doc_id WHERE {scope}"""
+FROM codeblocks_code b JOIN documents d ON d.id = b.doc_id WHERE {scope}"""
 
 
 def base_tables(scope: str) -> str:
