@@ -1,7 +1,7 @@
 """docql-sqlite: documents and code in one SQLite file, queried with DocQL."""
 
 from .errors import DatabaseError, DocQLError, DocQLSyntaxError, IngestError, QueryError
-from .index import Index, index, open
+from .index import Index, embed, index, open
 from .ingest import IngestOptions, IngestReport
 
 __version__ = "0.1.0"
@@ -15,6 +15,7 @@ __all__ = [
     "IngestReport",
     "QueryError",
     "__version__",
+    "embed",
     "index",
     "open",
 ]

@@ -161,6 +161,20 @@ class Index:
             "notes": compiled.notes,
         }
 
+    # -- search ----------------------------------------------------------------------
+    def search(self, text: str, *, mode: str = "smart", limit: int = 10, paths: tuple[str, ...] | list[str] = (),
+               group: str | None = None, explain: bool = False) -> list[dict[str, Any]]:
+        """Ranked passages for free text or a typed query document (see docs/search.md)."""
+        from . import search
+
+        return search.search(self, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain)
+
+    def context(self, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+        """A deterministic context pack for an LLM, within `budget` characters."""
+        from . import search
+
+        return search.context(self, question, budget=budget, paths=paths)
+
     def _search_builder(self) -> Any:
         try:
             from .search.docql import search_source
@@ -177,3 +191,10 @@ def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / s
 def index(db_path: str | Path, paths: list[str], options: IngestOptions | None = None) -> IngestReport:
     """Index `paths` into the file `db_path` (created when missing)."""
     return index_paths(db_path, paths, options)
+
+
+def embed(db_path: str | Path, model: str | None = None, **options: Any) -> dict[str, Any]:
+    """Embed the new or changed chunks of `db_path` with `model` (see docs/search.md)."""
+    from . import search
+
+    return search.embed(db_path, model, **options)
