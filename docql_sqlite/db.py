@@ -93,12 +93,17 @@ def has_vec(conn: apsw.Connection) -> bool:
         return False
 
 
-def _table_names(conn: apsw.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+def _table_names(conn: apsw.Connection, path: str = "") -> set[str]:
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+    except apsw.NotADBError:
+        raise DatabaseError(f"'{path}' is not a SQLite database (and so not a docql-sqlite index)") from None
+    except apsw.Error as exc:
+        raise DatabaseError(f"cannot read '{path}': {exc}") from None
 
 
 def stored_version(conn: apsw.Connection, path: str) -> int | None:
-    tables = _table_names(conn)
+    tables = _table_names(conn, path)
     if "meta" not in tables:
         if tables:
             raise DatabaseError(f"'{path}' is a SQLite file but not a docql-sqlite index")
@@ -132,7 +137,7 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
         check_version(conn, path)
     with conn:
         for number, file in migration_files():
-            if number > version:
+            if version < number <= SCHEMA_VERSION:  # a file from a newer version waits for its code
                 conn.execute(file.read_text(encoding="utf-8"))
                 set_meta(conn, "schema_version", str(number))
         if version == 0:

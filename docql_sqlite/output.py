@@ -58,12 +58,14 @@ def _columns(rows: list[Any]) -> list[str]:
     return columns
 
 
-def _cell(value: Any, limit: int | None) -> str:
+def _cell(value: Any, limit: int | None, newline: str | None = "⏎ ") -> str:
     if value is None:
         return ""
     if isinstance(value, (dict, list)):
         value = dumps(value)
-    text = str(value).replace("\r", " ").replace("\n", "⏎ " if limit else "\n")
+    text = str(value).replace("\r", " ")
+    if newline is not None:  # one row per line in tables
+        text = text.replace("\n", newline)
     if limit and len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
@@ -80,22 +82,24 @@ def _write_csv(items: Iterator[Any], stream: TextIO) -> int:
     if rows:
         writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(row.get(c), None) for c in columns])
+        writer.writerow([_cell(row.get(c), None, newline=None) for c in columns])
     return len(rows)
 
 
-def _table_rows(items: Iterator[Any]) -> tuple[list[str], list[list[str]]]:
+def _table_rows(items: Iterator[Any], truncate: bool, newline: str = "⏎ ") -> tuple[list[str], list[list[str]]]:
     rows = [_as_dict(i) for i in items]
     columns = _columns(rows)
-    width = shutil.get_terminal_size((120, 20)).columns
-    limit = max(12, min(_CELL_MAX, width // max(1, len(columns))))
-    return columns, [[_cell(row.get(c), limit) for c in columns] for row in rows]
+    limit = None
+    if truncate:  # only a terminal needs cells cut to fit its width
+        width = shutil.get_terminal_size((120, 20)).columns
+        limit = max(12, min(_CELL_MAX, width // max(1, len(columns))))
+    return columns, [[_cell(row.get(c), limit, newline) for c in columns] for row in rows]
 
 
 def _write_table(items: Iterator[Any], stream: TextIO) -> int:
     from .errors import display_width
 
-    columns, cells = _table_rows(items)
+    columns, cells = _table_rows(items, truncate=stream.isatty())
     if not cells:
         return 0
     widths = [max([display_width(c)] + [display_width(r[i]) for r in cells]) for i, c in enumerate(columns)]
@@ -111,7 +115,7 @@ def _write_table(items: Iterator[Any], stream: TextIO) -> int:
 
 
 def _write_md(items: Iterator[Any], stream: TextIO) -> int:
-    columns, cells = _table_rows(items)
+    columns, cells = _table_rows(items, truncate=False, newline="<br>")
     if not cells:
         return 0
     esc = lambda s: s.replace("|", "\\|")  # noqa: E731

@@ -31,9 +31,11 @@ EXTENSIONS: dict[str, str] = {}  # extension without dot, lower case → format 
 # Extension-less files worth indexing by name.
 TEXT_NAMES = {"readme", "license", "licence", "copying", "changelog", "authors", "contributing", "notice", "todo"}
 _plugins_loaded = False
+_builtins_registered = False
 
 
 def register(name: str, parse: ParseFunc, extensions: tuple[str, ...] | list[str] = (), binary: bool = False) -> None:
+    _register_builtins()  # built-ins first, so a plugin registering the same name overrides them
     PARSERS[name] = Format(name, parse, binary)
     for ext in extensions:
         EXTENSIONS[ext.lower().lstrip(".")] = name
@@ -90,6 +92,10 @@ def _notebook(source: Source, text: str | None) -> Document:
 
 
 def _register_builtins() -> None:
+    global _builtins_registered
+    if _builtins_registered:
+        return
+    _builtins_registered = True
     from .grammars import LANGUAGES
 
     register("markdown", _markdown, ("md", "markdown", "mdown", "mkd", "mdx"))
@@ -121,9 +127,8 @@ def extension_of(path: str) -> str:
 
 
 def _ensure_registered() -> None:
-    if not PARSERS:
-        _register_builtins()
-        load_plugins()
+    _register_builtins()
+    load_plugins()
 
 
 def format_for_path(path: str) -> str | None:

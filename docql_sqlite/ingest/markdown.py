@@ -1,59 +1,29 @@
-"""Markdown → Document with markdown-it-py: headings, front matter, code blocks, tables.
+"""Markdown → Document: headings, front matter, fenced code, tables, code spans, entities.
 
-Only block structure is parsed for the whole file (the inline pass is the costly half of
-markdown-it and we need it just for heading titles and table cells, which are parsed on
-their own). Token maps are 0-based, end-exclusive; they become 1-based inclusive here.
+The block structure comes from `markdown_blocks` (markdown-it-pyrs when installed,
+markdown-it-py otherwise or when the fast scanner fails on a file); this module turns
+those blocks into the shared `Document` shape. Heading titles and table cells are
+parsed as inline Markdown on their own, which is far cheaper than an inline pass over
+the whole file.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
 import yaml
 from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from ..model import CodeBlock, Document, Heading, Table
+from . import markdown_blocks
+from .markdown_blocks import Block
 
 _EXPLICIT_ANCHOR = re.compile(r"\s*\{#([^}\s]+)\}\s*$")
 _LINE_BREAK = re.compile(r"[ \t]*\n[ \t]*")
 _CODE_SPAN = re.compile(r"(`+)([^`]|[^`].*?[^`])\1", re.S)
-
-
-class _NoLog:
-    """Stands in for markdown-it's module loggers: they call `debug()` on every rule attempt,
-    which costs ~8% of our parse time even when logging is off."""
-
-    def debug(self, *args: object, **kwargs: object) -> None:
-        return None
-
-
-def _silence_markdown_it_debug_logging() -> None:
-    import importlib
-    import pkgutil
-
-    import markdown_it.parser_block
-    import markdown_it.rules_block
-
-    quiet = _NoLog()
-    markdown_it.parser_block.LOGGER = quiet  # type: ignore[assignment]
-    for info in pkgutil.iter_modules(markdown_it.rules_block.__path__):
-        module = importlib.import_module(f"markdown_it.rules_block.{info.name}")
-        if hasattr(module, "LOGGER"):
-            module.LOGGER = quiet
-
-
-@lru_cache(maxsize=1)
-def _block_parser() -> MarkdownIt:
-    from mdit_py_plugins.front_matter import front_matter_plugin
-
-    _silence_markdown_it_debug_logging()
-
-    md = MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin)
-    md.disable("inline")
-    return md
 
 
 @lru_cache(maxsize=1)
@@ -61,33 +31,45 @@ def _inline_parser() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": True})
 
 
-def parse_markdown(text: str, path: str) -> Document:
-    tokens = _block_parser().parse(text)
+def scan_blocks(text: str, backend: str | None = None) -> tuple[Iterable[Block], str | None]:
+    """(blocks, warning): the fast scanner when available, the reference one otherwise."""
+    if backend == "py" or (backend is None and not markdown_blocks.rs_available()):
+        return markdown_blocks.scan_py(text), None
+    try:
+        return markdown_blocks.scan_rs(text), None
+    except RuntimeError as exc:
+        if backend == "rs":
+            raise
+        return markdown_blocks.scan_py(text), None if "not installed" in str(exc) else f"{exc}; parsed with markdown-it-py"
+
+
+def parse_markdown(text: str, path: str, backend: str | None = None) -> Document:
+    blocks, warning = scan_blocks(text, backend)
     doc = Document(format="markdown", text=text)
     inline_code: list[tuple[int, str]] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if tok.type == "front_matter" and tok.map:
-            doc.body_start_line = tok.map[1] + 1
-            doc.frontmatter = _load_front_matter(tok.content, doc.warnings)
-        elif tok.type == "heading_open" and tok.level == 0 and tok.map:
-            title, anchor = _heading_title(tokens[i + 1].content)
-            doc.headings.append(Heading(level=int(tok.tag[1]), title=title, line=tok.map[0] + 1, anchor=anchor))
-        elif tok.type == "fence" and tok.map:
-            language = tok.info.split()[0] if tok.info.strip() else None
-            end = tok.map[1]
-            doc.codeblocks.append(CodeBlock(language=language, code=tok.content, line=tok.map[0] + 1, end_line=end))
-        elif tok.type == "table_open" and tok.map:
-            table, i = _read_table(tokens, i)
-            doc.tables.append(table)
-            continue
-        elif tok.type == "html_block" and tok.map:
-            doc.keep_together.append((tok.map[0] + 1, tok.map[1]))
-        elif tok.type == "inline" and tok.map and "`" in tok.content:
-            line = tok.map[0] + 1
-            inline_code.extend((line, m.group(2).strip()) for m in _CODE_SPAN.finditer(tok.content))
-        i += 1
+    for block in blocks:
+        if block.kind == "front_matter":
+            doc.body_start_line = block.end_line + 1
+            doc.frontmatter = _load_front_matter(block.raw, doc.warnings)
+        elif block.kind == "heading":
+            title, anchor = _heading_title(block.raw)
+            doc.headings.append(Heading(level=block.level, title=title, line=block.line, anchor=anchor))
+        elif block.kind == "fence":
+            language = block.info.split()[0] if block.info.strip() else None
+            doc.codeblocks.append(CodeBlock(language=language, code=block.raw, line=block.line, end_line=block.end_line))
+        elif block.kind == "table":
+            headers = [plain_inline(c).strip() for c in block.header]
+            rows = [[plain_inline(c).strip() for c in row] for row in block.rows]
+            doc.tables.append(Table(headers=headers, rows=rows, line=block.line, end_line=block.end_line))
+        elif block.kind == "html":
+            doc.keep_together.append((block.line, block.end_line))
+        elif block.kind == "text" and "`" in block.raw:
+            inline_code.extend(
+                (block.line + block.raw.count("\n", 0, m.start()), m.group(2).strip())
+                for m in _CODE_SPAN.finditer(block.raw)
+            )
+    if warning:
+        doc.warnings.append(warning)
     doc.title = _title(doc)
     from .entities import extract_entities
 
@@ -114,7 +96,7 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
 def _heading_title(raw: str) -> tuple[str, str | None]:
     anchor = None
     # A setext heading's text can span lines; the title is one line, as a renderer shows it.
-    raw = _LINE_BREAK.sub(" ", raw)
+    raw = _LINE_BREAK.sub(" ", raw.strip())
     match = _EXPLICIT_ANCHOR.search(raw)
     if match:
         anchor = match.group(1)
@@ -136,30 +118,6 @@ def plain_inline(raw: str) -> str:
         elif child.type == "image":
             parts.append(child.content)
     return "".join(parts)
-
-
-def _read_table(tokens: list[Token], i: int) -> tuple[Table, int]:
-    start = tokens[i].map
-    headers: list[str] = []
-    rows: list[list[str]] = []
-    row: list[str] = []
-    in_head = False
-    end_line = start[1] if start else 0
-    while i < len(tokens) and tokens[i].type != "table_close":
-        tok = tokens[i]
-        if tok.type == "thead_open":
-            in_head = True
-        elif tok.type == "thead_close":
-            in_head = False
-        elif tok.type == "tr_open":
-            row = []
-        elif tok.type == "tr_close":
-            (headers.extend(row) if in_head else rows.append(row))
-        elif tok.type == "inline":
-            row.append(plain_inline(tok.content).strip())
-        i += 1
-    assert start is not None
-    return Table(headers=headers, rows=rows, line=start[0] + 1, end_line=end_line), i + 1
 
 
 def _title(doc: Document) -> str | None:

@@ -1,0 +1,260 @@
+"""Shared fixtures: the indexed `datasets/` corpus, throw-away indexes, and file readers.
+
+`corpus_db` (session scope) is the index of everything under `datasets/` except
+`datasets/bad/`, built once through the library (`docql_sqlite.ingest.index_paths`) with
+the repository root as the current directory, so stored paths look like
+`datasets/en/handbook/01-introduction.md` wherever pytest is started from. Treat it as
+read-only: open it with `docql_sqlite.open(corpus_db)` or `apsw` read-only.
+
+`tmp_index` gives a `TmpIndex` rooted in the test's tmp dir (also made the current
+directory), so stored paths are short and predictable (`docs/a.md`).
+
+`file_lines(path)` / `file_text(path)` read a file the way a user's editor shows it:
+BOM-aware decoding, CRLF/CR turned into LF, lines without their terminator. They are
+what chunk contents, `get` output and `header_text` are compared against.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+
+from docql_sqlite.ingest import IngestOptions, IngestReport, index_paths
+
+REPO = Path(__file__).resolve().parents[1]
+DATASETS = REPO / "datasets"
+CLI = REPO / ".venv" / "bin" / "docql-sqlite"
+
+# Every table that holds per-document rows (documents itself aside).
+DOC_TABLES = ("sections", "chunks", "codeblocks", "tables", "frontmatter", "entities", "symbols")
+
+
+# -- slow marker ----------------------------------------------------------------------
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("DOCQL_SLOW") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set DOCQL_SLOW=1 to run")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+# -- reading files as users see them --------------------------------------------------
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def decode_bytes(data: bytes) -> str:
+    """Text of a file: BOM-selected codec, else UTF-8, else cp1252/Latin-1; LF line ends."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            text = data[len(bom):].decode(codec)
+            break
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                text = data.decode("cp1252")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def file_text(path: str | Path) -> str:
+    return decode_bytes(Path(path).read_bytes())
+
+
+def split_text_lines(text: str) -> list[str]:
+    """Lines of `text` without '\\n'; a final newline does not start another line."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    if text.endswith("\n"):
+        parts.pop()
+    return parts
+
+
+def file_lines(path: str | Path) -> list[str]:
+    return split_text_lines(file_text(path))
+
+
+def lines_text(lines: list[str], first: int, last: int) -> str:
+    """Lines first..last (1-based, inclusive), each ending in '\\n': the chunk content format."""
+    return "".join(line + "\n" for line in lines[first - 1 : last])
+
+
+# -- databases -------------------------------------------------------------------------
+def connect_ro(path: str | Path) -> apsw.Connection:
+    conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    conn.set_busy_timeout(5000)
+    return conn
+
+
+def query(path: str | Path, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+    conn = connect_ro(path)
+    try:
+        return [tuple(r) for r in conn.execute(sql, params)]
+    finally:
+        conn.close()
+
+
+def scalar(path: str | Path, sql: str, params: Any = ()) -> Any:
+    rows = query(path, sql, params)
+    return rows[0][0] if rows else None
+
+
+def row_counts(path: str | Path) -> dict[str, int]:
+    """Rows per table, chunks_fts included (a contentless FTS table still counts its rows)."""
+    conn = connect_ro(path)
+    try:
+        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+                  for t in ("documents", *DOC_TABLES, "ingest_errors", "chunks_fts")}
+    finally:
+        conn.close()
+    return counts
+
+
+@contextlib.contextmanager
+def chdir(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
+
+
+def dataset_roots() -> list[Path]:
+    """The top-level entries of datasets/ minus bad/ (paths relative to the repo root)."""
+    return [p.relative_to(REPO) for p in sorted(DATASETS.iterdir()) if p.name != "bad"]
+
+
+@pytest.fixture(scope="session")
+def corpus_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, IngestReport]:
+    db = tmp_path_factory.mktemp("corpus") / "corpus.db"
+    with chdir(REPO):
+        report = index_paths(db, [str(p) for p in dataset_roots()], IngestOptions(workers=2))
+    return db, report
+
+
+@pytest.fixture(scope="session")
+def corpus_db(corpus_build: tuple[Path, IngestReport]) -> Path:
+    """Path of the session's index of datasets/ (minus datasets/bad). Do not write to it."""
+    return corpus_build[0]
+
+
+@pytest.fixture(scope="session")
+def corpus_report(corpus_build: tuple[Path, IngestReport]) -> IngestReport:
+    return corpus_build[1]
+
+
+# -- throw-away indexes ----------------------------------------------------------------
+class TmpIndex:
+    """A scratch folder (the current directory during the test) with `docs/` and `index.db`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.docs = root / "docs"
+        self.docs.mkdir(exist_ok=True)
+        self.db = root / "index.db"
+
+    def write(self, name: str, content: str | bytes) -> Path:
+        path = self.docs / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_bytes(content.encode("utf-8"))
+        return path
+
+    def write_many(self, files: dict[str, str | bytes]) -> None:
+        for name, content in files.items():
+            self.write(name, content)
+
+    def index(self, *paths: str | Path, **options: Any) -> IngestReport:
+        """Index `paths` (default: docs/) with `IngestOptions(**options)` (2 workers by default)."""
+        options.setdefault("workers", 2)
+        targets = [str(p) for p in paths] or ["docs"]
+        with chdir(self.root):
+            return index_paths(self.db, targets, IngestOptions(**options))
+
+    def query(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        return query(self.db, sql, params)
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        return scalar(self.db, sql, params)
+
+    def counts(self) -> dict[str, int]:
+        return row_counts(self.db)
+
+    def paths(self) -> list[str]:
+        return [r[0] for r in self.query("SELECT path FROM documents ORDER BY path")]
+
+    def errors(self) -> dict[str, tuple[str, str]]:
+        """path -> (severity, reason) from ingest_errors."""
+        return {p: (s, r) for p, s, r in self.query("SELECT path, severity, reason FROM ingest_errors")}
+
+
+@pytest.fixture
+def tmp_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TmpIndex:
+    monkeypatch.chdir(tmp_path)
+    return TmpIndex(tmp_path)
+
+
+# -- chunk invariants (shared by the chunk, incremental and interruption tests) ---------
+def check_document_chunks(db: str | Path, doc_id: int, source_lines: list[str] | None = None) -> list[str]:
+    """Problems with one document's chunks against the spec (§1.3); [] when all hold.
+
+    - chunk_index runs 0..n-1; chunks tile body_line..lines with no gap or overlap;
+    - offsets are contiguous and match the content lengths;
+    - header_text + chunk contents reconstruct the document, and when `source_lines` is
+      given, each chunk's content is exactly those lines of the file.
+    """
+    problems: list[str] = []
+    (path, n_lines, body_line, header), = query(
+        db, "SELECT path, lines, body_line, header_text FROM documents WHERE id = ?", (doc_id,))
+    chunks = query(db, "SELECT chunk_index, line, end_line, start_offset, end_offset, content FROM chunks "
+                       "WHERE doc_id = ? ORDER BY chunk_index", (doc_id,))
+    if [c[0] for c in chunks] != list(range(len(chunks))):
+        problems.append(f"{path}: chunk_index is not 0..{len(chunks) - 1}")
+    expected_line = body_line
+    offset = len(header)
+    for index, line, end_line, start_offset, end_offset, content in chunks:
+        if line != expected_line:
+            problems.append(f"{path}: chunk {index} starts at {line}, expected {expected_line} (gap or overlap)")
+        if end_line < line:
+            problems.append(f"{path}: chunk {index} ends before it starts ({line}-{end_line})")
+        if content.count("\n") != end_line - line + 1 or not content.endswith("\n"):
+            problems.append(f"{path}: chunk {index} content does not hold exactly lines {line}-{end_line}")
+        if start_offset != offset or end_offset - start_offset != len(content):
+            problems.append(f"{path}: chunk {index} offsets {start_offset}-{end_offset} do not follow on "
+                            f"(expected start {offset}, length {len(content)})")
+        if source_lines is not None:
+            want = lines_text(source_lines, line, end_line)
+            if content != want:
+                problems.append(f"{path}: chunk {index} ({line}-{end_line}) differs from the file's lines")
+        expected_line = end_line + 1
+        offset = end_offset
+    if body_line <= n_lines and expected_line != n_lines + 1:
+        problems.append(f"{path}: chunks end at line {expected_line - 1}, document has {n_lines} lines")
+    if body_line > n_lines and chunks:
+        problems.append(f"{path}: body_line {body_line} is past the end ({n_lines} lines) yet it has chunks")
+    if source_lines is not None:
+        if n_lines != len(source_lines):
+            problems.append(f"{path}: documents.lines = {n_lines}, the file has {len(source_lines)}")
+        if header != lines_text(source_lines, 1, body_line - 1):
+            problems.append(f"{path}: header_text is not lines 1-{body_line - 1} of the file")
+    return problems
