@@ -27,11 +27,10 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, split_bold_term, term_entity
 from docql_sqlite.model import Document, Entity, Heading, Table
 
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
-_BOLD_SEPARATOR = re.compile(r"^\s*(?:[:：]|—|–|--|-(?=\s))\s*")
 
 
 def parse_docx(data: bytes, path: str) -> Document:
@@ -186,17 +185,8 @@ def _bold_term(paragraph: Paragraph, line: int, end_line: int) -> Entity | None:
         lead.append(item.text)
     term = "".join(lead).strip()
     full = re.sub(r"\s+", " ", paragraph.text).strip()
-    if not term or not full.startswith(term):
-        return None
-    rest = full[len(term) :]
-    if term.endswith((":", "：")):
-        definition = rest.strip()
-    else:
-        separator = _BOLD_SEPARATOR.match(rest)
-        if not separator:
-            return None
-        definition = rest[separator.end() :].strip()
-    return term_entity(term, definition, line, end_line) if definition else None
+    found = split_bold_term(term, full)
+    return term_entity(found[0], found[1], line, end_line) if found else None
 
 
 def _is_bold(run: Run) -> bool:

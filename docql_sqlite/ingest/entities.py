@@ -316,3 +316,23 @@ def _dedupe(entities: list[Entity]) -> list[Entity]:
             seen.add(key)
             unique.append(entity)
     return unique
+
+
+_BOLD_SEPARATOR = re.compile(r"^\s*(?:[:：]|—|–|--|-(?=\s))\s*")
+
+
+def split_bold_term(term: str, full: str) -> tuple[str, str] | None:
+    """(term, definition) from a paragraph `full` that opens with the bold text `term`
+    followed by a colon or a dash (`**Term**: …`, `**Term:** …`, `**Term** — …`)."""
+    if not term or not full.startswith(term):
+        return None
+    rest = full[len(term) :]
+    if term.endswith((":", "：")):
+        definition = rest.strip()
+    else:
+        separator = _BOLD_SEPARATOR.match(rest)
+        if not separator:
+            return None
+        definition = rest[separator.end() :].strip()
+    return (term, definition) if definition else None
+

@@ -23,7 +23,7 @@ from bs4.element import (
     Tag,
 )
 
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, split_bold_term, term_entity
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table
 
 # Not shown in the page body (<title> is read separately as the document title).
@@ -44,7 +44,6 @@ _BREAKS = {
 _SKIPPED_STRINGS = (Comment, Doctype, Declaration, ProcessingInstruction, CData)
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
 _PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
-_BOLD_SEPARATOR = re.compile(r"^\s*(?:[:：]|—|–|--|-(?=\s))\s*")
 
 
 def parse_html(text: str, path: str) -> Document:
@@ -283,15 +282,4 @@ def _bold_lead(tag: Tag) -> tuple[str, str] | None:
     if not isinstance(first, Tag) or first.name not in ("strong", "b"):
         return None
     term = _collapse(first.get_text())
-    full = _collapse(tag.get_text())
-    if not term or not full.startswith(term):
-        return None
-    rest = full[len(term) :]
-    if term.endswith((":", "：")):
-        definition = rest.strip()
-    else:
-        separator = _BOLD_SEPARATOR.match(rest)
-        if not separator:
-            return None
-        definition = rest[separator.end() :].strip()
-    return (term, definition) if definition else None
+    return split_bold_term(term, _collapse(tag.get_text()))
