@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,11 @@ class Index:
     def __init__(self, path: str | Path, *, readonly: bool = True) -> None:
         self.path = str(path)
         self.conn = db.connect(self.path, readonly=readonly)
+        # `SELECT * FROM docql('$.toc')` on this connection; a weak reference avoids a cycle.
+        from . import tvf
+
+        ref = weakref.ref(self)
+        tvf.register(self.conn, lambda: ref())
 
     def close(self) -> None:
         self.conn.close()

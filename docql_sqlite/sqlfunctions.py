@@ -11,10 +11,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .errors import DocQLRegexError
 from .text import fold
 
 REGEX_LITERAL = re.compile(r"^/(.*)/([ims]*)$", re.S)
 _REGEX_CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
+_GUARDED_CACHE: dict[tuple[str, bool], Any] = {}
 
 
 def heading_score(title: str | None, keyword: str | None) -> float:
@@ -71,17 +73,18 @@ MATCH_TIMEOUT_S = 0.5
 
 
 def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
-    import regex
-
-    from .errors import DocQLRegexError
-
+    # Called once per row: no import statements on this path (they cost a microsecond each).
     if len(pattern) > MAX_PATTERN_CHARS:
         raise DocQLRegexError(f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})")
-    key = (pattern, int(ignore_case) | 2)
-    compiled = _REGEX_CACHE.get(key)
+    # A cache of its own: `regex` patterns keyed like compile_regex's `re` patterns would
+    # collide ((p, 2) is also re.IGNORECASE) and hand one caller the other's pattern.
+    key = (pattern, ignore_case)
+    compiled = _GUARDED_CACHE.get(key)
     if compiled is None:
+        import regex
+
         compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0)
-        _REGEX_CACHE[key] = compiled
+        _GUARDED_CACHE[key] = compiled
     try:
         return int(compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None)
     except TimeoutError:

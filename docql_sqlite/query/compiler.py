@@ -195,10 +195,20 @@ class _Compiler:
             if isinstance(step, Filter):
                 self.ctes.append((name, f"SELECT * FROM {previous} AS r WHERE {filters.compile(step.expr)}"))
                 continue
+            window = _limit_offset(step) if not per_document else None
+            if window is not None:
+                # An index or slice of the whole list with bounds on one side (both from the
+                # start, or both from the end): ORDER BY ... LIMIT/OFFSET lets SQLite keep only
+                # the top rows while sorting, instead of numbering (and counting) every row.
+                reverse, clause = window
+                self.ctes.append((name, f"SELECT * FROM {previous} AS r ORDER BY {_reverse(order) if reverse else order} {clause}"))
+                continue
             partition = "PARTITION BY r._doc " if per_document else ""
             rn, cnt = f"_rn{n}", f"_cnt{n}"
-            numbered = (f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}, "
-                        f"count(*) OVER ({partition.strip()}) AS {cnt} FROM {previous} AS r")
+            # The row count is only needed for negative positions (counted from the end).
+            counted = (f", count(*) OVER ({partition.strip()}) AS {cnt}" if _needs_count(step) else "")
+            numbered = (f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}{counted} "
+                        f"FROM {previous} AS r")
             self.ctes.append((name, f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt)}"))
         return name
 
@@ -211,6 +221,45 @@ class _Compiler:
     @staticmethod
     def _columns(item: I.ItemType) -> list[str]:
         return item.field_names
+
+
+_MAX_ROWS = 2**62  # LIMIT and OFFSET take 64-bit integers; beyond any real row count
+
+
+def _needs_count(step: Step) -> bool:
+    if isinstance(step, Index):
+        return step.value < 0
+    assert isinstance(step, Slice)
+    return any(bound is not None and bound < 0 for bound in (step.start, step.stop))
+
+
+def _limit_offset(step: Step) -> tuple[bool, str] | None:
+    """(reverse, `LIMIT n OFFSET m`) for an index or slice whose bounds all count from the
+    start (reverse False) or all from the end (reverse True: taken from the list in reverse
+    order; the final ORDER BY restores it). None for mixed bounds such as [1:-1]."""
+    if isinstance(step, Index):
+        n = step.value
+        return (False, f"LIMIT 1 OFFSET {min(n, _MAX_ROWS)}") if n >= 0 else (True, f"LIMIT 1 OFFSET {min(-n - 1, _MAX_ROWS)}")
+    assert isinstance(step, Slice)
+    start, stop = step.start, step.stop
+    if (start is None or start >= 0) and (stop is None or stop >= 0):
+        first = min(start or 0, _MAX_ROWS)
+        count = -1 if stop is None else max(0, min(stop, _MAX_ROWS) - first)
+        return False, f"LIMIT {count} OFFSET {first}"
+    if start is not None and start < 0 and (stop is None or stop < 0):
+        # [-a:-b] = in reverse order, skip b rows and take a - b: [-5:] and [-3:-1].
+        skip = 0 if stop is None else min(-stop, _MAX_ROWS)
+        return True, f"LIMIT {max(0, min(-start, _MAX_ROWS) - skip)} OFFSET {skip}"
+    return None
+
+
+def _reverse(order: str) -> str:
+    """The exact reverse of an ORDER BY list (NULLs first ascending, last descending)."""
+    terms = []
+    for term in order.split(","):
+        term = term.strip()
+        terms.append(term[: -len(" DESC")] if term.endswith(" DESC") else term + " DESC")
+    return ", ".join(terms)
 
 
 def _position_condition(step: Step, rn: str, cnt: str) -> str:
@@ -230,7 +279,8 @@ def _position_condition(step: Step, rn: str, cnt: str) -> str:
 
 
 def _quote(name: str) -> str:
-    return name if name.isidentifier() and name.lower() not in ("match", "type", "rows", "index", "order", "group") else f'"{name}"'
+    """A column alias, always quoted: a front-matter key may be any word, `select` or `drop` too."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 __all__ = ["Compiled", "compile_query", "DocQLNameError"]

@@ -7,8 +7,10 @@ time, so the SQL needs nothing but `instr`/`substr` (it runs in any shell).
 
 from __future__ import annotations
 
+import re
+
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
-from ..text import fold
+from ..text import fold, like_pattern
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
 from .sqlparams import Params
@@ -58,6 +60,13 @@ class FilterCompiler:
             if op in ("==", "!="):
                 return f"({x} IS {'NOT ' if op == '!=' else ''}NULL)"
             raise DocQLTypeError(f"'{_OP_SHOWN.get(op, op)}' cannot compare with null", source=self.source, offset=value.offset)
+        if spec.kind == "list" and op != "contains":
+            # A list is stored as JSON text: ==, startsWith, =~ … would test that text.
+            raise DocQLTypeError(
+                f"'{_OP_SHOWN.get(op, op)}' does not apply to the list field '{spec.name}'; "
+                f"use contains (an element equal to the value)",
+                source=self.source, offset=op_offset,
+            )
         if op == "=~":
             return self._regex(spec, value)
         if spec.kind == "number":
@@ -176,13 +185,62 @@ def _truthy(spec: FieldSpec) -> str:
 
 def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     """`expr` matches `pattern` (search, not full match). Only flag `i` is portable to the shell."""
+    pattern = _unescape_slashes(pattern)
     inline_flags = "".join(f for f in flags if f in "ms")
     if inline_flags:
         pattern = f"(?{inline_flags}){pattern}"
     p = params.add(pattern)
-    if "i" in flags:
-        return f"(regexpi({p}, {expr}))"
-    return f"({expr} REGEXP {p})"
+    match = f"regexpi({p}, {expr})" if "i" in flags else f"{expr} REGEXP {p}"
+    literal = required_literal(pattern, "i" in flags)
+    if literal is None:
+        return f"({match})"
+    # Every match contains this run of literal characters: a LIKE (fast, in SQLite) skips
+    # the texts without it before the regex (a Python call per row) runs. LIKE ignores
+    # ASCII case only, so it never rejects a text the regex would match.
+    return f"({expr} LIKE {params.add(like_pattern(literal))} ESCAPE '\\' AND {match})"
+
+
+def required_literal(pattern: str, ignore_case: bool, min_chars: int = 3) -> str | None:
+    """The longest run of plain characters every match of `pattern` must contain.
+
+    Only top-level consecutive literals count (a repeat, class, group, alternation or
+    anchor ends a run), so the run is mandatory. Under case-insensitive matching only
+    ASCII characters qualify, minus i, k and s: Python's regexes also match those with
+    non-ASCII letters (İ ı, K KELVIN SIGN, ſ LONG S), which LIKE would not.
+    """
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+        parsed = sre_parse.parse(pattern)
+    except Exception:  # noqa: BLE001 - no pre-filter is always a correct answer
+        return None
+    ignore_case = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
+    best, run = "", []
+    for op, arg in list(parsed) + [(None, None)]:
+        ch = chr(arg) if str(op) == "LITERAL" else None
+        if ch is not None and (not ignore_case or (ch.isascii() and ch.lower() not in "iks")):
+            run.append(ch)
+            continue
+        if len(run) > len(best):
+            best = "".join(run)
+        run = []
+    return best if len(best) >= min_chars else None
+
+
+def _unescape_slashes(pattern: str) -> str:
+    r"""`\/` → `/`: the escape only serves the /.../ literal syntax. Python's re reads `\/`
+    as '/', but the sqlite3 shell's regexp extension rejects it ("unknown \\ escape")."""
+    if "\\/" not in pattern:
+        return pattern
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            out.append(pattern[i + 1] if pattern[i + 1] == "/" else pattern[i : i + 2])
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
 
 
 def _as_number(value: Literal) -> int | float | None:

@@ -80,7 +80,7 @@ SECTION = ItemType("section", _COMMON + (
     _t("content", expr=RANGE_TEXT), _n("score"), _t("match"), _LOC,
 ))
 CHUNK = ItemType("chunk", _COMMON + (
-    _t("section"), _t("number"), _t("content", "r._f_content"), _n("line"), _n("end_line"), _n("page"),
+    _t("section"), _t("number"), _t("content", "lower(coalesce(r._fold, r.content))"), _n("line"), _n("end_line"), _n("page"),
     _n("chunk_index"), _LOC,
 ))
 GREP_CHUNK = ItemType("chunk", CHUNK.fields + (_n("hit_line"), _t("snippet")))
@@ -137,7 +137,7 @@ FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"
 CHUNK_COLUMNS = f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
   c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS chunk_index,
   {location('d.path', 'c.line', 'c.end_line', 'c.page')} AS location,
-  c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, lower(coalesce(c.fold, c.content)) AS _f_content,
+  c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, c.fold AS _fold,
   c.id AS _chunk"""
 CHUNK_FROM = "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
 
@@ -199,7 +199,23 @@ GROUP BY c.doc_id, c.page"""
 
 
 def base_structure(scope: str) -> str:
-    return f"""SELECT 'structure' AS type, d.path AS path, d.name AS name, 'file' AS kind,
-  (length(d.path) - length(replace(d.path, '/', ''))) AS depth, d.format AS format,
-  d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score
-FROM documents d WHERE {scope}"""
+    """The files in scope and every directory above them, one row each (a directory's path
+    ends in '/'). Byte order of these paths is the tree's pre-order: '/' sorts before every
+    other path character, so a directory comes right before its contents. Built in SQL (a
+    recursive CTE over the paths) so filters and indexes see directories too."""
+    return f"""SELECT 'structure' AS type, t.path AS path, t.name AS name, t.kind AS kind, t.depth AS depth,
+  t.format AS format, t._doc AS _doc, t.path AS _path, 0 AS _pos, NULL AS _score
+FROM (
+  SELECT d.path AS path, d.name AS name, 'file' AS kind,
+    (length(d.path) - length(replace(d.path, '/', ''))) AS depth, d.format AS format, d.id AS _doc
+  FROM documents d WHERE {scope}
+  UNION ALL
+  SELECT x.dir, x.name, 'directory', length(x.dir) - length(replace(x.dir, '/', '')) - 1, NULL, NULL
+  FROM (WITH RECURSIVE dirs(dir, name, rest) AS (
+      SELECT '', '', d.path FROM documents d WHERE {scope}
+      UNION
+      SELECT dir || substr(rest, 1, instr(rest, '/')), substr(rest, 1, instr(rest, '/') - 1),
+             substr(rest, instr(rest, '/') + 1)
+      FROM dirs WHERE instr(rest, '/') > 0)
+    SELECT DISTINCT dir, name FROM dirs WHERE dir != '') x
+) t"""

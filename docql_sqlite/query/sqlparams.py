@@ -15,6 +15,8 @@ class Params:
         self.values: dict[str, Any] = {}
 
     def add(self, value: Any) -> str:
+        if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+            value = float(value)  # SQLite integers are 64-bit; a bigger literal binds as REAL
         for name, existing in self.values.items():
             if type(existing) is type(value) and existing == value:
                 return ":" + name
