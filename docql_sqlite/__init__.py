@@ -1,8 +1,18 @@
 """docql-sqlite: documents and code in one SQLite file, queried with DocQL."""
 
 from .errors import DatabaseError, DocQLError, DocQLSyntaxError, IngestError, QueryError
+from typing import Any
+
 from .index import Index, embed, index, open
-from .ingest import IngestOptions, IngestReport
+
+
+def __getattr__(name: str) -> Any:
+    # Indexing types load on first use, so `import docql_sqlite` stays quick for queries.
+    if name in ("IngestOptions", "IngestReport"):
+        from . import ingest
+
+        return getattr(ingest, name)
+    raise AttributeError(f"module 'docql_sqlite' has no attribute '{name}'")
 
 __version__ = "0.1.0"
 __all__ = [

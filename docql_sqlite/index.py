@@ -12,13 +12,15 @@ import re
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import db
 from .errors import DocQLError
-from .ingest import IngestOptions, IngestReport, index_paths
 from .query import results
 from .query.compiler import Compiled, compile_query
+
+if TYPE_CHECKING:  # ingest pulls in workers and HTTP: loaded only when indexing
+    from .ingest import IngestOptions, IngestReport
 
 _GET_SPEC = re.compile(r"^(.*?)(?::(\d+)(?::(\d+))?)?$", re.S)
 
@@ -196,6 +198,8 @@ def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / s
 
 def index(db_path: str | Path, paths: list[str], options: IngestOptions | None = None) -> IngestReport:
     """Index `paths` into the file `db_path` (created when missing)."""
+    from .ingest import index_paths
+
     return index_paths(db_path, paths, options)
 
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from .. import db
 from ..errors import IngestError
 from .chunk import DEFAULT_MAX_CHARS
-from .fetch import is_url
 from .parse import ParseTask, Unchanged, parse_task
 from .read import DEFAULT_MAX_BYTES
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
@@ -70,6 +69,8 @@ class IngestReport:
 
 
 def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | None = None) -> IngestReport:
+    from .fetch import is_url
+
     options = options or IngestOptions()
     started = time.monotonic()
     report = IngestReport()
@@ -145,6 +146,8 @@ def _plan_urls(urls: list[str], stored, options: IngestOptions) -> list[tuple[Fo
 
 
 def _uri(item: FoundFile) -> str:
+    from .fetch import is_url
+
     return item.display if is_url(item.display) else os.path.abspath(item.path)
 
 
