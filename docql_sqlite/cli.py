@@ -268,3 +268,8 @@ def explain(database: str, query: str, paths: tuple[str, ...]) -> None:
     click.echo("plan:")
     for step in info["plan"]:
         click.echo(f"  {step['detail']}")
+
+
+from . import cli_search  # noqa: E402
+
+cli_search.register(cli)

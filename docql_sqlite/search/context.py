@@ -1,0 +1,119 @@
+"""Context packs for an LLM: `docql-sqlite context DB QUESTION --budget CHARS`.
+
+A pack is deterministic (same index, question and budget → same bytes) and never
+exceeds the budget. It holds, per matching document, the document's opening chunk and
+the hits (hybrid when the index has vectors, else BM25) in document order; documents
+come in the order of their best hit. What gets in when the budget is short is decided
+by priority — every document's best hit first, then the openings, then the other hits
+by rank — and then laid out in document order, each block labelled with its location.
+
+When nothing matches, the fallback of Agent Zero's document query: the whole text of
+the small documents (under SMALL_DOC characters), in path order, as long as they fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .. import db
+from ..errors import SearchError
+from . import api
+from . import vectors as V
+
+HITS = 20
+SMALL_DOC = 12_000
+MIN_PIECE = 200  # a block cut to fewer characters than this is left out instead
+TRUNCATED = "\n…[truncated]\n"
+
+
+@dataclass(slots=True)
+class Block:
+    path: str
+    line: int
+    end_line: int
+    section: str | None
+    kind: str  # hit | opening | document
+    text: str
+    doc_rank: int  # order of the document in the pack
+    pos: int  # position in the document (chunk index; 0 for a whole document)
+
+    @property
+    def label(self) -> str:
+        where = f"{self.path}:{self.line}-{self.end_line}" if self.end_line > self.line else f"{self.path}:{self.line}"
+        section = f" § {self.section}" if self.section else ""
+        return f"--- {where}{section} ({self.kind}) ---\n"
+
+    def render(self) -> str:
+        body = self.text if self.text.endswith("\n") else self.text + "\n"
+        return self.label + body + "\n"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "end_line": self.end_line, "section": self.section,
+                "kind": self.kind, "text": self.text}
+
+
+def context(index: Any, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+    """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}."""
+    if budget < MIN_PIECE:
+        raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
+    mode = "hybrid" if V.has_embeddings(index.conn) and db.has_vec(index.conn) else "bm25"
+    try:
+        hits = api.search(index, question, mode=mode, limit=HITS, paths=tuple(paths))
+    except SearchError:
+        hits = []  # a question of stopwords only: nothing matches → fallback
+    if hits:
+        candidates, strategy = _from_hits(index, hits), f"{mode} hits"
+    else:
+        candidates, strategy = _small_documents(index, tuple(paths)), "fallback: whole small documents"
+    chosen, used = [], 0
+    for block in candidates:
+        piece = len(block.render())
+        if used + piece <= budget:
+            chosen.append(block)
+            used += piece
+            continue
+        room = budget - used - len(block.label) - len(TRUNCATED) - 1
+        if room >= MIN_PIECE:
+            block.text = block.text[:room] + TRUNCATED
+            chosen.append(block)
+            used += len(block.render())
+    chosen.sort(key=lambda b: (b.doc_rank, b.pos))
+    text = "".join(b.render() for b in chosen)
+    assert len(text) <= budget
+    return {"question": question, "budget": budget, "chars": len(text), "strategy": strategy,
+            "blocks": [b.to_dict() for b in chosen], "text": text}
+
+
+def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
+    """Blocks in priority order: best hit per document, openings, then the other hits."""
+    doc_rank: dict[str, int] = {}
+    for hit in hits:
+        doc_rank.setdefault(hit["path"], len(doc_rank))
+    seen: set[tuple[str, int]] = set()
+    best, rest = [], []
+    for hit in hits:
+        block = Block(hit["path"], hit["line"], hit["end_line"], hit["section"], "hit", hit["content"],
+                      doc_rank[hit["path"]], hit["chunk_index"])
+        seen.add((hit["path"], hit["chunk_index"]))
+        (rest if any(b.path == block.path for b in best) else best).append(block)
+    openings = []
+    for path, rank in doc_rank.items():
+        row = index.conn.execute(
+            """SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN documents d ON d.id = c.doc_id
+               LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = ? ORDER BY c.chunk_index LIMIT 1""", (path,)).fetchone()
+        if row is not None and (path, row[4]) not in seen:
+            openings.append(Block(path, row[0], row[1], row[3], "opening", row[2], rank, row[4]))
+    return best + openings + rest
+
+
+def _small_documents(index: Any, paths: tuple[str, ...]) -> list[Block]:
+    blocks = []
+    for rank, doc in enumerate(index.documents(paths)):
+        size = index.conn.execute("SELECT coalesce(sum(length(content)), 0), coalesce(max(end_line), 0), "
+                                  "coalesce(min(line), 1) FROM chunks WHERE doc_id = ?", (doc["id"],)).fetchone()
+        if 0 < size[0] < SMALL_DOC:
+            text = "".join(r[0] for r in index.conn.execute(
+                "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc["id"],)))
+            blocks.append(Block(doc["path"], size[2], size[1], None, "document", text, rank, 0))
+    return blocks

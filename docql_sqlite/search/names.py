@@ -1,0 +1,151 @@
+"""Smart search's "code words" channel: query words found *inside* code names.
+
+FTS5's `unicode61` keeps `getSystemId`, `getwelcome` and `b64decode` as single tokens,
+so the words of a question ("return the system identifier", "decode base64") never
+meet them in BM25. This channel looks for each content word of the query as a
+substring of every symbol's name (full weight), and of its qualified name and file
+name (half weight), weighting a word by its rarity among the names (IDF), and ranks
+the passages that hold the best-matching definitions.
+
+The names are read once per index file and kept in memory (about 50 bytes a symbol),
+so a search costs a scan of short strings, a few milliseconds for 15,000 symbols.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .. import db
+from ..query import items as I
+from ..query.sqlparams import Params
+from ..text import fold
+from . import stats
+from . import terms as T
+
+MIN_WORD = 3
+MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
+MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean something
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    id: int
+    doc_id: int
+    path: str
+    line: int
+    name: str  # casefolded
+    context: str  # casefolded qualified name and file name
+
+
+@dataclass(slots=True)
+class Table:
+    """The symbols, and their names / contexts joined into one string each, for fast search."""
+
+    symbols: list[Symbol]
+    names: str
+    contexts: str
+    name_starts: list[int]
+    context_starts: list[int]
+
+    def containing(self, words: tuple[str, ...], context: bool = False) -> set[int]:
+        """Indexes of the symbols whose name (or context) contains any of `words`."""
+        blob, starts = (self.contexts, self.context_starts) if context else (self.names, self.name_starts)
+        found: set[int] = set()
+        for word in words:
+            at = blob.find(word)
+            while at != -1:
+                i = bisect.bisect_right(starts, at) - 1
+                found.add(i)
+                at = blob.find(word, starts[i + 1] if i + 1 < len(starts) else len(blob))
+        return found
+
+
+def _table(found: list[Symbol]) -> Table:
+    def joined(values: list[str]) -> tuple[str, list[str], list[int]]:
+        starts, pos = [], 0
+        for value in values:
+            starts.append(pos)
+            pos += len(value) + 1
+        return "\n".join(values), values, starts
+
+    names, _, name_starts = joined([s.name.replace("\n", " ") for s in found])
+    contexts, _, context_starts = joined([s.context.replace("\n", " ") for s in found])
+    return Table(found, names, contexts, name_starts, context_starts)
+
+
+def table(index: Any) -> Table:
+    """Every symbol of the index (cached per version of the index file)."""
+
+    def load() -> Table:
+        rows = index.conn.execute(
+            """SELECT y.id, y.doc_id, d.path, y.line, y.name_fold, lower(y.qualified_name), d.name
+               FROM symbols y JOIN documents d ON d.id = y.doc_id ORDER BY d.path, y.ord""").fetchall()
+        return _table([Symbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}") for r in rows])
+
+    return stats.cached(index.path, ("symbols",), load)
+
+
+def query_words(terms: list[T.Term]) -> list[tuple[str, ...]]:
+    """Per content word: the spellings to look for (the word, and its stem)."""
+    words = []
+    for term in T.positives(terms):
+        for token in term.tokens:
+            if len(token) < MIN_WORD or token in T.STOPWORDS or token.isdigit():
+                continue
+            stem = T.stem(token)
+            words.append((token, stem) if stem != token and len(stem) >= 4 else (token,))
+    return list(dict.fromkeys(words))
+
+
+def ranked_symbols(index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int) -> list[tuple[float, Symbol]]:
+    import fnmatch
+
+    words = query_words(terms)
+    if not words:
+        return []
+    tab = table(index)
+    allowed: set[int] | None = None
+    if paths:
+        allowed = {i for i, s in enumerate(tab.symbols) if any(fnmatch.fnmatchcase(s.path, g) for g in paths)}
+    n = len(tab.symbols) if allowed is None else len(allowed)
+    if n == 0:
+        return []
+    scores: dict[int, float] = {}
+    for spellings in words:
+        in_name = tab.containing(spellings)
+        if allowed is not None:
+            in_name &= allowed
+        if not in_name or (n >= MIN_SYMBOLS and len(in_name) > MAX_SHARE * n):
+            continue  # absent, or inside so many names that it says nothing (get, set, …)
+        weight = math.log(1 + n / len(in_name))
+        for i in in_name:
+            scores[i] = scores.get(i, 0.0) + weight
+        in_context = tab.containing(spellings, context=True) - in_name
+        for i in in_context if allowed is None else in_context & allowed:
+            scores[i] = scores.get(i, 0.0) + 0.5 * weight
+    # Shorter names made of the query's words beat long names that merely contain one.
+    scored = [(score - len(tab.symbols[i].name) / 1000.0, tab.symbols[i]) for i, score in scores.items()]
+    scored.sort(key=lambda p: (-p[0], p[1].path, p[1].line))
+    return scored[:depth]
+
+
+def channel(index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int) -> list[dict[str, Any]]:
+    """The passages holding the best-matching definitions, best first."""
+    best = ranked_symbols(index, terms, paths, depth)
+    if not best:
+        return []
+    params = Params()
+    ids = ", ".join(params.add(s.id) for _, s in best)
+    sql = f"""SELECT {I.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
+FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
+JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN ({ids})"""
+    by_symbol = {row["_symbol"]: row for row in db.rows(index.conn, sql, params.values)}
+    out = []
+    for score, s in best:
+        row = by_symbol.get(s.id)
+        if row is not None:
+            out.append(dict(row, _words=round(score, 4)))
+    return out

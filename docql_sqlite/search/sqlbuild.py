@@ -1,0 +1,213 @@
+"""The one SQL statement behind bm25, vector and hybrid search (and `$.content.search(q)`).
+
+Shape (Alex Garcia's FTS5 + sqlite-vec RRF pattern, `notes/ecosystem.md` §8):
+
+    fts_and     chunks matching every term                  (BM25, title weighted)
+    fts_or      any term, only when fts_and has < min_hits   (coverage = terms matched)
+    fts_ranked  row_number() by coverage, then BM25
+    vec_raw     vec0 KNN, `k = ?`, doc filter pushed into the vec0 `doc_id` column
+    vec_ranked  row_number() by distance, stale vectors (chunk changed) dropped
+    fused       FULL OUTER JOIN; rrf = w_fts/(k + fts_rank) + w_vec/(k + vec_rank)
+
+It uses only FTS5, window functions, FULL OUTER JOIN (3.39+) and vec0, so the
+`--sql --inline` text runs unchanged in the Debian 3.40 shell (after `.load vec0` when
+it has a vector arm). The contentless FTS table cannot give `snippet()`, so the SQL
+builds a plain snippet itself with instr/substr around the first hit (marked `**…**`);
+the Python API replaces it with a better one (`snippets.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..query import items as I
+from ..query.sqlparams import Params
+from ..text import CJK_RUN, fold
+from . import terms as T
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+# Field weights for bm25(chunks_fts, title, body): a hit in the section title counts
+# three times one in the body. (Titles are short, so BM25's length normalisation
+# already favours them; 3 is enough to win ties without drowning the body text.)
+TITLE_WEIGHT = 3.0
+BODY_WEIGHT = 1.0
+RRF_K = 60
+# Coverage ranking helps short queries; over this many terms (a pasted paragraph) the
+# count of matched terms is noise and costs one sub-query per term: BM25 alone ranks.
+MAX_COVERAGE_TERMS = 8
+VEC_K_MAX = 4096  # sqlite-vec's largest k
+SNIPPET_BEFORE = 60
+SNIPPET_CHARS = 160
+
+
+@dataclass(slots=True)
+class Plan:
+    """What one ranked search runs: terms for BM25, a vector expression, fusion settings."""
+
+    terms: list[T.Term] = field(default_factory=list)
+    vector: str | None = None  # SQL expression giving the query vector (a bound JSON text or a sub-select)
+    scope: str = "1"  # SQL condition over documents `d` (paths, `$.files[...]` scopes)
+    depth: int | None = None  # rows kept per list (None: every BM25 match)
+    min_hits: int = 10  # fewer AND hits than this → OR fallback
+    vec_k: int = 50
+    rrf_k: int = RRF_K
+    w_fts: float = 1.0
+    w_vec: float = 1.0
+    weights: tuple[float, float] = (TITLE_WEIGHT, BODY_WEIGHT)
+    common: frozenset[str] = frozenset()  # FTS strings of terms too common to select OR candidates
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def has_fts(self) -> bool:
+        return bool(T.positives(self.terms))
+
+
+def _fts_from(plan: Plan, exact: bool) -> str:
+    if plan.scope == "1" and not exact:
+        return "chunks_fts"
+    # Scoped (or checked against the text): join, so the per-list depth counts only
+    # chunks that qualify.
+    return ("chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            "JOIN documents d ON d.id = c.doc_id")
+
+
+def exact_cjk(term: T.Term, params: Params) -> str | None:
+    """SQL requiring the term's CJK runs verbatim in the chunk, or None when not needed.
+
+    In the spaced FTS column `架构` is the phrase `架 构`, and a phrase skips punctuation
+    and line breaks: it would also match `架，构`. Checking the run in the text itself
+    makes CJK search an exact substring search.
+    """
+    if term.prefix:
+        return None
+    runs = [r for cjk in CJK_RUN.findall(term.text) for r in _LETTERS.findall(cjk) if len(r) >= 2]
+    if not runs:
+        return None
+    return " AND ".join(f"instr(lower(coalesce(c.fold, c.content)), {params.add(fold(r))}) > 0" for r in runs)
+
+
+def _scope_and(plan: Plan) -> str:
+    return "" if plan.scope == "1" else f" AND {plan.scope}"
+
+
+def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
+    """CTEs ending in `fts_ranked(id, bm25, coverage, rank)`."""
+    positive = T.positives(plan.terms)
+    bm25 = f"bm25(chunks_fts, {plan.weights[0]!r}, {plan.weights[1]!r})"
+    exact = {t: cond for t in positive if (cond := exact_cjk(t, params)) is not None}
+    src, scope = _fts_from(plan, bool(exact)), _scope_and(plan)
+    q_and = params.add(T.match_and(plan.terms))
+    n = len(positive)
+    and_exact = "".join(f" AND {cond}" for cond in exact.values())
+    ctes = [("fts_and", f"SELECT chunks_fts.rowid AS id, {bm25} AS bm25 FROM {src} "
+                        f"WHERE chunks_fts MATCH {q_and}{scope}{and_exact}")]
+    if n > 1:
+        # A very common word ("return" in code) would make every chunk an OR candidate
+        # and cost a BM25 score each; it still counts in coverage below.
+        q_or = params.add(T.match_or(plan.terms, plan.common))
+        min_hits = params.add(int(plan.min_hits))
+        if n <= MAX_COVERAGE_TERMS or exact:
+            coverage = " + ".join(
+                f"(chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH {params.add(t.fts)})"
+                + (f" AND {exact[t]}" if t in exact else "") + ")"
+                for t in positive)
+            # With exact CJK checks a row matched by OR may qualify through no term.
+            covered = " WHERE coverage > 0" if exact else ""
+        else:
+            coverage, covered = "0", ""
+        ctes.append(("fts_or", f"SELECT * FROM (SELECT chunks_fts.rowid AS id, {bm25} AS bm25, {coverage} AS coverage "
+                               f"FROM {src} WHERE chunks_fts MATCH {q_or}{scope} "
+                               f"AND (SELECT count(*) FROM fts_and) < {min_hits}){covered}"))
+        union = (f"SELECT id, bm25, {n} AS coverage FROM fts_and WHERE (SELECT count(*) FROM fts_and) >= {min_hits} "
+                 f"UNION ALL SELECT id, bm25, coverage FROM fts_or")
+    else:
+        union = "SELECT id, bm25, 1 AS coverage FROM fts_and"
+    limit = f" LIMIT {int(plan.depth)}" if plan.depth else ""
+    ctes.append(("fts_ranked", f"SELECT id, bm25, coverage, row_number() OVER (ORDER BY coverage DESC, bm25, id) AS rank "
+                               f"FROM ({union}) ORDER BY rank{limit}"))
+    return ctes
+
+
+def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
+    """CTEs ending in `vec_ranked(id, distance, rank)`: current vectors only."""
+    assert plan.vector is not None
+    k = params.add(max(1, min(int(plan.vec_k), VEC_K_MAX)))
+    pushed = ""
+    if plan.scope != "1":
+        # Metadata filter inside vec0: the KNN itself only considers chunks in scope.
+        pushed = f" AND doc_id IN (SELECT d.id FROM documents d WHERE {plan.scope})"
+    return [
+        # MATERIALIZED: a flattened CTE would hand vec0 the window's ORDER BY, which it refuses.
+        ("vec_raw", f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {plan.vector} AND k = {k}{pushed}"),
+        ("vec_ranked", "SELECT r.id, r.distance, row_number() OVER (ORDER BY r.distance, r.id) AS rank FROM vec_raw r "
+                       "JOIN chunks c ON c.id = r.id JOIN chunk_vectors cv ON cv.chunk_id = r.id "
+                       "AND cv.content_hash = c.content_hash AND cv.doc_id = c.doc_id"),
+    ]
+
+
+def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
+    """All CTEs, ending in `fused(id, fts_rank, bm25, coverage, vec_rank, distance, rrf_fts, rrf_vec, score)`."""
+    use_fts, use_vec = plan.has_fts, plan.vector is not None
+    ctes: list[tuple[str, str]] = []
+    if use_fts:
+        ctes += fts_ctes(plan, params)
+    if use_vec:
+        ctes += vec_ctes(plan, params)
+    k = params.add(int(plan.rrf_k))
+    w_fts, w_vec = params.add(float(plan.w_fts)), params.add(float(plan.w_vec))
+    if use_fts and use_vec:
+        body = (f"SELECT coalesce(f.id, v.id) AS id, f.rank AS fts_rank, f.bm25 AS bm25, f.coverage AS coverage, "
+                f"v.rank AS vec_rank, v.distance AS distance, "
+                f"coalesce(1.0 / ({k} + f.rank), 0.0) * {w_fts} AS rrf_fts, "
+                f"coalesce(1.0 / ({k} + v.rank), 0.0) * {w_vec} AS rrf_vec "
+                f"FROM fts_ranked f FULL OUTER JOIN vec_ranked v ON v.id = f.id")
+        ctes.append(("fused", f"SELECT *, rrf_fts + rrf_vec AS score FROM ({body})"))
+    elif use_fts:
+        # BM25 alone: score = terms matched + bm25 squashed into [0, 1), so ordering by
+        # score is ordering by coverage, then BM25 (bm25() is <= 0, better is lower).
+        ctes.append(("fused", f"SELECT id, rank AS fts_rank, bm25, coverage, NULL AS vec_rank, NULL AS distance, "
+                              f"1.0 / ({k} + rank) * {w_fts} AS rrf_fts, 0.0 AS rrf_vec, "
+                              f"coverage + (-bm25) / (1.0 - bm25) AS score FROM fts_ranked"))
+    elif use_vec:
+        ctes.append(("fused", f"SELECT id, NULL AS fts_rank, NULL AS bm25, NULL AS coverage, rank AS vec_rank, distance, "
+                              f"0.0 AS rrf_fts, 1.0 / ({k} + rank) * {w_vec} AS rrf_vec, 1.0 - distance AS score "
+                              f"FROM vec_ranked"))
+    else:
+        raise ValueError("a search plan needs terms or a vector")
+    return ctes
+
+
+def snippet_parts(needles: list[str], params: Params) -> tuple[str, str]:
+    """SQL for (`_at`, `_hitlen`): position and length of the first needle found in `c`."""
+    hay = "lower(coalesce(c.fold, c.content))"
+    if not needles:
+        return "0", "0"
+    ps = [params.add(n) for n in needles]
+    at = "coalesce(" + ", ".join(f"nullif(instr({hay}, {p}), 0)" for p in ps) + ", 0)"
+    length = "CASE " + " ".join(f"WHEN instr({hay}, {p}) > 0 THEN length({p})" for p in ps) + " ELSE 0 END"
+    return at, length
+
+
+SNIPPET_SQL = (
+    f"CASE WHEN g._at > 0 THEN trim(replace(substr(g.content, max(1, g._at - {SNIPPET_BEFORE}), "
+    f"g._at - max(1, g._at - {SNIPPET_BEFORE})) || '**' || substr(g.content, g._at, g._hitlen) || '**' || "
+    f"substr(g.content, g._at + g._hitlen, {SNIPPET_CHARS - SNIPPET_BEFORE}), char(10), ' ')) "
+    f"ELSE trim(replace(substr(g.content, 1, {SNIPPET_CHARS}), char(10), ' ')) END"
+)
+
+
+def ranked_chunks_sql(plan: Plan, params: Params) -> str:
+    """A base SELECT of RANKED_CHUNK items (plus hidden `_fts_rank`… columns) for `plan`."""
+    ctes = fused_ctes(plan, params)
+    needles = [t.needle for t in T.positives(plan.terms)] + [t for p in T.positives(plan.terms) for t in p.tokens]
+    at, length = snippet_parts(list(dict.fromkeys(needles)), params)
+    inner = (f"SELECT {I.CHUNK_COLUMNS}, x.score AS _score, x.score AS score, x.fts_rank AS _fts_rank, x.bm25 AS _bm25, "
+             f"x.coverage AS _coverage, x.vec_rank AS _vec_rank, x.distance AS _distance, x.rrf_fts AS _rrf_fts, "
+             f"x.rrf_vec AS _rrf_vec, {at} AS _at, {length} AS _hitlen "
+             f"FROM fused x JOIN chunks c ON c.id = x.id JOIN documents d ON d.id = c.doc_id "
+             f"LEFT JOIN sections sec ON sec.id = c.section_id WHERE {plan.scope}")
+    with_clause = "WITH " + ",\n".join(
+        f"{name} AS {'MATERIALIZED ' if name == 'vec_raw' else ''}({body})" for name, body in ctes)
+    return f"{with_clause}\nSELECT g.*, {SNIPPET_SQL} AS snippet FROM ({inner}) g"

@@ -1,0 +1,188 @@
+"""Plain search text → terms → FTS5 MATCH expressions that any SQLite shell accepts.
+
+The FTS columns hold text with a space around every CJK character and are tokenized by
+the built-in `unicode61` (DESIGN D4). So every term is sent as a quoted FTS5 string:
+FTS5 runs the table's own tokenizer over it, which turns `DEC-0054` into the phrase
+`dec 0054`, `2026.4.10` into `2026 4 10`, `snake_case` into `snake case`, and the
+CJK-spaced `架构` into `架 构` — exactly the token sequences the index holds. Quoting
+also keeps user words such as AND/OR/NOT/NEAR from being read as operators.
+
+Syntax accepted (the `lex:` language of spec §7): words, `"phrases"`, `-negation`
+(of a word or a phrase), and `prefix*` (prefix matching only where asked).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..text import CJK_RUN, fold, fts_text, has_cjk
+
+# Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
+WORD = re.compile(r"[^\W_]+")
+# Short English function words: dropped from a query that has other words, because in
+# the OR fallback they would count as "covered" terms and outrank the real ones.
+STOPWORDS = frozenset(
+    "a an and are as at be but by can do does for from has have how i if in into is it its "
+    "me my no not of on or our so than that the their then there these this to was we what "
+    "when where which who why will with you your".split()
+)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One query term: a word, an identifier (several tokens) or a quoted phrase."""
+
+    text: str
+    phrase: bool = False  # written in "quotes"
+    negated: bool = False
+    prefix: bool = False
+
+    @property
+    def tokens(self) -> list[str]:
+        """The unicode61 tokens of the term (casefolded), CJK characters one by one."""
+        return WORD.findall(fold(fts_text(self.text)))
+
+    @property
+    def fts(self) -> str:
+        """The term as an FTS5 string (a phrase when it has several tokens)."""
+        quoted = '"' + " ".join(self.tokens).replace('"', '""') + '"'
+        return quoted + " *" if self.prefix else quoted
+
+    @property
+    def needle(self) -> str:
+        """Casefolded text to look for in a chunk's content (snippets, hit marking)."""
+        return fold(self.text)
+
+    @property
+    def is_stopword(self) -> bool:
+        return not self.phrase and not self.prefix and fold(self.text) in STOPWORDS
+
+
+class QuerySyntax(ValueError):
+    """Raised for a query with no positive term; callers turn it into their own error."""
+
+
+def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
+    """Split search text into terms. Unbalanced quotes close at the end of the text."""
+    terms: list[Term] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        # `-word` and `-"phrase"` negate; `--flag` and a lone `-` are text.
+        negated = text[i] == "-" and i + 1 < n and (text[i + 1].isalnum() or text[i + 1] == '"')
+        if negated:
+            i += 1
+        if text[i] == '"':
+            end = text.find('"', i + 1)
+            end = n if end == -1 else end
+            body, i = text[i + 1 : end], end + 1
+            prefix = i < n and text[i] == "*"
+            i += 1 if prefix else 0
+            term = Term(body, phrase=True, negated=negated, prefix=prefix)
+        else:
+            start = i
+            while i < n and not text[i].isspace() and text[i] != '"':
+                i += 1
+            word = text[start:i]
+            prefix = word.endswith("*") and len(word.rstrip("*")) > 0
+            term = Term(word.rstrip("*") if prefix else word, negated=negated, prefix=prefix)
+        if term.tokens:  # pure punctuation ("&&", "-") carries nothing FTS5 can match
+            terms.append(term)
+    if not keep_stopwords:
+        content = [t for t in terms if not t.negated and not t.is_stopword]
+        if content:
+            terms = [t for t in terms if t.negated or not t.is_stopword]
+    return _unique(terms)
+
+
+def _unique(terms: list[Term]) -> list[Term]:
+    seen: set[tuple[str, bool, bool]] = set()
+    out = []
+    for term in terms:
+        key = (" ".join(term.tokens), term.negated, term.prefix)
+        if key not in seen:
+            seen.add(key)
+            out.append(term)
+    return out
+
+
+def positives(terms: list[Term]) -> list[Term]:
+    return [t for t in terms if not t.negated]
+
+
+def match_and(terms: list[Term]) -> str:
+    """Every positive term, none of the negated ones."""
+    return _with_negation(" AND ".join(t.fts for t in positives(terms)), terms)
+
+
+def match_or(terms: list[Term], skip: frozenset[str] = frozenset()) -> str:
+    """Any positive term (but those in `skip`, very common ones), none of the negated ones."""
+    kept = [t for t in positives(terms) if t.fts not in skip] or positives(terms)
+    return _with_negation(" OR ".join(t.fts for t in kept), terms, kept)
+
+
+def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None) -> str:
+    negative = [t.fts for t in terms if t.negated]
+    if not expr:
+        raise QuerySyntax("a search needs at least one word that is not negated")
+    if negative:
+        # FTS5's NOT binds tighter than AND/OR, so both sides get parentheses.
+        expr = f"({expr}) NOT ({' OR '.join(negative)})"
+    # The title column holds the section title on every chunk of the section, so a
+    # title-only match would rank blank lines and closing braces of a matching section
+    # (code files have many): a passage must also hold a term in its own text.
+    any_term = " OR ".join(t.fts for t in (kept or positives(terms)))
+    return f"({expr}) AND body : ({any_term})"
+
+
+# -- keyword expansion (smart search) --------------------------------------------------
+def split_identifier(word: str) -> list[str]:
+    """Component words of camelCase, PascalCase, snake_case, kebab and dotted names."""
+    parts: list[str] = []
+    for piece in re.split(r"[\W_]+", word):
+        parts.extend(p.lower() for p in _CAMEL.findall(piece)) if not has_cjk(piece) else parts.append(piece)
+    return [p for p in parts if p]
+
+
+def stem(word: str) -> str:
+    """A crude English stem (suffix stripping): `indexing` → `index`, `queries` → `quer`."""
+    w = word.lower()
+    if not w.isascii() or not w.isalpha():
+        return w
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            return w[: -len(suffix)]
+    return w
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """The three keyword levels of smart search (AutoDev's KeywordExpander, made concrete)."""
+
+    exact: list[Term]  # level 1: the query as typed (and, for several words, the phrase)
+    components: list[Term]  # level 2: parts of identifiers, words of phrases
+    stems: list[Term]  # level 3: stem prefixes
+
+
+def expand(terms: list[Term]) -> Expansion:
+    words = positives(terms)
+    negated = [t for t in terms if t.negated]
+    components: list[Term] = []
+    for term in words:
+        parts = split_identifier(term.text) if not CJK_RUN.fullmatch(term.text) else [term.text]
+        for part in parts:
+            if fold(part) not in STOPWORDS:
+                components.append(Term(part))
+    components = _unique(components + negated)
+    stems = []
+    for term in positives(components):
+        root = stem(term.text)
+        # A prefix on the stem finds the inflections: plan* → planner, planning, plans.
+        if root.isascii() and len(root) >= 4:
+            stems.append(Term(root, prefix=True))
+    return Expansion(terms, components, _unique(stems + negated))

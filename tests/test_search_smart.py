@@ -1,0 +1,203 @@
+"""Smart search strategy, typed query documents, and context packs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite.search import context, search
+from docql_sqlite.search.typed import QueryDocumentError, parse
+
+
+
+def plan(hits: list[dict]) -> dict:
+    return hits[0]["explain"]["plan"]
+
+
+# -- smart search strategy --------------------------------------------------------------
+STRATEGY_DOCS = {
+    "plan.md": "# Planning\n\nThe planner orders steps. Planning is cheap.\n\n## Planned work\n\nA plan per query.\n",
+    "noise.md": "# Other\n\nNothing to see.\n",
+    "many.md": "# Lorem\n\n" + "".join(f"## Part {i}\n\nlorem ipsum number {i}.\n\n" for i in range(60))
+               + "## Lorem notes\n\nlorem again.\n\n## More lorem\n\nlorem once more.\n",
+    "sched.md": "# Jobs\n\n" + "".join(f"## Job {i}\n\nThe scheduler runs job {i}.\n\n" for i in range(5)),
+    "Factory.kt": "class QueryPlannerFactory {\n    fun make(): Int = 1\n}\n",
+}
+
+
+@pytest.fixture
+def strategy_index(tmp_index):
+    tmp_index.write_many(STRATEGY_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        yield idx
+
+
+def test_exact_level_when_enough(strategy_index) -> None:
+    hits = search(strategy_index, "scheduler", explain=True)
+    assert plan(hits)["strategy"] == ["exact: 5 chunks with every term, 5 with any"]
+    assert len(hits) == 5
+
+
+def test_widen_to_components_then_stems(strategy_index) -> None:
+    # "plannings" is nowhere; its stem prefix plann* finds planner, planning, planned.
+    hits = search(strategy_index, "plannings", explain=True)
+    steps = plan(hits)["strategy"]
+    assert steps[0] == "exact: 0 chunks with every term, 0 with any"
+    assert steps[1] == "fewer than 3 → widen"
+    assert steps[2].startswith("stems: ") and len(steps) == 3
+    assert hits[0]["path"] == "docs/plan.md" and sum(h["path"] == "docs/plan.md" for h in hits) >= 2
+    # An identifier that is not in the text: its parts are.
+    hits = search(strategy_index, "StepPlannerCache", explain=True)
+    steps = plan(hits)["strategy"]
+    assert steps[0].startswith("exact: 0") and steps[2].startswith("components: ")
+    assert hits[0]["path"] == "docs/plan.md"
+
+
+def test_narrow_with_a_secondary_keyword_when_too_many(strategy_index) -> None:
+    hits = search(strategy_index, "lorem", limit=5, explain=True)
+    steps = plan(hits)["strategy"]
+    assert any(s.startswith("more than 50 → narrow by title") for s in steps)
+    # Narrowed: chunks whose section title says "lorem" come first.
+    assert all("lorem" in (h["section"] or "").lower() for h in hits[:3])
+
+
+def test_code_names_and_determinism(strategy_index, corpus_db: Path) -> None:
+    hits = search(strategy_index, "query planner factory", explain=True)
+    assert hits[0]["path"] == "docs/Factory.kt"
+    assert "symbols" in hits[0]["explain"]["lists"]
+    with docql_sqlite.open(corpus_db) as idx:
+        top = search(idx, "QueryPlanner", explain=True)[0]
+        assert top["content"].startswith("class QueryPlanner(")
+        assert top["explain"]["lists"]["symbols"]["rank"] == 1
+        for query in ("lumen index", "segment merge policy", "架构", "DocQLLexer tokens"):
+            assert search(idx, query, limit=15) == search(idx, query, limit=15)
+
+
+# -- typed query documents ---------------------------------------------------------------
+@pytest.mark.parametrize("text, message, line, column", [
+    ("lex: foo\nbar baz", "line 2 ('bar baz') has no type; in a typed query document every line starts with "
+                          "lex:, vec:, hyde: or intent:", 2, 1),
+    ("intent: speed up pages", "intent: alone is not a query; add a lex:, vec: or hyde: line", 1, 9),
+    ("lex: foo\nvec:   ", "empty vec: line (line 2); write the query after 'vec:'", 2, 8),
+    ("lexx: foo\nlex: bar", "unknown line type 'lexx:' on line 1; did you mean 'lex:'?", 1, 1),
+    ("intent: a\nintent: b\nlex: c", "a second intent: line (line 2); a document has at most one, first on line 1", 2, 1),
+    ("lex: -battery", "lex: line 1 has no word to search for (only negations or punctuation)", 1, 6),
+    ("vec: fine\n  todo: x", "unknown line type 'todo:' on line 2; types are lex:, vec:, hyde: and intent:", 2, 3),
+])
+def test_typed_document_errors(text: str, message: str, line: int, column: int) -> None:
+    with pytest.raises(QueryDocumentError) as info:
+        parse(text)
+    err = info.value
+    assert err.message == message
+    assert (err.line, err.column) == (line, column)
+    assert str(err).splitlines()[-1].strip() == "^"
+
+
+def test_typed_document_parse() -> None:
+    doc = parse('intent: web page load times\nlex: performance "core web vitals" -battery\n\n'
+                "vec: how do I make pages load faster\nhyde: Pages load faster when ...")
+    assert [(q.kind, q.number) for q in doc.queries] == [("lex", 2), ("vec", 4), ("hyde", 5)]
+    assert doc.intent is not None and doc.intent.text == "web page load times"
+
+
+TYPED_DOCS = {
+    "a.md": "# A\n\nalpha words live here.\n",
+    "b.md": "# B\n\nbeta words live here.\n",
+    "long.md": "# Long\n\n" + "alpha is slow to start. " + "filler text without the words. " * 12
+               + "alpha is fast once warm.\n",
+}
+
+
+def test_typed_first_line_counts_double_and_intent_steers_snippets(tmp_index) -> None:
+    tmp_index.write_many(TYPED_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        first = search(idx, "lex: beta\nlex: alpha", explain=True)
+        assert first[0]["path"] == "docs/b.md"
+        assert first[0]["explain"]["plan"]["weights"] == {"lex:1": 2.0, "lex:2": 1.0}
+        assert first[0]["score"] == pytest.approx(2 / 61, abs=1e-6)
+        assert search(idx, "lex: alpha\nlex: beta")[0]["path"] != "docs/b.md"
+        # vec: lines run as BM25 when the index has no vectors, and say so.
+        hits = search(idx, "vec: beta words", explain=True)
+        assert hits[0]["path"] == "docs/b.md" and "ran as bm25" in hits[0]["explain"]["plan"]["notes"][0]
+        # intent never changes the ranking, only the snippet window.
+        plain = search(idx, "lex: alpha")
+        steered = search(idx, "intent: fast\nlex: alpha")
+        assert [h["location"] for h in plain] == [h["location"] for h in steered]
+        long_plain = next(h for h in plain if h["path"] == "docs/long.md")
+        long_steered = next(h for h in steered if h["path"] == "docs/long.md")
+        assert "slow" in long_plain["snippet"] and "fast" in long_steered["snippet"]
+
+
+# -- context packs ----------------------------------------------------------------------------
+@pytest.mark.parametrize("budget", [300, 1000, 4000, 12000])
+def test_context_within_budget_and_labelled(corpus_db: Path, budget: int) -> None:
+    with docql_sqlite.open(corpus_db) as idx:
+        pack = context(idx, "how does segment compaction work", budget=budget)
+        again = context(idx, "how does segment compaction work", budget=budget)
+    assert pack == again  # deterministic
+    assert len(pack["text"]) == pack["chars"] <= budget
+    assert pack["blocks"] and pack["strategy"] == "bm25 hits"
+    for block in pack["blocks"]:
+        assert f"--- {block['path']}:{block['line']}" in pack["text"]
+    if budget >= 12000:
+        kinds = {b["kind"] for b in pack["blocks"]}
+        assert kinds == {"hit", "opening"}
+        # Document order inside each document.
+        by_doc: dict[str, list[int]] = {}
+        for b in pack["blocks"]:
+            by_doc.setdefault(b["path"], []).append(b["line"])
+        assert all(lines == sorted(lines) for lines in by_doc.values())
+
+
+def test_context_fallback_to_small_documents(tmp_index) -> None:
+    tmp_index.write_many({"a.md": "# A\n\nsmall text one.\n", "b.md": "# B\n\nsmall text two.\n",
+                          "big.md": "# Big\n\n" + "word " * 3000 + "\n"})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        pack = context(idx, "zzqqxx nothing matches", budget=2000)
+        assert pack["strategy"].startswith("fallback")
+        assert [b["path"] for b in pack["blocks"]] == ["docs/a.md", "docs/b.md"]  # big.md is over 12,000 chars
+        assert "small text one." in pack["text"] and all(b["kind"] == "document" for b in pack["blocks"])
+        tiny = context(idx, "zzqqxx", budget=250)
+        assert len(tiny["text"]) <= 250
+
+
+# -- code words and common-word pruning -------------------------------------------------
+CODE_DOCS = {
+    "codec.py": "def b64decode(s):\n    return s\n\n\ndef b64encode(s):\n    return s\n\n\ndef getwelcome(self):\n"
+                "    return self.welcome\n",
+    "other.py": "def unrelated(x):\n    return x + 1\n",
+}
+
+
+def test_code_words_find_words_inside_names(tmp_index) -> None:
+    tmp_index.write_many(CODE_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        # BM25 cannot see "decode" inside the token b64decode; the code-words channel can.
+        assert search(idx, "decode the string", mode="bm25") == []
+        hits = search(idx, "decode the string", explain=True)
+        assert hits[0]["content"].startswith("def b64decode")
+        assert hits[0]["explain"]["lists"]["code_words"]["match"] == "b64decode"
+        assert search(idx, "get the welcome message")[0]["content"].startswith("def getwelcome")
+
+
+def test_common_words_do_not_select_or_candidates(tmp_index, monkeypatch) -> None:
+    from docql_sqlite.search import stats
+
+    docs = {f"d{i}.md": f"# D{i}\n\nthe common word here, number {i}.\n" for i in range(60)}
+    docs["rare.md"] = "# Rare\n\ncommon and zircon together.\n"
+    docs["zircon.md"] = "# Z\n\nonly zircon.\n"
+    tmp_index.write_many(docs)
+    tmp_index.index()
+    monkeypatch.setattr(stats, "MIN_CHUNKS", 1)
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "common zircon", mode="bm25", limit=5, explain=True)
+        fts = hits[0]["explain"]["plan"]["fts"]
+        assert fts["or"].startswith('("zircon")')  # "common" does not select candidates …
+        assert [h["path"] for h in hits] == ["docs/rare.md", "docs/zircon.md"]  # … but counts in coverage
+        assert hits[0]["explain"]["lists"]["bm25"]["terms_matched"] == 2

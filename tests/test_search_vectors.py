@@ -1,0 +1,239 @@
+"""Embeddings and hybrid search: vec0 round trip, model checks, the embedding cache, RRF, filters."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import docql_sqlite
+from docql_sqlite.embed import decode, get_model, register, reload_plugins
+from docql_sqlite.embed.base import PROBE_TEXTS
+from docql_sqlite.embed.hashing import HashEmbedder
+from docql_sqlite.errors import EmbeddingError
+from docql_sqlite.ingest import IngestOptions, index_paths
+from docql_sqlite.search import embed, search
+from docql_sqlite.search import fusion, vectors
+
+
+REPO = Path(__file__).resolve().parents[1]
+SHELL = shutil.which("sqlite3") or "/usr/bin/sqlite3"
+
+
+@pytest.fixture(scope="module")
+def embedded_db(tmp_path_factory) -> Path:
+    """datasets/ (en, zh, code) indexed and embedded with the hash model, paths as in corpus_db."""
+    path = tmp_path_factory.mktemp("embedded") / "e.db"
+    import os
+
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=2))
+    finally:
+        os.chdir(old)
+    report = embed(path, "hash")
+    assert report["embedded"] > 0
+    return path
+
+
+class Counting(HashEmbedder):
+    """The hash model, counting the texts it is asked to embed."""
+
+    texts: list[str] = []
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.model_id = "counting"
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        Counting.texts.extend(t for t in texts if t not in PROBE_TEXTS)  # not the fingerprint's probes
+        return super().embed_batch(texts)
+
+
+@pytest.fixture
+def counting_model():
+    reload_plugins()
+    register("counting", lambda arg, **_: Counting())
+    Counting.texts = []
+    vectors._models.clear()
+    yield Counting
+    reload_plugins()
+    vectors._models.clear()
+
+
+# -- storage ------------------------------------------------------------------------------
+def test_vec0_round_trip(embedded_db: Path) -> None:
+    with docql_sqlite.open(embedded_db) as idx:
+        conn = idx.conn
+        assert vectors.stored_meta(conn) == {"embedding_model": "hash:256", "embedding_dimensions": "256",
+                                             "embedding_fingerprint": get_model("hash").fingerprint()}
+        n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        assert conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == n_chunks
+        assert conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == n_chunks
+        model = get_model("hash")
+        for chunk_id, content, doc_id in conn.execute("SELECT id, content, doc_id FROM chunks ORDER BY id LIMIT 25"):
+            blob, stored_doc = conn.execute("SELECT embedding, doc_id FROM chunks_vec WHERE rowid = ?", (chunk_id,)).fetchone()
+            assert stored_doc == doc_id
+            assert np.allclose(decode(blob), model.embed([content])[0], atol=1e-7)
+        # A chunk is its own nearest neighbour ("more like chunk N").
+        some = conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
+        (nearest,) = conn.execute("SELECT rowid FROM chunks_vec WHERE embedding MATCH "
+                                  "(SELECT embedding FROM chunks_vec WHERE rowid = ?) AND k = 1", (some,)).fetchone()
+        assert nearest == some
+
+
+def test_model_mismatch_is_refused(embedded_db: Path) -> None:
+    with docql_sqlite.open(embedded_db) as idx:
+        with pytest.raises(EmbeddingError, match=r"embedded with 'hash:256' \(256 dimensions\) but the query uses "
+                                                 r"'hash:64' \(64 dimensions\); search with --model hash:256"):
+            search(idx, "segment", mode="vector", model="hash:64")
+        assert search(idx, "segment", mode="vector", model="hash:256")
+    with pytest.raises(EmbeddingError, match="--replace"):
+        embed(embedded_db, "hash:64")
+
+
+def test_no_embeddings_messages(corpus_db: Path) -> None:
+    with docql_sqlite.open(corpus_db) as idx:
+        with pytest.raises(EmbeddingError, match="no embeddings; create them with: docql-sqlite embed"):
+            search(idx, "segment", mode="vector")
+        # hybrid without vectors degrades to BM25 and says so.
+        hits = search(idx, "segment", mode="hybrid", explain=True)
+        assert hits and "ran as bm25" in hits[0]["explain"]["plan"]["notes"][0]
+
+
+def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> None:
+    sections = [f"## Part {i}\n\nParagraph number {i} talks about topic {i}.\n" for i in range(6)]
+    tmp_index.write("a.md", "# A\n\n" + "\n".join(sections))
+    tmp_index.write("b.md", "# B\n\nAnother file.\n\n## Same\n\nParagraph number 1 talks about topic 1.\n")
+    tmp_index.index()
+    first = embed(tmp_index.db, "counting")
+    distinct = tmp_index.scalar("SELECT count(DISTINCT content_hash) FROM chunks")
+    assert first["embedded"] == distinct == len(set(counting_model.texts)) == len(counting_model.texts)
+    # Nothing changed: nothing embedded.
+    counting_model.texts = []
+    assert embed(tmp_index.db)["embedded"] == 0 and counting_model.texts == []
+    # Edit one section: re-indexing gives every chunk of a.md a new id, yet only the
+    # changed text is embedded; the others come from the cache.
+    sections[3] = "## Part 3\n\nThis paragraph was rewritten entirely.\n"
+    tmp_index.write("a.md", "# A\n\n" + "\n".join(sections))
+    tmp_index.index()
+    report = embed(tmp_index.db)
+    assert len(counting_model.texts) == 1 and counting_model.texts[0].startswith("## Part 3\n\nThis paragraph was rewritten")
+    assert report["embedded"] == 1 and report["reused"] + report["unchanged"] >= 6
+    # A renamed file is a new document with new chunk ids: all its texts come from the cache.
+    counting_model.texts = []
+    (tmp_index.docs / "a.md").rename(tmp_index.docs / "c.md")
+    tmp_index.index()
+    report = embed(tmp_index.db)
+    assert counting_model.texts == [] and report["embedded"] == 0 and report["reused"] >= 6
+    n = tmp_index.scalar("SELECT count(*) FROM chunks")
+    assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors") == n
+    assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors cv JOIN chunks c ON c.id = cv.chunk_id "
+                            "AND c.content_hash = cv.content_hash") == n
+    # Replacing the model re-embeds everything.
+    counting_model.texts = []
+    assert embed(tmp_index.db, "hash:32", replace=True)["embedded"] == distinct
+
+
+def test_stale_vectors_are_skipped_until_reembedded(tmp_index) -> None:
+    tmp_index.write_many({"a.md": "# A\n\napples and pears\n", "b.md": "# B\n\nbananas\n"})
+    tmp_index.index()
+    embed(tmp_index.db, "hash")
+    tmp_index.write("a.md", "# A\n\ncherries only now\n")
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "apples and pears", mode="vector", limit=5, explain=True)
+        assert all("apples" not in h["content"] for h in hits)
+        assert "stale" in hits[0]["explain"]["plan"]["notes"][0]
+
+
+# -- fusion ---------------------------------------------------------------------------------
+def test_rrf_arithmetic_hand_checked() -> None:
+    row = lambda i: {"_chunk": i, "_path": f"p{i}", "_pos": 0}  # noqa: E731
+    a = fusion.Ranked("a", 1.0, [row(1), row(2), row(3)])
+    b = fusion.Ranked("b", 2.0, [row(3), row(1)])
+    fused = fusion.rrf([a, b], k=60)
+    # 3: 1/63 + 2/61 = 0.0158730 + 0.0327869 = 0.0486599
+    # 1: 1/61 + 2/62 = 0.0163934 + 0.0322581 = 0.0486515;  2: 1/62 = 0.0161290
+    assert [f.row["_chunk"] for f in fused] == [3, 1, 2]
+    assert [round(f.score, 6) for f in fused] == [0.04866, 0.048652, 0.016129]
+    assert fused[0].rrf == {"a": round(1 / 63, 8), "b": round(2 / 61, 8)}
+
+
+def test_hybrid_sql_rrf_matches_ranks(embedded_db: Path) -> None:
+    with docql_sqlite.open(embedded_db) as idx:
+        hits = search(idx, "segment merge", mode="hybrid", limit=10, explain=True, rrf_k=60, weights={"bm25": 2.0})
+        assert len(hits) == 10
+        both = 0
+        for h in hits:
+            ex = h["explain"]
+            expected = sum(w / (60 + ex["lists"][name]["rank"]) for name, w in (("bm25", 2.0), ("vector", 1.0))
+                           if name in ex["lists"])
+            assert h["score"] == pytest.approx(expected, abs=1e-6)
+            assert ex["final"] == h["score"]
+            both += len(ex["lists"]) == 2
+        assert both >= 1
+        assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_vector_filter_is_pushed_and_never_starves(embedded_db: Path) -> None:
+    with docql_sqlite.open(embedded_db) as idx:
+        zh = [d for d in idx.documents(("datasets/zh/*",))]
+        in_zh = idx.conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                                 "WHERE d.path GLOB 'datasets/zh/*'").fetchone()[0]
+        assert zh and in_zh >= 20
+        hits = search(idx, "segment merge compaction", mode="vector", limit=20, paths=("datasets/zh/*",), explain=True)
+        assert len(hits) == 20 and all(h["path"].startswith("datasets/zh/") for h in hits)
+        assert "pushed into vec0" in hits[0]["explain"]["plan"]["notes"][0]
+        grouped = search(idx, "segment merge", mode="hybrid", limit=5, group="file", explain=True)
+        assert len(grouped) == 5 and any("over-fetch" in n for n in grouped[0]["explain"]["plan"]["notes"])
+
+
+# -- DocQL and the shell --------------------------------------------------------------------
+def test_docql_search_and_similar(embedded_db: Path) -> None:
+    with docql_sqlite.open(embedded_db) as idx:
+        fused = idx.query('$.content.search("segment merge")[0:5]')
+        api = search(idx, "segment merge", mode="hybrid", limit=5)
+        # Same fusion; DocQL's lists are deeper (100 rows), so only the top is compared.
+        assert fused[0]["location"] == api[0]["location"] and fused[0]["score"] == pytest.approx(api[0]["score"], abs=1e-6)
+        similar = idx.query('$.content.similar("segment merge")[0:3]')
+        assert [i["location"] for i in similar] == [h["location"] for h in search(idx, "segment merge", mode="vector", limit=3)]
+        chunk = idx.conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
+        (first,) = idx.query(f"$.content.similar({chunk})[0:1]")
+        assert first["score"] == pytest.approx(1.0)
+
+
+@pytest.mark.skipif(not Path(SHELL).exists(), reason="no sqlite3 shell")
+def test_more_like_chunk_n_in_the_3_40_shell(embedded_db: Path) -> None:
+    import sqlite_vec
+
+    with docql_sqlite.open(embedded_db) as idx:
+        chunk = idx.conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
+        query = f"$.content.similar({chunk})[0:5].location"
+        expected = idx.query(query)
+        sql = idx.compile(query).inline_sql()
+    vec = str(Path(sqlite_vec.loadable_path()))
+    done = subprocess.run([SHELL, "-readonly", str(embedded_db)], input=f".load {vec}\n{sql};\n",
+                          capture_output=True, text=True, check=True)
+    assert done.stderr == "" and done.stdout.splitlines() == expected
+
+
+def test_cli_embed_and_index_embed(tmp_index) -> None:
+    from docql_sqlite.cli import cli
+
+    tmp_index.write_many({"a.md": "# A\n\napples\n", "b.md": "# B\n\nbananas\n"})
+    runner = CliRunner()
+    done = runner.invoke(cli, ["index", str(tmp_index.db), str(tmp_index.docs), "--embed", "hash"])
+    assert done.exit_code == 0, done.output
+    assert "embedded" in done.output
+    done = runner.invoke(cli, ["embed", str(tmp_index.db), "--json"])
+    assert done.exit_code == 0 and '"embedded": 0' in done.output
+    done = runner.invoke(cli, ["embed", str(tmp_index.db), "--model", "hash:64"])
+    assert done.exit_code == 1 and "--replace" in done.output
+    done = runner.invoke(cli, ["search", str(tmp_index.db), "apples", "--mode", "hybrid", "--json"])
+    assert done.exit_code == 0 and "a.md" in done.output
