@@ -64,7 +64,7 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_index(path: str) -> Index:
-    return Index(path)
+    return Index(path, table_function=False)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

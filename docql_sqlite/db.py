@@ -11,7 +11,6 @@ import importlib.util
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ SQLError = apsw.Error
 
 def sql_dir() -> Path:
     """Where the schema files are: inside the installed package, or the source tree's `sql/`."""
-    packaged = Path(str(resources.files("docql_sqlite"))) / "sql"
+    packaged = Path(__file__).resolve().parent / "sql"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parent.parent / "sql"

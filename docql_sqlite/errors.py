@@ -8,7 +8,6 @@ also travel as JSON to agents).
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections.abc import Iterable
 from typing import Any
@@ -124,6 +123,8 @@ def caret_lines(source: str, offset: int) -> str:
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str | None:
     """The closest known name to `name`, for "did you mean" hints."""
+    import difflib  # only when a name is wrong
+
     choices = list(choices)
     lowered = {c.lower(): c for c in choices}
     if name.lower() in lowered:

@@ -28,14 +28,16 @@ _GET_SPEC = re.compile(r"^(.*?)(?::(\d+)(?::(\d+))?)?$", re.S)
 class Index:
     """An open index file."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = True) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = True, table_function: bool = True) -> None:
+        """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
+        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
         self.path = str(path)
         self.conn = db.connect(self.path, readonly=readonly)
-        # `SELECT * FROM docql('$.toc')` on this connection; a weak reference avoids a cycle.
-        from . import tvf
+        if table_function:
+            from . import tvf
 
-        ref = weakref.ref(self)
-        tvf.register(self.conn, lambda: ref())
+            ref = weakref.ref(self)  # a weak reference: the connection must not keep the Index alive
+            tvf.register(self.conn, lambda: ref())
 
     def close(self) -> None:
         self.conn.close()
