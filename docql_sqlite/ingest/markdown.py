@@ -104,10 +104,25 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
     return plain_inline(raw).strip(), anchor
 
 
+_SIMPLE_CODE_SPANS = re.compile(r"[^`\\]*(?:`[^`]+`[^`\\]*)+")
+_ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def _code_span_text(match: re.Match[str]) -> str:
+    content = match.group(1).replace("\n", " ")
+    # CommonMark: one space is stripped from each side when both have one (and it is not all spaces)
+    if len(content) > 2 and content[0] == " " and content[-1] == " " and content.strip():
+        return content[1:-1]
+    return content
+
+
 def plain_inline(raw: str) -> str:
     """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
     if not any(ch in raw for ch in "*_`[]<>!\\&"):
         return raw
+    if not any(ch in raw for ch in "*_[]<>!&") and "``" not in raw and _SIMPLE_CODE_SPANS.fullmatch(raw):
+        # only single-backtick code spans (`fs.readFile()`): the common case, without a parser
+        return _ONE_CODE_SPAN.sub(_code_span_text, raw)
     tokens = _inline_parser().parseInline(raw)
     parts: list[str] = []
     for child in tokens[0].children or []:

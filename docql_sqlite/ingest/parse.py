@@ -11,7 +11,7 @@ from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, decode_text, read_source
 from .sections import build_sections
-from .store import Parsed
+from .store import Parsed, prepare
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,4 +67,4 @@ def finish(
         doc.chunk_breaks.update(doc.page_lines)  # a chunk never spans pages, so page(n) is exact
     sections = build_sections(doc)
     chunks = chunk_document(doc, sections, max_chars)
-    return Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
+    return prepare(Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks))

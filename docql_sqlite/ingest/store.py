@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -30,9 +30,25 @@ class Parsed:
     sha256: str
     size: int
     mtime_ns: int | None
-    doc: Document
+    doc: Document  # `doc.text` is emptied before it crosses to the writer: chunks carry the text
     sections: list[SectionInfo]
     chunks: list[ChunkInfo]
+    line_count: int = 0
+    header_text: str = ""  # the lines before doc.body_start_line (front matter), verbatim
+    code_storage: list[tuple[str | None, int | None, int | None]] = field(default_factory=list)
+
+
+def prepare(parsed: Parsed) -> Parsed:
+    """Work done in the parser process: what the writer needs from the full text, then drop it."""
+    doc = parsed.doc
+    lines = split_lines(doc.text)
+    parsed.line_count = len(lines)
+    parsed.header_text = "".join(line + "\n" for line in lines[: doc.body_start_line - 1])
+    if doc.codeblocks:
+        offsets = _line_offsets(doc.text)
+        parsed.code_storage = [_code_storage(doc.text, offsets, b) for b in doc.codeblocks]
+    doc.text = ""
+    return parsed
 
 
 def now() -> str:
@@ -66,8 +82,6 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
     if existing is not None:
         delete_document(conn, existing[0])
     doc = parsed.doc
-    lines = split_lines(doc.text)
-    header = "".join(line + "\n" for line in lines[: doc.body_start_line - 1])
     name = parsed.path.rstrip("/").rsplit("/", 1)[-1]
     directory = parsed.path[: -len(name)].rstrip("/") if "/" in parsed.path else ""
     extension = os.path.splitext(name.split("?")[0])[1][1:].lower()
@@ -77,15 +91,15 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             parsed.path, parsed.uri, name, directory, extension, doc.format, doc.language, doc.title or name,
-            parsed.size, len(lines), doc.page_count,
+            parsed.size, parsed.line_count, doc.page_count,
             parsed.mtime_ns / 1e9 if parsed.mtime_ns is not None else None, parsed.mtime_ns, parsed.sha256,
-            header, doc.body_start_line, now(),
+            parsed.header_text, doc.body_start_line, now(),
         ),
     )
     doc_id = conn.last_insert_rowid()
     section_ids = _insert_sections(conn, doc_id, parsed.sections)
     _insert_chunks(conn, doc_id, parsed, section_ids)
-    _insert_extras(conn, doc_id, doc)
+    _insert_extras(conn, doc_id, parsed)
     return doc_id
 
 
@@ -145,14 +159,14 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _insert_extras(conn: Connection, doc_id: int, doc: Document) -> None:
+def _insert_extras(conn: Connection, doc_id: int, parsed: Parsed) -> None:
+    doc = parsed.doc
     if doc.frontmatter is not None:
         conn.execute("INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)", (doc_id, _json(doc.frontmatter)))
-    offsets = _line_offsets(doc.text) if doc.codeblocks else []
     conn.executemany(
         "INSERT INTO codeblocks(doc_id, ord, language, code, body_start, body_end, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(doc_id, i, b.language, *_code_storage(doc.text, offsets, b), b.line, b.end_line)
-         for i, b in enumerate(doc.codeblocks)],
+        [(doc_id, i, b.language, *stored, b.line, b.end_line)
+         for i, (b, stored) in enumerate(zip(doc.codeblocks, parsed.code_storage))],
     )
     conn.executemany(
         """INSERT INTO tables(doc_id, ord, headers, rows, row_count, column_count, line, end_line)

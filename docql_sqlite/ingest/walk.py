@@ -29,12 +29,12 @@ class FoundFile:
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """A path relative to the current directory when inside it, else absolute; '/' separators."""
-    cwd = cwd or Path.cwd()
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(cwd).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    # Plain string work: this runs for every file of a walk, and pathlib costs ~10x more.
+    base = str(cwd) if cwd is not None else os.getcwd()
+    absolute = os.path.abspath(path)
+    prefix = base.rstrip(os.sep) + os.sep
+    shown = absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
+    return shown.replace(os.sep, "/") if os.sep != "/" else shown
 
 
 def _matches(display: str, patterns: tuple[str, ...]) -> bool:
