@@ -117,10 +117,14 @@ def register(cli: click.Group) -> None:
                        fmt: str | None) -> None:
         """Search DATABASE for TEXT: plain words, or a typed query document (lex:/vec:/hyde:/intent: lines)."""
         from .search import search
+        from .search.vectors import has_embeddings
 
         with open_index(database) as idx:
             items = search(idx, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain,
                            model=model, rrf_k=rrf_k, weights=_weights(weights))
+            if mode == "hybrid" and model is None and not has_embeddings(idx.conn):
+                click.echo(f"note: {database} has no embeddings, so hybrid ran as bm25; "
+                           f"add them with: docql-sqlite embed {database} --model MODEL", err=True)
         if not with_content:
             for it in items:
                 it.pop("content", None)
