@@ -86,7 +86,12 @@ def extract_entities(
         if entity:
             found.append(entity)
             api_names.add(entity.name)
+    seen_spans: set[str] = set()
     for line, span in inline_code_spans or []:
+        # Only a call "(" or an endpoint "/" can be an API; each text is judged once.
+        if span in seen_spans or ("(" not in span and "/" not in span):
+            continue
+        seen_spans.add(span)
         entity = _api_entity(_clean(span), line, line)
         # A code span mentioned many times is one API; a heading already defines it.
         if entity and entity.name not in api_names:
