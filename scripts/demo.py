@@ -32,6 +32,11 @@ def main(db_path: str) -> None:
                 print("(no results)")
             output.write(items, "table", sys.stdout)
             print()
+        for text in ("where is authentication explained?", "关键词"):
+            print(f"## Search: {text}\n$ docql-sqlite search {db_path} '{text}' -n 3")
+            hits = [{k: h.get(k) for k in ("location", "section", "snippet")} for h in index.search(text, limit=3)]
+            output.write(hits, "table", sys.stdout)
+            print()
         print("Try your own: .venv/bin/docql-sqlite query demo.db '$.toc[?(@.title~=\"install\")]'")
 
 
