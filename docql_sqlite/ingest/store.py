@@ -36,11 +36,26 @@ class Parsed:
     line_count: int = 0
     header_text: str = ""  # the lines before doc.body_start_line (front matter), verbatim
     code_storage: list[tuple[str | None, int | None, int | None]] = field(default_factory=list)
+    section_rows: list[tuple[Any, ...]] = field(default_factory=list)  # sections columns after id/doc_id
+    chunk_rows: list[tuple[Any, ...]] = field(default_factory=list)  # chunks columns + the two FTS texts
 
 
 def prepare(parsed: Parsed) -> Parsed:
-    """Work done in the parser process: what the writer needs from the full text, then drop it."""
+    """Work done in the parser process, so the one writer only inserts: rows with their
+    folds, hashes and FTS texts computed, and what it needs of the full text (then dropped)."""
     doc = parsed.doc
+    parsed.section_rows = [
+        (s.ord, s.level, s.depth, s.title, fold(s.title), s.number, s.anchor, s.parent, s.line, s.end_line,
+         s.own_end_line, s.page)
+        for s in parsed.sections
+    ]
+    titles = {s.ord: s.title for s in parsed.sections}
+    parsed.chunk_rows = [
+        (c.section, c.index, c.line, c.end_line, c.page, c.start_offset, c.end_offset, c.content,
+         stored_fold(c.content), hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+         fts_text(titles[c.section]) if c.section is not None else "", fts_text(c.content))
+        for c in parsed.chunks
+    ]
     lines = split_lines(doc.text)
     parsed.line_count = len(lines)
     parsed.header_text = "".join(line + "\n" for line in lines[: doc.body_start_line - 1])
@@ -97,43 +112,41 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
         ),
     )
     doc_id = conn.last_insert_rowid()
-    section_ids = _insert_sections(conn, doc_id, parsed.sections)
+    section_ids = _insert_sections(conn, doc_id, parsed.section_rows)
     _insert_chunks(conn, doc_id, parsed, section_ids)
     _insert_extras(conn, doc_id, parsed)
     return doc_id
 
 
-def _insert_sections(conn: Connection, doc_id: int, sections: list[SectionInfo]) -> dict[int, int]:
-    ids: dict[int, int] = {}
-    for s in sections:
-        conn.execute(
-            """INSERT INTO sections(doc_id, ord, level, depth, title, title_fold, number, anchor, parent_id,
-                                    line, end_line, own_end_line, page)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (doc_id, s.ord, s.level, s.depth, s.title, fold(s.title), s.number, s.anchor,
-             ids.get(s.parent) if s.parent is not None else None, s.line, s.end_line, s.own_end_line, s.page),
-        )
-        ids[s.ord] = conn.last_insert_rowid()
-    return ids
+def _next_id(conn: Connection, table: str) -> int:
+    # Ids are given explicitly so that rows, parents and FTS rows go in with executemany.
+    return conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
+
+
+def _insert_sections(conn: Connection, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
+    base = _next_id(conn, "sections")
+    conn.executemany(
+        """INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, anchor, parent_id,
+                                line, end_line, own_end_line, page)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(base + r[0], doc_id, *r[:7], None if r[7] is None else base + r[7], *r[8:]) for r in rows],
+    )
+    return {r[0]: base + r[0] for r in rows}
 
 
 def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
-    titles = {s.ord: s.title for s in parsed.sections}
-    for c in parsed.chunks:
-        conn.execute(
-            """INSERT INTO chunks(doc_id, section_id, chunk_index, line, end_line, page, start_offset, end_offset,
-                                  content, fold, content_hash)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (doc_id, section_ids.get(c.section) if c.section is not None else None, c.index, c.line, c.end_line,
-             c.page, c.start_offset, c.end_offset, c.content, stored_fold(c.content),
-             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32]),
-        )
-        chunk_id = conn.last_insert_rowid()
-        title = titles.get(c.section, "") if c.section is not None else ""
-        conn.execute(
-            "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
-            (chunk_id, fts_text(title), fts_text(c.content)),
-        )
+    base = _next_id(conn, "chunks")
+    rows = parsed.chunk_rows
+    conn.executemany(
+        """INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page, start_offset, end_offset,
+                              content, fold, content_hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+        [(base + i, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10]) for i, r in enumerate(rows)],
+    )
+    conn.executemany(
+        "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
+        [(base + i, r[10], r[11]) for i, r in enumerate(rows)],
+    )
 
 
 def _code_storage(text: str, offsets: list[int], block: CodeBlock) -> tuple[str | None, int | None, int | None]:

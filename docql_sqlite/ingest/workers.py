@@ -8,6 +8,7 @@ is replaced too. Both become an `IngestError` for that file only.
 from __future__ import annotations
 
 import multiprocessing as mp
+from collections import deque
 import signal
 import time
 import traceback
@@ -41,14 +42,28 @@ def _worker_main(conn: Connection, func: Callable[[Any], Any]) -> None:
             conn.send(("error", f"parser failed: {type(exc).__name__}: {exc}{where}"))
 
 
+# Tasks queued per worker: the next one is already in its pipe when it finishes, so
+# workers do not idle while the writer commits a batch.
+QUEUE_DEPTH = 2
+
+
 class _Worker:
     def __init__(self, ctx: Any, func: Callable[[Any], Any]) -> None:
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=_worker_main, args=(child, func), daemon=True)
         self.process.start()
         child.close()
-        self.key: Any = None
-        self.started = 0.0
+        self.queue: deque[tuple[Any, Any]] = deque()  # (key, task) sent, oldest first
+        self.started = 0.0  # when the oldest queued task began running
+
+    def submit(self, key: Any, task: Any) -> None:
+        if not self.queue:
+            self.started = time.monotonic()
+        self.queue.append((key, task))
+        try:
+            self.conn.send(task)
+        except OSError:
+            pass  # the worker died: its oldest task is reported, the rest go to its replacement
 
     def stop(self, kill: bool = False) -> None:
         if kill:
@@ -87,48 +102,49 @@ def run_tasks(
     ctx = mp.get_context("fork" if "fork" in methods else "spawn")
     pending = iter(tasks)
     pool = [_Worker(ctx, func) for _ in range(workers)]
-    busy: dict[Connection, _Worker] = {}
     exhausted = False
     try:
         while True:
             for worker in pool:
-                if worker.key is None and not exhausted:
+                while not exhausted and len(worker.queue) < QUEUE_DEPTH:
                     nxt = next(pending, None)
                     if nxt is None:
                         exhausted = True
-                        break
-                    worker.key, task = nxt
-                    worker.started = time.monotonic()
-                    worker.conn.send(task)
-                    busy[worker.conn] = worker
-            if not busy:
+                    else:
+                        worker.submit(*nxt)
+            active = {w.conn: w for w in pool if w.queue}
+            if not active:
                 return
-            ready = wait(list(busy), timeout=0.5)
-            for conn in ready:
-                worker = busy.pop(conn)  # type: ignore[arg-type]
-                key, worker.key = worker.key, None
+            for conn in wait(list(active), timeout=0.5):
+                worker = active[conn]  # type: ignore[index]
+                key, _ = worker.queue.popleft()
                 try:
-                    status, value = conn.recv()  # type: ignore[union-attr]
-                    yield key, (value if status == "ok" else IngestError(value))
+                    status, value = worker.conn.recv()
                 except (EOFError, OSError):
                     worker.process.join(timeout=5)  # EOF can come before the exit status is known
                     yield key, IngestError(f"parser process crashed ({_exit_status(worker.process.exitcode)})")
                     pool[pool.index(worker)] = _replace(worker, ctx, func)
+                    continue
+                worker.started = time.monotonic()  # the next queued task starts now
+                yield key, (value if status == "ok" else IngestError(value))
             now = time.monotonic()
-            for conn, worker in list(busy.items()):
-                if now - worker.started > timeout:
-                    busy.pop(conn)
-                    key = worker.key
+            for worker in list(pool):
+                if worker.queue and now - worker.started > timeout:
+                    key, _ = worker.queue.popleft()
                     pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
                     yield key, IngestError(f"parsing timed out after {timeout:g} s (raise it with --timeout)")
     finally:
         for worker in pool:
-            worker.stop(kill=worker.key is not None)
+            worker.stop(kill=bool(worker.queue))
 
 
 def _replace(worker: _Worker, ctx: Any, func: Callable[[Any], Any], kill: bool = False) -> _Worker:
+    """A fresh worker, given the tasks the old one had queued but not started."""
     worker.stop(kill=True if kill else not worker.process.is_alive())
-    return _Worker(ctx, func)
+    fresh = _Worker(ctx, func)
+    for key, task in worker.queue:
+        fresh.submit(key, task)
+    return fresh
 
 
 def _exit_status(code: int | None) -> str:
