@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -190,7 +189,6 @@ def register_functions(conn: apsw.Connection) -> None:
         conn.create_scalar_function(name, func, nargs, deterministic=True)
     if not _has_regexp(conn):
         conn.create_scalar_function("regexp", sqlfunctions.regexp, 2, deterministic=True)
-    conn.create_collation("docql_fold", lambda a, b: (a.casefold() > b.casefold()) - (a.casefold() < b.casefold()))
 
 
 def _has_regexp(conn: apsw.Connection) -> bool:
@@ -208,16 +206,3 @@ def register_table_function(conn: apsw.Connection, name: str, columns: list[str]
     func.columns = tuple(columns)  # type: ignore[attr-defined]
     func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
     apsw.ext.make_virtual_module(conn, name, func)
-
-
-def is_busy(exc: BaseException) -> bool:
-    return isinstance(exc, (apsw.BusyError, apsw.LockedError))
-
-
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def quote_ident(name: str) -> str:
-    if _IDENT.match(name):
-        return name
-    return '"' + name.replace('"', '""') + '"'
