@@ -58,8 +58,3 @@ def like_pattern(keyword: str) -> str:
     """A `LIKE ... ESCAPE '\\'` pattern matching `keyword` as a substring."""
     escaped = keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
-
-
-def needs_like(keyword: str) -> bool:
-    """True when the folded keyword has ASCII letters, whose case only LIKE can ignore."""
-    return any("a" <= ch <= "z" or "A" <= ch <= "Z" for ch in keyword)

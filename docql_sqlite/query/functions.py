@@ -266,7 +266,3 @@ def needs_function(owner: str, source: str, offset: int) -> DocQLSyntaxError:
         return DocQLSyntaxError(f"$.content needs a function or a list: {listing}, codeblock, table", source=source, offset=offset)
     listing = ", ".join(list(CODE_LISTS) + [f"{f.name}({', '.join(f.params)})" for f in CODE_FUNCTIONS.values()])
     return DocQLSyntaxError(f"$.code needs a list or a function: {listing}", source=source, offset=offset)
-
-
-def literal_text(arg: Literal) -> str:
-    return str(arg.value) if arg.kind == "string" else (arg.text or str(arg.value))

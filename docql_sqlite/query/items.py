@@ -18,7 +18,6 @@ class FieldSpec:
     kind: str  # text | number | list | json
     expr: str = ""  # SQL over the stage row `r`; default r.<name>
     fold: str | None = None  # SQL giving the Unicode-casefolded text, when the index stores it (else ASCII-only lower())
-    portable: bool = True
 
     @property
     def sql(self) -> str:

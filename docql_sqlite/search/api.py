@@ -26,7 +26,8 @@ MODES = ("smart", "bm25", "vector", "hybrid")
 # --group file needs more passages than files asked for: several hits share a file.
 GROUP_OVERFETCH = 4
 MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth)
-# `typed.is_typed`, here so that plain queries do not import the typed-document module.
+# A line starting with a type prefix makes the whole text a typed document. Kept here so
+# that plain queries do not import the typed-document module.
 TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:", re.IGNORECASE | re.MULTILINE)
 
 

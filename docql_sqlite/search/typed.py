@@ -46,13 +46,6 @@ class QueryDocument:
     intent: Line | None
 
 
-def is_typed(text: str) -> bool:
-    """True when any line starts with a type prefix: the whole text is then a typed document."""
-    from .api import TYPED
-
-    return TYPED.search(text) is not None
-
-
 def parse(text: str) -> QueryDocument:
     queries: list[Line] = []
     intent: Line | None = None
