@@ -13,7 +13,7 @@ from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_m
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as I
 from .filters import ascii_lower, regex_condition
-from .nodes import Call, Literal, Regex
+from .nodes import Call, Regex
 from .sqlparams import Params
 
 
