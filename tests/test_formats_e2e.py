@@ -55,7 +55,7 @@ def test_class_source_is_the_whole_class(corpus_db: Path) -> None:
     assert item["source"] == expected
     methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
     with docql_sqlite.open(corpus_db) as index:
-        found = index.query(f'$.code.methods[?(@.parent=="DocQLLexer")].name')
+        found = index.query('$.code.methods[?(@.parent=="DocQLLexer")].name')
     assert set(found) == methods
 
 
