@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 from pathlib import Path
 
 from .. import db
@@ -25,6 +26,16 @@ from .walk import FoundFile, walk
 from .workers import run_tasks
 
 ProgressCallback = Callable[[int, int, str], None]
+
+
+class StoredDoc(NamedTuple):
+    """What the index already holds for a file: enough to skip it when unchanged."""
+
+    id: int
+    size: int
+    mtime_ns: int | None
+    sha256: str
+    path: str
 
 
 @dataclass(slots=True)
@@ -83,7 +94,7 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
     conn = db.connect(db_path)
     try:
         stored = {
-            uri: (doc_id, size, mtime_ns, sha, path)
+            uri: StoredDoc(doc_id, size, mtime_ns, sha, path)
             for doc_id, uri, size, mtime_ns, sha, path in conn.execute(
                 "SELECT id, uri, size, mtime_ns, sha256, path FROM documents"
             )
@@ -99,8 +110,11 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
     return report
 
 
-def _plan(conn, found: list[FoundFile], stored, options: IngestOptions, report: IngestReport):  # type: ignore[no-untyped-def]
-    tasks: list[tuple[FoundFile, ParseTask]] = []
+def _plan(
+    conn: db.Connection, found: list[FoundFile], stored: dict[str, StoredDoc], options: IngestOptions,
+    report: IngestReport,
+) -> tuple[list[tuple[FoundFile, ParseTask | None]], set[str]]:
+    tasks: list[tuple[FoundFile, ParseTask | None]] = []
     seen: set[str] = set()
     renamed: list[tuple[str, str]] = []
     for item in found:
@@ -115,14 +129,14 @@ def _plan(conn, found: list[FoundFile], stored, options: IngestOptions, report: 
                 st = item.path.stat()
             except OSError:
                 st = None
-            if st is not None and st.st_size == previous[1] and st.st_mtime_ns == previous[2]:
+            if st is not None and st.st_size == previous.size and st.st_mtime_ns == previous.mtime_ns:
                 report.unchanged += 1
-                if previous[4] != item.display:
+                if previous.path != item.display:
                     renamed.append((item.display, uri))
                 continue
         task = ParseTask(
             path=str(item.path), display=item.display, format=item.format,
-            known_sha256=previous[3] if previous else None,
+            known_sha256=previous.sha256 if previous else None,
             max_bytes=options.max_bytes, max_chars=options.max_chars,
         )
         tasks.append((item, task))
@@ -132,13 +146,13 @@ def _plan(conn, found: list[FoundFile], stored, options: IngestOptions, report: 
     return tasks, seen
 
 
-def _plan_urls(urls: list[str], stored, options: IngestOptions) -> list[tuple[FoundFile, ParseTask]]:  # type: ignore[no-untyped-def]
+def _plan_urls(urls: list[str], stored: dict[str, StoredDoc], options: IngestOptions) -> list[tuple[FoundFile, ParseTask | None]]:
     """URLs are fetched every run (no cheap change check); unchanged bytes skip the parse."""
-    by_path = {info[4]: info for info in stored.values()}
-    tasks = []
+    by_path = {info.path: info for info in stored.values()}
+    tasks: list[tuple[FoundFile, ParseTask | None]] = []
     for url in urls:
         previous = by_path.get(url)
-        task = ParseTask(path=url, display=url, format=None, known_sha256=previous[3] if previous else None,
+        task = ParseTask(path=url, display=url, format=None, known_sha256=previous.sha256 if previous else None,
                          max_bytes=options.max_bytes, max_chars=options.max_chars, is_url=True,
                          fetch_timeout=options.fetch_timeout)
         tasks.append((FoundFile(Path("."), url, None, explicit=True), task))
@@ -151,7 +165,10 @@ def _uri(item: FoundFile) -> str:
     return item.display if is_url(item.display) else os.path.abspath(item.path)
 
 
-def _run(conn, tasks, stored, options: IngestOptions, report: IngestReport) -> None:  # type: ignore[no-untyped-def]
+def _run(
+    conn: db.Connection, tasks: list[tuple[FoundFile, ParseTask | None]], stored: dict[str, StoredDoc],
+    options: IngestOptions, report: IngestReport,
+) -> None:
     walk_failures = [(item, IngestError(item.error, item.display)) for item, task in tasks if task is None]
     tasks = [(item, task) for item, task in tasks if task is not None]
     total = len(tasks)
@@ -175,7 +192,9 @@ def _run(conn, tasks, stored, options: IngestOptions, report: IngestReport) -> N
         _write_batch(conn, batch, stored, report)
 
 
-def _write_batch(conn, batch, stored, report: IngestReport) -> None:  # type: ignore[no-untyped-def]
+def _write_batch(
+    conn: db.Connection, batch: list[tuple[FoundFile, object]], stored: dict[str, StoredDoc], report: IngestReport
+) -> None:
     with conn:  # one transaction: every file in it is replaced whole or not at all
         for item, result in batch:
             uri = result.uri if isinstance(result, (Parsed, Unchanged)) else _uri(item)
@@ -195,7 +214,9 @@ def _write_batch(conn, batch, stored, report: IngestReport) -> None:  # type: ig
                     report.warnings.append((item.display, warning))
 
 
-def _remove_missing(conn, roots: list[Path], seen: set[str], stored, report: IngestReport) -> None:  # type: ignore[no-untyped-def]
+def _remove_missing(
+    conn: db.Connection, roots: list[Path], seen: set[str], stored: dict[str, StoredDoc], report: IngestReport
+) -> None:
     prefixes = []
     exact = set()
     for root in roots:
@@ -216,7 +237,7 @@ def _remove_missing(conn, roots: list[Path], seen: set[str], stored, report: Ing
         return
     with conn:
         for uri, info in gone:
-            delete_document(conn, info[0])
-            report.removed.append(info[4])
+            delete_document(conn, info.id)
+            report.removed.append(info.path)
         for uri in stale_errors:
             clear_problems(conn, uri)
