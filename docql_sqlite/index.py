@@ -185,6 +185,10 @@ class Index:
 
         return search.context(self, question, budget=budget, paths=paths)
 
+    def embed(self, model: str | None = None, **options: Any) -> dict[str, Any]:
+        """Embed new or changed chunks (opens its own writable connection; see `docql_sqlite.embed`)."""
+        return embed(self.path, model, **options)
+
     def _search_builder(self) -> Any:
         try:
             from .search.docql import search_source

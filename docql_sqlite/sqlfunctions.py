@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .errors import DocQLRegexError
+from .errors import DocQLError, DocQLRegexError
 from .text import fold
 
 REGEX_LITERAL = re.compile(r"^/(.*)/([ims]*)$", re.S)
@@ -54,7 +54,11 @@ def grep_count(text: str | None, pattern: str | None) -> int:
         return 0
     literal = REGEX_LITERAL.match(pattern)
     if literal:
-        return sum(1 for _ in compile_regex(literal.group(1), literal.group(2)).finditer(text))
+        try:
+            compiled = compile_regex(literal.group(1), literal.group(2))
+        except re.error as exc:
+            raise DocQLRegexError(f"invalid regex {pattern}: {exc}") from None
+        return sum(1 for _ in compiled.finditer(text))
     needle = fold(pattern)
     return fold(text).count(needle) if needle else 0
 
@@ -63,6 +67,8 @@ def rrf(rank: Any, k: float = 60.0, weight: float = 1.0) -> float:
     """Reciprocal-rank-fusion contribution of a 1-based `rank` (0 when absent)."""
     if rank is None:
         return 0.0
+    if k + float(rank) <= 0:
+        raise DocQLError(f"docql_rrf: ranks start at 1 and k must be positive (rank {rank}, k {k})")
     return weight / (k + float(rank))
 
 
@@ -83,7 +89,10 @@ def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
     if compiled is None:
         import regex
 
-        compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0)
+        try:
+            compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0)
+        except regex.error as exc:
+            raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
         _GUARDED_CACHE[key] = compiled
     try:
         return int(compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None)

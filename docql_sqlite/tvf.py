@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import db
+from .errors import DocQLError
 from .output import dumps
 
 if TYPE_CHECKING:
@@ -57,6 +58,8 @@ def register(conn: db.Connection, index_factory: Callable[[], Index]) -> None:
     # The parameters become the table's hidden columns `query` and `glob` (a parameter may
     # not share a name with a column, hence not `path`).
     def docql(query: str, glob: str | None = None) -> Iterator[dict[str, Any]]:
+        if not isinstance(query, str):
+            raise DocQLError("docql() needs a DocQL query string, e.g. docql('$.toc')")
         for item in index_factory().query(query, path=glob):
             yield row(item)
 

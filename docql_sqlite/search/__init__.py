@@ -21,7 +21,7 @@ def search(index: Any, text: str, **options: Any) -> list[dict[str, Any]]:
 
 
 def context(index: Any, question: str, **options: Any) -> dict[str, Any]:
-    from .context import context as run
+    from .context_pack import context as run
 
     return run(index, question, **options)
 

@@ -51,7 +51,7 @@ class Options:
         return float(self.weights.get(name, default))
 
 
-def search(index: Any, text: str, *, mode: str = "smart", limit: int = 10, paths: tuple[str, ...] | list[str] = (),
+def search(index: Any, text: str, *, mode: str = "smart", limit: int = 10, paths: str | tuple[str, ...] | list[str] = (),
            group: str | None = None, explain: bool = False, model: str | None = None, rrf_k: int = S.RRF_K,
            weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
     """Search the index; see the module docstring. Deterministic for a given index and query."""
@@ -63,7 +63,7 @@ def search(index: Any, text: str, *, mode: str = "smart", limit: int = 10, paths
         raise SearchError(f"the number of results must be at least 1, got {limit}")
     if not text or not text.strip():
         raise SearchError("empty search text; give some words to search for")
-    opts = Options(limit, tuple(paths), group, explain, model, int(rrf_k), dict(weights or {}))
+    opts = Options(limit, as_globs(paths), group, explain, model, int(rrf_k), dict(weights or {}))
     if TYPED.search(text):
         from . import typed
 
@@ -83,6 +83,13 @@ def query_terms(text: str) -> list[T.Term]:
     if not T.positives(terms):
         raise SearchError(f"nothing to search for in '{text}': give at least one word that is not negated (-word)")
     return terms
+
+
+def as_globs(paths: str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+    """One glob or several: a bare string is one glob, not a sequence of characters."""
+    if not paths:
+        return ()
+    return (paths,) if isinstance(paths, str) else tuple(paths)
 
 
 def scope_sql(paths: tuple[str, ...], params: Params) -> str:

@@ -53,19 +53,19 @@ class Block:
                 "kind": self.kind, "text": self.text}
 
 
-def context(index: Any, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+def context(index: Any, question: str, *, budget: int = 12_000, paths: str | tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
     """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}."""
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
     mode = "hybrid" if V.has_embeddings(index.conn) and db.has_vec(index.conn) else "bm25"
     try:
-        hits = api.search(index, question, mode=mode, limit=HITS, paths=tuple(paths))
+        hits = api.search(index, question, mode=mode, limit=HITS, paths=api.as_globs(paths))
     except SearchError:
         hits = []  # a question of stopwords only: nothing matches → fallback
     if hits:
         candidates, strategy = _from_hits(index, hits), f"{mode} hits"
     else:
-        candidates, strategy = _small_documents(index, tuple(paths)), "fallback: whole small documents"
+        candidates, strategy = _small_documents(index, api.as_globs(paths)), "fallback: whole small documents"
     chosen, used = [], 0
     for block in candidates:
         piece = len(block.render())
