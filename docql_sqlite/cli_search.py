@@ -180,7 +180,8 @@ def _add_embed_option(cli: click.Group) -> None:
     if command is None or any(p.name == "embed_model" for p in command.params):
         return
     command.params.append(click.Option(["--embed", "embed_model"], metavar="MODEL", default=None,
-                                       help="After indexing, embed new or changed chunks with MODEL"))
+                                       help="After indexing, embed new or changed chunks with MODEL "
+                                            "(an index that has vectors keeps them current by itself)"))
     original = command.callback
     assert original is not None
 
@@ -192,9 +193,18 @@ def _add_embed_option(cli: click.Group) -> None:
         except SystemExit as exc:  # some files failed: still embed what was indexed
             code = exc.code
         database = kwargs.get("database") or (args[0] if args else None)
-        if embed_model and database and Path(database).exists():
+        if database and Path(database).exists():
             try:
-                click.echo(_embed_summary(run_embed(database, embed_model)), err=True)
+                if embed_model:
+                    click.echo(_embed_summary(run_embed(database, embed_model)), err=True)
+                else:
+                    # An index with vectors stays searchable by vector: embed what changed
+                    # (unchanged texts come from the cache by hash; nothing to do, no model load).
+                    from .search.embedder import pending
+
+                    model, stale = pending(database)
+                    if model and stale:
+                        click.echo(_embed_summary(run_embed(database, None)), err=True)
             except DocQLError as exc:
                 click.echo(f"error: {exc.message}", err=True)
                 code = code or 1

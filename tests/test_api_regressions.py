@@ -42,3 +42,26 @@ def test_sql_functions_raise_docql_errors(corpus_db: Path, sql: str, error: type
         with pytest.raises(error) as info:
             index.conn.execute(sql).fetchall()
     assert message in info.value.message
+
+
+def test_index_keeps_vectors_current_after_an_edit(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from conftest import CLI, DATASETS
+
+    docs = tmp_path / "en"
+    shutil.copytree(DATASETS / "en", docs)
+    db = tmp_path / "v.db"
+    run = lambda *args: subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=tmp_path)  # noqa: E731
+    assert run("index", str(db), "en", "--embed", "hash").returncode == 0
+    with (docs / "handbook" / "03-architecture.md").open("a", encoding="utf-8") as handle:
+        handle.write("\nA new closing line about compaction.\n")
+    out = run("index", str(db), "en")
+    assert out.returncode == 0, out.stderr
+    assert "embedded 1 texts" in out.stderr  # only the changed passage; the rest come from the cache
+    from docql_sqlite.search.embedder import pending
+
+    assert pending(db) == ("hash:256", 0)
+    quiet = run("index", str(db), "en")
+    assert "embedded" not in quiet.stderr  # nothing changed: no model load, no embed run

@@ -53,6 +53,20 @@ def embed(db_path: str | Path, model_name: str | None = None, *, progress: Progr
         conn.close()
 
 
+_STALE = """FROM chunks c LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
+           WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id != c.doc_id"""
+
+
+def pending(db_path: str | Path) -> tuple[str | None, int]:
+    """(the index's embedding model or None, chunks without a current vector)."""
+    conn = db.connect(db_path, readonly=True)
+    try:
+        model = V.stored_meta(conn).get(V.KEY_MODEL)
+        return model, (conn.execute(f"SELECT count(*) {_STALE}").fetchone()[0] if model else 0)
+    finally:
+        conn.close()
+
+
 def _prepare(conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], replace: bool) -> int:
     """Check or (re)create the vec0 table and the meta rows; returns vectors dropped."""
     removed = 0
@@ -81,10 +95,7 @@ def _prepare(conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], r
 
 def _embed_missing(conn: db.Connection, model: EmbeddingModel, progress: Progress | None, batch: int) -> dict[str, Any]:
     needed = conn.execute(
-        """SELECT c.id, c.doc_id, c.content_hash, c.content FROM chunks c
-           LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
-           WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id != c.doc_id
-           ORDER BY c.id""").fetchall()
+        f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id").fetchall()
     total_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     # The cache: every stored vector whose text (by hash) is needed again, read before
     # any row is overwritten (a reused chunk id may hold a vector another chunk needs).
