@@ -65,3 +65,24 @@ def test_index_keeps_vectors_current_after_an_edit(tmp_path: Path) -> None:
     assert pending(db) == ("hash:256", 0)
     quiet = run("index", str(db), "en")
     assert "embedded" not in quiet.stderr  # nothing changed: no model load, no embed run
+
+
+def test_a_new_chunk_size_rechunks_and_overlapping_roots_count_once(tmp_path: Path) -> None:
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    from conftest import DATASETS
+
+    db = tmp_path / "c.db"
+    zh = DATASETS / "zh"
+    first = index_paths(db, [str(zh)], IngestOptions(workers=0))
+    assert len(first.added) == 5
+    with docql_sqlite.open(db) as index:
+        chunks_at_default = len(index.query("$.content.chunks()"))
+    smaller = index_paths(db, [str(zh)], IngestOptions(workers=0, max_chars=300))
+    assert len(smaller.updated) == 5 and smaller.unchanged == 0
+    again = index_paths(db, [str(zh)], IngestOptions(workers=0, max_chars=300))
+    assert again.unchanged == 5 and not again.updated
+    with docql_sqlite.open(db) as index:
+        assert len(index.query("$.content.chunks()")) > chunks_at_default
+    overlap = index_paths(db, [str(zh), str(zh / "config.md")], IngestOptions(workers=0, max_chars=300))
+    assert overlap.unchanged == 5 and not overlap.added and not overlap.updated

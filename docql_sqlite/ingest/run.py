@@ -99,6 +99,11 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
                 "SELECT id, uri, size, mtime_ns, sha256, path FROM documents"
             )
         }
+        if db.get_meta(conn, "chunk_chars") != str(options.max_chars):
+            # Chunks of another size are not "unchanged": re-parse every file once.
+            stored = {uri: info._replace(size=-1, sha256="") for uri, info in stored.items()}
+            with conn:
+                db.set_meta(conn, "chunk_chars", str(options.max_chars))
         tasks, seen = _plan(conn, found, stored, options, report)
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
@@ -119,6 +124,8 @@ def _plan(
     renamed: list[tuple[str, str]] = []
     for item in found:
         uri = os.path.abspath(item.path)
+        if uri in seen:  # the same file under two of the given paths
+            continue
         seen.add(uri)
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
