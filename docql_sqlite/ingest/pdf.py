@@ -8,6 +8,8 @@ lines, and the "glued words" check for PDFs whose extracted text lost its spaces
 
 from __future__ import annotations
 
+import logging
+
 import bisect
 import io
 import re
@@ -22,6 +24,10 @@ from pypdf.generic import Destination
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.entities import extract_entities
 from docql_sqlite.model import Document, Heading
+
+# pypdf logs recoverable damage ("EOF marker not found", missing fontTools) to stderr; the
+# parser reports what matters as warnings or errors of its own, so keep the terminal clean.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 # xdvipdfmx PDFs lose inter-word spaces in pypdf: "Nowtrytocompileandrunyourprogram".
 # Measured: 9–15% of tokens are ≥ 20 letters on such pages, about 0% elsewhere.
