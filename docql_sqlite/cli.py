@@ -83,10 +83,14 @@ def main() -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--include", multiple=True, help="Only index files matching this glob (repeatable)")
 @click.option("--exclude", multiple=True, help="Skip files and directories matching this glob (repeatable)")
-@click.option("--max-bytes", type=int, default=50 * 1024 * 1024, show_default=True, help="Largest file to index")
-@click.option("--chunk-chars", type=int, default=1500, show_default=True, help="Target largest chunk size")
-@click.option("--workers", type=int, default=None, help="Parser processes (default: CPU count, at most 4)")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds allowed to parse one file")
+@click.option("--max-bytes", type=click.IntRange(min=1), default=50 * 1024 * 1024, show_default=True,
+              help="Largest file to index")
+@click.option("--chunk-chars", type=click.IntRange(min=100), default=1500, show_default=True,
+              help="Target largest chunk size")
+@click.option("--workers", type=click.IntRange(min=0), default=None,
+              help="Parser processes (default: CPU count, at most 4; 0 parses in this process)")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
+              help="Seconds allowed to parse one file")
 @click.option("--no-remove", is_flag=True, help="Keep documents whose files are gone")
 @output_options
 @handle_errors
@@ -214,7 +218,7 @@ def get(database: str, spec: str, fmt: str | None) -> None:
 @click.argument("database", type=click.Path(dir_okay=False))
 @click.argument("query")
 @click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
-@click.option("--limit", type=int, default=None, help="At most N results")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N results")
 @click.option("--sql", "show_sql", is_flag=True, help="Print the SQL instead of running it")
 @click.option("--inline", is_flag=True, help="With --sql: put the values in the SQL (runs as is in sqlite3)")
 @output_options

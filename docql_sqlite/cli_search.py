@@ -34,13 +34,20 @@ def _fail_usage(func: Any) -> Any:
 
 
 def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
+    from .search.smart import WEIGHTS  # the lists a weight can name (bm25 and vector included)
+
     weights = {}
     for pair in pairs:
         name, _, value = pair.partition("=")
+        name = name.strip()
         try:
-            weights[name.strip()] = float(value)
+            weights[name] = float(value)
         except ValueError:
             raise click.BadParameter(f"expected NAME=NUMBER (e.g. bm25=2), got '{pair}'", param_hint="--weight") from None
+        if name not in WEIGHTS:
+            raise click.BadParameter(f"unknown list '{name}'; lists: {', '.join(WEIGHTS)}", param_hint="--weight")
+        if weights[name] < 0:
+            raise click.BadParameter(f"a weight cannot be negative, got '{pair}'", param_hint="--weight")
     return weights
 
 
@@ -106,7 +113,7 @@ def register(cli: click.Group) -> None:
     @click.option("--group", type=click.Choice(["file"]), default=None, help="One result per file")
     @click.option("--explain", is_flag=True, help="Show each list's rank and score, the RRF terms and the final score")
     @click.option("--model", default=None, help="Embedding model for the query (default: the index's)")
-    @click.option("--rrf-k", type=int, default=60, show_default=True, help="RRF constant k")
+    @click.option("--rrf-k", type=click.IntRange(min=1), default=60, show_default=True, help="RRF constant k")
     @click.option("--weight", "weights", multiple=True, metavar="LIST=W", help="Weight of a list: bm25=2, vector=1 …")
     @click.option("--content", "with_content", is_flag=True, help="Include each passage's full text")
     @output_options
