@@ -86,3 +86,20 @@ def test_a_new_chunk_size_rechunks_and_overlapping_roots_count_once(tmp_path: Pa
         assert len(index.query("$.content.chunks()")) > chunks_at_default
     overlap = index_paths(db, [str(zh), str(zh / "config.md")], IngestOptions(workers=0, max_chars=300))
     assert overlap.unchanged == 5 and not overlap.added and not overlap.updated
+
+
+def test_similar_to_a_missing_chunk_says_so(tmp_path: Path) -> None:
+    from docql_sqlite.errors import DocQLTypeError
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    from conftest import DATASETS
+
+    db = tmp_path / "s.db"
+    index_paths(db, [str(DATASETS / "zh")], IngestOptions(workers=0))
+    docql_sqlite.embed(db, "hash")
+    with docql_sqlite.open(db) as index:
+        assert index.query("$.content.similar(1)[0:1].chunk_index") is not None
+        with pytest.raises(DocQLTypeError, match=r"similar\(99999\): no chunk with that id has a vector"):
+            index.query("$.content.similar(99999)")
+        with pytest.raises(DocQLTypeError, match="needs a whole chunk id, got 1.5"):
+            index.query("$.content.similar(1.5)")

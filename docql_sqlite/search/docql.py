@@ -45,7 +45,13 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
         if arg is not None and arg.kind == "number":
             if not V.has_embeddings(conn):
                 raise _no_vectors(name)
-            plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {params.add(int(arg.value))})"
+            if not isinstance(arg.value, int) or isinstance(arg.value, bool):
+                raise DocQLTypeError(f"similar(n) needs a whole chunk id, got {arg.text or arg.value}")
+            chunk_id = arg.value
+            if conn.execute("SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
+                raise DocQLTypeError(f"similar({chunk_id}): no chunk with that id has a vector "
+                                     f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)")
+            plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {params.add(chunk_id)})"
         else:
             plan.vector = _query_vector(conn, q, params, name)
         plan.vec_k = DEPTH + _stale(conn, index.path)
