@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from docql_sqlite.embed import get_model  # noqa: E402
+from docql_sqlite.embedders import get_model  # noqa: E402
 from docql_sqlite.errors import EmbeddingError  # noqa: E402
 
 SENTENCES = [

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docql_sqlite.embed import (
+from docql_sqlite.embedders import (
     EmbeddingModel,
     available_models,
     decode,
@@ -26,9 +26,9 @@ from docql_sqlite.embed import (
     register,
     reload_plugins,
 )
-from docql_sqlite.embed import onnx_use
-from docql_sqlite.embed.hashing import HashEmbedder
-from docql_sqlite.embed.http import HTTPError, OpenAIEmbedder
+from docql_sqlite.embedders import onnx_use
+from docql_sqlite.embedders.hashing import HashEmbedder
+from docql_sqlite.embedders.http import HTTPError, OpenAIEmbedder
 from docql_sqlite.errors import EmbeddingError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +60,7 @@ def test_hash_is_deterministic_across_processes() -> None:
     here = encode(HashEmbedder(256).embed(TEXTS)).hex()
     script = (
         "import json, sys\n"
-        "from docql_sqlite.embed import encode, get_model\n"
+        "from docql_sqlite.embedders import encode, get_model\n"
         "texts = json.loads(sys.stdin.read())\n"
         "print(encode(get_model('hash').embed(texts)).hex())\n"
     )
@@ -278,7 +278,7 @@ def make_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cal
 
 def test_entry_point_plugin_is_loaded(make_plugin: Callable[[str, str], None]) -> None:
     make_plugin("fakeplug", (
-        "from docql_sqlite.embed.hashing import HashEmbedder\n"
+        "from docql_sqlite.embedders.hashing import HashEmbedder\n"
         "class Tiny(HashEmbedder):\n"
         "    def __init__(self, arg, **options):\n"
         "        super().__init__(int(arg or 8))\n"

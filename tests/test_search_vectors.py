@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 import docql_sqlite
-from docql_sqlite.embed import decode, get_model, register, reload_plugins
-from docql_sqlite.embed.base import PROBE_TEXTS
-from docql_sqlite.embed.hashing import HashEmbedder
+from docql_sqlite.embedders import decode, get_model, register, reload_plugins
+from docql_sqlite.embedders.base import PROBE_TEXTS
+from docql_sqlite.embedders.hashing import HashEmbedder
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.search import embed, search

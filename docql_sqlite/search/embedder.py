@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import db
-from ..embed import EmbeddingModel, encode
+from ..embedders import EmbeddingModel, encode
 from ..errors import EmbeddingError
 from . import vectors as V
 

@@ -16,7 +16,7 @@ from .. import db
 from ..errors import EmbeddingError
 
 if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never load it
-    from ..embed import EmbeddingModel
+    from ..embedders import EmbeddingModel
 
 VEC_TABLE = "chunks_vec"
 # The `meta` keys this index format uses (the embed package's `model_meta` names differ;
@@ -32,7 +32,7 @@ _lock = threading.Lock()
 
 
 def load_model(name: str) -> EmbeddingModel:
-    from ..embed import get_model
+    from ..embedders import get_model
 
     with _lock:
         model = _models.get(name)
@@ -60,7 +60,7 @@ def has_embeddings(conn: db.Connection) -> bool:
 
 def check_model(conn: db.Connection, model: EmbeddingModel) -> None:
     """Refuse `model` when the index's vectors came from a different one."""
-    from ..embed import META_DIMENSIONS, META_FINGERPRINT, META_MODEL, ensure_compatible
+    from ..embedders import META_DIMENSIONS, META_FINGERPRINT, META_MODEL, ensure_compatible
 
     meta = stored_meta(conn)
     ensure_compatible({META_MODEL: meta.get(KEY_MODEL, ""), META_DIMENSIONS: meta.get(KEY_DIMENSIONS, "?"),

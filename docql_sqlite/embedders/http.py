@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 
-from docql_sqlite.embed.base import EmbeddingModel
+from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError, did_you_mean
 
 ENTRY_POINT_GROUP = "docql_sqlite.embedders"
@@ -169,7 +169,7 @@ def _load_plugins() -> EmbeddingError | None:
 
 
 def _hash_factory(arg: str | None, dimensions: int | None = None) -> EmbeddingModel:
-    from docql_sqlite.embed.hashing import DEFAULT_DIMENSIONS, HashEmbedder
+    from docql_sqlite.embedders.hashing import DEFAULT_DIMENSIONS, HashEmbedder
 
     if arg is not None:
         if not (arg.isascii() and arg.isdigit()):
@@ -181,7 +181,7 @@ def _hash_factory(arg: str | None, dimensions: int | None = None) -> EmbeddingMo
 def _use_factory(
     arg: str | None, model_path: str | None = None, threads: int = 2, max_chars: int = 2000
 ) -> EmbeddingModel:
-    from docql_sqlite.embed.onnx_use import USEMultilingual
+    from docql_sqlite.embedders.onnx_use import USEMultilingual
 
     if arg is not None:
         raise EmbeddingError(f"the embedding model 'use-multilingual' takes no ':' argument, got ':{arg}'")
@@ -196,7 +196,7 @@ def _openai_factory(
     timeout: float = 60.0,
     retries: int = 3,
 ) -> EmbeddingModel:
-    from docql_sqlite.embed.http import OpenAIEmbedder
+    from docql_sqlite.embedders.http import OpenAIEmbedder
 
     if not arg:
         raise EmbeddingError("the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'")

@@ -9,7 +9,7 @@ package imports neither onnxruntime nor the network code.
 
 from __future__ import annotations
 
-from docql_sqlite.embed.base import (
+from docql_sqlite.embedders.base import (
     META_DIMENSIONS,
     META_FINGERPRINT,
     META_MODEL,
@@ -22,7 +22,7 @@ from docql_sqlite.embed.base import (
     model_meta,
     normalise,
 )
-from docql_sqlite.embed.registry import (
+from docql_sqlite.embedders.registry import (
     ENTRY_POINT_GROUP,
     available_models,
     get_model,
