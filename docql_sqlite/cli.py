@@ -220,7 +220,7 @@ def get(database: str, spec: str, fmt: str | None) -> None:
 @click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N results")
 @click.option("--sql", "show_sql", is_flag=True, help="Print the SQL instead of running it")
-@click.option("--inline", is_flag=True, help="With --sql: put the values in the SQL (runs as is in sqlite3)")
+@click.option("--inline", is_flag=True, help="Print the SQL with the values in it (runs as is in sqlite3); implies --sql")
 @output_options
 @handle_errors
 def query(database: str, query: str, paths: tuple[str, ...], limit: int | None, show_sql: bool, inline: bool,
@@ -233,7 +233,7 @@ def query(database: str, query: str, paths: tuple[str, ...], limit: int | None, 
         )
     with open_index(database) as idx:
         compiled = idx.compile(query, paths, limit)
-        if show_sql:
+        if show_sql or inline:
             if inline:
                 click.echo(compiled.inline_sql() + ";")
             else:

@@ -103,3 +103,12 @@ def test_similar_to_a_missing_chunk_says_so(tmp_path: Path) -> None:
             index.query("$.content.similar(99999)")
         with pytest.raises(DocQLTypeError, match="needs a whole chunk id, got 1.5"):
             index.query("$.content.similar(1.5)")
+
+
+def test_snippet_marks_whole_tokens_only(corpus_db: Path) -> None:
+    # FTS5 matches whole tokens, so "b" must not be marked inside "Builder".
+    from docql_sqlite.search import snippets, terms
+
+    pattern = snippets.patterns(terms.parse("b"))
+    marked = snippets.make("private Options(Builder b) { this.x = b.x; }", pattern)
+    assert marked == "private Options(Builder **b**) { this.x = **b**.x; }"

@@ -19,13 +19,22 @@ WIDTH = 200
 MARK_OPEN, MARK_CLOSE = "**", "**"
 
 
+# Letters and digits that FTS5 (unicode61) keeps inside one token, CJK aside: a hit must
+# not start or end in the middle of such a run, as FTS5 only matches whole tokens.
+_WORDISH = r"0-9A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"
+
+
 def term_pattern(term: T.Term) -> re.Pattern[str] | None:
     tokens = term.tokens
     if not tokens:
         return None
     body = r"[\W_]*".join(re.escape(t) for t in tokens)
+    if re.match(f"[{_WORDISH}]", tokens[0]):
+        body = f"(?<![{_WORDISH}])" + body
     if term.prefix:
         body += r"\w*"
+    elif re.search(f"[{_WORDISH}]$", tokens[-1]):
+        body += f"(?![{_WORDISH}])"
     return re.compile(body, re.IGNORECASE)
 
 
