@@ -188,8 +188,11 @@ def channels(index: Any, text: str, terms: list[T.Term], opts: api.Options) -> t
     return lists, steps
 
 
-def composite(entry: fusion.Fused, query_names: set[str]) -> float:
-    """100 x RRF + 0.5 x squashed BM25 + type priority + name match (see module doc)."""
+def composite(entry: fusion.Fused, query_names: set[str], words: int = 1) -> float:
+    """100 x RRF + 0.5 x squashed BM25 + type priority + name match (see module doc).
+
+    A name answers one word of the query: with `words` query words, its bonus is shared
+    (1/words), so a passage that covers every word can outrank a symbol named after one."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
@@ -199,7 +202,7 @@ def composite(entry: fusion.Fused, query_names: set[str]) -> float:
             match = max(match, NAME_EXACT)
         elif found and any(found.startswith(n) for n in query_names):
             match = max(match, NAME_PREFIX)
-    return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match
+    return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match / max(1, words)
 
 
 def run(index: Any, text: str, opts: api.Options) -> list[dict[str, Any]]:
@@ -209,7 +212,9 @@ def run(index: Any, text: str, opts: api.Options) -> list[dict[str, Any]]:
     lists, steps = channels(index, text, terms, opts)
     query_names = set(_names(terms)[0])
     fused = fusion.rrf(lists, opts.rrf_k)
-    scored = sorted(((composite(f, query_names), f) for f in fused), key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]))
+    words = len(T.positives(terms))
+    scored = sorted(((composite(f, query_names, words), f) for f in fused),
+                    key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]))
     scored = scored[: opts.fetch]
     pats = snippets.patterns(terms) or snippets.patterns(T.expand(terms).components)
     items = []
