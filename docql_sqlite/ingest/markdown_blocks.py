@@ -130,37 +130,28 @@ def scan_rs(text: str) -> list[Block]:
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         raise RuntimeError(f"markdown-it-pyrs failed: {exc}") from None
+    return _blocks_rs(tree, line_of)
+
+
+_RS_KINDS = frozenset({"front_matter", "heading", "lheading", "fence", "html_block", "text", "table"})
+
+
+def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
+    """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`)."""
+    top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
     blocks: list[Block] = []
-    _visit_rs(tree, True, line_of, blocks)
-    return blocks
-
-
-_RS_CONTAINERS = {"blockquote", "bullet_list", "ordered_list", "list_item", "root"}
-
-
-def _visit_rs(parent: Any, top: bool, line_of: Any, blocks: list[Block]) -> None:
-    for node in parent.children:
+    inside_until = -1  # end of the heading or table whose descendants walk() is yielding
+    for node in tree.walk():
         name = node.name
-        if name in _RS_CONTAINERS or node.srcmap is None:
-            _visit_rs(node, False, line_of, blocks)
+        if name not in _RS_KINDS:
             continue
-        if name not in ("front_matter", "heading", "lheading", "fence", "html_block", "text", "table"):
-            continue  # hr, indented code, …: nothing to record, nothing inside
-        start, stop = node.srcmap
+        srcmap = node.srcmap
+        if srcmap is None or srcmap[0] < inside_until:
+            continue
+        start, stop = srcmap
         line, end = line_of(start), line_of(max(start, stop - 1))
-        meta = node.meta
-        if name == "front_matter":
-            blocks.append(Block("front_matter", line, end, raw=meta.get("content", "")))
-        elif name in ("heading", "lheading"):
-            if top:  # a heading inside a list or quote is not part of the outline
-                raw = "".join(c.meta.get("content", "") for c in node.children)
-                blocks.append(Block("heading", line, end, level=int(meta["level"]), raw=raw))
-        elif name == "fence":
-            blocks.append(Block("fence", line, end, raw=meta.get("content", ""), info=meta.get("info", "")))
-        elif name == "html_block":
-            blocks.append(Block("html", line, end))
-        elif name == "text":
-            content = meta.get("content", "")
+        if name == "text":
+            content = node.meta.get("content", "")
             previous = blocks[-1] if blocks else None
             if previous is not None and previous.kind == "text" and previous.end_line + 1 == line and content:
                 # a paragraph arrives one text node per line: join them, so a code span
@@ -169,10 +160,24 @@ def _visit_rs(parent: Any, top: bool, line_of: Any, blocks: list[Block]) -> None
                 previous.end_line = end
             elif content:
                 blocks.append(Block("text", line, end, raw=content))
+        elif name in ("heading", "lheading"):
+            inside_until = stop
+            if srcmap in top_headings:  # a heading inside a list or quote is not in the outline
+                raw = "".join(c.meta.get("content", "") for c in node.children)
+                blocks.append(Block("heading", line, end, level=int(node.meta["level"]), raw=raw))
+        elif name == "fence":
+            meta = node.meta
+            blocks.append(Block("fence", line, end, raw=meta.get("content", ""), info=meta.get("info", "")))
+        elif name == "html_block":
+            blocks.append(Block("html", line, end))
+        elif name == "front_matter":
+            blocks.append(Block("front_matter", line, end, raw=node.meta.get("content", "")))
         else:  # table
+            inside_until = stop
             block = Block("table", line, end)
             for part in node.children:
                 for row in part.children:
                     cells = ["".join(t.meta.get("content", "") for t in cell.children) for cell in row.children]
                     (block.header.extend(cells) if part.name == "thead" else block.rows.append(cells))
             blocks.append(block)
+    return blocks
