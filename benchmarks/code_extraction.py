@@ -112,8 +112,10 @@ def run(files: list[Path], root: Path, show: int) -> None:
     mb = total_bytes / 1e6
     print(f"root:         {root}")
     print(f"files:        {len(files)} ({mb:.1f} MB), {symbol_count} symbols")
-    print(f"parse time:   {parse_seconds:.2f} s  ->  {len(files) / parse_seconds:.0f} files/s, "
-          f"{mb / parse_seconds:.2f} MB/s  (goal: >= 200 files/s)")
+    print(
+        f"parse time:   {parse_seconds:.2f} s  ->  {len(files) / parse_seconds:.0f} files/s, "
+        f"{mb / parse_seconds:.2f} MB/s  (goal: >= 200 files/s)"
+    )
     # CPU time is steadier than wall time on a shared machine
     print(f"cpu time:     {cpu_seconds:.2f} s  ->  {len(files) / cpu_seconds:.0f} files/s")
     # "Typical" = the middle half of files by size: the mean over everything is
@@ -121,10 +123,15 @@ def run(files: list[Path], root: Path, show: int) -> None:
     by_size = sorted(per_file, key=lambda item: item[1])
     middle = by_size[len(by_size) // 4 : 3 * len(by_size) // 4] or by_size
     middle_seconds = sum(t for t, _ in middle)
-    print(f"typical:      middle half by size ({middle[0][1] / 1e3:.1f}-{middle[-1][1] / 1e3:.1f} KB): "
-          f"{len(middle) / middle_seconds:.0f} files/s")
-    print(f"vs ast:       {compared} files compared, {len(diffs)} differ; "
-          f"{rejected} rejected by ast (only checked not to crash)")
+    print(
+        f"typical:      middle half by size ({middle[0][1] / 1e3:.1f}-{middle[-1][1] / 1e3:.1f} "
+        f"KB): "
+        f"{len(middle) / middle_seconds:.0f} files/s"
+    )
+    print(
+        f"vs ast:       {compared} files compared, {len(diffs)} differ; "
+        f"{rejected} rejected by ast (only checked not to crash)"
+    )
     print(f"end lines:    {extent_mismatches} symbols whose end_line differs from ast's end_lineno")
     for rel, missing, extra in diffs[:show]:
         print(f"  diff {rel}: missing {missing[:5]} extra {extra[:5]}")

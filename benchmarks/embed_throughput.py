@@ -21,7 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
 from docql_sqlite.embedders import get_model  # noqa: E402
 from docql_sqlite.errors import EmbeddingError  # noqa: E402
@@ -67,8 +69,11 @@ def measure(name: str, passages: list[str], repeat: int = 3) -> dict[str, object
     A fresh model per run keeps caches (the hash embedder's token cache) cold; best-of-N
     is the figure least disturbed by other work on shared cores, the median the typical.
     """
-    row: dict[str, object] = {"model": name, "passages": len(passages),
-                              "avg_chars": round(sum(map(len, passages)) / len(passages))}
+    row: dict[str, object] = {
+        "model": name,
+        "passages": len(passages),
+        "avg_chars": round(sum(map(len, passages)) / len(passages)),
+    }
     rates = []
     try:
         for _ in range(repeat):
@@ -82,40 +87,61 @@ def measure(name: str, passages: list[str], repeat: int = 3) -> dict[str, object
     except EmbeddingError as err:
         row["error"] = err.message
         return row
-    row.update(dim=vectors.shape[1], best_per_s=round(max(rates), 1), median_per_s=round(statistics.median(rates), 1))
+    row.update(
+        dim=vectors.shape[1],
+        best_per_s=round(max(rates), 1),
+        median_per_s=round(statistics.median(rates), 1),
+    )
     return row
 
 
 def print_table(rows: list[dict[str, object]]) -> None:
-    header = f"{'model':<18} {'passages':>8} {'chars':>6} {'dim':>4} {'load s':>7} {'best/s':>8} {'median/s':>9}"
+    header = (
+        f"{'model':<18} {'passages':>8} {'chars':>6} {'dim':>4} "
+        f"{'load s':>7} {'best/s':>8} {'median/s':>9}"
+    )
     print(header)
     print("-" * len(header))
     for row in rows:
         if "error" in row:
             print(f"{row['model']:<18} skipped: {row['error']}")
             continue
-        print(f"{row['model']:<18} {row['passages']:>8} {row['avg_chars']:>6} {row['dim']:>4} "
-              f"{row['load_s']:>7} {row['best_per_s']:>8} {row['median_per_s']:>9}")
+        print(
+            f"{row['model']:<18} {row['passages']:>8} {row['avg_chars']:>6} {row['dim']:>4} "
+            f"{row['load_s']:>7} {row['best_per_s']:>8} {row['median_per_s']:>9}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default="hash,use-multilingual", help="comma-separated model names")
+    parser.add_argument(
+        "--models", default="hash,use-multilingual", help="comma-separated model names"
+    )
     parser.add_argument("--n", type=int, default=300, help="passages per model")
     parser.add_argument("--chars", type=int, default=500, help="characters per passage")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per model (best and median reported)")
-    parser.add_argument("--lang", choices=("mix", "en", "zh"), default="mix", help="sentence pool of the passages")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per model (best and median reported)"
+    )
+    parser.add_argument(
+        "--lang", choices=("mix", "en", "zh"), default="mix", help="sentence pool of the passages"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     args = parser.parse_args(argv)
     passages = make_passages(args.n, args.chars, lang=args.lang)
     load = os.getloadavg()[0]
-    rows = [measure(name.strip(), passages, args.repeat) for name in args.models.split(",") if name.strip()]
+    rows = [
+        measure(name.strip(), passages, args.repeat)
+        for name in args.models.split(",")
+        if name.strip()
+    ]
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
     else:
         print_table(rows)
-        print(f"(load average before the run: {load:.2f}; other work on the cores lowers the median)")
+        print(
+            f"(load average before the run: {load:.2f}; other work on the cores lowers the median)"
+        )
     return 0
 
 

@@ -2,7 +2,8 @@
 """Ingest benchmark: index a corpus into a fresh database N times with the real CLI.
 
     python benchmarks/ingest.py                     # the A6 mix (fetched by fetch_corpora.sh)
-    python benchmarks/ingest.py DIR [DIR...] [--runs 3] [--include '*.md'] [--workers N] [--json out.json]
+    python benchmarks/ingest.py DIR [DIR...] [--runs 3] [--include '*.md'] [--workers N] [--json
+    out.json]
 
 Reports per run and as the median: files/s, MB/s, peak RSS, database size and its ratio
 to the corpus size, next to the goals (≥ 5 MB/s, db ≤ 2× corpus, peak RSS ≤ 500 MB).
@@ -70,7 +71,11 @@ def corpus_files(roots: list[Path], include: str) -> list[Path]:
     files = []
     for root in roots:
         for dirpath, _, names in os.walk(root):
-            files.extend(Path(dirpath) / n for n in names if fnmatch(n, include) and not os.path.islink(Path(dirpath) / n))
+            files.extend(
+                Path(dirpath) / n
+                for n in names
+                if fnmatch(n, include) and not os.path.islink(Path(dirpath) / n)
+            )
     return files
 
 
@@ -123,10 +128,14 @@ class PeakSampler(threading.Thread):
             self.done.wait(self.interval)
 
 
-def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, float, subprocess.CompletedProcess[str]]:
+def run_measured(
+    cmd: list[str], **kwargs: object
+) -> tuple[float, float, float, subprocess.CompletedProcess[str]]:
     """(seconds, tree peak MB, largest single process MB so far, result) for one command."""
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)  # type: ignore[call-overload]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    )  # type: ignore[call-overload]
     sampler = PeakSampler(proc.pid)
     sampler.start()
     out, err = proc.communicate()
@@ -134,7 +143,12 @@ def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, float,
     sampler.done.set()
     sampler.join()
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, sampler.peak_kb / 1024, largest, subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return (
+        seconds,
+        sampler.peak_kb / 1024,
+        largest,
+        subprocess.CompletedProcess(cmd, proc.returncode, out, err),
+    )
 
 
 def db_bytes(db: Path) -> int:
@@ -142,7 +156,9 @@ def db_bytes(db: Path) -> int:
 
 
 # -- the runs -------------------------------------------------------------------------------
-def index_once(roots: list[Path], include: str, workers: int | None, corpus_bytes: int, tmp: Path) -> Run:
+def index_once(
+    roots: list[Path], include: str, workers: int | None, corpus_bytes: int, tmp: Path
+) -> Run:
     db = tmp / "bench.db"
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         p.unlink(missing_ok=True)
@@ -156,33 +172,49 @@ def index_once(roots: list[Path], include: str, workers: int | None, corpus_byte
     documents = summary["added"]
     size = db_bytes(db)
     return Run(
-        seconds=seconds, documents=documents, errors=summary["failed"],
-        files_per_s=documents / seconds, mb_per_s=corpus_bytes / 1e6 / seconds,
-        rss_tree_mb=tree_mb, rss_largest_mb=largest_mb,
-        db_mb=size / 1e6, db_ratio=size / corpus_bytes,
+        seconds=seconds,
+        documents=documents,
+        errors=summary["failed"],
+        files_per_s=documents / seconds,
+        mb_per_s=corpus_bytes / 1e6 / seconds,
+        rss_tree_mb=tree_mb,
+        rss_largest_mb=largest_mb,
+        db_mb=size / 1e6,
+        db_ratio=size / corpus_bytes,
     )
 
 
 def sqlite_shell_fts(roots: list[Path], tmp: Path, corpus_bytes: int) -> dict[str, float] | None:
-    shell = shutil.which("sqlite3") or ("/usr/bin/sqlite3" if Path("/usr/bin/sqlite3").exists() else None)
+    shell = shutil.which("sqlite3") or (
+        "/usr/bin/sqlite3" if Path("/usr/bin/sqlite3").exists() else None
+    )
     if not shell:
         return None
     db = tmp / "shell-fts.db"
     db.unlink(missing_ok=True)
     inserts = "".join(
-        f"INSERT INTO docs SELECT name, readfile(name) FROM fsdir('{str(r).replace(chr(39), chr(39) * 2)}') "
-        f"WHERE name LIKE '%.md';\n" for r in roots
+        f"INSERT INTO docs SELECT name, readfile(name) FROM "
+        f"fsdir('{str(r).replace(chr(39), chr(39) * 2)}') "
+        f"WHERE name LIKE '%.md';\n"
+        for r in roots
     )
     sql = "CREATE VIRTUAL TABLE docs USING fts5(path, body);\nBEGIN;\n" + inserts + "COMMIT;\n"
     seconds, tree_mb, _, result = _shell_run(shell, db, sql)
     if result.returncode != 0:
         return {"error": 1.0}
     size = db.stat().st_size
-    return {"seconds": seconds, "mb_per_s": corpus_bytes / 1e6 / seconds, "rss_mb": tree_mb,
-            "db_mb": size / 1e6, "db_ratio": size / corpus_bytes}
+    return {
+        "seconds": seconds,
+        "mb_per_s": corpus_bytes / 1e6 / seconds,
+        "rss_mb": tree_mb,
+        "db_mb": size / 1e6,
+        "db_ratio": size / corpus_bytes,
+    }
 
 
-def _shell_run(shell: str, db: Path, sql: str) -> tuple[float, float, float, subprocess.CompletedProcess[str]]:
+def _shell_run(
+    shell: str, db: Path, sql: str
+) -> tuple[float, float, float, subprocess.CompletedProcess[str]]:
     script = db.with_suffix(".sql")
     script.write_text(sql)
     return run_measured([shell, str(db), f".read {script}"])
@@ -194,7 +226,11 @@ def ripgrep(roots: list[Path]) -> dict[str, float] | None:
         return None
     cmd = [rg, "-l", "-i", "--glob", "*.md", "lifetime elision", *map(str, roots)]
     seconds, tree_mb, _, result = run_measured(cmd)
-    return {"seconds": seconds, "files_listed": float(len(result.stdout.splitlines())), "rss_mb": tree_mb}
+    return {
+        "seconds": seconds,
+        "files_listed": float(len(result.stdout.splitlines())),
+        "rss_mb": tree_mb,
+    }
 
 
 def verdict(ok: bool) -> str:
@@ -207,7 +243,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--include", default="*.md", help="file name glob passed to --include")
     parser.add_argument("--workers", type=int, default=None)
-    parser.add_argument("--json", dest="json_out", type=Path, default=None, help="write the results here")
+    parser.add_argument(
+        "--json", dest="json_out", type=Path, default=None, help="write the results here"
+    )
     args = parser.parse_args()
 
     roots = args.roots or default_corpus()
@@ -216,47 +254,85 @@ def main() -> None:
     print(f"corpus: {len(files):,} files, {corpus_bytes / 1e6:.2f} MB in {len(roots)} folder(s)")
     for r in roots:
         print(f"  {r}")
-    print(f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, cli: {' '.join(cli_command())}")
+    print(
+        f"machine: {os.cpu_count()} CPUs, python {sys.version.split()[0]}, cli: "
+        f"{' '.join(cli_command())}"
+    )
     print()
 
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="docql-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        header = f"{'run':>4} {'seconds':>8} {'docs':>6} {'errors':>6} {'files/s':>8} {'MB/s':>6} " \
-                 f"{'RSS tree MB':>11} {'RSS largest MB':>14} {'db MB':>7} {'db/corpus':>9}"
+        header = (
+            f"{'run':>4} {'seconds':>8} {'docs':>6} {'errors':>6} {'files/s':>8} {'MB/s':>6} "
+            f"{'RSS tree MB':>11} {'RSS largest MB':>14} {'db MB':>7} {'db/corpus':>9}"
+        )
         print(header)
         for n in range(1, args.runs + 1):
             r = index_once(roots, args.include, args.workers, corpus_bytes, tmp)
             runs.append(r)
-            print(f"{n:>4} {r.seconds:>8.2f} {r.documents:>6} {r.errors:>6} {r.files_per_s:>8.1f} {r.mb_per_s:>6.2f} "
-                  f"{r.rss_tree_mb:>11.1f} {r.rss_largest_mb:>14.1f} {r.db_mb:>7.2f} {r.db_ratio:>9.2f}")
+            print(
+                f"{n:>4} {r.seconds:>8.2f} {r.documents:>6} {r.errors:>6} {r.files_per_s:>8.1f} "
+                f"{r.mb_per_s:>6.2f} "
+                f"{r.rss_tree_mb:>11.1f} {r.rss_largest_mb:>14.1f} {r.db_mb:>7.2f} "
+                f"{r.db_ratio:>9.2f}"
+            )
         shell = sqlite_shell_fts(roots, tmp, corpus_bytes)
         rg = ripgrep(roots)
 
     med = lambda key: statistics.median(getattr(r, key) for r in runs)  # noqa: E731
     mbps, ratio, rss = med("mb_per_s"), med("db_ratio"), max(r.rss_tree_mb for r in runs)
     print()
-    print(f"median of {len(runs)}: {med('seconds'):.2f} s, {med('files_per_s'):.1f} files/s, {mbps:.2f} MB/s, "
-          f"db {med('db_mb'):.2f} MB")
+    print(
+        f"median of {len(runs)}: {med('seconds'):.2f} s, {med('files_per_s'):.1f} files/s, "
+        f"{mbps:.2f} MB/s, "
+        f"db {med('db_mb'):.2f} MB"
+    )
     print("goals:")
-    print(f"  {verdict(mbps >= GOAL_MBPS)} throughput   {mbps:6.2f} MB/s   (goal ≥ {GOAL_MBPS:g} MB/s)")
-    print(f"  {verdict(ratio <= GOAL_RATIO)} db size      {ratio:6.2f} × corpus (goal ≤ {GOAL_RATIO:g}×)")
-    print(f"  {verdict(rss <= GOAL_RSS_MB)} peak RSS     {rss:6.1f} MB     (goal ≤ {GOAL_RSS_MB:g} MB, whole process tree)")
+    print(
+        f"  {verdict(mbps >= GOAL_MBPS)} throughput   {mbps:6.2f} MB/s   (goal ≥ {GOAL_MBPS:g} "
+        f"MB/s)"
+    )
+    print(
+        f"  {verdict(ratio <= GOAL_RATIO)} db size      {ratio:6.2f} × corpus (goal ≤ "
+        f"{GOAL_RATIO:g}×)"
+    )
+    print(
+        f"  {verdict(rss <= GOAL_RSS_MB)} peak RSS     {rss:6.1f} MB     (goal ≤ {GOAL_RSS_MB:g} "
+        f"MB, whole process tree)"
+    )
     print("peers (same files):")
     if shell and "error" not in shell:
-        print(f"  sqlite3 shell FTS5, whole files: {shell['seconds']:.2f} s, {shell['mb_per_s']:.1f} MB/s, "
-              f"{shell['rss_mb']:.1f} MB RSS, db {shell['db_mb']:.2f} MB ({shell['db_ratio']:.2f} × corpus)")
+        print(
+            f"  sqlite3 shell FTS5, whole files: {shell['seconds']:.2f} s, "
+            f"{shell['mb_per_s']:.1f} MB/s, "
+            f"{shell['rss_mb']:.1f} MB RSS, db {shell['db_mb']:.2f} MB ({shell['db_ratio']:.2f} × "
+            f"corpus)"
+        )
     else:
         print("  sqlite3 shell: not available" if shell is None else "  sqlite3 shell: failed")
     if rg:
-        print(f"  rg -l -i 'lifetime elision': {rg['seconds']:.3f} s, {int(rg['files_listed'])} files")
+        print(
+            f"  rg -l -i 'lifetime elision': {rg['seconds']:.3f} s, {int(rg['files_listed'])} files"
+        )
     else:
         print("  rg: not on PATH (skipped)")
     if args.json_out:
-        args.json_out.write_text(json.dumps({
-            "corpus": {"roots": [str(r) for r in roots], "files": len(files), "bytes": corpus_bytes},
-            "runs": [asdict(r) for r in runs], "sqlite_shell": shell, "ripgrep": rg,
-        }, indent=2))
+        args.json_out.write_text(
+            json.dumps(
+                {
+                    "corpus": {
+                        "roots": [str(r) for r in roots],
+                        "files": len(files),
+                        "bytes": corpus_bytes,
+                    },
+                    "runs": [asdict(r) for r in runs],
+                    "sqlite_shell": shell,
+                    "ripgrep": rg,
+                },
+                indent=2,
+            )
+        )
 
 
 if __name__ == "__main__":

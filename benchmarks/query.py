@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """DocQL query latency by query class, in-process, on a large real corpus.
 
-    python benchmarks/query.py                      # fetch (cached) corpora, build indexes once, measure
+    # fetch (cached) corpora, build indexes once, measure
+    python benchmarks/query.py
     python benchmarks/query.py --runs 50 --json out.json
-    python benchmarks/query.py --rebuild --explain  # re-index; print the query plans of heading/grep
+    # re-index; print the query plans of heading/grep
+    python benchmarks/query.py --rebuild --explain
 
 Corpora (benchmarks/fetch_corpora.sh, kept in ~/.cache/docql-corpora, outside the repo):
 - documents: the A6 mix of notes/corpora.md, Node.js API + Docker + Rust book docs,
@@ -96,7 +98,9 @@ PEER_KEYWORDS = ["lifetime", "EADDRINUSE", "docker run", "xyzzy"]
 def corpus_dirs() -> tuple[list[Path], Path]:
     """The A6 document folders and the Rust alloc source folder (fetched on first use)."""
     script = REPO / "benchmarks" / "fetch_corpora.sh"
-    done = subprocess.run(["bash", str(script), str(CACHE)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["bash", str(script), str(CACHE)], capture_output=True, text=True, check=True
+    )
     docs = [Path(line) for line in done.stdout.split() if line]
     rust_doc = next(d for d in docs if d.name == "doc" and "rust-src" in str(d))
     code = rust_doc.parent.parent / "library" / "alloc" / "src"
@@ -105,7 +109,9 @@ def corpus_dirs() -> tuple[list[Path], Path]:
     return docs, code
 
 
-def ensure_index(db: Path, roots: list[Path], include: tuple[str, ...], rebuild: bool) -> dict[str, Any]:
+def ensure_index(
+    db: Path, roots: list[Path], include: tuple[str, ...], rebuild: bool
+) -> dict[str, Any]:
     if rebuild:
         for suffix in ("", "-wal", "-shm"):
             Path(str(db) + suffix).unlink(missing_ok=True)
@@ -114,10 +120,16 @@ def ensure_index(db: Path, roots: list[Path], include: tuple[str, ...], rebuild:
         old = os.getcwd()
         os.chdir(CACHE)  # stored paths relative to the cache: x/nodejs-doc/...
         try:
-            report = index_paths(db, [str(r.relative_to(CACHE)) for r in roots], IngestOptions(include=include))
+            report = index_paths(
+                db, [str(r.relative_to(CACHE)) for r in roots], IngestOptions(include=include)
+            )
         finally:
             os.chdir(old)
-        print(f"indexed {db.name}: {len(report.added)} files in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        print(
+            f"indexed {db.name}: {len(report.added)} files in {time.perf_counter() - started:.1f} "
+            f"s",
+            file=sys.stderr,
+        )
     with docql_sqlite.open(db) as index:
         return index.status()
 
@@ -140,18 +152,31 @@ def time_query(index: Any, query: str, globs: tuple[str, ...], runs: int) -> dic
         started = time.perf_counter()
         index.conn.execute(compiled.sql, compiled.params).fetchall()
         sql.append((time.perf_counter() - started) * 1000)
-    return {"query": query, "path": list(globs), "results": len(items), "samples_ms": api,
-            "p50_ms": statistics.median(api), "p95_ms": pct(api, 95), "sql_p50_ms": statistics.median(sql)}
+    return {
+        "query": query,
+        "path": list(globs),
+        "results": len(items),
+        "samples_ms": api,
+        "p50_ms": statistics.median(api),
+        "p95_ms": pct(api, 95),
+        "sql_p50_ms": statistics.median(sql),
+    }
 
 
-def run_classes(db: Path, classes: dict[str, list[tuple[str, tuple[str, ...]]]], runs: int) -> dict[str, Any]:
+def run_classes(
+    db: Path, classes: dict[str, list[tuple[str, tuple[str, ...]]]], runs: int
+) -> dict[str, Any]:
     out = {}
     with docql_sqlite.open(db) as index:
         for name, queries in classes.items():
             timings = [time_query(index, q, g, runs) for q, g in queries]
             samples = [s for t in timings for s in t["samples_ms"]]
-            out[name] = {"p50_ms": statistics.median(samples), "p95_ms": pct(samples, 95),
-                         "goal_p50_ms": GOALS_MS[name], "queries": timings}
+            out[name] = {
+                "p50_ms": statistics.median(samples),
+                "p95_ms": pct(samples, 95),
+                "goal_p50_ms": GOALS_MS[name],
+                "queries": timings,
+            }
     return out
 
 
@@ -183,65 +208,104 @@ def peers(db: Path, docs: list[Path], runs: int) -> list[dict[str, Any]]:
             query = "$.content.grep(" + json.dumps(kw) + ")"
             row: dict[str, Any] = {"keyword": kw, "docql_chunks": len(index.query(query))}
             if rg:
-                ms, out = process_time([rg, "-i", "-F", "-c", "--no-messages", "-g", "*.md", kw, *map(str, docs)], runs)
-                row["rg_ms"], row["rg_lines"] = ms, sum(int(line.rsplit(":", 1)[1]) for line in out.split() if ":" in line)
+                ms, out = process_time(
+                    [rg, "-i", "-F", "-c", "--no-messages", "-g", "*.md", kw, *map(str, docs)], runs
+                )
+                row["rg_ms"], row["rg_lines"] = (
+                    ms,
+                    sum(int(line.rsplit(":", 1)[1]) for line in out.split() if ":" in line),
+                )
             if sqlite3:
                 sql = index.compile(query).inline_sql() + ";\n"
                 ms, out = process_time([sqlite3, "-readonly", "-json", str(db)], runs, stdin=sql)
                 row["sqlite3_shell_ms"], row["sqlite3_rows"] = ms, len(json.loads(out or "[]"))
             if cli.exists():
-                row["cli_ms"], _ = process_time([str(cli), "query", str(db), query, "--json"], max(3, runs // 2))
+                row["cli_ms"], _ = process_time(
+                    [str(cli), "query", str(db), query, "--json"], max(3, runs // 2)
+                )
             rows.append(row)
     return rows
 
 
 def explain(db: Path) -> None:
     with docql_sqlite.open(db) as index:
-        for query in ['$.content.grep("lifetime")', '$.content.heading("xyzzy")', '$.content.heading("install")']:
+        for query in [
+            '$.content.grep("lifetime")',
+            '$.content.heading("xyzzy")',
+            '$.content.heading("install")',
+        ]:
             print(f"\nEXPLAIN QUERY PLAN {query}")
             for step in index.explain(query)["plan"]:
                 print(f"  {step['detail']}")
 
 
 # -- report -------------------------------------------------------------------------------------
-def report(results: dict[str, Any], peer_rows: list[dict[str, Any]], statuses: dict[str, Any]) -> None:
+def report(
+    results: dict[str, Any], peer_rows: list[dict[str, Any]], statuses: dict[str, Any]
+) -> None:
     for name, status in statuses.items():
-        print(f"{name}: {status['documents']} documents, {status['sections']} sections, {status['chunks']} chunks, "
-              f"{status['symbols']} symbols, {status['size_bytes'] / 1e6:.1f} MB")
+        print(
+            f"{name}: {status['documents']} documents, {status['sections']} sections, "
+            f"{status['chunks']} chunks, "
+            f"{status['symbols']} symbols, {status['size_bytes'] / 1e6:.1f} MB"
+        )
     print(f"\n{'class':<14} {'p50 ms':>8} {'p95 ms':>8} {'goal p50':>9}  verdict")
     for name, data in results.items():
         verdict = "ok" if data["p50_ms"] <= data["goal_p50_ms"] else "MISSED"
-        print(f"{name:<14} {data['p50_ms']:8.2f} {data['p95_ms']:8.2f} {data['goal_p50_ms']:9.1f}  {verdict}")
+        print(
+            f"{name:<14} {data['p50_ms']:8.2f} {data['p95_ms']:8.2f} {data['goal_p50_ms']:9.1f}  "
+            f"{verdict}"
+        )
     print(f"\n{'p50 ms':>8} {'p95 ms':>8} {'sql p50':>8} {'results':>8}  query")
     for name, data in results.items():
         for t in data["queries"]:
             where = f"  --path {' '.join(t['path'])}" if t["path"] else ""
-            print(f"{t['p50_ms']:8.2f} {t['p95_ms']:8.2f} {t['sql_p50_ms']:8.2f} {t['results']:8d}  {t['query']}{where}")
+            print(
+                f"{t['p50_ms']:8.2f} {t['p95_ms']:8.2f} {t['sql_p50_ms']:8.2f} {t['results']:8d}  "
+                f"{t['query']}{where}"
+            )
     if peer_rows:
-        print("\nliteral grep as processes (p50 ms, start-up included; hits: DocQL chunks / rg lines / shell rows)")
+        print(
+            "\nliteral grep as processes (p50 ms, start-up included; hits: DocQL chunks / rg "
+            "lines / shell rows)"
+        )
         for row in peer_rows:
-            print(f"  {row['keyword']!r:14} docql CLI {row.get('cli_ms', float('nan')):7.1f}  "
-                  f"sqlite3 shell {row.get('sqlite3_shell_ms', float('nan')):7.1f}  rg {row.get('rg_ms', float('nan')):7.1f}"
-                  f"   hits {row['docql_chunks']} / {row.get('rg_lines', '-')} / {row.get('sqlite3_rows', '-')}")
+            print(
+                f"  {row['keyword']!r:14} docql CLI {row.get('cli_ms', float('nan')):7.1f}  "
+                f"sqlite3 shell {row.get('sqlite3_shell_ms', float('nan')):7.1f}  rg "
+                f"{row.get('rg_ms', float('nan')):7.1f}"
+                f"   hits {row['docql_chunks']} / {row.get('rg_lines', '-')} / "
+                f"{row.get('sqlite3_rows', '-')}"
+            )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=30, help="timed runs per query (after 2 warm-ups)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--runs", type=int, default=30, help="timed runs per query (after 2 warm-ups)"
+    )
     parser.add_argument("--peer-runs", type=int, default=10, help="runs per peer process")
     parser.add_argument("--rebuild", action="store_true", help="re-index the corpora")
-    parser.add_argument("--explain", action="store_true", help="print the query plans of grep and heading")
+    parser.add_argument(
+        "--explain", action="store_true", help="print the query plans of grep and heading"
+    )
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args()
 
     docs, code = corpus_dirs()
     doc_db, code_db = CACHE / "bench-a6.db", CACHE / "bench-code.db"
-    statuses = {doc_db.name: ensure_index(doc_db, docs, ("*.md",), args.rebuild),
-                code_db.name: ensure_index(code_db, [code], (), args.rebuild)}
+    statuses = {
+        doc_db.name: ensure_index(doc_db, docs, ("*.md",), args.rebuild),
+        code_db.name: ensure_index(code_db, [code], (), args.rebuild),
+    }
     results = run_classes(doc_db, {k: DOC_QUERIES[k] for k in ("toc",)}, args.runs)
     results.update(run_classes(code_db, CODE_QUERIES, args.runs))
-    results.update(run_classes(doc_db, {k: DOC_QUERIES[k] for k in ("chapter", "heading", "grep")}, args.runs))
+    results.update(
+        run_classes(doc_db, {k: DOC_QUERIES[k] for k in ("chapter", "heading", "grep")}, args.runs)
+    )
     peer_rows = [] if args.no_peers else peers(doc_db, docs, args.peer_runs)
     report(results, peer_rows, statuses)
     if args.explain:
@@ -250,7 +314,9 @@ def main() -> None:
         for data in results.values():
             for t in data["queries"]:
                 t.pop("samples_ms")
-        Path(args.json).write_text(json.dumps({"classes": results, "peers": peer_rows, "indexes": statuses}, indent=2))
+        Path(args.json).write_text(
+            json.dumps({"classes": results, "peers": peer_rows, "indexes": statuses}, indent=2)
+        )
 
 
 if __name__ == "__main__":

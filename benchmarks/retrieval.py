@@ -1,9 +1,11 @@
 """Retrieval quality: nDCG@10, Recall@10 and MRR@10 of bm25, vector, hybrid and smart search.
 
-    python benchmarks/retrieval.py                              # both sets, all modes, use-multilingual
+    # both sets, all modes, use-multilingual
+    python benchmarks/retrieval.py
     python benchmarks/retrieval.py --sets lee --model hash      # quick, lexical test model
     PATH=$NODE22/bin:$PATH python benchmarks/retrieval.py --qmd $QMD/node_modules/.bin/qmd
-                                                                # also QMD's `qmd search` (node 22, corpora.md E3)
+                                                                # also QMD's `qmd search` (node 22,
+                                                                # corpora.md E3)
 
 Judged sets, built from data obtainable here (notes/corpora.md D1, D3), cached outside
 the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
@@ -21,29 +23,38 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import shutil
-import statistics
-import time
-
-
 import ast
 import glob
+import json
+import math
 import os
 import random
 import re
+import shutil
+import statistics
 import subprocess
 import sys
 import sysconfig
+import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 CACHE = Path(os.environ.get("DOCQL_CORPORA", Path.home() / ".cache" / "docql-corpora"))
 GENSIM = "gensim==4.4.0"
-SKIP_DIRS = {"test", "tests", "idlelib", "tkinter", "lib2to3", "turtledemo", "ensurepip", "site-packages",
-             "__pycache__", "config-3.11-x86_64-linux-gnu", "pydoc_data"}
+SKIP_DIRS = {
+    "test",
+    "tests",
+    "idlelib",
+    "tkinter",
+    "lib2to3",
+    "turtledemo",
+    "ensurepip",
+    "site-packages",
+    "__pycache__",
+    "config-3.11-x86_64-linux-gnu",
+    "pydoc_data",
+}
 
 
 @dataclass
@@ -70,15 +81,33 @@ def lee(cache: Path = CACHE) -> Dataset:
     if not all((ir / n).exists() for n in needed):
         wheels = glob.glob(str(ir / "gensim-4.4.0-*.whl"))
         if not wheels:
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                            GENSIM, "-d", str(ir)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "-q",
+                    "--no-deps",
+                    "--only-binary",
+                    ":all:",
+                    GENSIM,
+                    "-d",
+                    str(ir),
+                ],
+                check=True,
+            )
             wheels = glob.glob(str(ir / "gensim-4.4.0-*.whl"))
         with zipfile.ZipFile(wheels[0]) as z:
             for n in needed:
                 (ir / n).write_bytes(z.read("gensim/test/test_data/" + n))
     docs = (ir / "lee.cor").read_bytes().decode("latin-1").splitlines()
     docs = [d.strip() for d in docs if d.strip()]
-    sims = [[float(x) for x in line.split()] for line in (ir / "similarities0-1.txt").read_text().splitlines() if line.strip()]
+    sims = [
+        [float(x) for x in line.split()]
+        for line in (ir / "similarities0-1.txt").read_text().splitlines()
+        if line.strip()
+    ]
     root = cache / "lee" / "lee"
     root.mkdir(parents=True, exist_ok=True)
     names = [f"doc{i:02d}.txt" for i in range(len(docs))]
@@ -109,13 +138,20 @@ def _first_sentence(doc: str) -> str:
 def _strip_docstrings(source: str, tree: ast.AST) -> str:
     lines = source.split("\n")
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+        if (
+            isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+        ):
             first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
                 start, end = first.lineno - 1, first.end_lineno - 1  # type: ignore[operator]
                 indent = re.match(r"\s*", lines[start]).group(0)  # type: ignore[union-attr]
                 # `pass` keeps a body that was only a docstring valid; line numbers stay.
-                lines[start] = indent + "pass" + lines[end][first.end_col_offset:]
+                lines[start] = indent + "pass" + lines[end][first.end_col_offset :]
                 for k in range(start + 1, end + 1):
                     lines[k] = ""
     return "\n".join(lines)
@@ -141,11 +177,15 @@ def code(cache: Path = CACHE, sample: int = 500, seed: int = 0) -> Dataset:
         if not out.exists() or out.read_text(encoding="utf-8") != stripped:
             out.write_text(stripped, encoding="utf-8")
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)
+            ) and not node.name.startswith("_"):
                 doc = ast.get_docstring(node)
                 sentence = _first_sentence(doc) if doc else ""
                 if len(sentence.split()) >= 5:
-                    targets.append((f"stdlib/{rel.as_posix()}", node.lineno, node.end_lineno, sentence))
+                    targets.append(
+                        (f"stdlib/{rel.as_posix()}", node.lineno, node.end_lineno, sentence)
+                    )
     rng = random.Random(seed)
     picked = rng.sample(targets, min(sample, len(targets)))
     data = Dataset("code", root, granularity="span")
@@ -159,7 +199,9 @@ def corpus_bytes(root: Path) -> int:
 
 
 # -- building and searching the index -------------------------------------------------------
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from a checkout without installing
 
 MODES = ("bm25", "vector", "hybrid", "smart")
 
@@ -180,8 +222,11 @@ def build_index(data: Dataset, model: str | None) -> Path:
         started = time.monotonic()
         report = embed(db_path, model, replace=True)
         if report["embedded"]:
-            print(f"  embedded {report['embedded']} texts with {report['model']} in {time.monotonic() - started:.1f}s",
-                  file=sys.stderr)
+            print(
+                f"  embedded {report['embedded']} texts with {report['model']} in "
+                f"{time.monotonic() - started:.1f}s",
+                file=sys.stderr,
+            )
     return db_path
 
 
@@ -196,7 +241,9 @@ def file_relevance(query: Query) -> dict[str, float]:
     return {k.rpartition(":")[0]: 1.0 for k in query.relevant}
 
 
-def ranked_keys(data: Dataset, query: Query, hits: list[dict], by_file: bool = False) -> list[str | None]:
+def ranked_keys(
+    data: Dataset, query: Query, hits: list[dict], by_file: bool = False
+) -> list[str | None]:
     """Each hit as the relevance key it stands for (None: not relevant), self excluded."""
     keys: list[str | None] = []
     for hit in hits:
@@ -209,7 +256,9 @@ def ranked_keys(data: Dataset, query: Query, hits: list[dict], by_file: bool = F
     return keys[:10]
 
 
-def metrics(keys: list[str | None], relevant: dict[str, float], k: int = 10) -> tuple[float, float, float]:
+def metrics(
+    keys: list[str | None], relevant: dict[str, float], k: int = 10
+) -> tuple[float, float, float]:
     """nDCG@k (binary gains), Recall@k, MRR@k; a key counts once, at its first rank."""
     seen: set[str] = set()
     gains = []
@@ -226,7 +275,8 @@ def metrics(keys: list[str | None], relevant: dict[str, float], k: int = 10) -> 
 
 
 def evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool = False) -> list[dict]:
-    """Metrics per mode; `by_file` ranks files (--group file) on the code set, to compare with QMD."""
+    """Metrics per mode; `by_file` ranks files (--group file) on the code set
+    (to compare with QMD)."""
     import docql_sqlite
     from docql_sqlite.search import search
 
@@ -247,12 +297,18 @@ def evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool = Fal
     return rows
 
 
-def _row(name: str, system: str, scores: list[tuple[float, float, float]], times: list[float]) -> dict:
-    return {"set": name, "system": system, "queries": len(scores),
-            "nDCG@10": round(statistics.mean(s[0] for s in scores), 4),
-            "Recall@10": round(statistics.mean(s[1] for s in scores), 4),
-            "MRR@10": round(statistics.mean(s[2] for s in scores), 4),
-            "ms/query": round(1000 * statistics.median(times), 1)}
+def _row(
+    name: str, system: str, scores: list[tuple[float, float, float]], times: list[float]
+) -> dict:
+    return {
+        "set": name,
+        "system": system,
+        "queries": len(scores),
+        "nDCG@10": round(statistics.mean(s[0] for s in scores), 4),
+        "Recall@10": round(statistics.mean(s[1] for s in scores), 4),
+        "MRR@10": round(statistics.mean(s[2] for s in scores), 4),
+        "ms/query": round(1000 * statistics.median(times), 1),
+    }
 
 
 # -- QMD (optional peer) -----------------------------------------------------------------------
@@ -262,20 +318,32 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
     mask = "**/*.txt" if data.name == "lee" else "**/*.py"
     if not (home / ".cache" / "qmd").exists():
-        subprocess.run([qmd, "collection", "add", str(data.root), "--name", data.name, "--mask", mask],
-                       env=env, check=True, capture_output=True, timeout=900)
+        subprocess.run(
+            [qmd, "collection", "add", str(data.root), "--name", data.name, "--mask", mask],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=900,
+        )
     scores, times = [], []
     for q in data.queries:
         started = time.perf_counter()
-        done = subprocess.run([qmd, "search", q.text[:1000], "-n", "11", "--json"], env=env, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [qmd, "search", q.text[:1000], "-n", "11", "--json"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         times.append(time.perf_counter() - started)
         try:
             results = json.loads(done.stdout or "[]")
         except json.JSONDecodeError:
             results = []
         prefix = f"qmd://{data.name}/"
-        files = [data.root.name + "/" + str(r.get("file", "")).removeprefix(prefix) for r in results]
+        files = [
+            data.root.name + "/" + str(r.get("file", "")).removeprefix(prefix) for r in results
+        ]
         files = [f for f in files if f != q.exclude][:10]
         relevant = q.relevant if data.granularity == "file" else file_relevance(q)
         scores.append(metrics(files, relevant))
@@ -283,7 +351,9 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sets", default="lee,code")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--model", default="use-multilingual", help="embedding model ('' for none)")
@@ -294,7 +364,10 @@ def main() -> None:
     rows = []
     for name in args.sets.split(","):
         data = lee() if name == "lee" else code(sample=args.sample)
-        print(f"{name}: {len(data.queries)} queries over {corpus_bytes(data.root) / 1e6:.1f} MB", file=sys.stderr)
+        print(
+            f"{name}: {len(data.queries)} queries over {corpus_bytes(data.root) / 1e6:.1f} MB",
+            file=sys.stderr,
+        )
         db_path = build_index(data, args.model or None)
         modes = [m for m in args.modes.split(",") if args.model or m in ("bm25", "smart")]
         rows += evaluate(data, db_path, modes)
@@ -305,10 +378,16 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"{'set':<6} {'system':<26} {'queries':>7} {'nDCG@10':>8} {'Recall@10':>9} {'MRR@10':>7} {'ms/query':>8}")
+    print(
+        f"{'set':<6} {'system':<26} {'queries':>7} {'nDCG@10':>8} {'Recall@10':>9} {'MRR@10':>7} "
+        f"{'ms/query':>8}"
+    )
     for r in rows:
-        print(f"{r['set']:<6} {r['system']:<26} {r['queries']:>7} {r['nDCG@10']:>8.4f} {r['Recall@10']:>9.4f} "
-              f"{r['MRR@10']:>7.4f} {r['ms/query']:>8}")
+        print(
+            f"{r['set']:<6} {r['system']:<26} {r['queries']:>7} {r['nDCG@10']:>8.4f} "
+            f"{r['Recall@10']:>9.4f} "
+            f"{r['MRR@10']:>7.4f} {r['ms/query']:>8}"
+        )
 
 
 if __name__ == "__main__":

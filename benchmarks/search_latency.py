@@ -9,7 +9,8 @@ Corpora (indexed and embedded once into $DOCQL_CORPORA/latency/NAME.db):
   (fetch with corpora.md §7's script into $DOCQL_CORPORA);
 - `code`: the CPython standard library "core" with docstrings, ~10 MB of Python, whose
   code chunks are small (one per definition), so it has 4x more vectors to scan.
-Queries: half section titles, half 5-15-word spans of passages, fixed seed. In-process times include embedding the
+Queries: half section titles, half 5-15-word spans of passages, fixed seed. In-process times
+include embedding the
 query (hybrid, vector, smart) but not loading the model (reported apart). The CLI is
 timed as a user sees it: a new `docql-sqlite search` process per query.
 
@@ -36,15 +37,23 @@ REPO = Path(__file__).resolve().parents[1]
 CLI = REPO / ".venv" / "bin" / "docql-sqlite"
 
 
-DOCS = ("nodejs-doc/usr/share/doc/nodejs/api", "docker-doc/usr/share/doc/docker-doc", "rust-src/usr/src/rustc-1.63.0/src/doc")
+DOCS = (
+    "nodejs-doc/usr/share/doc/nodejs/api",
+    "docker-doc/usr/share/doc/docker-doc",
+    "rust-src/usr/src/rustc-1.63.0/src/doc",
+)
 
 
 def docs_corpus() -> tuple[Path, list[str]]:
-    """corpora.md A6: Node.js API + Docker + Rust books Markdown (10.8 MB), fetched by §7's script."""
+    """corpora.md A6: Node.js API + Docker + Rust books Markdown (10.8 MB),
+    fetched by §7's script."""
     base = retrieval.CACHE / "x"
     missing = [d for d in DOCS if not (base / d).is_dir()]
     if missing:
-        sys.exit(f"missing {missing} under {base}: run the fetch script of notes/corpora.md §7 with D={retrieval.CACHE}")
+        sys.exit(
+            f"missing {missing} under {base}: run the fetch script of notes/corpora.md §7 with "
+            f"D={retrieval.CACHE}"
+        )
     return base, list(DOCS)
 
 
@@ -77,7 +86,10 @@ def build(base: Path, roots: list[str], name: str, model: str | None) -> Path:
         started = time.monotonic()
         report = embed(db_path, model, replace=True)
         if report["embedded"]:
-            print(f"embedded {report['embedded']} texts in {time.monotonic() - started:.0f}s", file=sys.stderr)
+            print(
+                f"embedded {report['embedded']} texts in {time.monotonic() - started:.0f}s",
+                file=sys.stderr,
+            )
     return db_path
 
 
@@ -87,15 +99,24 @@ def queries(db_path: Path, n: int) -> list[str]:
 
     rng = retrieval.random.Random(1)
     with docql_sqlite.open(db_path) as idx:
-        titles = [r[0] for r in idx.conn.execute("SELECT title FROM sections WHERE length(title) BETWEEN 6 AND 60 ORDER BY id")]
+        titles = [
+            r[0]
+            for r in idx.conn.execute(
+                "SELECT title FROM sections WHERE length(title) BETWEEN 6 AND 60 ORDER BY id"
+            )
+        ]
         sentences = []
-        for (content,) in idx.conn.execute("SELECT content FROM chunks WHERE length(content) > 200 ORDER BY id"):
+        for (content,) in idx.conn.execute(
+            "SELECT content FROM chunks WHERE length(content) > 200 ORDER BY id"
+        ):
             words = retrieval.re.sub(r"[#*`>|_\[\]()]", " ", content).split()
             if len(words) >= 15:
                 start = len(words) // 3
                 sentences.append(" ".join(words[start : start + 5 + len(words) % 11]))
     half = n // 2
-    return rng.sample(titles, min(half, len(titles))) + rng.sample(sentences, min(n - half, len(sentences)))
+    return rng.sample(titles, min(half, len(titles))) + rng.sample(
+        sentences, min(n - half, len(sentences))
+    )
 
 
 def pct(values: list[float], p: float) -> float:
@@ -112,15 +133,26 @@ def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict
         if vectors.has_embeddings(idx.conn):
             started = time.perf_counter()
             search(idx, "warm up the model", mode="vector", limit=1)
-            rows.append({"what": "model load + first query", "p50 ms": round(1000 * (time.perf_counter() - started), 1)})
+            rows.append(
+                {
+                    "what": "model load + first query",
+                    "p50 ms": round(1000 * (time.perf_counter() - started), 1),
+                }
+            )
         for mode in modes:
             times = []
             for q in queries:
                 started = time.perf_counter()
                 search(idx, q, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
-            rows.append({"what": f"in-process {mode}", "p50 ms": pct(times, 0.5), "p95 ms": pct(times, 0.95),
-                         "queries": len(times)})
+            rows.append(
+                {
+                    "what": f"in-process {mode}",
+                    "p50 ms": pct(times, 0.5),
+                    "p95 ms": pct(times, 0.95),
+                    "queries": len(times),
+                }
+            )
     return rows
 
 
@@ -130,11 +162,18 @@ def end_to_end(command: list[str], queries: list[str], label: str, env: dict | N
         started = time.perf_counter()
         subprocess.run([*command, q], capture_output=True, check=False, env=env)
         times.append(time.perf_counter() - started)
-    return {"what": label, "p50 ms": pct(times, 0.5), "p95 ms": pct(times, 0.95), "queries": len(times)}
+    return {
+        "what": label,
+        "p50 ms": pct(times, 0.5),
+        "p95 ms": pct(times, 0.95),
+        "queries": len(times),
+    }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--corpus", choices=("docs", "code"), default="docs")
     parser.add_argument("--model", default="use-multilingual", help="embedding model ('' for none)")
     parser.add_argument("--n", type=int, default=200, help="queries per in-process mode")
@@ -149,24 +188,56 @@ def main() -> None:
     import docql_sqlite
 
     with docql_sqlite.open(db_path) as idx:
-        counts = idx.conn.execute("SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
-                                  "(SELECT sum(size) FROM documents)").fetchone()
-    rows = [{"what": f"corpus {args.corpus}", "MB": round(counts[2] / 1e6, 1), "documents": counts[0],
-             "chunks": counts[1]}]
+        counts = idx.conn.execute(
+            "SELECT (SELECT count(*) FROM documents), (SELECT count(*) FROM chunks), "
+            "(SELECT sum(size) FROM documents)"
+        ).fetchone()
+    rows = [
+        {
+            "what": f"corpus {args.corpus}",
+            "MB": round(counts[2] / 1e6, 1),
+            "documents": counts[0],
+            "chunks": counts[1],
+        }
+    ]
     rows += in_process(db_path, texts, modes)
     cli_queries = texts[:: max(1, len(texts) // args.cli_n)][: args.cli_n]
     for mode in ("bm25", "smart") + (("hybrid",) if args.model else ()):
-        rows.append(end_to_end([str(CLI), "search", str(db_path), "--json", "--mode", mode], cli_queries,
-                               f"CLI end to end {mode}"))
+        rows.append(
+            end_to_end(
+                [str(CLI), "search", str(db_path), "--json", "--mode", mode],
+                cli_queries,
+                f"CLI end to end {mode}",
+            )
+        )
     if args.qmd and shutil.which(args.qmd):
         home = retrieval.CACHE / "latency" / f"qmdhome-{args.corpus}"
         env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
         if not (home / ".cache" / "qmd").exists():
             for r in roots:
-                subprocess.run([args.qmd, "collection", "add", str(base / r), "--name", r.split("/")[0],
-                                "--mask", "**/*.md" if args.corpus == "docs" else "**/*.py"],
-                               env=env, check=True, capture_output=True)
-        rows.append(end_to_end([args.qmd, "search", "--json", "-n", "10"], cli_queries, "qmd search end to end", env))
+                subprocess.run(
+                    [
+                        args.qmd,
+                        "collection",
+                        "add",
+                        str(base / r),
+                        "--name",
+                        r.split("/")[0],
+                        "--mask",
+                        "**/*.md" if args.corpus == "docs" else "**/*.py",
+                    ],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+        rows.append(
+            end_to_end(
+                [args.qmd, "search", "--json", "-n", "10"],
+                cli_queries,
+                "qmd search end to end",
+                env,
+            )
+        )
     if args.json:
         print(json.dumps(rows, indent=2))
         return

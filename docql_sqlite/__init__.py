@@ -1,8 +1,8 @@
 """docql-sqlite: documents and code in one SQLite file, queried with DocQL."""
 
-from .errors import DatabaseError, DocQLError, DocQLSyntaxError, IngestError, QueryError
 from typing import Any
 
+from .errors import DatabaseError, DocQLError, DocQLSyntaxError, IngestError, QueryError
 from .index import Index, embed, index, open
 
 
@@ -13,6 +13,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(ingest, name)
     raise AttributeError(f"module 'docql_sqlite' has no attribute '{name}'")
+
 
 __version__ = "0.1.0"
 __all__ = [

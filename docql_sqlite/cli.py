@@ -22,10 +22,18 @@ from .index import Index
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--json / --nl / --csv / -t/--table / --md, named as in sqlite-utils."""
     options = [
-        click.option("--json", "fmt", flag_value="json", help="Output a JSON array (default when piped)"),
+        click.option(
+            "--json", "fmt", flag_value="json", help="Output a JSON array (default when piped)"
+        ),
         click.option("--nl", "fmt", flag_value="nl", help="Output newline-delimited JSON"),
         click.option("--csv", "fmt", flag_value="csv", help="Output CSV"),
-        click.option("-t", "--table", "fmt", flag_value="table", help="Output a table (default on a terminal)"),
+        click.option(
+            "-t",
+            "--table",
+            "fmt",
+            flag_value="table",
+            help="Output a table (default on a terminal)",
+        ),
         click.option("--md", "fmt", flag_value="md", help="Output a Markdown table"),
     ]
     for option in reversed(options):
@@ -82,26 +90,62 @@ def main() -> None:
 @click.argument("database", type=click.Path(dir_okay=False))
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--include", multiple=True, help="Only index files matching this glob (repeatable)")
-@click.option("--exclude", multiple=True, help="Skip files and directories matching this glob (repeatable)")
-@click.option("--max-bytes", type=click.IntRange(min=1), default=50 * 1024 * 1024, show_default=True,
-              help="Largest file to index")
-@click.option("--chunk-chars", type=click.IntRange(min=100), default=1500, show_default=True,
-              help="Target largest chunk size")
-@click.option("--workers", type=click.IntRange(min=0), default=None,
-              help="Parser processes (default: CPU count, at most 4; 0 parses in this process)")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0, show_default=True,
-              help="Seconds allowed to parse one file")
+@click.option(
+    "--exclude", multiple=True, help="Skip files and directories matching this glob (repeatable)"
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=50 * 1024 * 1024,
+    show_default=True,
+    help="Largest file to index",
+)
+@click.option(
+    "--chunk-chars",
+    type=click.IntRange(min=100),
+    default=1500,
+    show_default=True,
+    help="Target largest chunk size",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Parser processes (default: CPU count, at most 4; 0 parses in this process)",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=60.0,
+    show_default=True,
+    help="Seconds allowed to parse one file",
+)
 @click.option("--no-remove", is_flag=True, help="Keep documents whose files are gone")
 @output_options
 @handle_errors
-def index_command(database: str, paths: tuple[str, ...], include: tuple[str, ...], exclude: tuple[str, ...],
-                  max_bytes: int, chunk_chars: int, workers: int | None, timeout: float, no_remove: bool,
-                  fmt: str | None) -> None:
+def index_command(
+    database: str,
+    paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    max_bytes: int,
+    chunk_chars: int,
+    workers: int | None,
+    timeout: float,
+    no_remove: bool,
+    fmt: str | None,
+) -> None:
     """Index PATHS (files, directories) into DATABASE, incrementally."""
     from .ingest import IngestOptions, index_paths
 
-    options = IngestOptions(include=include, exclude=exclude, max_bytes=max_bytes, max_chars=chunk_chars,
-                            timeout=timeout, remove_missing=not no_remove)
+    options = IngestOptions(
+        include=include,
+        exclude=exclude,
+        max_bytes=max_bytes,
+        max_chars=chunk_chars,
+        timeout=timeout,
+        remove_missing=not no_remove,
+    )
     if workers is not None:
         options.workers = workers
     bar = None
@@ -115,8 +159,11 @@ def index_command(database: str, paths: tuple[str, ...], include: tuple[str, ...
             bar.close()
     summary = report.summary()
     if fmt:
-        detail = dict(summary, failures=[{"path": p, "reason": r} for p, r in report.failed],
-                      warning_list=[{"path": p, "reason": r} for p, r in report.warnings])
+        detail = dict(
+            summary,
+            failures=[{"path": p, "reason": r} for p, r in report.failed],
+            warning_list=[{"path": p, "reason": r} for p, r in report.warnings],
+        )
         output.write([detail], fmt, sys.stdout)
     else:
         for path, reason in report.failed:
@@ -192,7 +239,9 @@ def toc(database: str, path: str | None, fmt: str | None) -> None:
                     current = item["path"]
                     click.echo(current)
                 indent = "  " * (item["level"] - 1)
-                where = f"{item['line']}-{item['end_line']}" + (f" p{item['page']}" if item["page"] else "")
+                where = f"{item['line']}-{item['end_line']}" + (
+                    f" p{item['page']}" if item["page"] else ""
+                )
                 click.echo(f"  {indent}{item['number']} {item['title']}  ({where})")
         else:
             emit(items, fmt)
@@ -217,14 +266,31 @@ def get(database: str, spec: str, fmt: str | None) -> None:
 @cli.command()
 @click.argument("database", type=click.Path(dir_okay=False))
 @click.argument("query")
-@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="GLOB",
+    help="Only documents whose path matches (repeatable)",
+)
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N results")
 @click.option("--sql", "show_sql", is_flag=True, help="Print the SQL instead of running it")
-@click.option("--inline", is_flag=True, help="Print the SQL with the values in it (runs as is in sqlite3); implies --sql")
+@click.option(
+    "--inline",
+    is_flag=True,
+    help="Print the SQL with the values in it (runs as is in sqlite3); implies --sql",
+)
 @output_options
 @handle_errors
-def query(database: str, query: str, paths: tuple[str, ...], limit: int | None, show_sql: bool, inline: bool,
-          fmt: str | None) -> None:
+def query(
+    database: str,
+    query: str,
+    paths: tuple[str, ...],
+    limit: int | None,
+    show_sql: bool,
+    inline: bool,
+    fmt: str | None,
+) -> None:
     """Run a DocQL QUERY (e.g. '$.toc[?(@.level==1)]') against DATABASE."""
     if not query.lstrip().startswith("$"):
         raise click.UsageError(
@@ -255,7 +321,13 @@ def query(database: str, query: str, paths: tuple[str, ...], limit: int | None, 
 @cli.command()
 @click.argument("database", type=click.Path(dir_okay=False))
 @click.argument("query")
-@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="GLOB",
+    help="Only documents whose path matches (repeatable)",
+)
 @handle_errors
 def explain(database: str, query: str, paths: tuple[str, ...]) -> None:
     """Show how QUERY is understood: tokens, syntax tree, SQL, parameters, query plan."""

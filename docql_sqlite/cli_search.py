@@ -20,7 +20,9 @@ MODES = ("smart", "bm25", "vector", "hybrid")
 
 
 def _fail_usage(func: Any) -> Any:
-    """A search request that cannot run (empty text, bad typed document) exits 2, like a query error."""
+    """A search request that cannot run (empty text, bad typed document) exits 2, like a query
+    error.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -43,11 +45,17 @@ def _weights(pairs: tuple[str, ...]) -> dict[str, float]:
         try:
             weights[name] = float(value)
         except ValueError:
-            raise click.BadParameter(f"expected NAME=NUMBER (e.g. bm25=2), got '{pair}'", param_hint="--weight") from None
+            raise click.BadParameter(
+                f"expected NAME=NUMBER (e.g. bm25=2), got '{pair}'", param_hint="--weight"
+            ) from None
         if name not in WEIGHTS:
-            raise click.BadParameter(f"unknown list '{name}'; lists: {', '.join(WEIGHTS)}", param_hint="--weight")
+            raise click.BadParameter(
+                f"unknown list '{name}'; lists: {', '.join(WEIGHTS)}", param_hint="--weight"
+            )
         if weights[name] < 0:
-            raise click.BadParameter(f"a weight cannot be negative, got '{pair}'", param_hint="--weight")
+            raise click.BadParameter(
+                f"a weight cannot be negative, got '{pair}'", param_hint="--weight"
+            )
     return weights
 
 
@@ -84,8 +92,11 @@ def run_embed(database: str, model: str | None, replace: bool = False) -> dict[s
 
 
 def _embed_summary(report: dict[str, Any]) -> str:
-    return ("embedded {embedded} texts with {model} ({reused} reused from the cache, {unchanged} unchanged, "
-            "{removed} removed) in {seconds:.2f}s".format(**report))
+    return (
+        "embedded {embedded} texts with {model} ({reused} reused from the cache, {unchanged} "
+        "unchanged, "
+        "{removed} removed) in {seconds:.2f}s".format(**report)
+    )
 
 
 def _explain_text(items: list[dict[str, Any]]) -> None:
@@ -107,31 +118,87 @@ def register(cli: click.Group) -> None:
     @cli.command("search")
     @click.argument("database", type=click.Path(dir_okay=False))
     @click.argument("text")
-    @click.option("--mode", type=click.Choice(MODES), default="smart", show_default=True, help="Ranking method")
-    @click.option("-n", "--limit", type=int, default=10, show_default=True, help="Number of results")
-    @click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+    @click.option(
+        "--mode",
+        type=click.Choice(MODES),
+        default="smart",
+        show_default=True,
+        help="Ranking method",
+    )
+    @click.option(
+        "-n", "--limit", type=int, default=10, show_default=True, help="Number of results"
+    )
+    @click.option(
+        "--path",
+        "paths",
+        multiple=True,
+        metavar="GLOB",
+        help="Only documents whose path matches (repeatable)",
+    )
     @click.option("--group", type=click.Choice(["file"]), default=None, help="One result per file")
-    @click.option("--explain", is_flag=True, help="Show each list's rank and score, the RRF terms and the final score")
-    @click.option("--model", default=None, help="Embedding model for the query (default: the index's)")
-    @click.option("--rrf-k", type=click.IntRange(min=1), default=60, show_default=True, help="RRF constant k")
-    @click.option("--weight", "weights", multiple=True, metavar="LIST=W", help="Weight of a list: bm25=2, vector=1 …")
-    @click.option("--content", "with_content", is_flag=True, help="Include each passage's full text")
+    @click.option(
+        "--explain",
+        is_flag=True,
+        help="Show each list's rank and score, the RRF terms and the final score",
+    )
+    @click.option(
+        "--model", default=None, help="Embedding model for the query (default: the index's)"
+    )
+    @click.option(
+        "--rrf-k", type=click.IntRange(min=1), default=60, show_default=True, help="RRF constant k"
+    )
+    @click.option(
+        "--weight",
+        "weights",
+        multiple=True,
+        metavar="LIST=W",
+        help="Weight of a list: bm25=2, vector=1 …",
+    )
+    @click.option(
+        "--content", "with_content", is_flag=True, help="Include each passage's full text"
+    )
     @output_options
     @handle_errors
     @_fail_usage
-    def search_command(database: str, text: str, mode: str, limit: int, paths: tuple[str, ...], group: str | None,
-                       explain: bool, model: str | None, rrf_k: int, weights: tuple[str, ...], with_content: bool,
-                       fmt: str | None) -> None:
-        """Search DATABASE for TEXT: plain words, or a typed query document (lex:/vec:/hyde:/intent: lines)."""
+    def search_command(
+        database: str,
+        text: str,
+        mode: str,
+        limit: int,
+        paths: tuple[str, ...],
+        group: str | None,
+        explain: bool,
+        model: str | None,
+        rrf_k: int,
+        weights: tuple[str, ...],
+        with_content: bool,
+        fmt: str | None,
+    ) -> None:
+        """Search DATABASE for TEXT: plain words, or a typed query document (lex:/vec:/hyde:/intent:
+        lines).
+        """
         from .search import search
         from .search.vectors import has_embeddings
 
         with open_index(database) as idx:
-            items = search(idx, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain,
-                           model=model, rrf_k=rrf_k, weights=_weights(weights))
+            items = search(
+                idx,
+                text,
+                mode=mode,
+                limit=limit,
+                paths=paths,
+                group=group,
+                explain=explain,
+                model=model,
+                rrf_k=rrf_k,
+                weights=_weights(weights),
+            )
             if mode == "hybrid" and model is None and not has_embeddings(idx.conn):
-                click.echo(f"note: {database} has no embeddings, so hybrid ran as bm25; "
-                           f"add them with: docql-sqlite embed {database} --model MODEL", err=True)
+                click.echo(
+                    f"note: {database} has no embeddings, so hybrid ran as bm25; "
+                    f"add them with: docql-sqlite embed {database} --model MODEL",
+                    err=True,
+                )
         if not with_content:
             for it in items:
                 it.pop("content", None)
@@ -139,16 +206,27 @@ def register(cli: click.Group) -> None:
             if explain:
                 _explain_text(items)
                 return
-            shown = [{"location": it["location"], "section": it["section"], "score": it["score"],
-                      "snippet": it["snippet"]} for it in items]
+            shown = [
+                {
+                    "location": it["location"],
+                    "section": it["section"],
+                    "score": it["score"],
+                    "snippet": it["snippet"],
+                }
+                for it in items
+            ]
             emit(shown, fmt)
             return
         emit(items, fmt)
 
     @cli.command("embed")
     @click.argument("database", type=click.Path(dir_okay=False, exists=True))
-    @click.option("--model", default=None, help="Embedding model (default: the one the index already uses)")
-    @click.option("--replace", is_flag=True, help="Drop vectors of another model and re-embed everything")
+    @click.option(
+        "--model", default=None, help="Embedding model (default: the one the index already uses)"
+    )
+    @click.option(
+        "--replace", is_flag=True, help="Drop vectors of another model and re-embed everything"
+    )
     @output_options
     @handle_errors
     def embed_command(database: str, model: str | None, replace: bool, fmt: str | None) -> None:
@@ -162,12 +240,22 @@ def register(cli: click.Group) -> None:
     @cli.command("context")
     @click.argument("database", type=click.Path(dir_okay=False))
     @click.argument("question")
-    @click.option("--budget", type=int, default=12000, show_default=True, help="Most characters of context")
-    @click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only documents whose path matches (repeatable)")
+    @click.option(
+        "--budget", type=int, default=12000, show_default=True, help="Most characters of context"
+    )
+    @click.option(
+        "--path",
+        "paths",
+        multiple=True,
+        metavar="GLOB",
+        help="Only documents whose path matches (repeatable)",
+    )
     @output_options
     @handle_errors
     @_fail_usage
-    def context_command(database: str, question: str, budget: int, paths: tuple[str, ...], fmt: str | None) -> None:
+    def context_command(
+        database: str, question: str, budget: int, paths: tuple[str, ...], fmt: str | None
+    ) -> None:
         """Assemble a context pack for QUESTION within --budget characters, each block labelled."""
         from .search import context
 
@@ -186,9 +274,15 @@ def _add_embed_option(cli: click.Group) -> None:
     command = cli.commands.get("index")
     if command is None or any(p.name == "embed_model" for p in command.params):
         return
-    command.params.append(click.Option(["--embed", "embed_model"], metavar="MODEL", default=None,
-                                       help="After indexing, embed new or changed chunks with MODEL "
-                                            "(an index that has vectors keeps them current by itself)"))
+    command.params.append(
+        click.Option(
+            ["--embed", "embed_model"],
+            metavar="MODEL",
+            default=None,
+            help="After indexing, embed new or changed chunks with MODEL "
+            "(an index that has vectors keeps them current by itself)",
+        )
+    )
     original = command.callback
     assert original is not None
 

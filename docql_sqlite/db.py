@@ -47,7 +47,9 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     path = str(path)
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
-            raise DatabaseError(f"no index at '{path}'; create one with: docql-sqlite index {path} PATH...")
+            raise DatabaseError(
+                f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
+            )
     if readonly:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     else:
@@ -106,9 +108,14 @@ def has_vec(conn: apsw.Connection) -> bool:
 
 def _table_names(conn: apsw.Connection, path: str = "") -> set[str]:
     try:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")}
+        return {
+            r[0]
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+        }
     except apsw.NotADBError:
-        raise DatabaseError(f"'{path}' is not a SQLite database (and so not a docql-sqlite index)") from None
+        raise DatabaseError(
+            f"'{path}' is not a SQLite database (and so not a docql-sqlite index)"
+        ) from None
     except apsw.Error as exc:
         raise DatabaseError(f"cannot read '{path}': {exc}") from None
 
@@ -121,14 +128,19 @@ def stored_version(conn: apsw.Connection, path: str) -> int | None:
         return None
     row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if row is None:
-        raise DatabaseError(f"'{path}' has a meta table but no schema_version; not a docql-sqlite index")
+        raise DatabaseError(
+            f"'{path}' has a meta table but no schema_version; not a docql-sqlite index"
+        )
     return int(row[0])
 
 
 def check_version(conn: apsw.Connection, path: str) -> None:
     version = stored_version(conn, path)
     if version is None:
-        raise DatabaseError(f"'{path}' is empty, not a docql-sqlite index; create one with: docql-sqlite index {path} PATH...")
+        raise DatabaseError(
+            f"'{path}' is empty, not a docql-sqlite index; create one with: docql-sqlite index "
+            f"{path} PATH..."
+        )
     if version > SCHEMA_VERSION:
         raise DatabaseError(
             f"'{path}' uses index schema {version}, newer than this docql-sqlite understands "
@@ -136,7 +148,8 @@ def check_version(conn: apsw.Connection, path: str) -> None:
         )
     if version < SCHEMA_VERSION:
         raise DatabaseError(
-            f"'{path}' uses index schema {version}; this docql-sqlite needs schema {SCHEMA_VERSION}. "
+            f"'{path}' uses index schema {version}; this docql-sqlite needs schema "
+            f"{SCHEMA_VERSION}. "
             f"Re-run 'docql-sqlite index {path} PATH...' to upgrade it"
         )
 
@@ -166,10 +179,16 @@ def get_meta(conn: apsw.Connection, key: str) -> str | None:
 
 
 def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+        "excluded.value",
+        (key, value),
+    )
 
 
-def rows(conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> Iterator[dict[str, Any]]:
+def rows(
+    conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()
+) -> Iterator[dict[str, Any]]:
     """Run `sql` and yield each row as a dict keyed by column name."""
     cursor = conn.cursor()
     cursor.execute(sql, params)
@@ -199,7 +218,9 @@ def _has_regexp(conn: apsw.Connection) -> bool:
         return False
 
 
-def register_table_function(conn: apsw.Connection, name: str, columns: list[str], func: Callable[..., Iterable[Any]]) -> None:
+def register_table_function(
+    conn: apsw.Connection, name: str, columns: list[str], func: Callable[..., Iterable[Any]]
+) -> None:
     """Expose a Python generator as a table-valued function (apsw only)."""
     import apsw.ext
 

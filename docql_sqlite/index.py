@@ -28,7 +28,9 @@ _GET_SPEC = re.compile(r"^(.*?)(?::(\d+)(?::(\d+))?)?$", re.S)
 class Index:
     """An open index file."""
 
-    def __init__(self, path: str | Path, *, readonly: bool = True, table_function: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, *, readonly: bool = True, table_function: bool = True
+    ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
         self.path = str(path)
@@ -36,7 +38,9 @@ class Index:
         if table_function:
             from . import tvf
 
-            ref = weakref.ref(self)  # a weak reference: the connection must not keep the Index alive
+            ref = weakref.ref(
+                self
+            )  # a weak reference: the connection must not keep the Index alive
             tvf.register(self.conn, lambda: ref())
 
     def close(self) -> None:
@@ -51,10 +55,14 @@ class Index:
     # -- documents -------------------------------------------------------------------
     def resolve_path(self, path: str) -> tuple[int, str]:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
-        row = self.conn.execute("SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path)).fetchone()
+        row = self.conn.execute(
+            "SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path)
+        ).fetchone()
         if row is None:
             absolute = os.path.abspath(path)
-            row = self.conn.execute("SELECT id, path FROM documents WHERE uri = ?", (absolute,)).fetchone()
+            row = self.conn.execute(
+                "SELECT id, path FROM documents WHERE uri = ?", (absolute,)
+            ).fetchone()
         if row is None:
             candidates = self.conn.execute(
                 "SELECT id, path FROM documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path",
@@ -64,9 +72,14 @@ class Index:
                 row = candidates[0]
             elif len(candidates) > 1:
                 names = ", ".join(f"'{c[1]}'" for c in candidates[:5])
-                raise DocQLError(f"'{path}' matches {len(candidates)} documents ({names}); give more of the path")
+                raise DocQLError(
+                    f"'{path}' matches {len(candidates)} documents ({names}); give more of the path"
+                )
         if row is None:
-            raise DocQLError(f"no document '{path}' in the index; list them with: docql-sqlite query {self.path} '$.files'")
+            raise DocQLError(
+                f"no document '{path}' in the index; list them with: docql-sqlite query "
+                f"{self.path} '$.files'"
+            )
         return row[0], row[1]
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -80,7 +93,8 @@ class Index:
             doc_id, _ = self.resolve_path(path)
             where, params = "WHERE s.doc_id = ?", (doc_id,)
         sql = f"""SELECT d.path, s.level, s.number, s.title, s.anchor, s.line, s.end_line, s.page
-                  FROM sections s JOIN documents d ON d.id = s.doc_id {where} ORDER BY d.path, s.ord"""
+                  FROM sections s JOIN documents d ON d.id = s.doc_id {where} ORDER BY d.path,
+                  s.ord"""
         return list(db.rows(self.conn, sql, params))
 
     def lines(self, spec: str) -> tuple[str, list[tuple[int, str]]]:
@@ -102,14 +116,26 @@ class Index:
         return shown, [(n, all_lines[n - 1]) for n in range(first, last + 1)]
 
     def document_text(self, doc_id: int) -> str:
-        header = self.conn.execute("SELECT header_text FROM documents WHERE id = ?", (doc_id,)).fetchone()[0]
-        body = "".join(r[0] for r in self.conn.execute("SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)))
+        header = self.conn.execute(
+            "SELECT header_text FROM documents WHERE id = ?", (doc_id,)
+        ).fetchone()[0]
+        body = "".join(
+            r[0]
+            for r in self.conn.execute(
+                "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
+            )
+        )
         return header + body
 
     def status(self) -> dict[str, Any]:
         c = self.conn
         count = lambda sql: c.execute(sql).fetchone()[0]  # noqa: E731
-        by_format = {f: n for f, n in c.execute("SELECT format, count(*) FROM documents GROUP BY format ORDER BY format")}
+        by_format = {
+            f: n
+            for f, n in c.execute(
+                "SELECT format, count(*) FROM documents GROUP BY format ORDER BY format"
+            )
+        }
         size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
         wal = self.path + "-wal"
         return {
@@ -128,18 +154,32 @@ class Index:
         }
 
     def errors(self) -> list[dict[str, Any]]:
-        return list(db.rows(self.conn, "SELECT path, severity, reason, at FROM ingest_errors ORDER BY path, id"))
+        return list(
+            db.rows(
+                self.conn, "SELECT path, severity, reason, at FROM ingest_errors ORDER BY path, id"
+            )
+        )
 
     def rows(self, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
         return db.rows(self.conn, sql, params)
 
     # -- DocQL -----------------------------------------------------------------------
-    def compile(self, query: str, path: str | list[str] | tuple[str, ...] | None = None, limit: int | None = None) -> Compiled:
+    def compile(
+        self,
+        query: str,
+        path: str | list[str] | tuple[str, ...] | None = None,
+        limit: int | None = None,
+    ) -> Compiled:
         """Compile DocQL to SQL without running it."""
         paths = (path,) if isinstance(path, str) else tuple(path or ())
         return compile_query(query, paths=paths, limit=limit, search_builder=self._search_builder())
 
-    def query(self, query: str, path: str | list[str] | tuple[str, ...] | None = None, limit: int | None = None) -> list[Any]:
+    def query(
+        self,
+        query: str,
+        path: str | list[str] | tuple[str, ...] | None = None,
+        limit: int | None = None,
+    ) -> list[Any]:
         """Run a DocQL query; returns result items (dicts with the spec's fields, or values)."""
         compiled = self.compile(query, path, limit)
         return list(results.build(compiled, self.execute(compiled)))
@@ -150,7 +190,9 @@ class Index:
         except db.SQLError as exc:
             raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
-    def explain(self, query: str, path: str | list[str] | tuple[str, ...] | None = None) -> dict[str, Any]:
+    def explain(
+        self, query: str, path: str | list[str] | tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
         """Tokens, syntax tree, SQL, parameters and SQLite's query plan for `query`."""
         from .query import parse, tokenize
 
@@ -161,7 +203,9 @@ class Index:
         ]
         return {
             "query": query,
-            "tokens": [{"type": t.type.name, "text": t.text, "offset": t.offset} for t in tokenize(query)],
+            "tokens": [
+                {"type": t.type.name, "text": t.text, "offset": t.offset} for t in tokenize(query)
+            ],
             "ast": parse(query).to_dict(),
             "item_type": compiled.item.name,
             "sql": compiled.sql,
@@ -172,21 +216,35 @@ class Index:
         }
 
     # -- search ----------------------------------------------------------------------
-    def search(self, text: str, *, mode: str = "smart", limit: int = 10, paths: tuple[str, ...] | list[str] = (),
-               group: str | None = None, explain: bool = False) -> list[dict[str, Any]]:
+    def search(
+        self,
+        text: str,
+        *,
+        mode: str = "smart",
+        limit: int = 10,
+        paths: tuple[str, ...] | list[str] = (),
+        group: str | None = None,
+        explain: bool = False,
+    ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
         from . import search
 
-        return search.search(self, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain)
+        return search.search(
+            self, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain
+        )
 
-    def context(self, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+    def context(
+        self, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()
+    ) -> dict[str, Any]:
         """A deterministic context pack for an LLM, within `budget` characters."""
         from . import search
 
         return search.context(self, question, budget=budget, paths=paths)
 
     def embed(self, model: str | None = None, **options: Any) -> dict[str, Any]:
-        """Embed new or changed chunks (opens its own writable connection; see `docql_sqlite.embed`)."""
+        """Embed new or changed chunks (opens its own writable connection; see
+        `docql_sqlite.embed`).
+        """
         return embed(self.path, model, **options)
 
     def _search_builder(self) -> Any:
@@ -202,7 +260,9 @@ def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / s
     return Index(path)
 
 
-def index(db_path: str | Path, paths: list[str], options: IngestOptions | None = None) -> IngestReport:
+def index(
+    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
+) -> IngestReport:
     """Index `paths` into the file `db_path` (created when missing)."""
     from .ingest import index_paths
 

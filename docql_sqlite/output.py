@@ -86,7 +86,9 @@ def _write_csv(items: Iterator[Any], stream: TextIO) -> int:
     return len(rows)
 
 
-def _table_rows(items: Iterator[Any], truncate: bool, newline: str = "⏎ ") -> tuple[list[str], list[list[str]]]:
+def _table_rows(
+    items: Iterator[Any], truncate: bool, newline: str = "⏎ "
+) -> tuple[list[str], list[list[str]]]:
     rows = [_as_dict(i) for i in items]
     columns = _columns(rows)
     limit = None
@@ -102,7 +104,10 @@ def _write_table(items: Iterator[Any], stream: TextIO) -> int:
     columns, cells = _table_rows(items, truncate=stream.isatty())
     if not cells:
         return 0
-    widths = [max([display_width(c)] + [display_width(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    widths = [
+        max([display_width(c)] + [display_width(r[i]) for r in cells])
+        for i, c in enumerate(columns)
+    ]
 
     def line(values: list[str]) -> str:
         return "  ".join(v + " " * (w - display_width(v)) for v, w in zip(values, widths)).rstrip()
@@ -126,4 +131,10 @@ def _write_md(items: Iterator[Any], stream: TextIO) -> int:
     return len(cells)
 
 
-_WRITERS = {"json": _write_json, "nl": _write_nl, "csv": _write_csv, "table": _write_table, "md": _write_md}
+_WRITERS = {
+    "json": _write_json,
+    "nl": _write_nl,
+    "csv": _write_csv,
+    "table": _write_table,
+    "md": _write_md,
+}

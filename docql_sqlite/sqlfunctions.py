@@ -81,7 +81,9 @@ MATCH_TIMEOUT_S = 0.5
 def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
     # Called once per row: no import statements on this path (they cost a microsecond each).
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise DocQLRegexError(f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})")
+        raise DocQLRegexError(
+            f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})"
+        )
     # A cache of its own: `regex` patterns keyed like compile_regex's `re` patterns would
     # collide ((p, 2) is also re.IGNORECASE) and hand one caller the other's pattern.
     key = (pattern, ignore_case)
@@ -90,7 +92,9 @@ def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
         import regex
 
         try:
-            compiled = regex.compile(pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0)
+            compiled = regex.compile(
+                pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0
+            )
         except regex.error as exc:
             raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
         _GUARDED_CACHE[key] = compiled
@@ -98,7 +102,8 @@ def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
         return int(compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None)
     except TimeoutError:
         raise DocQLRegexError(
-            f"regex /{pattern}/ took over {MATCH_TIMEOUT_S:g} s on one text (catastrophic backtracking?); simplify it"
+            f"regex /{pattern}/ took over {MATCH_TIMEOUT_S:g} s on one text (catastrophic "
+            f"backtracking?); simplify it"
         ) from None
 
 

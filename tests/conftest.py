@@ -60,7 +60,7 @@ def decode_bytes(data: bytes) -> str:
     """Text of a file: BOM-selected codec, else UTF-8, else cp1252/Latin-1; LF line ends."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            text = data[len(bom):].decode(codec)
+            text = data[len(bom) :].decode(codec)
             break
     else:
         try:
@@ -120,8 +120,10 @@ def row_counts(path: str | Path) -> dict[str, int]:
     """Rows per table, chunks_fts included (a contentless FTS table still counts its rows)."""
     conn = connect_ro(path)
     try:
-        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-                  for t in ("documents", *DOC_TABLES, "ingest_errors", "chunks_fts")}
+        counts = {
+            t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("documents", *DOC_TABLES, "ingest_errors", "chunks_fts")
+        }
     finally:
         conn.close()
     return counts
@@ -205,7 +207,9 @@ class TmpIndex:
 
     def errors(self) -> dict[str, tuple[str, str]]:
         """path -> (severity, reason) from ingest_errors."""
-        return {p: (s, r) for p, s, r in self.query("SELECT path, severity, reason FROM ingest_errors")}
+        return {
+            p: (s, r) for p, s, r in self.query("SELECT path, severity, reason FROM ingest_errors")
+        }
 
 
 @pytest.fixture
@@ -215,7 +219,9 @@ def tmp_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TmpIndex:
 
 
 # -- chunk invariants (shared by the chunk, incremental and interruption tests) ---------
-def check_document_chunks(db: str | Path, doc_id: int, source_lines: list[str] | None = None) -> list[str]:
+def check_document_chunks(
+    db: str | Path, doc_id: int, source_lines: list[str] | None = None
+) -> list[str]:
     """Problems with one document's chunks against the spec (§1.3); [] when all hold.
 
     - chunk_index runs 0..n-1; chunks tile body_line..lines with no gap or overlap;
@@ -224,37 +230,56 @@ def check_document_chunks(db: str | Path, doc_id: int, source_lines: list[str] |
       given, each chunk's content is exactly those lines of the file.
     """
     problems: list[str] = []
-    (path, n_lines, body_line, header), = query(
-        db, "SELECT path, lines, body_line, header_text FROM documents WHERE id = ?", (doc_id,))
-    chunks = query(db, "SELECT chunk_index, line, end_line, start_offset, end_offset, content FROM chunks "
-                       "WHERE doc_id = ? ORDER BY chunk_index", (doc_id,))
+    ((path, n_lines, body_line, header),) = query(
+        db, "SELECT path, lines, body_line, header_text FROM documents WHERE id = ?", (doc_id,)
+    )
+    chunks = query(
+        db,
+        "SELECT chunk_index, line, end_line, start_offset, end_offset, content FROM chunks "
+        "WHERE doc_id = ? ORDER BY chunk_index",
+        (doc_id,),
+    )
     if [c[0] for c in chunks] != list(range(len(chunks))):
         problems.append(f"{path}: chunk_index is not 0..{len(chunks) - 1}")
     expected_line = body_line
     offset = len(header)
     for index, line, end_line, start_offset, end_offset, content in chunks:
         if line != expected_line:
-            problems.append(f"{path}: chunk {index} starts at {line}, expected {expected_line} (gap or overlap)")
+            problems.append(
+                f"{path}: chunk {index} starts at {line}, expected {expected_line} (gap or overlap)"
+            )
         if end_line < line:
             problems.append(f"{path}: chunk {index} ends before it starts ({line}-{end_line})")
         if content.count("\n") != end_line - line + 1 or not content.endswith("\n"):
-            problems.append(f"{path}: chunk {index} content does not hold exactly lines {line}-{end_line}")
+            problems.append(
+                f"{path}: chunk {index} content does not hold exactly lines {line}-{end_line}"
+            )
         if start_offset != offset or end_offset - start_offset != len(content):
-            problems.append(f"{path}: chunk {index} offsets {start_offset}-{end_offset} do not follow on "
-                            f"(expected start {offset}, length {len(content)})")
+            problems.append(
+                f"{path}: chunk {index} offsets {start_offset}-{end_offset} do not follow on "
+                f"(expected start {offset}, length {len(content)})"
+            )
         if source_lines is not None:
             want = lines_text(source_lines, line, end_line)
             if content != want:
-                problems.append(f"{path}: chunk {index} ({line}-{end_line}) differs from the file's lines")
+                problems.append(
+                    f"{path}: chunk {index} ({line}-{end_line}) differs from the file's lines"
+                )
         expected_line = end_line + 1
         offset = end_offset
     if body_line <= n_lines and expected_line != n_lines + 1:
-        problems.append(f"{path}: chunks end at line {expected_line - 1}, document has {n_lines} lines")
+        problems.append(
+            f"{path}: chunks end at line {expected_line - 1}, document has {n_lines} lines"
+        )
     if body_line > n_lines and chunks:
-        problems.append(f"{path}: body_line {body_line} is past the end ({n_lines} lines) yet it has chunks")
+        problems.append(
+            f"{path}: body_line {body_line} is past the end ({n_lines} lines) yet it has chunks"
+        )
     if source_lines is not None:
         if n_lines != len(source_lines):
-            problems.append(f"{path}: documents.lines = {n_lines}, the file has {len(source_lines)}")
+            problems.append(
+                f"{path}: documents.lines = {n_lines}, the file has {len(source_lines)}"
+            )
         if header != lines_text(source_lines, 1, body_line - 1):
             problems.append(f"{path}: header_text is not lines 1-{body_line - 1} of the file")
     return problems

@@ -163,9 +163,9 @@ def parse_fixture(path: Path) -> FixtureFile:
         texts = []
         for q in query_lines:
             if q.startswith("--path "):
-                case.paths += (q[len("--path "):],)
+                case.paths += (q[len("--path ") :],)
             elif q.startswith("--limit "):
-                case.limit = int(q[len("--limit "):])
+                case.limit = int(q[len("--limit ") :])
             else:
                 texts.append(json.loads(q) if q.startswith('"') else q)
         case.query = "\n".join(texts)
@@ -187,7 +187,8 @@ def load_all(directory: Path = FIXTURE_DIR) -> list[FixtureFile]:
 
 
 def build_inline_corpus(fx: FixtureFile, root: Path) -> Path:
-    """Write the file's documents under `root`, index them (paths relative to root), run its @sql."""
+    """Write the file's documents under `root`, index them (paths relative to root),
+    run its @sql."""
     import os
 
     from docql_sqlite import db as dbmod
@@ -249,5 +250,7 @@ def database_for(fx: FixtureFile, corpus_db: Path, tmp_path_factory: Any) -> Pat
     if fx.corpus != "inline":
         raise ValueError(f"{fx.name}: unknown corpus {fx.corpus!r}")
     if fx.name not in _BUILT:
-        _BUILT[fx.name] = build_inline_corpus(fx, tmp_path_factory.mktemp(fx.name.replace(".", "_")))
+        _BUILT[fx.name] = build_inline_corpus(
+            fx, tmp_path_factory.mktemp(fx.name.replace(".", "_"))
+        )
     return _BUILT[fx.name]

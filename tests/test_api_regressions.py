@@ -37,7 +37,9 @@ def test_a_single_glob_string_scopes_search_and_context(corpus_db: Path, scope: 
         ("SELECT 'a' REGEXP '('", DocQLRegexError, "invalid regex /(/: missing )"),
     ],
 )
-def test_sql_functions_raise_docql_errors(corpus_db: Path, sql: str, error: type, message: str) -> None:
+def test_sql_functions_raise_docql_errors(
+    corpus_db: Path, sql: str, error: type, message: str
+) -> None:
     with docql_sqlite.open(corpus_db) as index:
         with pytest.raises(error) as info:
             index.conn.execute(sql).fetchall()
@@ -53,13 +55,17 @@ def test_index_keeps_vectors_current_after_an_edit(tmp_path: Path) -> None:
     docs = tmp_path / "en"
     shutil.copytree(DATASETS / "en", docs)
     db = tmp_path / "v.db"
-    run = lambda *args: subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=tmp_path)  # noqa: E731
+    run = lambda *args: subprocess.run(
+        [str(CLI), *args], capture_output=True, text=True, cwd=tmp_path
+    )  # noqa: E731
     assert run("index", str(db), "en", "--embed", "hash").returncode == 0
     with (docs / "handbook" / "03-architecture.md").open("a", encoding="utf-8") as handle:
         handle.write("\nA new closing line about compaction.\n")
     out = run("index", str(db), "en")
     assert out.returncode == 0, out.stderr
-    assert "embedded 1 texts" in out.stderr  # only the changed passage; the rest come from the cache
+    assert (
+        "embedded 1 texts" in out.stderr
+    )  # only the changed passage; the rest come from the cache
     from docql_sqlite.search.embedder import pending
 
     assert pending(db) == ("hash:256", 0)
@@ -68,9 +74,9 @@ def test_index_keeps_vectors_current_after_an_edit(tmp_path: Path) -> None:
 
 
 def test_a_new_chunk_size_rechunks_and_overlapping_roots_count_once(tmp_path: Path) -> None:
-    from docql_sqlite.ingest import IngestOptions, index_paths
-
     from conftest import DATASETS
+
+    from docql_sqlite.ingest import IngestOptions, index_paths
 
     db = tmp_path / "c.db"
     zh = DATASETS / "zh"
@@ -84,22 +90,26 @@ def test_a_new_chunk_size_rechunks_and_overlapping_roots_count_once(tmp_path: Pa
     assert again.unchanged == 5 and not again.updated
     with docql_sqlite.open(db) as index:
         assert len(index.query("$.content.chunks()")) > chunks_at_default
-    overlap = index_paths(db, [str(zh), str(zh / "config.md")], IngestOptions(workers=0, max_chars=300))
+    overlap = index_paths(
+        db, [str(zh), str(zh / "config.md")], IngestOptions(workers=0, max_chars=300)
+    )
     assert overlap.unchanged == 5 and not overlap.added and not overlap.updated
 
 
 def test_similar_to_a_missing_chunk_says_so(tmp_path: Path) -> None:
+    from conftest import DATASETS
+
     from docql_sqlite.errors import DocQLTypeError
     from docql_sqlite.ingest import IngestOptions, index_paths
-
-    from conftest import DATASETS
 
     db = tmp_path / "s.db"
     index_paths(db, [str(DATASETS / "zh")], IngestOptions(workers=0))
     docql_sqlite.embed(db, "hash")
     with docql_sqlite.open(db) as index:
         assert index.query("$.content.similar(1)[0:1].chunk_index") is not None
-        with pytest.raises(DocQLTypeError, match=r"similar\(99999\): no chunk with that id has a vector"):
+        with pytest.raises(
+            DocQLTypeError, match=r"similar\(99999\): no chunk with that id has a vector"
+        ):
             index.query("$.content.similar(99999)")
         with pytest.raises(DocQLTypeError, match="needs a whole chunk id, got 1.5"):
             index.query("$.content.similar(1.5)")

@@ -21,34 +21,34 @@ from typing import Any
 import apsw
 import pytest
 from click.testing import CliRunner
-
 from conftest import CLI, TmpIndex, file_lines, query
+
 from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
 
 GUIDE = (
-    "---\n"                                   # 1
-    "title: The Guide\n"                      # 2
-    "---\n"                                   # 3
-    "\n"                                      # 4
-    "# Getting Started\n"                     # 5
-    "\n"                                      # 6
-    "Install the tool first.\n"               # 7
-    "\n"                                      # 8
-    "## Install | Setup\n"                    # 9
-    "\n"                                      # 10
-    "```sh\n"                                 # 11
-    "# a shell comment, not a heading\n"      # 12
-    "pip install thing\n"                     # 13
-    "```\n"                                   # 14
-    "\n"                                      # 15
-    "## 配置 Configuration\n"                 # 16
-    "\n"                                      # 17
-    "Edit the file, then restart.\n"          # 18
-    "\n"                                      # 19
-    "### Advanced, \"quoted\" options\n"      # 20
-    "\n"                                      # 21
-    "Last line."                              # 22 (no final newline)
+    "---\n"  # 1
+    "title: The Guide\n"  # 2
+    "---\n"  # 3
+    "\n"  # 4
+    "# Getting Started\n"  # 5
+    "\n"  # 6
+    "Install the tool first.\n"  # 7
+    "\n"  # 8
+    "## Install | Setup\n"  # 9
+    "\n"  # 10
+    "```sh\n"  # 11
+    "# a shell comment, not a heading\n"  # 12
+    "pip install thing\n"  # 13
+    "```\n"  # 14
+    "\n"  # 15
+    "## 配置 Configuration\n"  # 16
+    "\n"  # 17
+    "Edit the file, then restart.\n"  # 18
+    "\n"  # 19
+    '### Advanced, "quoted" options\n'  # 20
+    "\n"  # 21
+    "Last line."  # 22 (no final newline)
 )
 GUIDE_TOC = [  # level, number, title, line, end_line: by hand
     (1, "1", "Getting Started", 5, 22),
@@ -67,7 +67,9 @@ def console() -> list[str]:
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(console() + list(args), capture_output=True, text=True, timeout=120, cwd=cwd)
+    return subprocess.run(
+        console() + list(args), capture_output=True, text=True, timeout=120, cwd=cwd
+    )
 
 
 @pytest.fixture
@@ -111,8 +113,14 @@ def test_status_json(guide: TmpIndex) -> None:
     out = run("status", "--json", "index.db", cwd=guide.root)
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)[0]
-    counts = {t: guide.scalar(f"SELECT count(*) FROM {t}") for t in ("documents", "sections", "chunks")}
-    assert (info["documents"], info["sections"], info["chunks"]) == (2, counts["sections"], counts["chunks"])
+    counts = {
+        t: guide.scalar(f"SELECT count(*) FROM {t}") for t in ("documents", "sections", "chunks")
+    }
+    assert (info["documents"], info["sections"], info["chunks"]) == (
+        2,
+        counts["sections"],
+        counts["chunks"],
+    )
     assert info["by_format"] == {"markdown": 2}
     assert info["errors"] == 1
     assert info["schema_version"] == dbmod.SCHEMA_VERSION
@@ -128,7 +136,9 @@ def test_status_table_and_errors(guide: TmpIndex) -> None:
     assert table.exit_code == 0
     assert any(line.split()[:2] == ["documents", "2"] for line in table.stdout.splitlines())
     errors = invoke("status", "--errors", "--json", "index.db")
-    assert [(e["path"], e["severity"]) for e in json.loads(errors.stdout)] == [("docs/bad.md", "error")]
+    assert [(e["path"], e["severity"]) for e in json.loads(errors.stdout)] == [
+        ("docs/bad.md", "error")
+    ]
 
 
 # -- toc -----------------------------------------------------------------------------------
@@ -140,7 +150,10 @@ def guide_db(guide: TmpIndex) -> TmpIndex:
 
 
 def _toc_tuples(items: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    return [(int(i["level"]), i["number"], i["title"], int(i["line"]), int(i["end_line"])) for i in items]
+    return [
+        (int(i["level"]), i["number"], i["title"], int(i["line"]), int(i["end_line"]))
+        for i in items
+    ]
 
 
 def test_toc_json(guide_db: TmpIndex) -> None:
@@ -218,21 +231,26 @@ def test_toc_no_results_and_unknown_path(guide_db: TmpIndex) -> None:
 GUIDE_LINES = GUIDE.split("\n")
 
 
-@pytest.mark.parametrize("spec, first, last", [
-    (GUIDE_PATH, 1, 22),
-    (f"{GUIDE_PATH}:9", 9, 22),
-    (f"{GUIDE_PATH}:9:4", 9, 12),
-    (f"{GUIDE_PATH}:1:3", 1, 3),        # front matter is part of the document
-    (f"{GUIDE_PATH}:20:100", 20, 22),   # COUNT past the end stops at the end
-    (f"{GUIDE_PATH}:22:1", 22, 22),
-])
+@pytest.mark.parametrize(
+    "spec, first, last",
+    [
+        (GUIDE_PATH, 1, 22),
+        (f"{GUIDE_PATH}:9", 9, 22),
+        (f"{GUIDE_PATH}:9:4", 9, 12),
+        (f"{GUIDE_PATH}:1:3", 1, 3),  # front matter is part of the document
+        (f"{GUIDE_PATH}:20:100", 20, 22),  # COUNT past the end stops at the end
+        (f"{GUIDE_PATH}:22:1", 22, 22),
+    ],
+)
 def test_get_lines(guide_db: TmpIndex, spec: str, first: int, last: int) -> None:
     want = "".join(line + "\n" for line in GUIDE_LINES[first - 1 : last])
     assert file_lines(guide_db.docs / "handbook/guide.md") == GUIDE_LINES
     out = invoke("get", "index.db", spec)
     assert out.exit_code == 0 and out.stdout == want
     as_json = json.loads(invoke("get", "--json", "index.db", spec).stdout)
-    assert [(i["line"], i["text"]) for i in as_json] == list(zip(range(first, last + 1), GUIDE_LINES[first - 1 : last]))
+    assert [(i["line"], i["text"]) for i in as_json] == list(
+        zip(range(first, last + 1), GUIDE_LINES[first - 1 : last])
+    )
 
 
 def test_get_after_the_file_is_deleted(guide_db: TmpIndex) -> None:
@@ -276,14 +294,23 @@ def cli_result(*args: str) -> Any:
 
 def test_newer_schema_is_refused(guide_db: TmpIndex) -> None:
     conn = apsw.Connection(str(guide_db.db))
-    conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(dbmod.SCHEMA_VERSION + 1),))
+    conn.execute(
+        "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(dbmod.SCHEMA_VERSION + 1),)
+    )
     conn.close()
-    _assert_clear_error(run("status", "index.db", cwd=guide_db.root), "newer", "upgrade docql-sqlite")
-    for command in (["toc", "index.db", GUIDE_PATH], ["get", "index.db", GUIDE_PATH], ["index", "index.db", "docs"]):
+    _assert_clear_error(
+        run("status", "index.db", cwd=guide_db.root), "newer", "upgrade docql-sqlite"
+    )
+    for command in (
+        ["toc", "index.db", GUIDE_PATH],
+        ["get", "index.db", GUIDE_PATH],
+        ["index", "index.db", "docs"],
+    ):
         _assert_clear_error(cli_result(*command), "newer", "upgrade docql-sqlite")
     # nothing was changed by the attempts
-    assert query(guide_db.db, "SELECT value FROM meta WHERE key = 'schema_version'") == \
-        [(str(dbmod.SCHEMA_VERSION + 1),)]
+    assert query(guide_db.db, "SELECT value FROM meta WHERE key = 'schema_version'") == [
+        (str(dbmod.SCHEMA_VERSION + 1),)
+    ]
 
 
 @pytest.mark.parametrize("kind", ["text", "other-sqlite", "empty"])
@@ -304,12 +331,18 @@ def test_not_an_index(tmp_path: Path, kind: str) -> None:
 
 
 def test_missing_index(tmp_path: Path) -> None:
-    _assert_clear_error(cli_result("status", str(tmp_path / "nothing.db")), "no index at", "docql-sqlite index")
+    _assert_clear_error(
+        cli_result("status", str(tmp_path / "nothing.db")), "no index at", "docql-sqlite index"
+    )
     assert not (tmp_path / "nothing.db").exists()  # a read command must not create the file
 
 
 def test_index_include_exclude_flags(tmp_index: TmpIndex) -> None:
-    tmp_index.write_many({"a.md": "# A\n", "b.txt": "bee\n", "skip/c.md": "# C\n", "node_modules/d.md": "# D\n"})
-    out = invoke("index", "--json", "index.db", "docs", "--include", "*.md", "--exclude", "docs/skip")
+    tmp_index.write_many(
+        {"a.md": "# A\n", "b.txt": "bee\n", "skip/c.md": "# C\n", "node_modules/d.md": "# D\n"}
+    )
+    out = invoke(
+        "index", "--json", "index.db", "docs", "--include", "*.md", "--exclude", "docs/skip"
+    )
     assert out.exit_code == 0 and json.loads(out.stdout)[0]["added"] == 1
     assert tmp_index.paths() == ["docs/a.md"]

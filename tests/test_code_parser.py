@@ -29,7 +29,9 @@ def _source(data: bytes, path: str = "src/x.py") -> Source:
 
 
 def _symbols(document: Document) -> list[tuple]:
-    return [(s.kind, s.name, s.qualified_name, s.line, s.end_line, s.parent) for s in document.symbols]
+    return [
+        (s.kind, s.name, s.qualified_name, s.line, s.end_line, s.parent) for s in document.symbols
+    ]
 
 
 def _by_name(document: Document, qualified_name: str):
@@ -414,13 +416,34 @@ def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
 @pytest.mark.parametrize(
     ("ext", "language"),
     [
-        (".py", "python"), (".pyi", "python"),
-        (".js", "javascript"), (".mjs", "javascript"), (".cjs", "javascript"), (".jsx", "javascript"),
-        (".ts", "typescript"), (".mts", "typescript"), (".cts", "typescript"), (".tsx", "tsx"),
-        (".go", "go"), (".rs", "rust"), (".java", "java"), (".kt", "kotlin"), (".kts", "kotlin"),
-        (".cs", "c_sharp"), (".c", "c"), (".h", "c"),
-        (".cpp", "cpp"), (".cc", "cpp"), (".cxx", "cpp"), (".hpp", "cpp"), (".hh", "cpp"), (".hxx", "cpp"),
-        ("py", "python"), (".PY", "python"), (".md", None), ("", None),
+        (".py", "python"),
+        (".pyi", "python"),
+        (".js", "javascript"),
+        (".mjs", "javascript"),
+        (".cjs", "javascript"),
+        (".jsx", "javascript"),
+        (".ts", "typescript"),
+        (".mts", "typescript"),
+        (".cts", "typescript"),
+        (".tsx", "tsx"),
+        (".go", "go"),
+        (".rs", "rust"),
+        (".java", "java"),
+        (".kt", "kotlin"),
+        (".kts", "kotlin"),
+        (".cs", "c_sharp"),
+        (".c", "c"),
+        (".h", "c"),
+        (".cpp", "cpp"),
+        (".cc", "cpp"),
+        (".cxx", "cpp"),
+        (".hpp", "cpp"),
+        (".hh", "cpp"),
+        (".hxx", "cpp"),
+        ("py", "python"),
+        (".PY", "python"),
+        (".md", None),
+        ("", None),
     ],
 )
 def test_language_for_extension(ext: str, language: str | None) -> None:
@@ -431,7 +454,9 @@ def test_grammar_errors_are_ingest_errors(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(IngestError, match="no grammar for language 'cobol'"):
         grammars.get_parser("cobol")
     monkeypatch.setitem(
-        grammars.LANGUAGES, "fake", grammars.Grammar("no_such_grammar_module", "language", (".fake",), "tree-sitter-fake")
+        grammars.LANGUAGES,
+        "fake",
+        grammars.Grammar("no_such_grammar_module", "language", (".fake",), "tree-sitter-fake"),
     )
     with pytest.raises(IngestError, match="pip install tree-sitter-fake"):
         grammars.get_language("fake")
@@ -473,14 +498,18 @@ def test_constructor_entities_and_rust_impl_heading() -> None:
     assert types["Greeter.toString"] == "FunctionEntity"
     assert types["Greeter.Listener"] == "ClassEntity"
     rust = parse_code_text(CASES["rust"][0], "lib.rs", "rust")
-    impl = [(h.level, h.title, h.line, h.end_line) for h in rust.headings if h.title.startswith("impl")]
+    impl = [
+        (h.level, h.title, h.line, h.end_line) for h in rust.headings if h.title.startswith("impl")
+    ]
     assert impl == [(1, "impl Point", 11, 15)]
     assert [(h.level, h.title) for h in rust.headings if h.title == "new"] == [(2, "new")]
     assert "impl Point" not in {s.name for s in rust.symbols}
 
 
 def test_heading_levels_stop_at_six() -> None:
-    text = "".join("    " * depth + f"class C{depth}:\n" for depth in range(8)) + "    " * 8 + "pass\n"
+    text = (
+        "".join("    " * depth + f"class C{depth}:\n" for depth in range(8)) + "    " * 8 + "pass\n"
+    )
     document = parse_code_text(text, "deep.py", "python")
     assert [h.level for h in document.headings] == [1, 2, 3, 4, 5, 6, 6, 6]
     assert document.symbols[-1].qualified_name == ".".join(f"C{d}" for d in range(8))
@@ -492,25 +521,59 @@ def test_heading_levels_stop_at_six() -> None:
 @pytest.mark.parametrize(
     ("language", "text", "qualified_name", "signature"),
     [
-        ("python", "def next(self,\n         n: int = 1,  # how many\n         ) -> Token:\n    pass\n",
-         "next", "def next(self, n: int = 1, ) -> Token"),
+        (
+            "python",
+            "def next(self,\n         n: int = 1,  # how many\n         ) -> Token:\n    pass\n",
+            "next",
+            "def next(self, n: int = 1, ) -> Token",
+        ),
         ("python", "@dec\nasync def f(*a, **k):\n    pass\n", "f", "async def f(*a, **k)"),
         ("python", "class A(B, metaclass=M):\n    pass\n", "A", "class A(B, metaclass=M)"),
-        ("java", "class A {\n  @Override\n  public synchronized String toString() { return \"\"; }\n}\n",
-         "A.toString", "public synchronized String toString()"),
+        (
+            "java",
+            'class A {\n  @Override\n  public synchronized String toString() { return ""; }\n}\n',
+            "A.toString",
+            "public synchronized String toString()",
+        ),
         ("java", "interface I {\n  void m(int a);\n}\n", "I.m", "void m(int a)"),
-        ("go", "package p\nfunc (s *Stack[T]) Push(v T) error {\n\treturn nil\n}\n",
-         "Stack.Push", "func (s *Stack[T]) Push(v T) error"),
-        ("go", "package p\ntype Reader interface {\n\tRead() int\n}\n", "Reader", "type Reader interface"),
-        ("c", "static char **names(int n, /* count */\n                    int m) {\n  return 0;\n}\n",
-         "names", "static char **names(int n, int m)"),
+        (
+            "go",
+            "package p\nfunc (s *Stack[T]) Push(v T) error {\n\treturn nil\n}\n",
+            "Stack.Push",
+            "func (s *Stack[T]) Push(v T) error",
+        ),
+        (
+            "go",
+            "package p\ntype Reader interface {\n\tRead() int\n}\n",
+            "Reader",
+            "type Reader interface",
+        ),
+        (
+            "c",
+            "static char **names(int n, /* count */\n                    int m) {\n  return "
+            "0;\n}\n",
+            "names",
+            "static char **names(int n, int m)",
+        ),
         ("kotlin", "fun top(x: Int) = x + 1\n", "top", "fun top(x: Int)"),
-        ("typescript", "export const f = async (x: number): Promise<void> => {};\n",
-         "f", "const f = async (x: number): Promise<void>"),
-        ("rust", "pub fn new<T: Copy>(x: T) -> Self where T: Sized {\n    todo!()\n}\n",
-         "new", "pub fn new<T: Copy>(x: T) -> Self where T: Sized"),
-        ("c_sharp", "class A {\n  [Obsolete]\n  public static int Add(int a, int b) => a + b;\n}\n",
-         "A.Add", "public static int Add(int a, int b)"),
+        (
+            "typescript",
+            "export const f = async (x: number): Promise<void> => {};\n",
+            "f",
+            "const f = async (x: number): Promise<void>",
+        ),
+        (
+            "rust",
+            "pub fn new<T: Copy>(x: T) -> Self where T: Sized {\n    todo!()\n}\n",
+            "new",
+            "pub fn new<T: Copy>(x: T) -> Self where T: Sized",
+        ),
+        (
+            "c_sharp",
+            "class A {\n  [Obsolete]\n  public static int Add(int a, int b) => a + b;\n}\n",
+            "A.Add",
+            "public static int Add(int a, int b)",
+        ),
     ],
 )
 def test_signature(language: str, text: str, qualified_name: str, signature: str) -> None:
@@ -527,9 +590,9 @@ def test_python_docstrings_are_cleaned_like_ast() -> None:
         "    '''Summary line.\n\n        Indented detail.\n    '''\n"
         "    def m(self):\n"
         "        # a comment first does not hide the docstring\n"
-        "        r\"\"\"Raw \\d stays.\"\"\"\n"
+        '        r"""Raw \\d stays."""\n'
         "    def e(self):\n"
-        "        \"esc\\taped\"\n"
+        '        "esc\\taped"\n'
         "    def f(self):\n"
         "        f'not a docstring'\n"
         "    def g(self):\n"
@@ -550,13 +613,31 @@ def test_python_docstrings_are_cleaned_like_ast() -> None:
 @pytest.mark.parametrize(
     ("language", "text", "qualified_name", "docstring"),
     [
-        ("java", "/**\n * Says hello.\n *\n * @param n times\n */\n@Deprecated\npublic class A {}\n",
-         "A", "Says hello.\n\n@param n times"),
-        ("rust", "/// A point.\n/// Second line.\n#[derive(Debug)]\nstruct P;\n", "P", "A point.\nSecond line."),
-        ("go", "package p\n\n// Push adds v.\n// It never fails.\nfunc Push(v int) {}\n", "Push",
-         "Push adds v.\nIt never fails."),
+        (
+            "java",
+            "/**\n * Says hello.\n *\n * @param n times\n */\n@Deprecated\npublic class A {}\n",
+            "A",
+            "Says hello.\n\n@param n times",
+        ),
+        (
+            "rust",
+            "/// A point.\n/// Second line.\n#[derive(Debug)]\nstruct P;\n",
+            "P",
+            "A point.\nSecond line.",
+        ),
+        (
+            "go",
+            "package p\n\n// Push adds v.\n// It never fails.\nfunc Push(v int) {}\n",
+            "Push",
+            "Push adds v.\nIt never fails.",
+        ),
         ("c_sharp", "/// <summary>A counter.</summary>\nclass C {}\n", "C", "A counter."),
-        ("typescript", "class A {\n  /** Render it. */\n  @memo\n  render() {}\n}\n", "A.render", "Render it."),
+        (
+            "typescript",
+            "class A {\n  /** Render it. */\n  @memo\n  render() {}\n}\n",
+            "A.render",
+            "Render it.",
+        ),
         ("cpp", "/* Widget. */\ntemplate <typename T>\nclass W {};\n", "W", "Widget."),
         ("kotlin", "// Top level.\nfun top() {\n}\n", "top", "Top level."),
         # a blank line between comment and code: not a doc comment
@@ -594,7 +675,10 @@ def test_function_pointers_and_local_declarations_are_not_symbols() -> None:
 
 
 def test_python_init_stays_a_method_and_nested_class_methods_are_methods() -> None:
-    text = "def outer():\n    class Local:\n        def __init__(self):\n            pass\n    return Local\n"
+    text = (
+        "def outer():\n    class Local:\n        def __init__(self):\n"
+        "            pass\n    return Local\n"
+    )
     document = parse_code_text(text, "o.py", "python")
     assert [(s.kind, s.qualified_name) for s in document.symbols] == [
         ("function", "outer"),
@@ -622,7 +706,10 @@ def test_trailing_comments_do_not_extend_a_python_symbol() -> None:
 
 
 def test_syntax_errors_keep_recovered_symbols_and_warn() -> None:
-    text = "class Good:\n    def ok(self):\n        return 1\n\ndef broken(:\n    pass\n\ndef after():\n    return 2\n"
+    text = (
+        "class Good:\n    def ok(self):\n        return 1\n\n"
+        "def broken(:\n    pass\n\ndef after():\n    return 2\n"
+    )
     document = parse_code_text(text, "b.py", "python")
     names = [s.qualified_name for s in document.symbols]
     assert "Good" in names and "Good.ok" in names and "after" in names
@@ -632,7 +719,9 @@ def test_syntax_errors_keep_recovered_symbols_and_warn() -> None:
 def test_syntax_warning_lists_several_lines() -> None:
     text = "def a(:\n    pass\n\ndef ok():\n    pass\n\nx = = 1\n"
     document = parse_code_text(text, "b.py", "python")
-    assert document.warnings == ["syntax errors at lines 1, 7: extracted what tree-sitter recovered"]
+    assert document.warnings == [
+        "syntax errors at lines 1, 7: extracted what tree-sitter recovered"
+    ]
     assert [s.name for s in document.symbols] == ["a", "ok"]
 
 
@@ -662,7 +751,9 @@ SAMPLE_SIZE = 60
 
 
 def _stdlib_files() -> list[Path]:
-    return sorted(p for p in STDLIB.rglob("*.py") if not {"site-packages", "dist-packages"} & set(p.parts))
+    return sorted(
+        p for p in STDLIB.rglob("*.py") if not {"site-packages", "dist-packages"} & set(p.parts)
+    )
 
 
 def _sample() -> list[Path]:
@@ -690,7 +781,8 @@ def _ast_symbols(tree: ast.AST) -> Counter:
 
 def _ts_symbols(document: Document) -> Counter:
     return Counter(
-        ("class" if s.kind == "class" else "function", s.qualified_name, s.line) for s in document.symbols
+        ("class" if s.kind == "class" else "function", s.qualified_name, s.line)
+        for s in document.symbols
     )
 
 
@@ -703,7 +795,9 @@ def _parse_ast(data: bytes, name: str) -> ast.AST | None:
         return None
 
 
-@pytest.mark.skipif(not STDLIB.is_dir(), reason="no Python standard library sources on this machine")
+@pytest.mark.skipif(
+    not STDLIB.is_dir(), reason="no Python standard library sources on this machine"
+)
 def test_python_symbols_match_ast_on_stdlib_sample() -> None:
     compared = 0
     mismatches = {}
@@ -733,7 +827,9 @@ BROKEN = [
 ]
 
 
-@pytest.mark.skipif(not STDLIB.is_dir(), reason="no Python standard library sources on this machine")
+@pytest.mark.skipif(
+    not STDLIB.is_dir(), reason="no Python standard library sources on this machine"
+)
 def test_deliberately_broken_stdlib_files_do_not_crash() -> None:
     paths = sorted({p for pattern in BROKEN for p in STDLIB.glob(pattern)})
     if not paths:

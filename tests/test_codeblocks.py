@@ -9,11 +9,10 @@ from pathlib import Path
 
 import apsw
 import pytest
+from conftest import REPO, file_text
 
 import docql_sqlite
 from docql_sqlite.ingest.markdown import parse_markdown
-
-from conftest import REPO, file_text
 
 
 def _expected_blocks(path: str) -> dict[int, str]:
@@ -38,9 +37,16 @@ def test_plain_fences_are_stored_once(corpus_db: Path) -> None:
 @pytest.mark.skipif(shutil.which("sqlite3") is None, reason="no sqlite3 shell on PATH")
 def test_shell_view_rebuilds_the_same_code(corpus_db: Path) -> None:
     out = subprocess.run(
-        ["sqlite3", "-json", str(corpus_db),
-         "SELECT d.path, b.line, b.code FROM codeblocks_code b JOIN documents d ON d.id = b.doc_id ORDER BY d.path, b.line"],
-        capture_output=True, text=True, check=True,
+        [
+            "sqlite3",
+            "-json",
+            str(corpus_db),
+            "SELECT d.path, b.line, b.code FROM codeblocks_code b JOIN documents d ON d.id = "
+            "b.doc_id ORDER BY d.path, b.line",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     rows = json.loads(out)
     assert len(rows) > 40

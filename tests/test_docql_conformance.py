@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from docql_fixtures import Case, FixtureFile, all_cases, database_for
 
 import docql_sqlite
-from docql_fixtures import Case, FixtureFile, all_cases, database_for
 from docql_sqlite.errors import DocQLError
 
 CASES = all_cases()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from docql_fixtures import FIXTURE_DIR, parse_fixture
 
 import docql_sqlite
-from docql_fixtures import FIXTURE_DIR, parse_fixture
 from docql_sqlite import errors
 from docql_sqlite.cli import cli
 
@@ -42,7 +42,7 @@ def test_cli_reports_the_same_error_with_exit_code_2(corpus_db: Path, case) -> N
         assert "is not DocQL" in result.output and "docql-sqlite search" in result.output
         return
     assert result.exit_code == 2, result.output
-    assert result.output == case.error + "\n"   # CliRunner mixes stderr in; stdout stays empty
+    assert result.output == case.error + "\n"  # CliRunner mixes stderr in; stdout stays empty
 
 
 @pytest.mark.parametrize("case", ERROR_CASES[:12], ids=[c.title for c in ERROR_CASES[:12]])
@@ -62,7 +62,9 @@ def test_cli_sql_mode_reports_errors_too(corpus_db: Path) -> None:
 def test_cli_explain_reports_errors(corpus_db: Path) -> None:
     result = CliRunner().invoke(cli, ["explain", str(corpus_db), '$.toc[?(@.level > "x")]'])
     assert result.exit_code == 2
-    assert 'DocQLTypeError: \'>\' needs a number, got string "x" at line 1, column 19' in result.output
+    assert (
+        "DocQLTypeError: '>' needs a number, got string \"x\" at line 1, column 19" in result.output
+    )
 
 
 def test_error_to_dict_for_agents(index) -> None:
@@ -72,7 +74,9 @@ def test_error_to_dict_for_agents(index) -> None:
     assert data == {
         "type": "DocQLNameError",
         "message": "unknown function 'hedaing' for $.content; did you mean 'heading'?",
-        "line": 1, "column": 11, "suggestion": "heading",
+        "line": 1,
+        "column": 11,
+        "suggestion": "heading",
         "caret": '  $.content.hedaing("架构")\n            ^',
     }
     json.dumps(data)
@@ -87,18 +91,33 @@ def test_runtime_regex_timeout_is_a_docql_error(tmp_index) -> None:
         with pytest.raises(errors.DocQLRegexError) as info:
             idx.query("$.content.grep(/(x+x+)+y/)")
     assert str(info.value) == (
-        "DocQLRegexError: regex /(x+x+)+y/ took over 0.5 s on one text (catastrophic backtracking?); simplify it")
-    result = CliRunner().invoke(cli, ["query", str(tmp_index.db), "$.toc[?(@.title =~ /(x+x+)+y/)]", "--json"])
+        "DocQLRegexError: regex /(x+x+)+y/ took over 0.5 s on one text (catastrophic "
+        "backtracking?); simplify it"
+    )
+    result = CliRunner().invoke(
+        cli, ["query", str(tmp_index.db), "$.toc[?(@.title =~ /(x+x+)+y/)]", "--json"]
+    )
     assert result.exit_code == 0  # the title "X" is short: no blow-up, no match
     assert json.loads(result.output) == []
 
 
 def test_no_bare_python_exceptions_escape(index) -> None:
     """Odd inputs that once were easy to get wrong end in DocQLErrors, never in KeyError & co."""
-    for query in ["$.toc[99999999999999999999]", "$.toc[?(@.level == 1e5)]", "$.content.page(-1)",
-                  "$.content.page(99999999999999999999)", "$.toc[?(@.level == -0)]", "$..toc", "$.toc[?()]",
-                  "$.toc[?(@.title == '\\u0000')]", "$.content.chapter(\"\")", "$.frontmatter.__class__",
-                  "$.files[*].files", "$.files.files.toc", "$.content.grep(/(?P<x>a)(?P=x)/)"]:
+    for query in [
+        "$.toc[99999999999999999999]",
+        "$.toc[?(@.level == 1e5)]",
+        "$.content.page(-1)",
+        "$.content.page(99999999999999999999)",
+        "$.toc[?(@.level == -0)]",
+        "$..toc",
+        "$.toc[?()]",
+        "$.toc[?(@.title == '\\u0000')]",
+        '$.content.chapter("")',
+        "$.frontmatter.__class__",
+        "$.files[*].files",
+        "$.files.files.toc",
+        "$.content.grep(/(?P<x>a)(?P=x)/)",
+    ]:
         try:
             index.query(query)
         except errors.DocQLError as exc:

@@ -27,22 +27,79 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import REPO, file_lines
 
 import docql_sqlite
-from conftest import REPO, file_lines
 
 EXPECTED_TOC = REPO / "tests" / "expected" / "toc"
 CORPORA = {"en": "datasets/en/*", "zh": "datasets/zh/*"}
 
 FIXED_KEYWORDS = [
     # Chinese: one and two characters, longer, and punctuation
-    "架", "构", "的", "索", "词", "架构", "索引", "关键", "双字", "关键词", "系统架构", "“", "（", "：",
+    "架",
+    "构",
+    "的",
+    "索",
+    "词",
+    "架构",
+    "索引",
+    "关键",
+    "双字",
+    "关键词",
+    "系统架构",
+    "“",
+    "（",
+    "：",
     # accented Latin in other cases, ß and its expansion
-    "CAFÉ", "café", "Café", "cafÉ", "É", "é", "STRASSE", "straße", "Straße", "STRAßE", "ss", "ß",
-    "ÅNGSTRÖM", "ångström", "Ångström", "ÉSCLAVE", "ésclave", "Ö", "ö", "Zoë", "ZOË MÜLLER",
+    "CAFÉ",
+    "café",
+    "Café",
+    "cafÉ",
+    "É",
+    "é",
+    "STRASSE",
+    "straße",
+    "Straße",
+    "STRAßE",
+    "ss",
+    "ß",
+    "ÅNGSTRÖM",
+    "ångström",
+    "Ångström",
+    "ÉSCLAVE",
+    "ésclave",
+    "Ö",
+    "ö",
+    "Zoë",
+    "ZOË MÜLLER",
     # ASCII: case, substrings of words, and characters special to LIKE, GLOB or regexes
-    "wal", "WAL", "Lumen", "LUMEN", "lumen doctor", "%", "_", "*", "?", "[", "]", "\\", "'", '"', "`",
-    "|", "#", "##", "{#", "$(", "a", "e", "the", "THE END", "https://", "0.75", "--",
+    "wal",
+    "WAL",
+    "Lumen",
+    "LUMEN",
+    "lumen doctor",
+    "%",
+    "_",
+    "*",
+    "?",
+    "[",
+    "]",
+    "\\",
+    "'",
+    '"',
+    "`",
+    "|",
+    "#",
+    "##",
+    "{#",
+    "$(",
+    "a",
+    "e",
+    "the",
+    "THE END",
+    "https://",
+    "0.75",
+    "--",
 ]
 
 
@@ -72,10 +129,17 @@ def corpus(index) -> dict[str, tuple[Doc, list[tuple[int, int]]]]:
     """path → (the file as read from disk, chunk extents from the index) for en + zh Markdown."""
     out = {}
     for glob in CORPORA.values():
-        for (path,) in index.conn.execute("SELECT path FROM documents WHERE path GLOB ? ORDER BY path", (glob,)):
-            extents = [tuple(r) for r in index.conn.execute(
-                "SELECT c.line, c.end_line FROM chunks c JOIN documents d ON d.id = c.doc_id "
-                "WHERE d.path = ? ORDER BY c.chunk_index", (path,))]
+        for (path,) in index.conn.execute(
+            "SELECT path FROM documents WHERE path GLOB ? ORDER BY path", (glob,)
+        ):
+            extents = [
+                tuple(r)
+                for r in index.conn.execute(
+                    "SELECT c.line, c.end_line FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                    "WHERE d.path = ? ORDER BY c.chunk_index",
+                    (path,),
+                )
+            ]
             out[path] = (read_doc(path), extents)
     assert len(out) == 13, sorted(out)
     return out
@@ -109,13 +173,18 @@ def oracle_grep(corpus, glob: str, kw: str) -> list[dict]:
 
 def sampled_keywords(corpus, count: int = 120, seed: int = 20261130) -> list[str]:
     rng = random.Random(seed)
-    lines = [line for doc, _ in corpus.values() for line in doc.lines[doc.body_line - 1:] if line.strip()]
+    lines = [
+        line
+        for doc, _ in corpus.values()
+        for line in doc.lines[doc.body_line - 1 :]
+        if line.strip()
+    ]
     out = []
     while len(out) < count:
         line = rng.choice(lines)
         size = rng.choice([1, 1, 2, 2, 3, 4, 6, 10])
         start = rng.randrange(0, max(1, len(line) - size + 1))
-        kw = line[start:start + size]
+        kw = line[start : start + size]
         kw = rng.choice([str, str.upper, str.lower, str.swapcase, str.title])(kw)
         if kw.strip():
             out.append(kw)
@@ -124,7 +193,10 @@ def sampled_keywords(corpus, count: int = 120, seed: int = 20261130) -> list[str
 
 def _grep(index, kw: str, glob: str) -> list[dict]:
     query = "$.content.grep(" + json.dumps(kw, ensure_ascii=False) + ")"
-    return [{k: item[k] for k in ("path", "line", "end_line", "hit_line")} for item in index.query(query, path=glob)]
+    return [
+        {k: item[k] for k in ("path", "line", "end_line", "hit_line")}
+        for item in index.query(query, path=glob)
+    ]
 
 
 @pytest.mark.parametrize("corpus_name", sorted(CORPORA))
@@ -136,7 +208,21 @@ def test_grep_fixed_keywords(index, corpus, corpus_name: str, kw: str) -> None:
 
 def test_grep_fixed_keywords_find_something(corpus) -> None:
     """The hard keywords must actually occur, or the cases above prove nothing."""
-    for kw in ["架", "构", "架构", "关键词", "CAFÉ", "STRASSE", "straße", "ÅNGSTRÖM", "ÉSCLAVE", "wal", "%", "_", "\\"]:
+    for kw in [
+        "架",
+        "构",
+        "架构",
+        "关键词",
+        "CAFÉ",
+        "STRASSE",
+        "straße",
+        "ÅNGSTRÖM",
+        "ÉSCLAVE",
+        "wal",
+        "%",
+        "_",
+        "\\",
+    ]:
         assert oracle_grep(corpus, "datasets/*", kw), kw
 
 
@@ -155,7 +241,10 @@ def test_chunk_content_contains_agrees_with_grep(index, corpus) -> None:
         query = "$.content.chunks()[?(@.content ~= " + json.dumps(kw, ensure_ascii=False) + ")]"
         for glob in CORPORA.values():
             got = [(i["path"], i["line"]) for i in index.query(query, path=glob)]
-            assert got == [(h["path"], h["line"]) for h in oracle_grep(corpus, glob, kw)], (kw, glob)
+            assert got == [(h["path"], h["line"]) for h in oracle_grep(corpus, glob, kw)], (
+                kw,
+                glob,
+            )
 
 
 # ---- titles ---------------------------------------------------------------------------------
@@ -172,8 +261,35 @@ def expected_toc() -> list[dict]:
     return out
 
 
-TITLE_KEYWORDS = ["架", "构", "架构", "设计", "示例", "安装", "？", "design", "DESIGN", "api", "API", "Ch", "ch.",
-                  "examples", "e", "S", "lumen", "/", "{", "#", "I/O", "NFS", "(", "Ö", "é", "1", " "]
+TITLE_KEYWORDS = [
+    "架",
+    "构",
+    "架构",
+    "设计",
+    "示例",
+    "安装",
+    "？",
+    "design",
+    "DESIGN",
+    "api",
+    "API",
+    "Ch",
+    "ch.",
+    "examples",
+    "e",
+    "S",
+    "lumen",
+    "/",
+    "{",
+    "#",
+    "I/O",
+    "NFS",
+    "(",
+    "Ö",
+    "é",
+    "1",
+    " ",
+]
 
 
 @pytest.fixture(scope="module")
@@ -185,7 +301,9 @@ def toc() -> list[dict]:
 
 def _titles(index, op: str, kw: str) -> list[tuple[str, int]]:
     query = f"$.toc[?(@.title {op} " + json.dumps(kw, ensure_ascii=False) + ")]"
-    return [(i["path"], i["line"]) for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])]
+    return [
+        (i["path"], i["line"]) for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])
+    ]
 
 
 @pytest.mark.parametrize("kw", TITLE_KEYWORDS)
@@ -199,18 +317,27 @@ def test_title_contains_matches_a_toc_scan(index, toc, kw: str) -> None:
 @pytest.mark.parametrize("kw", TITLE_KEYWORDS)
 def test_title_prefix_and_suffix_match_a_toc_scan(index, toc, kw: str) -> None:
     needle = kw.casefold()
-    assert _titles(index, "startsWith", kw) == [(h["path"], h["line"]) for h in toc
-                                                if h["title"].casefold().startswith(needle)]
-    assert _titles(index, "endsWith", kw) == [(h["path"], h["line"]) for h in toc
-                                              if h["title"].casefold().endswith(needle)]
+    assert _titles(index, "startsWith", kw) == [
+        (h["path"], h["line"]) for h in toc if h["title"].casefold().startswith(needle)
+    ]
+    assert _titles(index, "endsWith", kw) == [
+        (h["path"], h["line"]) for h in toc if h["title"].casefold().endswith(needle)
+    ]
 
 
 @pytest.mark.parametrize("level", range(1, 7))
 def test_hn_matches_a_toc_scan(index, toc, level: int) -> None:
     for kw in ["", "e", "示例", "API", "架"]:
         query = f"$.content.h{level}(" + json.dumps(kw, ensure_ascii=False) + ")"
-        got = [(i["path"], i["line"]) for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])]
-        want = [(h["path"], h["line"]) for h in toc if h["level"] == level and kw.casefold() in h["title"].casefold()]
+        got = [
+            (i["path"], i["line"])
+            for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])
+        ]
+        want = [
+            (h["path"], h["line"])
+            for h in toc
+            if h["level"] == level and kw.casefold() in h["title"].casefold()
+        ]
         assert got == want, (level, kw)
 
 
@@ -225,13 +352,25 @@ def test_heading_title_tiers_match_a_toc_scan(index, toc) -> None:
                 scored.append((-tier, h["path"].encode("utf-8"), h["line"], h["path"], tier))
         want = [(p, line, tier) for _, _, line, p, tier in sorted(scored)]
         query = "$.content.heading(" + json.dumps(kw, ensure_ascii=False) + ")"
-        got = [(i["path"], i["line"], i["score"]) for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])]
+        got = [
+            (i["path"], i["line"], i["score"])
+            for i in index.query(query, path=["datasets/en/*", "datasets/zh/*"])
+        ]
         assert got == want, kw
 
 
 # ---- regex grep -------------------------------------------------------------------------------
-REGEXES = [("Lex[a-z]+", ""), ("caf[eé]", "i"), (r"\bWAL\b", ""), ("架.", ""), (r"DEC-\d{4}", ""),
-           ("^#+ ", ""), (r"\d+\.\d+\.\d+", ""), ("straße|strasse", "i"), ("[0-9]{4}-[0-9]{2}-[0-9]{2}", "")]
+REGEXES = [
+    ("Lex[a-z]+", ""),
+    ("caf[eé]", "i"),
+    (r"\bWAL\b", ""),
+    ("架.", ""),
+    (r"DEC-\d{4}", ""),
+    ("^#+ ", ""),
+    (r"\d+\.\d+\.\d+", ""),
+    ("straße|strasse", "i"),
+    ("[0-9]{4}-[0-9]{2}-[0-9]{2}", ""),
+]
 
 
 @pytest.mark.parametrize(("pattern", "flags"), REGEXES)
@@ -239,12 +378,17 @@ def test_regex_grep_matches_python_re(index, corpus, pattern: str, flags: str) -
     compiled = re.compile(pattern, re.IGNORECASE if "i" in flags else 0)
     for glob in CORPORA.values():
         want = []
-        for path in sorted((p for p in corpus if p.startswith(glob.rstrip("*"))), key=lambda p: p.encode("utf-8")):
+        for path in sorted(
+            (p for p in corpus if p.startswith(glob.rstrip("*"))), key=lambda p: p.encode("utf-8")
+        ):
             doc, extents = corpus[path]
             for line, end_line in extents:
                 text = "".join(doc.lines[n - 1] + "\n" for n in range(line, end_line + 1))
                 match = compiled.search(text)
                 if match:
                     want.append((path, line, line + text.count("\n", 0, match.start())))
-        got = [(i["path"], i["line"], i["hit_line"]) for i in index.query(f"$.content.grep(/{pattern}/{flags})", path=glob)]
+        got = [
+            (i["path"], i["line"], i["hit_line"])
+            for i in index.query(f"$.content.grep(/{pattern}/{flags})", path=glob)
+        ]
         assert got == want, (pattern, glob)

@@ -21,32 +21,118 @@ from typing import Any
 
 import apsw
 import pytest
+from docql_fixtures import all_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import docql_sqlite
-from docql_fixtures import all_cases
 from docql_sqlite.errors import DocQLError
 from docql_sqlite.index import Index
 
 HOSTILE = [
     "'); DROP TABLE documents; --",
-    "\"; DELETE FROM chunks; --",
+    '"; DELETE FROM chunks; --',
     "' OR 1=1 --",
     "x' UNION SELECT sql, 1, 1 FROM sqlite_master --",
     "'; ATTACH DATABASE '/tmp/evil.db' AS evil; --",
     "'; PRAGMA writable_schema=1; --",
-    ":p0", ":p1 :p2", "?", "?1", "@x", "$x", "%", "_", "*", "[", "\\", "\x00", "\x00'; DROP TABLE sections; --",
-    "');\nVACUUM;\n--", "架构'); DROP TABLE toc; --", "\u202e", "\ud7ff", "😀",
+    ":p0",
+    ":p1 :p2",
+    "?",
+    "?1",
+    "@x",
+    "$x",
+    "%",
+    "_",
+    "*",
+    "[",
+    "\\",
+    "\x00",
+    "\x00'; DROP TABLE sections; --",
+    "');\nVACUUM;\n--",
+    "架构'); DROP TABLE toc; --",
+    "\u202e",
+    "\ud7ff",
+    "😀",
 ]
-FIELDS = ["title", "level", "number", "anchor", "line", "end_line", "page", "path", "type", "name", "kind",
-          "entity_type", "tags", "content", "headers", "row_count", "language", "code", "qualified_name",
-          "docstring", "score", "match", "section", "size", "titel", "DROP", "x", "__proto__"]
-OPS = ["==", "=", "!=", "~=", "contains", "=~", ">", ">=", "<", "<=", "startsWith", "starts with", "endsWith", "ends with"]
-ROOTS = ["$.toc", "$.entities", "$.files", "$.frontmatter", "$.structure", "$.code.classes", "$.code.functions",
-         "$.code.methods", "$.code.symbols", "$.content.codeblock", "$.content.table", "$.content"]
-FUNCTIONS = ["heading", "h1", "h2", "h3", "h6", "chapter", "grep", "chunks", "all", "page",
-             "class", "function", "method", "query", "hedaing", "search"]
+FIELDS = [
+    "title",
+    "level",
+    "number",
+    "anchor",
+    "line",
+    "end_line",
+    "page",
+    "path",
+    "type",
+    "name",
+    "kind",
+    "entity_type",
+    "tags",
+    "content",
+    "headers",
+    "row_count",
+    "language",
+    "code",
+    "qualified_name",
+    "docstring",
+    "score",
+    "match",
+    "section",
+    "size",
+    "titel",
+    "DROP",
+    "x",
+    "__proto__",
+]
+OPS = [
+    "==",
+    "=",
+    "!=",
+    "~=",
+    "contains",
+    "=~",
+    ">",
+    ">=",
+    "<",
+    "<=",
+    "startsWith",
+    "starts with",
+    "endsWith",
+    "ends with",
+]
+ROOTS = [
+    "$.toc",
+    "$.entities",
+    "$.files",
+    "$.frontmatter",
+    "$.structure",
+    "$.code.classes",
+    "$.code.functions",
+    "$.code.methods",
+    "$.code.symbols",
+    "$.content.codeblock",
+    "$.content.table",
+    "$.content",
+]
+FUNCTIONS = [
+    "heading",
+    "h1",
+    "h2",
+    "h3",
+    "h6",
+    "chapter",
+    "grep",
+    "chunks",
+    "all",
+    "page",
+    "class",
+    "function",
+    "method",
+    "query",
+    "hedaing",
+    "search",
+]
 
 
 def q(text: str) -> str:
@@ -58,9 +144,24 @@ values = st.one_of(
     strings.map(q),
     strings.map(lambda s: "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"),
     st.integers(-3, 10).map(str),
-    st.sampled_from(["99999999999999999999", "-9223372036854775809", "9223372036854775807", "0.000001", "-0"]),
+    st.sampled_from(
+        ["99999999999999999999", "-9223372036854775809", "9223372036854775807", "0.000001", "-0"]
+    ),
     st.floats(-5, 5, allow_nan=False).map(lambda f: f"{f:.2f}"),
-    st.sampled_from(["true", "false", "null", "/a+/", "/(x+x+)+y/", "/[/", "/Lex[a-z]+/i", "/^#/m", "/./s", "/a/g"]),
+    st.sampled_from(
+        [
+            "true",
+            "false",
+            "null",
+            "/a+/",
+            "/(x+x+)+y/",
+            "/[/",
+            "/Lex[a-z]+/i",
+            "/^#/m",
+            "/./s",
+            "/a/g",
+        ]
+    ),
 )
 
 
@@ -83,9 +184,12 @@ def conditions(draw: Any, depth: int = 0) -> str:
 selectors = st.one_of(
     st.just("[*]"),
     st.integers(-4, 4).map(lambda n: f"[{n}]"),
-    st.sampled_from(["[99999999999999999999]", "[-99999999999999999999:]", "[:9223372036854775808]"]),
-    st.tuples(st.one_of(st.none(), st.integers(-4, 4)), st.one_of(st.none(), st.integers(-4, 4))).map(
-        lambda t: f"[{'' if t[0] is None else t[0]}:{'' if t[1] is None else t[1]}]"),
+    st.sampled_from(
+        ["[99999999999999999999]", "[-99999999999999999999:]", "[:9223372036854775808]"]
+    ),
+    st.tuples(
+        st.one_of(st.none(), st.integers(-4, 4)), st.one_of(st.none(), st.integers(-4, 4))
+    ).map(lambda t: f"[{'' if t[0] is None else t[0]}:{'' if t[1] is None else t[1]}]"),
     conditions().map(lambda c: f"[?({c})]"),
     conditions().map(lambda c: f"[?{c}]"),
     st.sampled_from(FIELDS).map(lambda f: "." + f),
@@ -114,12 +218,16 @@ def mutated_queries(draw: Any) -> str:
         pos = draw(st.integers(0, len(text)))
         action = draw(st.integers(0, 3))
         if action == 0:
-            text = text[:pos] + text[pos + 1:]
+            text = text[:pos] + text[pos + 1 :]
         elif action == 1:
-            text = text[:pos] + draw(st.sampled_from(list("$.[]()?@*:!&|=~<>'\",/\\ -0123456789xé架") + HOSTILE)) + text[pos:]
+            text = (
+                text[:pos]
+                + draw(st.sampled_from(list("$.[]()?@*:!&|=~<>'\",/\\ -0123456789xé架") + HOSTILE))
+                + text[pos:]
+            )
         elif action == 2 and text:
             start = draw(st.integers(0, len(text)))
-            text = text[:pos] + text[start:start + draw(st.integers(1, 8))] + text[pos:]
+            text = text[:pos] + text[start : start + draw(st.integers(1, 8))] + text[pos:]
         else:
             text = text[:pos] + draw(st.sampled_from(['"', "'", "/", "(", "["])) + text[pos:]
     return text
@@ -132,8 +240,12 @@ any_query = st.one_of(
     st.text(max_size=40),
     st.sampled_from(HOSTILE).map(lambda h: "$.toc[?(@.title == " + q(h) + ")]"),
 )
-paths = st.lists(st.one_of(st.sampled_from(HOSTILE + ["datasets/*", "*", "datasets/zh/*.md"]), st.text(max_size=8)),
-                 max_size=2)
+paths = st.lists(
+    st.one_of(
+        st.sampled_from(HOSTILE + ["datasets/*", "*", "datasets/zh/*.md"]), st.text(max_size=8)
+    ),
+    max_size=2,
+)
 
 
 # -- the index under test ----------------------------------------------------------------
@@ -142,9 +254,13 @@ def table_checksum(path: Path) -> str:
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         digest = hashlib.sha256()
-        names = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE '%fts_%' ORDER BY name")]
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                "AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE '%fts_%' ORDER BY name"
+            )
+        ]
         for row in conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name"):
             digest.update(repr(row).encode())
         for name in names:
@@ -176,10 +292,16 @@ def target(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
     dest.execute("PRAGMA journal_mode = WAL")
     dest.close()
     readonly = docql_sqlite.open(copy)
-    writable = Index(copy, readonly=False)  # a writable connection must not be writable *through DocQL*
+    writable = Index(
+        copy, readonly=False
+    )  # a writable connection must not be writable *through DocQL*
     # Opening for writing re-creates the views (same SQL), so measure from here on.
     watcher = apsw.Connection(str(copy), flags=apsw.SQLITE_OPEN_READONLY)
-    before = (table_checksum(copy), file_hash(copy), watcher.execute("PRAGMA data_version").fetchone()[0])
+    before = (
+        table_checksum(copy),
+        file_hash(copy),
+        watcher.execute("PRAGMA data_version").fetchone()[0],
+    )
     yield copy, readonly, writable, watcher, before
     readonly.close()
     writable.close()
@@ -190,15 +312,20 @@ def check(index: Index, query: str, globs: list[str] | None = None) -> None:
     try:
         items = index.query(query, path=globs or None, limit=50)
     except DocQLError as exc:
-        assert not exc.message.startswith("query failed in SQLite"), f"{query!r} compiled to invalid SQL: {exc}"
+        assert not exc.message.startswith("query failed in SQLite"), (
+            f"{query!r} compiled to invalid SQL: {exc}"
+        )
         assert str(exc)  # renders (caret etc.) without raising
         return
     assert isinstance(items, list)
     json.dumps(items, ensure_ascii=False, default=str)
 
 
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                        HealthCheck.too_slow])
+FAST = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @FAST
@@ -209,7 +336,9 @@ def test_any_text_gives_results_or_a_docql_error(target, query: str, globs: list
     check(writable, query, globs)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(query=grammar_queries())
 def test_grammar_shaped_queries(target, query: str) -> None:
     check(target[1], query)
@@ -220,10 +349,16 @@ def test_hostile_values_are_data(target, hostile: str) -> None:
     """Hostile text as a value, an argument and a --path glob: bound or quoted, never SQL."""
     _, readonly, writable, _, _ = target
     for index in (readonly, writable):
-        for query in [f"$.toc[?(@.title == {q(hostile)})]", f"$.toc[?(@.title ~= {q(hostile)})]",
-                      f"$.content.grep({q(hostile)})", f"$.content.heading({q(hostile)})",
-                      f"$.content.chapter({q(hostile)})", f"$.code.class({q(hostile)})",
-                      f"$.frontmatter[?(@.tags contains {q(hostile)})]", f"$.toc[?(@.title =~ {q(hostile)})]"]:
+        for query in [
+            f"$.toc[?(@.title == {q(hostile)})]",
+            f"$.toc[?(@.title ~= {q(hostile)})]",
+            f"$.content.grep({q(hostile)})",
+            f"$.content.heading({q(hostile)})",
+            f"$.content.chapter({q(hostile)})",
+            f"$.code.class({q(hostile)})",
+            f"$.frontmatter[?(@.tags contains {q(hostile)})]",
+            f"$.toc[?(@.title =~ {q(hostile)})]",
+        ]:
             check(index, query)
             try:
                 compiled = index.compile(query)
@@ -257,7 +392,11 @@ def test_the_index_did_not_change(target) -> None:
     for hostile in HOSTILE:  # once more, on both connections
         check(readonly, f"$.toc[?(@.title == {q(hostile)})]")
         check(writable, f"$.content.grep({q(hostile)})")
-    after = (table_checksum(copy), file_hash(copy), watcher.execute("PRAGMA data_version").fetchone()[0])
+    after = (
+        table_checksum(copy),
+        file_hash(copy),
+        watcher.execute("PRAGMA data_version").fetchone()[0],
+    )
     assert after == before
     assert watcher.execute("SELECT count(*) FROM documents").fetchone()[0] == 29
 

@@ -27,15 +27,17 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-
 from docql_fixtures import Case, FixtureFile, all_cases, database_for, normalize
+
 from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
 from docql_sqlite.query import results
 from docql_sqlite.query.compiler import compile_query
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
-pytestmark = pytest.mark.skipif(SQLITE3 is None, reason="no sqlite3 shell (/usr/bin/sqlite3) on this machine")
+pytestmark = pytest.mark.skipif(
+    SQLITE3 is None, reason="no sqlite3 shell (/usr/bin/sqlite3) on this machine"
+)
 
 CASES = [(fx, c) for fx, c in all_cases() if c.error is None]
 REFINED = ("hit_line", "snippet")  # computed in Python for regex grep (results._refine_regex_hit)
@@ -54,8 +56,14 @@ def inline_sql(database: Path, case: Case) -> str:
 
 def run_shell(database: Path, script: str) -> subprocess.CompletedProcess[str]:
     assert SQLITE3 is not None
-    return subprocess.run([SQLITE3, "-readonly", "-json", str(database)], input=script, capture_output=True,
-                          text=True, encoding="utf-8", timeout=120)
+    return subprocess.run(
+        [SQLITE3, "-readonly", "-json", str(database)],
+        input=script,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+    )
 
 
 def split_output(stdout: str) -> dict[str, list[dict[str, Any]]]:
@@ -68,7 +76,7 @@ def split_output(stdout: str) -> dict[str, list[dict[str, Any]]]:
             if current is not None:
                 text = "\n".join(buffer).strip()
                 out[current] = json.loads(text) if text else []
-            current, buffer = line[len(MARK):], []
+            current, buffer = line[len(MARK) :], []
         else:
             buffer.append(line)
     return out
@@ -84,7 +92,9 @@ def shell_rows(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
             database = database_for(fx, corpus_db, tmp_path_factory)
             cases = [c for f, c in CASES if f.name == fx.name]
             # Markers are case numbers: `.print` would reinterpret quotes in a title.
-            script = "".join(f".print {MARK}{n}\n{inline_sql(database, c)}\n" for n, c in enumerate(cases))
+            script = "".join(
+                f".print {MARK}{n}\n{inline_sql(database, c)}\n" for n, c in enumerate(cases)
+            )
             done = run_shell(database, script)
             if done.returncode == 0 and not done.stderr:
                 by_number = split_output(done.stdout)
@@ -94,7 +104,9 @@ def shell_rows(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
                 for c in cases:
                     one = run_shell(database, inline_sql(database, c))
                     text = one.stdout.strip()
-                    cache[fx.name][c.id] = ShellError(one.stderr) if one.stderr else (json.loads(text) if text else [])
+                    cache[fx.name][c.id] = (
+                        ShellError(one.stderr) if one.stderr else (json.loads(text) if text else [])
+                    )
         rows = cache[fx.name]
         return rows
         return cache[fx.name]
@@ -151,7 +163,10 @@ def test_inline_sql_runs_in_the_shell(fx: FixtureFile, case: Case, shell_rows, c
 
 def test_shell_has_the_regexp_functions() -> None:
     """The shell's built-in regexp extension provides REGEXP and regexpi (ASCII case only)."""
-    done = run_shell(Path(":memory:"), "SELECT 'Lexer' REGEXP 'Lex[a-z]+' AS a, regexpi('lexer', 'LEXER') AS b;\n")
+    done = run_shell(
+        Path(":memory:"),
+        "SELECT 'Lexer' REGEXP 'Lex[a-z]+' AS a, regexpi('lexer', 'LEXER') AS b;\n",
+    )
     assert json.loads(done.stdout) == [{"a": 1, "b": 1}]
 
 
@@ -161,12 +176,22 @@ def test_installed_binary_prints_the_same_sql(corpus_db: Path) -> None:
     if not binary.exists():
         pytest.skip(f"no console script at {binary}")
     query = '$.files[?(@.path~="zh/")].toc[?(@.level==2)][0]'
-    done = subprocess.run([str(binary), "query", str(corpus_db), query, "--sql", "--inline"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(binary), "query", str(corpus_db), query, "--sql", "--inline"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout == invoke("query", str(corpus_db), query, "--sql", "--inline")
     rows = json.loads(run_shell(Path(corpus_db), done.stdout).stdout)
-    assert [r["title"] for r in rows] == ["架构设计", "如何使用", "系统要求", "核心概念", "安装问题"]
+    assert [r["title"] for r in rows] == [
+        "架构设计",
+        "如何使用",
+        "系统要求",
+        "核心概念",
+        "安装问题",
+    ]
 
 
 def test_sql_without_inline_lists_the_parameters(corpus_db: Path) -> None:
@@ -183,8 +208,15 @@ def test_known_shell_differences_for_regexes(corpus_db: Path) -> None:
     query = "$.content.grep(/CAFÉ/i)"
     sql = invoke("query", str(corpus_db), query, "--path", "datasets/en/*", "--sql", "--inline")
     in_shell = {r["path"] for r in json.loads(run_shell(Path(corpus_db), sql).stdout)}
-    in_python = {i["path"] for i in json.loads(invoke("query", str(corpus_db), query, "--path", "datasets/en/*", "--json"))}
-    assert "datasets/en/handbook/04-configuration.md" in in_python - in_shell  # "café" is only found by Unicode folding
+    in_python = {
+        i["path"]
+        for i in json.loads(
+            invoke("query", str(corpus_db), query, "--path", "datasets/en/*", "--json")
+        )
+    }
+    assert (
+        "datasets/en/handbook/04-configuration.md" in in_python - in_shell
+    )  # "café" is only found by Unicode folding
     assert in_shell < in_python
 
     sql = invoke("query", str(corpus_db), "$.content.grep(/^lumen/m)", "--sql", "--inline")

@@ -23,10 +23,10 @@ from docql_sqlite.embedders import (
     ensure_compatible,
     get_model,
     model_meta,
+    onnx_use,
     register,
     reload_plugins,
 )
-from docql_sqlite.embedders import onnx_use
 from docql_sqlite.embedders.hashing import HashEmbedder
 from docql_sqlite.embedders.http import HTTPError, OpenAIEmbedder
 from docql_sqlite.errors import EmbeddingError
@@ -67,8 +67,13 @@ def test_hash_is_deterministic_across_processes() -> None:
     # A different hash seed proves no salted `hash()` leaks into the features.
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "12345"}
     done = subprocess.run(
-        [sys.executable, "-c", script], input=json.dumps(TEXTS), env=env, cwd=ROOT,
-        capture_output=True, text=True, check=True,
+        [sys.executable, "-c", script],
+        input=json.dumps(TEXTS),
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert done.stdout.strip() == here
 
@@ -82,11 +87,13 @@ def test_hash_vectors_are_unit_float32() -> None:
 
 def test_hash_similar_texts_are_closer_than_unrelated() -> None:
     model = get_model("hash")
-    a, b, c = model.embed([
-        "The quick brown fox jumps over the lazy dog",
-        "the quick brown foxes jumped over lazy dogs",
-        "Quarterly revenue grew by five percent in Europe",
-    ])
+    a, b, c = model.embed(
+        [
+            "The quick brown fox jumps over the lazy dog",
+            "the quick brown foxes jumped over lazy dogs",
+            "Quarterly revenue grew by five percent in Europe",
+        ]
+    )
     assert cosine(a, b) > 0.5 > cosine(a, c)
 
 
@@ -144,7 +151,9 @@ def test_embed_kinds_and_prefixes() -> None:
     model.embed(["x"], kind="query")
     model.embed_one("y", kind="passage")
     assert model.batches == [["query: x"], ["passage: y"]]
-    with pytest.raises(EmbeddingError, match="unknown embedding kind 'doc'; expected 'passage' or 'query'"):
+    with pytest.raises(
+        EmbeddingError, match="unknown embedding kind 'doc'; expected 'passage' or 'query'"
+    ):
         model.embed(["x"], kind="doc")  # type: ignore[arg-type]
 
 
@@ -182,14 +191,18 @@ def test_fingerprint_is_stable_and_changes_with_the_model() -> None:
 
 def test_ensure_compatible_refuses_another_model() -> None:
     meta = model_meta(get_model("hash"))
-    assert meta == {"embed_model": "hash:256", "embed_dimensions": "256",
-                    "embed_fingerprint": get_model("hash").fingerprint()}
+    assert meta == {
+        "embed_model": "hash:256",
+        "embed_dimensions": "256",
+        "embed_fingerprint": get_model("hash").fingerprint(),
+    }
     ensure_compatible(meta, get_model("hash:256"))
     ensure_compatible({}, get_model("hash:64"))  # no vectors yet: anything goes
     with pytest.raises(EmbeddingError) as err:
         ensure_compatible(meta, get_model("hash:64"))
     assert err.value.message == (
-        "this index was embedded with 'hash:256' (256 dimensions) but the query uses 'hash:64' (64 dimensions); "
+        "this index was embedded with 'hash:256' (256 dimensions) but the query uses 'hash:64' "
+        "(64 dimensions); "
         "search with --model hash:256, or re-embed the index with 'hash:64'"
     )
     with pytest.raises(EmbeddingError, match="now gives different vectors .* re-embed the index"):
@@ -206,11 +219,21 @@ def test_available_models_lists_builtins_first() -> None:
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("hsah", "unknown embedding model 'hsah'; available: hash, use-multilingual, openai; did you mean 'hash'?"),
-        ("hsah:128", "unknown embedding model 'hsah:128'; available: hash, use-multilingual, openai; "
-                     "did you mean 'hash:128'?"),
-        ("usee", "unknown embedding model 'usee'; available: hash, use-multilingual, openai; "
-                 "did you mean 'use-multilingual'?"),
+        (
+            "hsah",
+            "unknown embedding model 'hsah'; available: hash, use-multilingual, openai; did you "
+            "mean 'hash'?",
+        ),
+        (
+            "hsah:128",
+            "unknown embedding model 'hsah:128'; available: hash, use-multilingual, openai; "
+            "did you mean 'hash:128'?",
+        ),
+        (
+            "usee",
+            "unknown embedding model 'usee'; available: hash, use-multilingual, openai; "
+            "did you mean 'use-multilingual'?",
+        ),
         ("zzz", "unknown embedding model 'zzz'; available: hash, use-multilingual, openai"),
         ("hash:abc", "invalid dimension 'abc' in 'hash:abc'; expected a number, e.g. 'hash:256'"),
         ("hash:4", "the hash embedder takes 8 to 8192 dimensions, got 4"),
@@ -227,15 +250,22 @@ def test_registry_errors(name: str, message: str) -> None:
 def test_registry_names_aliases_and_options() -> None:
     assert get_model("Hash:32").model_id == "hash:32"
     assert get_model("use").model_id == "use-multilingual"  # lazy: nothing loaded yet
-    assert get_model("openai:nomic-embed-text", base_url="http://h:1/v1/").url == "http://h:1/v1/embeddings"
-    with pytest.raises(EmbeddingError, match="embedding model 'hash' does not accept these options"):
+    assert (
+        get_model("openai:nomic-embed-text", base_url="http://h:1/v1/").url
+        == "http://h:1/v1/embeddings"
+    )
+    with pytest.raises(
+        EmbeddingError, match="embedding model 'hash' does not accept these options"
+    ):
         get_model("hash", colour="red")
 
 
 def test_register_and_duplicate_names() -> None:
     register("counting", lambda arg: CountingModel(), aliases=("cnt",))
     assert isinstance(get_model("cnt"), CountingModel)
-    with pytest.raises(EmbeddingError, match="name 'hash' from user code is already registered by built-in"):
+    with pytest.raises(
+        EmbeddingError, match="name 'hash' from user code is already registered by built-in"
+    ):
         register("hash", lambda arg: CountingModel())
     register("counting", lambda arg: CountingModel(2.0), replace=True)
     assert get_model("counting").scale == 2.0
@@ -247,7 +277,10 @@ def test_openai_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     model = get_model("openai:text-embedding-3-small")
     assert (model.url, model.api_key, model.model_id) == (
-        "http://example.invalid:8080/v1/embeddings", "sk-test", "openai:text-embedding-3-small")
+        "http://example.invalid:8080/v1/embeddings",
+        "sk-test",
+        "openai:text-embedding-3-small",
+    )
     monkeypatch.delenv("DOCQL_EMBED_URL")
     assert get_model("openai:x").url == "http://127.0.0.1:11434/v1/embeddings"
 
@@ -256,7 +289,9 @@ def test_openai_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch) ->
 
 
 @pytest.fixture
-def make_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str, str], None]]:
+def make_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[[str, str], None]]:
     """Install a fake distribution (module + *.dist-info/entry_points.txt) on sys.path."""
     modules: list[str] = []
 
@@ -264,9 +299,12 @@ def make_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cal
         (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
         info = tmp_path / f"{module}-0.1.dist-info"
         info.mkdir()
-        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n", encoding="utf-8")
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n", encoding="utf-8"
+        )
         (info / "entry_points.txt").write_text(
-            f"[docql_sqlite.embedders]\n{module} = {module}:register\n", encoding="utf-8")
+            f"[docql_sqlite.embedders]\n{module} = {module}:register\n", encoding="utf-8"
+        )
         modules.append(module)
 
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -277,17 +315,23 @@ def make_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Cal
 
 
 def test_entry_point_plugin_is_loaded(make_plugin: Callable[[str, str], None]) -> None:
-    make_plugin("fakeplug", (
-        "from docql_sqlite.embedders.hashing import HashEmbedder\n"
-        "class Tiny(HashEmbedder):\n"
-        "    def __init__(self, arg, **options):\n"
-        "        super().__init__(int(arg or 8))\n"
-        "        self.model_id = 'tiny:' + str(self.dimensions)\n"
-        "def register(register_fn):\n"
-        "    register_fn('tiny', Tiny, aliases=('t',))\n"
-    ))
+    make_plugin(
+        "fakeplug",
+        (
+            "from docql_sqlite.embedders.hashing import HashEmbedder\n"
+            "class Tiny(HashEmbedder):\n"
+            "    def __init__(self, arg, **options):\n"
+            "        super().__init__(int(arg or 8))\n"
+            "        self.model_id = 'tiny:' + str(self.dimensions)\n"
+            "def register(register_fn):\n"
+            "    register_fn('tiny', Tiny, aliases=('t',))\n"
+        ),
+    )
     reload_plugins()
-    assert available_models()[:3] == ["hash", "use-multilingual", "openai"] and "tiny" in available_models()
+    assert (
+        available_models()[:3] == ["hash", "use-multilingual", "openai"]
+        and "tiny" in available_models()
+    )
     model = get_model("t:16")
     assert (model.model_id, model.embed(["plugin"]).shape) == ("tiny:16", (1, 16))
     with pytest.raises(EmbeddingError, match="did you mean 'tiny'"):
@@ -306,9 +350,14 @@ def test_broken_plugin_is_reported_by_name(make_plugin: Callable[[str, str], Non
 
 
 def test_plugin_cannot_shadow_a_builtin(make_plugin: Callable[[str, str], None]) -> None:
-    make_plugin("shadowplug", "def register(register_fn):\n    register_fn('hash', lambda arg: None)\n")
-    with pytest.raises(EmbeddingError, match=r"plugin 'shadowplug' .* failed to load: embedding model name 'hash' "
-                                             r"from plugin 'shadowplug' is already registered by built-in"):
+    make_plugin(
+        "shadowplug", "def register(register_fn):\n    register_fn('hash', lambda arg: None)\n"
+    )
+    with pytest.raises(
+        EmbeddingError,
+        match=r"plugin 'shadowplug' .* failed to load: embedding model name 'hash' "
+        r"from plugin 'shadowplug' is already registered by built-in",
+    ):
         reload_plugins()
 
 
@@ -334,8 +383,14 @@ class FakeServer:
                     time.sleep(1.5)
                     return
                 if step is None:
-                    data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0, 2.0]}
-                            for i, t in enumerate(body["input"])]
+                    data = [
+                        {
+                            "object": "embedding",
+                            "index": i,
+                            "embedding": [float(len(t)), 1.0, 0.0, 2.0],
+                        }
+                        for i, t in enumerate(body["input"])
+                    ]
                     step = (200, json.dumps({"object": "list", "data": data[::-1]}).encode())
                 status, payload = step
                 self.send_response(status)
@@ -375,7 +430,9 @@ def test_http_success_discovers_dimension_and_orders_by_index(server: FakeServer
     model = client(server)
     vectors = model.embed(["a", "bbb", ""])
     assert model.dimensions == 4 and vectors.shape == (3, 4)
-    expected = np.array([[1, 1, 0, 2], [3, 1, 0, 2], [1, 1, 0, 2]], dtype=np.float32)  # "" is sent as " "
+    expected = np.array(
+        [[1, 1, 0, 2], [3, 1, 0, 2], [1, 1, 0, 2]], dtype=np.float32
+    )  # "" is sent as " "
     assert np.allclose(vectors, expected / np.linalg.norm(expected, axis=1, keepdims=True))
     assert server.requests[0]["model"] == "nomic-embed-text"
     assert server.headers[0]["Authorization"] == "Bearer sk-local"
@@ -401,7 +458,11 @@ def test_http_gives_up_after_retries_with_status_and_text(server: FakeServer) ->
     server.script = [(500, b'{"error": {"message": "overloaded"}}')] * 3
     with pytest.raises(HTTPError) as err:
         client(server, retries=2).embed(["x"])
-    assert err.value.message == f"embedding request to {server.url}/embeddings failed after 3 attempts: HTTP 500: overloaded"
+    assert (
+        err.value.message
+        == f"embedding request to {server.url}/embeddings failed after 3 attempts: "
+        "HTTP 500: overloaded"
+    )
     assert err.value.status == 500 and len(server.requests) == 3
 
 
@@ -410,7 +471,8 @@ def test_http_4xx_is_not_retried(server: FakeServer) -> None:
     with pytest.raises(EmbeddingError) as err:
         client(server, retries=3).embed(["x"])
     assert err.value.message == (
-        f"embedding server {server.url}/embeddings answered HTTP 400: model \"nomic\" not found, try pulling it first"
+        f"embedding server {server.url}/embeddings answered HTTP 400: "
+        'model "nomic" not found, try pulling it first'
     )
     assert len(server.requests) == 1
 
@@ -423,7 +485,9 @@ def test_http_timeout(server: FakeServer) -> None:
 
 def test_http_malformed_json_is_not_retried(server: FakeServer) -> None:
     server.script = [(200, b"<html>proxy error</html>")]
-    with pytest.raises(EmbeddingError, match=r"not OpenAI embeddings JSON .*'<html>proxy error</html>'"):
+    with pytest.raises(
+        EmbeddingError, match=r"not OpenAI embeddings JSON .*'<html>proxy error</html>'"
+    ):
         client(server).embed(["x"])
     assert len(server.requests) == 1
 
@@ -457,11 +521,13 @@ def _use_or_skip() -> EmbeddingModel:
 
 def test_use_multilingual_paraphrase_closer_than_unrelated() -> None:
     model = _use_or_skip()
-    en, zh, other = model.embed([
-        "The database stores every document in a single file.",
-        "数据库把所有文档存储在一个文件中。",
-        "The football match was cancelled because of heavy rain.",
-    ])
+    en, zh, other = model.embed(
+        [
+            "The database stores every document in a single file.",
+            "数据库把所有文档存储在一个文件中。",
+            "The football match was cancelled because of heavy rain.",
+        ]
+    )
     assert model.is_semantic and model.dimensions == 512
     assert np.allclose(np.linalg.norm([en, zh, other], axis=1), 1.0, atol=1e-5)
     assert cosine(en, zh) > cosine(en, other) + 0.3
@@ -484,7 +550,9 @@ def test_use_missing_onnxruntime_names_the_extra(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` fail
     with pytest.raises(EmbeddingError) as err:
         get_model("use").embed(["x"])
-    assert err.value.message.startswith("the 'use-multilingual' model needs onnxruntime; install the semantic extra")
+    assert err.value.message.startswith(
+        "the 'use-multilingual' model needs onnxruntime; install the semantic extra"
+    )
 
 
 def test_use_truncation_counts_cjk_double() -> None:
@@ -506,8 +574,10 @@ def test_encoded_vectors_work_in_sqlite_vec() -> None:
     for rowid, vector in enumerate(model.embed(texts), start=1):
         conn.execute("INSERT INTO v(rowid, embedding) VALUES (?, ?)", (rowid, encode(vector)))
     query = encode(model.embed_one("full-text search in SQLite"))
-    rows = conn.execute("SELECT rowid, distance FROM v WHERE embedding MATCH ? AND k = 3 ORDER BY distance",
-                        (query,)).fetchall()
+    rows = conn.execute(
+        "SELECT rowid, distance FROM v WHERE embedding MATCH ? AND k = 3 ORDER BY distance",
+        (query,),
+    ).fetchall()
     assert rows[0][0] == 1
     stored = conn.execute("SELECT embedding FROM v WHERE rowid = 2").fetchall()[0][0]
     assert np.array_equal(decode(stored), model.embed(["向量检索"])[0])

@@ -52,7 +52,9 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # keep pytest output clean
         pass
 
-    def _reply(self, code: int, body: bytes, content_type: str = "text/plain", **headers: str) -> None:
+    def _reply(
+        self, code: int, body: bytes, content_type: str = "text/plain", **headers: str
+    ) -> None:
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -87,7 +89,12 @@ class Handler(BaseHTTPRequestHandler):
             count = state.counts[path]
             state.headers[path] = self.headers
         if path == "/doc.md":
-            self._reply(200, MARKDOWN, "text/markdown; charset=utf-8", Last_Modified="Wed, 21 Oct 2015 07:28:00 GMT")
+            self._reply(
+                200,
+                MARKDOWN,
+                "text/markdown; charset=utf-8",
+                Last_Modified="Wed, 21 Oct 2015 07:28:00 GMT",
+            )
         elif path == "/typed":  # format must come from Content-Type: no extension in the URL
             self._reply(200, b"body", query.replace("%20", " ").replace("%3B", ";"))
         elif path == "/start":
@@ -159,7 +166,14 @@ def server() -> Iterator[Server]:
 @pytest.fixture(autouse=True)
 def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proxy configured on the test machine must not swallow requests to 127.0.0.1."""
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    for name in (
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -241,14 +255,17 @@ def test_503_gives_up_after_retries(server: Server) -> None:
 
 def test_truncated_body_is_a_network_error(server: Server) -> None:
     reason, _ = fails(server.url("/truncated"), retries=2, backoff=0.01)
-    assert reason == "network error: connection closed after 10 bytes (90 missing) (after 2 attempts)"
+    assert (
+        reason == "network error: connection closed after 10 bytes (90 missing) (after 2 attempts)"
+    )
     assert server.counts["/truncated"] == 2
 
 
 def test_honest_content_length_over_cap_is_refused_unread(server: Server) -> None:
     reason, elapsed = fails(server.url("/huge"), max_bytes=50_000_000, retries=3, backoff=0.01)
     assert reason == (
-        "too large: Content-Length 60,000,000 bytes exceeds the 50,000,000-byte limit (raise it with --max-bytes)"
+        "too large: Content-Length 60,000,000 bytes exceeds the 50,000,000-byte limit (raise it "
+        "with --max-bytes)"
     )
     assert elapsed < 1.0
     assert server.counts["/huge"] == 1  # oversize is never retried

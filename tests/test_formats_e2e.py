@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pypdf
 import pytest
+from conftest import DATASETS, REPO, file_lines
 
 import docql_sqlite
 from docql_sqlite.ingest import IngestOptions, index_paths
-
-from conftest import DATASETS, REPO, file_lines
 
 sys.path.insert(0, str(DATASETS))
 import make_binary_samples  # noqa: E402  (the committed generator of datasets/)
@@ -51,7 +50,12 @@ def test_class_source_is_the_whole_class(corpus_db: Path) -> None:
         items = index.query('$.code.class("docqllexer")')
     assert len(items) == 1
     item = items[0]
-    assert (item["path"], item["kind"], item["line"], item["end_line"]) == (path, "class", node.lineno, node.end_lineno)
+    assert (item["path"], item["kind"], item["line"], item["end_line"]) == (
+        path,
+        "class",
+        node.lineno,
+        node.end_lineno,
+    )
     assert item["source"] == expected
     methods = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
     with docql_sqlite.open(corpus_db) as index:
@@ -95,7 +99,10 @@ def test_pdf_toc_equals_its_outline(binary_index: tuple[Path, Path]) -> None:
     walk(reader.outline, 1)
     with docql_sqlite.open(db) as index:
         toc = index.query('$.files[?(@.name=="handbook.pdf")].toc')
-        pages = {p: index.query(f'$.content.page({p})', path="*handbook.pdf") for p in range(1, len(reader.pages) + 1)}
+        pages = {
+            p: index.query(f"$.content.page({p})", path="*handbook.pdf")
+            for p in range(1, len(reader.pages) + 1)
+        }
     assert [(h["level"], h["title"], h["page"]) for h in toc] == expected
     assert all(h["location"].endswith(f":page {h['page']}") for h in toc)
     for number, items in pages.items():
@@ -107,7 +114,9 @@ def test_pdf_toc_equals_its_outline(binary_index: tuple[Path, Path]) -> None:
 def test_broken_binaries_are_recorded_with_reasons(binary_index: tuple[Path, Path]) -> None:
     db, _ = binary_index
     with docql_sqlite.open(db) as index:
-        errors = {Path(e["path"]).name: e["reason"] for e in index.errors() if e["severity"] == "error"}
+        errors = {
+            Path(e["path"]).name: e["reason"] for e in index.errors() if e["severity"] == "error"
+        }
     assert errors["encrypted.pdf"].startswith("encrypted PDF")
     assert errors["corrupt.pdf"].startswith("corrupt PDF")
     assert errors["broken.docx"].startswith("corrupt DOCX")
@@ -118,7 +127,11 @@ def test_docx_headings_become_the_toc(binary_index: tuple[Path, Path]) -> None:
 
     db, docs = binary_index
     document = docx.Document(str(docs / "handbook.docx"))
-    expected = [(int(p.style.name.split()[-1]), p.text) for p in document.paragraphs if p.style.name.startswith("Heading")]
+    expected = [
+        (int(p.style.name.split()[-1]), p.text)
+        for p in document.paragraphs
+        if p.style.name.startswith("Heading")
+    ]
     with docql_sqlite.open(db) as index:
-        toc = index.query('$.toc', path="*handbook.docx")
+        toc = index.query("$.toc", path="*handbook.docx")
     assert [(h["level"], h["title"]) for h in toc] == expected

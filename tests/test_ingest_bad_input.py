@@ -24,8 +24,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import DATASETS, TmpIndex, check_document_chunks, file_lines
+
 from docql_sqlite.cli import cli
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import formats
@@ -37,7 +37,10 @@ FAILING: dict[str, tuple[bytes, str]] = {
     "binary.md": (b"# Looks like Markdown\n\x00\x01\x02\x03\xff\xfe binary", "binary file"),
     "png.md": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary file"),
     "whitespace.md": (b"   \n\t\n\n", "no text content"),
-    "odd-utf16.md": (codecs.BOM_UTF16_LE + "# Title\n".encode("utf-16-le") + b"\x00", "invalid UTF-16-LE"),
+    "odd-utf16.md": (
+        codecs.BOM_UTF16_LE + "# Title\n".encode("utf-16-le") + b"\x00",
+        "invalid UTF-16-LE",
+    ),
     "big.md": (b"# Big\n\n" + b"word " * 1000 + b"\n", "file too large"),
 }
 MAX_BYTES = 4096
@@ -46,22 +49,50 @@ MAX_BYTES = 4096
 LATIN1_TEXT = "# Café Menü\n\nnaïve résumé, Größe\n"
 DECODED: dict[str, tuple[bytes, str, str, str | None]] = {
     "latin1.md": (LATIN1_TEXT.encode("latin-1"), LATIN1_TEXT, "Café Menü", "not valid UTF-8"),
-    "utf16le.md": (codecs.BOM_UTF16_LE + "# 标题 UTF16\n\nbody ü\n".encode("utf-16-le"),
-                   "# 标题 UTF16\n\nbody ü\n", "标题 UTF16", None),
-    "utf16be.md": (codecs.BOM_UTF16_BE + "# Big Endian\n\nbody\n".encode("utf-16-be"),
-                   "# Big Endian\n\nbody\n", "Big Endian", None),
-    "utf8bom.md": (codecs.BOM_UTF8 + "# BOM Title\n\nbody é\n".encode(), "# BOM Title\n\nbody é\n", "BOM Title", None),
-    "crlf.md": (b"# CRLF\r\n\r\nline one\r\nline two\r\n\r\nSetext\r\n---\r\nx\r\n",
-                "# CRLF\n\nline one\nline two\n\nSetext\n---\nx\n", "CRLF", None),
+    "utf16le.md": (
+        codecs.BOM_UTF16_LE + "# 标题 UTF16\n\nbody ü\n".encode("utf-16-le"),
+        "# 标题 UTF16\n\nbody ü\n",
+        "标题 UTF16",
+        None,
+    ),
+    "utf16be.md": (
+        codecs.BOM_UTF16_BE + "# Big Endian\n\nbody\n".encode("utf-16-be"),
+        "# Big Endian\n\nbody\n",
+        "Big Endian",
+        None,
+    ),
+    "utf8bom.md": (
+        codecs.BOM_UTF8 + "# BOM Title\n\nbody é\n".encode(),
+        "# BOM Title\n\nbody é\n",
+        "BOM Title",
+        None,
+    ),
+    "crlf.md": (
+        b"# CRLF\r\n\r\nline one\r\nline two\r\n\r\nSetext\r\n---\r\nx\r\n",
+        "# CRLF\n\nline one\nline two\n\nSetext\n---\nx\n",
+        "CRLF",
+        None,
+    ),
     "cr.md": (b"# Old Mac\r\rline\r", "# Old Mac\n\nline\n", "Old Mac", None),
-    "fine.md": (b"# Fine\n\nNothing wrong here.\n", "# Fine\n\nNothing wrong here.\n", "Fine", None),
+    "fine.md": (
+        b"# Fine\n\nNothing wrong here.\n",
+        "# Fine\n\nNothing wrong here.\n",
+        "Fine",
+        None,
+    ),
 }
 
 
 def stored_text(index: TmpIndex, path: str) -> str:
-    (doc_id, header), = index.query("SELECT id, header_text FROM documents WHERE path = ?", (path,))
-    return header + "".join(r[0] for r in index.query(
-        "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)))
+    ((doc_id, header),) = index.query(
+        "SELECT id, header_text FROM documents WHERE path = ?", (path,)
+    )
+    return header + "".join(
+        r[0]
+        for r in index.query(
+            "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
+        )
+    )
 
 
 def write_bad_tree(index: TmpIndex) -> TmpIndex:
@@ -92,7 +123,9 @@ def test_each_bad_file_is_recorded_and_the_rest_indexed(bad_indexed: tuple[TmpIn
     assert errors["docs/broken-link.md"][0] == "error"
     assert "broken symlink" in errors["docs/broken-link.md"][1]
     assert "no-such-target.md" in errors["docs/broken-link.md"][1]
-    assert "limit is 4,096" in errors["docs/big.md"][1] and "--max-bytes" in errors["docs/big.md"][1]
+    assert (
+        "limit is 4,096" in errors["docs/big.md"][1] and "--max-bytes" in errors["docs/big.md"][1]
+    )
     assert set(failed) == {f"docs/{n}" for n in FAILING} | {"docs/broken-link.md"}
     assert bad_tree.paths() == sorted(f"docs/{n}" for n in DECODED)
     assert not report.ok
@@ -104,9 +137,12 @@ def test_decoded_files_have_the_right_text(bad_indexed: tuple[TmpIndex, Any], na
     data, text, title, warning = DECODED[name]
     path = f"docs/{name}"
     assert stored_text(bad_tree, path) == text
-    assert bad_tree.query("SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id "
-                          "WHERE d.path = ? ORDER BY s.ord LIMIT 1", (path,)) == [(title,)]
-    (doc_id,), = bad_tree.query("SELECT id FROM documents WHERE path = ?", (path,))
+    assert bad_tree.query(
+        "SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id "
+        "WHERE d.path = ? ORDER BY s.ord LIMIT 1",
+        (path,),
+    ) == [(title,)]
+    ((doc_id,),) = bad_tree.query("SELECT id FROM documents WHERE path = ?", (path,))
     assert check_document_chunks(bad_tree.db, doc_id, file_lines(bad_tree.docs / name)) == []
     problem = bad_tree.errors().get(path)
     if warning is None:
@@ -118,9 +154,10 @@ def test_decoded_files_have_the_right_text(bad_indexed: tuple[TmpIndex, Any], na
 
 def test_crlf_setext_line_numbers_match_lf(bad_indexed: tuple[TmpIndex, Any]) -> None:
     bad_tree, _ = bad_indexed
-    assert bad_tree.query("SELECT s.title, s.level, s.line, s.end_line FROM sections s JOIN documents d "
-                          "ON d.id = s.doc_id WHERE d.path = 'docs/crlf.md' ORDER BY s.ord") == \
-        [("CRLF", 1, 1, 8), ("Setext", 2, 6, 8)]
+    assert bad_tree.query(
+        "SELECT s.title, s.level, s.line, s.end_line FROM sections s JOIN documents d "
+        "ON d.id = s.doc_id WHERE d.path = 'docs/crlf.md' ORDER BY s.ord"
+    ) == [("CRLF", 1, 1, 8), ("Setext", 2, 6, 8)]
 
 
 def test_raising_max_bytes_indexes_the_big_file(tmp_index: TmpIndex) -> None:
@@ -167,13 +204,25 @@ def test_shipped_bad_samples(tmp_index: TmpIndex) -> None:
             assert errors[path][0] == want[0] and want[1] in errors[path][1], errors.get(path)
     for name, titles in SAMPLE_TITLES.items():
         if name in present:
-            got = [r[0] for r in tmp_index.query("SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id "
-                                                 "WHERE d.path = ? ORDER BY s.ord", (f"docs/{name}",))]
+            got = [
+                r[0]
+                for r in tmp_index.query(
+                    "SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id "
+                    "WHERE d.path = ? ORDER BY s.ord",
+                    (f"docs/{name}",),
+                )
+            ]
             assert got[: len(titles)] == titles
             # line 1 of the BOM / UTF-16 samples is the heading: the BOM adds no line
             if name in ("bom.md", "utf16.md"):
-                assert tmp_index.scalar("SELECT min(s.line) FROM sections s JOIN documents d ON d.id = s.doc_id "
-                                        "WHERE d.path = ?", (f"docs/{name}",)) == 1
+                assert (
+                    tmp_index.scalar(
+                        "SELECT min(s.line) FROM sections s JOIN documents d ON d.id = s.doc_id "
+                        "WHERE d.path = ?",
+                        (f"docs/{name}",),
+                    )
+                    == 1
+                )
 
 
 def test_bad_samples_through_the_cli() -> None:
@@ -184,8 +233,12 @@ def test_bad_samples_through_the_cli() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bad.db"
-        run = subprocess.run([sys.executable, "-m", "docql_sqlite", "index", str(db), str(DATASETS / "bad")],
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "docql_sqlite", "index", str(db), str(DATASETS / "bad")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 1, run.stderr
         assert "failed: " in run.stderr and "empty.md: empty file" in run.stderr
         assert "binary.md: binary file" in run.stderr
@@ -204,7 +257,9 @@ def unprivileged_prefix(probe: Path) -> list[str]:
     elif shutil.which("setpriv"):
         prefix = DROP_CAPS
     else:
-        pytest.skip("running as root and no setpriv to drop CAP_DAC_OVERRIDE: chmod 000 cannot be tested")
+        pytest.skip(
+            "running as root and no setpriv to drop CAP_DAC_OVERRIDE: chmod 000 cannot be tested"
+        )
     check = subprocess.run(prefix + ["cat", str(probe)], capture_output=True)
     if check.returncode == 0:
         pytest.skip("cannot make a file unreadable here (capabilities could not be dropped)")
@@ -219,8 +274,13 @@ def test_permission_denied(tmp_index: TmpIndex) -> None:
     (tmp_index.docs / "lockdir").chmod(0)
     try:
         prefix = unprivileged_prefix(locked)
-        run = subprocess.run(prefix + [sys.executable, "-m", "docql_sqlite", "index", "--json", "index.db", "docs"],
-                             capture_output=True, text=True, timeout=120, cwd=tmp_index.root)
+        run = subprocess.run(
+            prefix + [sys.executable, "-m", "docql_sqlite", "index", "--json", "index.db", "docs"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_index.root,
+        )
     finally:
         locked.chmod(0o644)
         (tmp_index.docs / "lockdir").chmod(0o755)
@@ -276,23 +336,38 @@ def evil_formats() -> Any:
 
 
 def test_parser_crash_and_timeout_cost_one_file(tmp_index: TmpIndex, evil_formats: None) -> None:
-    tmp_index.write_many({"a.crashy": "x\n", "b.hangs": "x\n", "c.buggy": "x\n", "d.md": "# Fine\n",
-                          "e.md": "# Also fine\n"})
+    tmp_index.write_many(
+        {
+            "a.crashy": "x\n",
+            "b.hangs": "x\n",
+            "c.buggy": "x\n",
+            "d.md": "# Fine\n",
+            "e.md": "# Also fine\n",
+        }
+    )
     started = time.monotonic()
     report = tmp_index.index(timeout=0.5)
     assert time.monotonic() - started < 30
     errors = tmp_index.errors()
     assert errors["docs/a.crashy"][0] == "error" and "crashed" in errors["docs/a.crashy"][1]
     assert "-11" in errors["docs/a.crashy"][1] or "SIGSEGV" in errors["docs/a.crashy"][1]
-    assert errors["docs/b.hangs"][0] == "error" and "timed out after 0.5 s" in errors["docs/b.hangs"][1]
+    assert (
+        errors["docs/b.hangs"][0] == "error"
+        and "timed out after 0.5 s" in errors["docs/b.hangs"][1]
+    )
     assert "--timeout" in errors["docs/b.hangs"][1]
-    assert errors["docs/c.buggy"][0] == "error" and "ValueError: parser bug on purpose" in errors["docs/c.buggy"][1]
+    assert (
+        errors["docs/c.buggy"][0] == "error"
+        and "ValueError: parser bug on purpose" in errors["docs/c.buggy"][1]
+    )
     assert {p for p, _ in report.failed} == {"docs/a.crashy", "docs/b.hangs", "docs/c.buggy"}
     assert tmp_index.paths() == ["docs/d.md", "docs/e.md"]
 
 
 @pytest.mark.parametrize("name, reason", [("only.crashy", "crashed"), ("only.hangs", "timed out")])
-def test_single_file_is_isolated_too(tmp_index: TmpIndex, evil_formats: None, name: str, reason: str) -> None:
+def test_single_file_is_isolated_too(
+    tmp_index: TmpIndex, evil_formats: None, name: str, reason: str
+) -> None:
     """Indexing just one file must still use a worker: a crash may not take the run down."""
     tmp_index.write(name, "x\n")
     report = tmp_index.index(f"docs/{name}", timeout=0.5)
@@ -345,9 +420,13 @@ def test_run_tasks_isolates_each_task(workers: int) -> None:
     assert sorted(results) == sorted(tasks)
     for ok in "abcde":
         assert results[ok] == ok.upper()
-    for bad, reason in [("segv", "crashed (exit code -11, SIGSEGV)"), ("sleep", "timed out after 0.5 s"),
-                        ("raise", "RuntimeError: worker bug"), ("ingest", "bad input, on purpose"),
-                        ("exit", "crashed (exit code 3)")]:
+    for bad, reason in [
+        ("segv", "crashed (exit code -11, SIGSEGV)"),
+        ("sleep", "timed out after 0.5 s"),
+        ("raise", "RuntimeError: worker bug"),
+        ("ingest", "bad input, on purpose"),
+        ("exit", "crashed (exit code 3)"),
+    ]:
         assert isinstance(results[bad], IngestError), (bad, results[bad])
         assert reason in results[bad].message, (bad, results[bad].message)
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import (
     DATASETS,
     REPO,
@@ -30,6 +29,7 @@ from conftest import (
     lines_text,
     query,
 )
+
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS
 from docql_sqlite.ingest.formats import format_for_path
@@ -58,8 +58,11 @@ def small_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """datasets/ including bad/, cut with a small max_chars so paragraphs and blocks get split."""
     db = tmp_path_factory.mktemp("small-chunks") / "small.db"
     with chdir(REPO):
-        index_paths(db, [str(p) for p in dataset_roots()] + ["datasets/bad"],
-                    IngestOptions(workers=2, max_chars=SMALL_MAX))
+        index_paths(
+            db,
+            [str(p) for p in dataset_roots()] + ["datasets/bad"],
+            IngestOptions(workers=2, max_chars=SMALL_MAX),
+        )
     return db
 
 
@@ -67,13 +70,17 @@ CONFIGS = [("default", path) for path in CORPUS_FILES] + [("small", path) for pa
 
 
 @pytest.fixture
-def indexed(request: pytest.FixtureRequest, corpus_db: Path, small_db: Path) -> tuple[Path, int, int, str]:
+def indexed(
+    request: pytest.FixtureRequest, corpus_db: Path, small_db: Path
+) -> tuple[Path, int, int, str]:
     """(db, doc id, max_chars, path) for the parametrized (config, path)."""
     config, path = request.param
     db, max_chars = (corpus_db, DEFAULT_MAX_CHARS) if config == "default" else (small_db, SMALL_MAX)
     rows = query(db, "SELECT id FROM documents WHERE path = ?", (path,))
     if not rows:
-        reason = query(db, "SELECT reason FROM ingest_errors WHERE path = ? AND severity = 'error'", (path,))
+        reason = query(
+            db, "SELECT reason FROM ingest_errors WHERE path = ? AND severity = 'error'", (path,)
+        )
         pytest.skip(f"{path} not indexed: {reason[0][0] if reason else 'not found'}")
     return db, rows[0][0], max_chars, path
 
@@ -84,15 +91,27 @@ def _ids(param: tuple[str, str]) -> str:
 
 def _chunks(db: Path, doc_id: int) -> list[dict[str, Any]]:
     keys = ("index", "line", "end_line", "section_id", "content")
-    return [dict(zip(keys, r)) for r in query(
-        db, "SELECT chunk_index, line, end_line, section_id, content FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
-        (doc_id,))]
+    return [
+        dict(zip(keys, r))
+        for r in query(
+            db,
+            "SELECT chunk_index, line, end_line, section_id, content FROM chunks WHERE doc_id = ? "
+            "ORDER BY chunk_index",
+            (doc_id,),
+        )
+    ]
 
 
 def _sections(db: Path, doc_id: int) -> list[dict[str, Any]]:
     keys = ("id", "line", "end_line", "title")
-    return [dict(zip(keys, r)) for r in query(
-        db, "SELECT id, line, end_line, title FROM sections WHERE doc_id = ? ORDER BY ord", (doc_id,))]
+    return [
+        dict(zip(keys, r))
+        for r in query(
+            db,
+            "SELECT id, line, end_line, title FROM sections WHERE doc_id = ? ORDER BY ord",
+            (doc_id,),
+        )
+    ]
 
 
 def test_corpus_indexes_without_errors(corpus_db: Path, corpus_report) -> None:  # type: ignore[no-untyped-def]
@@ -121,22 +140,35 @@ def test_chunks_stay_in_one_section(indexed: tuple[Path, int, int, str]) -> None
             innermost = max(holders, key=lambda s: s["line"])
             assert c["section_id"] == innermost["id"], (
                 f"{where} belongs to {by_id.get(c['section_id'], {}).get('title')!r}, "
-                f"innermost is {innermost['title']!r}")
+                f"innermost is {innermost['title']!r}"
+            )
             assert c["end_line"] <= innermost["end_line"], f"{where} runs past its section's end"
         for s in sections:
-            assert not c["line"] < s["line"] <= c["end_line"], f"{where} spans the heading of {s['title']!r}"
-            assert not c["line"] <= s["end_line"] < c["end_line"], f"{where} spans the end of {s['title']!r}"
+            assert not c["line"] < s["line"] <= c["end_line"], (
+                f"{where} spans the heading of {s['title']!r}"
+            )
+            assert not c["line"] <= s["end_line"] < c["end_line"], (
+                f"{where} spans the end of {s['title']!r}"
+            )
 
 
 def _blocks(db: Path, doc_id: int) -> list[tuple[int, int]]:
-    return [(a, b) for a, b in query(
-        db, "SELECT line, end_line FROM codeblocks WHERE doc_id = ? UNION ALL "
-            "SELECT line, end_line FROM tables WHERE doc_id = ?", (doc_id, doc_id))]
+    return [
+        (a, b)
+        for a, b in query(
+            db,
+            "SELECT line, end_line FROM codeblocks WHERE doc_id = ? UNION ALL "
+            "SELECT line, end_line FROM tables WHERE doc_id = ?",
+            (doc_id, doc_id),
+        )
+    ]
 
 
 def _one_paragraph(lines: list[str], first: int, last: int) -> bool:
     """No blank line followed by a non-blank one inside first..last."""
-    return not any(not lines[n - 2].strip() and lines[n - 1].strip() for n in range(first + 1, last + 1))
+    return not any(
+        not lines[n - 2].strip() and lines[n - 1].strip() for n in range(first + 1, last + 1)
+    )
 
 
 @pytest.mark.parametrize("indexed", CONFIGS, ids=_ids, indirect=True)
@@ -150,8 +182,10 @@ def test_chunk_size_limit(indexed: tuple[Path, int, int, str]) -> None:
         single_line = c["line"] == c["end_line"]
         in_block = any(a <= c["line"] and c["end_line"] <= b for a, b in blocks)
         assert single_line or in_block or _one_paragraph(lines, c["line"], c["end_line"]), (
-            f"{path} chunk {c['index']} ({c['line']}-{c['end_line']}) has {len(c['content'])} chars "
-            f"> {max_chars} and is not one line, block or paragraph")
+            f"{path} chunk {c['index']} ({c['line']}-{c['end_line']}) has {len(c['content'])} "
+            f"chars "
+            f"> {max_chars} and is not one line, block or paragraph"
+        )
 
 
 @pytest.mark.parametrize("indexed", CONFIGS, ids=_ids, indirect=True)
@@ -162,17 +196,24 @@ def test_small_code_blocks_are_not_split(indexed: tuple[Path, int, int, str]) ->
     for a, b in query(db, "SELECT line, end_line FROM codeblocks WHERE doc_id = ?", (doc_id,)):
         if len(lines_text(lines, a, b)) <= max_chars:
             inner = sorted(starts & set(range(a + 1, b + 1)))
-            assert not inner, f"{path}: code block {a}-{b} fits in {max_chars} chars but chunks start at {inner}"
+            assert not inner, (
+                f"{path}: code block {a}-{b} fits in {max_chars} chars but chunks start at {inner}"
+            )
 
 
 def test_small_config_really_splits(small_db: Path) -> None:
     """Guard: the small configuration must exercise splitting, or the tests above prove little."""
-    split_sections = query(small_db, "SELECT count(*) FROM (SELECT section_id FROM chunks WHERE section_id IS NOT NULL "
-                                     "GROUP BY section_id HAVING count(*) > 1)")[0][0]
+    split_sections = query(
+        small_db,
+        "SELECT count(*) FROM (SELECT section_id FROM chunks WHERE section_id IS NOT NULL "
+        "GROUP BY section_id HAVING count(*) > 1)",
+    )[0][0]
     assert split_sections >= 10
     split_blocks = 0
     for doc_id, a, b in query(small_db, "SELECT doc_id, line, end_line FROM codeblocks"):
-        starts = {r[0] for r in query(small_db, "SELECT line FROM chunks WHERE doc_id = ?", (doc_id,))}
+        starts = {
+            r[0] for r in query(small_db, "SELECT line FROM chunks WHERE doc_id = ?", (doc_id,))
+        }
         split_blocks += bool(starts & set(range(a + 1, b + 1)))
     assert split_blocks >= 1, "no code block was large enough to be split; lower SMALL_MAX"
 
@@ -182,8 +223,11 @@ INTRO = "Intro text " * 6  # 66 characters
 
 
 def _doc_chunks(index: TmpIndex, name: str) -> list[tuple[int, int, str]]:
-    return index.query("""SELECT c.line, c.end_line, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id
-                          WHERE d.path = ? ORDER BY c.chunk_index""", (f"docs/{name}",))
+    return index.query(
+        """SELECT c.line, c.end_line, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id
+                          WHERE d.path = ? ORDER BY c.chunk_index""",
+        (f"docs/{name}",),
+    )
 
 
 FENCE4 = "```py\nx = 1\ny = 2\nz = 3\nw = 4\n```"
@@ -194,22 +238,32 @@ P = INTRO.strip()
 
 # `want`: each chunk's content with surrounding blank lines stripped (where a blank line
 # between two paragraphs goes is not specified; which lines go together is).
-@pytest.mark.parametrize("name, text, max_chars, want", [
-    # a fence right after a paragraph line (no blank line): 105 chars together, the fence
-    # alone is 38; the cut goes before the fence, not through it
-    ("para-fence.md", "# A\n" + INTRO + "\n" + FENCE4 + "\n", 100, ["# A\n" + P, FENCE4]),
-    # the same with a table
-    ("para-table.md", "# A\n" + INTRO + "\n" + TABLE + "\n", 100, ["# A\n" + P, TABLE]),
-    # paragraphs are cut at blank lines: a heading and 3 paragraphs of 67 chars
-    ("paragraphs.md", "# P\n\n" + "\n\n".join([INTRO] * 3) + "\n", 100, ["# P\n\n" + P, P, P]),
-    # a fence that fits stays whole even though the section does not
-    ("fits.md", "# F\n\n" + INTRO + "\n\n" + FENCE4 + "\n", 100, ["# F\n\n" + P, FENCE4]),
-    # blank lines inside a fence are not paragraph breaks (104 chars in all, the fence 31)
-    ("fence-blank-lines.md", "# S\n\n" + INTRO + "\n\n" + FENCE_BLANKS + "\n", 100, ["# S\n\n" + P, FENCE_BLANKS]),
-    # everything fits: one chunk per section's own text
-    ("whole.md", "# W\ntext\n\n## S\nmore\n", 1500, ["# W\ntext", "## S\nmore"]),
-])
-def test_split_points(tmp_index: TmpIndex, name: str, text: str, max_chars: int, want: list[str]) -> None:
+@pytest.mark.parametrize(
+    "name, text, max_chars, want",
+    [
+        # a fence right after a paragraph line (no blank line): 105 chars together, the fence
+        # alone is 38; the cut goes before the fence, not through it
+        ("para-fence.md", "# A\n" + INTRO + "\n" + FENCE4 + "\n", 100, ["# A\n" + P, FENCE4]),
+        # the same with a table
+        ("para-table.md", "# A\n" + INTRO + "\n" + TABLE + "\n", 100, ["# A\n" + P, TABLE]),
+        # paragraphs are cut at blank lines: a heading and 3 paragraphs of 67 chars
+        ("paragraphs.md", "# P\n\n" + "\n\n".join([INTRO] * 3) + "\n", 100, ["# P\n\n" + P, P, P]),
+        # a fence that fits stays whole even though the section does not
+        ("fits.md", "# F\n\n" + INTRO + "\n\n" + FENCE4 + "\n", 100, ["# F\n\n" + P, FENCE4]),
+        # blank lines inside a fence are not paragraph breaks (104 chars in all, the fence 31)
+        (
+            "fence-blank-lines.md",
+            "# S\n\n" + INTRO + "\n\n" + FENCE_BLANKS + "\n",
+            100,
+            ["# S\n\n" + P, FENCE_BLANKS],
+        ),
+        # everything fits: one chunk per section's own text
+        ("whole.md", "# W\ntext\n\n## S\nmore\n", 1500, ["# W\ntext", "## S\nmore"]),
+    ],
+)
+def test_split_points(
+    tmp_index: TmpIndex, name: str, text: str, max_chars: int, want: list[str]
+) -> None:
     tmp_index.write(name, text)
     tmp_index.index(max_chars=max_chars)
     got = _doc_chunks(tmp_index, name)
@@ -243,7 +297,7 @@ def test_front_matter_only_document_has_no_chunks(tmp_index: TmpIndex) -> None:
     tmp_index.write("fm.md", "---\ntitle: Only front matter\n---\n")
     report = tmp_index.index()
     assert report.failed == []
-    (doc_id, lines, body_line), = tmp_index.query("SELECT id, lines, body_line FROM documents")
+    ((doc_id, lines, body_line),) = tmp_index.query("SELECT id, lines, body_line FROM documents")
     assert (lines, body_line) == (3, 4)
     assert tmp_index.scalar("SELECT count(*) FROM chunks WHERE doc_id = ?", (doc_id,)) == 0
     assert check_document_chunks(tmp_index.db, doc_id, file_lines(tmp_index.docs / "fm.md")) == []

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import apsw
 import pytest
-
 from conftest import DOC_TABLES, TmpIndex, check_document_chunks, file_lines, row_counts
 
 DOCS = {
@@ -33,19 +32,32 @@ DOCS = {
 def fts_ids(db: Path, match: str) -> list[int]:
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return [r[0] for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))]
+        return [
+            r[0]
+            for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))
+        ]
     finally:
         conn.close()
 
 
 def assert_consistent(index: TmpIndex) -> None:
-    """No orphan rows, FTS rows = chunks, FTS structure ok, every document's chunks tile its file."""
+    """No orphan rows, FTS rows = chunks, FTS structure ok, every document's chunks
+    tile its file."""
     for table in DOC_TABLES:
-        orphans = index.scalar(f"SELECT count(*) FROM {table} WHERE doc_id NOT IN (SELECT id FROM documents)")
+        orphans = index.scalar(
+            f"SELECT count(*) FROM {table} WHERE doc_id NOT IN (SELECT id FROM documents)"
+        )
         assert orphans == 0, f"{orphans} orphan rows in {table}"
-    assert index.scalar("SELECT count(*) FROM sections WHERE parent_id IS NOT NULL AND parent_id NOT IN "
-                        "(SELECT id FROM sections)") == 0
-    assert index.scalar("SELECT count(*) FROM documents") == index.scalar("SELECT count(DISTINCT uri) FROM documents")
+    assert (
+        index.scalar(
+            "SELECT count(*) FROM sections WHERE parent_id IS NOT NULL AND parent_id NOT IN "
+            "(SELECT id FROM sections)"
+        )
+        == 0
+    )
+    assert index.scalar("SELECT count(*) FROM documents") == index.scalar(
+        "SELECT count(DISTINCT uri) FROM documents"
+    )
     fts = {r[0] for r in index.query("SELECT rowid FROM chunks_fts")}
     chunks = {r[0] for r in index.query("SELECT id FROM chunks")}
     assert fts == chunks
@@ -84,18 +96,22 @@ def test_touched_but_identical_file_is_unchanged(three: TmpIndex) -> None:
     st = path.stat()
     new_mtime = st.st_mtime_ns + 7_000_000_000
     os.utime(path, ns=(new_mtime, new_mtime))
-    (old_id,), = three.query("SELECT id FROM documents WHERE path = 'docs/a.md'")
+    ((old_id,),) = three.query("SELECT id FROM documents WHERE path = 'docs/a.md'")
     report = three.index()
     assert report.unchanged == 3 and report.updated == [] and report.added == []
     # the hash matched, so the stored row was kept (same id) and only its mtime moved
-    assert three.query("SELECT id, mtime_ns FROM documents WHERE path = 'docs/a.md'") == [(old_id, new_mtime)]
+    assert three.query("SELECT id, mtime_ns FROM documents WHERE path = 'docs/a.md'") == [
+        (old_id, new_mtime)
+    ]
     assert three.index().unchanged == 3
 
 
 def test_modified_file_is_replaced(three: TmpIndex) -> None:
     assert fts_ids(three.db, "zebrafish") and fts_ids(three.db, '"架 构"')
     counts = three.counts()
-    three.write("b.md", "# New Heading\n\nA quokka smiles here, happily.\n\n## 设计\n\n本章描述存储。\n")
+    three.write(
+        "b.md", "# New Heading\n\nA quokka smiles here, happily.\n\n## 设计\n\n本章描述存储。\n"
+    )
     report = three.index()
     assert report.updated == ["docs/b.md"] and report.unchanged == 2
     assert fts_ids(three.db, "zebrafish") == []
@@ -103,11 +119,15 @@ def test_modified_file_is_replaced(three: TmpIndex) -> None:
     assert fts_ids(three.db, '"架 构"') == []
     quokka = fts_ids(three.db, "quokka")
     assert len(quokka) == 1
-    assert three.query("SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?",
-                       quokka) == [("docs/b.md",)]
+    assert three.query(
+        "SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?", quokka
+    ) == [("docs/b.md",)]
     assert fts_ids(three.db, "title:new") != []
-    assert [r[0] for r in three.query("""SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id
-                                         WHERE d.path = 'docs/b.md' ORDER BY s.ord""")] == ["New Heading", "设计"]
+    assert [
+        r[0]
+        for r in three.query("""SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id
+                                         WHERE d.path = 'docs/b.md' ORDER BY s.ord""")
+    ] == ["New Heading", "设计"]
     assert three.scalar("SELECT count(*) FROM documents WHERE path = 'docs/b.md'") == 1
     after = three.counts()
     assert after["documents"] == counts["documents"] == 3
@@ -116,7 +136,7 @@ def test_modified_file_is_replaced(three: TmpIndex) -> None:
 
 
 def test_deleted_file_is_removed_everywhere(three: TmpIndex) -> None:
-    (doc_id,), = three.query("SELECT id FROM documents WHERE path = 'docs/c.md'")
+    ((doc_id,),) = three.query("SELECT id FROM documents WHERE path = 'docs/c.md'")
     assert fts_ids(three.db, "capybara")
     (three.docs / "c.md").unlink()
     report = three.index()
@@ -134,9 +154,14 @@ def test_renamed_file(three: TmpIndex) -> None:
     assert report.added == ["docs/renamed.md"] and report.removed == ["docs/a.md"]
     assert three.paths() == ["docs/b.md", "docs/c.md", "docs/renamed.md"]
     hits = fts_ids(three.db, "aardvark")
-    assert hits and {r[0] for r in three.query(
-        f"SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({','.join('?' * len(hits))})",
-        hits)} == {"docs/renamed.md"}
+    assert hits and {
+        r[0]
+        for r in three.query(
+            f"SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN "
+            f"({','.join('?' * len(hits))})",
+            hits,
+        )
+    } == {"docs/renamed.md"}
     assert_consistent(three)
 
 
@@ -144,10 +169,15 @@ def test_index_twice_gives_identical_rows(three: TmpIndex) -> None:
     def snapshot() -> tuple[object, ...]:
         return (
             three.counts(),
-            three.query("SELECT d.path, s.ord, s.title, s.number, s.anchor, s.line, s.end_line FROM sections s "
-                        "JOIN documents d ON d.id = s.doc_id ORDER BY 1, 2"),
-            three.query("SELECT d.path, c.chunk_index, c.line, c.end_line, c.content FROM chunks c "
-                        "JOIN documents d ON d.id = c.doc_id ORDER BY 1, 2"),
+            three.query(
+                "SELECT d.path, s.ord, s.title, s.number, s.anchor, s.line, s.end_line FROM "
+                "sections s "
+                "JOIN documents d ON d.id = s.doc_id ORDER BY 1, 2"
+            ),
+            three.query(
+                "SELECT d.path, c.chunk_index, c.line, c.end_line, c.content FROM chunks c "
+                "JOIN documents d ON d.id = c.doc_id ORDER BY 1, 2"
+            ),
         )
 
     first = snapshot()
@@ -188,19 +218,27 @@ TREE = {
 }
 
 
-@pytest.mark.parametrize("include, exclude, want", [
-    ((), (), ["docs/drafts/draft.md", "docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
-    (("*.md",), (), ["docs/drafts/draft.md", "docs/keep.md", "docs/sub/deep/page.md"]),
-    (("*.txt",), (), ["docs/notes.txt"]),
-    ((), ("drafts",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
-    ((), ("docs/drafts",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
-    ((), ("docs/drafts/*",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
-    ((), ("*.txt", "sub"), ["docs/drafts/draft.md", "docs/keep.md"]),
-    (("*.md",), ("keep.md",), ["docs/drafts/draft.md", "docs/sub/deep/page.md"]),
-    (("docs/sub/*",), (), ["docs/sub/deep/page.md"]),
-])
-def test_include_exclude_and_ignored_dirs(tmp_index: TmpIndex, include: tuple[str, ...], exclude: tuple[str, ...],
-                                          want: list[str]) -> None:
+@pytest.mark.parametrize(
+    "include, exclude, want",
+    [
+        (
+            (),
+            (),
+            ["docs/drafts/draft.md", "docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"],
+        ),
+        (("*.md",), (), ["docs/drafts/draft.md", "docs/keep.md", "docs/sub/deep/page.md"]),
+        (("*.txt",), (), ["docs/notes.txt"]),
+        ((), ("drafts",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
+        ((), ("docs/drafts",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
+        ((), ("docs/drafts/*",), ["docs/keep.md", "docs/notes.txt", "docs/sub/deep/page.md"]),
+        ((), ("*.txt", "sub"), ["docs/drafts/draft.md", "docs/keep.md"]),
+        (("*.md",), ("keep.md",), ["docs/drafts/draft.md", "docs/sub/deep/page.md"]),
+        (("docs/sub/*",), (), ["docs/sub/deep/page.md"]),
+    ],
+)
+def test_include_exclude_and_ignored_dirs(
+    tmp_index: TmpIndex, include: tuple[str, ...], exclude: tuple[str, ...], want: list[str]
+) -> None:
     tmp_index.write_many(TREE)
     report = tmp_index.index(include=include, exclude=exclude)
     assert report.failed == []
@@ -226,8 +264,10 @@ def test_indexing_one_folder_leaves_others_alone(tmp_index: TmpIndex) -> None:
 
 
 # -- SIGKILL part-way through -------------------------------------------------------------
-WORDS = ("index segment query token analyzer replica snapshot cursor shard ledger "
-         "buffer schema vector journal commit").split()
+WORDS = (
+    "index segment query token analyzer replica snapshot cursor shard ledger "
+    "buffer schema vector journal commit"
+).split()
 
 
 def make_corpus(root: Path, files: int, seed: int = 7) -> None:
@@ -237,10 +277,18 @@ def make_corpus(root: Path, files: int, seed: int = 7) -> None:
         for s in range(rng.randint(4, 8)):
             parts.append(f"\n## Section {s} of {n}\n\n")
             for _ in range(rng.randint(2, 5)):
-                parts.append(" ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 60))) + ".\n\n")
+                parts.append(
+                    " ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 60))) + ".\n\n"
+                )
             if rng.random() < 0.5:
-                parts.append("```python\n" + "".join(f"value_{i} = {i}  # {rng.choice(WORDS)}\n"
-                                                      for i in range(rng.randint(3, 20))) + "```\n")
+                parts.append(
+                    "```python\n"
+                    + "".join(
+                        f"value_{i} = {i}  # {rng.choice(WORDS)}\n"
+                        for i in range(rng.randint(3, 20))
+                    )
+                    + "```\n"
+                )
             if rng.random() < 0.3:
                 parts.append("\n### 架构 设计\n\n存储引擎负责写入和读取，索引结构支持全文检索。\n")
         path = root / f"d{n // 100}" / f"doc{n:04d}.md"
@@ -251,7 +299,9 @@ def make_corpus(root: Path, files: int, seed: int = 7) -> None:
 def start_index(db: Path, corpus: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus), *extra],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
 
 
@@ -270,8 +320,14 @@ def documents_now(db: Path) -> int:
         return 0
 
 
-def kill_when(proc: subprocess.Popen[bytes], db: Path, *, docs_over: int = 0, after: float | None = None,
-              limit: float = 120.0) -> bool:
+def kill_when(
+    proc: subprocess.Popen[bytes],
+    db: Path,
+    *,
+    docs_over: int = 0,
+    after: float | None = None,
+    limit: float = 120.0,
+) -> bool:
     """SIGKILL the run's process group once `documents` has > docs_over rows (or `after` seconds).
 
     Returns True when the run was killed, False when it had already finished."""
@@ -299,8 +355,10 @@ def check_after_crash(db: Path, corpus: Path) -> int:
             return 0
         conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
         docs = conn.execute("SELECT id, uri FROM documents").fetchall()
-        assert conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == \
-            conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        assert (
+            conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+            == conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        )
     finally:
         conn.close()
     for doc_id, uri in docs:
@@ -310,8 +368,12 @@ def check_after_crash(db: Path, corpus: Path) -> int:
 
 
 def finish_and_check(db: Path, corpus: Path, total: int) -> None:
-    done = subprocess.run([sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert check_after_crash(db, corpus) == total
     counts = row_counts(db)
@@ -338,12 +400,16 @@ def test_sigkill_mid_run_leaves_a_consistent_index(big_corpus: Path, tmp_path: P
     if killed:
         assert present > 0, "killed after the first commit was seen, yet no document survived"
         if present == CORPUS_FILES:
-            warnings.warn("the kill came after the last commit: only the integrity part was exercised")
+            warnings.warn(
+                "the kill came after the last commit: only the integrity part was exercised"
+            )
     finish_and_check(db, big_corpus, CORPUS_FILES)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("point", ["db-created", "0.5s", "1.5s", "docs>100", "docs>250", "docs>399"])
+@pytest.mark.parametrize(
+    "point", ["db-created", "0.5s", "1.5s", "docs>100", "docs>250", "docs>399"]
+)
 def test_sigkill_sweep(big_corpus: Path, tmp_path: Path, point: str) -> None:
     db = tmp_path / "sweep.db"
     proc = start_index(db, big_corpus, "--workers", "2")
@@ -386,6 +452,7 @@ def test_corpus_copy_helper_is_deterministic(tmp_path: Path) -> None:
 
 def test_indexing_from_another_directory_updates_paths_only(three: TmpIndex) -> None:
     from conftest import chdir
+
     from docql_sqlite.ingest import IngestOptions, index_paths
 
     ids = three.query("SELECT id, uri FROM documents ORDER BY uri")

@@ -13,17 +13,21 @@ import docql_sqlite
 def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
     site = tmp_path / "site"
     (site / "orgplug").mkdir(parents=True)
-    (site / "orgplug" / "__init__.py").write_text(textwrap.dedent('''
+    (site / "orgplug" / "__init__.py").write_text(
+        textwrap.dedent("""
         from docql_sqlite.model import Document, Heading
 
         def parse(source, text):
-            headings = [Heading(level=line.count("*", 0, line.index(" ")), title=line.split(" ", 1)[1], line=n)
-                        for n, line in enumerate(text.splitlines(), start=1) if line.startswith("*")]
+            headings = [Heading(level=line.count("*", 0, line.index(" ")), title=line.split(" ",
+            1)[1], line=n)
+                        for n, line in enumerate(text.splitlines(), start=1) if
+                        line.startswith("*")]
             return Document(format="org", text=text, headings=headings)
 
         def register(register_format):
             register_format("org", parse, ("org",))
-    '''))
+    """)
+    )
     dist = site / "orgplug-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: orgplug\nVersion: 1.0\n")
@@ -37,7 +41,11 @@ def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
         "from docql_sqlite.ingest import index_paths, IngestOptions;"
         "r = index_paths(sys.argv[2], [sys.argv[3]], IngestOptions(workers=0)); print(r.summary())"
     )
-    out = subprocess.run([sys.executable, "-c", script, str(site), str(db), str(docs)], capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(site), str(db), str(docs)],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     with docql_sqlite.open(db) as index:
         toc = index.query("$.toc")

@@ -155,7 +155,7 @@ def test_fixtures_cover_enough() -> None:
 
 
 def test_to_dict_shape() -> None:
-    tree = parse('$.toc[?(@.title =~ /MCP/i)][0]')
+    tree = parse("$.toc[?(@.title =~ /MCP/i)][0]")
     assert tree.to_dict() == {
         "node": "Query",
         "steps": [
@@ -179,12 +179,18 @@ def test_to_dict_shape() -> None:
 
 
 def test_to_dict_with_positions() -> None:
-    data = parse('$.toc[?(@.level >= 2)]').to_dict(positions=True)
+    data = parse("$.toc[?(@.level >= 2)]").to_dict(positions=True)
     assert data["offset"] == 0 and "source" not in data
     assert data["steps"][0] == {"node": "Property", "offset": 2, "name": "toc"}
     cmp = data["steps"][1]["expr"]
     assert (cmp["offset"], cmp["field_offset"], cmp["op_offset"]) == (8, 10, 16)
-    assert cmp["value"] == {"node": "Literal", "offset": 19, "value": 2, "kind": "number", "text": "2"}
+    assert cmp["value"] == {
+        "node": "Literal",
+        "offset": 19,
+        "value": 2,
+        "kind": "number",
+        "text": "2",
+    }
 
 
 def test_offsets_point_at_names_and_values() -> None:
@@ -212,14 +218,21 @@ def test_equality_ignores_positions() -> None:
 
 
 def test_nodes_are_frozen_slotted_and_hashable() -> None:
-    tree = parse('$.toc[?(@.a && !@.b)][1:2]')
+    tree = parse("$.toc[?(@.a && !@.b)][1:2]")
     for node in walk(tree):
         assert not hasattr(node, "__dict__")
         hash(node)
     with pytest.raises(AttributeError):
         tree.steps = ()  # type: ignore[misc]
     assert [type(n).__name__ for n in walk(tree)] == [
-        "Query", "Property", "Filter", "And", "Compare", "Not", "Compare", "Slice",
+        "Query",
+        "Property",
+        "Filter",
+        "And",
+        "Compare",
+        "Not",
+        "Compare",
+        "Slice",
     ]
 
 
@@ -231,10 +244,20 @@ def test_render_without_parser() -> None:
             Wildcard(),
             Index(-1),
             Slice(None, 3),
-            Filter(Or((And((Compare("a", "exists"), Compare("b", "!=", Literal(None, "null")))), Not(Compare("c", "exists"))))),
+            Filter(
+                Or(
+                    (
+                        And((Compare("a", "exists"), Compare("b", "!=", Literal(None, "null")))),
+                        Not(Compare("c", "exists")),
+                    )
+                )
+            ),
         )
     )
-    assert render(tree) == '$.content.grep(/a/b/i, 0.00000025)[*][-1][:3][?(@.a && @.b != null || !@.c)]'
+    assert (
+        render(tree)
+        == "$.content.grep(/a/b/i, 0.00000025)[*][-1][:3][?(@.a && @.b != null || !@.c)]"
+    )
 
 
 # ---- properties ------------------------------------------------------------
@@ -273,7 +296,9 @@ def assert_tokenizes_or_docql_error(text: str) -> None:
         assert tokens[-1].type.name == "EOF"
 
 
-PROPERTY_SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @PROPERTY_SETTINGS
@@ -317,7 +342,9 @@ LITERALS = st.one_of(
     st.just(Literal(None, "null")),
 )
 REGEXES = st.builds(
-    lambda pieces, flags: Literal(Regex("".join(pieces), "".join(f for f in "ims" if f in flags)), "regex"),
+    lambda pieces, flags: Literal(
+        Regex("".join(pieces), "".join(f for f in "ims" if f in flags)), "regex"
+    ),
     st.lists(st.sampled_from(REGEX_PIECES), max_size=4),
     st.sets(st.sampled_from("ims")),
 )

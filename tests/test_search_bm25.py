@@ -1,4 +1,6 @@
-"""BM25 search: query builder, AND→OR fallback, CJK substrings, identifiers, field weights, DocQL, CLI."""
+"""BM25 search: query builder, AND→OR fallback, CJK substrings, identifiers, field weights, DocQL,
+CLI.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ from docql_sqlite.search import search
 from docql_sqlite.search import terms as T
 from docql_sqlite.text import CJK_RUN
 
-
 SHELL = shutil.which("sqlite3") or "/usr/bin/sqlite3"
 ALL = 100_000  # a limit above any result count: the whole match set
 
@@ -27,18 +28,21 @@ def bm25(idx, text: str, limit: int = 10, **kw):
 
 
 # -- query builder ----------------------------------------------------------------------
-@pytest.mark.parametrize("text, expected", [
-    ("DEC-0054", '"dec 0054"'),
-    ("gpt-4", '"gpt 4"'),
-    ("2026.4.10", '"2026 4 10"'),
-    ("snake_case_name", '"snake case name"'),
-    ("getUserName", '"getusername"'),
-    ("架构", '"架 构"'),
-    ("Lumen的架构", '"lumen 的 架 构"'),
-    ('"core web vitals"', '"core web vitals"'),
-    ("perf*", '"perf" *'),
-    ("AND", '"and"'),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("DEC-0054", '"dec 0054"'),
+        ("gpt-4", '"gpt 4"'),
+        ("2026.4.10", '"2026 4 10"'),
+        ("snake_case_name", '"snake case name"'),
+        ("getUserName", '"getusername"'),
+        ("架构", '"架 构"'),
+        ("Lumen的架构", '"lumen 的 架 构"'),
+        ('"core web vitals"', '"core web vitals"'),
+        ("perf*", '"perf" *'),
+        ("AND", '"and"'),
+    ],
+)
 def test_term_to_fts(text: str, expected: str) -> None:
     (term,) = T.parse(text, keep_stopwords=True)
     assert term.fts == expected
@@ -46,8 +50,10 @@ def test_term_to_fts(text: str, expected: str) -> None:
 
 def test_match_expressions() -> None:
     terms = T.parse('performance "core web vitals" -battery')
-    assert T.match_and(terms) == ('(("performance" AND "core web vitals") NOT ("battery")) '
-                                  'AND body : ("performance" OR "core web vitals")')
+    assert T.match_and(terms) == (
+        '(("performance" AND "core web vitals") NOT ("battery")) '
+        'AND body : ("performance" OR "core web vitals")'
+    )
     assert T.match_or(terms).startswith('(("performance" OR "core web vitals") NOT ("battery"))')
     assert [t.text for t in T.parse("how do I index the files")] == ["index", "files"]
     assert [t.text for t in T.parse("the")] == ["the"]  # only stopwords: keep them
@@ -103,7 +109,8 @@ def test_and_then_or_fallback(tmp_index) -> None:
 
 # -- CJK substrings against a brute-force oracle --------------------------------------------
 CJK_EXTRA = {
-    "ja.md": "# 東京の案内\n\n東京都は日本の首都です。京都とは違います。\n\nカタカナのテキストも検索できます。\n",
+    "ja.md": "# 東京の案内\n\n東京都は日本の首都です。京都とは違います。\n\n"
+    "カタカナのテキストも検索できます。\n",
     "ko.md": "# 한국어 문서\n\n서울은 대한민국의 수도입니다. 한국어 검색을 시험합니다.\n",
 }
 
@@ -130,14 +137,23 @@ def cjk_index(tmp_path_factory) -> Path:
     shutil.copytree(repo / "datasets" / "zh", root / "zh")
     for name, text in CJK_EXTRA.items():
         (root / name).write_text(text, encoding="utf-8")
-    index_paths(root / "cjk.db", [str(root / "zh"), str(root / "ja.md"), str(root / "ko.md")], IngestOptions(workers=1))
+    index_paths(
+        root / "cjk.db",
+        [str(root / "zh"), str(root / "ja.md"), str(root / "ko.md")],
+        IngestOptions(workers=1),
+    )
     return root / "cjk.db"
 
 
 @pytest.mark.parametrize("size, count", [(1, 60), (2, 60), (4, 40)])
 def test_cjk_substring_matches_oracle(cjk_index: Path, size: int, count: int) -> None:
     with docql_sqlite.open(cjk_index) as idx:
-        chunks = list(idx.rows("SELECT d.path, c.chunk_index, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id"))
+        chunks = list(
+            idx.rows(
+                "SELECT d.path, c.chunk_index, c.content FROM chunks c JOIN documents d ON d.id = "
+                "c.doc_id"
+            )
+        )
         queries = _cjk_substrings([c["content"] for c in chunks], size, count, seed=size)
         assert len(queries) >= min(count, 20)
         for q in queries:
@@ -154,22 +170,26 @@ def test_cjk_snippet_shows_original_text(cjk_index: Path) -> None:
 
 # -- identifiers -----------------------------------------------------------------------------
 IDENT_DOCS = {
-    "ids.md": "# Decisions\n\nSee DEC-0054 for the tokenizer.\n\n## Models\n\nWe compared gpt-4 with others.\n\n"
-              "## Release\n\nShipped in 2026.4.10 last week.\n",
+    "ids.md": "# Decisions\n\nSee DEC-0054 for the tokenizer.\n\n## Models\n\nWe compared gpt-4 "
+    "with others.\n\n"
+    "## Release\n\nShipped in 2026.4.10 last week.\n",
     "code.md": "# Code\n\nCall parse_http_response() or getUserName() here.\n",
     "noise.md": "# Noise\n\nDEC and 0054 apart. gpt 5 and version 4. 2026 then 10.\n",
 }
 
 
-@pytest.mark.parametrize("query, path", [
-    ("DEC-0054", "docs/ids.md"),
-    ("dec-0054", "docs/ids.md"),
-    ("gpt-4", "docs/ids.md"),
-    ("2026.4.10", "docs/ids.md"),
-    ("parse_http_response", "docs/code.md"),
-    ("getUserName", "docs/code.md"),
-    ("getusername", "docs/code.md"),
-])
+@pytest.mark.parametrize(
+    "query, path",
+    [
+        ("DEC-0054", "docs/ids.md"),
+        ("dec-0054", "docs/ids.md"),
+        ("gpt-4", "docs/ids.md"),
+        ("2026.4.10", "docs/ids.md"),
+        ("parse_http_response", "docs/code.md"),
+        ("getUserName", "docs/code.md"),
+        ("getusername", "docs/code.md"),
+    ],
+)
 def test_identifiers(tmp_index, query: str, path: str) -> None:
     tmp_index.write_many(IDENT_DOCS)
     tmp_index.index()
@@ -180,16 +200,20 @@ def test_identifiers(tmp_index, query: str, path: str) -> None:
         assert query.lower() in hits[0]["content"].lower()
         assert f"**{query.lower()}**" in hits[0]["snippet"].lower()
         # Its parts are words of their own too.
-        assert {h["path"] for h in bm25(idx, query.replace("_", "-").split("-")[-1].split(".")[-1])} >= {path}
+        assert {
+            h["path"] for h in bm25(idx, query.replace("_", "-").split("-")[-1].split(".")[-1])
+        } >= {path}
 
 
 # -- field weights ------------------------------------------------------------------------------
 def test_title_hit_outranks_body_hit(tmp_index) -> None:
     filler = "Some neutral words fill this paragraph so lengths compare. " * 3
-    tmp_index.write_many({
-        "title.md": f"# Overview\n\n## Compaction\n\n{filler}\nIt mentions compaction once.\n",
-        "body.md": f"# Overview\n\n## Background\n\n{filler}\nIt mentions compaction once.\n",
-    })
+    tmp_index.write_many(
+        {
+            "title.md": f"# Overview\n\n## Compaction\n\n{filler}\nIt mentions compaction once.\n",
+            "body.md": f"# Overview\n\n## Background\n\n{filler}\nIt mentions compaction once.\n",
+        }
+    )
     tmp_index.index()
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = bm25(idx, "compaction")
@@ -209,8 +233,20 @@ def test_result_items_and_grouping(corpus_db: Path) -> None:
         hits = bm25(idx, "segment", limit=20)
         assert len(hits) == 20
         first = hits[0]
-        assert {"path", "line", "end_line", "location", "section", "score", "snippet", "content"} <= set(first)
-        assert first["location"] == f"{first['path']}:{first['line']}-{first['end_line']}" or first["line"] == first["end_line"]
+        assert {
+            "path",
+            "line",
+            "end_line",
+            "location",
+            "section",
+            "score",
+            "snippet",
+            "content",
+        } <= set(first)
+        assert (
+            first["location"] == f"{first['path']}:{first['line']}-{first['end_line']}"
+            or first["line"] == first["end_line"]
+        )
         assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
         assert bm25(idx, "segment", limit=20) == hits  # deterministic
         files = bm25(idx, "segment", limit=5, group="file")
@@ -222,17 +258,29 @@ def test_result_items_and_grouping(corpus_db: Path) -> None:
 
 # -- DocQL and the 3.40 shell --------------------------------------------------------------------
 @pytest.mark.skipif(not Path(SHELL).exists(), reason="no sqlite3 shell")
-@pytest.mark.parametrize("query", ['$.content.search("segment merge").location', '$.content.search("架构").location',
-                                   '$.content.search("lumen zzzzqq")[0:5].location',
-                                   '$.content.search("DEC-0054").location', '$.content.search("compaction -merge").score'])
+@pytest.mark.parametrize(
+    "query",
+    [
+        '$.content.search("segment merge").location',
+        '$.content.search("架构").location',
+        '$.content.search("lumen zzzzqq")[0:5].location',
+        '$.content.search("DEC-0054").location',
+        '$.content.search("compaction -merge").score',
+    ],
+)
 def test_docql_search_runs_in_the_3_40_shell(corpus_db: Path, query: str) -> None:
     """The compiled SQL gives the same answer in Debian's sqlite3 3.40 shell as in apsw."""
     with docql_sqlite.open(corpus_db) as idx:
         compiled = idx.compile(query)
         expected = idx.query(query)
     assert expected
-    done = subprocess.run([SHELL, "-readonly", str(corpus_db)], input=compiled.inline_sql() + ";\n",
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [SHELL, "-readonly", str(corpus_db)],
+        input=compiled.inline_sql() + ";\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stderr == ""
     got = done.stdout.splitlines()
     if query.endswith(".score"):
@@ -257,10 +305,14 @@ def test_cli_search(corpus_db: Path) -> None:
     from docql_sqlite.cli import cli
 
     runner = CliRunner()
-    done = runner.invoke(cli, ["search", str(corpus_db), "segment merge", "--mode", "bm25", "-n", "3", "--json"])
+    done = runner.invoke(
+        cli, ["search", str(corpus_db), "segment merge", "--mode", "bm25", "-n", "3", "--json"]
+    )
     assert done.exit_code == 0, done.output
     assert done.output.count('"location"') == 3 and '"content"' not in done.output
-    done = runner.invoke(cli, ["search", str(corpus_db), "segment", "--mode", "bm25", "--explain", "-t"])
+    done = runner.invoke(
+        cli, ["search", str(corpus_db), "segment", "--mode", "bm25", "--explain", "-t"]
+    )
     assert done.exit_code == 0 and "rrf" in done.output and "final" in done.output
     done = runner.invoke(cli, ["search", str(corpus_db), "   ", "--json"])
     assert done.exit_code == 2 and "empty search text" in done.output

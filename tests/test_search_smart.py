@@ -11,18 +11,20 @@ from docql_sqlite.search import context, search
 from docql_sqlite.search.typed import QueryDocumentError, parse
 
 
-
 def plan(hits: list[dict]) -> dict:
     return hits[0]["explain"]["plan"]
 
 
 # -- smart search strategy --------------------------------------------------------------
 STRATEGY_DOCS = {
-    "plan.md": "# Planning\n\nThe planner orders steps. Planning is cheap.\n\n## Planned work\n\nA plan per query.\n",
+    "plan.md": "# Planning\n\nThe planner orders steps. Planning is cheap.\n\n## Planned "
+    "work\n\nA plan per query.\n",
     "noise.md": "# Other\n\nNothing to see.\n",
-    "many.md": "# Lorem\n\n" + "".join(f"## Part {i}\n\nlorem ipsum number {i}.\n\n" for i in range(60))
-               + "## Lorem notes\n\nlorem again.\n\n## More lorem\n\nlorem once more.\n",
-    "sched.md": "# Jobs\n\n" + "".join(f"## Job {i}\n\nThe scheduler runs job {i}.\n\n" for i in range(5)),
+    "many.md": "# Lorem\n\n"
+    + "".join(f"## Part {i}\n\nlorem ipsum number {i}.\n\n" for i in range(60))
+    + "## Lorem notes\n\nlorem again.\n\n## More lorem\n\nlorem once more.\n",
+    "sched.md": "# Jobs\n\n"
+    + "".join(f"## Job {i}\n\nThe scheduler runs job {i}.\n\n" for i in range(5)),
     "Factory.kt": "class QueryPlannerFactory {\n    fun make(): Int = 1\n}\n",
 }
 
@@ -77,16 +79,44 @@ def test_code_names_and_determinism(strategy_index, corpus_db: Path) -> None:
 
 
 # -- typed query documents ---------------------------------------------------------------
-@pytest.mark.parametrize("text, message, line, column", [
-    ("lex: foo\nbar baz", "line 2 ('bar baz') has no type; in a typed query document every line starts with "
-                          "lex:, vec:, hyde: or intent:", 2, 1),
-    ("intent: speed up pages", "intent: alone is not a query; add a lex:, vec: or hyde: line", 1, 9),
-    ("lex: foo\nvec:   ", "empty vec: line (line 2); write the query after 'vec:'", 2, 8),
-    ("lexx: foo\nlex: bar", "unknown line type 'lexx:' on line 1; did you mean 'lex:'?", 1, 1),
-    ("intent: a\nintent: b\nlex: c", "a second intent: line (line 2); a document has at most one, first on line 1", 2, 1),
-    ("lex: -battery", "lex: line 1 has no word to search for (only negations or punctuation)", 1, 6),
-    ("vec: fine\n  todo: x", "unknown line type 'todo:' on line 2; types are lex:, vec:, hyde: and intent:", 2, 3),
-])
+@pytest.mark.parametrize(
+    "text, message, line, column",
+    [
+        (
+            "lex: foo\nbar baz",
+            "line 2 ('bar baz') has no type; in a typed query document every line starts with "
+            "lex:, vec:, hyde: or intent:",
+            2,
+            1,
+        ),
+        (
+            "intent: speed up pages",
+            "intent: alone is not a query; add a lex:, vec: or hyde: line",
+            1,
+            9,
+        ),
+        ("lex: foo\nvec:   ", "empty vec: line (line 2); write the query after 'vec:'", 2, 8),
+        ("lexx: foo\nlex: bar", "unknown line type 'lexx:' on line 1; did you mean 'lex:'?", 1, 1),
+        (
+            "intent: a\nintent: b\nlex: c",
+            "a second intent: line (line 2); a document has at most one, first on line 1",
+            2,
+            1,
+        ),
+        (
+            "lex: -battery",
+            "lex: line 1 has no word to search for (only negations or punctuation)",
+            1,
+            6,
+        ),
+        (
+            "vec: fine\n  todo: x",
+            "unknown line type 'todo:' on line 2; types are lex:, vec:, hyde: and intent:",
+            2,
+            3,
+        ),
+    ],
+)
 def test_typed_document_errors(text: str, message: str, line: int, column: int) -> None:
     with pytest.raises(QueryDocumentError) as info:
         parse(text)
@@ -97,8 +127,10 @@ def test_typed_document_errors(text: str, message: str, line: int, column: int) 
 
 
 def test_typed_document_parse() -> None:
-    doc = parse('intent: web page load times\nlex: performance "core web vitals" -battery\n\n'
-                "vec: how do I make pages load faster\nhyde: Pages load faster when ...")
+    doc = parse(
+        'intent: web page load times\nlex: performance "core web vitals" -battery\n\n'
+        "vec: how do I make pages load faster\nhyde: Pages load faster when ..."
+    )
     assert [(q.kind, q.number) for q in doc.queries] == [("lex", 2), ("vec", 4), ("hyde", 5)]
     assert doc.intent is not None and doc.intent.text == "web page load times"
 
@@ -106,8 +138,10 @@ def test_typed_document_parse() -> None:
 TYPED_DOCS = {
     "a.md": "# A\n\nalpha words live here.\n",
     "b.md": "# B\n\nbeta words live here.\n",
-    "long.md": "# Long\n\n" + "alpha is slow to start. " + "filler text without the words. " * 12
-               + "alpha is fast once warm.\n",
+    "long.md": "# Long\n\n"
+    + "alpha is slow to start. "
+    + "filler text without the words. " * 12
+    + "alpha is fast once warm.\n",
 }
 
 
@@ -122,7 +156,10 @@ def test_typed_first_line_counts_double_and_intent_steers_snippets(tmp_index) ->
         assert search(idx, "lex: alpha\nlex: beta")[0]["path"] != "docs/b.md"
         # vec: lines run as BM25 when the index has no vectors, and say so.
         hits = search(idx, "vec: beta words", explain=True)
-        assert hits[0]["path"] == "docs/b.md" and "ran as bm25" in hits[0]["explain"]["plan"]["notes"][0]
+        assert (
+            hits[0]["path"] == "docs/b.md"
+            and "ran as bm25" in hits[0]["explain"]["plan"]["notes"][0]
+        )
         # intent never changes the ranking, only the snippet window.
         plain = search(idx, "lex: alpha")
         steered = search(idx, "intent: fast\nlex: alpha")
@@ -154,22 +191,33 @@ def test_context_within_budget_and_labelled(corpus_db: Path, budget: int) -> Non
 
 
 def test_context_fallback_to_small_documents(tmp_index) -> None:
-    tmp_index.write_many({"a.md": "# A\n\nsmall text one.\n", "b.md": "# B\n\nsmall text two.\n",
-                          "big.md": "# Big\n\n" + "word " * 3000 + "\n"})
+    tmp_index.write_many(
+        {
+            "a.md": "# A\n\nsmall text one.\n",
+            "b.md": "# B\n\nsmall text two.\n",
+            "big.md": "# Big\n\n" + "word " * 3000 + "\n",
+        }
+    )
     tmp_index.index()
     with docql_sqlite.open(tmp_index.db) as idx:
         pack = context(idx, "zzqqxx nothing matches", budget=2000)
         assert pack["strategy"].startswith("fallback")
-        assert [b["path"] for b in pack["blocks"]] == ["docs/a.md", "docs/b.md"]  # big.md is over 12,000 chars
-        assert "small text one." in pack["text"] and all(b["kind"] == "document" for b in pack["blocks"])
+        assert [b["path"] for b in pack["blocks"]] == [
+            "docs/a.md",
+            "docs/b.md",
+        ]  # big.md is over 12,000 chars
+        assert "small text one." in pack["text"] and all(
+            b["kind"] == "document" for b in pack["blocks"]
+        )
         tiny = context(idx, "zzqqxx", budget=250)
         assert len(tiny["text"]) <= 250
 
 
 # -- code words and common-word pruning -------------------------------------------------
 CODE_DOCS = {
-    "codec.py": "def b64decode(s):\n    return s\n\n\ndef b64encode(s):\n    return s\n\n\ndef getwelcome(self):\n"
-                "    return self.welcome\n",
+    "codec.py": "def b64decode(s):\n    return s\n\n\ndef b64encode(s):\n    return s\n\n\ndef "
+    "getwelcome(self):\n"
+    "    return self.welcome\n",
     "other.py": "def unrelated(x):\n    return x + 1\n",
 }
 
@@ -199,5 +247,8 @@ def test_common_words_do_not_select_or_candidates(tmp_index, monkeypatch) -> Non
         hits = search(idx, "common zircon", mode="bm25", limit=5, explain=True)
         fts = hits[0]["explain"]["plan"]["fts"]
         assert fts["or"].startswith('("zircon")')  # "common" does not select candidates …
-        assert [h["path"] for h in hits] == ["docs/rare.md", "docs/zircon.md"]  # … but counts in coverage
+        assert [h["path"] for h in hits] == [
+            "docs/rare.md",
+            "docs/zircon.md",
+        ]  # … but counts in coverage
         assert hits[0]["explain"]["lists"]["bm25"]["terms_matched"] == 2

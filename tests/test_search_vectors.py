@@ -1,4 +1,6 @@
-"""Embeddings and hybrid search: vec0 round trip, model checks, the embedding cache, RRF, filters."""
+"""Embeddings and hybrid search: vec0 round trip, model checks, the embedding cache,
+RRF, filters.
+"""
 
 from __future__ import annotations
 
@@ -16,9 +18,7 @@ from docql_sqlite.embedders.base import PROBE_TEXTS
 from docql_sqlite.embedders.hashing import HashEmbedder
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.ingest import IngestOptions, index_paths
-from docql_sqlite.search import embed, search
-from docql_sqlite.search import fusion, vectors
-
+from docql_sqlite.search import embed, fusion, search, vectors
 
 REPO = Path(__file__).resolve().parents[1]
 SHELL = shutil.which("sqlite3") or "/usr/bin/sqlite3"
@@ -51,7 +51,9 @@ class Counting(HashEmbedder):
         self.model_id = "counting"
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
-        Counting.texts.extend(t for t in texts if t not in PROBE_TEXTS)  # not the fingerprint's probes
+        Counting.texts.extend(
+            t for t in texts if t not in PROBE_TEXTS
+        )  # not the fingerprint's probes
         return super().embed_batch(texts)
 
 
@@ -70,27 +72,42 @@ def counting_model():
 def test_vec0_round_trip(embedded_db: Path) -> None:
     with docql_sqlite.open(embedded_db) as idx:
         conn = idx.conn
-        assert vectors.stored_meta(conn) == {"embedding_model": "hash:256", "embedding_dimensions": "256",
-                                             "embedding_fingerprint": get_model("hash").fingerprint()}
+        assert vectors.stored_meta(conn) == {
+            "embedding_model": "hash:256",
+            "embedding_dimensions": "256",
+            "embedding_fingerprint": get_model("hash").fingerprint(),
+        }
         n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         assert conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == n_chunks
         assert conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == n_chunks
         model = get_model("hash")
-        for chunk_id, content, doc_id in conn.execute("SELECT id, content, doc_id FROM chunks ORDER BY id LIMIT 25"):
-            blob, stored_doc = conn.execute("SELECT embedding, doc_id FROM chunks_vec WHERE rowid = ?", (chunk_id,)).fetchone()
+        for chunk_id, content, doc_id in conn.execute(
+            "SELECT id, content, doc_id FROM chunks ORDER BY id LIMIT 25"
+        ):
+            blob, stored_doc = conn.execute(
+                "SELECT embedding, doc_id FROM chunks_vec WHERE rowid = ?", (chunk_id,)
+            ).fetchone()
             assert stored_doc == doc_id
             assert np.allclose(decode(blob), model.embed([content])[0], atol=1e-7)
         # A chunk is its own nearest neighbour ("more like chunk N").
-        some = conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
-        (nearest,) = conn.execute("SELECT rowid FROM chunks_vec WHERE embedding MATCH "
-                                  "(SELECT embedding FROM chunks_vec WHERE rowid = ?) AND k = 1", (some,)).fetchone()
+        some = conn.execute(
+            "SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1"
+        ).fetchone()[0]
+        (nearest,) = conn.execute(
+            "SELECT rowid FROM chunks_vec WHERE embedding MATCH "
+            "(SELECT embedding FROM chunks_vec WHERE rowid = ?) AND k = 1",
+            (some,),
+        ).fetchone()
         assert nearest == some
 
 
 def test_model_mismatch_is_refused(embedded_db: Path) -> None:
     with docql_sqlite.open(embedded_db) as idx:
-        with pytest.raises(EmbeddingError, match=r"embedded with 'hash:256' \(256 dimensions\) but the query uses "
-                                                 r"'hash:64' \(64 dimensions\); search with --model hash:256"):
+        with pytest.raises(
+            EmbeddingError,
+            match=r"embedded with 'hash:256' \(256 dimensions\) but the query uses "
+            r"'hash:64' \(64 dimensions\); search with --model hash:256",
+        ):
             search(idx, "segment", mode="vector", model="hash:64")
         assert search(idx, "segment", mode="vector", model="hash:256")
     with pytest.raises(EmbeddingError, match="--replace"):
@@ -99,7 +116,9 @@ def test_model_mismatch_is_refused(embedded_db: Path) -> None:
 
 def test_no_embeddings_messages(corpus_db: Path) -> None:
     with docql_sqlite.open(corpus_db) as idx:
-        with pytest.raises(EmbeddingError, match="no embeddings; create them with: docql-sqlite embed"):
+        with pytest.raises(
+            EmbeddingError, match="no embeddings; create them with: docql-sqlite embed"
+        ):
             search(idx, "segment", mode="vector")
         # hybrid without vectors degrades to BM25 and says so.
         hits = search(idx, "segment", mode="hybrid", explain=True)
@@ -109,11 +128,15 @@ def test_no_embeddings_messages(corpus_db: Path) -> None:
 def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> None:
     sections = [f"## Part {i}\n\nParagraph number {i} talks about topic {i}.\n" for i in range(6)]
     tmp_index.write("a.md", "# A\n\n" + "\n".join(sections))
-    tmp_index.write("b.md", "# B\n\nAnother file.\n\n## Same\n\nParagraph number 1 talks about topic 1.\n")
+    tmp_index.write(
+        "b.md", "# B\n\nAnother file.\n\n## Same\n\nParagraph number 1 talks about topic 1.\n"
+    )
     tmp_index.index()
     first = embed(tmp_index.db, "counting")
     distinct = tmp_index.scalar("SELECT count(DISTINCT content_hash) FROM chunks")
-    assert first["embedded"] == distinct == len(set(counting_model.texts)) == len(counting_model.texts)
+    assert (
+        first["embedded"] == distinct == len(set(counting_model.texts)) == len(counting_model.texts)
+    )
     # Nothing changed: nothing embedded.
     counting_model.texts = []
     assert embed(tmp_index.db)["embedded"] == 0 and counting_model.texts == []
@@ -123,7 +146,9 @@ def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> N
     tmp_index.write("a.md", "# A\n\n" + "\n".join(sections))
     tmp_index.index()
     report = embed(tmp_index.db)
-    assert len(counting_model.texts) == 1 and counting_model.texts[0].startswith("## Part 3\n\nThis paragraph was rewritten")
+    assert len(counting_model.texts) == 1 and counting_model.texts[0].startswith(
+        "## Part 3\n\nThis paragraph was rewritten"
+    )
     assert report["embedded"] == 1 and report["reused"] + report["unchanged"] >= 6
     # A renamed file is a new document with new chunk ids: all its texts come from the cache.
     counting_model.texts = []
@@ -133,8 +158,13 @@ def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> N
     assert counting_model.texts == [] and report["embedded"] == 0 and report["reused"] >= 6
     n = tmp_index.scalar("SELECT count(*) FROM chunks")
     assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors") == n
-    assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors cv JOIN chunks c ON c.id = cv.chunk_id "
-                            "AND c.content_hash = cv.content_hash") == n
+    assert (
+        tmp_index.scalar(
+            "SELECT count(*) FROM chunk_vectors cv JOIN chunks c ON c.id = cv.chunk_id "
+            "AND c.content_hash = cv.content_hash"
+        )
+        == n
+    )
     # Replacing the model re-embeds everything.
     counting_model.texts = []
     assert embed(tmp_index.db, "hash:32", replace=True)["embedded"] == distinct
@@ -167,13 +197,24 @@ def test_rrf_arithmetic_hand_checked() -> None:
 
 def test_hybrid_sql_rrf_matches_ranks(embedded_db: Path) -> None:
     with docql_sqlite.open(embedded_db) as idx:
-        hits = search(idx, "segment merge", mode="hybrid", limit=10, explain=True, rrf_k=60, weights={"bm25": 2.0})
+        hits = search(
+            idx,
+            "segment merge",
+            mode="hybrid",
+            limit=10,
+            explain=True,
+            rrf_k=60,
+            weights={"bm25": 2.0},
+        )
         assert len(hits) == 10
         both = 0
         for h in hits:
             ex = h["explain"]
-            expected = sum(w / (60 + ex["lists"][name]["rank"]) for name, w in (("bm25", 2.0), ("vector", 1.0))
-                           if name in ex["lists"])
+            expected = sum(
+                w / (60 + ex["lists"][name]["rank"])
+                for name, w in (("bm25", 2.0), ("vector", 1.0))
+                if name in ex["lists"]
+            )
             assert h["score"] == pytest.approx(expected, abs=1e-6)
             assert ex["final"] == h["score"]
             both += len(ex["lists"]) == 2
@@ -184,14 +225,25 @@ def test_hybrid_sql_rrf_matches_ranks(embedded_db: Path) -> None:
 def test_vector_filter_is_pushed_and_never_starves(embedded_db: Path) -> None:
     with docql_sqlite.open(embedded_db) as idx:
         zh = [d for d in idx.documents(("datasets/zh/*",))]
-        in_zh = idx.conn.execute("SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
-                                 "WHERE d.path GLOB 'datasets/zh/*'").fetchone()[0]
+        in_zh = idx.conn.execute(
+            "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            "WHERE d.path GLOB 'datasets/zh/*'"
+        ).fetchone()[0]
         assert zh and in_zh >= 20
-        hits = search(idx, "segment merge compaction", mode="vector", limit=20, paths=("datasets/zh/*",), explain=True)
+        hits = search(
+            idx,
+            "segment merge compaction",
+            mode="vector",
+            limit=20,
+            paths=("datasets/zh/*",),
+            explain=True,
+        )
         assert len(hits) == 20 and all(h["path"].startswith("datasets/zh/") for h in hits)
         assert "pushed into vec0" in hits[0]["explain"]["plan"]["notes"][0]
         grouped = search(idx, "segment merge", mode="hybrid", limit=5, group="file", explain=True)
-        assert len(grouped) == 5 and any("over-fetch" in n for n in grouped[0]["explain"]["plan"]["notes"])
+        assert len(grouped) == 5 and any(
+            "over-fetch" in n for n in grouped[0]["explain"]["plan"]["notes"]
+        )
 
 
 # -- DocQL and the shell --------------------------------------------------------------------
@@ -200,10 +252,16 @@ def test_docql_search_and_similar(embedded_db: Path) -> None:
         fused = idx.query('$.content.search("segment merge")[0:5]')
         api = search(idx, "segment merge", mode="hybrid", limit=5)
         # Same fusion; DocQL's lists are deeper (100 rows), so only the top is compared.
-        assert fused[0]["location"] == api[0]["location"] and fused[0]["score"] == pytest.approx(api[0]["score"], abs=1e-6)
+        assert fused[0]["location"] == api[0]["location"] and fused[0]["score"] == pytest.approx(
+            api[0]["score"], abs=1e-6
+        )
         similar = idx.query('$.content.similar("segment merge")[0:3]')
-        assert [i["location"] for i in similar] == [h["location"] for h in search(idx, "segment merge", mode="vector", limit=3)]
-        chunk = idx.conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
+        assert [i["location"] for i in similar] == [
+            h["location"] for h in search(idx, "segment merge", mode="vector", limit=3)
+        ]
+        chunk = idx.conn.execute(
+            "SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1"
+        ).fetchone()[0]
         (first,) = idx.query(f"$.content.similar({chunk})[0:1]")
         assert first["score"] == pytest.approx(1.0)
 
@@ -213,13 +271,20 @@ def test_more_like_chunk_n_in_the_3_40_shell(embedded_db: Path) -> None:
     import sqlite_vec
 
     with docql_sqlite.open(embedded_db) as idx:
-        chunk = idx.conn.execute("SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1").fetchone()[0]
+        chunk = idx.conn.execute(
+            "SELECT id FROM chunks WHERE length(content) > 200 ORDER BY id LIMIT 1"
+        ).fetchone()[0]
         query = f"$.content.similar({chunk})[0:5].location"
         expected = idx.query(query)
         sql = idx.compile(query).inline_sql()
     vec = str(Path(sqlite_vec.loadable_path()))
-    done = subprocess.run([SHELL, "-readonly", str(embedded_db)], input=f".load {vec}\n{sql};\n",
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [SHELL, "-readonly", str(embedded_db)],
+        input=f".load {vec}\n{sql};\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stderr == "" and done.stdout.splitlines() == expected
 
 

@@ -12,14 +12,26 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import connect_ro, query, scalar
 
 SHELL = "/usr/bin/sqlite3"
-pytestmark = pytest.mark.skipif(not Path(SHELL).exists(), reason=f"{SHELL} is not installed (apt-get install sqlite3)")
+pytestmark = pytest.mark.skipif(
+    not Path(SHELL).exists(), reason=f"{SHELL} is not installed (apt-get install sqlite3)"
+)
 
-OUR_TABLES = {"meta", "documents", "sections", "chunks", "chunks_fts", "codeblocks", "tables", "frontmatter",
-              "entities", "symbols", "ingest_errors"}
+OUR_TABLES = {
+    "meta",
+    "documents",
+    "sections",
+    "chunks",
+    "chunks_fts",
+    "codeblocks",
+    "tables",
+    "frontmatter",
+    "entities",
+    "symbols",
+    "ingest_errors",
+}
 OUR_VIEWS = {"toc", "passages", "code", "errors"}
 
 
@@ -45,10 +57,26 @@ def test_tables_are_listed(corpus_db: Path) -> None:
     assert OUR_TABLES | OUR_VIEWS <= listed, sorted((OUR_TABLES | OUR_VIEWS) - listed)
 
 
-@pytest.mark.parametrize("table", ["documents", "sections", "chunks", "chunks_fts", "codeblocks", "tables",
-                                   "entities", "symbols", "frontmatter", "ingest_errors", "meta"])
+@pytest.mark.parametrize(
+    "table",
+    [
+        "documents",
+        "sections",
+        "chunks",
+        "chunks_fts",
+        "codeblocks",
+        "tables",
+        "entities",
+        "symbols",
+        "frontmatter",
+        "ingest_errors",
+        "meta",
+    ],
+)
 def test_counts_match_apsw(corpus_db: Path, table: str) -> None:
-    assert shell_int(corpus_db, f"SELECT count(*) FROM {table};") == scalar(corpus_db, f"SELECT count(*) FROM {table}")
+    assert shell_int(corpus_db, f"SELECT count(*) FROM {table};") == scalar(
+        corpus_db, f"SELECT count(*) FROM {table}"
+    )
 
 
 def test_corpus_is_not_trivial(corpus_db: Path) -> None:
@@ -69,7 +97,9 @@ def test_fts_english_word(corpus_db: Path, word: str) -> None:
     assert brute > 0, f"the corpus no longer mentions {word!r}; pick another word"
 
 
-@pytest.mark.parametrize("phrase, chars", [("架 构", ("架", "构")), ("索 引", ("索", "引")), ("复 制", ("复", "制"))])
+@pytest.mark.parametrize(
+    "phrase, chars", [("架 构", ("架", "构")), ("索 引", ("索", "引")), ("复 制", ("复", "制"))]
+)
 def test_fts_cjk_phrase(corpus_db: Path, phrase: str, chars: tuple[str, str]) -> None:
     sql = f"SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '\"{phrase}\" ';"
     in_shell = shell_int(corpus_db, sql)
@@ -80,10 +110,13 @@ def test_fts_cjk_phrase(corpus_db: Path, phrase: str, chars: tuple[str, str]) ->
 
 
 def test_fts_match_returns_chunk_rows(corpus_db: Path) -> None:
-    out = shell(corpus_db, ".mode list\n.separator |\n"
-                           "SELECT c.id, d.path, c.line FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
-                           "JOIN documents d ON d.id = c.doc_id WHERE chunks_fts MATCH '\"架 构\"' "
-                           "ORDER BY bm25(chunks_fts), c.id LIMIT 5;\n")
+    out = shell(
+        corpus_db,
+        ".mode list\n.separator |\n"
+        "SELECT c.id, d.path, c.line FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+        "JOIN documents d ON d.id = c.doc_id WHERE chunks_fts MATCH '\"架 构\"' "
+        "ORDER BY bm25(chunks_fts), c.id LIMIT 5;\n",
+    )
     rows = [line.split("|") for line in out.splitlines()]
     assert rows and all(len(r) == 3 for r in rows)
     for chunk_id, path, line in rows:
@@ -92,28 +125,46 @@ def test_fts_match_returns_chunk_rows(corpus_db: Path) -> None:
         assert int(line) >= 1 and path.startswith("datasets/")
 
 
-@pytest.mark.parametrize("view, table", [("toc", "sections"), ("passages", "chunks"), ("code", "symbols"),
-                                         ("errors", "ingest_errors")])
+@pytest.mark.parametrize(
+    "view, table",
+    [("toc", "sections"), ("passages", "chunks"), ("code", "symbols"), ("errors", "ingest_errors")],
+)
 def test_views_work_in_the_shell(corpus_db: Path, view: str, table: str) -> None:
-    assert shell_int(corpus_db, f"SELECT count(*) FROM {view};") == scalar(corpus_db, f"SELECT count(*) FROM {table}")
+    assert shell_int(corpus_db, f"SELECT count(*) FROM {view};") == scalar(
+        corpus_db, f"SELECT count(*) FROM {table}"
+    )
 
 
 def test_toc_view_rows(corpus_db: Path) -> None:
     path = "datasets/zh/architecture.md"
-    out = shell(corpus_db, ".mode list\n.separator |\n"
-                           f"SELECT level, number, title, line, end_line FROM toc WHERE path = '{path}';\n")
+    out = shell(
+        corpus_db,
+        ".mode list\n.separator |\n"
+        f"SELECT level, number, title, line, end_line FROM toc WHERE path = '{path}';\n",
+    )
     got = [tuple(line.split("|")) for line in out.splitlines()]
-    want = [tuple(str(v) for v in r) for r in query(
-        corpus_db, "SELECT s.level, s.number, s.title, s.line, s.end_line FROM sections s JOIN documents d "
-                   "ON d.id = s.doc_id WHERE d.path = ? ORDER BY s.ord", (path,))]
+    want = [
+        tuple(str(v) for v in r)
+        for r in query(
+            corpus_db,
+            "SELECT s.level, s.number, s.title, s.line, s.end_line FROM sections s JOIN documents "
+            "d "
+            "ON d.id = s.doc_id WHERE d.path = ? ORDER BY s.ord",
+            (path,),
+        )
+    ]
     assert got == want and len(got) > 3
 
 
 def test_passages_view_reconstructs_a_document(corpus_db: Path) -> None:
     path = "datasets/en/handbook/01-introduction.md"
-    out = shell(corpus_db, ".mode list\n"
-                           f"SELECT group_concat(content, '') FROM (SELECT content FROM passages WHERE path = '{path}' "
-                           "ORDER BY chunk_index);\n")
+    out = shell(
+        corpus_db,
+        ".mode list\n"
+        f"SELECT group_concat(content, '') FROM (SELECT content FROM passages WHERE path = "
+        f"'{path}' "
+        "ORDER BY chunk_index);\n",
+    )
     header = scalar(corpus_db, "SELECT header_text FROM documents WHERE path = ?", (path,))
     from conftest import REPO, file_text
 
@@ -123,7 +174,9 @@ def test_passages_view_reconstructs_a_document(corpus_db: Path) -> None:
 def test_code_view_has_symbols(corpus_db: Path) -> None:
     if scalar(corpus_db, "SELECT count(*) FROM symbols") == 0:
         pytest.skip("no code symbols in the corpus yet")
-    out = shell(corpus_db, ".mode list\n.separator |\nSELECT path, kind, name, line FROM code LIMIT 3;\n")
+    out = shell(
+        corpus_db, ".mode list\n.separator |\nSELECT path, kind, name, line FROM code LIMIT 3;\n"
+    )
     assert all(len(line.split("|")) == 4 for line in out.splitlines())
 
 
@@ -136,7 +189,7 @@ def test_errors_view_in_a_db_with_errors(tmp_path: Path) -> None:
     db = tmp_path / "e.db"
     index_paths(db, [str(tmp_path / "docs")], IngestOptions(workers=1))
     out = shell(db, ".mode list\n.separator |\nSELECT path, severity, reason FROM errors;\n")
-    (path, severity, reason), = [line.split("|") for line in out.splitlines()]
+    ((path, severity, reason),) = [line.split("|") for line in out.splitlines()]
     assert path.endswith("docs/empty.md") and severity == "error" and "empty file" in reason
 
 
@@ -157,5 +210,7 @@ def test_schema_has_nothing_a_plain_shell_cannot_read(corpus_db: Path) -> None:
     ddl = " ".join(r[0] or "" for r in query(corpus_db, "SELECT sql FROM sqlite_master"))
     assert "contentless_delete" not in ddl
     tokenizers = re.findall(r"tokenize\s*=\s*'([^']*)'", ddl)
-    assert tokenizers and all(t.split()[0] in ("unicode61", "ascii", "porter", "trigram") for t in tokenizers)
+    assert tokenizers and all(
+        t.split()[0] in ("unicode61", "ascii", "porter", "trigram") for t in tokenizers
+    )
     assert scalar(corpus_db, "SELECT count(*) FROM frontmatter WHERE typeof(data) <> 'text'") == 0

@@ -29,20 +29,23 @@ def one(conn, sql: str, params=()):  # noqa: ANN001, ANN201
 
 
 # ---- docql_heading(title, kw): the spec's title tiers ----------------------------------------
-@pytest.mark.parametrize(("title", "kw", "score"), [
-    ("Architecture", "architecture", 3),
-    ("架构", "架构", 3),
-    ("Straße", "STRASSE", 3),           # Unicode casefold: ß = ss
-    ("Architecture Overview", "ARCH", 2),
-    ("架构设计", "架构", 2),
-    ("Storage Engine Design", "design", 1),
-    ("系统架构概述", "架构", 1),
-    ("Design", "Designs", 0),
-    ("Café", "CAFÉ", 3),
-    ("anything", "", 2),                # every title starts with the empty string
-    (None, "x", 0),
-    ("x", None, 0),
-])
+@pytest.mark.parametrize(
+    ("title", "kw", "score"),
+    [
+        ("Architecture", "architecture", 3),
+        ("架构", "架构", 3),
+        ("Straße", "STRASSE", 3),  # Unicode casefold: ß = ss
+        ("Architecture Overview", "ARCH", 2),
+        ("架构设计", "架构", 2),
+        ("Storage Engine Design", "design", 1),
+        ("系统架构概述", "架构", 1),
+        ("Design", "Designs", 0),
+        ("Café", "CAFÉ", 3),
+        ("anything", "", 2),  # every title starts with the empty string
+        (None, "x", 0),
+        ("x", None, 0),
+    ],
+)
 def test_docql_heading(conn, title, kw, score) -> None:
     assert one(conn, "SELECT docql_heading(?, ?)", (title, kw)) == score
 
@@ -51,36 +54,49 @@ def test_docql_heading_ranks_a_toc(corpus_db: Path) -> None:
     """The same tiers as $.content.heading(), computed in SQL over the toc view."""
     with docql_sqlite.open(corpus_db) as index:
         rows = index.conn.execute(
-            "SELECT title, docql_heading(title, '架构') AS s FROM toc WHERE s > 0 ORDER BY s DESC, path, line").fetchall()
+            "SELECT title, docql_heading(title, '架构') AS s FROM toc WHERE s > 0 ORDER BY s DESC, "
+            "path, line"
+        ).fetchall()
         assert rows == [("架构", 3), ("架构设计", 2), ("索引架构", 1), ("系统架构概述", 1)]
         via_docql = [(i["title"], i["score"]) for i in index.query('$.content.heading("架构")')]
         assert rows == via_docql
 
 
 # ---- docql_chapter(number, id) ------------------------------------------------------------------
-@pytest.mark.parametrize(("number", "chapter", "match"), [
-    ("1.2", "1.2", 1), ("1.2", " 1.2 ", 1), ("1.2.1", "1.2", 0), ("1.10", "1.1", 0), ("2", 2, 1),
-    (None, "1", 0), ("1", None, 0),
-])
+@pytest.mark.parametrize(
+    ("number", "chapter", "match"),
+    [
+        ("1.2", "1.2", 1),
+        ("1.2", " 1.2 ", 1),
+        ("1.2.1", "1.2", 0),
+        ("1.10", "1.1", 0),
+        ("2", 2, 1),
+        (None, "1", 0),
+        ("1", None, 0),
+    ],
+)
 def test_docql_chapter(conn, number, chapter, match) -> None:
     assert one(conn, "SELECT docql_chapter(?, ?)", (number, chapter)) == match
 
 
 # ---- docql_grep(text, pattern): occurrences ---------------------------------------------------
-@pytest.mark.parametrize(("text", "pattern", "count"), [
-    ("WAL and wal and Wal", "wal", 3),
-    ("CAFÉ, Café and café", "café", 3),
-    ("STRASSE matches straße", "STRASSE", 2),   # ß casefolds to ss
-    ("架构设计与系统架构", "架构", 2),
-    ("架构", "架", 1),
-    ("aaaa", "aa", 2),                          # non-overlapping, like str.count
-    ("Lexer LexerError lex", "/Lex[a-z]+/", 2),
-    ("Lexer LexerError lex", "/lex[a-z]*/i", 3),
-    ("line one\nline two", "/^line/m", 2),
-    ("nothing", "", 0),
-    (None, "x", 0),
-    ("x", None, 0),
-])
+@pytest.mark.parametrize(
+    ("text", "pattern", "count"),
+    [
+        ("WAL and wal and Wal", "wal", 3),
+        ("CAFÉ, Café and café", "café", 3),
+        ("STRASSE matches straße", "STRASSE", 2),  # ß casefolds to ss
+        ("架构设计与系统架构", "架构", 2),
+        ("架构", "架", 1),
+        ("aaaa", "aa", 2),  # non-overlapping, like str.count
+        ("Lexer LexerError lex", "/Lex[a-z]+/", 2),
+        ("Lexer LexerError lex", "/lex[a-z]*/i", 3),
+        ("line one\nline two", "/^line/m", 2),
+        ("nothing", "", 0),
+        (None, "x", 0),
+        ("x", None, 0),
+    ],
+)
 def test_docql_grep(conn, text, pattern, count) -> None:
     assert one(conn, "SELECT docql_grep(?, ?)", (text, pattern)) == count
 
@@ -88,11 +104,14 @@ def test_docql_grep(conn, text, pattern, count) -> None:
 def test_docql_grep_over_chunks_agrees_with_docql(corpus_db: Path) -> None:
     with docql_sqlite.open(corpus_db) as index:
         in_sql = index.conn.execute(
-            "SELECT path, line FROM passages WHERE docql_grep(content, 'straße') > 0 ORDER BY path, chunk_index").fetchall()
+            "SELECT path, line FROM passages WHERE docql_grep(content, 'straße') > 0 ORDER BY "
+            "path, chunk_index"
+        ).fetchall()
         assert in_sql == [(i["path"], i["line"]) for i in index.query('$.content.grep("straße")')]
 
 
-# ---- docql_rrf(rank[, k[, weight]]) ---------------------------------------------------------------
+# ---- docql_rrf(rank[, k[, weight]])
+# ---------------------------------------------------------------
 def test_docql_rrf(conn) -> None:
     assert one(conn, "SELECT docql_rrf(1)") == pytest.approx(1 / 61)
     assert one(conn, "SELECT docql_rrf(3, 10)") == pytest.approx(1 / 13)
@@ -107,17 +126,24 @@ def test_docql_fold(conn) -> None:
     assert one(conn, "SELECT docql_fold(NULL)") is None
 
 
-# ---- regexp / regexpi -------------------------------------------------------------------------------
-@pytest.mark.parametrize(("sql", "value"), [
-    ("SELECT 'Lexer' REGEXP 'Lex[a-z]+'", 1),
-    ("SELECT 'lexer' REGEXP 'Lex'", 0),                 # case-sensitive
-    ("SELECT 'a Lexer b' REGEXP 'Lexer'", 1),           # search, not full match
-    ("SELECT regexp('^Lex', 'a Lexer')", 0),            # regexp(pattern, text)
-    ("SELECT regexpi('LEX', 'a lexer')", 1),
-    ("SELECT regexpi('CAFÉ', 'café')", 1),              # Unicode case in Python (ASCII-only in the sqlite3 shell)
-    ("SELECT NULL REGEXP 'x'", None),
-    ("SELECT regexpi(NULL, 'x')", None),
-])
+# ---- regexp / regexpi
+# -------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("sql", "value"),
+    [
+        ("SELECT 'Lexer' REGEXP 'Lex[a-z]+'", 1),
+        ("SELECT 'lexer' REGEXP 'Lex'", 0),  # case-sensitive
+        ("SELECT 'a Lexer b' REGEXP 'Lexer'", 1),  # search, not full match
+        ("SELECT regexp('^Lex', 'a Lexer')", 0),  # regexp(pattern, text)
+        ("SELECT regexpi('LEX', 'a lexer')", 1),
+        (
+            "SELECT regexpi('CAFÉ', 'café')",
+            1,
+        ),  # Unicode case in Python (ASCII-only in the sqlite3 shell)
+        ("SELECT NULL REGEXP 'x'", None),
+        ("SELECT regexpi(NULL, 'x')", None),
+    ],
+)
 def test_regexp_and_regexpi(conn, sql, value) -> None:
     assert one(conn, sql) == value
 
@@ -127,7 +153,9 @@ def test_catastrophic_backtracking_is_stopped(conn) -> None:
     started = time.monotonic()
     with pytest.raises(DocQLRegexError) as info:
         one(conn, "SELECT ? REGEXP '(x+x+)+y'", ("x" * 5000,))
-    assert time.monotonic() - started < 10  # the guard is 0.5 s per text; this bound only catches a hang
+    assert (
+        time.monotonic() - started < 10
+    )  # the guard is 0.5 s per text; this bound only catches a hang
     assert "catastrophic backtracking" in info.value.message
     with pytest.raises(DocQLRegexError):
         one(conn, "SELECT regexpi('(X+X+)+Y', ?)", ("x" * 5000,))
@@ -171,10 +199,17 @@ def index(corpus_db: Path):
 
 def test_docql_table_function(index) -> None:
     rows = index.conn.execute(
-        "SELECT type, path, line, title FROM docql('$.toc[?(@.level==1)]') WHERE path GLOB 'datasets/zh/*'").fetchall()
-    assert rows == [("heading", "datasets/zh/architecture.md", 1, "架构"), ("heading", "datasets/zh/config.md", 7, "配置"),
-                    ("heading", "datasets/zh/install.md", 1, "安装"), ("heading", "datasets/zh/install.md", 57, "快速开始"),
-                    ("heading", "datasets/zh/overview.md", 13, "系统架构概述"), ("heading", "datasets/zh/常见问题.md", 10, "常见问题")]
+        "SELECT type, path, line, title FROM docql('$.toc[?(@.level==1)]') WHERE path GLOB "
+        "'datasets/zh/*'"
+    ).fetchall()
+    assert rows == [
+        ("heading", "datasets/zh/architecture.md", 1, "架构"),
+        ("heading", "datasets/zh/config.md", 7, "配置"),
+        ("heading", "datasets/zh/install.md", 1, "安装"),
+        ("heading", "datasets/zh/install.md", 57, "快速开始"),
+        ("heading", "datasets/zh/overview.md", 13, "系统架构概述"),
+        ("heading", "datasets/zh/常见问题.md", 10, "常见问题"),
+    ]
 
 
 def test_docql_table_function_columns_and_item(index) -> None:
@@ -182,30 +217,58 @@ def test_docql_table_function_columns_and_item(index) -> None:
     names = [d[0] for d in cursor.getdescription()]
     assert names == tvf.COLUMNS
     (row,) = cursor.fetchall()
-    assert row[:7] == ("section", "datasets/en/handbook/05-api-reference.md", 98, 157, "HTTP API",
-                       "datasets/en/handbook/05-api-reference.md:98-157", None)
-    assert index.conn.execute("SELECT json_extract(?, '$.anchor')", (row[7],)).fetchone()[0] == "http"
+    assert row[:7] == (
+        "section",
+        "datasets/en/handbook/05-api-reference.md",
+        98,
+        157,
+        "HTTP API",
+        "datasets/en/handbook/05-api-reference.md:98-157",
+        None,
+    )
+    assert (
+        index.conn.execute("SELECT json_extract(?, '$.anchor')", (row[7],)).fetchone()[0] == "http"
+    )
 
 
 def test_docql_table_function_glob_argument_and_aggregates(index) -> None:
-    assert index.conn.execute("SELECT count(*) FROM docql('$.files', 'datasets/zh/*')").fetchone()[0] == 5
+    assert (
+        index.conn.execute("SELECT count(*) FROM docql('$.files', 'datasets/zh/*')").fetchone()[0]
+        == 5
+    )
     rows = index.conn.execute(
-        "SELECT d.path, count(*) FROM docql('$.content.grep(\"关键词\")', 'datasets/zh/*') d GROUP BY d.path ORDER BY 1").fetchall()
-    assert rows == [("datasets/zh/architecture.md", 2), ("datasets/zh/config.md", 2), ("datasets/zh/install.md", 2),
-                    ("datasets/zh/overview.md", 2), ("datasets/zh/常见问题.md", 1)]
+        "SELECT d.path, count(*) FROM docql('$.content.grep(\"关键词\")', 'datasets/zh/*') d GROUP "
+        "BY d.path ORDER BY 1"
+    ).fetchall()
+    assert rows == [
+        ("datasets/zh/architecture.md", 2),
+        ("datasets/zh/config.md", 2),
+        ("datasets/zh/install.md", 2),
+        ("datasets/zh/overview.md", 2),
+        ("datasets/zh/常见问题.md", 1),
+    ]
 
 
 def test_docql_table_function_projection_and_titles(index) -> None:
-    assert [r[0] for r in index.conn.execute("SELECT item FROM docql('$.toc.title[0:2]', 'datasets/zh/install.md')")] == \
-        ['"安装"', '"系统要求"']
+    assert [
+        r[0]
+        for r in index.conn.execute(
+            "SELECT item FROM docql('$.toc.title[0:2]', 'datasets/zh/install.md')"
+        )
+    ] == ['"安装"', '"系统要求"']
     # title falls back to name (entities, symbols) and section (chunks)
-    assert index.conn.execute("SELECT title FROM docql('$.code.class(\"DocQLLexer\")')").fetchall() == [("DocQLLexer",)]
     assert index.conn.execute(
-        "SELECT title FROM docql('$.content.grep(\"quarantines\")')").fetchall() == [("Checksums and Recovery",)]
+        "SELECT title FROM docql('$.code.class(\"DocQLLexer\")')"
+    ).fetchall() == [("DocQLLexer",)]
+    assert index.conn.execute(
+        "SELECT title FROM docql('$.content.grep(\"quarantines\")')"
+    ).fetchall() == [("Checksums and Recovery",)]
 
 
 def test_docql_table_function_query_as_a_where_clause(index) -> None:
-    assert index.conn.execute("SELECT title FROM docql WHERE query = '$.toc[0]'").fetchall() == [("Sample corpora",)]
+    assert index.conn.execute("SELECT title FROM docql WHERE query = '$.toc[0]'").fetchall() == [
+        ("Sample corpora",)
+    ]
 
 
 def test_docql_table_function_errors_are_docql_errors(index) -> None:
@@ -217,23 +280,27 @@ def test_docql_table_function_joins_with_tables(index) -> None:
     """Join DocQL results with the plain tables: headings of documents over 4,000 bytes."""
     rows = index.conn.execute(
         "SELECT d.name, q.title FROM docql('$.toc[?(@.level==1)]', 'datasets/zh/*') q "
-        "JOIN documents d ON d.path = q.path WHERE d.size > 4000 ORDER BY d.name").fetchall()
+        "JOIN documents d ON d.path = q.path WHERE d.size > 4000 ORDER BY d.name"
+    ).fetchall()
     assert rows == [("architecture.md", "架构"), ("overview.md", "系统架构概述")]
 
 
 # ---- the regex pre-filter of the compiler (query/filters.required_literal) ----------------------
-@pytest.mark.parametrize(("pattern", "ignore_case", "literal"), [
-    (r"fn\s+main", False, "main"),          # a repeat ends a run
-    ("abc?d", False, None),                 # c is optional: runs "ab" and "d" are too short
-    ("MCP|TLS", True, None),                # alternation: nothing is mandatory
-    (r"\bDEC-00[0-9][0-9]\b", False, "DEC-00"),
-    ("dec-0054", True, "dec-0054"),
-    ("(?i)STRASSE", False, "TRA"),          # inline (?i): s has a non-ASCII case partner (ſ)
-    ("Lexikon", True, "Lex"),               # i and k end runs: "Lex", then "o", "n"
-    ("kiss", True, None),
-    ("caf[eé]", True, "caf"),
-    (r"a\.b\.c", False, "a.b.c"),
-])
+@pytest.mark.parametrize(
+    ("pattern", "ignore_case", "literal"),
+    [
+        (r"fn\s+main", False, "main"),  # a repeat ends a run
+        ("abc?d", False, None),  # c is optional: runs "ab" and "d" are too short
+        ("MCP|TLS", True, None),  # alternation: nothing is mandatory
+        (r"\bDEC-00[0-9][0-9]\b", False, "DEC-00"),
+        ("dec-0054", True, "dec-0054"),
+        ("(?i)STRASSE", False, "TRA"),  # inline (?i): s has a non-ASCII case partner (ſ)
+        ("Lexikon", True, "Lex"),  # i and k end runs: "Lex", then "o", "n"
+        ("kiss", True, None),
+        ("caf[eé]", True, "caf"),
+        (r"a\.b\.c", False, "a.b.c"),
+    ],
+)
 def test_required_literal(pattern, ignore_case, literal) -> None:
     from docql_sqlite.query.filters import required_literal
 
@@ -247,4 +314,6 @@ def test_required_literal_is_sound_with_unicode_case_partners(tmp_index) -> None
     tmp_index.index()
     with docql_sqlite.open(tmp_index.db) as index:
         for pattern in ["/kelvin unit/i", "/a sign/i", "/a diff/i", "/KELVIN/i"]:
-            assert [i["hit_line"] for i in index.query(f"$.content.grep({pattern})")] == [3], pattern
+            assert [i["hit_line"] for i in index.query(f"$.content.grep({pattern})")] == [3], (
+                pattern
+            )

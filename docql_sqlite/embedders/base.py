@@ -100,7 +100,11 @@ class EmbeddingModel(ABC):
             digest = hashlib.sha256(f"{self.model_id}\n{self.dimensions}\n".encode())
             for vector in vectors:
                 strongest = np.argsort(-np.abs(vector), kind="stable")[:PROBE_TOP]
-                digest.update(",".join(f"{int(i)}{'+' if vector[i] >= 0 else '-'}" for i in strongest).encode())
+                digest.update(
+                    ",".join(
+                        f"{int(i)}{'+' if vector[i] >= 0 else '-'}" for i in strongest
+                    ).encode()
+                )
                 digest.update(b"\n")
             self._fingerprint = digest.hexdigest()[:16]
         return self._fingerprint
@@ -110,10 +114,13 @@ class EmbeddingModel(ABC):
         try:
             array = np.asarray(batch, dtype=np.float32)
         except (TypeError, ValueError) as err:
-            raise EmbeddingError(f"embedding model '{self.model_id}' returned vectors of uneven length: {err}") from None
+            raise EmbeddingError(
+                f"embedding model '{self.model_id}' returned vectors of uneven length: {err}"
+            ) from None
         if array.ndim != 2 or array.shape[0] != expected:
             raise EmbeddingError(
-                f"embedding model '{self.model_id}' returned {array.shape[0] if array.ndim else 0} vectors "
+                f"embedding model '{self.model_id}' returned "
+                f"{array.shape[0] if array.ndim else 0} vectors "
                 f"for {expected} texts"
             )
         if array.shape[1] != self.dimensions:
@@ -122,7 +129,9 @@ class EmbeddingModel(ABC):
                 f"expected {self.dimensions}"
             )
         if not np.isfinite(array).all():
-            raise EmbeddingError(f"embedding model '{self.model_id}' returned NaN or infinite values")
+            raise EmbeddingError(
+                f"embedding model '{self.model_id}' returned NaN or infinite values"
+            )
         return normalise(array)
 
     def __repr__(self) -> str:
@@ -146,7 +155,9 @@ def _check_text(text: object) -> str:
 def normalise(array: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length; all-zero rows stay zero (there is no direction to keep)."""
     norms = np.linalg.norm(array, axis=1, keepdims=True)
-    return np.divide(array, norms, out=np.zeros_like(array), where=norms > 0).astype(np.float32, copy=False)
+    return np.divide(array, norms, out=np.zeros_like(array), where=norms > 0).astype(
+        np.float32, copy=False
+    )
 
 
 def encode(vector: Sequence[float] | np.ndarray) -> bytes:
@@ -187,13 +198,16 @@ def ensure_compatible(meta: Mapping[str, str], model: EmbeddingModel) -> None:
     stored_dims, stored_fp = meta.get(META_DIMENSIONS, "?"), meta.get(META_FINGERPRINT, "?")
     if stored_id != model.model_id or stored_dims != str(model.dimensions):
         raise EmbeddingError(
-            f"this index was embedded with '{stored_id}' ({stored_dims} dimensions) but the query uses "
+            f"this index was embedded with '{stored_id}' ({stored_dims} dimensions) but the query "
+            f"uses "
             f"'{model.model_id}' ({model.dimensions} dimensions); search with --model {stored_id}, "
             f"or re-embed the index with '{model.model_id}'"
         )
     if stored_fp != model.fingerprint():
         raise EmbeddingError(
-            f"the model '{stored_id}' now gives different vectors than when this index was embedded "
-            f"(fingerprint {model.fingerprint()}, index has {stored_fp}); its weights or server changed, "
+            f"the model '{stored_id}' now gives different vectors than when this index was "
+            f"embedded "
+            f"(fingerprint {model.fingerprint()}, index has {stored_fp}); its weights or server "
+            f"changed, "
             f"so re-embed the index"
         )

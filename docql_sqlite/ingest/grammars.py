@@ -35,10 +35,16 @@ class Grammar:
 LANGUAGES: dict[str, Grammar] = {
     "python": Grammar("tree_sitter_python", "language", (".py", ".pyi"), "tree-sitter-python"),
     "javascript": Grammar(
-        "tree_sitter_javascript", "language", (".js", ".mjs", ".cjs", ".jsx"), "tree-sitter-javascript"
+        "tree_sitter_javascript",
+        "language",
+        (".js", ".mjs", ".cjs", ".jsx"),
+        "tree-sitter-javascript",
     ),
     "typescript": Grammar(
-        "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts"), "tree-sitter-typescript"
+        "tree_sitter_typescript",
+        "language_typescript",
+        (".ts", ".mts", ".cts"),
+        "tree-sitter-typescript",
     ),
     "tsx": Grammar("tree_sitter_typescript", "language_tsx", (".tsx",), "tree-sitter-typescript"),
     "go": Grammar("tree_sitter_go", "language", (".go",), "tree-sitter-go"),
@@ -48,7 +54,10 @@ LANGUAGES: dict[str, Grammar] = {
     "c_sharp": Grammar("tree_sitter_c_sharp", "language", (".cs",), "tree-sitter-c-sharp"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
-        "tree_sitter_cpp", "language", (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx"), "tree-sitter-cpp"
+        "tree_sitter_cpp",
+        "language",
+        (".cpp", ".cc", ".cxx", ".hpp", ".hh", ".hxx"),
+        "tree-sitter-cpp",
     ),
 }
 

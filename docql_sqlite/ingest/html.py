@@ -23,7 +23,12 @@ from bs4.element import (
     Tag,
 )
 
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, split_bold_term, term_entity
+from docql_sqlite.ingest.entities import (
+    extract_entities,
+    merge_entities,
+    split_bold_term,
+    term_entity,
+)
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table
 
 # Not shown in the page body (<title> is read separately as the document title).

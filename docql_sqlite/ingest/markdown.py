@@ -40,7 +40,9 @@ def scan_blocks(text: str, backend: str | None = None) -> tuple[Iterable[Block],
     except RuntimeError as exc:
         if backend == "rs":
             raise
-        return markdown_blocks.scan_py(text), None if "not installed" in str(exc) else f"{exc}; parsed with markdown-it-py"
+        return markdown_blocks.scan_py(text), None if "not installed" in str(
+            exc
+        ) else f"{exc}; parsed with markdown-it-py"
 
 
 def parse_markdown(text: str, path: str, backend: str | None = None) -> Document:
@@ -53,14 +55,22 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
             doc.frontmatter = _load_front_matter(block.raw, doc.warnings)
         elif block.kind == "heading":
             title, anchor = _heading_title(block.raw)
-            doc.headings.append(Heading(level=block.level, title=title, line=block.line, anchor=anchor))
+            doc.headings.append(
+                Heading(level=block.level, title=title, line=block.line, anchor=anchor)
+            )
         elif block.kind == "fence":
             language = block.info.split()[0] if block.info.strip() else None
-            doc.codeblocks.append(CodeBlock(language=language, code=block.raw, line=block.line, end_line=block.end_line))
+            doc.codeblocks.append(
+                CodeBlock(
+                    language=language, code=block.raw, line=block.line, end_line=block.end_line
+                )
+            )
         elif block.kind == "table":
             headers = [plain_inline(c).strip() for c in block.header]
             rows = [[plain_inline(c).strip() for c in row] for row in block.rows]
-            doc.tables.append(Table(headers=headers, rows=rows, line=block.line, end_line=block.end_line))
+            doc.tables.append(
+                Table(headers=headers, rows=rows, line=block.line, end_line=block.end_line)
+            )
         elif block.kind == "html":
             doc.keep_together.append((block.line, block.end_line))
         elif block.kind == "text" and "`" in block.raw:
@@ -120,7 +130,11 @@ def plain_inline(raw: str) -> str:
     """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
     if not any(ch in raw for ch in "*_`[]<>!\\&"):
         return raw
-    if not any(ch in raw for ch in "*_[]<>!&") and "``" not in raw and _SIMPLE_CODE_SPANS.fullmatch(raw):
+    if (
+        not any(ch in raw for ch in "*_[]<>!&")
+        and "``" not in raw
+        and _SIMPLE_CODE_SPANS.fullmatch(raw)
+    ):
         # only single-backtick code spans (`fs.readFile()`): the common case, without a parser
         return _ONE_CODE_SPAN.sub(_code_span_text, raw)
     tokens = _inline_parser().parseInline(raw)

@@ -10,9 +10,9 @@ the two in agreement on real corpora.
 from __future__ import annotations
 
 import bisect
-import re
 import importlib
 import pkgutil
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -98,8 +98,19 @@ def scan_py(text: str) -> Iterator[Block]:
 
 
 # -- markdown-it-pyrs (fast) ------------------------------------------------------------
-_RS_RULES = ["heading", "lheading", "code", "fence", "blockquote", "hr", "list", "reference", "html_block",
-             "table", "front_matter"]
+_RS_RULES = [
+    "heading",
+    "lheading",
+    "code",
+    "fence",
+    "blockquote",
+    "hr",
+    "list",
+    "reference",
+    "html_block",
+    "table",
+    "front_matter",
+]
 
 
 @lru_cache(maxsize=1)
@@ -133,7 +144,9 @@ def scan_rs(text: str) -> list[Block]:
     return _blocks_rs(tree, line_of)
 
 
-_RS_KINDS = frozenset({"front_matter", "heading", "lheading", "fence", "html_block", "text", "table"})
+_RS_KINDS = frozenset(
+    {"front_matter", "heading", "lheading", "fence", "html_block", "text", "table"}
+)
 
 
 def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
@@ -153,7 +166,12 @@ def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
         if name == "text":
             content = node.meta.get("content", "")
             previous = blocks[-1] if blocks else None
-            if previous is not None and previous.kind == "text" and previous.end_line + 1 == line and content:
+            if (
+                previous is not None
+                and previous.kind == "text"
+                and previous.end_line + 1 == line
+                and content
+            ):
                 # a paragraph arrives one text node per line: join them, so a code span
                 # broken across lines is still one span
                 previous.raw += ("" if previous.raw.endswith("\n") else "\n") + content
@@ -167,7 +185,9 @@ def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
                 blocks.append(Block("heading", line, end, level=int(node.meta["level"]), raw=raw))
         elif name == "fence":
             meta = node.meta
-            blocks.append(Block("fence", line, end, raw=meta.get("content", ""), info=meta.get("info", "")))
+            blocks.append(
+                Block("fence", line, end, raw=meta.get("content", ""), info=meta.get("info", ""))
+            )
         elif name == "html_block":
             blocks.append(Block("html", line, end))
         elif name == "front_matter":
@@ -177,7 +197,14 @@ def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
             block = Block("table", line, end)
             for part in node.children:
                 for row in part.children:
-                    cells = ["".join(t.meta.get("content", "") for t in cell.children) for cell in row.children]
-                    (block.header.extend(cells) if part.name == "thead" else block.rows.append(cells))
+                    cells = [
+                        "".join(t.meta.get("content", "") for t in cell.children)
+                        for cell in row.children
+                    ]
+                    (
+                        block.header.extend(cells)
+                        if part.name == "thead"
+                        else block.rows.append(cells)
+                    )
             blocks.append(block)
     return blocks

@@ -40,13 +40,24 @@ def parse_task(task: ParseTask) -> Parsed | Unchanged:
 
         source = fetch_url(task.path, max_bytes=task.max_bytes, timeout=task.fetch_timeout)
     else:
-        source = read_source(Path(task.path), task.display, max_bytes=task.max_bytes, fmt=task.format)
+        source = read_source(
+            Path(task.path), task.display, max_bytes=task.max_bytes, fmt=task.format
+        )
     if task.known_sha256 is not None and source.sha256 == task.known_sha256:
         return Unchanged(source.uri, source.mtime_ns)
     fmt = get_format(task.format or source.format or sniff_format(source.data))
     text, warnings = (None, []) if fmt.binary else decode_text(source.data, task.display)
     doc = fmt.parse(source, text)
-    return finish(doc, source.path, source.uri, source.sha256, len(source.data), source.mtime_ns, warnings, task.max_chars)
+    return finish(
+        doc,
+        source.path,
+        source.uri,
+        source.sha256,
+        len(source.data),
+        source.mtime_ns,
+        warnings,
+        task.max_chars,
+    )
 
 
 def finish(

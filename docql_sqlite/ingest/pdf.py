@@ -8,10 +8,9 @@ lines, and the "glued words" check for PDFs whose extracted text lost its spaces
 
 from __future__ import annotations
 
-import logging
-
 import bisect
 import io
+import logging
 import re
 import shutil
 import subprocess

@@ -18,7 +18,9 @@ DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 _BINARY_PROBE = 8192
 
 
-def read_source(path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: str | None = None) -> Source:
+def read_source(
+    path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: str | None = None
+) -> Source:
     """Read `path` (a regular file) whole, with the size cap checked before reading."""
     try:
         if path.is_symlink() and not path.exists():
@@ -26,7 +28,8 @@ def read_source(path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_B
         stat = path.stat()
         if stat.st_size > max_bytes:
             raise IngestError(
-                f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it with --max-bytes)",
+                f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it "
+                f"with --max-bytes)",
                 display_path,
             )
         with open(path, "rb") as handle:
@@ -42,7 +45,10 @@ def read_source(path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_B
     except OSError as exc:
         raise IngestError(f"cannot read: {exc.strerror or exc}", display_path) from None
     if len(data) > max_bytes:
-        raise IngestError(f"file too large (over the {max_bytes:,}-byte limit; raise it with --max-bytes)", display_path)
+        raise IngestError(
+            f"file too large (over the {max_bytes:,}-byte limit; raise it with --max-bytes)",
+            display_path,
+        )
     return Source(
         path=display_path,
         uri=os.path.abspath(path),  # not resolved: two symlinks to one file are two documents
@@ -73,7 +79,11 @@ def decode_text(data: bytes, path: str = "") -> tuple[str, list[str]]:
             try:
                 text = data[len(bom) :].decode(encoding)
             except UnicodeDecodeError as exc:
-                raise IngestError(f"invalid {encoding.upper()} after its byte-order mark: {exc.reason} at byte {exc.start}", path) from None
+                raise IngestError(
+                    f"invalid {encoding.upper()} after its byte-order mark: {exc.reason} at byte "
+                    f"{exc.start}",
+                    path,
+                ) from None
             return normalize_newlines(text), warnings
     if b"\x00" in data[:_BINARY_PROBE]:
         raise IngestError("binary file (contains NUL bytes); not indexed", path)
@@ -93,7 +103,9 @@ def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError) -> str:
     # Latin-1 decodes anything; refuse what is clearly not text (many control characters).
     controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f\v")
     if controls > max(8, len(text) // 100):
-        raise IngestError(f"not text: invalid UTF-8 at byte {exc.start} and {controls} control characters", path)
+        raise IngestError(
+            f"not text: invalid UTF-8 at byte {exc.start} and {controls} control characters", path
+        )
     return text
 
 

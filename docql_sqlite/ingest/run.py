@@ -13,8 +13,8 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 from .. import db
 from ..errors import IngestError
@@ -79,7 +79,9 @@ class IngestReport:
         }
 
 
-def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | None = None) -> IngestReport:
+def index_paths(
+    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
+) -> IngestReport:
     from .fetch import is_url
 
     options = options or IngestOptions()
@@ -116,7 +118,10 @@ def index_paths(db_path: str | Path, paths: list[str], options: IngestOptions | 
 
 
 def _plan(
-    conn: db.Connection, found: list[FoundFile], stored: dict[str, StoredDoc], options: IngestOptions,
+    conn: db.Connection,
+    found: list[FoundFile],
+    stored: dict[str, StoredDoc],
+    options: IngestOptions,
     report: IngestReport,
 ) -> tuple[list[tuple[FoundFile, ParseTask | None]], set[str]]:
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
@@ -136,15 +141,22 @@ def _plan(
                 st = item.path.stat()
             except OSError:
                 st = None
-            if st is not None and st.st_size == previous.size and st.st_mtime_ns == previous.mtime_ns:
+            if (
+                st is not None
+                and st.st_size == previous.size
+                and st.st_mtime_ns == previous.mtime_ns
+            ):
                 report.unchanged += 1
                 if previous.path != item.display:
                     renamed.append((item.display, uri))
                 continue
         task = ParseTask(
-            path=str(item.path), display=item.display, format=item.format,
+            path=str(item.path),
+            display=item.display,
+            format=item.format,
             known_sha256=previous.sha256 if previous else None,
-            max_bytes=options.max_bytes, max_chars=options.max_chars,
+            max_bytes=options.max_bytes,
+            max_chars=options.max_chars,
         )
         tasks.append((item, task))
     if renamed:
@@ -153,15 +165,24 @@ def _plan(
     return tasks, seen
 
 
-def _plan_urls(urls: list[str], stored: dict[str, StoredDoc], options: IngestOptions) -> list[tuple[FoundFile, ParseTask | None]]:
+def _plan_urls(
+    urls: list[str], stored: dict[str, StoredDoc], options: IngestOptions
+) -> list[tuple[FoundFile, ParseTask | None]]:
     """URLs are fetched every run (no cheap change check); unchanged bytes skip the parse."""
     by_path = {info.path: info for info in stored.values()}
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
     for url in urls:
         previous = by_path.get(url)
-        task = ParseTask(path=url, display=url, format=None, known_sha256=previous.sha256 if previous else None,
-                         max_bytes=options.max_bytes, max_chars=options.max_chars, is_url=True,
-                         fetch_timeout=options.fetch_timeout)
+        task = ParseTask(
+            path=url,
+            display=url,
+            format=None,
+            known_sha256=previous.sha256 if previous else None,
+            max_bytes=options.max_bytes,
+            max_chars=options.max_chars,
+            is_url=True,
+            fetch_timeout=options.fetch_timeout,
+        )
         tasks.append((FoundFile(Path("."), url, None, explicit=True), task))
     return tasks
 
@@ -173,10 +194,15 @@ def _uri(item: FoundFile) -> str:
 
 
 def _run(
-    conn: db.Connection, tasks: list[tuple[FoundFile, ParseTask | None]], stored: dict[str, StoredDoc],
-    options: IngestOptions, report: IngestReport,
+    conn: db.Connection,
+    tasks: list[tuple[FoundFile, ParseTask | None]],
+    stored: dict[str, StoredDoc],
+    options: IngestOptions,
+    report: IngestReport,
 ) -> None:
-    walk_failures = [(item, IngestError(item.error, item.display)) for item, task in tasks if task is None]
+    walk_failures = [
+        (item, IngestError(item.error, item.display)) for item, task in tasks if task is None
+    ]
     tasks = [(item, task) for item, task in tasks if task is not None]
     total = len(tasks)
     batch: list[tuple[FoundFile, object]] = []
@@ -192,7 +218,10 @@ def _run(
         if options.progress:
             options.progress(done, total, item.display)
         batch.append((item, result))
-        if len(batch) >= options.batch_docs or time.monotonic() - batch_started > options.batch_seconds:
+        if (
+            len(batch) >= options.batch_docs
+            or time.monotonic() - batch_started > options.batch_seconds
+        ):
             _write_batch(conn, batch, stored, report)
             batch, batch_started = [], time.monotonic()
     if batch:
@@ -200,7 +229,10 @@ def _run(
 
 
 def _write_batch(
-    conn: db.Connection, batch: list[tuple[FoundFile, object]], stored: dict[str, StoredDoc], report: IngestReport
+    conn: db.Connection,
+    batch: list[tuple[FoundFile, object]],
+    stored: dict[str, StoredDoc],
+    report: IngestReport,
 ) -> None:
     with conn:  # one transaction: every file in it is replaced whole or not at all
         for item, result in batch:
@@ -210,8 +242,15 @@ def _write_batch(
                 record_problem(conn, item.display, uri, "error", result.message)
                 report.failed.append((item.display, result.message))
             elif isinstance(result, Unchanged):
-                conn.execute("UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
-                             (result.mtime_ns / 1e9 if result.mtime_ns else None, result.mtime_ns, item.display, uri))
+                conn.execute(
+                    "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
+                    (
+                        result.mtime_ns / 1e9 if result.mtime_ns else None,
+                        result.mtime_ns,
+                        item.display,
+                        uri,
+                    ),
+                )
                 report.unchanged += 1
             elif isinstance(result, Parsed):
                 replace_document(conn, result)
@@ -222,7 +261,11 @@ def _write_batch(
 
 
 def _remove_missing(
-    conn: db.Connection, roots: list[Path], seen: set[str], stored: dict[str, StoredDoc], report: IngestReport
+    conn: db.Connection,
+    roots: list[Path],
+    seen: set[str],
+    stored: dict[str, StoredDoc],
+    report: IngestReport,
 ) -> None:
     prefixes = []
     exact = set()
@@ -233,11 +276,13 @@ def _remove_missing(
         else:
             exact.add(absolute)
     gone = [
-        (uri, info) for uri, info in stored.items()
+        (uri, info)
+        for uri, info in stored.items()
         if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
     ]
     stale_errors = [
-        uri for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
+        uri
+        for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
         if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
     ]
     if not gone and not stale_errors:

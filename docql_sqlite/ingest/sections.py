@@ -49,8 +49,14 @@ def build_sections(doc: Document) -> list[SectionInfo]:
     stack: list[SectionInfo] = []  # open ancestors
     for ord_, heading in enumerate(headings):
         number = _next_number(counters, heading.level - base)
-        end_line = heading.end_line if heading.end_line is not None else _markdown_end(headings, ord_, last_line)
-        while stack and not (stack[-1].level < heading.level and stack[-1].end_line >= heading.line):
+        end_line = (
+            heading.end_line
+            if heading.end_line is not None
+            else _markdown_end(headings, ord_, last_line)
+        )
+        while stack and not (
+            stack[-1].level < heading.level and stack[-1].end_line >= heading.line
+        ):
             stack.pop()
         parent = stack[-1] if stack else None
         info = SectionInfo(

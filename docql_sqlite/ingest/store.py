@@ -36,8 +36,12 @@ class Parsed:
     line_count: int = 0
     header_text: str = ""  # the lines before doc.body_start_line (front matter), verbatim
     code_storage: list[tuple[str | None, int | None, int | None]] = field(default_factory=list)
-    section_rows: list[tuple[Any, ...]] = field(default_factory=list)  # sections columns after id/doc_id
-    chunk_rows: list[tuple[Any, ...]] = field(default_factory=list)  # chunks columns + the two FTS texts
+    section_rows: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # sections columns after id/doc_id
+    chunk_rows: list[tuple[Any, ...]] = field(
+        default_factory=list
+    )  # chunks columns + the two FTS texts
 
 
 def prepare(parsed: Parsed) -> Parsed:
@@ -45,15 +49,38 @@ def prepare(parsed: Parsed) -> Parsed:
     folds, hashes and FTS texts computed, and what it needs of the full text (then dropped)."""
     doc = parsed.doc
     parsed.section_rows = [
-        (s.ord, s.level, s.depth, s.title, fold(s.title), s.number, s.anchor, s.parent, s.line, s.end_line,
-         s.own_end_line, s.page)
+        (
+            s.ord,
+            s.level,
+            s.depth,
+            s.title,
+            fold(s.title),
+            s.number,
+            s.anchor,
+            s.parent,
+            s.line,
+            s.end_line,
+            s.own_end_line,
+            s.page,
+        )
         for s in parsed.sections
     ]
     titles = {s.ord: s.title for s in parsed.sections}
     parsed.chunk_rows = [
-        (c.section, c.index, c.line, c.end_line, c.page, c.start_offset, c.end_offset, c.content,
-         stored_fold(c.content), hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32],
-         fts_text(titles[c.section]) if c.section is not None else "", fts_text(c.content))
+        (
+            c.section,
+            c.index,
+            c.line,
+            c.end_line,
+            c.page,
+            c.start_offset,
+            c.end_offset,
+            c.content,
+            stored_fold(c.content),
+            hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+            fts_text(titles[c.section]) if c.section is not None else "",
+            fts_text(c.content),
+        )
         for c in parsed.chunks
     ]
     lines = split_lines(doc.text)
@@ -72,7 +99,9 @@ def now() -> str:
 
 def find_document(conn: Connection, uri: str) -> tuple[int, int, int | None, str] | None:
     """(id, size, mtime_ns, sha256) of the stored document for `uri`."""
-    row = conn.execute("SELECT id, size, mtime_ns, sha256 FROM documents WHERE uri = ?", (uri,)).fetchone()
+    row = conn.execute(
+        "SELECT id, size, mtime_ns, sha256 FROM documents WHERE uri = ?", (uri,)
+    ).fetchone()
     return None if row is None else (row[0], row[1], row[2], row[3])
 
 
@@ -83,7 +112,8 @@ def delete_document(conn: Connection, doc_id: int) -> None:
 
 def _delete_fts(conn: Connection, doc_id: int) -> None:
     rows = conn.execute(
-        "SELECT c.id, coalesce(s.title, ''), c.content FROM chunks c LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ?",
+        "SELECT c.id, coalesce(s.title, ''), c.content FROM chunks c LEFT JOIN sections s ON s.id "
+        "= c.section_id WHERE c.doc_id = ?",
         (doc_id,),
     ).fetchall()
     conn.executemany(
@@ -101,14 +131,28 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
     directory = parsed.path[: -len(name)].rstrip("/") if "/" in parsed.path else ""
     extension = os.path.splitext(name.split("?")[0])[1][1:].lower()
     conn.execute(
-        """INSERT INTO documents(path, uri, name, directory, extension, format, language, title, size, lines, pages,
+        """INSERT INTO documents(path, uri, name, directory, extension, format, language, title,
+          size, lines, pages,
                                  mtime, mtime_ns, sha256, header_text, body_line, indexed_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
-            parsed.path, parsed.uri, name, directory, extension, doc.format, doc.language, doc.title or name,
-            parsed.size, parsed.line_count, doc.page_count,
-            parsed.mtime_ns / 1e9 if parsed.mtime_ns is not None else None, parsed.mtime_ns, parsed.sha256,
-            parsed.header_text, doc.body_start_line, now(),
+            parsed.path,
+            parsed.uri,
+            name,
+            directory,
+            extension,
+            doc.format,
+            doc.language,
+            doc.title or name,
+            parsed.size,
+            parsed.line_count,
+            doc.page_count,
+            parsed.mtime_ns / 1e9 if parsed.mtime_ns is not None else None,
+            parsed.mtime_ns,
+            parsed.sha256,
+            parsed.header_text,
+            doc.body_start_line,
+            now(),
         ),
     )
     doc_id = conn.last_insert_rowid()
@@ -126,22 +170,32 @@ def _next_id(conn: Connection, table: str) -> int:
 def _insert_sections(conn: Connection, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
     base = _next_id(conn, "sections")
     conn.executemany(
-        """INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, anchor, parent_id,
+        """INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, anchor,
+          parent_id,
                                 line, end_line, own_end_line, page)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [(base + r[0], doc_id, *r[:7], None if r[7] is None else base + r[7], *r[8:]) for r in rows],
+        [
+            (base + r[0], doc_id, *r[:7], None if r[7] is None else base + r[7], *r[8:])
+            for r in rows
+        ],
     )
     return {r[0]: base + r[0] for r in rows}
 
 
-def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
+def _insert_chunks(
+    conn: Connection, doc_id: int, parsed: Parsed, section_ids: dict[int, int]
+) -> None:
     base = _next_id(conn, "chunks")
     rows = parsed.chunk_rows
     conn.executemany(
-        """INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page, start_offset, end_offset,
+        """INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page,
+          start_offset, end_offset,
                               content, fold, content_hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [(base + i, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10]) for i, r in enumerate(rows)],
+        [
+            (base + i, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10])
+            for i, r in enumerate(rows)
+        ],
     )
     conn.executemany(
         "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
@@ -149,7 +203,9 @@ def _insert_chunks(conn: Connection, doc_id: int, parsed: Parsed, section_ids: d
     )
 
 
-def _code_storage(text: str, offsets: list[int], block: CodeBlock) -> tuple[str | None, int | None, int | None]:
+def _code_storage(
+    text: str, offsets: list[int], block: CodeBlock
+) -> tuple[str | None, int | None, int | None]:
     """(code, body_start, body_end): code is None when it is the text between the fences."""
     last = len(offsets) - 1
     for first, end in ((block.line + 1, block.end_line - 1), (block.line + 1, block.end_line)):
@@ -175,30 +231,75 @@ def _json(value: Any) -> str:
 def _insert_extras(conn: Connection, doc_id: int, parsed: Parsed) -> None:
     doc = parsed.doc
     if doc.frontmatter is not None:
-        conn.execute("INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)", (doc_id, _json(doc.frontmatter)))
+        conn.execute(
+            "INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)", (doc_id, _json(doc.frontmatter))
+        )
     conn.executemany(
-        "INSERT INTO codeblocks(doc_id, ord, language, code, body_start, body_end, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(doc_id, i, b.language, *stored, b.line, b.end_line)
-         for i, (b, stored) in enumerate(zip(doc.codeblocks, parsed.code_storage))],
+        "INSERT INTO codeblocks(doc_id, ord, language, code, body_start, body_end, line, "
+        "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (doc_id, i, b.language, *stored, b.line, b.end_line)
+            for i, (b, stored) in enumerate(zip(doc.codeblocks, parsed.code_storage))
+        ],
     )
     conn.executemany(
         """INSERT INTO tables(doc_id, ord, headers, rows, row_count, column_count, line, end_line)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-        [(doc_id, i, _json(t.headers), _json(t.rows), len(t.rows),
-          max([len(t.headers)] + [len(r) for r in t.rows]), t.line, t.end_line) for i, t in enumerate(doc.tables)],
+        [
+            (
+                doc_id,
+                i,
+                _json(t.headers),
+                _json(t.rows),
+                len(t.rows),
+                max([len(t.headers)] + [len(r) for r in t.rows]),
+                t.line,
+                t.end_line,
+            )
+            for i, t in enumerate(doc.tables)
+        ],
     )
     conn.executemany(
-        """INSERT INTO entities(doc_id, ord, entity_type, name, name_fold, signature, definition, line, end_line)
+        """INSERT INTO entities(doc_id, ord, entity_type, name, name_fold, signature, definition,
+          line, end_line)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [(doc_id, i, e.entity_type, e.name, fold(e.name), e.signature, e.definition, e.line, e.end_line)
-         for i, e in enumerate(doc.entities)],
+        [
+            (
+                doc_id,
+                i,
+                e.entity_type,
+                e.name,
+                fold(e.name),
+                e.signature,
+                e.definition,
+                e.line,
+                e.end_line,
+            )
+            for i, e in enumerate(doc.entities)
+        ],
     )
     conn.executemany(
-        """INSERT INTO symbols(doc_id, ord, kind, name, name_fold, qualified_name, signature, language, parent,
+        """INSERT INTO symbols(doc_id, ord, kind, name, name_fold, qualified_name, signature,
+          language, parent,
                                line, end_line, docstring)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-        [(doc_id, i, s.kind, s.name, fold(s.name), s.qualified_name, s.signature, s.language, s.parent,
-          s.line, s.end_line, s.docstring) for i, s in enumerate(doc.symbols)],
+        [
+            (
+                doc_id,
+                i,
+                s.kind,
+                s.name,
+                fold(s.name),
+                s.qualified_name,
+                s.signature,
+                s.language,
+                s.parent,
+                s.line,
+                s.end_line,
+                s.docstring,
+            )
+            for i, s in enumerate(doc.symbols)
+        ],
     )
 
 

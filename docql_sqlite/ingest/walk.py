@@ -12,9 +12,31 @@ from .formats import format_for_path
 
 # Directories that are never documentation: VCS data, dependency and build trees, caches.
 IGNORED_DIRS = {
-    ".git", ".hg", ".svn", ".bzr", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".idea", ".vscode", "dist", "build",
-    ".next", ".cache", "target", ".gradle", "site-packages", ".eggs", ".direnv",
+    ".git",
+    ".hg",
+    ".svn",
+    ".bzr",
+    "node_modules",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".idea",
+    ".vscode",
+    "dist",
+    "build",
+    ".next",
+    ".cache",
+    "target",
+    ".gradle",
+    "site-packages",
+    ".eggs",
+    ".direnv",
 }
 
 
@@ -56,10 +78,13 @@ def walk(
             yield FoundFile(root, display, format_for_path(display), explicit=True)
             continue
         failures: list[OSError] = []
-        for dirpath, dirnames, filenames in os.walk(root, onerror=failures.append, followlinks=False):
+        for dirpath, dirnames, filenames in os.walk(
+            root, onerror=failures.append, followlinks=False
+        ):
             yield from _walk_failures(failures)
             dirnames[:] = sorted(
-                d for d in dirnames
+                d
+                for d in dirnames
                 if d not in ignore_dirs and not _matches(display_path(Path(dirpath) / d), exclude)
             )
             for filename in sorted(filenames):
@@ -80,7 +105,10 @@ def _walk_failures(failures: list[OSError]) -> Iterator[FoundFile]:
     """Directories os.walk could not list, as FoundFiles carrying the reason (then cleared)."""
     for exc in failures:
         where = Path(exc.filename) if exc.filename else Path(".")
-        reason = "permission denied (directory not listed)" if isinstance(exc, PermissionError) else (
-            f"cannot list directory: {exc.strerror or exc}")
+        reason = (
+            "permission denied (directory not listed)"
+            if isinstance(exc, PermissionError)
+            else (f"cannot list directory: {exc.strerror or exc}")
+        )
         yield FoundFile(where, display_path(where), None, explicit=False, error=reason)
     failures.clear()

@@ -8,10 +8,10 @@ is replaced too. Both become an `IngestError` for that file only.
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections import deque
 import signal
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
@@ -122,7 +122,12 @@ def run_tasks(
                     status, value = worker.conn.recv()
                 except (EOFError, OSError):
                     worker.process.join(timeout=5)  # EOF can come before the exit status is known
-                    yield key, IngestError(f"parser process crashed ({_exit_status(worker.process.exitcode)})")
+                    yield (
+                        key,
+                        IngestError(
+                            f"parser process crashed ({_exit_status(worker.process.exitcode)})"
+                        ),
+                    )
                     pool[pool.index(worker)] = _replace(worker, ctx, func)
                     continue
                 worker.started = time.monotonic()  # the next queued task starts now
@@ -132,7 +137,12 @@ def run_tasks(
                 if worker.queue and now - worker.started > timeout:
                     key, _ = worker.queue.popleft()
                     pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
-                    yield key, IngestError(f"parsing timed out after {timeout:g} s (raise it with --timeout)")
+                    yield (
+                        key,
+                        IngestError(
+                            f"parsing timed out after {timeout:g} s (raise it with --timeout)"
+                        ),
+                    )
     finally:
         for worker in pool:
             worker.stop(kill=bool(worker.queue))

@@ -16,8 +16,17 @@ from typing import Any
 from ..errors import DocQLNameError, DocQLSyntaxError
 from . import items as I
 from .filters import FilterCompiler
-from .functions import CODE_FUNCTIONS, CODE_LISTS, CONTENT_FUNCTIONS, CONTENT_LISTS, ROOTS, FunctionCompiler, Source
-from .functions import needs_function, unknown_name
+from .functions import (
+    CODE_FUNCTIONS,
+    CODE_LISTS,
+    CONTENT_FUNCTIONS,
+    CONTENT_LISTS,
+    ROOTS,
+    FunctionCompiler,
+    Source,
+    needs_function,
+    unknown_name,
+)
 from .nodes import Call, Filter, Index, Property, Query, Slice, Step, Wildcard
 from .parser import parse
 from .sqlparams import Params, inline
@@ -64,7 +73,8 @@ class _Compiler:
         if not steps:
             raise DocQLSyntaxError(
                 "a query needs a root after '$': " + ", ".join(f"$.{r}" for r in ROOTS),
-                source=self.source, offset=len(self.source),
+                source=self.source,
+                offset=len(self.source),
             )
         scope = self._path_scope(paths)
         per_document = False
@@ -81,10 +91,15 @@ class _Compiler:
         last = self._chain("s", source, selectors + after, per_document)
         order = self._order(source)
         if projection is not None:
-            # Exact names first: on entities `@.type` is an alias in filters, but `.type` is the item's type.
-            spec = next((f for f in source.item.fields if f.name == projection.name), None) or source.item.get(projection.name)
+            # Exact names first: on entities `@.type` is an alias in filters, but `.type` is the
+            # item's type.
+            spec = next(
+                (f for f in source.item.fields if f.name == projection.name), None
+            ) or source.item.get(projection.name)
             if spec is None:  # a front-matter key: its JSON text (`->`), decoded in results
-                spec = I.FieldSpec(projection.name, "json", f"(r._data -> '$.\"{projection.name}\"')")
+                spec = I.FieldSpec(
+                    projection.name, "json", f"(r._data -> '$.\"{projection.name}\"')"
+                )
             columns = [projection.name]
             select = f"{spec.sql} AS {_quote(projection.name)}"
         else:
@@ -97,8 +112,15 @@ class _Compiler:
         sql += f"\nSELECT {select}\nFROM {last} AS r\nORDER BY {order}"
         if limit is not None:
             sql += f"\nLIMIT {int(limit)}"
-        return Compiled(sql, dict(self.params.values), source.item, columns, projection.name if projection else None,
-                        source.post, source.post_arg)
+        return Compiled(
+            sql,
+            dict(self.params.values),
+            source.item,
+            columns,
+            projection.name if projection else None,
+            source.post,
+            source.post_arg,
+        )
 
     # -- scope ------------------------------------------------------------------------
     def _path_scope(self, paths: tuple[str, ...]) -> str:
@@ -121,21 +143,33 @@ class _Compiler:
     def _root(self, steps: list[Step], scope: str) -> tuple[Source, list[Step]]:
         head = steps[0]
         if isinstance(head, Call) and head.name in ROOTS and head.name not in ("content", "code"):
-            raise DocQLSyntaxError(f"$.{head.name} is a list, not a function; use $.{head.name}[...]", source=self.source, offset=head.offset)
+            raise DocQLSyntaxError(
+                f"$.{head.name} is a list, not a function; use $.{head.name}[...]",
+                source=self.source,
+                offset=head.offset,
+            )
         if not isinstance(head, Property):
-            raise DocQLSyntaxError("expected a root name after '$'", source=self.source, offset=head.offset)
+            raise DocQLSyntaxError(
+                "expected a root name after '$'", source=self.source, offset=head.offset
+            )
         name = head.name
         if name not in ROOTS:
             raise unknown_name("root", name, ROOTS, self.source, head.offset)
         if name in ("content", "code"):
             return self._namespace(name, steps, scope)
         if len(steps) > 1 and isinstance(steps[1], Call):
-            raise DocQLSyntaxError(f"$.{name} is a list, not a function; use $.{name}[...]", source=self.source, offset=steps[1].offset)
+            raise DocQLSyntaxError(
+                f"$.{name} is a list, not a function; use $.{name}[...]",
+                source=self.source,
+                offset=steps[1].offset,
+            )
         base = {
             "toc": lambda: Source(I.HEADING, I.base_headings(scope)),
             "entities": lambda: Source(I.ENTITY, I.base_entities(scope)),
             "files": lambda: Source(I.FILE, I.base_files(scope)),
-            "frontmatter": lambda: Source(I.FRONTMATTER, I.base_frontmatter(scope), post="frontmatter"),
+            "frontmatter": lambda: Source(
+                I.FRONTMATTER, I.base_frontmatter(scope), post="frontmatter"
+            ),
             "structure": lambda: Source(I.STRUCTURE, I.base_structure(scope), post="structure"),
         }[name]()
         return base, steps[1:]
@@ -153,23 +187,49 @@ class _Compiler:
             if step.name == "table":
                 return Source(I.TABLE, I.base_tables(scope)), steps[2:]
             if step.name in CONTENT_FUNCTIONS:
-                raise DocQLSyntaxError(f"'{step.name}' is a function; call it: $.content.{step.name}(...)", source=self.source, offset=step.offset)
-            raise unknown_name("function", step.name, list(CONTENT_FUNCTIONS) + list(CONTENT_LISTS), self.source, step.offset)
+                raise DocQLSyntaxError(
+                    f"'{step.name}' is a function; call it: $.content.{step.name}(...)",
+                    source=self.source,
+                    offset=step.offset,
+                )
+            raise unknown_name(
+                "function",
+                step.name,
+                list(CONTENT_FUNCTIONS) + list(CONTENT_LISTS),
+                self.source,
+                step.offset,
+            )
         if isinstance(step, Call):
             if step.name in CODE_LISTS:
-                raise DocQLSyntaxError(f"$.code.{step.name} is a list, not a function; use $.code.{step.name}[...]", source=self.source, offset=step.offset)
+                raise DocQLSyntaxError(
+                    f"$.code.{step.name} is a list, not a function; use $.code.{step.name}[...]",
+                    source=self.source,
+                    offset=step.offset,
+                )
             return self.functions.code(step, scope), steps[2:]
         if step.name in CODE_LISTS:
             return self.functions.code_list(step.name, scope), steps[2:]
         if step.name in CODE_FUNCTIONS:
-            raise DocQLSyntaxError(f"'{step.name}' is a function; call it: $.code.{step.name}(\"name\")", source=self.source, offset=step.offset)
-        raise unknown_name("function", step.name, list(CODE_LISTS) + list(CODE_FUNCTIONS), self.source, step.offset)
+            raise DocQLSyntaxError(
+                f"'{step.name}' is a function; call it: $.code.{step.name}(\"name\")",
+                source=self.source,
+                offset=step.offset,
+            )
+        raise unknown_name(
+            "function", step.name, list(CODE_LISTS) + list(CODE_FUNCTIONS), self.source, step.offset
+        )
 
     # -- selectors ----------------------------------------------------------------------
-    def _split_projection(self, steps: list[Step], item: I.ItemType) -> tuple[list[Step], Property | None, list[Step]]:
+    def _split_projection(
+        self, steps: list[Step], item: I.ItemType
+    ) -> tuple[list[Step], Property | None, list[Step]]:
         for i, step in enumerate(steps):
             if isinstance(step, Call):
-                raise DocQLSyntaxError(f"unexpected function call '{step.name}(…)' here", source=self.source, offset=step.offset)
+                raise DocQLSyntaxError(
+                    f"unexpected function call '{step.name}(…)' here",
+                    source=self.source,
+                    offset=step.offset,
+                )
             if isinstance(step, Property):
                 if item.get(step.name) is None and not item.open_fields:
                     FilterCompiler(item, self.params, self.source).field(step.name, step.offset)
@@ -177,8 +237,10 @@ class _Compiler:
                 for later in after:
                     if not isinstance(later, (Index, Slice, Wildcard)):
                         raise DocQLSyntaxError(
-                            f"after the projection '.{step.name}' only [n], [a:b] or [*] may follow",
-                            source=self.source, offset=later.offset,
+                            f"after the projection '.{step.name}' only [n], [a:b] or [*] may "
+                            f"follow",
+                            source=self.source,
+                            offset=later.offset,
                         )
                 return steps[:i], step, after
         return steps, None, []
@@ -193,7 +255,9 @@ class _Compiler:
                 continue
             previous, name = name, f"{prefix}{n}"
             if isinstance(step, Filter):
-                self.ctes.append((name, f"SELECT * FROM {previous} AS r WHERE {filters.compile(step.expr)}"))
+                self.ctes.append(
+                    (name, f"SELECT * FROM {previous} AS r WHERE {filters.compile(step.expr)}")
+                )
                 continue
             window = _limit_offset(step) if not per_document else None
             if window is not None:
@@ -201,15 +265,30 @@ class _Compiler:
                 # start, or both from the end): ORDER BY ... LIMIT/OFFSET lets SQLite keep only
                 # the top rows while sorting, instead of numbering (and counting) every row.
                 reverse, clause = window
-                self.ctes.append((name, f"SELECT * FROM {previous} AS r ORDER BY {_reverse(order) if reverse else order} {clause}"))
+                self.ctes.append(
+                    (
+                        name,
+                        f"SELECT * FROM {previous} AS r ORDER BY "
+                        f"{_reverse(order) if reverse else order} {clause}",
+                    )
+                )
                 continue
             partition = "PARTITION BY r._doc " if per_document else ""
             rn, cnt = f"_rn{n}", f"_cnt{n}"
             # The row count is only needed for negative positions (counted from the end).
-            counted = (f", count(*) OVER ({partition.strip()}) AS {cnt}" if _needs_count(step) else "")
-            numbered = (f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}{counted} "
-                        f"FROM {previous} AS r")
-            self.ctes.append((name, f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt)}"))
+            counted = (
+                f", count(*) OVER ({partition.strip()}) AS {cnt}" if _needs_count(step) else ""
+            )
+            numbered = (
+                f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}{counted} "
+                f"FROM {previous} AS r"
+            )
+            self.ctes.append(
+                (
+                    name,
+                    f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt)}",
+                )
+            )
         return name
 
     @staticmethod
@@ -239,7 +318,11 @@ def _limit_offset(step: Step) -> tuple[bool, str] | None:
     order; the final ORDER BY restores it). None for mixed bounds such as [1:-1]."""
     if isinstance(step, Index):
         n = step.value
-        return (False, f"LIMIT 1 OFFSET {min(n, _MAX_ROWS)}") if n >= 0 else (True, f"LIMIT 1 OFFSET {min(-n - 1, _MAX_ROWS)}")
+        return (
+            (False, f"LIMIT 1 OFFSET {min(n, _MAX_ROWS)}")
+            if n >= 0
+            else (True, f"LIMIT 1 OFFSET {min(-n - 1, _MAX_ROWS)}")
+        )
     assert isinstance(step, Slice)
     start, stop = step.start, step.stop
     if (start is None or start >= 0) and (stop is None or stop >= 0):
@@ -271,7 +354,9 @@ def _position_condition(step: Step, rn: str, cnt: str) -> str:
     conds = []
     if step.start is not None:
         start = step.start
-        conds.append(f"r.{rn} - 1 >= {start}" if start >= 0 else f"r.{rn} - 1 >= max(r.{cnt} + {start}, 0)")
+        conds.append(
+            f"r.{rn} - 1 >= {start}" if start >= 0 else f"r.{rn} - 1 >= max(r.{cnt} + {start}, 0)"
+        )
     if step.stop is not None:
         stop = step.stop
         conds.append(f"r.{rn} - 1 < {stop}" if stop >= 0 else f"r.{rn} - 1 < r.{cnt} + {stop}")

@@ -15,7 +15,12 @@ from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
 from .sqlparams import Params
 
-_OP_SHOWN = {"contains": "~=", "startswith": "startsWith", "endswith": "endsWith", "exists": "@.field"}
+_OP_SHOWN = {
+    "contains": "~=",
+    "startswith": "startsWith",
+    "endswith": "endsWith",
+    "exists": "@.field",
+}
 
 
 class FilterCompiler:
@@ -59,13 +64,18 @@ class FilterCompiler:
         if value.kind == "null":
             if op in ("==", "!="):
                 return f"({x} IS {'NOT ' if op == '!=' else ''}NULL)"
-            raise DocQLTypeError(f"'{_OP_SHOWN.get(op, op)}' cannot compare with null", source=self.source, offset=value.offset)
+            raise DocQLTypeError(
+                f"'{_OP_SHOWN.get(op, op)}' cannot compare with null",
+                source=self.source,
+                offset=value.offset,
+            )
         if spec.kind == "list" and op != "contains":
             # A list is stored as JSON text: ==, startsWith, =~ … would test that text.
             raise DocQLTypeError(
                 f"'{_OP_SHOWN.get(op, op)}' does not apply to the list field '{spec.name}'; "
                 f"use contains (an element equal to the value)",
-                source=self.source, offset=op_offset,
+                source=self.source,
+                offset=op_offset,
             )
         if op == "=~":
             return self._regex(spec, value)
@@ -75,8 +85,10 @@ class FilterCompiler:
             return self._dynamic(spec, op, value)
         if op in (">", ">=", "<", "<="):
             raise DocQLTypeError(
-                f"'{op}' needs a number field; '{spec.name}' is {spec.kind if spec.kind != 'dynamic' else 'text'}",
-                source=self.source, offset=op_offset,
+                f"'{op}' needs a number field; '{spec.name}' is "
+                f"{spec.kind if spec.kind != 'dynamic' else 'text'}",
+                source=self.source,
+                offset=op_offset,
             )
         text = self._text_value(value, op)
         if op == "==":
@@ -103,20 +115,31 @@ class FilterCompiler:
             return value.text or str(value.value)
         if value.kind == "bool":
             return "true" if value.value else "false"
-        raise DocQLTypeError(f"'{_OP_SHOWN.get(op, op)}' needs a string, got {value.kind}", source=self.source, offset=value.offset)
+        raise DocQLTypeError(
+            f"'{_OP_SHOWN.get(op, op)}' needs a string, got {value.kind}",
+            source=self.source,
+            offset=value.offset,
+        )
 
     def _numeric(self, spec: FieldSpec, op: str, value: Literal, op_offset: int) -> str:
         if op not in ("==", "!=", ">", ">=", "<", "<="):
             raise DocQLTypeError(
                 f"'{_OP_SHOWN.get(op, op)}' needs a text field; '{spec.name}' is a number",
-                source=self.source, offset=op_offset,
+                source=self.source,
+                offset=op_offset,
             )
         number = _as_number(value)
         if number is None:
             shown = f'string "{value.value}"' if value.kind == "string" else str(value.kind)
-            raise DocQLTypeError(f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset)
+            raise DocQLTypeError(
+                f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset
+            )
         if value.kind == "string" and op not in ("==", "!="):
-            raise DocQLTypeError(f"'{op}' needs a number, got string \"{value.value}\"", source=self.source, offset=value.offset)
+            raise DocQLTypeError(
+                f"'{op}' needs a number, got string \"{value.value}\"",
+                source=self.source,
+                offset=value.offset,
+            )
         p = self.params.add(number)
         if op == "!=":
             return f"({spec.sql} IS NULL OR {spec.sql} != {p})"
@@ -124,13 +147,21 @@ class FilterCompiler:
 
     def _regex(self, spec: FieldSpec, value: Literal) -> str:
         if spec.kind == "number":
-            raise DocQLTypeError(f"'=~' needs a text field; '{spec.name}' is a number", source=self.source, offset=value.offset)
+            raise DocQLTypeError(
+                f"'=~' needs a text field; '{spec.name}' is a number",
+                source=self.source,
+                offset=value.offset,
+            )
         if isinstance(value.value, Regex):
             pattern, flags = value.value.pattern, value.value.flags
         elif value.kind == "string":
             pattern, flags = str(value.value), ""
         else:
-            raise DocQLTypeError(f"'=~' needs a regex or a string, got {value.kind}", source=self.source, offset=value.offset)
+            raise DocQLTypeError(
+                f"'=~' needs a regex or a string, got {value.kind}",
+                source=self.source,
+                offset=value.offset,
+            )
         return regex_condition(spec.sql, pattern, flags, self.params)
 
     def _dynamic(self, spec: FieldSpec, op: str, value: Literal) -> str:
@@ -140,7 +171,9 @@ class FilterCompiler:
         if op in (">", ">=", "<", "<="):
             if number is None or value.kind != "number":
                 shown = f'string "{value.value}"' if value.kind == "string" else str(value.kind)
-                raise DocQLTypeError(f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset)
+                raise DocQLTypeError(
+                    f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset
+                )
             # Text sorts after every number in SQLite: compare numbers only.
             return f"(typeof({x}) IN ('integer', 'real') AND {x} {op} {self.params.add(number)})"
         if value.kind == "bool":
@@ -149,7 +182,9 @@ class FilterCompiler:
             # `version: 2` and `version: "2"` both equal 2 and "2" (as `@.level=="1"` does).
             alternatives = [f"{x} = {self.params.add(self._text_value(value, op))}"]
             if number is not None:
-                alternatives.append(f"(typeof({x}) IN ('integer', 'real') AND {x} = {self.params.add(number)})")
+                alternatives.append(
+                    f"(typeof({x}) IN ('integer', 'real') AND {x} = {self.params.add(number)})"
+                )
             cond = "(" + " OR ".join(alternatives) + ")"
         return cond if op == "==" else f"({x} IS NULL OR NOT {cond})"
 
@@ -178,8 +213,11 @@ def _truthy(spec: FieldSpec) -> str:
     if spec.kind == "list":
         return f"({x} IS NOT NULL AND {x} NOT IN ('', '[]'))"
     if spec.kind == "dynamic":
-        return (f"(CASE typeof({x}) WHEN 'null' THEN 0 WHEN 'integer' THEN {x} != 0 WHEN 'real' THEN {x} != 0 "
-                f"ELSE {x} NOT IN ('', '[]', '{{}}') END)")
+        return (
+            f"(CASE typeof({x}) WHEN 'null' THEN 0 WHEN 'integer' THEN {x} != 0 WHEN 'real' THEN "
+            f"{x} != 0 "
+            f"ELSE {x} NOT IN ('', '[]', '{{}}') END)"
+        )
     return f"({x} IS NOT NULL AND {x} != '')"
 
 

@@ -45,17 +45,43 @@ ROOTS = {
     "frontmatter": "each document's front matter",
     "structure": "the directory tree of the indexed paths",
 }
-CONTENT_FUNCTIONS = {f.name: f for f in [
-    Function("heading", ("kw",), 0, "sections whose title contains kw (score 3 exact, 2 prefix, 1 contains); body fallback"),
-    *[Function(f"h{n}", ("kw",), 0, f"level-{n} headings whose title contains kw") for n in range(1, 7)],
-    Function("chapter", ("id",), 1, "the section numbered id ('1.2') or with anchor '#id', with its sub-sections"),
-    Function("grep", ("text",), 1, "chunks containing text (case-insensitive substring) or matching /regex/"),
-    Function("search", ("q",), 1, "ranked full-text search over chunks (BM25, fused with vectors when present)"),
-    Function("similar", ("q",), 1, "chunks ranked by vector similarity"),
-    Function("chunks", (), 0, "every chunk, in document order"),
-    Function("all", (), 0, "every chunk, in document order (alias of chunks())"),
-    Function("page", ("n",), 1, "the text of page n of each PDF"),
-]}
+CONTENT_FUNCTIONS = {
+    f.name: f
+    for f in [
+        Function(
+            "heading",
+            ("kw",),
+            0,
+            "sections whose title contains kw (score 3 exact, 2 prefix, 1 contains); body fallback",
+        ),
+        *[
+            Function(f"h{n}", ("kw",), 0, f"level-{n} headings whose title contains kw")
+            for n in range(1, 7)
+        ],
+        Function(
+            "chapter",
+            ("id",),
+            1,
+            "the section numbered id ('1.2') or with anchor '#id', with its sub-sections",
+        ),
+        Function(
+            "grep",
+            ("text",),
+            1,
+            "chunks containing text (case-insensitive substring) or matching /regex/",
+        ),
+        Function(
+            "search",
+            ("q",),
+            1,
+            "ranked full-text search over chunks (BM25, fused with vectors when present)",
+        ),
+        Function("similar", ("q",), 1, "chunks ranked by vector similarity"),
+        Function("chunks", (), 0, "every chunk, in document order"),
+        Function("all", (), 0, "every chunk, in document order (alias of chunks())"),
+        Function("page", ("n",), 1, "the text of page n of each PDF"),
+    ]
+}
 CONTENT_LISTS = {"codeblock": "fenced code blocks", "table": "Markdown tables"}
 CODE_LISTS = {
     "classes": "classes, interfaces, enums, structs, traits",
@@ -63,13 +89,30 @@ CODE_LISTS = {
     "methods": "methods",
     "symbols": "every symbol",
 }
-CODE_FUNCTIONS = {f.name: f for f in [
-    Function("class", ("name",), 0, "classes named exactly name (case-insensitive), with source"),
-    Function("function", ("name",), 0, "functions named exactly name, with source"),
-    Function("method", ("name",), 0, "methods named exactly name, with source"),
-    Function("query", ("kw",), 1, "symbols whose name contains kw, ranked exact > prefix > contains"),
-]}
-CLASS_KINDS = ("class", "interface", "enum", "struct", "trait", "record", "object", "union", "protocol")
+CODE_FUNCTIONS = {
+    f.name: f
+    for f in [
+        Function(
+            "class", ("name",), 0, "classes named exactly name (case-insensitive), with source"
+        ),
+        Function("function", ("name",), 0, "functions named exactly name, with source"),
+        Function("method", ("name",), 0, "methods named exactly name, with source"),
+        Function(
+            "query", ("kw",), 1, "symbols whose name contains kw, ranked exact > prefix > contains"
+        ),
+    ]
+}
+CLASS_KINDS = (
+    "class",
+    "interface",
+    "enum",
+    "struct",
+    "trait",
+    "record",
+    "object",
+    "union",
+    "protocol",
+)
 FUNCTION_KINDS = ("function", "method", "constructor")
 METHOD_KINDS = ("method", "constructor")
 
@@ -79,7 +122,9 @@ def _kinds(kinds: tuple[str, ...]) -> str:
 
 
 class FunctionCompiler:
-    def __init__(self, params: Params, source: str, search_builder: Callable[..., Source] | None = None) -> None:
+    def __init__(
+        self, params: Params, source: str, search_builder: Callable[..., Source] | None = None
+    ) -> None:
         self.params = params
         self.source = source
         self.search_builder = search_builder
@@ -90,13 +135,17 @@ class FunctionCompiler:
         if fn is None:
             hint = did_you_mean(call.name, registry)
             message = f"unknown function '{call.name}' for {owner}"
-            message += f"; did you mean '{hint}'?" if hint else f"; functions: {', '.join(registry)}"
+            message += (
+                f"; did you mean '{hint}'?" if hint else f"; functions: {', '.join(registry)}"
+            )
             raise DocQLNameError(message, source=self.source, offset=call.offset, suggestion=hint)
         if len(call.args) < fn.min_args or len(call.args) > len(fn.params):
             shown = f"{fn.name}({', '.join(fn.params)})"
             raise DocQLTypeError(
-                f"{shown} takes {len(fn.params)} argument{'s' if len(fn.params) != 1 else ''}, got {len(call.args)}",
-                source=self.source, offset=call.offset,
+                f"{shown} takes {len(fn.params)} argument{'s' if len(fn.params) != 1 else ''}, "
+                f"got {len(call.args)}",
+                source=self.source,
+                offset=call.offset,
             )
         return fn
 
@@ -105,7 +154,9 @@ class FunctionCompiler:
             return default
         arg = call.args[index]
         if arg.kind == "regex":
-            raise DocQLTypeError(f"{call.name}() needs a string, got a regex", source=self.source, offset=arg.offset)
+            raise DocQLTypeError(
+                f"{call.name}() needs a string, got a regex", source=self.source, offset=arg.offset
+            )
         return str(arg.value) if arg.kind == "string" else (arg.text or str(arg.value))
 
     # -- $.content.* ------------------------------------------------------------------
@@ -131,14 +182,18 @@ class FunctionCompiler:
             return self._grep(call, scope)
         if name in ("search", "similar"):
             if self.search_builder is None:
-                raise DocQLNameError(f"{name}() is not available here", source=self.source, offset=call.offset)
+                raise DocQLNameError(
+                    f"{name}() is not available here", source=self.source, offset=call.offset
+                )
             return self.search_builder(name, self.text_arg(call), scope, self.params, call)
         if name in ("chunks", "all"):
             return Source(I.CHUNK, I.base_chunks(scope))
         # page(n)
         arg = call.args[0]
         if arg.kind != "number" or not isinstance(arg.value, int):
-            raise DocQLTypeError("page() needs a page number", source=self.source, offset=arg.offset)
+            raise DocQLTypeError(
+                "page() needs a page number", source=self.source, offset=arg.offset
+            )
         return Source(I.PAGE, I.base_pages(scope, self.params.add(arg.value)))
 
     def _heading(self, keyword: str, scope: str) -> Source:
@@ -146,17 +201,26 @@ class FunctionCompiler:
         if not kw:
             return Source(I.SECTION, I.base_sections(scope, "1", "'title'", "1"), ranked=True)
         p = self.params.add(kw)
-        tier = f"(CASE WHEN s.title_fold = {p} THEN 3 WHEN substr(s.title_fold, 1, length({p})) = {p} THEN 2 ELSE 1 END)"
+        tier = (
+            f"(CASE WHEN s.title_fold = {p} THEN 3 "
+            f"WHEN substr(s.title_fold, 1, length({p})) = {p} THEN 2 ELSE 1 END)"
+        )
         titles = I.base_sections(scope, tier, "'title'", f"instr(s.title_fold, {p}) > 0")
         # Smart degradation (spec §4.3): no title in scope matches → innermost sections
         # whose own text (their chunks, not their sub-sections') contains the keyword.
         # One pass over the chunks (not one lookup per section), and none at all when a
         # title matched: the NOT EXISTS is constant, so SQLite checks it once, before the scan.
-        no_title = (f"NOT EXISTS (SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id "
-                    f"WHERE {scope} AND instr(s.title_fold, {p}) > 0)")
-        in_scope = "" if scope == "1" else f" AND c.doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
-        own_text = (f"s.id IN (SELECT c.section_id FROM chunks c WHERE {no_title}{in_scope} "
-                    f"AND {chunk_contains(keyword, self.params)})")
+        no_title = (
+            f"NOT EXISTS (SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id "
+            f"WHERE {scope} AND instr(s.title_fold, {p}) > 0)"
+        )
+        in_scope = (
+            "" if scope == "1" else f" AND c.doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
+        )
+        own_text = (
+            f"s.id IN (SELECT c.section_id FROM chunks c WHERE {no_title}{in_scope} "
+            f"AND {chunk_contains(keyword, self.params)})"
+        )
         bodies = I.base_sections(scope, "0.5", "'body'", own_text)
         sql = f"SELECT * FROM ({titles}) UNION ALL SELECT * FROM ({bodies})"
         return Source(I.SECTION, sql, ranked=True)
@@ -165,12 +229,18 @@ class FunctionCompiler:
         arg = call.args[0]
         if isinstance(arg.value, Regex):
             cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
-            sql = (f"SELECT {I.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
-                   f"substr(c.content, 1, 160) AS snippet FROM {I.CHUNK_FROM} WHERE {scope} AND {cond}")
-            return Source(I.GREP_CHUNK, sql, post="regex_grep", post_arg=(arg.value.pattern, arg.value.flags))
+            sql = (
+                f"SELECT {I.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
+                f"substr(c.content, 1, 160) AS snippet FROM {I.CHUNK_FROM} WHERE {scope} AND {cond}"
+            )
+            return Source(
+                I.GREP_CHUNK, sql, post="regex_grep", post_arg=(arg.value.pattern, arg.value.flags)
+            )
         kw = fold(self.text_arg(call))
         if not kw:
-            raise DocQLTypeError("grep() needs a non-empty text", source=self.source, offset=arg.offset)
+            raise DocQLTypeError(
+                "grep() needs a non-empty text", source=self.source, offset=arg.offset
+            )
         p = self.params.add(kw)
         hay = "lower(coalesce(c.fold, c.content))"
         # The filter is a LIKE (no lower() copy of every chunk); the hit position, needed
@@ -186,8 +256,12 @@ FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I
 
     # -- $.code.* ---------------------------------------------------------------------
     def code_list(self, name: str, scope: str) -> Source:
-        where = {"classes": _kinds(CLASS_KINDS), "functions": _kinds(FUNCTION_KINDS),
-                 "methods": _kinds(METHOD_KINDS), "symbols": "1"}[name]
+        where = {
+            "classes": _kinds(CLASS_KINDS),
+            "functions": _kinds(FUNCTION_KINDS),
+            "methods": _kinds(METHOD_KINDS),
+            "symbols": "1",
+        }[name]
         return Source(I.SYMBOL, I.base_symbols(scope, where))
 
     def code(self, call: Call, scope: str) -> Source:
@@ -195,11 +269,16 @@ FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I
         if fn.name == "query":
             text = self.text_arg(call)
             p = self.params.add(fold(text))
-            q = self.params.add(ascii_lower(text))  # qualified_name has no stored fold: lower() is ASCII-only
+            q = self.params.add(
+                ascii_lower(text)
+            )  # qualified_name has no stored fold: lower() is ASCII-only
             # A match on the qualified name only (a member of a matching class) ranks below
             # every match on the name itself: tier 0.5.
-            score = (f"(CASE WHEN y.name_fold = {p} THEN 3 WHEN substr(y.name_fold, 1, length({p})) = {p} THEN 2 "
-                     f"WHEN instr(y.name_fold, {p}) > 0 THEN 1 ELSE 0.5 END) - length(y.name) / 1000.0")
+            score = (
+                f"(CASE WHEN y.name_fold = {p} THEN 3 WHEN substr(y.name_fold, 1, length({p})) = "
+                f"{p} THEN 2 "
+                f"WHEN instr(y.name_fold, {p}) > 0 THEN 1 ELSE 0.5 END) - length(y.name) / 1000.0"
+            )
             where = f"instr(y.name_fold, {p}) > 0 OR instr(lower(y.qualified_name), {q}) > 0"
             return Source(I.RANKED_SYMBOL, I.base_symbols(scope, where, score), ranked=True)
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
@@ -225,7 +304,8 @@ def chunk_contains(keyword: str, params: Params) -> str:
         # LIKE '%kw%' costs about one comparison per occurrence of kw's first letter, so a
         # keyword starting with 'e' is slow. A suffix starting with a rarer letter is a sound
         # pre-filter (kw in text implies suffix in text) that rejects most chunks cheaply.
-        condition = f"coalesce(c.fold, c.content) LIKE {params.add(like_pattern(rare))} ESCAPE '\\' AND {condition}"
+        rare_like = params.add(like_pattern(rare))
+        condition = f"coalesce(c.fold, c.content) LIKE {rare_like} ESCAPE '\\' AND {condition}"
     return condition
 
 
@@ -252,7 +332,9 @@ def _rare_suffix(keyword: str) -> str | None:
     return keyword[best:] if _rarity(keyword[best]) > _rarity(keyword[0]) + 2 else None
 
 
-def unknown_name(kind: str, name: str, choices: dict[str, str] | list[str], source: str, offset: int) -> DocQLNameError:
+def unknown_name(
+    kind: str, name: str, choices: dict[str, str] | list[str], source: str, offset: int
+) -> DocQLNameError:
     hint = did_you_mean(name, choices)
     message = f"unknown {kind} '{name}'"
     message += f"; did you mean '{hint}'?" if hint else ""
@@ -263,6 +345,14 @@ def unknown_name(kind: str, name: str, choices: dict[str, str] | list[str], sour
 def needs_function(owner: str, source: str, offset: int) -> DocQLSyntaxError:
     if owner == "content":
         listing = ", ".join(f"{f.name}({', '.join(f.params)})" for f in CONTENT_FUNCTIONS.values())
-        return DocQLSyntaxError(f"$.content needs a function or a list: {listing}, codeblock, table", source=source, offset=offset)
-    listing = ", ".join(list(CODE_LISTS) + [f"{f.name}({', '.join(f.params)})" for f in CODE_FUNCTIONS.values()])
-    return DocQLSyntaxError(f"$.code needs a list or a function: {listing}", source=source, offset=offset)
+        return DocQLSyntaxError(
+            f"$.content needs a function or a list: {listing}, codeblock, table",
+            source=source,
+            offset=offset,
+        )
+    listing = ", ".join(
+        list(CODE_LISTS) + [f"{f.name}({', '.join(f.params)})" for f in CODE_FUNCTIONS.values()]
+    )
+    return DocQLSyntaxError(
+        f"$.code needs a list or a function: {listing}", source=source, offset=offset
+    )

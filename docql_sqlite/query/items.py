@@ -17,7 +17,10 @@ class FieldSpec:
     name: str
     kind: str  # text | number | list | json
     expr: str = ""  # SQL over the stage row `r`; default r.<name>
-    fold: str | None = None  # SQL giving the Unicode-casefolded text, when the index stores it (else ASCII-only lower())
+    fold: str | None = (
+        # SQL giving the Unicode-casefolded text, when the index stores it (else ASCII-only lower())
+        None
+    )
 
     @property
     def sql(self) -> str:
@@ -57,41 +60,120 @@ _LOC = _t("location")
 # The text of a line range, rebuilt from the chunks that tile the document.
 RANGE_TEXT = (
     "(SELECT group_concat(x.content, '') FROM (SELECT c2.content FROM chunks c2 "
-    "WHERE c2.doc_id = r._doc AND c2.line >= r.line AND c2.line <= r.end_line ORDER BY c2.chunk_index) x)"
+    "WHERE c2.doc_id = r._doc AND c2.line >= r.line AND c2.line <= r.end_line ORDER BY "
+    "c2.chunk_index) x)"
 )
 SYMBOL_SOURCE = (
     "(SELECT group_concat(x.content, '') FROM (SELECT c2.content FROM chunks c2 "
-    "WHERE c2.doc_id = r._doc AND c2.end_line >= r.line AND c2.line <= r.end_line ORDER BY c2.chunk_index) x)"
+    "WHERE c2.doc_id = r._doc AND c2.end_line >= r.line AND c2.line <= r.end_line ORDER BY "
+    "c2.chunk_index) x)"
 )
 
-FILE = ItemType("file", _COMMON + (
-    _t("name"), _t("directory"), _t("extension"), _t("format"), _t("language"), _t("title"),
-    _n("size"), _n("lines"), _n("pages"), _n("mtime"), _t("sha256"),
-))
-HEADING = ItemType("heading", _COMMON + (
-    _n("level"), _t("title", "r._f_title"), _t("number"), _t("anchor"), _n("line"), _n("end_line"), _n("page"), _LOC,
-))
-ENTITY = ItemType("entity", _COMMON + (
-    _t("entity_type"), _t("name", "r._f_name"), _t("signature"), _t("definition"), _n("line"), _n("end_line"), _LOC,
-), aliases={"type": "entity_type"})
-SECTION = ItemType("section", _COMMON + (
-    _t("title", "r._f_title"), _n("level"), _t("number"), _t("anchor"), _n("line"), _n("end_line"), _n("page"),
-    _t("content", expr=RANGE_TEXT), _n("score"), _t("match"), _LOC,
-))
-CHUNK = ItemType("chunk", _COMMON + (
-    _t("section"), _t("number"), _t("content", "lower(coalesce(r._fold, r.content))"), _n("line"), _n("end_line"), _n("page"),
-    _n("chunk_index"), _LOC,
-))
+FILE = ItemType(
+    "file",
+    _COMMON
+    + (
+        _t("name"),
+        _t("directory"),
+        _t("extension"),
+        _t("format"),
+        _t("language"),
+        _t("title"),
+        _n("size"),
+        _n("lines"),
+        _n("pages"),
+        _n("mtime"),
+        _t("sha256"),
+    ),
+)
+HEADING = ItemType(
+    "heading",
+    _COMMON
+    + (
+        _n("level"),
+        _t("title", "r._f_title"),
+        _t("number"),
+        _t("anchor"),
+        _n("line"),
+        _n("end_line"),
+        _n("page"),
+        _LOC,
+    ),
+)
+ENTITY = ItemType(
+    "entity",
+    _COMMON
+    + (
+        _t("entity_type"),
+        _t("name", "r._f_name"),
+        _t("signature"),
+        _t("definition"),
+        _n("line"),
+        _n("end_line"),
+        _LOC,
+    ),
+    aliases={"type": "entity_type"},
+)
+SECTION = ItemType(
+    "section",
+    _COMMON
+    + (
+        _t("title", "r._f_title"),
+        _n("level"),
+        _t("number"),
+        _t("anchor"),
+        _n("line"),
+        _n("end_line"),
+        _n("page"),
+        _t("content", expr=RANGE_TEXT),
+        _n("score"),
+        _t("match"),
+        _LOC,
+    ),
+)
+CHUNK = ItemType(
+    "chunk",
+    _COMMON
+    + (
+        _t("section"),
+        _t("number"),
+        _t("content", "lower(coalesce(r._fold, r.content))"),
+        _n("line"),
+        _n("end_line"),
+        _n("page"),
+        _n("chunk_index"),
+        _LOC,
+    ),
+)
 GREP_CHUNK = ItemType("chunk", CHUNK.fields + (_n("hit_line"), _t("snippet")))
 RANKED_CHUNK = ItemType("chunk", CHUNK.fields + (_n("score"), _t("snippet")))
-CODEBLOCK = ItemType("codeblock", _COMMON + (_t("language"), _t("code"), _n("line"), _n("end_line"), _LOC))
-TABLE = ItemType("table", _COMMON + (
-    FieldSpec("headers", "list"), FieldSpec("rows", "json"), _n("row_count"), _n("column_count"),
-    _n("line"), _n("end_line"), _LOC,
-))
+CODEBLOCK = ItemType(
+    "codeblock", _COMMON + (_t("language"), _t("code"), _n("line"), _n("end_line"), _LOC)
+)
+TABLE = ItemType(
+    "table",
+    _COMMON
+    + (
+        FieldSpec("headers", "list"),
+        FieldSpec("rows", "json"),
+        _n("row_count"),
+        _n("column_count"),
+        _n("line"),
+        _n("end_line"),
+        _LOC,
+    ),
+)
 SYMBOL_FIELDS = _COMMON + (
-    _t("kind"), _t("name", "r._f_name"), _t("qualified_name"), _t("signature"), _t("language"),
-    _t("parent"), _n("line"), _n("end_line"), _t("docstring"), _LOC,
+    _t("kind"),
+    _t("name", "r._f_name"),
+    _t("qualified_name"),
+    _t("signature"),
+    _t("language"),
+    _t("parent"),
+    _n("line"),
+    _n("end_line"),
+    _t("docstring"),
+    _LOC,
 )
 SYMBOL = ItemType("symbol", SYMBOL_FIELDS)
 SYMBOL_WITH_SOURCE = ItemType("symbol", SYMBOL_FIELDS + (_t("source", expr=SYMBOL_SOURCE),))
@@ -106,39 +188,49 @@ def location(path: str, line: str, end_line: str, page: str | None = None) -> st
     ranged = f"CASE WHEN {end_line} > {line} THEN {line} || '-' || {end_line} ELSE {line} END"
     if page is None:
         return f"{path} || ':' || {ranged}"
-    return f"{path} || ':' || CASE WHEN d.format = 'pdf' AND {page} IS NOT NULL THEN 'page ' || {page} ELSE {ranged} END"
+    return (
+        f"{path} || ':' || CASE WHEN d.format = 'pdf' AND {page} IS NOT NULL "
+        f"THEN 'page ' || {page} ELSE {ranged} END"
+    )
 
 
 def base_files(scope: str) -> str:
     return f"""SELECT 'file' AS type, d.path AS path, d.name AS name, d.directory AS directory,
-  d.extension AS extension, d.format AS format, d.language AS language, d.title AS title, d.size AS size,
+  d.extension AS extension, d.format AS format, d.language AS language, d.title AS title, d.size
+  AS size,
   d.lines AS lines, d.pages AS pages, d.mtime AS mtime, d.sha256 AS sha256,
   d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score, lower(d.title) AS _f_title
 FROM documents d WHERE {scope}"""
 
 
 def base_headings(scope: str, extra_where: str = "") -> str:
-    return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title, s.number AS number,
+    return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title,
+      s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page,
-  {location('d.path', 's.line', 's.end_line', 's.page')} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page")} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope}{extra_where}"""
 
 
 def base_sections(scope: str, score: str, match: str, where: str) -> str:
-    return f"""SELECT 'section' AS type, d.path AS path, s.title AS title, s.level AS level, s.number AS number,
-  s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page, {score} AS score, {match} AS match,
-  {location('d.path', 's.line', 's.end_line', 's.page')} AS location,
+    return f"""SELECT 'section' AS type, d.path AS path, s.title AS title, s.level AS level,
+      s.number AS number,
+  s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page, {score} AS score,
+  {match} AS match,
+  {location("d.path", "s.line", "s.end_line", "s.page")} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, {score} AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"""
 
 
 CHUNK_COLUMNS = f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
-  c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS chunk_index,
-  {location('d.path', 'c.line', 'c.end_line', 'c.page')} AS location,
+  c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS
+  chunk_index,
+  {location("d.path", "c.line", "c.end_line", "c.page")} AS location,
   c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, c.fold AS _fold,
   c.id AS _chunk"""
-CHUNK_FROM = "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
+CHUNK_FROM = (
+    "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
+)
 
 
 def base_chunks(scope: str) -> str:
@@ -146,17 +238,20 @@ def base_chunks(scope: str) -> str:
 
 
 def base_entities(scope: str) -> str:
-    return f"""SELECT 'entity' AS type, d.path AS path, e.entity_type AS entity_type, e.name AS name,
+    return f"""SELECT 'entity' AS type, d.path AS path, e.entity_type AS entity_type, e.name AS
+      name,
   e.signature AS signature, e.definition AS definition, e.line AS line, e.end_line AS end_line,
-  {location('d.path', 'e.line', 'e.end_line')} AS location,
+  {location("d.path", "e.line", "e.end_line")} AS location,
   e.doc_id AS _doc, d.path AS _path, e.ord AS _pos, NULL AS _score, e.name_fold AS _f_name
 FROM entities e JOIN documents d ON d.id = e.doc_id WHERE {scope}"""
 
 
 def symbol_columns(score: str = "NULL") -> str:
-    return f"""'symbol' AS type, d.path AS path, y.kind AS kind, y.name AS name, y.qualified_name AS qualified_name,
-  y.signature AS signature, y.language AS language, y.parent AS parent, y.line AS line, y.end_line AS end_line,
-  y.docstring AS docstring, {location('d.path', 'y.line', 'y.end_line')} AS location,
+    return f"""'symbol' AS type, d.path AS path, y.kind AS kind, y.name AS name, y.qualified_name
+      AS qualified_name,
+  y.signature AS signature, y.language AS language, y.parent AS parent, y.line AS line,
+  y.end_line AS end_line,
+  y.docstring AS docstring, {location("d.path", "y.line", "y.end_line")} AS location,
   y.doc_id AS _doc, d.path AS _path, y.ord AS _pos, {score} AS _score, y.name_fold AS _f_name,
   lower(y.qualified_name) AS _f_qualified_name"""
 
@@ -168,16 +263,18 @@ FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})""
 
 
 def base_codeblocks(scope: str) -> str:
-    return f"""SELECT 'codeblock' AS type, d.path AS path, b.language AS language, b.code AS code, b.line AS line,
-  b.end_line AS end_line, {location('d.path', 'b.line', 'b.end_line')} AS location,
+    return f"""SELECT 'codeblock' AS type, d.path AS path, b.language AS language, b.code AS
+      code, b.line AS line,
+  b.end_line AS end_line, {location("d.path", "b.line", "b.end_line")} AS location,
   b.doc_id AS _doc, d.path AS _path, b.ord AS _pos, NULL AS _score
 FROM codeblocks_code b JOIN documents d ON d.id = b.doc_id WHERE {scope}"""
 
 
 def base_tables(scope: str) -> str:
-    return f"""SELECT 'table' AS type, d.path AS path, t.headers AS headers, t.rows AS rows, t.row_count AS row_count,
+    return f"""SELECT 'table' AS type, d.path AS path, t.headers AS headers, t.rows AS rows,
+      t.row_count AS row_count,
   t.column_count AS column_count, t.line AS line, t.end_line AS end_line,
-  {location('d.path', 't.line', 't.end_line')} AS location,
+  {location("d.path", "t.line", "t.end_line")} AS location,
   t.doc_id AS _doc, d.path AS _path, t.ord AS _pos, NULL AS _score
 FROM tables t JOIN documents d ON d.id = t.doc_id WHERE {scope}"""
 
@@ -189,7 +286,8 @@ FROM frontmatter f JOIN documents d ON d.id = f.doc_id WHERE {scope}"""
 
 
 def base_pages(scope: str, page_param: str) -> str:
-    return f"""SELECT 'page' AS type, d.path AS path, c.page AS page, group_concat(c.content, '') AS content,
+    return f"""SELECT 'page' AS type, d.path AS path, c.page AS page, group_concat(c.content, '')
+      AS content,
   min(c.line) AS line, max(c.end_line) AS end_line, d.path || ':page ' || c.page AS location,
   c.doc_id AS _doc, d.path AS _path, min(c.chunk_index) AS _pos, NULL AS _score
 FROM (SELECT * FROM chunks ORDER BY doc_id, chunk_index) c JOIN documents d ON d.id = c.doc_id
@@ -202,7 +300,8 @@ def base_structure(scope: str) -> str:
     ends in '/'). Byte order of these paths is the tree's pre-order: '/' sorts before every
     other path character, so a directory comes right before its contents. Built in SQL (a
     recursive CTE over the paths) so filters and indexes see directories too."""
-    return f"""SELECT 'structure' AS type, t.path AS path, t.name AS name, t.kind AS kind, t.depth AS depth,
+    return f"""SELECT 'structure' AS type, t.path AS path, t.name AS name, t.kind AS kind,
+      t.depth AS depth,
   t.format AS format, t._doc AS _doc, t.path AS _path, 0 AS _pos, NULL AS _score
 FROM (
   SELECT d.path AS path, d.name AS name, 'file' AS kind,

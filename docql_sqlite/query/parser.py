@@ -41,7 +41,13 @@ T = TokenType
 MAX_DEPTH = 64
 
 _REGEX_FLAG_BITS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
-_VALUE_TOKENS = {T.STRING: "string", T.NUMBER: "number", T.TRUE: "bool", T.FALSE: "bool", T.NULL: "null"}
+_VALUE_TOKENS = {
+    T.STRING: "string",
+    T.NUMBER: "number",
+    T.TRUE: "bool",
+    T.FALSE: "bool",
+    T.NULL: "null",
+}
 _ARG_TOKENS = {T.STRING: "string", T.NUMBER: "number"}
 _WORD_OPERATORS = {"and": "&&", "or": "||", "not": "!"}
 _OPERATOR_LIST = "==, !=, ~=, contains, =~, startsWith, endsWith, >, >=, <, <="
@@ -71,7 +77,11 @@ def check_regex(pattern: str, flags: str, shown: str, source: str, offset: int) 
         re.compile(pattern, bits)
     except re.error as exc:
         reason = str(exc)
-    except (OverflowError, RecursionError, ValueError) as exc:  # sre raises these on some extreme patterns
+    except (
+        OverflowError,
+        RecursionError,
+        ValueError,
+    ) as exc:  # sre raises these on some extreme patterns
         reason = str(exc) or type(exc).__name__
     else:
         return
@@ -101,7 +111,9 @@ class Parser:
         self.prev = token
         return token
 
-    def _error(self, message: str, token: Token | None = None, cls: type[QueryError] = DocQLSyntaxError) -> QueryError:
+    def _error(
+        self, message: str, token: Token | None = None, cls: type[QueryError] = DocQLSyntaxError
+    ) -> QueryError:
         offset = (token or self.tok).offset
         return cls(message, source=self.text, offset=offset)
 
@@ -119,7 +131,9 @@ class Parser:
         text = self.text
         start = len(text) - len(text.lstrip())
         if start == len(text):
-            raise DocQLSyntaxError("empty query; a DocQL query starts with '$'", source=text, offset=start)
+            raise DocQLSyntaxError(
+                "empty query; a DocQL query starts with '$'", source=text, offset=start
+            )
         if text[start] != "$":
             # Checked on the raw text so free text ("架构 design") gets this message,
             # not a lexer complaint about its first odd character.
@@ -177,13 +191,18 @@ class Parser:
         token = self.tok
         if token.type in _ARG_TOKENS:
             self._advance()
-            return Literal(token.value, _ARG_TOKENS[token.type], offset=token.offset, text=token.text)
+            return Literal(
+                token.value, _ARG_TOKENS[token.type], offset=token.offset, text=token.text
+            )
         if token.type is T.REGEX:
             return self._parse_regex()
         if token.type is T.COMMA:
             raise self._error("expected an argument before ','")
         if token.type is T.NAME:
-            raise self._error(f"expected an argument, got '{clip(token.text)}'; strings need quotes: \"{clip(token.text)}\"")
+            raise self._error(
+                f"expected an argument, got '{clip(token.text)}'; strings need quotes: "
+                f'"{clip(token.text)}"'
+            )
         got = "" if token.type is T.EOF else f", got '{clip(token.text)}'"
         raise self._error(f"expected a string, number or regex argument{got}")
 
@@ -291,13 +310,20 @@ class Parser:
             op = self._parse_op()
             value = self._parse_value(op)
             return Compare(
-                name.text, str(op.value), value, offset=at.offset, field_offset=name.offset, op_offset=op.offset
+                name.text,
+                str(op.value),
+                value,
+                offset=at.offset,
+                field_offset=name.offset,
+                op_offset=op.offset,
             )
         if following.type is T.NAME:
             word = following.text.lower()
             if word in _WORD_OPERATORS:
                 raise self._error(f"use '{_WORD_OPERATORS[word]}' instead of '{following.text}'")
-            raise self._error(f"unknown operator '{clip(following.text)}'; use one of {_OPERATOR_LIST}")
+            raise self._error(
+                f"unknown operator '{clip(following.text)}'; use one of {_OPERATOR_LIST}"
+            )
         if following.type in _VALUE_TOKENS or following.type is T.REGEX:
             raise self._error(f"expected an operator after '@.{clip(name.text)}'")
         return Compare(name.text, "exists", None, offset=at.offset, field_offset=name.offset)
@@ -319,10 +345,13 @@ class Parser:
             if op.value == "=~" and token.type is T.STRING:
                 assert isinstance(token.value, str)
                 check_regex(token.value, "", token.text, self.text, token.offset)
-            return Literal(token.value, _VALUE_TOKENS[token.type], offset=token.offset, text=token.text)
+            return Literal(
+                token.value, _VALUE_TOKENS[token.type], offset=token.offset, text=token.text
+            )
         if token.type is T.NAME:
             raise self._error(
-                f"expected a value after '{shown_op}', got '{clip(token.text)}'; strings need quotes: \"{clip(token.text)}\""
+                f"expected a value after '{shown_op}', got '{clip(token.text)}'; strings need "
+                f'quotes: "{clip(token.text)}"'
             )
         raise self._error(f"expected a value after '{shown_op}'")
 

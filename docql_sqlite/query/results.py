@@ -21,7 +21,9 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
         name = compiled.projection
         spec = compiled.item.get(name)
         # A JSON column, or a projected front-matter key (the compiler selects `_data -> key`).
-        as_json = (spec is None and compiled.item.open_fields) or (spec is not None and spec.kind in ("list", "json"))
+        as_json = (spec is None and compiled.item.open_fields) or (
+            spec is not None and spec.kind in ("list", "json")
+        )
         for row in rows:
             value = row[name]
             yield json.loads(value) if as_json and isinstance(value, str) else value
@@ -29,8 +31,11 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
     # Decided once per query, not per value: building items is most of the Python time.
     json_columns = {f.name for f in compiled.item.fields if f.kind in ("list", "json")}
     for row in rows:
-        item = {k: (json.loads(v) if k in json_columns and isinstance(v, str) else v)
-                for k, v in row.items() if k != "_data"}
+        item = {
+            k: (json.loads(v) if k in json_columns and isinstance(v, str) else v)
+            for k, v in row.items()
+            if k != "_data"
+        }
         if compiled.post == "frontmatter":
             data = json.loads(row["_data"]) if row.get("_data") else {}
             item.update({k: v for k, v in data.items() if k not in ("type", "path")})
@@ -51,4 +56,7 @@ def _refine_regex_hit(item: dict[str, Any], pattern: str, flags: str) -> None:
 
 def structure_text(items: Iterable[dict[str, Any]]) -> str:
     """The tree as indented text (`docql-sqlite query DB '$.structure' -t`)."""
-    return "".join("  " * item["depth"] + item["name"] + ("/" if item["kind"] == "directory" else "") + "\n" for item in items)
+    return "".join(
+        "  " * item["depth"] + item["name"] + ("/" if item["kind"] == "directory" else "") + "\n"
+        for item in items
+    )

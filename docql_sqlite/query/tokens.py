@@ -113,7 +113,11 @@ _PUNCTUATION = {
     "?": TokenType.QUESTION,
 }
 _TWO_CHAR = {"==", "!=", "~=", "=~", ">=", "<=", "&&", "||"}
-_LITERAL_WORDS = {"true": (TokenType.TRUE, True), "false": (TokenType.FALSE, False), "null": (TokenType.NULL, None)}
+_LITERAL_WORDS = {
+    "true": (TokenType.TRUE, True),
+    "false": (TokenType.FALSE, False),
+    "null": (TokenType.NULL, None),
+}
 _VALUE_CONTEXT = {TokenType.OP, TokenType.LPAREN, TokenType.COMMA}
 _SIMPLE_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "n": "\n", "t": "\t"}
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -303,7 +307,7 @@ class _Lexer:
                 return chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)), pos + 12
         if 0xD800 <= code <= 0xDFFF:
             # A lone surrogate cannot be encoded as UTF-8, so SQLite could never match it.
-            raise self.error(f"lone surrogate '{self.text[pos:pos + 6]}' in string", pos)
+            raise self.error(f"lone surrogate '{self.text[pos : pos + 6]}' in string", pos)
         return chr(code), pos + 6
 
     def hex4(self, pos: int) -> int:

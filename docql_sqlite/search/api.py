@@ -51,9 +51,19 @@ class Options:
         return float(self.weights.get(name, default))
 
 
-def search(index: Any, text: str, *, mode: str = "smart", limit: int = 10, paths: str | tuple[str, ...] | list[str] = (),
-           group: str | None = None, explain: bool = False, model: str | None = None, rrf_k: int = S.RRF_K,
-           weights: dict[str, float] | None = None) -> list[dict[str, Any]]:
+def search(
+    index: Any,
+    text: str,
+    *,
+    mode: str = "smart",
+    limit: int = 10,
+    paths: str | tuple[str, ...] | list[str] = (),
+    group: str | None = None,
+    explain: bool = False,
+    model: str | None = None,
+    rrf_k: int = S.RRF_K,
+    weights: dict[str, float] | None = None,
+) -> list[dict[str, Any]]:
     """Search the index; see the module docstring. Deterministic for a given index and query."""
     if mode not in MODES:
         raise SearchError(f"unknown search mode '{mode}'; modes: {', '.join(MODES)}")
@@ -81,7 +91,9 @@ def search(index: Any, text: str, *, mode: str = "smart", limit: int = 10, paths
 def query_terms(text: str) -> list[T.Term]:
     terms = T.parse(text)
     if not T.positives(terms):
-        raise SearchError(f"nothing to search for in '{text}': give at least one word that is not negated (-word)")
+        raise SearchError(
+            f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
+        )
     return terms
 
 
@@ -98,11 +110,19 @@ def scope_sql(paths: tuple[str, ...], params: Params) -> str:
     return "(" + " OR ".join(f"d.path GLOB {params.add(p)}" for p in paths) + ")"
 
 
-def run_mode(index: Any, mode: str, text: str, terms: list[T.Term], opts: Options) -> list[dict[str, Any]]:
+def run_mode(
+    index: Any, mode: str, text: str, terms: list[T.Term], opts: Options
+) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
     params = Params()
-    plan = S.Plan(terms=terms if mode in ("bm25", "hybrid") else [], scope=scope_sql(opts.paths, params),
-                  min_hits=opts.limit, rrf_k=opts.rrf_k, w_fts=opts.weight("bm25"), w_vec=opts.weight("vector"))
+    plan = S.Plan(
+        terms=terms if mode in ("bm25", "hybrid") else [],
+        scope=scope_sql(opts.paths, params),
+        min_hits=opts.limit,
+        rrf_k=opts.rrf_k,
+        w_fts=opts.weight("bm25"),
+        w_vec=opts.weight("vector"),
+    )
     plan.common = stats.common_terms(index.conn, index.path, plan.terms)
     if mode in ("vector", "hybrid"):
         if mode == "hybrid" and not V.has_embeddings(index.conn) and opts.model is None:
@@ -117,20 +137,31 @@ def run_mode(index: Any, mode: str, text: str, terms: list[T.Term], opts: Option
     return run_plan(index, plan, params, opts.fetch, mode=mode)
 
 
-def add_vector(index: Any, plan: S.Plan, params: Params, text: str, opts: Options, kind: str = "query") -> None:
+def add_vector(
+    index: Any, plan: S.Plan, params: Params, text: str, opts: Options, kind: str = "query"
+) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     model = V.query_model(index.conn, opts.model)
     plan.vector = f"vec_f32({params.add(V.vector_json(model, text, kind))})"
     stale = stats.stale_vectors(index.conn, index.path)
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
-    plan.notes.append(f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale vectors "
-                      f"skipped), paths pushed into vec0 doc_id" if opts.paths else
-                      f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale)")
+    plan.notes.append(
+        f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale "
+        f"vectors "
+        f"skipped), paths pushed into vec0 doc_id"
+        if opts.paths
+        else f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale)"
+    )
 
 
-def run_plan(index: Any, plan: S.Plan, params: Params, fetch: int, mode: str = "") -> list[dict[str, Any]]:
-    sql = S.ranked_chunks_sql(plan, params) + f"\nORDER BY _score DESC, _path, _pos LIMIT {int(fetch)}"
+def run_plan(
+    index: Any, plan: S.Plan, params: Params, fetch: int, mode: str = ""
+) -> list[dict[str, Any]]:
+    sql = (
+        S.ranked_chunks_sql(plan, params)
+        + f"\nORDER BY _score DESC, _path, _pos LIMIT {int(fetch)}"
+    )
     try:
         rows = list(db.rows(index.conn, sql, params.values))
     except db.SQLError as exc:
@@ -138,9 +169,16 @@ def run_plan(index: Any, plan: S.Plan, params: Params, fetch: int, mode: str = "
     info = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(T.positives(plan.terms))
-        info["fts"] = {"and": T.match_and(plan.terms), "or": T.match_or(plan.terms, plan.common) if n > 1 else None,
-                       "weights": {"title": plan.weights[0], "body": plan.weights[1]}}
-        if rows and n > 1 and any((r["_coverage"] or n) < n for r in rows if r["_fts_rank"] is not None):
+        info["fts"] = {
+            "and": T.match_and(plan.terms),
+            "or": T.match_or(plan.terms, plan.common) if n > 1 else None,
+            "weights": {"title": plan.weights[0], "body": plan.weights[1]},
+        }
+        if (
+            rows
+            and n > 1
+            and any((r["_coverage"] or n) < n for r in rows if r["_fts_rank"] is not None)
+        ):
             info["fts"]["strategy"] = f"or: fewer than {plan.min_hits} chunks have every term"
         else:
             info["fts"]["strategy"] = "and"
@@ -151,13 +189,26 @@ def run_plan(index: Any, plan: S.Plan, params: Params, fetch: int, mode: str = "
     return rows
 
 
-def item(row: dict[str, Any], pats: list[re.Pattern[str]], opts: Options, *, snippet: bool = True) -> dict[str, Any]:
+def item(
+    row: dict[str, Any], pats: list[re.Pattern[str]], opts: Options, *, snippet: bool = True
+) -> dict[str, Any]:
     """A result item from a ranked row: the passage, its score and a marked snippet."""
-    out = {"type": "chunk", "path": row["path"], "line": row["line"], "end_line": row["end_line"],
-           "location": row["location"], "section": row["section"], "number": row["number"], "page": row["page"],
-           "chunk_index": row["chunk_index"], "score": _round(row["score"]),
-           "snippet": snippets.make(row["content"], pats, opts.intent) if snippet else row.get("snippet"),
-           "content": row["content"]}
+    out = {
+        "type": "chunk",
+        "path": row["path"],
+        "line": row["line"],
+        "end_line": row["end_line"],
+        "location": row["location"],
+        "section": row["section"],
+        "number": row["number"],
+        "page": row["page"],
+        "chunk_index": row["chunk_index"],
+        "score": _round(row["score"]),
+        "snippet": snippets.make(row["content"], pats, opts.intent)
+        if snippet
+        else row.get("snippet"),
+        "content": row["content"],
+    }
     if opts.explain:
         out["explain"] = explain_row(row)
     return out
@@ -167,7 +218,11 @@ def explain_row(row: dict[str, Any]) -> dict[str, Any]:
     lists: dict[str, Any] = {}
     rrf: dict[str, float] = {}
     if row.get("_fts_rank") is not None:
-        lists["bm25"] = {"rank": row["_fts_rank"], "bm25": _round(-row["_bm25"]), "terms_matched": row["_coverage"]}
+        lists["bm25"] = {
+            "rank": row["_fts_rank"],
+            "bm25": _round(-row["_bm25"]),
+            "terms_matched": row["_coverage"],
+        }
         rrf["bm25"] = _round(row["_rrf_fts"])
     if row.get("_vec_rank") is not None:
         lists["vector"] = {"rank": row["_vec_rank"], "distance": _round(row["_distance"])}
@@ -195,7 +250,9 @@ def group_files(items: list[dict[str, Any]], opts: Options) -> list[dict[str, An
         if opts.intent:
             top = [h for h in hits if h["score"] == best["score"]]
             best = max(top, key=lambda h: snippets.count_hits(h["content"], opts.intent))
-        grouped.append(dict(best, type="file_hit", hits=len(hits), passages=[h["location"] for h in hits]))
+        grouped.append(
+            dict(best, type="file_hit", hits=len(hits), passages=[h["location"] for h in hits])
+        )
     return grouped[: opts.limit]
 
 

@@ -40,7 +40,11 @@ class Block:
 
     @property
     def label(self) -> str:
-        where = f"{self.path}:{self.line}-{self.end_line}" if self.end_line > self.line else f"{self.path}:{self.line}"
+        where = (
+            f"{self.path}:{self.line}-{self.end_line}"
+            if self.end_line > self.line
+            else f"{self.path}:{self.line}"
+        )
         section = f" § {self.section}" if self.section else ""
         return f"--- {where}{section} ({self.kind}) ---\n"
 
@@ -49,11 +53,23 @@ class Block:
         return self.label + body + "\n"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "line": self.line, "end_line": self.end_line, "section": self.section,
-                "kind": self.kind, "text": self.text}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+            "section": self.section,
+            "kind": self.kind,
+            "text": self.text,
+        }
 
 
-def context(index: Any, question: str, *, budget: int = 12_000, paths: str | tuple[str, ...] | list[str] = ()) -> dict[str, Any]:
+def context(
+    index: Any,
+    question: str,
+    *,
+    budget: int = 12_000,
+    paths: str | tuple[str, ...] | list[str] = (),
+) -> dict[str, Any]:
     """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}."""
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
@@ -65,7 +81,10 @@ def context(index: Any, question: str, *, budget: int = 12_000, paths: str | tup
     if hits:
         candidates, strategy = _from_hits(index, hits), f"{mode} hits"
     else:
-        candidates, strategy = _small_documents(index, api.as_globs(paths)), "fallback: whole small documents"
+        candidates, strategy = (
+            _small_documents(index, api.as_globs(paths)),
+            "fallback: whole small documents",
+        )
     chosen, used = [], 0
     for block in candidates:
         piece = len(block.render())
@@ -81,8 +100,14 @@ def context(index: Any, question: str, *, budget: int = 12_000, paths: str | tup
     chosen.sort(key=lambda b: (b.doc_rank, b.pos))
     text = "".join(b.render() for b in chosen)
     assert len(text) <= budget
-    return {"question": question, "budget": budget, "chars": len(text), "strategy": strategy,
-            "blocks": [b.to_dict() for b in chosen], "text": text}
+    return {
+        "question": question,
+        "budget": budget,
+        "chars": len(text),
+        "strategy": strategy,
+        "blocks": [b.to_dict() for b in chosen],
+        "text": text,
+    }
 
 
 def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
@@ -93,15 +118,27 @@ def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
     seen: set[tuple[str, int]] = set()
     best, rest = [], []
     for hit in hits:
-        block = Block(hit["path"], hit["line"], hit["end_line"], hit["section"], "hit", hit["content"],
-                      doc_rank[hit["path"]], hit["chunk_index"])
+        block = Block(
+            hit["path"],
+            hit["line"],
+            hit["end_line"],
+            hit["section"],
+            "hit",
+            hit["content"],
+            doc_rank[hit["path"]],
+            hit["chunk_index"],
+        )
         seen.add((hit["path"], hit["chunk_index"]))
         (rest if any(b.path == block.path for b in best) else best).append(block)
     openings = []
     for path, rank in doc_rank.items():
         row = index.conn.execute(
-            """SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN documents d ON d.id = c.doc_id
-               LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = ? ORDER BY c.chunk_index LIMIT 1""", (path,)).fetchone()
+            """SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN
+              documents d ON d.id = c.doc_id
+               LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = ? ORDER BY
+               c.chunk_index LIMIT 1""",
+            (path,),
+        ).fetchone()
         if row is not None and (path, row[4]) not in seen:
             openings.append(Block(path, row[0], row[1], row[3], "opening", row[2], rank, row[4]))
     return best + openings + rest
@@ -110,10 +147,17 @@ def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
 def _small_documents(index: Any, paths: tuple[str, ...]) -> list[Block]:
     blocks = []
     for rank, doc in enumerate(index.documents(paths)):
-        size = index.conn.execute("SELECT coalesce(sum(length(content)), 0), coalesce(max(end_line), 0), "
-                                  "coalesce(min(line), 1) FROM chunks WHERE doc_id = ?", (doc["id"],)).fetchone()
+        size = index.conn.execute(
+            "SELECT coalesce(sum(length(content)), 0), coalesce(max(end_line), 0), "
+            "coalesce(min(line), 1) FROM chunks WHERE doc_id = ?",
+            (doc["id"],),
+        ).fetchone()
         if 0 < size[0] < SMALL_DOC:
-            text = "".join(r[0] for r in index.conn.execute(
-                "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc["id"],)))
+            text = "".join(
+                r[0]
+                for r in index.conn.execute(
+                    "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc["id"],)
+                )
+            )
             blocks.append(Block(doc["path"], size[2], size[1], None, "document", text, rank, 0))
     return blocks

@@ -46,11 +46,20 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
             if not V.has_embeddings(conn):
                 raise _no_vectors(name)
             if not isinstance(arg.value, int) or isinstance(arg.value, bool):
-                raise DocQLTypeError(f"similar(n) needs a whole chunk id, got {arg.text or arg.value}")
+                raise DocQLTypeError(
+                    f"similar(n) needs a whole chunk id, got {arg.text or arg.value}"
+                )
             chunk_id = arg.value
-            if conn.execute("SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)).fetchone() is None:
-                raise DocQLTypeError(f"similar({chunk_id}): no chunk with that id has a vector "
-                                     f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)")
+            if (
+                conn.execute(
+                    "SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)
+                ).fetchone()
+                is None
+            ):
+                raise DocQLTypeError(
+                    f"similar({chunk_id}): no chunk with that id has a vector "
+                    f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)"
+                )
             plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {params.add(chunk_id)})"
         else:
             plan.vector = _query_vector(conn, q, params, name)
@@ -59,7 +68,12 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     terms = T.parse(q)
     if not T.positives(terms):
         raise DocQLTypeError(f"search() needs at least one word that is not negated, got '{q}'")
-    plan = S.Plan(terms=terms, scope=scope, min_hits=MIN_HITS, common=stats.common_terms(conn, index.path, terms))
+    plan = S.Plan(
+        terms=terms,
+        scope=scope,
+        min_hits=MIN_HITS,
+        common=stats.common_terms(conn, index.path, terms),
+    )
     if V.has_embeddings(conn) and db.has_vec(conn):
         plan.vector = _query_vector(conn, q, params, name)
         plan.depth = DEPTH
@@ -79,5 +93,7 @@ def _stale(conn: Any, path: str) -> int:
 
 
 def _no_vectors(name: str) -> EmbeddingError:
-    return EmbeddingError(f"{name}() needs embeddings and this index has none; create them with: "
-                          f"docql-sqlite embed DB --model MODEL (or use $.content.search(q) for BM25)")
+    return EmbeddingError(
+        f"{name}() needs embeddings and this index has none; create them with: "
+        f"docql-sqlite embed DB --model MODEL (or use $.content.search(q) for BM25)"
+    )

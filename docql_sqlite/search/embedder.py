@@ -26,8 +26,14 @@ Progress = Callable[[int, int], None]  # (texts done, texts to embed)
 BATCH = 256  # chunks per transaction (the model batches further inside)
 
 
-def embed(db_path: str | Path, model_name: str | None = None, *, progress: Progress | None = None,
-          replace: bool = False, batch: int = BATCH) -> dict[str, Any]:
+def embed(
+    db_path: str | Path,
+    model_name: str | None = None,
+    *,
+    progress: Progress | None = None,
+    replace: bool = False,
+    batch: int = BATCH,
+) -> dict[str, Any]:
     """Embed the new or changed chunks of the index at `db_path`; returns a report.
 
     `model_name` defaults to the model the index was embedded with. A different model is
@@ -37,24 +43,34 @@ def embed(db_path: str | Path, model_name: str | None = None, *, progress: Progr
     conn = db.connect(db_path)
     try:
         if not db.has_vec(conn):
-            raise EmbeddingError("sqlite-vec cannot be loaded here, so vectors cannot be stored; pip install sqlite-vec")
+            raise EmbeddingError(
+                "sqlite-vec cannot be loaded here, so vectors cannot be stored; pip install "
+                "sqlite-vec"
+            )
         meta = V.stored_meta(conn)
         name = model_name or meta.get(V.KEY_MODEL)
         if not name:
-            raise EmbeddingError("no embedding model given and the index has none yet; "
-                                 "use --model MODEL (e.g. use-multilingual, or hash for tests)")
+            raise EmbeddingError(
+                "no embedding model given and the index has none yet; "
+                "use --model MODEL (e.g. use-multilingual, or hash for tests)"
+            )
         model = V.load_model(name)
         removed = _prepare(conn, model, meta, replace)
         report = _embed_missing(conn, model, progress, batch)
         report["removed"] += removed
-        report.update(model=model.model_id, dimensions=model.dimensions, seconds=round(time.monotonic() - started, 3))
+        report.update(
+            model=model.model_id,
+            dimensions=model.dimensions,
+            seconds=round(time.monotonic() - started, 3),
+        )
         return report
     finally:
         conn.close()
 
 
 _STALE = """FROM chunks c LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
-           WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id != c.doc_id"""
+           WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id !=
+           c.doc_id"""
 
 
 def pending(db_path: str | Path) -> tuple[str | None, int]:
@@ -67,7 +83,9 @@ def pending(db_path: str | Path) -> tuple[str | None, int]:
         conn.close()
 
 
-def _prepare(conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], replace: bool) -> int:
+def _prepare(
+    conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], replace: bool
+) -> int:
     """Check or (re)create the vec0 table and the meta rows; returns vectors dropped."""
     removed = 0
     if meta.get(V.KEY_MODEL):
@@ -75,13 +93,18 @@ def _prepare(conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], r
             V.check_model(conn, model)
         except EmbeddingError as err:
             if not replace:
-                raise EmbeddingError(f"{err.message}; to replace the vectors run: docql-sqlite embed DB "
-                                     f"--model {model.model_id} --replace") from None
+                raise EmbeddingError(
+                    f"{err.message}; to replace the vectors run: docql-sqlite embed DB "
+                    f"--model {model.model_id} --replace"
+                ) from None
             removed = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
             with conn:
                 conn.execute(f"DROP TABLE IF EXISTS {V.VEC_TABLE}")
                 conn.execute("DELETE FROM chunk_vectors")
-                conn.execute("DELETE FROM meta WHERE key IN (?, ?, ?)", (V.KEY_MODEL, V.KEY_DIMENSIONS, V.KEY_FINGERPRINT))
+                conn.execute(
+                    "DELETE FROM meta WHERE key IN (?, ?, ?)",
+                    (V.KEY_MODEL, V.KEY_DIMENSIONS, V.KEY_FINGERPRINT),
+                )
     if not V.vec_table_exists(conn):
         template = (db.sql_dir() / "vec.sql").read_text(encoding="utf-8")
         with conn:
@@ -93,9 +116,12 @@ def _prepare(conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], r
     return removed
 
 
-def _embed_missing(conn: db.Connection, model: EmbeddingModel, progress: Progress | None, batch: int) -> dict[str, Any]:
+def _embed_missing(
+    conn: db.Connection, model: EmbeddingModel, progress: Progress | None, batch: int
+) -> dict[str, Any]:
     needed = conn.execute(
-        f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id").fetchall()
+        f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
+    ).fetchall()
     total_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
     # The cache: every stored vector whose text (by hash) is needed again, read before
     # any row is overwritten (a reused chunk id may hold a vector another chunk needs).
@@ -103,7 +129,9 @@ def _embed_missing(conn: db.Connection, model: EmbeddingModel, progress: Progres
     cached: dict[str, bytes] = {}
     for chunk_id, content_hash in conn.execute("SELECT chunk_id, content_hash FROM chunk_vectors"):
         if content_hash in wanted and content_hash not in cached:
-            row = conn.execute(f"SELECT embedding FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,)).fetchone()
+            row = conn.execute(
+                f"SELECT embedding FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,)
+            ).fetchone()
             if row is not None:
                 cached[content_hash] = row[0]
     texts = {h: text for _, _, h, text in needed if h not in cached}
@@ -123,18 +151,32 @@ def _embed_missing(conn: db.Connection, model: EmbeddingModel, progress: Progres
         with conn:
             for chunk_id, doc_id, h, _ in needed[start : start + batch]:
                 conn.execute(f"DELETE FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
-                conn.execute(f"INSERT INTO {V.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
-                             (chunk_id, cached[h], doc_id))
-                conn.execute("INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) VALUES (?, ?, ?)",
-                             (chunk_id, doc_id, h))
+                conn.execute(
+                    f"INSERT INTO {V.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
+                    (chunk_id, cached[h], doc_id),
+                )
+                conn.execute(
+                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) VALUES "
+                    "(?, ?, ?)",
+                    (chunk_id, doc_id, h),
+                )
     removed = _drop_orphans(conn)
-    return {"chunks": total_chunks, "embedded": computed, "reused": reused,
-            "unchanged": total_chunks - len(needed), "removed": removed}
+    return {
+        "chunks": total_chunks,
+        "embedded": computed,
+        "reused": reused,
+        "unchanged": total_chunks - len(needed),
+        "removed": removed,
+    }
 
 
 def _drop_orphans(conn: db.Connection) -> int:
-    orphans = [r[0] for r in conn.execute(
-        "SELECT chunk_id FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)")]
+    orphans = [
+        r[0]
+        for r in conn.execute(
+            "SELECT chunk_id FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
+        )
+    ]
     with conn:
         for chunk_id in orphans:
             conn.execute(f"DELETE FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,))

@@ -52,7 +52,9 @@ class Table:
 
     def containing(self, words: tuple[str, ...], context: bool = False) -> set[int]:
         """Indexes of the symbols whose name (or context) contains any of `words`."""
-        blob, starts = (self.contexts, self.context_starts) if context else (self.names, self.name_starts)
+        blob, starts = (
+            (self.contexts, self.context_starts) if context else (self.names, self.name_starts)
+        )
         found: set[int] = set()
         for word in words:
             at = blob.find(word)
@@ -82,8 +84,14 @@ def table(index: Any) -> Table:
     def load() -> Table:
         rows = index.conn.execute(
             """SELECT y.id, y.doc_id, d.path, y.line, y.name_fold, lower(y.qualified_name), d.name
-               FROM symbols y JOIN documents d ON d.id = y.doc_id ORDER BY d.path, y.ord""").fetchall()
-        return _table([Symbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}") for r in rows])
+               FROM symbols y JOIN documents d ON d.id = y.doc_id ORDER BY d.path, y.ord"""
+        ).fetchall()
+        return _table(
+            [
+                Symbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}")
+                for r in rows
+            ]
+        )
 
     return stats.cached(index.path, ("symbols",), load)
 
@@ -100,7 +108,9 @@ def query_words(terms: list[T.Term]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(words))
 
 
-def ranked_symbols(index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int) -> list[tuple[float, Symbol]]:
+def ranked_symbols(
+    index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int
+) -> list[tuple[float, Symbol]]:
     import fnmatch
 
     words = query_words(terms)
@@ -109,7 +119,11 @@ def ranked_symbols(index: Any, terms: list[T.Term], paths: tuple[str, ...], dept
     tab = table(index)
     allowed: set[int] | None = None
     if paths:
-        allowed = {i for i, s in enumerate(tab.symbols) if any(fnmatch.fnmatchcase(s.path, g) for g in paths)}
+        allowed = {
+            i
+            for i, s in enumerate(tab.symbols)
+            if any(fnmatch.fnmatchcase(s.path, g) for g in paths)
+        }
     n = len(tab.symbols) if allowed is None else len(allowed)
     if n == 0:
         return []
@@ -127,12 +141,16 @@ def ranked_symbols(index: Any, terms: list[T.Term], paths: tuple[str, ...], dept
         for i in in_context if allowed is None else in_context & allowed:
             scores[i] = scores.get(i, 0.0) + 0.5 * weight
     # Shorter names made of the query's words beat long names that merely contain one.
-    scored = [(score - len(tab.symbols[i].name) / 1000.0, tab.symbols[i]) for i, score in scores.items()]
+    scored = [
+        (score - len(tab.symbols[i].name) / 1000.0, tab.symbols[i]) for i, score in scores.items()
+    ]
     scored.sort(key=lambda p: (-p[0], p[1].path, p[1].line))
     return scored[:depth]
 
 
-def channel(index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int) -> list[dict[str, Any]]:
+def channel(
+    index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int
+) -> list[dict[str, Any]]:
     """The passages holding the best-matching definitions, best first."""
     best = ranked_symbols(index, terms, paths, depth)
     if not best:
@@ -141,7 +159,8 @@ def channel(index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int)
     ids = ", ".join(params.add(s.id) for _, s in best)
     sql = f"""SELECT {I.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
-JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN ({ids})"""
+JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
+({ids})"""
     by_symbol = {row["_symbol"]: row for row in db.rows(index.conn, sql, params.values)}
     out = []
     for score, s in best:

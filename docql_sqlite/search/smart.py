@@ -31,7 +31,14 @@ MIN_RESULTS = 3
 MAX_RESULTS = 50
 CHANNEL_DEPTH = 30
 NARROW_DEPTH = 300
-WEIGHTS = {"bm25": 1.0, "vector": 1.0, "symbols": 1.0, "code_words": 1.0, "headings": 0.8, "entities": 0.6}
+WEIGHTS = {
+    "bm25": 1.0,
+    "vector": 1.0,
+    "symbols": 1.0,
+    "code_words": 1.0,
+    "headings": 0.8,
+    "entities": 0.6,
+}
 # Small next to one RRF rank step at the top (100 x (1/61 - 1/62) ≈ 0.026 … 1.6 for rank 1):
 # they order passages the lists rank alike, they do not overturn the lists.
 TYPE_PRIORITY = {"symbols": 0.1, "code_words": 0.05, "headings": 0.05, "entities": 0.03}
@@ -45,13 +52,20 @@ def count(index: Any, expr: str, scope: str, params: Params) -> int:
     """Chunks in scope matching `expr` (cached per index version: levels repeat across queries)."""
     if scope == "1":
         sql, args = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expr,)
-        return stats.cached(index.path, ("count", expr), lambda: int(index.conn.execute(sql, args).fetchone()[0]))
-    sql = (f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id "
-           f"WHERE chunks_fts MATCH {params.add(expr)} AND {scope}")
+        return stats.cached(
+            index.path, ("count", expr), lambda: int(index.conn.execute(sql, args).fetchone()[0])
+        )
+    sql = (
+        f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents "
+        f"d ON d.id = c.doc_id "
+        f"WHERE chunks_fts MATCH {params.add(expr)} AND {scope}"
+    )
     return int(index.conn.execute(sql, params.values).fetchone()[0])
 
 
-def choose_level(index: Any, terms: list[T.Term], scope: str, params: Params) -> tuple[list[T.Term], str | None, list[str]]:
+def choose_level(
+    index: Any, terms: list[T.Term], scope: str, params: Params
+) -> tuple[list[T.Term], str | None, list[str]]:
     """The keyword level to rank by, an optional narrowing FTS expression, and the steps taken."""
     exp = T.expand(terms)
     steps: list[str] = []
@@ -63,7 +77,11 @@ def choose_level(index: Any, terms: list[T.Term], scope: str, params: Params) ->
         if i > 0 and level == chosen:
             continue
         n_and = count(index, T.match_and(level), scope, params)
-        n_or = n_and if len(T.positives(level)) == 1 else count(index, T.match_or(level), scope, params)
+        n_or = (
+            n_and
+            if len(T.positives(level)) == 1
+            else count(index, T.match_or(level), scope, params)
+        )
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
         chosen = level
         if n_or >= MIN_RESULTS:
@@ -90,15 +108,24 @@ def choose_level(index: Any, terms: list[T.Term], scope: str, params: Params) ->
     return chosen, narrow, steps
 
 
-def bm25_rows(index: Any, level: list[T.Term], narrow: str | None, opts: api.Options) -> list[dict[str, Any]]:
+def bm25_rows(
+    index: Any, level: list[T.Term], narrow: str | None, opts: api.Options
+) -> list[dict[str, Any]]:
     # Narrowing looks deeper (focused chunks may rank below the first CHANNEL_DEPTH).
     depth = NARROW_DEPTH if narrow else CHANNEL_DEPTH
     rows = api.run_mode(index, "bm25", "", level, api.Options(depth, opts.paths, rrf_k=opts.rrf_k))
     if narrow is None:
         return rows
-    keep = {r[0] for r in index.conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (narrow,))}
+    keep = {
+        r[0]
+        for r in index.conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (narrow,)
+        )
+    }
     # Narrowing re-orders, never hides: focused chunks first, the others after them.
-    focused = [r for r in rows if r["_chunk"] in keep] + [r for r in rows if r["_chunk"] not in keep]
+    focused = [r for r in rows if r["_chunk"] in keep] + [
+        r for r in rows if r["_chunk"] not in keep
+    ]
     return focused[:CHANNEL_DEPTH]
 
 
@@ -112,7 +139,11 @@ def _names(terms: list[T.Term]) -> tuple[list[str], list[str]]:
     positive = T.positives(terms)
     words = [fold(t.text) for t in positive]
     parts = [p for t in positive for p in T.split_identifier(t.text)]
-    joined = ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)] if len(parts) > 1 else []
+    joined = (
+        ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)]
+        if len(parts) > 1
+        else []
+    )
     equal = list(dict.fromkeys(n for n in words + joined if n))
     contain = joined + (words if len(positive) == 1 else [])
     if len(positive) > SHORT_QUERY:
@@ -120,8 +151,9 @@ def _names(terms: list[T.Term]) -> tuple[list[str], list[str]]:
     return equal, list(dict.fromkeys(n for n in contain if len(n) >= 3))
 
 
-def _name_channel(index: Any, table: str, alias: str, name_col: str, terms: list[T.Term],
-                  opts: api.Options) -> list[dict[str, Any]]:
+def _name_channel(
+    index: Any, table: str, alias: str, name_col: str, terms: list[T.Term], opts: api.Options
+) -> list[dict[str, Any]]:
     """Chunks holding a symbol / heading / entity whose name matches; exact > prefix > contains.
 
     A name *containing* the query counts only for short queries (see `_names`): in a
@@ -153,9 +185,10 @@ def _name_channel(index: Any, table: str, alias: str, name_col: str, terms: list
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
-  SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {col} AS name, {tier} AS tier, d.path AS path
+  SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {col} AS name, {tier} AS tier, d.path AS
+  path
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
-  WHERE ({' OR '.join(conds)}) AND {scope_names}
+  WHERE ({" OR ".join(conds)}) AND {scope_names}
   ORDER BY tier DESC, length({col}), d.path, {alias}.line LIMIT {CHANNEL_DEPTH})
 SELECT {I.CHUNK_COLUMNS}, n.tier AS _tier, n.name AS _match
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
@@ -165,25 +198,52 @@ ORDER BY n.tier DESC, length(n.name), n.path, c.chunk_index"""
     return list(db.rows(index.conn, sql, params.values))
 
 
-def channels(index: Any, text: str, terms: list[T.Term], opts: api.Options) -> tuple[list[fusion.Ranked], list[str]]:
+def channels(
+    index: Any, text: str, terms: list[T.Term], opts: api.Options
+) -> tuple[list[fusion.Ranked], list[str]]:
     params = Params()
     scope = api.scope_sql(opts.paths, params)
     level, narrow, steps = choose_level(index, terms, scope, params)
     # Name channels look for the query as typed (and its words joined: "query planner"
     # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
-    lists = [fusion.Ranked("bm25", opts.weight("bm25", WEIGHTS["bm25"]), bm25_rows(index, level, narrow, opts))]
-    for name, table, alias, col in (("symbols", "symbols", "y", "name_fold"), ("headings", "sections", "s", "title_fold"),
-                                    ("entities", "entities", "e", "name_fold")):
-        lists.append(fusion.Ranked(name, opts.weight(name, WEIGHTS[name]), _name_channel(index, table, alias, col, terms, opts)))
+    lists = [
+        fusion.Ranked(
+            "bm25", opts.weight("bm25", WEIGHTS["bm25"]), bm25_rows(index, level, narrow, opts)
+        )
+    ]
+    for name, table, alias, col in (
+        ("symbols", "symbols", "y", "name_fold"),
+        ("headings", "sections", "s", "title_fold"),
+        ("entities", "entities", "e", "name_fold"),
+    ):
+        lists.append(
+            fusion.Ranked(
+                name,
+                opts.weight(name, WEIGHTS[name]),
+                _name_channel(index, table, alias, col, terms, opts),
+            )
+        )
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
-    lists.append(fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]),
-                               names.channel(index, terms, opts.paths, CHANNEL_DEPTH)))
+    lists.append(
+        fusion.Ranked(
+            "code_words",
+            opts.weight("code_words", WEIGHTS["code_words"]),
+            names.channel(index, terms, opts.paths, CHANNEL_DEPTH),
+        )
+    )
     if V.has_embeddings(index.conn) and db.has_vec(index.conn):
         vparams = Params()
         plan = S.Plan(scope=api.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
-        api.add_vector(index, plan, vparams, text, api.Options(CHANNEL_DEPTH, opts.paths, model=opts.model))
-        lists.append(fusion.Ranked("vector", opts.weight("vector", WEIGHTS["vector"]),
-                                   api.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector")))
+        api.add_vector(
+            index, plan, vparams, text, api.Options(CHANNEL_DEPTH, opts.paths, model=opts.model)
+        )
+        lists.append(
+            fusion.Ranked(
+                "vector",
+                opts.weight("vector", WEIGHTS["vector"]),
+                api.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector"),
+            )
+        )
         steps += plan.notes
     return lists, steps
 
@@ -208,21 +268,33 @@ def composite(entry: fusion.Fused, query_names: set[str], words: int = 1) -> flo
 def run(index: Any, text: str, opts: api.Options) -> list[dict[str, Any]]:
     terms = T.parse(text)
     if not T.positives(terms):
-        raise SearchError(f"nothing to search for in '{text}': give at least one word that is not negated (-word)")
+        raise SearchError(
+            f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
+        )
     lists, steps = channels(index, text, terms, opts)
     query_names = set(_names(terms)[0])
     fused = fusion.rrf(lists, opts.rrf_k)
     words = len(T.positives(terms))
-    scored = sorted(((composite(f, query_names, words), f) for f in fused),
-                    key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]))
+    scored = sorted(
+        ((composite(f, query_names, words), f) for f in fused),
+        key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
+    )
     scored = scored[: opts.fetch]
     pats = snippets.patterns(terms) or snippets.patterns(T.expand(terms).components)
     items = []
     for score, entry in scored:
         it = api.item(dict(entry.row, score=score), pats, opts)
         if opts.explain:
-            it["explain"] = {"lists": entry.lists, "rrf": entry.rrf, "rrf_total": round(entry.score, 8),
-                             "final": round(score, 6), "plan": {"mode": "smart", "strategy": steps,
-                                                                "channels": {r.name: len(r.rows) for r in lists}}}
+            it["explain"] = {
+                "lists": entry.lists,
+                "rrf": entry.rrf,
+                "rrf_total": round(entry.score, 8),
+                "final": round(score, 6),
+                "plan": {
+                    "mode": "smart",
+                    "strategy": steps,
+                    "channels": {r.name: len(r.rows) for r in lists},
+                },
+            }
         items.append(it)
     return api.group_files(items, opts) if opts.group == "file" else items[: opts.limit]

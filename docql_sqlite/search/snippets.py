@@ -42,12 +42,24 @@ def patterns(terms: Iterable[T.Term]) -> list[re.Pattern[str]]:
     return [p for t in terms if not t.negated and (p := term_pattern(t)) is not None]
 
 
-def make(content: str, query: list[re.Pattern[str]], intent: list[re.Pattern[str]] = (), width: int = WIDTH) -> str:  # type: ignore[assignment]
+def make(
+    content: str,
+    query: list[re.Pattern[str]],
+    intent: list[re.Pattern[str]] = (),
+    width: int = WIDTH,
+) -> str:  # type: ignore[assignment]
     """A one-line snippet of `content` around the best cluster of hits, hits marked."""
     hits: list[tuple[int, int, int]] = []  # (start, end, term index)
     for i, pattern in enumerate(query):
-        hits.extend((m.start(), m.end(), i) for m in pattern.finditer(content) if m.end() > m.start())
-    extra = [(m.start(), m.end(), -1 - i) for i, p in enumerate(intent) for m in p.finditer(content) if m.end() > m.start()]
+        hits.extend(
+            (m.start(), m.end(), i) for m in pattern.finditer(content) if m.end() > m.start()
+        )
+    extra = [
+        (m.start(), m.end(), -1 - i)
+        for i, p in enumerate(intent)
+        for m in p.finditer(content)
+        if m.end() > m.start()
+    ]
     if not hits:
         text = _flat(content[:width])
         return text + ("…" if len(content) > width else "")

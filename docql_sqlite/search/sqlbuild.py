@@ -47,7 +47,9 @@ class Plan:
     """What one ranked search runs: terms for BM25, a vector expression, fusion settings."""
 
     terms: list[T.Term] = field(default_factory=list)
-    vector: str | None = None  # SQL expression giving the query vector (a bound JSON text or a sub-select)
+    vector: str | None = (
+        None  # SQL expression giving the query vector (a bound JSON text or a sub-select)
+    )
     scope: str = "1"  # SQL condition over documents `d` (paths, `$.files[...]` scopes)
     depth: int | None = None  # rows kept per list (None: every BM25 match)
     min_hits: int = 10  # fewer AND hits than this → OR fallback
@@ -69,8 +71,7 @@ def _fts_from(plan: Plan, exact: bool) -> str:
         return "chunks_fts"
     # Scoped (or checked against the text): join, so the per-list depth counts only
     # chunks that qualify.
-    return ("chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
-            "JOIN documents d ON d.id = c.doc_id")
+    return "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id"
 
 
 def exact_cjk(term: T.Term, params: Params) -> str | None:
@@ -85,7 +86,9 @@ def exact_cjk(term: T.Term, params: Params) -> str | None:
     runs = [r for cjk in CJK_RUN.findall(term.text) for r in _LETTERS.findall(cjk) if len(r) >= 2]
     if not runs:
         return None
-    return " AND ".join(f"instr(lower(coalesce(c.fold, c.content)), {params.add(fold(r))}) > 0" for r in runs)
+    return " AND ".join(
+        f"instr(lower(coalesce(c.fold, c.content)), {params.add(fold(r))}) > 0" for r in runs
+    )
 
 
 def _scope_and(plan: Plan) -> str:
@@ -101,8 +104,13 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     q_and = params.add(T.match_and(plan.terms))
     n = len(positive)
     and_exact = "".join(f" AND {cond}" for cond in exact.values())
-    ctes = [("fts_and", f"SELECT chunks_fts.rowid AS id, {bm25} AS bm25 FROM {src} "
-                        f"WHERE chunks_fts MATCH {q_and}{scope}{and_exact}")]
+    ctes = [
+        (
+            "fts_and",
+            f"SELECT chunks_fts.rowid AS id, {bm25} AS bm25 FROM {src} "
+            f"WHERE chunks_fts MATCH {q_and}{scope}{and_exact}",
+        )
+    ]
     if n > 1:
         # A very common word ("return" in code) would make every chunk an OR candidate
         # and cost a BM25 score each; it still counts in coverage below.
@@ -110,23 +118,39 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         min_hits = params.add(int(plan.min_hits))
         if n <= MAX_COVERAGE_TERMS or exact:
             coverage = " + ".join(
-                f"(chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH {params.add(t.fts)})"
-                + (f" AND {exact[t]}" if t in exact else "") + ")"
-                for t in positive)
+                f"(chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH "
+                f"{params.add(t.fts)})" + (f" AND {exact[t]}" if t in exact else "") + ")"
+                for t in positive
+            )
             # With exact CJK checks a row matched by OR may qualify through no term.
             covered = " WHERE coverage > 0" if exact else ""
         else:
             coverage, covered = "0", ""
-        ctes.append(("fts_or", f"SELECT * FROM (SELECT chunks_fts.rowid AS id, {bm25} AS bm25, {coverage} AS coverage "
-                               f"FROM {src} WHERE chunks_fts MATCH {q_or}{scope} "
-                               f"AND (SELECT count(*) FROM fts_and) < {min_hits}){covered}"))
-        union = (f"SELECT id, bm25, {n} AS coverage FROM fts_and WHERE (SELECT count(*) FROM fts_and) >= {min_hits} "
-                 f"UNION ALL SELECT id, bm25, coverage FROM fts_or")
+        ctes.append(
+            (
+                "fts_or",
+                f"SELECT * FROM (SELECT chunks_fts.rowid AS id, {bm25} AS bm25, {coverage} AS "
+                f"coverage "
+                f"FROM {src} WHERE chunks_fts MATCH {q_or}{scope} "
+                f"AND (SELECT count(*) FROM fts_and) < {min_hits}){covered}",
+            )
+        )
+        union = (
+            f"SELECT id, bm25, {n} AS coverage FROM fts_and WHERE (SELECT count(*) FROM fts_and) "
+            f">= {min_hits} "
+            f"UNION ALL SELECT id, bm25, coverage FROM fts_or"
+        )
     else:
         union = "SELECT id, bm25, 1 AS coverage FROM fts_and"
     limit = f" LIMIT {int(plan.depth)}" if plan.depth else ""
-    ctes.append(("fts_ranked", f"SELECT id, bm25, coverage, row_number() OVER (ORDER BY coverage DESC, bm25, id) AS rank "
-                               f"FROM ({union}) ORDER BY rank{limit}"))
+    ctes.append(
+        (
+            "fts_ranked",
+            f"SELECT id, bm25, coverage, row_number() OVER (ORDER BY coverage DESC, bm25, id) AS "
+            f"rank "
+            f"FROM ({union}) ORDER BY rank{limit}",
+        )
+    )
     return ctes
 
 
@@ -140,15 +164,25 @@ def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         pushed = f" AND doc_id IN (SELECT d.id FROM documents d WHERE {plan.scope})"
     return [
         # MATERIALIZED: a flattened CTE would hand vec0 the window's ORDER BY, which it refuses.
-        ("vec_raw", f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {plan.vector} AND k = {k}{pushed}"),
-        ("vec_ranked", "SELECT r.id, r.distance, row_number() OVER (ORDER BY r.distance, r.id) AS rank FROM vec_raw r "
-                       "JOIN chunks c ON c.id = r.id JOIN chunk_vectors cv ON cv.chunk_id = r.id "
-                       "AND cv.content_hash = c.content_hash AND cv.doc_id = c.doc_id"),
+        (
+            "vec_raw",
+            f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {plan.vector} "
+            f"AND k = {k}{pushed}",
+        ),
+        (
+            "vec_ranked",
+            "SELECT r.id, r.distance, row_number() OVER (ORDER BY r.distance, r.id) AS rank FROM "
+            "vec_raw r "
+            "JOIN chunks c ON c.id = r.id JOIN chunk_vectors cv ON cv.chunk_id = r.id "
+            "AND cv.content_hash = c.content_hash AND cv.doc_id = c.doc_id",
+        ),
     ]
 
 
 def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
-    """All CTEs, ending in `fused(id, fts_rank, bm25, coverage, vec_rank, distance, rrf_fts, rrf_vec, score)`."""
+    """All CTEs, ending in `fused(id, fts_rank, bm25, coverage, vec_rank, distance, rrf_fts,
+    rrf_vec, score)`.
+    """
     use_fts, use_vec = plan.has_fts, plan.vector is not None
     ctes: list[tuple[str, str]] = []
     if use_fts:
@@ -158,22 +192,36 @@ def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     k = params.add(int(plan.rrf_k))
     w_fts, w_vec = params.add(float(plan.w_fts)), params.add(float(plan.w_vec))
     if use_fts and use_vec:
-        body = (f"SELECT coalesce(f.id, v.id) AS id, f.rank AS fts_rank, f.bm25 AS bm25, f.coverage AS coverage, "
-                f"v.rank AS vec_rank, v.distance AS distance, "
-                f"coalesce(1.0 / ({k} + f.rank), 0.0) * {w_fts} AS rrf_fts, "
-                f"coalesce(1.0 / ({k} + v.rank), 0.0) * {w_vec} AS rrf_vec "
-                f"FROM fts_ranked f FULL OUTER JOIN vec_ranked v ON v.id = f.id")
+        body = (
+            f"SELECT coalesce(f.id, v.id) AS id, f.rank AS fts_rank, f.bm25 AS bm25, f.coverage "
+            f"AS coverage, "
+            f"v.rank AS vec_rank, v.distance AS distance, "
+            f"coalesce(1.0 / ({k} + f.rank), 0.0) * {w_fts} AS rrf_fts, "
+            f"coalesce(1.0 / ({k} + v.rank), 0.0) * {w_vec} AS rrf_vec "
+            f"FROM fts_ranked f FULL OUTER JOIN vec_ranked v ON v.id = f.id"
+        )
         ctes.append(("fused", f"SELECT *, rrf_fts + rrf_vec AS score FROM ({body})"))
     elif use_fts:
         # BM25 alone: score = terms matched + bm25 squashed into [0, 1), so ordering by
         # score is ordering by coverage, then BM25 (bm25() is <= 0, better is lower).
-        ctes.append(("fused", f"SELECT id, rank AS fts_rank, bm25, coverage, NULL AS vec_rank, NULL AS distance, "
-                              f"1.0 / ({k} + rank) * {w_fts} AS rrf_fts, 0.0 AS rrf_vec, "
-                              f"coverage + (-bm25) / (1.0 - bm25) AS score FROM fts_ranked"))
+        ctes.append(
+            (
+                "fused",
+                f"SELECT id, rank AS fts_rank, bm25, coverage, NULL AS vec_rank, NULL AS distance, "
+                f"1.0 / ({k} + rank) * {w_fts} AS rrf_fts, 0.0 AS rrf_vec, "
+                f"coverage + (-bm25) / (1.0 - bm25) AS score FROM fts_ranked",
+            )
+        )
     elif use_vec:
-        ctes.append(("fused", f"SELECT id, NULL AS fts_rank, NULL AS bm25, NULL AS coverage, rank AS vec_rank, distance, "
-                              f"0.0 AS rrf_fts, 1.0 / ({k} + rank) * {w_vec} AS rrf_vec, 1.0 - distance AS score "
-                              f"FROM vec_ranked"))
+        ctes.append(
+            (
+                "fused",
+                f"SELECT id, NULL AS fts_rank, NULL AS bm25, NULL AS coverage, rank AS vec_rank, "
+                f"distance, "
+                f"0.0 AS rrf_fts, 1.0 / ({k} + rank) * {w_vec} AS rrf_vec, 1.0 - distance AS score "
+                f"FROM vec_ranked",
+            )
+        )
     else:
         raise ValueError("a search plan needs terms or a vector")
     return ctes
@@ -186,13 +234,18 @@ def snippet_parts(needles: list[str], params: Params) -> tuple[str, str]:
         return "0", "0"
     ps = [params.add(n) for n in needles]
     at = "coalesce(" + ", ".join(f"nullif(instr({hay}, {p}), 0)" for p in ps) + ", 0)"
-    length = "CASE " + " ".join(f"WHEN instr({hay}, {p}) > 0 THEN length({p})" for p in ps) + " ELSE 0 END"
+    length = (
+        "CASE "
+        + " ".join(f"WHEN instr({hay}, {p}) > 0 THEN length({p})" for p in ps)
+        + " ELSE 0 END"
+    )
     return at, length
 
 
 SNIPPET_SQL = (
     f"CASE WHEN g._at > 0 THEN trim(replace(substr(g.content, max(1, g._at - {SNIPPET_BEFORE}), "
-    f"g._at - max(1, g._at - {SNIPPET_BEFORE})) || '**' || substr(g.content, g._at, g._hitlen) || '**' || "
+    f"g._at - max(1, g._at - {SNIPPET_BEFORE})) || '**' || substr(g.content, g._at, g._hitlen) || "
+    f"'**' || "
     f"substr(g.content, g._at + g._hitlen, {SNIPPET_CHARS - SNIPPET_BEFORE}), char(10), ' ')) "
     f"ELSE trim(replace(substr(g.content, 1, {SNIPPET_CHARS}), char(10), ' ')) END"
 )
@@ -201,13 +254,20 @@ SNIPPET_SQL = (
 def ranked_chunks_sql(plan: Plan, params: Params) -> str:
     """A base SELECT of RANKED_CHUNK items (plus hidden `_fts_rank`… columns) for `plan`."""
     ctes = fused_ctes(plan, params)
-    needles = [t.needle for t in T.positives(plan.terms)] + [t for p in T.positives(plan.terms) for t in p.tokens]
+    needles = [t.needle for t in T.positives(plan.terms)] + [
+        t for p in T.positives(plan.terms) for t in p.tokens
+    ]
     at, length = snippet_parts(list(dict.fromkeys(needles)), params)
-    inner = (f"SELECT {I.CHUNK_COLUMNS}, x.score AS _score, x.score AS score, x.fts_rank AS _fts_rank, x.bm25 AS _bm25, "
-             f"x.coverage AS _coverage, x.vec_rank AS _vec_rank, x.distance AS _distance, x.rrf_fts AS _rrf_fts, "
-             f"x.rrf_vec AS _rrf_vec, {at} AS _at, {length} AS _hitlen "
-             f"FROM fused x JOIN chunks c ON c.id = x.id JOIN documents d ON d.id = c.doc_id "
-             f"LEFT JOIN sections sec ON sec.id = c.section_id WHERE {plan.scope}")
+    inner = (
+        f"SELECT {I.CHUNK_COLUMNS}, x.score AS _score, x.score AS score, x.fts_rank AS _fts_rank, "
+        f"x.bm25 AS _bm25, "
+        f"x.coverage AS _coverage, x.vec_rank AS _vec_rank, x.distance AS _distance, x.rrf_fts AS "
+        f"_rrf_fts, "
+        f"x.rrf_vec AS _rrf_vec, {at} AS _at, {length} AS _hitlen "
+        f"FROM fused x JOIN chunks c ON c.id = x.id JOIN documents d ON d.id = c.doc_id "
+        f"LEFT JOIN sections sec ON sec.id = c.section_id WHERE {plan.scope}"
+    )
     with_clause = "WITH " + ",\n".join(
-        f"{name} AS {'MATERIALIZED ' if name == 'vec_raw' else ''}({body})" for name, body in ctes)
+        f"{name} AS {'MATERIALIZED ' if name == 'vec_raw' else ''}({body})" for name, body in ctes
+    )
     return f"{with_clause}\nSELECT g.*, {SNIPPET_SQL} AS snippet FROM ({inner}) g"

@@ -46,7 +46,9 @@ def cached(path: str, key: tuple[Any, ...], compute: Any) -> Any:
 
 
 def chunk_count(conn: Any, path: str) -> int:
-    return cached(path, ("chunks",), lambda: conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    return cached(
+        path, ("chunks",), lambda: conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    )
 
 
 def term_count(conn: Any, path: str, fts: str) -> int:

@@ -145,7 +145,9 @@ def split_identifier(word: str) -> list[str]:
     """Component words of camelCase, PascalCase, snake_case, kebab and dotted names."""
     parts: list[str] = []
     for piece in re.split(r"[\W_]+", word):
-        parts.extend(p.lower() for p in _CAMEL.findall(piece)) if not has_cjk(piece) else parts.append(piece)
+        parts.extend(p.lower() for p in _CAMEL.findall(piece)) if not has_cjk(
+            piece
+        ) else parts.append(piece)
     return [p for p in parts if p]
 
 

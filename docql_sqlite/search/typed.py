@@ -62,36 +62,59 @@ def parse(text: str) -> QueryDocument:
         body = match.group(3)
         body_at = start + match.start(3) + (len(body) - len(body.lstrip()))
         if not body.strip():
-            raise QueryDocumentError(f"empty {kind}: line (line {number}); write the query after '{kind}:'",
-                                     source=text, offset=start + match.end(3))
+            raise QueryDocumentError(
+                f"empty {kind}: line (line {number}); write the query after '{kind}:'",
+                source=text,
+                offset=start + match.end(3),
+            )
         line = Line(kind, body.strip(), number, body_at)
         if kind == "intent":
             if intent is not None:
-                raise QueryDocumentError(f"a second intent: line (line {number}); a document has at most one, "
-                                         f"first on line {intent.number}", source=text, offset=start + indent)
+                raise QueryDocumentError(
+                    f"a second intent: line (line {number}); a document has at most one, "
+                    f"first on line {intent.number}",
+                    source=text,
+                    offset=start + indent,
+                )
             intent = line
             continue
         if kind == "lex" and not T.positives(T.parse(line.text)):
-            raise QueryDocumentError(f"lex: line {number} has no word to search for (only negations or punctuation)",
-                                     source=text, offset=body_at)
+            raise QueryDocumentError(
+                f"lex: line {number} has no word to search for (only negations or punctuation)",
+                source=text,
+                offset=body_at,
+            )
         queries.append(line)
     if not queries:
         where = intent.offset if intent else 0
-        raise QueryDocumentError("intent: alone is not a query; add a lex:, vec: or hyde: line" if intent else
-                                 "the query document is empty", source=text, offset=where)
+        raise QueryDocumentError(
+            "intent: alone is not a query; add a lex:, vec: or hyde: line"
+            if intent
+            else "the query document is empty",
+            source=text,
+            offset=where,
+        )
     return QueryDocument(queries, intent)
 
 
-def _no_prefix(text: str, raw: str, number: int, offset: int, match: re.Match[str] | None) -> QueryDocumentError:
+def _no_prefix(
+    text: str, raw: str, number: int, offset: int, match: re.Match[str] | None
+) -> QueryDocumentError:
     if match is not None:
         word = match.group(2)
         hint = did_you_mean(word.lower(), TYPES)
         message = f"unknown line type '{word}:' on line {number}"
-        message += f"; did you mean '{hint}:'?" if hint else "; types are lex:, vec:, hyde: and intent:"
+        message += (
+            f"; did you mean '{hint}:'?" if hint else "; types are lex:, vec:, hyde: and intent:"
+        )
         return QueryDocumentError(message, source=text, offset=offset, suggestion=hint)
     shown = raw.strip() if len(raw.strip()) <= 40 else raw.strip()[:39] + "…"
-    return QueryDocumentError(f"line {number} ('{shown}') has no type; in a typed query document every line starts "
-                              f"with lex:, vec:, hyde: or intent:", source=text, offset=offset)
+    return QueryDocumentError(
+        f"line {number} ('{shown}') has no type; in a typed query document every line starts "
+        f"with lex:, vec:, hyde: or intent:",
+        source=text,
+        offset=offset,
+    )
 
 
 def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
@@ -125,22 +148,31 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         opts.intent = snippets.patterns(T.parse(doc.intent.text))
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
-        [t for line in doc.queries for t in T.parse(line.text)])
+        [t for line in doc.queries for t in T.parse(line.text)]
+    )
     items = []
     for entry in fused:
         it = api.item(dict(entry.row, score=entry.score), pats, opts)
         if opts.explain:
-            it["explain"] = {"lists": entry.lists, "rrf": entry.rrf, "final": round(entry.score, 8),
-                             "plan": {"mode": "typed", "weights": {r.name: r.weight for r in lists}, "notes": notes,
-                                      "intent": doc.intent.text if doc.intent else None}}
+            it["explain"] = {
+                "lists": entry.lists,
+                "rrf": entry.rrf,
+                "final": round(entry.score, 8),
+                "plan": {
+                    "mode": "typed",
+                    "weights": {r.name: r.weight for r in lists},
+                    "notes": notes,
+                    "intent": doc.intent.text if doc.intent else None,
+                },
+            }
         items.append(it)
     return api.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
 
 
 def _vector_rows(index: Any, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
+    from ..query.sqlparams import Params
     from . import api
     from . import sqlbuild as S
-    from ..query.sqlparams import Params
 
     params = Params()
     plan = S.Plan(scope=api.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)

@@ -63,19 +63,29 @@ def check_model(conn: db.Connection, model: EmbeddingModel) -> None:
     from ..embedders import META_DIMENSIONS, META_FINGERPRINT, META_MODEL, ensure_compatible
 
     meta = stored_meta(conn)
-    ensure_compatible({META_MODEL: meta.get(KEY_MODEL, ""), META_DIMENSIONS: meta.get(KEY_DIMENSIONS, "?"),
-                       META_FINGERPRINT: meta.get(KEY_FINGERPRINT, "?")}, model)
+    ensure_compatible(
+        {
+            META_MODEL: meta.get(KEY_MODEL, ""),
+            META_DIMENSIONS: meta.get(KEY_DIMENSIONS, "?"),
+            META_FINGERPRINT: meta.get(KEY_FINGERPRINT, "?"),
+        },
+        model,
+    )
 
 
 def query_model(conn: db.Connection, name: str | None = None) -> EmbeddingModel:
     """The model to embed queries with: `name`, else the index's own; checked against the index."""
     meta = stored_meta(conn)
     if not has_embeddings(conn):
-        raise EmbeddingError("this index has no embeddings; create them with: docql-sqlite embed DB --model MODEL "
-                             "(e.g. --model use-multilingual, or --model hash for a lexical test model)")
+        raise EmbeddingError(
+            "this index has no embeddings; create them with: docql-sqlite embed DB --model MODEL "
+            "(e.g. --model use-multilingual, or --model hash for a lexical test model)"
+        )
     if not db.has_vec(conn):
-        raise EmbeddingError("this index has embeddings but sqlite-vec cannot be loaded here; "
-                             "install it with: pip install sqlite-vec")
+        raise EmbeddingError(
+            "this index has embeddings but sqlite-vec cannot be loaded here; "
+            "install it with: pip install sqlite-vec"
+        )
     model = load_model(name or meta[KEY_MODEL])
     check_model(conn, model)
     return model
@@ -97,5 +107,9 @@ def stale_vectors(conn: db.Connection) -> int:
 def status(conn: db.Connection) -> dict[str, Any]:
     meta = stored_meta(conn)
     vectors = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] if meta else 0
-    return {"model": meta.get(KEY_MODEL), "dimensions": int(meta[KEY_DIMENSIONS]) if KEY_DIMENSIONS in meta else None,
-            "fingerprint": meta.get(KEY_FINGERPRINT), "vectors": vectors}
+    return {
+        "model": meta.get(KEY_MODEL),
+        "dimensions": int(meta[KEY_DIMENSIONS]) if KEY_DIMENSIONS in meta else None,
+        "fingerprint": meta.get(KEY_FINGERPRINT),
+        "vectors": vectors,
+    }
