@@ -144,7 +144,7 @@ class Wildcard(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Index(Node):
+class Position(Node):
     """`[n]`, n may be negative. `offset` is the '['."""
 
     value: int
@@ -165,7 +165,7 @@ class Filter(Node):
     expr: Expr
 
 
-Step = Union[Property, Call, Wildcard, Index, Slice, Filter]
+Step = Union[Property, Call, Wildcard, Position, Slice, Filter]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +209,7 @@ def render(node: Node) -> str:
             return f".{name}({', '.join(render(a) for a in args)})"
         case Wildcard():
             return "[*]"
-        case Index(value=value):
+        case Position(value=value):
             return f"[{value}]"
         case Slice(start=start, stop=stop):
             return f"[{'' if start is None else start}:{'' if stop is None else stop}]"

@@ -21,10 +21,10 @@ from docql_sqlite.query.nodes import (
     Compare,
     Expr,
     Filter,
-    Index,
     Literal,
     Not,
     Or,
+    Position,
     Property,
     Query,
     Regex,
@@ -224,12 +224,12 @@ class Parser:
             raise self._error("expected '?' before a filter: [?(...)]")
         raise self._error("expected '*', an index, a slice or '?' after '['")
 
-    def _parse_slice(self, bracket: Token) -> Index | Slice:
+    def _parse_slice(self, bracket: Token) -> Position | Slice:
         """`INT` (an index) or `slice := [INT] ':' [INT]`."""
         start = self._parse_int() if self.tok.type is T.NUMBER else None
         if self.tok.type is not T.COLON:
             assert start is not None
-            return Index(start, offset=bracket.offset)
+            return Position(start, offset=bracket.offset)
         self._advance()
         stop = self._parse_int() if self.tok.type is T.NUMBER else None
         if self.tok.type is T.COLON:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import terms as T
+from . import terms as search_terms
 
 WIDTH = 200
 MARK_OPEN, MARK_CLOSE = "**", "**"
@@ -24,7 +24,7 @@ MARK_OPEN, MARK_CLOSE = "**", "**"
 _WORDISH = r"0-9A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"
 
 
-def term_pattern(term: T.Term) -> re.Pattern[str] | None:
+def term_pattern(term: search_terms.Term) -> re.Pattern[str] | None:
     tokens = term.tokens
     if not tokens:
         return None
@@ -38,7 +38,7 @@ def term_pattern(term: T.Term) -> re.Pattern[str] | None:
     return re.compile(body, re.IGNORECASE)
 
 
-def patterns(terms: Iterable[T.Term]) -> list[re.Pattern[str]]:
+def patterns(terms: Iterable[search_terms.Term]) -> list[re.Pattern[str]]:
     return [p for t in terms if not t.negated and (p := term_pattern(t)) is not None]
 
 

@@ -11,8 +11,8 @@ import os
 import threading
 from typing import Any
 
-from . import terms as T
-from . import vectors as V
+from . import terms as search_terms
+from . import vectors
 
 # A term in more than this share of the chunks does not select OR candidates.
 COMMON_SHARE = 0.05
@@ -56,13 +56,13 @@ def term_count(conn: Any, path: str, fts: str) -> int:
     return cached(path, ("df", fts), lambda: conn.execute(sql, (fts,)).fetchone()[0])
 
 
-def common_terms(conn: Any, path: str, terms: list[T.Term]) -> frozenset[str]:
+def common_terms(conn: Any, path: str, terms: list[search_terms.Term]) -> frozenset[str]:
     """FTS strings of the positive terms in more than COMMON_SHARE of the chunks.
 
     Empty for one-term queries, small indexes, and when no selective term occurs at all
     (then every term selects, as plain OR).
     """
-    positive = T.positives(terms)
+    positive = search_terms.positives(terms)
     if len(positive) < 2:
         return frozenset()
     total = chunk_count(conn, path)
@@ -76,4 +76,4 @@ def common_terms(conn: Any, path: str, terms: list[T.Term]) -> frozenset[str]:
 
 
 def stale_vectors(conn: Any, path: str) -> int:
-    return cached(path, ("stale",), lambda: V.stale_vectors(conn))
+    return cached(path, ("stale",), lambda: vectors.stale_vectors(conn))
