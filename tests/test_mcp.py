@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra (make test installs it)")
 
-import docql_sqlite  # noqa: E402
-from docql_sqlite.agent.tools import CHAR_CAP, MANY_BYTES  # noqa: E402
-from docql_sqlite.locations import path_glob  # noqa: E402
-
 from conftest import file_lines, file_text  # noqa: E402
 from mcp_client import (  # noqa: E402
+    CLI,
     REPO,
     http_get,
     http_post,
@@ -31,6 +29,10 @@ from mcp_client import (  # noqa: E402
     stdio_session,
     text,
 )
+
+import docql_sqlite  # noqa: E402
+from docql_sqlite.agent.tools import CHAR_CAP, MANY_BYTES  # noqa: E402
+from docql_sqlite.locations import path_glob  # noqa: E402
 
 EXPECTED_TOC = REPO / "tests" / "expected" / "toc"
 TOOLS = {
@@ -41,6 +43,14 @@ TOOLS = {
     "context": {"question", "budget"},
     "status": set(),
 }
+
+
+@pytest.fixture(scope="module")
+def corpus_url(corpus_db: Path) -> Any:
+    """One live HTTP server over the datasets index for the module (no token): most tests
+    connect to it, which costs far less than spawning a stdio server each."""
+    with http_server(corpus_db) as base:
+        yield base + "/mcp"
 
 
 def run(coro: Any) -> Any:
@@ -105,8 +115,10 @@ def test_agent_session_over_datasets(corpus_db: Path) -> None:
 
             # 5. read the lines at the returned location
             got = text(await s.call_tool("get", {"path": location}))
-            assert got == f"--- {faq}:81-89 (lines 81-89 of {len(file_lines(REPO / faq))}) ---\n" + (
-                lines_of(faq, 81, 89)
+            assert (
+                got
+                == f"--- {faq}:81-89 (lines 81-89 of {len(file_lines(REPO / faq))}) ---\n"
+                + (lines_of(faq, 81, 89))
             )
             assert "请不要在公开频道报告安全问题" in got
 
@@ -125,9 +137,9 @@ def test_agent_session_over_datasets(corpus_db: Path) -> None:
 
 
 # -- tools, schemas, instructions, errors ---------------------------------------------
-def test_tools_schemas_and_instructions(corpus_db: Path) -> None:
+def test_tools_schemas_and_instructions(corpus_db: Path, corpus_url: str) -> None:
     async def session() -> None:
-        async with stdio_session(corpus_db) as (s, init):
+        async with http_session(corpus_url) as (s, init):
             listed = {t.name: t for t in (await s.list_tools()).tools}
             assert {n: set(t.input_schema["properties"]) for n, t in listed.items()} == TOOLS
             assert listed["docql_query"].input_schema["required"] == ["query"]
@@ -152,9 +164,9 @@ def test_tools_schemas_and_instructions(corpus_db: Path) -> None:
     run(session())
 
 
-def test_bad_query_and_empty_search_say_how_to_fix(corpus_db: Path) -> None:
+def test_bad_query_and_empty_search_say_how_to_fix(corpus_db: Path, corpus_url: str) -> None:
     async def session() -> None:
-        async with stdio_session(corpus_db) as (s, _):
+        async with http_session(corpus_url) as (s, _):
             bad = await s.call_tool("docql_query", {"query": "$.toc[?(@.level==1)"})
             assert bad.is_error
             assert text(bad).split("\n")[:3] == [
@@ -177,7 +189,7 @@ def test_bad_query_and_empty_search_say_how_to_fix(corpus_db: Path) -> None:
     run(session())
 
 
-def test_caps_page_with_offset(corpus_db: Path) -> None:
+def test_caps_page_with_offset(corpus_db: Path, corpus_url: str) -> None:
     """A reply over the cap says "N more — call again with offset=K"; following the
     offsets gives every heading exactly once, in order."""
     with docql_sqlite.open(corpus_db) as idx:
@@ -185,7 +197,7 @@ def test_caps_page_with_offset(corpus_db: Path) -> None:
 
     async def session() -> None:
         seen: list[str] = []
-        async with stdio_session(corpus_db) as (s, _):
+        async with http_session(corpus_url) as (s, _):
             offset, pages = 0, 0
             while True:
                 reply = text(await s.call_tool("toc", {"offset": offset}))
@@ -213,30 +225,6 @@ def test_caps_page_with_offset(corpus_db: Path) -> None:
     run(session())
 
 
-def test_long_get_continues_with_from(tmp_index: Any) -> None:
-    lines = [f"line {n} " + "x" * 90 for n in range(1, 601)]  # ~60,000 characters
-    tmp_index.write("long.md", "\n".join(lines) + "\n")
-    docql_sqlite.index(tmp_index.db, ["docs"], workers=0)
-
-    async def session() -> None:
-        got: list[str] = []
-        async with stdio_session(tmp_index.db, cwd=tmp_index.root) as (s, _):
-            args: dict[str, Any] = {"path": "docs/long.md"}
-            while True:
-                reply = text(await s.call_tool("get", args))
-                assert len(reply) <= CHAR_CAP + 200
-                body = reply.split("\n")
-                assert body[0].startswith(f"--- docs/long.md:{len(got) + 1}-")
-                tail = re.fullmatch(r"(\d+) more lines — call again with from=(\d+)", body[-1])
-                got += body[1:-1] if tail else body[1:]
-                if not tail:
-                    break
-                args = {"path": "docs/long.md", "from": int(tail.group(2))}
-        assert got == lines
-
-    run(session())
-
-
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",
@@ -259,11 +247,11 @@ def test_path_glob(pattern: str, path: str, matches: bool) -> None:
     assert path_glob(pattern)(path) is matches
 
 
-def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path) -> None:
+def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path, corpus_url: str) -> None:
     zh = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "datasets" / "zh").glob("*.md"))
 
     async def session() -> None:
-        async with stdio_session(corpus_db) as (s, _):
+        async with http_session(corpus_url) as (s, _):
             reply = text(await s.call_tool("get", {"path": "datasets/zh/*.md"}))
             blocks = re.split(r"(?:^|\n\n)=== (\S+) \((\d+) lines\) ===\n", reply)[1:]
             names = blocks[0::3]
@@ -274,13 +262,18 @@ def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path) -> None:
             # more than the cap: what fits, then the others named with their size
             many = text(await s.call_tool("get", {"path": "datasets/**/*.md"}))
             shown = re.findall(r"^=== (\S+) \(", many, re.M)
-            tail = re.search(r"\n\n(\d+) more over the (\d+)-byte cap — get them one by one: (.*)$", many)
+            tail = re.search(
+                r"\n\n(\d+) more over the (\d+)-byte cap — get them one by one: (.*)$", many
+            )
             assert tail and int(tail.group(2)) == MANY_BYTES
             skipped = re.findall(r"(\S+) \((\d+) bytes\)", tail.group(3))
             assert len(skipped) == int(tail.group(1)) > 0
             all_md = sorted(
-                (p.relative_to(REPO).as_posix() for p in (REPO / "datasets").rglob("*.md")
-                 if "bad" not in p.parts),
+                (
+                    p.relative_to(REPO).as_posix()
+                    for p in (REPO / "datasets").rglob("*.md")
+                    if "bad" not in p.parts
+                ),
                 key=lambda p: p.encode(),
             )
             assert sorted(shown + [p for p, _ in skipped], key=lambda p: p.encode()) == all_md
@@ -291,8 +284,12 @@ def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path) -> None:
     run(session())
 
 
-def test_documents_are_resources_listed_in_pages(tmp_index: Any) -> None:
-    for n in range(130):
+def test_resources_prompt_and_long_get_over_stdio(tmp_index: Any) -> None:
+    """Documents as resources (listed in pages of 100, read back whole), the prompt, and a
+    document longer than the cap read in parts with from=K."""
+    long_lines = [f"line {n} " + "x" * 90 for n in range(1, 601)]  # ~60,000 characters
+    tmp_index.write("long.md", "\n".join(long_lines) + "\n")
+    for n in range(129):
         tmp_index.write(f"d{n:03}.md", f"# Doc {n}\n\nbody {n}\n")
     tmp_index.write("zh/常见问题.md", "# 常见问题\n\n文档在哪里？\n")
     docql_sqlite.index(tmp_index.db, ["docs"], workers=0)
@@ -305,7 +302,7 @@ def test_documents_are_resources_listed_in_pages(tmp_index: Any) -> None:
             assert len(second.resources) == 31 and second.next_cursor is None
             listed = [r.name for r in first.resources + second.resources]
             assert listed == sorted(
-                [f"docs/d{n:03}.md" for n in range(130)] + ["docs/zh/常见问题.md"],
+                [f"docs/d{n:03}.md" for n in range(129)] + ["docs/long.md", "docs/zh/常见问题.md"],
                 key=lambda p: p.encode(),
             )
             templates = (await s.list_resource_templates()).resource_templates
@@ -319,6 +316,23 @@ def test_documents_are_resources_listed_in_pages(tmp_index: Any) -> None:
             body = guide.messages[0].content.text  # type: ignore[union-attr]
             assert body.startswith("# Answering questions with DocQL")
             assert "$.content.chapter(" in body and body.endswith("The question: Where is the FAQ?")
+
+            got: list[str] = []
+            args: dict[str, Any] = {"path": "docs/long.md"}
+            while True:
+                reply = text(await s.call_tool("get", args))
+                assert len(reply) <= CHAR_CAP + 200
+                body_lines = reply.split("\n")
+                assert body_lines[0].startswith(f"--- docs/long.md:{len(got) + 1}-")
+                tail = re.fullmatch(
+                    r"(\d+) more lines — call again with from=(\d+)", body_lines[-1]
+                )
+                got += body_lines[1:-1] if tail else body_lines[1:]
+                if not tail:
+                    break
+                assert int(tail.group(1)) == 600 - int(tail.group(2)) + 1
+                args = {"path": "docs/long.md", "from": int(tail.group(2))}
+            assert got == long_lines
 
     run(session())
 
@@ -358,7 +372,10 @@ def test_http_transport_guards_and_serves(corpus_db: Path) -> None:
                 },
             }
         ).encode()
-        plain = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        plain = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
         bearer = {**plain, "Authorization": "Bearer s3cret"}
         # refused: no token, a wrong token, a foreign Origin (even with the token), a foreign Host
         assert http_post(url, init, plain)[0] == 401
@@ -383,20 +400,18 @@ def test_http_transport_guards_and_serves(corpus_db: Path) -> None:
             run(session({"Authorization": "Bearer wrong"}))
 
 
-def test_http_without_token_and_bad_bind(corpus_db: Path, tmp_path: Path) -> None:
-    from mcp_client import CLI
+def test_http_without_token_and_bad_arguments(
+    corpus_db: Path, corpus_url: str, tmp_path: Path
+) -> None:
+    async def session() -> str:
+        async with http_session(corpus_url) as (s, _):
+            return text(await s.call_tool("status", {}))
 
-    with http_server(corpus_db) as base:
-
-        async def session() -> str:
-            async with http_session(base + "/mcp") as (s, _):
-                return text(await s.call_tool("status", {}))
-
-        assert json.loads(run(session()))["documents"] > 20
-    import subprocess
+    assert json.loads(run(session()))["documents"] > 20
 
     for args, message in [
         (["--http", "nope"], "is not [HOST:]PORT"),
+        (["--http", "127.0.0.1:0"], "a port is a number from 1 to 65535"),
         (["--token", "x"], "--token applies to --http only"),
     ]:
         done = subprocess.run(

@@ -21,6 +21,8 @@ from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
 
+from .bind import host_name
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -29,21 +31,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 MCP_PATH = "/mcp"
-
-
-def parse_bind(spec: str) -> tuple[str, int]:
-    """`8765`, `127.0.0.1:8765`, `[::1]:8765` → (host, port)."""
-    host, sep, port = spec.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", spec
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"'{spec}' is not [HOST:]PORT (a port is a number from 0 to 65535)")
-    return host, int(port)
-
-
-def host_name(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
 
 
 def security_settings(host: str) -> TransportSecuritySettings:

@@ -13,6 +13,7 @@ from ..ingest.watch import watch
 from ..options import IngestOptions
 from ..version import __version__
 from . import http, server
+from .bind import host_name
 from .tools import Tools
 
 Log = Callable[[str], None]
@@ -24,19 +25,13 @@ def _stderr(message: str) -> None:
 
 def serve(
     db_path: str,
-    bind: str | None = None,
+    bind: tuple[str, int] | None = None,
     token: str | None = None,
     watch_paths: tuple[str, ...] = (),
     log: Log = _stderr,
 ) -> None:
-    """Serve `db_path` until stdin closes (stdio) or the process is stopped (HTTP)."""
-    if bind is not None:
-        try:
-            host, port = http.parse_bind(bind)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        if port == 0:
-            raise UsageError("give a port from 1 to 65535 to --http")
+    """Serve `db_path` until stdin closes (stdio) or the process is stopped (HTTP at
+    `bind`, a (host, port) from `bind.parse_bind`)."""
     if watch_paths:
         # Catch up with what changed while no server ran (this also creates the index).
         report = index_paths(db_path, list(watch_paths), IngestOptions(workers=0))
@@ -54,7 +49,7 @@ def serve(
         if bind is None:
             app.run("stdio")
         else:
-            _serve_http(app, tools, host, port, token, log)
+            _serve_http(app, tools, bind[0], bind[1], token, log)
     finally:
         stop.set()
         tools.close()
@@ -105,7 +100,7 @@ def _serve_http(
     threading.Thread(target=tools.warm_up, name="docql-warm-up", daemon=True).start()
     config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
     log(
-        f"docql-sqlite MCP server on http://{http.host_name(host)}:{port}{http.MCP_PATH} "
+        f"docql-sqlite MCP server on http://{host_name(host)}:{port}{http.MCP_PATH} "
         f"(GET /health){' with a bearer token' if token else ''}"
     )
     uvicorn.Server(config).run()

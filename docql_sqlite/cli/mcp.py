@@ -6,8 +6,11 @@ fast as before.
 
 from __future__ import annotations
 
+import os
+
 import click
 
+from ..agent.bind import parse_bind
 from ..errors import UsageError
 from .common import database_argument, handle_errors
 
@@ -42,10 +45,15 @@ def mcp_command(
     """Serve DATABASE to agents over MCP (stdio by default), read only."""
     if token is not None and bind is None:
         raise UsageError("--token applies to --http only (stdio has no network to guard)")
+    address = parse_bind(bind) if bind is not None else None
+    if not watch_paths and not os.path.exists(database):
+        raise UsageError(
+            f"no index at '{database}'; build one with: docql-sqlite index {database} PATH"
+        )
     try:
         from ..agent.run import serve
     except ImportError as exc:
         raise UsageError(
             f"the MCP server needs the mcp package ({exc}): pip install 'docql-sqlite[mcp]'"
         ) from None
-    serve(database, bind=bind, token=token, watch_paths=watch_paths)
+    serve(database, bind=address, token=token, watch_paths=watch_paths)
