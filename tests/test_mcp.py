@@ -422,3 +422,98 @@ def test_http_without_token_and_bad_arguments(
         [str(CLI), "mcp", str(tmp_path / "none.db")], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 2 and "no index at" in done.stderr
+
+
+# -- --watch: the index follows edits and deletions -------------------------------------
+def wait_until(check: Any, nudge: Any, seconds: float = 40.0) -> Any:
+    """Poll `check()` until it returns something truthy (bounded); `nudge()` re-writes the
+    change every 2 s, in case it landed before the watcher started."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    last_nudge = time.monotonic()
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        if time.monotonic() - last_nudge > 2:
+            nudge()
+            last_nudge = time.monotonic()
+        time.sleep(0.2)
+    raise AssertionError(f"not seen within {seconds} s")
+
+
+def test_server_watch_picks_up_an_edit_and_a_deletion(tmp_index: Any) -> None:
+    tmp_index.write("a.md", "# Alpha\n\nold words\n")
+    tmp_index.write("b.md", "# Beta\n\nsoon gone\n")
+    a, b = tmp_index.docs / "a.md", tmp_index.docs / "b.md"
+
+    async def session() -> None:
+        # No index yet: --watch builds it first, then follows the files.
+        async with stdio_session(tmp_index.db, "--watch", "docs", cwd=tmp_index.root) as (s, _):
+
+            async def grep(word: str) -> str:
+                query = f'$.content.grep("{word}")'
+                return text(await s.call_tool("docql_query", {"query": query}))
+
+            assert '"path": "docs/a.md"' in await grep("old words")
+            a.write_text("# Alpha\n\nfresh zebra words\n")
+            deadline = anyio.current_time() + 40
+            while '"path": "docs/a.md"' not in await grep("fresh zebra"):
+                assert anyio.current_time() < deadline, "the edit was not indexed in 40 s"
+                if int(anyio.current_time()) % 3 == 0:
+                    a.write_text("# Alpha\n\nfresh zebra words\n")
+                await anyio.sleep(0.2)
+            assert (await grep("old words")).startswith("no results")
+            got = text(await s.call_tool("get", {"path": "docs/a.md"}))
+            assert got.endswith("# Alpha\n\nfresh zebra words")
+
+            b.unlink()
+            deadline = anyio.current_time() + 40
+            while "docs/b.md" in text(await s.call_tool("docql_query", {"query": "$.files"})):
+                assert anyio.current_time() < deadline, "the deletion was not seen in 40 s"
+                await anyio.sleep(0.2)
+            gone = await s.call_tool("get", {"path": "docs/b.md"})
+            assert gone.is_error and "no document 'docs/b.md'" in text(gone)
+
+    run(session())
+
+
+def test_index_watch_without_a_server(tmp_index: Any) -> None:
+    tmp_index.write("a.md", "# Alpha\n\nold words\n")
+    tmp_index.write("b.md", "# Beta\n\nsoon gone\n")
+    a, b = tmp_index.docs / "a.md", tmp_index.docs / "b.md"
+    proc = subprocess.Popen(
+        [str(CLI), "index", str(tmp_index.db), "docs", "--watch"],
+        cwd=tmp_index.root,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = ""
+        while not line.startswith("watching docs"):
+            line = proc.stderr.readline()  # type: ignore[union-attr]
+            assert line, "index --watch exited before watching"
+
+        def texts() -> list[str]:
+            with docql_sqlite.open(tmp_index.db) as idx:
+                return [c["content"] for c in idx.query("$.content.chunks()")]
+
+        assert any("old words" in t for t in texts())
+        a.write_text("# Alpha\n\nfresh zebra words\n")
+        wait_until(
+            lambda: any("fresh zebra" in t for t in texts()),
+            lambda: a.write_text("# Alpha\n\nfresh zebra words\n"),
+        )
+        assert not any("old words" in t for t in texts())
+        b.unlink()
+
+        def b_gone() -> bool:
+            with docql_sqlite.open(tmp_index.db) as idx:
+                return [d["path"] for d in idx.documents()] == ["docs/a.md"]
+
+        wait_until(b_gone, lambda: None)
+        assert proc.poll() is None  # still watching
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
