@@ -517,3 +517,113 @@ def test_index_watch_without_a_server(tmp_index: Any) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# -- hostile input: nothing written, nothing outside the indexed documents read ---------
+SQL_FRAGMENTS = [
+    "'; DROP TABLE documents; --",
+    '" OR 1=1 --',
+    "x'); DELETE FROM chunks; --",
+    "1; ATTACH DATABASE '/tmp/evil.db' AS evil; CREATE TABLE evil.t(x); --",
+    "%' UNION SELECT readfile('../outside/secret.md') --",
+    "\x00",
+]
+HOSTILE_PATHS = [
+    "../outside/secret.md",
+    "docs/../../outside/secret.md",
+    "docs/../outside/secret.md",
+    "/etc/passwd",
+    "{secret}",
+    "file://{secret}",
+    "docs/later.md",  # a symlink out, made after indexing
+    "docs/outdir/secret.md",  # through a symlinked directory
+    "docs/*/../../outside/*",
+    "../**",
+    "/**",
+    "%",
+    "_",
+]
+
+
+def sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_hostile_input_reads_nothing_else_and_writes_nothing(tmp_index: Any) -> None:
+    outside = tmp_index.root / "outside"
+    outside.mkdir()
+    secret = outside / "secret.md"
+    secret.write_text("# Secret\n\nTOPSECRET-MARKER\n")
+    tmp_index.write("a.md", "# Alpha\n\nhello world\n\n## Beta\n\nmore text\n")
+    tmp_index.write("code.py", "class Thing:\n    def run(self):\n        return 1\n")
+    docql_sqlite.index(tmp_index.db, ["docs"], workers=0)
+    (tmp_index.docs / "later.md").symlink_to(secret)
+    (tmp_index.docs / "outdir").symlink_to(outside, target_is_directory=True)
+    files = [tmp_index.db] + [p for p in tmp_index.root.glob("index.db-*")]
+    before = {p.name: sha256(p) for p in files}
+    paths = [p.replace("{secret}", str(secret)) for p in HOSTILE_PATHS]
+    huge = 10**12
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for bad in SQL_FRAGMENTS + paths:
+        quoted = json.dumps(bad)
+        calls += [
+            ("docql_query", {"query": bad}),
+            ("docql_query", {"query": f"$.toc[?(@.title=={quoted})]"}),
+            ("docql_query", {"query": f"$.content.grep({quoted})"}),
+            ("docql_query", {"query": f"$.code.class({quoted})"}),
+            ("docql_query", {"query": f"$.files[?(@.path~={quoted})].toc"}),
+            ("search", {"query": bad, "paths": [bad], "intent": bad}),
+            ("search", {"query": f"lex: {bad}\nvec: {bad}", "mode": "bm25"}),
+            ("search", {"query": "hello", "mode": bad}),
+            ("get", {"path": bad}),
+            ("get", {"path": bad, "from": 1, "count": 5}),
+            ("toc", {"path": bad}),
+            ("context", {"question": bad, "budget": 500}),
+        ]
+    calls += [
+        ("docql_query", {"query": "$.content.chunks()", "limit": huge, "offset": huge}),
+        ("docql_query", {"query": "$.content.chunks()", "limit": -1}),
+        ("search", {"query": "hello", "limit": huge, "offset": huge}),
+        ("get", {"path": "docs/a.md", "from": huge, "count": huge}),
+        ("get", {"path": "docs/a.md:1:1000000000000"}),
+        ("context", {"question": "hello", "budget": huge}),
+        ("toc", {"offset": huge}),
+    ]
+
+    async def session() -> list[str]:
+        replies = []
+        async with stdio_session(tmp_index.db, cwd=tmp_index.root) as (s, _):
+            for name, arguments in calls:
+                replies.append(text(await s.call_tool(name, arguments)))
+            for uri in (
+                "docql://../outside/secret.md",
+                "docql:///etc/passwd",
+                f"docql://{secret}",
+                "docql://docs/later.md",
+                "docql://docs/outdir/secret.md",
+                "docql://docs/%2e%2e/%2e%2e/outside/secret.md",
+            ):
+                try:
+                    read = await s.read_resource(uri)
+                    replies.append("".join(getattr(c, "text", "") for c in read.contents))
+                except Exception as exc:  # refused: an MCP error, never the file
+                    replies.append(str(exc))
+            # still serving, and the index is what it was
+            replies.append(text(await s.call_tool("status", {})))
+            listed = text(await s.call_tool("docql_query", {"query": "$.files.path"}))
+            assert listed.split("\n")[1:] == ['"docs/a.md"', '"docs/code.py"']
+        return replies
+
+    replies = run(session())
+    assert len(replies) == len(calls) + 7
+    for reply in replies:
+        assert "TOPSECRET" not in reply
+        assert "root:x:0:0" not in reply  # /etc/passwd
+    assert {p.name: sha256(p) for p in files} == before
+    assert sorted(p.name for p in tmp_index.root.glob("index.db*")) == sorted(before) or all(
+        p.name.endswith("-shm") or p.name in before for p in tmp_index.root.glob("index.db*")
+    )
+    assert not Path("/tmp/evil.db").exists()
