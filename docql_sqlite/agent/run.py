@@ -94,7 +94,9 @@ def _serve_http(
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"status": "ok", "server": "docql-sqlite", "version": __version__})
 
-    starlette = app.streamable_http_app(transport_security=http.security_settings(host), host=host)
+    starlette = app.streamable_http_app(
+        transport_security=http.security_settings(host), host=host, json_response=True
+    )
     guarded = http.Guard(starlette, host, port, token)
     # Load the embedding model now, once: the first search then costs no more than others.
     threading.Thread(target=tools.warm_up, name="docql-warm-up", daemon=True).start()
