@@ -627,3 +627,40 @@ def test_hostile_input_reads_nothing_else_and_writes_nothing(tmp_index: Any) -> 
         p.name.endswith("-shm") or p.name in before for p in tmp_index.root.glob("index.db*")
     )
     assert not Path("/tmp/evil.db").exists()
+
+
+def test_latency_benchmark_smoke() -> None:
+    """benchmarks/mcp_latency.py --smoke: the real benchmark's path end to end on datasets/
+    (index + hash vectors, a live HTTP server, every timed tool) in a few seconds."""
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "mcp_latency.py"),
+            "--smoke",
+            "--n",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert rows[0]["what"] == "corpus" and rows[0]["vectors"] is True
+    assert rows[0]["documents"] == 7  # datasets/zh + datasets/code/python
+    timed = {r["what"]: r for r in rows[1:]}
+    assert set(timed) == {
+        f"MCP {label} over HTTP"
+        for label in (
+            "status (the transport's floor)",
+            "search smart",
+            "search hybrid",
+            "docql_query",
+        )
+    }
+    for row in timed.values():
+        assert row["calls"] == 2 and row["errors"] == 0 and row["p50 ms"] > 0
+        assert row["mean chars"] > 100
