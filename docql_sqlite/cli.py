@@ -121,6 +121,18 @@ def main() -> None:
     help="Seconds allowed to parse one file",
 )
 @click.option("--no-remove", is_flag=True, help="Keep documents whose files are gone")
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Also remove indexed documents under PATHS that this run's filters leave out",
+)
+@click.option("--hidden", is_flag=True, help="Index hidden files and directories too")
+@click.option("--no-ignore", is_flag=True, help="Do not respect .gitignore/.ignore files")
+@click.option(
+    "--follow-symlinks",
+    is_flag=True,
+    help="Follow symlinks to directories and to files outside PATHS",
+)
 @output_options
 @handle_errors
 def index_command(
@@ -133,6 +145,10 @@ def index_command(
     workers: int | None,
     timeout: float,
     no_remove: bool,
+    prune: bool,
+    hidden: bool,
+    no_ignore: bool,
+    follow_symlinks: bool,
     fmt: str | None,
 ) -> None:
     """Index PATHS (files, directories) into DATABASE, incrementally."""
@@ -145,6 +161,10 @@ def index_command(
         max_chars=chunk_chars,
         timeout=timeout,
         remove_missing=not no_remove,
+        prune=prune,
+        hidden=hidden,
+        ignore_files=not no_ignore,
+        follow_symlinks=follow_symlinks,
     )
     if workers is not None:
         options.workers = workers
@@ -163,6 +183,9 @@ def index_command(
             summary,
             failures=[{"path": p, "reason": r} for p, r in report.failed],
             warning_list=[{"path": p, "reason": r} for p, r in report.warnings],
+            skipped_list=[{"path": p, "reason": r} for p, r in report.skipped],
+            skip_counts=report.skip_counts,
+            notes=report.notes,
         )
         output.write([detail], fmt, sys.stdout)
     else:
@@ -170,9 +193,20 @@ def index_command(
             click.echo(f"failed: {path}: {reason}", err=True)
         for path, reason in report.warnings:
             click.echo(f"warning: {path}: {reason}", err=True)
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
+        if report.outside_filters:
+            click.echo(
+                f"note: kept {report.outside_filters} indexed document(s) under these paths that "
+                f"this run's filters leave out (remove them with --prune)",
+                err=True,
+            )
+        skipped = ", ".join(f"{n} {kind}" for kind, n in report.file_skip_counts().items())
         click.echo(
             "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
-            "{failed} failed in {seconds:.2f}s".format(**summary),
+            "{failed} failed, {skipped} skipped".format(**summary)
+            + (f" ({skipped})" if skipped else "")
+            + " in {seconds:.2f}s".format(**summary),
             err=True,
         )
     if not report.ok:

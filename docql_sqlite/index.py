@@ -7,6 +7,7 @@ Reads go through a read-only connection, so nothing a user types can change the 
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 import weakref
@@ -149,6 +150,8 @@ class Index:
             "entities": count("SELECT count(*) FROM entities"),
             "errors": count("SELECT count(*) FROM ingest_errors WHERE severity = 'error'"),
             "warnings": count("SELECT count(*) FROM ingest_errors WHERE severity = 'warning'"),
+            # Entries the last index run left out, by reason (written by ingest.run).
+            "skipped": json.loads(db.get_meta(c, "last_run_skipped") or "{}"),
             "embedding_model": db.get_meta(c, "embedding_model"),
             "size_bytes": size + (os.path.getsize(wal) if os.path.exists(wal) else 0),
         }

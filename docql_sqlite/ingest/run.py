@@ -2,15 +2,24 @@
 
 Unchanged files are skipped by size + mtime, then by content hash; changed files are
 parsed in worker processes and replaced one transaction per batch (each file's rows are
-replaced atomically, so an interrupted run leaves every file either old or new); files
-gone from the indexed roots are removed. Failures are recorded per file and never stop
-the run.
+replaced atomically, so an interrupted run leaves every file either old or new).
+Failures are recorded per file and never stop the run.
+
+What is removed (docs/design.md, "Which files"): only documents whose file has vanished
+from disk under an indexed root. A document that is merely outside this run's filters
+(a narrower --include, a new ignore rule) stays and is counted in
+`IngestReport.outside_filters`, unless `prune` asks for it to go; a document under a
+directory that could not be listed stays too. Files deliberately not indexed (empty,
+over --max-bytes, symlinks the policy does not follow) are `skipped`, not failed; the
+run's skip counts by reason are kept in `meta` (`last_run_skipped`) for `status`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,13 +28,22 @@ from typing import NamedTuple
 from .. import db
 from ..errors import IngestError
 from .chunk import DEFAULT_MAX_CHARS
-from .parse import ParseTask, Unchanged, parse_task
-from .read import DEFAULT_MAX_BYTES
+from .grammars import is_optional, language_for_extension, unavailable_reason
+from .parse import ParseTask, Skipped, Unchanged, parse_task
+from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
-from .walk import FoundFile, walk
+from .walk import (
+    SKIP_SYMLINK_DIR,
+    SKIP_SYMLINK_OUTSIDE,
+    FoundFile,
+    WalkOptions,
+    WalkStats,
+    walk,
+)
 from .workers import run_tasks
 
 ProgressCallback = Callable[[int, int, str], None]
+_FILE_SKIP_KINDS = (SKIP_EMPTY, SKIP_TOO_LARGE, SKIP_SYMLINK_OUTSIDE, SKIP_SYMLINK_DIR)
 
 
 class StoredDoc(NamedTuple):
@@ -48,7 +66,11 @@ class IngestOptions:
     timeout: float = 60.0
     batch_docs: int = 200
     batch_seconds: float = 1.0
-    remove_missing: bool = True
+    remove_missing: bool = True  # documents whose files vanished from disk are removed
+    prune: bool = False  # also remove documents under the roots outside this run's filters
+    hidden: bool = False  # enter hidden files and directories
+    ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
+    follow_symlinks: bool = False  # follow links to directories and to files outside the roots
     fetch_timeout: float = 30.0
     progress: ProgressCallback | None = None
 
@@ -61,11 +83,22 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), per file
+    # Every entry left out by reason: the per-file skips plus the walk's (ignored, hidden...).
+    skip_counts: dict[str, int] = field(default_factory=dict)
+    outside_filters: int = 0  # indexed documents under the roots this run did not select: kept
+    notes: list[str] = field(default_factory=list)  # one line each, e.g. a grammar unavailable
     seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
+        """No real failure (skipped files are not failures)."""
         return not self.failed
+
+    def file_skip_counts(self) -> dict[str, int]:
+        """The skip counts of files this run looked at and left out (not the walk's
+        ignored/hidden/unknown-format entries)."""
+        return {k: self.skip_counts[k] for k in _FILE_SKIP_KINDS if self.skip_counts.get(k)}
 
     def summary(self) -> dict[str, object]:
         return {
@@ -74,7 +107,9 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": len(self.removed),
             "failed": len(self.failed),
+            "skipped": len(self.skipped),
             "warnings": len(self.warnings),
+            "outside_filters": self.outside_filters,
             "seconds": round(self.seconds, 3),
         }
 
@@ -92,7 +127,16 @@ def index_paths(
     for root in roots:
         if not root.exists() and not root.is_symlink():
             raise IngestError(f"no such file or directory: '{root}'")
-    found = list(walk(roots, options.include, options.exclude))
+    walk_options = WalkOptions(
+        include=options.include,
+        exclude=options.exclude,
+        hidden=options.hidden,
+        ignore_files=options.ignore_files,
+        follow_symlinks=options.follow_symlinks,
+    )
+    stats = WalkStats()
+    found = list(walk(roots, walk_options, stats))
+    report.notes.extend(_grammar_notes(found))
     conn = db.connect(db_path)
     try:
         stored = {
@@ -110,7 +154,13 @@ def index_paths(
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
-            _remove_missing(conn, roots, seen, stored, report)
+            unlisted = [item.path for item in found if item.error is not None]
+            _remove_missing(conn, roots, seen, unlisted, stored, options, report)
+        counts = Counter(stats.counts)
+        counts.update(report.skip_counts)
+        report.skip_counts = dict(sorted(counts.items()))
+        with conn:
+            db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
     finally:
         conn.close()
     report.seconds = time.monotonic() - started
@@ -134,6 +184,10 @@ def _plan(
         seen.add(uri)
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
+            continue
+        if item.skipped is not None:  # a symlink the policy does not follow
+            report.skipped.append((item.display, item.skipped))
+            seen.discard(uri)  # so a document indexed through it before is removed
             continue
         previous = stored.get(uri)
         if previous is not None:
@@ -238,7 +292,14 @@ def _write_batch(
         for item, result in batch:
             uri = result.uri if isinstance(result, (Parsed, Unchanged)) else _uri(item)
             clear_problems(conn, uri)
-            if isinstance(result, IngestError):
+            if isinstance(result, Skipped):
+                report.skipped.append((item.display, result.reason))
+                report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+                previous = stored.get(uri)
+                if previous is not None and result.kind == SKIP_EMPTY:
+                    delete_document(conn, previous.id)  # the file has no content any more
+                    report.removed.append(previous.path)
+            elif isinstance(result, IngestError):
                 record_problem(conn, item.display, uri, "error", result.message)
                 report.failed.append((item.display, result.message))
             elif isinstance(result, Unchanged):
@@ -264,9 +325,13 @@ def _remove_missing(
     conn: db.Connection,
     roots: list[Path],
     seen: set[str],
+    unlisted: list[Path],
     stored: dict[str, StoredDoc],
+    options: IngestOptions,
     report: IngestReport,
 ) -> None:
+    """Remove the documents under the roots whose files vanished; count (or, with `prune`,
+    remove) those the walk did not select; keep those it could not see (unlisted dirs)."""
     prefixes = []
     exact = set()
     for root in roots:
@@ -275,21 +340,53 @@ def _remove_missing(
             prefixes.append(absolute.rstrip("/") + "/")
         else:
             exact.add(absolute)
-    gone = [
-        (uri, info)
-        for uri, info in stored.items()
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
-    ]
+    blind = tuple(os.path.abspath(d).rstrip("/") + "/" for d in unlisted)
+
+    def under_roots(uri: str) -> bool:
+        return uri in exact or uri.startswith(tuple(prefixes))
+
+    gone = []
+    for uri, info in stored.items():
+        if uri in seen or not under_roots(uri) or uri.startswith(blind):
+            continue
+        state = _on_disk(uri)
+        if state == "gone" or (state == "present" and options.prune):
+            gone.append(info)
+        elif state == "present":
+            report.outside_filters += 1
     stale_errors = [
         uri
         for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
+        if uri not in seen and under_roots(uri) and not uri.startswith(blind)
     ]
     if not gone and not stale_errors:
         return
     with conn:
-        for uri, info in gone:
+        for info in gone:
             delete_document(conn, info.id)
             report.removed.append(info.path)
         for uri in stale_errors:
             clear_problems(conn, uri)
+
+
+def _on_disk(uri: str) -> str:
+    """'gone' (vanished), 'present', or 'unknown' (cannot tell: e.g. permission denied)."""
+    try:
+        os.lstat(uri)
+    except (FileNotFoundError, NotADirectoryError):
+        return "gone"
+    except OSError:
+        return "unknown"
+    return "present"
+
+
+def _grammar_notes(found: list[FoundFile]) -> list[str]:
+    """One line per optional grammar this run needs but cannot load (files fall back to
+    plain-text chunking; checked here once rather than reported for every file)."""
+    languages = set()
+    for item in found:
+        if item.format == "code":
+            language = language_for_extension(os.path.splitext(item.display)[1])
+            if language is not None and is_optional(language):
+                languages.add(language)
+    return [reason for reason in map(unavailable_reason, sorted(languages)) if reason]
