@@ -155,7 +155,8 @@ def index_paths(
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
             unlisted = [item.path for item in found if item.error is not None]
-            _remove_missing(conn, roots, seen, unlisted, stored, options, report)
+            unfollowed = [item.path for item in found if item.skipped is not None]
+            _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))
@@ -187,7 +188,7 @@ def _plan(
             continue
         if item.skipped is not None:  # a symlink the policy does not follow
             report.skipped.append((item.display, item.skipped))
-            seen.discard(uri)  # so a document indexed through it before is removed
+            seen.discard(uri)  # a document indexed through it before is removed
             continue
         previous = stored.get(uri)
         if previous is not None:
@@ -326,12 +327,14 @@ def _remove_missing(
     roots: list[Path],
     seen: set[str],
     unlisted: list[Path],
+    unfollowed: list[Path],
     stored: dict[str, StoredDoc],
     options: IngestOptions,
     report: IngestReport,
 ) -> None:
-    """Remove the documents under the roots whose files vanished; count (or, with `prune`,
-    remove) those the walk did not select; keep those it could not see (unlisted dirs)."""
+    """Remove the documents under the roots whose files vanished, and those indexed through
+    a symlink the policy no longer follows; count (or, with `prune`, remove) those the walk
+    did not select; keep those it could not see (under directories it could not list)."""
     prefixes = []
     exact = set()
     for root in roots:
@@ -341,6 +344,8 @@ def _remove_missing(
         else:
             exact.add(absolute)
     blind = tuple(os.path.abspath(d).rstrip("/") + "/" for d in unlisted)
+    links = {os.path.abspath(link) for link in unfollowed}
+    through_links = tuple(link + "/" for link in links)
 
     def under_roots(uri: str) -> bool:
         return uri in exact or uri.startswith(tuple(prefixes))
@@ -350,7 +355,9 @@ def _remove_missing(
         if uri in seen or not under_roots(uri) or uri.startswith(blind):
             continue
         state = _on_disk(uri)
-        if state == "gone" or (state == "present" and options.prune):
+        if uri in links or uri.startswith(through_links):
+            gone.append(info)  # the symlink policy does not follow this path any more
+        elif state == "gone" or (state == "present" and options.prune):
             gone.append(info)
         elif state == "present":
             report.outside_filters += 1

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
+import pathspec.patterns
 
 from .formats import format_for_path
 from .read import link_problem
@@ -72,7 +73,7 @@ class WalkStats:
 @dataclass(frozen=True, slots=True)
 class _IgnoreFile:
     base: str  # absolute directory the patterns are relative to, ending in '/'
-    spec: pathspec.GitIgnoreSpec
+    patterns: tuple[pathspec.patterns.GitWildMatchPattern, ...]  # last one first
 
 
 def display_path(path: Path | str, cwd: Path | None = None) -> str:
@@ -259,14 +260,27 @@ def _unlistable(directory: str, exc: OSError) -> FoundFile:
 
 # -- ignore files ---------------------------------------------------------------------------
 def _ignored(chain: tuple[_IgnoreFile, ...], absolute: str, is_dir: bool) -> bool:
-    """git's rule: the last matching pattern of the most specific ignore file decides."""
+    """git's rule: the last pattern matching the entry itself, in the most specific ignore
+    file that has one, decides (a negation re-includes).
+
+    Only matches of the entry *itself* count: a pattern that matches because it names a
+    parent directory (`build/` against `build/x.rs`) is left out, since the walk never
+    enters an ignored directory and an entered one was re-included. (pathspec's
+    `GitIgnoreSpec.check_file` ranks directory-pattern matches below file-pattern ones,
+    which is right for files but wrong for a directory itself: `*` then `!*/`.)
+    """
     for ignore in reversed(chain):
         if not absolute.startswith(ignore.base):
             continue
         relative = absolute[len(ignore.base) :] + ("/" if is_dir else "")
-        result = ignore.spec.check_file(relative)
-        if result.include is not None:
-            return bool(result.include)
+        for pattern in ignore.patterns:
+            found = pattern.match_file(relative)
+            if found is None:
+                continue
+            match = found.match
+            if match.groupdict().get("ps_d") is not None and match.end("ps_d") != len(relative):
+                continue  # matched through a parent directory
+            return bool(pattern.include)
     return False
 
 
@@ -276,9 +290,11 @@ def _load(path: str, base: str) -> _IgnoreFile | None:
             lines = handle.read().splitlines()
     except OSError:
         return None  # missing (the usual case) or unreadable: no patterns
-    if not any(line.strip() and not line.startswith("#") for line in lines):
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    patterns = tuple(p for p in reversed(spec.patterns) if p.include is not None)
+    if not patterns:
         return None
-    return _IgnoreFile(base.rstrip("/") + "/", pathspec.GitIgnoreSpec.from_lines(lines))
+    return _IgnoreFile(base.rstrip("/") + "/", patterns)  # type: ignore[arg-type]
 
 
 def _dir_ignores(directory: str) -> tuple[_IgnoreFile, ...]:
