@@ -20,8 +20,8 @@ import pytest
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import grammars
 from docql_sqlite.ingest.code import parse, parse_code_text
-from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.ingest.code_symbols import _query
+from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Source
 
 
