@@ -256,16 +256,18 @@ def _run(
     report: IngestReport,
 ) -> None:
     walk_failures = [
-        (item, IngestError(item.error, item.display)) for item, task in tasks if task is None
+        (item, IngestError(item.error or "cannot be walked", item.display))
+        for item, task in tasks
+        if task is None
     ]
-    tasks = [(item, task) for item, task in tasks if task is not None]
-    total = len(tasks)
+    runnable = [(item, task) for item, task in tasks if task is not None]
+    total = len(runnable)
     batch: list[tuple[FoundFile, object]] = []
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, iter(tasks), min(options.workers, len(tasks)), options.timeout
+        parse_task, iter(runnable), min(options.workers, total), options.timeout
     )
     batch.extend(walk_failures)
     for item, result in results:
