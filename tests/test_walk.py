@@ -202,7 +202,7 @@ def test_dot_ignore_overrides_gitignore_and_deeper_files_win(tmp_path: Path) -> 
     write(
         tmp_path / "repo",
         {
-            ".gitignore": "*.md\n",
+            ".gitignore": "*.md\n!\n\\\n",  # with two invalid lines git skips
             ".ignore": "!wanted.md\n",
             "wanted.md": "# W\n",
             "other.md": "# O\n",

@@ -290,8 +290,13 @@ def _load(path: str, base: str) -> _IgnoreFile | None:
             lines = handle.read().splitlines()
     except OSError:
         return None  # missing (the usual case) or unreadable: no patterns
-    spec = pathspec.GitIgnoreSpec.from_lines(lines)
-    patterns = tuple(p for p in reversed(spec.patterns) if p.include is not None)
+    compiled = []
+    for line in lines:
+        try:
+            compiled.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+        except ValueError:
+            continue  # a line git would ignore as invalid (a lone '!' or '\\')
+    patterns = tuple(p for p in reversed(compiled) if p.include is not None)
     if not patterns:
         return None
     return _IgnoreFile(base.rstrip("/") + "/", patterns)  # type: ignore[arg-type]
