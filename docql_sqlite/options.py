@@ -26,7 +26,7 @@ DEFAULT_QUERY_TIMEOUT = 5.0
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)
 EmbedProgress = Callable[[int, int], None]  # (texts done, texts to embed)
 
-O = TypeVar("O")
+OptionsT = TypeVar("OptionsT")
 
 
 def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -36,7 +36,9 @@ def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:
     return (paths,) if isinstance(paths, str) else tuple(paths)
 
 
-def with_overrides(options: O | None, default: type[O], overrides: dict[str, Any]) -> O:
+def with_overrides(
+    options: OptionsT | None, default: type[OptionsT], overrides: dict[str, Any]
+) -> OptionsT:
     """`options` (or the defaults) with keyword overrides, e.g. `index.search(q, limit=3)`."""
     base = options if options is not None else default()
     if not overrides:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -99,7 +100,7 @@ def index_command(
     finally:
         bar.close()
         embed_bar.close()
-    summary = report.summary()
+    summary: dict[str, Any] = report.summary()
     if fmt:
         detail = dict(
             summary,
@@ -127,7 +128,7 @@ def index_command(
         sys.exit(1)
 
 
-def embed_summary(report: dict[str, object]) -> str:
+def embed_summary(report: dict[str, Any]) -> str:
     return (
         "embedded {embedded} texts with {model} ({reused} reused from the cache, "
         "{unchanged} unchanged, {removed} removed) in {seconds:.2f}s".format(**report)
