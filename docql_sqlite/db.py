@@ -57,6 +57,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
+        if not readonly and not create:
+            _refuse_non_index(conn, path)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -72,6 +74,17 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     else:
         migrate(conn, path)
     return conn
+
+
+def _refuse_non_index(conn: apsw.Connection, path: str) -> None:
+    """Before the first write: an empty file is not an index, and `embed` must not turn
+    it into one (setting WAL mode alone would write a header)."""
+    if stored_version(conn, path) is None:
+        conn.close()
+        raise DatabaseError(
+            f"'{path}' is empty, not a docql-sqlite index; create one with: "
+            f"docql-sqlite index {path} PATH..."
+        )
 
 
 def vec_extension_path() -> str | None:
