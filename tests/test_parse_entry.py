@@ -24,6 +24,7 @@ import docql_sqlite
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import formats
 from docql_sqlite.model import Source
+from docql_sqlite.query.catalog import document_text
 
 KOI8_SOURCE = '''# -*- coding: koi8-r -*-
 """Модуль приветствий."""
@@ -182,7 +183,7 @@ def indexed_code(tmp_path: Path) -> dict[str, tuple[str, list[str], str]]:
                     "SELECT qualified_name FROM symbols WHERE doc_id = ? ORDER BY ord", (doc["id"],)
                 )
             ]
-            out[doc["path"]] = (doc["language"], names, index.document_text(doc["id"]))
+            out[doc["path"]] = (doc["language"], names, document_text(index.conn, doc["id"]))
     return out
 
 

@@ -20,17 +20,17 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import db
-from ..errors import IngestError
-from .chunk import DEFAULT_MAX_CHARS
+from ..errors import DocQLError, IngestError
+from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, parse_task
-from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, SKIP_TOO_LARGE
+from .read import SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
 from .walk import (
     SKIP_SYMLINK_DIR,
@@ -42,7 +42,6 @@ from .walk import (
 )
 from .workers import run_tasks
 
-ProgressCallback = Callable[[int, int, str], None]
 _FILE_SKIP_KINDS = (SKIP_EMPTY, SKIP_TOO_LARGE, SKIP_SYMLINK_OUTSIDE, SKIP_SYMLINK_DIR)
 
 
@@ -54,25 +53,6 @@ class StoredDoc(NamedTuple):
     mtime_ns: int | None
     sha256: str
     path: str
-
-
-@dataclass(slots=True)
-class IngestOptions:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_chars: int = DEFAULT_MAX_CHARS
-    workers: int = max(1, min(4, os.cpu_count() or 1))
-    timeout: float = 60.0
-    batch_docs: int = 200
-    batch_seconds: float = 1.0
-    remove_missing: bool = True  # documents whose files vanished from disk are removed
-    prune: bool = False  # also remove documents under the roots outside this run's filters
-    hidden: bool = False  # enter hidden files and directories
-    ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
-    follow_symlinks: bool = False  # follow links to directories and to files outside the roots
-    fetch_timeout: float = 30.0
-    progress: ProgressCallback | None = None
 
 
 @dataclass(slots=True)
@@ -89,11 +69,14 @@ class IngestReport:
     outside_filters: int = 0  # indexed documents under the roots this run did not select: kept
     notes: list[str] = field(default_factory=list)  # one line each, e.g. a grammar unavailable
     seconds: float = 0.0
+    # Vectors kept current in the same run (None: the index has none and none were asked).
+    embedding: dict[str, object] | None = None
+    embedding_error: str | None = None
 
     @property
     def ok(self) -> bool:
         """No real failure (skipped files are not failures)."""
-        return not self.failed
+        return not self.failed and self.embedding_error is None
 
     def file_skip_counts(self) -> dict[str, int]:
         """The skip counts of files this run looked at and left out (not the walk's
@@ -164,6 +147,7 @@ def index_paths(
             db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
     finally:
         conn.close()
+    _keep_vectors_current(db_path, options, report)
     report.seconds = time.monotonic() - started
     return report
 
@@ -399,3 +383,29 @@ def _grammar_notes(found: list[FoundFile]) -> list[str]:
             if language is not None and is_optional(language):
                 languages.add(language)
     return [reason for reason in map(unavailable_reason, sorted(languages)) if reason]
+
+
+def _keep_vectors_current(
+    db_path: str | Path, options: IngestOptions, report: IngestReport
+) -> None:
+    """Embed the passages this run added or changed, so vector search never goes stale.
+
+    With `options.embed` the named model embeds (creating the vectors if the index has
+    none); otherwise an index that already has vectors uses its own model, and loads it
+    only when some passage needs a vector. A failure here is recorded like a file's: the
+    indexed text stays, and the next run (or `embed`) finishes the vectors.
+    """
+    from .embed import embed_index, pending
+
+    try:
+        if options.embed is None:
+            if not options.update_vectors:
+                return
+            model, stale = pending(db_path)
+            if model is None or not stale:
+                return
+        report.embedding = embed_index(
+            db_path, EmbedOptions(model=options.embed, progress=options.embed_progress)
+        )
+    except DocQLError as exc:
+        report.embedding_error = exc.message

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pathspec
-import pathspec.patterns
 
 from .formats import format_for_path
 from .read import link_problem
@@ -73,7 +72,7 @@ class WalkStats:
 @dataclass(frozen=True, slots=True)
 class _IgnoreFile:
     base: str  # absolute directory the patterns are relative to, ending in '/'
-    patterns: tuple[pathspec.patterns.GitWildMatchPattern, ...]  # last one first
+    patterns: tuple[pathspec.RegexPattern, ...]  # last one first
 
 
 def display_path(path: Path | str, cwd: Path | None = None) -> str:
@@ -290,7 +289,7 @@ def _load(path: str, base: str) -> _IgnoreFile | None:
             lines = handle.read().splitlines()
     except OSError:
         return None  # missing (the usual case) or unreadable: no patterns
-    compiled = []
+    compiled: list[pathspec.RegexPattern] = []
     for line in lines:
         try:
             compiled.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
@@ -299,7 +298,7 @@ def _load(path: str, base: str) -> _IgnoreFile | None:
     patterns = tuple(p for p in reversed(compiled) if p.include is not None)
     if not patterns:
         return None
-    return _IgnoreFile(base.rstrip("/") + "/", patterns)  # type: ignore[arg-type]
+    return _IgnoreFile(base.rstrip("/") + "/", patterns)
 
 
 def _dir_ignores(directory: str) -> tuple[_IgnoreFile, ...]:
