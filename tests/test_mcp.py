@@ -446,11 +446,15 @@ def wait_until(check: Any, nudge: Any, seconds: float = 40.0) -> Any:
 def test_server_watch_picks_up_an_edit_and_a_deletion(tmp_index: Any) -> None:
     tmp_index.write("a.md", "# Alpha\n\nold words\n")
     tmp_index.write("b.md", "# Beta\n\nsoon gone\n")
+    tmp_index.write("skip/hidden.md", "# Hidden\n")
     a, b = tmp_index.docs / "a.md", tmp_index.docs / "b.md"
+    extra = ("--watch", "docs", "--exclude", "skip")
 
     async def session() -> None:
-        # No index yet: --watch builds it first, then follows the files.
-        async with stdio_session(tmp_index.db, "--watch", "docs", cwd=tmp_index.root) as (s, _):
+        # No index yet: --watch builds it first (with the filters), then follows the files.
+        async with stdio_session(tmp_index.db, *extra, cwd=tmp_index.root) as (s, _):
+            files = text(await s.call_tool("docql_query", {"query": "$.files.path"}))
+            assert files.split("\n")[1:] == ['"docs/a.md"', '"docs/b.md"']
 
             async def grep(word: str) -> str:
                 query = f'$.content.grep("{word}")'

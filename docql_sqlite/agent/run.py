@@ -28,13 +28,17 @@ def serve(
     bind: tuple[str, int] | None = None,
     token: str | None = None,
     watch_paths: tuple[str, ...] = (),
+    watch_options: IngestOptions | None = None,
     log: Log = _stderr,
 ) -> None:
     """Serve `db_path` until stdin closes (stdio) or the process is stopped (HTTP at
     `bind`, a (host, port) from `bind.parse_bind`)."""
+    # One parser in the writer thread: a change touches a few files, and a worker pool
+    # would compete with the requests being served.
+    options = watch_options or IngestOptions(workers=0)
     if watch_paths:
         # Catch up with what changed while no server ran (this also creates the index).
-        report = index_paths(db_path, list(watch_paths), IngestOptions(workers=0))
+        report = index_paths(db_path, list(watch_paths), options)
         log("watch: " + _summary(report.summary()))
     elif not os.path.exists(db_path):
         raise UsageError(
@@ -44,7 +48,7 @@ def serve(
     app = server.build(tools)
     stop = threading.Event()
     if watch_paths:
-        _start_watcher(db_path, watch_paths, tools, stop, log)
+        _start_watcher(db_path, watch_paths, options, tools, stop, log)
     try:
         if bind is None:
             app.run("stdio")
@@ -62,7 +66,12 @@ def _summary(figures: dict[str, object]) -> str:
 
 
 def _start_watcher(
-    db_path: str, paths: tuple[str, ...], tools: Tools, stop: threading.Event, log: Log
+    db_path: str,
+    paths: tuple[str, ...],
+    options: IngestOptions,
+    tools: Tools,
+    stop: threading.Event,
+    log: Log,
 ) -> None:
     """The one writer: a thread that re-indexes on file events, then reopens the reader."""
 
@@ -75,7 +84,7 @@ def _start_watcher(
 
     thread = threading.Thread(
         target=watch,
-        args=(db_path, list(paths), IngestOptions(workers=0)),
+        args=(db_path, list(paths), options),
         kwargs={"on_report": reindexed, "on_error": failed, "stop": stop},
         name="docql-watch",
         daemon=True,

@@ -12,6 +12,7 @@ import click
 
 from ..agent.bind import parse_bind
 from ..errors import UsageError
+from ..options import IngestOptions
 from .common import database_argument, handle_errors
 
 
@@ -38,9 +39,18 @@ from .common import database_argument, handle_errors
     metavar="PATH",
     help="Keep the index current with PATH while serving (repeatable)",
 )
+@click.option(
+    "--include", multiple=True, metavar="GLOB", help="With --watch: only index files like this"
+)
+@click.option("--exclude", multiple=True, metavar="GLOB", help="With --watch: skip files like this")
 @handle_errors
 def mcp_command(
-    database: str, bind: str | None, token: str | None, watch_paths: tuple[str, ...]
+    database: str,
+    bind: str | None,
+    token: str | None,
+    watch_paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
 ) -> None:
     """Serve DATABASE to agents over MCP (stdio by default), read only."""
     if token is not None and bind is None:
@@ -56,4 +66,7 @@ def mcp_command(
         raise UsageError(
             f"the MCP server needs the mcp package ({exc}): pip install 'docql-sqlite[mcp]'"
         ) from None
-    serve(database, bind=address, token=token, watch_paths=watch_paths)
+    if (include or exclude) and not watch_paths:
+        raise UsageError("--include and --exclude apply to --watch only")
+    watch_options = IngestOptions(include=include, exclude=exclude, workers=0)
+    serve(database, bind=address, token=token, watch_paths=watch_paths, watch_options=watch_options)
