@@ -105,13 +105,29 @@ def workload(db: Path, n: int) -> tuple[list[str], list[str]]:
     return searches, queries
 
 
+def server_cpu(url: str) -> float:
+    """CPU seconds used so far by the server process listening at `url` (from /proc), so
+    that a loaded machine's wall times can be read next to what a call really costs."""
+    address = url.split("//")[1].split("/")[0]
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if address.encode() in (proc / "cmdline").read_bytes():
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            continue
+    return float("nan")
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return round(1000 * ordered[min(len(ordered) - 1, int(p * len(ordered)))], 1)
 
 
 async def measure(url: str, searches: list[str], queries: list[str]) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = [{"what": "load average", "1 min": os.getloadavg()[0]}]
     async with http_session(url) as (session, _):
         await session.call_tool("search", {"query": "warm up", "limit": 1})  # first-call costs
         plans = [
@@ -125,6 +141,7 @@ async def measure(url: str, searches: list[str], queries: list[str]) -> list[dic
         ]
         for label, calls in plans:
             times, errors, chars = [], 0, 0
+            cpu_server, cpu_client = server_cpu(url), time.process_time()
             for name, arguments in calls:
                 started = time.perf_counter()
                 reply = await session.call_tool(name, arguments)
@@ -137,6 +154,12 @@ async def measure(url: str, searches: list[str], queries: list[str]) -> list[dic
                     "calls": len(times),
                     "p50 ms": pct(times, 0.5),
                     "p95 ms": pct(times, 0.95),
+                    "server CPU ms/call": round(
+                        1000 * (server_cpu(url) - cpu_server) / max(1, len(times)), 1
+                    ),
+                    "client CPU ms/call": round(
+                        1000 * (time.process_time() - cpu_client) / max(1, len(times)), 1
+                    ),
                     "errors": errors,
                     "mean chars": round(chars / max(1, len(times))),
                 }

@@ -655,7 +655,8 @@ def test_latency_benchmark_smoke() -> None:
     rows = json.loads(done.stdout)
     assert rows[0]["what"] == "corpus" and rows[0]["vectors"] is True
     assert rows[0]["documents"] == 7  # datasets/zh + datasets/code/python
-    timed = {r["what"]: r for r in rows[1:]}
+    assert rows[1]["what"] == "load average"
+    timed = {r["what"]: r for r in rows[2:]}
     assert set(timed) == {
         f"MCP {label} over HTTP"
         for label in (
@@ -668,3 +669,4 @@ def test_latency_benchmark_smoke() -> None:
     for row in timed.values():
         assert row["calls"] == 2 and row["errors"] == 0 and row["p50 ms"] > 0
         assert row["mean chars"] > 100
+        assert row["server CPU ms/call"] > 0  # the server process was found and measured
