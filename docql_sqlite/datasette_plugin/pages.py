@@ -299,18 +299,30 @@ def _table(items: list[Any], page: Page) -> tuple[list[str], list[list[dict[str,
     columns: dict[str, None] = {}
     for item in items:
         columns.update(dict.fromkeys(item))
-    rows = [[_cell(name, item.get(name), page) for name in columns] for item in items]
+    rows = [
+        [_cell(name, item.get(name), page, _linked_column(item)) for name in columns]
+        for item in items
+    ]
     return list(columns), rows
 
 
-def _cell(column: str, value: Any, page: Page) -> dict[str, Any]:
+def _linked_column(item: dict[str, Any]) -> str | None:
+    """The column that links to the item's lines: its location, or the path of a file."""
+    if "location" in item:
+        return "location"
+    if item.get("type") == "file" or item.get("kind") == "file":
+        return "path"
+    return None
+
+
+def _cell(column: str, value: Any, page: Page, linked: str | None = "location") -> dict[str, Any]:
     if value is None:
         text = ""
     elif isinstance(value, (dict, list)):
         text = json.dumps(value, ensure_ascii=False)
     else:
         text = str(value)
-    href = page.location_url(text) if column == "location" and text else None
+    href = page.location_url(text) if column == linked and text else None
     if len(text) > CELL_CHARS:
         text = text[:CELL_CHARS] + "…"
     return {"text": text, "href": href}
