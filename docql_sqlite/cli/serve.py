@@ -12,6 +12,7 @@ import socket
 
 import click
 
+from .. import dbapi
 from ..errors import DocQLError
 from .common import database_argument, handle_errors, open_index
 
@@ -39,9 +40,19 @@ def serve_command(database: str, host: str, port: int) -> None:
         from datasette import cli as datasette_cli
     except ImportError:
         raise DocQLError("serve needs Datasette: pip install 'docql-sqlite[datasette]'") from None
+    from datasette.utils.sqlite import sqlite3 as datasette_sqlite
+
     # A clear error for a missing file or a database that is not an index, before the
     # server starts (Datasette would serve any SQLite file, or create an empty one).
-    open_index(database).close()
+    with open_index(database) as index:
+        has_vectors = index.has_vectors
+    # Datasette reads every table's columns, and a vec0 table cannot even be described
+    # without sqlite-vec: with vectors in the index, Datasette's driver must load it.
+    probe = datasette_sqlite.connect(":memory:")
+    vec = dbapi.load_vec(probe)
+    probe.close()
+    if has_vectors and not vec.loaded:
+        raise DocQLError(f"Datasette cannot read an index with vectors here: {vec.reason}")
     if port == 0:
         port = _free_port(host)
     click.echo(f"DocQL page: http://{host}:{port}/-/docql", err=True)
