@@ -643,3 +643,31 @@ def test_hostile_input_changes_nothing_and_reads_nothing_else(
     assert len(index.query("$.toc")) == len(
         client.json("/index.json", sql="select * from toc")["rows"]
     )
+
+
+def test_no_index_served(multi: tuple[Client, Path], corpus: Path) -> None:
+    only_plain = Client([corpus.parent / "plain.db"])
+    try:
+        parsed = page(only_plain, "/-/docql", status=404)
+        assert "No docql-sqlite index is served" in parsed.ids["docql-message"]
+        assert 'href="/-/docql"' not in only_plain.get("/").text  # no menu link
+    finally:
+        only_plain.close()
+
+
+def test_an_index_embedded_while_served_gets_its_vectors(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# Install\n\ninstall the client\n\n# Use\n\nuse it\n")
+    db = tmp_path / "late.db"
+    docql_sqlite.index(db, [str(tmp_path / "a.md")])
+    served = Client([db])
+    try:
+        body = served.get("/-/docql", search="install", mode="hybrid").text
+        assert "Vectors: none in this index" in body
+        assert "hybrid search ranked by BM25 alone" in body
+        docql_sqlite.embed(db, "hash")
+        body = served.get("/-/docql", search="install", mode="hybrid").text
+        assert "Vectors: yes (hash:256)" in body
+        assert "ranked by BM25 alone" not in body
+        assert results(page(served, "/-/docql", q="$.content.similar(1)"))
+    finally:
+        served.close()

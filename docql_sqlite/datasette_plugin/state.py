@@ -9,6 +9,7 @@ thread under that index's lock (`IndexHandle.call`), and the loop never blocks o
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -23,13 +24,32 @@ from ..index import open as open_index
 T = TypeVar("T")
 
 
+def file_stamp(path: str) -> tuple[int, ...]:
+    """Changes when the database is written (its file or its WAL)."""
+    stamp: list[int] = []
+    for name in (path, path + "-wal"):
+        try:
+            info = os.stat(name)
+            stamp += [info.st_mtime_ns, info.st_size, info.st_ino]
+        except OSError:
+            stamp += [0, 0, 0]
+    return tuple(stamp)
+
+
 @dataclass
 class IndexHandle:
-    """An `Index` opened read-only on a served database file, and the lock that guards it."""
+    """An `Index` opened read-only on a served database file, and the lock that guards it.
+    `stamp` is the file's `file_stamp` when it was opened: an index written since (an
+    `index` or `embed` run beside the server, or a new file under the same name) is opened
+    again, so what it read once at open (whether it has vectors) stays true."""
 
     name: str
     index: Index
+    stamp: tuple[int, ...] = ()
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def current(self, path: str) -> bool:
+        return self.index.path == path and self.stamp == file_stamp(path)
 
     async def call(self, func: Callable[[Index], T]) -> T:
         """`func(index)` in a worker thread, one call at a time per index."""
@@ -67,7 +87,7 @@ async def handle_for(datasette: Any, database: Any) -> IndexHandle:
     """The cached read-only `Index` of a Datasette `Database`; `NotAnIndex` says why not."""
     state = state_of(datasette)
     handle = state.handles.get(database.name)
-    if handle is not None and handle.index.path == database.path:
+    if handle is not None and handle.current(database.path):
         return handle
     if database.is_memory or not database.path:
         raise NotAnIndex(f"database '{database.name}' is in memory, not a docql-sqlite index")
@@ -75,13 +95,16 @@ async def handle_for(datasette: Any, database: Any) -> IndexHandle:
     def open_once() -> IndexHandle:
         with state.opening:
             found = state.handles.get(database.name)
-            if found is not None and found.index.path == database.path:
+            if found is not None and found.current(database.path):
                 return found
+            stamp = file_stamp(database.path)
             try:
                 index = open_index(database.path)
             except DatabaseError as exc:
                 raise NotAnIndex(exc.message) from exc
-            made = IndexHandle(database.name, index)
+            made = IndexHandle(database.name, index, stamp)
+            # The old handle is not closed here: a request may still hold it; its
+            # connection closes when the last reference goes.
             state.handles[database.name] = made
             return made
 
