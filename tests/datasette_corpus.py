@@ -67,7 +67,7 @@ def build(root: Path) -> Path:
     (docs / "long.txt").write_text(
         "".join(f"line {n}\n" for n in range(1, LONG_LINES + 1)), encoding="utf-8"
     )
-    (docs / "empty.md").write_text("", encoding="utf-8")  # an ingest error
+    (docs / "binary.md").write_bytes(b"a\x00b")  # an ingest error
     (root / "secret.txt").write_text(f"{SECRET}\n", encoding="utf-8")
     db = root / "index.db"
     with contextlib.chdir(root):  # stored paths: docs/guide.md, docs/src/shapes.py, ...

@@ -36,16 +36,16 @@ from .common import database_argument, handle_errors, open_index
 @handle_errors
 def serve_command(database: str, host: str, port: int) -> None:
     """Browse DATABASE in Datasette, with the DocQL page at /-/docql."""
+    # A clear error for a missing file or a database that is not an index, before the
+    # server starts (Datasette would serve any SQLite file, or create an empty one).
+    with open_index(database) as index:
+        has_vectors = index.has_vectors
     try:
         from datasette import cli as datasette_cli
     except ImportError:
         raise DocQLError("serve needs Datasette: pip install 'docql-sqlite[datasette]'") from None
     from datasette.utils.sqlite import sqlite3 as datasette_sqlite
 
-    # A clear error for a missing file or a database that is not an index, before the
-    # server starts (Datasette would serve any SQLite file, or create an empty one).
-    with open_index(database) as index:
-        has_vectors = index.has_vectors
     # Datasette reads every table's columns, and a vec0 table cannot even be described
     # without sqlite-vec: with vectors in the index, Datasette's driver must load it.
     probe = datasette_sqlite.connect(":memory:")
