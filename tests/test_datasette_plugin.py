@@ -671,3 +671,15 @@ def test_an_index_embedded_while_served_gets_its_vectors(tmp_path: Path) -> None
         assert results(page(served, "/-/docql", q="$.content.similar(1)"))
     finally:
         served.close()
+
+
+def test_sql_too_long_for_a_link_is_shown_not_linked(
+    client: Client, index: docql_sqlite.Index
+) -> None:
+    query = f'$.toc[?(@.title=="{"a" * 15000}")]'
+    response = client.get("/-/docql", q=query)
+    assert response.status_code == 200
+    parsed = Page(response.text)
+    assert "docql-open-sql" not in parsed.links
+    assert parsed.ids["docql-sql"] == index.compile(query, limit=100).inline_sql()
+    assert "too long for a link to the SQL editor" in response.text

@@ -16,6 +16,7 @@ from typing import Any
 from datasette import Response
 from datasette.utils import tilde_decode
 
+from ..dbapi import VEC_VERSION
 from ..errors import DocQLError, QueryError
 from ..index import Index
 from .state import IndexHandle, NotAnIndex, handle_for, index_databases, state_of
@@ -31,6 +32,9 @@ MAX_LINES = 2000
 # Characters of one cell; the whole value is one click away through its location.
 CELL_CHARS = 600
 SEARCH_MODES = ("bm25", "hybrid", "smart")
+# Longest SQL-editor link offered: uvicorn (h11) refuses a request head over 16 KiB, which a
+# query vector of a large model written into the SQL can reach.
+MAX_LINK = 12_000
 
 EXAMPLES = [
     ("Top-level headings", "$.toc[?(@.level==1)]"),
@@ -206,7 +210,7 @@ async def _vec_in_sql_editor(datasette: Any, name: str) -> dict[str, Any]:
     """Whether `vec_version()` works in Datasette's own SQL (and why not, when it does not)."""
     database = datasette.get_database(name)
     try:
-        row = (await database.execute("select vec_version()")).first()
+        row = (await database.execute(VEC_VERSION)).first()
         return {"loaded": True, "version": row[0], "reason": None}
     except Exception as exc:  # Datasette's QueryInterrupted / the driver's OperationalError
         status = state_of(datasette).vec.get(name)
@@ -233,10 +237,17 @@ async def _run_query(page: Page, context: dict[str, Any]) -> bool:
     if capped:
         context["notes"].append(f"at most {MAX_ROWS} rows are shown; the limit was lowered")
     columns, rows = _table(items, page)
+    editor_url: str | None = page.database_url + "?" + urllib.parse.urlencode({"sql": sql})
+    if len(editor_url) > MAX_LINK:
+        context["notes"].append(
+            f"the compiled SQL is {len(sql):,} characters, too long for a link to the SQL "
+            "editor; copy it from the Compiled SQL box"
+        )
+        editor_url = None
     context.update(
         results={"columns": columns, "rows": rows, "count": len(items), "limit": limit},
         compiled_sql=sql,
-        editor_url=page.database_url + "?" + urllib.parse.urlencode({"sql": sql}),
+        editor_url=editor_url,
         query_url=page.page_url + "?" + urllib.parse.urlencode({"q": query}),
     )
     return True
