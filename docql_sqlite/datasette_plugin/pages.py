@@ -237,13 +237,13 @@ async def _run_query(page: Page, context: dict[str, Any]) -> bool:
     if capped:
         context["notes"].append(f"at most {MAX_ROWS} rows are shown; the limit was lowered")
     columns, rows = _table(items, page)
-    editor_url: str | None = page.database_url + "?" + urllib.parse.urlencode({"sql": sql})
-    if len(editor_url) > MAX_LINK:
+    link = page.database_url + "?" + urllib.parse.urlencode({"sql": sql})
+    editor_url = link if len(link) <= MAX_LINK else None
+    if editor_url is None:
         context["notes"].append(
             f"the compiled SQL is {len(sql):,} characters, too long for a link to the SQL "
             "editor; copy it from the Compiled SQL box"
         )
-        editor_url = None
     context.update(
         results={"columns": columns, "rows": rows, "count": len(items), "limit": limit},
         compiled_sql=sql,
