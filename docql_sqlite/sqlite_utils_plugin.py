@@ -48,13 +48,12 @@ def register_commands(cli: click.Group) -> None:
     cli.add_command(_docql_command(output_options))
 
 
-class CommandFailed(click.ClickException):
-    """A DocQL error as sqlite-utils reports errors ("Error: ..." on stderr), with our exit
-    codes: 2 for a bad query or option, 1 for the rest (no index at that path, ...)."""
+class BadQuery(click.ClickException):
+    """A bad query or option, reported as sqlite-utils reports errors ("Error: ..." on
+    stderr) with our exit code for it, 2; other failures (no index at that path, ...)
+    are plain `click.ClickException`s, exit 1."""
 
-    def __init__(self, message: str, exit_code: int) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+    exit_code = 2
 
 
 def _docql_command(output_options: Callable[[Any], Any]) -> click.Command:
@@ -97,11 +96,11 @@ def _docql_command(output_options: Callable[[Any], Any]) -> click.Command:
                     return
                 items = idx.query(query, options)
         except QueryError as exc:  # str() carries the caret lines
-            raise CommandFailed(str(exc), 2) from exc
+            raise BadQuery(str(exc)) from exc
         except UsageError as exc:
-            raise CommandFailed(exc.message, 2) from exc
+            raise BadQuery(exc.message) from exc
         except DocQLError as exc:
-            raise CommandFailed(exc.message, 1) from exc
+            raise click.ClickException(exc.message) from exc
         write_items(items, column=items.compiled.projection or "value", **flags)
 
     return docql

@@ -201,9 +201,9 @@ def test_nested_values_print_as_json_text(tmp_index: Any) -> None:
     tmp_index.write("t.md", "# T\n\n| a | b |\n|---|---|\n| 1 | x,y |\n")
     tmp_index.index()
     db = str(tmp_index.db)
-    (item,) = json.loads(ok("docql", db, '$.content.table'))
+    (item,) = json.loads(ok("docql", db, "$.content.table"))
     assert item["rows"] == [["1", "x,y"]]
-    csv_out = ok("docql", db, '$.content.table.rows', "--csv")
+    csv_out = ok("docql", db, "$.content.table.rows", "--csv")
     assert csv_out.splitlines() == ["rows", '"[[""1"", ""x,y""]]"']
 
 
