@@ -58,7 +58,7 @@ class BadQuery(click.ClickException):
 
 def _docql_command(output_options: Callable[[Any], Any]) -> click.Command:
     @click.command(name="docql")
-    @click.argument("path", type=click.Path(dir_okay=False, allow_dash=False))
+    @click.argument("database", type=click.Path(dir_okay=False, allow_dash=False))
     @click.argument("query")
     @click.option(
         "--path",
@@ -67,30 +67,34 @@ def _docql_command(output_options: Callable[[Any], Any]) -> click.Command:
         metavar="GLOB",
         help="Only documents whose path matches (repeatable)",
     )
-    @click.option("--limit", type=click.IntRange(min=0), help="At most N results")
+    @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N results")
     @click.option("--sql", "show_sql", is_flag=True, help="Print the compiled SQL (values inlined)")
     @output_options
     @click.option("-r", "--raw", is_flag=True, help="Raw output, first column of first row")
     @click.option("--raw-lines", is_flag=True, help="Raw output, first column of each row")
     def docql(
-        path: str,
+        database: str,
         query: str,
         paths: tuple[str, ...],
         limit: int | None,
         show_sql: bool,
         **flags: Any,
     ) -> None:
-        """Run a DocQL QUERY against the docql-sqlite index at PATH
+        """Run a DocQL QUERY against the docql-sqlite index DATABASE
 
         Example:
 
         \b
             sqlite-utils docql docs.db '$.toc[?(@.level==1)]' --table
             sqlite-utils docql docs.db '$.content.chapter("1.2")' --csv
+
+        Pass "-" as the QUERY to read it from standard input.
         """
+        if query == "-":
+            query = sys.stdin.read()
         options = QueryOptions(paths=paths, limit=limit)
         try:
-            with Index(path, table_function=False) as idx:
+            with Index(database, table_function=False) as idx:
                 if show_sql:
                     click.echo(idx.compile(query, options).inline_sql() + ";")
                     return

@@ -35,9 +35,12 @@ TOC_QUERY = "$.toc[?(@.level<=2)][0:12]"
 PROJECTION_QUERY = "$.toc[?(@.level==1)][0:5].title"
 
 
-def sqlite_utils(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def sqlite_utils(
+    *args: str, cwd: Path | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(SQLITE_UTILS), *args],
+        input=stdin,
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -156,6 +159,17 @@ def test_docql_path_and_limit_options(corpus_db: Path) -> None:
     with docql_sqlite.open(corpus_db) as idx:
         want = list(idx.query("$.toc.title", paths=("datasets/zh/*",), limit=3))
     assert printed.splitlines() == ["title", *want] and len(want) == 3
+
+
+def test_docql_reads_the_query_from_stdin(corpus_db: Path) -> None:
+    """`-` reads the query from standard input, as `sqlite-utils query DB -` does."""
+    query = '$.toc[?(@.title ~= "架构")]\n  .title'
+    result = sqlite_utils("docql", str(corpus_db), "-", "--nl", stdin=query)
+    assert result.returncode == 0, result.stderr
+    with docql_sqlite.open(corpus_db) as idx:
+        want = list(idx.query(query))
+    assert [json.loads(line)["title"] for line in result.stdout.splitlines()] == want
+    assert "架构" in want
 
 
 OUTPUT_CASES = [
