@@ -3,8 +3,8 @@
 Two hooks, found through the `sqlite_utils` entry point group:
 
 - `prepare_connection`: every connection sqlite-utils opens gets our SQL functions
-  (`docql_rrf`, `docql_heading`, `docql_chapter`, `docql_grep`, `docql_fold`, `regexpi`,
-  `regexp`) and, where the driver can load extensions, sqlite-vec. sqlite-utils prefers
+  (`docql_rrf`, `docql_heading`, `docql_chapter`, `docql_grep`, `docql_fold`,
+  `docql_fts_text`, `regexpi`, `regexp`) and, where the driver can load extensions, sqlite-vec. sqlite-utils prefers
   `pysqlite3` when it is installed (the extra installs `pysqlite3-binary`), which can; the
   stock `sqlite3` module of some Pythons cannot, and then only the vectors are missing.
 - `register_commands`: `sqlite-utils docql DB QUERY` runs DocQL through the `Index` front
@@ -48,6 +48,9 @@ def register_commands(cli: click.Group) -> None:
     cli.add_command(_docql_command(output_options))
 
 
+SQLITE_MAX_INT = 2**63 - 1  # a larger LIMIT is a datatype error in SQLite
+
+
 class BadQuery(click.ClickException):
     """A bad query or option, reported as sqlite-utils reports errors ("Error: ..." on
     stderr) with our exit code for it, 2; other failures (no index at that path, ...)
@@ -67,7 +70,12 @@ def _docql_command(output_options: Callable[[Any], Any]) -> click.Command:
         metavar="GLOB",
         help="Only documents whose path matches (repeatable)",
     )
-    @click.option("--limit", type=click.IntRange(min=0), metavar="N", help="At most N results")
+    @click.option(
+        "--limit",
+        type=click.IntRange(0, SQLITE_MAX_INT),
+        metavar="N",
+        help="At most N results",
+    )
     @click.option("--sql", "show_sql", is_flag=True, help="Print the compiled SQL (values inlined)")
     @output_options
     @click.option("-r", "--raw", is_flag=True, help="Raw output, first column of first row")
