@@ -4,9 +4,10 @@ Two hooks, found through the `sqlite_utils` entry point group:
 
 - `prepare_connection`: every connection sqlite-utils opens gets our SQL functions
   (`docql_rrf`, `docql_heading`, `docql_chapter`, `docql_grep`, `docql_fold`,
-  `docql_fts_text`, `regexpi`, `regexp`) and, where the driver can load extensions, sqlite-vec. sqlite-utils prefers
-  `pysqlite3` when it is installed (the extra installs `pysqlite3-binary`), which can; the
-  stock `sqlite3` module of some Pythons cannot, and then only the vectors are missing.
+  `docql_fts_text`, `regexpi`, `regexp`) and, where the driver can load extensions,
+  sqlite-vec. sqlite-utils prefers `pysqlite3` when it is installed (the extra installs
+  `pysqlite3-binary`), which can; the stock `sqlite3` module of some Pythons cannot, and
+  then only the vectors are missing.
 - `register_commands`: `sqlite-utils docql DB QUERY` runs DocQL through the `Index` front
   door and prints the items with sqlite-utils' own output flags, as `sqlite-utils query`
   prints rows.
