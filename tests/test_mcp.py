@@ -669,4 +669,5 @@ def test_latency_benchmark_smoke() -> None:
     for row in timed.values():
         assert row["calls"] == 2 and row["errors"] == 0 and row["p50 ms"] > 0
         assert row["mean chars"] > 100
-        assert row["server CPU ms/call"] > 0  # the server process was found and measured
+        # The server process was found (NaN otherwise); 10 ms clock ticks can read 0.
+        assert row["server CPU ms/call"] >= 0
