@@ -43,7 +43,8 @@ def migration_files() -> list[tuple[int, Path]]:
 
 
 def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
-    """Open an index file, migrating it (writable) or checking its version (read-only)."""
+    """Open an index file, migrating it (writable) or checking its version (read-only).
+    `create=False` never makes an index of a missing or an empty file."""
     path = str(path)
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
@@ -57,6 +58,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
+        if not readonly:
+            _refuse_foreign_file(conn, path, create)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -72,6 +75,22 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     else:
         migrate(conn, path)
     return conn
+
+
+def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None:
+    """Before any PRAGMA writes to the file: a file that is not an index (another
+    program's database, a text file) is left as it was, and so is an empty one unless
+    `create` says to make it an index."""
+    try:
+        version = stored_version(conn, path)
+        if version is None and not create:
+            raise DatabaseError(
+                f"'{path}' is empty, not a docql-sqlite index; create one with: "
+                f"docql-sqlite index {path} PATH..."
+            )
+    except DatabaseError:
+        conn.close()
+        raise
 
 
 def vec_extension_path() -> str | None:

@@ -5,9 +5,10 @@ JSON, JSON lines and CSV carry every field whole. The two tables are for reading
 - Long bodies (`content`, `source`) are left out unless `fields` names them, and then
   show their first line only; use --json for the whole text.
 - `table` puts `location` first and leaves out the `path`, `line` and `end_line` it
-  repeats. Fitted to a width (`table_width`), it cuts long cells with `…` and never cuts
-  a file name or its line numbers: a long path is shortened in the middle
-  (`…/api/stream.md:62-63`).
+  repeats (and `type` when every row has the same). Fitted to a width (`table_width`),
+  it cuts long cells with `…` and never cuts a file name or its line numbers: a long
+  path is shortened in the middle (`…/api/stream.md:62-63`). Columns that still do not
+  fit are left out from the right, with a note, unless `fields` asked for them.
 - `md` goes into files and docs, so its values stay whole.
 
 `fields` picks and orders the columns (the keys of each object) in every format.
@@ -20,7 +21,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
 from .errors import UsageError, display_width
@@ -65,14 +66,16 @@ def write(
     *,
     fields: Sequence[str] | None = None,
     width: int | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> int:
     """Write `items` (dicts or scalars) in `fmt`; returns how many were written.
-    `fields` picks and orders the keys; `width` fits a table (default: `table_width`)."""
+    `fields` picks and orders the keys; `width` fits a table (default: `table_width`);
+    `note` is told which columns a table left out to fit."""
     rows: Iterator[Any] = iter(items)
     if fields:
         rows = select_fields(rows, fields)
     if fmt == "table":
-        return _write_table(rows, stream, fields, width or table_width(stream))
+        return _write_table(rows, stream, fields, width or table_width(stream), note)
     if fmt == "md":
         return _write_md(rows, stream, fields)
     return _WRITERS[fmt](rows, stream)
@@ -160,6 +163,8 @@ def _table_columns(rows: list[dict[str, Any]], terminal: bool) -> list[str]:
     columns = [c for c in _all_columns(rows) if c not in BODY_FIELDS]
     if terminal and "location" in columns:
         columns = ["location"] + [c for c in columns if c not in ("location", *_IN_LOCATION)]
+    if terminal and len({str(r.get("type")) for r in rows}) == 1:
+        columns = [c for c in columns if c != "type"]  # the same in every row: says nothing
     return columns
 
 
@@ -172,18 +177,40 @@ def _cell(column: str, value: Any, newline: str) -> str:
 
 
 def _write_table(
-    items: Iterator[Any], stream: TextIO, fields: Sequence[str] | None, width: int | None
+    items: Iterator[Any],
+    stream: TextIO,
+    fields: Sequence[str] | None,
+    width: int | None,
+    note: Callable[[str], None] | None = None,
 ) -> int:
     rows = [_as_dict(i) for i in items]
     if not rows:
         return 0
     columns = list(fields) if fields else _table_columns(rows, terminal=True)
-    header = list(columns)
     cells = [[_cell(c, row.get(c), "⏎ ") for c in columns] for row in rows]
     if width is not None:
         widths = fit_widths(columns, cells, width)
-        header = [_fit(c, h, w) for c, h, w in zip(columns, header, widths)]
+        left_out: list[str] = []
+        # Columns that still do not fit are left out from the right (paths and asked-for
+        # columns never), and the rest fitted again in the room they leave.
+        while not fields and _total(widths) > width:
+            drop = next(
+                (i for i in reversed(range(len(columns))) if columns[i] not in PATH_FIELDS), None
+            )
+            if drop is None or len(columns) == 1:
+                break
+            left_out.insert(0, columns.pop(drop))
+            cells = [row[:drop] + row[drop + 1 :] for row in cells]
+            widths = fit_widths(columns, cells, width)
+        if left_out and note:
+            note(
+                f"note: left out {', '.join(left_out)} to fit {width} columns; "
+                "see --fields or --json"
+            )
+        header = [_fit(c, c, w) for c, w in zip(columns, widths)]
         cells = [[_fit(c, v, w) for c, v, w in zip(columns, row, widths)] for row in cells]
+    else:
+        header = list(columns)
     widths = [
         max([display_width(h)] + [display_width(r[i]) for r in cells]) for i, h in enumerate(header)
     ]
@@ -203,7 +230,7 @@ def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: in
     """Column widths that fit `width` terminal cells, taken in three steps until it fits:
     text columns down to a comfortable width (the widest first), then paths down to their
     file name and line numbers (never less), then text columns down to a few characters.
-    A table that still does not fit overflows rather than lose a file name."""
+    A table that still does not fit loses columns (see `_write_table`)."""
     natural = [
         max([display_width(c)] + [display_width(r[i]) for r in cells])
         for i, c in enumerate(columns)
@@ -226,6 +253,10 @@ def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: in
             break
         excess = _squeeze(widths, group, floors, excess)
     return widths
+
+
+def _total(widths: Sequence[int]) -> int:
+    return sum(widths) + len(_SEPARATOR) * (len(widths) - 1)
 
 
 def _squeeze(widths: list[int], group: list[int], floors: dict[int, int], excess: int) -> int:

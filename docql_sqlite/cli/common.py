@@ -83,9 +83,13 @@ def default_format(fmt: str | None) -> str:
 
 def emit(items: Iterable[Any], fmt: str | None, fields: tuple[str, ...] | None = None) -> None:
     fmt = default_format(fmt)
-    count = output.write(items, fmt, sys.stdout, fields=fields)
+    count = output.write(items, fmt, sys.stdout, fields=fields, note=_note)
     if count == 0 and fmt in ("table", "md", "csv"):
         click.echo("no results", err=True)
+
+
+def _note(message: str) -> None:
+    click.echo(message, err=True)
 
 
 def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
