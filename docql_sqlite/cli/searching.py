@@ -126,7 +126,7 @@ def search_command(
         if explain:
             _explain_text(items)
             return
-        fields = TABLE_FIELDS
+        items = [{k: it[k] for k in TABLE_FIELDS} for it in items]  # may still lose columns
     emit(items, fmt, fields)
 
 
