@@ -26,7 +26,7 @@ DEFAULT_QUERY_TIMEOUT = 5.0
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)
 EmbedProgress = Callable[[int, int], None]  # (texts done, texts to embed)
 
-O = TypeVar("O")
+OptionsT = TypeVar("OptionsT")
 
 
 def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -36,7 +36,9 @@ def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:
     return (paths,) if isinstance(paths, str) else tuple(paths)
 
 
-def with_overrides(options: O | None, default: type[O], overrides: dict[str, Any]) -> O:
+def with_overrides(
+    options: OptionsT | None, default: type[OptionsT], overrides: dict[str, Any]
+) -> OptionsT:
     """`options` (or the defaults) with keyword overrides, e.g. `index.search(q, limit=3)`."""
     base = options if options is not None else default()
     if not overrides:
@@ -160,7 +162,11 @@ class IngestOptions:
     timeout: float = 60.0
     batch_docs: int = 200
     batch_seconds: float = 1.0
-    remove_missing: bool = True
+    remove_missing: bool = True  # documents whose files vanished from disk are removed
+    prune: bool = False  # also remove documents under the roots outside this run's filters
+    hidden: bool = False  # walk hidden files and directories
+    ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
+    follow_symlinks: bool = False  # follow links to directories and to files outside the roots
     fetch_timeout: float = 30.0
     progress: IngestProgress | None = None
     embed: str | None = None

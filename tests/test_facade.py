@@ -349,3 +349,11 @@ def test_get_pages_of_a_pdf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
         assert page_texts and one.text.strip().split("\n")[0] in page_texts[0]
         with pytest.raises(LocationError, match="page 999 is past its end"):
             idx.get("m.pdf:page 999")
+
+
+def test_embed_refuses_an_empty_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    with pytest.raises(docql_sqlite.DatabaseError, match="is empty, not a docql-sqlite index"):
+        docql_sqlite.embed(empty, "hash")
+    assert empty.read_bytes() == b""  # not turned into an index

@@ -8,6 +8,7 @@ until the function runs); imports under `if TYPE_CHECKING:` do not, since they n
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,53 @@ def test_only_db_imports_apsw(module: str) -> None:
         elif isinstance(node, ast.ImportFrom) and not node.level:
             names = [node.module or ""]
         assert not any(n.split(".")[0] == "apsw" for n in names), f"{module} imports apsw"
+
+
+# -- where SQL text may live (docs/design.md §2) -------------------------------------------
+SQL_HOMES = (
+    "docql_sqlite.db",  # driver glue, migrations, meta bookkeeping
+    "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
+    "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
+    "docql_sqlite.search",  # the search SQL builder and its channel queries
+    "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
+    "docql_sqlite.ingest.embed",  # the writer: vectors
+    "docql_sqlite.ingest.run",  # the writer: run bookkeeping
+)
+SQL_TEXT = re.compile(
+    r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
+    r"|CREATE\s+(TABLE|VIEW|INDEX|VIRTUAL)|DROP\s+(TABLE|VIEW|INDEX)|PRAGMA\s+\w+)"
+)
+
+
+def _is_sql_home(module: str) -> bool:
+    return any(module == home or module.startswith(home + ".") for home in SQL_HOMES)
+
+
+def sql_strings(module: str) -> list[str]:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and SQL_TEXT.search(node.value)
+    ]
+
+
+def test_the_sql_finder_finds_sql() -> None:
+    assert sql_strings("docql_sqlite.query.catalog")
+    assert sql_strings("docql_sqlite.ingest.store")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if not _is_sql_home(m)))
+def test_sql_text_lives_only_in_its_homes(module: str) -> None:
+    assert sql_strings(module) == [], f"SQL text in {module}; move it to one of {SQL_HOMES}"

@@ -69,7 +69,7 @@ def pending(db_path: str | Path) -> tuple[str | None, int]:
     conn = db.connect(db_path, readonly=True)
     try:
         model = vectors.stored_meta(conn).get(vectors.KEY_MODEL)
-        return model, (conn.execute(f"SELECT count(*) {_STALE}").fetchone()[0] if model else 0)
+        return model, (db.scalar(conn, f"SELECT count(*) {_STALE}") if model else 0)
     finally:
         conn.close()
 
@@ -91,7 +91,7 @@ def _prepare(
             # Prove the new model runs before the old vectors go (a server that is down
             # must not cost the index its vectors).
             model.embed(["probe"], kind="passage")
-            removed = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+            removed = db.scalar(conn, "SELECT count(*) FROM chunk_vectors")
             with conn:
                 conn.execute(f"DROP TABLE IF EXISTS {vectors.VEC_TABLE}")
                 conn.execute("DELETE FROM chunk_vectors")
@@ -113,10 +113,13 @@ def _prepare(
 def _embed_missing(
     conn: db.Connection, model: EmbeddingModel, progress: EmbedProgress | None, batch: int
 ) -> dict[str, Any]:
-    needed = conn.execute(
-        f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
-    ).fetchall()
-    total_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    needed: list[tuple[int, int, str, str]] = [
+        (int(a), int(b), str(c), str(d))
+        for a, b, c, d in conn.execute(
+            f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
+        )
+    ]
+    total_chunks = db.scalar(conn, "SELECT count(*) FROM chunks")
     # The cache: every stored vector whose text (by hash) is needed again, read before
     # any row is overwritten (a reused chunk id may hold a vector another chunk needs).
     wanted = {h for _, _, h, _ in needed}

@@ -22,7 +22,7 @@ def _like_suffix(path: str) -> str:
 def find_document(conn: db.Connection, path: str) -> tuple[int, str] | None:
     """(doc id, path) of the document named `path`: exact path or URI, absolute path,
     or a unique path suffix. Several documents ending in `path` is an error naming them."""
-    row = conn.execute(
+    row: Any = conn.execute(
         "SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path)
     ).fetchone()
     if row is None:
@@ -87,7 +87,7 @@ def figures(conn: db.Connection) -> dict[str, Any]:
     """Counts for `status`: documents by format, sections, chunks, symbols, errors."""
 
     def count(sql: str) -> int:
-        return int(conn.execute(sql).fetchone()[0])
+        return int(db.scalar(conn, sql))
 
     by_format = dict(
         conn.execute("SELECT format, count(*) FROM documents GROUP BY format ORDER BY format")

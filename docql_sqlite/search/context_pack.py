@@ -111,7 +111,8 @@ def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
     for hit in hits:
         doc_rank.setdefault(hit["path"], len(doc_rank))
     seen: set[tuple[str, int]] = set()
-    best, rest = [], []
+    best: list[Block] = []
+    rest: list[Block] = []
     for hit in hits:
         block = Block(
             hit["path"],

@@ -116,12 +116,12 @@ def run_plan(
         rows = list(db.rows(index.conn, sql, params.values))
     except db.SQLError as exc:
         raise SearchError(f"search failed in SQLite: {exc}") from exc
-    info = {"mode": mode, "notes": list(plan.notes)}
+    info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))
         info["fts"] = {
             "and": search_terms.match_and(plan.terms),
-            "or": search_terms.match_or(plan.terms, plan.common) if n > 1 else None,
+            "or": search_terms.match_or(plan.terms, _common(plan)) if n > 1 else None,
             "weights": {"title": plan.weights[0], "body": plan.weights[1]},
         }
         if (
@@ -210,3 +210,7 @@ def group_files(items: list[dict[str, Any]], opts: Request) -> list[dict[str, An
 
 def _round(value: Any) -> Any:
     return round(value, 6) if isinstance(value, float) else value
+
+
+def _common(plan: sqlbuild.Plan) -> frozenset[str]:
+    return plan.common() if callable(plan.common) else plan.common

@@ -51,14 +51,14 @@ def count(index: Any, expr: str, scope: str, params: Params) -> int:
     if scope == "1":
         sql, args = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expr,)
         return stats.cached(
-            index.path, ("count", expr), lambda: int(index.conn.execute(sql, args).fetchone()[0])
+            index.path, ("count", expr), lambda: int(db.scalar(index.conn, sql, args))
         )
     sql = (
         f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents "
         f"d ON d.id = c.doc_id "
         f"WHERE chunks_fts MATCH {params.add(expr)} AND {scope}"
     )
-    return int(index.conn.execute(sql, params.values).fetchone()[0])
+    return int(db.scalar(index.conn, sql, params.values))
 
 
 def choose_level(

@@ -11,7 +11,7 @@ match across punctuation (`DEC-0054` finds `DEC 0054`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import terms as search_terms
 
@@ -45,9 +45,9 @@ def patterns(terms: Iterable[search_terms.Term]) -> list[re.Pattern[str]]:
 def make(
     content: str,
     query: list[re.Pattern[str]],
-    intent: list[re.Pattern[str]] = (),
+    intent: Sequence[re.Pattern[str]] = (),
     width: int = WIDTH,
-) -> str:  # type: ignore[assignment]
+) -> str:
     """A one-line snippet of `content` around the best cluster of hits, hits marked."""
     hits: list[tuple[int, int, int]] = []  # (start, end, term index)
     for i, pattern in enumerate(query):

@@ -11,6 +11,7 @@ import os
 import threading
 from typing import Any
 
+from .. import db
 from . import terms as search_terms
 from . import vectors
 
@@ -46,14 +47,12 @@ def cached(path: str, key: tuple[Any, ...], compute: Any) -> Any:
 
 
 def chunk_count(conn: Any, path: str) -> int:
-    return cached(
-        path, ("chunks",), lambda: conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    )
+    return cached(path, ("chunks",), lambda: db.scalar(conn, "SELECT count(*) FROM chunks"))
 
 
 def term_count(conn: Any, path: str, fts: str) -> int:
     sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-    return cached(path, ("df", fts), lambda: conn.execute(sql, (fts,)).fetchone()[0])
+    return cached(path, ("df", fts), lambda: db.scalar(conn, sql, (fts,)))
 
 
 def common_terms(conn: Any, path: str, terms: list[search_terms.Term]) -> frozenset[str]:
