@@ -155,6 +155,9 @@ def index_command(
             summary,
             failures=[{"path": p, "reason": r} for p, r in report.failed],
             warning_list=[{"path": p, "reason": r} for p, r in report.warnings],
+            skipped_list=[{"path": p, "reason": r} for p, r in report.skipped],
+            skip_counts=report.skip_counts,
+            notes=report.notes,
             embedding=report.embedding,
             embedding_error=report.embedding_error,
         )
