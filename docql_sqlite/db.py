@@ -46,6 +46,10 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     """Open an index file, migrating it (writable) or checking its version (read-only).
     `create=False` never makes an index of a missing or an empty file."""
     path = str(path)
+    if Path(path).is_dir():  # SQLite would say "disk I/O error"
+        raise DatabaseError(
+            f"'{path}' is a directory; an index is a file, such as {path.rstrip('/')}.db"
+        )
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
             raise DatabaseError(

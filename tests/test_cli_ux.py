@@ -442,7 +442,7 @@ def test_closed_pipe_output_really_exceeds_the_pipe(many_db: Path) -> None:
     assert len(out.stdout) > 4 * 65536
 
 
-NOT_INDEXES = ["missing", "text", "empty", "other-sqlite"]
+NOT_INDEXES = ["missing", "text", "empty", "other-sqlite", "directory"]
 READ_COMMANDS = [
     ["status"],
     ["status", "--errors"],
@@ -466,15 +466,23 @@ def make_not_an_index(path: Path, kind: str) -> None:
         conn = apsw.Connection(str(path))
         conn.execute("CREATE TABLE notes(body TEXT)")
         conn.close()
+    elif kind == "directory":
+        path.mkdir()
+
+
+def snapshot(path: Path) -> object:
+    if path.is_dir():
+        return sorted(os.listdir(path))
+    return path.read_bytes() if path.exists() else None
 
 
 @pytest.mark.parametrize("kind", NOT_INDEXES)
 def test_not_an_index_is_one_line_and_exit_2_for_every_command(tmp_path: Path, kind: str) -> None:
     db = tmp_path / "thing.db"
     make_not_an_index(db, kind)
-    before = db.read_bytes() if db.exists() else None
+    before = snapshot(db)
     commands = list(READ_COMMANDS)
-    if kind in ("text", "other-sqlite"):  # index creates a missing file and fills an empty one
+    if kind not in ("missing", "empty"):  # index creates a missing file and fills an empty one
         commands.append(["index", str(tmp_path)])
     for command, *rest in commands:
         out = invoke(command, str(db), *rest)
@@ -482,7 +490,7 @@ def test_not_an_index_is_one_line_and_exit_2_for_every_command(tmp_path: Path, k
         assert isinstance(out.exception, SystemExit), out.exception
         lines = out.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and str(db) in lines[0], lines
-        assert (db.read_bytes() if db.exists() else None) == before  # nothing created or changed
+        assert snapshot(db) == before  # nothing created or changed
     real = run("search", str(db), "words", cwd=tmp_path)  # the real script, once per kind
     assert real.returncode == 2 and len(real.stderr.splitlines()) == 1
     assert "Traceback" not in real.stderr and real.stdout == ""
