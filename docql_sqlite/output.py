@@ -34,7 +34,7 @@ PATH_FIELDS = ("location", "path")
 # Fields a `location` already says.
 _IN_LOCATION = ("path", "line", "end_line")
 _COMFORTABLE_CELL = 24  # text columns are cut to this before any path is shortened
-_MIN_CELL = 8  # a cut cell keeps at least this many characters
+_MIN_CELL = 10  # a cut cell keeps at least this many characters
 _SEPARATOR = "  "
 
 
