@@ -677,3 +677,21 @@ def test_docs_check_catches_a_missing_file() -> None:
     layout = "```\ndocs/           docql.md (language), shell.md, reliability.md\n```"
     assert DOCS_LISTING.findall(layout) == ["docql.md (language), shell.md, reliability.md"]
     assert not glob.glob(str(REPO / "docql_sqlite/embed"))
+
+
+def test_context_table_lists_the_blocks(deep: TmpIndex) -> None:
+    pack = json.loads(invoke("context", "--json", "index.db", "stream snapshot").stdout)[0]
+    header, rows = table_rows(invoke("context", "-t", "index.db", "stream snapshot").stdout)
+    assert header == ["location", "section", "kind", "chars"]
+
+    def where(b: dict[str, Any]) -> str:
+        lines = f"{b['line']}" if b["line"] == b["end_line"] else f"{b['line']}-{b['end_line']}"
+        return f"{b['path']}:{lines}"
+
+    assert rows == [
+        [where(b), b["section"] or "", b["kind"], str(len(b["text"]))] for b in pack["blocks"]
+    ]
+    for command in ("get", "context"):  # their terminal default is text, and help says so
+        help_text = invoke(command, "--help").stdout
+        assert re.search(r"--text +\S.*\(default on a terminal\)", help_text)
+        assert help_text.count("(default on a terminal)") == 1

@@ -39,7 +39,17 @@ fields_option = click.option(
 
 
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--json / --nl / --csv / -t/--table / --md, named as in sqlite-utils."""
+    """--json / --nl / --csv / -t/--table / --md / --fields, named as in sqlite-utils."""
+    return _with_output_options(func, text=None)
+
+
+def text_output_options(text_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The output options of a command that prints text on a terminal (`get`, `context`):
+    --text (`text_help`) first, and the table no longer the terminal's default."""
+    return lambda func: _with_output_options(func, text=text_help)
+
+
+def _with_output_options(func: Callable[..., Any], text: str | None) -> Callable[..., Any]:
     options = [
         click.option(
             "--json", "fmt", flag_value="json", help="Output a JSON array (default when piped)"
@@ -51,11 +61,13 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--table",
             "fmt",
             flag_value="table",
-            help="Output a table (default on a terminal)",
+            help="Output a table" + ("" if text else " (default on a terminal)"),
         ),
         click.option("--md", "fmt", flag_value="md", help="Output a Markdown table"),
         fields_option,
     ]
+    if text:
+        options.insert(0, click.option("--text", "fmt", flag_value="text", help=text))
     for option in reversed(options):
         func = option(func)
     return func

@@ -17,6 +17,7 @@ from .common import (
     handle_errors,
     open_index,
     output_options,
+    text_output_options,
 )
 
 
@@ -223,13 +224,7 @@ def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...
 @click.command(short_help="Print lines of an indexed document, read from the index.")
 @database_argument
 @click.argument("location", metavar="LOCATION")
-@click.option(
-    "--text",
-    "fmt",
-    flag_value="text",
-    help="Print the lines as they are (default on a terminal)",
-)
-@output_options
+@text_output_options("Print the lines as they are (default on a terminal)")
 @handle_errors
 def get(database: str, location: str, fmt: str | None, fields: tuple[str, ...] | None) -> None:
     """Print lines of an indexed document, read from the index (works when the file is gone).

@@ -9,6 +9,7 @@ import click
 
 from .. import output
 from ..errors import UsageError
+from ..locations import Location
 from ..options import LIST_NAMES, RRF_K, SEARCH_MODES, ContextOptions, EmbedOptions, SearchOptions
 from .common import (
     ProgressBar,
@@ -19,6 +20,7 @@ from .common import (
     open_index,
     output_options,
     paths_option,
+    text_output_options,
 )
 from .documents import embed_summary
 
@@ -171,10 +173,7 @@ def embed_command(
     "--budget", type=int, default=12000, show_default=True, help="Most characters of context"
 )
 @paths_option
-@click.option(
-    "--text", "fmt", flag_value="text", help="Print the pack as text (default on a terminal)"
-)
-@output_options
+@text_output_options("Print the pack as text (default on a terminal)")
 @handle_errors
 def context_command(
     database: str,
@@ -188,8 +187,9 @@ def context_command(
 
     On a terminal (or with --text) it prints the pack's text. Piped (or with --json) it
     prints [{"question", "budget", "chars", "strategy", "blocks": [...], "text"}]; --nl,
-    --csv, -t and --md print one row per block (path, line, end_line, section, kind,
-    text). --fields picks the fields of the blocks.
+    --csv and --md print one row per block (path, line, end_line, section, kind, text),
+    -t a row per block with its location, section, kind and size. --fields picks the
+    fields of the blocks.
     """
     options = ContextOptions(budget=budget, paths=paths)
     with open_index(database) as idx:
@@ -202,5 +202,16 @@ def context_command(
         if fields:
             pack = dict(pack, blocks=list(output.select_fields(pack["blocks"], fields)))
         emit([pack], fmt)
+    elif default_format(fmt) == "table" and not fields:  # what the pack holds, one block a row
+        emit((_block_summary(block) for block in pack["blocks"]), fmt)
     else:
         emit(pack["blocks"], fmt, fields)
+
+
+def _block_summary(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "location": str(Location(block["path"], block["line"], block["end_line"])),
+        "section": block["section"],
+        "kind": block["kind"],
+        "chars": len(block["text"]),
+    }
