@@ -633,6 +633,7 @@ NOT_REPO_FILES = {
     "docs/zh/a.md": "an example path in docql.md's glob rules",
     "grep.sql": "the file a shell example in sql.md writes",
     "docs/drafts/*": "an example --exclude glob in the README",
+    "docs/guide.md": "an example location in datasette.md",
     "sql/postgres/": "where design D12 puts a schema that is not written yet",
 }
 REPO_PATH = re.compile(
