@@ -23,6 +23,9 @@ K = TypeVar("K")
 
 
 def _worker_main(conn: Connection, func: Callable[[Any], Any]) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the run and
+    # its workers, so a worker must not die with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             task = conn.recv()
