@@ -3,7 +3,13 @@
 Every line from `body_start_line` on is in exactly one chunk; a chunk never spans two
 sections' own text; a section's own text is one chunk unless it is longer than
 `max_chars`, in which case it is split at paragraph boundaries, and inside a code block
-or table only when that block alone is too large.
+or table only when that block alone is too large, then at line boundaries.
+
+No chunk is longer than `max_chars` characters, whatever the line structure: a line that
+alone is longer is cut into pieces (at the last whitespace in the second half of the
+window, else exactly at the bound). Each piece carries the line's number as `line` and
+`end_line`; only the last piece of a line ends in '\n'; offsets stay contiguous, so the
+chunks still concatenate to the body. Cost is linear in the text and in the headings.
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Document, split_lines
-from .sections import SectionInfo, innermost_section
+from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
 
@@ -52,24 +58,58 @@ def chunk_document(
     starts = sorted(n for n in starts if first <= n <= total)
     inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
+    owners = innermost_sections(sections, starts)
     for i, start in enumerate(starts):
         end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
-        owner = innermost_section(sections, start)
+        owner = owners[i]
         for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside, edges):
-            content = "\n".join(lines[piece_start - 1 : piece_end]) + "\n"
-            chunks.append(
-                ChunkInfo(
-                    index=len(chunks),
-                    line=piece_start,
-                    end_line=piece_end,
-                    section=owner.ord if owner else None,
-                    content=content,
-                    start_offset=offsets[piece_start],
-                    end_offset=offsets[piece_end + 1],
-                    page=doc.page_of(piece_start),
+            page = doc.page_of(piece_start)
+            if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > max_chars:
+                pieces = [
+                    (offsets[piece_start] + a, text)
+                    for a, text in split_long_line(lines[piece_start - 1], max_chars)
+                ]
+            else:
+                pieces = [
+                    (offsets[piece_start], "\n".join(lines[piece_start - 1 : piece_end]) + "\n")
+                ]
+            for offset, content in pieces:
+                chunks.append(
+                    ChunkInfo(
+                        index=len(chunks),
+                        line=piece_start,
+                        end_line=piece_end,
+                        section=owner.ord if owner else None,
+                        content=content,
+                        start_offset=offset,
+                        end_offset=offset + len(content),
+                        page=page,
+                    )
                 )
-            )
     return chunks
+
+
+def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
+    """(offset in the line, text) pieces of `line` + '\\n', each at most `max_chars` long.
+
+    A cut goes after the last whitespace in the second half of the window, so words stay
+    whole for full-text search; a window with none is cut at the bound exactly.
+    """
+    text = line + "\n"
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    while len(text) - start > max_chars:
+        stop = start + max_chars
+        space = max(
+            text.rfind(" ", start + max_chars // 2, stop),
+            text.rfind("\t", start + max_chars // 2, stop),
+        )
+        if space >= 0:
+            stop = space + 1
+        pieces.append((start, text[start:stop]))
+        start = stop
+    pieces.append((start, text[start:]))
+    return pieces
 
 
 def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
