@@ -14,6 +14,7 @@ chunks still concatenate to the body. Cost is linear in the text and in the head
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model import Document, split_lines
@@ -49,13 +50,13 @@ def chunk_document(
         running += len(text) + 1
     offsets[total + 1] = running
 
-    starts = {
+    boundaries = {
         first,
         *(s.line for s in sections),
         *(s.end_line + 1 for s in sections),
         *doc.chunk_breaks,
     }
-    starts = sorted(n for n in starts if first <= n <= total)
+    starts = sorted(n for n in boundaries if first <= n <= total)
     inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
@@ -162,7 +163,9 @@ def _split(
     return result
 
 
-def _greedy(start: int, end: int, cuts: list[int], max_chars: int, size) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
+def _greedy(
+    start: int, end: int, cuts: list[int], max_chars: int, size: Callable[[int, int], int]
+) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
     piece_start = start
     previous_cut = None
