@@ -157,6 +157,9 @@ def index_command(
     finally:
         if bar:
             bar.close()
+    # The run finished (some files may have failed): `index --embed` may go on. A run that
+    # stopped on an error has said so once, and nothing follows it.
+    click.get_current_context().meta["docql.index_finished"] = True
     summary = report.summary()
     if fmt:
         detail = dict(

@@ -293,6 +293,8 @@ def _add_embed_option(cli: click.Group) -> None:
             original(*args, **kwargs)
         except SystemExit as exc:  # some files failed: still embed what was indexed
             code = exc.code
+            if not click.get_current_context().meta.get("docql.index_finished"):
+                raise  # the run itself stopped on an error, already printed
         database = kwargs.get("database") or (args[0] if args else None)
         if database and Path(database).exists():
             try:

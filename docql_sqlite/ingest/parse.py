@@ -80,4 +80,6 @@ def finish(
         doc.title = bounded_title(doc.title)
     sections = build_sections(doc)
     chunks = chunk_document(doc, sections, max_chars)
-    return prepare(Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks))
+    parsed = Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
+    parsed.chunk_chars = max_chars
+    return prepare(parsed)
