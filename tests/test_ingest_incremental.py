@@ -8,6 +8,7 @@ for a word that left the corpus, and with chunks_fts rowids = chunks ids.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -461,3 +462,114 @@ def test_indexing_from_another_directory_updates_paths_only(three: TmpIndex) -> 
     assert report.unchanged == 3 and (report.added, report.updated, report.removed) == ([], [], [])
     assert three.query("SELECT id, uri FROM documents ORDER BY uri") == ids
     assert three.paths() == ["a.md", "b.md", "c.md"]
+
+
+# -- an interrupted --chunk-chars change (issue 11, item 4) ----------------------------
+@pytest.fixture(scope="module")
+def chunked_1500(big_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus indexed with the default chunk size (copied by each test)."""
+    db = tmp_path_factory.mktemp("chunked") / "base.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(big_corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+def copy_index(source: Path, target: Path) -> Path:
+    for suffix in ("", "-wal"):
+        if Path(str(source) + suffix).exists():
+            shutil.copyfile(str(source) + suffix, str(target) + suffix)
+    return target
+
+
+def rewritten_since(db: Path, base_max_id: int) -> int:
+    """Documents replaced since the base index (a replaced document gets a new, larger id)."""
+    try:
+        conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            conn.set_busy_timeout(1000)
+            return conn.execute(
+                "SELECT count(*) FROM documents WHERE id > ?", (base_max_id,)
+            ).fetchone()[0]
+        finally:
+            conn.close()
+    except apsw.Error:
+        return 0
+
+
+def longest_chunk(db: Path) -> int:
+    return row_value(db, "SELECT max(length(content)) FROM chunks")
+
+
+def row_value(db: Path, sql: str) -> int:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute(sql).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def index_json(db: Path, corpus: Path, *extra: str) -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus), "--json", *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)[0]
+
+
+def test_killed_chunk_size_change_is_finished_by_the_next_run(
+    big_corpus: Path, chunked_1500: Path, tmp_path: Path
+) -> None:
+    db = copy_index(chunked_1500, tmp_path / "resize.db")
+    base_max_id = row_value(db, "SELECT max(id) FROM documents")
+    assert longest_chunk(db) > 300
+    proc = start_index(db, big_corpus, "--chunk-chars", "300", "--workers", "1")
+    started = time.monotonic()
+    while proc.poll() is None and time.monotonic() - started < 120:
+        if rewritten_since(db, base_max_id) > 20:
+            break
+        time.sleep(0.02)
+    if proc.poll() is not None:
+        pytest.skip("the run finished before it could be killed")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    done_before = rewritten_since(db, base_max_id)
+    assert 0 < done_before < CORPUS_FILES
+    assert check_after_crash(db, big_corpus) == CORPUS_FILES  # each document old or new
+    summary = index_json(db, big_corpus, "--chunk-chars", "300")
+    assert summary["updated"] + summary["unchanged"] == CORPUS_FILES
+    assert summary["updated"] >= CORPUS_FILES - done_before  # the unfinished ones, at least
+    assert longest_chunk(db) <= 300  # every document now has the new chunking
+    assert index_json(db, big_corpus, "--chunk-chars", "300")["unchanged"] == CORPUS_FILES
+
+
+def test_concurrent_run_does_not_call_unfinished_work_unchanged(
+    big_corpus: Path, chunked_1500: Path, tmp_path: Path
+) -> None:
+    db = copy_index(chunked_1500, tmp_path / "concurrent.db")
+    base_max_id = row_value(db, "SELECT max(id) FROM documents")
+    first = start_index(db, big_corpus, "--chunk-chars", "300", "--workers", "1")
+    try:
+        started = time.monotonic()
+        while first.poll() is None and time.monotonic() - started < 120:
+            if rewritten_since(db, base_max_id) > 5:
+                break
+            time.sleep(0.02)
+        if first.poll() is not None or rewritten_since(db, base_max_id) >= CORPUS_FILES:
+            pytest.skip("the first run finished before the second could start")
+        second = index_json(db, big_corpus, "--chunk-chars", "300")
+        # When the second run returns, the change is complete, whoever did the work: it
+        # must not call the first run's unfinished documents "unchanged".
+        assert longest_chunk(db) <= 300
+        assert second["updated"] + second["unchanged"] == CORPUS_FILES
+    finally:
+        first.wait(timeout=300)
+    assert first.returncode == 0
+    assert check_after_crash(db, big_corpus) == CORPUS_FILES
