@@ -15,7 +15,6 @@ from ..errors import IngestError
 from ..model import Source
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-_BINARY_PROBE = 8192
 
 
 def read_source(
@@ -63,7 +62,7 @@ def decode_text(data: bytes, path: str = "") -> tuple[str, list[str]]:
     """Decode bytes to text with '\\n' line ends; returns (text, warnings).
 
     UTF-8 (with or without BOM) and UTF-16/32 with a BOM are decoded exactly. Other text
-    falls back to cp1252/Latin-1 with a warning. Empty and binary data are errors.
+    falls back to cp1252/Latin-1 with a warning. Empty and binary data (any NUL) are errors.
     """
     if not data:
         raise IngestError("empty file (0 bytes)", path)
@@ -84,9 +83,20 @@ def decode_text(data: bytes, path: str = "") -> tuple[str, list[str]]:
                     f"{exc.start}",
                     path,
                 ) from None
+            if "\x00" in text:  # the same rule for UTF-16/32: a NUL character is binary
+                raise IngestError(
+                    f"binary file (contains NUL characters, the first at character "
+                    f"{text.index(chr(0)):,}); not indexed",
+                    path,
+                )
             return normalize_newlines(text), warnings
-    if b"\x00" in data[:_BINARY_PROBE]:
-        raise IngestError("binary file (contains NUL bytes); not indexed", path)
+    # A NUL byte anywhere (not only in the first 8 KB, git's probe) makes a file binary:
+    # one rule for the whole file, so no NUL ever reaches the index from a text file.
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise IngestError(
+            f"binary file (contains NUL bytes, the first at byte {nul:,}); not indexed", path
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
