@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
@@ -573,3 +574,43 @@ def test_concurrent_run_does_not_call_unfinished_work_unchanged(
         first.wait(timeout=300)
     assert first.returncode == 0
     assert check_after_crash(db, big_corpus) == CORPUS_FILES
+
+
+# -- a full disk (issue 11, item 12) -------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 6 MB tmpfs (root only): too small for the index of the 400-file corpus."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("needs root and mount(8) for a small tmpfs")
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount)], capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_full_disk_stops_with_a_message_and_the_next_run_finishes(
+    big_corpus: Path, small_disk: Path
+) -> None:
+    db = small_disk / "index.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(big_corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: disk full while writing"), done.stderr
+    assert "run the same index command again" in lines[0]
+    present = check_after_crash(db, big_corpus)  # what was committed is whole
+    assert 0 < present < CORPUS_FILES
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    finish_and_check(db, big_corpus, CORPUS_FILES)
+    assert Path(str(db) + "-wal").stat().st_size == 0  # checkpointed at the end of the run
