@@ -466,12 +466,22 @@ def test_indexing_from_another_directory_updates_paths_only(three: TmpIndex) -> 
 
 
 # -- an interrupted --chunk-chars change (issue 11, item 4) ----------------------------
+MID_FILES = 150  # enough for a run to be caught part-way, small enough for the normal suite
+
+
 @pytest.fixture(scope="module")
-def chunked_1500(big_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def mid_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mid") / "corpus"
+    make_corpus(root, MID_FILES, seed=11)
+    return root
+
+
+@pytest.fixture(scope="module")
+def chunked_1500(mid_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The corpus indexed with the default chunk size (copied by each test)."""
     db = tmp_path_factory.mktemp("chunked") / "base.db"
     done = subprocess.run(
-        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(big_corpus)],
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -526,15 +536,15 @@ def index_json(db: Path, corpus: Path, *extra: str) -> dict[str, int]:
 
 
 def test_killed_chunk_size_change_is_finished_by_the_next_run(
-    big_corpus: Path, chunked_1500: Path, tmp_path: Path
+    mid_corpus: Path, chunked_1500: Path, tmp_path: Path
 ) -> None:
     db = copy_index(chunked_1500, tmp_path / "resize.db")
     base_max_id = row_value(db, "SELECT max(id) FROM documents")
     assert longest_chunk(db) > 300
-    proc = start_index(db, big_corpus, "--chunk-chars", "300", "--workers", "1")
+    proc = start_index(db, mid_corpus, "--chunk-chars", "300", "--workers", "1")
     started = time.monotonic()
     while proc.poll() is None and time.monotonic() - started < 120:
-        if rewritten_since(db, base_max_id) > 20:
+        if rewritten_since(db, base_max_id) > 10:
             break
         time.sleep(0.02)
     if proc.poll() is not None:
@@ -542,50 +552,50 @@ def test_killed_chunk_size_change_is_finished_by_the_next_run(
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
     done_before = rewritten_since(db, base_max_id)
-    assert 0 < done_before < CORPUS_FILES
-    assert check_after_crash(db, big_corpus) == CORPUS_FILES  # each document old or new
-    summary = index_json(db, big_corpus, "--chunk-chars", "300")
-    assert summary["updated"] + summary["unchanged"] == CORPUS_FILES
-    assert summary["updated"] >= CORPUS_FILES - done_before  # the unfinished ones, at least
+    assert 0 < done_before < MID_FILES
+    assert check_after_crash(db, mid_corpus) == MID_FILES  # each document old or new
+    summary = index_json(db, mid_corpus, "--chunk-chars", "300")
+    assert summary["updated"] + summary["unchanged"] == MID_FILES
+    assert summary["updated"] >= MID_FILES - done_before  # the unfinished ones, at least
     assert longest_chunk(db) <= 300  # every document now has the new chunking
-    assert index_json(db, big_corpus, "--chunk-chars", "300")["unchanged"] == CORPUS_FILES
+    assert index_json(db, mid_corpus, "--chunk-chars", "300")["unchanged"] == MID_FILES
 
 
 def test_concurrent_run_does_not_call_unfinished_work_unchanged(
-    big_corpus: Path, chunked_1500: Path, tmp_path: Path
+    mid_corpus: Path, chunked_1500: Path, tmp_path: Path
 ) -> None:
     db = copy_index(chunked_1500, tmp_path / "concurrent.db")
     base_max_id = row_value(db, "SELECT max(id) FROM documents")
-    first = start_index(db, big_corpus, "--chunk-chars", "300", "--workers", "1")
+    first = start_index(db, mid_corpus, "--chunk-chars", "300", "--workers", "1")
     try:
         started = time.monotonic()
         while first.poll() is None and time.monotonic() - started < 120:
             if rewritten_since(db, base_max_id) > 5:
                 break
             time.sleep(0.02)
-        if first.poll() is not None or rewritten_since(db, base_max_id) >= CORPUS_FILES:
+        if first.poll() is not None or rewritten_since(db, base_max_id) >= MID_FILES:
             pytest.skip("the first run finished before the second could start")
-        second = index_json(db, big_corpus, "--chunk-chars", "300")
+        second = index_json(db, mid_corpus, "--chunk-chars", "300")
         # When the second run returns, the change is complete, whoever did the work: it
         # must not call the first run's unfinished documents "unchanged".
         assert longest_chunk(db) <= 300
-        assert second["updated"] + second["unchanged"] == CORPUS_FILES
+        assert second["updated"] + second["unchanged"] == MID_FILES
     finally:
         first.wait(timeout=300)
     assert first.returncode == 0
-    assert check_after_crash(db, big_corpus) == CORPUS_FILES
+    assert check_after_crash(db, mid_corpus) == MID_FILES
 
 
 # -- a full disk (issue 11, item 12) -------------------------------------------------------
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 6 MB tmpfs (root only): too small for the index of the 400-file corpus."""
+    """A real 1 MB tmpfs (root only): too small for the index of the 150-file corpus."""
     mount = tmp_path / "disk"
     mount.mkdir()
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("needs root and mount(8) for a small tmpfs")
     made = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(mount)], capture_output=True
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
     )
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
@@ -596,11 +606,11 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_full_disk_stops_with_a_message_and_the_next_run_finishes(
-    big_corpus: Path, small_disk: Path
+    mid_corpus: Path, small_disk: Path
 ) -> None:
     db = small_disk / "index.db"
     done = subprocess.run(
-        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(big_corpus)],
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -609,8 +619,8 @@ def test_full_disk_stops_with_a_message_and_the_next_run_finishes(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: disk full while writing"), done.stderr
     assert "run the same index command again" in lines[0]
-    present = check_after_crash(db, big_corpus)  # what was committed is whole
-    assert 0 < present < CORPUS_FILES
+    present = check_after_crash(db, mid_corpus)  # what was committed is whole
+    assert present < MID_FILES
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
-    finish_and_check(db, big_corpus, CORPUS_FILES)
+    finish_and_check(db, mid_corpus, MID_FILES)
     assert Path(str(db) + "-wal").stat().st_size == 0  # checkpointed at the end of the run
