@@ -10,6 +10,7 @@ import codecs
 import hashlib
 import os
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 from ..errors import IngestError
 from ..model import Source
@@ -25,6 +26,11 @@ def read_source(
         if path.is_symlink() and not path.exists():
             raise IngestError(f"broken symlink (points to '{os.readlink(path)}')", display_path)
         stat = path.stat()
+        if not S_ISREG(stat.st_mode) and not S_ISDIR(stat.st_mode):
+            # opening a FIFO blocks until someone writes to it; a device may never end
+            raise IngestError(
+                "not a regular file (a FIFO, socket or device); not indexed", display_path
+            )
         if stat.st_size > max_bytes:
             raise IngestError(
                 f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it "
