@@ -8,6 +8,7 @@ for a word that left the corpus, and with chunks_fts rowids = chunks ids.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import apsw
 import pytest
+from conftest import DATASETS as DATASETS_ROOT
 from conftest import DOC_TABLES, TmpIndex, check_document_chunks, file_lines, row_counts
 
 DOCS = {
@@ -624,3 +626,149 @@ def test_full_disk_stops_with_a_message_and_the_next_run_finishes(
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
     finish_and_check(db, mid_corpus, MID_FILES)
     assert Path(str(db) + "-wal").stat().st_size == 0  # checkpointed at the end of the run
+
+
+# -- crash harness: SIGKILL at random points on a real corpus (slow) ------------------------
+NODE_DOCS = Path("/work/cache/corpora/x/nodejs-doc/usr/share/doc/nodejs/api")
+KILL_POINTS = int(os.environ.get("DOCQL_KILL_POINTS", "20"))
+
+
+def crash_corpus(target: Path) -> Path:
+    """A real corpus copied to `target`: DOCQL_CRASH_CORPUS (Markdown under it), else the
+    Node.js API docs when cached here (see notes/corpora.md), else this repo's datasets."""
+    source = Path(os.environ.get("DOCQL_CRASH_CORPUS", NODE_DOCS))
+    if not source.is_dir():
+        source = DATASETS_ROOT
+    files = sorted(p for p in source.rglob("*.md") if p.is_file() and not p.is_symlink())
+    for path in files:
+        copy = target / path.relative_to(source)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+    return target
+
+
+def change_corpus(root: Path, seed: int = 3) -> None:
+    """Version B of a corpus: about a third of the files edited, a few deleted and added."""
+    rng = random.Random(seed)
+    files = sorted(root.rglob("*.md"))
+    for n, path in enumerate(files):
+        roll = rng.random()
+        if roll < 0.05:
+            path.unlink()
+        elif roll < 0.35:
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            cut = text.find("\n\n", len(text) // 3)
+            text = text[:cut] + f"\n\n## Edited section {n}\n\nrevised text {n}\n" + text[cut:]
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    for n in range(5):
+        (root / f"added-{n}.md").write_text(f"# Added {n}\n\nnew file {n}\n", encoding="utf-8")
+
+
+SECTIONS_STATE = (
+    "SELECT s.ord, s.level, s.depth, s.title, s.number, s.anchor, p.ord, s.line, s.end_line, "
+    "s.own_end_line FROM sections s LEFT JOIN sections p ON p.id = s.parent_id "
+    "WHERE s.doc_id = ? ORDER BY s.ord"
+)
+CHUNKS_STATE = (
+    "SELECT c.chunk_index, c.line, c.end_line, c.start_offset, c.content, s.ord FROM chunks c "
+    "LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ? ORDER BY c.chunk_index"
+)
+
+
+def document_states(db: Path) -> dict[str, str]:
+    """uri -> a digest of everything the index holds for that document except row ids and
+    times: the canonical dump compared between interrupted and uninterrupted runs."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        extra = {}
+        for table in ("codeblocks", "tables", "entities", "symbols"):
+            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            kept = ", ".join(c for c in columns if c not in ("id", "doc_id"))
+            extra[table] = f"SELECT {kept} FROM {table} WHERE doc_id = ? ORDER BY ord"
+        states = {}
+        docs = conn.execute(
+            "SELECT id, uri, path, sha256, size, lines, format, title, header_text, body_line, "
+            "chunk_chars FROM documents"
+        ).fetchall()
+        for doc_id, uri, *fields in docs:
+            parts = [repr(fields)]
+            for sql in (SECTIONS_STATE, CHUNKS_STATE, *extra.values()):
+                parts.append(repr(conn.execute(sql, (doc_id,)).fetchall()))
+            digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass"))
+            states[uri] = digest.hexdigest()
+        errors = conn.execute("SELECT uri, severity, reason FROM ingest_errors ORDER BY 1, 2, 3")
+        states["(ingest_errors)"] = repr(errors.fetchall())
+        return states
+    finally:
+        conn.close()
+
+
+def timed_index(db: Path, corpus: Path) -> float:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    return time.monotonic() - started
+
+
+@pytest.mark.slow
+def test_crash_harness_random_kill_points(tmp_path: Path) -> None:
+    """SIGKILL `index` (version A -> B of a real corpus) at KILL_POINTS random moments.
+
+    After each kill: integrity_check and the FTS integrity-check pass, every document is
+    in its version-A or its version-B state (never a mix), and a plain re-run reaches
+    exactly the state of an uninterrupted run (the canonical dump of every document)."""
+    corpus = crash_corpus(tmp_path / "corpus")
+    base = tmp_path / "a.db"
+    timed_index(base, corpus)
+    state_a = document_states(base)
+    change_corpus(corpus)
+    reference = copy_index(base, tmp_path / "reference.db")
+    full_run = timed_index(reference, corpus)
+    state_b = document_states(reference)
+    assert state_a != state_b
+    rng = random.Random(int(os.environ.get("DOCQL_KILL_SEED", "20")))
+    killed = 0
+    for point in range(KILL_POINTS):
+        after = rng.uniform(0.0, 0.8 * full_run)
+        for _ in range(4):  # a run that ended first is retried with an earlier kill
+            db = copy_index(base, tmp_path / f"kill{point}.db")
+            proc = start_index(db, corpus)
+            if kill_when(proc, db, after=after):
+                killed += 1
+                break
+            after /= 2
+        check_after_crash_states(db, state_a, state_b)
+        timed_index(db, corpus)
+        assert document_states(db) == state_b, f"kill point {point} ({after:.2f}s)"
+        for leftover in tmp_path.glob(f"kill{point}.db*"):
+            leftover.unlink()
+    print(
+        f"\ncrash harness: {killed} of {KILL_POINTS} runs killed part-way "
+        f"(uninterrupted run {full_run:.1f}s, {len(state_b) - 1} documents)"
+    )
+    assert killed == KILL_POINTS
+
+
+def check_after_crash_states(db: Path, state_a: dict[str, str], state_b: dict[str, str]) -> None:
+    conn = apsw.Connection(str(db))  # read-write: replays the WAL as the next user would
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
+        assert (
+            conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+            == conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        )
+    finally:
+        conn.close()
+    now = document_states(db)
+    now.pop("(ingest_errors)")
+    for uri, digest in now.items():
+        assert digest in (state_a.get(uri), state_b.get(uri)), f"{uri} is in neither state"
+    for uri in state_a.keys() & state_b.keys():
+        if uri != "(ingest_errors)":
+            assert uri in now, f"{uri} vanished though it is in both versions"
