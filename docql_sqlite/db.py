@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
@@ -70,6 +70,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
+        if not readonly and not create:
+            _refuse_non_index(conn, path)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -85,6 +87,17 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     else:
         migrate(conn, path)
     return conn
+
+
+def _refuse_non_index(conn: apsw.Connection, path: str) -> None:
+    """Before the first write: an empty file is not an index, and `embed` must not turn
+    it into one (setting WAL mode alone would write a header)."""
+    if stored_version(conn, path) is None:
+        conn.close()
+        raise DatabaseError(
+            f"'{path}' is empty, not a docql-sqlite index; create one with: "
+            f"docql-sqlite index {path} PATH..."
+        )
 
 
 def vec_extension_path() -> str | None:
@@ -199,9 +212,22 @@ def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
     )
 
 
-def rows(
-    conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()
-) -> Iterator[dict[str, Any]]:
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+def one(conn: apsw.Connection, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
+    """The first row of `sql`, or None."""
+    row = conn.execute(sql, params).fetchone()
+    return tuple(row) if row is not None else None
+
+
+def scalar(conn: apsw.Connection, sql: str, params: Params = ()) -> Any:
+    """The first value of the first row of `sql` (None when there is no row)."""
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row is not None else None
+
+
+def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[str, Any]]:
     """Run `sql` and yield each row as a dict keyed by column name."""
     cursor = conn.cursor()
     cursor.execute(sql, params)
@@ -220,7 +246,8 @@ def register_functions(conn: apsw.Connection) -> None:
     for name, (func, nargs) in sqlfunctions.SCALARS.items():
         conn.create_scalar_function(name, func, nargs, deterministic=True)
     if not _has_regexp(conn):
-        conn.create_scalar_function("regexp", sqlfunctions.regexp, 2, deterministic=True)
+        regexp: Any = sqlfunctions.regexp  # apsw's stubs want *args of any SQLite value
+        conn.create_scalar_function("regexp", regexp, 2, deterministic=True)
 
 
 def _has_regexp(conn: apsw.Connection) -> bool:
@@ -239,4 +266,4 @@ def register_table_function(
 
     func.columns = tuple(columns)  # type: ignore[attr-defined]
     func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
-    apsw.ext.make_virtual_module(conn, name, func)
+    apsw.ext.make_virtual_module(conn, name, cast(Any, func))

@@ -235,7 +235,8 @@ GUIDE_LINES = GUIDE.split("\n")
     "spec, first, last",
     [
         (GUIDE_PATH, 1, 22),
-        (f"{GUIDE_PATH}:9", 9, 22),
+        (f"{GUIDE_PATH}:9", 9, 9),  # a single line, as results print it
+        (f"{GUIDE_PATH}:9-12", 9, 12),
         (f"{GUIDE_PATH}:9:4", 9, 12),
         (f"{GUIDE_PATH}:1:3", 1, 3),  # front matter is part of the document
         (f"{GUIDE_PATH}:20:100", 20, 22),  # COUNT past the end stops at the end

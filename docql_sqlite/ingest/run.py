@@ -18,22 +18,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
 from .. import db
-from ..errors import DatabaseError, IngestError
-from .chunk import DEFAULT_MAX_CHARS
+from ..errors import DatabaseError, DocQLError, IngestError
+from ..options import EmbedOptions, IngestOptions
 from .parse import ParseTask, Unchanged, parse_task
 from .paths import shown
-from .read import DEFAULT_MAX_BYTES
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
 from .walk import FoundFile, walk
 from .workers import run_tasks
-
-ProgressCallback = Callable[[int, int, str], None]
 
 
 class StoredDoc(NamedTuple):
@@ -48,21 +45,6 @@ class StoredDoc(NamedTuple):
 
 
 @dataclass(slots=True)
-class IngestOptions:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_chars: int = DEFAULT_MAX_CHARS
-    workers: int = max(1, min(4, os.cpu_count() or 1))
-    timeout: float = 60.0
-    batch_docs: int = 200
-    batch_seconds: float = 1.0
-    remove_missing: bool = True
-    fetch_timeout: float = 30.0
-    progress: ProgressCallback | None = None
-
-
-@dataclass(slots=True)
 class IngestReport:
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
@@ -71,10 +53,13 @@ class IngestReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    # Vectors kept current in the same run (None: the index has none and none were asked).
+    embedding: dict[str, object] | None = None
+    embedding_error: str | None = None
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and self.embedding_error is None
 
     def summary(self) -> dict[str, object]:
         return {
@@ -126,6 +111,7 @@ def index_paths(
         ) from None
     finally:
         conn.close()
+    _keep_vectors_current(db_path, options, report)
     report.seconds = time.monotonic() - started
     return report
 
@@ -337,3 +323,29 @@ def _remove_missing(
             report.removed.append(info.path)
         for uri in stale_errors:
             clear_problems(conn, uri)
+
+
+def _keep_vectors_current(
+    db_path: str | Path, options: IngestOptions, report: IngestReport
+) -> None:
+    """Embed the passages this run added or changed, so vector search never goes stale.
+
+    With `options.embed` the named model embeds (creating the vectors if the index has
+    none); otherwise an index that already has vectors uses its own model, and loads it
+    only when some passage needs a vector. A failure here is recorded like a file's: the
+    indexed text stays, and the next run (or `embed`) finishes the vectors.
+    """
+    from .embed import embed_index, pending
+
+    try:
+        if options.embed is None:
+            if not options.update_vectors:
+                return
+            model, stale = pending(db_path)
+            if model is None or not stale:
+                return
+        report.embedding = embed_index(
+            db_path, EmbedOptions(model=options.embed, progress=options.embed_progress)
+        )
+    except DocQLError as exc:
+        report.embedding_error = exc.message
