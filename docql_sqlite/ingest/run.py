@@ -209,16 +209,18 @@ def _run(
     report: IngestReport,
 ) -> None:
     walk_failures = [
-        (item, IngestError(item.error, shown(item.display))) for item, task in tasks if task is None
+        (item, IngestError(item.error or "cannot be walked", shown(item.display)))
+        for item, task in tasks
+        if task is None
     ]
-    tasks = [(item, task) for item, task in tasks if task is not None]
-    total = len(tasks)
+    parse_tasks = [(item, task) for item, task in tasks if task is not None]
+    total = len(parse_tasks)
     batch: list[tuple[FoundFile, object]] = []
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, iter(tasks), min(options.workers, len(tasks)), options.timeout
+        parse_task, iter(parse_tasks), min(options.workers, len(parse_tasks)), options.timeout
     )
     batch.extend(walk_failures)
     for item, result in results:

@@ -120,7 +120,7 @@ def _delete_fts(conn: Connection, doc_id: int) -> None:
     ).fetchall()
     conn.executemany(
         "INSERT INTO chunks_fts(chunks_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-        [(cid, fts_text(title), fts_text(body)) for cid, title, body in rows],
+        [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in rows],
     )
 
 
@@ -171,7 +171,9 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
 
 def _next_id(conn: Connection, table: str) -> int:
     # Ids are given explicitly so that rows, parents and FTS rows go in with executemany.
-    return conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
+    row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()
+    assert row is not None  # an aggregate always returns a row
+    return int(row[0])
 
 
 def _insert_sections(conn: Connection, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
