@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, check_document_chunks, file_lines, query
+from conftest import check_document_chunks, file_lines, query
 from hostile.make import Expect, build
 
 DROP_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
@@ -47,7 +47,6 @@ def run_index(db: Path, root: Path, *paths: str) -> tuple[dict[str, object], flo
             cwd=root,
             stdout=subprocess.PIPE,
             stderr=errors,
-            env=dict(os.environ, PYTHONPATH=str(REPO)),
         )
         assert proc.stdout is not None
         out = proc.stdout.read()
