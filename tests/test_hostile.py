@@ -24,6 +24,8 @@ import pytest
 from conftest import check_document_chunks, file_lines, query
 from hostile.make import Expect, build
 
+from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, chunk_bound
+
 DROP_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
 TEXT_SUFFIXES = (".md", ".py")  # cases whose chunks must equal the file's own lines
 
@@ -89,7 +91,7 @@ def check_outcomes(db: Path, root: Path, expected: dict[str, Expect], unprivileg
         wrong += check_document_chunks(db, docs[shown], lines)
     assert wrong == []
     longest = query(db, "SELECT max(length(content)) FROM chunks")[0][0]
-    assert longest <= 1500  # no case makes an oversized chunk
+    assert longest <= chunk_bound(DEFAULT_MAX_CHARS)  # no case makes an oversized chunk
     assert query(db, "SELECT max(length(title)) FROM sections")[0][0] <= 500
 
 

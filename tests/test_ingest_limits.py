@@ -21,7 +21,7 @@ import pytest
 from conftest import TmpIndex, check_document_chunks, file_lines
 
 from docql_sqlite.ingest import sections as sections_module
-from docql_sqlite.ingest.chunk import chunk_document
+from docql_sqlite.ingest.chunk import chunk_bound, chunk_document
 from docql_sqlite.ingest.parse import ParseTask, parse_task
 from docql_sqlite.ingest.sections import SectionInfo, build_sections
 from docql_sqlite.model import Document, Heading
@@ -101,7 +101,7 @@ def test_100k_headings_3mb_index_in_seconds(tmp_path: Path) -> None:
     assert peak_mb < 1024, f"{peak_mb:.0f} MB"
 
 
-@pytest.mark.parametrize("max_chars", [100, 1500])
+@pytest.mark.parametrize("max_chars", [100, 1500, 20_000])
 def test_one_line_file_is_chunked_within_the_bound(tmp_index: TmpIndex, max_chars: int) -> None:
     line = "".join(f"w{i % 97} " for i in range(60_000))  # ~250 KB in one line
     tmp_index.write("one.md", "# One line\n\n" + line + "\n")
@@ -110,7 +110,8 @@ def test_one_line_file_is_chunked_within_the_bound(tmp_index: TmpIndex, max_char
     ((doc_id,),) = tmp_index.query("SELECT id FROM documents")
     assert check_document_chunks(tmp_index.db, doc_id, file_lines(tmp_index.docs / "one.md")) == []
     sizes = [len(c) for (c,) in tmp_index.query("SELECT content FROM chunks")]
-    assert max(sizes) <= max_chars
+    assert max(sizes) <= chunk_bound(max_chars) == max(max_chars, 16_384)
+    assert len(sizes) > len(line) // chunk_bound(max_chars)
     assert sum(sizes) == len(line) + 1 + len("# One line\n\n")
 
 

@@ -5,8 +5,10 @@ sections' own text; a section's own text is one chunk unless it is longer than
 `max_chars`, in which case it is split at paragraph boundaries, and inside a code block
 or table only when that block alone is too large, then at line boundaries.
 
-No chunk is longer than `max_chars` characters, whatever the line structure: a line that
-alone is longer is cut into pieces (at the last whitespace in the second half of the
+A single line longer than `max_chars` stays one chunk (so a regex or a phrase within a
+line always matches), up to `chunk_bound(max_chars)` = max(max_chars, MAX_LINE_CHARS)
+characters: no chunk is longer than that, whatever the line structure. A longer line is
+cut into pieces of at most that size (at the last whitespace in the second half of the
 window, else exactly at the bound). Each piece carries the line's number as `line` and
 `end_line`; only the last piece of a line ends in '\n'; offsets stay contiguous, so the
 chunks still concatenate to the body. Cost is linear in the text and in the headings.
@@ -21,6 +23,14 @@ from ..model import Document, split_lines
 from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
+# Lines up to this long are kept whole in one chunk even when longer than max_chars (as
+# before: minified code, long table rows); a 50 MB line must not become a 50 MB chunk.
+MAX_LINE_CHARS = 16_384
+
+
+def chunk_bound(max_chars: int) -> int:
+    """The hard upper bound on a chunk's length for a given `max_chars`."""
+    return max(max_chars, MAX_LINE_CHARS)
 
 
 @dataclass(slots=True)
@@ -60,15 +70,16 @@ def chunk_document(
     inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
+    bound = chunk_bound(max_chars)
     for i, start in enumerate(starts):
         end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
         owner = owners[i]
         for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside, edges):
             page = doc.page_of(piece_start)
-            if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > max_chars:
+            if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > bound:
                 pieces = [
                     (offsets[piece_start] + a, text)
-                    for a, text in split_long_line(lines[piece_start - 1], max_chars)
+                    for a, text in split_long_line(lines[piece_start - 1], bound)
                 ]
             else:
                 pieces = [
