@@ -9,6 +9,7 @@ connection, so nothing a user or an agent types can change the file; `index()` a
 
 from __future__ import annotations
 
+import json
 import os
 import weakref
 from dataclasses import dataclass
@@ -175,6 +176,8 @@ class Index:
             "schema_version": int(db.get_meta(self.conn, "schema_version") or 0),
         }
         info.update(catalog.figures(self.conn))
+        # Entries the last index run left out, by reason (written by ingest.run).
+        info["skipped"] = json.loads(db.get_meta(self.conn, "last_run_skipped") or "{}")
         info["embedding_model"] = db.get_meta(self.conn, "embedding_model")
         info["size_bytes"] = size + (os.path.getsize(wal) if os.path.exists(wal) else 0)
         return info

@@ -162,7 +162,11 @@ class IngestOptions:
     timeout: float = 60.0
     batch_docs: int = 200
     batch_seconds: float = 1.0
-    remove_missing: bool = True
+    remove_missing: bool = True  # documents whose files vanished from disk are removed
+    prune: bool = False  # also remove documents under the roots outside this run's filters
+    hidden: bool = False  # walk hidden files and directories
+    ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
+    follow_symlinks: bool = False  # follow links to directories and to files outside the roots
     fetch_timeout: float = 30.0
     progress: IngestProgress | None = None
     embed: str | None = None

@@ -34,7 +34,7 @@ from docql_sqlite.ingest.entities import (
     split_bold_term,
     term_entity,
 )
-from docql_sqlite.model import Document, Entity, Heading, Table
+from docql_sqlite.model import Document, Entity, Heading, Source, Table
 
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
 
@@ -43,6 +43,11 @@ _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
 # compress, so a real document expands to little more than its file size (itself capped
 # by --max-bytes, 50 MB by default); text compresses ~10x. Beyond this, it is a zip bomb.
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
+
+
+def parse(source: Source) -> Document:
+    """The DOCX parser (`formats.PARSERS`): the bytes go to `parse_docx`."""
+    return parse_docx(source.data, source.path)
 
 
 def parse_docx(data: bytes, path: str) -> Document:

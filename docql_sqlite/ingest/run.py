@@ -2,11 +2,19 @@
 
 Unchanged files are skipped by size + mtime, then by content hash; changed files are
 parsed in worker processes and replaced one transaction per batch (each file's rows are
-replaced atomically, so an interrupted run leaves every file either old or new); files
-gone from the indexed roots are removed. Failures are recorded per file and never stop
-the run: a file whose rows cannot be written is rolled back alone (a savepoint per file)
-and recorded. Only errors about the database as a whole (disk full, I/O, corruption)
-stop a run, with a message that says how to recover.
+replaced atomically, so an interrupted run leaves every file either old or new).
+Failures are recorded per file and never stop the run: a file whose rows cannot be
+written is rolled back alone (a savepoint per file) and recorded. Only errors about the
+database as a whole (disk full, I/O, corruption) stop a run, with a message that says
+how to recover.
+
+What is removed (docs/design.md, "Which files"): only documents whose file has vanished
+from disk under an indexed root. A document that is merely outside this run's filters
+(a narrower --include, a new ignore rule) stays and is counted in
+`IngestReport.outside_filters`, unless `prune` asks for it to go; a document under a
+directory that could not be listed stays too. Files deliberately not indexed (empty,
+over --max-bytes, symlinks the policy does not follow) are `skipped`, not failed; the
+run's skip counts by reason are kept in `meta` (`last_run_skipped`) for `status`.
 
 Each document records the chunk size it was cut with (`documents.chunk_chars`, written
 with its rows), so a run that changes `--chunk-chars` and is killed part-way leaves the
@@ -16,8 +24,10 @@ At the end of a run the WAL is checkpointed into the main file.
 
 from __future__ import annotations
 
+import json
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +36,22 @@ from typing import NamedTuple
 from .. import db
 from ..errors import DatabaseError, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
-from .parse import ParseTask, Unchanged, parse_task
+from .grammars import is_optional, language_for_extension, unavailable_reason
+from .parse import ParseTask, Skipped, Unchanged, parse_task
 from .paths import shown
+from .read import SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
-from .walk import FoundFile, walk
+from .walk import (
+    SKIP_SYMLINK_DIR,
+    SKIP_SYMLINK_OUTSIDE,
+    FoundFile,
+    WalkOptions,
+    WalkStats,
+    walk,
+)
 from .workers import run_tasks
+
+_FILE_SKIP_KINDS = (SKIP_EMPTY, SKIP_TOO_LARGE, SKIP_SYMLINK_OUTSIDE, SKIP_SYMLINK_DIR)
 
 
 class StoredDoc(NamedTuple):
@@ -42,6 +63,7 @@ class StoredDoc(NamedTuple):
     sha256: str
     path: str
     chunk_chars: int | None  # None: indexed before chunk sizes were recorded per document
+    uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form (paths.py)
 
 
 @dataclass(slots=True)
@@ -52,6 +74,11 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), per file
+    # Every entry left out by reason: the per-file skips plus the walk's (ignored, hidden...).
+    skip_counts: dict[str, int] = field(default_factory=dict)
+    outside_filters: int = 0  # indexed documents under the roots this run did not select: kept
+    notes: list[str] = field(default_factory=list)  # one line each, e.g. a grammar unavailable
     seconds: float = 0.0
     # Vectors kept current in the same run (None: the index has none and none were asked).
     embedding: dict[str, object] | None = None
@@ -59,7 +86,13 @@ class IngestReport:
 
     @property
     def ok(self) -> bool:
+        """No real failure (skipped files are not failures)."""
         return not self.failed and self.embedding_error is None
+
+    def file_skip_counts(self) -> dict[str, int]:
+        """The skip counts of files this run looked at and left out (not the walk's
+        ignored/hidden/unknown-format entries)."""
+        return {k: self.skip_counts[k] for k in _FILE_SKIP_KINDS if self.skip_counts.get(k)}
 
     def summary(self) -> dict[str, object]:
         return {
@@ -68,7 +101,9 @@ class IngestReport:
             "unchanged": self.unchanged,
             "removed": len(self.removed),
             "failed": len(self.failed),
+            "skipped": len(self.skipped),
             "warnings": len(self.warnings),
+            "outside_filters": self.outside_filters,
             "seconds": round(self.seconds, 3),
         }
 
@@ -86,20 +121,37 @@ def index_paths(
     for root in roots:
         if not root.exists() and not root.is_symlink():
             raise IngestError(f"no such file or directory: '{root}'")
-    found = list(walk(roots, options.include, options.exclude))
+    walk_options = WalkOptions(
+        include=options.include,
+        exclude=options.exclude,
+        hidden=options.hidden,
+        ignore_files=options.ignore_files,
+        follow_symlinks=options.follow_symlinks,
+    )
+    stats = WalkStats()
+    found = list(walk(roots, walk_options, stats))
+    report.notes.extend(_grammar_notes(found))
     conn = db.connect(db_path)
     try:
         stored = {
-            uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars)
-            for doc_id, uri, size, mtime_ns, sha, path, chunk_chars in conn.execute(
-                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars FROM documents"
+            uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars, raw)
+            for doc_id, uri, size, mtime_ns, sha, path, chunk_chars, raw in conn.execute(
+                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes "
+                "FROM documents"
             )
         }
         tasks, seen = _plan(conn, found, stored, options, report)
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
-            _remove_missing(conn, roots, seen, stored, report)
+            unlisted = [item.path for item in found if item.error is not None]
+            unfollowed = [item.path for item in found if item.skipped is not None]
+            _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
+        counts = Counter(stats.counts)
+        counts.update(report.skip_counts)
+        report.skip_counts = dict(sorted(counts.items()))
+        with conn:
+            db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
         # Move the run's pages from the WAL into the main file, so the index is one file
         # again (and a full disk shows up here, not at some later reader's checkpoint).
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
@@ -141,8 +193,11 @@ def _plan(
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
             continue
-        known = stored.get(uri)
-        previous = _current(known, options)
+        if item.skipped is not None:  # a symlink the policy does not follow
+            report.skipped.append((shown(item.display), item.skipped))
+            seen.discard(uri)  # a document indexed through it before is removed
+            continue
+        previous = _current(stored.get(uri), options)
         if previous is not None:
             try:
                 st = item.path.stat()
@@ -213,14 +268,14 @@ def _run(
         for item, task in tasks
         if task is None
     ]
-    parse_tasks = [(item, task) for item, task in tasks if task is not None]
-    total = len(parse_tasks)
+    runnable = [(item, task) for item, task in tasks if task is not None]
+    total = len(runnable)
     batch: list[tuple[FoundFile, object]] = []
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, iter(parse_tasks), min(options.workers, len(parse_tasks)), options.timeout
+        parse_task, iter(runnable), min(options.workers, total), options.timeout
     )
     batch.extend(walk_failures)
     for item, result in results:
@@ -269,7 +324,14 @@ def _write_one(
     report: IngestReport,
 ) -> None:
     clear_problems(conn, uri)
-    if isinstance(result, IngestError):
+    if isinstance(result, Skipped):
+        previous = stored.get(uri)
+        if previous is not None and result.kind == SKIP_EMPTY:
+            delete_document(conn, previous.id)  # the file has no content any more
+            report.removed.append(previous.path)
+        report.skipped.append((display, shown(result.reason)))
+        report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+    elif isinstance(result, IngestError):
         record_problem(conn, display, uri, "error", result.message)
         report.failed.append((display, shown(result.message)))
     elif isinstance(result, Unchanged):
@@ -296,9 +358,15 @@ def _remove_missing(
     conn: db.Connection,
     roots: list[Path],
     seen: set[str],
+    unlisted: list[Path],
+    unfollowed: list[Path],
     stored: dict[str, StoredDoc],
+    options: IngestOptions,
     report: IngestReport,
 ) -> None:
+    """Remove the documents under the roots whose files vanished, and those indexed through
+    a symlink the policy no longer follows; count (or, with `prune`, remove) those the walk
+    did not select; keep those it could not see (under directories it could not list)."""
     prefixes = []
     exact = set()
     for root in roots:
@@ -307,24 +375,60 @@ def _remove_missing(
             prefixes.append(absolute.rstrip("/") + "/")
         else:
             exact.add(absolute)
-    gone = [
-        (uri, info)
-        for uri, info in stored.items()
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
-    ]
+    blind = tuple(shown(os.path.abspath(d)).rstrip("/") + "/" for d in unlisted)
+    links = {shown(os.path.abspath(link)) for link in unfollowed}
+    through_links = tuple(link + "/" for link in links)
+
+    def under_roots(uri: str) -> bool:
+        return uri in exact or uri.startswith(tuple(prefixes))
+
+    gone = []
+    for uri, info in stored.items():
+        if uri in seen or not under_roots(uri) or uri.startswith(blind):
+            continue
+        state = _on_disk(os.fsdecode(info.uri_bytes) if info.uri_bytes else uri)
+        if uri in links or uri.startswith(through_links):
+            gone.append(info)  # the symlink policy does not follow this path any more
+        elif state == "gone" or (state == "present" and options.prune):
+            gone.append(info)
+        elif state == "present":
+            report.outside_filters += 1
     stale_errors = [
         uri
         for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
+        if uri not in seen and under_roots(uri) and not uri.startswith(blind)
     ]
     if not gone and not stale_errors:
         return
     with conn:
-        for uri, info in gone:
+        for info in gone:
             delete_document(conn, info.id)
             report.removed.append(info.path)
         for uri in stale_errors:
             clear_problems(conn, uri)
+
+
+def _on_disk(uri: str) -> str:
+    """'gone' (vanished), 'present', or 'unknown' (cannot tell: e.g. permission denied)."""
+    try:
+        os.lstat(uri)
+    except (FileNotFoundError, NotADirectoryError):
+        return "gone"
+    except OSError:
+        return "unknown"
+    return "present"
+
+
+def _grammar_notes(found: list[FoundFile]) -> list[str]:
+    """One line per optional grammar this run needs but cannot load (files fall back to
+    plain-text chunking; checked here once rather than reported for every file)."""
+    languages = set()
+    for item in found:
+        if item.format == "code":
+            language = language_for_extension(os.path.splitext(item.display)[1])
+            if language is not None and is_optional(language):
+                languages.add(language)
+    return [reason for reason in map(unavailable_reason, sorted(languages)) if reason]
 
 
 def _keep_vectors_current(
