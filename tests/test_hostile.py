@@ -60,7 +60,23 @@ def run_index(db: Path, root: Path, *paths: str) -> tuple[dict[str, object], flo
     return json.loads(out)[0], seconds, usage.ru_maxrss / 1024
 
 
-def check_outcomes(db: Path, root: Path, expected: dict[str, Expect], unprivileged: bool) -> None:
+def skipped_of(summary: dict[str, object]) -> dict[str, str]:
+    """path -> reason of the files the run skipped (listed in its JSON summary)."""
+    listed = summary.get("skipped_list") or []
+    assert isinstance(listed, list)
+    return {item["path"]: item["reason"] for item in listed}
+
+
+def check_outcomes(
+    db: Path,
+    root: Path,
+    expected: dict[str, Expect],
+    unprivileged: bool,
+    summary: dict[str, object],
+) -> None:
+    skipped = skipped_of(summary)
+    skip_counts = summary.get("skip_counts") or {}
+    assert isinstance(skip_counts, dict)
     docs = {path: doc_id for doc_id, path in query(db, "SELECT id, path FROM documents")}
     problems = {
         path: (severity, reason)
@@ -71,6 +87,14 @@ def check_outcomes(db: Path, root: Path, expected: dict[str, Expect], unprivileg
         outcome = expect.outcome
         if expect.root_only and not unprivileged:
             outcome = "indexed"  # root reads a chmod 000 file
+        if outcome == "counted":
+            if shown in docs or shown in problems or not skip_counts.get(expect.reason):
+                wrong.append(f"{shown!r}: expected counted as {expect.reason!r}: {skip_counts}")
+            continue
+        if outcome == "skipped":
+            if shown in docs or shown in problems or expect.reason not in skipped.get(shown, ""):
+                wrong.append(f"{shown!r}: expected skipped, got {skipped.get(shown)}")
+            continue
         if outcome == "error":
             if shown in docs or problems.get(shown, ("", ""))[0] != "error":
                 wrong.append(f"{shown!r}: expected an error, got {problems.get(shown)}")
@@ -115,7 +139,7 @@ def test_small_hostile_corpus(tmp_path: Path) -> None:
         db = tmp_path / "hostile.db"
         summary, seconds, peak = run_index(db, root, ".")
         unprivileged = bool(indexer_prefix())
-        check_outcomes(db, root, expected, unprivileged)
+        check_outcomes(db, root, expected, unprivileged, summary)
         check_good_files_searchable(db)
         assert summary["failed"] == sum(
             1
@@ -157,7 +181,7 @@ def test_full_hostile_corpus_each_file_bounded(tmp_path: Path) -> None:
         db = tmp_path / "all.db"
         summary, seconds, peak = run_index(db, root, ".")
         print(f"whole corpus in one run: {seconds:.1f} s, peak {peak:.0f} MB, {summary}")
-        check_outcomes(db, root, expected, unprivileged)
+        check_outcomes(db, root, expected, unprivileged, summary)
         check_good_files_searchable(db)
     finally:
         (root / "hostile" / "locked.md").chmod(0o644)

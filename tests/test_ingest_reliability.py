@@ -36,15 +36,15 @@ def odd_names(tmp_path: Path) -> Path:
     (d / "a.md").write_text("# A\n\naardvark\n")
     (d / BAD).write_bytes(b"# x\n\nzebrafish\n")
     (d / os.fsdecode(b"\xe9t\xe9.md")).write_bytes(b"# latin-1 name\n\ncapybara\n")
-    (d / os.fsdecode(b"empty\xfe.md")).write_bytes(b"")  # fails: its error row has the name too
+    (d / os.fsdecode(b"bin\xfe.md")).write_bytes(b"# x\x00")  # fails: its error row has the name
     (d / "z.md").write_text("# Z\n\nzorilla\n")
     return tmp_path
 
 
 def test_non_utf8_file_names_are_indexed_and_shown_escaped(odd_names: Path) -> None:
     done = run_cli("index", "i.db", "d", cwd=odd_names)
-    assert done.returncode == 1, done.stderr  # only the empty file failed
-    assert "failed: d/empty\\xfe.md: empty file (0 bytes)" in done.stderr
+    assert done.returncode == 1, done.stderr  # only the binary file failed
+    assert "failed: d/bin\\xfe.md: binary file" in done.stderr
     assert "indexed 4 added" in done.stderr
     db = odd_names / "i.db"
     rows = query(db, "SELECT path, uri, uri_bytes, name FROM documents ORDER BY path")
@@ -57,7 +57,7 @@ def test_non_utf8_file_names_are_indexed_and_shown_escaped(odd_names: Path) -> N
     assert raw == os.fsencode(str(odd_names / "d" / BAD))
     assert Path(os.fsdecode(raw)).read_bytes() == b"# x\n\nzebrafish\n"  # lossless: re-opens
     assert by_path["d/a.md"][2] is None  # valid names store no bytes
-    assert query(db, "SELECT path FROM ingest_errors") == [("d/empty\\xfe.md",)]
+    assert query(db, "SELECT path FROM ingest_errors") == [("d/bin\\xfe.md",)]
     (doc_id,) = query(db, "SELECT id FROM documents WHERE path = 'd/bad\\xffname.md'")[0]
     assert check_document_chunks(db, doc_id, file_lines(odd_names / "d" / BAD)) == []
 
@@ -66,7 +66,7 @@ def test_non_utf8_file_names_are_indexed_and_shown_escaped(odd_names: Path) -> N
     assert (summary["added"], summary["unchanged"], summary["removed"]) == (0, 4, 0)
 
     (odd_names / "d" / BAD).unlink()
-    (odd_names / "d" / os.fsdecode(b"empty\xfe.md")).unlink()
+    (odd_names / "d" / os.fsdecode(b"bin\xfe.md")).unlink()
     last = run_cli("index", "i.db", "d", "--json", cwd=odd_names)
     assert last.returncode == 0, last.stderr
     summary = json.loads(last.stdout)[0]
@@ -147,3 +147,15 @@ def test_run_ends_with_the_wal_checkpointed(odd_names: Path) -> None:
         assert shell.stdout.strip() == "2", shell.stderr
     finally:
         reader.close()
+
+
+def test_a_fifo_named_on_the_command_line_is_recorded_not_read(tmp_path: Path) -> None:
+    """Opening a FIFO blocks until someone writes to it: a named one is recorded at once
+    instead of holding a parser until the timeout."""
+    os.mkfifo(tmp_path / "pipe.md")
+    done = run_cli("index", "i.db", "pipe.md", "--json", "--timeout", "20", cwd=tmp_path)
+    summary = json.loads(done.stdout)[0]
+    assert summary["failures"] == [
+        {"path": "pipe.md", "reason": "not a regular file (a FIFO, socket or device); not indexed"}
+    ]
+    assert summary["seconds"] < 15
