@@ -500,6 +500,35 @@ def chunked_1500(mid_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return db
 
 
+@pytest.fixture(scope="module")
+def chunked_300(mid_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> set[tuple]:
+    """The chunk boundaries of an uninterrupted --chunk-chars 300 run: the oracle."""
+    db = tmp_path_factory.mktemp("chunked300") / "ref.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)]
+        + ["--chunk-chars", "300"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return chunk_boundaries(db)
+
+
+def chunk_boundaries(db: Path) -> set[tuple]:
+    """(uri, chunk_index, line, end_line, length) of every chunk."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return set(
+            conn.execute(
+                "SELECT d.uri, c.chunk_index, c.line, c.end_line, length(c.content) "
+                "FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            )
+        )
+    finally:
+        conn.close()
+
+
 def copy_index(source: Path, target: Path) -> Path:
     for suffix in ("", "-wal"):
         if Path(str(source) + suffix).exists():
@@ -522,10 +551,6 @@ def rewritten_since(db: Path, base_max_id: int) -> int:
         return 0
 
 
-def longest_chunk(db: Path) -> int:
-    return row_value(db, "SELECT max(length(content)) FROM chunks")
-
-
 def row_value(db: Path, sql: str) -> int:
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
@@ -546,11 +571,11 @@ def index_json(db: Path, corpus: Path, *extra: str) -> dict[str, int]:
 
 
 def test_killed_chunk_size_change_is_finished_by_the_next_run(
-    mid_corpus: Path, chunked_1500: Path, tmp_path: Path
+    mid_corpus: Path, chunked_1500: Path, chunked_300: set[tuple], tmp_path: Path
 ) -> None:
     db = copy_index(chunked_1500, tmp_path / "resize.db")
     base_max_id = row_value(db, "SELECT max(id) FROM documents")
-    assert longest_chunk(db) > 300
+    assert chunk_boundaries(db) != chunked_300
     proc = start_index(db, mid_corpus, "--chunk-chars", "300", "--workers", "1")
     started = time.monotonic()
     while proc.poll() is None and time.monotonic() - started < 120:
@@ -567,12 +592,12 @@ def test_killed_chunk_size_change_is_finished_by_the_next_run(
     summary = index_json(db, mid_corpus, "--chunk-chars", "300")
     assert summary["updated"] + summary["unchanged"] == MID_FILES
     assert summary["updated"] >= MID_FILES - done_before  # the unfinished ones, at least
-    assert longest_chunk(db) <= 300  # every document now has the new chunking
+    assert chunk_boundaries(db) == chunked_300  # every document now has the new chunking
     assert index_json(db, mid_corpus, "--chunk-chars", "300")["unchanged"] == MID_FILES
 
 
 def test_concurrent_run_does_not_call_unfinished_work_unchanged(
-    mid_corpus: Path, chunked_1500: Path, tmp_path: Path
+    mid_corpus: Path, chunked_1500: Path, chunked_300: set[tuple], tmp_path: Path
 ) -> None:
     db = copy_index(chunked_1500, tmp_path / "concurrent.db")
     base_max_id = row_value(db, "SELECT max(id) FROM documents")
@@ -588,7 +613,7 @@ def test_concurrent_run_does_not_call_unfinished_work_unchanged(
         second = index_json(db, mid_corpus, "--chunk-chars", "300")
         # When the second run returns, the change is complete, whoever did the work: it
         # must not call the first run's unfinished documents "unchanged".
-        assert longest_chunk(db) <= 300
+        assert chunk_boundaries(db) == chunked_300
         assert second["updated"] + second["unchanged"] == MID_FILES
     finally:
         first.wait(timeout=300)
