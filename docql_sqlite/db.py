@@ -17,7 +17,7 @@ import apsw
 
 from .errors import DatabaseError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
@@ -25,6 +25,19 @@ FTS_TEXT_VERSION = 1
 
 Connection = apsw.Connection
 SQLError = apsw.Error
+# Errors about the database as a whole (not about one document's rows): a run stops on
+# them instead of recording every later file as failed.
+WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
+    apsw.FullError,
+    apsw.IOError,
+    apsw.CorruptError,
+    apsw.NotADBError,
+    apsw.ReadOnlyError,
+    apsw.BusyError,
+    apsw.LockedError,
+    apsw.CantOpenError,
+)
+DiskFullError = apsw.FullError
 
 
 def sql_dir() -> Path:
