@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .. import db
 from ..errors import DatabaseError, DocQLError, IngestError
@@ -94,7 +94,7 @@ class IngestReport:
         ignored/hidden/unknown-format entries)."""
         return {k: self.skip_counts[k] for k in _FILE_SKIP_KINDS if self.skip_counts.get(k)}
 
-    def summary(self) -> dict[str, object]:
+    def summary(self) -> dict[str, Any]:
         return {
             "added": len(self.added),
             "updated": len(self.updated),
