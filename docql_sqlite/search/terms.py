@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import SearchError
 from ..text import CJK_RUN, fold, fts_text, has_cjk
+from . import cjk
 
 # Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
 WORD = re.compile(r"[^\W_]+")
@@ -91,10 +92,31 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if term.tokens:  # pure punctuation ("&&", "-") carries nothing FTS5 can match
             terms.append(term)
     if not keep_stopwords:
+        terms = split_cjk(terms)
         content = [t for t in terms if not t.negated and not t.is_stopword]
         if content:
             terms = [t for t in terms if t.negated or not t.is_stopword]
     return _unique(terms)
+
+
+def split_cjk(terms: list[Term]) -> list[Term]:
+    """Unquoted CJK runs as themselves, their core phrases and parts (`cjk.split`).
+
+    Kept whole: quoted phrases, prefixes and negations. A term of question words only
+    (`如何`, `什么`) is dropped when the query has other words, as stopwords are.
+    """
+    out: list[Term] = []
+    fillers: list[Term] = []
+    for term in terms:
+        parts = None if term.phrase or term.prefix or term.negated else cjk.split(term.text)
+        if parts is None:
+            out.append(term)
+            continue
+        phrases, pieces = parts
+        latin = CJK_RUN.sub(" ", term.text).split()
+        new = [Term(t) for t in phrases + pieces + latin if Term(t).tokens]
+        (out if pieces or latin else fillers).extend(new)
+    return out if positives(out) else out + fillers
 
 
 def _unique(terms: list[Term]) -> list[Term]:
