@@ -136,7 +136,9 @@ def _names(terms: list[search_terms.Term]) -> tuple[list[str], list[str]]:
     Contain: the joined forms; a lone term only when it is the whole query — with two
     words, a name holding just one of them ("LumenError" for "lumen index") is noise.
     """
-    positive = search_terms.positives(terms)
+    # Parts of a CJK run (`自定义主题` → 自定义, 主题) are not names: a heading equal to one
+    # of them ("禁用" for 如何禁用日期) would outrank the passage about the whole question.
+    positive = [t for t in search_terms.positives(terms) if not t.part]
     words = [fold(t.text) for t in positive]
     parts = [p for t in positive for p in search_terms.split_identifier(t.text)]
     joined = (

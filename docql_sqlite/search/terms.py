@@ -41,6 +41,8 @@ class Term:
     phrase: bool = False  # written in "quotes"
     negated: bool = False
     prefix: bool = False
+    # A piece of a CJK run (`cjk.split`): counts toward coverage, not as a name to match.
+    part: bool = False
 
     @property
     def tokens(self) -> list[str]:
@@ -114,7 +116,8 @@ def split_cjk(terms: list[Term]) -> list[Term]:
             continue
         phrases, pieces = parts
         latin = CJK_RUN.sub(" ", term.text).split()
-        new = [Term(t) for t in phrases + pieces + latin if Term(t).tokens]
+        new = [Term(t) for t in phrases + latin] + [Term(t, part=True) for t in pieces]
+        new = [t for t in new if t.tokens]
         (out if pieces or latin else fillers).extend(new)
     return out if positives(out) else out + fillers
 
