@@ -173,6 +173,18 @@ def split_identifier(word: str) -> list[str]:
     return [p for p in parts if p]
 
 
+# camelCase / PascalCase with an inner capital, snake_case, dotted or `::` paths, letters
+# with digits: how code names look, unlike an English word (`handle`, `HTTP`, `Handle`).
+_IDENTIFIER = re.compile(
+    r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]_[A-Za-z0-9]|\w\.\w|::|[A-Za-z]\d|\d[A-Za-z]"
+)
+
+
+def is_identifier(text: str) -> bool:
+    """Whether a query word is written like a code name (`createReadStream`, `parse_args`)."""
+    return _IDENTIFIER.search(text) is not None
+
+
 def stem(word: str) -> str:
     """A crude English stem (suffix stripping): `indexing` → `index`, `queries` → `quer`."""
     w = word.lower()
