@@ -184,7 +184,7 @@ def test_context_within_budget_and_labelled(corpus_db: Path, budget: int) -> Non
         again = context(idx, "how does segment compaction work", budget=budget)
     assert pack == again  # deterministic
     assert len(pack["text"]) == pack["chars"] <= budget
-    assert pack["blocks"] and pack["strategy"] == "bm25 hits"
+    assert pack["blocks"] and pack["strategy"] == "smart hits"
     for block in pack["blocks"]:
         assert f"--- {block['path']}:{block['line']}" in pack["text"]
     if budget >= 12000:
@@ -342,3 +342,21 @@ def test_name_share_weights(balance_db: Path) -> None:
     # the bm25 rank of a passage with 2 of the 4 words counts half
     assert handle["lists"]["bm25"]["terms_matched"] == 2
     assert handle["rrf"]["bm25"] == pytest.approx(0.5 / (60 + handle["lists"]["bm25"]["rank"]))
+
+
+@pytest.mark.parametrize("budget", [250, 400, 800, 3000])
+@pytest.mark.parametrize(
+    "question",
+    ["DocQLLexer", "createReadStream options", "how do I handle errors in a request handler"],
+)
+def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget: int) -> None:
+    with docql_sqlite.open(balance_db) as idx:
+        top = search(idx, question)[0]
+        pack = context(idx, question, budget=budget)
+    assert len(pack["text"]) <= budget
+    first = pack["blocks"][[b["kind"] for b in pack["blocks"]].index("hit")]
+    held = [(b["path"], b["line"]) for b in pack["blocks"] if b["kind"] == "hit"]
+    assert (top["path"], top["line"]) in held, (top["location"], held)
+    assert first["text"].startswith(top["content"][: len(first["text"]) - 20].rstrip()[:40])
+    if budget >= 3000:  # room to spread: other documents' best hits come in too
+        assert len({b["path"] for b in pack["blocks"]}) > 1

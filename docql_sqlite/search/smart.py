@@ -69,7 +69,7 @@ def choose_level(
     exp = search_terms.expand(terms)
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
-    chosen = exp.exact
+    chosen, chosen_or = exp.exact, -1
     for i, (name, level) in enumerate(levels):
         if not search_terms.positives(level):
             continue
@@ -82,7 +82,12 @@ def choose_level(
             else count(index, search_terms.match_or(level), scope, params)
         )
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
-        chosen = level
+        # A wider level is taken only when it finds more (`DocQLLexer` → doc ql lexer
+        # finds nothing where the identifier found two passages).
+        if n_or > chosen_or:
+            chosen, chosen_or = level, n_or
+        elif i > 0:
+            steps.append(f"{name} finds no more → keep the narrower level")
         if n_or >= MIN_RESULTS:
             break
         if any(search_terms.positives(later) and later != level for _, later in levels[i + 1 :]):
