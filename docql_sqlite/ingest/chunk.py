@@ -128,7 +128,7 @@ def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_char
     glued: set[int] = set()
     for first, after in [(h.line, h.line) for h in doc.headings] + comments:
         # Blank lines and further comments, then the first line of the next block.
-        n, run = after + 1, set()
+        n, run = after + 1, set[int]()
         while n <= total:
             text = lines[n - 1].strip()
             if text.startswith("<!--"):

@@ -28,6 +28,8 @@ from . import terms as search_terms
 MIN_WORD = 3
 MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
 MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean something
+SHARE_POWER = 1.0
+COUNT_VISIBLE = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +151,7 @@ def ranked_symbols(
         weight = math.log(1 + n / len(in_name))
         for i in in_name:
             scores[i] = scores.get(i, 0.0) + weight
-            if not _visible_to_bm25(spellings, tab.symbols[i].name):
+            if COUNT_VISIBLE or not _visible_to_bm25(spellings, tab.symbols[i].name):
                 matched[i] = matched.get(i, 0) + 1
         in_context = tab.containing(spellings, context=True) - in_name
         for i in in_context if allowed is None else in_context & allowed:
@@ -157,7 +159,11 @@ def ranked_symbols(
             matched[i] = matched.get(i, 0) + 1
     # Shorter names made of the query's words beat long names that merely contain one.
     scored = [
-        (score - len(tab.symbols[i].name) / 1000.0, matched.get(i, 0) / len(words), tab.symbols[i])
+        (
+            score - len(tab.symbols[i].name) / 1000.0,
+            (matched.get(i, 0) / len(words)) ** SHARE_POWER,
+            tab.symbols[i],
+        )
         for i, score in scores.items()
     ]
     scored.sort(key=lambda p: (-p[0], p[2].path, p[2].line))

@@ -45,6 +45,9 @@ NAME_EXACT, NAME_PREFIX = 1.0, 0.2
 # Name channels match a name *containing* a term only for short queries: in a pasted
 # sentence every common word is inside some identifier.
 SHORT_QUERY = 3
+# A BM25 row's share of its list weight: (terms matched / terms) ** COVERAGE_POWER.
+COVERAGE_POWER = 1.0
+STRONG_SYMBOLS_ONLY = True
 
 
 def count(index: Any, expr: str, scope: str, params: Params) -> int:
@@ -201,7 +204,11 @@ def _name_channel(
     names = _names(terms)
     # Code symbols are named only by strong names: a symbol called after one plain word of
     # a question (`def handle`) is what the code-words channel weighs, by its share.
-    equal = [n for n in names.equal if table != "symbols" or n in names.strong]
+    equal = [
+        n
+        for n in names.equal
+        if table != "symbols" or n in names.strong or not STRONG_SYMBOLS_ONLY
+    ]
     contain = names.contain
     if not equal and not contain:
         return []
@@ -259,7 +266,7 @@ def channels(
             "bm25",
             opts.weight("bm25", WEIGHTS["bm25"]),
             [
-                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
+                dict(r, _weight=((r["_coverage"] or n_level) / n_level) ** COVERAGE_POWER)
                 for r in bm25_rows(index, level, narrow, opts)
             ],
         )
