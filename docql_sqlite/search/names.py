@@ -28,8 +28,6 @@ from . import terms as search_terms
 MIN_WORD = 3
 MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
 MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean something
-SHARE_POWER = 1.0
-COUNT_VISIBLE = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +149,7 @@ def ranked_symbols(
         weight = math.log(1 + n / len(in_name))
         for i in in_name:
             scores[i] = scores.get(i, 0.0) + weight
-            if COUNT_VISIBLE or not _visible_to_bm25(spellings, tab.symbols[i].name):
+            if not _visible_to_bm25(spellings, tab.symbols[i].name):
                 matched[i] = matched.get(i, 0) + 1
         in_context = tab.containing(spellings, context=True) - in_name
         for i in in_context if allowed is None else in_context & allowed:
@@ -161,7 +159,7 @@ def ranked_symbols(
     scored = [
         (
             score - len(tab.symbols[i].name) / 1000.0,
-            (matched.get(i, 0) / len(words)) ** SHARE_POWER,
+            matched.get(i, 0) / len(words),
             tab.symbols[i],
         )
         for i, score in scores.items()
@@ -187,7 +185,7 @@ JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section
     out = []
     for score, share, s in best:
         row = by_symbol.get(s.id)
-        if row is not None and share > 0:  # else BM25 sees every word it holds
-            # `_weight`: a name holding one word of a five-word question answers a fifth of it.
-            out.append(dict(row, _words=round(score, 4), _weight=share))
+        if row is not None:
+            # `_share`: of the query's words, those this name adds to what BM25 sees.
+            out.append(dict(row, _words=round(score, 4), _share=share))
     return out

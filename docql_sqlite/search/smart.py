@@ -45,9 +45,6 @@ NAME_EXACT, NAME_PREFIX = 1.0, 0.2
 # Name channels match a name *containing* a term only for short queries: in a pasted
 # sentence every common word is inside some identifier.
 SHORT_QUERY = 3
-# A BM25 row's share of its list weight: (terms matched / terms) ** COVERAGE_POWER.
-COVERAGE_POWER = 1.0
-STRONG_SYMBOLS_ONLY = True
 
 
 def count(index: Any, expr: str, scope: str, params: Params) -> int:
@@ -204,11 +201,7 @@ def _name_channel(
     names = _names(terms)
     # Code symbols are named only by strong names: a symbol called after one plain word of
     # a question (`def handle`) is what the code-words channel weighs, by its share.
-    equal = [
-        n
-        for n in names.equal
-        if table != "symbols" or n in names.strong or not STRONG_SYMBOLS_ONLY
-    ]
+    equal = [n for n in names.equal if table != "symbols" or n in names.strong]
     contain = names.contain
     if not equal and not contain:
         return []
@@ -266,7 +259,7 @@ def channels(
             "bm25",
             opts.weight("bm25", WEIGHTS["bm25"]),
             [
-                dict(r, _weight=((r["_coverage"] or n_level) / n_level) ** COVERAGE_POWER)
+                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
                 for r in bm25_rows(index, level, narrow, opts)
             ],
         )
@@ -284,12 +277,16 @@ def channels(
             )
         )
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
+    # When a passage holds every word of a question, a name counts by the share of the
+    # question it adds (`def handle` adds nothing to "how do I handle errors in a
+    # request handler" that BM25 did not see); otherwise a name match is the best
+    # evidence there is (a docstring's words rarely occur in the code) and counts fully.
+    answered = n_level > 1 and any(r["_coverage"] == n_level for r in lists[0].rows)
+    code_rows = names.channel(index, terms, opts.paths, CHANNEL_DEPTH)
+    if answered:
+        code_rows = [dict(r, _weight=r["_share"]) for r in code_rows if r["_share"] > 0]
     lists.append(
-        fusion.Ranked(
-            "code_words",
-            opts.weight("code_words", WEIGHTS["code_words"]),
-            names.channel(index, terms, opts.paths, CHANNEL_DEPTH),
-        )
+        fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]), code_rows)
     )
     if vectors.has_embeddings(index.conn) and db.has_vec(index.conn):
         vparams = Params()
