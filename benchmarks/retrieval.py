@@ -252,6 +252,72 @@ def zh_queries(data: Dataset, db_path: Path) -> None:
             data.queries.append(Query(f"zh:{heading}:{i}", form.format(h=heading), {path: 1.0}))
 
 
+# -- Debian FAQ: questions whose answers do not repeat them, among 1,494 distractors --------
+DEB_FAQ = "debian-faq"
+MIX_MANIFEST = Path(os.environ.get("DOCQL_MANIFEST", "/work/cache/corpora/manifest.env"))
+MIX_KEYS = ("md_node", "md_docker", "md_rustdoc")  # corpora.md A6: Node + Docker + Rust books
+_FAQ_QUESTION = re.compile(r"^(\d+\.\d+(?:\.\d+)*)\.\s(\S.*)$")  # \s: a no-break space
+
+
+def _mix_dirs() -> list[Path]:
+    """The distractor directories: $DOCQL_MIX (':'-separated), else the corpora manifest."""
+    if os.environ.get("DOCQL_MIX"):
+        return [Path(p) for p in os.environ["DOCQL_MIX"].split(":")]
+    values = dict(
+        line.split("=", 1) for line in MIX_MANIFEST.read_text().splitlines() if "=" in line
+    )
+    return [Path(values[k]) for k in MIX_KEYS]
+
+
+def faq_set(cache: Path = CACHE) -> Dataset:
+    """One Markdown file per Debian FAQ question ("FAQ entry N", the question removed);
+    the question is the query, its file the answer; the A6 Markdown mix as distractors."""
+    import gzip
+
+    top = cache / "debfaq" / "debfaq"
+    faq_dir, mix_dir = top / "faq", top / "mix"
+    faq_dir.mkdir(parents=True, exist_ok=True)
+    text_gz = _deb_files(DEB_FAQ, cache, "usr/share/doc/debian/FAQ") / "debian-faq.en.txt.gz"
+    lines = gzip.decompress(text_gz.read_bytes()).decode("utf-8", "replace").splitlines()
+    entries: list[tuple[str, list[str]]] = []  # (question, answer lines)
+    i = 0
+    while i < len(lines):
+        match = _FAQ_QUESTION.match(lines[i])
+        if not match:
+            if entries and not re.match(r"^\d+\.\s", lines[i]):
+                entries[-1][1].append(lines[i])
+            elif entries and re.match(r"^\d+\.\s", lines[i]):
+                entries.append(("", []))  # a chapter title ends the previous answer
+            i += 1
+            continue
+        question = [match[2]]
+        i += 1
+        while i < len(lines) and lines[i].strip() and not lines[i].startswith("    "):
+            question.append(lines[i].strip())
+            i += 1
+        entries.append((" ".join(question), []))
+    data = Dataset("debfaq", top, granularity="file")
+    n = 0
+    for question, answer in entries:
+        body = "\n".join(line[4:] if line.startswith("    ") else line for line in answer).strip()
+        if not question.endswith("?") or len(body) < 80:
+            continue
+        n += 1
+        name = f"entry{n:03d}.md"
+        text = f"# FAQ entry {n}\n\n{body}\n"
+        target = faq_dir / name
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+        data.queries.append(Query(f"faq{n}", question, {f"debfaq/faq/{name}": 1.0}))
+    for k, src in enumerate(_mix_dirs()):
+        for path in sorted(src.rglob("*.md")):
+            target = mix_dir / str(k) / path.relative_to(src)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+    return data
+
+
 # -- the baseline: plain FTS5 BM25 over whole files ---------------------------------------------
 def baseline_evaluate(data: Dataset, db_path: Path) -> dict:
     """FTS5 (unicode61, CJK characters spaced as in the index) over each file's whole text
@@ -469,7 +535,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for name in args.sets.split(","):
-        data = {"lee": lee, "zh": zh_set}.get(name, lambda: code(sample=args.sample))()
+        data = {"lee": lee, "zh": zh_set, "debfaq": faq_set}.get(
+            name, lambda: code(sample=args.sample)
+        )()
         db_path = build_index(data, args.model or None)
         if name == "zh":
             zh_queries(data, db_path)
