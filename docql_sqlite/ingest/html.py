@@ -115,11 +115,12 @@ MIN_PAGE_TEXT = 1000  # characters; below this a page is taken whole
 
 
 def main_content(soup: BeautifulSoup) -> Tag:
-    """The element holding the page's own content (docs/search.md, "Clean content"): a
-    landmark or a known generator's wrapper when there is one with text, else the largest text container —
-    descending from <body> into a child that holds most (DOMINANT_SHARE) of the text,
-    stopping at an element with its own headings. Navigation columns, headers with the
-    site's name as <h1> ("Node.js v18.20.4 documentation") and footers stay out."""
+    """The element holding the page's own content (docs/search.md, "Clean content"):
+    a landmark or a known generator's wrapper when there is one with text, else the
+    largest text container — descending from <body> into a child that holds most
+    (DOMINANT_SHARE) of the text, stopping at an element with its own headings.
+    Navigation columns, headers with the site's name as <h1> ("Node.js v18.20.4
+    documentation") and footers stay out."""
     body = soup.find("body")
     top: Tag = body if isinstance(body, Tag) else soup
     # One pass over the elements (CSS selectors would walk the tree once per selector).
