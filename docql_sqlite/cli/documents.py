@@ -75,6 +75,12 @@ from .common import (
     help="Embed new or changed chunks with MODEL (an index that has vectors keeps them "
     "current by itself)",
 )
+@click.option(
+    "--watch",
+    "keep_watching",
+    is_flag=True,
+    help="After indexing, keep re-indexing PATHS as files change (Ctrl-C stops)",
+)
 @output_options
 @handle_errors
 def index_command(
@@ -92,6 +98,7 @@ def index_command(
     no_ignore: bool,
     follow_symlinks: bool,
     embed_model: str | None,
+    keep_watching: bool,
     fmt: str | None,
 ) -> None:
     """Index PATHS (files, directories, URLs) into DATABASE, incrementally."""
@@ -158,8 +165,29 @@ def index_command(
             click.echo(embed_summary(report.embedding), err=True)
         if report.embedding_error:
             click.echo(f"error: embedding failed: {report.embedding_error}", err=True)
-    if not report.ok:
+    if keep_watching:
+        watch_and_report(database, list(paths), options)
+    elif not report.ok:
         sys.exit(1)
+
+
+def watch_and_report(database: str, paths: list[str], options: IngestOptions) -> None:
+    """`index --watch`: one line per re-index run on stderr, until Ctrl-C."""
+    from ..ingest.watch import watch
+
+    options.progress = options.embed_progress = None
+    click.echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)
+    watch(
+        database,
+        paths,
+        options,
+        on_report=lambda r: click.echo(
+            "indexed {added} added, {updated} updated, {removed} removed, {failed} failed "
+            "in {seconds:.2f}s".format(**r.summary()),
+            err=True,
+        ),
+        on_error=lambda exc: click.echo(f"error: {exc.message}", err=True),
+    )
 
 
 def embed_summary(report: dict[str, Any]) -> str:
