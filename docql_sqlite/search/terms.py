@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import SearchError
 from ..text import CJK_RUN, fold, fts_text, has_cjk
+from . import cjk
 
 # Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
 WORD = re.compile(r"[^\W_]+")
@@ -40,6 +41,8 @@ class Term:
     phrase: bool = False  # written in "quotes"
     negated: bool = False
     prefix: bool = False
+    # A piece of a CJK run (`cjk.split`): counts toward coverage, not as a name to match.
+    part: bool = False
 
     @property
     def tokens(self) -> list[str]:
@@ -91,10 +94,32 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if term.tokens:  # pure punctuation ("&&", "-") carries nothing FTS5 can match
             terms.append(term)
     if not keep_stopwords:
+        terms = split_cjk(terms)
         content = [t for t in terms if not t.negated and not t.is_stopword]
         if content:
             terms = [t for t in terms if t.negated or not t.is_stopword]
     return _unique(terms)
+
+
+def split_cjk(terms: list[Term]) -> list[Term]:
+    """Unquoted CJK runs as themselves, their core phrases and parts (`cjk.split`).
+
+    Kept whole: quoted phrases, prefixes and negations. A term of question words only
+    (`如何`, `什么`) is dropped when the query has other words, as stopwords are.
+    """
+    out: list[Term] = []
+    fillers: list[Term] = []
+    for term in terms:
+        parts = None if term.phrase or term.prefix or term.negated else cjk.split(term.text)
+        if parts is None:
+            out.append(term)
+            continue
+        phrases, pieces = parts
+        latin = CJK_RUN.sub(" ", term.text).split()
+        new = [Term(t) for t in phrases + latin] + [Term(t, part=True) for t in pieces]
+        new = [t for t in new if t.tokens]
+        (out if pieces or latin else fillers).extend(new)
+    return out if positives(out) else out + fillers
 
 
 def _unique(terms: list[Term]) -> list[Term]:
@@ -146,6 +171,18 @@ def split_identifier(word: str) -> list[str]:
             piece
         ) else parts.append(piece)
     return [p for p in parts if p]
+
+
+# camelCase / PascalCase with an inner capital, snake_case, dotted or `::` paths, letters
+# with digits: how code names look, unlike an English word (`handle`, `HTTP`, `Handle`).
+_IDENTIFIER = re.compile(
+    r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]_[A-Za-z0-9]|\w\.\w|::|[A-Za-z]\d|\d[A-Za-z]"
+)
+
+
+def is_identifier(text: str) -> bool:
+    """Whether a query word is written like a code name (`createReadStream`, `parse_args`)."""
+    return _IDENTIFIER.search(text) is not None
 
 
 def stem(word: str) -> str:
