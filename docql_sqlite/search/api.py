@@ -85,7 +85,8 @@ def search(
     terms = query_terms(text) if mode != "vector" else []
     rows = run_mode(index, mode, text, terms, opts)
     # Vector search has no terms, but its snippets still mark the query's words.
-    return finish(rows, terms or T.parse(text), opts)
+    marked = terms or T.parse(text)
+    return finish(rows, stats.reduce_terms(index.conn, index.path, marked)[0], opts)
 
 
 def query_terms(text: str) -> list[T.Term]:
@@ -115,6 +116,7 @@ def run_mode(
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
     params = Params()
+    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
     plan = S.Plan(
         terms=terms if mode in ("bm25", "hybrid") else [],
         scope=scope_sql(opts.paths, params),
@@ -123,6 +125,8 @@ def run_mode(
         w_fts=opts.weight("bm25"),
         w_vec=opts.weight("vector"),
     )
+    if reduced and plan.terms:
+        plan.notes.append(reduced)
     plan.common = stats.common_terms(index.conn, index.path, plan.terms)
     if mode in ("vector", "hybrid"):
         if mode == "hybrid" and not V.has_embeddings(index.conn) and opts.model is None:

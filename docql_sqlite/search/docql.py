@@ -68,6 +68,7 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     terms = T.parse(q)
     if not T.positives(terms):
         raise DocQLTypeError(f"search() needs at least one word that is not negated, got '{q}'")
+    terms = stats.reduce_terms(conn, index.path, terms)[0]
     plan = S.Plan(
         terms=terms,
         scope=scope,

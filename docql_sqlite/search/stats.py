@@ -75,5 +75,10 @@ def common_terms(conn: Any, path: str, terms: list[T.Term]) -> frozenset[str]:
     return common if selective else frozenset()
 
 
+def reduce_terms(conn: Any, path: str, terms: list[T.Term]) -> tuple[list[T.Term], str | None]:
+    """`terms.reduce_terms` with document frequencies from this index (cached)."""
+    return T.reduce_terms(terms, lambda t: term_count(conn, path, t.fts))
+
+
 def stale_vectors(conn: Any, path: str) -> int:
     return cached(path, ("stale",), lambda: V.stale_vectors(conn))

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QueryError, did_you_mean
-from . import fusion, snippets
+from . import fusion, snippets, stats
 from . import terms as T
 from . import vectors as V
 
@@ -131,7 +131,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         weight = FIRST_WEIGHT if i == 0 else 1.0
         sub = api.Options(depth, opts.paths, None, False, opts.model, opts.rrf_k)
         if line.kind == "lex":
-            terms = T.parse(line.text)
+            terms = stats.reduce_terms(index.conn, index.path, T.parse(line.text))[0]
             lex_terms += terms
             rows = api.run_mode(index, "bm25", line.text, terms, sub)
         elif has_vectors or opts.model:
@@ -139,16 +139,19 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
             rows = _vector_rows(index, line.text, kind, sub)
         else:
             # No vectors in this index: the line still retrieves, as a BM25 OR query.
-            terms = T.parse(line.text)
+            terms = stats.reduce_terms(index.conn, index.path, T.parse(line.text))[0]
             lex_terms += terms
             notes.append(f"{name}: no embeddings in this index, ran as bm25")
             rows = api.run_mode(index, "bm25", line.text, terms, sub) if T.positives(terms) else []
         lists.append(fusion.Ranked(name, weight, rows))
     if doc.intent is not None:
-        opts.intent = snippets.patterns(T.parse(doc.intent.text))
+        intent = T.parse(doc.intent.text)
+        opts.intent = snippets.patterns(stats.reduce_terms(index.conn, index.path, intent)[0])
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
-        [t for line in doc.queries for t in T.parse(line.text)]
+        stats.reduce_terms(
+            index.conn, index.path, [t for line in doc.queries for t in T.parse(line.text)]
+        )[0]
     )
     items = []
     for entry in fused:
