@@ -15,6 +15,7 @@ from typing import Any
 
 import apsw
 
+from . import deadline
 from .errors import DatabaseError
 
 SCHEMA_VERSION = 2
@@ -57,6 +58,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
+        # Every statement stops once the query running it is out of time (`deadline`).
+        conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.

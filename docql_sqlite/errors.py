@@ -71,6 +71,14 @@ class DocQLRegexError(QueryError):
     """An invalid regular expression, or one too costly to run."""
 
 
+class QueryTimeout(QueryError):
+    """A query ran past its time limit (`deadline.py`): a costly regex, or too much work."""
+
+
+class RegexTimeout(QueryTimeout, DocQLRegexError):
+    """A query ran out of time inside a user's regex (catastrophic backtracking)."""
+
+
 class DatabaseError(DocQLError):
     """The index file is missing, from another schema version, or not an index."""
 

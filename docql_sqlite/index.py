@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import db
+from . import db, deadline
 from .errors import DocQLError
 from .query import results
 from .query.compiler import Compiled, compile_query
@@ -29,11 +29,23 @@ class Index:
     """An open index file."""
 
     def __init__(
-        self, path: str | Path, *, readonly: bool = True, table_function: bool = True
+        self,
+        path: str | Path,
+        *,
+        readonly: bool = True,
+        table_function: bool = True,
+        timeout: float | None | str = "default",
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
-        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
+        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
+        `timeout` is each query's and search's time limit in seconds (None: none); by
+        default $DOCQL_QUERY_TIMEOUT, else `deadline.DEFAULT_SECONDS`."""
         self.path = str(path)
+        if isinstance(timeout, str) and timeout != "default":
+            raise DocQLError(f"timeout must be a number of seconds or None, got {timeout!r}")
+        self.timeout: float | None = (
+            deadline.default_seconds() if isinstance(timeout, str) else timeout
+        )
         self.conn = db.connect(self.path, readonly=readonly)
         if table_function:
             from . import tvf
@@ -182,13 +194,22 @@ class Index:
     ) -> list[Any]:
         """Run a DocQL query; returns result items (dicts with the spec's fields, or values)."""
         compiled = self.compile(query, path, limit)
-        return list(results.build(compiled, self.execute(compiled)))
+        with deadline.limit(self.timeout):
+            return list(results.build(compiled, self.execute(compiled)))
 
     def execute(self, compiled: Compiled) -> Iterator[dict[str, Any]]:
-        try:
-            yield from db.rows(self.conn, compiled.sql, compiled.params)
-        except db.SQLError as exc:
-            raise DocQLError(f"query failed in SQLite: {exc}") from exc
+        """The rows of `compiled`, within the time limit; the time a row is out (with
+        the caller) does not count."""
+        with deadline.limit(self.timeout) as clock:
+            try:
+                for row in db.rows(self.conn, compiled.sql, compiled.params):
+                    if clock is None:
+                        yield row
+                    else:
+                        with clock.paused():
+                            yield row
+            except db.SQLError as exc:
+                raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
     def explain(
         self, query: str, path: str | list[str] | tuple[str, ...] | None = None
@@ -255,9 +276,9 @@ class Index:
         return lambda *args: search_source(self, *args)
 
 
-def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / sqlite_utils.Database
-    """Open an existing index for reading."""
-    return Index(path)
+def open(path: str | Path, *, timeout: float | None | str = "default") -> Index:  # noqa: A001 - mirrors sqlite3.connect
+    """Open an existing index for reading (`timeout`: each query's limit, see `Index`)."""
+    return Index(path, timeout=timeout)
 
 
 def index(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import db
+from .. import db, deadline
 from ..errors import SearchError
 from ..query.sqlparams import Params
 from . import snippets, stats
@@ -64,7 +64,26 @@ def search(
     rrf_k: int = S.RRF_K,
     weights: dict[str, float] | None = None,
 ) -> list[dict[str, Any]]:
-    """Search the index; see the module docstring. Deterministic for a given index and query."""
+    """Search the index; see the module docstring. Deterministic for a given index and query.
+
+    Runs within the index's query time limit (`Index.timeout`, see `deadline.py`)."""
+    limit_s = getattr(index, "timeout", None)
+    with deadline.limit(limit_s if isinstance(limit_s, (int, float)) else None):
+        return _search(index, text, mode, limit, paths, group, explain, model, rrf_k, weights)
+
+
+def _search(
+    index: Any,
+    text: str,
+    mode: str,
+    limit: int,
+    paths: str | tuple[str, ...] | list[str],
+    group: str | None,
+    explain: bool,
+    model: str | None,
+    rrf_k: int,
+    weights: dict[str, float] | None,
+) -> list[dict[str, Any]]:
     if mode not in MODES:
         raise SearchError(f"unknown search mode '{mode}'; modes: {', '.join(MODES)}")
     if group not in (None, "file"):
