@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import functools
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
 
 from . import output
-from .errors import DocQLError, QueryError
+from .errors import DocQLError, DocQLNote, QueryError
 from .index import Index
 
 
@@ -59,16 +60,27 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        # Notes print as one line, once, for the rest of the process (a CLI run).
+        warnings.simplefilter("once", DocQLNote)
+        warnings.showwarning = _show_note
         try:
             return func(*args, **kwargs)
         except QueryError as exc:
             click.echo(str(exc), err=True)
-            sys.exit(2)
+            raise SystemExit(2) from exc
         except DocQLError as exc:
             click.echo(f"error: {exc.message}", err=True)
-            sys.exit(1)
+            raise SystemExit(1) from exc  # the cause tells wrappers the command failed as a whole
 
     return wrapper
+
+
+def _show_note(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """A library note (`DocQLNote`) as one line on stderr; other warnings as Python shows them."""
+    if issubclass(category, DocQLNote):
+        click.echo(f"note: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, *args, **kwargs))
 
 
 def open_index(path: str) -> Index:

@@ -293,6 +293,8 @@ def _add_embed_option(cli: click.Group) -> None:
             original(*args, **kwargs)
         except SystemExit as exc:  # some files failed: still embed what was indexed
             code = exc.code
+            if isinstance(exc.__cause__, DocQLError):  # the run itself failed: said once
+                raise
         database = kwargs.get("database") or (args[0] if args else None)
         if database and Path(database).exists():
             try:
