@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -384,6 +385,140 @@ def test_inline_sql_with_hostile_values_is_one_statement(target) -> None:
             assert list(cursor.execute(sql)) == []
     finally:
         conn.close()
+
+
+# -- fuzzing with a time limit (issue 11): results or DocQLError, within the deadline --------
+FUZZ_LIMIT_S = 2.0  # each query's limit here (Index.timeout)
+FUZZ_SLACK_S = 2.0  # the check runs every few thousand SQLite steps or inside one regex call
+# Patterns that backtrack badly on the right text, and pieces to build random ones from.
+CATASTROPHIC = ["(a|aa)+$", r"(\w+\s?)*$", "(x+x+)+y", "(.*a){12}", "([a-z]+)*[0-9]$", "(a*)*b"]
+regex_text = st.one_of(
+    st.sampled_from(CATASTROPHIC),
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                "e",
+                "(",
+                ")",
+                "|",
+                "+",
+                "*",
+                "?",
+                "{2,}",
+                r"\w",
+                r"\s",
+                ".",
+                "[",
+                "]",
+                "^",
+                "$",
+                "\\",
+                "/",
+                "架",
+                "(?i)",
+                "(?=",
+                "{",
+            ]
+        ),
+        max_size=12,
+    ).map("".join),
+)
+
+
+@st.composite
+def regex_queries(draw: Any) -> str:
+    pattern = draw(regex_text).replace("/", "\\/")
+    flags = draw(st.sampled_from(["", "i", "m", "s", "ims"]))
+    field = draw(st.sampled_from(["title", "content", "name", "path", "number", "tags"]))
+    return draw(
+        st.sampled_from(
+            [
+                f"$.toc[?(@.{field} =~ /{pattern}/{flags})]",
+                f"$.content.grep(/{pattern}/{flags})",
+                f"$.code.symbols[?(@.{field} =~ /{pattern}/{flags})].name",
+                f"$.files[?(@.path =~ /{pattern}/)].toc[?(@.title =~ /{pattern}/{flags})]",
+            ]
+        )
+    )
+
+
+search_queries = st.one_of(
+    st.text(max_size=60),
+    st.lists(
+        st.sampled_from(
+            [
+                "install",
+                "架构",
+                "-config",
+                '"wal mode"',
+                "api*",
+                "OR",
+                "NEAR",
+                "AND",
+                "(",
+                ")",
+                "*",
+                "-",
+                '"',
+                "^",
+                ":",
+                "title:x",
+                "😀",
+            ]
+        ),
+        max_size=12,
+    ).map(" ".join),
+).map(lambda text: f"$.content.search({q(text)})")
+
+fuzz_query = st.one_of(any_query, regex_queries(), search_queries)
+
+
+def timed_check(index: Index, query: str, globs: list[str] | None = None) -> None:
+    """`check`, and no query may run past its time limit."""
+    saved, index.timeout = index.timeout, FUZZ_LIMIT_S
+    started = time.monotonic()
+    try:
+        check(index, query, globs)
+    finally:
+        index.timeout = saved
+    elapsed = time.monotonic() - started
+    assert elapsed < FUZZ_LIMIT_S + FUZZ_SLACK_S, f"{query!r} ran {elapsed:.1f} s"
+
+
+def fuzz_settings(examples: int) -> settings:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,  # each run explores afresh: the corpus of saved failures is not a test
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+
+
+@fuzz_settings(1000)
+@given(query=fuzz_query, globs=paths)
+def test_fuzz_queries_within_the_deadline(target, query: str, globs: list[str]) -> None:
+    timed_check(target[1], query, globs)
+
+
+@fuzz_settings(200)
+@given(query=regex_queries())
+def test_fuzz_regexes_on_the_writable_connection(target, query: str) -> None:
+    timed_check(target[2], query)
+
+
+@pytest.mark.parametrize("pattern", CATASTROPHIC)
+def test_catastrophic_regexes_end_in_time(target, pattern: str) -> None:
+    for query in (f"$.toc[?(@.title =~ /{pattern}/)]", f"$.content.grep(/{pattern}/)"):
+        timed_check(target[1], query)
+
+
+@pytest.mark.slow
+@fuzz_settings(100_000)
+@given(query=fuzz_query, globs=paths)
+def test_fuzz_100k(target, query: str, globs: list[str]) -> None:
+    """DOCQL_SLOW=1: 100,000 inputs (the issue's bar) on the read-only connection."""
+    timed_check(target[1], query, globs)
 
 
 def test_the_index_did_not_change(target) -> None:
