@@ -9,6 +9,7 @@ file of every finished run is in the index, whole).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 from pathlib import Path
@@ -108,3 +109,28 @@ def test_two_index_runs_on_one_file_lose_nothing(tmp_index: TmpIndex, workers: i
             shown = next(p for p in paths if p.endswith(file.name))
             assert stored_text(tmp_index.db, shown) == file_text(file)
     assert tmp_index.scalar("PRAGMA integrity_check") == "ok"
+
+
+@pytest.mark.slow
+def test_load_script_holds_with_zero_errors(tmp_path: Path) -> None:
+    """DOCQL_SLOW=1: benchmarks/load.py, 4 readers for 20 s while the datasets are re-indexed."""
+    proc = subprocess.run(
+        [
+            str(CLI.parent / "python"),
+            str(Path(__file__).resolve().parents[1] / "benchmarks" / "load.py"),
+            str(Path(__file__).resolve().parents[1] / "datasets"),
+            "--db",
+            str(tmp_path / "load.db"),
+            "--readers",
+            "4",
+            "--seconds",
+            "20",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    figures = json.loads(proc.stdout)
+    assert figures["errors"] == 0 and figures["index_failures"] == [], proc.stderr
+    assert figures["index_runs"] >= 1 and figures["operations"] > 50, figures

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -519,6 +521,23 @@ def test_catastrophic_regexes_end_in_time(target, pattern: str) -> None:
 def test_fuzz_100k(target, query: str, globs: list[str]) -> None:
     """DOCQL_SLOW=1: 100,000 inputs (the issue's bar) on the read-only connection."""
     timed_check(target[1], query, globs)
+
+
+@pytest.mark.slow
+def test_atheris_fuzzing(target) -> None:
+    """DOCQL_SLOW=1 with atheris installed (the `fuzz` extra): 100,000 coverage-guided inputs
+    through tests/fuzz_atheris.py on this module's index; the no-change check below covers it."""
+    pytest.importorskip("atheris")
+    script = Path(__file__).resolve().parent / "fuzz_atheris.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), str(target[0]), "-atheris_runs=100000", "-timeout=10"],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+        cwd=target[0].parent,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Done 100000" in proc.stderr
 
 
 def test_the_index_did_not_change(target) -> None:
