@@ -12,9 +12,9 @@ import importlib.util
 import os
 import urllib.parse
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
@@ -173,7 +173,7 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
                 f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
             )
     if not readonly or path == ":memory:":
-        return _open(path, readonly)
+        return _open(path, readonly, create=create)
     reason = _unwritable(path)
     if reason is not None:
         return _open_immutable(path, reason)
@@ -232,7 +232,7 @@ def _open_immutable(path: str, reason: str) -> Connection:
     return conn
 
 
-def _open(path: str, readonly: bool, shown: str | None = None) -> Connection:
+def _open(path: str, readonly: bool, shown: str | None = None, create: bool = True) -> Connection:
     shown = shown or path
     if readonly:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
@@ -245,6 +245,8 @@ def _open(path: str, readonly: bool, shown: str | None = None) -> Connection:
         conn.set_busy_timeout(10_000)
         # Every statement stops once the query running it is out of time (`deadline`).
         conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+        if not readonly and not create:
+            _refuse_non_index(conn, shown)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -264,6 +266,17 @@ def _open(path: str, readonly: bool, shown: str | None = None) -> Connection:
         conn.close()
         raise
     return conn
+
+
+def _refuse_non_index(conn: apsw.Connection, path: str) -> None:
+    """Before the first write: an empty file is not an index, and `embed` must not turn
+    it into one (setting WAL mode alone would write a header)."""
+    if stored_version(conn, path) is None:
+        conn.close()
+        raise DatabaseError(
+            f"'{path}' is empty, not a docql-sqlite index; create one with: "
+            f"docql-sqlite index {path} PATH..."
+        )
 
 
 def vec_extension_path() -> str | None:
@@ -391,9 +404,22 @@ def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
     )
 
 
-def rows(
-    conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()
-) -> Iterator[dict[str, Any]]:
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+def one(conn: apsw.Connection, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
+    """The first row of `sql`, or None."""
+    row = conn.execute(sql, params).fetchone()
+    return tuple(row) if row is not None else None
+
+
+def scalar(conn: apsw.Connection, sql: str, params: Params = ()) -> Any:
+    """The first value of the first row of `sql` (None when there is no row)."""
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row is not None else None
+
+
+def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[str, Any]]:
     """Run `sql` and yield each row as a dict keyed by column name."""
     cursor = conn.cursor()
     cursor.execute(sql, params)
@@ -416,7 +442,8 @@ def register_functions(conn: apsw.Connection) -> None:
     for name, (func, nargs) in sqlfunctions.SCALARS.items():
         conn.create_scalar_function(name, func, nargs, deterministic=True)
     if not _has_regexp(conn):
-        conn.create_scalar_function("regexp", sqlfunctions.regexp, 2, deterministic=True)
+        regexp: Any = sqlfunctions.regexp  # apsw's stubs want *args of any SQLite value
+        conn.create_scalar_function("regexp", regexp, 2, deterministic=True)
 
 
 def _has_regexp(conn: apsw.Connection) -> bool:
@@ -435,4 +462,4 @@ def register_table_function(
 
     func.columns = tuple(columns)  # type: ignore[attr-defined]
     func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
-    apsw.ext.make_virtual_module(conn, name, func)
+    apsw.ext.make_virtual_module(conn, name, cast(Any, func))

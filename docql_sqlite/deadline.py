@@ -131,7 +131,7 @@ def progress() -> bool:
 
 def timed_out(seconds: float, regex: str | None = None) -> QueryTimeout:
     """The error for a query out of time; a `RegexTimeout` when a user regex was running."""
-    advice = f"raise the limit with {ENVIRONMENT}=SECONDS (Python: Index(path, timeout=SECONDS))"
+    advice = f"raise the limit with {ENVIRONMENT}=SECONDS (Python: index.query(q, timeout=SECONDS))"
     if regex is None:
         return QueryTimeout(
             f"query took too long (over {seconds:g} s); narrow it (--path, a filter, a "

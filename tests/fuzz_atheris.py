@@ -19,7 +19,7 @@ with atheris.instrument_imports():
     import docql_sqlite
     from docql_sqlite.errors import DocQLError
 
-INDEX = docql_sqlite.open(sys.argv.pop(1), timeout=2.0)
+INDEX = docql_sqlite.open(sys.argv.pop(1))
 PREFIXES = ["$", "$.", "$.toc", "$.content.", "$.files[?(@.", "$.code.", ""]
 
 
@@ -29,7 +29,7 @@ def one_input(data: bytes) -> None:
     glob = fdp.ConsumeUnicodeNoSurrogates(8) if fdp.ConsumeBool() else None
     query = prefix + fdp.ConsumeUnicodeNoSurrogates(120)
     try:
-        INDEX.query(query, path=glob, limit=20)
+        INDEX.query(query, path=glob, limit=20, timeout=2.0)
     except DocQLError as exc:
         if exc.message.startswith("query failed in SQLite"):
             raise AssertionError(f"{query!r} compiled to invalid SQL: {exc}") from exc

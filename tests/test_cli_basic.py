@@ -92,12 +92,20 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
     again = run("index", "index.db", "docs", cwd=guide.root)
     assert again.returncode == 0
     assert "indexed 0 added, 0 updated, 2 unchanged, 0 removed, 0 failed" in again.stderr
-    guide.write("empty.md", b"")
+    guide.write("empty.md", b"")  # skipped, not a failure (issue 8, item 11)
+    skipping = run("index", "--json", "index.db", "docs", cwd=guide.root)
+    assert skipping.returncode == 0, skipping.stderr
+    summary = json.loads(skipping.stdout)[0]
+    assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 0)
+    assert summary["skipped_list"] == [{"path": "docs/empty.md", "reason": "empty file (0 bytes)"}]
+    guide.write("binary.md", b"\x00\x01binary")
     failing = run("index", "--json", "index.db", "docs", cwd=guide.root)
     assert failing.returncode == 1
     summary = json.loads(failing.stdout)[0]
     assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 1)
-    assert summary["failures"] == [{"path": "docs/empty.md", "reason": "empty file (0 bytes)"}]
+    assert summary["failures"] == [
+        {"path": "docs/binary.md", "reason": "binary file (contains NUL bytes); not indexed"}
+    ]
 
 
 def test_index_usage_errors(guide: TmpIndex) -> None:
@@ -108,7 +116,7 @@ def test_index_usage_errors(guide: TmpIndex) -> None:
 
 # -- status --------------------------------------------------------------------------------
 def test_status_json(guide: TmpIndex) -> None:
-    guide.write("bad.md", b"")
+    guide.write("bad.md", b"\x00binary")
     guide.index()
     out = run("status", "--json", "index.db", cwd=guide.root)
     assert out.returncode == 0, out.stderr
@@ -130,7 +138,7 @@ def test_status_json(guide: TmpIndex) -> None:
 
 
 def test_status_table_and_errors(guide: TmpIndex) -> None:
-    guide.write("bad.md", b"")
+    guide.write("bad.md", b"\x00binary")
     guide.index()
     table = invoke("status", "-t", "index.db")
     assert table.exit_code == 0
@@ -235,7 +243,8 @@ GUIDE_LINES = GUIDE.split("\n")
     "spec, first, last",
     [
         (GUIDE_PATH, 1, 22),
-        (f"{GUIDE_PATH}:9", 9, 22),
+        (f"{GUIDE_PATH}:9", 9, 9),  # a single line, as results print it
+        (f"{GUIDE_PATH}:9-12", 9, 12),
         (f"{GUIDE_PATH}:9:4", 9, 12),
         (f"{GUIDE_PATH}:1:3", 1, 3),  # front matter is part of the document
         (f"{GUIDE_PATH}:20:100", 20, 22),  # COUNT past the end stops at the end
@@ -339,7 +348,13 @@ def test_missing_index(tmp_path: Path) -> None:
 
 def test_index_include_exclude_flags(tmp_index: TmpIndex) -> None:
     tmp_index.write_many(
-        {"a.md": "# A\n", "b.txt": "bee\n", "skip/c.md": "# C\n", "node_modules/d.md": "# D\n"}
+        {
+            "a.md": "# A\n",
+            "b.txt": "bee\n",
+            "skip/c.md": "# C\n",
+            "node_modules/d.md": "# D\n",
+            ".gitignore": "node_modules/\n",
+        }
     )
     out = invoke(
         "index", "--json", "index.db", "docs", "--include", "*.md", "--exclude", "docs/skip"

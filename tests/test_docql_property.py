@@ -311,9 +311,9 @@ def target(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
     watcher.close()
 
 
-def check(index: Index, query: str, globs: list[str] | None = None) -> None:
+def check(index: Index, query: str, globs: list[str] | None = None, **options: Any) -> None:
     try:
-        items = index.query(query, path=globs or None, limit=50)
+        items = index.query(query, path=globs or None, limit=50, **options)
     except DocQLError as exc:
         assert not exc.message.startswith("query failed in SQLite"), (
             f"{query!r} compiled to invalid SQL: {exc}"
@@ -390,7 +390,7 @@ def test_inline_sql_with_hostile_values_is_one_statement(target) -> None:
 
 
 # -- fuzzing with a time limit (issue 11): results or DocQLError, within the deadline --------
-FUZZ_LIMIT_S = 2.0  # each query's limit here (Index.timeout)
+FUZZ_LIMIT_S = 2.0  # each query's limit here (QueryOptions.timeout)
 FUZZ_SLACK_S = 2.0  # the check runs every few thousand SQLite steps or inside one regex call
 # Patterns that backtrack badly on the right text, and pieces to build random ones from.
 CATASTROPHIC = ["(a|aa)+$", r"(\w+\s?)*$", "(x+x+)+y", "(.*a){12}", "([a-z]+)*[0-9]$", "(a*)*b"]
@@ -478,12 +478,8 @@ fuzz_query = st.one_of(any_query, regex_queries(), search_queries)
 
 def timed_check(index: Index, query: str, globs: list[str] | None = None) -> None:
     """`check`, and no query may run past its time limit."""
-    saved, index.timeout = index.timeout, FUZZ_LIMIT_S
     started = time.monotonic()
-    try:
-        check(index, query, globs)
-    finally:
-        index.timeout = saved
+    check(index, query, globs, timeout=FUZZ_LIMIT_S)
     elapsed = time.monotonic() - started
     assert elapsed < FUZZ_LIMIT_S + FUZZ_SLACK_S, f"{query!r} ran {elapsed:.1f} s"
 

@@ -193,7 +193,7 @@ def test_index_twice_gives_identical_rows(three: TmpIndex) -> None:
 
 def test_failed_file_recovers_and_deleted_failure_is_forgotten(tmp_index: TmpIndex) -> None:
     tmp_index.write("ok.md", "# Fine\n")
-    tmp_index.write("later.md", b"")
+    tmp_index.write("later.md", b"\xff\xfe\x00\x00broken")
     tmp_index.write("gone.md", b"\x00\x01binary")
     report = tmp_index.index()
     assert {p for p, _ in report.failed} == {"docs/later.md", "docs/gone.md"}
@@ -212,6 +212,9 @@ TREE = {
     "drafts/draft.md": "# Draft\n",
     "sub/deep/page.md": "# Deep\n",
     ".git/HEAD.md": "# git internals\n",
+    # Left out by the ignore file, not by their names (a directory called `build` or
+    # `node_modules` is indexed when no ignore file names it; test_walk.py).
+    ".gitignore": "node_modules/\n",
     "node_modules/pkg/README.md": "# a dependency\n",
     "sub/node_modules/x/index.md": "# nested dependency\n",
     "image.png": b"\x89PNG\r\n\x1a\n",
@@ -245,10 +248,15 @@ def test_include_exclude_and_ignored_dirs(
     assert tmp_index.paths() == want
 
 
-def test_excluding_later_removes_from_index(tmp_index: TmpIndex) -> None:
+def test_excluding_later_keeps_the_documents_unless_pruned(tmp_index: TmpIndex) -> None:
+    """A narrower filter never deletes silently: the documents stay and are counted;
+    `prune` removes them (issue 8, item 12)."""
     tmp_index.write_many(TREE)
     tmp_index.index()
     report = tmp_index.index(exclude=("drafts",))
+    assert report.removed == [] and report.outside_filters == 1
+    assert "docs/drafts/draft.md" in tmp_index.paths()
+    report = tmp_index.index(exclude=("drafts",), prune=True)
     assert report.removed == ["docs/drafts/draft.md"]
     assert "docs/drafts/draft.md" not in tmp_index.paths()
 

@@ -2,7 +2,8 @@
 
 Before the fix each REGEXP call had its own 0.5 s cap, so 1,000 titles that each take
 ~0.1 s to fail `(a|aa)+$` ran for minutes. Now a query stops at its limit (default
-`deadline.DEFAULT_SECONDS`, `Index(timeout=...)`, `$DOCQL_QUERY_TIMEOUT` for the CLI)
+`deadline.DEFAULT_SECONDS`, `QueryOptions(timeout=...)` / `index.query(q, timeout=S)`,
+`$DOCQL_QUERY_TIMEOUT` for every default, so for the CLI)
 with `QueryTimeout`, however its time is spent.
 """
 
@@ -19,6 +20,7 @@ from conftest import CLI, TmpIndex
 import docql_sqlite
 from docql_sqlite import deadline
 from docql_sqlite.errors import DocQLError, QueryTimeout
+from docql_sqlite.options import QueryOptions
 
 LIMIT_S = 1.0
 SLACK_S = 2.0  # the check runs every few thousand VM steps or inside one regex call
@@ -50,10 +52,10 @@ def crafted(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_crafted_regex_stops_at_the_query_limit(crafted: Path, case: str) -> None:
-    with docql_sqlite.open(crafted, timeout=LIMIT_S) as idx:
+    with docql_sqlite.open(crafted) as idx:
         started = time.monotonic()
         with pytest.raises(QueryTimeout, match="query took too long") as err:
-            idx.query(CASES[case])
+            idx.query(CASES[case], timeout=LIMIT_S)
         elapsed = time.monotonic() - started
     assert elapsed < LIMIT_S + SLACK_S, f"stopped after {elapsed:.1f} s, the limit is {LIMIT_S}"
     assert f"over {LIMIT_S:g} s" in err.value.message
@@ -80,8 +82,8 @@ def test_cli_reports_the_timeout_in_one_line(crafted: Path, case: str) -> None:
 
 
 def test_a_fast_regex_is_unaffected(crafted: Path) -> None:
-    with docql_sqlite.open(crafted, timeout=LIMIT_S) as idx:
-        hits = idx.query(r"$.toc[?(@.title =~ /^a+! 99\d$/)].title")
+    with docql_sqlite.open(crafted) as idx:
+        hits = idx.query(r"$.toc[?(@.title =~ /^a+! 99\d$/)].title", timeout=LIMIT_S)
     assert hits == [f"{SLOW_TITLE} {n}" for n in range(990, 1000)]
 
 
@@ -101,10 +103,10 @@ def test_progress_handler_stops_plain_sql(crafted: Path) -> None:
 
 def test_time_with_the_consumer_does_not_count(crafted: Path) -> None:
     """A slow reader of the rows (a pipe, a paging agent) must not run the query out of time."""
-    with docql_sqlite.open(crafted, timeout=0.5) as idx:
+    with docql_sqlite.open(crafted) as idx:
         compiled = idx.compile("$.toc[?(@.level == 2)]", limit=4)
         rows = []
-        for row in idx.execute(compiled):
+        for row in idx.execute(compiled, timeout=0.5):
             time.sleep(0.3)
             rows.append(row)
     assert len(rows) == 4
@@ -112,8 +114,7 @@ def test_time_with_the_consumer_does_not_count(crafted: Path) -> None:
 
 def test_nested_query_keeps_the_outer_limit(crafted: Path) -> None:
     """The docql() table function runs a query inside a statement: the smaller limit wins."""
-    with docql_sqlite.open(crafted, timeout=LIMIT_S) as idx:
-        idx.timeout = 60  # the inner query's own limit
+    with docql_sqlite.open(crafted) as idx:  # the inner query's own limit: the default, 5 s
         started = time.monotonic()
         with pytest.raises(QueryTimeout), deadline.limit(LIMIT_S):
             idx.conn.execute(
@@ -122,13 +123,14 @@ def test_nested_query_keeps_the_outer_limit(crafted: Path) -> None:
         assert time.monotonic() - started < LIMIT_S + SLACK_S
 
 
-def test_environment_sets_the_default(monkeypatch: pytest.MonkeyPatch, crafted: Path) -> None:
+def test_environment_sets_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(deadline.ENVIRONMENT, "7.5")
-    assert docql_sqlite.open(crafted).timeout == 7.5
+    assert QueryOptions().timeout == 7.5
     monkeypatch.setenv(deadline.ENVIRONMENT, "0")
-    assert docql_sqlite.open(crafted).timeout is None
+    assert QueryOptions().timeout is None
     monkeypatch.setenv(deadline.ENVIRONMENT, "soon")
     with pytest.raises(DocQLError, match="not a number of seconds"):
-        docql_sqlite.open(crafted)
+        QueryOptions()
     monkeypatch.delenv(deadline.ENVIRONMENT)
-    assert docql_sqlite.open(crafted).timeout == deadline.DEFAULT_SECONDS
+    assert QueryOptions().timeout == deadline.DEFAULT_SECONDS
+    assert QueryOptions(timeout=1.5).timeout == 1.5

@@ -78,8 +78,8 @@ class OpenAIEmbedder(EmbeddingModel):
         self.backoff = backoff
         self._dimensions: int | None = None
 
-    @property  # type: ignore[override]
-    def dimensions(self) -> int:
+    @property
+    def dimensions(self) -> int:  # type: ignore[override]  # known after the first call
         """The server's vector size: known after the first response, else asked with a probe."""
         if self._dimensions is None:
             self.embed_batch(["dimension probe"])

@@ -33,9 +33,14 @@ from docql_sqlite.ingest.entities import (
     split_bold_term,
     term_entity,
 )
-from docql_sqlite.model import Document, Entity, Heading, Table
+from docql_sqlite.model import Document, Entity, Heading, Source, Table
 
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
+
+
+def parse(source: Source) -> Document:
+    """The DOCX parser (`formats.PARSERS`): the bytes go to `parse_docx`."""
+    return parse_docx(source.data, source.path)
 
 
 def parse_docx(data: bytes, path: str) -> Document:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..errors import SearchError
 from ..text import CJK_RUN, fold, fts_text, has_cjk
 
 # Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
@@ -60,10 +61,6 @@ class Term:
     @property
     def is_stopword(self) -> bool:
         return not self.phrase and not self.prefix and fold(self.text) in STOPWORDS
-
-
-class QuerySyntax(ValueError):
-    """Raised for a query with no positive term; callers turn it into their own error."""
 
 
 def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
@@ -130,7 +127,7 @@ def match_or(terms: list[Term], skip: frozenset[str] = frozenset()) -> str:
 def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None) -> str:
     negative = [t.fts for t in terms if t.negated]
     if not expr:
-        raise QuerySyntax("a search needs at least one word that is not negated")
+        raise SearchError("a search needs at least one word that is not negated")
     if negative:
         # FTS5's NOT binds tighter than AND/OR, so both sides get parentheses.
         expr = f"({expr}) NOT ({' OR '.join(negative)})"
@@ -186,6 +183,12 @@ def reduce_terms(
     if len(negated) > limit:
         note += f" and the first {limit} of {len(negated)} negated terms"
     return reduced, note
+
+
+def keep_first(terms: list[Term], limit: int = MAX_TERMS) -> list[Term]:
+    """At most `limit` positive and negated terms, the first ones typed: the cap where no
+    document frequencies can be read (compiling `$.content.search(q)` reads no rows)."""
+    return reduce_terms(terms, lambda term: 1, limit)[0]
 
 
 # -- keyword expansion (smart search) --------------------------------------------------
