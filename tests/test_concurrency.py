@@ -33,9 +33,9 @@ def corpus(root: Path, name: str, files: int, sections: int = 60) -> Path:
 
 
 def stored_text(db: Path, path: str) -> str:
+    """The document's text as the index holds it (every line, read back with `get`)."""
     with docql_sqlite.open(db) as idx:
-        doc_id, _ = idx.resolve_path(path)
-        return idx.document_text(doc_id)
+        return idx.get(path).text
 
 
 def test_readers_keep_answering_during_an_index_run(tmp_index: TmpIndex) -> None:

@@ -163,7 +163,7 @@ def run_tasks(
             if not active:
                 return
             for conn in wait(list(active), timeout=0.5):
-                worker = active[conn]  # type: ignore[index]
+                worker = active[conn]
                 key, _ = worker.queue.popleft()
                 try:
                     status, value = worker.conn.recv()
