@@ -105,6 +105,18 @@ def limit(seconds: float | None) -> Iterator[Deadline | None]:
         stack.remove(deadline)  # not always the top: an abandoned result generator
 
 
+@contextmanager
+def not_counted() -> Iterator[None]:
+    """Pause the running query's clock: for work that is not the query's, such as loading
+    an embedding model to compute a query vector (seconds the first time)."""
+    running = current()
+    if running is None or running.paused_at is not None:
+        yield
+        return
+    with running.paused():
+        yield
+
+
 def current() -> Deadline | None:
     stack = getattr(_local, "stack", None)
     return stack[-1] if stack else None

@@ -223,8 +223,10 @@ class Index:
         is out with the caller does not count."""
         seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
         with deadline.limit(seconds) as clock:
+            with deadline.not_counted():  # deferred parameters may load an embedding model
+                params = compiled.bound_params()
             try:
-                for row in db.rows(self.conn, compiled.sql, compiled.bound_params()):
+                for row in db.rows(self.conn, compiled.sql, params):
                     if clock is None:
                         yield row
                     else:

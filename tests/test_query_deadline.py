@@ -134,3 +134,14 @@ def test_environment_sets_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(deadline.ENVIRONMENT)
     assert QueryOptions().timeout == deadline.DEFAULT_SECONDS
     assert QueryOptions(timeout=1.5).timeout == 1.5
+
+
+def test_model_loading_is_not_counted(crafted: Path) -> None:
+    """Work that is not the query's (loading an embedding model) pauses the clock."""
+    with deadline.limit(0.3):
+        with deadline.not_counted():
+            time.sleep(0.5)
+        left = deadline.remaining()
+        assert left is not None and left > 0.1
+        with docql_sqlite.open(crafted) as idx:  # the query still runs
+            assert idx.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 0
