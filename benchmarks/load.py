@@ -1,6 +1,6 @@
 """Load test: N reader processes with a DocQL + search mix while the index is rewritten.
 
-    python benchmarks/load.py CORPUS_DIR [--readers 4] [--seconds 30] [--db /tmp/load.db]
+    python benchmarks/load.py CORPUS_DIR... [--readers 4] [--seconds 30] [--db /tmp/load.db]
     python benchmarks/load.py /work/cache/rq/nodejs-doc/usr/share/doc/nodejs/api --readers 4
 
 The corpus is indexed once; then `docql-sqlite index DB CORPUS --chunk-chars N` runs with
@@ -72,12 +72,12 @@ def reader(db: str, seconds: float, seed: int, out: Any) -> None:
     out.put({"latencies": latencies, "errors": errors})
 
 
-def writer_loop(db: str, corpus: str, stop_at: float) -> tuple[int, list[str]]:
+def writer_loop(db: str, corpus: list[str], stop_at: float) -> tuple[int, list[str]]:
     """Re-index with alternating chunk sizes until `stop_at`; (runs finished, failures)."""
     runs, failures, sizes = 0, [], ["900", "1500"]
     while time.monotonic() < stop_at:
         proc = subprocess.run(
-            [str(CLI), "index", db, corpus, "--chunk-chars", sizes[runs % 2]],
+            [str(CLI), "index", db, *corpus, "--chunk-chars", sizes[runs % 2]],
             capture_output=True,
             text=True,
         )
@@ -96,14 +96,14 @@ def percentile(values: list[float], share: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("corpus")
+    parser.add_argument("corpus", nargs="+")
     parser.add_argument("--db", default="/tmp/docql-load.db")
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not os.path.exists(args.db):
-        subprocess.run([str(CLI), "index", args.db, args.corpus], check=True, capture_output=True)
+        subprocess.run([str(CLI), "index", args.db, *args.corpus], check=True, capture_output=True)
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     procs = [
