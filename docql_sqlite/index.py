@@ -201,8 +201,10 @@ class Index:
         """Compile DocQL to SQL without running it. Pure: it reads no rows and loads no
         model (a query vector or term statistics are bound when the SQL runs)."""
         opts = _query_options(options, overrides)
+        # The offset is applied to the items, so the SQL fetches limit + offset rows.
+        limit = None if opts.limit is None else opts.limit + opts.offset
         return compile_query(
-            query, paths=opts.paths, limit=opts.limit, search_builder=self._search_builder()
+            query, paths=opts.paths, limit=limit, search_builder=self._search_builder()
         )
 
     def query(

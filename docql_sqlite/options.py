@@ -23,6 +23,7 @@ LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities")
 RRF_K = 60
 DEFAULT_BUDGET = 12_000
 DEFAULT_QUERY_TIMEOUT = deadline.DEFAULT_SECONDS
+MAX_ROWS = 2**63 - 1  # SQLite's largest LIMIT
 
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)
 EmbedProgress = Callable[[int, int], None]  # (texts done, texts to embed)
@@ -74,6 +75,10 @@ class QueryOptions:
         if self.limit is not None:
             _whole("limit", self.limit, 0)
         _whole("offset", self.offset, 0)
+        if (self.limit or 0) + self.offset > MAX_ROWS:
+            raise OptionError(
+                f"limit + offset must be at most {MAX_ROWS}, got {self.limit} + {self.offset}"
+            )
         if self.timeout is not None and not self.timeout > 0:
             raise OptionError(f"timeout must be a positive number of seconds, got {self.timeout}")
 

@@ -357,3 +357,15 @@ def test_embed_refuses_an_empty_file(tmp_path: Path) -> None:
     with pytest.raises(docql_sqlite.DatabaseError, match="is empty, not a docql-sqlite index"):
         docql_sqlite.embed(empty, "hash")
     assert empty.read_bytes() == b""  # not turned into an index
+
+
+def test_offset_pages_through_limited_results(tree: Path) -> None:
+    db = tree / "docs.db"
+    docql_sqlite.index(db, ["docs"], workers=0)
+    with docql_sqlite.open(db) as idx:
+        everything = idx.query("$.toc[*].title")
+        assert len(everything) > 8
+        page = idx.query("$.toc[*].title", limit=3, offset=5)
+        assert page == everything[5:8]  # not everything[5:3]
+        with pytest.raises(OptionError, match="limit \\+ offset must be at most"):
+            idx.query("$.toc[*]", limit=2**63 - 1, offset=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from . import documents, queries, searching
+from . import documents, queries, searching, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,6 +24,7 @@ for command in (
     searching.search_command,
     searching.embed_command,
     searching.context_command,
+    serve.serve_command,
 ):
     cli.add_command(command)
 
