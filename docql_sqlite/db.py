@@ -167,6 +167,10 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     reader's owner and modes. A `DocQLNote` warning says so.
     """
     path = str(path)
+    if Path(path).is_dir():  # SQLite would say "disk I/O error"
+        raise DatabaseError(
+            f"'{path}' is a directory; an index is a file, such as {path.rstrip('/')}.db"
+        )
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
             raise DatabaseError(
@@ -245,8 +249,8 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
         conn.set_busy_timeout(10_000)
         # Every statement stops once the query running it is out of time (`deadline`).
         conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
-        if not readonly and not create:
-            _refuse_non_index(conn, shown)
+        if not readonly:
+            _refuse_foreign_file(conn, shown, create)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -268,15 +272,20 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
     return conn
 
 
-def _refuse_non_index(conn: apsw.Connection, path: str) -> None:
-    """Before the first write: an empty file is not an index, and `embed` must not turn
-    it into one (setting WAL mode alone would write a header)."""
-    if stored_version(conn, path) is None:
+def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None:
+    """Before any PRAGMA writes to the file: a file that is not an index (another
+    program's database, a text file) is left as it was, and so is an empty one unless
+    `create` says to make it an index."""
+    try:
+        version = stored_version(conn, path)
+        if version is None and not create:
+            raise DatabaseError(
+                f"'{path}' is empty, not a docql-sqlite index; create one with: "
+                f"docql-sqlite index {path} PATH..."
+            )
+    except DatabaseError:
         conn.close()
-        raise DatabaseError(
-            f"'{path}' is empty, not a docql-sqlite index; create one with: "
-            f"docql-sqlite index {path} PATH..."
-        )
+        raise
 
 
 def vec_extension_path() -> str | None:

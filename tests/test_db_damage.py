@@ -1,4 +1,4 @@
-"""A damaged, full, read-only or foreign index file: one line, exit 1, the file as it was
+"""A damaged, full, read-only or foreign index file: one line, exit 2, the file as it was
 (issue 11, items 7 and 8).
 
 Every command runs through the real CLI against a copy of a small index that has been
@@ -27,6 +27,7 @@ import pytest
 from conftest import CLI, DATASETS
 
 PAGE = 16384
+DATABASE_ERROR_EXIT = 2  # the CLI's code for every DatabaseError (cli/common.py)
 DROP_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
 
 READERS = {
@@ -123,7 +124,7 @@ def test_damaged_file_gives_one_line(
         # explain reads only the schema (page 1), which is intact: a plan is a fine answer.
         assert proc.returncode == 0, proc.stderr
     else:
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
         assert_one_line(proc, "error: ", str(db), *needles)
     assert db.read_bytes() == before
     assert not Path(str(db) + "-wal").exists() or Path(str(db) + "-wal").stat().st_size == 0
@@ -170,7 +171,7 @@ def test_read_only_index(
             assert proc.stdout.strip() not in ("", "[]")
             assert side_files(db) == []  # no -wal/-shm left with this user's owner and modes
         else:
-            assert proc.returncode == 1, proc.stderr
+            assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
             assert_one_line(proc, "error: ", str(db))
             assert "cannot be written" in proc.stderr or "cannot read or write" in proc.stderr
     finally:
@@ -237,7 +238,7 @@ def test_full_disk(good_db: Path, small_disk: Path, command: str) -> None:
         assert proc.returncode == 0, proc.stderr
         assert_one_line(proc, "note: ", "immutable")
     else:
-        assert proc.returncode == 1, proc.stderr
+        assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
         assert_one_line(proc, "error: no space left to write", str(db), "free some space")
     assert db.read_bytes() == before
 
@@ -253,7 +254,7 @@ def test_disk_fills_during_index(good_db: Path, small_disk: Path, tmp_path: Path
         (more / f"m{n:02d}.md").write_text(f"# More {n}\n\n{body}")
     fill(small_disk, 100_000)
     proc = run(WRITERS["index"], db, more)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
     assert_one_line(proc, "error: no space left to write", str(db))
     assert "rollback" not in proc.stderr
     os.remove(small_disk / "filler")

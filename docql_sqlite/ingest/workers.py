@@ -60,6 +60,9 @@ def _worker_main(
     # when the parent dies, so close them first.
     for end in parent_ends:
         end.close()
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the run and
+    # its workers, so a worker must not die with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             task = conn.recv()
