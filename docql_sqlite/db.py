@@ -30,13 +30,26 @@ from .errors import (
     DocQLNote,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
 FTS_TEXT_VERSION = 1
 
 SQLError = apsw.Error
+# Errors about the database as a whole (not about one document's rows): a run stops on
+# them instead of recording every later file as failed.
+WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
+    apsw.FullError,
+    apsw.IOError,
+    apsw.CorruptError,
+    apsw.NotADBError,
+    apsw.ReadOnlyError,
+    apsw.BusyError,
+    apsw.LockedError,
+    apsw.CantOpenError,
+)
+DiskFullError = apsw.FullError
 
 
 # -- SQLite's complaints about the file, as DatabaseError messages ----------------------

@@ -104,7 +104,10 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
     summary = json.loads(failing.stdout)[0]
     assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 1)
     assert summary["failures"] == [
-        {"path": "docs/binary.md", "reason": "binary file (contains NUL bytes); not indexed"}
+        {
+            "path": "docs/binary.md",
+            "reason": "binary file (contains NUL bytes, the first at byte 0); not indexed",
+        }
     ]
 
 

@@ -499,7 +499,10 @@ def test_not_an_index_is_one_line_and_exit_2_for_every_command(tmp_path: Path, k
 
 # -- item 14: JSON when piped; whole-sentence help -------------------------------------------
 # Commands that serve until stopped: no rows to print (they are checked for a bad database).
-SERVERS = {"serve": "Datasette on 127.0.0.1; its address goes to stderr"}
+SERVERS = {
+    "serve": "Datasette on 127.0.0.1; its address goes to stderr",
+    "mcp": "an MCP server on stdio or HTTP; it speaks JSON-RPC, not rows",
+}
 
 
 def test_every_command_prints_json_when_piped(deep: TmpIndex) -> None:
