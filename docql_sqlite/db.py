@@ -64,7 +64,12 @@ def translate(exc: BaseException, path: str = "", readonly: bool = False) -> Doc
     quoted = f"'{path}'" if path else "INDEX.db"
     folder = f"'{os.path.dirname(os.path.abspath(path)) or '/'}'" if path else "its folder"
     said = (str(exc).splitlines() or [type(exc).__name__])[0]
-    if isinstance(exc, (apsw.CorruptError, apsw.NotADBError)):
+    if isinstance(exc, apsw.NotADBError):
+        return DatabaseCorrupt(
+            f"{name} is not a SQLite database (and so not a docql-sqlite index), or its first "
+            f"page is damaged; give the path of an index, or a new file name to create one"
+        )
+    if isinstance(exc, apsw.CorruptError):
         return DatabaseCorrupt(
             f"{name} is damaged (SQLite: {said}); see what is wrong with: sqlite3 {quoted} "
             f"'PRAGMA integrity_check', then delete it and index again, or restore a copy"
