@@ -330,7 +330,10 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         raise SearchError(
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
+    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
     lists, steps = channels(index, text, terms, opts)
+    if reduced:
+        steps.insert(0, reduced)
     names = _names(terms)
     fused = fusion.rrf(lists, opts.rrf_k)
     scored = sorted(

@@ -14,6 +14,7 @@ Syntax accepted (the `lex:` language of spec §7): words, `"phrases"`, `-negatio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import SearchError
@@ -160,6 +161,59 @@ def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None)
     # (code files have many): a passage must also hold a term in its own text.
     any_term = " OR ".join(t.fts for t in (kept or positives(terms)))
     return f"({expr}) AND body : ({any_term})"
+
+
+# -- long search text ------------------------------------------------------------------
+# A pasted page of text must neither fail nor take long: SQLite caps expression depth and
+# function arguments, and every term costs FTS5 work. Past this many positive terms only
+# the most informative are kept (the rarest by document frequency, as BM25's IDF ranks
+# them), and at most MAX_TERMS negated ones.
+MAX_TERMS = 32
+# Document frequencies are looked up (one FTS count each, ~0.1 ms) for this many terms at
+# most; words beyond them in a very long text are dropped unseen.
+MAX_DF_LOOKUPS = 2000
+
+
+def reduce_terms(
+    terms: list[Term], doc_freq: Callable[[Term], int], limit: int = MAX_TERMS
+) -> tuple[list[Term], str | None]:
+    """At most `limit` positive and `limit` negated terms, and a note saying what was cut.
+
+    Positive terms are ranked by `doc_freq` (chunks holding the term), rarest first; terms
+    found nowhere come last, since they can match nothing. The kept terms stay in the
+    order they were typed, so phrases, ANDs and snippets read as the user wrote them.
+    """
+    positive = positives(terms)
+    negated = [t for t in terms if t.negated]
+    if len(positive) <= limit and len(negated) <= limit:
+        return terms, None
+    looked_up = positive[:MAX_DF_LOOKUPS]
+    if len(positive) > limit:
+        freq = {t: doc_freq(t) for t in looked_up}
+        order = sorted(
+            range(len(looked_up)), key=lambda i: (freq[looked_up[i]] == 0, freq[looked_up[i]], i)
+        )
+        keep = {looked_up[i] for i in order[:limit]}
+    else:
+        keep = set(positive)
+    keep.update(negated[:limit])
+    reduced = [t for t in terms if t in keep]
+    kept_pos = len(positives(reduced))
+    note = (
+        f"long search text: kept the {kept_pos} rarest of {len(positive)} terms "
+        f"(by document frequency"
+        + (f", of the first {MAX_DF_LOOKUPS}" if len(positive) > MAX_DF_LOOKUPS else "")
+        + ")"
+    )
+    if len(negated) > limit:
+        note += f" and the first {limit} of {len(negated)} negated terms"
+    return reduced, note
+
+
+def keep_first(terms: list[Term], limit: int = MAX_TERMS) -> list[Term]:
+    """At most `limit` positive and negated terms, the first ones typed: the cap where no
+    document frequencies can be read (compiling `$.content.search(q)` reads no rows)."""
+    return reduce_terms(terms, lambda term: 1, limit)[0]
 
 
 # -- keyword expansion (smart search) --------------------------------------------------
