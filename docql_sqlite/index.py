@@ -119,8 +119,7 @@ class Index:
         found = catalog.find_document(self.conn, path)
         if found is None:
             raise LocationError(
-                f"no document '{path}' in the index; list them with: "
-                f"docql-sqlite query {self.path} '$.files'"
+                f"no document '{path}' in the index; the DocQL query $.files lists them"
             )
         return found
 
@@ -146,8 +145,7 @@ class Index:
             if found is not None:
                 return self._excerpt(found, reading)
         raise LocationError(
-            f"no document '{location}' in the index; list them with: "
-            f"docql-sqlite query {self.path} '$.files'"
+            f"no document '{location}' in the index; the DocQL query $.files lists them"
         )
 
     def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:

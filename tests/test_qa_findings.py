@@ -1,7 +1,6 @@
-"""Defects found by QA on real corpora (docs/FINDINGS in /work/cache/qa/FINDINGS.md).
-
-Each test is xfail(strict=True): it passes (and so fails the suite) once the defect is fixed.
-"""
+"""Regressions for defects a fresh-eyes user test found on real corpora: an unspaced
+Chinese question that returned nothing, and MCP resources of documents indexed by
+absolute path that could not be read back."""
 
 from __future__ import annotations
 
@@ -24,10 +23,6 @@ def zh_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="QA #2: a Chinese question without spaces is one exact substring; no AND->OR fallback",
-)
 def test_chinese_question_finds_passages_with_its_words(zh_db: Path) -> None:
     with docql_sqlite.open(str(zh_db)) as index:
         # both words occur in datasets/zh (config.md: 关键词 in the glossary, 配置 everywhere)
@@ -37,9 +32,6 @@ def test_chinese_question_finds_passages_with_its_words(zh_db: Path) -> None:
     assert hits, "a question made of indexed words came back empty"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="QA #3: MCP resources of absolute-path documents are 'Unknown resource'"
-)
 def test_mcp_reads_the_resources_it_lists_for_absolute_paths(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     from mcp import ClientSession, StdioServerParameters
