@@ -112,11 +112,29 @@ class CorpusFile:
     size: int
 
 
+def _walk(roots: list[Path], include: tuple[str, ...]) -> Any:
+    """The package's walker (its signature changed when it learned ripgrep's rules)."""
+    try:
+        from docql_sqlite.ingest.walk import WalkOptions
+    except ImportError:  # the older walker: walk(roots, include, exclude)
+        return walk(roots, include)
+    return walk(roots, WalkOptions(include=include))
+
+
+def walks_like_ripgrep() -> bool:
+    """True when the walker honours .gitignore and skips hidden files, as rg does by default."""
+    try:
+        from docql_sqlite.ingest.walk import WalkOptions  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def indexable_files(roots: list[Path], include: tuple[str, ...] = ()) -> list[CorpusFile]:
     """The files `docql-sqlite index` would pick up (its own walker), with their sizes."""
     out = []
-    for found in walk(roots, include):
-        if found.error is not None:
+    for found in _walk(roots, include):
+        if found.error is not None or getattr(found, "skipped", None):
             continue
         try:
             size = found.path.stat().st_size

@@ -145,9 +145,10 @@ def indexed_text_files(db: Path) -> tuple[dict[str, str], set[str]]:
 
 
 def rg_globs(db: Path) -> list[str]:
-    """rg -g arguments: the extensions of the raw-text documents, minus docql's ignored dirs."""
+    """rg arguments that make it walk the files docql indexed: the raw-text extensions, and
+    the walker's rules (newer walkers follow ripgrep's own defaults; the older one entered
+    hidden and ignored files but skipped a fixed list of directory names)."""
     import docql_sqlite
-    from docql_sqlite.ingest.walk import IGNORED_DIRS
 
     with docql_sqlite.open(db) as index:
         exts = {
@@ -156,7 +157,12 @@ def rg_globs(db: Path) -> list[str]:
             if r["format"] in RAW_TEXT_FORMATS and r["extension"]
         }
     globs = [a for e in sorted(exts) for a in ("-g", f"*.{e}")]
-    return globs + [a for d in sorted(IGNORED_DIRS) for a in ("-g", f"!{d}/")]
+    if bl.walks_like_ripgrep():
+        return globs
+    from docql_sqlite.ingest import walk as walk_module
+
+    ignored = sorted(getattr(walk_module, "IGNORED_DIRS", ()))
+    return ["--no-ignore", "--hidden"] + globs + [a for d in ignored for a in ("-g", f"!{d}/")]
 
 
 def grep_vs_rg(
@@ -165,7 +171,7 @@ def grep_vs_rg(
     if rg.command is None:
         return {"skipped": rg.reason}
     by_path, raw_uris = indexed_text_files(db)
-    base = rg.command + ["--no-ignore", "--hidden", "--no-messages", *rg_globs(db)]
+    base = rg.command + ["--no-messages", *rg_globs(db)]
     listed = bl.time_process(base + ["--files", *map(str, roots)], cwd=cwd)[1].stdout
     rg_universe = {os.path.abspath(os.path.join(cwd, p)) for p in listed.splitlines()}
     universe = {

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import inspect
 import io
 import pstats
 import sys
@@ -168,15 +169,23 @@ class _TimedConnection:
         return self._timed("executemany", statement, *args)
 
 
+def _parse(fmt: Any, source: Any, display: str, decode_text: Any) -> Any:
+    """Decode and parse one file: older formats take the decoded text, newer ones decode."""
+    if len(inspect.signature(fmt.parse).parameters) >= 2:
+        text = None if fmt.binary else decode_text(source.data, display)[0]
+        return fmt.parse(source, text)
+    return fmt.parse(source)
+
+
 def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: int) -> dict:
     """Every stage of an index run in this one process, timed apart (no workers)."""
     from docql_sqlite import db as dbmod
+    from docql_sqlite.errors import DocQLError
     from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, chunk_document
     from docql_sqlite.ingest.formats import get_format, sniff_format
     from docql_sqlite.ingest.read import decode_text, read_source
     from docql_sqlite.ingest.sections import build_sections
     from docql_sqlite.ingest.store import Parsed, prepare, replace_document
-    from docql_sqlite.ingest.walk import walk
 
     stages = dict.fromkeys(
         ["walk", "read", "decode+parse", "sections+chunks", "prepare rows", "store SQL", "FTS5"],
@@ -191,23 +200,27 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
     clock = time.perf_counter
 
     t = clock()
-    found = list(walk(roots, include))
+    found = [f for f in bl._walk(roots, include) if not f.error and not getattr(f, "skipped", None)]
     stages["walk"] = clock() - t
     for item in found[:3]:  # warm-up: imports and compiled regexes are not a per-file cost
         source = read_source(item.path, item.display, fmt=item.format)
         fmt = get_format(item.format or source.format or sniff_format(source.data))
-        text, _ = (None, []) if fmt.binary else decode_text(source.data, item.display)
-        chunk_document(doc := fmt.parse(source, text), build_sections(doc), DEFAULT_MAX_CHARS)
+        doc = _parse(fmt, source, item.display, decode_text)
+        chunk_document(doc, build_sections(doc), DEFAULT_MAX_CHARS)
     batch = 0
     conn.execute("BEGIN")
     profiler.enable()
+    failed = 0
     for item in found:
         t0 = clock()
-        source = read_source(item.path, item.display, fmt=item.format)
-        t1 = clock()
-        fmt = get_format(item.format or source.format or sniff_format(source.data))
-        text, warnings = (None, []) if fmt.binary else decode_text(source.data, item.display)
-        doc = fmt.parse(source, text)
+        try:
+            source = read_source(item.path, item.display, fmt=item.format)
+            t1 = clock()
+            fmt = get_format(item.format or source.format or sniff_format(source.data))
+            doc = _parse(fmt, source, item.display, decode_text)
+        except DocQLError:  # what the indexer records as a failure or a skip
+            failed += 1
+            continue
         t2 = clock()
         sections = build_sections(doc)
         chunks = chunk_document(doc, sections, DEFAULT_MAX_CHARS)
@@ -255,6 +268,7 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
     ][:top]
     return {
         "files": len(found),
+        "failed": failed,
         "total_s": total,
         "stages": {
             k: {"seconds": v, "share": v / total if total else 0} for k, v in stages.items()
