@@ -197,7 +197,9 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
     conn = dbmod.connect(db_path)
     timed = _TimedConnection(conn)
     profiler = cProfile.Profile()
-    clock = time.perf_counter
+    # CPU time of this process: on a shared machine wall time would measure the scheduler
+    # (and the page cache), not the stages.
+    clock = time.process_time
 
     t = clock()
     found = [f for f in bl._walk(roots, include) if not f.error and not getattr(f, "skipped", None)]
@@ -378,33 +380,34 @@ def report(results: list[dict[str, Any]], profile: dict | None) -> str:
                 _cell(e, "db_ratio"),
             ]
         )
-    out.append(
-        bl.table(
-            [
-                "corpus",
-                "files",
-                "MB",
-                "docql files/s",
-                "docql MB/s",
-                "docql CPU s",
-                "docql RSS MB",
-                "docql db/corpus",
-                "failed",
-                "floor MB/s",
-                "docql time ÷ floor",
-                "floor db/corpus",
-                "qmd MB/s",
-                "qmd time ÷ docql",
-                "qmd CPU ÷ docql",
-                "qmd RSS MB",
-                "qmd db/corpus",
-                "+embed MB/s",
-                "+embed RSS MB",
-                "+embed db/corpus",
-            ],
-            rows,
+    if rows:
+        out.append(
+            bl.table(
+                [
+                    "corpus",
+                    "files",
+                    "MB",
+                    "docql files/s",
+                    "docql MB/s",
+                    "docql CPU s",
+                    "docql RSS MB",
+                    "docql db/corpus",
+                    "failed",
+                    "floor MB/s",
+                    "docql time ÷ floor",
+                    "floor db/corpus",
+                    "qmd MB/s",
+                    "qmd time ÷ docql",
+                    "qmd CPU ÷ docql",
+                    "qmd RSS MB",
+                    "qmd db/corpus",
+                    "+embed MB/s",
+                    "+embed RSS MB",
+                    "+embed db/corpus",
+                ],
+                rows,
+            )
         )
-    )
     mix = next((r for r in results if r["corpus"] == "md_mix"), None)
     if mix:
         m = mix["median"]
@@ -430,7 +433,10 @@ def report(results: list[dict[str, Any]], profile: dict | None) -> str:
         worst = max(r["median"]["docql"]["rss_mb"] for r in results)
         out.append(f"  {_ok(worst <= GOAL_RSS_MB)} peak RSS (any corpus): {worst:.0f} MB (≤ 500)")
     if profile:
-        out.append(f"\nper-stage profile (Markdown mix, one process, {profile['files']} files):")
+        out.append(
+            f"\nper-stage profile (Markdown mix, one process, {profile['files']} files, "
+            "CPU seconds):"
+        )
         out.append(
             bl.table(
                 ["stage", "seconds", "share"],
@@ -455,6 +461,10 @@ def report(results: list[dict[str, Any]], profile: dict | None) -> str:
         out.append("\nhottest functions (cProfile, tottime):")
         out.extend("  " + line for line in profile["top_functions_by_tottime"])
     return "\n".join(out)
+
+
+def report_profile(profile: dict | None) -> str:
+    return report([], profile)
 
 
 def _cell(m: dict[str, Any] | None, key: str) -> Any:
@@ -497,6 +507,9 @@ def main() -> None:
     parser.add_argument("--embed-runs", type=int, default=1, help="with-embeddings runs (md_mix)")
     parser.add_argument("--no-profile", action="store_true", help="skip the per-stage profile")
     parser.add_argument("--top", type=int, default=25, help="functions shown in the profile")
+    parser.add_argument(
+        "--profile-only", action="store_true", help="only the stage profile of the Markdown mix"
+    )
     parser.add_argument("--smoke", action="store_true", help="tiny tree from datasets/, 1 run")
     parser.add_argument("--json", dest="json_out", type=Path, default=None)
     parser.add_argument("--floor-build", nargs=2, metavar=("DB", "LIST"), help=argparse.SUPPRESS)
@@ -520,6 +533,9 @@ def main() -> None:
             results.append(measure_corpus("md_mix", md_roots, ("*.md",), True, 1, qmd, 0, work))
             if not args.no_profile:
                 profile = stage_profile(md_roots, ("*.md",), work, args.top)
+        elif args.profile_only:
+            keys, include, _ = CORPORA["md_mix"]
+            profile = stage_profile(bl.corpus_roots(info, *keys), include, work, args.top)
         else:
             for name in args.corpora.split(","):
                 keys, include, markdown = CORPORA[name]
@@ -535,7 +551,7 @@ def main() -> None:
             if not args.no_profile and "md_mix" in args.corpora.split(","):
                 keys, include, _ = CORPORA["md_mix"]
                 profile = stage_profile(bl.corpus_roots(info, *keys), include, work, args.top)
-    text = report(results, profile)
+    text = report(results, profile) if results else report_profile(profile)
     print("\n" + text)
     bl.write_json(
         args.json_out,
