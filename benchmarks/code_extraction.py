@@ -1,7 +1,8 @@
 """Benchmark the code parser on the Python standard library, checked against `ast`.
 
-Runs `parse_code` over every stdlib `.py` file on this machine (site-packages
-excluded) and reports throughput (files/s, MB/s, parse time only) and correctness:
+Runs the code parser (`ingest.code.parse`) over every stdlib `.py` file on this
+machine (site-packages excluded) and reports throughput (files/s, MB/s, parse time
+only) and correctness:
 for every file `ast` accepts, the multiset of (class|function, qualified name, line)
 tree-sitter finds must equal what `ast` finds; end-line mismatches are counted too.
 Files `ast` rejects (deliberately broken test data) only have to not crash.
@@ -25,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from docql_sqlite.ingest.code import parse_code  # noqa: E402
+from docql_sqlite.ingest.code import parse  # noqa: E402
 from docql_sqlite.model import Document, Source  # noqa: E402
 
 Key = tuple[str, str, int]
@@ -83,7 +84,7 @@ def run(files: list[Path], root: Path, show: int) -> None:
         source = Source(path=rel, uri=str(path), data=data, sha256=hashlib.sha256(data).hexdigest())
         start, cpu_start = time.perf_counter(), time.process_time()
         try:
-            document = parse_code(source, "python")
+            document = parse(source)
         except Exception as exc:  # report, keep going: a benchmark is a survey
             failures.append((rel, f"{type(exc).__name__}: {exc}"))
             continue

@@ -213,8 +213,8 @@ MODES = ("bm25", "vector", "hybrid", "smart")
 
 def build_index(data: Dataset, model: str | None) -> Path:
     """Index `data.root` (paths relative to its parent) and embed it; reused when up to date."""
+    from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
-    from docql_sqlite.search import embed
 
     db_path = data.root.parent / f"{data.name}.db"
     old = os.getcwd()
@@ -283,7 +283,6 @@ def evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool = Fal
     """Metrics per mode; `by_file` ranks files (--group file) on the code set
     (to compare with QMD)."""
     import docql_sqlite
-    from docql_sqlite.search import search
 
     rows = []
     with docql_sqlite.open(db_path) as idx:
@@ -292,9 +291,9 @@ def evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool = Fal
             for q in data.queries:
                 started = time.perf_counter()
                 if data.granularity == "file" or by_file:
-                    hits = search(idx, q.text, mode=mode, limit=11, group="file")
+                    hits = idx.search(q.text, mode=mode, limit=11, group="file")
                 else:
-                    hits = search(idx, q.text, mode=mode, limit=10)
+                    hits = idx.search(q.text, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
                 relevant = file_relevance(q) if by_file else q.relevant
                 scores.append(metrics(ranked_keys(data, q, hits, by_file), relevant))

@@ -71,8 +71,8 @@ def code_corpus() -> tuple[Path, list[str]]:
 
 
 def build(base: Path, roots: list[str], name: str, model: str | None) -> Path:
+    from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
-    from docql_sqlite.search import embed
 
     db_path = retrieval.CACHE / "latency" / f"{name}.db"
     db_path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,13 +126,13 @@ def pct(values: list[float], p: float) -> float:
 
 def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict]:
     import docql_sqlite
-    from docql_sqlite.search import search, vectors
+    from docql_sqlite.search import vectors
 
     rows = []
     with docql_sqlite.open(db_path) as idx:
         if vectors.has_embeddings(idx.conn):
             started = time.perf_counter()
-            search(idx, "warm up the model", mode="vector", limit=1)
+            idx.search("warm up the model", mode="vector", limit=1)
             rows.append(
                 {
                     "what": "model load + first query",
@@ -143,7 +143,7 @@ def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict
             times = []
             for q in queries:
                 started = time.perf_counter()
-                search(idx, q, mode=mode, limit=10)
+                idx.search(q, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
             rows.append(
                 {

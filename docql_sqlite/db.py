@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import apsw
 
 from .errors import DatabaseError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
@@ -25,6 +25,19 @@ FTS_TEXT_VERSION = 1
 
 Connection = apsw.Connection
 SQLError = apsw.Error
+# Errors about the database as a whole (not about one document's rows): a run stops on
+# them instead of recording every later file as failed.
+WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
+    apsw.FullError,
+    apsw.IOError,
+    apsw.CorruptError,
+    apsw.NotADBError,
+    apsw.ReadOnlyError,
+    apsw.BusyError,
+    apsw.LockedError,
+    apsw.CantOpenError,
+)
+DiskFullError = apsw.FullError
 
 
 def sql_dir() -> Path:
@@ -43,8 +56,13 @@ def migration_files() -> list[tuple[int, Path]]:
 
 
 def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
-    """Open an index file, migrating it (writable) or checking its version (read-only)."""
+    """Open an index file, migrating it (writable) or checking its version (read-only).
+    `create=False` never makes an index of a missing or an empty file."""
     path = str(path)
+    if Path(path).is_dir():  # SQLite would say "disk I/O error"
+        raise DatabaseError(
+            f"'{path}' is a directory; an index is a file, such as {path.rstrip('/')}.db"
+        )
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
             raise DatabaseError(
@@ -57,6 +75,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
+        if not readonly:
+            _refuse_foreign_file(conn, path, create)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -72,6 +92,22 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     else:
         migrate(conn, path)
     return conn
+
+
+def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None:
+    """Before any PRAGMA writes to the file: a file that is not an index (another
+    program's database, a text file) is left as it was, and so is an empty one unless
+    `create` says to make it an index."""
+    try:
+        version = stored_version(conn, path)
+        if version is None and not create:
+            raise DatabaseError(
+                f"'{path}' is empty, not a docql-sqlite index; create one with: "
+                f"docql-sqlite index {path} PATH..."
+            )
+    except DatabaseError:
+        conn.close()
+        raise
 
 
 def vec_extension_path() -> str | None:
@@ -186,9 +222,22 @@ def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
     )
 
 
-def rows(
-    conn: apsw.Connection, sql: str, params: Iterable[Any] | dict[str, Any] = ()
-) -> Iterator[dict[str, Any]]:
+Params = Sequence[Any] | Mapping[str, Any]
+
+
+def one(conn: apsw.Connection, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
+    """The first row of `sql`, or None."""
+    row = conn.execute(sql, params).fetchone()
+    return tuple(row) if row is not None else None
+
+
+def scalar(conn: apsw.Connection, sql: str, params: Params = ()) -> Any:
+    """The first value of the first row of `sql` (None when there is no row)."""
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row is not None else None
+
+
+def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[str, Any]]:
     """Run `sql` and yield each row as a dict keyed by column name."""
     cursor = conn.cursor()
     cursor.execute(sql, params)
@@ -207,7 +256,8 @@ def register_functions(conn: apsw.Connection) -> None:
     for name, (func, nargs) in sqlfunctions.SCALARS.items():
         conn.create_scalar_function(name, func, nargs, deterministic=True)
     if not _has_regexp(conn):
-        conn.create_scalar_function("regexp", sqlfunctions.regexp, 2, deterministic=True)
+        regexp: Any = sqlfunctions.regexp  # apsw's stubs want *args of any SQLite value
+        conn.create_scalar_function("regexp", regexp, 2, deterministic=True)
 
 
 def _has_regexp(conn: apsw.Connection) -> bool:
@@ -226,4 +276,4 @@ def register_table_function(
 
     func.columns = tuple(columns)  # type: ignore[attr-defined]
     func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
-    apsw.ext.make_virtual_module(conn, name, func)
+    apsw.ext.make_virtual_module(conn, name, cast(Any, func))

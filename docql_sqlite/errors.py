@@ -87,7 +87,19 @@ class EmbeddingError(DocQLError):
     """Unknown embedding model, a model/index mismatch, or a failing embedding backend."""
 
 
-class SearchError(DocQLError):
+class UsageError(DocQLError):
+    """A request that cannot run as given (the CLI exits 2): bad options, bad locations."""
+
+
+class OptionError(UsageError):
+    """An option value out of range or unknown (a search mode, a weight, a limit)."""
+
+
+class LocationError(DocQLError):
+    """A location that names no lines of an indexed document (past its end, a bad range)."""
+
+
+class SearchError(UsageError):
     """A search request that cannot be run (e.g. an invalid typed query document)."""
 
 

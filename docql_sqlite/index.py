@@ -1,28 +1,84 @@
-"""The Python API: `docql_sqlite.open(path)` → `Index`, the object every front end uses.
+"""`Index`: the one front door. Every client — the CLI, the MCP server, the Datasette and
+sqlite-utils plugins, Python code — calls these methods and nothing below them.
 
-The CLI, the MCP server and the Datasette plugin are thin layers over these methods.
-Reads go through a read-only connection, so nothing a user types can change the file.
+Reading methods take a typed options object (`docql_sqlite.options`) or keyword
+overrides of its fields (`index.search("auth", limit=3)`). Reads go through a read-only
+connection, so nothing a user or an agent types can change the file; `index()` and
+`embed()` open their own writable connection for the one writer.
 """
 
 from __future__ import annotations
 
-import fnmatch
+import json
 import os
-import re
 import weakref
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import db
-from .errors import DocQLError
-from .query import results
+from .errors import DocQLError, LocationError
+from .locations import Location, candidates, from_parts, path_glob
+from .options import (
+    ContextOptions,
+    EmbedOptions,
+    IngestOptions,
+    QueryOptions,
+    SearchOptions,
+    with_overrides,
+)
+from .query import catalog, results
 from .query.compiler import Compiled, compile_query
 
 if TYPE_CHECKING:  # ingest pulls in workers and HTTP: loaded only when indexing
-    from .ingest import IngestOptions, IngestReport
+    from .ingest import IngestReport
 
-_GET_SPEC = re.compile(r"^(.*?)(?::(\d+)(?::(\d+))?)?$", re.S)
+
+@dataclass(frozen=True, slots=True)
+class Excerpt:
+    """Lines of one indexed document, read from the index (the file may be gone)."""
+
+    path: str
+    first: int
+    last: int
+    total_lines: int
+    lines: list[tuple[int, str]]
+    page: int | None = None
+
+    @property
+    def location(self) -> str:
+        return str(Location(self.path, self.first, self.last, None))
+
+    @property
+    def text(self) -> str:
+        return "".join(line + "\n" for _, line in self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "location": self.location,
+            "line": self.first,
+            "end_line": self.last,
+            "total_lines": self.total_lines,
+            "page": self.page,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ManyExcerpts:
+    """`Index.get_many`: the documents that fit, and (path, bytes) of those that did not."""
+
+    excerpts: list[Excerpt]
+    skipped: list[tuple[str, int]]
+
+
+class QueryResult(list[Any]):
+    """The items of a DocQL query (a list), with the compiled query that produced them."""
+
+    def __init__(self, items: list[Any], compiled: Compiled) -> None:
+        super().__init__(items)
+        self.compiled = compiled
 
 
 class Index:
@@ -35,12 +91,13 @@ class Index:
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
         self.path = str(path)
         self.conn = db.connect(self.path, readonly=readonly)
+        # Read once: compiling a query depends on whether vectors exist, never on rows.
+        self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
         if table_function:
             from . import tvf
 
-            ref = weakref.ref(
-                self
-            )  # a weak reference: the connection must not keep the Index alive
+            # A weak reference: the connection must not keep the Index alive.
+            ref = weakref.ref(self)
             tvf.register(self.conn, lambda: ref())
 
     def close(self) -> None:
@@ -55,151 +112,155 @@ class Index:
     # -- documents -------------------------------------------------------------------
     def resolve_path(self, path: str) -> tuple[int, str]:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
-        row = self.conn.execute(
-            "SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path)
-        ).fetchone()
-        if row is None:
-            absolute = os.path.abspath(path)
-            row = self.conn.execute(
-                "SELECT id, path FROM documents WHERE uri = ?", (absolute,)
-            ).fetchone()
-        if row is None:
-            candidates = self.conn.execute(
-                "SELECT id, path FROM documents WHERE path LIKE ? ESCAPE '\\' ORDER BY path",
-                ("%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"),),
-            ).fetchall()
-            if len(candidates) == 1:
-                row = candidates[0]
-            elif len(candidates) > 1:
-                names = ", ".join(f"'{c[1]}'" for c in candidates[:5])
-                raise DocQLError(
-                    f"'{path}' matches {len(candidates)} documents ({names}); give more of the path"
-                )
-        if row is None:
-            raise DocQLError(
-                f"no document '{path}' in the index; list them with: docql-sqlite query "
-                f"{self.path} '$.files'"
+        found = catalog.find_document(self.conn, path)
+        if found is None:
+            raise LocationError(
+                f"no document '{path}' in the index; list them with: "
+                f"docql-sqlite query {self.path} '$.files'"
             )
-        return row[0], row[1]
+        return found
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        docs = list(db.rows(self.conn, "SELECT id, path FROM documents ORDER BY path"))
-        return [d for d in docs if not globs or any(fnmatch.fnmatch(d["path"], g) for g in globs)]
+        """Every indexed document (path, format, lines, pages, size), optionally by glob."""
+        return catalog.documents(self.conn, tuple(globs))
 
     def toc(self, path: str | None = None) -> list[dict[str, Any]]:
         """The outline of one document (or of all), flattened pre-order."""
-        where, params = "", ()
-        if path:
-            doc_id, _ = self.resolve_path(path)
-            where, params = "WHERE s.doc_id = ?", (doc_id,)
-        sql = f"""SELECT d.path, s.level, s.number, s.title, s.anchor, s.line, s.end_line, s.page
-                  FROM sections s JOIN documents d ON d.id = s.doc_id {where} ORDER BY d.path,
-                  s.ord"""
-        return list(db.rows(self.conn, sql, params))
+        doc_id = self.resolve_path(path)[0] if path else None
+        return catalog.outline(self.conn, doc_id)
 
-    def lines(self, spec: str) -> tuple[str, list[tuple[int, str]]]:
-        """Lines of an indexed document, from the index: `PATH[:FROM[:COUNT]]`."""
-        match = _GET_SPEC.match(spec)
-        assert match is not None
-        path, start, count = match.group(1), match.group(2), match.group(3)
-        try:
-            doc_id, shown = self.resolve_path(spec)
-            start = count = None
-        except DocQLError:
-            doc_id, shown = self.resolve_path(path)
-        text = self.document_text(doc_id)
+    def get(self, location: str, start: int | None = None, count: int | None = None) -> Excerpt:
+        """Lines of an indexed document, from the index: any location the tool prints
+        (`path`, `path:12`, `path:12-40`, `path:12:20`, `path:page 9`, `path#page=9`), or a
+        path with `start`/`count`. Asking past the end says how long the document is."""
+        if start is not None or count is not None:
+            readings = [from_parts(location, start, count)]
+        else:
+            readings = candidates(location)
+        for reading in readings:
+            found = catalog.find_document(self.conn, reading.path)
+            if found is not None:
+                return self._excerpt(found, reading)
+        raise LocationError(
+            f"no document '{location}' in the index; list them with: "
+            f"docql-sqlite query {self.path} '$.files'"
+        )
+
+    def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
+        """Whole documents whose path matches the glob `pattern` (`docs/**/*.md`: `**`
+        spans directories, `*` and `?` stay within one), in path order, as long as their
+        text fits in `max_bytes` (UTF-8) together; the others are named in `skipped` with
+        their size so that a caller can `get` them one by one (QMD's `multi_get`)."""
+        matches = path_glob(pattern)
+        excerpts: list[Excerpt] = []
+        skipped: list[tuple[str, int]] = []
+        used = 0
+        for doc in catalog.documents(self.conn):
+            if not matches(doc["path"]):
+                continue
+            excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
+            size = len(excerpt.text.encode("utf-8"))
+            if used + size > max_bytes:
+                skipped.append((doc["path"], size))
+                continue
+            used += size
+            excerpts.append(excerpt)
+        return ManyExcerpts(excerpts, skipped)
+
+    def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
+        doc_id, shown = found
+        text = catalog.document_text(self.conn, doc_id)
         all_lines = text.split("\n")
         if text.endswith("\n"):
             all_lines.pop()
-        first = max(1, int(start)) if start else 1
-        last = len(all_lines) if not count else min(len(all_lines), first + int(count) - 1)
-        return shown, [(n, all_lines[n - 1]) for n in range(first, last + 1)]
-
-    def document_text(self, doc_id: int) -> str:
-        header = self.conn.execute(
-            "SELECT header_text FROM documents WHERE id = ?", (doc_id,)
-        ).fetchone()[0]
-        body = "".join(
-            r[0]
-            for r in self.conn.execute(
-                "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
+        total = len(all_lines)
+        first, last = where.first or 1, where.last
+        if where.page is not None:
+            pages = catalog.page_count(self.conn, doc_id)
+            span = catalog.page_lines(self.conn, doc_id, where.page)
+            if not pages:
+                raise LocationError(f"{shown} has no pages (only PDF documents do)")
+            if span is None:
+                raise LocationError(
+                    f"{shown} has {pages} page{'s' if pages != 1 else ''}; "
+                    f"page {where.page} is past its end"
+                )
+            first, last = span
+        if total == 0 and where.first is None:
+            return Excerpt(shown, 1, 0, 0, [], where.page)
+        if first > total:
+            raise LocationError(
+                f"{shown} has {total} line{'s' if total != 1 else ''}; line {first} is past its end"
             )
-        )
-        return header + body
+        last = total if last is None else min(last, total)
+        lines = [(n, all_lines[n - 1]) for n in range(first, last + 1)]
+        return Excerpt(shown, first, last, total, lines, where.page)
 
     def status(self) -> dict[str, Any]:
-        c = self.conn
-        count = lambda sql: c.execute(sql).fetchone()[0]  # noqa: E731
-        by_format = {
-            f: n
-            for f, n in c.execute(
-                "SELECT format, count(*) FROM documents GROUP BY format ORDER BY format"
-            )
-        }
+        """What the index holds: documents by format, sections, chunks, errors, vectors."""
         size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
         wal = self.path + "-wal"
-        return {
+        info: dict[str, Any] = {
             "database": self.path,
-            "schema_version": int(db.get_meta(c, "schema_version") or 0),
-            "documents": count("SELECT count(*) FROM documents"),
-            "by_format": by_format,
-            "sections": count("SELECT count(*) FROM sections"),
-            "chunks": count("SELECT count(*) FROM chunks"),
-            "symbols": count("SELECT count(*) FROM symbols"),
-            "entities": count("SELECT count(*) FROM entities"),
-            "errors": count("SELECT count(*) FROM ingest_errors WHERE severity = 'error'"),
-            "warnings": count("SELECT count(*) FROM ingest_errors WHERE severity = 'warning'"),
-            "embedding_model": db.get_meta(c, "embedding_model"),
-            "size_bytes": size + (os.path.getsize(wal) if os.path.exists(wal) else 0),
+            "schema_version": int(db.get_meta(self.conn, "schema_version") or 0),
         }
+        info.update(catalog.figures(self.conn))
+        # Entries the last index run left out, by reason (written by ingest.run).
+        info["skipped"] = json.loads(db.get_meta(self.conn, "last_run_skipped") or "{}")
+        info["embedding_model"] = db.get_meta(self.conn, "embedding_model")
+        info["size_bytes"] = size + (os.path.getsize(wal) if os.path.exists(wal) else 0)
+        return info
 
     def errors(self) -> list[dict[str, Any]]:
-        return list(
-            db.rows(
-                self.conn, "SELECT path, severity, reason, at FROM ingest_errors ORDER BY path, id"
-            )
-        )
+        """Files that failed to index, and why (until they index again or disappear)."""
+        return list(catalog.ingest_errors(self.conn))
 
-    def rows(self, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
+    def rows(self, sql: str, params: Any = ()) -> Any:
+        """Rows of read-only SQL of your own, as dicts."""
         return db.rows(self.conn, sql, params)
 
     # -- DocQL -----------------------------------------------------------------------
     def compile(
-        self,
-        query: str,
-        path: str | list[str] | tuple[str, ...] | None = None,
-        limit: int | None = None,
+        self, query: str, options: QueryOptions | None = None, **overrides: Any
     ) -> Compiled:
-        """Compile DocQL to SQL without running it."""
-        paths = (path,) if isinstance(path, str) else tuple(path or ())
-        return compile_query(query, paths=paths, limit=limit, search_builder=self._search_builder())
+        """Compile DocQL to SQL without running it. Pure: it reads no rows and loads no
+        model (a query vector or term statistics are bound when the SQL runs)."""
+        opts = _query_options(options, overrides)
+        # The offset is applied to the items, so the SQL fetches limit + offset rows.
+        limit = None if opts.limit is None else opts.limit + opts.offset
+        return compile_query(
+            query, paths=opts.paths, limit=limit, search_builder=self._search_builder()
+        )
 
     def query(
-        self,
-        query: str,
-        path: str | list[str] | tuple[str, ...] | None = None,
-        limit: int | None = None,
-    ) -> list[Any]:
-        """Run a DocQL query; returns result items (dicts with the spec's fields, or values)."""
-        compiled = self.compile(query, path, limit)
-        return list(results.build(compiled, self.execute(compiled)))
+        self, query: str, options: QueryOptions | None = None, **overrides: Any
+    ) -> QueryResult:
+        """Run a DocQL query: its result items (dicts with the spec's fields, or values)."""
+        opts = _query_options(options, overrides)
+        compiled = self.compile(query, opts)
+        items = list(results.build(compiled, self.execute(compiled)))
+        if opts.offset:
+            items = items[opts.offset :]
+        return QueryResult(items, compiled)
 
-    def execute(self, compiled: Compiled) -> Iterator[dict[str, Any]]:
+    def execute(self, compiled: Compiled) -> Any:
+        """The rows of a compiled query (deferred parameters bound now)."""
         try:
-            yield from db.rows(self.conn, compiled.sql, compiled.params)
+            yield from db.rows(self.conn, compiled.sql, compiled.bound_params())
         except db.SQLError as exc:
             raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
     def explain(
-        self, query: str, path: str | list[str] | tuple[str, ...] | None = None
+        self, query: str, options: QueryOptions | None = None, **overrides: Any
     ) -> dict[str, Any]:
         """Tokens, syntax tree, SQL, parameters and SQLite's query plan for `query`."""
         from .query import parse, tokenize
 
-        compiled = self.compile(query, path)
+        compiled = self.compile(query, options, **overrides)
+        bound = compiled.bound_params()
         plan = [
             {"id": r[0], "parent": r[1], "detail": r[3]}
-            for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, compiled.params)
+            for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, bound)
         ]
         return {
             "query": query,
@@ -209,7 +270,10 @@ class Index:
             "ast": parse(query).to_dict(),
             "item_type": compiled.item.name,
             "sql": compiled.sql,
-            "params": compiled.params,
+            "params": {
+                k: str(v) if not isinstance(v, (int, float, str)) else v
+                for k, v in compiled.params.items()
+            },
             "inline_sql": compiled.inline_sql(),
             "plan": plan,
             "notes": compiled.notes,
@@ -217,42 +281,51 @@ class Index:
 
     # -- search ----------------------------------------------------------------------
     def search(
-        self,
-        text: str,
-        *,
-        mode: str = "smart",
-        limit: int = 10,
-        paths: tuple[str, ...] | list[str] = (),
-        group: str | None = None,
-        explain: bool = False,
+        self, text: str, options: SearchOptions | None = None, **overrides: Any
     ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
-        from . import search
+        from .search import api
 
-        return search.search(
-            self, text, mode=mode, limit=limit, paths=paths, group=group, explain=explain
-        )
+        return api.search(self, text, with_overrides(options, SearchOptions, overrides))
 
     def context(
-        self, question: str, *, budget: int = 12_000, paths: tuple[str, ...] | list[str] = ()
+        self, question: str, options: ContextOptions | None = None, **overrides: Any
     ) -> dict[str, Any]:
         """A deterministic context pack for an LLM, within `budget` characters."""
-        from . import search
+        from .search import context_pack
 
-        return search.context(self, question, budget=budget, paths=paths)
+        opts = with_overrides(options, ContextOptions, overrides)
+        return context_pack.context(self, question, opts)
 
-    def embed(self, model: str | None = None, **options: Any) -> dict[str, Any]:
-        """Embed new or changed chunks (opens its own writable connection; see
-        `docql_sqlite.embed`).
-        """
-        return embed(self.path, model, **options)
+    # -- writing (own connection: the one writer) -------------------------------------
+    def index(
+        self, paths: list[str], options: IngestOptions | None = None, **overrides: Any
+    ) -> IngestReport:
+        """Bring the index up to date with `paths` (vectors included, when it has them)."""
+        report = index(self.path, paths, with_overrides(options, IngestOptions, overrides))
+        self._refresh()
+        return report
+
+    def embed(self, options: EmbedOptions | None = None, **overrides: Any) -> dict[str, Any]:
+        """Embed new or changed chunks (see `docql_sqlite.embed`)."""
+        report = embed(self.path, with_overrides(options, EmbedOptions, overrides))
+        self._refresh()
+        return report
+
+    def _refresh(self) -> None:
+        self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:
-        try:
-            from .search.docql import search_source
-        except ImportError:
-            return None
+        from .search.docql import search_source
+
         return lambda *args: search_source(self, *args)
+
+
+def _query_options(options: QueryOptions | None, overrides: dict[str, Any]) -> QueryOptions:
+    if "path" in overrides:  # `index.query(q, path="docs/*")` reads better for one glob
+        overrides = dict(overrides)
+        overrides["paths"] = overrides.pop("path")
+    return with_overrides(options, QueryOptions, overrides)
 
 
 def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / sqlite_utils.Database
@@ -261,16 +334,23 @@ def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / s
 
 
 def index(
-    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
+    db_path: str | Path, paths: list[str], options: IngestOptions | None = None, **overrides: Any
 ) -> IngestReport:
-    """Index `paths` into the file `db_path` (created when missing)."""
+    """Index `paths` into the file `db_path` (created when missing). An index that has
+    vectors keeps them current; `embed="MODEL"` embeds with a model (see IngestOptions)."""
     from .ingest import index_paths
 
-    return index_paths(db_path, paths, options)
+    return index_paths(db_path, paths, with_overrides(options, IngestOptions, overrides))
 
 
-def embed(db_path: str | Path, model: str | None = None, **options: Any) -> dict[str, Any]:
-    """Embed the new or changed chunks of `db_path` with `model` (see docs/search.md)."""
-    from . import search
+def embed(
+    db_path: str | Path,
+    options: EmbedOptions | str | None = None,
+    **overrides: Any,
+) -> dict[str, Any]:
+    """Embed the new or changed chunks of `db_path` (`options` may be just a model name)."""
+    from .ingest.embed import embed_index
 
-    return search.embed(db_path, model, **options)
+    if isinstance(options, str):
+        options = EmbedOptions(model=options)
+    return embed_index(db_path, with_overrides(options, EmbedOptions, overrides))

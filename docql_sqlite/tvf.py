@@ -47,7 +47,7 @@ def row(item: Any) -> dict[str, Any]:
     }
 
 
-def register(conn: db.Connection, index_factory: Callable[[], Index]) -> None:
+def register(conn: db.Connection, index_factory: Callable[[], Index | None]) -> None:
     """Register `docql(query[, glob])` on `conn`.
 
     `index_factory()` returns the `Index` that compiles and runs the query (usually the one
@@ -60,7 +60,10 @@ def register(conn: db.Connection, index_factory: Callable[[], Index]) -> None:
     def docql(query: str, glob: str | None = None) -> Iterator[dict[str, Any]]:
         if not isinstance(query, str):
             raise DocQLError("docql() needs a DocQL query string, e.g. docql('$.toc')")
-        for item in index_factory().query(query, path=glob):
+        index = index_factory()
+        if index is None:
+            raise DocQLError("docql(): the index this connection belonged to is closed")
+        for item in index.query(query, path=glob):
             yield row(item)
 
     db.register_table_function(conn, "docql", COLUMNS, docql)

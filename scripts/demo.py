@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import docql_sqlite
@@ -67,6 +69,38 @@ def main(db_path: str) -> None:
             output.write(hits, "table", sys.stdout)
             print()
         print("Try your own: .venv/bin/docql-sqlite query demo.db '$.toc[?(@.title~=\"install\")]'")
+    print()
+    print(integrations(db_path))
+
+
+MCP_HTTP_PORT = 8765  # any free port; the URL below follows it
+
+
+def integrations(db_path: str) -> str:
+    """How to open the index in Datasette and give it to an agent over MCP. The client
+    configuration holds absolute paths: an MCP client starts the server from anywhere."""
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    cli = os.path.join(bin_dir, "docql-sqlite")
+    database = os.path.abspath(db_path)
+    stdio = {"mcpServers": {"docql-sqlite": {"command": cli, "args": ["mcp", database]}}}
+    url = f"http://127.0.0.1:{MCP_HTTP_PORT}/mcp"
+    http = {"mcpServers": {"docql-sqlite": {"type": "http", "url": url}}}
+    return "\n".join(
+        [
+            "## Browse it in Datasette (the DocQL page is /-/docql)",
+            "$ .venv/bin/pip install -e '.[datasette]'    # once",
+            f"$ .venv/bin/docql-sqlite serve {db_path}    # http://127.0.0.1:8001/-/docql",
+            "",
+            "## Give it to an agent over MCP",
+            "$ .venv/bin/pip install -e '.[mcp]'    # once",
+            "stdio (the client starts the server): add to the client's MCP configuration",
+            json.dumps(stdio, indent=2),
+            "",
+            "HTTP (one long-lived server that clients share; the model loads once):",
+            f"$ .venv/bin/docql-sqlite mcp {db_path} --http {MCP_HTTP_PORT}",
+            json.dumps(http, indent=2),
+        ]
+    )
 
 
 if __name__ == "__main__":

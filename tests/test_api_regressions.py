@@ -66,7 +66,7 @@ def test_index_keeps_vectors_current_after_an_edit(tmp_path: Path) -> None:
     assert (
         "embedded 1 texts" in out.stderr
     )  # only the changed passage; the rest come from the cache
-    from docql_sqlite.search.embedder import pending
+    from docql_sqlite.ingest.embed import pending
 
     assert pending(db) == ("hash:256", 0)
     quiet = run("index", str(db), "en")

@@ -88,16 +88,27 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
     first = run("index", "index.db", "docs", cwd=guide.root)
     assert first.returncode == 0, first.stderr
     assert "indexed 2 added, 0 updated, 0 unchanged, 0 removed, 0 failed" in first.stderr
-    assert first.stdout == ""
+    assert json.loads(first.stdout)[0]["added"] == 2  # piped: the report as JSON
     again = run("index", "index.db", "docs", cwd=guide.root)
     assert again.returncode == 0
     assert "indexed 0 added, 0 updated, 2 unchanged, 0 removed, 0 failed" in again.stderr
-    guide.write("empty.md", b"")
+    guide.write("empty.md", b"")  # skipped, not a failure (issue 8, item 11)
+    skipping = run("index", "--json", "index.db", "docs", cwd=guide.root)
+    assert skipping.returncode == 0, skipping.stderr
+    summary = json.loads(skipping.stdout)[0]
+    assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 0)
+    assert summary["skipped_list"] == [{"path": "docs/empty.md", "reason": "empty file (0 bytes)"}]
+    guide.write("binary.md", b"\x00\x01binary")
     failing = run("index", "--json", "index.db", "docs", cwd=guide.root)
     assert failing.returncode == 1
     summary = json.loads(failing.stdout)[0]
     assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 1)
-    assert summary["failures"] == [{"path": "docs/empty.md", "reason": "empty file (0 bytes)"}]
+    assert summary["failures"] == [
+        {
+            "path": "docs/binary.md",
+            "reason": "binary file (contains NUL bytes, the first at byte 0); not indexed",
+        }
+    ]
 
 
 def test_index_usage_errors(guide: TmpIndex) -> None:
@@ -108,7 +119,7 @@ def test_index_usage_errors(guide: TmpIndex) -> None:
 
 # -- status --------------------------------------------------------------------------------
 def test_status_json(guide: TmpIndex) -> None:
-    guide.write("bad.md", b"")
+    guide.write("bad.md", b"\x00binary")
     guide.index()
     out = run("status", "--json", "index.db", cwd=guide.root)
     assert out.returncode == 0, out.stderr
@@ -130,7 +141,7 @@ def test_status_json(guide: TmpIndex) -> None:
 
 
 def test_status_table_and_errors(guide: TmpIndex) -> None:
-    guide.write("bad.md", b"")
+    guide.write("bad.md", b"\x00binary")
     guide.index()
     table = invoke("status", "-t", "index.db")
     assert table.exit_code == 0
@@ -235,7 +246,8 @@ GUIDE_LINES = GUIDE.split("\n")
     "spec, first, last",
     [
         (GUIDE_PATH, 1, 22),
-        (f"{GUIDE_PATH}:9", 9, 22),
+        (f"{GUIDE_PATH}:9", 9, 9),  # a single line, as results print it
+        (f"{GUIDE_PATH}:9-12", 9, 12),
         (f"{GUIDE_PATH}:9:4", 9, 12),
         (f"{GUIDE_PATH}:1:3", 1, 3),  # front matter is part of the document
         (f"{GUIDE_PATH}:20:100", 20, 22),  # COUNT past the end stops at the end
@@ -245,7 +257,7 @@ GUIDE_LINES = GUIDE.split("\n")
 def test_get_lines(guide_db: TmpIndex, spec: str, first: int, last: int) -> None:
     want = "".join(line + "\n" for line in GUIDE_LINES[first - 1 : last])
     assert file_lines(guide_db.docs / "handbook/guide.md") == GUIDE_LINES
-    out = invoke("get", "index.db", spec)
+    out = invoke("get", "--text", "index.db", spec)
     assert out.exit_code == 0 and out.stdout == want
     as_json = json.loads(invoke("get", "--json", "index.db", spec).stdout)
     assert [(i["line"], i["text"]) for i in as_json] == list(
@@ -254,18 +266,18 @@ def test_get_lines(guide_db: TmpIndex, spec: str, first: int, last: int) -> None
 
 
 def test_get_after_the_file_is_deleted(guide_db: TmpIndex) -> None:
-    before = invoke("get", "index.db", f"{GUIDE_PATH}:5:12")
+    before = invoke("get", "--text", "index.db", f"{GUIDE_PATH}:5:12")
     shutil.rmtree(guide_db.docs / "handbook")
-    after = run("get", "index.db", f"{GUIDE_PATH}:5:12", cwd=guide_db.root)  # the real script, once
+    after = run("get", "--text", "index.db", f"{GUIDE_PATH}:5:12", cwd=guide_db.root)  # real script
     assert before.exit_code == after.returncode == 0
     assert after.stdout == before.stdout == "".join(line + "\n" for line in GUIDE_LINES[4:16])
-    assert invoke("get", "index.db", GUIDE_PATH).stdout == GUIDE + "\n"
+    assert invoke("get", "--text", "index.db", GUIDE_PATH).stdout == GUIDE + "\n"
 
 
 def test_get_crlf_and_bom_file(tmp_index: TmpIndex) -> None:
     tmp_index.write("win.md", b"\xef\xbb\xbf# Win\r\n\r\nline \xc3\xa9\r\n")
     tmp_index.index()
-    assert invoke("get", "index.db", "docs/win.md").stdout == "# Win\n\nline é\n"
+    assert invoke("get", "--text", "index.db", "docs/win.md").stdout == "# Win\n\nline é\n"
 
 
 def test_get_unknown_document(guide_db: TmpIndex) -> None:
@@ -275,13 +287,13 @@ def test_get_unknown_document(guide_db: TmpIndex) -> None:
 
 # -- opening files that are not (current) indexes ----------------------------------------------
 def _assert_clear_error(result: Any, *needles: str) -> None:
-    """A CliRunner result or a CompletedProcess: exit 1, 'error: ...' on stderr, no traceback."""
+    """A CliRunner result or a CompletedProcess: exit 2, 'error: ...' on stderr, no traceback."""
     if isinstance(result, subprocess.CompletedProcess):
         code, stderr = result.returncode, result.stderr
     else:
         code, stderr = result.exit_code, result.stderr
         assert isinstance(result.exception, SystemExit), f"unhandled {result.exception!r}"
-    assert code == 1, (code, stderr)
+    assert code == 2, (code, stderr)
     assert "Traceback" not in stderr, stderr
     assert stderr.startswith("error: "), stderr
     for needle in needles:
@@ -339,7 +351,13 @@ def test_missing_index(tmp_path: Path) -> None:
 
 def test_index_include_exclude_flags(tmp_index: TmpIndex) -> None:
     tmp_index.write_many(
-        {"a.md": "# A\n", "b.txt": "bee\n", "skip/c.md": "# C\n", "node_modules/d.md": "# D\n"}
+        {
+            "a.md": "# A\n",
+            "b.txt": "bee\n",
+            "skip/c.md": "# C\n",
+            "node_modules/d.md": "# D\n",
+            ".gitignore": "node_modules/\n",
+        }
     )
     out = invoke(
         "index", "--json", "index.db", "docs", "--include", "*.md", "--exclude", "docs/skip"

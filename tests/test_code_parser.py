@@ -19,8 +19,9 @@ import pytest
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import grammars
-from docql_sqlite.ingest.code import decode_source, parse_code, parse_code_text
+from docql_sqlite.ingest.code import parse, parse_code_text
 from docql_sqlite.ingest.code_symbols import _query
+from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Source
 
 
@@ -468,7 +469,7 @@ def test_grammar_errors_are_ingest_errors(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_parse_code_builds_the_document() -> None:
     text, _ = CASES["python"]
-    document = parse_code(_source(text.encode(), "pkg/lexer.py"), "python")
+    document = parse(_source(text.encode(), "pkg/lexer.py"))
     assert document.title == "lexer.py"
     assert document.text == text
     assert [(h.level, h.title, h.line, h.end_line) for h in document.headings] == [
@@ -727,15 +728,22 @@ def test_syntax_warning_lists_several_lines() -> None:
 
 def test_decoding_bom_crlf_and_legacy_encodings() -> None:
     data = codecs.BOM_UTF8 + b"def f():\r\n    return 'h\xc3\xa9'\r\n"
-    document = parse_code(_source(data), "python")
+    document = parse(_source(data))
     assert document.text == "def f():\n    return 'hé'\n" and document.warnings == []
     assert document.symbols[0].end_line == 2
+    # A PEP 263 cookie names the codec: no guess, so no warning (as Python reads the file).
     latin = b"# -*- coding: latin-1 -*-\ndef caf\xe9():\n    pass\n"
-    document = parse_code(_source(latin), "python")
+    document = parse(_source(latin))
     assert document.symbols[0].name == "café"
-    assert document.warnings == ["not valid utf-8; decoded as latin-1"]
-    text, warning = decode_source(b"x = '\x81\xff'\n")  # not utf-8, not cp1252
-    assert text == "x = '\x81\xff'\n" and warning == "not valid utf-8; decoded as latin-1"
+    assert document.warnings == []
+    # No cookie: UTF-8 fails, so cp1252 (or Latin-1 where cp1252 has a hole) with a warning.
+    document = parse(_source(b"def caf\xe9():\n    pass\n"))
+    assert document.symbols[0].name == "café"
+    assert document.warnings == ["not valid UTF-8 (byte 7); decoded as cp1252/Latin-1"]
+    text, warnings = decode_text(b"x = '\x81\xff'\n", coding_cookie=True)  # not cp1252 either
+    assert text == "x = '\x81\xff'\n" and warnings == [
+        "not valid UTF-8 (byte 5); decoded as cp1252/Latin-1"
+    ]
 
 
 def test_empty_and_symbol_free_files() -> None:
@@ -807,7 +815,7 @@ def test_python_symbols_match_ast_on_stdlib_sample() -> None:
         if tree is None:
             continue
         compared += 1
-        document = parse_code(_source(data, str(path.relative_to(STDLIB))), "python")
+        document = parse(_source(data, str(path.relative_to(STDLIB))))
         want, got = _ast_symbols(tree), _ts_symbols(document)
         if want != got:
             mismatches[str(path.relative_to(STDLIB))] = (
@@ -837,6 +845,6 @@ def test_deliberately_broken_stdlib_files_do_not_crash() -> None:
     for path in paths:
         data = path.read_bytes()
         assert _parse_ast(data, str(path)) is None, f"{path} is not broken any more"
-        document = parse_code(_source(data, path.name), "python")
+        document = parse(_source(data, path.name))
         assert document.title == path.name
         assert all(s.line <= s.end_line for s in document.symbols)

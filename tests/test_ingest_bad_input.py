@@ -1,5 +1,7 @@
 """Bad input: every case is recorded in ingest_errors with its reason, listed in the
 summary, and costs only its own file; the run exits 1 when a file failed, 0 otherwise.
+Files deliberately left out (empty, whitespace only, over --max-bytes) are skipped, not
+failed: listed with their reason in `IngestReport.skipped`, counted in `status`.
 
 Permission denied: the tests run as root, and root reads a chmod 000 file anyway
 (CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH). So as root the indexer runs under `setpriv`
@@ -33,14 +35,17 @@ from docql_sqlite.ingest.workers import run_tasks
 
 # name -> (bytes, substring of the error reason)
 FAILING: dict[str, tuple[bytes, str]] = {
-    "empty.md": (b"", "empty file (0 bytes)"),
     "binary.md": (b"# Looks like Markdown\n\x00\x01\x02\x03\xff\xfe binary", "binary file"),
     "png.md": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary file"),
-    "whitespace.md": (b"   \n\t\n\n", "no text content"),
     "odd-utf16.md": (
         codecs.BOM_UTF16_LE + "# Title\n".encode("utf-16-le") + b"\x00",
         "invalid UTF-16-LE",
     ),
+}
+# name -> (bytes, substring of the skip reason): not indexed, not failures either
+SKIPPED: dict[str, tuple[bytes, str]] = {
+    "empty.md": (b"", "empty file (0 bytes)"),
+    "whitespace.md": (b"   \n\t\n\n", "no text content (only whitespace)"),
     "big.md": (b"# Big\n\n" + b"word " * 1000 + b"\n", "file too large"),
 }
 MAX_BYTES = 4096
@@ -96,7 +101,7 @@ def stored_text(index: TmpIndex, path: str) -> str:
 
 
 def write_bad_tree(index: TmpIndex) -> TmpIndex:
-    for name, (data, _) in FAILING.items():
+    for name, (data, _) in [*FAILING.items(), *SKIPPED.items()]:
         index.write(name, data)
     for name, (data, *_rest) in DECODED.items():
         index.write(name, data)
@@ -123,10 +128,14 @@ def test_each_bad_file_is_recorded_and_the_rest_indexed(bad_indexed: tuple[TmpIn
     assert errors["docs/broken-link.md"][0] == "error"
     assert "broken symlink" in errors["docs/broken-link.md"][1]
     assert "no-such-target.md" in errors["docs/broken-link.md"][1]
-    assert (
-        "limit is 4,096" in errors["docs/big.md"][1] and "--max-bytes" in errors["docs/big.md"][1]
-    )
     assert set(failed) == {f"docs/{n}" for n in FAILING} | {"docs/broken-link.md"}
+    skipped = dict(report.skipped)
+    assert set(skipped) == {f"docs/{n}" for n in SKIPPED}
+    for name, (_, reason) in SKIPPED.items():
+        assert reason in skipped[f"docs/{name}"], skipped
+        assert f"docs/{name}" not in errors  # a skip is not an error
+    assert "limit is 4,096" in skipped["docs/big.md"] and "--max-bytes" in skipped["docs/big.md"]
+    assert report.file_skip_counts() == {"empty file": 2, "over --max-bytes": 1}
     assert bad_tree.paths() == sorted(f"docs/{n}" for n in DECODED)
     assert not report.ok
 
@@ -165,13 +174,13 @@ def test_raising_max_bytes_indexes_the_big_file(tmp_index: TmpIndex) -> None:
     bad_tree.index(max_bytes=MAX_BYTES)
     report = bad_tree.index(max_bytes=1_000_000)
     assert "docs/big.md" in report.added
-    assert "docs/big.md" not in bad_tree.errors()
+    assert "docs/big.md" not in dict(report.skipped)
 
 
 # -- the shipped samples ---------------------------------------------------------------------
 BAD_SAMPLES: dict[str, tuple[str, str] | None] = {
     # name -> (severity, reason substring) when it must be recorded; None: indexed cleanly
-    "empty.md": ("error", "empty file"),
+    "empty.md": ("skipped", "empty file"),
     "binary.md": ("error", "binary file"),
     "latin1.md": ("warning", "not valid UTF-8"),
     "utf16.md": None,
@@ -192,7 +201,7 @@ def test_shipped_bad_samples(tmp_index: TmpIndex) -> None:
         pytest.skip("datasets/bad/ is not there")
     for name in present:
         shutil.copyfile(DATASETS / "bad" / name, tmp_index.docs / name)
-    tmp_index.index()
+    report = tmp_index.index()
     errors = tmp_index.errors()
     for name in present:
         want = BAD_SAMPLES[name]
@@ -200,6 +209,8 @@ def test_shipped_bad_samples(tmp_index: TmpIndex) -> None:
         if want is None:
             assert path not in errors, errors.get(path)
             assert path in tmp_index.paths()
+        elif want[0] == "skipped":
+            assert want[1] in dict(report.skipped)[path] and path not in errors
         else:
             assert errors[path][0] == want[0] and want[1] in errors[path][1], errors.get(path)
     for name, titles in SAMPLE_TITLES.items():
@@ -239,11 +250,12 @@ def test_bad_samples_through_the_cli() -> None:
             text=True,
             timeout=120,
         )
-        assert run.returncode == 1, run.stderr
-        assert "failed: " in run.stderr and "empty.md: empty file" in run.stderr
+        assert run.returncode == 1, run.stderr  # binary.md is a real failure
+        failed_lines = [line for line in run.stderr.splitlines() if line.startswith("failed: ")]
+        assert failed_lines and not any("empty.md" in line for line in failed_lines)
         assert "binary.md: binary file" in run.stderr
         assert "warning: " in run.stderr and "latin1.md: not valid UTF-8" in run.stderr
-        assert " failed in " in run.stderr
+        assert " 1 failed, 1 skipped (1 empty file) in " in run.stderr
 
 
 # -- permission denied ---------------------------------------------------------------------
@@ -306,15 +318,15 @@ def _segfault() -> None:
     os.kill(os.getpid(), signal.SIGSEGV)
 
 
-def _crash(source: Any, text: Any) -> Any:
+def _crash(source: Any) -> Any:
     _segfault()
 
 
-def _hang(source: Any, text: Any) -> Any:
+def _hang(source: Any) -> Any:
     time.sleep(60)
 
 
-def _boom(source: Any, text: Any) -> Any:
+def _boom(source: Any) -> Any:
     raise ValueError("parser bug on purpose")
 
 
@@ -438,3 +450,43 @@ def test_run_tasks_leaves_no_worker_behind() -> None:
     list(run_tasks(_work, [("a", "a"), ("sleep", "sleep"), ("b", "b")], workers=2, timeout=0.5))
     after = {p.pid for p in multiprocessing.active_children()}
     assert after <= before
+
+
+# -- NUL anywhere is binary (issue 11): one rule for the whole file --------------------------
+LATE_NUL: dict[str, tuple[bytes, str]] = {
+    # name -> (bytes, the reason recorded)
+    "nul-after-8k.md": (
+        b"# Late NUL\n\n" + b"text line\n" * 900 + b"\x00tail\n",
+        "binary file (contains NUL bytes, the first at byte 9,012)",
+    ),
+    "nul-at-the-end.md": (b"# x\n\n" + b"y" * 1_000_000 + b"\x00", "the first at byte 1,000,005"),
+    "utf16-nul.md": (
+        codecs.BOM_UTF16_LE + "# UTF-16\n\nbefore\x00after\n".encode("utf-16-le"),
+        "binary file (contains NUL characters, the first at character 16)",
+    ),
+}
+
+
+def test_nul_anywhere_makes_a_file_binary(tmp_index: TmpIndex) -> None:
+    tmp_index.write("fine.md", "# Fine\n\ntext\n")
+    for name, (data, _) in LATE_NUL.items():
+        tmp_index.write(name, data)
+    report = tmp_index.index()
+    assert report.added == ["docs/fine.md"]
+    errors = tmp_index.errors()
+    for name, (_, reason) in LATE_NUL.items():
+        assert errors[f"docs/{name}"][0] == "error"
+        assert reason in errors[f"docs/{name}"][1], errors[f"docs/{name}"]
+    contents = "".join(c for (c,) in tmp_index.query("SELECT content FROM chunks"))
+    assert "\x00" not in contents
+
+
+def test_file_that_gains_a_late_nul_keeps_its_last_good_version(tmp_index: TmpIndex) -> None:
+    good = b"# Log\n\n" + b"entry\n" * 2000
+    tmp_index.write("log.md", good)
+    assert tmp_index.index().added == ["docs/log.md"]
+    tmp_index.write("log.md", good + b"\x00garbage\n")
+    report = tmp_index.index()
+    assert [p for p, _ in report.failed] == ["docs/log.md"]
+    stored = "".join(c for (c,) in tmp_index.query("SELECT content FROM chunks ORDER BY id"))
+    assert stored == good.decode()

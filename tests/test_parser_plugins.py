@@ -15,14 +15,16 @@ def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
     (site / "orgplug").mkdir(parents=True)
     (site / "orgplug" / "__init__.py").write_text(
         textwrap.dedent("""
+        from docql_sqlite.ingest.read import decode_text
         from docql_sqlite.model import Document, Heading
 
-        def parse(source, text):
+        def parse(source):
+            text, warnings = decode_text(source.data, source.path)
             headings = [Heading(level=line.count("*", 0, line.index(" ")), title=line.split(" ",
             1)[1], line=n)
                         for n, line in enumerate(text.splitlines(), start=1) if
                         line.startswith("*")]
-            return Document(format="org", text=text, headings=headings)
+            return Document(format="org", text=text, headings=headings, warnings=warnings)
 
         def register(register_format):
             register_format("org", parse, ("org",))

@@ -25,10 +25,10 @@ from docql_sqlite.query import (
     Call,
     Compare,
     Filter,
-    Index,
     Literal,
     Not,
     Or,
+    Position,
     Property,
     Query,
     Regex,
@@ -75,7 +75,7 @@ def sexp(d: dict[str, Any]) -> str:
         return f"(call {d['name']}" + "".join(" " + sexp(a) for a in d["args"]) + ")"
     if kind == "Wildcard":
         return "(*)"
-    if kind == "Index":
+    if kind == "Position":
         return f"(index {d['value']})"
     if kind == "Slice":
         bound = lambda v: "_" if v is None else str(v)  # noqa: E731
@@ -173,7 +173,7 @@ def test_to_dict_shape() -> None:
                     },
                 },
             },
-            {"node": "Index", "value": 0},
+            {"node": "Position", "value": 0},
         ],
     }
 
@@ -242,7 +242,7 @@ def test_render_without_parser() -> None:
             Property("content"),
             Call("grep", (Literal(Regex("a/b", "i"), "regex"), Literal(2.5e-7, "number"))),
             Wildcard(),
-            Index(-1),
+            Position(-1),
             Slice(None, 3),
             Filter(
                 Or(
@@ -377,7 +377,7 @@ STEPS = st.one_of(
     st.builds(Property, NAMES),
     st.builds(lambda n, a: Call(n, tuple(a)), NAMES, st.lists(ARGS, max_size=3)),
     st.just(Wildcard()),
-    st.builds(Index, st.integers(-(10**12), 10**12)),
+    st.builds(Position, st.integers(-(10**12), 10**12)),
     st.builds(Slice, OPTIONAL_INTS, OPTIONAL_INTS),
     st.builds(Filter, EXPRS),
 )

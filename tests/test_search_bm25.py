@@ -15,9 +15,13 @@ from click.testing import CliRunner
 
 import docql_sqlite
 from docql_sqlite.errors import SearchError
-from docql_sqlite.search import search
 from docql_sqlite.search import terms as T
 from docql_sqlite.text import CJK_RUN
+
+
+def search(index, text, **options):  # the facade, as every client calls it
+    return index.search(text, **options)
+
 
 SHELL = shutil.which("sqlite3") or "/usr/bin/sqlite3"
 ALL = 100_000  # a limit above any result count: the whole match set

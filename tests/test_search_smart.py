@@ -7,8 +7,15 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite.search import context, search
 from docql_sqlite.search.typed import QueryDocumentError, parse
+
+
+def search(index, text, **options):  # the facade, as every client calls it
+    return index.search(text, **options)
+
+
+def context(index, question, **options):
+    return index.context(question, **options)
 
 
 def plan(hits: list[dict]) -> dict:

@@ -13,12 +13,18 @@ import pytest
 from click.testing import CliRunner
 
 import docql_sqlite
+from docql_sqlite import embed
 from docql_sqlite.embedders import decode, get_model, register, reload_plugins
 from docql_sqlite.embedders.base import PROBE_TEXTS
 from docql_sqlite.embedders.hashing import HashEmbedder
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.ingest import IngestOptions, index_paths
-from docql_sqlite.search import embed, fusion, search, vectors
+from docql_sqlite.search import fusion, vectors
+
+
+def search(index, text, **options):  # the facade, as every client calls it
+    return index.search(text, **options)
+
 
 REPO = Path(__file__).resolve().parents[1]
 SHELL = shutil.which("sqlite3") or "/usr/bin/sqlite3"
@@ -144,8 +150,9 @@ def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> N
     # changed text is embedded; the others come from the cache.
     sections[3] = "## Part 3\n\nThis paragraph was rewritten entirely.\n"
     tmp_index.write("a.md", "# A\n\n" + "\n".join(sections))
-    tmp_index.index()
-    report = embed(tmp_index.db)
+    # The write path keeps the vectors current: the index run itself embeds the change.
+    report = tmp_index.index().embedding
+    assert report is not None and embed(tmp_index.db)["embedded"] == 0
     assert len(counting_model.texts) == 1 and counting_model.texts[0].startswith(
         "## Part 3\n\nThis paragraph was rewritten"
     )
@@ -153,8 +160,8 @@ def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> N
     # A renamed file is a new document with new chunk ids: all its texts come from the cache.
     counting_model.texts = []
     (tmp_index.docs / "a.md").rename(tmp_index.docs / "c.md")
-    tmp_index.index()
-    report = embed(tmp_index.db)
+    report = tmp_index.index().embedding
+    assert report is not None
     assert counting_model.texts == [] and report["embedded"] == 0 and report["reused"] >= 6
     n = tmp_index.scalar("SELECT count(*) FROM chunks")
     assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors") == n

@@ -184,13 +184,13 @@ def test_errors_view_in_a_db_with_errors(tmp_path: Path) -> None:
     from docql_sqlite.ingest import IngestOptions, index_paths
 
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "empty.md").write_bytes(b"")
+    (tmp_path / "docs" / "binary.md").write_bytes(b"\x00binary")
     (tmp_path / "docs" / "ok.md").write_text("# OK\n")
     db = tmp_path / "e.db"
     index_paths(db, [str(tmp_path / "docs")], IngestOptions(workers=1))
     out = shell(db, ".mode list\n.separator |\nSELECT path, severity, reason FROM errors;\n")
     ((path, severity, reason),) = [line.split("|") for line in out.splitlines()]
-    assert path.endswith("docs/empty.md") and severity == "error" and "empty file" in reason
+    assert path.endswith("docs/binary.md") and severity == "error" and "binary file" in reason
 
 
 def test_integrity_checks_in_the_shell(corpus_db: Path, tmp_path: Path) -> None:

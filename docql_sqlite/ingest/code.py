@@ -16,24 +16,24 @@ Owns decoding source bytes, parsing with tree-sitter, and shaping the symbols fo
   chunks split at symbol boundaries.
 
 A file with syntax errors still yields what tree-sitter recovers, plus a warning.
+Source text is decoded by `read.decode_text` with PEP 263 coding cookies honoured
+(`# -*- coding: koi8-r -*-`), as Python reads the file. A language whose optional
+grammar is unavailable (`grammars.GrammarUnavailable`) is chunked as plain text.
 """
 
 from __future__ import annotations
 
-import codecs
 import posixpath
-import re
 
 from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest.code_symbols import CLASS_KINDS, Outlined, extract_outline
+from docql_sqlite.ingest.code_symbols import CLASS_KINDS, Outlined, extract_outline, has_query
 from docql_sqlite.ingest.code_text import first_sentence
-from docql_sqlite.ingest.grammars import get_parser
+from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
+from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 
-# PEP 263 cookie; Emacs/Vim use the same form in other languages.
-_CODING = re.compile(rb"^[ \t\f]*#?.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
 _MAX_ERROR_LINES = 10
 _ENTITY_TYPE = {
     "constructor": "ConstructorEntity",
@@ -42,12 +42,19 @@ _ENTITY_TYPE = {
 }
 
 
-def parse_code(source: Source, language: str) -> Document:
-    """Parse one source file in `language` (a `grammars.LANGUAGES` name)."""
-    text, warning = decode_source(source.data)
-    document = parse_code_text(text, source.path, language)
-    if warning:
-        document.warnings.insert(0, warning)
+def parse(source: Source) -> Document:
+    """The code parser (`formats.PARSERS`): the language from the file's extension."""
+    name = posixpath.basename(source.path.split("?")[0])
+    language = language_for_extension(posixpath.splitext(name)[1])
+    if language is None:
+        raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
+    text, warnings = decode_text(source.data, source.path, coding_cookie=True)
+    try:
+        document = parse_code_text(text, source.path, language)
+    except GrammarUnavailable:
+        # The run says so once (`grammars.unavailable_reason`); no warning per file.
+        document = Document(format="code", text=text, title=name or source.path, language=language)
+    document.warnings[:0] = warnings
     return document
 
 
@@ -56,12 +63,14 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     src = text.encode("utf-8", "replace")  # lone surrogates cannot reach tree-sitter
     line_count = count_lines(text)
-    parser = get_parser(language)
+    parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
     try:
         tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
         raise IngestError(f"tree-sitter could not parse the file: {exc}", path) from exc
-    outline = extract_outline(tree.root_node, src, language, line_count)
+    outline = (
+        extract_outline(tree.root_node, src, language, line_count) if has_query(language) else []
+    )
     document = Document(
         format="code",
         text=text,
@@ -72,32 +81,6 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
     if tree.root_node.has_error:
         document.warnings.append(_syntax_warning(error_lines(tree.root_node)))
     return document
-
-
-def decode_source(data: bytes) -> tuple[str, str | None]:
-    """Decode source bytes: UTF-8 (BOM stripped), else the declared coding, else cp1252/latin-1.
-
-    Returns the text and a warning when it was not UTF-8. latin-1 never fails, so
-    every file decodes, and line numbers survive because no byte is dropped.
-    """
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError:
-        pass
-    candidates: list[str] = []
-    head = b"\n".join(data.split(b"\n", 2)[:2])
-    match = _CODING.search(head)
-    if match:
-        candidates.append(match.group(1).decode("ascii", "replace"))
-    candidates += ["cp1252", "latin-1"]
-    for encoding in candidates:
-        try:
-            return data.decode(encoding), f"not valid utf-8; decoded as {encoding}"
-        except (LookupError, UnicodeDecodeError):
-            continue
-    raise AssertionError("latin-1 decodes any bytes")  # pragma: no cover
 
 
 def error_lines(root: Node) -> list[int]:

@@ -40,15 +40,16 @@ CLASS_KINDS = frozenset(
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 
 _QUERIES = Path(__file__).with_name("queries")
-# Languages sharing another's query file (TSX is TypeScript plus JSX).
-_QUERY_FILE = {"tsx": "typescript"}
+# Languages sharing another's query file (TSX is TypeScript plus JSX; Starlark is a
+# Python dialect).
+_QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
 _CONSTRUCTOR_BY_NAME = {
     "javascript": "constructor",
     "typescript": "constructor",
     "tsx": "constructor",
 }
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
-_DOCSTRING_LANGUAGES = frozenset({"python"})
+_DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})
 
 
 @dataclass(slots=True)
@@ -87,6 +88,11 @@ class _CompiledQuery:
 
 
 @cache
+def has_query(language: str) -> bool:
+    """Whether symbols can be extracted for `language` (it has a query file)."""
+    return (_QUERIES / f"{_QUERY_FILE.get(language, language)}.scm").is_file()
+
+
 def _query(language: str) -> _CompiledQuery:
     name = _QUERY_FILE.get(language, language)
     try:

@@ -103,7 +103,7 @@ def fetch_url(
 
 def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
     """One attempt: raises `_Transient` for retryable failures, `IngestError` for the rest."""
-    from .. import __version__  # late: the package imports ingest while it initialises
+    from ..version import __version__
 
     timed_out = f"timed out after {timeout:g} s"
     deadline = time.monotonic() + timeout

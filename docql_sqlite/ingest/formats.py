@@ -1,13 +1,18 @@
 """Which parser handles a file: the PARSERS registry, extension table and content sniffing.
 
-A parser is `parse(source, text) -> Document`: `text` is the decoded text for text
-formats and None for binary ones (PDF, DOCX). Plugins add formats through the
-`docql_sqlite.parsers` entry-point group: each entry point is a callable that receives
-`register(name, parse, extensions, binary=False)`.
+A parser is `parse(source: Source) -> Document`, one signature for every format: it
+gets the raw bytes (`source.data`) and the path users see (`source.path`), and decodes
+text itself (`read.parse_decoded` / `read.decode_text`, the same decoding the built-in
+text formats use). The built-ins are each module's `parse`, imported on first use.
+
+Plugins add formats through the `docql_sqlite.parsers` entry-point group: each entry
+point is a callable that receives `register(name, parse, extensions)` (docs/design.md).
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -16,14 +21,20 @@ from pathlib import PurePosixPath
 from ..errors import IngestError
 from ..model import Document, Source
 
-ParseFunc = Callable[[Source, "str | None"], Document]
+ParseFunc = Callable[[Source], Document]
 
 
 @dataclass(frozen=True, slots=True)
 class Format:
     name: str
-    parse: ParseFunc
-    binary: bool = False
+    target: ParseFunc | str  # a parser, or the module whose `parse` is imported on first use
+
+    @property
+    def parse(self) -> ParseFunc:
+        if isinstance(self.target, str):
+            parse: ParseFunc = importlib.import_module(self.target).parse
+            return parse
+        return self.target
 
 
 PARSERS: dict[str, Format] = {}
@@ -45,62 +56,29 @@ _builtins_registered = False
 
 
 def register(
-    name: str, parse: ParseFunc, extensions: tuple[str, ...] | list[str] = (), binary: bool = False
+    name: str, parse: ParseFunc | str, extensions: tuple[str, ...] | list[str] = ()
 ) -> None:
+    """Add (or replace) the format `name`, parsed by `parse(source) -> Document`."""
     _register_builtins()  # built-ins first, so a plugin registering the same name overrides them
-    PARSERS[name] = Format(name, parse, binary)
+    if not isinstance(parse, str):
+        _check_signature(name, parse)
+    PARSERS[name] = Format(name, parse)
     for ext in extensions:
         EXTENSIONS[ext.lower().lstrip(".")] = name
 
 
-def _markdown(source: Source, text: str | None) -> Document:
-    from .markdown import parse_markdown
-
-    return parse_markdown(text or "", source.path)
-
-
-def _code(source: Source, text: str | None) -> Document:
-    from .code import parse_code_text
-    from .grammars import language_for_extension
-
-    language = language_for_extension(extension_of(source.path)) or "text"
-    return parse_code_text(text or "", source.path, language)
-
-
-def _pdf(source: Source, text: str | None) -> Document:
-    from .pdf import parse_pdf
-
-    return parse_pdf(source.data, source.path)
-
-
-def _docx(source: Source, text: str | None) -> Document:
-    from .docx import parse_docx
-
-    return parse_docx(source.data, source.path)
-
-
-def _rst(source: Source, text: str | None) -> Document:
-    from .rst import parse_rst
-
-    return parse_rst(text or "", source.path)
-
-
-def _html(source: Source, text: str | None) -> Document:
-    from .html import parse_html
-
-    return parse_html(text or "", source.path)
-
-
-def _text(source: Source, text: str | None) -> Document:
-    from .plaintext import parse_text
-
-    return parse_text(text or "", source.path)
-
-
-def _notebook(source: Source, text: str | None) -> Document:
-    from .notebook import parse_notebook
-
-    return parse_notebook(text or "", source.path)
+def _check_signature(name: str, parse: ParseFunc) -> None:
+    """Refuse a parser that cannot be called as parse(source), with a pointer to the fix."""
+    try:
+        inspect.signature(parse).bind(None)
+    except TypeError:
+        raise IngestError(
+            f"the parser for format '{name}' cannot be called as parse(source) -> Document "
+            f"(the old parse(source, text) signature is gone: decode with "
+            f"docql_sqlite.ingest.read.parse_decoded(source, parse_text))"
+        ) from None
+    except ValueError:
+        pass  # no signature to inspect (some builtins): trust it
 
 
 def _register_builtins() -> None:
@@ -108,17 +86,17 @@ def _register_builtins() -> None:
     if _builtins_registered:
         return
     _builtins_registered = True
-    from .grammars import LANGUAGES
+    from .grammars import code_extensions
 
-    register("markdown", _markdown, ("md", "markdown", "mdown", "mkd", "mdx"))
-    register("rst", _rst, ("rst", "rest"))
-    register("html", _html, ("html", "htm", "xhtml"))
-    register("pdf", _pdf, ("pdf",), binary=True)
-    register("docx", _docx, ("docx",), binary=True)
-    register("text", _text, ("txt", "text", "log"))
-    register("notebook", _notebook, ("ipynb",))
-    code_exts = [ext for spec in LANGUAGES.values() for ext in spec.extensions]
-    register("code", _code, code_exts)
+    package = __name__.rsplit(".", 1)[0]
+    register("markdown", f"{package}.markdown", ("md", "markdown", "mdown", "mkd", "mdx"))
+    register("rst", f"{package}.rst", ("rst", "rest"))
+    register("html", f"{package}.html", ("html", "htm", "xhtml"))
+    register("pdf", f"{package}.pdf", ("pdf",))
+    register("docx", f"{package}.docx", ("docx",))
+    register("text", f"{package}.plaintext", ("txt", "text", "log"))
+    register("notebook", f"{package}.notebook", ("ipynb",))
+    register("code", f"{package}.code", code_extensions())
 
 
 def load_plugins() -> None:
@@ -134,7 +112,9 @@ def load_plugins() -> None:
 
 
 def extension_of(path: str) -> str:
-    suffix = PurePosixPath(path.split("?")[0]).suffix
+    if "://" in path:  # a URL: its query string is not part of the name (a file may hold '?')
+        path = path.split("?")[0]
+    suffix = PurePosixPath(path).suffix
     return suffix[1:].lower() if suffix else ""
 
 

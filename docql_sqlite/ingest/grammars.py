@@ -1,10 +1,15 @@
 """Where tree-sitter grammars come from: the one module that imports grammar packages.
 
-Grammars are the per-language wheels (`tree-sitter-python`, …), imported lazily so a
-missing wheel only fails the languages that need it. `tree-sitter-language-pack` is
-deliberately not used: from 1.0 on it downloads grammars at run time, which fails
-offline (DESIGN.md, D5). Switching the source of grammars is a change to `LANGUAGES`
-and `get_language` only.
+Two sources, consulted in this order:
+
+1. The per-language wheels (`tree-sitter-python`, …; `LANGUAGES`), dependencies of the
+   package and the offline default. Imported lazily, so a missing wheel only fails the
+   languages that need it.
+2. `tree-sitter-language-pack` (the optional `languages` extra), only for the languages
+   the wheels lack (`PACK_LANGUAGES`). Its releases from 1.0 on download a grammar on
+   first use (DESIGN.md, D5), so offline, or without the package, such a grammar is
+   *unavailable*: `GrammarUnavailable`, which the code parser turns into plain-text
+   chunking, and the run into one note per language. Never a failed file.
 
 Languages and parsers are cached per process. A `Parser` is not safe to share between
 threads; ingest parses in worker *processes* (D7), so one parser per language per
@@ -16,10 +21,18 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from tree_sitter import Language, Parser
 
 from docql_sqlite.errors import IngestError
+
+PACK_MODULE = "tree_sitter_language_pack"
+PACK_PACKAGE = "tree-sitter-language-pack"
+
+
+class GrammarUnavailable(IngestError):
+    """An optional grammar (from tree-sitter-language-pack) cannot be had here."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +74,35 @@ LANGUAGES: dict[str, Grammar] = {
     ),
 }
 
-# Built once from LANGUAGES so an extension can never map to two languages silently.
+# Languages no wheel above covers, by their tree-sitter-language-pack name. Files with
+# these extensions are indexed as code either way: parsed when the pack provides the
+# grammar, chunked as plain text when it does not. Symbols need a query file
+# (`queries/<language>.scm`; Starlark shares Python's); without one a file gets
+# tree-sitter's syntax check and plain chunking.
+PACK_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "bash": (".sh", ".bash"),
+    "dart": (".dart",),
+    "elixir": (".ex", ".exs"),
+    "haskell": (".hs",),
+    "julia": (".jl",),
+    "lua": (".lua",),
+    "ocaml": (".ml", ".mli"),
+    "perl": (".pl", ".pm"),
+    "php": (".php",),
+    "r": (".r",),
+    "ruby": (".rb",),
+    "scala": (".scala",),
+    "starlark": (".bzl", ".star"),
+    "swift": (".swift",),
+    "zig": (".zig",),
+}
+
+# Built once from both tables so an extension can never map to two languages silently.
 _BY_EXTENSION: dict[str, str] = {}
-for _name, _grammar in LANGUAGES.items():
-    for _ext in _grammar.extensions:
+for _name, _extensions in [(n, g.extensions) for n, g in LANGUAGES.items()] + list(
+    PACK_LANGUAGES.items()
+):
+    for _ext in _extensions:
         assert _ext not in _BY_EXTENSION, f"extension {_ext} claimed twice"
         _BY_EXTENSION[_ext] = _name
 
@@ -77,16 +115,73 @@ def language_for_extension(ext: str) -> str | None:
     return _BY_EXTENSION.get(ext)
 
 
+def code_extensions() -> list[str]:
+    """Every extension indexed as code (lower case, with the dot)."""
+    return list(_BY_EXTENSION)
+
+
 def supported_languages() -> list[str]:
     """Every language name `get_language` accepts, sorted."""
-    return sorted(LANGUAGES)
+    return sorted([*LANGUAGES, *PACK_LANGUAGES])
+
+
+def is_optional(name: str) -> bool:
+    """True for a language whose grammar comes from tree-sitter-language-pack."""
+    return name in PACK_LANGUAGES and name not in LANGUAGES
+
+
+# Outcomes of loading optional grammars, failures included: offline, a failed download
+# must not be retried (and waited for) once per file.
+_PACK_RESULTS: dict[str, Language | GrammarUnavailable] = {}
+
+
+def unavailable_reason(name: str) -> str | None:
+    """One line saying why the optional grammar `name` cannot be used, or None if it can."""
+    if not is_optional(name):
+        return None
+    try:
+        get_language(name)
+    except GrammarUnavailable as exc:
+        return exc.message
+    return None
+
+
+def _pack_language(name: str) -> Language:
+    result = _PACK_RESULTS.get(name)
+    if result is None:
+        result = _PACK_RESULTS[name] = _load_from_pack(name)
+    if isinstance(result, GrammarUnavailable):
+        raise result
+    return result
+
+
+def _load_from_pack(name: str) -> Language | GrammarUnavailable:
+    try:
+        pack = importlib.import_module(PACK_MODULE)
+    except ImportError:
+        return GrammarUnavailable(
+            f"no {name} grammar: {PACK_PACKAGE} is not installed (pip install "
+            f"'docql-sqlite[languages]'); {name} files are chunked as plain text"
+        )
+    try:
+        loaded: Any = pack.get_language(name)
+        return loaded if isinstance(loaded, Language) else Language(loaded)
+    except Exception as exc:  # offline download failure, unknown name, ABI mismatch
+        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+        return GrammarUnavailable(
+            f"the {name} grammar of {PACK_PACKAGE} is not available here ({detail}); "
+            f"{name} files are chunked as plain text"
+        )
 
 
 @cache
 def get_language(name: str) -> Language:
-    """The tree-sitter `Language` for `name`; raises IngestError if it cannot be loaded."""
+    """The tree-sitter `Language` for `name`; raises IngestError if it cannot be loaded
+    (`GrammarUnavailable` for an optional grammar)."""
     grammar = LANGUAGES.get(name)
     if grammar is None:
+        if name in PACK_LANGUAGES:
+            return _pack_language(name)
         known = ", ".join(supported_languages())
         raise IngestError(f"no grammar for language {name!r}; supported: {known}")
     try:

@@ -29,7 +29,8 @@ from docql_sqlite.ingest.entities import (
     split_bold_term,
     term_entity,
 )
-from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table
+from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
 
 # Not shown in the page body (<title> is read separately as the document title).
 _INVISIBLE = {
@@ -49,6 +50,11 @@ _BREAKS = {
 _SKIPPED_STRINGS = (Comment, Doctype, Declaration, ProcessingInstruction, CData)
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
 _PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
+
+
+def parse(source: Source) -> Document:
+    """The HTML parser (`formats.PARSERS`): decode, then `parse_html`."""
+    return parse_decoded(source, parse_html)
 
 
 def parse_html(text: str, path: str) -> Document:

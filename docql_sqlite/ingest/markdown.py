@@ -17,9 +17,10 @@ from typing import Any
 import yaml
 from markdown_it import MarkdownIt
 
-from ..model import CodeBlock, Document, Heading, Table
+from ..model import CodeBlock, Document, Heading, Source, Table
 from . import markdown_blocks
 from .markdown_blocks import Block
+from .read import parse_decoded
 
 _EXPLICIT_ANCHOR = re.compile(r"\s*\{#([^}\s]+)\}\s*$")
 _LINE_BREAK = re.compile(r"[ \t]*\n[ \t]*")
@@ -43,6 +44,11 @@ def scan_blocks(text: str, backend: str | None = None) -> tuple[Iterable[Block],
         return markdown_blocks.scan_py(text), None if "not installed" in str(
             exc
         ) else f"{exc}; parsed with markdown-it-py"
+
+
+def parse(source: Source) -> Document:
+    """The Markdown parser (`formats.PARSERS`): decode, then `parse_markdown`."""
+    return parse_decoded(source, parse_markdown)
 
 
 def parse_markdown(text: str, path: str, backend: str | None = None) -> Document:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 
 @dataclass(slots=True)
@@ -48,11 +48,11 @@ def _py_parser() -> Any:
     from mdit_py_plugins.front_matter import front_matter_plugin
 
     quiet = _NoLog()
-    markdown_it.parser_block.LOGGER = quiet  # type: ignore[assignment]
+    setattr(markdown_it.parser_block, "LOGGER", quiet)  # noqa: B010 - no attribute in its stubs
     for info in pkgutil.iter_modules(markdown_it.rules_block.__path__):
         module = importlib.import_module(f"markdown_it.rules_block.{info.name}")
         if hasattr(module, "LOGGER"):
-            module.LOGGER = quiet
+            setattr(module, "LOGGER", quiet)  # noqa: B010
     md = MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin)
     md.disable("inline")  # titles and cells are parsed on their own, much cheaper
     return md
@@ -81,7 +81,7 @@ def scan_py(text: str) -> Iterator[Block]:
             yield Block("text", line, end, raw=tok.content)
         elif tok.type == "table_open":
             block = Block("table", line, end)
-            in_head, row = False, []
+            in_head, row = False, cast(list[str], [])
             while tokens[i].type != "table_close":
                 t = tokens[i]
                 if t.type in ("thead_open", "thead_close"):
@@ -120,7 +120,7 @@ def _rs_parser() -> Any:
     except ImportError:
         return None
     # Block rules only: its inline rules are not needed and can panic on some inputs.
-    return markdown_it_pyrs.MarkdownIt("zero").enable_many(_RS_RULES)
+    return markdown_it_pyrs.MarkdownIt("zero").enable_many(cast(Any, _RS_RULES))
 
 
 def rs_available() -> bool:

@@ -15,11 +15,17 @@ from typing import Any
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.entities import extract_entities
-from docql_sqlite.model import CodeBlock, Document, Heading
+from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.model import CodeBlock, Document, Heading, Source
 
 _ATX = re.compile(r"^ {0,3}(?P<marks>#{1,6})(?:[ \t]+(?P<title>.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _CODE_SPAN = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def parse(source: Source) -> Document:
+    """The Jupyter notebook parser (`formats.PARSERS`): decode, then `parse_notebook`."""
+    return parse_decoded(source, parse_notebook)
 
 
 def parse_notebook(text: str, path: str) -> Document:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import IngestError
 from ..model import Document
 from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
-from .read import DEFAULT_MAX_BYTES, decode_text, read_source
-from .sections import build_sections
+from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
+from .sections import bounded_title, build_sections
 from .store import Parsed, prepare
 
 
@@ -34,7 +34,25 @@ class Unchanged:
     mtime_ns: int | None
 
 
-def parse_task(task: ParseTask) -> Parsed | Unchanged:
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """The file is deliberately not indexed (empty, over --max-bytes); not a failure."""
+
+    uri: str
+    kind: str  # read.SKIP_* : the key the run counts it under
+    reason: str
+
+
+def parse_task(task: ParseTask) -> Parsed | Unchanged | Skipped:
+    try:
+        return _parse_task(task)
+    except Skip as skip:
+        return Skipped(
+            task.path if task.is_url else os.path.abspath(task.path), skip.kind, skip.message
+        )
+
+
+def _parse_task(task: ParseTask) -> Parsed | Unchanged:
     if task.is_url:
         from .fetch import fetch_url
 
@@ -45,9 +63,11 @@ def parse_task(task: ParseTask) -> Parsed | Unchanged:
         )
     if task.known_sha256 is not None and source.sha256 == task.known_sha256:
         return Unchanged(source.uri, source.mtime_ns)
+    if not source.data.strip():
+        reason = "empty file (0 bytes)" if not source.data else "no text content (only whitespace)"
+        raise Skip(SKIP_EMPTY, reason, task.display)
     fmt = get_format(task.format or source.format or sniff_format(source.data))
-    text, warnings = (None, []) if fmt.binary else decode_text(source.data, task.display)
-    doc = fmt.parse(source, text)
+    doc = fmt.parse(source)
     return finish(
         doc,
         source.path,
@@ -55,7 +75,7 @@ def parse_task(task: ParseTask) -> Parsed | Unchanged:
         source.sha256,
         len(source.data),
         source.mtime_ns,
-        warnings,
+        [],
         task.max_chars,
     )
 
@@ -73,9 +93,13 @@ def finish(
     """Add sections and chunks to a parsed document (shared by files and fetched URLs)."""
     doc.warnings[:0] = warnings
     if not doc.text.strip() and doc.format not in ("pdf", "docx"):
-        raise IngestError("no text content (only whitespace)", path)
+        raise Skip(SKIP_EMPTY, "no text content (only whitespace)", path)
     if doc.page_lines:
         doc.chunk_breaks.update(doc.page_lines)  # a chunk never spans pages, so page(n) is exact
+    if doc.title:
+        doc.title = bounded_title(doc.title)
     sections = build_sections(doc)
     chunks = chunk_document(doc, sections, max_chars)
-    return prepare(Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks))
+    parsed = Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
+    parsed.chunk_chars = max_chars
+    return prepare(parsed)

@@ -22,7 +22,7 @@ from pypdf.generic import Destination
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.entities import extract_entities
-from docql_sqlite.model import Document, Heading
+from docql_sqlite.model import Document, Heading, Source
 
 # pypdf logs recoverable damage ("EOF marker not found", missing fontTools) to stderr; the
 # parser reports what matters as warnings or errors of its own, so keep the terminal clean.
@@ -44,6 +44,11 @@ _SENTENCE_END = tuple(".!?:;。！？：")
 _LEADING_NUMBER = re.compile(
     r"^(?:(?i:chapter|part|appendix|section)\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)\.?\s+"
 )
+
+
+def parse(source: Source) -> Document:
+    """The PDF parser (`formats.PARSERS`): the bytes go to `parse_pdf`."""
+    return parse_pdf(source.data, source.path)
 
 
 def parse_pdf(data: bytes, path: str) -> Document:

@@ -9,7 +9,13 @@ name, and line ends are normalised to `\\n`. Term patterns (`Term` / `: definiti
 from __future__ import annotations
 
 from docql_sqlite.ingest.entities import extract_entities
-from docql_sqlite.model import Document
+from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.model import Document, Source
+
+
+def parse(source: Source) -> Document:
+    """The plain-text parser (`formats.PARSERS`): decode, then `parse_text`."""
+    return parse_decoded(source, parse_text)
 
 
 def parse_text(text: str, path: str) -> Document:

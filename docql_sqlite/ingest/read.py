@@ -1,21 +1,39 @@
 """Read one file into a `Source`, and decode text: the only ingest code that opens files.
 
 Bad input raises `IngestError` with a reason a person can act on; the caller records it
-and goes on with the other files.
+and goes on with the other files. A file that is deliberately not indexed (over the size
+limit, empty) raises `Skip`, an `IngestError` the run counts as skipped, not failed.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
 import os
+import re
+from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 from ..errors import IngestError
-from ..model import Source
+from ..model import Document, Source
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-_BINARY_PROBE = 8192
+# PEP 263 coding cookie on line 1 or 2 (`# -*- coding: koi8-r -*-`, `# vim: set fileencoding=…`)
+_CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+# Skip kinds, the keys under which a run counts its skipped files.
+SKIP_EMPTY = "empty file"
+SKIP_TOO_LARGE = "over --max-bytes"
+
+
+class Skip(IngestError):
+    """This file is deliberately not indexed; `kind` is one of the SKIP_* names."""
+
+    def __init__(self, kind: str, reason: str, path: str | None = None) -> None:
+        super().__init__(reason, path)
+        self.kind = kind
 
 
 def read_source(
@@ -23,11 +41,19 @@ def read_source(
 ) -> Source:
     """Read `path` (a regular file) whole, with the size cap checked before reading."""
     try:
-        if path.is_symlink() and not path.exists():
-            raise IngestError(f"broken symlink (points to '{os.readlink(path)}')", display_path)
+        if path.is_symlink():
+            problem = link_problem(path)
+            if problem is not None:
+                raise IngestError(problem, display_path)
         stat = path.stat()
-        if stat.st_size > max_bytes:
+        if not S_ISREG(stat.st_mode) and not S_ISDIR(stat.st_mode):
+            # opening a FIFO blocks until someone writes to it; a device may never end
             raise IngestError(
+                "not a regular file (a FIFO, socket or device); not indexed", display_path
+            )
+        if stat.st_size > max_bytes:
+            raise Skip(
+                SKIP_TOO_LARGE,
                 f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it "
                 f"with --max-bytes)",
                 display_path,
@@ -45,7 +71,8 @@ def read_source(
     except OSError as exc:
         raise IngestError(f"cannot read: {exc.strerror or exc}", display_path) from None
     if len(data) > max_bytes:
-        raise IngestError(
+        raise Skip(
+            SKIP_TOO_LARGE,
             f"file too large (over the {max_bytes:,}-byte limit; raise it with --max-bytes)",
             display_path,
         )
@@ -59,14 +86,50 @@ def read_source(
     )
 
 
-def decode_text(data: bytes, path: str = "") -> tuple[str, list[str]]:
+def link_problem(path: Path | str) -> str | None:
+    """Why the symlink `path` cannot be followed (a loop, a missing target), or None."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        try:
+            points_to = os.readlink(path)
+        except OSError:
+            points_to = "?"
+        if exc.errno == errno.ELOOP:
+            return f"symlink loop (points to '{points_to}', which leads back to itself)"
+        if isinstance(exc, FileNotFoundError | NotADirectoryError):
+            return f"broken symlink (points to '{points_to}')"
+        return f"cannot follow symlink to '{points_to}': {exc.strerror or exc}"
+    return None
+
+
+def parse_decoded(
+    source: Source,
+    parse_text: Callable[[str, str], Document],
+    *,
+    coding_cookie: bool = False,
+) -> Document:
+    """Decode `source` and hand the text to `parse_text(text, path)`; the decoding
+    warnings (a legacy codec guessed) come first in the document's warnings. This is the
+    whole `parse(source)` of a text format (plugins may use it too)."""
+    text, warnings = decode_text(source.data, source.path, coding_cookie=coding_cookie)
+    document = parse_text(text, source.path)
+    document.warnings[:0] = warnings
+    return document
+
+
+def decode_text(
+    data: bytes, path: str = "", *, coding_cookie: bool = False
+) -> tuple[str, list[str]]:
     """Decode bytes to text with '\\n' line ends; returns (text, warnings).
 
-    UTF-8 (with or without BOM) and UTF-16/32 with a BOM are decoded exactly. Other text
-    falls back to cp1252/Latin-1 with a warning. Empty and binary data are errors.
+    UTF-8 (with or without BOM) and UTF-16/32 with a BOM are decoded exactly. With
+    `coding_cookie` (source code), a PEP 263 declaration on line 1 or 2 names the codec,
+    as Python itself reads the file. Other text falls back to cp1252/Latin-1 with a
+    warning. Empty and binary data (any NUL) are errors.
     """
     if not data:
-        raise IngestError("empty file (0 bytes)", path)
+        raise Skip(SKIP_EMPTY, "empty file (0 bytes)", path)
     warnings: list[str] = []
     for bom, encoding in (
         (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -84,15 +147,50 @@ def decode_text(data: bytes, path: str = "") -> tuple[str, list[str]]:
                     f"{exc.start}",
                     path,
                 ) from None
+            if "\x00" in text:  # the same rule for UTF-16/32: a NUL character is binary
+                raise IngestError(
+                    f"binary file (contains NUL characters, the first at character "
+                    f"{text.index(chr(0)):,}); not indexed",
+                    path,
+                )
             return normalize_newlines(text), warnings
-    if b"\x00" in data[:_BINARY_PROBE]:
-        raise IngestError("binary file (contains NUL bytes); not indexed", path)
+    # A NUL byte anywhere (not only in the first 8 KB, git's probe) makes a file binary:
+    # one rule for the whole file, so no NUL ever reaches the index from a text file.
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise IngestError(
+            f"binary file (contains NUL bytes, the first at byte {nul:,}); not indexed", path
+        )
+    declared = declared_coding(data) if coding_cookie else None
+    if declared is not None:
+        try:
+            return normalize_newlines(data.decode(declared)), warnings
+        except UnicodeDecodeError as exc:
+            warnings.append(
+                f"not valid {declared} as its coding declaration says (byte {exc.start}); "
+                f"decoded as UTF-8 or cp1252/Latin-1"
+            )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         text = _decode_legacy(data, path, exc)
         warnings.append(f"not valid UTF-8 (byte {exc.start}); decoded as cp1252/Latin-1")
     return normalize_newlines(text), warnings
+
+
+def declared_coding(data: bytes) -> str | None:
+    """The codec a PEP 263 cookie in the first two lines names, if Python knows it."""
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING_COOKIE.match(line)
+        if match:
+            name = match.group(1).decode("ascii", "replace")
+            try:
+                return codecs.lookup(name).name
+            except LookupError:
+                return None
+        if line.strip() and not line.lstrip().startswith(b"#"):
+            return None  # PEP 263: line 2 counts only when line 1 is a comment or blank
+    return None
 
 
 def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError) -> str:

@@ -17,7 +17,8 @@ from docutils import nodes
 from docutils.core import publish_doctree
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Table, split_lines
+from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table, split_lines
 
 _SETTINGS: dict[str, Any] = {
     "report_level": 5,  # never print system messages
@@ -36,6 +37,11 @@ _OBJECT_DIRECTIVE = re.compile(
     r"(?P<kind>function|method|classmethod|staticmethod|class|exception)::\s+(?P<sig>\S.*)$"
 )
 _SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|<)")
+
+
+def parse(source: Source) -> Document:
+    """The reStructuredText parser (`formats.PARSERS`): decode, then `parse_rst`."""
+    return parse_decoded(source, parse_rst)
 
 
 def parse_rst(text: str, path: str) -> Document:

@@ -2,30 +2,56 @@
 
 Unchanged files are skipped by size + mtime, then by content hash; changed files are
 parsed in worker processes and replaced one transaction per batch (each file's rows are
-replaced atomically, so an interrupted run leaves every file either old or new); files
-gone from the indexed roots are removed. Failures are recorded per file and never stop
-the run.
+replaced atomically, so an interrupted run leaves every file either old or new).
+Failures are recorded per file and never stop the run: a file whose rows cannot be
+written is rolled back alone (a savepoint per file) and recorded. Only errors about the
+database as a whole (disk full, I/O, corruption) stop a run, with a message that says
+how to recover.
+
+What is removed (docs/design.md, "Which files"): only documents whose file has vanished
+from disk under an indexed root. A document that is merely outside this run's filters
+(a narrower --include, a new ignore rule) stays and is counted in
+`IngestReport.outside_filters`, unless `prune` asks for it to go; a document under a
+directory that could not be listed stays too. Files deliberately not indexed (empty,
+over --max-bytes, symlinks the policy does not follow) are `skipped`, not failed; the
+run's skip counts by reason are kept in `meta` (`last_run_skipped`) for `status`.
+
+Each document records the chunk size it was cut with (`documents.chunk_chars`, written
+with its rows), so a run that changes `--chunk-chars` and is killed part-way leaves the
+rest marked as not done: the next run (or a concurrent one) re-chunks exactly those.
+At the end of a run the WAL is checkpointed into the main file.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .. import db
-from ..errors import IngestError
-from .chunk import DEFAULT_MAX_CHARS
-from .parse import ParseTask, Unchanged, parse_task
-from .read import DEFAULT_MAX_BYTES
+from ..errors import DatabaseError, DocQLError, IngestError
+from ..options import EmbedOptions, IngestOptions
+from .grammars import is_optional, language_for_extension, unavailable_reason
+from .parse import ParseTask, Skipped, Unchanged, parse_task
+from .paths import shown
+from .read import SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
-from .walk import FoundFile, walk
+from .walk import (
+    SKIP_SYMLINK_DIR,
+    SKIP_SYMLINK_OUTSIDE,
+    FoundFile,
+    WalkOptions,
+    WalkStats,
+    walk,
+)
 from .workers import run_tasks
 
-ProgressCallback = Callable[[int, int, str], None]
+_FILE_SKIP_KINDS = (SKIP_EMPTY, SKIP_TOO_LARGE, SKIP_SYMLINK_OUTSIDE, SKIP_SYMLINK_DIR)
 
 
 class StoredDoc(NamedTuple):
@@ -36,21 +62,8 @@ class StoredDoc(NamedTuple):
     mtime_ns: int | None
     sha256: str
     path: str
-
-
-@dataclass(slots=True)
-class IngestOptions:
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    max_bytes: int = DEFAULT_MAX_BYTES
-    max_chars: int = DEFAULT_MAX_CHARS
-    workers: int = max(1, min(4, os.cpu_count() or 1))
-    timeout: float = 60.0
-    batch_docs: int = 200
-    batch_seconds: float = 1.0
-    remove_missing: bool = True
-    fetch_timeout: float = 30.0
-    progress: ProgressCallback | None = None
+    chunk_chars: int | None  # None: indexed before chunk sizes were recorded per document
+    uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form (paths.py)
 
 
 @dataclass(slots=True)
@@ -61,20 +74,36 @@ class IngestReport:
     removed: list[str] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason), per file
+    # Every entry left out by reason: the per-file skips plus the walk's (ignored, hidden...).
+    skip_counts: dict[str, int] = field(default_factory=dict)
+    outside_filters: int = 0  # indexed documents under the roots this run did not select: kept
+    notes: list[str] = field(default_factory=list)  # one line each, e.g. a grammar unavailable
     seconds: float = 0.0
+    # Vectors kept current in the same run (None: the index has none and none were asked).
+    embedding: dict[str, object] | None = None
+    embedding_error: str | None = None
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        """No real failure (skipped files are not failures)."""
+        return not self.failed and self.embedding_error is None
 
-    def summary(self) -> dict[str, object]:
+    def file_skip_counts(self) -> dict[str, int]:
+        """The skip counts of files this run looked at and left out (not the walk's
+        ignored/hidden/unknown-format entries)."""
+        return {k: self.skip_counts[k] for k in _FILE_SKIP_KINDS if self.skip_counts.get(k)}
+
+    def summary(self) -> dict[str, Any]:
         return {
             "added": len(self.added),
             "updated": len(self.updated),
             "unchanged": self.unchanged,
             "removed": len(self.removed),
             "failed": len(self.failed),
+            "skipped": len(self.skipped),
             "warnings": len(self.warnings),
+            "outside_filters": self.outside_filters,
             "seconds": round(self.seconds, 3),
         }
 
@@ -92,29 +121,58 @@ def index_paths(
     for root in roots:
         if not root.exists() and not root.is_symlink():
             raise IngestError(f"no such file or directory: '{root}'")
-    found = list(walk(roots, options.include, options.exclude))
+    walk_options = WalkOptions(
+        include=options.include,
+        exclude=options.exclude,
+        hidden=options.hidden,
+        ignore_files=options.ignore_files,
+        follow_symlinks=options.follow_symlinks,
+    )
+    stats = WalkStats()
+    found = list(walk(roots, walk_options, stats))
+    report.notes.extend(_grammar_notes(found))
     conn = db.connect(db_path)
     try:
         stored = {
-            uri: StoredDoc(doc_id, size, mtime_ns, sha, path)
-            for doc_id, uri, size, mtime_ns, sha, path in conn.execute(
-                "SELECT id, uri, size, mtime_ns, sha256, path FROM documents"
+            uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars, raw)
+            for doc_id, uri, size, mtime_ns, sha, path, chunk_chars, raw in conn.execute(
+                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes "
+                "FROM documents"
             )
         }
-        if db.get_meta(conn, "chunk_chars") != str(options.max_chars):
-            # Chunks of another size are not "unchanged": re-parse every file once.
-            stored = {uri: info._replace(size=-1, sha256="") for uri, info in stored.items()}
-            with conn:
-                db.set_meta(conn, "chunk_chars", str(options.max_chars))
         tasks, seen = _plan(conn, found, stored, options, report)
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
-            _remove_missing(conn, roots, seen, stored, report)
+            unlisted = [item.path for item in found if item.error is not None]
+            unfollowed = [item.path for item in found if item.skipped is not None]
+            _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
+        counts = Counter(stats.counts)
+        counts.update(report.skip_counts)
+        report.skip_counts = dict(sorted(counts.items()))
+        with conn:
+            db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
+        # Move the run's pages from the WAL into the main file, so the index is one file
+        # again (and a full disk shows up here, not at some later reader's checkpoint).
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except db.DiskFullError:
+        raise DatabaseError(
+            f"disk full while writing '{db_path}': every document committed before this is "
+            f"kept (some may still be in '{db_path}-wal'; keep that file next to the index). "
+            f"Free some space, then run the same index command again to finish"
+        ) from None
     finally:
         conn.close()
+    _keep_vectors_current(db_path, options, report)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | None:
+    """`previous` when its chunks were cut with this run's settings, else None (re-parse)."""
+    if previous is None or previous.chunk_chars != options.max_chars:
+        return None
+    return previous
 
 
 def _plan(
@@ -128,14 +186,18 @@ def _plan(
     seen: set[str] = set()
     renamed: list[tuple[str, str]] = []
     for item in found:
-        uri = os.path.abspath(item.path)
+        uri = _uri(item)
         if uri in seen:  # the same file under two of the given paths
             continue
         seen.add(uri)
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
             continue
-        previous = stored.get(uri)
+        if item.skipped is not None:  # a symlink the policy does not follow
+            report.skipped.append((shown(item.display), item.skipped))
+            seen.discard(uri)  # a document indexed through it before is removed
+            continue
+        previous = _current(stored.get(uri), options)
         if previous is not None:
             try:
                 st = item.path.stat()
@@ -147,12 +209,12 @@ def _plan(
                 and st.st_mtime_ns == previous.mtime_ns
             ):
                 report.unchanged += 1
-                if previous.path != item.display:
-                    renamed.append((item.display, uri))
+                if previous.path != shown(item.display):
+                    renamed.append((shown(item.display), uri))
                 continue
         task = ParseTask(
             path=str(item.path),
-            display=item.display,
+            display=shown(item.display),
             format=item.format,
             known_sha256=previous.sha256 if previous else None,
             max_bytes=options.max_bytes,
@@ -172,7 +234,7 @@ def _plan_urls(
     by_path = {info.path: info for info in stored.values()}
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
     for url in urls:
-        previous = by_path.get(url)
+        previous = _current(by_path.get(url), options)
         task = ParseTask(
             path=url,
             display=url,
@@ -188,9 +250,10 @@ def _plan_urls(
 
 
 def _uri(item: FoundFile) -> str:
+    """The identity of a found file as stored: absolute path (escaped, see `paths`) or URL."""
     from .fetch import is_url
 
-    return item.display if is_url(item.display) else os.path.abspath(item.path)
+    return item.display if is_url(item.display) else shown(os.path.abspath(item.path))
 
 
 def _run(
@@ -201,22 +264,24 @@ def _run(
     report: IngestReport,
 ) -> None:
     walk_failures = [
-        (item, IngestError(item.error, item.display)) for item, task in tasks if task is None
+        (item, IngestError(item.error or "cannot be walked", shown(item.display)))
+        for item, task in tasks
+        if task is None
     ]
-    tasks = [(item, task) for item, task in tasks if task is not None]
-    total = len(tasks)
+    runnable = [(item, task) for item, task in tasks if task is not None]
+    total = len(runnable)
     batch: list[tuple[FoundFile, object]] = []
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, iter(tasks), min(options.workers, len(tasks)), options.timeout
+        parse_task, iter(runnable), min(options.workers, total), options.timeout
     )
     batch.extend(walk_failures)
     for item, result in results:
         done += 1
         if options.progress:
-            options.progress(done, total, item.display)
+            options.progress(done, total, shown(item.display))
         batch.append((item, result))
         if (
             len(batch) >= options.batch_docs
@@ -234,62 +299,159 @@ def _write_batch(
     stored: dict[str, StoredDoc],
     report: IngestReport,
 ) -> None:
-    with conn:  # one transaction: every file in it is replaced whole or not at all
+    with conn:  # one transaction for speed; each file in it is replaced whole or not at all
         for item, result in batch:
-            uri = result.uri if isinstance(result, (Parsed, Unchanged)) else _uri(item)
-            clear_problems(conn, uri)
-            if isinstance(result, IngestError):
-                record_problem(conn, item.display, uri, "error", result.message)
-                report.failed.append((item.display, result.message))
-            elif isinstance(result, Unchanged):
-                conn.execute(
-                    "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
-                    (
-                        result.mtime_ns / 1e9 if result.mtime_ns else None,
-                        result.mtime_ns,
-                        item.display,
-                        uri,
-                    ),
-                )
-                report.unchanged += 1
-            elif isinstance(result, Parsed):
-                replace_document(conn, result)
-                (report.updated if uri in stored else report.added).append(item.display)
-                for warning in result.doc.warnings:
-                    record_problem(conn, item.display, uri, "warning", warning)
-                    report.warnings.append((item.display, warning))
+            display = shown(item.display)
+            uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else _uri(item)
+            try:
+                with conn:  # a savepoint: a file whose rows cannot be written rolls back alone
+                    _write_one(conn, display, uri, result, stored, report)
+            except db.WHOLE_DATABASE_ERRORS:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one file must never stop a run
+                reason = f"could not be stored: {type(exc).__name__}: {exc}"
+                clear_problems(conn, uri)
+                record_problem(conn, display, uri, "error", reason)
+                report.failed.append((display, reason))
+
+
+def _write_one(
+    conn: db.Connection,
+    display: str,
+    uri: str,
+    result: object,
+    stored: dict[str, StoredDoc],
+    report: IngestReport,
+) -> None:
+    clear_problems(conn, uri)
+    if isinstance(result, Skipped):
+        previous = stored.get(uri)
+        if previous is not None and result.kind == SKIP_EMPTY:
+            delete_document(conn, previous.id)  # the file has no content any more
+            report.removed.append(previous.path)
+        report.skipped.append((display, shown(result.reason)))
+        report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+    elif isinstance(result, IngestError):
+        record_problem(conn, display, uri, "error", result.message)
+        report.failed.append((display, shown(result.message)))
+    elif isinstance(result, Unchanged):
+        conn.execute(
+            "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
+            (
+                result.mtime_ns / 1e9 if result.mtime_ns else None,
+                result.mtime_ns,
+                display,
+                uri,
+            ),
+        )
+        report.unchanged += 1
+    elif isinstance(result, Parsed):
+        replace_document(conn, result)
+        for warning in result.doc.warnings:
+            record_problem(conn, display, uri, "warning", warning)
+        # the report only once every row is written: a failure above is reported instead
+        (report.updated if uri in stored else report.added).append(display)
+        report.warnings.extend((display, shown(w)) for w in result.doc.warnings)
 
 
 def _remove_missing(
     conn: db.Connection,
     roots: list[Path],
     seen: set[str],
+    unlisted: list[Path],
+    unfollowed: list[Path],
     stored: dict[str, StoredDoc],
+    options: IngestOptions,
     report: IngestReport,
 ) -> None:
+    """Remove the documents under the roots whose files vanished, and those indexed through
+    a symlink the policy no longer follows; count (or, with `prune`, remove) those the walk
+    did not select; keep those it could not see (under directories it could not list)."""
     prefixes = []
     exact = set()
     for root in roots:
-        absolute = os.path.abspath(root)
+        absolute = shown(os.path.abspath(root))
         if root.is_dir():
             prefixes.append(absolute.rstrip("/") + "/")
         else:
             exact.add(absolute)
-    gone = [
-        (uri, info)
-        for uri, info in stored.items()
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
-    ]
+    blind = tuple(shown(os.path.abspath(d)).rstrip("/") + "/" for d in unlisted)
+    links = {shown(os.path.abspath(link)) for link in unfollowed}
+    through_links = tuple(link + "/" for link in links)
+
+    def under_roots(uri: str) -> bool:
+        return uri in exact or uri.startswith(tuple(prefixes))
+
+    gone = []
+    for uri, info in stored.items():
+        if uri in seen or not under_roots(uri) or uri.startswith(blind):
+            continue
+        state = _on_disk(os.fsdecode(info.uri_bytes) if info.uri_bytes else uri)
+        if uri in links or uri.startswith(through_links):
+            gone.append(info)  # the symlink policy does not follow this path any more
+        elif state == "gone" or (state == "present" and options.prune):
+            gone.append(info)
+        elif state == "present":
+            report.outside_filters += 1
     stale_errors = [
         uri
         for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
-        if uri not in seen and (uri in exact or any(uri.startswith(p) for p in prefixes))
+        if uri not in seen and under_roots(uri) and not uri.startswith(blind)
     ]
     if not gone and not stale_errors:
         return
     with conn:
-        for uri, info in gone:
+        for info in gone:
             delete_document(conn, info.id)
             report.removed.append(info.path)
         for uri in stale_errors:
             clear_problems(conn, uri)
+
+
+def _on_disk(uri: str) -> str:
+    """'gone' (vanished), 'present', or 'unknown' (cannot tell: e.g. permission denied)."""
+    try:
+        os.lstat(uri)
+    except (FileNotFoundError, NotADirectoryError):
+        return "gone"
+    except OSError:
+        return "unknown"
+    return "present"
+
+
+def _grammar_notes(found: list[FoundFile]) -> list[str]:
+    """One line per optional grammar this run needs but cannot load (files fall back to
+    plain-text chunking; checked here once rather than reported for every file)."""
+    languages = set()
+    for item in found:
+        if item.format == "code":
+            language = language_for_extension(os.path.splitext(item.display)[1])
+            if language is not None and is_optional(language):
+                languages.add(language)
+    return [reason for reason in map(unavailable_reason, sorted(languages)) if reason]
+
+
+def _keep_vectors_current(
+    db_path: str | Path, options: IngestOptions, report: IngestReport
+) -> None:
+    """Embed the passages this run added or changed, so vector search never goes stale.
+
+    With `options.embed` the named model embeds (creating the vectors if the index has
+    none); otherwise an index that already has vectors uses its own model, and loads it
+    only when some passage needs a vector. A failure here is recorded like a file's: the
+    indexed text stays, and the next run (or `embed`) finishes the vectors.
+    """
+    from .embed import embed_index, pending
+
+    try:
+        if options.embed is None:
+            if not options.update_vectors:
+                return
+            model, stale = pending(db_path)
+            if model is None or not stale:
+                return
+        report.embedding = embed_index(
+            db_path, EmbedOptions(model=options.embed, progress=options.embed_progress)
+        )
+    except DocQLError as exc:
+        report.embedding_error = exc.message

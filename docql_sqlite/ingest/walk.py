@@ -1,43 +1,57 @@
-"""Expand the paths given to `index` into the files to index, honouring ignore rules."""
+"""Expand the paths given to `index` into the files to index, the way ripgrep walks a tree.
+
+- Ignore files are respected: `.gitignore` and `.ignore` in every directory (a deeper
+  file wins over a shallower one, `.ignore` over `.gitignore` in the same directory), the
+  repository's `.git/info/exclude`, and the ignore files of the directories above a root
+  up to the top of its git repository. Patterns are matched by `pathspec` (git's rules,
+  negation included). `WalkOptions.ignore_files=False` (`--no-ignore`) turns them off.
+- Hidden files and directories (a name starting with '.') are skipped unless
+  `hidden=True`; `.git` itself is never entered. No directory is skipped for its name
+  alone (`build/`, `target/` and `node_modules/` are indexed unless an ignore file says
+  otherwise).
+- Symbolic links: a link to a file inside the indexed roots is indexed under its own
+  path; a link to a file outside them, or to a directory, is not followed (skipped,
+  with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
+- `include`/`exclude` globs filter what remains (`fnmatch` on the shown path or the name).
+
+Every entry left out is counted by reason in `WalkStats`, so a run can say what it
+skipped; a skipped directory counts once (its contents are never looked at).
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import os
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .formats import format_for_path
+import pathspec
 
-# Directories that are never documentation: VCS data, dependency and build trees, caches.
-IGNORED_DIRS = {
-    ".git",
-    ".hg",
-    ".svn",
-    ".bzr",
-    "node_modules",
-    "__pycache__",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".hypothesis",
-    ".idea",
-    ".vscode",
-    "dist",
-    "build",
-    ".next",
-    ".cache",
-    "target",
-    ".gradle",
-    "site-packages",
-    ".eggs",
-    ".direnv",
-}
+from .formats import format_for_path
+from .read import link_problem
+
+# Reasons an entry is left out by the walk (keys of WalkStats.counts).
+SKIP_IGNORED = "ignored by .gitignore/.ignore"
+SKIP_HIDDEN = "hidden"
+SKIP_EXCLUDED = "excluded by --exclude"
+SKIP_NOT_INCLUDED = "not matched by --include"
+SKIP_UNKNOWN = "not a document format"
+SKIP_SPECIAL = "not a regular file"
+SKIP_SYMLINK_OUTSIDE = "symlink to outside the indexed paths"
+SKIP_SYMLINK_DIR = "symlink to a directory"
+
+_IGNORE_FILES = (".gitignore", ".ignore")  # in increasing precedence
+
+
+@dataclass(frozen=True, slots=True)
+class WalkOptions:
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    hidden: bool = False  # --hidden: enter hidden files and directories
+    ignore_files: bool = True  # --no-ignore turns this off
+    follow_symlinks: bool = False  # --follow-symlinks
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +61,21 @@ class FoundFile:
     format: str | None  # from the name; None = sniff the content
     explicit: bool  # named on the command line (indexed whatever its extension)
     error: str | None = None  # why this path could not be walked (an unreadable directory)
+    skipped: str | None = None  # why this file is deliberately not indexed (a symlink policy)
 
 
-def display_path(path: Path, cwd: Path | None = None) -> str:
+@dataclass(slots=True)
+class WalkStats:
+    counts: Counter[str] = field(default_factory=Counter)  # reason -> entries left out
+
+
+@dataclass(frozen=True, slots=True)
+class _IgnoreFile:
+    base: str  # absolute directory the patterns are relative to, ending in '/'
+    patterns: tuple[pathspec.RegexPattern, ...]  # last one first
+
+
+def display_path(path: Path | str, cwd: Path | None = None) -> str:
     """A path relative to the current directory when inside it, else absolute; '/' separators."""
     # Plain string work: this runs for every file of a walk, and pathlib costs ~10x more.
     base = str(cwd) if cwd is not None else os.getcwd()
@@ -65,50 +91,262 @@ def _matches(display: str, patterns: tuple[str, ...]) -> bool:
 
 
 def walk(
-    roots: list[Path],
-    include: tuple[str, ...] = (),
-    exclude: tuple[str, ...] = (),
-    ignore_dirs: set[str] | None = None,
+    roots: list[Path], options: WalkOptions | None = None, stats: WalkStats | None = None
 ) -> Iterator[FoundFile]:
-    """Yield files under `roots` in a stable (sorted) order."""
-    ignore_dirs = IGNORED_DIRS if ignore_dirs is None else ignore_dirs
+    """Yield files under `roots` in a stable (sorted) order; left-out entries go to `stats`."""
+    options = options or WalkOptions()
+    stats = stats if stats is not None else WalkStats()
+    real_roots = [os.path.realpath(root) for root in roots]
     for root in roots:
         if not root.is_dir():
             display = display_path(root)
             yield FoundFile(root, display, format_for_path(display), explicit=True)
             continue
-        failures: list[OSError] = []
-        for dirpath, dirnames, filenames in os.walk(
-            root, onerror=failures.append, followlinks=False
-        ):
-            yield from _walk_failures(failures)
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if d not in ignore_dirs and not _matches(display_path(Path(dirpath) / d), exclude)
-            )
-            for filename in sorted(filenames):
-                path = Path(dirpath) / filename
-                display = display_path(path)
-                if exclude and _matches(display, exclude):
-                    continue
-                if include and not _matches(display, include):
-                    continue
-                fmt = format_for_path(display)
-                if fmt is None and not include:
-                    continue  # unknown kinds of file (images, archives...) are not documents
-                yield FoundFile(path, display, fmt, explicit=False)
-        yield from _walk_failures(failures)
+        chain = _ancestor_ignores(os.path.abspath(root)) if options.ignore_files else ()
+        yield from _walk_tree(root, chain, real_roots, options, stats)
 
 
-def _walk_failures(failures: list[OSError]) -> Iterator[FoundFile]:
-    """Directories os.walk could not list, as FoundFiles carrying the reason (then cleared)."""
-    for exc in failures:
-        where = Path(exc.filename) if exc.filename else Path(".")
-        reason = (
-            "permission denied (directory not listed)"
-            if isinstance(exc, PermissionError)
-            else (f"cannot list directory: {exc.strerror or exc}")
-        )
-        yield FoundFile(where, display_path(where), None, explicit=False, error=reason)
-    failures.clear()
+def _walk_tree(
+    root: Path,
+    chain: tuple[_IgnoreFile, ...],
+    real_roots: list[str],
+    options: WalkOptions,
+    stats: WalkStats,
+) -> Iterator[FoundFile]:
+    # Depth first, entries sorted by name; each stack entry carries its ignore chain and,
+    # when links are followed, the (device, inode) of its ancestors to detect loops.
+    root_id = _dir_id(str(root))
+    stack: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = [
+        (str(root), chain, frozenset({root_id}) if root_id else frozenset())
+    ]
+    while stack:
+        directory, chain, ancestors = stack.pop()
+        absolute_dir = os.path.abspath(directory)
+        if options.ignore_files:
+            chain = chain + _dir_ignores(absolute_dir)
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except OSError as exc:
+            yield _unlistable(directory, exc)
+            continue
+        subdirs: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = []
+        for entry in entries:
+            name = entry.name
+            if name == ".git":
+                continue  # repository data, never documents (git itself never lists it)
+            if name.startswith(".") and not options.hidden:
+                stats.counts[SKIP_HIDDEN] += 1
+                continue
+            path = os.path.join(directory, name)
+            absolute = os.path.join(absolute_dir, name)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_link, is_dir = False, False
+            if chain and _ignored(chain, absolute, is_dir):
+                stats.counts[SKIP_IGNORED] += 1
+                continue
+            display = display_path(path)
+            if options.exclude and _matches(display, options.exclude):
+                stats.counts[SKIP_EXCLUDED] += 1
+                continue
+            if is_dir:
+                subdirs.append((path, chain, ancestors))
+                continue
+            if is_link and _points_to_dir(path):
+                if not options.follow_symlinks:
+                    stats.counts[SKIP_SYMLINK_DIR] += 1
+                    yield FoundFile(
+                        Path(path),
+                        display,
+                        None,
+                        explicit=False,
+                        skipped="symlink to a directory (not followed; use --follow-symlinks)",
+                    )
+                    continue
+                target = _dir_id(path)
+                if target is None or target in ancestors:
+                    yield FoundFile(
+                        Path(path),
+                        display,
+                        None,
+                        explicit=False,
+                        error=f"symlink loop (a link back to a directory above it: "
+                        f"'{os.readlink(path)}')",
+                    )
+                    continue
+                subdirs.append((path, chain, ancestors | {target}))
+                continue
+            if options.include and not _matches(display, options.include):
+                stats.counts[SKIP_NOT_INCLUDED] += 1
+                continue
+            fmt = format_for_path(display)
+            if fmt is None and not options.include:
+                stats.counts[SKIP_UNKNOWN] += 1  # images, archives...: not documents
+                continue
+            if is_link:
+                found = _symlinked_file(Path(path), display, fmt, real_roots, options, stats)
+                if found is not None:
+                    yield found
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                stats.counts[SKIP_SPECIAL] += 1  # FIFOs, sockets, devices: reading could block
+                continue
+            yield FoundFile(Path(path), display, fmt, explicit=False)
+        for subdir in reversed(subdirs):
+            stack.append(subdir)
+    # Pre-order with sorted siblings: a stack pops the last pushed first, hence reversed().
+
+
+def _symlinked_file(
+    path: Path,
+    display: str,
+    fmt: str | None,
+    real_roots: list[str],
+    options: WalkOptions,
+    stats: WalkStats,
+) -> FoundFile | None:
+    """A link to a file: indexed when its target is inside a root (or links are followed)."""
+    problem = link_problem(path)
+    if problem is not None:
+        return FoundFile(path, display, fmt, explicit=False, error=problem)
+    if not os.path.isfile(path):
+        stats.counts[SKIP_SPECIAL] += 1
+        return None
+    target = os.path.realpath(path)
+    if options.follow_symlinks or any(_inside(target, root) for root in real_roots):
+        return FoundFile(path, display, fmt, explicit=False)
+    stats.counts[SKIP_SYMLINK_OUTSIDE] += 1
+    return FoundFile(
+        path,
+        display,
+        fmt,
+        explicit=False,
+        skipped=f"symlink to a file outside the indexed paths ('{target}'; not followed, "
+        f"use --follow-symlinks)",
+    )
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _points_to_dir(path: str) -> bool:
+    try:
+        return os.path.isdir(path)
+    except OSError:
+        return False
+
+
+def _dir_id(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _unlistable(directory: str, exc: OSError) -> FoundFile:
+    reason = (
+        "permission denied (directory not listed)"
+        if isinstance(exc, PermissionError)
+        else f"cannot list directory: {exc.strerror or exc}"
+    )
+    return FoundFile(Path(directory), display_path(directory), None, explicit=False, error=reason)
+
+
+# -- ignore files ---------------------------------------------------------------------------
+def _ignored(chain: tuple[_IgnoreFile, ...], absolute: str, is_dir: bool) -> bool:
+    """git's rule: the last pattern matching the entry itself, in the most specific ignore
+    file that has one, decides (a negation re-includes).
+
+    Only matches of the entry *itself* count: a pattern that matches because it names a
+    parent directory (`build/` against `build/x.rs`) is left out, since the walk never
+    enters an ignored directory and an entered one was re-included. (pathspec's
+    `GitIgnoreSpec.check_file` ranks directory-pattern matches below file-pattern ones,
+    which is right for files but wrong for a directory itself: `*` then `!*/`.)
+    """
+    for ignore in reversed(chain):
+        if not absolute.startswith(ignore.base):
+            continue
+        relative = absolute[len(ignore.base) :] + ("/" if is_dir else "")
+        for pattern in ignore.patterns:
+            found = pattern.match_file(relative)
+            if found is None:
+                continue
+            match = found.match
+            if match.groupdict().get("ps_d") is not None and match.end("ps_d") != len(relative):
+                continue  # matched through a parent directory
+            return bool(pattern.include)
+    return False
+
+
+def _load(path: str, base: str) -> _IgnoreFile | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None  # missing (the usual case) or unreadable: no patterns
+    compiled: list[pathspec.RegexPattern] = []
+    for line in lines:
+        try:
+            compiled.extend(pathspec.GitIgnoreSpec.from_lines([line]).patterns)
+        except ValueError:
+            continue  # a line git would ignore as invalid (a lone '!' or '\\')
+    patterns = tuple(p for p in reversed(compiled) if p.include is not None)
+    if not patterns:
+        return None
+    return _IgnoreFile(base.rstrip("/") + "/", patterns)
+
+
+def _dir_ignores(directory: str) -> tuple[_IgnoreFile, ...]:
+    """The ignore files of one directory, lowest precedence first (info/exclude of a nested
+    repository, then .gitignore, then .ignore)."""
+    found = []
+    git = os.path.join(directory, ".git")
+    if os.path.lexists(git):
+        exclude = _info_exclude(git)
+        if exclude is not None:
+            found.append(_load(exclude, directory))
+    found += [_load(os.path.join(directory, name), directory) for name in _IGNORE_FILES]
+    return tuple(f for f in found if f is not None)
+
+
+def _ancestor_ignores(root: str) -> tuple[_IgnoreFile, ...]:
+    """Ignore files above `root` that git would apply to it: from the repository top down."""
+    top = os.path.dirname(root)
+    above: list[str] = []
+    while True:
+        above.append(top)
+        if os.path.lexists(os.path.join(top, ".git")):
+            break
+        parent = os.path.dirname(top)
+        if parent == top:
+            return ()  # not inside a git repository: only the root's own ignore files count
+        top = parent
+    chain: list[_IgnoreFile] = []
+    for directory in reversed(above):
+        chain.extend(_dir_ignores(directory))
+    return tuple(chain)
+
+
+def _info_exclude(git: str) -> str | None:
+    """`.git/info/exclude`, also for worktrees and submodules whose `.git` is a file."""
+    if os.path.isdir(git):
+        return os.path.join(git, "info", "exclude")
+    try:
+        with open(git, encoding="utf-8") as handle:
+            line = handle.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    gitdir = os.path.join(os.path.dirname(git), line[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+            gitdir = os.path.join(gitdir, handle.read().strip())
+    except OSError:
+        pass  # not a worktree: the gitdir holds info/ itself
+    return os.path.join(gitdir, "info", "exclude")

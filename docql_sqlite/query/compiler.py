@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DocQLNameError, DocQLSyntaxError
-from . import items as I
+from . import items as item_sql
 from .filters import FilterCompiler
 from .functions import (
     CODE_FUNCTIONS,
@@ -27,9 +27,9 @@ from .functions import (
     needs_function,
     unknown_name,
 )
-from .nodes import Call, Filter, Index, Property, Query, Slice, Step, Wildcard
+from .nodes import Call, Filter, Position, Property, Query, Slice, Step, Wildcard
 from .parser import parse
-from .sqlparams import Params, inline
+from .sqlparams import Params, bind, inline
 
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
 
@@ -38,7 +38,7 @@ DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structur
 class Compiled:
     sql: str
     params: dict[str, Any]
-    item: I.ItemType
+    item: item_sql.ItemType
     columns: list[str]
     projection: str | None = None
     post: str | None = None
@@ -46,7 +46,12 @@ class Compiled:
     notes: list[str] = field(default_factory=list)
 
     def inline_sql(self) -> str:
+        """The SQL with every value written in: runs as is in a `sqlite3` shell."""
         return inline(self.sql, self.params)
+
+    def bound_params(self) -> dict[str, Any]:
+        """The parameters to run with, deferred ones (query vectors, statistics) computed."""
+        return bind(self.params)
 
 
 def compile_query(
@@ -80,7 +85,7 @@ class _Compiler:
         per_document = False
         split = self._scope_split(steps)
         if split:
-            files = Source(I.FILE, I.base_files(scope))
+            files = Source(item_sql.FILE, item_sql.base_files(scope))
             last = self._chain("scope", files, steps[1:split], per_document=False)
             self.ctes.append(("scope_docs", f"SELECT _doc FROM {last}"))
             scope = f"{scope} AND d.id IN (SELECT _doc FROM scope_docs)"
@@ -97,7 +102,7 @@ class _Compiler:
                 (f for f in source.item.fields if f.name == projection.name), None
             ) or source.item.get(projection.name)
             if spec is None:  # a front-matter key: its JSON text (`->`), decoded in results
-                spec = I.FieldSpec(
+                spec = item_sql.FieldSpec(
                     projection.name, "json", f"(r._data -> '$.\"{projection.name}\"')"
                 )
             columns = [projection.name]
@@ -135,7 +140,7 @@ class _Compiler:
         for i, step in enumerate(steps[1:], start=1):
             if isinstance(step, Property):
                 return i if step.name in DOCUMENT_ROOTS else 0
-            if not isinstance(step, (Filter, Index, Slice, Wildcard)):
+            if not isinstance(step, (Filter, Position, Slice, Wildcard)):
                 return 0
         return 0
 
@@ -164,13 +169,15 @@ class _Compiler:
                 offset=steps[1].offset,
             )
         base = {
-            "toc": lambda: Source(I.HEADING, I.base_headings(scope)),
-            "entities": lambda: Source(I.ENTITY, I.base_entities(scope)),
-            "files": lambda: Source(I.FILE, I.base_files(scope)),
+            "toc": lambda: Source(item_sql.HEADING, item_sql.base_headings(scope)),
+            "entities": lambda: Source(item_sql.ENTITY, item_sql.base_entities(scope)),
+            "files": lambda: Source(item_sql.FILE, item_sql.base_files(scope)),
             "frontmatter": lambda: Source(
-                I.FRONTMATTER, I.base_frontmatter(scope), post="frontmatter"
+                item_sql.FRONTMATTER, item_sql.base_frontmatter(scope), post="frontmatter"
             ),
-            "structure": lambda: Source(I.STRUCTURE, I.base_structure(scope), post="structure"),
+            "structure": lambda: Source(
+                item_sql.STRUCTURE, item_sql.base_structure(scope), post="structure"
+            ),
         }[name]()
         return base, steps[1:]
 
@@ -183,9 +190,9 @@ class _Compiler:
             if isinstance(step, Call):
                 return self.functions.content(step, scope), steps[2:]
             if step.name == "codeblock":
-                return Source(I.CODEBLOCK, I.base_codeblocks(scope)), steps[2:]
+                return Source(item_sql.CODEBLOCK, item_sql.base_codeblocks(scope)), steps[2:]
             if step.name == "table":
-                return Source(I.TABLE, I.base_tables(scope)), steps[2:]
+                return Source(item_sql.TABLE, item_sql.base_tables(scope)), steps[2:]
             if step.name in CONTENT_FUNCTIONS:
                 raise DocQLSyntaxError(
                     f"'{step.name}' is a function; call it: $.content.{step.name}(...)",
@@ -221,7 +228,7 @@ class _Compiler:
 
     # -- selectors ----------------------------------------------------------------------
     def _split_projection(
-        self, steps: list[Step], item: I.ItemType
+        self, steps: list[Step], item: item_sql.ItemType
     ) -> tuple[list[Step], Property | None, list[Step]]:
         for i, step in enumerate(steps):
             if isinstance(step, Call):
@@ -235,7 +242,7 @@ class _Compiler:
                     FilterCompiler(item, self.params, self.source).field(step.name, step.offset)
                 after = steps[i + 1 :]
                 for later in after:
-                    if not isinstance(later, (Index, Slice, Wildcard)):
+                    if not isinstance(later, (Position, Slice, Wildcard)):
                         raise DocQLSyntaxError(
                             f"after the projection '.{step.name}' only [n], [a:b] or [*] may "
                             f"follow",
@@ -298,7 +305,7 @@ class _Compiler:
         return "r._path, r._pos"
 
     @staticmethod
-    def _columns(item: I.ItemType) -> list[str]:
+    def _columns(item: item_sql.ItemType) -> list[str]:
         return item.field_names
 
 
@@ -306,7 +313,7 @@ _MAX_ROWS = 2**62  # LIMIT and OFFSET take 64-bit integers; beyond any real row 
 
 
 def _needs_count(step: Step) -> bool:
-    if isinstance(step, Index):
+    if isinstance(step, Position):
         return step.value < 0
     assert isinstance(step, Slice)
     return any(bound is not None and bound < 0 for bound in (step.start, step.stop))
@@ -316,7 +323,7 @@ def _limit_offset(step: Step) -> tuple[bool, str] | None:
     """(reverse, `LIMIT n OFFSET m`) for an index or slice whose bounds all count from the
     start (reverse False) or all from the end (reverse True: taken from the list in reverse
     order; the final ORDER BY restores it). None for mixed bounds such as [1:-1]."""
-    if isinstance(step, Index):
+    if isinstance(step, Position):
         n = step.value
         return (
             (False, f"LIMIT 1 OFFSET {min(n, _MAX_ROWS)}")
@@ -347,7 +354,7 @@ def _reverse(order: str) -> str:
 
 def _position_condition(step: Step, rn: str, cnt: str) -> str:
     """Python-style index / slice over 1-based row numbers `rn` of `cnt` rows."""
-    if isinstance(step, Index):
+    if isinstance(step, Position):
         n = step.value
         return f"r.{rn} = {n + 1}" if n >= 0 else f"r.{rn} = r.{cnt} + {n + 1}"
     assert isinstance(step, Slice)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
 from ..text import fold, fold_non_ascii, like_pattern
-from . import items as I
+from . import items as item_sql
 from .filters import ascii_lower, regex_condition
 from .nodes import Call, Regex
 from .sqlparams import Params
@@ -21,7 +21,7 @@ from .sqlparams import Params
 class Source:
     """What a root or function yields: the item type and the SQL listing those items."""
 
-    item: I.ItemType
+    item: item_sql.ItemType
     sql: str
     ranked: bool = False
     post: str | None = None  # results-stage refinement: frontmatter | structure | regex_grep
@@ -112,6 +112,7 @@ CLASS_KINDS = (
     "object",
     "union",
     "protocol",
+    "type",  # named type declarations: TypeScript/Rust `type X = ...`, Go `type X int`
 )
 FUNCTION_KINDS = ("function", "method", "constructor")
 METHOD_KINDS = ("method", "constructor")
@@ -170,14 +171,14 @@ class FunctionCompiler:
             where = f" AND s.level = {int(name[1:])}"
             if kw:
                 where += f" AND instr(s.title_fold, {self.params.add(kw)}) > 0"
-            return Source(I.HEADING, I.base_headings(scope, where))
+            return Source(item_sql.HEADING, item_sql.base_headings(scope, where))
         if name == "chapter":
             chapter_id = self.text_arg(call).strip()
             if chapter_id.startswith("#"):
                 where = f"s.anchor = {self.params.add(chapter_id[1:])}"
             else:
                 where = f"s.number = {self.params.add(chapter_id)}"
-            return Source(I.SECTION, I.base_sections(scope, "NULL", "NULL", where))
+            return Source(item_sql.SECTION, item_sql.base_sections(scope, "NULL", "NULL", where))
         if name == "grep":
             return self._grep(call, scope)
         if name in ("search", "similar"):
@@ -187,25 +188,27 @@ class FunctionCompiler:
                 )
             return self.search_builder(name, self.text_arg(call), scope, self.params, call)
         if name in ("chunks", "all"):
-            return Source(I.CHUNK, I.base_chunks(scope))
+            return Source(item_sql.CHUNK, item_sql.base_chunks(scope))
         # page(n)
         arg = call.args[0]
         if arg.kind != "number" or not isinstance(arg.value, int):
             raise DocQLTypeError(
                 "page() needs a page number", source=self.source, offset=arg.offset
             )
-        return Source(I.PAGE, I.base_pages(scope, self.params.add(arg.value)))
+        return Source(item_sql.PAGE, item_sql.base_pages(scope, self.params.add(arg.value)))
 
     def _heading(self, keyword: str, scope: str) -> Source:
         kw = fold(keyword)
         if not kw:
-            return Source(I.SECTION, I.base_sections(scope, "1", "'title'", "1"), ranked=True)
+            return Source(
+                item_sql.SECTION, item_sql.base_sections(scope, "1", "'title'", "1"), ranked=True
+            )
         p = self.params.add(kw)
         tier = (
             f"(CASE WHEN s.title_fold = {p} THEN 3 "
             f"WHEN substr(s.title_fold, 1, length({p})) = {p} THEN 2 ELSE 1 END)"
         )
-        titles = I.base_sections(scope, tier, "'title'", f"instr(s.title_fold, {p}) > 0")
+        titles = item_sql.base_sections(scope, tier, "'title'", f"instr(s.title_fold, {p}) > 0")
         # Smart degradation (spec §4.3): no title in scope matches → innermost sections
         # whose own text (their chunks, not their sub-sections') contains the keyword.
         # One pass over the chunks (not one lookup per section), and none at all when a
@@ -221,20 +224,24 @@ class FunctionCompiler:
             f"s.id IN (SELECT c.section_id FROM chunks c WHERE {no_title}{in_scope} "
             f"AND {chunk_contains(keyword, self.params)})"
         )
-        bodies = I.base_sections(scope, "0.5", "'body'", own_text)
+        bodies = item_sql.base_sections(scope, "0.5", "'body'", own_text)
         sql = f"SELECT * FROM ({titles}) UNION ALL SELECT * FROM ({bodies})"
-        return Source(I.SECTION, sql, ranked=True)
+        return Source(item_sql.SECTION, sql, ranked=True)
 
     def _grep(self, call: Call, scope: str) -> Source:
         arg = call.args[0]
         if isinstance(arg.value, Regex):
             cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
             sql = (
-                f"SELECT {I.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
-                f"substr(c.content, 1, 160) AS snippet FROM {I.CHUNK_FROM} WHERE {scope} AND {cond}"
+                f"SELECT {item_sql.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
+                f"substr(c.content, 1, 160) AS snippet FROM {item_sql.CHUNK_FROM} "
+                f"WHERE {scope} AND {cond}"
             )
             return Source(
-                I.GREP_CHUNK, sql, post="regex_grep", post_arg=(arg.value.pattern, arg.value.flags)
+                item_sql.GREP_CHUNK,
+                sql,
+                post="regex_grep",
+                post_arg=(arg.value.pattern, arg.value.flags),
             )
         kw = fold(self.text_arg(call))
         if not kw:
@@ -247,12 +254,13 @@ class FunctionCompiler:
         # only for the matching chunks, is found in the folded text and gives the hit
         # line: folding and lower() never add or remove newlines, so counting the newlines
         # before that position in the (un-lowered) folded text is exact.
+        contains = chunk_contains(self.text_arg(call), self.params)
         sql = f"""SELECT g.*, g.line + length(substr(coalesce(g._fold, g.content), 1, g._at))
     - length(replace(substr(coalesce(g._fold, g.content), 1, g._at), char(10), '')) AS hit_line,
   trim(replace(substr(g.content, max(1, g._at - 60), 160), char(10), ' ')) AS snippet
-FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I.CHUNK_FROM}
-      WHERE {scope} AND {chunk_contains(self.text_arg(call), self.params)}) g"""
-        return Source(I.GREP_CHUNK, sql)
+FROM (SELECT {item_sql.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at
+      FROM {item_sql.CHUNK_FROM} WHERE {scope} AND {contains}) g"""
+        return Source(item_sql.GREP_CHUNK, sql)
 
     # -- $.code.* ---------------------------------------------------------------------
     def code_list(self, name: str, scope: str) -> Source:
@@ -262,7 +270,7 @@ FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I
             "methods": _kinds(METHOD_KINDS),
             "symbols": "1",
         }[name]
-        return Source(I.SYMBOL, I.base_symbols(scope, where))
+        return Source(item_sql.SYMBOL, item_sql.base_symbols(scope, where))
 
     def code(self, call: Call, scope: str) -> Source:
         fn = self.check_call(call, CODE_FUNCTIONS, "$.code")
@@ -280,13 +288,15 @@ FROM (SELECT {I.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at FROM {I
                 f"WHEN instr(y.name_fold, {p}) > 0 THEN 1 ELSE 0.5 END) - length(y.name) / 1000.0"
             )
             where = f"instr(y.name_fold, {p}) > 0 OR instr(lower(y.qualified_name), {q}) > 0"
-            return Source(I.RANKED_SYMBOL, I.base_symbols(scope, where, score), ranked=True)
+            return Source(
+                item_sql.RANKED_SYMBOL, item_sql.base_symbols(scope, where, score), ranked=True
+            )
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
         name = self.text_arg(call)
         where = _kinds(kinds)
         if name not in ("", "*"):
             where += f" AND y.name_fold = {self.params.add(fold(name))}"
-        return Source(I.SYMBOL_WITH_SOURCE, I.base_symbols(scope, where))
+        return Source(item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where))
 
 
 def chunk_contains(keyword: str, params: Params) -> str:

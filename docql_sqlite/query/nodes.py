@@ -12,6 +12,7 @@ and the render round trip need.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
@@ -21,15 +22,15 @@ OPS = ("==", "!=", "contains", "=~", "startswith", "endswith", ">", ">=", "<", "
 LITERAL_KINDS = ("string", "number", "regex", "bool", "null")
 
 
-def _position(default: int | None = 0) -> Any:
-    return field(default=default, compare=False, kw_only=True)
+# Positions are keyword-only and not compared: two trees that differ only in where they
+# were written are equal. (Spelled out each time: mypy reads `field(...)` calls only.)
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
     """Base of all nodes. `offset`: where the node starts in the query (0-based)."""
 
-    offset: int = _position()
+    offset: int = field(default=0, compare=False, kw_only=True)
 
     def to_dict(self, *, positions: bool = False) -> dict[str, Any]:
         """A JSON-ready dict with a "node" key naming the class.
@@ -92,8 +93,8 @@ class Compare(Node):
     field: str
     op: str
     value: Literal | None = None
-    field_offset: int = _position()
-    op_offset: int | None = _position(None)
+    field_offset: int = dataclasses.field(default=0, compare=False, kw_only=True)
+    op_offset: int | None = dataclasses.field(default=None, compare=False, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +145,7 @@ class Wildcard(Node):
 
 
 @dataclass(frozen=True, slots=True)
-class Index(Node):
+class Position(Node):
     """`[n]`, n may be negative. `offset` is the '['."""
 
     value: int
@@ -165,7 +166,7 @@ class Filter(Node):
     expr: Expr
 
 
-Step = Union[Property, Call, Wildcard, Index, Slice, Filter]
+Step = Union[Property, Call, Wildcard, Position, Slice, Filter]
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +210,7 @@ def render(node: Node) -> str:
             return f".{name}({', '.join(render(a) for a in args)})"
         case Wildcard():
             return "[*]"
-        case Index(value=value):
+        case Position(value=value):
             return f"[{value}]"
         case Slice(start=start, stop=stop):
             return f"[{'' if start is None else start}:{'' if stop is None else stop}]"

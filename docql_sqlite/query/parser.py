@@ -21,10 +21,10 @@ from docql_sqlite.query.nodes import (
     Compare,
     Expr,
     Filter,
-    Index,
     Literal,
     Not,
     Or,
+    Position,
     Property,
     Query,
     Regex,
@@ -32,9 +32,7 @@ from docql_sqlite.query.nodes import (
     Step,
     Wildcard,
 )
-from docql_sqlite.query.tokens import Token, TokenType, iter_tokens
-
-T = TokenType
+from docql_sqlite.query.tokens import RegexLiteral, Token, TokenType, iter_tokens
 
 # Parentheses and '!' nest by recursion; a bound keeps hostile input from reaching
 # Python's recursion limit (and keeps render/to_dict, also recursive, safe).
@@ -42,13 +40,13 @@ MAX_DEPTH = 64
 
 _REGEX_FLAG_BITS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 _VALUE_TOKENS = {
-    T.STRING: "string",
-    T.NUMBER: "number",
-    T.TRUE: "bool",
-    T.FALSE: "bool",
-    T.NULL: "null",
+    TokenType.STRING: "string",
+    TokenType.NUMBER: "number",
+    TokenType.TRUE: "bool",
+    TokenType.FALSE: "bool",
+    TokenType.NULL: "null",
 }
-_ARG_TOKENS = {T.STRING: "string", T.NUMBER: "number"}
+_ARG_TOKENS = {TokenType.STRING: "string", TokenType.NUMBER: "number"}
 _WORD_OPERATORS = {"and": "&&", "or": "||", "not": "!"}
 _OPERATOR_LIST = "==, !=, ~=, contains, =~, startsWith, endsWith, >, >=, <, <="
 
@@ -94,7 +92,7 @@ class Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self._tokens: Iterator[Token] | None = None
-        self.tok: Token = Token(T.EOF, "", None, 0)
+        self.tok: Token = Token(TokenType.EOF, "", None, 0)
         self.prev: Token | None = None
         self.depth = 0
 
@@ -105,7 +103,7 @@ class Parser:
 
     def _advance(self) -> Token:
         token = self.tok
-        if token.type is not T.EOF:
+        if token.type is not TokenType.EOF:
             assert self._tokens is not None
             self.tok = next(self._tokens)
         self.prev = token
@@ -121,7 +119,7 @@ class Parser:
         """Consume `)` or `]`, or explain what is missing before the current token."""
         if self.tok.type is closer:
             return self._advance()
-        if self.tok.type is T.AT:  # a second condition with no connective
+        if self.tok.type is TokenType.AT:  # a second condition with no connective
             raise self._error("expected '&&' or '||' between conditions")
         raise self._error(f"expected {closer.value}")
 
@@ -142,28 +140,28 @@ class Parser:
         self.tok = next(self._tokens)
         dollar = self._advance()
         steps: list[Step] = []
-        while self.tok.type in (T.DOT, T.LBRACKET):
+        while self.tok.type in (TokenType.DOT, TokenType.LBRACKET):
             steps.append(self._parse_step())
         token = self.tok
-        if token.type is T.NAME:
+        if token.type is TokenType.NAME:
             raise self._error(f"expected '.' before '{clip(token.text)}'")
-        if token.type is not T.EOF:
+        if token.type is not TokenType.EOF:
             raise self._error(f"unexpected '{clip(token.text)}' after end of query")
         return Query(tuple(steps), offset=dollar.offset, source=text)
 
     # ---- step := '.' NAME | '.' NAME '(' args ')' | '[' selector ']' --------
 
     def _parse_step(self) -> Step:
-        if self._advance().type is T.LBRACKET:
+        if self._advance().type is TokenType.LBRACKET:
             bracket = self.prev
             assert bracket is not None
             step = self._parse_selector(bracket)
-            self._expect_close(T.RBRACKET)
+            self._expect_close(TokenType.RBRACKET)
             return step
-        if self.tok.type is not T.NAME:
+        if self.tok.type is not TokenType.NAME:
             raise self._error("expected a name after '.'")
         name = self._advance()
-        if self.tok.type is T.LPAREN:
+        if self.tok.type is TokenType.LPAREN:
             return Call(name.text, self._parse_args(), offset=name.offset)
         return Property(name.text, offset=name.offset)
 
@@ -171,19 +169,19 @@ class Parser:
         """`'(' [ arg (',' arg)* ] ')'` of a function call."""
         self._advance()  # '('
         args: list[Literal] = []
-        if self.tok.type in (T.RPAREN, T.EOF):
-            self._expect_close(T.RPAREN)
+        if self.tok.type in (TokenType.RPAREN, TokenType.EOF):
+            self._expect_close(TokenType.RPAREN)
             return ()
         while True:
             args.append(self._parse_arg())
-            if self.tok.type is T.COMMA:
+            if self.tok.type is TokenType.COMMA:
                 self._advance()
-                if self.tok.type is T.RPAREN:
+                if self.tok.type is TokenType.RPAREN:
                     raise self._error("expected an argument after ','")
                 continue
-            if self.tok.type in (T.STRING, T.NUMBER, T.REGEX):
+            if self.tok.type in (TokenType.STRING, TokenType.NUMBER, TokenType.REGEX):
                 raise self._error("expected ',' between arguments")
-            self._expect_close(T.RPAREN)
+            self._expect_close(TokenType.RPAREN)
             return tuple(args)
 
     def _parse_arg(self) -> Literal:
@@ -191,48 +189,49 @@ class Parser:
         token = self.tok
         if token.type in _ARG_TOKENS:
             self._advance()
+            assert not isinstance(token.value, RegexLiteral)  # REGEX tokens are handled below
             return Literal(
                 token.value, _ARG_TOKENS[token.type], offset=token.offset, text=token.text
             )
-        if token.type is T.REGEX:
+        if token.type is TokenType.REGEX:
             return self._parse_regex()
-        if token.type is T.COMMA:
+        if token.type is TokenType.COMMA:
             raise self._error("expected an argument before ','")
-        if token.type is T.NAME:
+        if token.type is TokenType.NAME:
             raise self._error(
                 f"expected an argument, got '{clip(token.text)}'; strings need quotes: "
                 f'"{clip(token.text)}"'
             )
-        got = "" if token.type is T.EOF else f", got '{clip(token.text)}'"
+        got = "" if token.type is TokenType.EOF else f", got '{clip(token.text)}'"
         raise self._error(f"expected a string, number or regex argument{got}")
 
     # ---- selector := '*' | INT | slice | '?' filter -------------------------
 
     def _parse_selector(self, bracket: Token) -> Step:
         token = self.tok
-        if token.type is T.STAR:
+        if token.type is TokenType.STAR:
             self._advance()
             return Wildcard(offset=bracket.offset)
-        if token.type is T.QUESTION:
+        if token.type is TokenType.QUESTION:
             self._advance()
             return Filter(self._parse_filter(), offset=bracket.offset)
-        if token.type in (T.NUMBER, T.COLON):
+        if token.type in (TokenType.NUMBER, TokenType.COLON):
             return self._parse_slice(bracket)
-        if token.type is T.RBRACKET:
+        if token.type is TokenType.RBRACKET:
             raise self._error("empty selector; use [*], [n], [a:b] or [?(...)]")
-        if token.type in (T.LPAREN, T.AT, T.BANG):
+        if token.type in (TokenType.LPAREN, TokenType.AT, TokenType.BANG):
             raise self._error("expected '?' before a filter: [?(...)]")
         raise self._error("expected '*', an index, a slice or '?' after '['")
 
-    def _parse_slice(self, bracket: Token) -> Index | Slice:
+    def _parse_slice(self, bracket: Token) -> Position | Slice:
         """`INT` (an index) or `slice := [INT] ':' [INT]`."""
-        start = self._parse_int() if self.tok.type is T.NUMBER else None
-        if self.tok.type is not T.COLON:
+        start = self._parse_int() if self.tok.type is TokenType.NUMBER else None
+        if self.tok.type is not TokenType.COLON:
             assert start is not None
-            return Index(start, offset=bracket.offset)
+            return Position(start, offset=bracket.offset)
         self._advance()
-        stop = self._parse_int() if self.tok.type is T.NUMBER else None
-        if self.tok.type is T.COLON:
+        stop = self._parse_int() if self.tok.type is TokenType.NUMBER else None
+        if self.tok.type is TokenType.COLON:
             raise self._error("slice steps are not supported; use [start:stop]")
         return Slice(start, stop, offset=bracket.offset)
 
@@ -246,7 +245,7 @@ class Parser:
 
     def _parse_filter(self) -> Expr:
         # The '(' expr ')' form is unary's parenthesised group, so expr covers both.
-        if self.tok.type in (T.RBRACKET, T.EOF):
+        if self.tok.type in (TokenType.RBRACKET, TokenType.EOF):
             raise self._error("empty filter")
         return self._parse_expr()
 
@@ -254,14 +253,14 @@ class Parser:
 
     def _parse_expr(self) -> Expr:
         items = [self._parse_and()]
-        while self.tok.type is T.OR:
+        while self.tok.type is TokenType.OR:
             self._advance()
             items.append(self._parse_and())
         return items[0] if len(items) == 1 else Or(tuple(items), offset=items[0].offset)
 
     def _parse_and(self) -> Expr:
         items = [self._parse_unary()]
-        while self.tok.type is T.AND:
+        while self.tok.type is TokenType.AND:
             self._advance()
             items.append(self._parse_unary())
         return items[0] if len(items) == 1 else And(tuple(items), offset=items[0].offset)
@@ -270,20 +269,20 @@ class Parser:
 
     def _parse_unary(self) -> Expr:
         token = self.tok
-        if token.type not in (T.BANG, T.LPAREN):
+        if token.type not in (TokenType.BANG, TokenType.LPAREN):
             return self._parse_cond()
         if self.depth >= MAX_DEPTH:
             raise self._error(f"filter nests too deeply (more than {MAX_DEPTH} levels)")
         self.depth += 1
         try:
-            opens_filter = self.prev is not None and self.prev.type is T.QUESTION
+            opens_filter = self.prev is not None and self.prev.type is TokenType.QUESTION
             self._advance()
-            if token.type is T.BANG:
+            if token.type is TokenType.BANG:
                 return Not(self._parse_unary(), offset=token.offset)
-            if self.tok.type is T.RPAREN:
+            if self.tok.type is TokenType.RPAREN:
                 raise self._error("empty filter" if opens_filter else "empty parentheses")
             expr = self._parse_expr()
-            self._expect_close(T.RPAREN)
+            self._expect_close(TokenType.RPAREN)
             return expr
         finally:
             self.depth -= 1
@@ -292,21 +291,21 @@ class Parser:
 
     def _parse_cond(self) -> Compare:
         token = self.tok
-        if token.type is not T.AT:
+        if token.type is not TokenType.AT:
             after = self.prev
-            if after is not None and after.type in (T.AND, T.OR, T.BANG):
-                if token.type in (T.RPAREN, T.RBRACKET, T.EOF):
+            if after is not None and after.type in (TokenType.AND, TokenType.OR, TokenType.BANG):
+                if token.type in (TokenType.RPAREN, TokenType.RBRACKET, TokenType.EOF):
                     raise self._error(f"expected a condition after '{after.text}'")
             raise self._error("expected '@.' field in filter")
         at = self._advance()
-        if self.tok.type is not T.DOT:
+        if self.tok.type is not TokenType.DOT:
             raise self._error("expected '@.' field in filter", at)
         self._advance()
-        if self.tok.type is not T.NAME:
+        if self.tok.type is not TokenType.NAME:
             raise self._error("expected a name after '@.'")
         name = self._advance()
         following = self.tok
-        if following.type is T.OP:
+        if following.type is TokenType.OP:
             op = self._parse_op()
             value = self._parse_value(op)
             return Compare(
@@ -317,14 +316,14 @@ class Parser:
                 field_offset=name.offset,
                 op_offset=op.offset,
             )
-        if following.type is T.NAME:
+        if following.type is TokenType.NAME:
             word = following.text.lower()
             if word in _WORD_OPERATORS:
                 raise self._error(f"use '{_WORD_OPERATORS[word]}' instead of '{following.text}'")
             raise self._error(
                 f"unknown operator '{clip(following.text)}'; use one of {_OPERATOR_LIST}"
             )
-        if following.type in _VALUE_TOKENS or following.type is T.REGEX:
+        if following.type in _VALUE_TOKENS or following.type is TokenType.REGEX:
             raise self._error(f"expected an operator after '@.{clip(name.text)}'")
         return Compare(name.text, "exists", None, offset=at.offset, field_offset=name.offset)
 
@@ -336,19 +335,20 @@ class Parser:
         """value := STRING | NUMBER | REGEX | 'true' | 'false' | 'null'"""
         shown_op = " ".join(op.text.split())  # `starts   with` → `starts with`
         token = self.tok
-        if token.type is T.REGEX:
+        if token.type is TokenType.REGEX:
             if op.value != "=~":
                 raise self._error("regex literal needs '=~'", cls=DocQLTypeError)
             return self._parse_regex()
         if token.type in _VALUE_TOKENS:
             self._advance()
-            if op.value == "=~" and token.type is T.STRING:
+            if op.value == "=~" and token.type is TokenType.STRING:
                 assert isinstance(token.value, str)
                 check_regex(token.value, "", token.text, self.text, token.offset)
+            assert not isinstance(token.value, RegexLiteral)
             return Literal(
                 token.value, _VALUE_TOKENS[token.type], offset=token.offset, text=token.text
             )
-        if token.type is T.NAME:
+        if token.type is TokenType.NAME:
             raise self._error(
                 f"expected a value after '{shown_op}', got '{clip(token.text)}'; strings need "
                 f'quotes: "{clip(token.text)}"'

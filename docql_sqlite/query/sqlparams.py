@@ -1,11 +1,34 @@
-"""Bound parameters for compiled SQL, and their rendering as SQL literals (`--inline`)."""
+"""Bound parameters for compiled SQL, and their rendering as SQL literals (`--inline`).
+
+Compiling is pure: it reads no rows and loads no model. A value that only the index can
+give (a query vector, term statistics) is a `Deferred` parameter, computed by `bind()`
+when the statement runs (or is inlined), so `--sql` shows the statement at no cost.
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 _PARAM = re.compile(r":(p\d+)\b")
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Deferred:
+    """A parameter computed when the statement runs; `label` says what it will hold."""
+
+    label: str
+    compute: Callable[[], Any]
+
+    def __str__(self) -> str:
+        return f"<{self.label}: bound when the query runs>"
+
+
+def bind(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` with every `Deferred` computed (each once)."""
+    return {k: (v.compute() if isinstance(v, Deferred) else v) for k, v in values.items()}
 
 
 class Params:
@@ -41,5 +64,6 @@ def sql_literal(value: Any) -> str:
 
 
 def inline(sql: str, params: dict[str, Any]) -> str:
-    """`sql` with every `:pN` replaced by its value as a literal."""
-    return _PARAM.sub(lambda m: sql_literal(params[m.group(1)]), sql)
+    """`sql` with every `:pN` replaced by its value as a literal (deferred ones computed)."""
+    values = bind(params)
+    return _PARAM.sub(lambda m: sql_literal(values[m.group(1)]), sql)

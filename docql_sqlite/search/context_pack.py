@@ -18,8 +18,8 @@ from typing import Any
 
 from .. import db
 from ..errors import SearchError
-from . import api
-from . import vectors as V
+from ..options import ContextOptions, SearchOptions
+from . import api, vectors
 
 HITS = 20
 SMALL_DOC = 12_000
@@ -63,26 +63,21 @@ class Block:
         }
 
 
-def context(
-    index: Any,
-    question: str,
-    *,
-    budget: int = 12_000,
-    paths: str | tuple[str, ...] | list[str] = (),
-) -> dict[str, Any]:
+def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any]:
     """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}."""
+    budget, paths = options.budget, options.paths
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
-    mode = "hybrid" if V.has_embeddings(index.conn) and db.has_vec(index.conn) else "bm25"
+    mode = "hybrid" if vectors.has_embeddings(index.conn) and db.has_vec(index.conn) else "bm25"
     try:
-        hits = api.search(index, question, mode=mode, limit=HITS, paths=api.as_globs(paths))
+        hits = api.search(index, question, SearchOptions(mode=mode, limit=HITS, paths=paths))
     except SearchError:
         hits = []  # a question of stopwords only: nothing matches → fallback
     if hits:
         candidates, strategy = _from_hits(index, hits), f"{mode} hits"
     else:
         candidates, strategy = (
-            _small_documents(index, api.as_globs(paths)),
+            _small_documents(index, paths),
             "fallback: whole small documents",
         )
     chosen, used = [], 0
@@ -116,7 +111,8 @@ def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
     for hit in hits:
         doc_rank.setdefault(hit["path"], len(doc_rank))
     seen: set[tuple[str, int]] = set()
-    best, rest = [], []
+    best: list[Block] = []
+    rest: list[Block] = []
     for hit in hits:
         block = Block(
             hit["path"],

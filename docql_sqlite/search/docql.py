@@ -22,74 +22,80 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import db
 from ..errors import DocQLTypeError, EmbeddingError
-from ..query import items as I
+from ..query import items as item_sql
 from ..query.functions import Source
 from ..query.nodes import Call
-from ..query.sqlparams import Params
-from . import sqlbuild as S
-from . import stats
-from . import terms as T
-from . import vectors as V
+from ..query.sqlparams import Deferred, Params
+from . import sqlbuild, stats, vectors
+from . import terms as search_terms
 
 DEPTH = 100
 MIN_HITS = 10
 
 
 def search_source(index: Any, name: str, q: str, scope: str, params: Params, call: Call) -> Source:
-    conn = index.conn
+    """The ranked source of `search(q)`/`similar(q)`. Pure: what only the index can give
+    (the query vector, term statistics, stale-vector counts) is bound when the query runs."""
+    has_vectors = index.has_vectors
     if name == "similar":
-        plan = S.Plan(scope=scope, vec_k=DEPTH)
+        if not has_vectors:
+            raise _no_vectors(name)
+        plan = sqlbuild.Plan(scope=scope, vec_k=_depth_with_stale(index))
         arg = call.args[0] if call.args else None
         if arg is not None and arg.kind == "number":
-            if not V.has_embeddings(conn):
-                raise _no_vectors(name)
             if not isinstance(arg.value, int) or isinstance(arg.value, bool):
                 raise DocQLTypeError(
                     f"similar(n) needs a whole chunk id, got {arg.text or arg.value}"
                 )
-            chunk_id = arg.value
-            if (
-                conn.execute(
-                    "SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)
-                ).fetchone()
-                is None
-            ):
-                raise DocQLTypeError(
-                    f"similar({chunk_id}): no chunk with that id has a vector "
-                    f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)"
-                )
-            plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {params.add(chunk_id)})"
+            chunk_id = params.add(_checked_chunk_id(index, arg.value))
+            plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {chunk_id})"
         else:
-            plan.vector = _query_vector(conn, q, params, name)
-        plan.vec_k = DEPTH + _stale(conn, index.path)
-        return Source(I.RANKED_CHUNK, S.ranked_chunks_sql(plan, params), ranked=True)
-    terms = T.parse(q)
-    if not T.positives(terms):
+            plan.vector = _query_vector(index, q, params)
+        return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
+    terms = search_terms.parse(q)
+    if not search_terms.positives(terms):
         raise DocQLTypeError(f"search() needs at least one word that is not negated, got '{q}'")
-    plan = S.Plan(
+    conn, path = index.conn, index.path
+    plan = sqlbuild.Plan(
         terms=terms,
         scope=scope,
         min_hits=MIN_HITS,
-        common=stats.common_terms(conn, index.path, terms),
+        common=lambda: stats.common_terms(conn, path, terms),
     )
-    if V.has_embeddings(conn) and db.has_vec(conn):
-        plan.vector = _query_vector(conn, q, params, name)
+    if has_vectors:
+        plan.vector = _query_vector(index, q, params)
         plan.depth = DEPTH
-        plan.vec_k = DEPTH + _stale(conn, index.path)
-    return Source(I.RANKED_CHUNK, S.ranked_chunks_sql(plan, params), ranked=True)
+        plan.vec_k = _depth_with_stale(index)
+    return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
 
 
-def _query_vector(conn: Any, q: str, params: Params, name: str) -> str:
-    if not V.has_embeddings(conn):
-        raise _no_vectors(name)
-    model = V.query_model(conn)
-    return f"vec_f32({params.add(V.vector_json(model, q))})"
+def _query_vector(index: Any, q: str, params: Params) -> str:
+    conn = index.conn
+    vector = Deferred(
+        f"the vector of {q!r} by the index's embedding model",
+        lambda: vectors.vector_json(vectors.query_model(conn), q),
+    )
+    return f"vec_f32({params.add(vector)})"
 
 
-def _stale(conn: Any, path: str) -> int:
-    return stats.stale_vectors(conn, path)
+def _depth_with_stale(index: Any) -> Any:
+    conn, path = index.conn, index.path
+    return lambda: DEPTH + stats.stale_vectors(conn, path)
+
+
+def _checked_chunk_id(index: Any, chunk_id: int) -> Deferred:
+    conn = index.conn
+
+    def check() -> int:
+        if conn.execute("SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)).fetchone():
+            return chunk_id
+        raise DocQLTypeError(
+            f"similar({chunk_id}): no chunk with that id has a vector "
+            f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)"
+        )
+
+    return Deferred(f"chunk id {chunk_id} (checked to have a vector)", check)
 
 
 def _no_vectors(name: str) -> EmbeddingError:

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import db
-from ..query import items as I
+from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
 from . import stats
-from . import terms as T
+from . import terms as search_terms
 
 MIN_WORD = 3
 MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
@@ -31,7 +31,7 @@ MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean somethi
 
 
 @dataclass(frozen=True, slots=True)
-class Symbol:
+class NamedSymbol:
     id: int
     doc_id: int
     path: str
@@ -41,10 +41,10 @@ class Symbol:
 
 
 @dataclass(slots=True)
-class Table:
+class SymbolNames:
     """The symbols, and their names / contexts joined into one string each, for fast search."""
 
-    symbols: list[Symbol]
+    symbols: list[NamedSymbol]
     names: str
     contexts: str
     name_starts: list[int]
@@ -65,7 +65,7 @@ class Table:
         return found
 
 
-def _table(found: list[Symbol]) -> Table:
+def _table(found: list[NamedSymbol]) -> SymbolNames:
     def joined(values: list[str]) -> tuple[str, list[str], list[int]]:
         starts, pos = [], 0
         for value in values:
@@ -75,20 +75,20 @@ def _table(found: list[Symbol]) -> Table:
 
     names, _, name_starts = joined([s.name.replace("\n", " ") for s in found])
     contexts, _, context_starts = joined([s.context.replace("\n", " ") for s in found])
-    return Table(found, names, contexts, name_starts, context_starts)
+    return SymbolNames(found, names, contexts, name_starts, context_starts)
 
 
-def table(index: Any) -> Table:
+def table(index: Any) -> SymbolNames:
     """Every symbol of the index (cached per version of the index file)."""
 
-    def load() -> Table:
+    def load() -> SymbolNames:
         rows = index.conn.execute(
             """SELECT y.id, y.doc_id, d.path, y.line, y.name_fold, lower(y.qualified_name), d.name
                FROM symbols y JOIN documents d ON d.id = y.doc_id ORDER BY d.path, y.ord"""
         ).fetchall()
         return _table(
             [
-                Symbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}")
+                NamedSymbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}")
                 for r in rows
             ]
         )
@@ -96,21 +96,21 @@ def table(index: Any) -> Table:
     return stats.cached(index.path, ("symbols",), load)
 
 
-def query_words(terms: list[T.Term]) -> list[tuple[str, ...]]:
+def query_words(terms: list[search_terms.Term]) -> list[tuple[str, ...]]:
     """Per content word: the spellings to look for (the word, and its stem)."""
     words = []
-    for term in T.positives(terms):
+    for term in search_terms.positives(terms):
         for token in term.tokens:
-            if len(token) < MIN_WORD or token in T.STOPWORDS or token.isdigit():
+            if len(token) < MIN_WORD or token in search_terms.STOPWORDS or token.isdigit():
                 continue
-            stem = T.stem(token)
+            stem = search_terms.stem(token)
             words.append((token, stem) if stem != token and len(stem) >= 4 else (token,))
     return list(dict.fromkeys(words))
 
 
 def ranked_symbols(
-    index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int
-) -> list[tuple[float, Symbol]]:
+    index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
+) -> list[tuple[float, NamedSymbol]]:
     import fnmatch
 
     words = query_words(terms)
@@ -149,7 +149,7 @@ def ranked_symbols(
 
 
 def channel(
-    index: Any, terms: list[T.Term], paths: tuple[str, ...], depth: int
+    index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[dict[str, Any]]:
     """The passages holding the best-matching definitions, best first."""
     best = ranked_symbols(index, terms, paths, depth)
@@ -157,7 +157,7 @@ def channel(
         return []
     params = Params()
     ids = ", ".join(params.add(s.id) for _, s in best)
-    sql = f"""SELECT {I.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
+    sql = f"""SELECT {item_sql.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
 ({ids})"""

@@ -19,13 +19,11 @@ from typing import Any
 
 from .. import db
 from ..errors import SearchError
-from ..query import items as I
+from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
-from . import api, fusion, names, snippets, stats
-from . import sqlbuild as S
-from . import terms as T
-from . import vectors as V
+from . import fusion, names, ranking, snippets, sqlbuild, stats, vectors
+from . import terms as search_terms
 
 MIN_RESULTS = 3
 MAX_RESULTS = 50
@@ -53,52 +51,52 @@ def count(index: Any, expr: str, scope: str, params: Params) -> int:
     if scope == "1":
         sql, args = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expr,)
         return stats.cached(
-            index.path, ("count", expr), lambda: int(index.conn.execute(sql, args).fetchone()[0])
+            index.path, ("count", expr), lambda: int(db.scalar(index.conn, sql, args))
         )
     sql = (
         f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents "
         f"d ON d.id = c.doc_id "
         f"WHERE chunks_fts MATCH {params.add(expr)} AND {scope}"
     )
-    return int(index.conn.execute(sql, params.values).fetchone()[0])
+    return int(db.scalar(index.conn, sql, params.values))
 
 
 def choose_level(
-    index: Any, terms: list[T.Term], scope: str, params: Params
-) -> tuple[list[T.Term], str | None, list[str]]:
+    index: Any, terms: list[search_terms.Term], scope: str, params: Params
+) -> tuple[list[search_terms.Term], str | None, list[str]]:
     """The keyword level to rank by, an optional narrowing FTS expression, and the steps taken."""
-    exp = T.expand(terms)
+    exp = search_terms.expand(terms)
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
     chosen = exp.exact
     for i, (name, level) in enumerate(levels):
-        if not T.positives(level):
+        if not search_terms.positives(level):
             continue
         if i > 0 and level == chosen:
             continue
-        n_and = count(index, T.match_and(level), scope, params)
+        n_and = count(index, search_terms.match_and(level), scope, params)
         n_or = (
             n_and
-            if len(T.positives(level)) == 1
-            else count(index, T.match_or(level), scope, params)
+            if len(search_terms.positives(level)) == 1
+            else count(index, search_terms.match_or(level), scope, params)
         )
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
         chosen = level
         if n_or >= MIN_RESULTS:
             break
-        if any(T.positives(later) and later != level for _, later in levels[i + 1 :]):
+        if any(search_terms.positives(later) and later != level for _, later in levels[i + 1 :]):
             steps.append(f"fewer than {MIN_RESULTS} → widen")
     narrow = None
-    n_and = count(index, T.match_and(chosen), scope, params)
+    n_and = count(index, search_terms.match_and(chosen), scope, params)
     if n_and > MAX_RESULTS:
-        positive = T.positives(chosen)
+        positive = search_terms.positives(chosen)
         if len(positive) > 1:
             focus = '"' + " ".join(tok for t in positive for tok in t.tokens) + '"'
             label = f"phrase {focus}"
         else:
             focus = "title : " + positive[0].fts
             label = f"title {positive[0].fts}"
-        candidate = f"({T.match_and(chosen)}) AND {focus}"
+        candidate = f"({search_terms.match_and(chosen)}) AND {focus}"
         n_narrow = count(index, candidate, scope, params)
         steps.append(f"more than {MAX_RESULTS} → narrow by {label}: {n_narrow} chunks")
         if n_narrow >= MIN_RESULTS:
@@ -109,11 +107,13 @@ def choose_level(
 
 
 def bm25_rows(
-    index: Any, level: list[T.Term], narrow: str | None, opts: api.Options
+    index: Any, level: list[search_terms.Term], narrow: str | None, opts: ranking.Request
 ) -> list[dict[str, Any]]:
     # Narrowing looks deeper (focused chunks may rank below the first CHANNEL_DEPTH).
     depth = NARROW_DEPTH if narrow else CHANNEL_DEPTH
-    rows = api.run_mode(index, "bm25", "", level, api.Options(depth, opts.paths, rrf_k=opts.rrf_k))
+    rows = ranking.run_mode(
+        index, "bm25", "", level, ranking.Request(depth, opts.paths, rrf_k=opts.rrf_k)
+    )
     if narrow is None:
         return rows
     keep = {
@@ -129,16 +129,16 @@ def bm25_rows(
     return focused[:CHANNEL_DEPTH]
 
 
-def _names(terms: list[T.Term]) -> tuple[list[str], list[str]]:
+def _names(terms: list[search_terms.Term]) -> tuple[list[str], list[str]]:
     """Names a symbol or heading may equal, and those it may contain (short queries only).
 
     Equal: each term, and the words joined (`query planner` → queryplanner, query_planner).
     Contain: the joined forms; a lone term only when it is the whole query — with two
     words, a name holding just one of them ("LumenError" for "lumen index") is noise.
     """
-    positive = T.positives(terms)
+    positive = search_terms.positives(terms)
     words = [fold(t.text) for t in positive]
-    parts = [p for t in positive for p in T.split_identifier(t.text)]
+    parts = [p for t in positive for p in search_terms.split_identifier(t.text)]
     joined = (
         ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)]
         if len(parts) > 1
@@ -152,7 +152,12 @@ def _names(terms: list[T.Term]) -> tuple[list[str], list[str]]:
 
 
 def _name_channel(
-    index: Any, table: str, alias: str, name_col: str, terms: list[T.Term], opts: api.Options
+    index: Any,
+    table: str,
+    alias: str,
+    name_col: str,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
 ) -> list[dict[str, Any]]:
     """Chunks holding a symbol / heading / entity whose name matches; exact > prefix > contains.
 
@@ -160,7 +165,7 @@ def _name_channel(
     pasted sentence every common word is inside some name.
     """
     params = Params()
-    scope = api.scope_sql(opts.paths, params)
+    scope = ranking.scope_sql(opts.paths, params)
     equal, contain = _names(terms)
     col = f"{alias}.{name_col}"
     conds, exact, prefix = [], [], []
@@ -190,7 +195,7 @@ def _name_channel(
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({" OR ".join(conds)}) AND {scope_names}
   ORDER BY tier DESC, length({col}), d.path, {alias}.line LIMIT {CHANNEL_DEPTH})
-SELECT {I.CHUNK_COLUMNS}, n.tier AS _tier, n.name AS _match
+SELECT {item_sql.CHUNK_COLUMNS}, n.tier AS _tier, n.name AS _match
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
@@ -199,10 +204,10 @@ ORDER BY n.tier DESC, length(n.name), n.path, c.chunk_index"""
 
 
 def channels(
-    index: Any, text: str, terms: list[T.Term], opts: api.Options
+    index: Any, text: str, terms: list[search_terms.Term], opts: ranking.Request
 ) -> tuple[list[fusion.Ranked], list[str]]:
     params = Params()
-    scope = api.scope_sql(opts.paths, params)
+    scope = ranking.scope_sql(opts.paths, params)
     level, narrow, steps = choose_level(index, terms, scope, params)
     # Name channels look for the query as typed (and its words joined: "query planner"
     # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
@@ -231,17 +236,17 @@ def channels(
             names.channel(index, terms, opts.paths, CHANNEL_DEPTH),
         )
     )
-    if V.has_embeddings(index.conn) and db.has_vec(index.conn):
+    if vectors.has_embeddings(index.conn) and db.has_vec(index.conn):
         vparams = Params()
-        plan = S.Plan(scope=api.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
-        api.add_vector(
-            index, plan, vparams, text, api.Options(CHANNEL_DEPTH, opts.paths, model=opts.model)
+        plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
+        ranking.add_vector(
+            index, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
         )
         lists.append(
             fusion.Ranked(
                 "vector",
                 opts.weight("vector", WEIGHTS["vector"]),
-                api.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector"),
+                ranking.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector"),
             )
         )
         steps += plan.notes
@@ -265,25 +270,25 @@ def composite(entry: fusion.Fused, query_names: set[str], words: int = 1) -> flo
     return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match / max(1, words)
 
 
-def run(index: Any, text: str, opts: api.Options) -> list[dict[str, Any]]:
-    terms = T.parse(text)
-    if not T.positives(terms):
+def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
+    terms = search_terms.parse(text)
+    if not search_terms.positives(terms):
         raise SearchError(
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
     lists, steps = channels(index, text, terms, opts)
     query_names = set(_names(terms)[0])
     fused = fusion.rrf(lists, opts.rrf_k)
-    words = len(T.positives(terms))
+    words = len(search_terms.positives(terms))
     scored = sorted(
         ((composite(f, query_names, words), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )
     scored = scored[: opts.fetch]
-    pats = snippets.patterns(terms) or snippets.patterns(T.expand(terms).components)
+    pats = snippets.patterns(terms) or snippets.patterns(search_terms.expand(terms).components)
     items = []
     for score, entry in scored:
-        it = api.item(dict(entry.row, score=score), pats, opts)
+        it = ranking.item(dict(entry.row, score=score), pats, opts)
         if opts.explain:
             it["explain"] = {
                 "lists": entry.lists,
@@ -297,4 +302,4 @@ def run(index: Any, text: str, opts: api.Options) -> list[dict[str, Any]]:
                 },
             }
         items.append(it)
-    return api.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+    return ranking.group_files(items, opts) if opts.group == "file" else items[: opts.limit]

@@ -11,9 +11,9 @@ match across punctuation (`DEC-0054` finds `DEC 0054`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from . import terms as T
+from . import terms as search_terms
 
 WIDTH = 200
 MARK_OPEN, MARK_CLOSE = "**", "**"
@@ -24,7 +24,7 @@ MARK_OPEN, MARK_CLOSE = "**", "**"
 _WORDISH = r"0-9A-Za-z\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF"
 
 
-def term_pattern(term: T.Term) -> re.Pattern[str] | None:
+def term_pattern(term: search_terms.Term) -> re.Pattern[str] | None:
     tokens = term.tokens
     if not tokens:
         return None
@@ -38,16 +38,16 @@ def term_pattern(term: T.Term) -> re.Pattern[str] | None:
     return re.compile(body, re.IGNORECASE)
 
 
-def patterns(terms: Iterable[T.Term]) -> list[re.Pattern[str]]:
+def patterns(terms: Iterable[search_terms.Term]) -> list[re.Pattern[str]]:
     return [p for t in terms if not t.negated and (p := term_pattern(t)) is not None]
 
 
 def make(
     content: str,
     query: list[re.Pattern[str]],
-    intent: list[re.Pattern[str]] = (),
+    intent: Sequence[re.Pattern[str]] = (),
     width: int = WIDTH,
-) -> str:  # type: ignore[assignment]
+) -> str:
     """A one-line snippet of `content` around the best cluster of hits, hits marked."""
     hits: list[tuple[int, int, int]] = []  # (start, end, term index)
     for i, pattern in enumerate(query):

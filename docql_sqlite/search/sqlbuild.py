@@ -19,12 +19,14 @@ the Python API replaces it with a better one (`snippets.py`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..query import items as I
-from ..query.sqlparams import Params
+from ..errors import SearchError
+from ..query import items as item_sql
+from ..query.sqlparams import Deferred, Params
 from ..text import CJK_RUN, fold
-from . import terms as T
+from . import terms as search_terms
 
 _LETTERS = re.compile(r"[^\W\d_]+")
 
@@ -46,24 +48,25 @@ SNIPPET_CHARS = 160
 class Plan:
     """What one ranked search runs: terms for BM25, a vector expression, fusion settings."""
 
-    terms: list[T.Term] = field(default_factory=list)
+    terms: list[search_terms.Term] = field(default_factory=list)
     vector: str | None = (
         None  # SQL expression giving the query vector (a bound JSON text or a sub-select)
     )
     scope: str = "1"  # SQL condition over documents `d` (paths, `$.files[...]` scopes)
     depth: int | None = None  # rows kept per list (None: every BM25 match)
     min_hits: int = 10  # fewer AND hits than this → OR fallback
-    vec_k: int = 50
+    vec_k: int | Callable[[], int] = 50  # a callable: looked up when the statement runs
     rrf_k: int = RRF_K
     w_fts: float = 1.0
     w_vec: float = 1.0
     weights: tuple[float, float] = (TITLE_WEIGHT, BODY_WEIGHT)
-    common: frozenset[str] = frozenset()  # FTS strings of terms too common to select OR candidates
+    # FTS strings of terms too common to select OR candidates (a callable: looked up at run)
+    common: frozenset[str] | Callable[[], frozenset[str]] = frozenset()
     notes: list[str] = field(default_factory=list)
 
     @property
     def has_fts(self) -> bool:
-        return bool(T.positives(self.terms))
+        return bool(search_terms.positives(self.terms))
 
 
 def _fts_from(plan: Plan, exact: bool) -> str:
@@ -74,7 +77,7 @@ def _fts_from(plan: Plan, exact: bool) -> str:
     return "chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents d ON d.id = c.doc_id"
 
 
-def exact_cjk(term: T.Term, params: Params) -> str | None:
+def exact_cjk(term: search_terms.Term, params: Params) -> str | None:
     """SQL requiring the term's CJK runs verbatim in the chunk, or None when not needed.
 
     In the spaced FTS column `架构` is the phrase `架 构`, and a phrase skips punctuation
@@ -91,17 +94,35 @@ def exact_cjk(term: T.Term, params: Params) -> str | None:
     )
 
 
+def _or_expression(plan: Plan) -> str | Deferred:
+    common = plan.common
+    if callable(common):
+        terms = plan.terms
+        return Deferred(
+            "FTS OR expression (the index's common terms left out)",
+            lambda: search_terms.match_or(terms, common()),
+        )
+    return search_terms.match_or(plan.terms, common)
+
+
+def _vec_k(plan: Plan) -> int | Deferred:
+    vec_k = plan.vec_k
+    if callable(vec_k):
+        return Deferred("vec0 k (depth + stale vectors)", lambda: max(1, min(vec_k(), VEC_K_MAX)))
+    return max(1, min(int(vec_k), VEC_K_MAX))
+
+
 def _scope_and(plan: Plan) -> str:
     return "" if plan.scope == "1" else f" AND {plan.scope}"
 
 
 def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     """CTEs ending in `fts_ranked(id, bm25, coverage, rank)`."""
-    positive = T.positives(plan.terms)
+    positive = search_terms.positives(plan.terms)
     bm25 = f"bm25(chunks_fts, {plan.weights[0]!r}, {plan.weights[1]!r})"
     exact = {t: cond for t in positive if (cond := exact_cjk(t, params)) is not None}
     src, scope = _fts_from(plan, bool(exact)), _scope_and(plan)
-    q_and = params.add(T.match_and(plan.terms))
+    q_and = params.add(search_terms.match_and(plan.terms))
     n = len(positive)
     and_exact = "".join(f" AND {cond}" for cond in exact.values())
     ctes = [
@@ -114,7 +135,7 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     if n > 1:
         # A very common word ("return" in code) would make every chunk an OR candidate
         # and cost a BM25 score each; it still counts in coverage below.
-        q_or = params.add(T.match_or(plan.terms, plan.common))
+        q_or = params.add(_or_expression(plan))
         min_hits = params.add(int(plan.min_hits))
         if n <= MAX_COVERAGE_TERMS or exact:
             coverage = " + ".join(
@@ -157,7 +178,7 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
 def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     """CTEs ending in `vec_ranked(id, distance, rank)`: current vectors only."""
     assert plan.vector is not None
-    k = params.add(max(1, min(int(plan.vec_k), VEC_K_MAX)))
+    k = params.add(_vec_k(plan))
     pushed = ""
     if plan.scope != "1":
         # Metadata filter inside vec0: the KNN itself only considers chunks in scope.
@@ -223,7 +244,7 @@ def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
             )
         )
     else:
-        raise ValueError("a search plan needs terms or a vector")
+        raise SearchError("a search plan needs terms or a vector")
     return ctes
 
 
@@ -254,12 +275,13 @@ SNIPPET_SQL = (
 def ranked_chunks_sql(plan: Plan, params: Params) -> str:
     """A base SELECT of RANKED_CHUNK items (plus hidden `_fts_rank`… columns) for `plan`."""
     ctes = fused_ctes(plan, params)
-    needles = [t.needle for t in T.positives(plan.terms)] + [
-        t for p in T.positives(plan.terms) for t in p.tokens
+    needles = [t.needle for t in search_terms.positives(plan.terms)] + [
+        t for p in search_terms.positives(plan.terms) for t in p.tokens
     ]
     at, length = snippet_parts(list(dict.fromkeys(needles)), params)
     inner = (
-        f"SELECT {I.CHUNK_COLUMNS}, x.score AS _score, x.score AS score, x.fts_rank AS _fts_rank, "
+        f"SELECT {item_sql.CHUNK_COLUMNS}, x.score AS _score, x.score AS score, "
+        f"x.fts_rank AS _fts_rank, "
         f"x.bm25 AS _bm25, "
         f"x.coverage AS _coverage, x.vec_rank AS _vec_rank, x.distance AS _distance, x.rrf_fts AS "
         f"_rrf_fts, "

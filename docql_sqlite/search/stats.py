@@ -11,8 +11,9 @@ import os
 import threading
 from typing import Any
 
-from . import terms as T
-from . import vectors as V
+from .. import db
+from . import terms as search_terms
+from . import vectors
 
 # A term in more than this share of the chunks does not select OR candidates.
 COMMON_SHARE = 0.05
@@ -46,23 +47,21 @@ def cached(path: str, key: tuple[Any, ...], compute: Any) -> Any:
 
 
 def chunk_count(conn: Any, path: str) -> int:
-    return cached(
-        path, ("chunks",), lambda: conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-    )
+    return cached(path, ("chunks",), lambda: db.scalar(conn, "SELECT count(*) FROM chunks"))
 
 
 def term_count(conn: Any, path: str, fts: str) -> int:
     sql = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
-    return cached(path, ("df", fts), lambda: conn.execute(sql, (fts,)).fetchone()[0])
+    return cached(path, ("df", fts), lambda: db.scalar(conn, sql, (fts,)))
 
 
-def common_terms(conn: Any, path: str, terms: list[T.Term]) -> frozenset[str]:
+def common_terms(conn: Any, path: str, terms: list[search_terms.Term]) -> frozenset[str]:
     """FTS strings of the positive terms in more than COMMON_SHARE of the chunks.
 
     Empty for one-term queries, small indexes, and when no selective term occurs at all
     (then every term selects, as plain OR).
     """
-    positive = T.positives(terms)
+    positive = search_terms.positives(terms)
     if len(positive) < 2:
         return frozenset()
     total = chunk_count(conn, path)
@@ -76,4 +75,4 @@ def common_terms(conn: Any, path: str, terms: list[T.Term]) -> frozenset[str]:
 
 
 def stale_vectors(conn: Any, path: str) -> int:
-    return cached(path, ("stale",), lambda: V.stale_vectors(conn))
+    return cached(path, ("stale",), lambda: vectors.stale_vectors(conn))

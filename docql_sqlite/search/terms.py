@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..errors import SearchError
 from ..text import CJK_RUN, fold, fts_text, has_cjk
 
 # Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
@@ -59,10 +60,6 @@ class Term:
     @property
     def is_stopword(self) -> bool:
         return not self.phrase and not self.prefix and fold(self.text) in STOPWORDS
-
-
-class QuerySyntax(ValueError):
-    """Raised for a query with no positive term; callers turn it into their own error."""
 
 
 def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
@@ -129,7 +126,7 @@ def match_or(terms: list[Term], skip: frozenset[str] = frozenset()) -> str:
 def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None) -> str:
     negative = [t.fts for t in terms if t.negated]
     if not expr:
-        raise QuerySyntax("a search needs at least one word that is not negated")
+        raise SearchError("a search needs at least one word that is not negated")
     if negative:
         # FTS5's NOT binds tighter than AND/OR, so both sides get parentheses.
         expr = f"({expr}) NOT ({' OR '.join(negative)})"

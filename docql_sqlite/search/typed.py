@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QueryError, did_you_mean
-from . import fusion, snippets
-from . import terms as T
-from . import vectors as V
+from ..query.sqlparams import Params
+from . import fusion, ranking, snippets, sqlbuild, vectors
+from . import terms as search_terms
 
 TYPES = ("lex", "vec", "hyde", "intent")
 _LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)$")
@@ -78,7 +78,7 @@ def parse(text: str) -> QueryDocument:
                 )
             intent = line
             continue
-        if kind == "lex" and not T.positives(T.parse(line.text)):
+        if kind == "lex" and not search_terms.positives(search_terms.parse(line.text)):
             raise QueryDocumentError(
                 f"lex: line {number} has no word to search for (only negations or punctuation)",
                 source=text,
@@ -119,40 +119,43 @@ def _no_prefix(
 
 def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     """Run every query line, fuse the lists by RRF (first line x2), build the items."""
-    from . import api
 
-    has_vectors = V.has_embeddings(index.conn)
+    has_vectors = vectors.has_embeddings(index.conn)
     lists: list[fusion.Ranked] = []
     notes: list[str] = []
-    depth = max(api.MIN_DEPTH, 3 * opts.fetch)
-    lex_terms: list[T.Term] = []
+    depth = max(ranking.MIN_DEPTH, 3 * opts.fetch)
+    lex_terms: list[search_terms.Term] = []
     for i, line in enumerate(doc.queries):
         name = f"{line.kind}:{line.number}"
         weight = FIRST_WEIGHT if i == 0 else 1.0
-        sub = api.Options(depth, opts.paths, None, False, opts.model, opts.rrf_k)
+        sub = ranking.Request(depth, opts.paths, None, False, opts.model, opts.rrf_k)
         if line.kind == "lex":
-            terms = T.parse(line.text)
+            terms = search_terms.parse(line.text)
             lex_terms += terms
-            rows = api.run_mode(index, "bm25", line.text, terms, sub)
+            rows = ranking.run_mode(index, "bm25", line.text, terms, sub)
         elif has_vectors or opts.model:
             kind = "passage" if line.kind == "hyde" else "query"
             rows = _vector_rows(index, line.text, kind, sub)
         else:
             # No vectors in this index: the line still retrieves, as a BM25 OR query.
-            terms = T.parse(line.text)
+            terms = search_terms.parse(line.text)
             lex_terms += terms
             notes.append(f"{name}: no embeddings in this index, ran as bm25")
-            rows = api.run_mode(index, "bm25", line.text, terms, sub) if T.positives(terms) else []
+            rows = (
+                ranking.run_mode(index, "bm25", line.text, terms, sub)
+                if search_terms.positives(terms)
+                else []
+            )
         lists.append(fusion.Ranked(name, weight, rows))
     if doc.intent is not None:
-        opts.intent = snippets.patterns(T.parse(doc.intent.text))
+        opts.intent = snippets.patterns(search_terms.parse(doc.intent.text))
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
-        [t for line in doc.queries for t in T.parse(line.text)]
+        [t for line in doc.queries for t in search_terms.parse(line.text)]
     )
     items = []
     for entry in fused:
-        it = api.item(dict(entry.row, score=entry.score), pats, opts)
+        it = ranking.item(dict(entry.row, score=entry.score), pats, opts)
         if opts.explain:
             it["explain"] = {
                 "lists": entry.lists,
@@ -166,15 +169,12 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
                 },
             }
         items.append(it)
-    return api.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+    return ranking.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
 
 
 def _vector_rows(index: Any, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
-    from ..query.sqlparams import Params
-    from . import api
-    from . import sqlbuild as S
 
     params = Params()
-    plan = S.Plan(scope=api.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)
-    api.add_vector(index, plan, params, text, sub, kind=kind)
-    return api.run_plan(index, plan, params, sub.fetch, mode="vector")
+    plan = sqlbuild.Plan(scope=ranking.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)
+    ranking.add_vector(index, plan, params, text, sub, kind=kind)
+    return ranking.run_plan(index, plan, params, sub.fetch, mode="vector")

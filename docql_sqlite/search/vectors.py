@@ -101,12 +101,12 @@ def stale_vectors(conn: db.Connection) -> int:
     """Vectors whose chunk is gone or changed since they were computed (dropped by searches)."""
     sql = """SELECT count(*) FROM chunk_vectors cv LEFT JOIN chunks c ON c.id = cv.chunk_id
              WHERE c.id IS NULL OR c.content_hash != cv.content_hash OR c.doc_id != cv.doc_id"""
-    return int(conn.execute(sql).fetchone()[0])
+    return int(db.scalar(conn, sql))
 
 
 def status(conn: db.Connection) -> dict[str, Any]:
     meta = stored_meta(conn)
-    vectors = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] if meta else 0
+    vectors = db.scalar(conn, "SELECT count(*) FROM chunk_vectors") if meta else 0
     return {
         "model": meta.get(KEY_MODEL),
         "dimensions": int(meta[KEY_DIMENSIONS]) if KEY_DIMENSIONS in meta else None,

@@ -13,50 +13,41 @@ longer exist are dropped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .. import db
 from ..embedders import EmbeddingModel, encode
 from ..errors import EmbeddingError
-from . import vectors as V
-
-Progress = Callable[[int, int], None]  # (texts done, texts to embed)
-BATCH = 256  # chunks per transaction (the model batches further inside)
+from ..options import EmbedOptions, EmbedProgress
+from ..search import vectors
 
 
-def embed(
-    db_path: str | Path,
-    model_name: str | None = None,
-    *,
-    progress: Progress | None = None,
-    replace: bool = False,
-    batch: int = BATCH,
-) -> dict[str, Any]:
+def embed_index(db_path: str | Path, options: EmbedOptions) -> dict[str, Any]:
     """Embed the new or changed chunks of the index at `db_path`; returns a report.
 
-    `model_name` defaults to the model the index was embedded with. A different model is
-    refused unless `replace=True`, which drops every stored vector first.
+    `options.model` defaults to the model the index was embedded with. A different model
+    is refused unless `options.replace`; then the new model must first embed a probe text,
+    so a model that cannot run (a server that is down) never costs the existing vectors.
     """
     started = time.monotonic()
-    conn = db.connect(db_path)
+    conn = db.connect(db_path, create=False)
     try:
         if not db.has_vec(conn):
             raise EmbeddingError(
-                "sqlite-vec cannot be loaded here, so vectors cannot be stored; pip install "
-                "sqlite-vec"
+                "sqlite-vec cannot be loaded here, so vectors cannot be stored; "
+                "pip install sqlite-vec"
             )
-        meta = V.stored_meta(conn)
-        name = model_name or meta.get(V.KEY_MODEL)
+        meta = vectors.stored_meta(conn)
+        name = options.model or meta.get(vectors.KEY_MODEL)
         if not name:
             raise EmbeddingError(
                 "no embedding model given and the index has none yet; "
                 "use --model MODEL (e.g. use-multilingual, or hash for tests)"
             )
-        model = V.load_model(name)
-        removed = _prepare(conn, model, meta, replace)
-        report = _embed_missing(conn, model, progress, batch)
+        model = vectors.load_model(name)
+        removed = _prepare(conn, model, meta, options.replace)
+        report = _embed_missing(conn, model, options.progress, options.batch)
         report["removed"] += removed
         report.update(
             model=model.model_id,
@@ -77,8 +68,8 @@ def pending(db_path: str | Path) -> tuple[str | None, int]:
     """(the index's embedding model or None, chunks without a current vector)."""
     conn = db.connect(db_path, readonly=True)
     try:
-        model = V.stored_meta(conn).get(V.KEY_MODEL)
-        return model, (conn.execute(f"SELECT count(*) {_STALE}").fetchone()[0] if model else 0)
+        model = vectors.stored_meta(conn).get(vectors.KEY_MODEL)
+        return model, (db.scalar(conn, f"SELECT count(*) {_STALE}") if model else 0)
     finally:
         conn.close()
 
@@ -88,41 +79,47 @@ def _prepare(
 ) -> int:
     """Check or (re)create the vec0 table and the meta rows; returns vectors dropped."""
     removed = 0
-    if meta.get(V.KEY_MODEL):
+    if meta.get(vectors.KEY_MODEL):
         try:
-            V.check_model(conn, model)
+            vectors.check_model(conn, model)
         except EmbeddingError as err:
             if not replace:
                 raise EmbeddingError(
                     f"{err.message}; to replace the vectors run: docql-sqlite embed DB "
                     f"--model {model.model_id} --replace"
                 ) from None
-            removed = conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+            # Prove the new model runs before the old vectors go (a server that is down
+            # must not cost the index its vectors).
+            model.embed(["probe"], kind="passage")
+            removed = db.scalar(conn, "SELECT count(*) FROM chunk_vectors")
             with conn:
-                conn.execute(f"DROP TABLE IF EXISTS {V.VEC_TABLE}")
+                conn.execute(f"DROP TABLE IF EXISTS {vectors.VEC_TABLE}")
                 conn.execute("DELETE FROM chunk_vectors")
                 conn.execute(
                     "DELETE FROM meta WHERE key IN (?, ?, ?)",
-                    (V.KEY_MODEL, V.KEY_DIMENSIONS, V.KEY_FINGERPRINT),
+                    (vectors.KEY_MODEL, vectors.KEY_DIMENSIONS, vectors.KEY_FINGERPRINT),
                 )
-    if not V.vec_table_exists(conn):
+    if not vectors.vec_table_exists(conn):
         template = (db.sql_dir() / "vec.sql").read_text(encoding="utf-8")
         with conn:
             conn.execute(template.replace("{dimensions}", str(int(model.dimensions))))
             conn.execute("DELETE FROM chunk_vectors")  # rows without vectors are meaningless
-            db.set_meta(conn, V.KEY_MODEL, model.model_id)
-            db.set_meta(conn, V.KEY_DIMENSIONS, str(model.dimensions))
-            db.set_meta(conn, V.KEY_FINGERPRINT, model.fingerprint())
+            db.set_meta(conn, vectors.KEY_MODEL, model.model_id)
+            db.set_meta(conn, vectors.KEY_DIMENSIONS, str(model.dimensions))
+            db.set_meta(conn, vectors.KEY_FINGERPRINT, model.fingerprint())
     return removed
 
 
 def _embed_missing(
-    conn: db.Connection, model: EmbeddingModel, progress: Progress | None, batch: int
+    conn: db.Connection, model: EmbeddingModel, progress: EmbedProgress | None, batch: int
 ) -> dict[str, Any]:
-    needed = conn.execute(
-        f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
-    ).fetchall()
-    total_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    needed: list[tuple[int, int, str, str]] = [
+        (int(a), int(b), str(c), str(d))
+        for a, b, c, d in conn.execute(
+            f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
+        )
+    ]
+    total_chunks = db.scalar(conn, "SELECT count(*) FROM chunks")
     # The cache: every stored vector whose text (by hash) is needed again, read before
     # any row is overwritten (a reused chunk id may hold a vector another chunk needs).
     wanted = {h for _, _, h, _ in needed}
@@ -130,36 +127,38 @@ def _embed_missing(
     for chunk_id, content_hash in conn.execute("SELECT chunk_id, content_hash FROM chunk_vectors"):
         if content_hash in wanted and content_hash not in cached:
             row = conn.execute(
-                f"SELECT embedding FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,)
+                f"SELECT embedding FROM {vectors.VEC_TABLE} WHERE rowid = ?", (chunk_id,)
             ).fetchone()
             if row is not None:
                 cached[content_hash] = row[0]
     texts = {h: text for _, _, h, text in needed if h not in cached}
-    todo = list(texts)
+    reused = len(needed) - sum(1 for _, _, h, _ in needed if h in texts)
     computed = 0
     if progress:
-        progress(0, len(todo))
-    for start in range(0, len(todo), batch):
-        hashes = todo[start : start + batch]
-        for h, vector in zip(hashes, model.embed([texts[h] for h in hashes], kind="passage")):
-            cached[h] = encode(vector)
-        computed += len(hashes)
-        if progress:
-            progress(computed, len(todo))
-    reused = sum(1 for _, _, h, _ in needed if h not in texts)
+        progress(0, len(texts))
+    # One transaction per batch, written as soon as it is computed: a run that is killed
+    # keeps its finished batches, and the next run starts where it stopped.
     for start in range(0, len(needed), batch):
+        rows = needed[start : start + batch]
+        fresh = list(dict.fromkeys(h for _, _, h, _ in rows if h not in cached))
+        if fresh:
+            for h, vector in zip(fresh, model.embed([texts[h] for h in fresh], kind="passage")):
+                cached[h] = encode(vector)
         with conn:
-            for chunk_id, doc_id, h, _ in needed[start : start + batch]:
-                conn.execute(f"DELETE FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
+            for chunk_id, doc_id, h, _ in rows:
+                conn.execute(f"DELETE FROM {vectors.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
                 conn.execute(
-                    f"INSERT INTO {V.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
+                    f"INSERT INTO {vectors.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
                     (chunk_id, cached[h], doc_id),
                 )
                 conn.execute(
-                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) VALUES "
-                    "(?, ?, ?)",
+                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) "
+                    "VALUES (?, ?, ?)",
                     (chunk_id, doc_id, h),
                 )
+        computed += len(fresh)
+        if progress and fresh:
+            progress(computed, len(texts))
     removed = _drop_orphans(conn)
     return {
         "chunks": total_chunks,
@@ -179,6 +178,6 @@ def _drop_orphans(conn: db.Connection) -> int:
     ]
     with conn:
         for chunk_id in orphans:
-            conn.execute(f"DELETE FROM {V.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
+            conn.execute(f"DELETE FROM {vectors.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
         conn.execute("DELETE FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)")
     return len(orphans)

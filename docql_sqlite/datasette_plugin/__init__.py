@@ -1,0 +1,88 @@
+"""The Datasette plugin (entry point group `datasette`; `pip install 'docql-sqlite[datasette]'`).
+
+- `prepare_connection`: our SQL functions and sqlite-vec on every Datasette connection
+  (`docql_sqlite.dbapi`); where sqlite-vec cannot load, the reason is kept for the DocQL page.
+- `register_routes`: the DocQL page (`/-/docql`, `/{database}/-/docql`) and the view of a
+  location's lines (`.../-/docql/get?location=...`), in `pages.py`.
+- `canned_queries`: outline of a document, classes of a path, ingest errors
+  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes.
+- `register_commands`: `datasette docql DB QUERY`, the same command as
+  `docql-sqlite query DB QUERY` (same flags, output and exit codes).
+- `menu_links` / `database_actions`: links to the DocQL page.
+
+Templates live in `templates/`, which Datasette finds inside the plugin's package.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from datasette import hookimpl
+
+from .. import dbapi
+from ..cli.queries import query as query_command
+from ..query.canned import canned_queries as docql_canned_queries
+from . import pages
+from .state import NotAnIndex, handle_for, index_databases, state_of
+
+
+@hookimpl
+def prepare_connection(conn: Any, database: str, datasette: Any) -> None:
+    state_of(datasette).vec[database] = dbapi.prepare_connection(conn)
+
+
+@hookimpl
+def register_routes(datasette: Any) -> list[tuple[str, Any]]:
+    return [
+        (r"^/-/docql$", pages.docql_page),
+        (r"^/-/docql/get$", pages.docql_get_page),
+        (r"^/(?P<database>[^/]+)/-/docql$", pages.docql_page),
+        (r"^/(?P<database>[^/]+)/-/docql/get$", pages.docql_get_page),
+    ]
+
+
+@hookimpl
+def canned_queries(datasette: Any, database: str, actor: Any) -> Any:
+    async def for_indexes() -> dict[str, Any]:
+        served = datasette.databases.get(database)
+        if served is None:
+            return {}
+        try:
+            await handle_for(datasette, served)
+        except NotAnIndex:
+            return {}
+        return docql_canned_queries()
+
+    return for_indexes
+
+
+@hookimpl
+def register_commands(cli: Any) -> None:
+    cli.add_command(query_command, name="docql")
+
+
+@hookimpl
+def menu_links(datasette: Any, actor: Any, request: Any) -> Any:
+    async def links() -> list[dict[str, str]]:
+        if not await index_databases(datasette):
+            return []
+        return [{"href": datasette.urls.path("/-/docql"), "label": "DocQL"}]
+
+    return links
+
+
+@hookimpl
+def database_actions(datasette: Any, actor: Any, database: str, request: Any) -> Any:
+    async def links() -> list[dict[str, str]]:
+        served = datasette.databases.get(database)
+        try:
+            if served is None:
+                return []
+            await handle_for(datasette, served)
+        except NotAnIndex:
+            return []
+        return [
+            {"href": datasette.urls.database(database) + "/-/docql", "label": "Query with DocQL"}
+        ]
+
+    return links

@@ -1,0 +1,216 @@
+"""The layer every search strategy stands on: one ranked list, its rows, result items.
+
+`api.search` picks a strategy (bm25/vector/hybrid here, `smart.py`, `typed.py`); each
+calls `run_mode`/`run_plan` for its lists and `item`/`finish` for the results. Every
+result is a passage (chunk) with path, line range, section, score and a snippet whose
+hits are marked `**like this**`; `group="file"` keeps the best passage of each file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import db
+from ..errors import SearchError
+from ..query.sqlparams import Params
+from . import snippets, sqlbuild, stats, vectors
+from . import terms as search_terms
+
+# --group file needs more passages than files asked for: several hits share a file.
+GROUP_OVERFETCH = 4
+MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth)
+
+
+@dataclass(slots=True)
+class Request:
+    """What one strategy asks of the lists: depth, scope, fusion, and the result shape."""
+
+    limit: int = 10
+    paths: tuple[str, ...] = ()
+    group: str | None = None
+    explain: bool = False
+    model: str | None = None
+    rrf_k: int = sqlbuild.RRF_K
+    weights: dict[str, float] = field(default_factory=dict)
+    intent: list[re.Pattern[str]] = field(default_factory=list)
+
+    @property
+    def fetch(self) -> int:
+        """Passages to fetch: over-fetched when they are collapsed to files."""
+        return self.limit * (GROUP_OVERFETCH if self.group == "file" else 1)
+
+    def weight(self, name: str, default: float = 1.0) -> float:
+        return float(self.weights.get(name, default))
+
+
+def query_terms(text: str) -> list[search_terms.Term]:
+    terms = search_terms.parse(text)
+    if not search_terms.positives(terms):
+        raise SearchError(
+            f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
+        )
+    return terms
+
+
+def scope_sql(paths: tuple[str, ...], params: Params) -> str:
+    if not paths:
+        return "1"
+    return "(" + " OR ".join(f"d.path GLOB {params.add(p)}" for p in paths) + ")"
+
+
+def run_mode(
+    index: Any, mode: str, text: str, terms: list[search_terms.Term], opts: Request
+) -> list[dict[str, Any]]:
+    """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
+    params = Params()
+    plan = sqlbuild.Plan(
+        terms=terms if mode in ("bm25", "hybrid") else [],
+        scope=scope_sql(opts.paths, params),
+        min_hits=opts.limit,
+        rrf_k=opts.rrf_k,
+        w_fts=opts.weight("bm25"),
+        w_vec=opts.weight("vector"),
+    )
+    plan.common = stats.common_terms(index.conn, index.path, plan.terms)
+    if mode in ("vector", "hybrid"):
+        if mode == "hybrid" and not vectors.has_embeddings(index.conn) and opts.model is None:
+            plan.notes.append("no embeddings in this index: hybrid ran as bm25")
+        else:
+            add_vector(index, plan, params, text, opts)
+    # Cut each list early: the final SELECT then builds columns and snippets for the
+    # rows shown only, not for every chunk that matched a common word.
+    plan.depth = max(MIN_DEPTH, 3 * opts.fetch) if mode == "hybrid" else opts.fetch
+    if opts.group == "file":
+        plan.notes.append(f"over-fetch x{GROUP_OVERFETCH} passages for --group file")
+    return run_plan(index, plan, params, opts.fetch, mode=mode)
+
+
+def add_vector(
+    index: Any, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
+) -> None:
+    """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
+    model = vectors.query_model(index.conn, opts.model)
+    plan.vector = f"vec_f32({params.add(vectors.vector_json(model, text, kind))})"
+    stale = stats.stale_vectors(index.conn, index.path)
+    wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
+    plan.vec_k = wanted + stale
+    plan.notes.append(
+        f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale "
+        f"vectors "
+        f"skipped), paths pushed into vec0 doc_id"
+        if opts.paths
+        else f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale)"
+    )
+
+
+def run_plan(
+    index: Any, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
+) -> list[dict[str, Any]]:
+    sql = (
+        sqlbuild.ranked_chunks_sql(plan, params)
+        + f"\nORDER BY _score DESC, _path, _pos LIMIT {int(fetch)}"
+    )
+    try:
+        rows = list(db.rows(index.conn, sql, params.values))
+    except db.SQLError as exc:
+        raise SearchError(f"search failed in SQLite: {exc}") from exc
+    info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
+    if plan.has_fts:
+        n = len(search_terms.positives(plan.terms))
+        info["fts"] = {
+            "and": search_terms.match_and(plan.terms),
+            "or": search_terms.match_or(plan.terms, _common(plan)) if n > 1 else None,
+            "weights": {"title": plan.weights[0], "body": plan.weights[1]},
+        }
+        if (
+            rows
+            and n > 1
+            and any((r["_coverage"] or n) < n for r in rows if r["_fts_rank"] is not None)
+        ):
+            info["fts"]["strategy"] = f"or: fewer than {plan.min_hits} chunks have every term"
+        else:
+            info["fts"]["strategy"] = "and"
+    if plan.vector is not None:
+        info["rrf_k"] = plan.rrf_k
+    for row in rows:
+        row["_plan"] = info
+    return rows
+
+
+def item(
+    row: dict[str, Any], pats: list[re.Pattern[str]], opts: Request, *, snippet: bool = True
+) -> dict[str, Any]:
+    """A result item from a ranked row: the passage, its score and a marked snippet."""
+    out = {
+        "type": "chunk",
+        "path": row["path"],
+        "line": row["line"],
+        "end_line": row["end_line"],
+        "location": row["location"],
+        "section": row["section"],
+        "number": row["number"],
+        "page": row["page"],
+        "chunk_index": row["chunk_index"],
+        "score": _round(row["score"]),
+        "snippet": snippets.make(row["content"], pats, opts.intent)
+        if snippet
+        else row.get("snippet"),
+        "content": row["content"],
+    }
+    if opts.explain:
+        out["explain"] = explain_row(row)
+    return out
+
+
+def explain_row(row: dict[str, Any]) -> dict[str, Any]:
+    lists: dict[str, Any] = {}
+    rrf: dict[str, float] = {}
+    if row.get("_fts_rank") is not None:
+        lists["bm25"] = {
+            "rank": row["_fts_rank"],
+            "bm25": _round(-row["_bm25"]),
+            "terms_matched": row["_coverage"],
+        }
+        rrf["bm25"] = _round(row["_rrf_fts"])
+    if row.get("_vec_rank") is not None:
+        lists["vector"] = {"rank": row["_vec_rank"], "distance": _round(row["_distance"])}
+        rrf["vector"] = _round(row["_rrf_vec"])
+    out = {"lists": lists, "rrf": rrf, "final": _round(row["score"])}
+    if row.get("_plan"):
+        out["plan"] = row["_plan"]
+    return out
+
+
+def finish(
+    rows: list[dict[str, Any]], terms: list[search_terms.Term], opts: Request
+) -> list[dict[str, Any]]:
+    pats = snippets.patterns(terms)
+    items = [item(r, pats, opts) for r in rows]
+    return group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+
+
+def group_files(items: list[dict[str, Any]], opts: Request) -> list[dict[str, Any]]:
+    """One item per file: its best passage (by intent words on a tie), plus where the others are."""
+    files: dict[str, list[dict[str, Any]]] = {}
+    for it in items:
+        files.setdefault(it["path"], []).append(it)
+    grouped = []
+    for path, hits in files.items():
+        best = hits[0]
+        if opts.intent:
+            top = [h for h in hits if h["score"] == best["score"]]
+            best = max(top, key=lambda h: snippets.count_hits(h["content"], opts.intent))
+        grouped.append(
+            dict(best, type="file_hit", hits=len(hits), passages=[h["location"] for h in hits])
+        )
+    return grouped[: opts.limit]
+
+
+def _round(value: Any) -> Any:
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def _common(plan: sqlbuild.Plan) -> frozenset[str]:
+    return plan.common() if callable(plan.common) else plan.common

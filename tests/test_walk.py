@@ -1,0 +1,362 @@
+"""Which files `index` takes, as ripgrep would: ignore files, hidden entries, no directory
+skipped for its name, the symlink policy, and what a re-run may remove (issue 8 items
+11-13, issue 11 item 5 and its symlink policy).
+
+The ignore rules are checked against git itself: on a generated tree with `.gitignore`
+files at several depths (negations, anchored and directory-only patterns) and a
+`.git/info/exclude`, the indexed set must equal `git ls-files --others
+--exclude-standard` (minus hidden paths and non-document formats), also when indexing a
+subdirectory, where the ignore files above it apply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from contextlib import chdir
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TmpIndex
+from test_ingest_bad_input import unprivileged_prefix
+
+from docql_sqlite.ingest.formats import format_for_path
+from docql_sqlite.ingest.walk import WalkOptions, walk
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+
+def cli(*args: str, cwd: Path, prefix: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*(prefix or []), sys.executable, "-m", "docql_sqlite", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=cwd,
+    )
+
+
+def index_json(*args: str, cwd: Path) -> tuple[int, dict[str, Any]]:
+    run = cli("index", "--json", *args, cwd=cwd)
+    assert run.stdout, run.stderr
+    return run.returncode, json.loads(run.stdout)[0]
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+# -- the Rust case: real source under directories named build/ and target/ -------------------
+RUST_TREE = {
+    ".gitignore": "/build/\n/target/\n*.o\n",
+    "compiler/rustc_mir_build/src/build/mod.rs": "pub fn build_mir() {}\n",
+    "compiler/rustc_mir_build/src/build/expr/as_place.rs": "pub fn as_place() {}\n",
+    "compiler/rustc_mir_build/src/lib.rs": "mod build;\n",
+    "library/core/src/target/mod.rs": "pub struct Target;\n",
+    "build/x86_64/stage0/lib.rs": "// a build product\n",
+    "target/debug/gen.rs": "// a build product\n",
+    "node_modules/pkg/README.md": "# not ignored by any rule here\n",
+}
+
+
+def test_directories_named_build_or_target_are_indexed(tmp_path: Path) -> None:
+    write(tmp_path / "rust", RUST_TREE)
+    code, summary = index_json("x.db", "rust", cwd=tmp_path)
+    assert code == 0, summary
+    import docql_sqlite
+
+    with docql_sqlite.open(tmp_path / "x.db") as index:
+        paths = sorted(index.query("$.files[*].path"))
+    assert paths == [
+        "rust/compiler/rustc_mir_build/src/build/expr/as_place.rs",
+        "rust/compiler/rustc_mir_build/src/build/mod.rs",
+        "rust/compiler/rustc_mir_build/src/lib.rs",
+        "rust/library/core/src/target/mod.rs",
+        "rust/node_modules/pkg/README.md",
+    ]
+    assert summary["skip_counts"]["ignored by .gitignore/.ignore"] == 2  # /build/, /target/
+
+
+# -- git as the oracle ---------------------------------------------------------------------
+def generated_tree(seed: int = 8) -> dict[str, str]:
+    """A few hundred files with ignore files at three depths; deterministic."""
+    rng = random.Random(seed)
+    dirs = ["", "src", "src/build", "src/gen", "docs", "docs/out", "target", "a/b/build"]
+    dirs += ["lib/target/keep", "out", "vendor/pkg", ".github", "src/.cache"]
+    names = ["mod.rs", "notes.md", "x.log", "keep.log", "data.o", "page.txt", "tool.py"]
+    names += ["secret.md", "README", "image.png", "important.log", "draft.md"]
+    files = {f"{d}/{n}".lstrip("/"): f"# {d} {n}\n" for d in dirs for n in names}
+    files = {k: v for k, v in files.items() if rng.random() < 0.8}
+    files.update(
+        {
+            ".gitignore": "*.log\n!keep.log\n/out/\ntarget/\n!lib/target/\n*.o\n",
+            "src/.gitignore": "gen/\n!important.log\ndraft.md\n",
+            "docs/.gitignore": "out\n/secret.md\n",
+            "a/b/.gitignore": "build/\n",
+            "vendor/.gitignore": "*\n!*/\n!*.md\n",
+        }
+    )
+    return files
+
+
+def git_oracle(repo: Path, subdir: str = "") -> list[str]:
+    """What git lists as not ignored, relative to `repo`, as the index should hold it."""
+    where = repo / subdir if subdir else repo
+    out = subprocess.run(
+        # No global excludes file: only the repository's own rules count.
+        [GIT or "git", "-c", "core.excludesFile=", "ls-files", "--others", "--exclude-standard"]
+        + ["-z"],
+        cwd=where,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    listed = [(f"{subdir}/{p}" if subdir else p) for p in out.split("\0") if p]
+    return sorted(
+        p
+        for p in listed
+        if not any(part.startswith(".") for part in p.split("/"))  # hidden: not walked
+        and format_for_path(p) is not None
+    )
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    if GIT is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "repo"
+    write(repo, generated_tree())
+    subprocess.run([GIT, "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("secret.md\n")
+    return repo
+
+
+def walked(tmp_path: Path, target: str = "repo", **options: Any) -> list[str]:
+    """What the walk selects (the production walk, in this process: no database needed)."""
+    with chdir(tmp_path):
+        found = list(walk([Path(target)], WalkOptions(**options)))
+    assert all(f.error is None and f.skipped is None for f in found)
+    return sorted(f.display.removeprefix("repo/") for f in found)
+
+
+def indexed(tmp_path: Path, *args: str, target: str = "repo") -> list[str]:
+    """What `index` through the real CLI puts in a fresh database."""
+    db = tmp_path / "walk.db"
+    db.unlink(missing_ok=True)
+    code, summary = index_json(str(db), *args, target, cwd=tmp_path)
+    assert code == 0, summary
+    import docql_sqlite
+
+    with docql_sqlite.open(db) as index:
+        return sorted(p.removeprefix("repo/") for p in index.query("$.files[*].path"))
+
+
+@needs_git
+def test_ignore_rules_match_git(git_repo: Path, tmp_path: Path) -> None:
+    want = git_oracle(git_repo)
+    assert len(want) > 25  # the tree is not trivially small
+    assert "src/build/mod.rs" in want and "lib/target/keep/mod.rs" in want
+    assert walked(tmp_path) == want
+    assert indexed(tmp_path) == want  # and the CLI indexes exactly that
+
+
+@needs_git
+@pytest.mark.parametrize("subdir", ["src", "docs", "vendor", "lib"])
+def test_ignore_files_above_a_subdirectory_root_apply(
+    git_repo: Path, tmp_path: Path, subdir: str
+) -> None:
+    """Indexing a subfolder: the repository's .gitignore and info/exclude still count."""
+    want = git_oracle(git_repo, subdir)
+    assert want and walked(tmp_path, target=f"repo/{subdir}") == want
+
+
+@needs_git
+def test_no_ignore_and_hidden(git_repo: Path, tmp_path: Path) -> None:
+    everything = sorted(
+        str(p.relative_to(git_repo))
+        for p in git_repo.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(git_repo).parts
+    )
+    documents = [p for p in everything if format_for_path(p) is not None]
+    visible = [p for p in documents if not any(s.startswith(".") for s in p.split("/"))]
+    assert walked(tmp_path, ignore_files=False) == visible
+    hidden_too = indexed(tmp_path, "--no-ignore", "--hidden")  # the CLI flags
+    assert hidden_too == documents and any(p.startswith(".github/") for p in hidden_too)
+    # --hidden alone: hidden entries are walked, the ignore rules still hold; never .git/
+    with_hidden = walked(tmp_path, hidden=True)
+    assert set(with_hidden) - set(documents) == set() and ".github/notes.md" in with_hidden
+    assert not any(p.startswith(".git/") for p in with_hidden)
+
+
+def test_dot_ignore_overrides_gitignore_and_deeper_files_win(tmp_path: Path) -> None:
+    """.ignore (ripgrep's) beats .gitignore in its directory; a deeper file beats a shallower."""
+    write(
+        tmp_path / "repo",
+        {
+            ".gitignore": "*.md\n!\n\\\n",  # with two invalid lines git skips
+            ".ignore": "!wanted.md\n",
+            "wanted.md": "# W\n",
+            "other.md": "# O\n",
+            "sub/.gitignore": "!back.md\n",
+            "sub/back.md": "# B\n",
+            "sub/away.md": "# A\n",
+            "sub/.ignore": "notes.txt\n",
+            "sub/notes.txt": "n\n",
+            "notes.txt": "n\n",
+        },
+    )
+    assert walked(tmp_path) == ["notes.txt", "sub/back.md", "wanted.md"]
+
+
+# -- item 11: skipped is not failed ---------------------------------------------------------
+def test_python_tree_with_empty_init_files_exits_0(tmp_path: Path) -> None:
+    write(
+        tmp_path / "proj",
+        {
+            "pkg/__init__.py": "",
+            "pkg/sub/__init__.py": "\n",
+            "pkg/core.py": "def run():\n    return 1\n",
+            "pkg/big.py": "x = 1\n" * 2000,
+        },
+    )
+    run = cli("index", "--max-bytes", "5000", "x.db", "proj", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (
+        "1 added, 0 updated, 0 unchanged, 0 removed, 0 failed, 3 skipped "
+        "(2 empty file, 1 over --max-bytes) in " in run.stderr
+    )
+    code, summary = index_json("--max-bytes", "5000", "x.db", "proj", cwd=tmp_path)
+    assert code == 0 and summary["failed"] == 0 and summary["skipped"] == 3
+    reasons = {s["path"]: s["reason"] for s in summary["skipped_list"]}
+    assert reasons["proj/pkg/__init__.py"] == "empty file (0 bytes)"
+    assert reasons["proj/pkg/sub/__init__.py"] == "no text content (only whitespace)"
+    assert reasons["proj/pkg/big.py"].startswith("file too large (12,000 bytes; the limit is 5,000")
+    status = json.loads(cli("status", "--json", "x.db", cwd=tmp_path).stdout)[0]
+    assert status["skipped"] == {"empty file": 2, "over --max-bytes": 1}
+    assert status["errors"] == 0 and status["documents"] == 1
+
+
+def test_emptied_file_leaves_the_index(tmp_index: TmpIndex) -> None:
+    tmp_index.write("a.md", "# A\n")
+    tmp_index.write("b.md", "# B\n")
+    tmp_index.index()
+    tmp_index.write("a.md", "")
+    report = tmp_index.index()
+    assert report.removed == ["docs/a.md"] and report.ok and tmp_index.paths() == ["docs/b.md"]
+
+
+# -- item 12: a narrower filter never deletes silently --------------------------------------
+def test_narrower_include_keeps_documents_and_says_so(tmp_path: Path) -> None:
+    write(tmp_path / "docs", {"a.md": "# A\n", "b.txt": "bee\n", "c/d.md": "# D\n"})
+    assert cli("index", "x.db", "docs", cwd=tmp_path).returncode == 0
+    narrow = cli("index", "--include", "*.md", "x.db", "docs", cwd=tmp_path)
+    assert narrow.returncode == 0, narrow.stderr
+    assert "0 removed" in narrow.stderr
+    assert "kept 1 indexed document(s) under these paths that this run's filters leave out" in (
+        narrow.stderr
+    )
+    import docql_sqlite
+
+    def paths() -> list[str]:
+        with docql_sqlite.open(tmp_path / "x.db") as index:
+            return sorted(index.query("$.files[*].path"))
+
+    assert paths() == ["docs/a.md", "docs/b.txt", "docs/c/d.md"]
+    # a file that vanished from disk is removed, whatever this run's filters
+    (tmp_path / "docs" / "b.txt").unlink()
+    code, summary = index_json("--include", "*.md", "x.db", "docs", cwd=tmp_path)
+    assert code == 0 and summary["removed"] == 1 and summary["outside_filters"] == 0
+    assert paths() == ["docs/a.md", "docs/c/d.md"]
+    # --prune: documents outside the filters go
+    code, summary = index_json("--exclude", "c", "--prune", "x.db", "docs", cwd=tmp_path)
+    assert code == 0 and summary["removed"] == 1
+    assert paths() == ["docs/a.md"]
+
+
+# -- issue 11 item 5: an unlistable directory keeps its documents ---------------------------
+def test_unreadable_directory_keeps_its_documents(tmp_index: TmpIndex) -> None:
+    tmp_index.write_many({"ok.md": "# OK\n", "locked/a.md": "# A\n", "locked/deep/b.md": "# B\n"})
+    assert tmp_index.index().ok
+    before = tmp_index.paths()
+    locked = tmp_index.docs / "locked"
+    locked.chmod(0)
+    try:
+        prefix = unprivileged_prefix(locked / "a.md")
+        run = cli("index", "--json", "index.db", "docs", cwd=tmp_index.root, prefix=prefix)
+    finally:
+        locked.chmod(0o755)
+    assert run.returncode == 1, run.stderr  # the directory is a real failure
+    summary = json.loads(run.stdout)[0]
+    assert summary["removed"] == 0 and summary["outside_filters"] == 0
+    assert summary["failures"] == [
+        {"path": "docs/locked", "reason": "permission denied (directory not listed)"}
+    ]
+    assert (
+        tmp_index.paths() == before == ["docs/locked/a.md", "docs/locked/deep/b.md", "docs/ok.md"]
+    )
+    assert tmp_index.errors()["docs/locked"][0] == "error"
+    report = tmp_index.index()  # readable again: nothing to do, the error is forgotten
+    assert report.ok and report.unchanged == 3 and tmp_index.errors() == {}
+
+
+# -- issue 11: symlinks ----------------------------------------------------------------------
+def test_symlink_policy(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    outside = tmp_path / "outside"
+    write(root, {"real.md": "# Real\n", "sub/inner.md": "# Inner\n"})
+    write(outside, {"secret.md": "# Secret\n", "dir/page.md": "# Page\n"})
+    os.symlink("real.md", root / "alias.md")  # inside the roots: followed
+    os.symlink(outside / "secret.md", root / "escape.md")  # outside: not followed
+    os.symlink(outside / "dir", root / "linked-dir")  # a directory: not followed
+    os.symlink("loop-b.md", root / "loop-a.md")
+    os.symlink("loop-a.md", root / "loop-b.md")
+    os.symlink("..", root / "sub" / "up")  # a directory link back to an ancestor
+    code, summary = index_json("x.db", "docs", cwd=tmp_path)
+    assert code == 1  # the loops are real failures
+    failures = {f["path"]: f["reason"] for f in summary["failures"]}
+    assert set(failures) == {"docs/loop-a.md", "docs/loop-b.md"}
+    assert failures["docs/loop-a.md"].startswith("symlink loop (points to 'loop-b.md'")
+    skipped = {s["path"]: s["reason"] for s in summary["skipped_list"]}
+    assert skipped["docs/escape.md"].startswith("symlink to a file outside the indexed paths")
+    assert "--follow-symlinks" in skipped["docs/escape.md"]
+    assert skipped["docs/linked-dir"].startswith("symlink to a directory (not followed")
+    assert skipped["docs/sub/up"].startswith("symlink to a directory")
+    import docql_sqlite
+
+    def paths() -> list[str]:
+        with docql_sqlite.open(tmp_path / "x.db") as index:
+            return sorted(index.query("$.files[*].path"))
+
+    assert paths() == ["docs/alias.md", "docs/real.md", "docs/sub/inner.md"]
+    # --follow-symlinks: the outside file and the linked directory; the ancestor link is a loop
+    code, summary = index_json("--follow-symlinks", "x.db", "docs", cwd=tmp_path)
+    failures = {f["path"]: f["reason"] for f in summary["failures"]}
+    assert failures["docs/sub/up"].startswith("symlink loop")
+    assert paths() == [
+        "docs/alias.md",
+        "docs/escape.md",
+        "docs/linked-dir/page.md",
+        "docs/real.md",
+        "docs/sub/inner.md",
+    ]
+    # back to the default: what the policy no longer follows leaves the index
+    code, summary = index_json("x.db", "docs", cwd=tmp_path)
+    assert summary["removed"] == 2 and summary["outside_filters"] == 0
+    assert paths() == ["docs/alias.md", "docs/real.md", "docs/sub/inner.md"]
+
+
+def test_special_files_are_not_read(tmp_index: TmpIndex) -> None:
+    tmp_index.write("ok.md", "# OK\n")
+    os.mkfifo(tmp_index.docs / "pipe.md")  # opening it to read would block forever
+    report = tmp_index.index(timeout=5)
+    assert report.ok and tmp_index.paths() == ["docs/ok.md"]
+    assert report.skip_counts.get("not a regular file") == 1
