@@ -7,7 +7,7 @@
     # re-index; print the query plans of heading/grep
     python benchmarks/query.py --rebuild --explain
 
-Corpora (benchmarks/fetch_corpora.sh, kept in ~/.cache/docql-corpora, outside the repo):
+Corpora (benchmarks/fetch_corpora.sh, kept in its cache folder, outside the repo):
 - documents: the A6 mix of notes/corpora.md, Node.js API + Docker + Rust book docs,
   ~1,500 Markdown files, ~10.8 MB → `bench-a6.db`;
 - code: the Rust standard library's `alloc` crate from the same rust-src package
@@ -45,7 +45,12 @@ sys.path.insert(0, str(REPO))
 import docql_sqlite  # noqa: E402
 from docql_sqlite.ingest import IngestOptions, index_paths  # noqa: E402
 
-CACHE = Path(os.environ.get("DOCQL_CORPORA", Path.home() / ".cache" / "docql-corpora"))
+# Same rule as benchmarks/fetch_corpora.sh and benchlib.cache_dir().
+CACHE = Path(
+    os.environ.get("DOCQL_CORPORA")
+    or ("/work/cache/corpora" if Path("/work/cache").is_dir() else "")
+    or Path.home() / ".cache" / "docql-corpora"
+)
 GOALS_MS = {"toc": 5.0, "code.classes": 5.0, "chapter": 5.0, "heading": 20.0, "grep": 20.0}
 
 DOC_QUERIES: dict[str, list[tuple[str, tuple[str, ...]]]] = {

@@ -40,7 +40,12 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CACHE = Path(os.environ.get("DOCQL_CORPORA", Path.home() / ".cache" / "docql-corpora"))
+# Same rule as benchmarks/fetch_corpora.sh and benchlib.cache_dir().
+CACHE = Path(
+    os.environ.get("DOCQL_CORPORA")
+    or ("/work/cache/corpora" if Path("/work/cache").is_dir() else "")
+    or Path.home() / ".cache" / "docql-corpora"
+)
 GENSIM = "gensim==4.4.0"
 SKIP_DIRS = {
     "test",

@@ -1,0 +1,144 @@
+"""The benchmark scripts' --smoke modes: each runs end to end on a tiny tree from datasets/.
+
+No network: peers (rg, QMD) come from the corpus cache when benchmarks/fetch_corpora.sh has
+run, else from PATH; without them their tests skip and say why. The figures themselves are
+not asserted (timings on a shared machine mean nothing here); what is asserted is what a
+broken harness would get wrong: counts against a brute-force scan of the same files, the
+file sets of grep vs rg, the re-index finding everything unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "benchmarks"
+SCRIPTS = ["peers.py", "latency.py", "scale.py"]
+
+
+def run_smoke(script: str, tmp: Path) -> dict:
+    out = tmp / f"{script}.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def smoke_files(*parts: str) -> list[Path]:
+    """The files of datasets/ the smoke trees copy (all of them Markdown or code)."""
+    return [
+        p for part in parts for p in sorted((REPO / "datasets" / part).rglob("*")) if p.is_file()
+    ]
+
+
+@pytest.fixture(scope="module")
+def peers(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_smoke("peers.py", tmp_path_factory.mktemp("peers"))
+
+
+@pytest.fixture(scope="module")
+def latency(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_smoke("latency.py", tmp_path_factory.mktemp("latency"))
+
+
+@pytest.fixture(scope="module")
+def scale(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_smoke("scale.py", tmp_path_factory.mktemp("scale"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help(script: str) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert "--smoke" in done.stdout and "Goals" in done.stdout
+
+
+def test_fetch_script_help() -> None:
+    done = subprocess.run(
+        ["bash", str(BENCH / "fetch_corpora.sh"), "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    for corpus in ("golang-1.19-src", "rust-src", "antd", "r-doc-pdf", "python3.11-doc", "qmd"):
+        assert corpus in done.stdout
+
+
+def test_peers_smoke_docql_and_floor(peers: dict) -> None:
+    by_name = {r["corpus"]: r for r in peers["results"]}
+    markdown = by_name["md_mix"]
+    expected = [p for p in smoke_files("en", "zh") if p.suffix == ".md"]
+    assert markdown["files"] == len(expected)
+    assert markdown["bytes"] == sum(p.stat().st_size for p in expected)
+    docql = markdown["median"]["docql"]
+    assert docql["documents"] == len(expected) and docql["failed"] == 0
+    assert docql["db_mb"] * 1e6 > markdown["bytes"]  # sections, chunks and FTS: never smaller
+    floor = markdown["median"]["floor"]
+    assert floor["seconds"] > 0 and floor["db_mb"] > 0
+
+
+def test_peers_smoke_profile(peers: dict) -> None:
+    profile = peers["profile"]
+    stages = profile["stages"]
+    assert set(stages) >= {"walk", "read", "decode+parse", "sections+chunks", "FTS5", "commit"}
+    assert abs(sum(s["share"] for s in stages.values()) - 1.0) < 1e-6
+    names = {p["name"]: p for p in profile["page_counts"]}
+    assert {"chunks", "chunks_fts_data", "sections", "documents"} <= set(names)
+    assert all(p["bytes"] == p["pages"] * (p["bytes"] // p["pages"]) for p in names.values())
+
+
+def test_peers_smoke_qmd(peers: dict) -> None:
+    qmd = peers["results"][0]["median"].get("qmd")
+    if not qmd or "seconds" not in qmd:
+        pytest.skip(f"QMD not available: {peers['qmd']}")
+    assert qmd["db_mb"] > 0 and qmd["rss_mb"] > 0
+
+
+def test_latency_smoke_classes(latency: dict) -> None:
+    for name in ("structural", "heading", "chapter", "grep", "bm25"):
+        assert latency["in_process"][name]["p50_ms"] > 0
+        assert latency["cli"][name]["p50_ms"] > latency["in_process"][name]["p50_ms"]
+
+
+def test_latency_smoke_grep_matches_rg(latency: dict) -> None:
+    grep = latency["grep_vs_rg"]
+    if "skipped" in grep:
+        pytest.skip(grep["skipped"])
+    files = smoke_files("en", "zh", "code")
+    assert grep["universe"]["rg_files"] == grep["universe"]["docql_raw_text_documents"]
+    assert grep["universe"]["n_only_rg"] == grep["universe"]["n_only_docql"] == 0
+    for row in grep["literals"]:
+        oracle = [p for p in files if row["literal"].lower() in p.read_text("utf-8").lower()]
+        assert row["identical"], row
+        assert row["docql_files"] == row["rg_files"] == len(oracle), row
+    assert any(row["docql_files"] > 0 for row in grep["literals"])
+
+
+def test_latency_smoke_qmd(latency: dict) -> None:
+    search = latency["search_vs_qmd"]
+    if "skipped" in search:
+        pytest.skip(search["skipped"])
+    assert search["qmd_p50_ms"] > 0 and search["docql_p50_ms"] > 0
+
+
+def test_scale_smoke(scale: dict) -> None:
+    files = smoke_files("en", "zh", "code")
+    assert scale["files"] == len(files)
+    labels = [p["label"] for p in scale["points"]]
+    assert labels == ["ref", "100%"]
+    full = scale["points"][-1]
+    assert full["documents"] == len(files) and full["failed"] == full["errors_recorded"] == 0
+    assert scale["points"][0]["bytes"] < full["bytes"] == sum(p.stat().st_size for p in files)
+    again = scale["reindex"]["summary"]
+    assert again["unchanged"] == len(files) and again["added"] == again["updated"] == 0
+    assert set(full["latency"]["in_process"]) >= {"structural", "heading", "grep", "bm25"}
