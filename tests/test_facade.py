@@ -369,3 +369,30 @@ def test_offset_pages_through_limited_results(tree: Path) -> None:
         assert page == everything[5:8]  # not everything[5:3]
         with pytest.raises(OptionError, match="limit \\+ offset must be at most"):
             idx.query("$.toc[*]", limit=2**63 - 1, offset=1)
+
+
+def test_a_huge_section_is_cut_in_results_and_read_whole_with_get(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docql_sqlite.query.results import MAX_TEXT_CHARS
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    line = "word " * 19 + "end\n"  # 99 characters
+    body = line * (MAX_TEXT_CHARS // len(line) + 2_000)
+    (tmp_path / "docs/big.md").write_text("# Big\n\n" + body + "# After\n\nsmall\n")
+    db = tmp_path / "big.db"
+    docql_sqlite.index(db, ["docs"], workers=0)
+    with docql_sqlite.open(db) as idx:
+        (section,) = idx.query('$.content.heading("Big")')
+        content = section["content"]
+        assert len(content) < MAX_TEXT_CHARS + 200
+        assert content.startswith("# Big\n\n" + line)
+        assert f"read the rest with: get {section['location']}" in content
+        (projected,) = idx.query('$.content.heading("Big").content')
+        assert projected[:MAX_TEXT_CHARS] == content[:MAX_TEXT_CHARS]
+        assert len(projected) < MAX_TEXT_CHARS + 200 and "…[cut at" in projected
+        whole = idx.get(section["location"]).text
+        assert whole == "# Big\n\n" + body  # nothing is lost: get reads every line
+        (small,) = idx.query('$.content.heading("After")')
+        assert small["content"] == "# After\n\nsmall\n"  # small sections are untouched

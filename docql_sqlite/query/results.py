@@ -15,6 +15,23 @@ from typing import Any
 from ..sqlfunctions import guarded_search
 from .compiler import Compiled
 
+# A result's text fields (a section's content, a symbol's source) are cut at this many
+# characters: one huge section must not make a reply of tens of megabytes. The cut says
+# where the rest is (`get` reads any range of lines).
+MAX_TEXT_CHARS = 1_000_000
+_TEXT_FIELDS = ("content", "source")
+
+
+def bounded(value: Any, location: Any = None) -> Any:
+    """`value` cut at MAX_TEXT_CHARS with a note naming the rest, when it is longer."""
+    if not isinstance(value, str) or len(value) <= MAX_TEXT_CHARS:
+        return value
+    where = f"; read the rest with: get {location}" if location else ""
+    return (
+        value[:MAX_TEXT_CHARS]
+        + f"\n…[cut at {MAX_TEXT_CHARS:,} of {len(value):,} characters{where}]\n"
+    )
+
 
 def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
     if compiled.projection is not None:
@@ -26,7 +43,10 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
         )
         for row in rows:
             value = row[name]
-            yield json.loads(value) if as_json and isinstance(value, str) else value
+            if as_json and isinstance(value, str):
+                yield json.loads(value)
+            else:
+                yield bounded(value, row.get("location")) if name in _TEXT_FIELDS else value
         return
     # Decided once per query, not per value: building items is most of the Python time.
     json_columns = {f.name for f in compiled.item.fields if f.kind in ("list", "json")}
@@ -41,6 +61,9 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
             item.update({k: v for k, v in data.items() if k not in ("type", "path")})
         elif compiled.post == "regex_grep":
             _refine_regex_hit(item, *compiled.post_arg)
+        for name in _TEXT_FIELDS:
+            if name in item:
+                item[name] = bounded(item[name], item.get("location"))
         yield item
 
 
