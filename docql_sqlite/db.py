@@ -64,8 +64,8 @@ def translate(exc: BaseException, path: str = "", readonly: bool = False) -> Doc
     quoted = f"'{path}'" if path else "INDEX.db"
     folder = f"'{os.path.dirname(os.path.abspath(path)) or '/'}'" if path else "its folder"
     said = (str(exc).splitlines() or [type(exc).__name__])[0]
-    if isinstance(exc, apsw.NotADBError):
-        return DatabaseCorrupt(
+    if isinstance(exc, apsw.NotADBError):  # not an index (exit 2), rather than a failure
+        return DatabaseError(
             f"{name} is not a SQLite database (and so not a docql-sqlite index), or its first "
             f"page is damaged; give the path of an index, or a new file name to create one"
         )

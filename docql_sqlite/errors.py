@@ -85,23 +85,28 @@ class DatabaseError(DocQLError):
 
 # What SQLite reports about the file itself (not about a statement), translated by `db.py`
 # into messages that name the file and say what to do.
-class DatabaseCorrupt(DatabaseError):
+class DatabaseFailure(DatabaseError):
+    """An index that is there but cannot be used now: damaged, disk full, read-only, busy,
+    an I/O error (the CLI exits 1; a missing file or one that is not an index exits 2)."""
+
+
+class DatabaseCorrupt(DatabaseFailure):
     """The file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB)."""
 
 
-class DatabaseFull(DatabaseError):
+class DatabaseFull(DatabaseFailure):
     """No space left on the disk holding the index (SQLITE_FULL)."""
 
 
-class DatabaseReadOnly(DatabaseError):
+class DatabaseReadOnly(DatabaseFailure):
     """The index cannot be written: permissions, a read-only mount (SQLITE_READONLY)."""
 
 
-class DatabaseIOError(DatabaseError):
+class DatabaseIOError(DatabaseFailure):
     """The file cannot be opened, read or written (SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM)."""
 
 
-class DatabaseBusy(DatabaseError):
+class DatabaseBusy(DatabaseFailure):
     """Another process holds the write lock for longer than the busy timeout (SQLITE_BUSY)."""
 
 

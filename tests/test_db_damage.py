@@ -27,7 +27,7 @@ import pytest
 from conftest import CLI, DATASETS
 
 PAGE = 16384
-DATABASE_ERROR_EXIT = 2  # the CLI's code for every DatabaseError (cli/common.py)
+DATABASE_ERROR_EXIT = 1  # damaged, full, read-only: a failure, not a usage error (cli/common.py)
 DROP_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
 
 READERS = {

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 import click
 
 from .. import output
-from ..errors import DatabaseError, DocQLError, DocQLNote, QueryError, UsageError
+from ..errors import DatabaseError, DatabaseFailure, DocQLError, DocQLNote, QueryError, UsageError
 from ..index import Index
 
 
@@ -122,6 +122,8 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             return result
         except QueryError as exc:
             fail(str(exc), 2)
+        except DatabaseFailure as exc:  # there, but damaged, full, read-only or busy
+            fail(f"error: {exc.message}", 1)
         except (UsageError, DatabaseError) as exc:
             fail(f"error: {exc.message}", 2)
         except DocQLError as exc:

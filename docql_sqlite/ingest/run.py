@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .. import db
-from ..errors import DatabaseError, DocQLError, IngestError
+from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, parse_task
@@ -155,11 +155,11 @@ def index_paths(
         # Move the run's pages from the WAL into the main file, so the index is one file
         # again (and a full disk shows up here, not at some later reader's checkpoint).
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    except db.DiskFullError:
-        raise DatabaseError(
-            f"disk full while writing '{db_path}': every document committed before this is "
-            f"kept (some may still be in '{db_path}-wal'; keep that file next to the index). "
-            f"Free some space, then run the same index command again to finish"
+    except (db.DiskFullError, DatabaseFull):
+        raise DatabaseFull(
+            f"no space left to write '{db_path}' (disk full): every document committed before "
+            f"this is kept (some may still be in '{db_path}-wal'; keep that file next to the "
+            f"index); free some space, then run the same index command again to finish"
         ) from None
     finally:
         conn.close()
