@@ -29,10 +29,22 @@ def start_server() -> Iterator[Any]:
             server = pgserver.get_server(root, cleanup_mode="stop")
         except Exception as exc:  # any failure to start is a reason to skip, shown as such
             pytest.skip(f"PostgreSQL could not start here: {type(exc).__name__}: {exc}")
+        _tune_for_tests(server)
         try:
             yield server
         finally:
             server.cleanup()
+
+
+def _tune_for_tests(server: Any) -> None:
+    """No fsync: a test server's data is thrown away, and its shutdown checkpoint (and every
+    CREATE DATABASE) would otherwise wait for the shared disk for many seconds."""
+    import psycopg
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
+            conn.execute(f"ALTER SYSTEM SET {setting}")
+        conn.execute("SELECT pg_reload_conf()")
 
 
 def fresh_database(server: Any) -> str:

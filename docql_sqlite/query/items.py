@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .dialect import SQLITE, Dialect
+
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
@@ -183,9 +185,14 @@ PAGE = ItemType("page", _COMMON + (_n("page"), _t("content"), _n("line"), _n("en
 STRUCTURE = ItemType("structure", _COMMON + (_t("name"), _t("kind"), _n("depth"), _t("format")))
 
 
-def location(path: str, line: str, end_line: str, page: str | None = None) -> str:
+def location(
+    path: str, line: str, end_line: str, page: str | None = None, dialect: Dialect = SQLITE
+) -> str:
     """SQL for the `location` field: `path:12-30`, `path:12` or `path:page 5`."""
-    ranged = f"CASE WHEN {end_line} > {line} THEN {line} || '-' || {end_line} ELSE {line} END"
+    ranged = (
+        f"CASE WHEN {end_line} > {line} THEN {line} || '-' || {end_line} "
+        f"ELSE {dialect.text(line)} END"
+    )
     if page is None:
         return f"{path} || ':' || {ranged}"
     return (
@@ -194,20 +201,21 @@ def location(path: str, line: str, end_line: str, page: str | None = None) -> st
     )
 
 
-def base_files(scope: str) -> str:
+def base_files(scope: str, dialect: Dialect = SQLITE) -> str:
+    title_fold = dialect.ascii_lower("d.title")
     return f"""SELECT 'file' AS type, d.path AS path, d.name AS name, d.directory AS directory,
   d.extension AS extension, d.format AS format, d.language AS language, d.title AS title, d.size
   AS size,
   d.lines AS lines, d.pages AS pages, d.mtime AS mtime, d.sha256 AS sha256,
-  d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score, lower(d.title) AS _f_title
+  d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score, {title_fold} AS _f_title
 FROM documents d WHERE {scope}"""
 
 
-def base_headings(scope: str, extra_where: str = "") -> str:
+def base_headings(scope: str, extra_where: str = "", dialect: Dialect = SQLITE) -> str:
     return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page,
-  {location("d.path", "s.line", "s.end_line", "s.page")} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope}{extra_where}"""
 
