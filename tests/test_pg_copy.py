@@ -15,17 +15,19 @@ from typing import Any
 
 import apsw
 import pytest
+from conftest import CLI, REPO
+from docql_fixtures import all_cases
+from pg_server import fresh_database, start_server
 
 import docql_sqlite
 from docql_sqlite import DatabaseError, UsageError
 from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
 
-from conftest import CLI, REPO
-from pg_server import fresh_database, start_server
-
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg.copy import table_checksums  # noqa: E402 - after the skip
+from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.pg import query as pg_query  # noqa: E402
+from docql_sqlite.pg.copy import table_checksums  # noqa: E402
 
 QUERIES = (
     "$.toc[?(@.level <= 2)]",
@@ -78,7 +80,8 @@ def _fts5_ids(db: Path, match: str) -> set[int]:
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         return {
-            r[0] for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))
+            r[0]
+            for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))
         }
     finally:
         conn.close()
@@ -99,7 +102,8 @@ def _phrase(words: str) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize(
-    "words", ["index", "Configuration", "架构", "数据库", "データ", "café", "def", "json_path", "v2"]
+    "words",
+    ["index", "Configuration", "架构", "数据库", "データ", "café", "def", "json_path", "v2"],
 )
 def test_tsvector_matches_the_same_chunks_as_fts5(
     corpus_db: Path, corpus_pg: str, words: str
@@ -189,3 +193,38 @@ def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> 
     )
     assert out.returncode == 0, out.stderr
     assert table_checksums(str(back)) == table_checksums(str(corpus_db))
+
+
+# -- DocQL on PostgreSQL: the roots the PostgreSQL dialect generates so far -------------
+PG_ROOTS = ("$.toc", "$.files")
+
+
+def _pg_cases() -> list[Any]:
+    return [
+        (fx, case)
+        for fx, case in all_cases()
+        if fx.corpus == "datasets"
+        and case.error is None
+        and case.query.replace(" ", "").startswith(PG_ROOTS)
+        and not any(root in case.query for root in (".content", ".code", ".entities", ".front"))
+    ]
+
+
+PG_CASES = _pg_cases()
+
+
+def test_postgres_fixture_selection_is_not_empty() -> None:
+    assert len(PG_CASES) >= 20
+
+
+@pytest.mark.parametrize(("fx", "case"), PG_CASES, ids=[c.id for _, c in PG_CASES])
+def test_docql_fixture_on_postgres(fx: Any, case: Any, corpus_db: Path, corpus_pg: str) -> None:
+    expected = list(
+        docql_sqlite.open(corpus_db).query(case.query, path=list(case.paths), limit=case.limit)
+    )
+    conn = pg.connect(corpus_pg, readonly=True)
+    try:
+        got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
+    finally:
+        conn.close()
+    assert got == expected

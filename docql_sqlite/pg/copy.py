@@ -157,7 +157,7 @@ class SqliteSide:
         ).fetchall()
         self.conn.executemany(
             "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
-            [(cid, fts_text(title), fts_text(body)) for cid, title, body in source],
+            [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in source],
         )
 
     def dimensions(self) -> int | None:
@@ -281,7 +281,9 @@ class PostgresSide:
 
     def write_vectors(self, dimensions: int, rows: Iterable[tuple[int, int, bytes]]) -> None:
         pg.create_vec_table(self.conn, dimensions)
-        with self.conn.cursor().copy("COPY chunks_vec (rowid, embedding, doc_id) FROM STDIN") as copy:
+        with self.conn.cursor().copy(
+            "COPY chunks_vec (rowid, embedding, doc_id) FROM STDIN"
+        ) as copy:
             for rowid, doc_id, blob in rows:
                 values = struct.unpack(f"<{len(blob) // 4}f", blob)
                 # repr of a float32's exact double value parses back to that float32.

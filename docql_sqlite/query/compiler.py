@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import DocQLNameError, DocQLSyntaxError
 from . import items as item_sql
+from .dialect import SQLITE, Dialect
 from .filters import FilterCompiler
 from .functions import (
     CODE_FUNCTIONS,
@@ -29,7 +30,6 @@ from .functions import (
 )
 from .nodes import Call, Filter, Position, Property, Query, Slice, Step, Wildcard
 from .parser import parse
-from .dialect import SQLITE, Dialect
 from .sqlparams import Params, bind, inline
 
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
@@ -305,12 +305,8 @@ class _Compiler:
                 f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}{counted} "
                 f"FROM {previous} AS r"
             )
-            self.ctes.append(
-                (
-                    name,
-                    f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt, self.dialect)}",
-                )
-            )
+            condition = _position_condition(step, rn, cnt, self.dialect)
+            self.ctes.append((name, f"SELECT * FROM ({numbered}) AS r WHERE {condition}"))
         return name
 
     def _order(self, source: Source) -> str:

@@ -14,7 +14,6 @@ from typing import Any
 from .dialect import SQLITE, Dialect
 
 
-
 @dataclass(frozen=True, eq=False, slots=True)
 class Deferred:
     """A parameter computed when the statement runs; `label` says what it will hold."""
