@@ -185,13 +185,15 @@ class _Compiler:
             "toc": lambda: Source(
                 item_sql.HEADING, item_sql.base_headings(scope, dialect=self.dialect)
             ),
-            "entities": lambda: Source(item_sql.ENTITY, item_sql.base_entities(scope)),
+            "entities": lambda: Source(
+                item_sql.ENTITY, item_sql.base_entities(scope, self.dialect)
+            ),
             "files": lambda: Source(item_sql.FILE, item_sql.base_files(scope, self.dialect)),
             "frontmatter": lambda: Source(
                 item_sql.FRONTMATTER, item_sql.base_frontmatter(scope), post="frontmatter"
             ),
             "structure": lambda: Source(
-                item_sql.STRUCTURE, item_sql.base_structure(scope), post="structure"
+                item_sql.STRUCTURE, item_sql.base_structure(scope, self.dialect), post="structure"
             ),
         }[name]()
         return base, steps[1:]
@@ -205,9 +207,11 @@ class _Compiler:
             if isinstance(step, Call):
                 return self.functions.content(step, scope), steps[2:]
             if step.name == "codeblock":
-                return Source(item_sql.CODEBLOCK, item_sql.base_codeblocks(scope)), steps[2:]
+                return Source(
+                    item_sql.CODEBLOCK, item_sql.base_codeblocks(scope, self.dialect)
+                ), steps[2:]
             if step.name == "table":
-                return Source(item_sql.TABLE, item_sql.base_tables(scope)), steps[2:]
+                return Source(item_sql.TABLE, item_sql.base_tables(scope, self.dialect)), steps[2:]
             if step.name in CONTENT_FUNCTIONS:
                 raise DocQLSyntaxError(
                     f"'{step.name}' is a function; call it: $.content.{step.name}(...)",

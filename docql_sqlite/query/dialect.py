@@ -59,6 +59,10 @@ class Dialect:
     def glob(self, expr: str, pattern: str) -> str:
         return f"{expr} GLOB {pattern}"
 
+    def json_list(self, expr: str) -> str:
+        """A FROM item: the elements of the JSON array text `expr` as rows of `j.value`."""
+        return f"json_each({expr}) j"
+
     def glob_value(self, pattern: str) -> str:
         """The bound value for `glob()` (SQLite takes the glob itself)."""
         return pattern
@@ -110,6 +114,9 @@ class PostgresDialect(Dialect):
 
     def glob(self, expr: str, pattern: str) -> str:
         return f'{expr} COLLATE "C" ~ {pattern}'
+
+    def json_list(self, expr: str) -> str:
+        return f"json_array_elements_text(({expr})::json) AS j(value)"
 
     def glob_value(self, pattern: str) -> str:
         return glob_to_regex(pattern)

@@ -191,8 +191,12 @@ class FilterCompiler:
 
     def _list_contains(self, spec: FieldSpec, kw: str) -> str:
         p = self.params.add(kw)
+        dialect = self.params.dialect
         if spec.kind == "list":
-            return f"(EXISTS (SELECT 1 FROM json_each({spec.sql}) j WHERE lower(j.value) = {p}))"
+            return (
+                f"(EXISTS (SELECT 1 FROM {dialect.json_list(spec.sql)} "
+                f"WHERE {dialect.ascii_lower('j.value')} = {p}))"
+            )
         path = spec.sql[len("json_extract(r._data, ") : -1]
         return (
             f"(CASE json_type(r._data, {path}) WHEN 'array' THEN "
