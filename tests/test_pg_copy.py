@@ -239,3 +239,16 @@ def test_docql_fixture_on_postgres(fx: Any, case: Any, corpus_db: Path, corpus_p
     finally:
         conn.close()
     assert got == expected
+
+
+def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:
+    script = (
+        "import sys, docql_sqlite, docql_sqlite.cli\n"
+        f"idx = docql_sqlite.open({str(corpus_db)!r})\n"
+        "assert idx.query('$.toc[0]') and idx.search('index', mode='bm25')\n"
+        "assert 'psycopg' not in sys.modules, 'psycopg imported'\n"
+    )
+    out = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "python"), "-c", script], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
