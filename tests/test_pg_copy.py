@@ -228,16 +228,20 @@ def test_postgres_fixture_selection_is_not_empty() -> None:
     assert {c.query.split("[")[0].split("(")[0] for _, c in PG_CASES} >= set(PG_ROOTS)
 
 
+@pytest.fixture(scope="module")
+def both_engines(corpus_db: Path, corpus_pg: str) -> Iterator[tuple[Any, Any]]:
+    """(the file's Index, a read-only PostgreSQL connection) over the same index."""
+    index, conn = docql_sqlite.open(corpus_db), pg.connect(corpus_pg, readonly=True)
+    yield index, conn
+    conn.close()
+    index.close()
+
+
 @pytest.mark.parametrize(("fx", "case"), PG_CASES, ids=[c.id for _, c in PG_CASES])
-def test_docql_fixture_on_postgres(fx: Any, case: Any, corpus_db: Path, corpus_pg: str) -> None:
-    expected = list(
-        docql_sqlite.open(corpus_db).query(case.query, path=list(case.paths), limit=case.limit)
-    )
-    conn = pg.connect(corpus_pg, readonly=True)
-    try:
-        got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
-    finally:
-        conn.close()
+def test_docql_fixture_on_postgres(fx: Any, case: Any, both_engines: tuple[Any, Any]) -> None:
+    index, conn = both_engines
+    expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
+    got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
     assert got == expected
 
 
