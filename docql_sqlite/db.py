@@ -17,7 +17,7 @@ import apsw
 
 from .errors import DatabaseError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
@@ -25,6 +25,19 @@ FTS_TEXT_VERSION = 1
 
 Connection = apsw.Connection
 SQLError = apsw.Error
+# Errors about the database as a whole (not about one document's rows): a run stops on
+# them instead of recording every later file as failed.
+WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
+    apsw.FullError,
+    apsw.IOError,
+    apsw.CorruptError,
+    apsw.NotADBError,
+    apsw.ReadOnlyError,
+    apsw.BusyError,
+    apsw.LockedError,
+    apsw.CantOpenError,
+)
+DiskFullError = apsw.FullError
 
 
 def sql_dir() -> Path:
@@ -43,8 +56,13 @@ def migration_files() -> list[tuple[int, Path]]:
 
 
 def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
-    """Open an index file, migrating it (writable) or checking its version (read-only)."""
+    """Open an index file, migrating it (writable) or checking its version (read-only).
+    `create=False` never makes an index of a missing or an empty file."""
     path = str(path)
+    if Path(path).is_dir():  # SQLite would say "disk I/O error"
+        raise DatabaseError(
+            f"'{path}' is a directory; an index is a file, such as {path.rstrip('/')}.db"
+        )
     if readonly or not create:
         if path != ":memory:" and not Path(path).exists():
             raise DatabaseError(
@@ -57,8 +75,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     try:
         conn = apsw.Connection(path, flags=flags)
         conn.set_busy_timeout(10_000)
-        if not readonly and not create:
-            _refuse_non_index(conn, path)
+        if not readonly:
+            _refuse_foreign_file(conn, path, create)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -76,15 +94,20 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     return conn
 
 
-def _refuse_non_index(conn: apsw.Connection, path: str) -> None:
-    """Before the first write: an empty file is not an index, and `embed` must not turn
-    it into one (setting WAL mode alone would write a header)."""
-    if stored_version(conn, path) is None:
+def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None:
+    """Before any PRAGMA writes to the file: a file that is not an index (another
+    program's database, a text file) is left as it was, and so is an empty one unless
+    `create` says to make it an index."""
+    try:
+        version = stored_version(conn, path)
+        if version is None and not create:
+            raise DatabaseError(
+                f"'{path}' is empty, not a docql-sqlite index; create one with: "
+                f"docql-sqlite index {path} PATH..."
+            )
+    except DatabaseError:
         conn.close()
-        raise DatabaseError(
-            f"'{path}' is empty, not a docql-sqlite index; create one with: "
-            f"docql-sqlite index {path} PATH..."
-        )
+        raise
 
 
 def vec_extension_path() -> str | None:

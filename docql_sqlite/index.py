@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import db
 from .errors import DocQLError, LocationError, UsageError
-from .locations import Location, candidates, from_parts
+from .locations import Location, candidates, from_parts, path_glob
 from .options import (
     ContextOptions,
     EmbedOptions,
@@ -63,6 +63,14 @@ class Excerpt:
             "page": self.page,
             "text": self.text,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class ManyExcerpts:
+    """`Index.get_many`: the documents that fit, and (path, bytes) of those that did not."""
+
+    excerpts: list[Excerpt]
+    skipped: list[tuple[str, int]]
 
 
 class QueryResult(list[Any]):
@@ -137,6 +145,27 @@ class Index:
             f"no document '{location}' in the index; list them with: "
             f"docql-sqlite query {self.path} '$.files'"
         )
+
+    def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
+        """Whole documents whose path matches the glob `pattern` (`docs/**/*.md`: `**`
+        spans directories, `*` and `?` stay within one), in path order, as long as their
+        text fits in `max_bytes` (UTF-8) together; the others are named in `skipped` with
+        their size so that a caller can `get` them one by one (QMD's `multi_get`)."""
+        matches = path_glob(pattern)
+        excerpts: list[Excerpt] = []
+        skipped: list[tuple[str, int]] = []
+        used = 0
+        for doc in catalog.documents(self.conn):
+            if not matches(doc["path"]):
+                continue
+            excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
+            size = len(excerpt.text.encode("utf-8"))
+            if used + size > max_bytes:
+                skipped.append((doc["path"], size))
+                continue
+            used += size
+            excerpts.append(excerpt)
+        return ManyExcerpts(excerpts, skipped)
 
     def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
         doc_id, shown = found

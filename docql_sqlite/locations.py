@@ -16,6 +16,7 @@ indexed document.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .errors import LocationError
@@ -89,3 +90,35 @@ def _positive(value: int, spec: str) -> int:
     if value < 1:
         raise LocationError(f"'{spec}': lines and pages are numbered from 1, got {value}")
     return value
+
+
+def path_glob(pattern: str) -> Callable[[str], bool]:
+    """A test of document paths against a glob: `**/` is any number of directories
+    (none too), `**` anything, `*` and `?` characters within one path segment, `[abc]`
+    a set. A pattern without wildcards must equal the path."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
+            end = pattern.index("]", i + 2)
+            body = pattern[i + 1 : end]
+            negate = body.startswith(("!", "^"))
+            body = body[1:] if negate else body
+            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
+    return lambda path: compiled.match(path) is not None

@@ -1,19 +1,41 @@
 """Result writers shared by every command: json, nl (JSON lines), csv, table, md.
 
-JSON is streamed as an array of objects; the human formats flatten nested values and
-truncate long text so a table stays readable on a terminal (use --json for everything).
+JSON, JSON lines and CSV carry every field whole. The two tables are for reading:
+
+- Long bodies (`content`, `source`) are left out unless `fields` names them, and then
+  show their first line only; use --json for the whole text.
+- `table` puts `location` first and leaves out the `path`, `line` and `end_line` it
+  repeats (and `type` when every row has the same). Fitted to a width (`table_width`),
+  it cuts long cells with `…` and never cuts a file name or its line numbers: a long
+  path is shortened in the middle (`…/api/stream.md:62-63`). Columns that still do not
+  fit are left out from the right, with a note, unless `fields` asked for them.
+- `md` goes into files and docs, so its values stay whole.
+
+`fields` picks and orders the columns (the keys of each object) in every format.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
+from .errors import UsageError, display_width
+
 FORMATS = ("json", "nl", "csv", "table", "md")
-_CELL_MAX = 60
+# Fields too long for a table cell: left to --json (or named in --fields).
+BODY_FIELDS = ("content", "source")
+# Columns a table never cuts: paths and the locations that hold them.
+PATH_FIELDS = ("location", "path")
+# Fields a `location` already says.
+_IN_LOCATION = ("path", "line", "end_line")
+_COMFORTABLE_CELL = 24  # text columns are cut to this before any path is shortened
+_MIN_CELL = 10  # a cut cell keeps at least this many characters
+_SEPARATOR = "  "
 
 
 def _json_default(value: Any) -> Any:
@@ -26,9 +48,66 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=_json_default)
 
 
-def write(items: Iterable[Any], fmt: str, stream: TextIO) -> int:
-    """Write `items` (dicts or scalars) in `fmt`; returns how many were written."""
-    return _WRITERS[fmt](iter(items), stream)
+def table_width(stream: TextIO) -> int | None:
+    """The width a table is fitted to: `$COLUMNS` when set, else the terminal's width
+    when `stream` is a terminal, else None (a table written to a file keeps whole cells)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if stream.isatty():
+        return shutil.get_terminal_size((120, 24)).columns
+    return None
+
+
+def write(
+    items: Iterable[Any],
+    fmt: str,
+    stream: TextIO,
+    *,
+    fields: Sequence[str] | None = None,
+    width: int | None = None,
+    note: Callable[[str], None] | None = None,
+) -> int:
+    """Write `items` (dicts or scalars) in `fmt`; returns how many were written.
+    `fields` picks and orders the keys; `width` fits a table (default: `table_width`);
+    `note` is told which columns a table left out to fit."""
+    rows: Iterator[Any] = iter(items)
+    if fields:
+        rows = select_fields(rows, fields)
+    if fmt == "table":
+        return _write_table(rows, stream, fields, width or table_width(stream), note)
+    if fmt == "md":
+        return _write_md(rows, stream, fields)
+    return _WRITERS[fmt](rows, stream)
+
+
+def parse_fields(text: str | None) -> tuple[str, ...] | None:
+    """`--fields a,b,c` → ("a", "b", "c"); blanks are dropped, None stays None."""
+    if text is None:
+        return None
+    fields = tuple(dict.fromkeys(f.strip() for f in text.split(",") if f.strip()))
+    if not fields:
+        raise UsageError("--fields needs at least one field name, e.g. --fields location,title")
+    return fields
+
+
+def select_fields(items: Iterable[Any], fields: Sequence[str]) -> Iterator[dict[str, Any]]:
+    """Each item reduced to `fields`, in that order. A name no item has is an error (a
+    typo would otherwise print an empty column); plain values have no fields to pick."""
+    rows = list(items)
+    known: dict[str, None] = {}
+    for item in rows:
+        if not isinstance(item, dict):
+            raise UsageError("--fields picks fields of objects, and these results are plain values")
+        known.update(dict.fromkeys(item))
+    unknown = [f for f in fields if f not in known]
+    if rows and unknown:
+        raise UsageError(
+            f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} "
+            f"in --fields; these results have: {', '.join(known)}"
+        )
+    for item in rows:
+        yield {f: item.get(f) for f in fields}
 
 
 def _write_json(items: Iterator[Any], stream: TextIO) -> int:
@@ -49,81 +128,215 @@ def _write_nl(items: Iterator[Any], stream: TextIO) -> int:
     return count
 
 
-def _columns(rows: list[Any]) -> list[str]:
-    columns: list[str] = []
-    for row in rows:
-        for key in row if isinstance(row, dict) else ["value"]:
-            if key not in columns:
-                columns.append(key)
-    return columns
-
-
-def _cell(value: Any, limit: int | None, newline: str | None = "⏎ ") -> str:
-    if value is None:
-        return ""
-    if isinstance(value, (dict, list)):
-        value = dumps(value)
-    text = str(value).replace("\r", " ")
-    if newline is not None:  # one row per line in tables
-        text = text.replace("\n", newline)
-    if limit and len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
-
-
 def _as_dict(item: Any) -> dict[str, Any]:
     return item if isinstance(item, dict) else {"value": item}
 
 
+def _all_columns(rows: list[dict[str, Any]]) -> list[str]:
+    columns: dict[str, None] = {}
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    return list(columns)
+
+
 def _write_csv(items: Iterator[Any], stream: TextIO) -> int:
     rows = [_as_dict(i) for i in items]
-    columns = _columns(rows)
+    columns = _all_columns(rows)
     writer = csv.writer(stream)
     if rows:
         writer.writerow(columns)
     for row in rows:
-        writer.writerow([_cell(row.get(c), None, newline=None) for c in columns])
+        writer.writerow([_text(row.get(c)) for c in columns])
     return len(rows)
 
 
-def _table_rows(
-    items: Iterator[Any], truncate: bool, newline: str = "⏎ "
-) -> tuple[list[str], list[list[str]]]:
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return dumps(value)
+    return str(value)
+
+
+def _table_columns(rows: list[dict[str, Any]], terminal: bool) -> list[str]:
+    """The columns a table shows when --fields does not say (see the module docstring)."""
+    columns = [c for c in _all_columns(rows) if c not in BODY_FIELDS]
+    if terminal and "location" in columns:
+        columns = ["location"] + [c for c in columns if c not in ("location", *_IN_LOCATION)]
+    if terminal and len({str(r.get("type")) for r in rows}) == 1:
+        columns = [c for c in columns if c != "type"]  # the same in every row: says nothing
+    return columns
+
+
+def _cell(column: str, value: Any, newline: str) -> str:
+    text = _text(value).replace("\r", "")
+    if column in BODY_FIELDS:  # the first line says what it is; --json has the rest
+        first, _, rest = text.strip("\n").partition("\n")
+        return first + (" …" if rest.strip() else "")
+    return text.replace("\n", newline)
+
+
+def _write_table(
+    items: Iterator[Any],
+    stream: TextIO,
+    fields: Sequence[str] | None,
+    width: int | None,
+    note: Callable[[str], None] | None = None,
+) -> int:
     rows = [_as_dict(i) for i in items]
-    columns = _columns(rows)
-    limit = None
-    if truncate:  # only a terminal needs cells cut to fit its width
-        width = shutil.get_terminal_size((120, 20)).columns
-        limit = max(12, min(_CELL_MAX, width // max(1, len(columns))))
-    return columns, [[_cell(row.get(c), limit, newline) for c in columns] for row in rows]
-
-
-def _write_table(items: Iterator[Any], stream: TextIO) -> int:
-    from .errors import display_width
-
-    columns, cells = _table_rows(items, truncate=stream.isatty())
-    if not cells:
+    if not rows:
         return 0
+    columns = list(fields) if fields else _table_columns(rows, terminal=True)
+    cells = [[_cell(c, row.get(c), "⏎ ") for c in columns] for row in rows]
+    if width is not None:
+        widths = fit_widths(columns, cells, width)
+        left_out: list[str] = []
+        # Columns that still do not fit are left out from the right (paths and asked-for
+        # columns never), and the rest fitted again in the room they leave.
+        while not fields and _total(widths) > width:
+            drop = next(
+                (i for i in reversed(range(len(columns))) if columns[i] not in PATH_FIELDS), None
+            )
+            if drop is None or len(columns) == 1:
+                break
+            left_out.insert(0, columns.pop(drop))
+            cells = [row[:drop] + row[drop + 1 :] for row in cells]
+            widths = fit_widths(columns, cells, width)
+        if left_out and note:
+            note(
+                f"note: left out {', '.join(left_out)} to fit {width} columns; "
+                "see --fields or --json"
+            )
+        header = [_fit(c, c, w) for c, w in zip(columns, widths)]
+        cells = [[_fit(c, v, w) for c, v, w in zip(columns, row, widths)] for row in cells]
+    else:
+        header = list(columns)
     widths = [
-        max([display_width(c)] + [display_width(r[i]) for r in cells])
-        for i, c in enumerate(columns)
+        max([display_width(h)] + [display_width(r[i]) for r in cells]) for i, h in enumerate(header)
     ]
 
     def line(values: list[str]) -> str:
-        return "  ".join(v + " " * (w - display_width(v)) for v, w in zip(values, widths)).rstrip()
+        padded = (v + " " * (w - display_width(v)) for v, w in zip(values, widths))
+        return _SEPARATOR.join(padded).rstrip()
 
-    stream.write(line(columns) + "\n")
-    stream.write("  ".join("-" * w for w in widths) + "\n")
+    stream.write(line(header) + "\n")
+    stream.write(_SEPARATOR.join("-" * w for w in widths) + "\n")
     for row in cells:
         stream.write(line(row) + "\n")
     return len(cells)
 
 
-def _write_md(items: Iterator[Any], stream: TextIO) -> int:
-    columns, cells = _table_rows(items, truncate=False, newline="<br>")
-    if not cells:
+def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: int) -> list[int]:
+    """Column widths that fit `width` terminal cells, taken in three steps until it fits:
+    text columns down to a comfortable width (the widest first), then paths down to their
+    file name and line numbers (never less), then text columns down to a few characters.
+    A table that still does not fit loses columns (see `_write_table`)."""
+    natural = [
+        max([display_width(c)] + [display_width(r[i]) for r in cells])
+        for i, c in enumerate(columns)
+    ]
+    widths = list(natural)
+    excess = sum(widths) + len(_SEPARATOR) * (len(columns) - 1) - width
+    texts = [i for i, c in enumerate(columns) if c not in PATH_FIELDS]
+    paths = [i for i, c in enumerate(columns) if c in PATH_FIELDS]
+    shortest_path = {
+        i: max([display_width(columns[i])] + [display_width(shorten_path(r[i], 0)) for r in cells])
+        for i in paths
+    }
+    steps = (
+        (texts, {i: min(natural[i], _COMFORTABLE_CELL) for i in texts}),
+        (paths, shortest_path),
+        (texts, {i: min(natural[i], _MIN_CELL) for i in texts}),
+    )
+    for group, floors in steps:
+        if excess <= 0:
+            break
+        excess = _squeeze(widths, group, floors, excess)
+    return widths
+
+
+def _total(widths: Sequence[int]) -> int:
+    return sum(widths) + len(_SEPARATOR) * (len(widths) - 1)
+
+
+def _squeeze(widths: list[int], group: list[int], floors: dict[int, int], excess: int) -> int:
+    """Narrow the columns `group` by up to `excess` cells, widest first, none below its
+    floor (water-filling: every column wider than a cap is cut to it). Returns what is
+    still in excess."""
+    if not group:
+        return excess
+    before = sum(widths[i] for i in group)
+
+    def total(cap: int) -> int:
+        return sum(max(floors[i], min(widths[i], cap)) for i in group)
+
+    low, high = 0, max(widths[i] for i in group)  # the largest cap that removes enough
+    while low < high:
+        cap = (low + high + 1) // 2
+        if before - total(cap) >= excess:
+            low = cap
+        else:
+            high = cap - 1
+    for i in group:
+        widths[i] = max(floors[i], min(widths[i], low))
+    return excess - (before - sum(widths[i] for i in group))
+
+
+def _fit(column: str, text: str, width: int) -> str:
+    if display_width(text) <= width:
+        return text
+    if column in PATH_FIELDS:
+        return shorten_path(text, width)
+    return cut(text, width)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` cut to `width` terminal cells, ending in `…` when something was cut."""
+    if display_width(text) <= width:
+        return text
+    kept, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > width - 1:
+            break
+        kept.append(ch)
+        used += w
+    return "".join(kept).rstrip() + "…"
+
+
+_LINES_SUFFIX = re.compile(r"(:\d+(-\d*)?|:page \d+)$")
+
+
+def shorten_path(location: str, width: int) -> str:
+    """A path or location shortened in the middle to fit `width`: leading directories go
+    (`…/api/stream.md:62-63`); the file name and line numbers always stay, even when they
+    alone are wider than `width`."""
+    if display_width(location) <= width:
+        return location
+    match = _LINES_SUFFIX.search(location)
+    head, suffix = (location[: match.start()], match.group()) if match else (location, "")
+    parts = head.split("/")
+    if len(parts) < 2:
+        return location
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        longer = part + "/" + kept
+        if display_width("…/" + longer + suffix) > width:
+            break
+        kept = longer
+    return "…/" + kept + suffix
+
+
+def _write_md(items: Iterator[Any], stream: TextIO, fields: Sequence[str] | None) -> int:
+    rows = [_as_dict(i) for i in items]
+    if not rows:
         return 0
-    esc = lambda s: s.replace("|", "\\|")  # noqa: E731
+    columns = list(fields) if fields else _table_columns(rows, terminal=False)
+    cells = [[_cell(c, row.get(c), "<br>") for c in columns] for row in rows]
+
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
     stream.write("| " + " | ".join(esc(c) for c in columns) + " |\n")
     stream.write("|" + "|".join("---" for _ in columns) + "|\n")
     for row in cells:
@@ -131,10 +344,4 @@ def _write_md(items: Iterator[Any], stream: TextIO) -> int:
     return len(cells)
 
 
-_WRITERS = {
-    "json": _write_json,
-    "nl": _write_nl,
-    "csv": _write_csv,
-    "table": _write_table,
-    "md": _write_md,
-}
+_WRITERS = {"json": _write_json, "nl": _write_nl, "csv": _write_csv}

@@ -228,6 +228,10 @@ def check_document_chunks(
     - offsets are contiguous and match the content lengths;
     - header_text + chunk contents reconstruct the document, and when `source_lines` is
       given, each chunk's content is exactly those lines of the file.
+
+    A line longer than the chunk bound is cut into consecutive pieces: each piece has
+    line = end_line = that line, and only the last piece ends in '\\n'. Such a run of
+    pieces is checked as one chunk of that line.
     """
     problems: list[str] = []
     ((path, n_lines, body_line, header),) = query(
@@ -243,21 +247,33 @@ def check_document_chunks(
         problems.append(f"{path}: chunk_index is not 0..{len(chunks) - 1}")
     expected_line = body_line
     offset = len(header)
+    partial = ""  # the pieces so far of a line cut into pieces
     for index, line, end_line, start_offset, end_offset, content in chunks:
+        if start_offset != offset or end_offset - start_offset != len(content):
+            problems.append(
+                f"{path}: chunk {index} offsets {start_offset}-{end_offset} do not follow on "
+                f"(expected start {offset}, length {len(content)})"
+            )
+        offset = end_offset
         if line != expected_line:
             problems.append(
                 f"{path}: chunk {index} starts at {line}, expected {expected_line} (gap or overlap)"
             )
         if end_line < line:
             problems.append(f"{path}: chunk {index} ends before it starts ({line}-{end_line})")
-        if content.count("\n") != end_line - line + 1 or not content.endswith("\n"):
+        if not content.endswith("\n"):
+            if end_line != line or "\n" in content:
+                problems.append(
+                    f"{path}: chunk {index} ({line}-{end_line}) is a piece of "
+                    "a line yet spans lines"
+                )
+            partial += content
+            expected_line = line
+            continue
+        content, partial = partial + content, ""
+        if content.count("\n") != end_line - line + 1:
             problems.append(
                 f"{path}: chunk {index} content does not hold exactly lines {line}-{end_line}"
-            )
-        if start_offset != offset or end_offset - start_offset != len(content):
-            problems.append(
-                f"{path}: chunk {index} offsets {start_offset}-{end_offset} do not follow on "
-                f"(expected start {offset}, length {len(content)})"
             )
         if source_lines is not None:
             want = lines_text(source_lines, line, end_line)
@@ -266,7 +282,8 @@ def check_document_chunks(
                     f"{path}: chunk {index} ({line}-{end_line}) differs from the file's lines"
                 )
         expected_line = end_line + 1
-        offset = end_offset
+    if partial:
+        problems.append(f"{path}: the last chunk is a piece of a line without its end")
     if body_line <= n_lines and expected_line != n_lines + 1:
         problems.append(
             f"{path}: chunks end at line {expected_line - 1}, document has {n_lines} lines"

@@ -88,7 +88,7 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
     first = run("index", "index.db", "docs", cwd=guide.root)
     assert first.returncode == 0, first.stderr
     assert "indexed 2 added, 0 updated, 0 unchanged, 0 removed, 0 failed" in first.stderr
-    assert first.stdout == ""
+    assert json.loads(first.stdout)[0]["added"] == 2  # piped: the report as JSON
     again = run("index", "index.db", "docs", cwd=guide.root)
     assert again.returncode == 0
     assert "indexed 0 added, 0 updated, 2 unchanged, 0 removed, 0 failed" in again.stderr
@@ -104,7 +104,10 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
     summary = json.loads(failing.stdout)[0]
     assert (summary["added"], summary["unchanged"], summary["failed"]) == (0, 2, 1)
     assert summary["failures"] == [
-        {"path": "docs/binary.md", "reason": "binary file (contains NUL bytes); not indexed"}
+        {
+            "path": "docs/binary.md",
+            "reason": "binary file (contains NUL bytes, the first at byte 0); not indexed",
+        }
     ]
 
 
@@ -254,7 +257,7 @@ GUIDE_LINES = GUIDE.split("\n")
 def test_get_lines(guide_db: TmpIndex, spec: str, first: int, last: int) -> None:
     want = "".join(line + "\n" for line in GUIDE_LINES[first - 1 : last])
     assert file_lines(guide_db.docs / "handbook/guide.md") == GUIDE_LINES
-    out = invoke("get", "index.db", spec)
+    out = invoke("get", "--text", "index.db", spec)
     assert out.exit_code == 0 and out.stdout == want
     as_json = json.loads(invoke("get", "--json", "index.db", spec).stdout)
     assert [(i["line"], i["text"]) for i in as_json] == list(
@@ -263,18 +266,18 @@ def test_get_lines(guide_db: TmpIndex, spec: str, first: int, last: int) -> None
 
 
 def test_get_after_the_file_is_deleted(guide_db: TmpIndex) -> None:
-    before = invoke("get", "index.db", f"{GUIDE_PATH}:5:12")
+    before = invoke("get", "--text", "index.db", f"{GUIDE_PATH}:5:12")
     shutil.rmtree(guide_db.docs / "handbook")
-    after = run("get", "index.db", f"{GUIDE_PATH}:5:12", cwd=guide_db.root)  # the real script, once
+    after = run("get", "--text", "index.db", f"{GUIDE_PATH}:5:12", cwd=guide_db.root)  # real script
     assert before.exit_code == after.returncode == 0
     assert after.stdout == before.stdout == "".join(line + "\n" for line in GUIDE_LINES[4:16])
-    assert invoke("get", "index.db", GUIDE_PATH).stdout == GUIDE + "\n"
+    assert invoke("get", "--text", "index.db", GUIDE_PATH).stdout == GUIDE + "\n"
 
 
 def test_get_crlf_and_bom_file(tmp_index: TmpIndex) -> None:
     tmp_index.write("win.md", b"\xef\xbb\xbf# Win\r\n\r\nline \xc3\xa9\r\n")
     tmp_index.index()
-    assert invoke("get", "index.db", "docs/win.md").stdout == "# Win\n\nline é\n"
+    assert invoke("get", "--text", "index.db", "docs/win.md").stdout == "# Win\n\nline é\n"
 
 
 def test_get_unknown_document(guide_db: TmpIndex) -> None:
@@ -284,13 +287,13 @@ def test_get_unknown_document(guide_db: TmpIndex) -> None:
 
 # -- opening files that are not (current) indexes ----------------------------------------------
 def _assert_clear_error(result: Any, *needles: str) -> None:
-    """A CliRunner result or a CompletedProcess: exit 1, 'error: ...' on stderr, no traceback."""
+    """A CliRunner result or a CompletedProcess: exit 2, 'error: ...' on stderr, no traceback."""
     if isinstance(result, subprocess.CompletedProcess):
         code, stderr = result.returncode, result.stderr
     else:
         code, stderr = result.exit_code, result.stderr
         assert isinstance(result.exception, SystemExit), f"unhandled {result.exception!r}"
-    assert code == 1, (code, stderr)
+    assert code == 2, (code, stderr)
     assert "Traceback" not in stderr, stderr
     assert stderr.startswith("error: "), stderr
     for needle in needles:

@@ -174,7 +174,7 @@ def test_serve_refuses_what_is_not_an_index(tmp_path: Path, make: Any, message: 
         timeout=60,
         env=clean_env(),
     )
-    assert run.returncode == 1
+    assert run.returncode == 2  # a database that is not an index: exit 2 (issue 8, item 11)
     assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert not (tmp_path / "missing.db").exists()  # not created on the way
 

@@ -282,6 +282,7 @@ def test_openai_url_and_key_from_environment(monkeypatch: pytest.MonkeyPatch) ->
         "openai:text-embedding-3-small",
     )
     monkeypatch.delenv("DOCQL_EMBED_URL")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert get_model("openai:x").url == "http://127.0.0.1:11434/v1/embeddings"
 
 

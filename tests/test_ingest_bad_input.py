@@ -450,3 +450,43 @@ def test_run_tasks_leaves_no_worker_behind() -> None:
     list(run_tasks(_work, [("a", "a"), ("sleep", "sleep"), ("b", "b")], workers=2, timeout=0.5))
     after = {p.pid for p in multiprocessing.active_children()}
     assert after <= before
+
+
+# -- NUL anywhere is binary (issue 11): one rule for the whole file --------------------------
+LATE_NUL: dict[str, tuple[bytes, str]] = {
+    # name -> (bytes, the reason recorded)
+    "nul-after-8k.md": (
+        b"# Late NUL\n\n" + b"text line\n" * 900 + b"\x00tail\n",
+        "binary file (contains NUL bytes, the first at byte 9,012)",
+    ),
+    "nul-at-the-end.md": (b"# x\n\n" + b"y" * 1_000_000 + b"\x00", "the first at byte 1,000,005"),
+    "utf16-nul.md": (
+        codecs.BOM_UTF16_LE + "# UTF-16\n\nbefore\x00after\n".encode("utf-16-le"),
+        "binary file (contains NUL characters, the first at character 16)",
+    ),
+}
+
+
+def test_nul_anywhere_makes_a_file_binary(tmp_index: TmpIndex) -> None:
+    tmp_index.write("fine.md", "# Fine\n\ntext\n")
+    for name, (data, _) in LATE_NUL.items():
+        tmp_index.write(name, data)
+    report = tmp_index.index()
+    assert report.added == ["docs/fine.md"]
+    errors = tmp_index.errors()
+    for name, (_, reason) in LATE_NUL.items():
+        assert errors[f"docs/{name}"][0] == "error"
+        assert reason in errors[f"docs/{name}"][1], errors[f"docs/{name}"]
+    contents = "".join(c for (c,) in tmp_index.query("SELECT content FROM chunks"))
+    assert "\x00" not in contents
+
+
+def test_file_that_gains_a_late_nul_keeps_its_last_good_version(tmp_index: TmpIndex) -> None:
+    good = b"# Log\n\n" + b"entry\n" * 2000
+    tmp_index.write("log.md", good)
+    assert tmp_index.index().added == ["docs/log.md"]
+    tmp_index.write("log.md", good + b"\x00garbage\n")
+    report = tmp_index.index()
+    assert [p for p, _ in report.failed] == ["docs/log.md"]
+    stored = "".join(c for (c,) in tmp_index.query("SELECT content FROM chunks ORDER BY id"))
+    assert stored == good.decode()

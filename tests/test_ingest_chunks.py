@@ -8,7 +8,8 @@ one so that splitting actually happens, datasets/bad included):
   stays inside the section's extent, no heading line and no section end falls inside it,
   and its section is the innermost one holding it (NULL only in the preamble);
 - chunks are at most max_chars, unless the chunk is one line, lies inside one code
-  block/table, or is one paragraph;
+  block/table, or is one paragraph; and never longer than chunk_bound(max_chars)
+  (a longer line is cut into pieces);
 - a fenced code block that fits in max_chars is never split.
 """
 
@@ -31,7 +32,7 @@ from conftest import (
 )
 
 from docql_sqlite.ingest import IngestOptions, index_paths
-from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS
+from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, MAX_LINE_CHARS, chunk_bound
 from docql_sqlite.ingest.formats import format_for_path
 
 SMALL_MAX = 200
@@ -177,6 +178,7 @@ def test_chunk_size_limit(indexed: tuple[Path, int, int, str]) -> None:
     lines = file_lines(REPO / path)
     blocks = _blocks(db, doc_id)
     for c in _chunks(db, doc_id):
+        assert len(c["content"]) <= chunk_bound(max_chars)
         if len(c["content"]) <= max_chars:
             continue
         single_line = c["line"] == c["end_line"]
@@ -291,6 +293,35 @@ def test_single_huge_line_is_one_chunk(tmp_index: TmpIndex) -> None:
     got = _doc_chunks(tmp_index, "long.md")
     assert (3, 3) in [(a, b) for a, b, _ in got]
     assert "".join(c for _, _, c in got) == text
+
+
+BOUND = MAX_LINE_CHARS
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "word " * 10_000,  # cut after a space, words kept whole
+        "x" * 40_000,  # no whitespace: cut exactly at the bound
+        "架构" * 15_000 + " tail",  # CJK, one space near the end
+        "a " * 4_000 + "b" * 30_000,  # the only spaces are in the first half of the window
+    ],
+    ids=["words", "no-space", "cjk", "early-spaces"],
+)
+def test_line_longer_than_the_bound_is_cut_into_pieces(tmp_index: TmpIndex, line: str) -> None:
+    text = "# Long\n\n" + line + "\n\nshort\n"
+    tmp_index.write("long.md", text)
+    tmp_index.index(max_chars=80)
+    ((doc_id,),) = tmp_index.query("SELECT id FROM documents")
+    assert check_document_chunks(tmp_index.db, doc_id, file_lines(tmp_index.docs / "long.md")) == []
+    got = _doc_chunks(tmp_index, "long.md")
+    pieces = [c for a, b, c in got if (a, b) == (3, 3)]
+    assert len(pieces) >= len(line) // BOUND + 1
+    assert all(len(c) <= BOUND for _, _, c in got)
+    assert "".join(pieces) == line + "\n"
+    assert "".join(c for _, _, c in got) == text
+    if line.startswith("word"):
+        assert all(p.endswith((" ", "\n")) for p in pieces), "a word was cut"
 
 
 def test_front_matter_only_document_has_no_chunks(tmp_index: TmpIndex) -> None:

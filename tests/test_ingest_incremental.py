@@ -8,6 +8,8 @@ for a word that left the corpus, and with chunks_fts rowids = chunks ids.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import random
 import shutil
@@ -16,10 +18,12 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import apsw
 import pytest
+from conftest import DATASETS as DATASETS_ROOT
 from conftest import DOC_TABLES, TmpIndex, check_document_chunks, file_lines, row_counts
 
 DOCS = {
@@ -469,3 +473,335 @@ def test_indexing_from_another_directory_updates_paths_only(three: TmpIndex) -> 
     assert report.unchanged == 3 and (report.added, report.updated, report.removed) == ([], [], [])
     assert three.query("SELECT id, uri FROM documents ORDER BY uri") == ids
     assert three.paths() == ["a.md", "b.md", "c.md"]
+
+
+# -- an interrupted --chunk-chars change (issue 11, item 4) ----------------------------
+MID_FILES = 150  # enough for a run to be caught part-way, small enough for the normal suite
+
+
+@pytest.fixture(scope="module")
+def mid_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("mid") / "corpus"
+    make_corpus(root, MID_FILES, seed=11)
+    return root
+
+
+@pytest.fixture(scope="module")
+def chunked_1500(mid_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus indexed with the default chunk size (copied by each test)."""
+    db = tmp_path_factory.mktemp("chunked") / "base.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.fixture(scope="module")
+def chunked_300(mid_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> set[tuple]:
+    """The chunk boundaries of an uninterrupted --chunk-chars 300 run: the oracle."""
+    db = tmp_path_factory.mktemp("chunked300") / "ref.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)]
+        + ["--chunk-chars", "300"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return chunk_boundaries(db)
+
+
+def chunk_boundaries(db: Path) -> set[tuple]:
+    """(uri, chunk_index, line, end_line, length) of every chunk."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return set(
+            conn.execute(
+                "SELECT d.uri, c.chunk_index, c.line, c.end_line, length(c.content) "
+                "FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            )
+        )
+    finally:
+        conn.close()
+
+
+def copy_index(source: Path, target: Path) -> Path:
+    for suffix in ("", "-wal"):
+        if Path(str(source) + suffix).exists():
+            shutil.copyfile(str(source) + suffix, str(target) + suffix)
+    return target
+
+
+def rewritten_since(db: Path, base_max_id: int) -> int:
+    """Documents replaced since the base index (a replaced document gets a new, larger id)."""
+    try:
+        conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            conn.set_busy_timeout(1000)
+            return conn.execute(
+                "SELECT count(*) FROM documents WHERE id > ?", (base_max_id,)
+            ).fetchone()[0]
+        finally:
+            conn.close()
+    except apsw.Error:
+        return 0
+
+
+def row_value(db: Path, sql: str) -> int:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute(sql).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def index_json(db: Path, corpus: Path, *extra: str) -> dict[str, int]:
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus), "--json", *extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)[0]
+
+
+def test_killed_chunk_size_change_is_finished_by_the_next_run(
+    mid_corpus: Path, chunked_1500: Path, chunked_300: set[tuple], tmp_path: Path
+) -> None:
+    db = copy_index(chunked_1500, tmp_path / "resize.db")
+    base_max_id = row_value(db, "SELECT max(id) FROM documents")
+    assert chunk_boundaries(db) != chunked_300
+    proc = start_index(db, mid_corpus, "--chunk-chars", "300", "--workers", "1")
+    started = time.monotonic()
+    while proc.poll() is None and time.monotonic() - started < 120:
+        if rewritten_since(db, base_max_id) > 10:
+            break
+        time.sleep(0.02)
+    if proc.poll() is not None:
+        pytest.skip("the run finished before it could be killed")
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    done_before = rewritten_since(db, base_max_id)
+    assert 0 < done_before < MID_FILES
+    assert check_after_crash(db, mid_corpus) == MID_FILES  # each document old or new
+    summary = index_json(db, mid_corpus, "--chunk-chars", "300")
+    assert summary["updated"] + summary["unchanged"] == MID_FILES
+    assert summary["updated"] >= MID_FILES - done_before  # the unfinished ones, at least
+    assert chunk_boundaries(db) == chunked_300  # every document now has the new chunking
+    assert index_json(db, mid_corpus, "--chunk-chars", "300")["unchanged"] == MID_FILES
+
+
+def test_concurrent_run_does_not_call_unfinished_work_unchanged(
+    mid_corpus: Path, chunked_1500: Path, chunked_300: set[tuple], tmp_path: Path
+) -> None:
+    db = copy_index(chunked_1500, tmp_path / "concurrent.db")
+    base_max_id = row_value(db, "SELECT max(id) FROM documents")
+    first = start_index(db, mid_corpus, "--chunk-chars", "300", "--workers", "1")
+    try:
+        started = time.monotonic()
+        while first.poll() is None and time.monotonic() - started < 120:
+            if rewritten_since(db, base_max_id) > 5:
+                break
+            time.sleep(0.02)
+        if first.poll() is not None or rewritten_since(db, base_max_id) >= MID_FILES:
+            pytest.skip("the first run finished before the second could start")
+        second = index_json(db, mid_corpus, "--chunk-chars", "300")
+        # When the second run returns, the change is complete, whoever did the work: it
+        # must not call the first run's unfinished documents "unchanged".
+        assert chunk_boundaries(db) == chunked_300
+        assert second["updated"] + second["unchanged"] == MID_FILES
+    finally:
+        first.wait(timeout=300)
+    assert first.returncode == 0
+    assert check_after_crash(db, mid_corpus) == MID_FILES
+
+
+# -- a full disk (issue 11, item 12) -------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real 1 MB tmpfs (root only): too small for the index of the 150-file corpus."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("needs root and mount(8) for a small tmpfs")
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], capture_output=True
+    )
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def test_full_disk_stops_with_a_message_and_the_next_run_finishes(
+    mid_corpus: Path, small_disk: Path
+) -> None:
+    db = small_disk / "index.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(mid_corpus)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: disk full while writing"), done.stderr
+    assert "run the same index command again" in lines[0]
+    present = check_after_crash(db, mid_corpus)  # what was committed is whole
+    assert present < MID_FILES
+    subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)
+    finish_and_check(db, mid_corpus, MID_FILES)
+    assert Path(str(db) + "-wal").stat().st_size == 0  # checkpointed at the end of the run
+
+
+# -- crash harness: SIGKILL at random points on a real corpus (slow) ------------------------
+NODE_DOCS = Path("/work/cache/corpora/x/nodejs-doc/usr/share/doc/nodejs/api")
+KILL_POINTS = int(os.environ.get("DOCQL_KILL_POINTS", "20"))
+
+
+def crash_corpus(target: Path) -> Path:
+    """A real corpus copied to `target`: DOCQL_CRASH_CORPUS (Markdown under it), else the
+    Node.js API docs when cached here (see notes/corpora.md), else this repo's datasets."""
+    source = Path(os.environ.get("DOCQL_CRASH_CORPUS", NODE_DOCS))
+    if not source.is_dir():
+        source = DATASETS_ROOT
+    files = sorted(p for p in source.rglob("*.md") if p.is_file() and not p.is_symlink())
+    for path in files:
+        copy = target / path.relative_to(source)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+    return target
+
+
+def change_corpus(root: Path, seed: int = 3) -> None:
+    """Version B of a corpus: about a third of the files edited, a few deleted and added."""
+    rng = random.Random(seed)
+    files = sorted(root.rglob("*.md"))
+    for n, path in enumerate(files):
+        roll = rng.random()
+        if roll < 0.05:
+            path.unlink()
+        elif roll < 0.35:
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            cut = text.find("\n\n", len(text) // 3)
+            text = text[:cut] + f"\n\n## Edited section {n}\n\nrevised text {n}\n" + text[cut:]
+            path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    for n in range(5):
+        (root / f"added-{n}.md").write_text(f"# Added {n}\n\nnew file {n}\n", encoding="utf-8")
+
+
+SECTIONS_STATE = (
+    "SELECT s.ord, s.level, s.depth, s.title, s.number, s.anchor, p.ord, s.line, s.end_line, "
+    "s.own_end_line FROM sections s LEFT JOIN sections p ON p.id = s.parent_id "
+    "WHERE s.doc_id = ? ORDER BY s.ord"
+)
+CHUNKS_STATE = (
+    "SELECT c.chunk_index, c.line, c.end_line, c.start_offset, c.content, s.ord FROM chunks c "
+    "LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ? ORDER BY c.chunk_index"
+)
+
+
+def document_states(db: Path) -> dict[str, str]:
+    """uri -> a digest of everything the index holds for that document except row ids and
+    times: the canonical dump compared between interrupted and uninterrupted runs."""
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        extra = {}
+        for table in ("codeblocks", "tables", "entities", "symbols"):
+            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            kept = ", ".join(c for c in columns if c not in ("id", "doc_id"))
+            extra[table] = f"SELECT {kept} FROM {table} WHERE doc_id = ? ORDER BY ord"
+        states = {}
+        docs = conn.execute(
+            "SELECT id, uri, path, sha256, size, lines, format, title, header_text, body_line, "
+            "chunk_chars FROM documents"
+        ).fetchall()
+        for doc_id, uri, *fields in docs:
+            parts = [repr(fields)]
+            for sql in (SECTIONS_STATE, CHUNKS_STATE, *extra.values()):
+                parts.append(repr(conn.execute(sql, (doc_id,)).fetchall()))
+            digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass"))
+            states[uri] = digest.hexdigest()
+        errors = conn.execute("SELECT uri, severity, reason FROM ingest_errors ORDER BY 1, 2, 3")
+        states["(ingest_errors)"] = repr(errors.fetchall())
+        return states
+    finally:
+        conn.close()
+
+
+def timed_index(db: Path, corpus: Path) -> float:
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "index", str(db), str(corpus)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    return time.monotonic() - started
+
+
+@pytest.mark.slow
+def test_crash_harness_random_kill_points(tmp_path: Path) -> None:
+    """SIGKILL `index` (version A -> B of a real corpus) at KILL_POINTS random moments.
+
+    After each kill: integrity_check and the FTS integrity-check pass, every document is
+    in its version-A or its version-B state (never a mix), and a plain re-run reaches
+    exactly the state of an uninterrupted run (the canonical dump of every document)."""
+    corpus = crash_corpus(tmp_path / "corpus")
+    base = tmp_path / "a.db"
+    timed_index(base, corpus)
+    state_a = document_states(base)
+    change_corpus(corpus)
+    reference = copy_index(base, tmp_path / "reference.db")
+    full_run = timed_index(reference, corpus)
+    state_b = document_states(reference)
+    assert state_a != state_b
+    rng = random.Random(int(os.environ.get("DOCQL_KILL_SEED", "20")))
+    killed = 0
+    for point in range(KILL_POINTS):
+        after = rng.uniform(0.0, 0.8 * full_run)
+        for _ in range(4):  # a run that ended first is retried with an earlier kill
+            db = copy_index(base, tmp_path / f"kill{point}.db")
+            proc = start_index(db, corpus)
+            if kill_when(proc, db, after=after):
+                killed += 1
+                break
+            after /= 2
+        check_after_crash_states(db, state_a, state_b)
+        timed_index(db, corpus)
+        assert document_states(db) == state_b, f"kill point {point} ({after:.2f}s)"
+        for leftover in tmp_path.glob(f"kill{point}.db*"):
+            leftover.unlink()
+    print(
+        f"\ncrash harness: {killed} of {KILL_POINTS} runs killed part-way "
+        f"(uninterrupted run {full_run:.1f}s, {len(state_b) - 1} documents)"
+    )
+    assert killed == KILL_POINTS
+
+
+def check_after_crash_states(db: Path, state_a: dict[str, str], state_b: dict[str, str]) -> None:
+    conn = apsw.Connection(str(db))  # read-write: replays the WAL as the next user would
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
+        assert (
+            conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
+            == conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        )
+    finally:
+        conn.close()
+    now = document_states(db)
+    now.pop("(ingest_errors)")
+    for uri, digest in now.items():
+        assert digest in (state_a.get(uri), state_b.get(uri)), f"{uri} is in neither state"
+    for uri in state_a.keys() & state_b.keys():
+        if uri != "(ingest_errors)":
+            assert uri in now, f"{uri} vanished though it is in both versions"

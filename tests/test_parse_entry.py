@@ -115,7 +115,7 @@ def test_koi8r_python_file_with_a_coding_cookie(tmp_path: Path) -> None:
         ("Счётчик.увеличить", "method"),
     ]
     assert symbols[0]["docstring"] == "Возвращает приветствие для имени."
-    got = cli("get", "x.db", "src/greet.py", cwd=tmp_path)
+    got = cli("get", "--text", "x.db", "src/greet.py", cwd=tmp_path)  # piped: JSON unless --text
     assert got.returncode == 0 and got.stdout == KOI8_SOURCE
     found = cli("search", "--json", "x.db", "приветствие", cwd=tmp_path)
     assert found.returncode == 0 and json.loads(found.stdout), found.stderr

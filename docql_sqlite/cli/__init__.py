@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from . import copy, documents, queries, searching, serve
+from . import copy, documents, mcp, queries, searching, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -26,6 +26,7 @@ for command in (
     searching.context_command,
     serve.serve_command,
     copy.copy_command,
+    mcp.mcp_command,
 ):
     cli.add_command(command)
 

@@ -1,25 +1,55 @@
 """What every command shares: the output flags, error handling, opening the index.
 
-Exit codes: 0 on success (also "no results"), 2 on a usage or query error, 1 on other
-failures (including an index run in which some files failed).
+Exit codes: 0 on success (also "no results", and when a reader such as `head` closes the
+pipe early), 2 on a usage or query error or a database that is missing or not an index,
+1 on other failures (including an index run in which some files failed), 130 when
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
 from .. import output
-from ..errors import DocQLError, QueryError, UsageError
+from ..errors import DatabaseError, DocQLError, QueryError, UsageError
 from ..index import Index
 
 
+def _parse_fields(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    try:
+        return output.parse_fields(value)
+    except UsageError as exc:
+        raise click.BadParameter(exc.message) from None
+
+
+fields_option = click.option(
+    "--fields",
+    "fields",
+    metavar="A,B,C",
+    default=None,
+    callback=_parse_fields,
+    help="Show only these fields, in this order (in every output format)",
+)
+
+
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--json / --nl / --csv / -t/--table / --md, named as in sqlite-utils."""
+    """--json / --nl / --csv / -t/--table / --md / --fields, named as in sqlite-utils."""
+    return _with_output_options(func, text=None)
+
+
+def text_output_options(text_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The output options of a command that prints text on a terminal (`get`, `context`):
+    --text (`text_help`) first, and the table no longer the terminal's default."""
+    return lambda func: _with_output_options(func, text=text_help)
+
+
+def _with_output_options(func: Callable[..., Any], text: str | None) -> Callable[..., Any]:
     options = [
         click.option(
             "--json", "fmt", flag_value="json", help="Output a JSON array (default when piped)"
@@ -31,17 +61,21 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--table",
             "fmt",
             flag_value="table",
-            help="Output a table (default on a terminal)",
+            help="Output a table" + ("" if text else " (default on a terminal)"),
         ),
         click.option("--md", "fmt", flag_value="md", help="Output a Markdown table"),
+        fields_option,
     ]
+    if text:
+        options.insert(0, click.option("--text", "fmt", flag_value="text", help=text))
     for option in reversed(options):
         func = option(func)
     return func
 
 
 def database_argument(func: Callable[..., Any]) -> Callable[..., Any]:
-    return click.argument("database", type=click.Path(dir_okay=False))(func)
+    # Not click.Path(dir_okay=False): its error is three lines; opening says it in one.
+    return click.argument("database")(func)
 
 
 def paths_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -60,32 +94,57 @@ def default_format(fmt: str | None) -> str:
     return "table" if sys.stdout.isatty() else "json"
 
 
-def emit(items: Iterable[Any], fmt: str | None) -> None:
+def emit(items: Iterable[Any], fmt: str | None, fields: tuple[str, ...] | None = None) -> None:
     fmt = default_format(fmt)
-    count = output.write(items, fmt, sys.stdout)
+    count = output.write(items, fmt, sys.stdout, fields=fields, note=_note)
     if count == 0 and fmt in ("table", "md", "csv"):
         click.echo("no results", err=True)
 
 
+def _note(message: str) -> None:
+    click.echo(message, err=True)
+
+
 def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one-line messages and exit codes (2: usage and query
-    errors, 1: the rest)."""
+    """Turn library errors into one-line messages and exit codes (see the module
+    docstring); Ctrl-C and a closed pipe end quietly instead of with a traceback."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
         except QueryError as exc:
-            click.echo(str(exc), err=True)
-            sys.exit(2)
-        except UsageError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(2)
+            fail(str(exc), 2)
+        except (UsageError, DatabaseError) as exc:
+            fail(f"error: {exc.message}", 2)
         except DocQLError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(1)
+            fail(f"error: {exc.message}", 1)
+        except KeyboardInterrupt:
+            # An index run rolls back its open batch, so the file stays consistent and the
+            # next run picks up where this one stopped.
+            fail("interrupted", 130)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(0)
 
     return wrapper
+
+
+def fail(message: str, code: int) -> NoReturn:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit does not fail on the closed pipe
+    again ("Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test runner)
+        pass
 
 
 def open_index(path: str) -> Index:

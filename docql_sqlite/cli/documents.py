@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from .. import output
+from ..errors import UsageError
 from ..options import IngestOptions
 from .common import (
     ProgressBar,
@@ -17,10 +17,11 @@ from .common import (
     handle_errors,
     open_index,
     output_options,
+    text_output_options,
 )
 
 
-@click.command("index")
+@click.command("index", short_help="Index files, directories or URLs into DATABASE, incrementally.")
 @database_argument
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--include", multiple=True, help="Only index files matching this glob (repeatable)")
@@ -75,6 +76,12 @@ from .common import (
     help="Embed new or changed chunks with MODEL (an index that has vectors keeps them "
     "current by itself)",
 )
+@click.option(
+    "--watch",
+    "keep_watching",
+    is_flag=True,
+    help="After indexing, keep re-indexing PATHS as files change (Ctrl-C stops)",
+)
 @output_options
 @handle_errors
 def index_command(
@@ -92,9 +99,15 @@ def index_command(
     no_ignore: bool,
     follow_symlinks: bool,
     embed_model: str | None,
+    keep_watching: bool,
     fmt: str | None,
+    fields: tuple[str, ...] | None,
 ) -> None:
-    """Index PATHS (files, directories, URLs) into DATABASE, incrementally."""
+    """Index PATHS (files, directories, URLs) into DATABASE, incrementally.
+
+    The summary and each failure go to stderr; the report (counts, failures, warnings,
+    embedding) goes to stdout as JSON when piped, or in the format asked for.
+    """
     from ..index import index
 
     bar, embed_bar = ProgressBar(), ProgressBar("embedding ")
@@ -121,7 +134,31 @@ def index_command(
         bar.close()
         embed_bar.close()
     summary: dict[str, Any] = report.summary()
-    if fmt:
+    for path, reason in report.failed:
+        click.echo(f"failed: {path}: {reason}", err=True)
+    for path, reason in report.warnings:
+        click.echo(f"warning: {path}: {reason}", err=True)
+    for note in report.notes:
+        click.echo(f"note: {note}", err=True)
+    if report.outside_filters:
+        click.echo(
+            f"note: kept {report.outside_filters} indexed document(s) under these paths that "
+            f"this run's filters leave out (remove them with --prune)",
+            err=True,
+        )
+    skipped = ", ".join(f"{n} {kind}" for kind, n in report.file_skip_counts().items())
+    click.echo(
+        "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
+        "{failed} failed, {skipped} skipped".format(**summary)
+        + (f" ({skipped})" if skipped else "")
+        + " in {seconds:.2f}s".format(**summary),
+        err=True,
+    )
+    if report.embedding:
+        click.echo(embed_summary(report.embedding), err=True)
+    if report.embedding_error:
+        click.echo(f"error: embedding failed: {report.embedding_error}", err=True)
+    if fmt or not sys.stdout.isatty():  # a terminal has read the summary already
         detail = dict(
             summary,
             failures=[{"path": p, "reason": r} for p, r in report.failed],
@@ -132,34 +169,30 @@ def index_command(
             embedding=report.embedding,
             embedding_error=report.embedding_error,
         )
-        output.write([detail], fmt, sys.stdout)
-    else:
-        for path, reason in report.failed:
-            click.echo(f"failed: {path}: {reason}", err=True)
-        for path, reason in report.warnings:
-            click.echo(f"warning: {path}: {reason}", err=True)
-        for note in report.notes:
-            click.echo(f"note: {note}", err=True)
-        if report.outside_filters:
-            click.echo(
-                f"note: kept {report.outside_filters} indexed document(s) under these paths that "
-                f"this run's filters leave out (remove them with --prune)",
-                err=True,
-            )
-        skipped = ", ".join(f"{n} {kind}" for kind, n in report.file_skip_counts().items())
-        click.echo(
-            "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
-            "{failed} failed, {skipped} skipped".format(**summary)
-            + (f" ({skipped})" if skipped else "")
-            + " in {seconds:.2f}s".format(**summary),
-            err=True,
-        )
-        if report.embedding:
-            click.echo(embed_summary(report.embedding), err=True)
-        if report.embedding_error:
-            click.echo(f"error: embedding failed: {report.embedding_error}", err=True)
-    if not report.ok:
+        emit([detail], fmt, fields)
+    if keep_watching:
+        watch_and_report(database, list(paths), options)
+    elif not report.ok:
         sys.exit(1)
+
+
+def watch_and_report(database: str, paths: list[str], options: IngestOptions) -> None:
+    """`index --watch`: one line per re-index run on stderr, until Ctrl-C."""
+    from ..ingest.watch import watch
+
+    options.progress = options.embed_progress = None
+    click.echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)
+    watch(
+        database,
+        paths,
+        options,
+        on_report=lambda r: click.echo(
+            "indexed {added} added, {updated} updated, {removed} removed, {failed} failed "
+            "in {seconds:.2f}s".format(**r.summary()),
+            err=True,
+        ),
+        on_error=lambda exc: click.echo(f"error: {exc.message}", err=True),
+    )
 
 
 def embed_summary(report: dict[str, Any]) -> str:
@@ -169,38 +202,40 @@ def embed_summary(report: dict[str, Any]) -> str:
     )
 
 
-@click.command()
+@click.command(short_help="Show what DATABASE holds: documents, sections, chunks and errors.")
 @database_argument
 @click.option("--errors", "show_errors", is_flag=True, help="List the files that failed and why")
 @output_options
 @handle_errors
-def status(database: str, show_errors: bool, fmt: str | None) -> None:
+def status(
+    database: str, show_errors: bool, fmt: str | None, fields: tuple[str, ...] | None
+) -> None:
     """Show what DATABASE holds: documents by format, sections, chunks, errors, size."""
     with open_index(database) as idx:
         if show_errors:
-            emit(idx.errors(), fmt)
+            emit(idx.errors(), fmt, fields)
             return
         info = idx.status()
-    if default_format(fmt) == "table":
+    if default_format(fmt) == "table" and not fields:
         for key, value in info.items():
             if isinstance(value, dict):
                 value = ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
             click.echo(f"{key:<16} {value if value is not None else '-'}")
     else:
-        emit([info], fmt)
+        emit([info], fmt, fields)
 
 
-@click.command()
+@click.command(short_help="Show the outline of one document, or of every document.")
 @database_argument
 @click.argument("path", required=False)
 @output_options
 @handle_errors
-def toc(database: str, path: str | None, fmt: str | None) -> None:
+def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...] | None) -> None:
     """Show the outline of the document PATH (or of every document)."""
     with open_index(database) as idx:
         items = idx.toc(path)
-    if default_format(fmt) != "table":
-        emit(items, fmt)
+    if default_format(fmt) != "table" or fields:
+        emit(items, fmt, fields)
         return
     if not items:
         click.echo("no results", err=True)
@@ -214,20 +249,26 @@ def toc(database: str, path: str | None, fmt: str | None) -> None:
         click.echo(f"  {indent}{item['number']} {item['title']}  ({where})")
 
 
-@click.command()
+@click.command(short_help="Print lines of an indexed document, read from the index.")
 @database_argument
 @click.argument("location", metavar="LOCATION")
-@output_options
+@text_output_options("Print the lines as they are (default on a terminal)")
 @handle_errors
-def get(database: str, location: str, fmt: str | None) -> None:
+def get(database: str, location: str, fmt: str | None, fields: tuple[str, ...] | None) -> None:
     """Print lines of an indexed document, read from the index (works when the file is gone).
 
     LOCATION is any location the tool prints: PATH, PATH:12, PATH:12-40, PATH:FROM:COUNT,
-    PATH:page 9 or PATH#page=9.
+    PATH:page 9 or PATH#page=9. Asking past the end says how long the document is.
+
+    On a terminal the lines are printed as they are (--text); piped, they come as JSON,
+    one object per line of the document: [{"path": ..., "line": 12, "text": ...}, ...].
     """
     with open_index(database) as idx:
         excerpt = idx.get(location)
-    if fmt is None:
+    if fmt == "text" or (fmt is None and sys.stdout.isatty()):
+        if fields:
+            raise UsageError("--fields picks fields of rows; --text prints the lines as they are")
         sys.stdout.write(excerpt.text)
-    else:
-        emit(({"path": excerpt.path, "line": n, "text": text} for n, text in excerpt.lines), fmt)
+        return
+    rows = ({"path": excerpt.path, "line": n, "text": text} for n, text in excerpt.lines)
+    emit(rows, fmt, fields)

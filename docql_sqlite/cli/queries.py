@@ -19,7 +19,7 @@ from .common import (
 )
 
 
-@click.command()
+@click.command(short_help="Run a DocQL query against DATABASE.")
 @database_argument
 @click.argument("query")
 @paths_option
@@ -40,6 +40,7 @@ def query(
     show_sql: bool,
     inline: bool,
     fmt: str | None,
+    fields: tuple[str, ...] | None,
 ) -> None:
     """Run a DocQL QUERY (such as '$.toc[?(@.level==1)]') against DATABASE."""
     if not query.lstrip().startswith("$"):
@@ -59,24 +60,32 @@ def query(
                     click.echo("-- params: " + output.dumps(compiled.params))
             return
         result = idx.query(query, options)
-    if result.compiled.post == "structure" and default_format(fmt) == "table":
+    if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
         from ..query.results import structure_text
 
         click.echo(structure_text(result), nl=False)
         return
-    emit(result, fmt)
+    emit(result, fmt, fields)
 
 
-@click.command()
+@click.command(short_help="Show how a DocQL query is parsed, compiled and planned.")
 @database_argument
 @click.argument("query")
 @paths_option
+@click.option(
+    "--json", "as_json", flag_value=True, default=None, help="Output JSON (default when piped)"
+)
+@click.option("--text", "as_json", flag_value=False, help="Output text (default on a terminal)")
 @handle_errors
-def explain(database: str, query: str, paths: tuple[str, ...]) -> None:
-    """Show how QUERY is understood: tokens, syntax tree, SQL, parameters, query plan."""
+def explain(database: str, query: str, paths: tuple[str, ...], as_json: bool | None) -> None:
+    """Show how QUERY is understood: tokens, syntax tree, SQL, parameters, query plan.
+
+    Piped (or with --json) it prints one JSON object: query, tokens, ast, item_type, sql,
+    params, inline_sql, plan and notes.
+    """
     with open_index(database) as idx:
         info = idx.explain(query, QueryOptions(paths=paths))
-    if not sys.stdout.isatty():
+    if as_json or (as_json is None and not sys.stdout.isatty()):
         click.echo(output.dumps(info))
         return
     click.echo("tokens: " + " ".join(f"{t['type']}({t['text']})" for t in info["tokens"]))

@@ -8,6 +8,8 @@ from typing import Any
 import click
 
 from .. import output
+from ..errors import UsageError
+from ..locations import Location
 from ..options import LIST_NAMES, RRF_K, SEARCH_MODES, ContextOptions, EmbedOptions, SearchOptions
 from .common import (
     ProgressBar,
@@ -18,8 +20,12 @@ from .common import (
     open_index,
     output_options,
     paths_option,
+    text_output_options,
 )
 from .documents import embed_summary
+
+# What a search table shows unless --fields says otherwise (--json has every field).
+TABLE_FIELDS = ("location", "section", "score", "snippet")
 
 
 def parse_weights(pairs: tuple[str, ...]) -> dict[str, float]:
@@ -48,7 +54,7 @@ def _explain_text(items: list[dict[str, Any]]) -> None:
         click.echo("plan: " + output.dumps(items[0]["explain"]["plan"]))
 
 
-@click.command("search")
+@click.command("search", short_help="Search passages for plain words or a typed query document.")
 @database_argument
 @click.argument("text")
 @click.option(
@@ -95,6 +101,7 @@ def search_command(
     intent: str | None,
     with_content: bool,
     fmt: str | None,
+    fields: tuple[str, ...] | None,
 ) -> None:
     """Search DATABASE for TEXT: plain words or a typed query document (lex:/vec:/hyde:/intent:)."""
     options = SearchOptions(
@@ -117,26 +124,34 @@ def search_command(
                 f"add them with: docql-sqlite embed {database} --model MODEL",
                 err=True,
             )
-    if default_format(fmt) == "table":
+    if default_format(fmt) == "table" and not fields:
         if explain:
             _explain_text(items)
             return
-        shown = [{k: it[k] for k in ("location", "section", "score", "snippet")} for it in items]
-        emit(shown, fmt)
-        return
-    emit(items, fmt)
+        items = [{k: it[k] for k in TABLE_FIELDS} for it in items]  # may still lose columns
+    emit(items, fmt, fields)
 
 
-@click.command("embed")
-@click.argument("database", type=click.Path(dir_okay=False, exists=True))
+@click.command("embed", short_help="Embed the new or changed chunks of DATABASE.")
+@database_argument
 @click.option("--model", default=None, help="Embedding model (default: the one the index uses)")
 @click.option(
     "--replace", is_flag=True, help="Drop vectors of another model and re-embed everything"
 )
 @output_options
 @handle_errors
-def embed_command(database: str, model: str | None, replace: bool, fmt: str | None) -> None:
-    """Embed the new or changed chunks of DATABASE (a text is never embedded twice)."""
+def embed_command(
+    database: str,
+    model: str | None,
+    replace: bool,
+    fmt: str | None,
+    fields: tuple[str, ...] | None,
+) -> None:
+    """Embed the new or changed chunks of DATABASE (a text is never embedded twice).
+
+    The summary goes to stderr; the report goes to stdout as JSON when piped, or in the
+    format asked for.
+    """
     from ..index import embed
 
     bar = ProgressBar("embedding ")
@@ -144,29 +159,59 @@ def embed_command(database: str, model: str | None, replace: bool, fmt: str | No
         report = embed(database, EmbedOptions(model=model, replace=replace, progress=bar.update))
     finally:
         bar.close()
-    if fmt:
-        output.write([report], fmt, sys.stdout)
-    else:
-        click.echo(embed_summary(report), err=True)
+    click.echo(embed_summary(report), err=True)
+    if fmt or not sys.stdout.isatty():  # a terminal has read the summary already
+        emit([report], fmt, fields)
 
 
-@click.command("context")
+@click.command(
+    "context", short_help="Assemble a labelled context pack for a question, within a budget."
+)
 @database_argument
 @click.argument("question")
 @click.option(
     "--budget", type=int, default=12000, show_default=True, help="Most characters of context"
 )
 @paths_option
-@output_options
+@text_output_options("Print the pack as text (default on a terminal)")
 @handle_errors
 def context_command(
-    database: str, question: str, budget: int, paths: tuple[str, ...], fmt: str | None
+    database: str,
+    question: str,
+    budget: int,
+    paths: tuple[str, ...],
+    fmt: str | None,
+    fields: tuple[str, ...] | None,
 ) -> None:
-    """Assemble a context pack for QUESTION within --budget characters, each block labelled."""
+    """Assemble a context pack for QUESTION within --budget characters, each block labelled.
+
+    On a terminal (or with --text) it prints the pack's text. Piped (or with --json) it
+    prints [{"question", "budget", "chars", "strategy", "blocks": [...], "text"}]; --nl,
+    --csv and --md print one row per block (path, line, end_line, section, kind, text),
+    -t a row per block with its location, section, kind and size. --fields picks the
+    fields of the blocks.
+    """
     options = ContextOptions(budget=budget, paths=paths)
     with open_index(database) as idx:
         pack = idx.context(question, options)
-    if fmt in (None, "table", "md"):
+    if fmt == "text" or (fmt is None and sys.stdout.isatty()):
+        if fields:
+            raise UsageError("--fields picks fields of blocks; --text prints the pack as text")
         click.echo(pack["text"], nl=False)
+    elif default_format(fmt) == "json":
+        if fields:
+            pack = dict(pack, blocks=list(output.select_fields(pack["blocks"], fields)))
+        emit([pack], fmt)
+    elif default_format(fmt) == "table" and not fields:  # what the pack holds, one block a row
+        emit((_block_summary(block) for block in pack["blocks"]), fmt)
     else:
-        emit(pack["blocks"] if fmt in ("csv", "nl") else [pack], fmt)
+        emit(pack["blocks"], fmt, fields)
+
+
+def _block_summary(block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "location": str(Location(block["path"], block["line"], block["end_line"])),
+        "section": block["section"],
+        "kind": block["kind"],
+        "chars": len(block["text"]),
+    }

@@ -17,7 +17,7 @@ from ..errors import DocQLError
 from .common import database_argument, handle_errors, open_index
 
 
-@click.command("serve")
+@click.command("serve", short_help="Browse DATABASE in Datasette, with the DocQL page at /-/docql.")
 @database_argument
 @click.option(
     "--host",

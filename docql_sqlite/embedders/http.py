@@ -5,6 +5,15 @@ one small urllib client (no new dependency) covers them. Failures that may pass 
 connection errors, timeouts and 5xx — are retried with exponential backoff inside one
 total time budget; 4xx are the caller's mistake (bad model name, bad key, input too long)
 and retrying them only delays the message, so they fail at once with the server's text.
+
+Where the server is and the key to send, when not given in code (first one set wins):
+
+    DOCQL_EMBED_URL, OPENAI_BASE_URL      base URL, e.g. http://127.0.0.1:11434/v1 (the
+                                          default: Ollama on this machine)
+    DOCQL_EMBED_API_KEY, OPENAI_API_KEY   sent as `Authorization: Bearer KEY` (none: no header)
+
+The DOCQL_ names come first, so the embedder can use another server than the rest of a
+shell's OpenAI tools.
 """
 
 from __future__ import annotations
@@ -23,8 +32,12 @@ from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint
-URL_ENV = "DOCQL_EMBED_URL"
+URL_ENVS = ("DOCQL_EMBED_URL", "OPENAI_BASE_URL")
 KEY_ENVS = ("DOCQL_EMBED_API_KEY", "OPENAI_API_KEY")
+
+
+def _first_set(names: tuple[str, ...]) -> str | None:
+    return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
 class HTTPError(EmbeddingError):
@@ -65,13 +78,9 @@ class OpenAIEmbedder(EmbeddingModel):
             )
         self.model = model
         self.model_id = f"openai:{model}"
-        self.base_url = (base_url or os.environ.get(URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or _first_set(URL_ENVS) or DEFAULT_BASE_URL).rstrip("/")
         self.url = self.base_url + "/embeddings"
-        self.api_key = (
-            api_key
-            if api_key is not None
-            else next((os.environ[k] for k in KEY_ENVS if os.environ.get(k)), None)
-        )
+        self.api_key = api_key if api_key is not None else _first_set(KEY_ENVS)
         self.batch_size = batch_size
         self.timeout = timeout  # seconds for one batch, all attempts and waits included
         self.retries = retries

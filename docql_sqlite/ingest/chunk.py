@@ -3,17 +3,34 @@
 Every line from `body_start_line` on is in exactly one chunk; a chunk never spans two
 sections' own text; a section's own text is one chunk unless it is longer than
 `max_chars`, in which case it is split at paragraph boundaries, and inside a code block
-or table only when that block alone is too large.
+or table only when that block alone is too large, then at line boundaries.
+
+A single line longer than `max_chars` stays one chunk (so a regex or a phrase within a
+line always matches), up to `chunk_bound(max_chars)` = max(max_chars, MAX_LINE_CHARS)
+characters: no chunk is longer than that, whatever the line structure. A longer line is
+cut into pieces of at most that size (at the last whitespace in the second half of the
+window, else exactly at the bound). Each piece carries the line's number as `line` and
+`end_line`; only the last piece of a line ends in '\n'; offsets stay contiguous, so the
+chunks still concatenate to the body. Cost is linear in the text and in the headings.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model import Document, split_lines
-from .sections import SectionInfo, innermost_section
+from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
+# Lines up to this long are kept whole in one chunk even when longer than max_chars (as
+# before: minified code, long table rows); a 50 MB line must not become a 50 MB chunk.
+MAX_LINE_CHARS = 16_384
+
+
+def chunk_bound(max_chars: int) -> int:
+    """The hard upper bound on a chunk's length for a given `max_chars`."""
+    return max(max_chars, MAX_LINE_CHARS)
 
 
 @dataclass(slots=True)
@@ -43,33 +60,68 @@ def chunk_document(
         running += len(text) + 1
     offsets[total + 1] = running
 
-    starts = {
+    boundaries = {
         first,
         *(s.line for s in sections),
         *(s.end_line + 1 for s in sections),
         *doc.chunk_breaks,
     }
-    starts = sorted(n for n in starts if first <= n <= total)
+    starts = sorted(n for n in boundaries if first <= n <= total)
     inside, edges = _block_lines(doc, lines)
     chunks: list[ChunkInfo] = []
+    owners = innermost_sections(sections, starts)
+    bound = chunk_bound(max_chars)
     for i, start in enumerate(starts):
         end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
-        owner = innermost_section(sections, start)
+        owner = owners[i]
         for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside, edges):
-            content = "\n".join(lines[piece_start - 1 : piece_end]) + "\n"
-            chunks.append(
-                ChunkInfo(
-                    index=len(chunks),
-                    line=piece_start,
-                    end_line=piece_end,
-                    section=owner.ord if owner else None,
-                    content=content,
-                    start_offset=offsets[piece_start],
-                    end_offset=offsets[piece_end + 1],
-                    page=doc.page_of(piece_start),
+            page = doc.page_of(piece_start)
+            if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > bound:
+                pieces = [
+                    (offsets[piece_start] + a, text)
+                    for a, text in split_long_line(lines[piece_start - 1], bound)
+                ]
+            else:
+                pieces = [
+                    (offsets[piece_start], "\n".join(lines[piece_start - 1 : piece_end]) + "\n")
+                ]
+            for offset, content in pieces:
+                chunks.append(
+                    ChunkInfo(
+                        index=len(chunks),
+                        line=piece_start,
+                        end_line=piece_end,
+                        section=owner.ord if owner else None,
+                        content=content,
+                        start_offset=offset,
+                        end_offset=offset + len(content),
+                        page=page,
+                    )
                 )
-            )
     return chunks
+
+
+def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
+    """(offset in the line, text) pieces of `line` + '\\n', each at most `max_chars` long.
+
+    A cut goes after the last whitespace in the second half of the window, so words stay
+    whole for full-text search; a window with none is cut at the bound exactly.
+    """
+    text = line + "\n"
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    while len(text) - start > max_chars:
+        stop = start + max_chars
+        space = max(
+            text.rfind(" ", start + max_chars // 2, stop),
+            text.rfind("\t", start + max_chars // 2, stop),
+        )
+        if space >= 0:
+            stop = space + 1
+        pieces.append((start, text[start:stop]))
+        start = stop
+    pieces.append((start, text[start:]))
+    return pieces
 
 
 def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
@@ -122,7 +174,9 @@ def _split(
     return result
 
 
-def _greedy(start: int, end: int, cuts: list[int], max_chars: int, size) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
+def _greedy(
+    start: int, end: int, cuts: list[int], max_chars: int, size: Callable[[int, int], int]
+) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
     piece_start = start
     previous_cut = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+import zipfile
 from collections.abc import Iterator
 
 import docx
@@ -38,6 +39,12 @@ from docql_sqlite.model import Document, Entity, Heading, Source, Table
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
 
 
+# python-docx inflates every part of the package into memory. Images and media do not
+# compress, so a real document expands to little more than its file size (itself capped
+# by --max-bytes, 50 MB by default); text compresses ~10x. Beyond this, it is a zip bomb.
+MAX_EXPANDED_BYTES = 256 * 1024 * 1024
+
+
 def parse(source: Source) -> Document:
     """The DOCX parser (`formats.PARSERS`): the bytes go to `parse_docx`."""
     return parse_docx(source.data, source.path)
@@ -45,6 +52,7 @@ def parse(source: Source) -> Document:
 
 def parse_docx(data: bytes, path: str) -> Document:
     """Parse .docx bytes. Raises `IngestError("corrupt DOCX: ...")` for unreadable files."""
+    _check_expanded_size(data)
     try:
         word = docx.Document(io.BytesIO(data))
         blocks = list(_blocks(word))
@@ -103,6 +111,21 @@ def parse_docx(data: bytes, path: str) -> Document:
     )
     document.entities = merge_entities(extract_entities(document), terms)
     return document
+
+
+def _check_expanded_size(data: bytes) -> None:
+    """Refuse a package whose parts would inflate past MAX_EXPANDED_BYTES, before inflating
+    them (the sizes are in the ZIP directory; a lying directory fails the CRC check)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            expanded = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # python-docx reports what is wrong with it
+    if expanded > MAX_EXPANDED_BYTES:
+        raise IngestError(
+            f"DOCX expands to {expanded:,} bytes (the limit is {MAX_EXPANDED_BYTES:,}); "
+            f"not indexed (a zip bomb?)"
+        )
 
 
 def _blocks(word: docx.document.Document) -> Iterator[Paragraph | DocxTable]:

@@ -112,7 +112,9 @@ def load_plugins() -> None:
 
 
 def extension_of(path: str) -> str:
-    suffix = PurePosixPath(path.split("?")[0]).suffix
+    if "://" in path:  # a URL: its query string is not part of the name (a file may hold '?')
+        path = path.split("?")[0]
+    suffix = PurePosixPath(path).suffix
     return suffix[1:].lower() if suffix else ""
 
 

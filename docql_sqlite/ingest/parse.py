@@ -10,7 +10,7 @@ from ..model import Document
 from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
-from .sections import build_sections
+from .sections import bounded_title, build_sections
 from .store import Parsed, prepare
 
 
@@ -96,6 +96,10 @@ def finish(
         raise Skip(SKIP_EMPTY, "no text content (only whitespace)", path)
     if doc.page_lines:
         doc.chunk_breaks.update(doc.page_lines)  # a chunk never spans pages, so page(n) is exact
+    if doc.title:
+        doc.title = bounded_title(doc.title)
     sections = build_sections(doc)
     chunks = chunk_document(doc, sections, max_chars)
-    return prepare(Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks))
+    parsed = Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
+    parsed.chunk_chars = max_chars
+    return prepare(parsed)

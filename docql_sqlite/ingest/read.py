@@ -14,12 +14,12 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 
 from ..errors import IngestError
 from ..model import Document, Source
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-_BINARY_PROBE = 8192
 # PEP 263 coding cookie on line 1 or 2 (`# -*- coding: koi8-r -*-`, `# vim: set fileencoding=…`)
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
@@ -46,6 +46,11 @@ def read_source(
             if problem is not None:
                 raise IngestError(problem, display_path)
         stat = path.stat()
+        if not S_ISREG(stat.st_mode) and not S_ISDIR(stat.st_mode):
+            # opening a FIFO blocks until someone writes to it; a device may never end
+            raise IngestError(
+                "not a regular file (a FIFO, socket or device); not indexed", display_path
+            )
         if stat.st_size > max_bytes:
             raise Skip(
                 SKIP_TOO_LARGE,
@@ -121,7 +126,7 @@ def decode_text(
     UTF-8 (with or without BOM) and UTF-16/32 with a BOM are decoded exactly. With
     `coding_cookie` (source code), a PEP 263 declaration on line 1 or 2 names the codec,
     as Python itself reads the file. Other text falls back to cp1252/Latin-1 with a
-    warning. Empty and binary data are errors.
+    warning. Empty and binary data (any NUL) are errors.
     """
     if not data:
         raise Skip(SKIP_EMPTY, "empty file (0 bytes)", path)
@@ -142,9 +147,20 @@ def decode_text(
                     f"{exc.start}",
                     path,
                 ) from None
+            if "\x00" in text:  # the same rule for UTF-16/32: a NUL character is binary
+                raise IngestError(
+                    f"binary file (contains NUL characters, the first at character "
+                    f"{text.index(chr(0)):,}); not indexed",
+                    path,
+                )
             return normalize_newlines(text), warnings
-    if b"\x00" in data[:_BINARY_PROBE]:
-        raise IngestError("binary file (contains NUL bytes); not indexed", path)
+    # A NUL byte anywhere (not only in the first 8 KB, git's probe) makes a file binary:
+    # one rule for the whole file, so no NUL ever reaches the index from a text file.
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise IngestError(
+            f"binary file (contains NUL bytes, the first at byte {nul:,}); not indexed", path
+        )
     declared = declared_coding(data) if coding_cookie else None
     if declared is not None:
         try:

@@ -3,7 +3,10 @@
 Unchanged files are skipped by size + mtime, then by content hash; changed files are
 parsed in worker processes and replaced one transaction per batch (each file's rows are
 replaced atomically, so an interrupted run leaves every file either old or new).
-Failures are recorded per file and never stop the run.
+Failures are recorded per file and never stop the run: a file whose rows cannot be
+written is rolled back alone (a savepoint per file) and recorded. Only errors about the
+database as a whole (disk full, I/O, corruption) stop a run, with a message that says
+how to recover.
 
 What is removed (docs/design.md, "Which files"): only documents whose file has vanished
 from disk under an indexed root. A document that is merely outside this run's filters
@@ -12,6 +15,11 @@ from disk under an indexed root. A document that is merely outside this run's fi
 directory that could not be listed stays too. Files deliberately not indexed (empty,
 over --max-bytes, symlinks the policy does not follow) are `skipped`, not failed; the
 run's skip counts by reason are kept in `meta` (`last_run_skipped`) for `status`.
+
+Each document records the chunk size it was cut with (`documents.chunk_chars`, written
+with its rows), so a run that changes `--chunk-chars` and is killed part-way leaves the
+rest marked as not done: the next run (or a concurrent one) re-chunks exactly those.
+At the end of a run the WAL is checkpointed into the main file.
 """
 
 from __future__ import annotations
@@ -23,13 +31,14 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .. import db
-from ..errors import DocQLError, IngestError
+from ..errors import DatabaseError, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, parse_task
+from .paths import shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
 from .walk import (
@@ -53,6 +62,8 @@ class StoredDoc(NamedTuple):
     mtime_ns: int | None
     sha256: str
     path: str
+    chunk_chars: int | None  # None: indexed before chunk sizes were recorded per document
+    uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form (paths.py)
 
 
 @dataclass(slots=True)
@@ -83,7 +94,7 @@ class IngestReport:
         ignored/hidden/unknown-format entries)."""
         return {k: self.skip_counts[k] for k in _FILE_SKIP_KINDS if self.skip_counts.get(k)}
 
-    def summary(self) -> dict[str, object]:
+    def summary(self) -> dict[str, Any]:
         return {
             "added": len(self.added),
             "updated": len(self.updated),
@@ -123,16 +134,12 @@ def index_paths(
     conn = db.connect(db_path)
     try:
         stored = {
-            uri: StoredDoc(doc_id, size, mtime_ns, sha, path)
-            for doc_id, uri, size, mtime_ns, sha, path in conn.execute(
-                "SELECT id, uri, size, mtime_ns, sha256, path FROM documents"
+            uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars, raw)
+            for doc_id, uri, size, mtime_ns, sha, path, chunk_chars, raw in conn.execute(
+                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes "
+                "FROM documents"
             )
         }
-        if db.get_meta(conn, "chunk_chars") != str(options.max_chars):
-            # Chunks of another size are not "unchanged": re-parse every file once.
-            stored = {uri: info._replace(size=-1, sha256="") for uri, info in stored.items()}
-            with conn:
-                db.set_meta(conn, "chunk_chars", str(options.max_chars))
         tasks, seen = _plan(conn, found, stored, options, report)
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
@@ -145,11 +152,27 @@ def index_paths(
         report.skip_counts = dict(sorted(counts.items()))
         with conn:
             db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
+        # Move the run's pages from the WAL into the main file, so the index is one file
+        # again (and a full disk shows up here, not at some later reader's checkpoint).
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except db.DiskFullError:
+        raise DatabaseError(
+            f"disk full while writing '{db_path}': every document committed before this is "
+            f"kept (some may still be in '{db_path}-wal'; keep that file next to the index). "
+            f"Free some space, then run the same index command again to finish"
+        ) from None
     finally:
         conn.close()
     _keep_vectors_current(db_path, options, report)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | None:
+    """`previous` when its chunks were cut with this run's settings, else None (re-parse)."""
+    if previous is None or previous.chunk_chars != options.max_chars:
+        return None
+    return previous
 
 
 def _plan(
@@ -163,7 +186,7 @@ def _plan(
     seen: set[str] = set()
     renamed: list[tuple[str, str]] = []
     for item in found:
-        uri = os.path.abspath(item.path)
+        uri = _uri(item)
         if uri in seen:  # the same file under two of the given paths
             continue
         seen.add(uri)
@@ -171,10 +194,10 @@ def _plan(
             tasks.append((item, None))
             continue
         if item.skipped is not None:  # a symlink the policy does not follow
-            report.skipped.append((item.display, item.skipped))
+            report.skipped.append((shown(item.display), item.skipped))
             seen.discard(uri)  # a document indexed through it before is removed
             continue
-        previous = stored.get(uri)
+        previous = _current(stored.get(uri), options)
         if previous is not None:
             try:
                 st = item.path.stat()
@@ -186,12 +209,12 @@ def _plan(
                 and st.st_mtime_ns == previous.mtime_ns
             ):
                 report.unchanged += 1
-                if previous.path != item.display:
-                    renamed.append((item.display, uri))
+                if previous.path != shown(item.display):
+                    renamed.append((shown(item.display), uri))
                 continue
         task = ParseTask(
             path=str(item.path),
-            display=item.display,
+            display=shown(item.display),
             format=item.format,
             known_sha256=previous.sha256 if previous else None,
             max_bytes=options.max_bytes,
@@ -211,7 +234,7 @@ def _plan_urls(
     by_path = {info.path: info for info in stored.values()}
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
     for url in urls:
-        previous = by_path.get(url)
+        previous = _current(by_path.get(url), options)
         task = ParseTask(
             path=url,
             display=url,
@@ -227,9 +250,10 @@ def _plan_urls(
 
 
 def _uri(item: FoundFile) -> str:
+    """The identity of a found file as stored: absolute path (escaped, see `paths`) or URL."""
     from .fetch import is_url
 
-    return item.display if is_url(item.display) else os.path.abspath(item.path)
+    return item.display if is_url(item.display) else shown(os.path.abspath(item.path))
 
 
 def _run(
@@ -240,7 +264,7 @@ def _run(
     report: IngestReport,
 ) -> None:
     walk_failures = [
-        (item, IngestError(item.error or "cannot be walked", item.display))
+        (item, IngestError(item.error or "cannot be walked", shown(item.display)))
         for item, task in tasks
         if task is None
     ]
@@ -257,7 +281,7 @@ def _run(
     for item, result in results:
         done += 1
         if options.progress:
-            options.progress(done, total, item.display)
+            options.progress(done, total, shown(item.display))
         batch.append((item, result))
         if (
             len(batch) >= options.batch_docs
@@ -275,37 +299,59 @@ def _write_batch(
     stored: dict[str, StoredDoc],
     report: IngestReport,
 ) -> None:
-    with conn:  # one transaction: every file in it is replaced whole or not at all
+    with conn:  # one transaction for speed; each file in it is replaced whole or not at all
         for item, result in batch:
-            uri = result.uri if isinstance(result, (Parsed, Unchanged)) else _uri(item)
-            clear_problems(conn, uri)
-            if isinstance(result, Skipped):
-                report.skipped.append((item.display, result.reason))
-                report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
-                previous = stored.get(uri)
-                if previous is not None and result.kind == SKIP_EMPTY:
-                    delete_document(conn, previous.id)  # the file has no content any more
-                    report.removed.append(previous.path)
-            elif isinstance(result, IngestError):
-                record_problem(conn, item.display, uri, "error", result.message)
-                report.failed.append((item.display, result.message))
-            elif isinstance(result, Unchanged):
-                conn.execute(
-                    "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
-                    (
-                        result.mtime_ns / 1e9 if result.mtime_ns else None,
-                        result.mtime_ns,
-                        item.display,
-                        uri,
-                    ),
-                )
-                report.unchanged += 1
-            elif isinstance(result, Parsed):
-                replace_document(conn, result)
-                (report.updated if uri in stored else report.added).append(item.display)
-                for warning in result.doc.warnings:
-                    record_problem(conn, item.display, uri, "warning", warning)
-                    report.warnings.append((item.display, warning))
+            display = shown(item.display)
+            uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else _uri(item)
+            try:
+                with conn:  # a savepoint: a file whose rows cannot be written rolls back alone
+                    _write_one(conn, display, uri, result, stored, report)
+            except db.WHOLE_DATABASE_ERRORS:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one file must never stop a run
+                reason = f"could not be stored: {type(exc).__name__}: {exc}"
+                clear_problems(conn, uri)
+                record_problem(conn, display, uri, "error", reason)
+                report.failed.append((display, reason))
+
+
+def _write_one(
+    conn: db.Connection,
+    display: str,
+    uri: str,
+    result: object,
+    stored: dict[str, StoredDoc],
+    report: IngestReport,
+) -> None:
+    clear_problems(conn, uri)
+    if isinstance(result, Skipped):
+        previous = stored.get(uri)
+        if previous is not None and result.kind == SKIP_EMPTY:
+            delete_document(conn, previous.id)  # the file has no content any more
+            report.removed.append(previous.path)
+        report.skipped.append((display, shown(result.reason)))
+        report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+    elif isinstance(result, IngestError):
+        record_problem(conn, display, uri, "error", result.message)
+        report.failed.append((display, shown(result.message)))
+    elif isinstance(result, Unchanged):
+        conn.execute(
+            "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
+            (
+                result.mtime_ns / 1e9 if result.mtime_ns else None,
+                result.mtime_ns,
+                display,
+                uri,
+            ),
+        )
+        report.unchanged += 1
+    elif isinstance(result, Parsed):
+        replace_document(conn, result)
+        for warning in result.doc.warnings:
+            record_problem(conn, display, uri, "warning", warning)
+        # the report only once every row is written: a failure above is reported instead
+        (report.updated if uri in stored else report.added).append(display)
+        report.warnings.extend((display, shown(w)) for w in result.doc.warnings)
 
 
 def _remove_missing(
@@ -324,13 +370,13 @@ def _remove_missing(
     prefixes = []
     exact = set()
     for root in roots:
-        absolute = os.path.abspath(root)
+        absolute = shown(os.path.abspath(root))
         if root.is_dir():
             prefixes.append(absolute.rstrip("/") + "/")
         else:
             exact.add(absolute)
-    blind = tuple(os.path.abspath(d).rstrip("/") + "/" for d in unlisted)
-    links = {os.path.abspath(link) for link in unfollowed}
+    blind = tuple(shown(os.path.abspath(d)).rstrip("/") + "/" for d in unlisted)
+    links = {shown(os.path.abspath(link)) for link in unfollowed}
     through_links = tuple(link + "/" for link in links)
 
     def under_roots(uri: str) -> bool:
@@ -340,7 +386,7 @@ def _remove_missing(
     for uri, info in stored.items():
         if uri in seen or not under_roots(uri) or uri.startswith(blind):
             continue
-        state = _on_disk(uri)
+        state = _on_disk(os.fsdecode(info.uri_bytes) if info.uri_bytes else uri)
         if uri in links or uri.startswith(through_links):
             gone.append(info)  # the symlink policy does not follow this path any more
         elif state == "gone" or (state == "present" and options.prune):

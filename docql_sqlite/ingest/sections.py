@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from ..model import Document, Heading
 
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+# A heading can be one 50 MB line; its title is repeated in every chunk's FTS row and in
+# results, so it is cut (the heading's full text stays in the chunks).
+MAX_TITLE_CHARS = 500
 
 
 @dataclass(slots=True)
@@ -29,6 +32,11 @@ class SectionInfo:
     end_line: int
     own_end_line: int
     page: int | None
+
+
+def bounded_title(title: str) -> str:
+    """`title`, cut to MAX_TITLE_CHARS characters with an ellipsis when longer."""
+    return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
 
 
 def slugify(title: str) -> str:
@@ -47,13 +55,10 @@ def build_sections(doc: Document) -> list[SectionInfo]:
     used_anchors: dict[str, int] = {}
     sections: list[SectionInfo] = []
     stack: list[SectionInfo] = []  # open ancestors
+    markdown_ends = _markdown_ends(headings, last_line)
     for ord_, heading in enumerate(headings):
         number = _next_number(counters, heading.level - base)
-        end_line = (
-            heading.end_line
-            if heading.end_line is not None
-            else _markdown_end(headings, ord_, last_line)
-        )
+        end_line = heading.end_line if heading.end_line is not None else markdown_ends[ord_]
         while stack and not (
             stack[-1].level < heading.level and stack[-1].end_line >= heading.line
         ):
@@ -63,7 +68,7 @@ def build_sections(doc: Document) -> list[SectionInfo]:
             ord=ord_,
             level=heading.level,
             depth=(parent.depth + 1) if parent else 1,
-            title=heading.title,
+            title=bounded_title(heading.title),
             number=number,
             anchor=_unique_anchor(heading, used_anchors),
             parent=parent.ord if parent else None,
@@ -80,12 +85,22 @@ def build_sections(doc: Document) -> list[SectionInfo]:
     return sections
 
 
-def _markdown_end(headings: list[Heading], index: int, last_line: int) -> int:
-    level = headings[index].level
-    for later in headings[index + 1 :]:
-        if later.level <= level:
-            return later.line - 1
-    return last_line
+def _markdown_ends(headings: list[Heading], last_line: int) -> list[int]:
+    """For each heading, the line before the next heading of the same or a higher level.
+
+    One pass from the end with a stack of candidates (levels strictly increasing from the
+    top), so it is linear in the number of headings whatever their levels.
+    """
+    ends = [last_line] * len(headings)
+    candidates: list[Heading] = []  # later headings not hidden by a shallower-or-equal one
+    for index in range(len(headings) - 1, -1, -1):
+        level = headings[index].level
+        while candidates and candidates[-1].level > level:
+            candidates.pop()
+        if candidates:
+            ends[index] = candidates[-1].line - 1
+        candidates.append(headings[index])
+    return ends
 
 
 def _next_number(counters: list[int], depth: int) -> str:
@@ -100,7 +115,7 @@ def _next_number(counters: list[int], depth: int) -> str:
 
 
 def _unique_anchor(heading: Heading, used: dict[str, int]) -> str:
-    base = heading.anchor.strip() if heading.anchor else slugify(heading.title)
+    base = heading.anchor.strip() if heading.anchor else slugify(bounded_title(heading.title))
     if base not in used:
         used[base] = 0
         return base
@@ -114,10 +129,25 @@ def _unique_anchor(heading: Heading, used: dict[str, int]) -> str:
 
 def innermost_section(sections: list[SectionInfo], line: int) -> SectionInfo | None:
     """The deepest section whose extent holds `line` (None: the preamble)."""
-    best: SectionInfo | None = None
-    for section in sections:
-        if section.line > line:
-            break
-        if section.end_line >= line:
-            best = section  # extents nest, so a later holder is a deeper one
-    return best
+    return innermost_sections(sections, [line])[0]
+
+
+def innermost_sections(sections: list[SectionInfo], lines: list[int]) -> list[SectionInfo | None]:
+    """`innermost_section` for each of `lines` (ascending), in one pass over both lists.
+
+    A stack holds the sections opened so far that may still hold a later line; the top is
+    the last-opened holder, which is the innermost one because extents nest. Each section
+    is pushed and popped once, so the cost is linear (a search per line was quadratic in
+    the number of headings: 100k headings took minutes).
+    """
+    result: list[SectionInfo | None] = []
+    stack: list[SectionInfo] = []
+    next_section = 0
+    for line in lines:
+        while next_section < len(sections) and sections[next_section].line <= line:
+            stack.append(sections[next_section])
+            next_section += 1
+        while stack and stack[-1].end_line < line:
+            stack.pop()
+        result.append(stack[-1] if stack else None)
+    return result

@@ -18,6 +18,7 @@ from ..db import Connection
 from ..model import CodeBlock, Document, split_lines
 from ..text import fold, fts_text, stored_fold
 from .chunk import ChunkInfo
+from .paths import raw_bytes, shown
 from .sections import SectionInfo
 
 
@@ -42,6 +43,7 @@ class Parsed:
     chunk_rows: list[tuple[Any, ...]] = field(
         default_factory=list
     )  # chunks columns + the two FTS texts
+    chunk_chars: int | None = None  # the chunk size bound the chunks were cut with
 
 
 def prepare(parsed: Parsed) -> Parsed:
@@ -118,26 +120,29 @@ def _delete_fts(conn: Connection, doc_id: int) -> None:
     ).fetchall()
     conn.executemany(
         "INSERT INTO chunks_fts(chunks_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-        [(cid, fts_text(title), fts_text(body)) for cid, title, body in rows],
+        [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in rows],
     )
 
 
 def replace_document(conn: Connection, parsed: Parsed) -> int:
-    existing = find_document(conn, parsed.uri)
+    """Replace the rows of `parsed.uri`; paths that are not valid UTF-8 are stored escaped,
+    with the exact bytes in `uri_bytes` (see `paths`)."""
+    uri, path = shown(parsed.uri), shown(parsed.path)
+    existing = find_document(conn, uri)
     if existing is not None:
         delete_document(conn, existing[0])
     doc = parsed.doc
-    name = parsed.path.rstrip("/").rsplit("/", 1)[-1]
-    directory = parsed.path[: -len(name)].rstrip("/") if "/" in parsed.path else ""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    directory = path[: -len(name)].rstrip("/") if "/" in path else ""
     extension = os.path.splitext(name.split("?")[0])[1][1:].lower()
     conn.execute(
         """INSERT INTO documents(path, uri, name, directory, extension, format, language, title,
-          size, lines, pages,
-                                 mtime, mtime_ns, sha256, header_text, body_line, indexed_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+          size, lines, pages, mtime, mtime_ns, sha256, header_text, body_line, indexed_at,
+          chunk_chars, uri_bytes)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
-            parsed.path,
-            parsed.uri,
+            path,
+            uri,
             name,
             directory,
             extension,
@@ -153,6 +158,8 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
             parsed.header_text,
             doc.body_start_line,
             now(),
+            parsed.chunk_chars,
+            raw_bytes(parsed.uri),
         ),
     )
     doc_id = conn.last_insert_rowid()
@@ -164,7 +171,9 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
 
 def _next_id(conn: Connection, table: str) -> int:
     # Ids are given explicitly so that rows, parents and FTS rows go in with executemany.
-    return conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()[0]
+    row = conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()
+    assert row is not None  # an aggregate always returns a row
+    return int(row[0])
 
 
 def _insert_sections(conn: Connection, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
@@ -306,9 +315,9 @@ def _insert_extras(conn: Connection, doc_id: int, parsed: Parsed) -> None:
 def record_problem(conn: Connection, path: str, uri: str, severity: str, reason: str) -> None:
     conn.execute(
         "INSERT INTO ingest_errors(path, uri, severity, reason, at) VALUES (?, ?, ?, ?, ?)",
-        (path, uri, severity, reason, now()),
+        (shown(path), shown(uri), severity, shown(reason), now()),
     )
 
 
 def clear_problems(conn: Connection, uri: str) -> None:
-    conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (uri,))
+    conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (shown(uri),))

@@ -23,6 +23,9 @@ K = TypeVar("K")
 
 
 def _worker_main(conn: Connection, func: Callable[[Any], Any]) -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the run and
+    # its workers, so a worker must not die with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
         try:
             task = conn.recv()
@@ -116,7 +119,7 @@ def run_tasks(
             if not active:
                 return
             for conn in wait(list(active), timeout=0.5):
-                worker = active[conn]  # type: ignore[index]
+                worker = active[conn]
                 key, _ = worker.queue.popleft()
                 try:
                     status, value = worker.conn.recv()

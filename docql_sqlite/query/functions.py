@@ -112,6 +112,7 @@ CLASS_KINDS = (
     "object",
     "union",
     "protocol",
+    "type",  # named type declarations: TypeScript/Rust `type X = ...`, Go `type X int`
 )
 FUNCTION_KINDS = ("function", "method", "constructor")
 METHOD_KINDS = ("method", "constructor")

@@ -1,0 +1,69 @@
+"""What the server tells a model: the DocQL cheat sheet (its `instructions`, with live
+figures of the index) and the longer guide served as the `docql_guide` prompt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHEAT_SHEET = """\
+DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
+  $.toc                      headings: $.toc[?(@.level<=2)], $.toc[?(@.title~="install")]
+  $.content.heading("kw")    sections whose title contains kw (ranked), with their text
+  $.content.chapter("1.2")   the section numbered 1.2 of each document ("#anchor" works too)
+  $.content.grep("text")     every chunk containing text (or a regex: grep(/Lex[a-z]+/i))
+  $.content.search("words")  full-text (BM25) passages; .similar("...") by meaning
+  $.content.codeblock  $.content.table  $.content.page(3)   (page: PDFs)
+  $.code.class("Name")       a class with its full source; also function(), method(),
+                             query("kw"), and the lists classes, functions, methods, symbols
+  $.entities[?(@.type=="API")]   terms, APIs, class entities found in documents
+  $.files[?(@.extension=="md")]  documents; scope any root: $.files[?(@.path~="zh/")].toc
+Filters: == != < <= > >= ~= (contains) =~ /regex/i startsWith endsWith contains, && || !
+Slices: [0], [-1], [0:10]; projection: $.toc[?(@.level==1)].title
+Tools: docql_query (DocQL), search (plain words or a typed document: lines lex:/vec:/hyde:/
+intent:), get (any location a result prints, e.g. path:12-40; a glob docs/**/*.md gives
+several documents), toc, context (a context pack for a question), status.
+Every result carries a location (path:line-end_line) that `get` reads back."""
+
+
+def instructions(status: dict[str, Any], has_vectors: bool) -> str:
+    """The server's `instructions`: the cheat sheet and what this index holds."""
+    formats = ", ".join(f"{n} {fmt}" for fmt, n in status.get("by_format", {}).items()) or "none"
+    languages = ", ".join(status.get("code_languages", {})) or "none"
+    vectors = (
+        f"yes ({status.get('embedding_model')}): search modes smart, bm25, vector, hybrid"
+        if has_vectors
+        else "no: search modes smart and bm25 (vector/hybrid need `docql-sqlite embed`)"
+    )
+    return (
+        "This server answers questions about an indexed set of documents and code, read "
+        "only.\n"
+        f"Index: {status.get('documents', 0)} documents ({formats}); "
+        f"{status.get('sections', 0)} sections, {status.get('symbols', 0)} code symbols.\n"
+        f"Code languages: {languages}.\nVectors: {vectors}.\n\n" + CHEAT_SHEET
+    )
+
+
+GUIDE = (
+    """\
+# Answering questions with DocQL
+
+Work from the outline down, and cite locations:
+
+1. `toc` (or `docql_query` with `$.toc[?(@.level<=2)]`) to see how a document is organised.
+2. Open a part: `$.content.chapter("2.1")` by its number, `$.content.heading("install")` by
+   its title, `$.code.class("IndexWriter")` for a class's full source.
+3. Find what the outline does not show: `search` with plain words (any language; Chinese
+   works), or a typed document:
+       lex: "exact phrase" -unwanted
+       vec: a question in your own words
+4. Read around a hit with `get` at the location it printed (`path:120-160`, or `path` with
+   `from`/`count`).
+5. For a whole answer at once, `context` with the question builds a pack of the best
+   passages within a character budget, each labelled with its location.
+
+DocQL errors come back with a caret under the problem and a hint; fix the query and call
+again. Long results end with "N more — call again with offset=K".
+
+"""
+    + CHEAT_SHEET
+)

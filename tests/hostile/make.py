@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""Build a hostile corpus: every file a real folder can hold that has hurt an indexer.
+
+    python tests/hostile/make.py OUTDIR [--full]
+
+Each case is a file (or a FIFO) under OUTDIR/hostile/, next to ordinary files under
+OUTDIR/good/ that must come through intact. `build(outdir, full)` returns what each case
+must become: indexed (and then its chunks must equal its text), or recorded as an error
+or a warning whose reason holds a given substring. The small variant (the default) is
+for the normal test suite; `--full` has the sizes of issue 11 (100k headings, a 50 MB
+line, a 1 GB zip bomb). Symlink cases are tested with the walker, not here.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import zipfile
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What indexing a case must give: outcome 'indexed', 'error', 'warning' (indexed
+    with a recorded caveat), 'skipped' (deliberately not indexed, listed in the run's
+    summary) or 'counted' (not indexed, only counted under the reason in the summary),
+    and a substring of the reason (for 'counted': the count's name)."""
+
+    outcome: str
+    reason: str = ""
+    root_only: bool = False  # the outcome needs an unprivileged indexer (unreadable files)
+    path: str = ""  # the file's real path under the corpus root (may hold escaped bytes)
+
+
+GOOD_WORDS = "aardvark badger capybara dugong echidna fennec gecko hyrax ibex jerboa".split()
+
+
+def _good(root: Path) -> dict[str, Expect]:
+    made = {}
+    for n, word in enumerate(GOOD_WORDS):
+        path = root / "good" / f"good{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            f"# Good {n}\n\nThe {word} is fine.\n\n## More\n\nAnother line about the {word}.\n",
+            encoding="utf-8",
+        )
+        made[f"good/good{n}.md"] = Expect("indexed", path=f"good/good{n}.md")
+    return made
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+
+
+def _zip_bomb_docx(path: Path, inflated: int) -> None:
+    """A DOCX whose word/document.xml inflates to `inflated` bytes of one long paragraph."""
+    head = (
+        b'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">'
+        b"<w:body><w:p><w:r><w:t>"
+    )
+    tail = b"</w:t></w:r></w:p></w:body></w:document>"
+    content_types = (
+        b'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/'
+        b'package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/>'
+        b'<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
+        b'relationships+xml"/><Override PartName="/word/document.xml" ContentType="application/'
+        b'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    )
+    rels = (
+        b'<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.'
+        b'openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://'
+        b'schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+        b'Target="word/document.xml"/></Relationships>'
+    )
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", content_types)
+        archive.writestr("_rels/.rels", rels)
+        with archive.open("word/document.xml", "w", force_zip64=True) as member:
+            member.write(head)
+            block = b"a" * (1 << 20)
+            for _ in range(inflated >> 20):
+                member.write(block)
+            member.write(tail)
+
+
+def _zip_bomb_pdf(path: Path, inflated: int) -> None:
+    """A one-page PDF whose content stream (FlateDecode) inflates to `inflated` bytes."""
+    compressor = zlib.compressobj(9)
+    chunk = b"BT /F1 12 Tf 72 700 Td (bomb) Tj ET\n" + b" " * ((1 << 20) - 36)
+    stream = b"".join(compressor.compress(chunk) for _ in range(inflated >> 20))
+    stream += compressor.flush()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = io.BytesIO()
+    out.write(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    for offset in offsets:
+        out.write(b"%010d 00000 n \n" % offset)
+    out.write(
+        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    )
+    path.write_bytes(out.getvalue())
+
+
+def _samples() -> object:
+    sys.path.insert(0, str(REPO / "datasets"))
+    import make_binary_samples  # the project's generator of sample PDFs and DOCX
+
+    return make_binary_samples
+
+
+def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
+    """Write the corpus under `outdir`; returns {relative path (bytes-escaped): Expect}."""
+    headings = 100_000 if full else 10_000
+    line_bytes = 50_000_000 if full else 2_000_000
+    bomb = (1 << 30) if full else (4 << 20)
+    docx_bomb = (1 << 30) if full else (300 << 20)  # past the 256 MB guard either way
+    h = outdir / "hostile"
+    h.mkdir(parents=True, exist_ok=True)
+    cases: dict[str, tuple[Callable[[Path], None], Expect]] = {
+        # text encodings
+        "invalid-utf8.md": (
+            lambda p: _write(p, "# Café\n\nna\u00efve r\u00e9sum\u00e9\n".encode("cp1252")),
+            Expect("warning", "not valid UTF-8"),
+        ),
+        "utf16-no-bom.md": (
+            lambda p: _write(p, "# UTF-16 without BOM\n\ntext\n".encode("utf-16-le")),
+            Expect("error", "binary file"),
+        ),
+        "nul-after-8k.md": (
+            lambda p: _write(p, b"# NUL\n\n" + b"line of text\n" * 1000 + b"\x00\n"),
+            Expect("error", "binary file (contains NUL bytes, the first at byte 13,007)"),
+        ),
+        "control-chars.md": (
+            lambda p: _write(p, b"\xff" + bytes(range(1, 32)) * 200),
+            Expect("error", "not text"),
+        ),
+        # sizes and shapes
+        "sparse-1gb.md": (
+            lambda p: _sparse(p, 1 << 30),
+            Expect("skipped", "file too large"),
+        ),
+        "many-headings.md": (
+            lambda p: _write(
+                p, "".join(f"{'#' * (1 + i % 3)} H{i}\n\nt {i}\n\n" for i in range(headings))
+            ),
+            Expect("indexed"),
+        ),
+        "one-long-line.md": (
+            lambda p: _write(p, "# Long\n\n" + ("word " * (line_bytes // 5)) + "\n"),
+            Expect("indexed"),
+        ),
+        "long-heading-line.md": (
+            lambda p: _write(p, "# " + ("title " * (line_bytes // 12)) + "\n\nbody\n"),
+            Expect("indexed"),
+        ),
+        "blank-lines.md": (
+            lambda p: _write(p, "# Blank\n" + "\n" * (line_bytes // 10) + "end\n"),
+            Expect("indexed"),
+        ),
+        "deep-quotes.md": (
+            lambda p: _write(
+                p,
+                "# Quotes\n\n"
+                + "".join("> " * i + "q\n" for i in range(1, 400))
+                + "> " * 10_000
+                + "deepest\n",
+            ),
+            Expect("indexed"),
+        ),
+        "deep-lists.md": (  # 10k list levels on one line, then 300 by indentation
+            lambda p: _write(
+                p,
+                "# Lists\n\n"
+                + "- " * 10_000
+                + "deepest\n\n"
+                + "".join("  " * i + "- item\n" for i in range(300)),
+            ),
+            Expect("indexed"),
+        ),
+        "wide-table.md": (
+            lambda p: _write(
+                p,
+                "# Table\n\n|"
+                + "|".join(f"c{i}" for i in range(5000))
+                + "|\n|"
+                + "|".join("-" for _ in range(5000))
+                + "|\n|"
+                + "|".join("v" for _ in range(5000))
+                + "|\n",
+            ),
+            Expect("indexed"),
+        ),
+        "deep.html": (
+            lambda p: _write(
+                p,
+                "<html><body><h1>Deep</h1>"
+                + "<div>" * 10_000
+                + "core"
+                + "</div>" * 10_000
+                + "</body></html>",
+            ),
+            Expect("warning", "nested too deeply"),
+        ),
+        "deep.py": (
+            lambda p: _write(p, "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"),
+            Expect("indexed"),
+        ),
+        # broken binary formats
+        "truncated.pdf": (
+            lambda p: _samples().make_corrupt_pdf(str(p)),  # type: ignore[attr-defined]
+            Expect("error", "corrupt PDF"),
+        ),
+        "encrypted.pdf": (
+            lambda p: _samples().make_encrypted_pdf(str(p)),  # type: ignore[attr-defined]
+            Expect("error", "encrypted PDF"),
+        ),
+        "zip-bomb.pdf": (  # pypdf stops inflating past its limit: the page has no text
+            lambda p: _zip_bomb_pdf(p, bomb),
+            Expect("warning", "text extraction failed") if full else Expect("indexed"),
+        ),
+        "not-a-zip.docx": (
+            lambda p: _write(p, b"PK\x03\x04 this is not really a zip archive"),
+            Expect("error", "corrupt DOCX"),
+        ),
+        "broken.docx": (
+            lambda p: _samples().make_broken_docx(str(p)),  # type: ignore[attr-defined]
+            Expect("error", "corrupt DOCX"),
+        ),
+        "zip-bomb.docx": (
+            lambda p: _zip_bomb_docx(p, docx_bomb),
+            Expect("error", "DOCX expands to"),
+        ),
+        # odd names (stored with \xNN escapes when not UTF-8)
+        os.fsdecode(b"bad\xffname.md"): (
+            lambda p: _write(p, "# Bad name\n\nx\n"),
+            Expect("indexed"),
+        ),
+        "new\nline.md": (lambda p: _write(p, "# Newline name\n\nx\n"), Expect("indexed")),
+        "-dash.md": (lambda p: _write(p, "# Dash\n\nx\n"), Expect("indexed")),
+        " spaced name .md": (lambda p: _write(p, "# Spaces\n\nx\n"), Expect("indexed")),
+        "*glob?[x].md": (lambda p: _write(p, "# Glob\n\nx\n"), Expect("indexed")),
+        "e\u0301combining.md": (lambda p: _write(p, "# Combining\n\nx\n"), Expect("indexed")),
+        "n" * 252 + ".md": (lambda p: _write(p, "# Long name\n\nx\n"), Expect("indexed")),
+        # not regular files, unreadable files
+        # the walker counts it (never opened: reading a FIFO blocks); named explicitly,
+        # read.py records it as "not a regular file"
+        "fifo.md": (lambda p: os.mkfifo(p), Expect("counted", "not a regular file")),
+        "locked.md": (lambda p: _locked(p), Expect("error", "permission denied", root_only=True)),
+    }
+    expected = _good(outdir)
+    for name, (make, expect) in cases.items():
+        make(h / name)
+        shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+        expected[f"hostile/{shown}"] = replace(expect, path=f"hostile/{name}")
+    return expected
+
+
+def _sparse(path: Path, size: int) -> None:
+    with open(path, "wb") as handle:
+        handle.write(b"# Sparse\n")
+        handle.truncate(size)
+
+
+def _locked(path: Path) -> None:
+    _write(path, "# Locked\n\nsecret\n")
+    path.chmod(0)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0].startswith("-"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    expected = build(Path(argv[0]), full="--full" in argv)
+    for name, expect in sorted(expected.items()):
+        print(f"{expect.outcome:8} {name!r} {expect.reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
