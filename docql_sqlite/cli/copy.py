@@ -14,7 +14,7 @@ from .common import default_format, emit, handle_errors, output_options
 @click.argument("dest")
 @output_options
 @handle_errors
-def copy_command(source: str, dest: str, fmt: str | None) -> None:
+def copy_command(source: str, dest: str, fmt: str | None, fields: tuple[str, ...] | None) -> None:
     """Copy the index SOURCE to DEST between engines, vectors included.
 
     One side is an index file, the other a postgresql:// URL (an empty database, with
@@ -31,4 +31,4 @@ def copy_command(source: str, dest: str, fmt: str | None) -> None:
             click.echo(f"{table['table']:<14} {table['rows']:>8} rows  sha256 {table['checksum']}")
         click.echo(f"copied {report['source']} to {report['dest']}, every table verified")
     else:
-        emit(report["tables"], fmt)
+        emit(report["tables"], fmt, fields)
