@@ -8,6 +8,7 @@ chunks as FTS5 MATCH for words, accented words, CJK phrases and code identifiers
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -189,9 +190,11 @@ def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> 
     assert again.stderr.startswith("error: ") and again.stderr.count("\n") == 1
     back = tmp_path / "back.db"
     out = subprocess.run(
-        [str(CLI), "copy", url, str(back), "--json"], capture_output=True, text=True, cwd=REPO
+        [str(CLI), "copy", url, str(back)], capture_output=True, text=True, cwd=REPO
     )
     assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)  # piped: JSON, one row per table
+    assert {r["table"] for r in rows} >= {"documents", "chunks"} and all(r["ok"] for r in rows)
     assert table_checksums(str(back)) == table_checksums(str(corpus_db))
 
 

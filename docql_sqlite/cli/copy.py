@@ -15,11 +15,12 @@ from .common import default_format, emit, handle_errors, output_options
 @output_options
 @handle_errors
 def copy_command(source: str, dest: str, fmt: str | None, fields: tuple[str, ...] | None) -> None:
-    """Copy the index SOURCE to DEST between engines, vectors included.
+    """Copy an index to or from PostgreSQL.
 
-    One side is an index file, the other a postgresql:// URL (an empty database, with
-    the pgvector extension available). Every table is checked by row count and checksum
-    before the copy commits; on any difference nothing is written.
+    SOURCE is copied to DEST, vectors included. One side is an index file, the other a
+    postgresql:// URL (an empty database, with the pgvector extension available). Every
+    table is checked by row count and checksum before the copy commits; on any difference
+    nothing is written.
 
     \b
     docql-sqlite copy docs.db postgresql://localhost/docs
