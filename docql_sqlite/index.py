@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import db
+from . import db, deadline
 from .errors import DocQLError, LocationError, UsageError
 from .locations import Location, candidates, from_parts, path_glob
 from .options import (
@@ -85,7 +85,11 @@ class Index:
     """An open index file."""
 
     def __init__(
-        self, path: str | Path, *, readonly: bool = True, table_function: bool = True
+        self,
+        path: str | Path,
+        *,
+        readonly: bool = True,
+        table_function: bool = True,
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
@@ -115,8 +119,7 @@ class Index:
         found = catalog.find_document(self.conn, path)
         if found is None:
             raise LocationError(
-                f"no document '{path}' in the index; list them with: "
-                f"docql-sqlite query {self.path} '$.files'"
+                f"no document '{path}' in the index; the DocQL query $.files lists them"
             )
         return found
 
@@ -142,8 +145,7 @@ class Index:
             if found is not None:
                 return self._excerpt(found, reading)
         raise LocationError(
-            f"no document '{location}' in the index; list them with: "
-            f"docql-sqlite query {self.path} '$.files'"
+            f"no document '{location}' in the index; the DocQL query $.files lists them"
         )
 
     def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
@@ -238,17 +240,29 @@ class Index:
         """Run a DocQL query: its result items (dicts with the spec's fields, or values)."""
         opts = _query_options(options, overrides)
         compiled = self.compile(query, opts)
-        items = list(results.build(compiled, self.execute(compiled)))
+        with deadline.limit(opts.timeout):  # one limit for the SQL and the results stage
+            items = list(results.build(compiled, self.execute(compiled, timeout=opts.timeout)))
         if opts.offset:
             items = items[opts.offset :]
         return QueryResult(items, compiled)
 
-    def execute(self, compiled: Compiled) -> Any:
-        """The rows of a compiled query (deferred parameters bound now)."""
-        try:
-            yield from db.rows(self.conn, compiled.sql, compiled.bound_params())
-        except db.SQLError as exc:
-            raise DocQLError(f"query failed in SQLite: {exc}") from exc
+    def execute(self, compiled: Compiled, timeout: float | None | str = "default") -> Any:
+        """The rows of a compiled query (deferred parameters bound now), within `timeout`
+        seconds (default: $DOCQL_QUERY_TIMEOUT or 5 s; see deadline.py). The time a row
+        is out with the caller does not count."""
+        seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
+        with deadline.limit(seconds) as clock:
+            with deadline.not_counted():  # deferred parameters may load an embedding model
+                params = compiled.bound_params()
+            try:
+                for row in db.rows(self.conn, compiled.sql, params):
+                    if clock is None:
+                        yield row
+                    else:
+                        with clock.paused():
+                            yield row
+            except db.SQLError as exc:
+                raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
     def explain(
         self, query: str, options: QueryOptions | None = None, **overrides: Any

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
+from . import deadline
 from .errors import OptionError
 
 SEARCH_MODES = ("smart", "bm25", "vector", "hybrid")
@@ -21,7 +22,7 @@ GROUPINGS = ("file",)
 LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities")
 RRF_K = 60
 DEFAULT_BUDGET = 12_000
-DEFAULT_QUERY_TIMEOUT = 5.0
+DEFAULT_QUERY_TIMEOUT = deadline.DEFAULT_SECONDS
 MAX_ROWS = 2**63 - 1  # SQLite's largest LIMIT
 
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)
@@ -66,7 +67,8 @@ class QueryOptions:
     paths: tuple[str, ...] = ()  # only documents whose path matches one of these globs
     limit: int | None = None
     offset: int = 0
-    timeout: float | None = DEFAULT_QUERY_TIMEOUT  # seconds for one query; None: no deadline
+    # Seconds for one query (None: no limit); default $DOCQL_QUERY_TIMEOUT, else 5 s.
+    timeout: float | None = field(default_factory=deadline.default_seconds)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))

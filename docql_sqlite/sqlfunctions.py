@@ -11,12 +11,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from . import deadline
 from .errors import DocQLError, DocQLRegexError
 from .text import fold
 
 REGEX_LITERAL = re.compile(r"^/(.*)/([ims]*)$", re.S)
 _REGEX_CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
-_GUARDED_CACHE: dict[tuple[str, bool], Any] = {}
+_GUARDED_CACHE: dict[tuple[str, str], Any] = {}
 
 
 def heading_score(title: str | None, keyword: str | None) -> float:
@@ -54,11 +55,7 @@ def grep_count(text: str | None, pattern: str | None) -> int:
         return 0
     literal = REGEX_LITERAL.match(pattern)
     if literal:
-        try:
-            compiled = compile_regex(literal.group(1), literal.group(2))
-        except re.error as exc:
-            raise DocQLRegexError(f"invalid regex {pattern}: {exc}") from None
-        return sum(1 for _ in compiled.finditer(text))
+        return _guarded_count(literal.group(1), text, literal.group(2))
     needle = fold(pattern)
     return fold(text).count(needle) if needle else 0
 
@@ -72,39 +69,72 @@ def rrf(rank: Any, k: float = 60.0, weight: float = 1.0) -> float:
     return weight / (k + float(rank))
 
 
-# Guards against catastrophic backtracking (`(a+)+$`): a cap on the pattern's length and
-# a time cap on every single match, enforced by the `regex` engine.
+# Guards against catastrophic backtracking (`(a+)+$`): a cap on the pattern's length, and
+# the `regex` engine's `timeout=` set to the time the running query has left (`deadline`):
+# one time limit per query, not per row. Called outside any query (a Python host's own
+# SQL), each match gets MATCH_TIMEOUT_S.
 MAX_PATTERN_CHARS = 1000
-MATCH_TIMEOUT_S = 0.5
+MATCH_TIMEOUT_S = 0.5  # per match, for SQL run outside any query's limit
+_FLAG_BITS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL"}
 
 
-def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
-    # Called once per row: no import statements on this path (they cost a microsecond each).
+def _guarded_compile(pattern: str, flags: str) -> Any:
+    # Called once per row: no import statements on the cached path (a microsecond each).
     if len(pattern) > MAX_PATTERN_CHARS:
         raise DocQLRegexError(
             f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})"
         )
     # A cache of its own: `regex` patterns keyed like compile_regex's `re` patterns would
     # collide ((p, 2) is also re.IGNORECASE) and hand one caller the other's pattern.
-    key = (pattern, ignore_case)
+    key = (pattern, flags)
     compiled = _GUARDED_CACHE.get(key)
     if compiled is None:
         import regex
 
+        bits = regex.V0
+        for flag in flags:
+            bits |= getattr(regex, _FLAG_BITS[flag])
         try:
-            compiled = regex.compile(
-                pattern, regex.IGNORECASE | regex.V0 if ignore_case else regex.V0
-            )
+            compiled = regex.compile(pattern, bits)
         except regex.error as exc:
             raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
         _GUARDED_CACHE[key] = compiled
+    return compiled
+
+
+def _time_left(pattern: str) -> tuple[float, float]:
+    """(seconds the match of `pattern` may take, the limit to name in the error)."""
+    running = deadline.current()
+    if running is None:
+        return MATCH_TIMEOUT_S, MATCH_TIMEOUT_S
+    running.regex = pattern
+    left = running.remaining()
+    if left <= 0:
+        raise running.expired()
+    return left, running.seconds
+
+
+def guarded_search(pattern: str, text: str, flags: str = "") -> Any:
+    """`regex` search of `pattern` in `text` within the query's time; the match or None."""
+    compiled = _guarded_compile(pattern, flags)
+    left, limit = _time_left(pattern)
     try:
-        return int(compiled.search(text, timeout=MATCH_TIMEOUT_S) is not None)
+        return compiled.search(text, timeout=left)
     except TimeoutError:
-        raise DocQLRegexError(
-            f"regex /{pattern}/ took over {MATCH_TIMEOUT_S:g} s on one text (catastrophic "
-            f"backtracking?); simplify it"
-        ) from None
+        raise deadline.timed_out(limit, regex=pattern) from None
+
+
+def _guarded_count(pattern: str, text: str, flags: str) -> int:
+    compiled = _guarded_compile(pattern, flags)
+    left, limit = _time_left(pattern)
+    try:
+        return sum(1 for _ in compiled.finditer(text, timeout=left))
+    except TimeoutError:
+        raise deadline.timed_out(limit, regex=pattern) from None
+
+
+def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
+    return int(guarded_search(pattern, text, "i" if ignore_case else "") is not None)
 
 
 def regexp(pattern: str | None, text: str | None) -> int | None:

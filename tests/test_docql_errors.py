@@ -88,11 +88,12 @@ def test_runtime_regex_timeout_is_a_docql_error(tmp_index) -> None:
     tmp_index.write("x.md", "# X\n\n" + "x" * 5000 + "\n")
     tmp_index.index()
     with docql_sqlite.open(tmp_index.db) as idx:
-        with pytest.raises(errors.DocQLRegexError) as info:
-            idx.query("$.content.grep(/(x+x+)+y/)")
+        with pytest.raises(errors.DocQLRegexError) as info:  # a RegexTimeout (issue 11)
+            idx.query("$.content.grep(/(x+x+)+y/)", timeout=1)
     assert str(info.value) == (
-        "DocQLRegexError: regex /(x+x+)+y/ took over 0.5 s on one text (catastrophic "
-        "backtracking?); simplify it"
+        "RegexTimeout: query took too long (over 1 s) in the regex /(x+x+)+y/ (catastrophic "
+        "backtracking? nested repeats such as (a|aa)+ or (\\w+\\s?)*); simplify it, or raise "
+        "the limit with DOCQL_QUERY_TIMEOUT=SECONDS (Python: index.query(q, timeout=SECONDS))"
     )
     result = CliRunner().invoke(
         cli, ["query", str(tmp_index.db), "$.toc[?(@.title =~ /(x+x+)+y/)]", "--json"]

@@ -236,6 +236,7 @@ FENCE4 = "```py\nx = 1\ny = 2\nz = 3\nw = 4\n```"
 FENCE_BLANKS = "```\nline a\n\nline b\n\nline c\n```"
 TABLE = "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
 P = INTRO.strip()
+YAML = "<!-- YAML\nadded: v0.0.2\nchanges:\n  - version: v15.4.0\n    description: fd\n-->"
 
 
 # `want`: each chunk's content with surrounding blank lines stripped (where a blank line
@@ -258,6 +259,20 @@ P = INTRO.strip()
             "# S\n\n" + INTRO + "\n\n" + FENCE_BLANKS + "\n",
             100,
             ["# S\n\n" + P, FENCE_BLANKS],
+        ),
+        # a heading and an HTML comment block (Node's `<!-- YAML -->` history) stick to
+        # the block after them: no heading-only or comment-only chunk
+        (
+            "yaml.md",
+            "## fs.open(path)\n\n" + YAML + "\n\n" + INTRO + "\n\n" + INTRO + "\n",
+            200,
+            ["## fs.open(path)\n\n" + YAML + "\n\n" + P, P],
+        ),
+        (
+            "comment-mid.md",
+            "# C\n\n" + INTRO + "\n\n<!-- a note -->\n\n" + INTRO + "\n",
+            100,
+            ["# C\n\n" + P, "<!-- a note -->\n\n" + P],
         ),
         # everything fits: one chunk per section's own text
         ("whole.md", "# W\ntext\n\n## S\nmore\n", 1500, ["# W\ntext", "## S\nmore"]),

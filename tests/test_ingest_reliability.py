@@ -118,7 +118,7 @@ def test_a_file_that_cannot_be_stored_rolls_back_alone(tmp_index: TmpIndex) -> N
 def test_an_error_is_printed_once(odd_names: Path, target: str) -> None:
     (odd_names / "notdb.db").write_text("hello, not a database\n")
     done = run_cli("index", target, "d/z.md", cwd=odd_names)
-    assert done.returncode == 1
+    assert done.returncode == 2  # not an index: a usage error (issue 8 item 11)
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
 

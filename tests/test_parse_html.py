@@ -42,41 +42,40 @@ lumen.open("x.db")
 </body></html>
 """
 
+# The <nav> is chrome (DESIGN D13): it is not rendered, so the page starts at its <h1>.
 EXPECTED_LINES = [
-    "Home | Docs",  # 1
+    "Guide",  # 1
     "",
-    "Guide",  # 3
-    "",
-    "Intro text spanning two source lines.",  # 5
+    "Intro text spanning two source lines.",  # 3
     "After a break.",
     "",
-    "Install lumen",  # 8
+    "Install lumen",  # 6
     "",
-    "import lumen",  # 10
+    "import lumen",  # 8
     "",
-    'lumen.open("x.db")',  # 12
+    'lumen.open("x.db")',  # 10
     "",
-    "Glossary",  # 14
-    "Term | Definition",  # 15
+    "Glossary",  # 12
+    "Term | Definition",  # 13
     "Shard | a piece",
-    "Chunk | a slice of text",  # 17
+    "Chunk | a slice of text",  # 15
     "",
-    "Cache",  # 19
+    "Cache",  # 17
     "A store.",
     "A",
     "B",
-    "Letters.",  # 23
+    "Letters.",  # 21
     "",
-    "Note: not a term.",  # 25
+    "Note: not a term.",  # 23
     "",
-    "Index: the database file.",  # 27
+    "Index: the database file.",  # 25
     "",
-    "one",  # 29
+    "one",  # 27
     "Two — the second",
     "",
-    "GET /api/users",  # 32
+    "GET /api/users",  # 30
     "",
-    "End.",  # 34
+    "End.",  # 32
 ]
 
 
@@ -90,9 +89,9 @@ def test_rendered_text() -> None:
 def test_headings_point_at_their_lines() -> None:
     document = parse_html(PAGE, "guide.html")
     assert [(h.level, h.title, h.line, h.anchor) for h in document.headings] == [
-        (1, "Guide", 3, "top"),
-        (2, "Install lumen", 8, None),
-        (3, "GET /api/users", 32, "users"),
+        (1, "Guide", 1, "top"),
+        (2, "Install lumen", 6, None),
+        (3, "GET /api/users", 30, "users"),
     ]
     lines = document.text.split("\n")
     assert all(lines[h.line - 1] == h.title for h in document.headings)
@@ -101,12 +100,12 @@ def test_headings_point_at_their_lines() -> None:
 def test_codeblocks_and_tables() -> None:
     document = parse_html(PAGE, "guide.html")
     assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
-        ("python", 'import lumen\n\nlumen.open("x.db")', 10, 12),
+        ("python", 'import lumen\n\nlumen.open("x.db")', 8, 10),
     ]
     assert [(t.headers, t.rows, t.line, t.end_line) for t in document.tables] == [
-        (["Term", "Definition"], [["Shard", "a piece"], ["Chunk", "a slice of text"]], 15, 17),
+        (["Term", "Definition"], [["Shard", "a piece"], ["Chunk", "a slice of text"]], 13, 15),
     ]
-    assert document.keep_together == [(10, 12), (15, 17)]
+    assert document.keep_together == [(8, 10), (13, 15)]
 
 
 def test_entities() -> None:
@@ -114,14 +113,14 @@ def test_entities() -> None:
     assert [
         (e.entity_type, e.name, e.line, e.end_line, e.definition) for e in document.entities
     ] == [
-        ("Term", "Shard", 16, 16, "a piece"),
-        ("Term", "Chunk", 17, 17, "a slice of text"),
-        ("Term", "Cache", 19, 20, "A store."),
-        ("Term", "A", 21, 23, "Letters."),
-        ("Term", "B", 22, 23, "Letters."),
-        ("Term", "Index", 27, 27, "the database file."),
-        ("Term", "Two", 30, 30, "the second"),
-        ("API", "GET /api/users", 32, 34, None),
+        ("Term", "Shard", 14, 14, "a piece"),
+        ("Term", "Chunk", 15, 15, "a slice of text"),
+        ("Term", "Cache", 17, 18, "A store."),
+        ("Term", "A", 19, 21, "Letters."),
+        ("Term", "B", 20, 21, "Letters."),
+        ("Term", "Index", 25, 25, "the database file."),
+        ("Term", "Two", 28, 28, "the second"),
+        ("API", "GET /api/users", 30, 32, None),
     ]
 
 
@@ -203,3 +202,113 @@ def test_very_deep_nesting_keeps_words() -> None:
     document = parse_html(html, "a.html")
     assert "deep words" in document.text
     assert document.warnings == ["HTML nested too deeply; structure ignored"]
+
+
+# -- main content: generator-shaped pages (saved shapes of Sphinx, MkDocs, Docusaurus, Node) --
+FILLER = "<p>" + "Words of the page body that readers come for. " * 30 + "</p>"
+SPHINX = f"""<html><head><title>json — JSON encoder and decoder — Python docs</title></head><body>
+<div class="related" role="navigation" aria-label="related navigation"><h3>Navigation</h3>
+<ul><li><a href="genindex.html">index</a></li><li><a href="marshal.html">next</a></li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="bodywrapper">
+<div class="body" role="main"><section id="module-json">
+<h1>json — JSON encoder and decoder<a class="headerlink" href="#module-json">¶</a></h1>
+{FILLER}
+<section id="basic-usage"><h2>Basic Usage<a class="headerlink" href="#basic-usage">¶</a></h2>
+<dl class="py function"><dt class="sig sig-object py" id="json.dump">
+<span class="sig-prename descclassname">json.</span><span class="sig-name descname">dump</span>(
+<em class="sig-param">obj</em>, <em class="sig-param">fp</em>)<a class="headerlink"
+href="#json.dump">¶</a></dt><dd><p>Serialize <em>obj</em> to <em>fp</em>.</p></dd></dl>
+<dl class="py class"><dt class="sig sig-object py" id="json.JSONDecoder">
+<em class="property">class </em><span class="sig-prename descclassname">json.</span>
+<span class="sig-name descname">JSONDecoder</span>(<em class="sig-param">*</em>)</dt>
+<dd><p>Simple JSON decoder.</p>
+<dl class="py method"><dt class="sig sig-object py" id="json.JSONDecoder.decode">
+<span class="sig-name descname">decode</span>(<em class="sig-param">s</em>)</dt>
+<dd><p>Return the Python object.</p></dd></dl></dd></dl>
+</section></section></div></div></div>
+<div class="sphinxsidebar" role="navigation" aria-label="main navigation">
+<h3>Previous topic</h3><p><a href="email.html">email</a></p>
+<div role="note"><h3>This Page</h3><ul><li><a href="_sources/json.rst.txt">Show Source</a>
+</li></ul></div></div></div>
+<div class="footer">© Copyright 2001-2023, Python Software Foundation.</div>
+</body></html>"""
+
+MKDOCS = f"""<html><head><title>Setup - My Project</title></head><body>
+<header class="md-header"><nav class="md-header__inner"><div class="md-header__title">
+My Project</div></nav></header>
+<div class="md-container"><main class="md-main"><div class="md-main__inner md-grid">
+<div class="md-sidebar md-sidebar--primary"><nav class="md-nav"><label>Navigation</label>
+<ul><li>Home</li><li>Setup</li><li>Reference</li></ul></nav></div>
+<div class="md-content"><article class="md-content__inner md-typeset">
+<h1 id="setup">Setup<a class="headerlink" href="#setup" title="Permanent link">¶</a></h1>
+{FILLER}
+<h2 id="install">Install<a class="headerlink" href="#install">¶</a></h2><p>Run pip.</p>
+</article></div></div></main>
+<footer class="md-footer"><nav class="md-footer__inner"><a href="/">Previous Home</a></nav>
+</footer></div></body></html>"""
+
+DOCUSAURUS = f"""<html><head><title>Intro | Site</title></head><body>
+<nav class="navbar"><a class="navbar__brand"><b>Site</b></a><a>Docs</a><a>Blog</a></nav>
+<div class="main-wrapper"><aside class="theme-doc-sidebar-container"><nav><ul>
+<li>Intro</li><li>Tutorial</li></ul></nav></aside>
+<main class="docMainContainer"><div class="container"><div class="row"><div class="col">
+<nav class="theme-doc-breadcrumbs" aria-label="Breadcrumbs"><ul><li>Home</li><li>Intro</li>
+</ul></nav>
+<article><div class="theme-doc-markdown markdown"><header><h1>Intro</h1></header>
+{FILLER}
+<h2 id="getting-started">Getting started<a class="hash-link" href="#getting-started">#</a></h2>
+<p>Start here.</p></div></article>
+<nav class="pagination-nav"><a>Previous</a><a>Next: Tutorial</a></nav></div>
+<div class="col col--3"><div class="tableOfContents theme-doc-toc-desktop"><ul>
+<li>Getting started</li></ul></div></div></div></div></main></div>
+<footer class="footer">Copyright © Site.</footer></body></html>"""
+
+NODE_SHAPED = f"""<html><head><title>File system | Node.js v18 Documentation</title>
+<script>function setupTheme() {{ document.title = "<h1>setupTheme</h1>"; }}</script></head>
+<body><div id="content"><div id="column2" class="interior"><ul>
+<li><a href="a.html">Assertion testing</a></li><li><a href="b.html">Buffer</a></li></ul></div>
+<div id="column1" class="interior"><header class="header"><h1>Node.js v18 documentation</h1>
+<details id="toc"><summary>Table of contents</summary><ul><li>File system</li></ul></details>
+</header><div id="apicontent"><h2>File system<span><a class="mark" href="#fs">#</a></span></h2>
+{FILLER}{FILLER}<h3>fs.open(path)</h3><p>Opens a file.</p></div></div></div></body></html>"""
+
+CHROME_WORDS = ("Navigation", "Previous topic", "This Page", "¶", "Copyright", "Breadcrumbs")
+
+
+@pytest.mark.parametrize(
+    "html, headings",
+    [
+        (SPHINX, [(1, "json — JSON encoder and decoder"), (2, "Basic Usage")]),
+        (MKDOCS, [(1, "Setup"), (2, "Install")]),
+        (DOCUSAURUS, [(1, "Intro"), (2, "Getting started")]),
+        (NODE_SHAPED, [(2, "File system"), (3, "fs.open(path)")]),
+    ],
+    ids=["sphinx", "mkdocs", "docusaurus", "node"],
+)
+def test_main_content_only(html: str, headings: list[tuple[int, str]]) -> None:
+    document = parse_html(html, "page.html")
+    assert [(h.level, h.title) for h in document.headings] == headings
+    for word in CHROME_WORDS + ("Show Source", "Next: Tutorial", "Buffer", "setupTheme"):
+        assert word not in document.text, word
+    assert "Words of the page body" in document.text
+    assert not [e for e in document.entities if any(w in e.name for w in CHROME_WORDS)]
+
+
+def test_sphinx_object_descriptions_are_api_and_class_entities() -> None:
+    document = parse_html(SPHINX, "json.html")
+    objects = [
+        (e.entity_type, e.name, e.signature)
+        for e in document.entities
+        if e.entity_type in ("API", "ClassEntity")
+    ]
+    assert objects == [
+        ("API", "json.dump", "json.dump(obj, fp)"),
+        ("ClassEntity", "json.JSONDecoder", "class json.JSONDecoder(*)"),
+        ("API", "json.JSONDecoder.decode", "decode(s)"),
+    ]
+    lines = document.text.split("\n")
+    dump = next(e for e in document.entities if e.name == "json.dump")
+    assert lines[dump.line - 1].startswith("json.dump(")
+    assert "Serialize obj to fp." in lines[dump.line : dump.end_line]
+    # no Term named by a whole signature
+    assert not [e for e in document.entities if e.entity_type == "Term" and "(" in e.name]

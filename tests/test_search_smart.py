@@ -184,7 +184,7 @@ def test_context_within_budget_and_labelled(corpus_db: Path, budget: int) -> Non
         again = context(idx, "how does segment compaction work", budget=budget)
     assert pack == again  # deterministic
     assert len(pack["text"]) == pack["chars"] <= budget
-    assert pack["blocks"] and pack["strategy"] == "bm25 hits"
+    assert pack["blocks"] and pack["strategy"] == "smart hits"
     for block in pack["blocks"]:
         assert f"--- {block['path']}:{block['line']}" in pack["text"]
     if budget >= 12000:
@@ -259,3 +259,104 @@ def test_common_words_do_not_select_or_candidates(tmp_index, monkeypatch) -> Non
             "docs/zircon.md",
         ]  # … but counts in coverage
         assert hits[0]["explain"]["lists"]["bm25"]["terms_matched"] == 2
+
+
+# -- channel balance: identifiers win, a common word inside a name does not ------------------
+BALANCE_DOCS = {
+    "server.py": '"""A tiny request server."""\n\n\ndef handle(request):\n'
+    "    return request.reply()\n\n\nclass Parser:\n"
+    "    def convert_arg_line_to_args(self, arg_line):\n        return arg_line.split()\n\n"
+    "    def parse_args(self, args=None):\n        return [a for a in args or []]\n\n\n"
+    'class DocQLLexer:\n    """Splits text into tokens."""\n\n'
+    "    def tokens(self, text):\n        return text.split()\n",
+    "stream.js": "const fs = require('fs');\n\nfunction createReadStream(path, options) {\n"
+    "  return fs.createReadStream(path, options);\n}\n\nfunction readAll(path) {\n"
+    "  return fs.readFileSync(path, 'utf8');\n}\n",
+    "guide.md": "# User guide\n\n## Handling errors in request handlers\n\n"
+    "When a request handler raises an error, the server catches it and replies with status "
+    "500. To handle errors yourself, wrap the handler body in try/except.\n\n"
+    "## Reading arguments from files\n\nArguments can be read from a file: each line of the "
+    "file becomes one argument; a line is split on whitespace per argument.\n\n"
+    "## Streams\n\nThe createReadStream helper in stream.js wraps the fs function; a read "
+    "stream reads a file in pieces.\n\n"
+    "## Tokens\n\nThe DocQLLexer splits DocQL text into tokens before the parser runs.\n",
+    **{
+        f"note{i}.md": f"# Note {i}\n\nSome request and error text about handling, file {i}, "
+        "arguments and lines.\n"
+        for i in range(6)
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def balance_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    root = tmp_path_factory.mktemp("balance")
+    for name, text in BALANCE_DOCS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    index_paths(root / "b.db", [str(root)], IngestOptions(workers=1))
+    return root / "b.db"
+
+
+@pytest.mark.parametrize(
+    "query, top_section, top_file",
+    [
+        # an identifier as typed: its definition first
+        ("createReadStream", "createReadStream", "stream.js"),
+        ("createReadStream options", "createReadStream", "stream.js"),
+        ("DocQLLexer", "DocQLLexer", "server.py"),
+        ("DocQLLexer tokens", "DocQLLexer", "server.py"),
+        ("convert_arg_line_to_args", "convert_arg_line_to_args", "server.py"),
+        ("handle", "handle", "server.py"),  # a one-word query is a name lookup
+        # a question whose words one section holds all of: that section, not a name
+        # that shares one word with it (def handle, convert_arg_line_to_args)
+        (
+            "how do I handle errors in a request handler",
+            "Handling errors in request handlers",
+            "guide.md",
+        ),
+        (
+            "how are arguments read from a file, one per line",
+            "Reading arguments from files",
+            "guide.md",
+        ),
+    ],
+)
+def test_exact_identifier_wins_common_word_in_a_name_does_not(
+    balance_db: Path, query: str, top_section: str, top_file: str
+) -> None:
+    with docql_sqlite.open(balance_db) as idx:
+        top = search(idx, query, explain=True)[0]
+    assert (top["section"], top["path"].rsplit("/", 1)[-1]) == (top_section, top_file), top
+
+
+def test_name_share_weights(balance_db: Path) -> None:
+    with docql_sqlite.open(balance_db) as idx:
+        hits = search(idx, "how do I handle errors in a request handler", explain=True)
+    by_section = {h["section"]: h for h in hits}
+    handle = by_section["handle"]["explain"]
+    # the symbols channel does not name `handle` for a question: only its share as a code word
+    assert "symbols" not in handle["lists"]
+    assert handle["rrf"]["code_words"] < 1 / 61
+    # the bm25 rank of a passage with 2 of the 4 words counts half
+    assert handle["lists"]["bm25"]["terms_matched"] == 2
+    assert handle["rrf"]["bm25"] == pytest.approx(0.5 / (60 + handle["lists"]["bm25"]["rank"]))
+
+
+@pytest.mark.parametrize("budget", [250, 400, 800, 3000])
+@pytest.mark.parametrize(
+    "question",
+    ["DocQLLexer", "createReadStream options", "how do I handle errors in a request handler"],
+)
+def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget: int) -> None:
+    with docql_sqlite.open(balance_db) as idx:
+        top = search(idx, question)[0]
+        pack = context(idx, question, budget=budget)
+    assert len(pack["text"]) <= budget
+    first = pack["blocks"][[b["kind"] for b in pack["blocks"]].index("hit")]
+    held = [(b["path"], b["line"]) for b in pack["blocks"] if b["kind"] == "hit"]
+    assert (top["path"], top["line"]) in held, (top["location"], held)
+    assert first["text"].startswith(top["content"][: len(first["text"]) - 20].rstrip()[:40])
+    if budget >= 3000:  # room to spread: other documents' best hits come in too
+        assert len({b["path"] for b in pack["blocks"]}) > 1

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.resources.templates import ResourceSecurity
 from mcp.types import (
     CallToolResult,
     ListResourcesResult,
@@ -190,6 +191,10 @@ def build(tools: Tools) -> DocQLServer:
         name="document",
         description="The text of an indexed document, as indexed",
         mime_type="text/plain",
+        # Documents indexed outside the working directory have absolute paths. Safe to
+        # allow: the handler reads the index's own copy of an indexed document, never the
+        # filesystem (`..` and NUL stay refused).
+        security=ResourceSecurity(reject_absolute_paths=False),
     )
     def document(path: str) -> str:
         try:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 import click
 
 from .. import output
-from ..errors import DatabaseError, DocQLError, QueryError, UsageError
+from ..errors import DatabaseError, DocQLError, DocQLNote, QueryError, UsageError
 from ..index import Index
 
 
@@ -111,6 +112,10 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        # Library notes (`DocQLNote`, e.g. "reading … as an immutable file") print as one
+        # line, once, for the rest of this process.
+        warnings.simplefilter("once", DocQLNote)
+        warnings.showwarning = _show_note
         try:
             result = func(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -130,6 +135,14 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             sys.exit(0)
 
     return wrapper
+
+
+def _show_note(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """A `DocQLNote` as one `note:` line on stderr; other warnings as Python shows them."""
+    if issubclass(category, DocQLNote):
+        click.echo(f"note: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, *args, **kwargs))
 
 
 def fail(message: str, code: int) -> NoReturn:

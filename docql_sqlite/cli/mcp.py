@@ -16,7 +16,7 @@ from ..options import IngestOptions
 from .common import database_argument, handle_errors
 
 
-@click.command("mcp")
+@click.command("mcp", short_help="Serve DATABASE to AI agents over MCP (stdio or HTTP), read only.")
 @database_argument
 @click.option(
     "--http",

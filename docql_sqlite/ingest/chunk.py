@@ -67,7 +67,7 @@ def chunk_document(
         *doc.chunk_breaks,
     }
     starts = sorted(n for n in boundaries if first <= n <= total)
-    inside, edges = _block_lines(doc, lines)
+    inside, edges = _block_lines(doc, lines, max_chars)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
     bound = chunk_bound(max_chars)
@@ -124,7 +124,7 @@ def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
     return pieces
 
 
-def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
+def _block_lines(doc: Document, lines: list[str], max_chars: int) -> tuple[set[int], set[int]]:
     """(inside, edges) for code blocks, tables and HTML blocks.
 
     `inside`: lines that continue a block; splitting before them would cut the block.
@@ -137,12 +137,65 @@ def _block_lines(doc: Document, lines: list[str]) -> tuple[set[int], set[int]]:
     ranges = [(b.line, b.end_line) for b in doc.codeblocks] + [
         (t.line, t.end_line) for t in doc.tables
     ]
+    block_ends: dict[int, int] = {}
     for start, end in ranges + list(doc.keep_together):
         inside.update(range(start + 1, end + 1))
         edges.add(start)
+        block_ends[start] = max(end, block_ends.get(start, end))
         if end < len(lines) and lines[end].strip():
             edges.add(end + 1)
+    inside |= _glued(doc, lines, block_ends, max_chars)
     return inside, edges
+
+
+def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_chars: int) -> set[int]:
+    """Lines a split must not start at: a heading and an HTML comment block (Node's
+    `<!-- YAML ... -->` history) stick to the block that follows them, when together they
+    fit in a chunk.
+
+    Without this, a long section came out as a heading-only chunk, then a chunk of the
+    comment alone, neither of which answers anything.
+    """
+    total = len(lines)
+
+    def comment_end(n: int) -> int:  # a comment opening on line n closes on the line returned
+        while n < total and "-->" not in lines[n - 1]:
+            n += 1
+        return n
+
+    def block_end(n: int) -> int:  # a code block, table or paragraph starting on line n
+        if n in block_ends:
+            return block_ends[n]
+        while n < total and lines[n].strip():
+            n += 1
+        return n
+
+    comments: list[tuple[int, int]] = []  # (first line, last line)
+    n = 1
+    while n <= total:
+        if lines[n - 1].lstrip().startswith("<!--"):
+            comments.append((n, comment_end(n)))
+            n = comments[-1][1]
+        n += 1
+    glued: set[int] = set()
+    for first, after in [(h.line, h.line) for h in doc.headings] + comments:
+        # Blank lines and further comments, then the first line of the next block.
+        n, run = after + 1, set[int]()
+        while n <= total:
+            text = lines[n - 1].strip()
+            if text.startswith("<!--"):
+                end = comment_end(n)
+                run.update(range(n, end + 1))
+                n = end + 1
+                continue
+            run.add(n)
+            if text:
+                end = block_end(n)
+                if sum(len(lines[i - 1]) + 1 for i in range(first, end + 1)) <= max_chars:
+                    glued |= run
+                break
+            n += 1
+    return glued
 
 
 def _split(

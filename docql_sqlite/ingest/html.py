@@ -62,9 +62,11 @@ def parse_html(text: str, path: str) -> Document:
     soup = BeautifulSoup(text, "html.parser")
     title_tag = soup.find("title")
     page_title = _collapse(title_tag.get_text()) if title_tag else ""
+    root = main_content(soup)
+    strip_chrome(root)
     renderer = _Renderer()
     try:
-        renderer.render(soup)
+        renderer.render(root)
     except RecursionError:  # pathologically deep nesting: keep the words, lose the structure
         renderer = _Renderer()
         renderer.lines = [_collapse(s) for s in soup.get_text("\n").split("\n") if s.strip()]
@@ -86,6 +88,124 @@ def parse_html(text: str, path: str) -> Document:
     )
     document.entities = merge_entities(extract_entities(document), renderer.terms)
     return document
+
+
+# Where a page's own content is, most specific first: HTML5 landmarks, then the wrappers
+# of common generators — (tag name or None, class, id, role).
+_MAIN_MARKS: tuple[tuple[str | None, str | None, str | None, str | None], ...] = (
+    ("main", None, None, None),
+    (None, None, None, "main"),
+    ("div", "body", None, None),  # Sphinx (basic theme and its children)
+    ("article", "md-content__inner", None, None),  # MkDocs Material
+    ("div", "document", None, None),  # Sphinx without div.body
+    ("div", "contentContainer", None, None),  # Javadoc before HTML5
+    ("section", None, "main-content", None),  # rustdoc
+    ("article", None, None, None),
+)
+# Chrome inside the content: navigation, sidebars, page tables of contents, footers.
+_CHROME_TAGS = {"nav", "aside", "footer"}
+_CHROME_ROLES = {"navigation", "complementary", "contentinfo", "search"}
+_CHROME_CLASSES = {
+    "sphinxsidebar", "related", "headerlink", "md-sidebar", "theme-doc-toc-mobile",
+    "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
+    "md-source-file",
+}  # fmt: skip
+DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the content
+MIN_PAGE_TEXT = 1000  # characters; below this a page is taken whole
+
+
+def main_content(soup: BeautifulSoup) -> Tag:
+    """The element holding the page's own content (docs/search.md, "Clean content"):
+    a landmark or a known generator's wrapper when there is one with text, else the
+    largest text container — descending from <body> into a child that holds most
+    (DOMINANT_SHARE) of the text, stopping at an element with its own headings.
+    Navigation columns, headers with the site's name as <h1> ("Node.js v18.20.4
+    documentation") and footers stay out."""
+    body = soup.find("body")
+    top: Tag = body if isinstance(body, Tag) else soup
+    # One pass over the elements (CSS selectors would walk the tree once per selector).
+    mark: tuple[int, Tag] | None = None
+    for tag in top.find_all(True):
+        rank = _main_rank(tag)
+        if rank is not None and (mark is None or rank < mark[0]) and tag.get_text(strip=True):
+            mark = (rank, tag)
+            if rank == 0:
+                break
+    if mark is not None:
+        return mark[1]
+    sizes = _text_sizes(top)
+    if sizes[id(top)] < MIN_PAGE_TEXT:
+        return top  # a fragment or a tiny page: nothing worth telling apart
+    node = top
+    while True:
+        if any(isinstance(c, Tag) and c.name in _HEADINGS for c in node.children):
+            return node
+        children = [
+            c
+            for c in node.children
+            if isinstance(c, Tag) and c.name in _CONTAINERS and id(c) in sizes
+        ]
+        best = max(children, key=lambda c: sizes[id(c)], default=None)
+        if best is None or sizes[id(best)] < DOMINANT_SHARE * sizes[id(node)]:
+            return node
+        node = best
+
+
+def _main_rank(tag: Tag) -> int | None:
+    classes: list[str] = list(tag.get("class") or [])
+    for rank, (name, cls, ident, role) in enumerate(_MAIN_MARKS):
+        if (
+            (name is None or tag.name == name)
+            and (cls is None or cls in classes)
+            and (ident is None or tag.get("id") == ident)
+            and (role is None or tag.get("role") == role)
+        ):
+            return rank
+    return None
+
+
+def strip_chrome(root: Tag) -> None:
+    """Remove navigation, sidebars, footers and permalink marks (`¶`) from the content."""
+    chrome = []
+    for tag in root.find_all(True):
+        if (
+            tag.name in _CHROME_TAGS
+            or tag.get("role") in _CHROME_ROLES
+            or not _CHROME_CLASSES.isdisjoint(tag.get("class") or [])
+            or (
+                tag.name == "a"
+                and str(tag.get("href", "")).startswith("#")
+                and tag.get_text(strip=True) in _PERMALINK_TEXT - {""}
+            )
+        ):
+            chrome.append(tag)
+    for tag in chrome:
+        if not tag.decomposed:
+            tag.decompose()
+
+
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_CONTAINERS = {"div", "section", "article", "main", "body", "html", "center"}
+
+
+def _text_sizes(top: Tag) -> dict[int, int]:
+    """Characters of visible text under each element (by id), in one pass over the tree."""
+    sizes: dict[int, int] = {}
+    order: list[Tag] = []
+    stack = [top]
+    while stack:  # pre-order; sizes are summed children-first below
+        tag = stack.pop()
+        order.append(tag)
+        stack.extend(c for c in tag.children if isinstance(c, Tag) and not _hidden(c))
+    for tag in reversed(order):
+        size = 0
+        for child in tag.children:
+            if isinstance(child, Tag):
+                size += sizes.get(id(child), 0)
+            elif isinstance(child, NavigableString) and not isinstance(child, _SKIPPED_STRINGS):
+                size += len(child.strip())
+        sizes[id(tag)] = size
+    return sizes
 
 
 def _collapse(text: str) -> str:
@@ -240,6 +360,10 @@ class _Renderer:
         self.blank()
 
     def definition_list(self, tag: Tag) -> None:
+        kind = _object_kind(tag)
+        if kind is not None:
+            self.object_description(tag, kind)
+            return
         self.blank()
         terms: list[tuple[str, int]] = []
         definitions: list[str] = []
@@ -261,12 +385,72 @@ class _Renderer:
         self._emit_terms(terms, definitions)
         self.blank()
 
+    def object_description(self, tag: Tag, kind: str) -> None:
+        """A Sphinx-style API description (`<dl class="py function">`, Javadoc's and
+        rustdoc's alike): each signature `<dt>` becomes an API or ClassEntity entity named
+        by its object (`json.dump`), with the signature as written; the body renders as text."""
+        self.blank()
+        signatures: list[tuple[str, str, int]] = []
+        for item in tag.find_all(["dt", "dd"], recursive=False):
+            if _hidden(item):
+                continue
+            self.flush()
+            start = self.next_line
+            self.render(item)
+            self.flush()
+            if item.name == "dt":
+                signature = _signature(" ".join(self.lines[start - 1 :]))
+                name = _object_name(item) or signature.split("(", 1)[0].strip()
+                if name:
+                    signatures.append((name, signature, start))
+            self.blank() if item.name == "dd" else None
+        end = len(self.lines)
+        for name, signature, line in signatures:
+            self.terms.append(Entity(kind, name, line, max(line, end), signature=signature))
+        self.blank()
+
     def _emit_terms(self, terms: list[tuple[str, int]], definitions: list[str]) -> None:
         end = len(self.lines)
         for name, line in terms:
             term = term_entity(name, " ".join(definitions) or None, line, end)
             if term:
                 self.terms.append(term)
+
+
+# Sphinx object types (the dl's classes, e.g. "py function", "cpp class", "js method").
+_CLASS_KINDS = {"class", "exception", "interface", "struct", "enum", "union", "type", "trait"}
+_API_KINDS = {
+    "function", "method", "classmethod", "staticmethod", "attribute", "property", "data",
+    "decorator", "decoratormethod", "member", "var", "macro", "constructor", "coroutinefunction",
+    "coroutinemethod", "abstractmethod",
+}  # fmt: skip
+
+
+def _object_kind(tag: Tag) -> str | None:
+    """ClassEntity or API for a Sphinx object description `<dl>`, else None."""
+    classes = set(tag.get("class") or [])
+    if not classes & (_CLASS_KINDS | _API_KINDS):
+        return None
+    first = tag.find("dt", recursive=False)
+    if not isinstance(first, Tag) or not (first.get("id") or "sig" in (first.get("class") or [])):
+        return None
+    return "ClassEntity" if classes & _CLASS_KINDS else "API"
+
+
+def _signature(text: str) -> str:
+    """A signature's text with the spaces markup left around `(`, `)` and `.` removed."""
+    text = _collapse(text)
+    text = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", text))
+    return re.sub(r"(\w)\.\s+(?=\w)", r"\1.", text)
+
+
+def _object_name(dt: Tag) -> str | None:
+    """The object's full name: the signature's anchor id (`json.dump`), else its name parts."""
+    anchor = str(dt.get("id") or "")
+    if anchor and re.fullmatch(r"[\w.:$-]+", anchor):
+        return anchor
+    parts = dt.select(".sig-prename, .descclassname, .sig-name, .descname")
+    return "".join(p.get_text() for p in parts).strip() or None
 
 
 def _language(pre: Tag) -> str | None:

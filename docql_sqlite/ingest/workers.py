@@ -7,8 +7,12 @@ is replaced too. Both become an `IngestError` for that file only.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing as mp
+import os
 import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -22,7 +26,40 @@ T = TypeVar("T")
 K = TypeVar("K")
 
 
-def _worker_main(conn: Connection, func: Callable[[Any], Any]) -> None:
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Make the kernel kill this worker when the indexer dies (Linux), however it dies.
+
+    Without it a SIGKILLed indexer leaves its workers blocked in `recv()` for ever,
+    reparented to PID 1. Elsewhere the worker still sees EOF on its pipe (see
+    `_worker_main`), once it finishes the file it is parsing.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    # The parent may have died between fork and prctl: then no signal will ever come.
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _worker_main(
+    conn: Connection,
+    func: Callable[[Any], Any],
+    parent_pid: int,
+    parent_ends: list[Connection],
+) -> None:
+    _die_with_parent(parent_pid)
+    # A forked child inherits the parent's end of its own pipe and of the pipes of the
+    # workers started before it. Holding them would keep `recv()` from ever seeing EOF
+    # when the parent dies, so close them first.
+    for end in parent_ends:
+        end.close()
     # Ctrl-C reaches every process of the terminal's group: the parent stops the run and
     # its workers, so a worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -51,11 +88,19 @@ QUEUE_DEPTH = 2
 
 
 class _Worker:
+    # The parent's ends of every live worker's pipe, closed in each new child (fork).
+    _parent_ends: list[Connection] = []
+
     def __init__(self, ctx: Any, func: Callable[[Any], Any]) -> None:
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker_main, args=(child, func), daemon=True)
+        forked = ctx.get_start_method() == "fork"
+        inherited = [*_Worker._parent_ends, self.conn] if forked else []
+        self.process = ctx.Process(
+            target=_worker_main, args=(child, func, os.getpid(), inherited), daemon=True
+        )
         self.process.start()
         child.close()
+        _Worker._parent_ends.append(self.conn)
         self.queue: deque[tuple[Any, Any]] = deque()  # (key, task) sent, oldest first
         self.started = 0.0  # when the oldest queued task began running
 
@@ -80,6 +125,8 @@ class _Worker:
         if self.process.is_alive():
             self.process.kill()
             self.process.join()
+        if self.conn in _Worker._parent_ends:
+            _Worker._parent_ends.remove(self.conn)
         self.conn.close()
 
 

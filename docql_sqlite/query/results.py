@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..sqlfunctions import compile_regex
+from ..sqlfunctions import guarded_search
 from .compiler import Compiled
 
 
@@ -46,7 +46,7 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
 
 def _refine_regex_hit(item: dict[str, Any], pattern: str, flags: str) -> None:
     content = item.get("content") or ""
-    match = compile_regex(pattern, flags).search(content)
+    match = guarded_search(pattern, content, flags)  # within the query's time limit
     if match is None:
         return
     item["hit_line"] = item["line"] + content.count("\n", 0, match.start())

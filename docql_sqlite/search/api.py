@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
-from . import ranking, smart, snippets, typed
+from . import ranking, smart, snippets, stats, typed
 from . import terms as search_terms
 
 # A line starting with a type prefix makes the whole text a typed document.
@@ -22,7 +23,13 @@ TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:", re.IGNORECASE | re.MULTILIN
 
 
 def search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]]:
-    """Ranked passages for `text`; deterministic for a given index, text and options."""
+    """Ranked passages for `text`; deterministic for a given index, text and options.
+    Runs within the query time limit ($DOCQL_QUERY_TIMEOUT or 5 s; deadline.py)."""
+    with deadline.limit(deadline.default_seconds()):
+        return _search(index, text, options)
+
+
+def _search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]]:
     if not text or not text.strip():
         raise SearchError("empty search text; give some words to search for")
     request = ranking.Request(
@@ -43,7 +50,9 @@ def search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]
         terms = ranking.query_terms(text) if options.mode != "vector" else []
         rows = ranking.run_mode(index, options.mode, text, terms, request)
         # Vector search has no terms, but its snippets still mark the query's words.
-        items = ranking.finish(rows, terms or search_terms.parse(text), request)
+        marked = terms or search_terms.parse(text)
+        marked = stats.reduce_terms(index.conn, index.path, marked)[0]
+        items = ranking.finish(rows, marked, request)
     if not options.content:
         for item in items:
             item.pop("content", None)

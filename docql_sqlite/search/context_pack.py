@@ -2,10 +2,12 @@
 
 A pack is deterministic (same index, question and budget → same bytes) and never
 exceeds the budget. It holds, per matching document, the document's opening chunk and
-the hits (hybrid when the index has vectors, else BM25) in document order; documents
-come in the order of their best hit. What gets in when the budget is short is decided
-by priority — every document's best hit first, then the openings, then the other hits
-by rank — and then laid out in document order, each block labelled with its location.
+the hits of the default search (smart: every channel, vectors when the index has them)
+in document order; documents come in the order of their best hit. What gets in when the
+budget is short is decided by priority — relevance first: the top-ranked passage (cut to
+the budget if it is longer), then every other document's best hit, then the openings,
+then the other hits by rank — and then laid out in document order, each block labelled
+with its location.
 
 When nothing matches, the fallback of Agent Zero's document query: the whole text of
 the small documents (under SMALL_DOC characters), in path order, as long as they fit.
@@ -16,10 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import db
 from ..errors import SearchError
 from ..options import ContextOptions, SearchOptions
-from . import api, vectors
+from . import api
 
 HITS = 20
 SMALL_DOC = 12_000
@@ -68,7 +69,8 @@ def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any
     budget, paths = options.budget, options.paths
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
-    mode = "hybrid" if vectors.has_embeddings(index.conn) and db.has_vec(index.conn) else "bm25"
+    # The default mode, so that the pack starts from the passage `search` ranks first.
+    mode = "smart"
     try:
         hits = api.search(index, question, SearchOptions(mode=mode, limit=HITS, paths=paths))
     except SearchError:
@@ -81,14 +83,16 @@ def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any
             "fallback: whole small documents",
         )
     chosen, used = [], 0
-    for block in candidates:
+    for i, block in enumerate(candidates):
         piece = len(block.render())
         if used + piece <= budget:
             chosen.append(block)
             used += piece
             continue
         room = budget - used - len(block.label) - len(TRUNCATED) - 1
-        if room >= MIN_PIECE:
+        # The top-ranked passage goes in however short the room: the best answer cut
+        # beats others whole. Any other block cut below MIN_PIECE is left out.
+        if room >= MIN_PIECE or (i == 0 and hits and room > 0):
             block.text = block.text[:room] + TRUNCATED
             chosen.append(block)
             used += len(block.render())

@@ -56,6 +56,9 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     terms = search_terms.parse(q)
     if not search_terms.positives(terms):
         raise DocQLTypeError(f"search() needs at least one word that is not negated, got '{q}'")
+    # Compilation reads no rows, so no document frequencies: past MAX_TERMS the first
+    # terms are kept (a search run by Index.search keeps the rarest instead).
+    terms = search_terms.keep_first(terms)
     conn, path = index.conn, index.path
     plan = sqlbuild.Plan(
         terms=terms,

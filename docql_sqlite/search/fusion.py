@@ -2,7 +2,8 @@
 
 Hybrid search fuses its two lists in SQL (`sqlbuild.py`); smart search and typed query
 documents run several lists whose number depends on the input, so they fuse here with
-the same formula: score(chunk) = Σ weight_list / (k + rank_in_list), ranks from 1.
+the same formula: score(chunk) = Σ weight_list x weight_row / (k + rank_in_list), ranks
+from 1 (a row's weight is 1 unless its list says how much of the query it answers).
 Ties are broken by path, then position, so the order is deterministic.
 """
 
@@ -63,7 +64,9 @@ def rrf(lists: list[Ranked], k: int = RRF_K) -> list[Fused]:
             seen.add(chunk)
             rank += 1
             entry = fused.setdefault(chunk, Fused(row))
-            contribution = ranked.weight / (k + rank)
+            # A row may carry its own share of the list's weight (`_weight`, 0..1): how
+            # much of the query it answers (smart search's coverage and name shares).
+            contribution = ranked.weight * row.get("_weight", 1.0) / (k + rank)
             entry.lists[ranked.name] = describe(row, rank)
             entry.rrf[ranked.name] = round(contribution, 8)
             entry.score += contribution

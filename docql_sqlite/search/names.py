@@ -108,9 +108,18 @@ def query_words(terms: list[search_terms.Term]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(words))
 
 
+def _visible_to_bm25(spellings: tuple[str, ...], name: str) -> bool:
+    """Whether the word is a whole FTS token of the name (`handle` in handle,
+    `line` in convert_arg_line_to_args): BM25 already counts it, so this channel does not
+    count it again in its share (it does for `decode` inside b64decode)."""
+    tokens = search_terms.WORD.findall(name)
+    return any(spelling in tokens for spelling in spellings)
+
+
 def ranked_symbols(
     index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
-) -> list[tuple[float, NamedSymbol]]:
+) -> list[tuple[float, float, NamedSymbol]]:
+    """(score, share of the query's words held, symbol) for the best-matching symbols."""
     import fnmatch
 
     words = query_words(terms)
@@ -128,6 +137,9 @@ def ranked_symbols(
     if n == 0:
         return []
     scores: dict[int, float] = {}
+    # Query words each symbol holds that BM25 cannot see (inside a token of its name, or in
+    # its context): the share of the query this channel adds (`_weight` of its rows).
+    matched: dict[int, int] = {}
     for spellings in words:
         in_name = tab.containing(spellings)
         if allowed is not None:
@@ -137,14 +149,22 @@ def ranked_symbols(
         weight = math.log(1 + n / len(in_name))
         for i in in_name:
             scores[i] = scores.get(i, 0.0) + weight
+            if not _visible_to_bm25(spellings, tab.symbols[i].name):
+                matched[i] = matched.get(i, 0) + 1
         in_context = tab.containing(spellings, context=True) - in_name
         for i in in_context if allowed is None else in_context & allowed:
             scores[i] = scores.get(i, 0.0) + 0.5 * weight
+            matched[i] = matched.get(i, 0) + 1
     # Shorter names made of the query's words beat long names that merely contain one.
     scored = [
-        (score - len(tab.symbols[i].name) / 1000.0, tab.symbols[i]) for i, score in scores.items()
+        (
+            score - len(tab.symbols[i].name) / 1000.0,
+            matched.get(i, 0) / len(words),
+            tab.symbols[i],
+        )
+        for i, score in scores.items()
     ]
-    scored.sort(key=lambda p: (-p[0], p[1].path, p[1].line))
+    scored.sort(key=lambda p: (-p[0], p[2].path, p[2].line))
     return scored[:depth]
 
 
@@ -156,15 +176,16 @@ def channel(
     if not best:
         return []
     params = Params()
-    ids = ", ".join(params.add(s.id) for _, s in best)
+    ids = ", ".join(params.add(s.id) for _, _, s in best)
     sql = f"""SELECT {item_sql.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
 ({ids})"""
     by_symbol = {row["_symbol"]: row for row in db.rows(index.conn, sql, params.values)}
     out = []
-    for score, s in best:
+    for score, share, s in best:
         row = by_symbol.get(s.id)
         if row is not None:
-            out.append(dict(row, _words=round(score, 4)))
+            # `_share`: of the query's words, those this name adds to what BM25 sees.
+            out.append(dict(row, _words=round(score, 4), _share=share))
     return out

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import db
+from .. import db, deadline
 from ..errors import SearchError
 from ..query.sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
@@ -65,6 +65,7 @@ def run_mode(
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
     params = Params()
+    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
     plan = sqlbuild.Plan(
         terms=terms if mode in ("bm25", "hybrid") else [],
         scope=scope_sql(opts.paths, params),
@@ -73,6 +74,8 @@ def run_mode(
         w_fts=opts.weight("bm25"),
         w_vec=opts.weight("vector"),
     )
+    if reduced and plan.terms:
+        plan.notes.append(reduced)
     plan.common = stats.common_terms(index.conn, index.path, plan.terms)
     if mode in ("vector", "hybrid"):
         if mode == "hybrid" and not vectors.has_embeddings(index.conn) and opts.model is None:
@@ -91,8 +94,10 @@ def add_vector(
     index: Any, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
 ) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
-    model = vectors.query_model(index.conn, opts.model)
-    plan.vector = f"vec_f32({params.add(vectors.vector_json(model, text, kind))})"
+    with deadline.not_counted():  # loading the model is not the query's time
+        model = vectors.query_model(index.conn, opts.model)
+        vector = vectors.vector_json(model, text, kind)
+    plan.vector = f"vec_f32({params.add(vector)})"
     stale = stats.stale_vectors(index.conn, index.path)
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from .. import db
@@ -68,7 +69,7 @@ def choose_level(
     exp = search_terms.expand(terms)
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
-    chosen = exp.exact
+    chosen, chosen_or = exp.exact, -1
     for i, (name, level) in enumerate(levels):
         if not search_terms.positives(level):
             continue
@@ -81,7 +82,12 @@ def choose_level(
             else count(index, search_terms.match_or(level), scope, params)
         )
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
-        chosen = level
+        # A wider level is taken only when it finds more (`DocQLLexer` → doc ql lexer
+        # finds nothing where the identifier found two passages).
+        if n_or > chosen_or:
+            chosen, chosen_or = level, n_or
+        elif i > 0:
+            steps.append(f"{name} finds no more → keep the narrower level")
         if n_or >= MIN_RESULTS:
             break
         if any(search_terms.positives(later) and later != level for _, later in levels[i + 1 :]):
@@ -129,14 +135,32 @@ def bm25_rows(
     return focused[:CHANNEL_DEPTH]
 
 
-def _names(terms: list[search_terms.Term]) -> tuple[list[str], list[str]]:
-    """Names a symbol or heading may equal, and those it may contain (short queries only).
+@dataclass(frozen=True, slots=True)
+class QueryNames:
+    """Names a symbol, heading or entity may equal or contain, and which of them are strong.
 
     Equal: each term, and the words joined (`query planner` → queryplanner, query_planner).
     Contain: the joined forms; a lone term only when it is the whole query — with two
     words, a name holding just one of them ("LumenError" for "lumen index") is noise.
+    Strong: a name that stands for the whole query — the only term, a term written like
+    an identifier (`createReadStream`), or the words joined. A plain English word of a
+    longer question (`handle` in "how do I handle errors") is weak: it answers one word.
     """
-    positive = search_terms.positives(terms)
+
+    equal: list[str]
+    contain: list[str]
+    strong: frozenset[str]
+    words: int  # positive terms (names and plain words alike)
+
+    def weight(self, match: str | None) -> float:
+        """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`)."""
+        return 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
+
+
+def _names(terms: list[search_terms.Term]) -> QueryNames:
+    # Parts of a CJK run (`自定义主题` → 自定义, 主题) are not names: a heading equal to one
+    # of them ("禁用" for 如何禁用日期) would outrank the passage about the whole question.
+    positive = [t for t in search_terms.positives(terms) if not t.part]
     words = [fold(t.text) for t in positive]
     parts = [p for t in positive for p in search_terms.split_identifier(t.text)]
     joined = (
@@ -148,7 +172,15 @@ def _names(terms: list[search_terms.Term]) -> tuple[list[str], list[str]]:
     contain = joined + (words if len(positive) == 1 else [])
     if len(positive) > SHORT_QUERY:
         contain = []
-    return equal, list(dict.fromkeys(n for n in contain if len(n) >= 3))
+    strong = set(joined) | {fold(t.text) for t in positive if search_terms.is_identifier(t.text)}
+    if len(positive) == 1:
+        strong.update(words)
+    return QueryNames(
+        equal,
+        list(dict.fromkeys(n for n in contain if len(n) >= 3)),
+        frozenset(strong),
+        len(search_terms.positives(terms)),
+    )
 
 
 def _name_channel(
@@ -166,7 +198,13 @@ def _name_channel(
     """
     params = Params()
     scope = ranking.scope_sql(opts.paths, params)
-    equal, contain = _names(terms)
+    names = _names(terms)
+    # Code symbols are named only by strong names: a symbol called after one plain word of
+    # a question (`def handle`) is what the code-words channel weighs, by its share.
+    equal = [n for n in names.equal if table != "symbols" or n in names.strong]
+    contain = names.contain
+    if not equal and not contain:
+        return []
     col = f"{alias}.{name_col}"
     conds, exact, prefix = [], [], []
     for name in equal:
@@ -200,7 +238,9 @@ FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
 ORDER BY n.tier DESC, length(n.name), n.path, c.chunk_index"""
-    return list(db.rows(index.conn, sql, params.values))
+    return [
+        dict(r, _weight=names.weight(r["_match"])) for r in db.rows(index.conn, sql, params.values)
+    ]
 
 
 def channels(
@@ -211,9 +251,17 @@ def channels(
     level, narrow, steps = choose_level(index, terms, scope, params)
     # Name channels look for the query as typed (and its words joined: "query planner"
     # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
+    # A passage holding 2 of a question's 4 words answers half of it: its BM25 rank counts
+    # half (RRF alone sees ranks 1 and 2 as nearly equal, whatever they cover).
+    n_level = len(search_terms.positives(level))
     lists = [
         fusion.Ranked(
-            "bm25", opts.weight("bm25", WEIGHTS["bm25"]), bm25_rows(index, level, narrow, opts)
+            "bm25",
+            opts.weight("bm25", WEIGHTS["bm25"]),
+            [
+                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
+                for r in bm25_rows(index, level, narrow, opts)
+            ],
         )
     ]
     for name, table, alias, col in (
@@ -229,12 +277,16 @@ def channels(
             )
         )
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
+    # When a passage holds every word of a question, a name counts by the share of the
+    # question it adds (`def handle` adds nothing to "how do I handle errors in a
+    # request handler" that BM25 did not see); otherwise a name match is the best
+    # evidence there is (a docstring's words rarely occur in the code) and counts fully.
+    answered = n_level > 1 and any(r["_coverage"] == n_level for r in lists[0].rows)
+    code_rows = names.channel(index, terms, opts.paths, CHANNEL_DEPTH)
+    if answered:
+        code_rows = [dict(r, _weight=r["_share"]) for r in code_rows if r["_share"] > 0]
     lists.append(
-        fusion.Ranked(
-            "code_words",
-            opts.weight("code_words", WEIGHTS["code_words"]),
-            names.channel(index, terms, opts.paths, CHANNEL_DEPTH),
-        )
+        fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]), code_rows)
     )
     if vectors.has_embeddings(index.conn) and db.has_vec(index.conn):
         vparams = Params()
@@ -253,21 +305,23 @@ def channels(
     return lists, steps
 
 
-def composite(entry: fusion.Fused, query_names: set[str], words: int = 1) -> float:
+def composite(entry: fusion.Fused, names: QueryNames) -> float:
     """100 x RRF + 0.5 x squashed BM25 + type priority + name match (see module doc).
 
-    A name answers one word of the query: with `words` query words, its bonus is shared
-    (1/words), so a passage that covers every word can outrank a symbol named after one."""
+    A weak name (one plain word of the query) answers one word: its bonus is shared
+    (1/words), so a passage that covers every word can outrank a symbol named after one.
+    A strong name (an identifier as typed, the words joined) gets the whole bonus."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
     for info in entry.lists.values():
         found = fold(str(info.get("match") or ""))
-        if found and found in query_names:
-            match = max(match, NAME_EXACT)
-        elif found and any(found.startswith(n) for n in query_names):
-            match = max(match, NAME_PREFIX)
-    return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match / max(1, words)
+        share = names.weight(found)
+        if found and found in names.equal:
+            match = max(match, NAME_EXACT * share)
+        elif found and any(found.startswith(n) for n in names.equal):
+            match = max(match, NAME_PREFIX * share)
+    return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match
 
 
 def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
@@ -276,12 +330,14 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         raise SearchError(
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
+    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
     lists, steps = channels(index, text, terms, opts)
-    query_names = set(_names(terms)[0])
+    if reduced:
+        steps.insert(0, reduced)
+    names = _names(terms)
     fused = fusion.rrf(lists, opts.rrf_k)
-    words = len(search_terms.positives(terms))
     scored = sorted(
-        ((composite(f, query_names, words), f) for f in fused),
+        ((composite(f, names), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )
     scored = scored[: opts.fetch]

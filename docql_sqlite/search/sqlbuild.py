@@ -41,6 +41,9 @@ RRF_K = 60
 MAX_COVERAGE_TERMS = 8
 VEC_K_MAX = 4096  # sqlite-vec's largest k
 SNIPPET_BEFORE = 60
+# Words looked for by the SQL snippet: coalesce() takes at most 127 arguments in a default
+# SQLite build (the Debian shell), and the first hit needs only the first few words anyway.
+MAX_SNIPPET_NEEDLES = 64
 SNIPPET_CHARS = 160
 
 
@@ -251,6 +254,7 @@ def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
 def snippet_parts(needles: list[str], params: Params) -> tuple[str, str]:
     """SQL for (`_at`, `_hitlen`): position and length of the first needle found in `c`."""
     hay = "lower(coalesce(c.fold, c.content))"
+    needles = needles[:MAX_SNIPPET_NEEDLES]
     if not needles:
         return "0", "0"
     ps = [params.add(n) for n in needles]

@@ -74,5 +74,12 @@ def common_terms(conn: Any, path: str, terms: list[search_terms.Term]) -> frozen
     return common if selective else frozenset()
 
 
+def reduce_terms(
+    conn: Any, path: str, terms: list[search_terms.Term]
+) -> tuple[list[search_terms.Term], str | None]:
+    """`terms.reduce_terms` with document frequencies from this index (cached)."""
+    return search_terms.reduce_terms(terms, lambda t: term_count(conn, path, t.fts))
+
+
 def stale_vectors(conn: Any, path: str) -> int:
     return cached(path, ("stale",), lambda: vectors.stale_vectors(conn))

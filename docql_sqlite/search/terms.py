@@ -14,10 +14,12 @@ Syntax accepted (the `lex:` language of spec §7): words, `"phrases"`, `-negatio
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import SearchError
 from ..text import CJK_RUN, fold, fts_text, has_cjk
+from . import cjk
 
 # Tokens as unicode61 sees them: runs of letters and digits (`_` and punctuation split).
 WORD = re.compile(r"[^\W_]+")
@@ -40,6 +42,8 @@ class Term:
     phrase: bool = False  # written in "quotes"
     negated: bool = False
     prefix: bool = False
+    # A piece of a CJK run (`cjk.split`): counts toward coverage, not as a name to match.
+    part: bool = False
 
     @property
     def tokens(self) -> list[str]:
@@ -91,10 +95,32 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if term.tokens:  # pure punctuation ("&&", "-") carries nothing FTS5 can match
             terms.append(term)
     if not keep_stopwords:
+        terms = split_cjk(terms)
         content = [t for t in terms if not t.negated and not t.is_stopword]
         if content:
             terms = [t for t in terms if t.negated or not t.is_stopword]
     return _unique(terms)
+
+
+def split_cjk(terms: list[Term]) -> list[Term]:
+    """Unquoted CJK runs as themselves, their core phrases and parts (`cjk.split`).
+
+    Kept whole: quoted phrases, prefixes and negations. A term of question words only
+    (`如何`, `什么`) is dropped when the query has other words, as stopwords are.
+    """
+    out: list[Term] = []
+    fillers: list[Term] = []
+    for term in terms:
+        parts = None if term.phrase or term.prefix or term.negated else cjk.split(term.text)
+        if parts is None:
+            out.append(term)
+            continue
+        phrases, pieces = parts
+        latin = CJK_RUN.sub(" ", term.text).split()
+        new = [Term(t) for t in phrases + latin] + [Term(t, part=True) for t in pieces]
+        new = [t for t in new if t.tokens]
+        (out if pieces or latin else fillers).extend(new)
+    return out if positives(out) else out + fillers
 
 
 def _unique(terms: list[Term]) -> list[Term]:
@@ -137,6 +163,59 @@ def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None)
     return f"({expr}) AND body : ({any_term})"
 
 
+# -- long search text ------------------------------------------------------------------
+# A pasted page of text must neither fail nor take long: SQLite caps expression depth and
+# function arguments, and every term costs FTS5 work. Past this many positive terms only
+# the most informative are kept (the rarest by document frequency, as BM25's IDF ranks
+# them), and at most MAX_TERMS negated ones.
+MAX_TERMS = 32
+# Document frequencies are looked up (one FTS count each, ~0.1 ms) for this many terms at
+# most; words beyond them in a very long text are dropped unseen.
+MAX_DF_LOOKUPS = 2000
+
+
+def reduce_terms(
+    terms: list[Term], doc_freq: Callable[[Term], int], limit: int = MAX_TERMS
+) -> tuple[list[Term], str | None]:
+    """At most `limit` positive and `limit` negated terms, and a note saying what was cut.
+
+    Positive terms are ranked by `doc_freq` (chunks holding the term), rarest first; terms
+    found nowhere come last, since they can match nothing. The kept terms stay in the
+    order they were typed, so phrases, ANDs and snippets read as the user wrote them.
+    """
+    positive = positives(terms)
+    negated = [t for t in terms if t.negated]
+    if len(positive) <= limit and len(negated) <= limit:
+        return terms, None
+    looked_up = positive[:MAX_DF_LOOKUPS]
+    if len(positive) > limit:
+        freq = {t: doc_freq(t) for t in looked_up}
+        order = sorted(
+            range(len(looked_up)), key=lambda i: (freq[looked_up[i]] == 0, freq[looked_up[i]], i)
+        )
+        keep = {looked_up[i] for i in order[:limit]}
+    else:
+        keep = set(positive)
+    keep.update(negated[:limit])
+    reduced = [t for t in terms if t in keep]
+    kept_pos = len(positives(reduced))
+    note = (
+        f"long search text: kept the {kept_pos} rarest of {len(positive)} terms "
+        f"(by document frequency"
+        + (f", of the first {MAX_DF_LOOKUPS}" if len(positive) > MAX_DF_LOOKUPS else "")
+        + ")"
+    )
+    if len(negated) > limit:
+        note += f" and the first {limit} of {len(negated)} negated terms"
+    return reduced, note
+
+
+def keep_first(terms: list[Term], limit: int = MAX_TERMS) -> list[Term]:
+    """At most `limit` positive and negated terms, the first ones typed: the cap where no
+    document frequencies can be read (compiling `$.content.search(q)` reads no rows)."""
+    return reduce_terms(terms, lambda term: 1, limit)[0]
+
+
 # -- keyword expansion (smart search) --------------------------------------------------
 def split_identifier(word: str) -> list[str]:
     """Component words of camelCase, PascalCase, snake_case, kebab and dotted names."""
@@ -146,6 +225,18 @@ def split_identifier(word: str) -> list[str]:
             piece
         ) else parts.append(piece)
     return [p for p in parts if p]
+
+
+# camelCase / PascalCase with an inner capital, snake_case, dotted or `::` paths, letters
+# with digits: how code names look, unlike an English word (`handle`, `HTTP`, `Handle`).
+_IDENTIFIER = re.compile(
+    r"[a-z][A-Z]|[A-Z]{2,}[a-z]|[A-Za-z]_[A-Za-z0-9]|\w\.\w|::|[A-Za-z]\d|\d[A-Za-z]"
+)
+
+
+def is_identifier(text: str) -> bool:
+    """Whether a query word is written like a code name (`createReadStream`, `parse_args`)."""
+    return _IDENTIFIER.search(text) is not None
 
 
 def stem(word: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import QueryError, did_you_mean
 from ..query.sqlparams import Params
-from . import fusion, ranking, snippets, sqlbuild, vectors
+from . import fusion, ranking, snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
 
 TYPES = ("lex", "vec", "hyde", "intent")
@@ -130,7 +130,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         weight = FIRST_WEIGHT if i == 0 else 1.0
         sub = ranking.Request(depth, opts.paths, None, False, opts.model, opts.rrf_k)
         if line.kind == "lex":
-            terms = search_terms.parse(line.text)
+            terms = stats.reduce_terms(index.conn, index.path, search_terms.parse(line.text))[0]
             lex_terms += terms
             rows = ranking.run_mode(index, "bm25", line.text, terms, sub)
         elif has_vectors or opts.model:
@@ -138,7 +138,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
             rows = _vector_rows(index, line.text, kind, sub)
         else:
             # No vectors in this index: the line still retrieves, as a BM25 OR query.
-            terms = search_terms.parse(line.text)
+            terms = stats.reduce_terms(index.conn, index.path, search_terms.parse(line.text))[0]
             lex_terms += terms
             notes.append(f"{name}: no embeddings in this index, ran as bm25")
             rows = (
@@ -148,10 +148,15 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
             )
         lists.append(fusion.Ranked(name, weight, rows))
     if doc.intent is not None:
-        opts.intent = snippets.patterns(search_terms.parse(doc.intent.text))
+        intent = search_terms.parse(doc.intent.text)
+        opts.intent = snippets.patterns(stats.reduce_terms(index.conn, index.path, intent)[0])
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
-        [t for line in doc.queries for t in search_terms.parse(line.text)]
+        stats.reduce_terms(
+            index.conn,
+            index.path,
+            [t for line in doc.queries for t in search_terms.parse(line.text)],
+        )[0]
     )
     items = []
     for entry in fused:

@@ -1,0 +1,263 @@
+"""A damaged, full, read-only or foreign index file: one line, exit 2, the file as it was
+(issue 11, items 7 and 8).
+
+Every command runs through the real CLI against a copy of a small index that has been
+damaged one way. Before the fix these gave apsw tracebacks (CorruptError, FullError then
+"cannot rollback", ReadOnlyError), a ValueError for a non-numeric schema_version, and a
+reader could not open an index in a read-only folder at all.
+
+Unprivileged runs: the tests run as root, which writes read-only files anyway, so the CLI
+runs under `setpriv` without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH (as
+tests/test_ingest_bad_input.py does); the full disk is a 8 MB tmpfs (root may mount one).
+Either is skipped, saying why, where the machine does not allow it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import apsw
+import pytest
+from conftest import CLI, DATASETS
+
+PAGE = 16384
+DATABASE_ERROR_EXIT = 2  # the CLI's code for every DatabaseError (cli/common.py)
+DROP_CAPS = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--inh-caps=-all", "--"]
+
+READERS = {
+    "status": ["status", "DB"],
+    "toc": ["toc", "DB"],
+    "get": ["get", "DB", "01-introduction.md:1:3"],
+    "query": ["query", "DB", "$.toc"],
+    "search": ["search", "DB", "install"],
+    "context": ["context", "DB", "how do I install it"],
+}
+WRITERS = {
+    "index": ["index", "DB", "DOCS", "NEW"],  # NEW: a file not indexed yet, so it must write
+    "embed": ["embed", "DB", "--model", "hash:128", "--replace"],
+}
+COMMANDS = {**READERS, **WRITERS, "explain": ["explain", "DB", "$.toc"]}
+# The normal suite runs these commands of each table; DOCQL_SLOW=1 runs every one.
+FAST = {"search", "index"}
+
+
+def commands(names: list[str]) -> list[object]:
+    return [n if n in FAST else pytest.param(n, marks=pytest.mark.slow) for n in names]
+
+
+@pytest.fixture(scope="module")
+def good_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("damage")
+    shutil.copytree(DATASETS / "en" / "handbook", root / "docs")
+    db = root / "good.db"
+    for args in (["index", str(db), str(root / "docs")], ["embed", str(db), "--model", "hash"]):
+        subprocess.run([str(CLI), *args], check=True, capture_output=True)
+    assert not Path(str(db) + "-wal").exists()
+    return db
+
+
+def run(
+    args: list[str], db: Path, docs: Path, prefix: list[str] = ()
+) -> subprocess.CompletedProcess:
+    new = docs.parent / "new"
+    if not new.exists():
+        new.mkdir()
+        (new / "fresh.md").write_text("# Fresh\n\nA file the index does not hold yet.\n")
+    names = {"DB": str(db), "DOCS": str(docs), "NEW": str(new)}
+    argv = [names.get(a, a) for a in args]
+    return subprocess.run(
+        [*prefix, str(CLI), *argv, *([] if args[0] in ("explain",) else ["--json"])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_one_line(proc: subprocess.CompletedProcess, *needles: str) -> None:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+# -- damage kinds -----------------------------------------------------------------------
+def overwrite_pages(db: Path) -> None:
+    """Random bytes over every page but the schema and meta pages (1-3)."""
+    data = bytearray(db.read_bytes())
+    rnd = random.Random(7)
+    for offset in range(3 * PAGE, len(data), PAGE):
+        data[offset : offset + PAGE] = rnd.randbytes(PAGE)
+    db.write_bytes(bytes(data))
+
+
+def bad_schema_version(db: Path) -> None:
+    conn = apsw.Connection(str(db))
+    conn.execute("UPDATE meta SET value = 'x' WHERE key = 'schema_version'")
+    conn.close()
+
+
+DAMAGE = {
+    "corrupt": (overwrite_pages, "is damaged", "PRAGMA integrity_check"),
+    "schema_version": (bad_schema_version, "schema_version 'x'", "damaged"),
+}
+
+
+@pytest.mark.parametrize("command", commands(list(COMMANDS)))
+@pytest.mark.parametrize("kind", list(DAMAGE))
+def test_damaged_file_gives_one_line(
+    good_db: Path, tmp_path: Path, kind: str, command: str
+) -> None:
+    damage, *needles = DAMAGE[kind]
+    db = tmp_path / "index.db"
+    shutil.copy(good_db, db)
+    damage(db)
+    before = db.read_bytes()
+    proc = run(COMMANDS[command], db, good_db.parent / "docs")
+    if kind == "corrupt" and command == "explain":
+        # explain reads only the schema (page 1), which is intact: a plan is a fine answer.
+        assert proc.returncode == 0, proc.stderr
+    else:
+        assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
+        assert_one_line(proc, "error: ", str(db), *needles)
+    assert db.read_bytes() == before
+    assert not Path(str(db) + "-wal").exists() or Path(str(db) + "-wal").stat().st_size == 0
+
+
+# -- read-only file, read-only folder (as a user without DAC override) --------------------
+@pytest.fixture(scope="module")
+def unprivileged() -> list[str]:
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root and no setpriv to drop CAP_DAC_OVERRIDE")
+    probe = subprocess.run([*DROP_CAPS, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"setpriv cannot drop capabilities here: {probe.stderr.decode().strip()}")
+    return DROP_CAPS
+
+
+def side_files(db: Path) -> list[str]:
+    return sorted(p.name for p in db.parent.iterdir() if p.name.startswith(db.name + "-"))
+
+
+@pytest.mark.parametrize("command", commands(list(READERS) + list(WRITERS)))
+@pytest.mark.parametrize("where", ["444 file", "444 file in 555 folder"])
+def test_read_only_index(
+    good_db: Path, tmp_path: Path, unprivileged: list[str], where: str, command: str
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    db = folder / "index.db"
+    shutil.copy(good_db, db)
+    db.chmod(0o444)
+    if "555" in where:
+        folder.chmod(0o555)
+    before = db.read_bytes()
+    # Prove the setup: this user really cannot write the file.
+    probe = subprocess.run([*unprivileged, "sh", "-c", f"echo >> '{db}'"], capture_output=True)
+    assert probe.returncode != 0, "the unprivileged user can write the file; the test is void"
+    try:
+        proc = run(COMMANDS[command], db, good_db.parent / "docs", unprivileged)
+        if command in READERS:
+            assert proc.returncode == 0, proc.stderr
+            assert_one_line(proc, "note: ", "immutable", str(db))
+            assert proc.stdout.strip() not in ("", "[]")
+            assert side_files(db) == []  # no -wal/-shm left with this user's owner and modes
+        else:
+            assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
+            assert_one_line(proc, "error: ", str(db))
+            assert "cannot be written" in proc.stderr or "cannot read or write" in proc.stderr
+    finally:
+        folder.chmod(0o755)
+    assert db.read_bytes() == before
+
+
+def test_writable_index_gets_no_note(good_db: Path, tmp_path: Path) -> None:
+    db = tmp_path / "index.db"
+    shutil.copy(good_db, db)
+    proc = run(READERS["status"], db, good_db.parent / "docs")
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+# -- full disk ------------------------------------------------------------------------
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
+    mount.mkdir()
+    proc = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True
+    )
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here: {proc.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill(mount: Path, leave: int) -> None:
+    fd = os.open(mount / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            st = os.statvfs(mount)
+            if st.f_bavail * st.f_frsize <= leave:
+                break
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def integrity(db: Path) -> str:
+    conn = apsw.Connection(
+        f"file:{db}?immutable=1", flags=apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    )
+    try:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("command", commands(list(READERS) + list(WRITERS)))
+def test_full_disk(good_db: Path, small_disk: Path, command: str) -> None:
+    """No byte free: writers say so in one line and write nothing; readers still read."""
+    db = small_disk / "index.db"
+    shutil.copy(good_db, db)
+    fill(small_disk, 0)
+    before = db.read_bytes()
+    proc = run(COMMANDS[command], db, good_db.parent / "docs")
+    if command in READERS:
+        assert proc.returncode == 0, proc.stderr
+        assert_one_line(proc, "note: ", "immutable")
+    else:
+        assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
+        assert_one_line(proc, "error: no space left to write", str(db), "free some space")
+    assert db.read_bytes() == before
+
+
+def test_disk_fills_during_index(good_db: Path, small_disk: Path, tmp_path: Path) -> None:
+    """The disk fills mid-run: one line (no "cannot rollback"), and a consistent file."""
+    db = small_disk / "index.db"
+    shutil.copy(good_db, db)
+    more = tmp_path / "more"
+    more.mkdir()
+    body = "".join(f"## Part {i}\n\n" + f"word{i} filler text " * 40 + "\n\n" for i in range(40))
+    for n in range(10):
+        (more / f"m{n:02d}.md").write_text(f"# More {n}\n\n{body}")
+    fill(small_disk, 100_000)
+    proc = run(WRITERS["index"], db, more)
+    assert proc.returncode == DATABASE_ERROR_EXIT, proc.stderr
+    assert_one_line(proc, "error: no space left to write", str(db))
+    assert "rollback" not in proc.stderr
+    os.remove(small_disk / "filler")
+    assert integrity(db) == "ok"
+    again = run(WRITERS["index"], db, more)  # with space again, the run completes
+    assert again.returncode == 0, again.stderr
