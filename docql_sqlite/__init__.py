@@ -16,7 +16,7 @@ from .errors import (
     QueryError,
     UsageError,
 )
-from .index import Excerpt, Index, QueryResult, embed, index, open
+from .index import Excerpt, Index, QueryResult, copy, embed, index, open
 from .options import ContextOptions, EmbedOptions, IngestOptions, QueryOptions, SearchOptions
 from .version import __version__
 
@@ -49,6 +49,7 @@ __all__ = [
     "SearchOptions",
     "UsageError",
     "__version__",
+    "copy",
     "embed",
     "index",
     "open",

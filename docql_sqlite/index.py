@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
-from .errors import DocQLError, LocationError
+from .errors import DocQLError, LocationError, UsageError
 from .locations import Location, candidates, from_parts, path_glob
 from .options import (
     ContextOptions,
@@ -368,3 +368,16 @@ def embed(
     if isinstance(options, str):
         options = EmbedOptions(model=options)
     return embed_index(db_path, with_overrides(options, EmbedOptions, overrides))
+
+
+def copy(source: str, dest: str) -> dict[str, Any]:
+    """Copy the index at `source` to `dest`, between engines (a file path ↔ a postgresql://
+    URL), vectors included; every table is verified by row count and checksum before the
+    copy commits. Returns the per-table report. Needs the `postgres` extra."""
+    try:  # imported here: the SQLite path never loads psycopg (start-up time)
+        from .pg.copy import copy_index
+    except ImportError as exc:
+        raise UsageError(
+            f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
+        ) from None
+    return copy_index(source, dest).to_dict()

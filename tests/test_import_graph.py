@@ -137,6 +137,8 @@ def test_only_db_imports_apsw(module: str) -> None:
         elif isinstance(node, ast.ImportFrom) and not node.level:
             names = [node.module or ""]
         assert not any(n.split(".")[0] == "apsw" for n in names), f"{module} imports apsw"
+        if not module.startswith("docql_sqlite.pg"):  # the PostgreSQL engine's package alone
+            assert not any(n.split(".")[0] == "psycopg" for n in names), f"{module} imports psycopg"
 
 
 # -- where SQL text may live (docs/design.md §2) -------------------------------------------
@@ -148,6 +150,7 @@ SQL_HOMES = (
     "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
     "docql_sqlite.ingest.embed",  # the writer: vectors
     "docql_sqlite.ingest.run",  # the writer: run bookkeeping
+    "docql_sqlite.pg",  # the PostgreSQL engine: driver glue, migrations, copy (docs/scale-out.md)
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from . import documents, mcp, queries, searching, serve
+from . import copy, documents, mcp, queries, searching, serve
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -25,6 +25,7 @@ for command in (
     searching.embed_command,
     searching.context_command,
     serve.serve_command,
+    copy.copy_command,
     mcp.mcp_command,
 ):
     cli.add_command(command)

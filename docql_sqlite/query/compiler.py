@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import DocQLNameError, DocQLSyntaxError
 from . import items as item_sql
+from .dialect import SQLITE, Dialect
 from .filters import FilterCompiler
 from .functions import (
     CODE_FUNCTIONS,
@@ -44,10 +45,11 @@ class Compiled:
     post: str | None = None
     post_arg: Any = None
     notes: list[str] = field(default_factory=list)
+    dialect: Dialect = SQLITE
 
     def inline_sql(self) -> str:
         """The SQL with every value written in: runs as is in a `sqlite3` shell."""
-        return inline(self.sql, self.params)
+        return inline(self.sql, self.params, self.dialect)
 
     def bound_params(self) -> dict[str, Any]:
         """The parameters to run with, deferred ones (query vectors, statistics) computed."""
@@ -60,16 +62,24 @@ def compile_query(
     paths: tuple[str, ...] | list[str] = (),
     limit: int | None = None,
     search_builder: Callable[..., Source] | None = None,
+    dialect: Dialect = SQLITE,
 ) -> Compiled:
+    """`query` as one SQL statement of `dialect` (SQLite unless told: query/dialect.py)."""
     tree = parse(query) if isinstance(query, str) else query
-    return _Compiler(tree, search_builder).compile(tuple(paths), limit)
+    return _Compiler(tree, search_builder, dialect).compile(tuple(paths), limit)
 
 
 class _Compiler:
-    def __init__(self, query: Query, search_builder: Callable[..., Source] | None) -> None:
+    def __init__(
+        self,
+        query: Query,
+        search_builder: Callable[..., Source] | None,
+        dialect: Dialect = SQLITE,
+    ) -> None:
         self.query = query
         self.source = query.source
-        self.params = Params()
+        self.dialect = dialect
+        self.params = Params(dialect)
         self.functions = FunctionCompiler(self.params, self.source, search_builder)
         self.ctes: list[tuple[str, str]] = []
 
@@ -85,7 +95,7 @@ class _Compiler:
         per_document = False
         split = self._scope_split(steps)
         if split:
-            files = Source(item_sql.FILE, item_sql.base_files(scope))
+            files = Source(item_sql.FILE, item_sql.base_files(scope, self.dialect))
             last = self._chain("scope", files, steps[1:split], per_document=False)
             self.ctes.append(("scope_docs", f"SELECT _doc FROM {last}"))
             scope = f"{scope} AND d.id IN (SELECT _doc FROM scope_docs)"
@@ -125,13 +135,16 @@ class _Compiler:
             projection.name if projection else None,
             source.post,
             source.post_arg,
+            dialect=self.dialect,
         )
 
     # -- scope ------------------------------------------------------------------------
     def _path_scope(self, paths: tuple[str, ...]) -> str:
+        dialect = self.dialect
         if not paths:
-            return "1"
-        return "(" + " OR ".join(f"d.path GLOB {self.params.add(p)}" for p in paths) + ")"
+            return dialect.TRUE
+        globs = (dialect.glob("d.path", self.params.add(dialect.glob_value(p))) for p in paths)
+        return "(" + " OR ".join(globs) + ")"
 
     def _scope_split(self, steps: list[Step]) -> int:
         """Index of the document root after a `$.files[...]` prefix, or 0 when unscoped."""
@@ -169,14 +182,18 @@ class _Compiler:
                 offset=steps[1].offset,
             )
         base = {
-            "toc": lambda: Source(item_sql.HEADING, item_sql.base_headings(scope)),
-            "entities": lambda: Source(item_sql.ENTITY, item_sql.base_entities(scope)),
-            "files": lambda: Source(item_sql.FILE, item_sql.base_files(scope)),
+            "toc": lambda: Source(
+                item_sql.HEADING, item_sql.base_headings(scope, dialect=self.dialect)
+            ),
+            "entities": lambda: Source(
+                item_sql.ENTITY, item_sql.base_entities(scope, self.dialect)
+            ),
+            "files": lambda: Source(item_sql.FILE, item_sql.base_files(scope, self.dialect)),
             "frontmatter": lambda: Source(
                 item_sql.FRONTMATTER, item_sql.base_frontmatter(scope), post="frontmatter"
             ),
             "structure": lambda: Source(
-                item_sql.STRUCTURE, item_sql.base_structure(scope), post="structure"
+                item_sql.STRUCTURE, item_sql.base_structure(scope, self.dialect), post="structure"
             ),
         }[name]()
         return base, steps[1:]
@@ -190,9 +207,11 @@ class _Compiler:
             if isinstance(step, Call):
                 return self.functions.content(step, scope), steps[2:]
             if step.name == "codeblock":
-                return Source(item_sql.CODEBLOCK, item_sql.base_codeblocks(scope)), steps[2:]
+                return Source(
+                    item_sql.CODEBLOCK, item_sql.base_codeblocks(scope, self.dialect)
+                ), steps[2:]
             if step.name == "table":
-                return Source(item_sql.TABLE, item_sql.base_tables(scope)), steps[2:]
+                return Source(item_sql.TABLE, item_sql.base_tables(scope, self.dialect)), steps[2:]
             if step.name in CONTENT_FUNCTIONS:
                 raise DocQLSyntaxError(
                     f"'{step.name}' is a function; call it: $.content.{step.name}(...)",
@@ -266,7 +285,7 @@ class _Compiler:
                     (name, f"SELECT * FROM {previous} AS r WHERE {filters.compile(step.expr)}")
                 )
                 continue
-            window = _limit_offset(step) if not per_document else None
+            window = _limit_offset(step, self.dialect) if not per_document else None
             if window is not None:
                 # An index or slice of the whole list with bounds on one side (both from the
                 # start, or both from the end): ORDER BY ... LIMIT/OFFSET lets SQLite keep only
@@ -290,19 +309,15 @@ class _Compiler:
                 f"SELECT r.*, row_number() OVER ({partition}ORDER BY {order}) AS {rn}{counted} "
                 f"FROM {previous} AS r"
             )
-            self.ctes.append(
-                (
-                    name,
-                    f"SELECT * FROM ({numbered}) AS r WHERE {_position_condition(step, rn, cnt)}",
-                )
-            )
+            condition = _position_condition(step, rn, cnt, self.dialect)
+            self.ctes.append((name, f"SELECT * FROM ({numbered}) AS r WHERE {condition}"))
         return name
 
-    @staticmethod
-    def _order(source: Source) -> str:
+    def _order(self, source: Source) -> str:
+        path = self.dialect.sort_key("r._path")
         if source.ranked:
-            return "r._score DESC, r._path, r._pos"
-        return "r._path, r._pos"
+            return f"r._score DESC, {path}, r._pos"
+        return f"{path}, r._pos"
 
     @staticmethod
     def _columns(item: item_sql.ItemType) -> list[str]:
@@ -319,7 +334,7 @@ def _needs_count(step: Step) -> bool:
     return any(bound is not None and bound < 0 for bound in (step.start, step.stop))
 
 
-def _limit_offset(step: Step) -> tuple[bool, str] | None:
+def _limit_offset(step: Step, dialect: Dialect = SQLITE) -> tuple[bool, str] | None:
     """(reverse, `LIMIT n OFFSET m`) for an index or slice whose bounds all count from the
     start (reverse False) or all from the end (reverse True: taken from the list in reverse
     order; the final ORDER BY restores it). None for mixed bounds such as [1:-1]."""
@@ -334,7 +349,7 @@ def _limit_offset(step: Step) -> tuple[bool, str] | None:
     start, stop = step.start, step.stop
     if (start is None or start >= 0) and (stop is None or stop >= 0):
         first = min(start or 0, _MAX_ROWS)
-        count = -1 if stop is None else max(0, min(stop, _MAX_ROWS) - first)
+        count = dialect.NO_LIMIT if stop is None else max(0, min(stop, _MAX_ROWS) - first)
         return False, f"LIMIT {count} OFFSET {first}"
     if start is not None and start < 0 and (stop is None or stop < 0):
         # [-a:-b] = in reverse order, skip b rows and take a - b: [-5:] and [-3:-1].
@@ -352,7 +367,7 @@ def _reverse(order: str) -> str:
     return ", ".join(terms)
 
 
-def _position_condition(step: Step, rn: str, cnt: str) -> str:
+def _position_condition(step: Step, rn: str, cnt: str, dialect: Dialect = SQLITE) -> str:
     """Python-style index / slice over 1-based row numbers `rn` of `cnt` rows."""
     if isinstance(step, Position):
         n = step.value
@@ -362,12 +377,14 @@ def _position_condition(step: Step, rn: str, cnt: str) -> str:
     if step.start is not None:
         start = step.start
         conds.append(
-            f"r.{rn} - 1 >= {start}" if start >= 0 else f"r.{rn} - 1 >= max(r.{cnt} + {start}, 0)"
+            f"r.{rn} - 1 >= {start}"
+            if start >= 0
+            else f"r.{rn} - 1 >= {dialect.greatest(f'r.{cnt} + {start}', '0')}"
         )
     if step.stop is not None:
         stop = step.stop
         conds.append(f"r.{rn} - 1 < {stop}" if stop >= 0 else f"r.{rn} - 1 < r.{cnt} + {stop}")
-    return " AND ".join(conds) or "1"
+    return " AND ".join(conds) or dialect.TRUE
 
 
 def _quote(name: str) -> str:

@@ -35,7 +35,7 @@ class FilterCompiler:
         if isinstance(expr, Or):
             return "(" + " OR ".join(self.compile(e) for e in expr.items) + ")"
         if isinstance(expr, Not):
-            return f"(NOT coalesce({self.compile(expr.item)}, 0))"
+            return f"(NOT coalesce({self.compile(expr.item)}, {self.params.dialect.FALSE}))"
         return self._compare(expr)
 
     # -- fields --------------------------------------------------------------------
@@ -98,15 +98,16 @@ class FilterCompiler:
         kw = fold(text) if spec.fold else ascii_lower(text)
         if spec.kind in ("list", "dynamic") and op == "contains":
             return self._list_contains(spec, kw)
-        hay = spec.fold or f"lower({x})"
+        dialect = self.params.dialect
+        hay = spec.fold or dialect.ascii_lower(x)
         if kw == "":
             return f"({x} IS NOT NULL)"
         p = self.params.add(kw)
         if op == "contains":
-            return f"(instr({hay}, {p}) > 0)"
+            return f"({dialect.contains(hay, p)})"
         if op == "startswith":
-            return f"(substr({hay}, 1, length({p})) = {p})"
-        return f"(substr({hay}, -length({p})) = {p})"
+            return f"({dialect.starts_with(hay, p)})"
+        return f"({dialect.ends_with(hay, p)})"
 
     def _text_value(self, value: Literal, op: str) -> str:
         if value.kind == "string":
@@ -190,8 +191,12 @@ class FilterCompiler:
 
     def _list_contains(self, spec: FieldSpec, kw: str) -> str:
         p = self.params.add(kw)
+        dialect = self.params.dialect
         if spec.kind == "list":
-            return f"(EXISTS (SELECT 1 FROM json_each({spec.sql}) j WHERE lower(j.value) = {p}))"
+            return (
+                f"(EXISTS (SELECT 1 FROM {dialect.json_list(spec.sql)} "
+                f"WHERE {dialect.ascii_lower('j.value')} = {p}))"
+            )
         path = spec.sql[len("json_extract(r._data, ") : -1]
         return (
             f"(CASE json_type(r._data, {path}) WHEN 'array' THEN "
@@ -228,7 +233,7 @@ def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     if inline_flags:
         pattern = f"(?{inline_flags}){pattern}"
     p = params.add(pattern)
-    match = f"regexpi({p}, {expr})" if "i" in flags else f"{expr} REGEXP {p}"
+    match = params.dialect.regex(expr, p, "i" in flags)
     literal = required_literal(pattern, "i" in flags)
     if literal is None:
         return f"({match})"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .dialect import SQLITE, Dialect
+
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
@@ -183,9 +185,14 @@ PAGE = ItemType("page", _COMMON + (_n("page"), _t("content"), _n("line"), _n("en
 STRUCTURE = ItemType("structure", _COMMON + (_t("name"), _t("kind"), _n("depth"), _t("format")))
 
 
-def location(path: str, line: str, end_line: str, page: str | None = None) -> str:
+def location(
+    path: str, line: str, end_line: str, page: str | None = None, dialect: Dialect = SQLITE
+) -> str:
     """SQL for the `location` field: `path:12-30`, `path:12` or `path:page 5`."""
-    ranged = f"CASE WHEN {end_line} > {line} THEN {line} || '-' || {end_line} ELSE {line} END"
+    ranged = (
+        f"CASE WHEN {end_line} > {line} THEN {line} || '-' || {end_line} "
+        f"ELSE {dialect.text(line)} END"
+    )
     if page is None:
         return f"{path} || ':' || {ranged}"
     return (
@@ -194,20 +201,21 @@ def location(path: str, line: str, end_line: str, page: str | None = None) -> st
     )
 
 
-def base_files(scope: str) -> str:
+def base_files(scope: str, dialect: Dialect = SQLITE) -> str:
+    title_fold = dialect.ascii_lower("d.title")
     return f"""SELECT 'file' AS type, d.path AS path, d.name AS name, d.directory AS directory,
   d.extension AS extension, d.format AS format, d.language AS language, d.title AS title, d.size
   AS size,
   d.lines AS lines, d.pages AS pages, d.mtime AS mtime, d.sha256 AS sha256,
-  d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score, lower(d.title) AS _f_title
+  d.id AS _doc, d.path AS _path, 0 AS _pos, NULL AS _score, {title_fold} AS _f_title
 FROM documents d WHERE {scope}"""
 
 
-def base_headings(scope: str, extra_where: str = "") -> str:
+def base_headings(scope: str, extra_where: str = "", dialect: Dialect = SQLITE) -> str:
     return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page,
-  {location("d.path", "s.line", "s.end_line", "s.page")} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope}{extra_where}"""
 
@@ -237,11 +245,12 @@ def base_chunks(scope: str) -> str:
     return f"SELECT {CHUNK_COLUMNS}, NULL AS _score FROM {CHUNK_FROM} WHERE {scope}"
 
 
-def base_entities(scope: str) -> str:
+def base_entities(scope: str, dialect: Dialect = SQLITE) -> str:
+    loc = location("d.path", "e.line", "e.end_line", dialect=dialect)
     return f"""SELECT 'entity' AS type, d.path AS path, e.entity_type AS entity_type, e.name AS
       name,
   e.signature AS signature, e.definition AS definition, e.line AS line, e.end_line AS end_line,
-  {location("d.path", "e.line", "e.end_line")} AS location,
+  {loc} AS location,
   e.doc_id AS _doc, d.path AS _path, e.ord AS _pos, NULL AS _score, e.name_fold AS _f_name
 FROM entities e JOIN documents d ON d.id = e.doc_id WHERE {scope}"""
 
@@ -262,19 +271,21 @@ def base_symbols(scope: str, where: str = "1", score: str = "NULL") -> str:
 FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})"""
 
 
-def base_codeblocks(scope: str) -> str:
+def base_codeblocks(scope: str, dialect: Dialect = SQLITE) -> str:
+    loc = location("d.path", "b.line", "b.end_line", dialect=dialect)
     return f"""SELECT 'codeblock' AS type, d.path AS path, b.language AS language, b.code AS
       code, b.line AS line,
-  b.end_line AS end_line, {location("d.path", "b.line", "b.end_line")} AS location,
+  b.end_line AS end_line, {loc} AS location,
   b.doc_id AS _doc, d.path AS _path, b.ord AS _pos, NULL AS _score
 FROM codeblocks_code b JOIN documents d ON d.id = b.doc_id WHERE {scope}"""
 
 
-def base_tables(scope: str) -> str:
+def base_tables(scope: str, dialect: Dialect = SQLITE) -> str:
+    loc = location("d.path", "t.line", "t.end_line", dialect=dialect)
     return f"""SELECT 'table' AS type, d.path AS path, t.headers AS headers, t.rows AS rows,
       t.row_count AS row_count,
   t.column_count AS column_count, t.line AS line, t.end_line AS end_line,
-  {location("d.path", "t.line", "t.end_line")} AS location,
+  {loc} AS location,
   t.doc_id AS _doc, d.path AS _path, t.ord AS _pos, NULL AS _score
 FROM tables t JOIN documents d ON d.id = t.doc_id WHERE {scope}"""
 
@@ -295,11 +306,12 @@ WHERE {scope} AND c.page = {page_param}
 GROUP BY c.doc_id, c.page"""
 
 
-def base_structure(scope: str) -> str:
+def base_structure(scope: str, dialect: Dialect = SQLITE) -> str:
     """The files in scope and every directory above them, one row each (a directory's path
     ends in '/'). Byte order of these paths is the tree's pre-order: '/' sorts before every
     other path character, so a directory comes right before its contents. Built in SQL (a
     recursive CTE over the paths) so filters and indexes see directories too."""
+    slash = dialect.position("rest", "'/'")
     return f"""SELECT 'structure' AS type, t.path AS path, t.name AS name, t.kind AS kind,
       t.depth AS depth,
   t.format AS format, t._doc AS _doc, t.path AS _path, 0 AS _pos, NULL AS _score
@@ -312,8 +324,8 @@ FROM (
   FROM (WITH RECURSIVE dirs(dir, name, rest) AS (
       SELECT '', '', d.path FROM documents d WHERE {scope}
       UNION
-      SELECT dir || substr(rest, 1, instr(rest, '/')), substr(rest, 1, instr(rest, '/') - 1),
-             substr(rest, instr(rest, '/') + 1)
-      FROM dirs WHERE instr(rest, '/') > 0)
+      SELECT dir || substr(rest, 1, {slash}), substr(rest, 1, {slash} - 1),
+             substr(rest, {slash} + 1)
+      FROM dirs WHERE {slash} > 0)
     SELECT DISTINCT dir, name FROM dirs WHERE dir != '') x
 ) t"""

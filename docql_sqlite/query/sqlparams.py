@@ -7,12 +7,11 @@ when the statement runs (or is inlined), so `--sql` shows the statement at no co
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-_PARAM = re.compile(r":(p\d+)\b")
+from .dialect import SQLITE, Dialect
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -32,20 +31,22 @@ def bind(values: dict[str, Any]) -> dict[str, Any]:
 
 
 class Params:
-    """Collects values as named parameters `:p0`, `:p1`…, reusing a name for an equal value."""
+    """Collects values as named parameters `:p0`, `:p1`… (in the dialect's marker style),
+    reusing a name for an equal value."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect = SQLITE) -> None:
         self.values: dict[str, Any] = {}
+        self.dialect = dialect
 
     def add(self, value: Any) -> str:
         if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
             value = float(value)  # SQLite integers are 64-bit; a bigger literal binds as REAL
         for name, existing in self.values.items():
             if type(existing) is type(value) and existing == value:
-                return ":" + name
+                return self.dialect.param(name)
         name = f"p{len(self.values)}"
         self.values[name] = value
-        return ":" + name
+        return self.dialect.param(name)
 
 
 def sql_literal(value: Any) -> str:
@@ -63,7 +64,7 @@ def sql_literal(value: Any) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def inline(sql: str, params: dict[str, Any]) -> str:
+def inline(sql: str, params: dict[str, Any], dialect: Dialect = SQLITE) -> str:
     """`sql` with every `:pN` replaced by its value as a literal (deferred ones computed)."""
     values = bind(params)
-    return _PARAM.sub(lambda m: sql_literal(values[m.group(1)]), sql)
+    return dialect.PARAM_PATTERN.sub(lambda m: sql_literal(values[m.group(1)]), sql)

@@ -1,0 +1,261 @@
+"""`docql-sqlite copy` between a SQLite file and a real PostgreSQL 16 + pgvector (pgserver).
+
+Oracles: the per-table checksums of the source equal the destination's; a file copied
+to PostgreSQL and back answers DocQL queries and searches exactly as the original (so
+the rebuilt FTS5 rows and vectors are right); PostgreSQL's tsvector rows match the same
+chunks as FTS5 MATCH for words, accented words, CJK phrases and code identifiers.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+from conftest import CLI, REPO
+from docql_fixtures import all_cases
+from pg_server import fresh_database, start_server
+
+import docql_sqlite
+from docql_sqlite import DatabaseError, UsageError
+from docql_sqlite.fts_tokens import tokens
+from docql_sqlite.text import fts_text
+
+psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
+from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.pg import query as pg_query  # noqa: E402
+from docql_sqlite.pg.copy import table_checksums  # noqa: E402
+
+QUERIES = (
+    "$.toc[?(@.level <= 2)]",
+    '$.content.grep("index")',
+    '$.content.search("configuration")',
+    "$.files[*]",
+    "$.code.functions[*]",
+    "$.entities[*]",
+    "$.content.codeblock[*]",
+    "$.content.table[*]",
+    "$.frontmatter[*]",
+)
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> Iterator[Any]:
+    yield from start_server()
+
+
+@pytest.fixture(scope="module")
+def corpus_pg(pg_server: Any, corpus_db: Path) -> str:
+    """The datasets/ index copied into a fresh PostgreSQL database (read-only for tests)."""
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(corpus_db), url)
+    return url
+
+
+def test_copy_to_postgres_keeps_every_table(corpus_db: Path, corpus_pg: str) -> None:
+    source, dest = table_checksums(str(corpus_db)), table_checksums(corpus_pg)
+    assert source == dest
+    assert source["chunks"][0] > 100 and source["documents"][0] > 10
+    assert dest["chunks_fts"][0] == dest["chunks"][0]  # one tsvector row per chunk
+
+
+def test_round_trip_answers_like_the_original(
+    corpus_db: Path, corpus_pg: str, tmp_path: Path
+) -> None:
+    back = tmp_path / "back.db"
+    report = docql_sqlite.copy(corpus_pg, str(back))
+    assert all(t["ok"] for t in report["tables"])
+    assert table_checksums(str(back)) == table_checksums(str(corpus_db))
+    original, copied = docql_sqlite.open(corpus_db), docql_sqlite.open(back)
+    for query in QUERIES:
+        assert list(copied.query(query)) == list(original.query(query)), query
+    for words in ("index configuration", "架构", "search"):
+        assert copied.search(words, mode="bm25") == original.search(words, mode="bm25")
+
+
+def _fts5_ids(db: Path, match: str) -> set[int]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {
+            r[0]
+            for r in conn.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))
+        }
+    finally:
+        conn.close()
+
+
+def _pg_ids(url: str, tsquery: str) -> set[int]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE tsv @@ %s::tsquery", (tsquery,)
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _phrase(words: str) -> tuple[str, str]:
+    """The same phrase for FTS5 MATCH and for a tsquery, from the same tokens."""
+    toks = tokens(fts_text(words))
+    return '"' + " ".join(toks) + '"', " <-> ".join("'" + t + "'" for t in toks)
+
+
+@pytest.mark.parametrize(
+    "words",
+    ["index", "Configuration", "架构", "数据库", "データ", "café", "def", "json_path", "v2"],
+)
+def test_tsvector_matches_the_same_chunks_as_fts5(
+    corpus_db: Path, corpus_pg: str, words: str
+) -> None:
+    match, tsquery = _phrase(words)
+    expected = _fts5_ids(corpus_db, match)
+    assert _pg_ids(corpus_pg, tsquery) == expected
+
+
+def test_tsvector_oracle_finds_something(corpus_db: Path) -> None:
+    # The parametrized comparison above means little if every term matches nothing.
+    assert _fts5_ids(corpus_db, _phrase("index")[0])
+    assert _fts5_ids(corpus_db, _phrase("架构")[0])
+
+
+def test_vectors_travel_exactly(pg_server: Any, tmp_index: Any, tmp_path: Path) -> None:
+    tmp_index.write("a.md", "# Alpha\n\nThe quick brown fox.\n\n## Beta\n\n数据库 架构 notes.\n")
+    tmp_index.write("b.md", "# Gamma\n\nLazy dogs sleep all day long.\n")
+    docql_sqlite.index(tmp_index.db, ["docs"])
+    docql_sqlite.embed(tmp_index.db, "hash:64")
+    url = fresh_database(pg_server)
+    report = docql_sqlite.copy(str(tmp_index.db), url)
+    assert report["dimensions"] == 64
+    assert table_checksums(url) == table_checksums(str(tmp_index.db))
+    with psycopg.connect(url) as conn:
+        dims = conn.execute("SELECT vector_dims(embedding) FROM chunks_vec LIMIT 1").fetchone()
+        assert dims == (64,)
+    back = tmp_path / "back.db"
+    docql_sqlite.copy(url, str(back))
+    original, copied = docql_sqlite.open(tmp_index.db), docql_sqlite.open(back)
+    assert copied.has_vectors
+    for mode in ("vector", "hybrid"):
+        assert copied.search("fox", mode=mode) == original.search("fox", mode=mode)
+
+
+def test_copy_refuses_a_database_that_holds_an_index(corpus_db: Path, corpus_pg: str) -> None:
+    before = table_checksums(corpus_pg)
+    with pytest.raises(UsageError, match="already holds an index"):
+        docql_sqlite.copy(str(corpus_db), corpus_pg)
+    assert table_checksums(corpus_pg) == before
+
+
+def test_copy_refuses_an_existing_index_file(corpus_pg: str, corpus_db: Path) -> None:
+    before = corpus_db.stat().st_size
+    with pytest.raises(UsageError, match="already holds an index"):
+        docql_sqlite.copy(corpus_pg, str(corpus_db))
+    assert corpus_db.stat().st_size == before
+
+
+def test_copy_needs_one_postgres_side(corpus_db: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="between engines"):
+        docql_sqlite.copy(str(corpus_db), str(tmp_path / "x.db"))
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_unreachable_server_is_one_clear_error(corpus_db: Path) -> None:
+    with pytest.raises(DatabaseError, match="cannot connect") as info:
+        docql_sqlite.copy(str(corpus_db), "postgresql://nobody@127.0.0.1:1/none")
+    assert "\n" not in str(info.value)
+
+
+def test_empty_database_is_not_an_index(pg_server: Any, tmp_path: Path) -> None:
+    url = fresh_database(pg_server)
+    with pytest.raises(DatabaseError, match="holds no docql-sqlite index"):
+        docql_sqlite.copy(url, str(tmp_path / "x.db"))
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> None:
+    url = fresh_database(pg_server)
+    out = subprocess.run(
+        [str(CLI), "copy", str(corpus_db), url, "--table"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "every table verified" in out.stdout and "chunks " in out.stdout
+    again = subprocess.run(
+        [str(CLI), "copy", str(corpus_db), url], capture_output=True, text=True, cwd=REPO
+    )
+    assert again.returncode == 2
+    assert again.stderr.startswith("error: ") and again.stderr.count("\n") == 1
+    back = tmp_path / "back.db"
+    out = subprocess.run(
+        [str(CLI), "copy", url, str(back)], capture_output=True, text=True, cwd=REPO
+    )
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)  # piped: JSON, one row per table
+    assert {r["table"] for r in rows} >= {"documents", "chunks"} and all(r["ok"] for r in rows)
+    assert table_checksums(str(back)) == table_checksums(str(corpus_db))
+
+
+# -- DocQL on PostgreSQL: the roots the PostgreSQL dialect generates so far -------------
+# (docs/scale-out.md lists the rest: the content and code functions, front matter.)
+PG_ROOTS = (
+    "$.toc",
+    "$.files",
+    "$.entities",
+    "$.content.codeblock",
+    "$.content.table",
+    "$.structure",
+)
+NOT_YET = (".content.", ".code.", ".frontmatter")
+
+
+def _pg_cases() -> list[Any]:
+    selected = []
+    for fx, case in all_cases():
+        query = case.query.replace(" ", "")
+        if fx.corpus != "datasets" or case.error is not None or not query.startswith(PG_ROOTS):
+            continue
+        rest = query.split("]", 1)[1] if query.startswith("$.files[") else ""
+        if query.startswith("$.content.") or not any(part in rest for part in NOT_YET):
+            selected.append((fx, case))
+    return selected
+
+
+PG_CASES = _pg_cases()
+
+
+def test_postgres_fixture_selection_is_not_empty() -> None:
+    assert len(PG_CASES) >= 120
+    assert {c.query.split("[")[0].split("(")[0] for _, c in PG_CASES} >= set(PG_ROOTS)
+
+
+@pytest.fixture(scope="module")
+def both_engines(corpus_db: Path, corpus_pg: str) -> Iterator[tuple[Any, Any]]:
+    """(the file's Index, a read-only PostgreSQL connection) over the same index."""
+    index, conn = docql_sqlite.open(corpus_db), pg.connect(corpus_pg, readonly=True)
+    yield index, conn
+    conn.close()
+    index.close()
+
+
+@pytest.mark.parametrize(("fx", "case"), PG_CASES, ids=[c.id for _, c in PG_CASES])
+def test_docql_fixture_on_postgres(fx: Any, case: Any, both_engines: tuple[Any, Any]) -> None:
+    index, conn = both_engines
+    expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
+    got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
+    assert got == expected
+
+
+def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:
+    script = (
+        "import sys, docql_sqlite, docql_sqlite.cli\n"
+        f"idx = docql_sqlite.open({str(corpus_db)!r})\n"
+        "assert idx.query('$.toc[0]') and idx.search('index', mode='bm25')\n"
+        "assert 'psycopg' not in sys.modules, 'psycopg imported'\n"
+    )
+    out = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "python"), "-c", script], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
