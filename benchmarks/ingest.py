@@ -28,11 +28,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+
+import benchlib
 
 REPO = Path(__file__).resolve().parents[1]
 GOAL_MBPS = 5.0
@@ -79,53 +80,8 @@ def corpus_files(roots: list[Path], include: str) -> list[Path]:
     return files
 
 
-# -- RSS of a process tree -------------------------------------------------------------------
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
-        tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
-def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/status") as handle:
-            for line in handle:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def tree_rss_kb(root: int) -> int:
-    tree = _children()
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        total += _rss_kb(pid)
-        stack.extend(tree.get(pid, []))
-    return total
-
-
-class PeakSampler(threading.Thread):
-    def __init__(self, pid: int, interval: float = 0.02) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.interval, self.peak_kb = pid, interval, 0
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        while not self.done.is_set():
-            self.peak_kb = max(self.peak_kb, tree_rss_kb(self.pid))
-            self.done.wait(self.interval)
+# -- RSS of a process tree: benchlib's sampler, sampled every 20 ms ------------------------
+PeakSampler = benchlib.PeakSampler
 
 
 def run_measured(
@@ -136,7 +92,7 @@ def run_measured(
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
     )  # type: ignore[call-overload]
-    sampler = PeakSampler(proc.pid)
+    sampler = PeakSampler(proc.pid, interval=0.02)
     sampler.start()
     out, err = proc.communicate()
     seconds = time.perf_counter() - started
