@@ -404,18 +404,33 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
         # Up to date: write nothing, so a run that fails at once (a damaged file, a full
         # disk) leaves the file exactly as it was.
         return
-    with conn:
-        for number, file in migration_files():
-            if version < number <= SCHEMA_VERSION:  # a file from a newer version waits for its code
-                conn.execute(file.read_text(encoding="utf-8"))
-                set_meta(conn, "schema_version", str(number))
-        if version == 0:
-            set_meta(conn, "application", APPLICATION)
-            set_meta(conn, "fts_tokenizer", "unicode61 remove_diacritics 2")
-            set_meta(conn, "fts_text", f"cjk-spaced v{FTS_TEXT_VERSION}")
-        if views_sql:
-            conn.execute(views_sql)
-        set_meta(conn, "views_sha256", views_sha)
+    # Take the write lock first, then read the version again: two writers opening one new
+    # (or old) file at once must not both apply the same migration.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _apply_migrations(conn, path, views_sql, views_sha)
+    except BaseException:
+        if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _apply_migrations(conn: apsw.Connection, path: str, views_sql: str, views_sha: str) -> None:
+    version = stored_version(conn, path) or 0
+    if version == SCHEMA_VERSION and get_meta(conn, "views_sha256") == views_sha:
+        return  # another writer migrated it while this one waited for the lock
+    for number, file in migration_files():
+        if version < number <= SCHEMA_VERSION:  # a file from a newer version waits for its code
+            conn.execute(file.read_text(encoding="utf-8"))
+            set_meta(conn, "schema_version", str(number))
+    if version == 0:
+        set_meta(conn, "application", APPLICATION)
+        set_meta(conn, "fts_tokenizer", "unicode61 remove_diacritics 2")
+        set_meta(conn, "fts_text", f"cjk-spaced v{FTS_TEXT_VERSION}")
+    if views_sql:
+        conn.execute(views_sql)
+    set_meta(conn, "views_sha256", views_sha)
 
 
 def get_meta(conn: apsw.Connection, key: str) -> str | None:
