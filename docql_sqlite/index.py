@@ -95,8 +95,7 @@ class Index:
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
         self.path = str(path)
         self.conn = db.connect(self.path, readonly=readonly)
-        # Read once: compiling a query depends on whether vectors exist, never on rows.
-        self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
+        self._refresh()
         if table_function:
             from . import tvf
 
@@ -118,9 +117,7 @@ class Index:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
         found = catalog.find_document(self.conn, path)
         if found is None:
-            raise LocationError(
-                f"no document '{path}' in the index; the DocQL query $.files lists them"
-            )
+            raise _no_document(path)
         return found
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -144,9 +141,7 @@ class Index:
             found = catalog.find_document(self.conn, reading.path)
             if found is not None:
                 return self._excerpt(found, reading)
-        raise LocationError(
-            f"no document '{location}' in the index; the DocQL query $.files lists them"
-        )
+        raise _no_document(location)
 
     def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
         """Whole documents whose path matches the glob `pattern` (`docs/**/*.md`: `**`
@@ -327,12 +322,18 @@ class Index:
         return report
 
     def _refresh(self) -> None:
+        # Read when the index opens and after it writes: compiling depends on whether
+        # vectors exist, never on rows.
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:
         from .search.docql import search_source
 
         return lambda *args: search_source(self, *args)
+
+
+def _no_document(name: str) -> LocationError:
+    return LocationError(f"no document '{name}' in the index; the DocQL query $.files lists them")
 
 
 def _query_options(options: QueryOptions | None, overrides: dict[str, Any]) -> QueryOptions:
