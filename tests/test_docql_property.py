@@ -14,12 +14,16 @@ compiler produced SQL that SQLite refused, which is a compiler bug, not a user e
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +316,8 @@ def target(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
     watcher.close()
 
 
-def check(index: Index, query: str, globs: list[str] | None = None, **options: Any) -> None:
+def check(index: Index, query: str, globs: list[str] | None = None, **options: Any) -> bool:
+    """Run `query`; True when it ended in a (well-formed) DocQLError, False for results."""
     try:
         items = index.query(query, path=globs or None, limit=50, **options)
     except DocQLError as exc:
@@ -320,9 +325,10 @@ def check(index: Index, query: str, globs: list[str] | None = None, **options: A
             f"{query!r} compiled to invalid SQL: {exc}"
         )
         assert str(exc)  # renders (caret etc.) without raising
-        return
+        return True
     assert isinstance(items, list)
     json.dumps(items, ensure_ascii=False, default=str)
+    return False
 
 
 FAST = settings(
@@ -481,13 +487,89 @@ fuzz_query = st.one_of(any_query, regex_queries(), search_queries)
 # the bound is on CPU time: on a machine shared by many jobs one 100k run saw a query that
 # parses in milliseconds take 20 s of wall time (it got no CPU), and pass when re-run.
 HANG_S = 60.0
+# Hard stops for one example, so that a hang is a failure naming its input instead of a
+# run that never ends: SIGVTALRM after this much CPU time of the process, SIGALRM after
+# this much wall time (a query blocked on a lock, or a regex engine ignoring its timeout).
+EXAMPLE_CPU_CAP_S = 20.0
+EXAMPLE_WALL_CAP_S = 2 * HANG_S
 
 
-def timed_check(index: Index, query: str, globs: list[str] | None = None) -> None:
+class ExampleHang(BaseException):
+    """Raised by the alarm in `example_alarm`: a BaseException, so no `except Exception`
+    in the package can swallow it and turn a hang into an ordinary answer."""
+
+
+@contextlib.contextmanager
+def example_alarm() -> Iterator[None]:
+    """Stop the example in this block once it exceeds its CPU or wall-clock cap."""
+
+    def stop(signum: int, _frame: object) -> None:
+        kind = "CPU" if signum == signal.SIGVTALRM else "wall-clock"
+        raise ExampleHang(f"example exceeded its {kind} cap")
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGVTALRM, signal.SIGALRM)}
+    signal.setitimer(signal.ITIMER_VIRTUAL, EXAMPLE_CPU_CAP_S)
+    signal.setitimer(signal.ITIMER_REAL, EXAMPLE_WALL_CAP_S)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+@dataclass
+class FuzzStats:
+    """Per-example times of a fuzz run: how many, how long, and the slowest inputs."""
+
+    count: int = 0
+    errors: int = 0  # examples that ended in a DocQLError (the rest returned results)
+    wall: float = 0.0
+    cpu: float = 0.0
+    slowest: list[tuple[float, float, str]] = field(default_factory=list)  # (cpu, wall, q)
+    started: float = field(default_factory=time.monotonic)
+    progress_every: int = 0  # print a line every so many inputs (0: never)
+
+    def add(self, query: str, wall: float, cpu: float, failed: bool) -> None:
+        self.count += 1
+        self.errors += failed
+        self.wall += wall
+        self.cpu += cpu
+        self.slowest.append((cpu, wall, query))
+        if len(self.slowest) > 50:
+            self.slowest = sorted(self.slowest, reverse=True)[:5]
+        if self.progress_every and self.count % self.progress_every == 0:
+            print(
+                f"fuzz: {self.count} inputs after {time.monotonic() - self.started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def report(self) -> str:
+        top = sorted(self.slowest, reverse=True)[:5]
+        lines = [
+            f"fuzz: {self.count} inputs ({self.errors} DocQLError, "
+            f"{self.count - self.errors} results); query time {self.wall:.0f} s wall, "
+            f"{self.cpu:.0f} s CPU; slowest by CPU:"
+        ]
+        lines += [f"  {cpu:.2f} s CPU, {wall:.2f} s wall: {query!r}" for cpu, wall, query in top]
+        return "\n".join(lines)
+
+
+def timed_check(
+    index: Index, query: str, globs: list[str] | None = None, stats: FuzzStats | None = None
+) -> None:
     """`check`, and no query may run past its time limit."""
     started, cpu_started = time.monotonic(), time.thread_time()
-    check(index, query, globs, timeout=FUZZ_LIMIT_S)
+    with example_alarm():
+        try:
+            failed = check(index, query, globs, timeout=FUZZ_LIMIT_S)
+        except ExampleHang as hang:
+            raise AssertionError(f"{query!r} (paths {globs!r}): {hang}") from None
     elapsed, cpu = time.monotonic() - started, time.thread_time() - cpu_started
+    if stats is not None:
+        stats.add(query, elapsed, cpu, failed)
     assert cpu < FUZZ_LIMIT_S + FUZZ_SLACK_S, f"{query!r} used {cpu:.1f} s of CPU"
     assert elapsed < HANG_S, f"{query!r} ran {elapsed:.1f} s"
 
@@ -495,7 +577,7 @@ def timed_check(index: Index, query: str, globs: list[str] | None = None) -> Non
 def fuzz_settings(examples: int) -> settings:
     return settings(
         max_examples=examples,
-        deadline=None,
+        deadline=None,  # wall time per example is no bound on a shared machine; see above
         database=None,  # each run explores afresh: the corpus of saved failures is not a test
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
@@ -520,12 +602,25 @@ def test_catastrophic_regexes_end_in_time(target, pattern: str) -> None:
 
 
 @pytest.mark.slow
-@fuzz_settings(int(os.environ.get("DOCQL_FUZZ_EXAMPLES", "100000")))
-@given(query=fuzz_query, globs=paths)
-def test_fuzz_100k(target, query: str, globs: list[str]) -> None:
+def test_fuzz_100k(target) -> None:
     """DOCQL_SLOW=1: 100,000 inputs (the issue's bar; DOCQL_FUZZ_EXAMPLES=N for another
-    count) on the read-only connection."""
-    timed_check(target[1], query, globs)
+    count) on the read-only connection; prints the count, the time and the slowest inputs."""
+    examples = int(os.environ.get("DOCQL_FUZZ_EXAMPLES", "100000"))
+    stats = FuzzStats(progress_every=10_000)
+
+    @fuzz_settings(examples)
+    @given(query=fuzz_query, globs=paths)
+    def fuzz(query: str, globs: list[str]) -> None:
+        timed_check(target[1], query, globs, stats)
+
+    started, cpu_started = time.monotonic(), time.process_time()
+    fuzz()
+    print(
+        f"\n{stats.report()}\nwhole run: {time.monotonic() - started:.0f} s wall, "
+        f"{time.process_time() - cpu_started:.0f} s CPU (generation included), load "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    assert stats.count >= examples * 0.9  # hypothesis ran (about) as many as asked
 
 
 @pytest.mark.slow
