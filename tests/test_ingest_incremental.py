@@ -8,7 +8,6 @@ for a word that left the corpus, and with chunks_fts rowids = chunks ids.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -25,6 +24,7 @@ import apsw
 import pytest
 from conftest import DATASETS as DATASETS_ROOT
 from conftest import DOC_TABLES, TmpIndex, check_document_chunks, file_lines, row_counts
+from index_states import check_after_crash_states, document_states
 
 DOCS = {
     "a.md": "# Alpha Doc\n\nThe aardvark eats ants.\n\n## Details\n\nMore about aardvarks.\n",
@@ -722,45 +722,6 @@ def change_corpus(root: Path, seed: int = 3) -> None:
         (root / f"added-{n}.md").write_text(f"# Added {n}\n\nnew file {n}\n", encoding="utf-8")
 
 
-SECTIONS_STATE = (
-    "SELECT s.ord, s.level, s.depth, s.title, s.number, s.anchor, p.ord, s.line, s.end_line, "
-    "s.own_end_line FROM sections s LEFT JOIN sections p ON p.id = s.parent_id "
-    "WHERE s.doc_id = ? ORDER BY s.ord"
-)
-CHUNKS_STATE = (
-    "SELECT c.chunk_index, c.line, c.end_line, c.start_offset, c.content, s.ord FROM chunks c "
-    "LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ? ORDER BY c.chunk_index"
-)
-
-
-def document_states(db: Path) -> dict[str, str]:
-    """uri -> a digest of everything the index holds for that document except row ids and
-    times: the canonical dump compared between interrupted and uninterrupted runs."""
-    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        extra = {}
-        for table in ("codeblocks", "tables", "entities", "symbols"):
-            columns = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-            kept = ", ".join(c for c in columns if c not in ("id", "doc_id"))
-            extra[table] = f"SELECT {kept} FROM {table} WHERE doc_id = ? ORDER BY ord"
-        states = {}
-        docs = conn.execute(
-            "SELECT id, uri, path, sha256, size, lines, format, title, header_text, body_line, "
-            "chunk_chars FROM documents"
-        ).fetchall()
-        for doc_id, uri, *fields in docs:
-            parts = [repr(fields)]
-            for sql in (SECTIONS_STATE, CHUNKS_STATE, *extra.values()):
-                parts.append(repr(conn.execute(sql, (doc_id,)).fetchall()))
-            digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass"))
-            states[uri] = digest.hexdigest()
-        errors = conn.execute("SELECT uri, severity, reason FROM ingest_errors ORDER BY 1, 2, 3")
-        states["(ingest_errors)"] = repr(errors.fetchall())
-        return states
-    finally:
-        conn.close()
-
-
 def timed_index(db: Path, corpus: Path) -> float:
     started = time.monotonic()
     done = subprocess.run(
@@ -810,23 +771,3 @@ def test_crash_harness_random_kill_points(tmp_path: Path) -> None:
         f"(uninterrupted run {full_run:.1f}s, {len(state_b) - 1} documents)"
     )
     assert killed == KILL_POINTS
-
-
-def check_after_crash_states(db: Path, state_a: dict[str, str], state_b: dict[str, str]) -> None:
-    conn = apsw.Connection(str(db))  # read-write: replays the WAL as the next user would
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
-        assert (
-            conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-            == conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        )
-    finally:
-        conn.close()
-    now = document_states(db)
-    now.pop("(ingest_errors)")
-    for uri, digest in now.items():
-        assert digest in (state_a.get(uri), state_b.get(uri)), f"{uri} is in neither state"
-    for uri in state_a.keys() & state_b.keys():
-        if uri != "(ingest_errors)":
-            assert uri in now, f"{uri} vanished though it is in both versions"

@@ -78,7 +78,7 @@ def _prepare(
     conn: db.Connection, model: EmbeddingModel, meta: dict[str, str], replace: bool
 ) -> int:
     """Check or (re)create the vec0 table and the meta rows; returns vectors dropped."""
-    removed = 0
+    drop = False
     if meta.get(vectors.KEY_MODEL):
         try:
             vectors.check_model(conn, model)
@@ -91,22 +91,26 @@ def _prepare(
             # Prove the new model runs before the old vectors go (a server that is down
             # must not cost the index its vectors).
             model.embed(["probe"], kind="passage")
-            removed = db.scalar(conn, "SELECT count(*) FROM chunk_vectors")
-            with conn:
-                conn.execute(f"DROP TABLE IF EXISTS {vectors.VEC_TABLE}")
-                conn.execute("DELETE FROM chunk_vectors")
-                conn.execute(
-                    "DELETE FROM meta WHERE key IN (?, ?, ?)",
-                    (vectors.KEY_MODEL, vectors.KEY_DIMENSIONS, vectors.KEY_FINGERPRINT),
-                )
-    if not vectors.vec_table_exists(conn):
-        template = (db.sql_dir() / "vec.sql").read_text(encoding="utf-8")
-        with conn:
-            conn.execute(template.replace("{dimensions}", str(int(model.dimensions))))
-            conn.execute("DELETE FROM chunk_vectors")  # rows without vectors are meaningless
-            db.set_meta(conn, vectors.KEY_MODEL, model.model_id)
-            db.set_meta(conn, vectors.KEY_DIMENSIONS, str(model.dimensions))
-            db.set_meta(conn, vectors.KEY_FINGERPRINT, model.fingerprint())
+            drop = True
+    if not drop and vectors.vec_table_exists(conn):
+        return 0
+    removed = db.scalar(conn, "SELECT count(*) FROM chunk_vectors") if drop else 0
+    template = (db.sql_dir() / "vec.sql").read_text(encoding="utf-8")
+    # One transaction: the old model's vectors go and the new model's empty table comes
+    # together, so a run killed here leaves one model or the other, never an index with
+    # no model recorded (where a plain restarted `embed` would not know what to run).
+    with conn:
+        if drop:
+            conn.execute(f"DROP TABLE IF EXISTS {vectors.VEC_TABLE}")
+            conn.execute(
+                "DELETE FROM meta WHERE key IN (?, ?, ?)",
+                (vectors.KEY_MODEL, vectors.KEY_DIMENSIONS, vectors.KEY_FINGERPRINT),
+            )
+        conn.execute(template.replace("{dimensions}", str(int(model.dimensions))))
+        conn.execute("DELETE FROM chunk_vectors")  # rows without vectors are meaningless
+        db.set_meta(conn, vectors.KEY_MODEL, model.model_id)
+        db.set_meta(conn, vectors.KEY_DIMENSIONS, str(model.dimensions))
+        db.set_meta(conn, vectors.KEY_FINGERPRINT, model.fingerprint())
     return removed
 
 
