@@ -51,6 +51,12 @@ WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
 )
 DiskFullError = apsw.FullError
 
+# A test seam: the name of the SQLite VFS that `connect` opens files with for writing
+# (None: SQLite's default; readers always use the default). tests/faulty_vfs.py registers
+# a VFS that fails the Nth write and sets this, so that the I/O-error tests reach apsw
+# through this module (docs/reliability.md).
+VFS: str | None = None
+
 
 # -- SQLite's complaints about the file, as DatabaseError messages ----------------------
 def translate(exc: BaseException, path: str = "", readonly: bool = False) -> DocQLError | None:
@@ -117,7 +123,10 @@ class Cursor(apsw.Cursor):
     def _translated(self, exc: apsw.Error) -> BaseException:
         conn = self.connection
         path, readonly = getattr(conn, "docql_path", ""), getattr(conn, "docql_readonly", False)
-        return translate(exc, path, readonly) or exc
+        translated = translate(exc, path, readonly)
+        if translated is not None and isinstance(conn, Connection):
+            conn.docql_failed = True
+        return translated or exc
 
     def execute(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
         try:
@@ -149,6 +158,7 @@ class Connection(apsw.Connection):
 
     docql_path: str = ""
     docql_readonly: bool = False
+    docql_failed: bool = False  # an error about the file was raised: close() stays quiet
 
     def __exit__(self, etype: Any, evalue: Any, tb: Any) -> bool:
         try:
@@ -158,6 +168,18 @@ class Connection(apsw.Connection):
                 # SQLite already rolled back (disk full, I/O error): the rollback's own
                 # "no transaction is active" would hide the error that matters.
                 return False
+            self.docql_failed = True
+            raise translate(exc, self.docql_path, self.docql_readonly) or exc from exc
+
+    def close(self, force: bool = False) -> None:
+        """Close; a failure (the checkpoint on close cannot write) is a `DatabaseError` too,
+        unless this connection has reported an error about the file already: then that
+        error is the one that matters, and it is on its way up (`finally: conn.close()`)."""
+        try:
+            super().close(force)
+        except apsw.Error as exc:
+            if self.docql_failed:
+                return
             raise translate(exc, self.docql_path, self.docql_readonly) or exc from exc
 
 
@@ -261,7 +283,7 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
     else:
         flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE | apsw.SQLITE_OPEN_URI
     try:
-        conn = Connection(path, flags=flags)
+        conn = Connection(path, flags=flags, vfs=None if readonly else VFS)
         conn.docql_path, conn.docql_readonly = shown, readonly
         conn.cursor_factory = Cursor
         conn.set_busy_timeout(10_000)

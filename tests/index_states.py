@@ -142,3 +142,12 @@ def check_vectors(db: Path, expected: dict[str, bytes] | None = None) -> dict[st
             expected[content_hash] = encode(model.embed([current[2]], kind="passage")[0])
         assert blob == expected[content_hash], f"chunk {chunk_id}: not the vector of its text"
     return state
+
+
+def check_whole_batches(state: dict[str, object], ids: list[int], batch: int) -> int:
+    """The vectors of a fresh embed that stopped part-way are its finished batches: the
+    first k batches of the chunks by id (`ids`), nothing of an unfinished one. Returns k."""
+    stored = sorted(state["rows"])  # type: ignore[call-overload]
+    assert stored == ids[: len(stored)], "stored vectors are not the first batches"
+    assert len(stored) % batch == 0 or len(stored) == len(ids), f"{len(stored)} of a batch"
+    return len(stored) // batch

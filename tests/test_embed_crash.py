@@ -35,7 +35,13 @@ from pathlib import Path
 
 import apsw
 import pytest
-from index_states import check_integrity, check_vectors, document_states, vector_state
+from index_states import (
+    check_integrity,
+    check_vectors,
+    check_whole_batches,
+    document_states,
+    vector_state,
+)
 
 import docql_sqlite
 from docql_sqlite.search import vectors
@@ -184,12 +190,7 @@ class Harness:
             return
         final_meta = self.final["meta"]
         assert not rows or state["meta"] == final_meta, "vectors of a model not asked for"
-        stored = sorted(rows)
-        # Exactly the finished batches: a prefix of the chunks by id, whole batches only.
-        batch = self.batch or 256
-        assert stored == self.ids[: len(stored)], "stored vectors are not the first batches"
-        assert len(stored) % batch == 0 or len(stored) == len(self.ids), len(stored)
-        self.batches_seen.append(len(stored) // batch)
+        self.batches_seen.append(check_whole_batches(state, self.ids, self.batch or 256))
 
 
 def fresh_harness(tmp: Path, corpus: Path, batch: int | None, model: str = "hash") -> Harness:
