@@ -36,30 +36,46 @@ class Skip(IngestError):
         self.kind = kind
 
 
+# How a file is read: in blocks, at most this many times when it keeps changing under us.
+READ_BLOCK = 1 << 20
+READ_ATTEMPTS = 3
+
+# A test seam (tests/test_file_changes.py): when set, called as `read_hook(step, path)` at
+# each step of reading a file, so that a test can change the file at an exact moment
+# instead of racing a sleep: "stat" (after the first stat, before the open), "open" (after
+# the open) and "block" (after each block). None in normal runs.
+read_hook: Callable[[str, Path], None] | None = None
+
+
 def read_source(
     path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: str | None = None
 ) -> Source:
-    """Read `path` (a regular file) whole, with the size cap checked before reading."""
+    """Read `path` (a regular file) whole, with the size cap checked before reading.
+
+    The bytes are one version of the file, never a mix: the file's identity, size, mtime
+    and ctime must be the same before the open, after it, after the last block and (by
+    path) at the end. A file that changed while it was read (modified, truncated, replaced)
+    is read again, up to READ_ATTEMPTS times, then recorded as changing; one deleted
+    while it was read is recorded as disappeared. Either way its last indexed version
+    stays, and the next run, which sees another size or mtime, reads it again.
+    """
     try:
         if path.is_symlink():
             problem = link_problem(path)
             if problem is not None:
                 raise IngestError(problem, display_path)
-        stat = path.stat()
-        if not S_ISREG(stat.st_mode) and not S_ISDIR(stat.st_mode):
-            # opening a FIFO blocks until someone writes to it; a device may never end
+        for _ in range(READ_ATTEMPTS):
+            stat = path.stat()
+            _check_readable(stat, max_bytes, display_path)
+            data = _read_one_version(path, stat, max_bytes)
+            if data is not None:
+                break
+        else:
             raise IngestError(
-                "not a regular file (a FIFO, socket or device); not indexed", display_path
-            )
-        if stat.st_size > max_bytes:
-            raise Skip(
-                SKIP_TOO_LARGE,
-                f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it "
-                f"with --max-bytes)",
+                f"changed while being read ({READ_ATTEMPTS} tries); not indexed this time "
+                f"(its last indexed version is kept), the next run reads it again",
                 display_path,
             )
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
     except IngestError:
         raise
     except PermissionError:
@@ -84,6 +100,53 @@ def read_source(
         mtime_ns=stat.st_mtime_ns,
         format=fmt,
     )
+
+
+def _check_readable(stat: os.stat_result, max_bytes: int, display_path: str) -> None:
+    if not S_ISREG(stat.st_mode) and not S_ISDIR(stat.st_mode):
+        # opening a FIFO blocks until someone writes to it; a device may never end
+        raise IngestError(
+            "not a regular file (a FIFO, socket or device); not indexed", display_path
+        )
+    if stat.st_size > max_bytes:
+        raise Skip(
+            SKIP_TOO_LARGE,
+            f"file too large ({stat.st_size:,} bytes; the limit is {max_bytes:,}; raise it "
+            f"with --max-bytes)",
+            display_path,
+        )
+
+
+def _version(stat: os.stat_result) -> tuple[int, ...]:
+    """What changes when a file is written, truncated or replaced."""
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _read_one_version(path: Path, before: os.stat_result, max_bytes: int) -> bytes | None:
+    """The file's bytes (at most max_bytes + 1), or None when it changed during the read."""
+    _hook("stat", path)
+    with open(path, "rb") as handle:
+        opened = os.fstat(handle.fileno())
+        _hook("open", path)
+        blocks, size = [], 0
+        while size <= max_bytes:
+            block = handle.read(min(READ_BLOCK, max_bytes + 1 - size))
+            if not block:
+                break
+            blocks.append(block)
+            size += len(block)
+            _hook("block", path)
+        after = os.fstat(handle.fileno())
+    now = path.stat()  # FileNotFoundError: deleted while read (the caller records it)
+    versions = {_version(before), _version(opened), _version(after), _version(now)}
+    if len(versions) != 1 or (size != after.st_size and size <= max_bytes):
+        return None
+    return b"".join(blocks)
+
+
+def _hook(step: str, path: Path) -> None:
+    if read_hook is not None:
+        read_hook(step, path)
 
 
 def link_problem(path: Path | str) -> str | None:
