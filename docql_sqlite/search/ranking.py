@@ -8,7 +8,6 @@ hits are marked `**like this**`; `group="file"` keeps the best passage of each f
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +33,7 @@ class Request:
     model: str | None = None
     rrf_k: int = sqlbuild.RRF_K
     weights: dict[str, float] = field(default_factory=dict)
-    intent: list[re.Pattern[str]] = field(default_factory=list)
+    intent: list[snippets.TermPattern] = field(default_factory=list)
 
     @property
     def fetch(self) -> int:
@@ -145,7 +144,7 @@ def run_plan(
 
 
 def item(
-    row: dict[str, Any], pats: list[re.Pattern[str]], opts: Request, *, snippet: bool = True
+    row: dict[str, Any], pats: list[snippets.TermPattern], opts: Request, *, snippet: bool = True
 ) -> dict[str, Any]:
     """A result item from a ranked row: the passage, its score and a marked snippet."""
     out = {
