@@ -77,3 +77,21 @@ def test_random_texts_match_the_lookaround_regex() -> None:
             assert spans(got, text) == spans(expected, text), (query, text)
             checked += 1
     assert checked > 500
+
+
+@pytest.mark.parametrize(
+    "query,content,expected",
+    [
+        # Already bold in the Markdown: shown as written, not `****Default**:**`.
+        ("default", "* **Default:** `16384`", "* **Default:** `16384`"),
+        ("default", "__Default__ and default", "__Default__ and **default**"),
+        ("stream", "a **readable stream** here", "a **readable stream** here"),
+        # Bold elsewhere does not stop a plain hit from being marked.
+        ("stream", "**Note** a stream", "**Note** a **stream**"),
+        ("a*b", "x a*b y", "x **a*b** y"),  # not emphasis
+    ],
+)
+def test_hits_inside_markdown_bold_are_not_marked_again(
+    query: str, content: str, expected: str
+) -> None:
+    assert snippets.make(content, snippets.patterns(terms.parse(query))) == expected

@@ -116,12 +116,23 @@ def make(
         begin = space + 1 if space != -1 else begin
     end = min(len(content), begin + width)
     marked, pos = [], begin
-    for start, stop, _ in _merge([h for h in hits if begin <= h[0] and h[1] <= end]):
+    bold = [m.span() for m in _BOLD.finditer(content, max(0, begin - WIDTH), end + WIDTH)]
+    shown = [h for h in hits if begin <= h[0] and h[1] <= end and not _inside(h, bold)]
+    for start, stop, _ in _merge(shown):
         marked.append(content[pos:start] + MARK_OPEN + content[start:stop] + MARK_CLOSE)
         pos = stop
     marked.append(content[pos:end])
     text = _flat("".join(marked))
     return ("…" if begin > 0 else "") + text + ("…" if end < len(content) else "")
+
+
+# Markdown strong emphasis already in the text: a hit inside it is shown as it is, since
+# marking it again would print `****Default**:**`.
+_BOLD = re.compile(r"\*\*(?=\S)[^*\n]*?\S\*\*|__(?=\S)[^_\n]*?\S__")
+
+
+def _inside(hit: tuple[int, int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= hit[0] and hit[1] <= stop for start, stop in spans)
 
 
 def _merge(hits: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
