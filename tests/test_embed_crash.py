@@ -284,6 +284,11 @@ def test_embed_crash_sweep_real_corpus(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_embed_crash_with_the_onnx_model(tmp_path: Path) -> None:
+    """DOCQL_EMBED_ONNX=1 as well: not run yet. The oracle compares vectors byte for byte,
+    which a real model may not meet when a text's batch differs (padding changes the last
+    bits); if it fails that way, compare by cosine instead."""
+    if os.environ.get("DOCQL_EMBED_ONNX") != "1":
+        pytest.skip("set DOCQL_EMBED_ONNX=1 (not run yet; see the docstring)")
     try:
         vectors.load_model("use-multilingual")
     except Exception as exc:  # noqa: BLE001 - any reason the model cannot load here
