@@ -171,6 +171,8 @@ class Harness:
         db = copy_index(self.base, self.tmp / f"{name}.db")
         killed = kill_embed(db, self.args, self.batch, after=after, rows_over=rows_over)
         self.check_killed(db)
+        if not killed:  # it finished first: checked all the same, not counted as a kill
+            self.batches_seen.pop()
         run_embed(db, self.args, self.batch)  # the same command again
         assert vector_state(db) == self.final, f"{name}: the resumed run ended elsewhere"
         check_integrity(db)
@@ -264,7 +266,8 @@ def sweep(harness: Harness, points: int, seed: int, label: str) -> None:
     print(
         f"\nembed crash sweep ({label}): {killed} of {points} runs killed part-way "
         f"(uninterrupted {harness.full_run:.1f} s, {len(harness.ids)} chunks); finished "
-        f"batches at each kill: {harness.batches_seen} (-1: before the swap)"
+        f"batches at each kill: {harness.batches_seen} (-1: before the swap; "
+        f"{-(-len(harness.ids) // (harness.batch or 256))} batches in a whole run)"
     )
     assert killed == points
 
