@@ -115,7 +115,8 @@ def vector_state(db: Path) -> dict[str, object]:
 def check_vectors(db: Path, expected: dict[str, bytes] | None = None) -> dict[str, object]:
     """Every stored vector is whole and right: one vec0 row per chunk_vectors row, with the
     same doc_id, and for each chunk whose current text it was made from, exactly the
-    embedder's vector of that text (`expected`: content hash -> bytes, filled as needed).
+    embedder's vector of that text (`expected`: "model hash" -> bytes, filled as needed;
+    shared between calls and between models: a --replace test sees both).
     Returns the `vector_state`."""
     state = vector_state(db)
     rows: dict[int, tuple[object, ...]] = state["rows"]  # type: ignore[assignment]
@@ -138,9 +139,10 @@ def check_vectors(db: Path, expected: dict[str, bytes] | None = None) -> dict[st
         current = chunks.get(chunk_id)
         if current is None or current[1] != content_hash or current[0] != doc_id:
             continue  # a stale vector (its chunk changed since): the next embed replaces it
-        if content_hash not in expected:
-            expected[content_hash] = encode(model.embed([current[2]], kind="passage")[0])
-        assert blob == expected[content_hash], f"chunk {chunk_id}: not the vector of its text"
+        key = f"{model.model_id} {content_hash}"
+        if key not in expected:
+            expected[key] = encode(model.embed([current[2]], kind="passage")[0])
+        assert blob == expected[key], f"chunk {chunk_id}: not the vector of its text"
     return state
 
 
