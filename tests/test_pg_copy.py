@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
 from conftest import CLI, REPO
-from docql_fixtures import all_cases
+from docql_fixtures import Case, FixtureFile, all_cases, database_for
 from pg_server import fresh_database, start_server
 
 import docql_sqlite
@@ -198,54 +198,49 @@ def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> 
     assert table_checksums(str(back)) == table_checksums(str(corpus_db))
 
 
-# -- DocQL on PostgreSQL: the roots the PostgreSQL dialect generates so far -------------
-# (docs/scale-out.md lists the rest: the content and code functions, front matter.)
-PG_ROOTS = (
-    "$.toc",
-    "$.files",
-    "$.entities",
-    "$.content.codeblock",
-    "$.content.table",
-    "$.structure",
-)
-NOT_YET = (".content.", ".code.", ".frontmatter")
+# -- DocQL on PostgreSQL: every fixture case, the same items as on the file ---------------
+# The datasets/ cases run on `corpus_pg`; an inline fixture file's index is built as the
+# conformance suite builds it and copied into a database of its own.
+PG_CASES = [(fx, case) for fx, case in all_cases() if case.error is None]
 
 
-def _pg_cases() -> list[Any]:
-    selected = []
-    for fx, case in all_cases():
-        query = case.query.replace(" ", "")
-        if fx.corpus != "datasets" or case.error is not None or not query.startswith(PG_ROOTS):
-            continue
-        rest = query.split("]", 1)[1] if query.startswith("$.files[") else ""
-        if query.startswith("$.content.") or not any(part in rest for part in NOT_YET):
-            selected.append((fx, case))
-    return selected
-
-
-PG_CASES = _pg_cases()
-
-
-def test_postgres_fixture_selection_is_not_empty() -> None:
-    assert len(PG_CASES) >= 120
-    assert {c.query.split("[")[0].split("(")[0] for _, c in PG_CASES} >= set(PG_ROOTS)
+def test_postgres_runs_every_fixture_case() -> None:
+    assert len(PG_CASES) >= 300
+    assert {fx.corpus for fx, _ in PG_CASES} == {"datasets", "inline"}
 
 
 @pytest.fixture(scope="module")
-def both_engines(corpus_db: Path, corpus_pg: str) -> Iterator[tuple[Any, Any]]:
-    """(the file's Index, a read-only PostgreSQL connection) over the same index."""
-    index, conn = docql_sqlite.open(corpus_db), pg.connect(corpus_pg, readonly=True)
-    yield index, conn
-    conn.close()
-    index.close()
+def both_engines(
+    pg_server: Any, corpus_db: Path, corpus_pg: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[FixtureFile], tuple[Any, Any]]]:
+    """A function: fixture file → (its index's `Index`, a read-only PostgreSQL connection
+    to a copy of that index)."""
+    opened: dict[Path, tuple[Any, Any]] = {}
+
+    def get(fx: FixtureFile) -> tuple[Any, Any]:
+        path = database_for(fx, corpus_db, tmp_path_factory)
+        if path not in opened:
+            url = corpus_pg if fx.corpus == "datasets" else fresh_database(pg_server)
+            if url != corpus_pg:
+                docql_sqlite.copy(str(path), url)
+            opened[path] = (docql_sqlite.open(path), pg.connect(url, readonly=True))
+        return opened[path]
+
+    yield get
+    for index, conn in opened.values():
+        conn.close()
+        index.close()
 
 
 @pytest.mark.parametrize(("fx", "case"), PG_CASES, ids=[c.id for _, c in PG_CASES])
-def test_docql_fixture_on_postgres(fx: Any, case: Any, both_engines: tuple[Any, Any]) -> None:
-    index, conn = both_engines
+def test_docql_fixture_on_postgres(
+    fx: FixtureFile, case: Case, both_engines: Callable[[FixtureFile], tuple[Any, Any]]
+) -> None:
+    index, conn = both_engines(fx)
     expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
     got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
     assert got == expected
+    assert [case.project(item) for item in got] == case.expected  # and both are right
 
 
 def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:
