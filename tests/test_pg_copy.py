@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from pg_server import fresh_database, start_server
 
 import docql_sqlite
 from docql_sqlite import DatabaseError, UsageError
+from docql_sqlite.errors import QueryTimeout
 from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
 
@@ -241,6 +243,35 @@ def test_docql_fixture_on_postgres(
     got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
     assert got == expected
     assert [case.project(item) for item in got] == case.expected  # and both are right
+
+
+@pytest.mark.parametrize(
+    "query", ["$.toc[*]", '$.content.grep("index")', '$.content.heading("api")', "$.files[*]"]
+)
+def test_postgres_limit_and_offset_are_those_of_index_query(
+    query: str, both_engines: Callable[[FixtureFile], tuple[Any, Any]]
+) -> None:
+    index, conn = both_engines(PG_CASES[0][0])
+    for limit, offset in [(3, 0), (3, 2), (None, 5), (1, 10_000)]:
+        want = list(index.query(query, limit=limit, offset=offset))
+        assert pg_query.query(conn, query, limit=limit, offset=offset) == want
+    assert len(pg_query.query(conn, query, limit=3, offset=2)) == 3
+
+
+def test_postgres_query_keeps_its_time_limit(corpus_pg: str) -> None:
+    """A statement past its limit is a QueryTimeout (here it waits on a lock another session
+    holds), and the connection answers the next query."""
+    conn = pg.connect(corpus_pg, readonly=True)
+    with psycopg.connect(corpus_pg) as locker:
+        locker.execute("LOCK TABLE chunks IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        with pytest.raises(QueryTimeout, match=r"over 0.3 s"):
+            pg_query.query(conn, '$.content.grep("index")', timeout=0.3)
+        assert time.monotonic() - started < 5
+        locker.rollback()
+    assert pg_query.query(conn, '$.content.grep("index")', timeout=5)
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    conn.close()
 
 
 def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:
