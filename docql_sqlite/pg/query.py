@@ -9,7 +9,7 @@ stage (a regex grep's hit lines, in Python), as `Index.query` has on the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -20,14 +20,24 @@ from ..errors import DocQLError
 from ..query import results
 from ..query.compiler import Compiled, compile_query
 from ..query.dialect import POSTGRES
+from ..query.functions import Source
 
 DEFAULT = "default"  # the timeout of Index.query: $DOCQL_QUERY_TIMEOUT or 5 s
 
 
 def compile(  # noqa: A001 - mirrors Index.compile
-    text: str, *, paths: tuple[str, ...] = (), limit: int | None = None
+    text: str,
+    *,
+    paths: tuple[str, ...] = (),
+    limit: int | None = None,
+    search_builder: Callable[..., Source] | None = None,
 ) -> Compiled:
-    return compile_query(text, paths=paths, limit=limit, dialect=POSTGRES)
+    """`text` as one PostgreSQL statement. `$.content.search()`/`similar()` need the
+    search SQL builder (`search/docql.py` over a PostgreSQL engine) as `search_builder`;
+    without one they are a clear error."""
+    return compile_query(
+        text, paths=paths, limit=limit, search_builder=search_builder, dialect=POSTGRES
+    )
 
 
 def execute(
@@ -65,12 +75,18 @@ def query(
     limit: int | None = None,
     offset: int = 0,
     timeout: float | None | str = DEFAULT,
+    search_builder: Callable[..., Source] | None = None,
 ) -> list[Any]:
     """The items of the DocQL query `text` (as `Index.query` returns them): at most
     `limit` after skipping `offset`, within `timeout` seconds (None: no limit)."""
     seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
     # The offset is applied to the items, so the SQL fetches limit + offset rows.
-    compiled = compile(text, paths=paths, limit=None if limit is None else limit + offset)
+    compiled = compile(
+        text,
+        paths=paths,
+        limit=None if limit is None else limit + offset,
+        search_builder=search_builder,
+    )
     with deadline.limit(seconds):
         items = list(results.build(compiled, execute(conn, compiled, seconds)))
     return items[offset:] if offset else items

@@ -272,7 +272,7 @@ FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"
 
 
 def chunk_columns(dialect: Dialect = SQLITE) -> str:
-    """The columns of a chunk item over `CHUNK_FROM`."""
+    """The columns of a chunk item over `chunks c`, `documents d`, `sections sec`."""
     return f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
   c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS
   chunk_index,
