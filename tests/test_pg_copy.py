@@ -245,6 +245,28 @@ def test_docql_fixture_on_postgres(
     assert [case.project(item) for item in got] == case.expected  # and both are right
 
 
+def test_postgres_inline_sql_gives_the_rows_of_the_bound_sql(
+    both_engines: Callable[[FixtureFile], tuple[Any, Any]],
+) -> None:
+    """`Compiled.inline_sql()` in the PostgreSQL dialect (values written in as literals, as
+    `query --sql --inline` prints them) runs on PostgreSQL as the bound statement does."""
+    checked = 0
+    for fx, case in PG_CASES:
+        _, conn = both_engines(fx)
+        compiled = pg_query.compile(case.query, paths=tuple(case.paths), limit=case.limit)
+        inlined = compiled.inline_sql()
+        assert "%(p" not in inlined
+        bound = list(pg_query.execute(conn, compiled))
+        with conn.cursor() as cursor:
+            cursor.execute(inlined.encode())  # no parameters: sent as it is
+            names = [d.name for d in cursor.description or ()]
+            rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+        conn.rollback()
+        assert rows == bound, case.id
+        checked += bool(compiled.params)
+    assert checked > 200  # most cases bind values
+
+
 @pytest.mark.parametrize(
     "query", ["$.toc[*]", '$.content.grep("index")', '$.content.heading("api")', "$.files[*]"]
 )
