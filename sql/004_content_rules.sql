@@ -1,0 +1,7 @@
+-- docql-sqlite schema, version 4: the content rules each document was built with.
+-- content_rules: the version of the parsing and chunking rules for the document's format
+--   (`ingest.parse.content_rules`) its sections and chunks were built with, written with
+--   its rows. A run re-parses a document whose number is older (or NULL: indexed before
+--   version 4), so an index picks up a rule change (heading chunks that carry their first
+--   block, a PDF's contents pages, printed chapter numbers) without --chunk-chars tricks.
+ALTER TABLE documents ADD COLUMN content_rules INTEGER;
