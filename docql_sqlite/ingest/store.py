@@ -139,8 +139,8 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
     conn.execute(
         """INSERT INTO documents(path, uri, name, directory, extension, format, language, title,
           size, lines, pages, mtime, mtime_ns, sha256, header_text, body_line, indexed_at,
-          chunk_chars, uri_bytes, content_rules)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+          chunk_chars, uri_bytes, content_rules, page_lines)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             path,
             uri,
@@ -162,6 +162,7 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
             parsed.chunk_chars,
             raw_bytes(parsed.uri),
             parsed.content_rules,
+            _json(doc.page_lines) if doc.page_lines else None,
         ),
     )
     doc_id = conn.last_insert_rowid()
