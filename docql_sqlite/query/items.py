@@ -230,12 +230,17 @@ def base_sections(scope: str, score: str, match: str, where: str) -> str:
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"""
 
 
-CHUNK_COLUMNS = f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
+def chunk_columns(dialect: Dialect = SQLITE) -> str:
+    """The columns of a chunk item over `chunks c`, `documents d`, `sections sec`."""
+    return f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
   c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS
   chunk_index,
-  {location("d.path", "c.line", "c.end_line", "c.page")} AS location,
+  {location("d.path", "c.line", "c.end_line", "c.page", dialect)} AS location,
   c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, c.fold AS _fold,
   c.id AS _chunk"""
+
+
+CHUNK_COLUMNS = chunk_columns()
 CHUNK_FROM = (
     "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
 )
