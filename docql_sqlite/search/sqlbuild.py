@@ -345,7 +345,9 @@ class PostgresSearchSql(SearchSql):
                 f"SELECT rowid AS id, embedding <=> {vector} AS distance FROM chunks_vec "
                 f"ORDER BY embedding <=> {vector} LIMIT {k}"
             )
-        # Exact: `+ 0` keeps the HNSW index out (a scan of every vector, as sqlite-vec's).
+        # Exact: `+ 0` keeps the HNSW index out (a scan of every vector, as sqlite-vec's);
+        # equal distances (identical vectors: short chunks) by rowid, the higher first, as
+        # sqlite-vec 0.1 keeps them at the k-th place (observed, not documented by it).
         # In scope always: pgvector 0.6 filters *after* an HNSW scan, which would return
         # fewer than k rows.
         where = (
@@ -355,7 +357,7 @@ class PostgresSearchSql(SearchSql):
         )
         return (
             f"SELECT rowid AS id, embedding <=> {vector} AS distance FROM chunks_vec "
-            f"{where}ORDER BY (embedding <=> {vector}) + 0 LIMIT {k}"
+            f"{where}ORDER BY (embedding <=> {vector}) + 0, rowid DESC LIMIT {k}"
         )
 
     def snippet(self) -> str:
