@@ -205,3 +205,28 @@ def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
             )
         with pytest.raises(EmbeddingError, match="has no embeddings"):
             pg_search.search(conn, "segment", SearchOptions(mode="vector"))
+
+
+def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
+    # `$.content.search(q)`'s statement (search/docql.py → sqlbuild), spelled for PostgreSQL:
+    # the rows and the SQL-built snippets are the file's.
+    from docql_sqlite import db
+    from docql_sqlite.query.dialect import POSTGRES
+    from docql_sqlite.query.sqlparams import Params, bind
+    from docql_sqlite.search.docql import search_source
+
+    index, conn = engines
+    order = " ORDER BY _score DESC, {} , _pos LIMIT 10"
+    for q in ("segment compaction", "架构", "compaction xylophone"):
+        with pg_search.PgEngine(conn) as engine:
+            params = Params(POSTGRES)
+            source = search_source(engine, "search", q, POSTGRES.TRUE, params, None)
+            got = engine.rows(source.sql + order.format('_path COLLATE "C"'), params.values)
+        params = Params()
+        source = search_source(index, "search", q, "1", params, None)
+        sql = source.sql + order.format("_path")
+        expected = list(db.rows(index.conn, sql, bind(params.values)))
+        assert [(r["location"], r["snippet"]) for r in got] == [
+            (r["location"], r["snippet"]) for r in expected
+        ]
+        assert got, q

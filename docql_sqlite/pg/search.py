@@ -63,7 +63,12 @@ class PgEngine(Engine):
         self.conn = conn
         info = conn.info
         self.path = f"postgresql://{info.host}:{info.port}/{info.dbname}"
-        self._idle = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        idle = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        # Idle and not autocommit: the search's statements run in one transaction of its
+        # own (one snapshot, no savepoints), rolled back at the end.
+        self._owned = idle and not conn.autocommit
+        self._stamp: tuple[Any, ...] | None = None
+        self._timeout_set = False
 
     def __enter__(self) -> PgEngine:
         return self
@@ -71,40 +76,55 @@ class PgEngine(Engine):
     def __exit__(self, *exc: object) -> None:
         # A search only reads: leave no transaction open that it began (a standby must
         # not keep an old snapshot; the caller's own transaction is left alone).
-        if self._idle and not self.conn.autocommit and not self.conn.closed:
+        if self._owned and not self.conn.closed:
             self.conn.rollback()
 
     def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
         values = bind(params) if isinstance(params, dict) else params
         settings = self._settings(sql, values)
         try:
-            with self.conn.transaction(), self.conn.cursor(row_factory=dict_row) as cursor:
-                for name, value in settings.items():
-                    cursor.execute("SELECT set_config(%s, %s, true)", (name, value))
-                cursor.execute(sql.encode(), values or None)
-                return list(cursor) if cursor.description else []
+            if self._owned:
+                # The search's own transaction (begun by its first statement): no
+                # savepoint round trips; a failure rolls it back (__exit__ or below).
+                return self._run(sql, values, settings)
+            with self.conn.transaction():  # the caller's transaction, or autocommit
+                return self._run(sql, values, settings)
         except psycopg.errors.QueryCanceled:
+            self._abort()
             running = deadline.current()
             if running is not None:
                 raise running.expired() from None
             raise SearchError("search cancelled by PostgreSQL (statement_timeout)") from None
         except psycopg.Error as exc:
+            self._abort()
             message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise SearchError(f"search failed in PostgreSQL: {message}") from None
+
+    def _run(self, sql: str, values: Any, settings: dict[str, str]) -> list[dict[str, Any]]:
+        with self.conn.cursor(row_factory=dict_row) as cursor:
+            for name, value in settings.items():
+                cursor.execute("SELECT set_config(%s, %s, true)", (name, value))
+            cursor.execute(sql.encode(), values or None)
+            return list(cursor) if cursor.description else []
+
+    def _abort(self) -> None:
+        if self._owned and not self.conn.closed:
+            self.conn.rollback()
 
     def scalar(self, sql: str, params: Any = ()) -> Any:
         found = self.rows(sql, params)
         return next(iter(found[0].values())) if found else None
 
-    @staticmethod
-    def _settings(sql: str, values: Any) -> dict[str, str]:
+    def _settings(self, sql: str, values: Any) -> dict[str, str]:
         """Per-statement settings: the query's time left as statement_timeout, and for a
         KNN an hnsw.ef_search of at least its k (an HNSW scan returns ef_search rows at
         most)."""
         settings: dict[str, str] = {}
         left = deadline.remaining()
-        if left is not None:
+        if left is not None and not (self._owned and self._timeout_set):
+            # In its own transaction a search sets it once (its whole time limit).
             settings["statement_timeout"] = str(max(1, int(left * 1000)))
+            self._timeout_set = True
         if "<=>" in sql and isinstance(values, dict):
             ks = [int(values[m]) for m in _LIMIT_PARAM.findall(sql) if m in values]
             if ks:
@@ -114,12 +134,15 @@ class PgEngine(Engine):
 
     def stamp(self) -> tuple[Any, ...]:
         # The WAL position moves with every write (on a standby: with every replayed one).
-        return (
-            self.scalar(
-                "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
-                "ELSE pg_current_wal_lsn() END)::text"
-            ),
-        )
+        # Read once per engine, i.e. per search: one search reads one version.
+        if self._stamp is None:
+            self._stamp = (
+                self.scalar(
+                    "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+                    "ELSE pg_current_wal_lsn() END)::text"
+                ),
+            )
+        return self._stamp
 
     def _meta(self) -> dict[str, str]:
         keys = (vectors.KEY_MODEL, vectors.KEY_DIMENSIONS, vectors.KEY_FINGERPRINT)

@@ -296,25 +296,29 @@ class PostgresSearchSql(SearchSql):
         freqs, parts = [], []
         for i, (term, query, body_only) in enumerate(phrases):
             idf = params.add(_idf_deferred(stats, query, term, positive, skip))
-            weight = body_w if body_only else f"CASE x.w WHEN 'A' THEN {title_w} ELSE {body_w} END"
-            freqs.append(f"{self._frequency(term, body_only, weight, params)} AS f{i}")
+            f = self._frequency(term, body_only, title_w, body_w, params)
+            freqs.append(f"{f} AS f{i}")
             parts.append(
                 f"{idf} * (s.f{i} * ({k1} + {self.num('1.0')})) / (s.f{i} + {k1} * "
                 f"({self.num('1.0')} - {b} + {b} * s.dl / {avgdl}))"
             )
-        dl = "(SELECT coalesce(sum(cardinality(u.positions)), 0) FROM unnest(chunks_fts.tsv) u)"
+        # One pass over the row's lexemes (`u`), aggregated: the frequencies and the row
+        # length are computed once per row, however often the formula names them.
         return (
             f"(SELECT -({self.num('0.0')} + {' + '.join(parts)}) "
-            f"FROM (SELECT {', '.join(freqs)}, {dl} AS dl) s)"
+            f"FROM (SELECT {', '.join(freqs)}, coalesce(sum(cardinality(u.positions)), 0) AS dl "
+            f"FROM unnest(chunks_fts.tsv) u) s)"
         )
 
     def _frequency(
-        self, term: search_terms.Term, body_only: bool, weight: str, params: Params
+        self, term: search_terms.Term, body_only: bool, title_w: str, body_w: str, params: Params
     ) -> str:
-        """Weighted occurrences of the term (a phrase: of its first token followed by the
-        others at the next positions) in the row's tsvector."""
+        """Weighted occurrences of the term in the row: an aggregate over its lexemes `u`
+        for one token; for a phrase, its first token followed by the others at the next
+        positions (a sub-select of its own)."""
         toks = self._tokens(term) or [""]
         last = len(toks) - 1
+        zero = self.num("0.0")
 
         def lexeme(alias: str, i: int) -> str:
             p = params.add(toks[i])
@@ -322,15 +326,24 @@ class PostgresSearchSql(SearchSql):
                 return f"starts_with({alias}.lexeme, {p})"
             return f"{alias}.lexeme = {p}"
 
-        conds = [lexeme("u", 0)] + (["x.w = 'B'"] if body_only else [])
+        if len(toks) == 1:
+            body = f"{body_w} * cardinality(array_positions(u.weights, 'B'))"
+            weighted = (
+                body
+                if body_only
+                else f"{title_w} * cardinality(array_positions(u.weights, 'A')) + {body}"
+            )
+            return f"coalesce(sum(CASE WHEN {lexeme('u', 0)} THEN {weighted} END), {zero})"
+        weight = body_w if body_only else f"CASE x.w WHEN 'A' THEN {title_w} ELSE {body_w} END"
+        conds = [lexeme("v", 0)] + (["x.w = 'B'"] if body_only else [])
         for i in range(1, len(toks)):
             conds.append(
-                f"EXISTS (SELECT 1 FROM unnest(chunks_fts.tsv) u{i} WHERE {lexeme(f'u{i}', i)} "
-                f"AND x.p + {i} = ANY(u{i}.positions))"
+                f"EXISTS (SELECT 1 FROM unnest(chunks_fts.tsv) v{i} WHERE {lexeme(f'v{i}', i)} "
+                f"AND x.p + {i} = ANY(v{i}.positions))"
             )
         return (
-            f"(SELECT coalesce(sum({weight}), {self.num('0.0')}) FROM unnest(chunks_fts.tsv) u "
-            f"CROSS JOIN LATERAL unnest(u.positions, u.weights) AS x(p, w) "
+            f"(SELECT coalesce(sum({weight}), {zero}) FROM unnest(chunks_fts.tsv) v "
+            f"CROSS JOIN LATERAL unnest(v.positions, v.weights) AS x(p, w) "
             f"WHERE {' AND '.join(conds)})"
         )
 
