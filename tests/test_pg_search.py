@@ -205,6 +205,14 @@ def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
             )
         with pytest.raises(EmbeddingError, match="has no embeddings"):
             pg_search.search(conn, "segment", SearchOptions(mode="vector"))
+        before = pg_search.search(conn, "compaction", SearchOptions(mode="bm25"))
+        # A write moves the version stamp: cached statistics are not reused after it.
+        with psycopg.connect(url) as writer:
+            writer.execute("DELETE FROM chunks_fts WHERE tsv @@ 'compaction'::tsquery")
+        term = search_terms.parse("compaction")[0]
+        with pg_search.PgEngine(conn) as engine:
+            assert stats.term_count(engine, term) == 0
+        assert before and pg_search.search(conn, "compaction", SearchOptions(mode="bm25")) == []
 
 
 def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:

@@ -139,7 +139,7 @@ class PgEngine(Engine):
             self._stamp = (
                 self.scalar(
                     "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
-                    "ELSE pg_current_wal_lsn() END)::text"
+                    "ELSE pg_current_wal_insert_lsn() END)::text"
                 ),
             )
         return self._stamp
