@@ -238,3 +238,30 @@ def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
             (r["location"], r["snippet"]) for r in expected
         ]
         assert got, q
+
+
+def test_common_terms_left_out_of_the_or_fallback(pg_server: Any, tmp_index: Any) -> None:
+    # Over MIN_CHUNKS chunks a term in more than 5% of them does not select OR candidates
+    # and is not part of FTS5's OR expression, so it adds nothing to BM25 there: the SQL
+    # BM25 must leave it out the same way (its idf bound as 0).
+    sections = []
+    for i in range(stats.MIN_CHUNKS + 100):
+        rare = " zephyr" * (1 + i % 3) if i % 300 == 0 else ""  # in 8 chunks
+        sections.append(f"## Part {i}\n\nalpha beta{i % 7}{rare} text {i}.\n")
+    tmp_index.write("big.md", "# Big\n\n" + "\n".join(sections))
+    docql_sqlite.index(tmp_index.db, ["docs"])
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(tmp_index.db), url)
+    index = docql_sqlite.open(tmp_index.db)
+    assert stats.chunk_count(index) > stats.MIN_CHUNKS
+    alpha, zephyr = search_terms.parse("alpha zephyr")
+    assert stats.common_terms(index, [alpha, zephyr]) == frozenset({alpha.fts})
+    with pg.connect(url, readonly=True) as conn:
+        for text in ("alpha zephyr", "zephyr beta3 alpha", "alpha beta2"):
+            opts = SearchOptions(mode="bm25", limit=10, explain=True)
+            expected, got = index.search(text, opts), pg_search.search(conn, text, opts)
+            assert [h["location"] for h in got] == [h["location"] for h in expected], text
+            assert [h["score"] for h in got] == [h["score"] for h in expected], text
+            assert expected, text
+        # The OR query ran without alpha: only the 8 chunks holding zephyr are candidates.
+        assert len(index.search("alpha zephyr", mode="bm25", limit=10)) == 8
