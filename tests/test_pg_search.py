@@ -42,6 +42,7 @@ OTHER = ["lumen -replication", "config*", "lex: segment merge\nvec: how are segm
 QUERIES = ENGLISH + CJK + IDENTIFIERS + PHRASES + NO_HIT + OR_FALLBACK + OTHER
 SCOPES = [(), ("datasets/en/*",)]
 TIE = 1e-6  # distances this close are float32 ties
+NO_CALL: Any = None  # search(q) reads no argument node of its call
 
 
 @pytest.fixture(scope="module")
@@ -228,10 +229,10 @@ def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
     for q in ("segment compaction", "架构", "compaction xylophone"):
         with pg_search.PgEngine(conn) as engine:
             params = Params(POSTGRES)
-            source = search_source(engine, "search", q, POSTGRES.TRUE, params, None)
+            source = search_source(engine, "search", q, POSTGRES.TRUE, params, NO_CALL)
             got = engine.rows(source.sql + order.format('_path COLLATE "C"'), params.values)
         params = Params()
-        source = search_source(index, "search", q, "1", params, None)
+        source = search_source(index, "search", q, "1", params, NO_CALL)
         sql = source.sql + order.format("_path")
         expected = list(db.rows(index.conn, sql, bind(params.values)))
         assert [(r["location"], r["snippet"]) for r in got] == [
