@@ -79,7 +79,7 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
 def _query_vector(index: engines.Engine, q: str, params: Params) -> str:
     vector = Deferred(
         f"the vector of {q!r} by the index's embedding model",
-        lambda: vectors.vector_json(index.query_model(), q),
+        lambda: vectors.vector_json(vectors.query_vector(index.query_model(), q)),
     )
     return sqlbuild.vector_sql(params, vector)
 

@@ -66,6 +66,8 @@ class SqliteEngine(Engine):
         self.index = index
         self.conn = index.conn
         self.path = str(index.path)
+        # The Index's in-memory vectors (`vectors.VectorCache`), when it holds them.
+        self.vector_cache = getattr(index, "vector_cache", None)
 
     def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
         values = bind(params) if isinstance(params, dict) else params
