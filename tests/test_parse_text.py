@@ -121,7 +121,9 @@ def test_configuration_files_are_indexed_as_text_and_json_is_not(tmp_index) -> N
     is defined); JSON stays out (lock files, data dumps)."""
     tmp_index.write_many(
         {
-            "api/swagger.yaml": "paths:\n  /containers/json:\n    get:\n      summary: List containers\n",
+            "api/swagger.yaml": (
+                "paths:\n  /containers/json:\n    get:\n      summary: List containers\n"
+            ),
             "compose.yml": "services:\n  web:\n    ports: ['8080:80']\n",
             "pyproject.toml": "[tool.ruff]\nline-length = 100\n",
             "setup.cfg": "[metadata]\nname = demo\n",
