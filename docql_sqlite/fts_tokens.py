@@ -53,6 +53,11 @@ def normalise(token: str) -> str:
     return "".join(ch for ch in decomposed if unicodedata.category(ch) not in ("Mn", "Me"))
 
 
+def quote_lexeme(token: str) -> str:
+    """`token` as a quoted lexeme of a tsvector or tsquery literal (cut to the byte limit)."""
+    return _lexeme(token)
+
+
 def _lexeme(token: str) -> str:
     data = token.encode("utf-8", "surrogatepass")
     if len(data) > MAX_LEXEME_BYTES:

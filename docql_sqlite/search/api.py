@@ -15,7 +15,7 @@ from typing import Any
 from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
-from . import ranking, smart, snippets, stats, typed
+from . import engine, ranking, smart, snippets, stats, typed
 from . import terms as search_terms
 
 # A line starting with a type prefix makes the whole text a typed document.
@@ -24,12 +24,13 @@ TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:", re.IGNORECASE | re.MULTILIN
 
 def search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]]:
     """Ranked passages for `text`; deterministic for a given index, text and options.
+    `index`: an `Index` (the file) or an `engine.Engine` (PostgreSQL: `pg/search.py`).
     Runs within the query time limit ($DOCQL_QUERY_TIMEOUT or 5 s; deadline.py)."""
     with deadline.limit(deadline.default_seconds()):
-        return _search(index, text, options)
+        return _search(engine.of(index), text, options)
 
 
-def _search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]]:
+def _search(index: engine.Engine, text: str, options: SearchOptions) -> list[dict[str, Any]]:
     if not text or not text.strip():
         raise SearchError("empty search text; give some words to search for")
     request = ranking.Request(
@@ -51,7 +52,7 @@ def _search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any
         rows = ranking.run_mode(index, options.mode, text, terms, request)
         # Vector search has no terms, but its snippets still mark the query's words.
         marked = terms or search_terms.parse(text)
-        marked = stats.reduce_terms(index.conn, index.path, marked)[0]
+        marked = stats.reduce_terms(index, marked)[0]
         items = ranking.finish(rows, marked, request)
     if not options.content:
         for item in items:

@@ -20,7 +20,9 @@ from typing import Any
 
 from ..errors import SearchError
 from ..options import ContextOptions, SearchOptions
+from ..query.sqlparams import Params
 from . import api
+from . import engine as engines
 
 HITS = 20
 SMALL_DOC = 12_000
@@ -65,7 +67,9 @@ class Block:
 
 
 def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any]:
-    """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}."""
+    """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}.
+    `index`: an `Index` (the file) or an `engine.Engine` (PostgreSQL: `pg/search.py`)."""
+    index = engines.of(index)
     budget, paths = options.budget, options.paths
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
@@ -109,7 +113,7 @@ def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any
     }
 
 
-def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
+def _from_hits(index: engines.Engine, hits: list[dict[str, Any]]) -> list[Block]:
     """Blocks in priority order: best hit per document, openings, then the other hits."""
     doc_rank: dict[str, int] = {}
     for hit in hits:
@@ -132,31 +136,38 @@ def _from_hits(index: Any, hits: list[dict[str, Any]]) -> list[Block]:
         (rest if any(b.path == block.path for b in best) else best).append(block)
     openings = []
     for path, rank in doc_rank.items():
-        row = index.conn.execute(
-            """SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN
+        params = Params(index.dialect)
+        found = index.rows(
+            f"""SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN
               documents d ON d.id = c.doc_id
-               LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = ? ORDER BY
-               c.chunk_index LIMIT 1""",
-            (path,),
-        ).fetchone()
+               LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = {params.add(path)}
+               ORDER BY c.chunk_index LIMIT 1""",
+            params.values,
+        )
+        row = tuple(found[0].values()) if found else None
         if row is not None and (path, row[4]) not in seen:
             openings.append(Block(path, row[0], row[1], row[3], "opening", row[2], rank, row[4]))
     return best + openings + rest
 
 
-def _small_documents(index: Any, paths: tuple[str, ...]) -> list[Block]:
+def _small_documents(index: engines.Engine, paths: tuple[str, ...]) -> list[Block]:
     blocks = []
     for rank, doc in enumerate(index.documents(paths)):
-        size = index.conn.execute(
-            "SELECT coalesce(sum(length(content)), 0), coalesce(max(end_line), 0), "
-            "coalesce(min(line), 1) FROM chunks WHERE doc_id = ?",
-            (doc["id"],),
-        ).fetchone()
+        params = Params(index.dialect)
+        doc_id = params.add(doc["id"])
+        size = tuple(
+            index.rows(
+                "SELECT coalesce(sum(length(content)), 0) AS chars, coalesce(max(end_line), 0) "
+                f"AS last, coalesce(min(line), 1) AS first FROM chunks WHERE doc_id = {doc_id}",
+                params.values,
+            )[0].values()
+        )
         if 0 < size[0] < SMALL_DOC:
             text = "".join(
-                r[0]
-                for r in index.conn.execute(
-                    "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc["id"],)
+                r["content"]
+                for r in index.rows(
+                    f"SELECT content FROM chunks WHERE doc_id = {doc_id} ORDER BY chunk_index",
+                    params.values,
                 )
             )
             blocks.append(Block(doc["path"], size[2], size[1], None, "document", text, rank, 0))

@@ -27,6 +27,7 @@ from ..query import items as item_sql
 from ..query.functions import Source
 from ..query.nodes import Call
 from ..query.sqlparams import Deferred, Params
+from . import engine as engines
 from . import sqlbuild, stats, vectors
 from . import terms as search_terms
 
@@ -36,8 +37,10 @@ MIN_HITS = 10
 
 def search_source(index: Any, name: str, q: str, scope: str, params: Params, call: Call) -> Source:
     """The ranked source of `search(q)`/`similar(q)`. Pure: what only the index can give
-    (the query vector, term statistics, stale-vector counts) is bound when the query runs."""
+    (the query vector, term statistics, stale-vector counts) is bound when the query runs.
+    `index`: an `Index`, or an `engine.Engine` with `params` in its dialect (PostgreSQL)."""
     has_vectors = index.has_vectors
+    index = engines.of(index)
     if name == "similar":
         if not has_vectors:
             raise _no_vectors(name)
@@ -59,12 +62,12 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     # Compilation reads no rows, so no document frequencies: past MAX_TERMS the first
     # terms are kept (a search run by Index.search keeps the rarest instead).
     terms = search_terms.keep_first(terms)
-    conn, path = index.conn, index.path
     plan = sqlbuild.Plan(
         terms=terms,
         scope=scope,
         min_hits=MIN_HITS,
-        common=lambda: stats.common_terms(conn, path, terms),
+        common=lambda: stats.common_terms(index, terms),
+        statistics=stats.TermStats(index),
     )
     if has_vectors:
         plan.vector = _query_vector(index, q, params)
@@ -73,25 +76,23 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
 
 
-def _query_vector(index: Any, q: str, params: Params) -> str:
-    conn = index.conn
+def _query_vector(index: engines.Engine, q: str, params: Params) -> str:
     vector = Deferred(
         f"the vector of {q!r} by the index's embedding model",
-        lambda: vectors.vector_json(vectors.query_vector(vectors.query_model(conn), q)),
+        lambda: vectors.vector_json(vectors.query_vector(index.query_model(), q)),
     )
-    return f"vec_f32({params.add(vector)})"
+    return sqlbuild.vector_sql(params, vector)
 
 
-def _depth_with_stale(index: Any) -> Any:
-    conn, path = index.conn, index.path
-    return lambda: DEPTH + stats.stale_vectors(conn, path)
+def _depth_with_stale(index: engines.Engine) -> Any:
+    return lambda: DEPTH + stats.stale_vectors(index)
 
 
-def _checked_chunk_id(index: Any, chunk_id: int) -> Deferred:
-    conn = index.conn
-
+def _checked_chunk_id(index: engines.Engine, chunk_id: int) -> Deferred:
     def check() -> int:
-        if conn.execute("SELECT 1 FROM chunk_vectors WHERE chunk_id = ?", (chunk_id,)).fetchone():
+        params = Params(index.dialect)
+        sql = f"SELECT 1 AS found FROM chunk_vectors WHERE chunk_id = {params.add(chunk_id)}"
+        if index.rows(sql, params.values):
             return chunk_id
         raise DocQLTypeError(
             f"similar({chunk_id}): no chunk with that id has a vector "

@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from .. import db
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
@@ -82,10 +81,16 @@ def table(index: Any) -> SymbolNames:
     """Every symbol of the index (cached per version of the index file)."""
 
     def load() -> SymbolNames:
-        rows = index.conn.execute(
-            """SELECT y.id, y.doc_id, d.path, y.line, y.name_fold, lower(y.qualified_name), d.name
-               FROM symbols y JOIN documents d ON d.id = y.doc_id ORDER BY d.path, y.ord"""
-        ).fetchall()
+        dialect = index.dialect
+        rows = [
+            tuple(r.values())
+            for r in index.rows(
+                f"""SELECT y.id, y.doc_id, d.path, y.line, y.name_fold,
+               {dialect.ascii_lower("y.qualified_name")} AS qualified, d.name
+               FROM symbols y JOIN documents d ON d.id = y.doc_id
+               ORDER BY {dialect.sort_key("d.path")}, y.ord"""
+            )
+        ]
         return _table(
             [
                 NamedSymbol(r[0], r[1], r[2], r[3], r[4], f"{r[5]} {fold(r[6].rsplit('.', 1)[0])}")
@@ -93,7 +98,7 @@ def table(index: Any) -> SymbolNames:
             ]
         )
 
-    return stats.cached(index.path, ("symbols",), load)
+    return stats.cached(index, ("symbols",), load)
 
 
 def query_words(terms: list[search_terms.Term]) -> list[tuple[str, ...]]:
@@ -175,13 +180,13 @@ def channel(
     best = ranked_symbols(index, terms, paths, depth)
     if not best:
         return []
-    params = Params()
+    params = Params(index.dialect)
     ids = ", ".join(params.add(s.id) for _, _, s in best)
-    sql = f"""SELECT {item_sql.CHUNK_COLUMNS}, y.id AS _symbol, y.name AS _match
+    sql = f"""SELECT {item_sql.chunk_columns(index.dialect)}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
 ({ids})"""
-    by_symbol = {row["_symbol"]: row for row in db.rows(index.conn, sql, params.values)}
+    by_symbol = {row["_symbol"]: row for row in index.rows(sql, params.values)}
     out = []
     for score, share, s in best:
         row = by_symbol.get(s.id)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import db, deadline
+from .. import deadline
 from ..errors import SearchError
 from ..query.sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
@@ -21,6 +21,9 @@ from . import terms as search_terms
 # --group file needs more passages than files asked for: several hits share a file.
 GROUP_OVERFETCH = 4
 MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth)
+# Up to this many vectors the KNN is exact on every engine (sqlite-vec's always is; a
+# PostgreSQL index with more uses its HNSW index, approximate).
+EXACT_KNN_MAX = 100_000
 
 
 @dataclass(slots=True)
@@ -55,17 +58,19 @@ def query_terms(text: str) -> list[search_terms.Term]:
 
 
 def scope_sql(paths: tuple[str, ...], params: Params) -> str:
+    dialect = params.dialect
     if not paths:
-        return "1"
-    return "(" + " OR ".join(f"d.path GLOB {params.add(p)}" for p in paths) + ")"
+        return "1" if dialect.name == "sqlite" else dialect.TRUE
+    globs = (dialect.glob("d.path", params.add(dialect.glob_value(p))) for p in paths)
+    return "(" + " OR ".join(globs) + ")"
 
 
 def run_mode(
     index: Any, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
-    params = Params()
-    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
+    params = Params(index.dialect)
+    terms, reduced = stats.reduce_terms(index, terms)
     plan = sqlbuild.Plan(
         terms=terms if mode in ("bm25", "hybrid") else [],
         scope=scope_sql(opts.paths, params),
@@ -76,9 +81,10 @@ def run_mode(
     )
     if reduced and plan.terms:
         plan.notes.append(reduced)
-    plan.common = stats.common_terms(index.conn, index.path, plan.terms)
+    plan.common = stats.common_terms(index, plan.terms)
+    plan.statistics = stats.TermStats(index)
     if mode in ("vector", "hybrid"):
-        if mode == "hybrid" and not vectors.has_embeddings(index.conn) and opts.model is None:
+        if mode == "hybrid" and not index.has_embeddings() and opts.model is None:
             plan.notes.append("no embeddings in this index: hybrid ran as bm25")
         else:
             add_vector(index, plan, params, text, opts)
@@ -95,10 +101,11 @@ def add_vector(
 ) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
-        model = vectors.query_model(index.conn, opts.model)
+        model = index.query_model(opts.model)
         vector = vectors.query_vector(model, text, kind)
-    plan.vector = f"vec_f32({params.add(vectors.vector_json(vector))})"
-    stale = stats.stale_vectors(index.conn, index.path)
+    plan.vector = sqlbuild.vector_sql(params, vectors.vector_json(vector))
+    stale = stats.stale_vectors(index)
+    plan.approximate = stats.vector_count(index) > EXACT_KNN_MAX
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
     cache = getattr(index, "vector_cache", None)
@@ -121,12 +128,9 @@ def run_plan(
 ) -> list[dict[str, Any]]:
     sql = (
         sqlbuild.ranked_chunks_sql(plan, params)
-        + f"\nORDER BY _score DESC, _path, _pos LIMIT {int(fetch)}"
+        + f"\nORDER BY _score DESC, {params.dialect.sort_key('_path')}, _pos LIMIT {int(fetch)}"
     )
-    try:
-        rows = list(db.rows(index.conn, sql, params.values))
-    except db.SQLError as exc:
-        raise SearchError(f"search failed in SQLite: {exc}") from exc
+    rows = index.rows(sql, params.values)
     info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))

@@ -18,12 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .. import db
 from ..errors import SearchError
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
-from . import fusion, names, ranking, snippets, sqlbuild, stats, vectors
+from . import fusion, names, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 MIN_RESULTS = 3
@@ -49,17 +48,14 @@ SHORT_QUERY = 3
 
 def count(index: Any, expr: str, scope: str, params: Params) -> int:
     """Chunks in scope matching `expr` (cached per index version: levels repeat across queries)."""
-    if scope == "1":
-        sql, args = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (expr,)
-        return stats.cached(
-            index.path, ("count", expr), lambda: int(db.scalar(index.conn, sql, args))
-        )
+    if sqlbuild.unscoped(scope):
+        return stats.matching(index, expr)
     sql = (
         f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents "
         f"d ON d.id = c.doc_id "
-        f"WHERE chunks_fts MATCH {params.add(expr)} AND {scope}"
+        f"WHERE {sqlbuild.spelling(params.dialect).matches(params.add(expr))} AND {scope}"
     )
-    return int(db.scalar(index.conn, sql, params.values))
+    return int(index.scalar(sql, params.values))
 
 
 def choose_level(
@@ -67,6 +63,7 @@ def choose_level(
 ) -> tuple[list[search_terms.Term], str | None, list[str]]:
     """The keyword level to rank by, an optional narrowing FTS expression, and the steps taken."""
     exp = search_terms.expand(terms)
+    fts = sqlbuild.spelling(params.dialect)
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
     chosen, chosen_or = exp.exact, -1
@@ -75,11 +72,11 @@ def choose_level(
             continue
         if i > 0 and level == chosen:
             continue
-        n_and = count(index, search_terms.match_and(level), scope, params)
+        n_and = count(index, fts.match_and(level), scope, params)
         n_or = (
             n_and
             if len(search_terms.positives(level)) == 1
-            else count(index, search_terms.match_or(level), scope, params)
+            else count(index, fts.match_or(level), scope, params)
         )
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
         # A wider level is taken only when it finds more (`DocQLLexer` → doc ql lexer
@@ -93,16 +90,17 @@ def choose_level(
         if any(search_terms.positives(later) and later != level for _, later in levels[i + 1 :]):
             steps.append(f"fewer than {MIN_RESULTS} → widen")
     narrow = None
-    n_and = count(index, search_terms.match_and(chosen), scope, params)
+    n_and = count(index, fts.match_and(chosen), scope, params)
     if n_and > MAX_RESULTS:
         positive = search_terms.positives(chosen)
         if len(positive) > 1:
-            focus = '"' + " ".join(tok for t in positive for tok in t.tokens) + '"'
-            label = f"phrase {focus}"
+            words = [tok for t in positive for tok in t.tokens]
+            focus = fts.phrase(words)
+            label = f'phrase "{" ".join(words)}"'
         else:
-            focus = "title : " + positive[0].fts
+            focus = fts.in_title(positive[0])
             label = f"title {positive[0].fts}"
-        candidate = f"({search_terms.match_and(chosen)}) AND {focus}"
+        candidate = fts.both(fts.match_and(chosen), focus)
         n_narrow = count(index, candidate, scope, params)
         steps.append(f"more than {MAX_RESULTS} → narrow by {label}: {n_narrow} chunks")
         if n_narrow >= MIN_RESULTS:
@@ -122,12 +120,9 @@ def bm25_rows(
     )
     if narrow is None:
         return rows
-    keep = {
-        r[0]
-        for r in index.conn.execute(
-            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (narrow,)
-        )
-    }
+    params = Params(index.dialect)
+    sql = sqlbuild.spelling(index.dialect).ids_matching(params.add(narrow))
+    keep = {r["rowid"] for r in index.rows(sql, params.values)}
     # Narrowing re-orders, never hides: focused chunks first, the others after them.
     focused = [r for r in rows if r["_chunk"] in keep] + [
         r for r in rows if r["_chunk"] not in keep
@@ -196,7 +191,8 @@ def _name_channel(
     A name *containing* the query counts only for short queries (see `_names`): in a
     pasted sentence every common word is inside some name.
     """
-    params = Params()
+    params = Params(index.dialect)
+    dialect = params.dialect
     scope = ranking.scope_sql(opts.paths, params)
     names = _names(terms)
     # Code symbols are named only by strong names: a symbol called after one plain word of
@@ -213,17 +209,17 @@ def _name_channel(
         exact.append(f"WHEN {col} = {p} THEN 3")
     for name in contain:
         p = params.add(name)
-        conds.append(f"instr({col}, {p}) > 0")
-        prefix.append(f"WHEN substr({col}, 1, length({p})) = {p} THEN 2")
-    scope_names, scope_chunks = scope, "1"
+        conds.append(dialect.contains(col, p))
+        prefix.append(f"WHEN {dialect.starts_with(col, p)} THEN 2")
+    scope_names, scope_chunks = scope, "1" if dialect.name == "sqlite" else dialect.TRUE
     if table != "symbols":
         # In code files headings and entities repeat the symbols (spec §1): count a
         # class once, in the symbols channel.
         scope_names += " AND d.format != 'code'"
     negated = [t for t in terms if t.negated]
     if negated:
-        neg = params.add(" OR ".join(t.fts for t in negated))
-        scope_chunks = f"c.id NOT IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH {neg})"
+        neg = params.add(sqlbuild.spelling(dialect).any_of(negated))
+        scope_chunks = f"c.id NOT IN ({sqlbuild.spelling(dialect).ids_matching(neg)})"
     tier = "CASE " + " ".join(exact + prefix) + " ELSE 1 END"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
@@ -232,21 +228,20 @@ def _name_channel(
   path
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({" OR ".join(conds)}) AND {scope_names}
-  ORDER BY tier DESC, length({col}), d.path, {alias}.line LIMIT {CHANNEL_DEPTH})
-SELECT {item_sql.CHUNK_COLUMNS}, n.tier AS _tier, n.name AS _match
+  ORDER BY tier DESC, length({col}), {dialect.sort_key("d.path")}, {alias}.line
+  LIMIT {CHANNEL_DEPTH})
+SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
-ORDER BY n.tier DESC, length(n.name), n.path, c.chunk_index"""
-    return [
-        dict(r, _weight=names.weight(r["_match"])) for r in db.rows(index.conn, sql, params.values)
-    ]
+ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
+    return [dict(r, _weight=names.weight(r["_match"])) for r in index.rows(sql, params.values)]
 
 
 def channels(
     index: Any, text: str, terms: list[search_terms.Term], opts: ranking.Request
 ) -> tuple[list[fusion.Ranked], list[str]]:
-    params = Params()
+    params = Params(index.dialect)
     scope = ranking.scope_sql(opts.paths, params)
     level, narrow, steps = choose_level(index, terms, scope, params)
     # Name channels look for the query as typed (and its words joined: "query planner"
@@ -288,8 +283,8 @@ def channels(
     lists.append(
         fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]), code_rows)
     )
-    if vectors.has_embeddings(index.conn) and db.has_vec(index.conn):
-        vparams = Params()
+    if index.has_vectors:
+        vparams = Params(index.dialect)
         plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
         ranking.add_vector(
             index, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
@@ -330,7 +325,7 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         raise SearchError(
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
-    terms, reduced = stats.reduce_terms(index.conn, index.path, terms)
+    terms, reduced = stats.reduce_terms(index, terms)
     lists, steps = channels(index, text, terms, opts)
     if reduced:
         steps.insert(0, reduced)

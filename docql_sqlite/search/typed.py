@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import QueryError, did_you_mean
 from ..query.sqlparams import Params
-from . import fusion, ranking, snippets, sqlbuild, stats, vectors
+from . import fusion, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 TYPES = ("lex", "vec", "hyde", "intent")
@@ -120,7 +120,7 @@ def _no_prefix(
 def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     """Run every query line, fuse the lists by RRF (first line x2), build the items."""
 
-    has_vectors = vectors.has_embeddings(index.conn)
+    has_vectors = index.has_embeddings()
     lists: list[fusion.Ranked] = []
     notes: list[str] = []
     depth = max(ranking.MIN_DEPTH, 3 * opts.fetch)
@@ -130,7 +130,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         weight = FIRST_WEIGHT if i == 0 else 1.0
         sub = ranking.Request(depth, opts.paths, None, False, opts.model, opts.rrf_k)
         if line.kind == "lex":
-            terms = stats.reduce_terms(index.conn, index.path, search_terms.parse(line.text))[0]
+            terms = stats.reduce_terms(index, search_terms.parse(line.text))[0]
             lex_terms += terms
             rows = ranking.run_mode(index, "bm25", line.text, terms, sub)
         elif has_vectors or opts.model:
@@ -138,7 +138,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
             rows = _vector_rows(index, line.text, kind, sub)
         else:
             # No vectors in this index: the line still retrieves, as a BM25 OR query.
-            terms = stats.reduce_terms(index.conn, index.path, search_terms.parse(line.text))[0]
+            terms = stats.reduce_terms(index, search_terms.parse(line.text))[0]
             lex_terms += terms
             notes.append(f"{name}: no embeddings in this index, ran as bm25")
             rows = (
@@ -149,12 +149,11 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         lists.append(fusion.Ranked(name, weight, rows))
     if doc.intent is not None:
         intent = search_terms.parse(doc.intent.text)
-        opts.intent = snippets.patterns(stats.reduce_terms(index.conn, index.path, intent)[0])
+        opts.intent = snippets.patterns(stats.reduce_terms(index, intent)[0])
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
         stats.reduce_terms(
-            index.conn,
-            index.path,
+            index,
             [t for line in doc.queries for t in search_terms.parse(line.text)],
         )[0]
     )
@@ -179,7 +178,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
 
 def _vector_rows(index: Any, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
 
-    params = Params()
+    params = Params(index.dialect)
     plan = sqlbuild.Plan(scope=ranking.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)
     ranking.add_vector(index, plan, params, text, sub, kind=kind)
     return ranking.run_plan(index, plan, params, sub.fetch, mode="vector")

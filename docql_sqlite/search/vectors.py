@@ -60,9 +60,13 @@ def has_embeddings(conn: db.Connection) -> bool:
 
 def check_model(conn: db.Connection, model: EmbeddingModel) -> None:
     """Refuse `model` when the index's vectors came from a different one."""
+    check_model_meta(stored_meta(conn), model)
+
+
+def check_model_meta(meta: dict[str, str], model: EmbeddingModel) -> None:
+    """Refuse `model` when the embedding `meta` rows of an index name a different one."""
     from ..embedders import META_DIMENSIONS, META_FINGERPRINT, META_MODEL, ensure_compatible
 
-    meta = stored_meta(conn)
     ensure_compatible(
         {
             META_MODEL: meta.get(KEY_MODEL, ""),
@@ -77,10 +81,7 @@ def query_model(conn: db.Connection, name: str | None = None) -> EmbeddingModel:
     """The model to embed queries with: `name`, else the index's own; checked against the index."""
     meta = stored_meta(conn)
     if not has_embeddings(conn):
-        raise EmbeddingError(
-            "this index has no embeddings; create them with: docql-sqlite embed DB --model MODEL "
-            "(e.g. --model use-multilingual, or --model hash for a lexical test model)"
-        )
+        raise no_embeddings()
     if not db.has_vec(conn):
         raise EmbeddingError(
             "this index has embeddings but sqlite-vec cannot be loaded here; "
@@ -89,6 +90,13 @@ def query_model(conn: db.Connection, name: str | None = None) -> EmbeddingModel:
     model = load_model(name or meta[KEY_MODEL])
     check_model(conn, model)
     return model
+
+
+def no_embeddings() -> EmbeddingError:
+    return EmbeddingError(
+        "this index has no embeddings; create them with: docql-sqlite embed DB --model MODEL "
+        "(e.g. --model use-multilingual, or --model hash for a lexical test model)"
+    )
 
 
 def query_vector(model: EmbeddingModel, text: str, kind: str = "query") -> list[float]:
@@ -163,11 +171,15 @@ class VectorCache:
         self._ids, self._rows = ids[:n], rows[:n] / norms
 
 
+# Vectors whose chunk is gone or changed since they were computed (dropped by searches);
+# plain SQL that both engines run.
+STALE_SQL = """SELECT count(*) FROM chunk_vectors cv LEFT JOIN chunks c ON c.id = cv.chunk_id
+             WHERE c.id IS NULL OR c.content_hash != cv.content_hash OR c.doc_id != cv.doc_id"""
+
+
 def stale_vectors(conn: db.Connection) -> int:
     """Vectors whose chunk is gone or changed since they were computed (dropped by searches)."""
-    sql = """SELECT count(*) FROM chunk_vectors cv LEFT JOIN chunks c ON c.id = cv.chunk_id
-             WHERE c.id IS NULL OR c.content_hash != cv.content_hash OR c.doc_id != cv.doc_id"""
-    return int(db.scalar(conn, sql))
+    return int(db.scalar(conn, STALE_SQL))
 
 
 def status(conn: db.Connection) -> dict[str, Any]:

@@ -1,0 +1,118 @@
+"""What a search reads from: a connection, its SQL dialect, and a version stamp for caches.
+
+Every strategy (`ranking.py`, `smart.py`, `typed.py`, `names.py`, `context_pack.py`)
+runs its SQL through an `Engine` and builds it with `Params(engine.dialect)`, so the
+same ranking code runs on the SQLite file and on PostgreSQL (`pg/search.py` defines the
+PostgreSQL engine: only `pg/` imports psycopg). `of(index)` turns an `Index` (the file
+engine) into its engine; an engine passed in is used as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from .. import db
+from ..errors import SearchError
+from ..query.dialect import SQLITE, Dialect
+from ..query.sqlparams import bind
+from . import vectors
+
+if TYPE_CHECKING:
+    from ..embedders import EmbeddingModel
+
+
+class Engine:
+    """The interface a search needs. `path` names the index (a cache key, and messages)."""
+
+    dialect: Dialect = SQLITE
+    conn: Any
+    path: str
+
+    def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        """Every row of `sql` as a dict (Deferred parameters bound first)."""
+        raise NotImplementedError
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        """The first value of the first row (None when there is none)."""
+        raise NotImplementedError
+
+    def stamp(self) -> tuple[Any, ...]:
+        """Changes whenever the index may have changed: the key of `stats.cached`."""
+        raise NotImplementedError
+
+    def has_embeddings(self) -> bool:
+        """The index holds vectors (whether or not this engine can search them)."""
+        raise NotImplementedError
+
+    @property
+    def has_vectors(self) -> bool:
+        """The index holds vectors and this engine can search them."""
+        raise NotImplementedError
+
+    def query_model(self, name: str | None = None) -> EmbeddingModel:
+        """The model to embed queries with (`name`, else the index's own), checked."""
+        raise NotImplementedError
+
+    def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        """Every document (id, path, format, lines, pages, size), optionally by glob."""
+        raise NotImplementedError
+
+
+class SqliteEngine(Engine):
+    """The index file, through the `Index` that opened it."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        self.conn = index.conn
+        self.path = str(index.path)
+        # The Index's in-memory vectors (`vectors.VectorCache`), when it holds them.
+        self.vector_cache = getattr(index, "vector_cache", None)
+
+    def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        values = bind(params) if isinstance(params, dict) else params
+        try:
+            return list(db.rows(self.conn, sql, values))
+        except db.SQLError as exc:
+            raise db.translate(exc, self.path) or SearchError(
+                f"search failed in SQLite: {exc}"
+            ) from exc
+
+    def scalar(self, sql: str, params: Any = ()) -> Any:
+        values = bind(params) if isinstance(params, dict) else params
+        try:
+            return db.scalar(self.conn, sql, values)
+        except db.SQLError as exc:
+            raise db.translate(exc, self.path) or SearchError(
+                f"search failed in SQLite: {exc}"
+            ) from exc
+
+    def stamp(self) -> tuple[Any, ...]:
+        # The modification times of the file and its WAL: every write changes one of them.
+        return _mtime(self.path), _mtime(self.path + "-wal")
+
+    def has_embeddings(self) -> bool:
+        return vectors.has_embeddings(self.conn)
+
+    @property
+    def has_vectors(self) -> bool:
+        return vectors.has_embeddings(self.conn) and db.has_vec(self.conn)
+
+    def query_model(self, name: str | None = None) -> EmbeddingModel:
+        return vectors.query_model(self.conn, name)
+
+    def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        return list(self.index.documents(globs))
+
+
+def of(index: Any) -> Engine:
+    """The engine of `index`: an `Engine` as it is, an `Index` (or anything with `.conn`
+    and `.path` on the file engine) wrapped."""
+    return index if isinstance(index, Engine) else SqliteEngine(index)
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0

@@ -1,0 +1,268 @@
+"""Search on PostgreSQL gives the file's results: every mode, a table of queries, datasets/.
+
+The index of datasets/ (vectors from the hashing embedder) is copied to a real
+PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.pg.search.search` must return what
+`Index.search` returns on the file, within the tolerance of docs/scale-out.md:
+
+- bm25: the same hit dicts (same passages, same order, same scores to 6 decimals) —
+  PostgreSQL computes FTS5's own BM25 from the same tokens and term statistics;
+- vector: the same top-k set; the same order, except that distances equal to 1e-6
+  (float32 ties: sqlite-vec and pgvector round differently) may swap places;
+- hybrid and smart: the same passages in the same order (their scores may differ by the
+  RRF of a swapped vector tie).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import apsw
+import pytest
+from pg_server import fresh_database, start_server
+
+import docql_sqlite
+from docql_sqlite import ContextOptions, SearchOptions
+from docql_sqlite.errors import EmbeddingError, SearchError
+
+psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
+from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.pg import search as pg_search  # noqa: E402
+from docql_sqlite.search import stats  # noqa: E402
+from docql_sqlite.search import terms as search_terms  # noqa: E402
+
+ENGLISH = ["segment compaction", "write-ahead log", "replication", "how do I install lumen"]
+CJK = ["架构", "数据库 配置", "如何配置复制", "快照 隔离"]
+IDENTIFIERS = ["QueryPlanner", "docql_lexer", "DEC-0054", "LumenClient"]
+PHRASES = ['"rolling upgrades"', '"write-ahead log" segment']
+NO_HIT = ["zzzqqq nothinghere"]
+OR_FALLBACK = ["compaction xylophone", "replication zzzunknown", "tokenization accents"]
+OTHER = ["lumen -replication", "config*", "lex: segment merge\nvec: how are segments merged"]
+QUERIES = ENGLISH + CJK + IDENTIFIERS + PHRASES + NO_HIT + OR_FALLBACK + OTHER
+SCOPES = [(), ("datasets/en/*",)]
+TIE = 1e-6  # distances this close are float32 ties
+NO_CALL: Any = None  # search(q) reads no argument node of its call
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> Iterator[Any]:
+    yield from start_server()
+
+
+def _copy_of(corpus_db: Path, dest: Path) -> Path:
+    conn = apsw.Connection(str(corpus_db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        conn.execute("VACUUM INTO ?", (str(dest),))
+    finally:
+        conn.close()
+    return dest
+
+
+@pytest.fixture(scope="module")
+def engines(
+    pg_server: Any, corpus_db: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Any, Any]]:
+    """(the file's Index, a read-only connection to its PostgreSQL copy), vectors included."""
+    db = _copy_of(corpus_db, tmp_path_factory.mktemp("pg_search") / "corpus.db")
+    docql_sqlite.embed(db, "hash")
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(db), url)
+    index, conn = docql_sqlite.open(db), pg.connect(url, readonly=True)
+    assert index.has_vectors
+    yield index, conn
+    conn.close()
+    index.close()
+
+
+def _both(engines: tuple[Any, Any], text: str, **options: Any) -> tuple[list[Any], list[Any]]:
+    index, conn = engines
+    opts = SearchOptions(**options)
+    return index.search(text, opts), pg_search.search(conn, text, opts)
+
+
+def _swaps_beyond_ties(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[Any]:
+    """Pairs that `second` orders unlike `first` although their scores differ by more than
+    a float32 tie (2 x TIE: each score is rounded to 6 decimals)."""
+    rank = {h["location"]: i for i, h in enumerate(first)}
+    score = {h["location"]: h["score"] for h in first}
+    order = [h["location"] for h in second]
+    return [
+        (a, b)
+        for i, a in enumerate(order)
+        for b in order[i + 1 :]
+        if rank[a] > rank[b] and abs(score[a] - score[b]) > 2 * TIE
+    ]
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_bm25_is_the_same_on_both_engines(engines: Any, text: str, paths: Any) -> None:
+    sqlite, postgres = _both(engines, text, mode="bm25", limit=10, paths=paths)
+    assert postgres == sqlite
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_vector_top_k_is_the_same_set(engines: Any, text: str, paths: Any) -> None:
+    sqlite, postgres = _both(engines, text, mode="vector", limit=10, paths=paths)
+    assert len(sqlite) == 10
+    assert {h["location"] for h in postgres} == {h["location"] for h in sqlite}
+    assert _swaps_beyond_ties(sqlite, postgres) == []
+    for a, b in zip(sorted(sqlite, key=_key), sorted(postgres, key=_key)):
+        assert abs(a["score"] - b["score"]) <= 2 * TIE
+        assert {k: v for k, v in a.items() if k != "score"} == {
+            k: v for k, v in b.items() if k != "score"
+        }
+
+
+def _key(hit: dict[str, Any]) -> str:
+    return hit["location"]
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("mode", ["hybrid", "smart"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_fused_modes_give_the_same_passages_in_order(
+    engines: Any, text: str, mode: str, paths: Any
+) -> None:
+    sqlite, postgres = _both(engines, text, mode=mode, limit=10, paths=paths)
+    assert [h["location"] for h in postgres] == [h["location"] for h in sqlite]
+    assert [h["snippet"] for h in postgres] == [h["snippet"] for h in sqlite]
+
+
+def test_the_table_exercises_every_case(engines: Any) -> None:
+    # A comparison of empty lists would prove nothing: the table must find things, and
+    # its fallback and no-hit rows must behave as named, on both engines.
+    for text in ENGLISH + CJK + IDENTIFIERS + PHRASES:
+        sqlite, postgres = _both(engines, text, mode="bm25", limit=10)
+        assert sqlite and postgres, text
+    for text in NO_HIT:
+        assert _both(engines, text, mode="bm25") == ([], [])
+    for text in OR_FALLBACK:
+        for hits in _both(engines, text, mode="bm25", limit=10, explain=True):
+            assert hits and hits[0]["explain"]["plan"]["fts"]["strategy"].startswith("or:")
+    sqlite, postgres = _both(engines, "架构", mode="bm25", limit=50)
+    assert all("架构" in h["content"] for h in postgres) and len(postgres) == len(sqlite) > 3
+
+
+def test_bm25_scores_are_fts5s_own(engines: Any) -> None:
+    # Not only the order: the raw BM25 of each passage is FTS5's, on several term shapes.
+    for text in (
+        "segment compaction",
+        "数据库 配置",
+        "QueryPlanner",
+        "config*",
+        "lumen -replication",
+    ):
+        sqlite, postgres = _both(engines, text, mode="bm25", limit=20, explain=True)
+        raw = [[h["explain"]["lists"]["bm25"]["bm25"] for h in hits] for hits in (sqlite, postgres)]
+        assert raw[0] == pytest.approx(raw[1], rel=1e-9, abs=1e-12), text
+
+
+def test_term_statistics_work_on_postgres(engines: Any) -> None:
+    index, conn = engines
+    with pg_search.PgEngine(conn) as engine:
+        assert stats.chunk_count(engine) == stats.chunk_count(index)
+        for word in ("segment", "架构", "DEC-0054", "config*", "zzzqqq"):
+            term = search_terms.parse(word)[0]
+            assert stats.term_count(engine, term) == stats.term_count(index, term), word
+        assert stats.stale_vectors(engine) == stats.stale_vectors(index) == 0
+        assert stats.TermStats(engine).corpus()[0] == stats.chunk_count(index)
+
+
+def test_context_pack_is_the_same(engines: Any) -> None:
+    index, conn = engines
+    for question in ("how does compaction work?", "如何配置复制", "zzzqqq"):
+        opts = ContextOptions(budget=4000)
+        assert pg_search.context(conn, question, opts) == index.context(question, opts)
+
+
+def test_search_leaves_the_connection_idle(engines: Any) -> None:
+    _, conn = engines
+    pg_search.search(conn, "segment", SearchOptions(mode="hybrid"))
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+def test_errors_are_the_same(engines: Any) -> None:
+    index, conn = engines
+    for text in ("   ", "-only -negated"):
+        with pytest.raises(SearchError) as on_file:
+            index.search(text, mode="bm25")
+        with pytest.raises(SearchError) as on_pg:
+            pg_search.search(conn, text, SearchOptions(mode="bm25"))
+        assert str(on_pg.value) == str(on_file.value)
+
+
+def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(corpus_db), url)
+    index = docql_sqlite.open(corpus_db)
+    with pg.connect(url, readonly=True) as conn:
+        for mode in ("hybrid", "smart"):  # hybrid runs as bm25; smart without its vector list
+            opts = SearchOptions(mode=mode, limit=10)
+            assert pg_search.search(conn, "segment compaction", opts) == index.search(
+                "segment compaction", opts
+            )
+        with pytest.raises(EmbeddingError, match="has no embeddings"):
+            pg_search.search(conn, "segment", SearchOptions(mode="vector"))
+        before = pg_search.search(conn, "compaction", SearchOptions(mode="bm25"))
+        # A write moves the version stamp: cached statistics are not reused after it.
+        with psycopg.connect(url) as writer:
+            writer.execute("DELETE FROM chunks_fts WHERE tsv @@ 'compaction'::tsquery")
+        term = search_terms.parse("compaction")[0]
+        with pg_search.PgEngine(conn) as engine:
+            assert stats.term_count(engine, term) == 0
+        assert before and pg_search.search(conn, "compaction", SearchOptions(mode="bm25")) == []
+
+
+def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
+    # `$.content.search(q)`'s statement (search/docql.py → sqlbuild), spelled for PostgreSQL:
+    # the rows and the SQL-built snippets are the file's.
+    from docql_sqlite import db
+    from docql_sqlite.query.dialect import POSTGRES
+    from docql_sqlite.query.sqlparams import Params, bind
+    from docql_sqlite.search.docql import search_source
+
+    index, conn = engines
+    order = " ORDER BY _score DESC, {} , _pos LIMIT 10"
+    for q in ("segment compaction", "架构", "compaction xylophone"):
+        with pg_search.PgEngine(conn) as engine:
+            params = Params(POSTGRES)
+            source = search_source(engine, "search", q, POSTGRES.TRUE, params, NO_CALL)
+            got = engine.rows(source.sql + order.format('_path COLLATE "C"'), params.values)
+        params = Params()
+        source = search_source(index, "search", q, "1", params, NO_CALL)
+        sql = source.sql + order.format("_path")
+        expected = list(db.rows(index.conn, sql, bind(params.values)))
+        assert [(r["location"], r["snippet"]) for r in got] == [
+            (r["location"], r["snippet"]) for r in expected
+        ]
+        assert got, q
+
+
+def test_common_terms_left_out_of_the_or_fallback(pg_server: Any, tmp_index: Any) -> None:
+    # Over MIN_CHUNKS chunks a term in more than 5% of them does not select OR candidates
+    # and is not part of FTS5's OR expression, so it adds nothing to BM25 there: the SQL
+    # BM25 must leave it out the same way (its idf bound as 0).
+    sections = []
+    for i in range(stats.MIN_CHUNKS + 100):
+        rare = " zephyr" * (1 + i % 3) if i % 300 == 0 else ""  # in 7 chunks
+        sections.append(f"## Part {i}\n\nalpha beta{i % 7}{rare} text {i}.\n")
+    tmp_index.write("big.md", "# Big\n\n" + "\n".join(sections))
+    docql_sqlite.index(tmp_index.db, ["docs"])
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(tmp_index.db), url)
+    index = docql_sqlite.open(tmp_index.db)
+    assert stats.chunk_count(index) > stats.MIN_CHUNKS
+    alpha, zephyr = search_terms.parse("alpha zephyr")
+    assert stats.common_terms(index, [alpha, zephyr]) == frozenset({alpha.fts})
+    with pg.connect(url, readonly=True) as conn:
+        for text in ("alpha zephyr", "zephyr beta3 alpha", "alpha beta2"):
+            opts = SearchOptions(mode="bm25", limit=10, explain=True)
+            expected, got = index.search(text, opts), pg_search.search(conn, text, opts)
+            assert [h["location"] for h in got] == [h["location"] for h in expected], text
+            assert [h["score"] for h in got] == [h["score"] for h in expected], text
+            assert expected, text
+        # The OR query ran without alpha: only the 7 chunks holding zephyr are candidates.
+        assert len(index.search("alpha zephyr", mode="bm25", limit=10)) == 7
