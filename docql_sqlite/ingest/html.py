@@ -18,6 +18,7 @@ from __future__ import annotations
 import html as html_lib
 import re
 from collections.abc import Iterator
+from typing import Any, TypeAlias
 
 from lxml import etree
 
@@ -30,8 +31,9 @@ from docql_sqlite.ingest.entities import (
 from docql_sqlite.ingest.read import parse_decoded
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
 
-# Plain lxml elements: lxml.html's own element classes cost a Python lookup per node.
-Element = etree._Element
+# Plain `lxml.etree._Element`s (lxml.html's own element classes cost a Python lookup per
+# node). lxml has no type information installed here, hence Any.
+Element: TypeAlias = Any
 _EMPTY = b"<html></html>"
 
 # Not shown in the page body (<title> is read separately as the document title).
@@ -382,10 +384,7 @@ class _Renderer:
     def heading(self, tag: Element, level: int) -> None:
         for link in list(_descendants(tag, "a")):
             # Permalink decorations ("¶", "#") are not part of the title.
-            if (
-                str(link.get("href", "")).startswith("#")
-                and _text(link).strip() in _PERMALINK_TEXT
-            ):
+            if str(link.get("href", "")).startswith("#") and _text(link).strip() in _PERMALINK_TEXT:
                 _drop(link)
         self.blank()
         start = self.next_line
@@ -393,9 +392,7 @@ class _Renderer:
         self.flush()
         title = _collapse(" ".join(self.lines[start - 1 :]))
         if title:
-            target = next(
-                (a for a in _descendants(tag, "a") if a.get("id") or a.get("name")), None
-            )
+            target = next((a for a in _descendants(tag, "a") if a.get("id") or a.get("name")), None)
             anchor = tag.get("id") or (
                 target.get("id") or target.get("name") if target is not None else None
             )

@@ -309,7 +309,9 @@ def _run(
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
     results: Iterator[tuple[tuple[FoundFile, ParseTask], object]] = run_tasks(
-        parse_task, ((pair, pair[1]) for pair in runnable), min(options.workers, total),
+        parse_task,
+        ((pair, pair[1]) for pair in runnable),
+        min(options.workers, total),
         options.timeout,
     )
     batch.extend(walk_failures)
