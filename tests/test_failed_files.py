@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import CLI, TmpIndex
 
 import docql_sqlite
+from docql_sqlite.ingest import formats, plaintext
 from docql_sqlite.ingest.run import SKIP_FAILED_UNCHANGED
+from docql_sqlite.ingest.workers import TIMEOUT_REASON
+from docql_sqlite.model import Document, Source
 
 BINARY = b"\x00\x01binary"  # a NUL byte: refused as binary, an error (not a skip)
 FIXED = b"# Fixed\n"  # as long as BINARY, so only the content differs
@@ -124,3 +129,34 @@ def test_cli_says_what_was_not_retried_and_status_shows_it(failed: TmpIndex) -> 
     retried = run("--retry-failed")
     assert retried.returncode == 1
     assert "failed: docs/bad.md: binary file" in retried.stderr
+
+
+def _slow_parse(source: Source) -> Document:
+    time.sleep(1.5)  # longer than the short timeout below, well within the long one
+    return plaintext.parse(source)
+
+
+@pytest.fixture
+def slow_format() -> Iterator[None]:
+    """A format whose parser takes 1.5 s (registered here; forked workers inherit it)."""
+    formats.get_format("markdown")  # registers the built-ins first
+    saved = dict(formats.PARSERS), dict(formats.EXTENSIONS)
+    formats.register("slow", _slow_parse, ("slow",))
+    yield
+    formats.PARSERS.clear()
+    formats.PARSERS.update(saved[0])
+    formats.EXTENSIONS.clear()
+    formats.EXTENSIONS.update(saved[1])
+
+
+def test_a_timeout_is_retried_only_with_a_longer_timeout(
+    tmp_index: TmpIndex, slow_format: None
+) -> None:
+    tmp_index.write("big.slow", "takes a while to parse\n")
+    first = tmp_index.index(timeout=0.3)
+    assert [reason for _, reason in first.failed] == [TIMEOUT_REASON.format(0.3)]
+    same = tmp_index.index(timeout=0.3)  # would time out again: not parsed
+    assert same.failed == [] and same.skip_counts.get(SKIP_FAILED_UNCHANGED) == 1
+    longer = tmp_index.index(timeout=30)  # what the message says to do: it is retried
+    assert longer.added == ["docs/big.slow"] and longer.failed == []
+    assert error_rows(tmp_index) == []

@@ -56,7 +56,7 @@ from .walk import (
     WalkStats,
     walk,
 )
-from .workers import run_tasks
+from .workers import run_tasks, timed_out_after
 
 # A file whose parse failed and that has not changed since (same size and mtime): not parsed
 # again until it changes, or with `IngestOptions.retry_failed`; its error row stays.
@@ -238,7 +238,7 @@ def _plan(
             if previous.path != shown(item.display):
                 renamed.append((shown(item.display), uri))
             continue
-        if file_stat is not None and failed_before.get(uri) == file_stat:
+        if file_stat is not None and _fails_again(failed_before.get(uri), file_stat, options):
             # It would fail again (perhaps after a long timeout): its error row stays.
             report.skipped.append((shown(item.display), _FAILED_UNCHANGED_REASON))
             report.skip_counts[SKIP_FAILED_UNCHANGED] = (
@@ -259,6 +259,20 @@ def _plan(
         with conn:
             conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
     return tasks, seen
+
+
+def _fails_again(
+    failure: tuple[tuple[int, int | None], str] | None,
+    file_stat: tuple[int, int | None],
+    options: IngestOptions,
+) -> bool:
+    """Whether a recorded failure still holds: the file is as it was when it failed, and a
+    timeout is not longer now than the one it ran out of (raising --timeout, as the message
+    says, retries the files that timed out)."""
+    if failure is None or failure[0] != file_stat:
+        return False
+    timed_out = timed_out_after(failure[1])
+    return timed_out is None or options.timeout <= timed_out
 
 
 def _plan_urls(

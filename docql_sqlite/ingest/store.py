@@ -330,12 +330,12 @@ def record_problem(
     )
 
 
-def failed_files(conn: Connection) -> dict[str, tuple[int, int | None]]:
-    """uri → (size, mtime_ns) of the files whose last parse failed, as they were then."""
+def failed_files(conn: Connection) -> dict[str, tuple[tuple[int, int | None], str]]:
+    """uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were."""
     return {
-        uri: (size, mtime_ns)
-        for uri, size, mtime_ns in conn.execute(
-            "SELECT uri, size, mtime_ns FROM ingest_errors "
+        uri: ((size, mtime_ns), reason)
+        for uri, size, mtime_ns, reason in conn.execute(
+            "SELECT uri, size, mtime_ns, reason FROM ingest_errors "
             "WHERE severity = 'error' AND size IS NOT NULL"
         )
     }
