@@ -39,7 +39,7 @@ from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, parse_task
 from .paths import shown
-from .read import SKIP_EMPTY, SKIP_TOO_LARGE
+from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
 from .store import (
     Parsed,
     clear_problems,
@@ -268,8 +268,9 @@ def _fails_again(
 ) -> bool:
     """Whether a recorded failure still holds: the file is as it was when it failed, and a
     timeout is not longer now than the one it ran out of (raising --timeout, as the message
-    says, retries the files that timed out)."""
-    if failure is None or failure[0] != file_stat:
+    says, retries the files that timed out). A file that could not be read is always retried:
+    a chmod changes neither its size nor its mtime."""
+    if failure is None or failure[0] != file_stat or failure[1].startswith(UNREADABLE):
         return False
     timed_out = timed_out_after(failure[1])
     return timed_out is None or options.timeout <= timed_out
