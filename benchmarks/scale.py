@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import tempfile
@@ -103,11 +104,19 @@ def prefix(shuffled: list[tuple[Path, int]], target: float) -> list[tuple[Path, 
 # -- one point ------------------------------------------------------------------------------------
 def index_point(paths: list[Path], db: Path, work: Path) -> dict[str, Any]:
     cmd = bl.docql_cli() + ["index", "--json", str(db), *map(str, paths)]
+    load_before = os.getloadavg()[0]
     m = bl.run_measured(cmd, cwd=work)
+    load = (load_before, os.getloadavg()[0])  # the machine is shared: read wall time with it
     if m.returncode not in (0, 1):
         raise SystemExit(f"index failed ({m.returncode}): {m.stderr[-2000:]}")
     summary = json.loads(m.stdout)[0]
-    return {"seconds": m.seconds, "cpu_s": m.cpu_s, "rss_mb": m.rss_mb, "summary": summary}
+    return {
+        "seconds": m.seconds,
+        "cpu_s": m.cpu_s,
+        "rss_mb": m.rss_mb,
+        "summary": summary,
+        "loadavg": load,
+    }
 
 
 def failures(db: Path) -> list[dict[str, Any]]:
@@ -153,6 +162,8 @@ def measure_point(
         "seconds": seconds,  # cumulative over the stages that built this index
         "cpu_s": prior["cpu_s"] + built["cpu_s"],
         "stage_seconds": built["seconds"],
+        "stage_cpu_s": built["cpu_s"],
+        "stage_loadavg": built["loadavg"],
         "stage_summary": s,
         "files_per_s": (documents + failed) / seconds,
         "mb_per_s": corpus_bytes / 1e6 / seconds,
@@ -166,7 +177,9 @@ def measure_point(
     }
     print(
         f"  {documents:,} documents ({failed} failed), {seconds:.1f} s in all "
-        f"(this stage {built['seconds']:.1f} s), {point['files_per_s']:.0f} files/s, "
+        f"(this stage {built['seconds']:.1f} s, {built['cpu_s']:.1f} CPU s, load "
+        f"{built['loadavg'][0]:.1f}-{built['loadavg'][1]:.1f}), "
+        f"{point['files_per_s']:.0f} files/s, "
         f"{built['rss_mb']:.0f} MB RSS, db {point['db_bytes'] / 1e6:.1f} MB",
         flush=True,
     )
@@ -434,6 +447,8 @@ def main() -> None:
             "seconds": again["seconds"],
             "cpu_s": again["cpu_s"],
             "share": again["seconds"] / full["seconds"],
+            "cpu_share": again["cpu_s"] / full["cpu_s"],
+            "loadavg": again["loadavg"],
             "summary": again["summary"],
         }
         text_files = [f for f in files if f.format in latency.RAW_TEXT_FORMATS]

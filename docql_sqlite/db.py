@@ -30,7 +30,7 @@ from .errors import (
     DocQLNote,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.

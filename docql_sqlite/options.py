@@ -174,6 +174,9 @@ class IngestOptions:
     hidden: bool = False  # walk hidden files and directories
     ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
     follow_symlinks: bool = False  # follow links to directories and to files outside the roots
+    # Parse again the files that failed before even if unchanged (by default a failed file is
+    # skipped until its size or mtime changes).
+    retry_failed: bool = False
     fetch_timeout: float = 30.0
     progress: IngestProgress | None = None
     embed: str | None = None

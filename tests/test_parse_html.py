@@ -191,10 +191,12 @@ def test_api_heading() -> None:
 
 def test_empty_and_broken_html() -> None:
     assert parse_html("", "a.html").text == ""
-    # html.parser nests the unclosed <p> inside the <h1>: the block still breaks the line.
+    # libxml2 closes the unclosed <h1> where the <p> starts: the block breaks the line.
     document = parse_html("<h1>Unclosed <p>para <b>bold", "a.html")
     assert document.text == "Unclosed\n\npara bold\n"
-    assert [(h.level, h.title, h.line) for h in document.headings] == [(1, "Unclosed para bold", 1)]
+    assert [(h.level, h.title, h.line) for h in document.headings] == [(1, "Unclosed", 1)]
+    # A page of comments only, or only a doctype, is an empty page, not an error.
+    assert parse_html("<!DOCTYPE html><!-- nothing -->", "a.html").text == ""
 
 
 def test_very_deep_nesting_keeps_words() -> None:

@@ -55,6 +55,12 @@ from .common import (
     show_default=True,
     help="Seconds allowed to parse one file",
 )
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Parse again files that failed before even if unchanged (default: skip them until "
+    "they change)",
+)
 @click.option("--no-remove", is_flag=True, help="Keep documents whose files are gone")
 @click.option(
     "--prune",
@@ -93,6 +99,7 @@ def index_command(
     chunk_chars: int,
     workers: int | None,
     timeout: float,
+    retry_failed: bool,
     no_remove: bool,
     prune: bool,
     hidden: bool,
@@ -117,6 +124,7 @@ def index_command(
         max_bytes=max_bytes,
         max_chars=chunk_chars,
         timeout=timeout,
+        retry_failed=retry_failed,
         remove_missing=not no_remove,
         prune=prune,
         hidden=hidden,

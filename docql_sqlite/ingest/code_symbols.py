@@ -93,6 +93,7 @@ def has_query(language: str) -> bool:
     return (_QUERIES / f"{_QUERY_FILE.get(language, language)}.scm").is_file()
 
 
+@cache  # compiling a query file costs ~50 ms: once per language and process, not per file
 def _query(language: str) -> _CompiledQuery:
     name = _QUERY_FILE.get(language, language)
     try:

@@ -6,22 +6,21 @@ whitespace collapsed inside blocks, `<pre>` kept verbatim, table rows as
 `cell | cell`. Scripts, styles and other invisible parts are dropped. While rendering
 it records where each heading (h1–h6), code block, table and `<dl>` term landed, so
 every `line` points into `Document.text`.
+
+The tree comes from lxml (libxml2's HTML parser, C): a 17 MB page parses in well under
+a second, where BeautifulSoup's Python tree took minutes of a 60 s budget (issue 12).
+The walk works on lxml's own elements: an element's `text` is the string before its
+first child and each child's `tail` the string after it, both belonging to the parent.
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import re
+from collections.abc import Iterator
+from typing import Any, TypeAlias
 
-from bs4 import BeautifulSoup
-from bs4.element import (
-    CData,
-    Comment,
-    Declaration,
-    Doctype,
-    NavigableString,
-    ProcessingInstruction,
-    Tag,
-)
+from lxml import etree
 
 from docql_sqlite.ingest.entities import (
     extract_entities,
@@ -31,6 +30,11 @@ from docql_sqlite.ingest.entities import (
 )
 from docql_sqlite.ingest.read import parse_decoded
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
+
+# Plain `lxml.etree._Element`s (lxml.html's own element classes cost a Python lookup per
+# node). lxml has no type information installed here, hence Any.
+Element: TypeAlias = Any
+_EMPTY = b"<html></html>"
 
 # Not shown in the page body (<title> is read separately as the document title).
 _INVISIBLE = {
@@ -47,9 +51,11 @@ _BREAKS = {
     "div", "li", "dt", "dd", "tr", "br", "figcaption", "summary", "caption", "legend",
     "center", "dialog", "hgroup", "body", "html",
 }  # fmt: skip
-_SKIPPED_STRINGS = (Comment, Doctype, Declaration, ProcessingInstruction, CData)
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
 _PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
+_SPACES = re.compile(r"\s+")
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none")
+_DEEP = "HTML nested too deeply; structure ignored"
 
 
 def parse(source: Source) -> Document:
@@ -58,19 +64,28 @@ def parse(source: Source) -> Document:
 
 
 def parse_html(text: str, path: str) -> Document:
-    """Parse an HTML page (any HTML BeautifulSoup's html.parser accepts)."""
-    soup = BeautifulSoup(text, "html.parser")
-    title_tag = soup.find("title")
-    page_title = _collapse(title_tag.get_text()) if title_tag else ""
-    root = main_content(soup)
-    strip_chrome(root)
+    """Parse an HTML page (any text libxml2's forgiving HTML parser accepts)."""
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    root = _tree(text)
+    if root is None:  # nested past libxml2's depth limit: its tree would lose the words
+        lines = [_collapse(s) for s in _strip_tags(text).split("\n")]
+        return Document(
+            format="html",
+            text="".join(line + "\n" for line in lines if line),
+            warnings=[_DEEP],
+            title=name,
+        )
+    title_tag = next(root.iter("title"), None)
+    page_title = _collapse(_text(title_tag)) if title_tag is not None else ""
+    content = main_content(root)
+    strip_chrome(content)
     renderer = _Renderer()
     try:
-        renderer.render(root)
+        renderer.render(content)
     except RecursionError:  # pathologically deep nesting: keep the words, lose the structure
         renderer = _Renderer()
-        renderer.lines = [_collapse(s) for s in soup.get_text("\n").split("\n") if s.strip()]
-        renderer.warnings.append("HTML nested too deeply; structure ignored")
+        renderer.lines = [_collapse(s) for s in "\n".join(_strings(root)).split("\n") if s.strip()]
+        renderer.warnings.append(_DEEP)
     lines = renderer.finish()
     document = Document(
         format="html",
@@ -83,11 +98,88 @@ def parse_html(text: str, path: str) -> Document:
         warnings=renderer.warnings,
     )
     first_h1 = next((h.title for h in renderer.headings if h.level == 1), None)
-    document.title = (
-        page_title or first_h1 or path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    )
+    document.title = page_title or first_h1 or name
     document.entities = merge_entities(extract_entities(document), renderer.terms)
     return document
+
+
+def _tree(text: str) -> Element | None:
+    """The page's <html> element; None when libxml2 stopped at its nesting limit."""
+    parser = etree.HTMLParser(encoding="utf-8", huge_tree=True)
+    # Bytes, not str: lxml refuses a str that carries an XML encoding declaration.
+    root = etree.fromstring(text.encode("utf-8", "replace"), parser) if text.strip() else None
+    if any("Excessive depth" in entry.message for entry in parser.error_log):
+        return None
+    if root is None:  # nothing but whitespace, comments or a doctype
+        root = etree.fromstring(_EMPTY, etree.HTMLParser())
+    return root
+
+
+def _strip_tags(text: str) -> str:
+    """The words of a page without its structure: invisible blocks and tags removed."""
+    text = re.sub(r"(?is)<(script|style|template)\b.*?</\1\s*>|<!--.*?-->", "", text)
+    return html_lib.unescape(re.sub(r"<[^>]*>", "\n", text))
+
+
+# -- the lxml tree -------------------------------------------------------------------------------
+def _is_element(node: object) -> bool:
+    """Elements have a str tag; comments, processing instructions and entities do not."""
+    return isinstance(getattr(node, "tag", None), str)
+
+
+def _elements(node: Element) -> Iterator[Element]:
+    """The element children of `node` (not its comments)."""
+    return (child for child in node if isinstance(child.tag, str))
+
+
+def _descendants(node: Element, *tags: str) -> Iterator[Element]:
+    """Elements under `node` in document order (not `node` itself), optionally by tag."""
+    for element in node.iterdescendants(*tags):
+        if isinstance(element.tag, str):
+            yield element
+
+
+def _strings(node: Element) -> Iterator[str]:
+    """The text strings under `node` in document order, without those of invisible elements
+    or comments (a comment's tail is text of its parent)."""
+    if node.text and isinstance(node.tag, str):
+        yield node.text
+    for child in node:
+        if isinstance(child.tag, str) and child.tag not in _INVISIBLE:
+            yield from _strings(child)
+        if child.tail:
+            yield child.tail
+
+
+def _text(node: Element, separator: str = "") -> str:
+    return separator.join(_strings(node))
+
+
+def _has_text(node: Element) -> bool:
+    return any(s.strip() for s in _strings(node))
+
+
+def _classes(node: Element) -> list[str]:
+    return (node.get("class") or "").split()
+
+
+def _nearest(node: Element, tag: str) -> Element | None:
+    """The closest ancestor of `node` with this tag."""
+    return next(node.iterancestors(tag), None)
+
+
+def _drop(node: Element) -> None:
+    """Remove `node` and what it contains, keeping the text that follows it (its tail)."""
+    parent = node.getparent()
+    if parent is None:
+        return
+    if node.tail:
+        previous = node.getprevious()
+        if previous is not None:
+            previous.tail = (previous.tail or "") + node.tail
+        else:
+            parent.text = (parent.text or "") + node.tail
+    parent.remove(node)
 
 
 # Where a page's own content is, most specific first: HTML5 landmarks, then the wrappers
@@ -114,108 +206,109 @@ DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the 
 MIN_PAGE_TEXT = 1000  # characters; below this a page is taken whole
 
 
-def main_content(soup: BeautifulSoup) -> Tag:
+def main_content(root: Element) -> Element:
     """The element holding the page's own content (docs/search.md, "Clean content"):
     a landmark or a known generator's wrapper when there is one with text, else the
     largest text container — descending from <body> into a child that holds most
     (DOMINANT_SHARE) of the text, stopping at an element with its own headings.
     Navigation columns, headers with the site's name as <h1> ("Node.js v18.20.4
     documentation") and footers stay out."""
-    body = soup.find("body")
-    top: Tag = body if isinstance(body, Tag) else soup
+    body = next(root.iter("body"), None)
+    top: Element = body if body is not None else root
     # One pass over the elements (CSS selectors would walk the tree once per selector).
-    mark: tuple[int, Tag] | None = None
-    for tag in top.find_all(True):
+    mark: tuple[int, Element] | None = None
+    for tag in _descendants(top):
         rank = _main_rank(tag)
-        if rank is not None and (mark is None or rank < mark[0]) and tag.get_text(strip=True):
+        if rank is not None and (mark is None or rank < mark[0]) and _has_text(tag):
             mark = (rank, tag)
             if rank == 0:
                 break
     if mark is not None:
         return mark[1]
     sizes = _text_sizes(top)
-    if sizes[id(top)] < MIN_PAGE_TEXT:
+    if sizes[top] < MIN_PAGE_TEXT:
         return top  # a fragment or a tiny page: nothing worth telling apart
     node = top
     while True:
-        if any(isinstance(c, Tag) and c.name in _HEADINGS for c in node.children):
+        if any(c.tag in _HEADINGS for c in _elements(node)):
             return node
-        children = [
-            c
-            for c in node.children
-            if isinstance(c, Tag) and c.name in _CONTAINERS and id(c) in sizes
-        ]
-        best = max(children, key=lambda c: sizes[id(c)], default=None)
-        if best is None or sizes[id(best)] < DOMINANT_SHARE * sizes[id(node)]:
+        children = [c for c in _elements(node) if c.tag in _CONTAINERS and c in sizes]
+        best = max(children, key=lambda c: sizes[c], default=None)
+        if best is None or sizes[best] < DOMINANT_SHARE * sizes[node]:
             return node
         node = best
 
 
-def _main_rank(tag: Tag) -> int | None:
-    classes: list[str] = list(tag.get("class") or [])
+_MARK_TAGS = {name for name, *_ in _MAIN_MARKS if name is not None}
+
+
+def _main_rank(tag: Element) -> int | None:
+    if tag.tag not in _MARK_TAGS and tag.get("role") is None:
+        return None  # the common case, decided without looking at the classes
+    classes: list[str] | None = None
     for rank, (name, cls, ident, role) in enumerate(_MAIN_MARKS):
-        if (
-            (name is None or tag.name == name)
-            and (cls is None or cls in classes)
-            and (ident is None or tag.get("id") == ident)
-            and (role is None or tag.get("role") == role)
-        ):
+        if name is not None and tag.tag != name:
+            continue
+        if cls is not None:
+            classes = _classes(tag) if classes is None else classes
+            if cls not in classes:
+                continue
+        if (ident is None or tag.get("id") == ident) and (role is None or tag.get("role") == role):
             return rank
     return None
 
 
-def strip_chrome(root: Tag) -> None:
+def strip_chrome(root: Element) -> None:
     """Remove navigation, sidebars, footers and permalink marks (`¶`) from the content."""
     chrome = []
-    for tag in root.find_all(True):
+    for tag in _descendants(root):
         if (
-            tag.name in _CHROME_TAGS
+            tag.tag in _CHROME_TAGS
             or tag.get("role") in _CHROME_ROLES
-            or not _CHROME_CLASSES.isdisjoint(tag.get("class") or [])
+            or not _CHROME_CLASSES.isdisjoint(_classes(tag))
             or (
-                tag.name == "a"
+                tag.tag == "a"
                 and str(tag.get("href", "")).startswith("#")
-                and tag.get_text(strip=True) in _PERMALINK_TEXT - {""}
+                and _text(tag).strip() in _PERMALINK_TEXT - {""}
             )
         ):
             chrome.append(tag)
     for tag in chrome:
-        if not tag.decomposed:
-            tag.decompose()
+        _drop(tag)
 
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _CONTAINERS = {"div", "section", "article", "main", "body", "html", "center"}
 
 
-def _text_sizes(top: Tag) -> dict[int, int]:
-    """Characters of visible text under each element (by id), in one pass over the tree."""
-    sizes: dict[int, int] = {}
-    order: list[Tag] = []
+def _text_sizes(top: Element) -> dict[Element, int]:
+    """Characters of visible text under each element, in one pass over the tree."""
+    sizes: dict[Element, int] = {}
+    order: list[Element] = []
     stack = [top]
     while stack:  # pre-order; sizes are summed children-first below
         tag = stack.pop()
         order.append(tag)
-        stack.extend(c for c in tag.children if isinstance(c, Tag) and not _hidden(c))
+        stack.extend(c for c in _elements(tag) if not _hidden(c))
     for tag in reversed(order):
-        size = 0
-        for child in tag.children:
-            if isinstance(child, Tag):
-                size += sizes.get(id(child), 0)
-            elif isinstance(child, NavigableString) and not isinstance(child, _SKIPPED_STRINGS):
-                size += len(child.strip())
-        sizes[id(tag)] = size
+        size = len(tag.text.strip()) if tag.text else 0
+        for child in tag:
+            size += sizes.get(child, 0)
+            if child.tail:
+                size += len(child.tail.strip())
+        sizes[tag] = size
     return sizes
 
 
 def _collapse(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    return _SPACES.sub(" ", text).strip()
 
 
-def _hidden(tag: Tag) -> bool:
-    if tag.name in _INVISIBLE or tag.has_attr("hidden"):
+def _hidden(tag: Element) -> bool:
+    if tag.tag in _INVISIBLE or "hidden" in tag.attrib:
         return True
-    return bool(re.search(r"display\s*:\s*none", str(tag.get("style") or "")))
+    style = tag.get("style")
+    return bool(style and _DISPLAY_NONE.search(style))
 
 
 class _Renderer:
@@ -232,6 +325,8 @@ class _Renderer:
 
     # -- line buffer -------------------------------------------------------------
     def flush(self) -> None:
+        if not self.inline:
+            return
         line = _collapse("".join(self.inline))
         self.inline = []
         if line:
@@ -254,17 +349,18 @@ class _Renderer:
         return self.lines
 
     # -- tree walk ---------------------------------------------------------------
-    def render(self, node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, NavigableString):
-                if not isinstance(child, _SKIPPED_STRINGS):
-                    self.inline.append(re.sub(r"\s+", " ", str(child)))
-            elif isinstance(child, Tag) and not _hidden(child):
+    def render(self, node: Element) -> None:
+        if node.text:
+            self.inline.append(node.text)
+        for child in node:
+            if isinstance(child.tag, str) and not _hidden(child):
                 self.element(child)
+            if child.tail:
+                self.inline.append(child.tail)
 
-    def element(self, tag: Tag) -> None:
-        name = tag.name
-        if name in ("h1", "h2", "h3", "h4", "h5", "h6"):
+    def element(self, tag: Element) -> None:
+        name = tag.tag
+        if name in _HEADINGS:
             self.heading(tag, int(name[1]))
         elif name == "pre":
             self.pre(tag)
@@ -285,29 +381,28 @@ class _Renderer:
         else:
             self.render(tag)
 
-    def heading(self, tag: Tag, level: int) -> None:
-        for link in tag.find_all("a"):
+    def heading(self, tag: Element, level: int) -> None:
+        for link in list(_descendants(tag, "a")):
             # Permalink decorations ("¶", "#") are not part of the title.
-            if (
-                str(link.get("href", "")).startswith("#")
-                and link.get_text(strip=True) in _PERMALINK_TEXT
-            ):
-                link.decompose()
+            if str(link.get("href", "")).startswith("#") and _text(link).strip() in _PERMALINK_TEXT:
+                _drop(link)
         self.blank()
         start = self.next_line
         self.render(tag)
         self.flush()
         title = _collapse(" ".join(self.lines[start - 1 :]))
         if title:
-            target = tag.find(lambda t: t.name == "a" and (t.get("id") or t.get("name")))
-            anchor = tag.get("id") or (target.get("id") or target.get("name") if target else None)
+            target = next((a for a in _descendants(tag, "a") if a.get("id") or a.get("name")), None)
+            anchor = tag.get("id") or (
+                target.get("id") or target.get("name") if target is not None else None
+            )
             self.headings.append(
                 Heading(level, title, start, anchor=str(anchor) if anchor else None)
             )
         self.blank()
 
-    def paragraph(self, tag: Tag) -> None:
-        is_item = tag.name == "li"
+    def paragraph(self, tag: Element) -> None:
+        is_item = tag.tag == "li"
         self.flush() if is_item else self.blank()
         start = self.next_line
         self.render(tag)
@@ -319,9 +414,9 @@ class _Renderer:
                 self.terms.append(term)
         self.flush() if is_item else self.blank()
 
-    def pre(self, tag: Tag) -> None:
+    def pre(self, tag: Element) -> None:
         self.blank()
-        code = tag.get_text()
+        code = _text(tag)
         code = code[1:] if code.startswith("\n") else code  # HTML drops a newline right after <pre>
         code = code.rstrip("\n").replace("\r\n", "\n").replace("\r", "\n")
         if code.strip():
@@ -330,26 +425,25 @@ class _Renderer:
             self.codeblocks.append(CodeBlock(_language(tag), code, start, self.next_line - 1))
         self.blank()
 
-    def table(self, tag: Tag) -> None:
+    def table(self, tag: Element) -> None:
         self.blank()
-        caption = tag.find("caption")
-        if caption and caption.find_parent("table") is tag:
-            self.inline.append(caption.get_text(" "))
+        caption = next(_descendants(tag, "caption"), None)
+        if caption is not None and _nearest(caption, "table") is tag:
+            self.inline.append(_text(caption, " "))
             self.flush()
         headers: list[str] = []
         rows: list[list[str]] = []
         start = self.next_line
-        for row in tag.find_all("tr"):
-            if row.find_parent("table") is not tag or _hidden(row):
+        for row in _descendants(tag, "tr"):
+            if _nearest(row, "table") is not tag or _hidden(row):
                 continue  # rows of nested tables are part of their cell's text
-            cells = [
-                _collapse(c.get_text(" ")) for c in row.find_all(["td", "th"], recursive=False)
-            ]
+            cell_tags = [c for c in _elements(row) if c.tag in ("td", "th")]
+            cells = [_collapse(_text(c, " ")) for c in cell_tags]
             if not cells:
                 continue
-            head = row.find_parent("thead")
-            in_head = head is not None and head.find_parent("table") is tag
-            all_th = all(c.name == "th" for c in row.find_all(["td", "th"], recursive=False))
+            head = _nearest(row, "thead")
+            in_head = head is not None and _nearest(head, "table") is tag
+            all_th = all(c.tag == "th" for c in cell_tags)
             if not headers and not rows and (in_head or all_th):
                 headers = cells
             else:
@@ -359,7 +453,7 @@ class _Renderer:
             self.tables.append(Table(headers, rows, start, self.next_line - 1))
         self.blank()
 
-    def definition_list(self, tag: Tag) -> None:
+    def definition_list(self, tag: Element) -> None:
         kind = _object_kind(tag)
         if kind is not None:
             self.object_description(tag, kind)
@@ -367,10 +461,10 @@ class _Renderer:
         self.blank()
         terms: list[tuple[str, int]] = []
         definitions: list[str] = []
-        for item in tag.find_all(["dt", "dd"]):
-            if item.find_parent("dl") is not tag or _hidden(item):
+        for item in _descendants(tag, "dt", "dd"):
+            if _nearest(item, "dl") is not tag or _hidden(item):
                 continue
-            if item.name == "dt" and definitions:
+            if item.tag == "dt" and definitions:
                 self._emit_terms(terms, definitions)
                 terms, definitions = [], []
             self.flush()
@@ -378,32 +472,32 @@ class _Renderer:
             self.render(item)
             self.flush()
             text = _collapse(" ".join(self.lines[start - 1 :]))
-            if item.name == "dt":
+            if item.tag == "dt":
                 terms.append((text, start))
             else:
                 definitions.append(text)
         self._emit_terms(terms, definitions)
         self.blank()
 
-    def object_description(self, tag: Tag, kind: str) -> None:
+    def object_description(self, tag: Element, kind: str) -> None:
         """A Sphinx-style API description (`<dl class="py function">`, Javadoc's and
         rustdoc's alike): each signature `<dt>` becomes an API or ClassEntity entity named
         by its object (`json.dump`), with the signature as written; the body renders as text."""
         self.blank()
         signatures: list[tuple[str, str, int]] = []
-        for item in tag.find_all(["dt", "dd"], recursive=False):
-            if _hidden(item):
+        for item in _elements(tag):
+            if item.tag not in ("dt", "dd") or _hidden(item):
                 continue
             self.flush()
             start = self.next_line
             self.render(item)
             self.flush()
-            if item.name == "dt":
+            if item.tag == "dt":
                 signature = _signature(" ".join(self.lines[start - 1 :]))
                 name = _object_name(item) or signature.split("(", 1)[0].strip()
                 if name:
                     signatures.append((name, signature, start))
-            self.blank() if item.name == "dd" else None
+            self.blank() if item.tag == "dd" else None
         end = len(self.lines)
         for name, signature, line in signatures:
             self.terms.append(Entity(kind, name, line, max(line, end), signature=signature))
@@ -424,15 +518,16 @@ _API_KINDS = {
     "decorator", "decoratormethod", "member", "var", "macro", "constructor", "coroutinefunction",
     "coroutinemethod", "abstractmethod", "opcode", "describe",
 }  # fmt: skip
+_NAME_PARTS = {"sig-prename", "descclassname", "sig-name", "descname"}
 
 
-def _object_kind(tag: Tag) -> str | None:
+def _object_kind(tag: Element) -> str | None:
     """ClassEntity or API for a Sphinx object description `<dl>`, else None."""
-    classes = set(tag.get("class") or [])
+    classes = set(_classes(tag))
     if not classes & (_CLASS_KINDS | _API_KINDS):
         return None
-    first = tag.find("dt", recursive=False)
-    if not isinstance(first, Tag) or not (first.get("id") or "sig" in (first.get("class") or [])):
+    first = next((c for c in _elements(tag) if c.tag == "dt"), None)
+    if first is None or not (first.get("id") or "sig" in _classes(first)):
         return None
     return "ClassEntity" if classes & _CLASS_KINDS else "API"
 
@@ -444,40 +539,41 @@ def _signature(text: str) -> str:
     return re.sub(r"(\w)\.\s+(?=\w)", r"\1.", text)
 
 
-def _object_name(dt: Tag) -> str | None:
+def _object_name(dt: Element) -> str | None:
     """The object's full name: the signature's anchor id (`json.dump`), else its name parts."""
     anchor = str(dt.get("id") or "")
     if anchor and re.fullmatch(r"[\w.:$-]+", anchor):
         # Sphinx's std domain prefixes the object type: "opcode-NOP" names NOP
-        std = "std" in (dt.get("class") or []) and "-" in anchor
+        std = "std" in _classes(dt) and "-" in anchor
         return anchor.split("-", 1)[1] if std else anchor
-    parts = dt.select(".sig-prename, .descclassname, .sig-name, .descname")
-    name = "".join(p.get_text() for p in parts).strip()
+    parts = [p for p in _descendants(dt) if not _NAME_PARTS.isdisjoint(_classes(p))]
+    name = "".join(_text(p) for p in parts).strip()
     return name.split("(", 1)[0].strip() or None  # `describe`: "iter(context)" names iter
 
 
-def _language(pre: Tag) -> str | None:
+def _language(pre: Element) -> str | None:
     """`<pre><code class="language-x">`, `<pre class="lang-x">`, Sphinx `highlight-x` wrappers."""
-    code = pre.find("code")
-    candidates = [code, pre, pre.parent, pre.parent.parent if pre.parent else None]
+    code = next(_descendants(pre, "code"), None)
+    parent = pre.getparent()
+    candidates = [code, pre, parent, parent.getparent() if parent is not None else None]
     for node in candidates:
-        if not isinstance(node, Tag):
+        if node is None or not _is_element(node):
             continue
         if node.get("data-lang"):
-            return str(node["data-lang"])
-        for cls in node.get("class") or []:
+            return str(node.get("data-lang"))
+        for cls in _classes(node):
             match = _LANGUAGE_CLASS.match(cls)
             if match and match["lang"] not in ("default", "none", "text"):
                 return match["lang"]
     return None
 
 
-def _bold_lead(tag: Tag) -> tuple[str, str] | None:
+def _bold_lead(tag: Element) -> tuple[str, str] | None:
     """(term, definition) for `<p><strong>Term</strong>: definition</p>`."""
-    first = next(
-        (c for c in tag.children if not (isinstance(c, NavigableString) and not c.strip())), None
-    )
-    if not isinstance(first, Tag) or first.name not in ("strong", "b"):
+    if tag.text and tag.text.strip():
+        return None  # the paragraph opens with plain text
+    first = next(iter(tag), None)
+    if first is None or not _is_element(first) or first.tag not in ("strong", "b"):
         return None
-    term = _collapse(first.get_text())
-    return split_bold_term(term, _collapse(tag.get_text()))
+    term = _collapse(_text(first))
+    return split_bold_term(term, _collapse(_text(tag)))

@@ -37,6 +37,9 @@ class ParseTask:
     max_chars: int = DEFAULT_MAX_CHARS
     is_url: bool = False
     fetch_timeout: float = 30.0
+    # (size, mtime_ns) as the planner saw the file before the parse: a failure is recorded
+    # with it, and the next run skips the file while both still match.
+    file_stat: tuple[int, int | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,16 @@ DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 # PEP 263 coding cookie on line 1 or 2 (`# -*- coding: koi8-r -*-`, `# vim: set fileencoding=…`)
 _CODING_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
+# Reasons a file could not be *read* (not what it contains): fixing them (chmod, a disk
+# coming back) changes neither size nor mtime, so such a failure is retried every run.
+UNREADABLE = (
+    "permission denied",
+    "file disappeared while indexing",
+    "is a directory",
+    "cannot read: ",
+    "not a regular file",
+)
+
 # Skip kinds, the keys under which a run counts its skipped files.
 SKIP_EMPTY = "empty file"
 SKIP_TOO_LARGE = "over --max-bytes"

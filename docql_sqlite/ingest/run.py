@@ -39,8 +39,15 @@ from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, content_rules, parse_task
 from .paths import shown
-from .read import SKIP_EMPTY, SKIP_TOO_LARGE
-from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
+from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
+from .store import (
+    Parsed,
+    clear_problems,
+    delete_document,
+    failed_files,
+    record_problem,
+    replace_document,
+)
 from .walk import (
     SKIP_SYMLINK_DIR,
     SKIP_SYMLINK_OUTSIDE,
@@ -49,9 +56,31 @@ from .walk import (
     WalkStats,
     walk,
 )
-from .workers import run_tasks
+from .workers import run_tasks, timed_out_after
 
-_FILE_SKIP_KINDS = (SKIP_EMPTY, SKIP_TOO_LARGE, SKIP_SYMLINK_OUTSIDE, SKIP_SYMLINK_DIR)
+# A file whose parse failed and that has not changed since (same size and mtime): not parsed
+# again until it changes, or with `IngestOptions.retry_failed`; its error row stays.
+SKIP_FAILED_UNCHANGED = "failed before, unchanged"
+_FAILED_UNCHANGED_REASON = (
+    "failed before and unchanged since: not parsed again (its error is in `status --errors`; "
+    "--retry-failed parses it again)"
+)
+_FILE_SKIP_KINDS = (
+    SKIP_EMPTY,
+    SKIP_TOO_LARGE,
+    SKIP_SYMLINK_OUTSIDE,
+    SKIP_SYMLINK_DIR,
+    SKIP_FAILED_UNCHANGED,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    """A file that could not be read or parsed, with its (size, mtime_ns) from before the
+    parse: recorded with the error, so the next run skips the file until it changes."""
+
+    error: IngestError
+    file_stat: tuple[int, int | None] | None
 
 
 class StoredDoc(NamedTuple):
@@ -190,6 +219,7 @@ def _plan(
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
     seen: set[str] = set()
     renamed: list[tuple[str, str]] = []
+    failed_before = {} if options.retry_failed else failed_files(conn)
     for item in found:
         uri = _uri(item)
         if uri in seen:  # the same file under two of the given paths
@@ -203,20 +233,23 @@ def _plan(
             seen.discard(uri)  # a document indexed through it before is removed
             continue
         previous = _current(stored.get(uri), options)
-        if previous is not None:
-            try:
-                st = item.path.stat()
-            except OSError:
-                st = None
-            if (
-                st is not None
-                and st.st_size == previous.size
-                and st.st_mtime_ns == previous.mtime_ns
-            ):
-                report.unchanged += 1
-                if previous.path != shown(item.display):
-                    renamed.append((shown(item.display), uri))
-                continue
+        try:
+            st = item.path.stat()
+        except OSError:
+            st = None
+        file_stat = (st.st_size, st.st_mtime_ns) if st is not None else None
+        if previous is not None and file_stat == (previous.size, previous.mtime_ns):
+            report.unchanged += 1
+            if previous.path != shown(item.display):
+                renamed.append((shown(item.display), uri))
+            continue
+        if file_stat is not None and _fails_again(failed_before.get(uri), file_stat, options):
+            # It would fail again (perhaps after a long timeout): its error row stays.
+            report.skipped.append((shown(item.display), _FAILED_UNCHANGED_REASON))
+            report.skip_counts[SKIP_FAILED_UNCHANGED] = (
+                report.skip_counts.get(SKIP_FAILED_UNCHANGED, 0) + 1
+            )
+            continue
         task = ParseTask(
             path=str(item.path),
             display=shown(item.display),
@@ -224,12 +257,28 @@ def _plan(
             known_sha256=previous.sha256 if previous else None,
             max_bytes=options.max_bytes,
             max_chars=options.max_chars,
+            file_stat=file_stat,
         )
         tasks.append((item, task))
     if renamed:
         with conn:
             conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
     return tasks, seen
+
+
+def _fails_again(
+    failure: tuple[tuple[int, int | None], str] | None,
+    file_stat: tuple[int, int | None],
+    options: IngestOptions,
+) -> bool:
+    """Whether a recorded failure still holds: the file is as it was when it failed, and a
+    timeout is not longer now than the one it ran out of (raising --timeout, as the message
+    says, retries the files that timed out). A file that could not be read is always retried:
+    a chmod changes neither its size nor its mtime."""
+    if failure is None or failure[0] != file_stat or failure[1].startswith(UNREADABLE):
+        return False
+    timed_out = timed_out_after(failure[1])
+    return timed_out is None or options.timeout <= timed_out
 
 
 def _plan_urls(
@@ -279,11 +328,16 @@ def _run(
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
-    results: Iterator[tuple[FoundFile, object]] = run_tasks(
-        parse_task, iter(runnable), min(options.workers, total), options.timeout
+    results: Iterator[tuple[tuple[FoundFile, ParseTask], object]] = run_tasks(
+        parse_task,
+        ((pair, pair[1]) for pair in runnable),
+        min(options.workers, total),
+        options.timeout,
     )
     batch.extend(walk_failures)
-    for item, result in results:
+    for (item, task), result in results:
+        if isinstance(result, IngestError):
+            result = ParseFailure(result, task.file_stat)
         done += 1
         if options.progress:
             options.progress(done, total, shown(item.display))
@@ -336,6 +390,9 @@ def _write_one(
             report.removed.append(previous.path)
         report.skipped.append((display, shown(result.reason)))
         report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+    elif isinstance(result, ParseFailure):
+        record_problem(conn, display, uri, "error", result.error.message, result.file_stat)
+        report.failed.append((display, shown(result.error.message)))
     elif isinstance(result, IngestError):
         record_problem(conn, display, uri, "error", result.message)
         report.failed.append((display, shown(result.message)))

@@ -315,11 +315,33 @@ def _insert_extras(conn: Connection, doc_id: int, parsed: Parsed) -> None:
     )
 
 
-def record_problem(conn: Connection, path: str, uri: str, severity: str, reason: str) -> None:
+def record_problem(
+    conn: Connection,
+    path: str,
+    uri: str,
+    severity: str,
+    reason: str,
+    file_stat: tuple[int, int | None] | None = None,
+) -> None:
+    """One row of `ingest_errors`; `file_stat` (size, mtime_ns) of a file that failed to
+    parse lets the next run skip it until it changes (`failed_files`)."""
+    size, mtime_ns = file_stat if file_stat is not None else (None, None)
     conn.execute(
-        "INSERT INTO ingest_errors(path, uri, severity, reason, at) VALUES (?, ?, ?, ?, ?)",
-        (shown(path), shown(uri), severity, shown(reason), now()),
+        "INSERT INTO ingest_errors(path, uri, severity, reason, at, size, mtime_ns) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (shown(path), shown(uri), severity, shown(reason), now(), size, mtime_ns),
     )
+
+
+def failed_files(conn: Connection) -> dict[str, tuple[tuple[int, int | None], str]]:
+    """uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were."""
+    return {
+        uri: ((size, mtime_ns), reason)
+        for uri, size, mtime_ns, reason in conn.execute(
+            "SELECT uri, size, mtime_ns, reason FROM ingest_errors "
+            "WHERE severity = 'error' AND size IS NOT NULL"
+        )
+    }
 
 
 def clear_problems(conn: Connection, uri: str) -> None:

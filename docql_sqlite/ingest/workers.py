@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import multiprocessing as mp
 import os
+import re
 import signal
 import sys
 import time
@@ -80,6 +81,16 @@ def _worker_main(
             last = traceback.extract_tb(exc.__traceback__)[-1:]
             where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
             conn.send(("error", f"parser failed: {type(exc).__name__}: {exc}{where}"))
+
+
+TIMEOUT_REASON = "parsing timed out after {:g} s (raise it with --timeout)"
+_TIMED_OUT = re.compile(r"parsing timed out after (\d+(?:\.\d*)?(?:e[+-]?\d+)?) s")
+
+
+def timed_out_after(reason: str) -> float | None:
+    """The timeout in seconds a `TIMEOUT_REASON` names, or None for any other reason."""
+    match = _TIMED_OUT.match(reason)
+    return float(match.group(1)) if match else None
 
 
 # Tasks queued per worker: the next one is already in its pipe when it finishes, so
@@ -187,12 +198,7 @@ def run_tasks(
                 if worker.queue and now - worker.started > timeout:
                     key, _ = worker.queue.popleft()
                     pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
-                    yield (
-                        key,
-                        IngestError(
-                            f"parsing timed out after {timeout:g} s (raise it with --timeout)"
-                        ),
-                    )
+                    yield key, IngestError(TIMEOUT_REASON.format(timeout))
     finally:
         for worker in pool:
             worker.stop(kill=bool(worker.queue))
