@@ -1,4 +1,4 @@
--- docql-sqlite schema, version 4: failed files are remembered with the file they failed on.
+-- docql-sqlite schema, version 5: failed files are remembered with the file they failed on.
 -- size, mtime_ns: the file's size and modification time (stat, taken before it was parsed)
 --   when its parse failed. The next run skips a file whose error row still matches both
 --   (it would fail again, maybe after a long timeout) and retries it once either changes,
