@@ -43,7 +43,7 @@ from . import terms as search_terms
 K1 = 1.2
 B = 1.0
 DEPTH = 30  # documents in the channel
-MAX_SHARE = 0.2  # a token in more than this share of the chunks is not looked up
+MAX_SHARE = 0.1  # a token in more than this share of the chunks is not looked up
 MIN_CHUNKS = 200  # … in an index big enough for shares to mean something
 PREFIX_WEIGHT = 0.5  # a stem-prefix occurrence (installing for install) counts half
 MIN_STEM = 4
@@ -89,7 +89,7 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
                 continue
             out.setdefault((tok, False), Token(tok, 1.0))
             root = search_terms.stem(tok)
-            if PREFIX_WEIGHT and len(root) >= MIN_STEM and root.isalpha():
+            if PREFIX_WEIGHT and len(root) >= MIN_STEM and root.isalpha() and root != tok:
                 out.setdefault((root, True), Token(root, PREFIX_WEIGHT, prefix=True))
     return list(out.values())
 
