@@ -18,6 +18,15 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
   turtledemo, ensurepip) with every docstring removed (blanked in place, so line
   numbers stay). Query = the first sentence of a public function's docstring (>= 5
   words), 500 sampled with a fixed seed; relevant = a passage overlapping the function.
+- `zh`: unspaced Chinese questions over `debian-reference-zh-cn` (HTML) and datasets/zh.
+- `debfaq`, `rfaq`: question → answer. Each question section of the Debian FAQ
+  (`debian-faq`, its text edition) or the R FAQ (`r-doc-html`, texinfo HTML) becomes one
+  Markdown file headed "FAQ entry N", the question removed; the question is the query,
+  that file the answer; the Node + Docker + Rust books mix (1,494 files, corpora.md A6,
+  from the corpora manifest or $DOCQL_MIX) is added as distractors. Packages come from
+  `apt-get download` + `dpkg -x` into $DOCQL_CORPORA/debs.
+
+    python benchmarks/retrieval.py --sets debfaq,rfaq --model '' --modes bm25,smart --baseline
 """
 
 from __future__ import annotations
@@ -353,12 +362,26 @@ def _html_to_markdown(fragment: str) -> str:
     return "\n\n".join(blocks)
 
 
+def r_faq_entries(page: str) -> list[tuple[str, str]]:
+    """(question, answer as Markdown) for each h3/h4 section of a texinfo HTML FAQ whose
+    title ends in "?" and whose answer has 80+ characters."""
+    import html
+
+    entries = []
+    for head in _R_HEADING.finditer(page):
+        question = " ".join(html.unescape(re.sub(r"<[^>]+>", "", head[3])).split())
+        rest = page[head.end() :]
+        end = _R_END[head[1]].search(rest)
+        body = _html_to_markdown(rest[: end.start()] if end else rest)
+        if question.endswith("?") and len(body) >= 80:
+            entries.append((question, body))
+    return entries
+
+
 def rfaq_set(cache: Path = CACHE) -> Dataset:
     """One Markdown file per R FAQ question section (an h3/h4 whose title ends in "?",
     with its subsections), "FAQ entry N" as its heading; the question the query; the A6
     mix as distractors."""
-    import html
-
     top = cache / "rfaq" / "rfaq"
     faq_dir, mix_dir = top / "faq", top / "mix"
     faq_dir.mkdir(parents=True, exist_ok=True)
@@ -366,16 +389,7 @@ def rfaq_set(cache: Path = CACHE) -> Dataset:
         encoding="utf-8", errors="replace"
     )
     data = Dataset("rfaq", top, granularity="file")
-    heads = list(_R_HEADING.finditer(page))
-    n = 0
-    for head in heads:
-        question = " ".join(html.unescape(re.sub(r"<[^>]+>", "", head[3])).split())
-        rest = page[head.end() :]
-        end = _R_END[head[1]].search(rest)
-        body = _html_to_markdown(rest[: end.start()] if end else rest)
-        if not question.endswith("?") or len(body) < 80:
-            continue
-        n += 1
+    for n, (question, body) in enumerate(r_faq_entries(page), start=1):
         name = f"entry{n:03d}.md"
         text = f"# FAQ entry {n}\n\n{body}\n"
         target = faq_dir / name
