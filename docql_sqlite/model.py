@@ -38,6 +38,10 @@ class Heading:
     page: int | None = None
     anchor: str | None = None  # explicit anchor (`## Title {#id}`); otherwise derived from title
     end_line: int | None = None
+    # the number printed with the heading when the parser saw one apart from the title (a
+    # PDF outline entry "Related software" whose page line reads "1.2 Related software");
+    # otherwise `sections.printed_number` reads it from the title
+    number: str | None = None
 
 
 @dataclass(slots=True)

@@ -177,17 +177,38 @@ def test_chunk_size_limit(indexed: tuple[Path, int, int, str]) -> None:
     db, doc_id, max_chars, path = indexed
     lines = file_lines(REPO / path)
     blocks = _blocks(db, doc_id)
+    headings = {r[0] for r in query(db, "SELECT line FROM sections WHERE doc_id = ?", (doc_id,))}
     for c in _chunks(db, doc_id):
         assert len(c["content"]) <= chunk_bound(max_chars)
         if len(c["content"]) <= max_chars:
             continue
-        single_line = c["line"] == c["end_line"]
-        in_block = any(a <= c["line"] and c["end_line"] <= b for a, b in blocks)
-        assert single_line or in_block or _one_paragraph(lines, c["line"], c["end_line"]), (
+        # A heading (and the comments after it) comes along with the block it opens.
+        first = _after_lead(lines, c["line"], c["end_line"], headings)
+        single_line = first == c["end_line"]
+        in_block = any(a <= first and c["end_line"] <= b for a, b in blocks)
+        assert single_line or in_block or _one_paragraph(lines, first, c["end_line"]), (
             f"{path} chunk {c['index']} ({c['line']}-{c['end_line']}) has {len(c['content'])} "
-            f"chars "
-            f"> {max_chars} and is not one line, block or paragraph"
+            f"chars > {max_chars} and is not one line, block or paragraph (after its heading "
+            f"and comments)"
         )
+
+
+def _after_lead(lines: list[str], first: int, last: int, headings: set[int]) -> int:
+    """The first line of a chunk after its leading heading, blank and comment lines."""
+    n = first
+    if n in headings:
+        n += 2 if n < last and set(lines[n].strip()) <= {"=", "-"} and lines[n].strip() else 1
+    while n < last:
+        text = lines[n - 1].strip()
+        if text.startswith("<!--"):
+            while n < last and "-->" not in lines[n - 1]:
+                n += 1
+            n += 1
+        elif not text:
+            n += 1
+        else:
+            break
+    return min(n, last)
 
 
 @pytest.mark.parametrize("indexed", CONFIGS, ids=_ids, indirect=True)
@@ -306,7 +327,9 @@ def test_single_huge_line_is_one_chunk(tmp_index: TmpIndex) -> None:
     tmp_index.write("long.md", text)
     tmp_index.index(max_chars=80)
     got = _doc_chunks(tmp_index, "long.md")
-    assert (3, 3) in [(a, b) for a, b, _ in got]
+    # the line is not cut, its heading comes along (no heading-only chunk), and the blank
+    # line after it is no chunk of its own
+    assert [(a, b) for a, b, _ in got] == [(1, 4), (5, 5)]
     assert "".join(c for _, _, c in got) == text
 
 
@@ -347,3 +370,50 @@ def test_front_matter_only_document_has_no_chunks(tmp_index: TmpIndex) -> None:
     assert (lines, body_line) == (3, 4)
     assert tmp_index.scalar("SELECT count(*) FROM chunks WHERE doc_id = ?", (doc_id,)) == 0
     assert check_document_chunks(tmp_index.db, doc_id, file_lines(tmp_index.docs / "fm.md")) == []
+
+
+# -- heading-only chunks (issue 10 item 4) ------------------------------------------------
+NODE_SHAPED = REPO / "tests" / "fixtures" / "node_shaped.md"
+
+
+def _real_lines(text: str) -> list[str]:
+    """The lines of `text` that say something: no heading, blank or HTML comment lines."""
+    real: list[str] = []
+    in_comment = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if in_comment or stripped.startswith("<!--"):
+            in_comment = "-->" not in stripped
+            continue
+        if stripped and not stripped.startswith("#"):
+            real.append(stripped)
+    return real
+
+
+@pytest.mark.parametrize("max_chars", [1500, 800, 400])
+def test_node_shaped_page_has_no_heading_only_chunk(tmp_index: TmpIndex, max_chars: int) -> None:
+    """A chunk holds real text unless its whole section has none: a heading and the
+    `<!-- YAML -->` history after it come with the section's first block, and a comment
+    never makes a chunk of its own (the saved page made 1 heading-only and 1 comment-only
+    chunk at 1,500 characters before)."""
+    text = NODE_SHAPED.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    tmp_index.write("node.md", text)
+    tmp_index.index(max_chars=max_chars)
+    rows = tmp_index.query(
+        """SELECT c.line, c.end_line, c.content, s.line, s.own_end_line FROM chunks c
+           JOIN sections s ON s.id = c.section_id ORDER BY c.chunk_index"""
+    )
+    assert len(rows) > 8
+    for line, end_line, content, section_line, own_end in rows:
+        section_text = "\n".join(lines[section_line - 1 : own_end])
+        if not _real_lines(section_text):
+            continue  # `subprocess.ref()`: a heading and its history, nothing else
+        assert _real_lines(content), f"chunk {line}-{end_line} has no text of its own"
+    by_start = {line: content for line, _, content, _, _ in rows}
+    # the 1.5 KB history stays between its heading and the argument list it belongs to
+    assert by_start[7].startswith("## `assert.deepEqual(actual")
+    assert "* `actual` {any}" in by_start[7] and "-->" in by_start[7]
+    assert "* `command` {string}" in by_start[103]
+    # a trailing comment stays with the text before it
+    assert "<!-- TODO" in by_start[215] and "lets the parent exit" in by_start[215]

@@ -807,3 +807,38 @@ def check_after_crash_states(db: Path, state_a: dict[str, str], state_b: dict[st
     for uri in state_a.keys() & state_b.keys():
         if uri != "(ingest_errors)":
             assert uri in now, f"{uri} vanished though it is in both versions"
+
+
+def test_documents_built_with_older_content_rules_are_reparsed(tmp_index: TmpIndex) -> None:
+    """A rule change (ingest.parse.CONTENT_RULES) re-parses exactly the documents built
+    with an older number, or before the number was recorded (NULL), in a plain re-run;
+    documents built with the current number stay unchanged."""
+    from docql_sqlite.ingest.parse import content_rules
+
+    yaml = "<!-- YAML\n" + "".join(f"  - version: v{n}.0.0\n" for n in range(40)) + "-->\n"
+    tmp_index.write("node.md", "## fs.open(path)\n\n" + yaml + "\n* `path` {string}\n")
+    tmp_index.write("other.md", "# Other\n\ntext\n")
+    tmp_index.write("code.py", "def f():\n    return 1\n")
+    tmp_index.index(max_chars=300)
+    assert tmp_index.query("SELECT format, content_rules FROM documents ORDER BY path") == [
+        ("code", content_rules("code")),
+        ("markdown", content_rules("markdown")),
+        ("markdown", content_rules("markdown")),
+    ]
+    # what an index built by earlier versions holds (chunks are left alone: the FTS rows
+    # are deleted by re-supplying their text)
+    with apsw.Connection(str(tmp_index.db)) as conn:
+        conn.execute("UPDATE documents SET content_rules = NULL WHERE path = 'docs/node.md'")
+        conn.execute(
+            "UPDATE documents SET content_rules = ? WHERE path = 'docs/other.md'",
+            (content_rules("markdown") - 1,),
+        )
+    report = tmp_index.index(max_chars=300)
+    assert sorted(report.updated) == ["docs/node.md", "docs/other.md"]
+    assert report.unchanged == 1  # code.py: its rules did not change
+    first = tmp_index.scalar(
+        "SELECT content FROM chunks c JOIN documents d ON d.id = c.doc_id "
+        "WHERE d.path = 'docs/node.md' ORDER BY chunk_index LIMIT 1"
+    )
+    assert first.startswith("## fs.open(path)\n") and "* `path` {string}" in first
+    assert tmp_index.index(max_chars=300).unchanged == 3

@@ -312,3 +312,25 @@ def test_sphinx_object_descriptions_are_api_and_class_entities() -> None:
     assert "Serialize obj to fp." in lines[dump.line : dump.end_line]
     # no Term named by a whole signature
     assert not [e for e in document.entities if e.entity_type == "Term" and "(" in e.name]
+
+
+def test_sphinx_std_opcodes_and_describe_blocks_are_api_entities() -> None:
+    """dis.html's `std opcode` and contextvars.html's `describe` blocks (python3.11-doc):
+    named NOP and iter, not by their anchor or their whole signature."""
+    html = """<html><body><div class="body" role="main"><h1>dis</h1>
+<dl class="std opcode">
+<dt class="sig sig-object std" id="opcode-NOP">
+<span class="sig-name descname"><span class="pre">NOP</span></span><a class="headerlink"
+ href="#opcode-NOP" title="Permalink to this definition">¶</a></dt>
+<dd><p>Do nothing code.</p></dd></dl>
+<dl class="describe">
+<dt class="sig sig-object">
+<span class="sig-name descname"><span class="pre">iter(context)</span></span></dt>
+<dd><p>Return an iterator over the variables stored in the context object.</p></dd></dl>
+</div></body></html>"""
+    document = parse_html(html, "dis.html")
+    assert [(e.entity_type, e.name, e.signature) for e in document.entities] == [
+        ("API", "NOP", "NOP"),
+        ("API", "iter", "iter(context)"),
+    ]
+    assert "¶" not in document.text

@@ -8,8 +8,12 @@ empty strings.
 from __future__ import annotations
 
 import io
+import json
 import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 from pypdf import PageObject, PdfWriter
@@ -422,3 +426,193 @@ def test_entities_from_outline_headings() -> None:
         ("API", "GET /api/users", 2, 3),
         ("API", "fs.readFile", 4, 5),
     ]
+
+
+# -- printed contents pages and printed chapter numbers (issue 10 item 4) --------------------
+
+BOOK_PAGES = [
+    ["The Lumen Book", "Version 3"],  # page 1: title page, lines 1-2
+    [  # page 2: the printed contents, lines 3-11
+        "i",
+        "Table of Contents",
+        "Preface . . . . . . . . . . . . . . . . . . . . 1",
+        "1 Storage engine . . . . . . . . . . . . . . . 2",
+        "1.1 Write-ahead log ............................ 2",
+        "1.2 Compaction of segments ..................... 3",
+        "2 Replication and failover . . . . . . . . . . 4",
+        "2.1 Leader election .......................... 4",
+        "Index . . . . . . . . . . . . . . . . . . . . . 5",
+    ],
+    ["Preface", "This book is about Lumen."],  # page 3: lines 12-13
+    [  # page 4: lines 14-19
+        "1 Storage engine",
+        "Lumen keeps its data in segments.",
+        "1.1 Write-ahead log",
+        "Every write goes to the log first.",
+        "1.2 Compaction of segments",
+        "Compaction merges small segments into larger ones in the background.",
+    ],
+    [  # page 5: lines 20-23
+        "2 Replication and failover",
+        "Followers copy the leader's log.",
+        "2.1 Leader election",
+        "A new leader is elected when the old one stops answering.",
+    ],
+    ["Index", "compaction, 3", "log, 2"],  # page 6: lines 24-26
+]
+# The outline as pdfTeX writes it: chapters carry their numbers, sections do not.
+BOOK_OUTLINE = [
+    (0, "Preface", 2),
+    (0, "1 Storage engine", 3),
+    (1, "Write-ahead log", 3),
+    (1, "Compaction of segments", 3),
+    (0, "2 Replication and failover", 4),
+    (1, "Leader election", 4),
+    (0, "Index", 5),
+]
+
+
+@pytest.mark.parametrize(
+    "pages, expected",
+    [
+        pytest.param(BOOK_PAGES, {1}, id="leaders-under-a-title"),
+        pytest.param(
+            [["Contents", "1 GNU/Linux tutorials 1", "1.1 Console basics 1", "2 Packages 37"]],
+            {0},
+            id="titled-rows-without-leaders",
+        ),
+        pytest.param(
+            [
+                ["iv", "Contents", "1.1", "Console basics", ". . . . . . . . . . 1", "1.2", "x"],
+                ["v", "1.3", ". . . . . . . . 17", "1.3.1", ". . . . . . . 18", "2", "Setup"],
+            ],
+            {0, 1},
+            id="pdftotext-rows-in-pieces-and-a-continuation-page",
+        ),
+        pytest.param(
+            [["1 Introduction", "Text here.", "See page 3.", "Setup....... is a word"]],
+            set(),
+            id="prose-is-not-contents",
+        ),
+        pytest.param(
+            [["Our figures", "Revenue 12", "Costs 9", "Profit 3", "That is all there is to it."]],
+            set(),
+            id="numbers-at-line-ends-without-leaders-or-title",
+        ),
+        pytest.param(
+            [
+                [
+                    "目录",
+                    "第一章 安装 . . . . . . 1",
+                    "第二章 配置 . . . . . . 5",
+                    "第三章 使用 . . . 9",
+                ]
+            ],
+            {0},
+            id="chinese-title",
+        ),
+    ],
+)
+def test_contents_pages(pages: list[list[str]], expected: set[int]) -> None:
+    """On page lines as the parser lays them out (the generated PDF's Helvetica cannot
+    draw CJK, so the detector is given the lines; the PDF path is tested below)."""
+    lines = [line for page in pages for line in page]
+    starts = [1 + sum(len(p) for p in pages[:i]) for i in range(len(pages))]
+    assert pdf_module.contents_pages(lines, starts) == expected
+    if pages is BOOK_PAGES:
+        document = parse_pdf(make_pdf(pages), "x.pdf")
+        assert document.text.split("\n")[:-1] == lines and document.page_lines == starts
+
+
+def test_leading_contents_pages_are_front_matter() -> None:
+    document = parse_pdf(make_pdf(BOOK_PAGES, BOOK_OUTLINE), "book.pdf")
+    lines = document.text.split("\n")
+    assert document.body_start_line == 12  # the Preface: title and contents pages are front matter
+    assert lines[document.body_start_line - 1] == "Preface"
+    # the index at the back is not a printed table of contents opening the document
+    without_outline = parse_pdf(make_pdf(BOOK_PAGES), "book.pdf")
+    assert without_outline.body_start_line == 12
+    # numbered lines of the contents page are not headings when there is no outline
+    assert [(h.title, h.line) for h in without_outline.headings] == [
+        ("1 Storage engine", 14),
+        ("1.1 Write-ahead log", 16),
+        ("1.2 Compaction of segments", 18),
+        ("2 Replication and failover", 20),
+        ("2.1 Leader election", 22),
+    ]
+
+
+@pytest.mark.parametrize(
+    "pages, outline",
+    [
+        pytest.param(
+            [["1 Introduction . . . . 2", "2 Setup . . . . 3", "3 Use . . . . 4"]],
+            [],
+            id="nothing-after-the-contents",
+        ),
+        pytest.param(
+            [["Contents", "1 Intro . . . . 2", "2 Setup . . . . 3", "3 Use .... 4"], ["Intro"]],
+            [(0, "Contents", 0), (0, "Intro", 0)],
+            id="a-chapter-starts-on-the-contents-page",
+        ),
+        pytest.param(
+            [["Text"]] * 12 + [["Contents", "1 A . . . . 2", "2 B . . . . 3"], ["More"]],
+            [],
+            id="contents-deep-inside-the-document",
+        ),
+    ],
+)
+def test_contents_that_do_not_open_the_document_stay(
+    pages: list[list[str]], outline: Outline
+) -> None:
+    assert parse_pdf(make_pdf(pages, outline), "x.pdf").body_start_line == 1
+
+
+def test_outline_entries_take_their_printed_numbers() -> None:
+    document = parse_pdf(make_pdf(BOOK_PAGES, BOOK_OUTLINE), "book.pdf")
+    assert [(h.title, h.number) for h in document.headings] == [
+        ("Preface", None),
+        ("1 Storage engine", None),  # its own title carries the number
+        ("Write-ahead log", "1.1"),  # read from the page line "1.1 Write-ahead log"
+        ("Compaction of segments", "1.2"),
+        ("2 Replication and failover", None),
+        ("Leader election", "2.1"),
+        ("Index", None),
+    ]
+
+
+def test_book_pdf_end_to_end(tmp_path: Path) -> None:
+    """Through the real CLI: chapter("1.2") is the printed 1.2, the Preface has no number,
+    a search for a section's words finds the section, never the contents page, and the
+    contents page can still be read with get."""
+    (tmp_path / "book.pdf").write_bytes(make_pdf(BOOK_PAGES, BOOK_OUTLINE))
+    db = tmp_path / "book.db"
+
+    def cli(*args: str) -> Any:
+        done = subprocess.run(
+            [sys.executable, "-m", "docql_sqlite", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout) if args[0] != "get" else done.stdout
+
+    cli("index", str(db), "book.pdf")
+    toc = cli("query", str(db), "$.toc[*]")
+    assert [(s["number"], s["title"]) for s in toc] == [
+        ("", "Preface"),
+        ("1", "1 Storage engine"),
+        ("1.1", "Write-ahead log"),
+        ("1.2", "Compaction of segments"),
+        ("2", "2 Replication and failover"),
+        ("2.1", "Leader election"),
+        ("", "Index"),
+    ]
+    chapter = cli("query", str(db), '$.content.chapter("1.2")')
+    assert [(c["title"], c["page"]) for c in chapter] == [("Compaction of segments", 4)]
+    hits = cli("search", str(db), "compaction of segments", "--mode", "bm25")
+    assert hits and all(h["page"] != 2 for h in hits)
+    assert hits[0]["section"] == "Compaction of segments"
+    assert "Table of Contents" in cli("get", str(db), "book.pdf:page 2", "--text")

@@ -67,14 +67,15 @@ def chunk_document(
         *doc.chunk_breaks,
     }
     starts = sorted(n for n in boundaries if first <= n <= total)
-    inside, edges = _block_lines(doc, lines, max_chars)
+    inside, edges, sticky = _block_lines(doc, lines, max_chars)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
     bound = chunk_bound(max_chars)
     for i, start in enumerate(starts):
         end = (starts[i + 1] - 1) if i + 1 < len(starts) else total
         owner = owners[i]
-        for piece_start, piece_end in _split(lines, offsets, start, end, max_chars, inside, edges):
+        pieces_of = _split(lines, offsets, start, end, max_chars, inside, edges, sticky)
+        for piece_start, piece_end in pieces_of:
             page = doc.page_of(piece_start)
             if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > bound:
                 pieces = [
@@ -124,13 +125,17 @@ def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
     return pieces
 
 
-def _block_lines(doc: Document, lines: list[str], max_chars: int) -> tuple[set[int], set[int]]:
-    """(inside, edges) for code blocks, tables and HTML blocks.
+def _block_lines(
+    doc: Document, lines: list[str], max_chars: int
+) -> tuple[set[int], set[int], set[int]]:
+    """(inside, edges, sticky) for code blocks, tables and HTML blocks.
 
     `inside`: lines that continue a block; splitting before them would cut the block.
     `edges`: the first line of a block and the non-blank line right after one. A block
     can follow a paragraph line with no blank line between them, so without these cuts a
     too-large paragraph+block run would be cut line by line, through a block that fits.
+    `sticky`: lines no cut may start at even when that makes a chunk longer than
+    `max_chars` (see `_glued`).
     """
     inside: set[int] = set()
     edges: set[int] = set()
@@ -144,19 +149,28 @@ def _block_lines(doc: Document, lines: list[str], max_chars: int) -> tuple[set[i
         block_ends[start] = max(end, block_ends.get(start, end))
         if end < len(lines) and lines[end].strip():
             edges.add(end + 1)
-    inside |= _glued(doc, lines, block_ends, max_chars)
-    return inside, edges
+    glued, sticky = _glued(doc, lines, block_ends, max_chars)
+    return inside | glued, edges, sticky
 
 
-def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_chars: int) -> set[int]:
-    """Lines a split must not start at: a heading and an HTML comment block (Node's
-    `<!-- YAML ... -->` history) stick to the block that follows them, when together they
-    fit in a chunk.
+def _glued(
+    doc: Document, lines: list[str], block_ends: dict[int, int], max_chars: int
+) -> tuple[set[int], set[int]]:
+    """(glued, sticky): a heading and an HTML comment block (Node's `<!-- YAML ... -->`
+    history) stick to the block that follows them.
 
-    Without this, a long section came out as a heading-only chunk, then a chunk of the
-    comment alone, neither of which answers anything.
+    `glued`: when the heading (or comment), the comments after it and the whole next
+    block fit in `max_chars`, no cut inside that run. `sticky` (not for code): when they
+    do not but the block alone fits, they still make one chunk, longer than `max_chars`
+    (up to `chunk_bound(max_chars)`); a block that is cut anyway keeps its first piece
+    with them. A comment with no text after it in its section stays with the text before
+    it. Without this a long section came out as a heading-only chunk, then a chunk of the
+    comment alone, neither of which answers anything (72 heading-only chunks in Node's
+    docs).
     """
     total = len(lines)
+    heading_lines = {h.line for h in doc.headings}
+    bound = chunk_bound(max_chars)
 
     def comment_end(n: int) -> int:  # a comment opening on line n closes on the line returned
         while n < total and "-->" not in lines[n - 1]:
@@ -170,6 +184,9 @@ def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_char
             n += 1
         return n
 
+    def chars(first: int, last: int) -> int:
+        return sum(len(lines[i - 1]) + 1 for i in range(first, last + 1))
+
     comments: list[tuple[int, int]] = []  # (first line, last line)
     n = 1
     while n <= total:
@@ -178,6 +195,8 @@ def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_char
             n = comments[-1][1]
         n += 1
     glued: set[int] = set()
+    sticky: set[int] = set()
+    prose = doc.format != "code"
     for first, after in [(h.line, h.line) for h in doc.headings] + comments:
         # Blank lines and further comments, then the first line of the next block.
         n, run = after + 1, set[int]()
@@ -188,14 +207,27 @@ def _glued(doc: Document, lines: list[str], block_ends: dict[int, int], max_char
                 run.update(range(n, end + 1))
                 n = end + 1
                 continue
+            if text and n in heading_lines:
+                # No text before the next section: a trailing comment stays with the
+                # text before it (a heading needs nothing, its section ends here).
+                if prose and first not in heading_lines and chars(first, n - 1) <= max_chars:
+                    sticky.update(range(first, after + 1))
+                break
             run.add(n)
             if text:
                 end = block_end(n)
-                if sum(len(lines[i - 1]) + 1 for i in range(first, end + 1)) <= max_chars:
+                if chars(first, end) <= max_chars:
                     glued |= run
+                elif prose and chars(n, end) <= max_chars and chars(first, end) <= bound:
+                    sticky |= run | set(range(n + 1, end + 1))  # the whole block comes along
+                elif prose and chars(first, n) <= bound:
+                    sticky |= run  # a block cut anyway: its first piece comes along
                 break
             n += 1
-    return glued
+        else:
+            if prose and first not in heading_lines and chars(first, total) <= max_chars:
+                sticky.update(range(first, after + 1))  # a comment at the end of the document
+    return glued, sticky
 
 
 def _split(
@@ -206,6 +238,7 @@ def _split(
     max_chars: int,
     inside: set[int],
     edges: set[int],
+    sticky: set[int],
 ) -> list[tuple[int, int]]:
     size = lambda a, b: offsets[b + 1] - offsets[a]  # noqa: E731 - chars of lines a..b
     if size(start, end) <= max_chars:
@@ -214,16 +247,33 @@ def _split(
     cuts = [
         n
         for n in range(start + 1, end + 1)
-        if n not in inside and (n in edges or (not lines[n - 2].strip() and lines[n - 1].strip()))
+        if n not in inside
+        and n not in sticky
+        and (n in edges or (not lines[n - 2].strip() and lines[n - 1].strip()))
     ]
     pieces = _greedy(start, end, cuts, max_chars, size)
     result: list[tuple[int, int]] = []
     for a, b in pieces:
         if size(a, b) > max_chars and b > a:
             # One paragraph or block alone is too large: cut it at line boundaries.
-            result.extend(_greedy(a, b, list(range(a + 1, b + 1)), max_chars, size))
+            # (no cut in the blank lines that end the piece: a chunk of blank lines alone)
+            last_text = next((n for n in range(b, a, -1) if lines[n - 1].strip()), a)
+            lines_cuts = [n for n in range(a + 1, last_text + 1) if n not in sticky]
+            result.extend(_greedy(a, b, lines_cuts, max_chars, size))
         else:
             result.append((a, b))
+    bound = chunk_bound(max_chars)
+    if any(size(a, b) > bound and b > a for a, b in result):
+        # Sticky lines never make a chunk longer than the hard bound: cut anywhere then.
+        result = [
+            piece
+            for a, b in result
+            for piece in (
+                _greedy(a, b, list(range(a + 1, b + 1)), max_chars, size)
+                if size(a, b) > bound and b > a
+                else [(a, b)]
+            )
+        ]
     return result
 
 

@@ -422,7 +422,7 @@ _CLASS_KINDS = {"class", "exception", "interface", "struct", "enum", "union", "t
 _API_KINDS = {
     "function", "method", "classmethod", "staticmethod", "attribute", "property", "data",
     "decorator", "decoratormethod", "member", "var", "macro", "constructor", "coroutinefunction",
-    "coroutinemethod", "abstractmethod",
+    "coroutinemethod", "abstractmethod", "opcode", "describe",
 }  # fmt: skip
 
 
@@ -448,9 +448,12 @@ def _object_name(dt: Tag) -> str | None:
     """The object's full name: the signature's anchor id (`json.dump`), else its name parts."""
     anchor = str(dt.get("id") or "")
     if anchor and re.fullmatch(r"[\w.:$-]+", anchor):
-        return anchor
+        # Sphinx's std domain prefixes the object type: "opcode-NOP" names NOP
+        std = "std" in (dt.get("class") or []) and "-" in anchor
+        return anchor.split("-", 1)[1] if std else anchor
     parts = dt.select(".sig-prename, .descclassname, .sig-name, .descname")
-    return "".join(p.get_text() for p in parts).strip() or None
+    name = "".join(p.get_text() for p in parts).strip()
+    return name.split("(", 1)[0].strip() or None  # `describe`: "iter(context)" names iter
 
 
 def _language(pre: Tag) -> str | None:

@@ -13,6 +13,19 @@ from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
 from .sections import bounded_title, build_sections
 from .store import Parsed, prepare
 
+# Bump a format's number when what its documents' sections or chunks hold changes (a
+# parser or chunking rule): `index` re-parses every document built with an older number
+# (`documents.content_rules`), as it does for another --chunk-chars. 2: a heading and the
+# HTML comments after it come with the section's first block; a PDF's printed contents
+# pages are front matter; printed chapter numbers are the section numbers.
+CONTENT_RULES: dict[str, int] = {"code": 1}
+DEFAULT_CONTENT_RULES = 2
+
+
+def content_rules(format_name: str | None) -> int:
+    """The current content-rules number for documents of `format_name`."""
+    return CONTENT_RULES.get(format_name or "", DEFAULT_CONTENT_RULES)
+
 
 @dataclass(frozen=True, slots=True)
 class ParseTask:
@@ -102,4 +115,5 @@ def finish(
     chunks = chunk_document(doc, sections, max_chars)
     parsed = Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
     parsed.chunk_chars = max_chars
+    parsed.content_rules = content_rules(doc.format)
     return prepare(parsed)

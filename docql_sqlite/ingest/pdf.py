@@ -3,7 +3,9 @@
 This module owns everything PDF-specific: opening (encrypted and corrupt files become
 `IngestError`), text per page with pypdf, the page layout of `Document.text`
 (`page_lines`), headings from the outline (bookmarks) or, failing that, from numbered
-lines, and the "glued words" check for PDFs whose extracted text lost its spaces.
+lines, the printed section numbers of outline entries, the printed contents pages (front
+matter, not chunked), and the "glued words" check for PDFs whose extracted text lost its
+spaces.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from pypdf.generic import Destination
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.entities import extract_entities
+from docql_sqlite.ingest.sections import PRINTED_NUMBER as _PRINTED_PREFIX
+from docql_sqlite.ingest.sections import printed_number
 from docql_sqlite.model import Document, Heading, Source
 
 # pypdf logs recoverable damage ("EOF marker not found", missing fontTools) to stderr; the
@@ -45,6 +49,23 @@ _LEADING_NUMBER = re.compile(
     r"^(?:(?i:chapter|part|appendix|section)\s+)?(?:\d+(?:\.\d+)*|[A-Z](?:\.\d+)*|[IVXLC]+)\.?\s+"
 )
 
+# A printed table of contents (docs/design.md B24): a title such as "Table of Contents",
+# and rows that end in a page number, most of them after dot leaders ("Setup ..... 12").
+_CONTENTS_TITLE = re.compile(
+    r"^(?:table\s+of\s+contents|contents|list\s+of\s+(?:figures|tables|examples)"
+    r"|目\s*录|目\s*次|目\s*錄)$",
+    re.I,
+)
+_PAGE_NUMBER = r"(?:\d{1,4}|[ivxlcdm]{1,7})"
+_LEADER_ROW = re.compile(rf"(?:\.\s?){{3,}}\s*{_PAGE_NUMBER}$", re.I)
+_NUMBER_END = re.compile(rf"\S\s+{_PAGE_NUMBER}$", re.I)
+# pdftotext puts a row's number, title and leaders on lines of their own: "1.3.1", "17".
+_NUMBER_ONLY = re.compile(rf"^(?:\d{{1,3}}(?:\.\d{{1,3}})*|{_PAGE_NUMBER})$", re.I)
+# Share of a page's lines that must be contents rows; how far into the document the
+# contents may start (after the title, copyright and preface-like pages).
+CONTENTS_ROW_SHARE = 0.5
+CONTENTS_START_PAGES = 12
+
 
 def parse(source: Source) -> Document:
     """The PDF parser (`formats.PARSERS`): the bytes go to `parse_pdf`."""
@@ -65,10 +86,11 @@ def parse_pdf(data: bytes, path: str) -> Document:
     for text in pages:
         page_lines.append(len(lines) + 1)
         lines += _page_lines(text)
+    contents = contents_pages(lines, page_lines)
     headings = _outline_headings(reader, lines, page_lines, warnings)
     from_outline = headings is not None
     if headings is None:
-        headings = _numbered_headings(lines, page_lines)
+        headings = _numbered_headings(lines, page_lines, contents)
 
     document = Document(
         format="pdf",
@@ -80,8 +102,60 @@ def parse_pdf(data: bytes, path: str) -> Document:
         page_lines=page_lines,
         warnings=warnings,
     )
+    document.body_start_line = _body_start(contents, headings, page_lines, len(lines))
     document.entities = extract_entities(document)
     return document
+
+
+def contents_pages(lines: list[str], page_lines: list[int]) -> set[int]:
+    """0-based indexes of the pages that are a printed table of contents (or a list of
+    figures or tables): most lines are rows ending in a page number, with dot leaders, or
+    under a "Contents" title, or continuing such a page."""
+    found: set[int] = set()
+    for index, first in enumerate(page_lines):
+        last = page_lines[index + 1] - 1 if index + 1 < len(page_lines) else len(lines)
+        text = [line.strip() for line in lines[first - 1 : last] if line.strip()]
+        if len(text) < 3:
+            continue
+        leaders = sum(1 for line in text if _LEADER_ROW.search(line))
+        rows = sum(
+            1
+            for line in text
+            if _LEADER_ROW.search(line) or _NUMBER_END.search(line) or _NUMBER_ONLY.match(line)
+        )
+        titled = any(_CONTENTS_TITLE.match(line) for line in text[:3])
+        share = CONTENTS_ROW_SHARE * len(text)
+        if (
+            (leaders >= 3 and rows >= share)
+            or (titled and rows >= 2 and rows >= share - 1)
+            or (index - 1 in found and rows >= 3 and rows >= share)
+        ):
+            found.add(index)
+    return found
+
+
+def _body_start(
+    contents: set[int], headings: list[Heading], page_lines: list[int], line_count: int
+) -> int:
+    """The first line after the printed contents that open the document (1 when none).
+
+    Only a leading run counts: contents pages that start within the first
+    CONTENTS_START_PAGES pages, end before the first chapter (an outline entry named
+    "Contents" is not one), and follow each other. What comes before them (title and
+    copyright pages) is front matter too; a contents page further in stays in the chunks.
+    """
+    if not contents:
+        return 1
+    start = min(contents)
+    if start >= CONTENTS_START_PAGES:
+        return 1
+    end = start
+    while end + 1 in contents:
+        end += 1
+    chapters = [h.page for h in headings if h.page and not _CONTENTS_TITLE.match(h.title.strip())]
+    if (chapters and min(chapters) - 1 <= end) or end + 1 >= len(page_lines):
+        return 1  # a chapter starts on a contents page, or nothing follows the contents
+    return page_lines[end + 1] if page_lines[end + 1] <= line_count else 1
 
 
 def _open(data: bytes) -> PdfReader:
@@ -216,10 +290,11 @@ def _outline_headings(
         found = _find_title(normalized, title, after, last)
         if found is None:
             found = _find_title(normalized, title, first, last)
+        number = None if found is None else _number_on_page(lines[found - 1], title)
         if found is None:
             # Not found on its page: the page start, but never before an earlier entry.
             found = max(first, prev.line) if prev and prev.page == page + 1 else first
-        headings.append(Heading(min(depth + 1, 6), title, found, page=page + 1))
+        headings.append(Heading(min(depth + 1, 6), title, found, page=page + 1, number=number))
     if unresolved:
         noun = "entry has" if unresolved == 1 else "entries have"
         warnings.append(
@@ -264,6 +339,24 @@ class _LazyNorm:
         return self.cache[index]
 
 
+def _number_on_page(line: str, title: str) -> str | None:
+    """The number printed before `title` on its page line ("1.2 Related software" for the
+    outline entry "Related software"), when the outline title itself has none."""
+    own = printed_number(title)
+    if own is not None and not own[1]:
+        return None  # the title's own number counts (read by sections)
+    stripped = line.strip()
+    printed = printed_number(stripped)
+    if printed is None:
+        return None
+    match = _PRINTED_PREFIX.match(stripped)
+    rest = _norm(stripped[match.end() :]) if match else ""
+    want = _norm(title)
+    if want and rest and (rest.startswith(want) or want.startswith(rest)):
+        return printed[0]
+    return None
+
+
 def _find_title(normalized: _LazyNorm, title: str, first: int, last: int) -> int | None:
     """The 1-based line in first..last showing `title`, best match first.
 
@@ -297,20 +390,31 @@ def _find_title(normalized: _LazyNorm, title: str, first: int, last: int) -> int
     return best[1] if best else None
 
 
-def _numbered_headings(lines: list[str], page_lines: list[int]) -> list[Heading]:
+def _numbered_headings(
+    lines: list[str], page_lines: list[int], contents: set[int] | None = None
+) -> list[Heading]:
     """Headings for PDFs without an outline: numbered lines in a valid 1, 1.1, 1.2, 2 order.
 
     Conservative on purpose: a candidate must open a page or a paragraph, look like a
     title (capitalised, short, no trailing sentence punctuation or page number), and
-    continue the numbering of the previous accepted heading. Fewer than two → none.
+    continue the numbering of the previous accepted heading, and lie outside the printed
+    contents pages (whose rows list the same numbers). Fewer than two → none.
     """
     page_starts = set(page_lines)
+    skipped = {
+        n
+        for page in contents or ()
+        for n in range(
+            page_lines[page],
+            page_lines[page + 1] if page + 1 < len(page_lines) else len(lines) + 1,
+        )
+    }
     headings: list[Heading] = []
     previous: list[int] | None = None
     for index, raw in enumerate(lines):
         number = index + 1
         match = _NUMBERED.match(raw.strip())
-        if not match or not _title_like(match["title"]):
+        if not match or number in skipped or not _title_like(match["title"]):
             continue
         before = lines[index - 1].strip() if index else ""
         opens = (

@@ -37,7 +37,7 @@ from .. import db
 from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
-from .parse import ParseTask, Skipped, Unchanged, parse_task
+from .parse import ParseTask, Skipped, Unchanged, content_rules, parse_task
 from .paths import shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE
 from .store import Parsed, clear_problems, delete_document, record_problem, replace_document
@@ -64,6 +64,8 @@ class StoredDoc(NamedTuple):
     path: str
     chunk_chars: int | None  # None: indexed before chunk sizes were recorded per document
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form (paths.py)
+    format: str | None = None
+    content_rules: int | None = None  # None: indexed before content rules were recorded
 
 
 @dataclass(slots=True)
@@ -134,10 +136,10 @@ def index_paths(
     conn = db.connect(db_path)
     try:
         stored = {
-            uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars, raw)
-            for doc_id, uri, size, mtime_ns, sha, path, chunk_chars, raw in conn.execute(
-                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes "
-                "FROM documents"
+            row[1]: StoredDoc(row[0], *row[2:])
+            for row in conn.execute(
+                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes, format, "
+                "content_rules FROM documents"
             )
         }
         tasks, seen = _plan(conn, found, stored, options, report)
@@ -169,8 +171,11 @@ def index_paths(
 
 
 def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | None:
-    """`previous` when its chunks were cut with this run's settings, else None (re-parse)."""
+    """`previous` when its chunks were cut with this run's settings and the current content
+    rules of its format, else None (re-parse)."""
     if previous is None or previous.chunk_chars != options.max_chars:
+        return None
+    if previous.content_rules != content_rules(previous.format):
         return None
     return previous
 

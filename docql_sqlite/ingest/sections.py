@@ -4,6 +4,13 @@ The rules are the spec's (docql-spec §1.1-1.2): numbers count per level relativ
 shallowest heading level in the document (a skipped level counts as 1); a section runs
 to the line before the next heading of the same or a higher level, so it includes its
 sub-sections. Parsers that know exact extents (code) set `Heading.end_line` themselves.
+
+Printed numbering wins (docs/design.md B23): when at least two headings of a document
+carry a printed number ("1.2 Related software", "Appendix B Invoking R", a PDF outline
+entry whose page line shows one), a numbered heading keeps its printed number, an
+unnumbered heading under a numbered one continues its parent's numbering, and unnumbered
+front or back matter ("Preface", "Concept index") gets no number ('') instead of
+shifting every chapter after it.
 """
 
 from __future__ import annotations
@@ -14,6 +21,12 @@ from dataclasses import dataclass
 from ..model import Document, Heading
 
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
+# "1.2 Related software", "3. Setup", "Chapter 4: Usage", "Appendix B Invoking R", "B.1 …":
+# 1-3 digit parts, at most 6; a letter only as the first part.
+PRINTED_NUMBER = re.compile(
+    r"^(?:(?P<word>(?i:chapter|appendix|part|section))\s+)?"
+    r"(?P<number>(?:\d{1,3}|[A-Z])(?:\.\d{1,3}){0,5})\.?:?\s+(?=\S)"
+)
 # A heading can be one 50 MB line; its title is repeated in every chunk's FTS row and in
 # results, so it is cut (the heading's full text stays in the chunks).
 MAX_TITLE_CHARS = 500
@@ -45,6 +58,37 @@ def slugify(title: str) -> str:
     return slug or "section"
 
 
+def printed_number(title: str) -> tuple[str, bool] | None:
+    """(number, bare letter) printed at the start of `title`, or None.
+
+    A bare letter ("A A sample session") counts only at the top level of a document whose
+    top-level bare letters run A, B, … without a gap (`_printed_numbers`): "A Short Tour"
+    or "R and statistics" is a sentence, not appendix A or R.
+    """
+    match = PRINTED_NUMBER.match(title.strip())
+    if match is None:
+        return None
+    number = match["number"]
+    return number, number.isalpha() and not match["word"]
+
+
+def _printed_numbers(doc: Document, headings: list[Heading]) -> list[str | None] | None:
+    """Each heading's printed number, or None when the document does not print numbers."""
+    if doc.format == "code":
+        return None
+    top = min(h.level for h in headings)
+    found: list[tuple[str, bool] | None] = [
+        (h.number, False) if h.number else printed_number(h.title) for h in headings
+    ]
+    letters = sorted(f[0] for f, h in zip(found, headings) if f and f[1] and h.level == top)
+    keep_letters = len(letters) >= 2 and letters == [chr(65 + i) for i in range(len(letters))]
+    numbers = [
+        f[0] if f is not None and (not f[1] or (keep_letters and h.level == top)) else None
+        for f, h in zip(found, headings)
+    ]
+    return numbers if sum(n is not None for n in numbers) >= 2 else None
+
+
 def build_sections(doc: Document) -> list[SectionInfo]:
     headings = sorted(doc.headings, key=lambda h: h.line)
     if not headings:
@@ -52,18 +96,23 @@ def build_sections(doc: Document) -> list[SectionInfo]:
     last_line = max(doc.line_count, headings[-1].line)
     base = min(h.level for h in headings)
     counters = [0] * 6
+    printed = _printed_numbers(doc, headings)
+    path: list[str] = []  # printed numbering: the parts of the last number given
     used_anchors: dict[str, int] = {}
     sections: list[SectionInfo] = []
     stack: list[SectionInfo] = []  # open ancestors
     markdown_ends = _markdown_ends(headings, last_line)
     for ord_, heading in enumerate(headings):
-        number = _next_number(counters, heading.level - base)
         end_line = heading.end_line if heading.end_line is not None else markdown_ends[ord_]
         while stack and not (
             stack[-1].level < heading.level and stack[-1].end_line >= heading.line
         ):
             stack.pop()
         parent = stack[-1] if stack else None
+        if printed is None:
+            number = _next_number(counters, heading.level - base)
+        else:
+            number, path = _printed_next(printed[ord_], parent.number if parent else "", path)
         info = SectionInfo(
             ord=ord_,
             level=heading.level,
@@ -83,6 +132,27 @@ def build_sections(doc: Document) -> list[SectionInfo]:
         sections.append(info)
         stack.append(info)
     return sections
+
+
+def _printed_next(printed: str | None, parent: str, path: list[str]) -> tuple[str, list[str]]:
+    """(number, path) for the next heading of a document with printed numbers.
+
+    A printed number is kept as printed. An unnumbered heading under a numbered parent is
+    the parent's next child (after the last number given under it); one with no numbered
+    parent is front or back matter and gets no number.
+    """
+    if printed is not None:
+        return printed, printed.split(".")
+    if not parent:
+        return "", path
+    prefix = parent.split(".")
+    if path[: len(prefix)] == prefix and len(path) > len(prefix):
+        child = path[len(prefix)]
+        following = str(int(child) + 1) if child.isdigit() else chr(ord(child[0]) + 1)
+    else:
+        following = "1"
+    parts = prefix + [following]
+    return ".".join(parts), parts
 
 
 def _markdown_ends(headings: list[Heading], last_line: int) -> list[int]:

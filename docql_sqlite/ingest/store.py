@@ -44,6 +44,7 @@ class Parsed:
         default_factory=list
     )  # chunks columns + the two FTS texts
     chunk_chars: int | None = None  # the chunk size bound the chunks were cut with
+    content_rules: int | None = None  # parse.content_rules(format) the rows were built with
 
 
 def prepare(parsed: Parsed) -> Parsed:
@@ -138,8 +139,8 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
     conn.execute(
         """INSERT INTO documents(path, uri, name, directory, extension, format, language, title,
           size, lines, pages, mtime, mtime_ns, sha256, header_text, body_line, indexed_at,
-          chunk_chars, uri_bytes)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+          chunk_chars, uri_bytes, content_rules, page_lines)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
         (
             path,
             uri,
@@ -160,6 +161,8 @@ def replace_document(conn: Connection, parsed: Parsed) -> int:
             now(),
             parsed.chunk_chars,
             raw_bytes(parsed.uri),
+            parsed.content_rules,
+            _json(doc.page_lines) if doc.page_lines else None,
         ),
     )
     doc_id = conn.last_insert_rowid()

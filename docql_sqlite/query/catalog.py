@@ -7,6 +7,7 @@ Kept here, beside the compiler, so that query SQL lives in one package (docs/des
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -70,7 +71,19 @@ def document_text(conn: db.Connection, doc_id: int) -> str:
 
 
 def page_lines(conn: db.Connection, doc_id: int, page: int) -> tuple[int, int] | None:
-    """The first and last line of page `page` of a paged document (PDF), or None."""
+    """The first and last line of page `page` of a paged document (PDF), or None.
+
+    From the stored page map (`documents.page_lines`, schema 4), which also covers front
+    matter pages that have no chunks; else from the chunks' pages (older documents)."""
+    stored = conn.execute(
+        "SELECT page_lines, lines FROM documents WHERE id = ?", (doc_id,)
+    ).fetchone()
+    if stored and stored[0]:
+        starts = json.loads(stored[0])
+        if not 1 <= page <= len(starts):
+            return None
+        end = starts[page] - 1 if page < len(starts) else stored[1]
+        return starts[page - 1], max(starts[page - 1], end)
     row = conn.execute(
         "SELECT min(line), max(end_line) FROM chunks WHERE doc_id = ? AND page = ?",
         (doc_id, page),
