@@ -157,3 +157,17 @@ def test_read_only_index_file(tmp_index) -> None:
 def test_cjk_questions_skip_the_channel(doc_index, query, rows, note) -> None:
     found, notes = documents.channel(doc_index, search_terms.parse(query), ())
     assert len(found) == rows and notes == [note]
+
+
+def test_code_files_are_left_to_the_code_channels(tmp_index) -> None:
+    tmp_index.write_many(
+        {
+            "notes.md": "# Notes\n\nHow the kernel upgrade works.\n",
+            "upgrade.py": "def kernel_upgrade():\n    kernel = upgrade_kernel()\n    return kernel\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        rows, notes = documents.channel(idx, search_terms.parse("kernel upgrade"), ())
+    assert [r["path"] for r in rows] == ["docs/notes.md"]
+    assert notes == ["BM25 over whole documents: 1 matched"]

@@ -125,7 +125,8 @@ def _occurrences(
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Which document each chunk belongs to, and each document's length in characters."""
+    """Which document each chunk belongs to, and each document's length in characters
+    (documents other than code files)."""
 
     chunk_doc: dict[int, int]
     lengths: dict[int, int]
@@ -136,8 +137,12 @@ def _layout(index: Any) -> Layout:
     def compute() -> Layout:
         chunk_doc: dict[int, int] = {}
         lengths: dict[int, int] = {}
+        # Code files are left out: a question about code is answered by a definition,
+        # which the symbol and code-word channels find; ranking whole source files by
+        # the question's words pushed those passages out (code set R@10 0.41 → 0.33).
         for chunk, doc, chars in index.conn.execute(
-            "SELECT id, doc_id, end_offset - start_offset FROM chunks"
+            "SELECT c.id, c.doc_id, c.end_offset - c.start_offset FROM chunks c "
+            "JOIN documents d ON d.id = c.doc_id WHERE d.format != 'code'"
         ):
             chunk_doc[chunk] = doc
             lengths[doc] = lengths.get(doc, 0) + max(1, int(chars or 0))
