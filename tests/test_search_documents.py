@@ -163,7 +163,8 @@ def test_code_files_are_left_to_the_code_channels(tmp_index) -> None:
     tmp_index.write_many(
         {
             "notes.md": "# Notes\n\nHow the kernel upgrade works.\n",
-            "upgrade.py": "def kernel_upgrade():\n    kernel = upgrade_kernel()\n    return kernel\n",
+            "upgrade.py": "def kernel_upgrade():\n"
+            "    kernel = upgrade_kernel()\n    return kernel\n",
         }
     )
     tmp_index.index()
