@@ -133,18 +133,22 @@ def _guarded_count(pattern: str, text: str, flags: str) -> int:
         raise deadline.timed_out(limit, regex=pattern) from None
 
 
-def _guarded_search(pattern: str, text: str, ignore_case: bool) -> int:
+def _guarded_search(pattern: str, text: Any, ignore_case: bool) -> int:
+    if isinstance(text, (int, float)):
+        # A number (a front-matter value, say) is matched as its text, as SQLite's own
+        # regexp extension does; `regex` would raise TypeError on it.
+        text = str(text)
     return int(guarded_search(pattern, text, "i" if ignore_case else "") is not None)
 
 
-def regexp(pattern: str | None, text: str | None) -> int | None:
+def regexp(pattern: str | None, text: Any) -> int | None:
     """`text REGEXP pattern` (search semantics), for SQLite builds without the regexp extension."""
     if pattern is None or text is None:
         return None
     return _guarded_search(pattern, text, ignore_case=False)
 
 
-def regexpi(pattern: str | None, text: str | None) -> int | None:
+def regexpi(pattern: str | None, text: Any) -> int | None:
     """Case-insensitive REGEXP, named like the function of SQLite's regexp extension."""
     if pattern is None or text is None:
         return None

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import apsw
 import pytest
 from conftest import CLI, REPO
-from docql_fixtures import all_cases
+from docql_fixtures import Case, FixtureFile, all_cases, database_for
 from pg_server import fresh_database, start_server
 
 import docql_sqlite
 from docql_sqlite import DatabaseError, UsageError
+from docql_sqlite.errors import QueryTimeout
 from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
 
@@ -198,54 +200,100 @@ def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> 
     assert table_checksums(str(back)) == table_checksums(str(corpus_db))
 
 
-# -- DocQL on PostgreSQL: the roots the PostgreSQL dialect generates so far -------------
-# (docs/scale-out.md lists the rest: the content and code functions, front matter.)
-PG_ROOTS = (
-    "$.toc",
-    "$.files",
-    "$.entities",
-    "$.content.codeblock",
-    "$.content.table",
-    "$.structure",
-)
-NOT_YET = (".content.", ".code.", ".frontmatter")
+# -- DocQL on PostgreSQL: every fixture case, the same items as on the file ---------------
+# The datasets/ cases run on `corpus_pg`; an inline fixture file's index is built as the
+# conformance suite builds it and copied into a database of its own.
+PG_CASES = [(fx, case) for fx, case in all_cases() if case.error is None]
 
 
-def _pg_cases() -> list[Any]:
-    selected = []
-    for fx, case in all_cases():
-        query = case.query.replace(" ", "")
-        if fx.corpus != "datasets" or case.error is not None or not query.startswith(PG_ROOTS):
-            continue
-        rest = query.split("]", 1)[1] if query.startswith("$.files[") else ""
-        if query.startswith("$.content.") or not any(part in rest for part in NOT_YET):
-            selected.append((fx, case))
-    return selected
-
-
-PG_CASES = _pg_cases()
-
-
-def test_postgres_fixture_selection_is_not_empty() -> None:
-    assert len(PG_CASES) >= 120
-    assert {c.query.split("[")[0].split("(")[0] for _, c in PG_CASES} >= set(PG_ROOTS)
+def test_postgres_runs_every_fixture_case() -> None:
+    assert len(PG_CASES) >= 300
+    assert {fx.corpus for fx, _ in PG_CASES} == {"datasets", "inline"}
 
 
 @pytest.fixture(scope="module")
-def both_engines(corpus_db: Path, corpus_pg: str) -> Iterator[tuple[Any, Any]]:
-    """(the file's Index, a read-only PostgreSQL connection) over the same index."""
-    index, conn = docql_sqlite.open(corpus_db), pg.connect(corpus_pg, readonly=True)
-    yield index, conn
-    conn.close()
-    index.close()
+def both_engines(
+    pg_server: Any, corpus_db: Path, corpus_pg: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[FixtureFile], tuple[Any, Any]]]:
+    """A function: fixture file → (its index's `Index`, a read-only PostgreSQL connection
+    to a copy of that index)."""
+    opened: dict[Path, tuple[Any, Any]] = {}
+
+    def get(fx: FixtureFile) -> tuple[Any, Any]:
+        path = database_for(fx, corpus_db, tmp_path_factory)
+        if path not in opened:
+            url = corpus_pg if fx.corpus == "datasets" else fresh_database(pg_server)
+            if url != corpus_pg:
+                docql_sqlite.copy(str(path), url)
+            opened[path] = (docql_sqlite.open(path), pg.connect(url, readonly=True))
+        return opened[path]
+
+    yield get
+    for index, conn in opened.values():
+        conn.close()
+        index.close()
 
 
 @pytest.mark.parametrize(("fx", "case"), PG_CASES, ids=[c.id for _, c in PG_CASES])
-def test_docql_fixture_on_postgres(fx: Any, case: Any, both_engines: tuple[Any, Any]) -> None:
-    index, conn = both_engines
+def test_docql_fixture_on_postgres(
+    fx: FixtureFile, case: Case, both_engines: Callable[[FixtureFile], tuple[Any, Any]]
+) -> None:
+    index, conn = both_engines(fx)
     expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
     got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
     assert got == expected
+    assert [case.project(item) for item in got] == case.expected  # and both are right
+
+
+def test_postgres_inline_sql_gives_the_rows_of_the_bound_sql(
+    both_engines: Callable[[FixtureFile], tuple[Any, Any]],
+) -> None:
+    """`Compiled.inline_sql()` in the PostgreSQL dialect (values written in as literals, as
+    `query --sql --inline` prints them) runs on PostgreSQL as the bound statement does."""
+    checked = 0
+    for fx, case in PG_CASES:
+        _, conn = both_engines(fx)
+        compiled = pg_query.compile(case.query, paths=tuple(case.paths), limit=case.limit)
+        inlined = compiled.inline_sql()
+        assert "%(p" not in inlined
+        bound = list(pg_query.execute(conn, compiled))
+        with conn.cursor() as cursor:
+            cursor.execute(inlined.encode())  # no parameters: sent as it is
+            names = [d.name for d in cursor.description or ()]
+            rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+        conn.rollback()
+        assert rows == bound, case.id
+        checked += bool(compiled.params)
+    assert checked > 200  # most cases bind values
+
+
+@pytest.mark.parametrize(
+    "query", ["$.toc[*]", '$.content.grep("index")', '$.content.heading("api")', "$.files[*]"]
+)
+def test_postgres_limit_and_offset_are_those_of_index_query(
+    query: str, both_engines: Callable[[FixtureFile], tuple[Any, Any]]
+) -> None:
+    index, conn = both_engines(PG_CASES[0][0])
+    for limit, offset in [(3, 0), (3, 2), (None, 5), (1, 10_000)]:
+        want = list(index.query(query, limit=limit, offset=offset))
+        assert pg_query.query(conn, query, limit=limit, offset=offset) == want
+    assert len(pg_query.query(conn, query, limit=3, offset=2)) == 3
+
+
+def test_postgres_query_keeps_its_time_limit(corpus_pg: str) -> None:
+    """A statement past its limit is a QueryTimeout (here it waits on a lock another session
+    holds), and the connection answers the next query."""
+    conn = pg.connect(corpus_pg, readonly=True)
+    with psycopg.connect(corpus_pg) as locker:
+        locker.execute("LOCK TABLE chunks IN ACCESS EXCLUSIVE MODE")
+        started = time.monotonic()
+        with pytest.raises(QueryTimeout, match=r"over 0.3 s"):
+            pg_query.query(conn, '$.content.grep("index")', timeout=0.3)
+        assert time.monotonic() - started < 5
+        locker.rollback()
+    assert pg_query.query(conn, '$.content.grep("index")', timeout=5)
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    conn.close()
 
 
 def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:

@@ -3,37 +3,68 @@
 The statement is the one `compile_query` builds for SQLite, spelled by
 `query.dialect.POSTGRES`; the rows become items through the same `query.results.build`
 as on the file engine, so an item differs only where the engines do (docs/scale-out.md).
+One time limit covers the statement (PostgreSQL's `statement_timeout`) and the results
+stage (a regex grep's hit lines, in Python), as `Index.query` has on the file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
 from psycopg.rows import dict_row
 
+from .. import deadline
 from ..errors import DocQLError
 from ..query import results
 from ..query.compiler import Compiled, compile_query
 from ..query.dialect import POSTGRES
+from ..query.functions import Source
+
+DEFAULT = "default"  # the timeout of Index.query: $DOCQL_QUERY_TIMEOUT or 5 s
 
 
 def compile(  # noqa: A001 - mirrors Index.compile
-    text: str, *, paths: tuple[str, ...] = (), limit: int | None = None
+    text: str,
+    *,
+    paths: tuple[str, ...] = (),
+    limit: int | None = None,
+    search_builder: Callable[..., Source] | None = None,
 ) -> Compiled:
-    return compile_query(text, paths=paths, limit=limit, dialect=POSTGRES)
+    """`text` as one PostgreSQL statement. `$.content.search()`/`similar()` need the
+    search SQL builder (`search/docql.py` over a PostgreSQL engine) as `search_builder`;
+    without one they are a clear error."""
+    return compile_query(
+        text, paths=paths, limit=limit, search_builder=search_builder, dialect=POSTGRES
+    )
 
 
-def execute(conn: psycopg.Connection, compiled: Compiled) -> Iterator[dict[str, Any]]:
+def execute(
+    conn: psycopg.Connection, compiled: Compiled, timeout: float | None = None
+) -> Iterator[dict[str, Any]]:
+    """The rows of `compiled`, the statement cut off after `timeout` seconds (None: never).
+    A transaction this opens is ended; one the caller had open is left to the caller."""
+    opened = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    # Local to the transaction; 0 means no limit, so a limit is at least 1 ms.
+    limit = "0" if timeout is None else f"{max(1, round(timeout * 1000))}ms"
     try:
         with conn.cursor(row_factory=dict_row) as cursor:
+            cursor.execute("SELECT set_config('statement_timeout', %s, true)", (limit,))
             cursor.execute(compiled.sql.encode(), compiled.bound_params())
-            yield from cursor
+            rows = cursor.fetchall()
+        if opened:
+            conn.rollback()  # a read: nothing to commit
+    except psycopg.errors.QueryCanceled:
+        conn.rollback()
+        if timeout is None:
+            raise DocQLError("query failed in PostgreSQL: canceled by the server") from None
+        raise deadline.timed_out(timeout) from None
     except psycopg.Error as exc:
         conn.rollback()
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DocQLError(f"query failed in PostgreSQL: {message}") from None
+    yield from rows
 
 
 def query(
@@ -42,7 +73,20 @@ def query(
     *,
     paths: tuple[str, ...] = (),
     limit: int | None = None,
+    offset: int = 0,
+    timeout: float | None | str = DEFAULT,
+    search_builder: Callable[..., Source] | None = None,
 ) -> list[Any]:
-    """The items of the DocQL query `text` (as `Index.query` returns them)."""
-    compiled = compile(text, paths=paths, limit=limit)
-    return list(results.build(compiled, execute(conn, compiled)))
+    """The items of the DocQL query `text` (as `Index.query` returns them): at most
+    `limit` after skipping `offset`, within `timeout` seconds (None: no limit)."""
+    seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
+    # The offset is applied to the items, so the SQL fetches limit + offset rows.
+    compiled = compile(
+        text,
+        paths=paths,
+        limit=None if limit is None else limit + offset,
+        search_builder=search_builder,
+    )
+    with deadline.limit(seconds):
+        items = list(results.build(compiled, execute(conn, compiled, seconds)))
+    return items[offset:] if offset else items

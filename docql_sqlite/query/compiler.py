@@ -102,6 +102,7 @@ class _Compiler:
             steps = steps[split:]
             per_document = True
         source, rest = self._root(steps, scope)
+        source.item = item_sql.in_dialect(source.item, self.dialect)
         selectors, projection, after = self._split_projection(rest, source.item)
         last = self._chain("s", source, selectors + after, per_document)
         order = self._order(source)
@@ -113,7 +114,7 @@ class _Compiler:
             ) or source.item.get(projection.name)
             if spec is None:  # a front-matter key: its JSON text (`->`), decoded in results
                 spec = item_sql.FieldSpec(
-                    projection.name, "json", f"(r._data -> '$.\"{projection.name}\"')"
+                    projection.name, "json", self.dialect.json_text("r._data", projection.name)
                 )
             columns = [projection.name]
             select = f"{spec.sql} AS {_quote(projection.name)}"

@@ -11,6 +11,7 @@ import re
 
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
 from ..text import fold, like_pattern
+from .dialect import SQLITE, Dialect
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
 from .sqlparams import Params
@@ -44,7 +45,7 @@ class FilterCompiler:
         if spec is not None:
             return spec
         if self.item.open_fields and name not in ("type", "path"):
-            return FieldSpec(name, "dynamic", f"json_extract(r._data, '$.\"{name}\"')")
+            return FieldSpec(name, "dynamic", self.params.dialect.json_value("r._data", name))
         names = self.item.field_names
         hint = did_you_mean(name, names)
         message = f"unknown field '{name}' for {self.item.name} items"
@@ -58,7 +59,7 @@ class FilterCompiler:
         op, value = cmp.op, cmp.value
         x = spec.sql
         if op == "exists":
-            return _truthy(spec)
+            return _truthy(spec, self.params.dialect)
         assert value is not None
         op_offset = cmp.op_offset if cmp.op_offset is not None else cmp.offset
         if value.kind == "null":
@@ -167,7 +168,9 @@ class FilterCompiler:
 
     def _dynamic(self, spec: FieldSpec, op: str, value: Literal) -> str:
         """A front-matter key: a JSON value of any type (json_extract gives it its SQL type)."""
-        x = spec.sql
+        x, dialect = spec.sql, self.params.dialect
+        is_number = dialect.json_is_number("r._data", spec.name)
+        number_value = dialect.json_number("r._data", spec.name)
         number = _as_number(value) if value.kind in ("number", "string") else None
         if op in (">", ">=", "<", "<="):
             if number is None or value.kind != "number":
@@ -176,16 +179,14 @@ class FilterCompiler:
                     f"'{op}' needs a number, got {shown}", source=self.source, offset=value.offset
                 )
             # Text sorts after every number in SQLite: compare numbers only.
-            return f"(typeof({x}) IN ('integer', 'real') AND {x} {op} {self.params.add(number)})"
+            return f"({is_number} AND {number_value} {op} {self.params.add(number)})"
         if value.kind == "bool":
-            cond = f"(typeof({x}) = 'integer' AND {x} = {1 if value.value else 0})"
+            cond = dialect.json_is_integer("r._data", spec.name, 1 if value.value else 0)
         else:
             # `version: 2` and `version: "2"` both equal 2 and "2" (as `@.level=="1"` does).
             alternatives = [f"{x} = {self.params.add(self._text_value(value, op))}"]
             if number is not None:
-                alternatives.append(
-                    f"(typeof({x}) IN ('integer', 'real') AND {x} = {self.params.add(number)})"
-                )
+                alternatives.append(f"({is_number} AND {number_value} = {self.params.add(number)})")
             cond = "(" + " OR ".join(alternatives) + ")"
         return cond if op == "==" else f"({x} IS NULL OR NOT {cond})"
 
@@ -197,12 +198,7 @@ class FilterCompiler:
                 f"(EXISTS (SELECT 1 FROM {dialect.json_list(spec.sql)} "
                 f"WHERE {dialect.ascii_lower('j.value')} = {p}))"
             )
-        path = spec.sql[len("json_extract(r._data, ") : -1]
-        return (
-            f"(CASE json_type(r._data, {path}) WHEN 'array' THEN "
-            f"EXISTS (SELECT 1 FROM json_each(r._data, {path}) j WHERE lower(j.value) = {p}) "
-            f"ELSE instr(lower({spec.sql}), {p}) > 0 END)"
-        )
+        return dialect.json_contains("r._data", spec.name, p)
 
 
 def ascii_lower(text: str) -> str:
@@ -210,7 +206,7 @@ def ascii_lower(text: str) -> str:
     return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
 
 
-def _truthy(spec: FieldSpec) -> str:
+def _truthy(spec: FieldSpec, dialect: Dialect) -> str:
     """`@.field` alone: present and truthy (not NULL, not '', not 0, not an empty list)."""
     x = spec.sql
     if spec.kind == "number":
@@ -218,29 +214,24 @@ def _truthy(spec: FieldSpec) -> str:
     if spec.kind == "list":
         return f"({x} IS NOT NULL AND {x} NOT IN ('', '[]'))"
     if spec.kind == "dynamic":
-        return (
-            f"(CASE typeof({x}) WHEN 'null' THEN 0 WHEN 'integer' THEN {x} != 0 WHEN 'real' THEN "
-            f"{x} != 0 "
-            f"ELSE {x} NOT IN ('', '[]', '{{}}') END)"
-        )
+        return dialect.json_truthy("r._data", spec.name)
     return f"({x} IS NOT NULL AND {x} != '')"
 
 
 def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     """`expr` matches `pattern` (search, not full match). Only flag `i` is portable to the shell."""
     pattern = _unescape_slashes(pattern)
-    inline_flags = "".join(f for f in flags if f in "ms")
-    if inline_flags:
-        pattern = f"(?{inline_flags}){pattern}"
-    p = params.add(pattern)
-    match = params.dialect.regex(expr, p, "i" in flags)
-    literal = required_literal(pattern, "i" in flags)
+    dialect = params.dialect
+    p = params.add(dialect.regex_value(pattern, flags))
+    match = dialect.regex(expr, p, "i" in flags)
+    # (from the Python pattern: the pre-filter means the same on every engine)
+    literal = required_literal(SQLITE.regex_value(pattern, flags), "i" in flags)
     if literal is None:
         return f"({match})"
     # Every match contains this run of literal characters: a LIKE (fast, in SQLite) skips
     # the texts without it before the regex (a Python call per row) runs. LIKE ignores
     # ASCII case only, so it never rejects a text the regex would match.
-    return f"({expr} LIKE {params.add(like_pattern(literal))} ESCAPE '\\' AND {match})"
+    return f"({dialect.like(expr, params.add(like_pattern(literal)))} AND {match})"
 
 
 def required_literal(pattern: str, ignore_case: bool, min_chars: int = 3) -> str | None:

@@ -164,21 +164,24 @@ class FunctionCompiler:
     def content(self, call: Call, scope: str) -> Source:
         fn = self.check_call(call, CONTENT_FUNCTIONS, "$.content")
         name = fn.name
+        dialect = self.params.dialect
         if name == "heading":
             return self._heading(self.text_arg(call), scope)
         if name[0] == "h" and name[1:].isdigit():
             kw = fold(self.text_arg(call))
             where = f" AND s.level = {int(name[1:])}"
             if kw:
-                where += f" AND instr(s.title_fold, {self.params.add(kw)}) > 0"
-            return Source(item_sql.HEADING, item_sql.base_headings(scope, where))
+                where += f" AND {dialect.contains('s.title_fold', self.params.add(kw))}"
+            return Source(item_sql.HEADING, item_sql.base_headings(scope, where, dialect))
         if name == "chapter":
             chapter_id = self.text_arg(call).strip()
             if chapter_id.startswith("#"):
                 where = f"s.anchor = {self.params.add(chapter_id[1:])}"
             else:
                 where = f"s.number = {self.params.add(chapter_id)}"
-            return Source(item_sql.SECTION, item_sql.base_sections(scope, "NULL", "NULL", where))
+            return Source(
+                item_sql.SECTION, item_sql.base_sections(scope, "NULL", "NULL", where, dialect)
+            )
         if name == "grep":
             return self._grep(call, scope)
         if name in ("search", "similar"):
@@ -188,52 +191,59 @@ class FunctionCompiler:
                 )
             return self.search_builder(name, self.text_arg(call), scope, self.params, call)
         if name in ("chunks", "all"):
-            return Source(item_sql.CHUNK, item_sql.base_chunks(scope))
+            return Source(item_sql.CHUNK, item_sql.base_chunks(scope, dialect))
         # page(n)
         arg = call.args[0]
         if arg.kind != "number" or not isinstance(arg.value, int):
             raise DocQLTypeError(
                 "page() needs a page number", source=self.source, offset=arg.offset
             )
-        return Source(item_sql.PAGE, item_sql.base_pages(scope, self.params.add(arg.value)))
+        return Source(
+            item_sql.PAGE, item_sql.base_pages(scope, self.params.add(arg.value), dialect)
+        )
 
     def _heading(self, keyword: str, scope: str) -> Source:
+        dialect = self.params.dialect
         kw = fold(keyword)
         if not kw:
-            return Source(
-                item_sql.SECTION, item_sql.base_sections(scope, "1", "'title'", "1"), ranked=True
-            )
+            every = item_sql.base_sections(scope, "1", "'title'", dialect.TRUE, dialect)
+            return Source(item_sql.SECTION, every, ranked=True)
         p = self.params.add(kw)
         tier = (
             f"(CASE WHEN s.title_fold = {p} THEN 3 "
-            f"WHEN substr(s.title_fold, 1, length({p})) = {p} THEN 2 ELSE 1 END)"
+            f"WHEN {dialect.starts_with('s.title_fold', p)} THEN 2 ELSE 1 END)"
         )
-        titles = item_sql.base_sections(scope, tier, "'title'", f"instr(s.title_fold, {p}) > 0")
+        in_title = dialect.contains("s.title_fold", p)
+        titles = item_sql.base_sections(scope, tier, "'title'", in_title, dialect)
         # Smart degradation (spec §4.3): no title in scope matches → innermost sections
         # whose own text (their chunks, not their sub-sections') contains the keyword.
         # One pass over the chunks (not one lookup per section), and none at all when a
         # title matched: the NOT EXISTS is constant, so SQLite checks it once, before the scan.
         no_title = (
             f"NOT EXISTS (SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id "
-            f"WHERE {scope} AND instr(s.title_fold, {p}) > 0)"
+            f"WHERE {scope} AND {in_title})"
         )
         in_scope = (
-            "" if scope == "1" else f" AND c.doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
+            ""
+            if scope == dialect.TRUE
+            else f" AND c.doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
         )
         own_text = (
             f"s.id IN (SELECT c.section_id FROM chunks c WHERE {no_title}{in_scope} "
             f"AND {chunk_contains(keyword, self.params)})"
         )
-        bodies = item_sql.base_sections(scope, "0.5", "'body'", own_text)
+        bodies = item_sql.base_sections(scope, dialect.real("0.5"), "'body'", own_text, dialect)
         sql = f"SELECT * FROM ({titles}) UNION ALL SELECT * FROM ({bodies})"
         return Source(item_sql.SECTION, sql, ranked=True)
 
     def _grep(self, call: Call, scope: str) -> Source:
         arg = call.args[0]
+        dialect = self.params.dialect
+        columns = item_sql.chunk_columns(dialect)
         if isinstance(arg.value, Regex):
             cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
             sql = (
-                f"SELECT {item_sql.CHUNK_COLUMNS}, NULL AS _score, c.line AS hit_line, "
+                f"SELECT {columns}, NULL AS _score, c.line AS hit_line, "
                 f"substr(c.content, 1, 160) AS snippet FROM {item_sql.CHUNK_FROM} "
                 f"WHERE {scope} AND {cond}"
             )
@@ -249,31 +259,34 @@ class FunctionCompiler:
                 "grep() needs a non-empty text", source=self.source, offset=arg.offset
             )
         p = self.params.add(kw)
-        hay = "lower(coalesce(c.fold, c.content))"
+        hay = dialect.ascii_lower("coalesce(c.fold, c.content)")
         # The filter is a LIKE (no lower() copy of every chunk); the hit position, needed
         # only for the matching chunks, is found in the folded text and gives the hit
         # line: folding and lower() never add or remove newlines, so counting the newlines
         # before that position in the (un-lowered) folded text is exact.
         contains = chunk_contains(self.text_arg(call), self.params)
+        newline, start = dialect.newline(), dialect.greatest("1", "g._at - 60")
         sql = f"""SELECT g.*, g.line + length(substr(coalesce(g._fold, g.content), 1, g._at))
-    - length(replace(substr(coalesce(g._fold, g.content), 1, g._at), char(10), '')) AS hit_line,
-  trim(replace(substr(g.content, max(1, g._at - 60), 160), char(10), ' ')) AS snippet
-FROM (SELECT {item_sql.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at
+    - length(replace(substr(coalesce(g._fold, g.content), 1, g._at), {newline}, '')) AS hit_line,
+  trim(replace(substr(g.content, {start}, 160), {newline}, ' ')) AS snippet
+FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
       FROM {item_sql.CHUNK_FROM} WHERE {scope} AND {contains}) g"""
         return Source(item_sql.GREP_CHUNK, sql)
 
     # -- $.code.* ---------------------------------------------------------------------
     def code_list(self, name: str, scope: str) -> Source:
+        dialect = self.params.dialect
         where = {
             "classes": _kinds(CLASS_KINDS),
             "functions": _kinds(FUNCTION_KINDS),
             "methods": _kinds(METHOD_KINDS),
-            "symbols": "1",
+            "symbols": dialect.TRUE,
         }[name]
-        return Source(item_sql.SYMBOL, item_sql.base_symbols(scope, where))
+        return Source(item_sql.SYMBOL, item_sql.base_symbols(scope, where, dialect=dialect))
 
     def code(self, call: Call, scope: str) -> Source:
         fn = self.check_call(call, CODE_FUNCTIONS, "$.code")
+        dialect = self.params.dialect
         if fn.name == "query":
             text = self.text_arg(call)
             p = self.params.add(fold(text))
@@ -283,20 +296,26 @@ FROM (SELECT {item_sql.CHUNK_COLUMNS}, NULL AS _score, instr({hay}, {p}) AS _at
             # A match on the qualified name only (a member of a matching class) ranks below
             # every match on the name itself: tier 0.5.
             score = (
-                f"(CASE WHEN y.name_fold = {p} THEN 3 WHEN substr(y.name_fold, 1, length({p})) = "
-                f"{p} THEN 2 "
-                f"WHEN instr(y.name_fold, {p}) > 0 THEN 1 ELSE 0.5 END) - length(y.name) / 1000.0"
+                f"(CASE WHEN y.name_fold = {p} THEN 3 WHEN {dialect.starts_with('y.name_fold', p)} "
+                f"THEN 2 "
+                f"WHEN {dialect.contains('y.name_fold', p)} THEN 1 ELSE {dialect.real('0.5')} END)"
+                f" - length(y.name) / {dialect.real('1000.0')}"
             )
-            where = f"instr(y.name_fold, {p}) > 0 OR instr(lower(y.qualified_name), {q}) > 0"
+            qualified = dialect.ascii_lower("y.qualified_name")
+            where = f"{dialect.contains('y.name_fold', p)} OR {dialect.contains(qualified, q)}"
             return Source(
-                item_sql.RANKED_SYMBOL, item_sql.base_symbols(scope, where, score), ranked=True
+                item_sql.RANKED_SYMBOL,
+                item_sql.base_symbols(scope, where, score, dialect),
+                ranked=True,
             )
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
         name = self.text_arg(call)
         where = _kinds(kinds)
         if name not in ("", "*"):
             where += f" AND y.name_fold = {self.params.add(fold(name))}"
-        return Source(item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where))
+        return Source(
+            item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where, dialect=dialect)
+        )
 
 
 def chunk_contains(keyword: str, params: Params) -> str:
@@ -308,14 +327,15 @@ def chunk_contains(keyword: str, params: Params) -> str:
     without the lower() copy of every chunk that instr() would need: 3-4x faster.
     """
     folded = fold_non_ascii(keyword)
-    condition = f"coalesce(c.fold, c.content) LIKE {params.add(like_pattern(folded))} ESCAPE '\\'"
+    text = "coalesce(c.fold, c.content)"
+    condition = params.dialect.like(text, params.add(like_pattern(folded)))
     rare = _rare_suffix(folded)
     if rare is not None:
         # LIKE '%kw%' costs about one comparison per occurrence of kw's first letter, so a
         # keyword starting with 'e' is slow. A suffix starting with a rarer letter is a sound
         # pre-filter (kw in text implies suffix in text) that rejects most chunks cheaply.
-        rare_like = params.add(like_pattern(rare))
-        condition = f"coalesce(c.fold, c.content) LIKE {rare_like} ESCAPE '\\' AND {condition}"
+        rare_like = params.dialect.like(text, params.add(like_pattern(rare)))
+        condition = f"{rare_like} AND {condition}"
     return condition
 
 

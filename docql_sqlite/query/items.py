@@ -9,7 +9,7 @@ results) and `_f_<field>` (casefolded text, where the index stores it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .dialect import SQLITE, Dialect
 
@@ -59,17 +59,32 @@ def _n(name: str, expr: str = "") -> FieldSpec:
 _COMMON = (_t("type"), _t("path"))
 _LOC = _t("location")
 
-# The text of a line range, rebuilt from the chunks that tile the document.
-RANGE_TEXT = (
-    "(SELECT group_concat(x.content, '') FROM (SELECT c2.content FROM chunks c2 "
-    "WHERE c2.doc_id = r._doc AND c2.line >= r.line AND c2.line <= r.end_line ORDER BY "
-    "c2.chunk_index) x)"
-)
-SYMBOL_SOURCE = (
-    "(SELECT group_concat(x.content, '') FROM (SELECT c2.content FROM chunks c2 "
-    "WHERE c2.doc_id = r._doc AND c2.end_line >= r.line AND c2.line <= r.end_line ORDER BY "
-    "c2.chunk_index) x)"
-)
+
+def range_text(dialect: Dialect = SQLITE) -> str:
+    """The text of a line range, rebuilt from the chunks that tile the document."""
+    return dialect.ordered_concat(
+        "c2.content",
+        "chunks c2 WHERE c2.doc_id = r._doc AND c2.line >= r.line AND c2.line <= r.end_line",
+        "c2.chunk_index",
+    )
+
+
+def symbol_source(dialect: Dialect = SQLITE) -> str:
+    """A symbol's source: the chunks overlapping its lines."""
+    return dialect.ordered_concat(
+        "c2.content",
+        "chunks c2 WHERE c2.doc_id = r._doc AND c2.end_line >= r.line AND c2.line <= r.end_line",
+        "c2.chunk_index",
+    )
+
+
+def chunk_fold(dialect: Dialect = SQLITE) -> str:
+    """A chunk's text casefolded: ASCII lower case of its non-ASCII-folded copy."""
+    return dialect.ascii_lower("coalesce(r._fold, r.content)")
+
+
+RANGE_TEXT = range_text()
+SYMBOL_SOURCE = symbol_source()
 
 FILE = ItemType(
     "file",
@@ -139,7 +154,7 @@ CHUNK = ItemType(
     + (
         _t("section"),
         _t("number"),
-        _t("content", "lower(coalesce(r._fold, r.content))"),
+        _t("content", chunk_fold()),
         _n("line"),
         _n("end_line"),
         _n("page"),
@@ -184,6 +199,32 @@ FRONTMATTER = ItemType("frontmatter", _COMMON, open_fields=True)
 PAGE = ItemType("page", _COMMON + (_n("page"), _t("content"), _n("line"), _n("end_line"), _LOC))
 STRUCTURE = ItemType("structure", _COMMON + (_t("name"), _t("kind"), _n("depth"), _t("format")))
 
+# Field expressions above that are spelled per dialect (the item types hold SQLite's).
+_DIALECT_EXPRS = {
+    RANGE_TEXT: range_text,
+    SYMBOL_SOURCE: symbol_source,
+    chunk_fold(): chunk_fold,
+}
+_IN_DIALECT: dict[tuple[str, str], ItemType] = {}
+
+
+def in_dialect(item: ItemType, dialect: Dialect) -> ItemType:
+    """`item` with its field expressions spelled in `dialect` (SQLite's: `item` itself)."""
+    if dialect.name == SQLITE.name:
+        return item
+    key = (item.name + repr(item.field_names), dialect.name)
+    if key not in _IN_DIALECT:
+
+        def spelled(expr: str | None) -> str | None:
+            builder = _DIALECT_EXPRS.get(expr or "")
+            return builder(dialect) if builder else expr
+
+        fields = tuple(
+            replace(f, expr=spelled(f.expr) or "", fold=spelled(f.fold)) for f in item.fields
+        )
+        _IN_DIALECT[key] = replace(item, fields=fields)
+    return _IN_DIALECT[key]
+
 
 def location(
     path: str, line: str, end_line: str, page: str | None = None, dialect: Dialect = SQLITE
@@ -220,29 +261,34 @@ def base_headings(scope: str, extra_where: str = "", dialect: Dialect = SQLITE) 
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope}{extra_where}"""
 
 
-def base_sections(scope: str, score: str, match: str, where: str) -> str:
+def base_sections(scope: str, score: str, match: str, where: str, dialect: Dialect = SQLITE) -> str:
     return f"""SELECT 'section' AS type, d.path AS path, s.title AS title, s.level AS level,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page, {score} AS score,
   {match} AS match,
-  {location("d.path", "s.line", "s.end_line", "s.page")} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, {score} AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"""
 
 
-CHUNK_COLUMNS = f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
+def chunk_columns(dialect: Dialect = SQLITE) -> str:
+    """The columns of a chunk item over `chunks c`, `documents d`, `sections sec`."""
+    return f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
   c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS
   chunk_index,
-  {location("d.path", "c.line", "c.end_line", "c.page")} AS location,
+  {location("d.path", "c.line", "c.end_line", "c.page", dialect)} AS location,
   c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, c.fold AS _fold,
   c.id AS _chunk"""
+
+
+CHUNK_COLUMNS = chunk_columns()
 CHUNK_FROM = (
     "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
 )
 
 
-def base_chunks(scope: str) -> str:
-    return f"SELECT {CHUNK_COLUMNS}, NULL AS _score FROM {CHUNK_FROM} WHERE {scope}"
+def base_chunks(scope: str, dialect: Dialect = SQLITE) -> str:
+    return f"SELECT {chunk_columns(dialect)}, NULL AS _score FROM {CHUNK_FROM} WHERE {scope}"
 
 
 def base_entities(scope: str, dialect: Dialect = SQLITE) -> str:
@@ -255,19 +301,22 @@ def base_entities(scope: str, dialect: Dialect = SQLITE) -> str:
 FROM entities e JOIN documents d ON d.id = e.doc_id WHERE {scope}"""
 
 
-def symbol_columns(score: str = "NULL") -> str:
+def symbol_columns(score: str = "NULL", dialect: Dialect = SQLITE) -> str:
+    loc = location("d.path", "y.line", "y.end_line", dialect=dialect)
     return f"""'symbol' AS type, d.path AS path, y.kind AS kind, y.name AS name, y.qualified_name
       AS qualified_name,
   y.signature AS signature, y.language AS language, y.parent AS parent, y.line AS line,
   y.end_line AS end_line,
-  y.docstring AS docstring, {location("d.path", "y.line", "y.end_line")} AS location,
+  y.docstring AS docstring, {loc} AS location,
   y.doc_id AS _doc, d.path AS _path, y.ord AS _pos, {score} AS _score, y.name_fold AS _f_name,
-  lower(y.qualified_name) AS _f_qualified_name"""
+  {dialect.ascii_lower("y.qualified_name")} AS _f_qualified_name"""
 
 
-def base_symbols(scope: str, where: str = "1", score: str = "NULL") -> str:
+def base_symbols(
+    scope: str, where: str = "1", score: str = "NULL", dialect: Dialect = SQLITE
+) -> str:
     extra = f", {score} AS score" if score != "NULL" else ""
-    return f"""SELECT {symbol_columns(score)}{extra}
+    return f"""SELECT {symbol_columns(score, dialect)}{extra}
 FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})"""
 
 
@@ -296,14 +345,15 @@ def base_frontmatter(scope: str) -> str:
 FROM frontmatter f JOIN documents d ON d.id = f.doc_id WHERE {scope}"""
 
 
-def base_pages(scope: str, page_param: str) -> str:
-    return f"""SELECT 'page' AS type, d.path AS path, c.page AS page, group_concat(c.content, '')
+def base_pages(scope: str, page_param: str, dialect: Dialect = SQLITE) -> str:
+    content = dialect.concat_rows("c.content", "c.chunk_index")
+    return f"""SELECT 'page' AS type, d.path AS path, c.page AS page, {content}
       AS content,
   min(c.line) AS line, max(c.end_line) AS end_line, d.path || ':page ' || c.page AS location,
   c.doc_id AS _doc, d.path AS _path, min(c.chunk_index) AS _pos, NULL AS _score
 FROM (SELECT * FROM chunks ORDER BY doc_id, chunk_index) c JOIN documents d ON d.id = c.doc_id
 WHERE {scope} AND c.page = {page_param}
-GROUP BY c.doc_id, c.page"""
+{dialect.group_by("c.doc_id, c.page", "d.path")}"""
 
 
 def base_structure(scope: str, dialect: Dialect = SQLITE) -> str:
