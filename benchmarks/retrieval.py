@@ -18,6 +18,15 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
   turtledemo, ensurepip) with every docstring removed (blanked in place, so line
   numbers stay). Query = the first sentence of a public function's docstring (>= 5
   words), 500 sampled with a fixed seed; relevant = a passage overlapping the function.
+- `zh`: unspaced Chinese questions over `debian-reference-zh-cn` (HTML) and datasets/zh.
+- `debfaq`, `rfaq`: question → answer. Each question section of the Debian FAQ
+  (`debian-faq`, its text edition) or the R FAQ (`r-doc-html`, texinfo HTML) becomes one
+  Markdown file headed "FAQ entry N", the question removed; the question is the query,
+  that file the answer; the Node + Docker + Rust books mix (1,494 files, corpora.md A6,
+  from the corpora manifest or $DOCQL_MIX) is added as distractors. Packages come from
+  `apt-get download` + `dpkg -x` into $DOCQL_CORPORA/debs.
+
+    python benchmarks/retrieval.py --sets debfaq,rfaq --model '' --modes bm25,smart --baseline
 """
 
 from __future__ import annotations
@@ -315,13 +324,89 @@ def faq_set(cache: Path = CACHE) -> Dataset:
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.write_text(text, encoding="utf-8")
         data.queries.append(Query(f"faq{n}", question, {f"debfaq/faq/{name}": 1.0}))
+    _copy_mix(mix_dir)
+    return data
+
+
+# -- R FAQ: the same shape, from the texinfo HTML of `r-doc-html` ---------------------------
+R_FAQ = "r-doc-html"
+_R_HEADING = re.compile(
+    r'<h([34]) class="(?:sub)?section">(\d+(?:\.\d+)+)\s+(.*?)</h\1>', re.DOTALL
+)
+# A section ends at the next heading of its level or above; its subsections belong to it
+# (their headings dropped: "How can R be installed (Windows)" would restate the question).
+_R_END = {"3": re.compile(r"<h[1-3][ >]"), "4": re.compile(r"<h[1-4][ >]")}
+
+
+def _html_to_markdown(fragment: str) -> str:
+    """texinfo HTML → plain Markdown: `pre` blocks fenced, paragraphs and list items kept,
+    the navigation header (Next:/Previous: links naming other questions) dropped."""
+    import html
+
+    fragment = re.sub(r'<div class="header">.*?</div>', "", fragment, flags=re.DOTALL)
+    fragment = re.sub(r'<ul class="section-toc">.*?</ul>', "", fragment, flags=re.DOTALL)
+    fragment = re.sub(r"<h[1-6][^>]*>.*?</h[1-6]>", "", fragment, flags=re.DOTALL)
+    blocks = []
+    for pre, other in re.findall(r"<pre[^>]*>(.*?)</pre>|(.+?)(?=<pre|$)", fragment, re.DOTALL):
+        if pre:
+            code = html.unescape(re.sub(r"<[^>]+>", "", pre)).strip("\n")
+            blocks.append("```\n" + code + "\n```")
+            continue
+        text = re.sub(r"<li[^>]*>", "\n- ", other)
+        text = re.sub(r"</?(p|div|ul|ol|dl|dt|dd|table|tr|br|hr)\b[^>]*>", "\n\n", text)
+        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+        for para in re.split(r"\n\s*\n", text):
+            para = " ".join(para.split())
+            if para:
+                blocks.append(para)
+    return "\n\n".join(blocks)
+
+
+def r_faq_entries(page: str) -> list[tuple[str, str]]:
+    """(question, answer as Markdown) for each h3/h4 section of a texinfo HTML FAQ whose
+    title ends in "?" and whose answer has 80+ characters."""
+    import html
+
+    entries = []
+    for head in _R_HEADING.finditer(page):
+        question = " ".join(html.unescape(re.sub(r"<[^>]+>", "", head[3])).split())
+        rest = page[head.end() :]
+        end = _R_END[head[1]].search(rest)
+        body = _html_to_markdown(rest[: end.start()] if end else rest)
+        if question.endswith("?") and len(body) >= 80:
+            entries.append((question, body))
+    return entries
+
+
+def rfaq_set(cache: Path = CACHE) -> Dataset:
+    """One Markdown file per R FAQ question section (an h3/h4 whose title ends in "?",
+    with its subsections), "FAQ entry N" as its heading; the question the query; the A6
+    mix as distractors."""
+    top = cache / "rfaq" / "rfaq"
+    faq_dir, mix_dir = top / "faq", top / "mix"
+    faq_dir.mkdir(parents=True, exist_ok=True)
+    page = (_deb_files(R_FAQ, cache, "usr/share/R/doc/manual") / "R-FAQ.html").read_text(
+        encoding="utf-8", errors="replace"
+    )
+    data = Dataset("rfaq", top, granularity="file")
+    for n, (question, body) in enumerate(r_faq_entries(page), start=1):
+        name = f"entry{n:03d}.md"
+        text = f"# FAQ entry {n}\n\n{body}\n"
+        target = faq_dir / name
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+        data.queries.append(Query(f"rfaq{n}", question, {f"rfaq/faq/{name}": 1.0}))
+    _copy_mix(mix_dir)
+    return data
+
+
+def _copy_mix(mix_dir: Path) -> None:
     for k, src in enumerate(_mix_dirs()):
         for path in sorted(src.rglob("*.md")):
             target = mix_dir / str(k) / path.relative_to(src)
             if not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(path, target)
-    return data
 
 
 # -- the baseline: plain FTS5 BM25 over whole files ---------------------------------------------
@@ -544,7 +629,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     for name in args.sets.split(","):
-        data = {"lee": lee, "zh": zh_set, "debfaq": faq_set}.get(
+        data = {"lee": lee, "zh": zh_set, "debfaq": faq_set, "rfaq": rfaq_set}.get(
             name, lambda: code(sample=args.sample)
         )()
         db_path = build_index(data, args.model or None)

@@ -19,7 +19,7 @@ from .errors import OptionError
 SEARCH_MODES = ("smart", "bm25", "vector", "hybrid")
 GROUPINGS = ("file",)
 # The ranked lists a search weight can name (bm25/vector in every mode, the rest in smart).
-LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities")
+LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities", "documents")
 RRF_K = 60
 DEFAULT_BUDGET = 12_000
 DEFAULT_QUERY_TIMEOUT = deadline.DEFAULT_SECONDS
@@ -97,9 +97,16 @@ class SearchOptions:
     weights: Mapping[str, float] = field(default_factory=dict)
     intent: str | None = None  # steers snippets and the passage that stands for a file
     content: bool = True  # include each passage's full text
+    rerank: str | None = None  # a reranker's URL or model name (docql_sqlite/rerankers)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
+        if self.rerank is not None and (
+            not isinstance(self.rerank, str) or not self.rerank.strip()
+        ):
+            raise OptionError(
+                "rerank needs a reranker's URL (http://host:port/v1/rerank) or a model name"
+            )
         if self.mode not in SEARCH_MODES:
             raise OptionError(
                 f"unknown search mode '{self.mode}'; modes: {', '.join(SEARCH_MODES)}"

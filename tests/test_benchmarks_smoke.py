@@ -142,3 +142,49 @@ def test_scale_smoke(scale: dict) -> None:
     again = scale["reindex"]["summary"]
     assert again["unchanged"] == len(files) and again["added"] == again["updated"] == 0
     assert set(full["latency"]["in_process"]) >= {"structural", "heading", "grep", "bm25"}
+
+
+# -- the R FAQ retrieval set: texinfo HTML → one answer file per question ---------------
+R_FAQ_PAGE = """<div class="section" id="What-is-R_003f">
+<div class="header">
+<p>Next: <a href="#How">How can R be installed?</a>, Previous: <a href="#B">R Basics</a></p>
+</div>
+<span id="What-is-R_003f-1"></span><h3 class="section">2.1 What is <acronym>R</acronym>?</h3>
+<p>R is a system for statistical computation &amp; graphics, with a language and a
+run-time environment.</p>
+<pre class="example">&gt; x &lt;- 1
+</pre>
+<hr>
+</div>
+<span id="How-1"></span><h3 class="section">2.5 How can R be installed?</h3>
+<ul class="section-toc">
+<li><a href="#U">How can R be installed (Unix-like)</a></li>
+</ul>
+<h4 class="subsection">2.5.1 How can R be installed (Unix-like)</h4>
+<p>Untar the sources, then run configure and make in the directory thus created, and
+copy the script to a place where users can invoke it.</p>
+<h3 class="section">2.6 Citing R</h3>
+<p>Not a question, so not an entry, however long its answer may be written out here.</p>
+<h3 class="section">2.7 Why?</h3>
+<p>Too short.</p>
+"""
+
+
+def test_r_faq_entries() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import retrieval
+    finally:
+        sys.path.remove(str(BENCH))
+    entries = retrieval.r_faq_entries(R_FAQ_PAGE)
+    assert [q for q, _ in entries] == ["What is R?", "How can R be installed?"]
+    what, how = entries[0][1], entries[1][1]
+    assert what == (
+        "R is a system for statistical computation & graphics, with a language and a "
+        "run-time environment.\n\n```\n> x <- 1\n```"
+    )
+    # The navigation header (naming other questions), the section's table of contents
+    # and the subsection headings (restating the question) are left out; the
+    # subsection's text belongs to the answer.
+    assert "Next:" not in what and "installed" not in what
+    assert how.startswith("Untar the sources") and "Unix-like" not in how

@@ -50,6 +50,9 @@ def _explain_text(items: list[dict[str, Any]]) -> None:
             detail = ", ".join(f"{k} {v}" for k, v in info.items())
             click.echo(f"     {name:<10} {detail}  → rrf {ex.get('rrf', {}).get(name, 0)}")
         click.echo(f"     final {ex.get('final')}")
+        if ex.get("rerank"):
+            detail = ", ".join(f"{k} {v}" for k, v in ex["rerank"].items())
+            click.echo(f"     rerank     {detail}")
     if items and items[0].get("explain", {}).get("plan"):
         click.echo("plan: " + output.dumps(items[0]["explain"]["plan"]))
 
@@ -85,6 +88,13 @@ def _explain_text(items: list[dict[str, Any]]) -> None:
 )
 @click.option("--intent", default=None, help="Words that steer snippets (never retrieve)")
 @click.option("--content", "with_content", is_flag=True, help="Include each passage's full text")
+@click.option(
+    "--rerank",
+    default=None,
+    metavar="URL-OR-NAME",
+    help="Re-order the first results with a /rerank server: its URL, or a model name "
+    "sent to $DOCQL_RERANK_URL",
+)
 @output_options
 @handle_errors
 def search_command(
@@ -100,6 +110,7 @@ def search_command(
     weights: tuple[str, ...],
     intent: str | None,
     with_content: bool,
+    rerank: str | None,
     fmt: str | None,
     fields: tuple[str, ...] | None,
 ) -> None:
@@ -115,6 +126,7 @@ def search_command(
         weights=parse_weights(weights),
         intent=intent,
         content=with_content,
+        rerank=rerank,
     )
     with open_index(database) as idx:
         items = idx.search(text, options)

@@ -15,7 +15,8 @@ from typing import Any
 from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
-from . import engine, ranking, smart, snippets, stats, typed
+from ..rerankers import get_reranker
+from . import engine, ranking, rerank, smart, snippets, stats, typed
 from . import terms as search_terms
 
 # A line starting with a type prefix makes the whole text a typed document.
@@ -26,15 +27,26 @@ def search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]
     """Ranked passages for `text`; deterministic for a given index, text and options.
     `index`: an `Index` (the file) or an `engine.Engine` (PostgreSQL: `pg/search.py`).
     Runs within the query time limit ($DOCQL_QUERY_TIMEOUT or 5 s; deadline.py)."""
+    reranker = get_reranker(options.rerank) if options.rerank else None
+    limit = rerank.depth(options.limit) if reranker else options.limit
     with deadline.limit(deadline.default_seconds()):
-        return _search(engine.of(index), text, options)
+        items = _search(engine.of(index), text, options, limit)
+    # The reranker's HTTP call is not SQLite work: outside the query time limit.
+    if reranker is not None:
+        items = rerank.apply(reranker, text, items, options.limit, options.explain)
+    if not options.content:
+        for item in items:
+            item.pop("content", None)
+    return items
 
 
-def _search(index: engine.Engine, text: str, options: SearchOptions) -> list[dict[str, Any]]:
+def _search(
+    index: engine.Engine, text: str, options: SearchOptions, limit: int
+) -> list[dict[str, Any]]:
     if not text or not text.strip():
         raise SearchError("empty search text; give some words to search for")
     request = ranking.Request(
-        limit=options.limit,
+        limit=limit,
         paths=options.paths,
         group=options.group,
         explain=options.explain,
@@ -54,7 +66,4 @@ def _search(index: engine.Engine, text: str, options: SearchOptions) -> list[dic
         marked = terms or search_terms.parse(text)
         marked = stats.reduce_terms(index, marked)[0]
         items = ranking.finish(rows, marked, request)
-    if not options.content:
-        for item in items:
-            item.pop("content", None)
     return items

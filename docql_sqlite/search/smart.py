@@ -22,7 +22,7 @@ from ..errors import SearchError
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
-from . import fusion, names, ranking, snippets, sqlbuild, stats
+from . import documents, fusion, names, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 MIN_RESULTS = 3
@@ -36,6 +36,7 @@ WEIGHTS = {
     "code_words": 1.0,
     "headings": 0.8,
     "entities": 0.6,
+    "documents": 1.0,
 }
 # Small next to one RRF rank step at the top (100 x (1/61 - 1/62) ≈ 0.026 … 1.6 for rank 1):
 # they order passages the lists rank alike, they do not overturn the lists.
@@ -240,7 +241,8 @@ ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_inde
 
 def channels(
     index: Any, text: str, terms: list[search_terms.Term], opts: ranking.Request
-) -> tuple[list[fusion.Ranked], list[str]]:
+) -> tuple[list[fusion.Ranked], list[str], list[str]]:
+    """The ranked lists, the keyword strategy's steps, and the document channel's notes."""
     params = Params(index.dialect)
     scope = ranking.scope_sql(opts.paths, params)
     level, narrow, steps = choose_level(index, terms, scope, params)
@@ -283,6 +285,10 @@ def channels(
     lists.append(
         fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]), code_rows)
     )
+    doc_rows, doc_notes = documents.channel(index, terms, opts.paths)
+    lists.append(
+        fusion.Ranked("documents", opts.weight("documents", WEIGHTS["documents"]), doc_rows)
+    )
     if index.has_vectors:
         vparams = Params(index.dialect)
         plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
@@ -297,7 +303,7 @@ def channels(
             )
         )
         steps += plan.notes
-    return lists, steps
+    return lists, steps, doc_notes
 
 
 def composite(entry: fusion.Fused, names: QueryNames) -> float:
@@ -326,7 +332,7 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
     terms, reduced = stats.reduce_terms(index, terms)
-    lists, steps = channels(index, text, terms, opts)
+    lists, steps, doc_notes = channels(index, text, terms, opts)
     if reduced:
         steps.insert(0, reduced)
     names = _names(terms)
@@ -349,6 +355,7 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                 "plan": {
                     "mode": "smart",
                     "strategy": steps,
+                    "documents": doc_notes,
                     "channels": {r.name: len(r.rows) for r in lists},
                 },
             }

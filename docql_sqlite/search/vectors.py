@@ -114,7 +114,8 @@ class VectorCache:
     """The index's vectors in one float32 matrix, for a process that answers many searches
     (the MCP server): an exact k-nearest search in memory takes ~2 ms where vec0's scan
     takes ~20 ms on 15k vectors of 512 dimensions (the sqlite-vec wheel is built without
-    SIMD). Same answer as vec0: cosine distance over every vector, ties by id.
+    SIMD). Same answer as vec0: cosine distance over every vector, the higher ids kept
+    on a tie at the k-th place.
 
     Reloaded when another connection has committed since (`PRAGMA data_version`); an index
     whose vectors exceed `max_bytes` is left to vec0, and so is a search within paths
@@ -139,10 +140,9 @@ class VectorCache:
             query = np.asarray(vector, dtype=np.float32)
             norm = float(np.linalg.norm(query))
             distances = 1.0 - (self._rows @ (query / norm if norm else query))
-            k = min(k, len(distances))
-            nearest = np.argpartition(distances, k - 1)[:k]
-            order = np.lexsort((self._ids[nearest], distances[nearest]))
-            return [[int(self._ids[i]), float(distances[i])] for i in nearest[order]]
+            # Ties at the k-th distance keep the higher ids, as vec0's scan does.
+            order = np.lexsort((-self._ids, distances))[: min(k, len(distances))]
+            return [[int(self._ids[i]), float(distances[i])] for i in order]
 
     def _load(self, conn: db.Connection) -> None:
         import numpy as np

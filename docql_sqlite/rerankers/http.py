@@ -1,0 +1,135 @@
+"""A `/rerank` HTTP reranker: llama.cpp's server, Jina, Cohere-style and vLLM endpoints.
+
+Request (what they all accept): `{"model", "query", "documents": [...], "top_n"}`.
+Response: `{"results": [{"index": i, "relevance_score": s}, ...]}` (llama.cpp, Jina,
+Cohere, vLLM); `"data"` for `"results"` and `"score"` for `"relevance_score"` are read
+too. One attempt within a time budget ($DOCQL_RERANK_TIMEOUT seconds, default 10): a
+reranker sits on the query path, so a slow one must not hold a search up for long.
+
+    DOCQL_RERANK_URL      base URL or endpoint for a reranker given by name
+                          (default http://127.0.0.1:8080/v1, llama.cpp's server)
+    DOCQL_RERANK_MODEL    model name sent with a reranker given by URL (default "reranker")
+    DOCQL_RERANK_API_KEY  sent as `Authorization: Bearer KEY`
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import urllib.error
+import urllib.request
+from typing import Any
+
+from docql_sqlite.errors import SearchError
+from docql_sqlite.rerankers.base import Reranker
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
+DEFAULT_MODEL = "reranker"
+DEFAULT_TIMEOUT = 10.0
+
+
+class RerankError(SearchError):
+    """The reranker could not be reached or gave an answer that cannot be used."""
+
+
+def endpoint(url: str) -> str:
+    """`…/rerank` as given, else the base URL with `/rerank` appended."""
+    url = url.rstrip("/")
+    return url if url.endswith("/rerank") else url + "/rerank"
+
+
+def get_reranker(spec: str) -> HTTPReranker:
+    """The reranker that `--rerank SPEC` names: an http(s) URL or a model name."""
+    spec = spec.strip()
+    if not spec:
+        raise RerankError("--rerank needs a URL (http://host:port/v1/rerank) or a model name")
+    timeout = _timeout()
+    if spec.startswith(("http://", "https://")):
+        model = os.environ.get("DOCQL_RERANK_MODEL") or DEFAULT_MODEL
+        return HTTPReranker(endpoint(spec), model, timeout=timeout)
+    if "://" in spec:
+        raise RerankError(f"unsupported reranker URL '{spec}': only http:// and https://")
+    base = os.environ.get("DOCQL_RERANK_URL") or DEFAULT_BASE_URL
+    return HTTPReranker(endpoint(base), spec, timeout=timeout)
+
+
+def _timeout() -> float:
+    raw = os.environ.get("DOCQL_RERANK_TIMEOUT")
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise RerankError(
+            f"DOCQL_RERANK_TIMEOUT must be a number of seconds, got {raw!r}"
+        ) from None
+    if not value > 0:
+        raise RerankError(f"DOCQL_RERANK_TIMEOUT must be above 0, got {raw!r}")
+    return value
+
+
+class HTTPReranker(Reranker):
+    def __init__(
+        self, url: str, model: str, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        self.url = url
+        self.model = model
+        self.name = f"{model} at {url}"
+        self.api_key = api_key if api_key is not None else os.environ.get("DOCQL_RERANK_API_KEY")
+        self.timeout = timeout
+
+    def scores(self, query: str, passages: list[str]) -> list[float]:
+        if not passages:
+            return []
+        payload = {
+            "model": self.model,
+            "query": query,
+            "documents": passages,
+            "top_n": len(passages),
+        }
+        return self._parse(self._post(payload), len(passages))
+
+    def _post(self, payload: dict[str, Any]) -> bytes:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return bytes(response.read())
+        except urllib.error.HTTPError as err:
+            detail = err.read(300).decode("utf-8", "replace").strip() or err.reason
+            raise RerankError(f"reranker {self.url} answered HTTP {err.code}: {detail}") from None
+        except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as err:
+            reason = getattr(err, "reason", err)
+            if isinstance(reason, (socket.timeout, TimeoutError)):
+                raise RerankError(
+                    f"reranker {self.url} gave no answer within {self.timeout:g}s"
+                ) from None
+            raise RerankError(f"cannot connect to reranker {self.url} ({reason})") from None
+
+    def _parse(self, raw: bytes, expected: int) -> list[float]:
+        try:
+            data = json.loads(raw)
+            results = data.get("results", data.get("data")) if isinstance(data, dict) else None
+            if not isinstance(results, list):
+                raise ValueError("no 'results' list")
+            scores: list[float | None] = [None] * expected
+            for entry in results:
+                i = int(entry["index"])
+                value = entry.get("relevance_score", entry.get("score"))
+                if not 0 <= i < expected or value is None:
+                    raise ValueError(f"bad result {entry!r}")
+                scores[i] = float(value)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise RerankError(
+                f"reranker {self.url} sent an answer that is not a rerank result: {exc}"
+            ) from None
+        missing = [i for i, s in enumerate(scores) if s is None]
+        if missing:
+            raise RerankError(
+                f"reranker {self.url} scored {expected - len(missing)} of {expected} passages"
+            )
+        return [float(s) for s in scores if s is not None]
