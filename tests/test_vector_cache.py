@@ -95,3 +95,22 @@ def test_a_writers_commit_is_seen_and_stale_vectors_skipped(tmp_path: Path) -> N
         (tmp_path / "c.md").write_text("# C\n\nquinces in syrup\n")
         index_paths(db, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
         assert "c.md" in hits(held, "quinces in syrup", mode="vector")[0][0]
+
+
+def test_ties_at_the_kth_place_are_broken_as_vec0_breaks_them(tmp_path: Path) -> None:
+    """Thirty copies of one text have one vector: which of them make the k cut must be
+    the same in memory as in vec0's scan."""
+    for n in range(30):
+        (tmp_path / f"copy{n:02}.md").write_text("# Same\n\nrolling upgrades of the cluster\n")
+    (tmp_path / "other.md").write_text("# Other\n\nsomething else entirely\n")
+    db = tmp_path / "i.db"
+    index_paths(db, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+    with docql_sqlite.Index(db) as plain, docql_sqlite.Index(db, vectors_in_memory=True) as held:
+        for limit in (1, 3, 7):
+            expected = [
+                h["location"] for h in plain.search("rolling upgrades", mode="vector", limit=limit)
+            ]
+            got = [
+                h["location"] for h in held.search("rolling upgrades", mode="vector", limit=limit)
+            ]
+            assert got == expected and len(got) == limit
