@@ -126,7 +126,11 @@ def _key(hit: dict[str, Any]) -> str:
 def test_fused_modes_give_the_same_passages_in_order(
     engines: Any, text: str, mode: str, paths: Any
 ) -> None:
-    sqlite, postgres = _both(engines, text, mode=mode, limit=10, paths=paths)
+    # The documents channel of smart search (BM25 over whole documents, from FTS5's
+    # fts5vocab) runs on SQLite only so far: the comparison leaves it out on both
+    # engines (docs/scale-out.md, "What differs"); every other channel is compared.
+    weights = {"documents": 0.0} if mode == "smart" else {}
+    sqlite, postgres = _both(engines, text, mode=mode, limit=10, paths=paths, weights=weights)
     assert [h["location"] for h in postgres] == [h["location"] for h in sqlite]
     assert [h["snippet"] for h in postgres] == [h["snippet"] for h in sqlite]
 

@@ -16,6 +16,15 @@ import docql_sqlite
 from docql_sqlite.search import documents
 from docql_sqlite.search import terms as search_terms
 
+
+@pytest.fixture(autouse=True)
+def any_length(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """The channel's arithmetic is checked on short queries too; the look-up rule (fewer
+    than MIN_QUESTION_WORDS words skip the channel) has its own test."""
+    if request.node.name != "test_look_ups_skip_the_channel":
+        monkeypatch.setattr(documents, "MIN_QUESTION_WORDS", 1)
+
+
 # An FAQ-like answer spread over three sections (no section holds two of the question's
 # words), a long document that repeats two of them in one passage, and filler.
 DOCS = {
@@ -172,3 +181,15 @@ def test_code_files_are_left_to_the_code_channels(tmp_index) -> None:
         rows, notes = documents.channel(idx, search_terms.parse("kernel upgrade"), ())
     assert [r["path"] for r in rows] == ["docs/notes.md"]
     assert notes == ["BM25 over whole documents: 1 matched"]
+
+
+def test_look_ups_skip_the_channel(doc_index) -> None:
+    """One or two words are a name look-up: no document ranking; three make a question."""
+    for text, skipped in (
+        ("kernel", True),
+        ("kernel upgrade", True),
+        ("bootloader kernel upgrade", False),
+    ):
+        rows, notes = documents.channel(doc_index, search_terms.parse(text), ())
+        assert any("look-up" in n for n in notes) == skipped, (text, notes)
+        assert bool(rows) != skipped, (text, rows)

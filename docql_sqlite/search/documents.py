@@ -50,6 +50,8 @@ MAX_SHARE = 0.1  # a token in more than this share of the chunks is not looked u
 MIN_CHUNKS = 200  # … in an index big enough for shares to mean something
 PREFIX_WEIGHT = 0.5  # an occurrence through the stem prefix (upgrade for upgrades) counts half
 MIN_STEM = 4
+# Content words a query needs for this channel: fewer make a look-up, not a question.
+MIN_QUESTION_WORDS = 3
 MIN_TOKEN = 1  # characters ("R", "C" are names)
 VOCAB = "temp.docql_vocab"
 PREFIX_END = "\uffff"  # above every character a token can hold
@@ -216,6 +218,12 @@ def channel(
     tokens = query_tokens(terms)
     if not tokens:
         return [], []
+    words = sum(1 for t in tokens if not t.prefix)
+    if words < MIN_QUESTION_WORDS:
+        # One or two words are a look-up (`createReadStream`, `DocQLLexer tokens`): the
+        # passage and name channels find the definition; a document that mentions the
+        # name often would outrank it. Questions are longer.
+        return [], [f"not for a {words}-word look-up: the passage and name channels rank it"]
     ensure_vocab(index.conn)
     negated_terms = [t for t in terms if t.negated]
     negated = " OR ".join(t.fts for t in negated_terms) if negated_terms else None
