@@ -13,7 +13,6 @@ import json
 import os
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
@@ -27,11 +26,14 @@ from .options import (
     SearchOptions,
     with_overrides,
 )
-from .query import catalog, results
-from .query.compiler import Compiled, compile_query
+from .query import catalog
 
-if TYPE_CHECKING:  # ingest pulls in workers and HTTP: loaded only when indexing
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
+    from .query.compiler import Compiled
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +224,9 @@ class Index:
     ) -> Compiled:
         """Compile DocQL to SQL without running it. Pure: it reads no rows and loads no
         model (a query vector or term statistics are bound when the SQL runs)."""
+        # The DocQL compiler is imported by the first query, not by `get`, `toc` or `status`.
+        from .query.compiler import compile_query
+
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
@@ -233,6 +238,8 @@ class Index:
         self, query: str, options: QueryOptions | None = None, **overrides: Any
     ) -> QueryResult:
         """Run a DocQL query: its result items (dicts with the spec's fields, or values)."""
+        from .query import results
+
         opts = _query_options(options, overrides)
         compiled = self.compile(query, opts)
         with deadline.limit(opts.timeout):  # one limit for the SQL and the results stage
@@ -253,9 +260,12 @@ class Index:
                 for row in db.rows(self.conn, compiled.sql, params):
                     if clock is None:
                         yield row
-                    else:
-                        with clock.paused():
+                    else:  # pause/resume: a context manager per row costs ~10 % of a query
+                        clock.pause()
+                        try:
                             yield row
+                        finally:
+                            clock.resume()
             except db.SQLError as exc:
                 raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
@@ -327,9 +337,13 @@ class Index:
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:
-        from .search.docql import search_source
+        # The search package is imported when a query uses search(), not for every query.
+        def build(*args: Any) -> Any:
+            from .search.docql import search_source
 
-        return lambda *args: search_source(self, *args)
+            return search_source(self, *args)
+
+        return build
 
 
 def _no_document(name: str) -> LocationError:
