@@ -303,9 +303,13 @@ class Index:
         self, text: str, options: SearchOptions | None = None, **overrides: Any
     ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
-        from .search import api
+        from .search import api, vectors
 
-        return api.search(self, text, with_overrides(options, SearchOptions, overrides))
+        opts = with_overrides(options, SearchOptions, overrides)
+        if opts.mode != "bm25" and self.has_vectors:
+            # Every mode but bm25 embeds the query: load the model while the SQL runs.
+            vectors.start_loading(opts.model or db.get_meta(self.conn, vectors.KEY_MODEL) or "")
+        return api.search(self, text, opts)
 
     def context(
         self, question: str, options: ContextOptions | None = None, **overrides: Any
