@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
     from .query.compiler import Compiled
+    from .search.vectors import VectorCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +93,19 @@ class Index:
         *,
         readonly: bool = True,
         table_function: bool = True,
+        vectors_in_memory: bool = False,
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
-        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
+        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
+        `vectors_in_memory` is for long-lived processes: the vectors are read once into
+        memory and the nearest are found there (`search.vectors.VectorCache`)."""
         self.path = str(path)
         self.conn = db.connect(self.path, readonly=readonly)
+        self.vector_cache: VectorCache | None = None
+        if vectors_in_memory:
+            from .search.vectors import VectorCache
+
+            self.vector_cache = VectorCache()
         self._refresh()
         if table_function:
             from . import tvf
