@@ -41,11 +41,19 @@ def load_model(name: str) -> EmbeddingModel:
         return model
 
 
-def start_loading(name: str) -> threading.Thread:
+_loading_started: set[str] = set()
+
+
+def start_loading(name: str) -> threading.Thread | None:
     """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
     search overlaps the model load (a session for a real model: ~0.5 s) with its own
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
-    load if it is not done. A failure is left for that call to report."""
+    load if it is not done. A failure is left for that call to report. Once per name and
+    process (None after the first): a long-lived server does not start a thread per search."""
+    with _lock:
+        if name in _loading_started:
+            return None
+        _loading_started.add(name)
 
     def run() -> None:
         try:
