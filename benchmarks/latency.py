@@ -447,6 +447,13 @@ def main() -> None:
     )
     parser.add_argument("--db", type=Path, help="an existing index (default: the Markdown mix)")
     parser.add_argument("--roots", type=Path, nargs="*", help="the folders --db was built from")
+    parser.add_argument(
+        "--md-roots",
+        type=Path,
+        nargs="*",
+        help="with --db: the Markdown folders for the qmd search comparison (QMD's index of "
+        "them is kept in the cache's qmdhome-latency-md_mix)",
+    )
     parser.add_argument("--runs", type=int, default=20, help="in-process runs per query")
     parser.add_argument("--cli-runs", type=int, default=7, help="process runs per query")
     parser.add_argument(
@@ -477,7 +484,13 @@ def main() -> None:
             )
         elif args.db:
             result = measure(
-                args.db, args.roots or [], args.runs, args.cli_runs, md_roots=None, cwd=Path.cwd()
+                args.db,
+                args.roots or [],
+                args.runs,
+                args.cli_runs,
+                md_roots=args.md_roots or None,
+                qmd_home=bl.cache_dir() / "qmdhome-latency-md_mix",
+                cwd=Path.cwd(),
             )
         else:
             info = bl.manifest()

@@ -7,14 +7,11 @@ query text can change the database.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
-import urllib.parse
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
@@ -29,6 +26,9 @@ from .errors import (
     DocQLError,
     DocQLNote,
 )
+
+if TYPE_CHECKING:  # pathlib is imported where a schema file is read (the writer)
+    from pathlib import Path
 
 SCHEMA_VERSION = 5
 APPLICATION = "docql-sqlite"
@@ -186,6 +186,8 @@ class Connection(apsw.Connection):
 
 def sql_dir() -> Path:
     """Where the schema files are: inside the installed package, or the source tree's `sql/`."""
+    from pathlib import Path  # the writer's path only (a reader opens no schema file)
+
     packaged = Path(__file__).resolve().parent / "sql"
     if packaged.is_dir():
         return packaged
@@ -208,12 +210,12 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
     reader's owner and modes. A `DocQLNote` warning says so.
     """
     path = str(path)
-    if Path(path).is_dir():  # SQLite would say "disk I/O error"
+    if os.path.isdir(path):  # SQLite would say "disk I/O error"
         raise DatabaseError(
             f"'{path}' is a directory; an index is a file, such as {path.rstrip('/')}.db"
         )
     if readonly or not create:
-        if path != ":memory:" and not Path(path).exists():
+        if path != ":memory:" and not os.path.exists(path):
             raise DatabaseError(
                 f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
             )
@@ -266,6 +268,8 @@ def _open_immutable(path: str, reason: str) -> Connection:
                 f"the file, and {reason}; run any docql-sqlite command on it once where it can "
                 f"be written, or copy it (with its -wal file) somewhere writable"
             ) from None
+    import urllib.parse
+
     uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?immutable=1"
     conn = _open(uri, readonly=True, shown=path)
     warnings.warn(
@@ -428,6 +432,8 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
         check_version(conn, path)
     views = sql_dir() / "views.sql"
     views_sql = views.read_text(encoding="utf-8") if views.exists() else ""
+    import hashlib  # the writer's path only
+
     views_sha = hashlib.sha256(views_sql.encode()).hexdigest()
     if version == SCHEMA_VERSION and get_meta(conn, "views_sha256") == views_sha:
         # Up to date: write nothing, so a run that fails at once (a damaged file, a full

@@ -70,10 +70,18 @@ class Deadline:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        self.paused_at = time.monotonic()
+        self.pause()
         try:
             yield
         finally:
+            self.resume()
+
+    # `pause`/`resume` are `paused()` without a context manager object, for once per row.
+    def pause(self) -> None:
+        self.paused_at = time.monotonic()
+
+    def resume(self) -> None:
+        if self.paused_at is not None:
             self.at += time.monotonic() - self.paused_at
             self.paused_at = None
 

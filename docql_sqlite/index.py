@@ -13,7 +13,6 @@ import json
 import os
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
@@ -27,11 +26,14 @@ from .options import (
     SearchOptions,
     with_overrides,
 )
-from .query import catalog, results
-from .query.compiler import Compiled, compile_query
+from .query import catalog
 
-if TYPE_CHECKING:  # ingest pulls in workers and HTTP: loaded only when indexing
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
+    from .query.compiler import Compiled
     from .search.vectors import VectorCache
 
 
@@ -231,6 +233,9 @@ class Index:
     ) -> Compiled:
         """Compile DocQL to SQL without running it. Pure: it reads no rows and loads no
         model (a query vector or term statistics are bound when the SQL runs)."""
+        # The DocQL compiler is imported by the first query, not by `get`, `toc` or `status`.
+        from .query.compiler import compile_query
+
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
@@ -242,6 +247,8 @@ class Index:
         self, query: str, options: QueryOptions | None = None, **overrides: Any
     ) -> QueryResult:
         """Run a DocQL query: its result items (dicts with the spec's fields, or values)."""
+        from .query import results
+
         opts = _query_options(options, overrides)
         compiled = self.compile(query, opts)
         with deadline.limit(opts.timeout):  # one limit for the SQL and the results stage
@@ -262,9 +269,12 @@ class Index:
                 for row in db.rows(self.conn, compiled.sql, params):
                     if clock is None:
                         yield row
-                    else:
-                        with clock.paused():
+                    else:  # pause/resume: a context manager per row costs ~10 % of a query
+                        clock.pause()
+                        try:
                             yield row
+                        finally:
+                            clock.resume()
             except db.SQLError as exc:
                 raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
@@ -302,9 +312,13 @@ class Index:
         self, text: str, options: SearchOptions | None = None, **overrides: Any
     ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
-        from .search import api
+        from .search import api, vectors
 
-        return api.search(self, text, with_overrides(options, SearchOptions, overrides))
+        opts = with_overrides(options, SearchOptions, overrides)
+        if opts.mode != "bm25" and self.has_vectors:
+            # Every mode but bm25 embeds the query: load the model while the SQL runs.
+            vectors.start_loading(opts.model or db.get_meta(self.conn, vectors.KEY_MODEL) or "")
+        return api.search(self, text, opts)
 
     def context(
         self, question: str, options: ContextOptions | None = None, **overrides: Any
@@ -336,9 +350,13 @@ class Index:
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:
-        from .search.docql import search_source
+        # The search package is imported when a query uses search(), not for every query.
+        def build(*args: Any) -> Any:
+            from .search.docql import search_source
 
-        return lambda *args: search_source(self, *args)
+            return search_source(self, *args)
+
+        return build
 
 
 def _no_document(name: str) -> LocationError:

@@ -16,11 +16,9 @@ JSON, JSON lines and CSV carry every field whole. The two tables are for reading
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
@@ -44,8 +42,12 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+# One encoder for every item: json.dumps(..., default=...) builds a new one per call.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_json_default)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=_json_default)
+    return _ENCODER.encode(value)
 
 
 def table_width(stream: TextIO) -> int | None:
@@ -55,7 +57,10 @@ def table_width(stream: TextIO) -> int | None:
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     if stream.isatty():
-        return shutil.get_terminal_size((120, 24)).columns
+        try:  # not shutil.get_terminal_size: importing shutil costs every command start-up
+            return os.get_terminal_size(stream.fileno()).columns or 120
+        except (OSError, ValueError, AttributeError):
+            return 120
     return None
 
 
@@ -142,6 +147,8 @@ def _all_columns(rows: list[dict[str, Any]]) -> list[str]:
 def _write_csv(items: Iterator[Any], stream: TextIO) -> int:
     rows = [_as_dict(i) for i in items]
     columns = _all_columns(rows)
+    import csv  # imported for CSV output only: start-up time of every other command
+
     writer = csv.writer(stream)
     if rows:
         writer.writerow(columns)

@@ -8,7 +8,9 @@ casefolded beside the original where the two differ.
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 # Han, kana, Hangul, CJK symbols and compatibility ideographs, plus the supplementary planes.
 CJK_CHARS = (
@@ -16,20 +18,38 @@ CJK_CHARS = (
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003134f"
 )
-_CJK_ONE = re.compile(f"([{CJK_CHARS}])")
-CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
 
 
+# The CJK patterns are compiled on first use: the character class takes ~12 ms to
+# compile, which a structural query (that never needs them) would pay at start-up.
+@functools.cache
+def cjk_run() -> re.Pattern[str]:
+    """A run of CJK characters."""
+    return re.compile(f"[{CJK_CHARS}]+")
+
+
+@functools.cache
+def _cjk_one() -> re.Pattern[str]:
+    return re.compile(f"([{CJK_CHARS}])")
+
+
+def __getattr__(name: str) -> Any:
+    # `text.CJK_RUN`, as the search modules import it, compiled when first asked for.
+    if name == "CJK_RUN":
+        return cjk_run()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def has_cjk(text: str) -> bool:
-    return CJK_RUN.search(text) is not None
+    return not text.isascii() and cjk_run().search(text) is not None
 
 
 def fts_text(text: str) -> str:
     """The text as stored in FTS columns: a space around every CJK character."""
     if text.isascii():
         return text
-    return _CJK_ONE.sub(r" \1 ", text)
+    return _cjk_one().sub(r" \1 ", text)
 
 
 def fold(text: str) -> str:

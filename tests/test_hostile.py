@@ -149,7 +149,7 @@ def test_small_hostile_corpus(tmp_path: Path) -> None:
         assert seconds < 240, f"the small hostile corpus took {seconds:.0f}s"
         assert peak < 1500, f"peak {peak:.0f} MB"
         # a second run changes nothing: the same files fail again, or (unchanged since they
-        # failed, design B23) are skipped without being parsed again
+        # failed, design B27) are skipped without being parsed again
         again, _, _ = run_index(db, root, ".")
         assert (again["added"], again["updated"], again["removed"]) == (0, 0, 0)
         skips: dict[str, int] = again["skip_counts"]  # type: ignore[assignment]

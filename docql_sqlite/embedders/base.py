@@ -52,6 +52,11 @@ class EmbeddingModel(ABC):
 
     _fingerprint: str | None = None
 
+    def warm_up(self) -> None:
+        """Load what the first `embed` needs (a model file, a session) now, so that a
+        caller can do it ahead of time: a search starts it on a thread while its SQL runs.
+        Default: nothing to load."""
+
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> np.ndarray | list[list[float]]:
         """Embed one batch (at most `batch_size` texts), one row per text, in order."""

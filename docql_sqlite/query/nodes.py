@@ -12,25 +12,118 @@ and the render round trip need.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
-from decimal import Decimal
-from typing import Any, Union
+from typing import Any, ClassVar, Union, dataclass_transform
 
 OPS = ("==", "!=", "contains", "=~", "startswith", "endswith", ">", ">=", "<", "<=", "exists")
 LITERAL_KINDS = ("string", "number", "regex", "bool", "null")
+
+
+# Nodes behave as frozen dataclasses (keyword-only positions that are not compared, equality
+# and hashing over the other fields, a repr), but are not built with @dataclass: it writes
+# and compiles five methods per class at import, ~3.5M instructions each, and these 14
+# classes were a sixth of a structural query's start-up (docs/benchmarks.md). The methods
+# below are written once and read each class's field list.
+class Field:
+    """A node field: its name, default (`Field.MISSING`: none), whether equality and
+    hashing use it, and whether it is keyword-only."""
+
+    MISSING: ClassVar[Any] = object()
+    __slots__ = ("name", "default", "compare", "kw_only")
+
+    def __init__(self, default: Any = MISSING, compare: bool = True, kw_only: bool = False):
+        self.name = ""
+        self.default, self.compare, self.kw_only = default, compare, kw_only
+
+
+def field(*, default: Any = Field.MISSING, compare: bool = True, kw_only: bool = False) -> Any:
+    """Declare a node field with options (the `dataclasses.field` of nodes)."""
+    return Field(default, compare, kw_only)
+
+
+_field = field  # for Compare, whose `field` attribute hides the function
+
+
+def fields(node: Node | type[Node]) -> tuple[Field, ...]:
+    """The fields of a node (class), in declaration order, base classes' first."""
+    return node._fields
 
 
 # Positions are keyword-only and not compared: two trees that differ only in where they
 # were written are equal. (Spelled out each time: mypy reads `field(...)` calls only.)
 
 
-@dataclass(frozen=True, slots=True)
-class Node:
+@dataclass_transform(frozen_default=True, field_specifiers=(field, _field))
+class _NodeType(type):
+    """Collects each node class's fields from its annotations, and gives the class
+    `__slots__` for them (a metaclass: slots must exist when the class is made, and type
+    checkers then treat `Node` itself, not only its subclasses, as dataclass-like)."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _NodeType:
+        declared = []
+        for field_name in namespace.get("__annotations__", {}):
+            if field_name.startswith("_"):
+                continue  # ClassVars of Node
+            # The default moves into the Field: a slot cannot have a class attribute.
+            value = namespace.pop(field_name, Field.MISSING)
+            spec = value if isinstance(value, Field) else Field(value)
+            spec.name = field_name
+            declared.append(spec)
+        namespace["__slots__"] = tuple(f.name for f in declared)
+        cls = super().__new__(mcs, name, bases, namespace)
+        inherited: tuple[Field, ...] = getattr(bases[0], "_fields", ()) if bases else ()
+        every = (*inherited, *declared)
+        setattr(cls, "_fields", every)
+        setattr(cls, "_compared", tuple(f.name for f in every if f.compare))
+        setattr(cls, "__match_args__", tuple(f.name for f in every if not f.kw_only))
+        return cls
+
+
+class Node(metaclass=_NodeType):
     """Base of all nodes. `offset`: where the node starts in the query (0-based)."""
 
+    _fields: ClassVar[tuple[Field, ...]]
+    _compared: ClassVar[tuple[str, ...]]
     offset: int = field(default=0, compare=False, kw_only=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        positional = [f for f in self._fields if not f.kw_only]
+        if len(args) > len(positional):
+            raise TypeError(f"{type(self).__name__}() takes {len(positional)} positional arguments")
+        given = dict(zip((f.name for f in positional), args))
+        for name in kwargs:
+            if name in given or name not in {f.name for f in self._fields}:
+                raise TypeError(f"{type(self).__name__}() got an unexpected argument {name!r}")
+        given.update(kwargs)
+        for f in self._fields:
+            if f.name in given:
+                value = given[f.name]
+            elif f.default is not Field.MISSING:
+                value = f.default
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {f.name!r}")
+            object.__setattr__(self, f.name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: nodes are frozen")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: nodes are frozen")
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self._compared)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.__class__.__name__, *self._key()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._fields)
+        return f"{type(self).__name__}({shown})"
 
     def to_dict(self, *, positions: bool = False) -> dict[str, Any]:
         """A JSON-ready dict with a "node" key naming the class.
@@ -57,7 +150,6 @@ def _plain(value: Any, positions: bool) -> Any:
 # ---- values ---------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class Regex(Node):
     """A regex literal. `pattern` as written between the slashes; `flags` ⊆ "ims", in that order."""
 
@@ -65,7 +157,6 @@ class Regex(Node):
     flags: str = ""
 
 
-@dataclass(frozen=True, slots=True)
 class Literal(Node):
     """A value or argument. `kind` is one of LITERAL_KINDS.
 
@@ -82,7 +173,6 @@ class Literal(Node):
 # ---- filter expressions ---------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class Compare(Node):
     """`@.field op value`, or `@.field` alone (op "exists", value None).
 
@@ -93,25 +183,22 @@ class Compare(Node):
     field: str
     op: str
     value: Literal | None = None
-    field_offset: int = dataclasses.field(default=0, compare=False, kw_only=True)
-    op_offset: int | None = dataclasses.field(default=None, compare=False, kw_only=True)
+    field_offset: int = _field(default=0, compare=False, kw_only=True)
+    op_offset: int | None = _field(default=None, compare=False, kw_only=True)
 
 
-@dataclass(frozen=True, slots=True)
 class And(Node):
     """`a && b && ...` (two or more items, as written; parenthesised groups stay nested)."""
 
     items: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Or(Node):
     """`a || b || ...` (two or more items)."""
 
     items: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True)
 class Not(Node):
     """`!item`. `offset` is the '!'."""
 
@@ -124,14 +211,12 @@ Expr = Union[Compare, And, Or, Not]
 # ---- steps ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
 class Property(Node):
     """`.name`. `offset` is the name (not the dot), for "unknown root/field" errors."""
 
     name: str
 
 
-@dataclass(frozen=True, slots=True)
 class Call(Node):
     """`.name(args)`. `offset` is the name. Args are string, number or regex literals."""
 
@@ -139,19 +224,16 @@ class Call(Node):
     args: tuple[Literal, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
 class Wildcard(Node):
     """`[*]`. `offset` is the '['."""
 
 
-@dataclass(frozen=True, slots=True)
 class Position(Node):
     """`[n]`, n may be negative. `offset` is the '['."""
 
     value: int
 
 
-@dataclass(frozen=True, slots=True)
 class Slice(Node):
     """`[start:stop]`, Python-style; either bound may be None. `offset` is the '['."""
 
@@ -159,7 +241,6 @@ class Slice(Node):
     stop: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class Filter(Node):
     """`[?(expr)]` or `[?expr]`. `offset` is the '['."""
 
@@ -169,7 +250,6 @@ class Filter(Node):
 Step = Union[Property, Call, Wildcard, Position, Slice, Filter]
 
 
-@dataclass(frozen=True, slots=True)
 class Query(Node):
     """`$` followed by steps. `source` is the query text, for error carets."""
 
@@ -251,6 +331,8 @@ def _render_literal(value: Any, kind: str) -> str:
     if isinstance(value, float):
         # The grammar has no exponents: print the shortest round-tripping digits in
         # plain positional form, and keep a '.' so the value stays a float.
+        from decimal import Decimal  # rendering only: not a cost of every parse
+
         digits = format(Decimal(repr(value)), "f")
         return digits if "." in digits else digits + ".0"
     return str(value)

@@ -41,6 +41,31 @@ def load_model(name: str) -> EmbeddingModel:
         return model
 
 
+_loading_started: set[str] = set()
+
+
+def start_loading(name: str) -> threading.Thread | None:
+    """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
+    search overlaps the model load (a session for a real model: ~0.5 s) with its own
+    SQL; the query's `load_model(name)` then gets the same instance, and waits for the
+    load if it is not done. A failure is left for that call to report. Once per name and
+    process (None after the first): a long-lived server does not start a thread per search."""
+    with _lock:
+        if name in _loading_started:
+            return None
+        _loading_started.add(name)
+
+    def run() -> None:
+        try:
+            load_model(name).warm_up()
+        except Exception:  # noqa: BLE001 - the query's own load raises it, with context
+            pass
+
+    thread = threading.Thread(target=run, name="docql-model-load", daemon=True)
+    thread.start()
+    return thread
+
+
 def stored_meta(conn: db.Connection) -> dict[str, str]:
     """The embedding rows of `meta` ({} when the index has no vectors)."""
     keys = (KEY_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT)

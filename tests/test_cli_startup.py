@@ -1,0 +1,147 @@
+"""What a CLI process imports: the start-up cost of every command (issue 12, goal ≤ 100 ms
+for a structural query end to end) is mostly imports, so this pins the import graph of
+the cheap commands. No timing: each case runs the real console entry point in a fresh
+interpreter and lists `sys.modules` once the command has finished.
+
+Heavy for a structural query (docs/benchmarks.md has the instruction counts):
+- the search package (terms, CJK patterns, ranking) and the embedders (ONNX, numpy);
+- ingest (parsers, workers), the MCP agent, the server, `dbapi` (ctypes) and `tvf`;
+- stdlib modules only other paths need: socket, ctypes, csv, decimal, hashlib, tempfile,
+  urllib, shutil and pathlib.
+`get`, `toc` and `status` also leave out the DocQL parser and compiler.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Runs the console script's `main()` and, at exit, prints the imported module names.
+RUNNER = (
+    "import atexit, json, sys\n"
+    "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+    "sys.argv = ['docql-sqlite'] + sys.argv[1:]\n"
+    "from docql_sqlite.cli import main\n"
+    "main()\n"
+)
+
+HEAVY_PACKAGES = (
+    "docql_sqlite.search",
+    "docql_sqlite.embedders",
+    "docql_sqlite.ingest",
+    "docql_sqlite.agent",
+    "docql_sqlite.pg",
+    "docql_sqlite.datasette_plugin",
+    "onnxruntime",
+    "numpy",
+    "sqlite_vec",
+    "tokenizers",
+)
+HEAVY_MODULES = (
+    "docql_sqlite.dbapi",
+    "docql_sqlite.tvf",
+    "docql_sqlite.cli.serve",
+    "docql_sqlite.cli.mcp",
+    "docql_sqlite.cli.copy",
+    "docql_sqlite.cli.searching",
+    "socket",
+    "ctypes",
+    "csv",
+    "decimal",
+    "hashlib",
+    "tempfile",
+    "urllib.parse",
+    "shutil",
+    "pathlib",
+)
+DOCQL_COMPILER = ("docql_sqlite.query.parser", "docql_sqlite.query.compiler")
+
+
+def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    # Run from / so that `-c` finds the installed package, not whatever the cwd holds.
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, timeout=120, cwd="/"
+    )
+    marker = done.stderr.rfind("MODULES ")
+    assert marker >= 0, done.stderr[-2000:]
+    return done, set(json.loads(done.stderr[marker + len("MODULES ") :]))
+
+
+def heavy(modules: set[str]) -> list[str]:
+    return sorted(
+        m
+        for m in modules
+        if m in HEAVY_MODULES or any(m == p or m.startswith(p + ".") for p in HEAVY_PACKAGES)
+    )
+
+
+def test_the_runner_sees_imports(corpus_db: Path) -> None:
+    # A broken runner (no module list, or one that never ran the command) would make
+    # the cases below pass vacuously: a search must show the search package.
+    done, modules = imported("search", str(corpus_db), "install", "--mode", "bm25", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])
+    assert "docql_sqlite.search.api" in modules and "click" in modules
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "$.toc[?(@.level==1)]",
+        "$.toc[0:10]",
+        '$.files[?(@.name~="md")].toc',
+        '$.code.classes[?(@.name~="a")]',
+        '$.content.grep("install")',
+        '$.content.heading("install")',
+    ],
+)
+def test_a_structural_query_imports_nothing_heavy(corpus_db: Path, query: str) -> None:
+    done, modules = imported("query", str(corpus_db), query, "--json")
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)  # the query really ran and printed its items
+    assert "docql_sqlite.query.compiler" in modules
+    assert heavy(modules) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status", "{db}", "--json"],
+        ["toc", "{db}", "--json"],
+        ["get", "{db}", "{path}:1-3", "--json"],
+    ],
+)
+def test_get_toc_status_import_no_compiler(corpus_db: Path, args: list[str]) -> None:
+    import docql_sqlite
+
+    with docql_sqlite.open(corpus_db) as idx:
+        path = idx.documents()[0]["path"]
+    done, modules = imported(*(a.format(db=corpus_db, path=path) for a in args))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)
+    assert heavy(modules) == []
+    assert [m for m in DOCQL_COMPILER if m in modules] == []
+
+
+def test_help_still_lists_every_command() -> None:
+    # Commands load lazily; --help must still show each one's help line.
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    from docql_sqlite.cli import COMMANDS
+
+    listed = {line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line}
+    assert listed == set(COMMANDS)
+
+
+def test_an_unknown_command_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "qurey", "x.db"], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "No such command 'qurey'" in done.stderr
