@@ -78,6 +78,10 @@ class Dialect:
         """A text sort key in code-point order (SQLite's BINARY collation)."""
         return expr
 
+    def positional(self, sql: str) -> str:
+        """`sql` written with `?` markers (the catalog's), spelled for this engine's driver."""
+        return sql
+
 
 class PostgresDialect(Dialect):
     """PostgreSQL 16 (+ pgvector), as created by sql/postgres/."""
@@ -129,6 +133,11 @@ class PostgresDialect(Dialect):
 
     def sort_key(self, expr: str) -> str:
         return f'{expr} COLLATE "C"'
+
+    def positional(self, sql: str) -> str:
+        # psycopg: `%s` markers, and a literal `%` doubled (the catalog's SQL has no `?`
+        # inside its string literals).
+        return sql.replace("%", "%%").replace("?", "%s")
 
 
 def glob_to_regex(pattern: str) -> str:
