@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -234,6 +235,7 @@ def main() -> None:
             out["latency_postgres"] = _latency(pg_index, runs)
     finally:
         server.cleanup()
+        shutil.rmtree(work, ignore_errors=True)
     bl.write_json(args.json_out, out)
     _print(out)
 
