@@ -392,3 +392,20 @@ def test_embed_into_pgvector_gives_sqlite_vec_values(pg_server: Any, tmp_index: 
 def _float32(values: list[float]) -> list[float]:
     """PostgreSQL prints a real in its shortest form: back to the exact float32 value."""
     return list(struct.unpack(f"<{len(values)}f", struct.pack(f"<{len(values)}f", *values)))
+
+
+def test_cli_index_and_embed_into_a_url(pg_server: Any, tmp_index: Any) -> None:
+    tmp_index.write("a.md", "# Alpha\n\nThe quick brown fox.\n")
+    tmp_index.write("b.md", "# Beta\n\nLazy dogs.\n")
+    url = fresh_database(pg_server)
+    indexed = _cli("index", url, "docs", cwd=tmp_index.root)
+    assert indexed.returncode == 0, indexed.stderr
+    assert json.loads(indexed.stdout)[0]["added"] == 2
+    embedded = _cli("embed", url, "--model", "hash:32", cwd=tmp_index.root)
+    assert embedded.returncode == 0, embedded.stderr
+    report = json.loads(embedded.stdout)[0]
+    assert (report["model"], report["dimensions"], report["embedded"]) == ("hash:32", 32, 2)
+    status = json.loads(_cli("status", url).stdout)[0]
+    assert status["embedding_model"] == "hash:32" and status["chunks"] == 2
+    watch = _cli("index", url, "docs", "--watch", cwd=tmp_index.root)
+    assert watch.returncode == 2 and "--watch keeps a file current" in watch.stderr
