@@ -43,6 +43,7 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
             conn.rollback()
             _check(db_version, url)
         elif create:
+            _refuse_standby(conn, url)
             migrate(conn)
         else:
             _check(stored_version(conn), url)
@@ -51,6 +52,17 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
         conn.close()
         raise
     return conn
+
+
+def _refuse_standby(conn: psycopg.Connection, url: str) -> None:
+    """A hot standby replays its primary's WAL and takes no writes: say so plainly."""
+    standby = conn.execute("SELECT pg_is_in_recovery()").fetchone()
+    conn.rollback()
+    if standby and standby[0]:
+        raise DatabaseError(
+            f"{safe_url(url)} is a read-only standby (in recovery); write to its primary, "
+            f"or read from this one"
+        )
 
 
 def _check(version: int | None, url: str) -> None:
