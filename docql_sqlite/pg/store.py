@@ -163,13 +163,14 @@ def replace_document(conn: psycopg.Connection, parsed: Parsed) -> int:
     marks = ", ".join("%s" for _ in values)
     row = conn.execute(
         f"INSERT INTO documents(id, {DOCUMENT_COLUMNS}) VALUES (nextval('documents_id_seq'), "
-        f"{marks}) ON CONFLICT (uri) DO UPDATE SET {updates} RETURNING id".encode(),
+        f"{marks}) ON CONFLICT (uri) DO UPDATE SET {updates} RETURNING id, xmax = 0".encode(),
         values,
     ).fetchone()
     assert row is not None  # INSERT … RETURNING always returns the row
-    doc_id = int(row[0])
-    for table in DEPENDENT_TABLES:
-        conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
+    doc_id, inserted = int(row[0]), bool(row[1])  # xmax = 0: a new row, nothing to delete
+    if not inserted:
+        for table in DEPENDENT_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
     section_ids = _insert_sections(conn, doc_id, parsed.section_rows)
     _insert_chunks(conn, doc_id, parsed.chunk_rows, section_ids)
     _insert_extras(conn, doc_id, parsed)
