@@ -126,20 +126,43 @@ def pct(values: list[float], p: float) -> float:
     return round(1000 * ordered[min(len(ordered) - 1, int(p * len(ordered)))], 1)
 
 
+Call = tuple[str, dict[str, Any]]
+
+
+def plans(searches: list[str], queries: list[str]) -> list[tuple[str, list[Call]]]:
+    return [
+        ("status (the transport's floor)", [("status", {})] * len(queries)),
+        ("search smart", [("search", {"query": q, "limit": 10}) for q in searches]),
+        (
+            "search hybrid",
+            [("search", {"query": q, "limit": 10, "mode": "hybrid"}) for q in searches],
+        ),
+        ("docql_query", [("docql_query", {"query": q}) for q in queries]),
+    ]
+
+
+def figures(
+    label: str, times: list[float], cpu: tuple[float, float], errors: int, chars: int
+) -> dict[str, Any]:
+    calls = max(1, len(times))
+    return {
+        "what": label,
+        "calls": len(times),
+        "p50 ms": pct(times, 0.5),
+        "p95 ms": pct(times, 0.95),
+        "server CPU ms/call": round(1000 * cpu[0] / calls, 1),
+        "client CPU ms/call": round(1000 * cpu[1] / calls, 1),
+        "errors": errors,
+        "mean chars": round(chars / calls),
+    }
+
+
 async def measure(url: str, searches: list[str], queries: list[str]) -> list[dict[str, Any]]:
+    """Through the SDK's own client (`ClientSession`), as an agent built on it calls."""
     rows: list[dict[str, Any]] = [{"what": "load average", "1 min": os.getloadavg()[0]}]
     async with http_session(url) as (session, _):
         await session.call_tool("search", {"query": "warm up", "limit": 1})  # first-call costs
-        plans = [
-            ("status (the transport's floor)", [("status", {})] * len(queries)),
-            ("search smart", [("search", {"query": q, "limit": 10}) for q in searches]),
-            (
-                "search hybrid",
-                [("search", {"query": q, "limit": 10, "mode": "hybrid"}) for q in searches],
-            ),
-            ("docql_query", [("docql_query", {"query": q}) for q in queries]),
-        ]
-        for label, calls in plans:
+        for label, calls in plans(searches, queries):
             times, errors, chars = [], 0, 0
             cpu_server, cpu_client = server_cpu(url), time.process_time()
             for name, arguments in calls:
@@ -148,22 +171,64 @@ async def measure(url: str, searches: list[str], queries: list[str]) -> list[dic
                 times.append(time.perf_counter() - started)
                 errors += bool(reply.is_error)
                 chars += len(text(reply))
-            rows.append(
-                {
-                    "what": f"MCP {label} over HTTP",
-                    "calls": len(times),
-                    "p50 ms": pct(times, 0.5),
-                    "p95 ms": pct(times, 0.95),
-                    "server CPU ms/call": round(
-                        1000 * (server_cpu(url) - cpu_server) / max(1, len(times)), 1
-                    ),
-                    "client CPU ms/call": round(
-                        1000 * (time.process_time() - cpu_client) / max(1, len(times)), 1
-                    ),
-                    "errors": errors,
-                    "mean chars": round(chars / max(1, len(times))),
-                }
+            cpu = (server_cpu(url) - cpu_server, time.process_time() - cpu_client)
+            rows.append(figures(f"MCP {label} over HTTP", times, cpu, errors, chars))
+    return rows
+
+
+def measure_plain(url: str, searches: list[str], queries: list[str]) -> list[dict[str, Any]]:
+    """The same calls as plain JSON-RPC POSTs on one keep-alive connection (the standard
+    library's http.client): what the server itself costs a client, without the SDK
+    client's own ~5 ms of CPU a call (pydantic models, anyio streams, task groups), which
+    no server can remove."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from mcp_types import LATEST_PROTOCOL_VERSION
+
+    where = urlsplit(url)
+    connection = http.client.HTTPConnection(where.hostname, where.port, timeout=60)
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+    def post(message: dict[str, Any]) -> tuple[int, dict[str, Any], Any]:
+        connection.request("POST", where.path, json.dumps(message).encode(), headers)
+        response = connection.getresponse()
+        body = response.read()
+        return response.status, dict(response.getheaders()), json.loads(body) if body else None
+
+    hello = {
+        "protocolVersion": LATEST_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "mcp-latency", "version": "1"},
+    }
+    _, answer_headers, answer = post(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello}
+    )
+    session = {k.lower(): v for k, v in answer_headers.items()}["mcp-session-id"]
+    headers |= {
+        "mcp-session-id": session,
+        "mcp-protocol-version": answer["result"]["protocolVersion"],
+    }
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    rows: list[dict[str, Any]] = []
+    for label, calls in plans(searches, queries):
+        times, errors, chars = [], 0, 0
+        cpu_server, cpu_client = server_cpu(url), time.process_time()
+        for n, (name, arguments) in enumerate(calls, start=1):
+            call = {"name": name, "arguments": arguments}
+            started = time.perf_counter()
+            status, _, reply = post(
+                {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": call}
             )
+            times.append(time.perf_counter() - started)
+            result = (reply or {}).get("result", {})
+            errors += status != 200 or bool(result.get("isError", True))
+            chars += sum(len(c.get("text", "")) for c in result.get("content", []))
+        cpu = (server_cpu(url) - cpu_server, time.process_time() - cpu_client)
+        rows.append(
+            figures(f"MCP {label} over HTTP, plain JSON-RPC client", times, cpu, errors, chars)
+        )
+    connection.close()
     return rows
 
 
@@ -208,6 +273,7 @@ def main() -> None:
         ]
         with http_server(db, cwd=base) as url:
             rows += anyio.run(measure, url + "/mcp", searches, queries)
+            rows += measure_plain(url + "/mcp", searches, queries)
     if args.json:
         print(json.dumps(rows, indent=1))
     else:

@@ -50,6 +50,7 @@ WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
     apsw.CantOpenError,
 )
 DiskFullError = apsw.FullError
+READER_MMAP_BYTES = 1 << 30  # address space, not memory: pages are the OS's file cache
 
 
 # -- SQLite's complaints about the file, as DatabaseError messages ----------------------
@@ -270,7 +271,13 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
         if not readonly:
             _refuse_foreign_file(conn, shown, create)
         conn.execute("PRAGMA foreign_keys = ON")
-        if not readonly:
+        if readonly:
+            # Readers scan the vec0 and FTS pages of every search: mapped, SQLite reads
+            # them in place instead of copying each page into its cache (smart search
+            # ~12% less CPU on the 10 MB mix). The writer never shrinks the file (no
+            # VACUUM), the case where a mapping is unsafe across processes.
+            conn.execute(f"PRAGMA mmap_size = {READER_MMAP_BYTES}")
+        else:
             # Large pages waste less space around chunk-sized rows; only a new file takes it.
             conn.execute("PRAGMA page_size = 16384")
             conn.execute("PRAGMA journal_mode = WAL")

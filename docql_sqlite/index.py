@@ -37,6 +37,7 @@ from .query.dialect import POSTGRES, SQLITE, Dialect
 if TYPE_CHECKING:  # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
     from .pg.engine import PostgresEngine
+    from .search.vectors import VectorCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,12 +98,16 @@ class Index:
         *,
         readonly: bool = True,
         table_function: bool = True,
+        vectors_in_memory: bool = False,
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
-        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up)."""
+        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
+        `vectors_in_memory` is for long-lived processes: the vectors are read once into
+        memory and the nearest are found there (`search.vectors.VectorCache`)."""
         self.path = str(path)
         self.postgres: PostgresEngine | None = None
         self.dialect: Dialect = SQLITE
+        self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
         if is_postgres_url(self.path):
             self.postgres = _postgres_engine(self.path)
             self.conn: Any = self.postgres.conn
@@ -110,6 +115,10 @@ class Index:
             self._refresh()
             return  # no docql() table function: that is SQLite SQL
         self.conn = db.connect(self.path, readonly=readonly)
+        if vectors_in_memory:
+            from .search.vectors import VectorCache
+
+            self.vector_cache = VectorCache()
         self._refresh()
         if table_function:
             from . import tvf

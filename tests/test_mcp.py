@@ -657,14 +657,11 @@ def test_latency_benchmark_smoke() -> None:
     assert rows[0]["documents"] == 7  # datasets/zh + datasets/code/python
     assert rows[1]["what"] == "load average"
     timed = {r["what"]: r for r in rows[2:]}
+    labels = ("status (the transport's floor)", "search smart", "search hybrid", "docql_query")
     assert set(timed) == {
-        f"MCP {label} over HTTP"
-        for label in (
-            "status (the transport's floor)",
-            "search smart",
-            "search hybrid",
-            "docql_query",
-        )
+        f"MCP {label} over HTTP{client}"
+        for label in labels
+        for client in ("", ", plain JSON-RPC client")
     }
     for row in timed.values():
         assert row["calls"] == 2 and row["errors"] == 0 and row["p50 ms"] > 0

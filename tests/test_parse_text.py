@@ -114,3 +114,27 @@ def test_notebook() -> None:
 def test_corrupt_notebook(text: str) -> None:
     with pytest.raises(IngestError, match=r"^corrupt notebook: "):
         parse_notebook(text, "bad.ipynb")
+
+
+def test_configuration_files_are_indexed_as_text_and_json_is_not(tmp_index) -> None:
+    """An OpenAPI YAML or a TOML config is searchable (people ask where a route or a port
+    is defined); JSON stays out (lock files, data dumps)."""
+    tmp_index.write_many(
+        {
+            "api/swagger.yaml": "paths:\n  /containers/json:\n    get:\n      summary: List containers\n",
+            "compose.yml": "services:\n  web:\n    ports: ['8080:80']\n",
+            "pyproject.toml": "[tool.ruff]\nline-length = 100\n",
+            "setup.cfg": "[metadata]\nname = demo\n",
+            "package-lock.json": '{"lockfileVersion": 3}\n',
+        }
+    )
+    report = tmp_index.index()
+    names = ("api/swagger.yaml", "compose.yml", "pyproject.toml", "setup.cfg")
+    assert sorted(tmp_index.paths()) == [f"docs/{n}" for n in names]
+    assert report.summary()["failed"] == 0
+    import docql_sqlite
+
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("List containers", mode="bm25", limit=3)
+        assert hits and hits[0]["path"] == "docs/api/swagger.yaml"
+        assert {d["format"] for d in idx.documents()} == {"text"}

@@ -101,7 +101,8 @@ class Tools:
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
         self._lock = threading.RLock()
-        self._index: Index = Index(db_path)
+        # A server answers many searches: the vectors are worth holding in memory.
+        self._index: Index = Index(db_path, vectors_in_memory=True)
 
     def close(self) -> None:
         with self._lock:
@@ -110,7 +111,7 @@ class Tools:
     def reopen(self) -> None:
         """See what the writer wrote, including vectors that appeared (watch mode)."""
         with self._lock:
-            fresh = Index(self.db_path)
+            fresh = Index(self.db_path, vectors_in_memory=True)
             self._index.close()
             self._index = fresh
 

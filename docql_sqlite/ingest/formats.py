@@ -94,7 +94,13 @@ def _register_builtins() -> None:
     register("html", f"{package}.html", ("html", "htm", "xhtml"))
     register("pdf", f"{package}.pdf", ("pdf",))
     register("docx", f"{package}.docx", ("docx",))
-    register("text", f"{package}.plaintext", ("txt", "text", "log"))
+    # Configuration and API-description files are read as text: people ask where a port
+    # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
+    register(
+        "text",
+        f"{package}.plaintext",
+        ("txt", "text", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"),
+    )
     register("notebook", f"{package}.notebook", ("ipynb",))
     register("code", f"{package}.code", code_extensions())
 

@@ -77,7 +77,7 @@ def _query_vector(index: Any, q: str, params: Params) -> str:
     conn = index.conn
     vector = Deferred(
         f"the vector of {q!r} by the index's embedding model",
-        lambda: vectors.vector_json(vectors.query_model(conn), q),
+        lambda: vectors.vector_json(vectors.query_vector(vectors.query_model(conn), q)),
     )
     return f"vec_f32({params.add(vector)})"
 

@@ -8,7 +8,7 @@ hits are marked `**like this**`; `group="file"` keeps the best passage of each f
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +34,7 @@ class Request:
     model: str | None = None
     rrf_k: int = sqlbuild.RRF_K
     weights: dict[str, float] = field(default_factory=dict)
-    intent: list[re.Pattern[str]] = field(default_factory=list)
+    intent: list[snippets.TermPattern] = field(default_factory=list)
 
     @property
     def fetch(self) -> int:
@@ -96,11 +96,17 @@ def add_vector(
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
         model = vectors.query_model(index.conn, opts.model)
-        vector = vectors.vector_json(model, text, kind)
-    plan.vector = f"vec_f32({params.add(vector)})"
+        vector = vectors.query_vector(model, text, kind)
+    plan.vector = f"vec_f32({params.add(vectors.vector_json(vector))})"
     stale = stats.stale_vectors(index.conn, index.path)
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
+    cache = getattr(index, "vector_cache", None)
+    if cache is not None and plan.scope == "1":
+        nearest = cache.knn(index.conn, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
+        if nearest is not None:
+            plan.nearest = json.dumps(nearest)
+            plan.notes.append("vector: nearest found in memory (this process holds the vectors)")
     plan.notes.append(
         f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale "
         f"vectors "
@@ -145,7 +151,7 @@ def run_plan(
 
 
 def item(
-    row: dict[str, Any], pats: list[re.Pattern[str]], opts: Request, *, snippet: bool = True
+    row: dict[str, Any], pats: list[snippets.TermPattern], opts: Request, *, snippet: bool = True
 ) -> dict[str, Any]:
     """A result item from a ranked row: the passage, its score and a marked snippet."""
     out = {

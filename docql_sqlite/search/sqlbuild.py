@@ -59,6 +59,9 @@ class Plan:
     depth: int | None = None  # rows kept per list (None: every BM25 match)
     min_hits: int = 10  # fewer AND hits than this → OR fallback
     vec_k: int | Callable[[], int] = 50  # a callable: looked up when the statement runs
+    # The nearest vectors as JSON [[id, distance], …], found in memory (`VectorCache`):
+    # then vec_raw reads them instead of scanning vec0.
+    nearest: str | None = None
     rrf_k: int = RRF_K
     w_fts: float = 1.0
     w_vec: float = 1.0
@@ -186,13 +189,19 @@ def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     if plan.scope != "1":
         # Metadata filter inside vec0: the KNN itself only considers chunks in scope.
         pushed = f" AND doc_id IN (SELECT d.id FROM documents d WHERE {plan.scope})"
+    if plan.nearest is not None:
+        raw = (
+            "SELECT value ->> 0 AS id, value ->> 1 AS distance FROM "
+            f"json_each({params.add(plan.nearest)})"
+        )
+    else:
+        raw = (
+            f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {plan.vector} "
+            f"AND k = {k}{pushed}"
+        )
     return [
         # MATERIALIZED: a flattened CTE would hand vec0 the window's ORDER BY, which it refuses.
-        (
-            "vec_raw",
-            f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {plan.vector} "
-            f"AND k = {k}{pushed}",
-        ),
+        ("vec_raw", raw),
         (
             "vec_ranked",
             "SELECT r.id, r.distance, row_number() OVER (ORDER BY r.distance, r.id) AS rank FROM "

@@ -1,0 +1,97 @@
+"""The in-memory nearest search of long-lived processes (`Index(vectors_in_memory=True)`,
+`search.vectors.VectorCache`) gives what vec0 gives: the same passages in the same order
+with the same scores (float rounding aside), for every mode that uses vectors; it sees a
+writer's new vectors, skips stale ones as vec0's path does, and leaves path-scoped
+searches to vec0."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite import IngestOptions
+from docql_sqlite.index import embed
+from docql_sqlite.index import index as index_paths
+
+REPO = Path(__file__).resolve().parents[1]
+QUERIES = [
+    "how is authentication configured",
+    "架构 设计",
+    "parse the command line arguments",
+    "DocQLLexer tokens",
+    "stream backpressure",
+    "数据库 连接",
+    "zzzz qqqq",  # no term matches: the vector list alone
+]
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cache") / "e.db"
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
+    finally:
+        os.chdir(old)
+    assert embed(path, "hash")["embedded"] > 0
+    return path
+
+
+def hits(index: docql_sqlite.Index, text: str, **options: object) -> list[tuple[str, float]]:
+    return [(h["location"], h["score"]) for h in index.search(text, limit=10, **options)]
+
+
+def same(a: list[tuple[str, float]], b: list[tuple[str, float]]) -> bool:
+    return [x for x, _ in a] == [x for x, _ in b] and all(
+        abs(s - t) < 1e-5 for (_, s), (_, t) in zip(a, b, strict=True)
+    )
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid", "smart"])
+def test_memory_and_vec0_give_the_same_hits(embedded: Path, mode: str) -> None:
+    with (
+        docql_sqlite.Index(embedded) as plain,
+        docql_sqlite.Index(embedded, vectors_in_memory=True) as held,
+    ):
+        for text in QUERIES:
+            expected, got = hits(plain, text, mode=mode), hits(held, text, mode=mode)
+            assert expected, text
+            assert same(expected, got), (mode, text, expected[:3], got[:3])
+        explained = held.search(QUERIES[0], mode="vector", limit=3, explain=True)
+        assert any("in memory" in n for n in explained[0]["explain"]["plan"]["notes"])
+
+
+def test_paths_are_left_to_vec0(embedded: Path) -> None:
+    with (
+        docql_sqlite.Index(embedded) as plain,
+        docql_sqlite.Index(embedded, vectors_in_memory=True) as held,
+    ):
+        scoped = {"paths": ("datasets/zh/**",), "mode": "vector"}
+        assert same(hits(plain, "架构", **scoped), hits(held, "架构", **scoped))
+        notes = held.search("架构", limit=3, explain=True, **scoped)[0]["explain"]["plan"]["notes"]
+        assert not any("in memory" in n for n in notes)
+
+
+def test_a_writers_commit_is_seen_and_stale_vectors_skipped(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\napples and pears\n")
+    (tmp_path / "b.md").write_text("# B\n\nbananas and cherries\n")
+    db = tmp_path / "i.db"
+    index_paths(db, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+    with docql_sqlite.Index(db, vectors_in_memory=True) as held:
+        before = hits(held, "apples and pears", mode="vector")
+        assert "a.md" in before[0][0]
+        # The writer changes a.md and leaves its vectors alone: its old vector is stale.
+        (tmp_path / "a.md").write_text("# A\n\nplums only now\n")
+        index_paths(db, [str(tmp_path)], IngestOptions(workers=0, update_vectors=False))
+        with docql_sqlite.Index(db) as plain:
+            expected = hits(plain, "apples and pears", mode="vector")
+        assert same(hits(held, "apples and pears", mode="vector"), expected)
+        assert all("a.md" not in location for location, _ in expected)
+        # New vectors (a third file, embedded in the write path) are found at once.
+        (tmp_path / "c.md").write_text("# C\n\nquinces in syrup\n")
+        index_paths(db, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+        assert "c.md" in hits(held, "quinces in syrup", mode="vector")[0][0]
