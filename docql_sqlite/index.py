@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,13 +28,16 @@ from .options import (
     SearchOptions,
     with_overrides,
 )
+from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
+from .query.dialect import POSTGRES, SQLITE, Dialect
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
+    from .pg.engine import PostgresEngine
     from .query.compiler import Compiled
     from .search.vectors import VectorCache
 
@@ -85,7 +90,9 @@ class QueryResult(list[Any]):
 
 
 class Index:
-    """An open index file."""
+    """An open index: a file, or a PostgreSQL database named by a postgresql:// URL
+    (docs/scale-out.md). Every method works on both; what the engines do differently is
+    asked of `self.postgres` (a `pg.engine.PostgresEngine`, None for a file)."""
 
     def __init__(
         self,
@@ -100,8 +107,16 @@ class Index:
         `vectors_in_memory` is for long-lived processes: the vectors are read once into
         memory and the nearest are found there (`search.vectors.VectorCache`)."""
         self.path = str(path)
+        self.postgres: PostgresEngine | None = None
+        self.dialect: Dialect = SQLITE
+        self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
+        if is_postgres_url(self.path):
+            self.postgres = _postgres_engine(self.path)
+            self.conn: Any = self.postgres.conn
+            self.dialect = POSTGRES
+            self._refresh()
+            return  # no docql() table function: that is SQLite SQL
         self.conn = db.connect(self.path, readonly=readonly)
-        self.vector_cache: VectorCache | None = None
         if vectors_in_memory:
             from .search.vectors import VectorCache
 
@@ -115,7 +130,10 @@ class Index:
             tvf.register(self.conn, lambda: ref())
 
     def close(self) -> None:
-        self.conn.close()
+        if self.postgres is not None:
+            self.postgres.close()
+        else:
+            self.conn.close()
 
     def __enter__(self) -> Index:
         return self
@@ -126,19 +144,19 @@ class Index:
     # -- documents -------------------------------------------------------------------
     def resolve_path(self, path: str) -> tuple[int, str]:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
-        found = catalog.find_document(self.conn, path)
+        found = catalog.find_document(self.conn, path, self.dialect)
         if found is None:
             raise _no_document(path)
         return found
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         """Every indexed document (path, format, lines, pages, size), optionally by glob."""
-        return catalog.documents(self.conn, tuple(globs))
+        return catalog.documents(self.conn, tuple(globs), self.dialect)
 
     def toc(self, path: str | None = None) -> list[dict[str, Any]]:
         """The outline of one document (or of all), flattened pre-order."""
         doc_id = self.resolve_path(path)[0] if path else None
-        return catalog.outline(self.conn, doc_id)
+        return catalog.outline(self.conn, doc_id, self.dialect)
 
     def get(self, location: str, start: int | None = None, count: int | None = None) -> Excerpt:
         """Lines of an indexed document, from the index: any location the tool prints
@@ -149,7 +167,7 @@ class Index:
         else:
             readings = candidates(location)
         for reading in readings:
-            found = catalog.find_document(self.conn, reading.path)
+            found = catalog.find_document(self.conn, reading.path, self.dialect)
             if found is not None:
                 return self._excerpt(found, reading)
         raise _no_document(location)
@@ -163,7 +181,7 @@ class Index:
         excerpts: list[Excerpt] = []
         skipped: list[tuple[str, int]] = []
         used = 0
-        for doc in catalog.documents(self.conn):
+        for doc in catalog.documents(self.conn, (), self.dialect):
             if not matches(doc["path"]):
                 continue
             excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
@@ -177,15 +195,15 @@ class Index:
 
     def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
         doc_id, shown = found
-        text = catalog.document_text(self.conn, doc_id)
+        text = catalog.document_text(self.conn, doc_id, self.dialect)
         all_lines = text.split("\n")
         if text.endswith("\n"):
             all_lines.pop()
         total = len(all_lines)
         first, last = where.first or 1, where.last
         if where.page is not None:
-            pages = catalog.page_count(self.conn, doc_id)
-            span = catalog.page_lines(self.conn, doc_id, where.page)
+            pages = catalog.page_count(self.conn, doc_id, self.dialect)
+            span = catalog.page_lines(self.conn, doc_id, where.page, self.dialect)
             if not pages:
                 raise LocationError(f"{shown} has no pages (only PDF documents do)")
             if span is None:
@@ -206,25 +224,34 @@ class Index:
 
     def status(self) -> dict[str, Any]:
         """What the index holds: documents by format, sections, chunks, errors, vectors."""
+
+        def meta(key: str) -> str | None:
+            return catalog.meta_value(self.conn, key, self.dialect)
+
+        info: dict[str, Any] = {
+            "database": self.path if self.postgres is None else self.postgres.label,
+            "schema_version": int(meta("schema_version") or 0),
+        }
+        info.update(catalog.figures(self.conn, self.dialect))
+        # Entries the last index run left out, by reason (written by ingest.run).
+        info["skipped"] = json.loads(meta("last_run_skipped") or "{}")
+        info["embedding_model"] = meta("embedding_model")
+        if self.postgres is not None:
+            info["size_bytes"] = self.postgres.size_bytes()
+            return info
         size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
         wal = self.path + "-wal"
-        info: dict[str, Any] = {
-            "database": self.path,
-            "schema_version": int(db.get_meta(self.conn, "schema_version") or 0),
-        }
-        info.update(catalog.figures(self.conn))
-        # Entries the last index run left out, by reason (written by ingest.run).
-        info["skipped"] = json.loads(db.get_meta(self.conn, "last_run_skipped") or "{}")
-        info["embedding_model"] = db.get_meta(self.conn, "embedding_model")
         info["size_bytes"] = size + (os.path.getsize(wal) if os.path.exists(wal) else 0)
         return info
 
     def errors(self) -> list[dict[str, Any]]:
         """Files that failed to index, and why (until they index again or disappear)."""
-        return list(catalog.ingest_errors(self.conn))
+        return list(catalog.ingest_errors(self.conn, self.dialect))
 
     def rows(self, sql: str, params: Any = ()) -> Any:
-        """Rows of read-only SQL of your own, as dicts."""
+        """Rows of read-only SQL of your own, as dicts (PostgreSQL: `%s` markers)."""
+        if self.postgres is not None:
+            return self.postgres.rows(sql, params)
         return db.rows(self.conn, sql, params)
 
     # -- DocQL -----------------------------------------------------------------------
@@ -239,6 +266,8 @@ class Index:
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
+        if self.postgres is not None:  # search inside DocQL: the pg-dialect work (scale-out.md)
+            return compile_query(query, paths=opts.paths, limit=limit, dialect=POSTGRES)
         return compile_query(
             query, paths=opts.paths, limit=limit, search_builder=self._search_builder()
         )
@@ -262,6 +291,9 @@ class Index:
         seconds (default: $DOCQL_QUERY_TIMEOUT or 5 s; see deadline.py). The time a row
         is out with the caller does not count."""
         seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
+        if self.postgres is not None:  # PostgreSQL cancels the statement itself
+            yield from self.postgres.execute(compiled, seconds)
+            return
         with deadline.limit(seconds) as clock:
             with deadline.not_counted():  # deferred parameters may load an embedding model
                 params = compiled.bound_params()
@@ -286,10 +318,13 @@ class Index:
 
         compiled = self.compile(query, options, **overrides)
         bound = compiled.bound_params()
-        plan = [
-            {"id": r[0], "parent": r[1], "detail": r[3]}
-            for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, bound)
-        ]
+        if self.postgres is not None:
+            plan = self.postgres.plan(compiled)
+        else:
+            plan = [
+                {"id": r[0], "parent": r[1], "detail": r[3]}
+                for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, bound)
+            ]
         return {
             "query": query,
             "tokens": [
@@ -312,9 +347,11 @@ class Index:
         self, text: str, options: SearchOptions | None = None, **overrides: Any
     ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
+        opts = with_overrides(options, SearchOptions, overrides)
+        if self.postgres is not None:
+            return self.postgres.search(text, opts)
         from .search import api, vectors
 
-        opts = with_overrides(options, SearchOptions, overrides)
         if opts.mode != "bm25" and self.has_vectors:
             # Every mode but bm25 embeds the query: load the model while the SQL runs.
             vectors.start_loading(opts.model or db.get_meta(self.conn, vectors.KEY_MODEL) or "")
@@ -327,6 +364,8 @@ class Index:
         from .search import context_pack
 
         opts = with_overrides(options, ContextOptions, overrides)
+        if self.postgres is not None:
+            return self.postgres.context(question, opts)
         return context_pack.context(self, question, opts)
 
     # -- writing (own connection: the one writer) -------------------------------------
@@ -347,6 +386,9 @@ class Index:
     def _refresh(self) -> None:
         # Read when the index opens and after it writes: compiling depends on whether
         # vectors exist, never on rows.
+        if self.postgres is not None:
+            self.has_vectors = self.postgres.has_vectors()
+            return
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:
@@ -357,6 +399,24 @@ class Index:
             return search_source(self, *args)
 
         return build
+
+
+@contextmanager
+def _needs_psycopg() -> Iterator[None]:
+    """Around an import of the PostgreSQL engine (`pg/`, imported only for a URL: the
+    SQLite path never loads psycopg): a missing driver is one clear line."""
+    try:
+        yield
+    except ImportError as exc:
+        raise UsageError(
+            f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
+        ) from None
+
+
+def _postgres_engine(url: str) -> PostgresEngine:
+    with _needs_psycopg():
+        from .pg.engine import PostgresEngine
+    return PostgresEngine(url)
 
 
 def _no_document(name: str) -> LocationError:
@@ -378,11 +438,18 @@ def open(path: str | Path) -> Index:  # noqa: A001 - mirrors sqlite3.connect / s
 def index(
     db_path: str | Path, paths: list[str], options: IngestOptions | None = None, **overrides: Any
 ) -> IngestReport:
-    """Index `paths` into the file `db_path` (created when missing). An index that has
-    vectors keeps them current; `embed="MODEL"` embeds with a model (see IngestOptions)."""
+    """Index `paths` into the file `db_path` (created when missing), or into the
+    PostgreSQL database of a postgresql:// URL (many writers may run at once there). An
+    index that has vectors keeps them current; `embed="MODEL"` embeds with a model."""
+    opts = with_overrides(options, IngestOptions, overrides)
+    if is_postgres_url(str(db_path)):
+        with _needs_psycopg():
+            from .pg.ingest import index_paths as index_postgres
+
+        return index_postgres(str(db_path), paths, opts)
     from .ingest import index_paths
 
-    return index_paths(db_path, paths, with_overrides(options, IngestOptions, overrides))
+    return index_paths(db_path, paths, opts)
 
 
 def embed(
@@ -391,11 +458,16 @@ def embed(
     **overrides: Any,
 ) -> dict[str, Any]:
     """Embed the new or changed chunks of `db_path` (`options` may be just a model name)."""
-    from .ingest.embed import embed_index
-
     if isinstance(options, str):
         options = EmbedOptions(model=options)
-    return embed_index(db_path, with_overrides(options, EmbedOptions, overrides))
+    opts = with_overrides(options, EmbedOptions, overrides)
+    if is_postgres_url(str(db_path)):
+        with _needs_psycopg():
+            from .pg.embed import embed_index as embed_postgres
+        return embed_postgres(str(db_path), opts)
+    from .ingest.embed import embed_index
+
+    return embed_index(db_path, opts)
 
 
 def copy(source: str, dest: str) -> dict[str, Any]:

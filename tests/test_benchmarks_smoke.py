@@ -18,7 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
-SCRIPTS = ["peers.py", "latency.py", "scale.py"]
+SCRIPTS = ["peers.py", "latency.py", "scale.py", "pg_scale.py"]
 
 
 def run_smoke(script: str, tmp: Path) -> dict:
@@ -188,3 +188,19 @@ def test_r_faq_entries() -> None:
     # subsection's text belongs to the answer.
     assert "Next:" not in what and "installed" not in what
     assert how.startswith("Untar the sources") and "Unix-like" not in how
+
+
+def test_pg_scale_smoke_stores_every_file_once(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg", reason="pg_scale.py needs the 'postgres' extra")
+    pytest.importorskip("pgserver", reason="pg_scale.py needs the 'postgres' extra")
+    result = run_smoke("pg_scale.py", tmp_path)
+    markdown = [p for p in smoke_files("en", "zh", "code") if p.suffix == ".md"]
+    assert result["corpus"]["files"] == len(markdown)
+    assert set(result["postgres"]) == {"writers_1", "writers_2"}
+    for run in result["postgres"].values():
+        assert run["failures"] == [] and run["exactly_once"] is True
+        assert run["documents"] == len(markdown) and run["server_cpu_s"] > 0
+    for engine in ("latency_sqlite", "latency_postgres"):
+        for name in ("structural", "toc", "get", "status"):
+            assert result[engine][name]["p50_ms"] > 0, (engine, name)
+    assert result["latency_sqlite"]["grep"]["p50_ms"] > 0  # every class runs on the file

@@ -34,8 +34,8 @@ HEAVY_PACKAGES = (
     "docql_sqlite.embedders",
     "docql_sqlite.ingest",
     "docql_sqlite.agent",
-    "docql_sqlite.pg",
     "docql_sqlite.datasette_plugin",
+    "psycopg",
     "onnxruntime",
     "numpy",
     "sqlite_vec",
@@ -58,6 +58,8 @@ HEAVY_MODULES = (
     "shutil",
     "pathlib",
 )
+# `docql_sqlite.pg` itself is only the URL check that `Index` asks; its modules load psycopg.
+HEAVY_SUBPACKAGES = ("docql_sqlite.pg",)
 DOCQL_COMPILER = ("docql_sqlite.query.parser", "docql_sqlite.query.compiler")
 
 
@@ -75,7 +77,9 @@ def heavy(modules: set[str]) -> list[str]:
     return sorted(
         m
         for m in modules
-        if m in HEAVY_MODULES or any(m == p or m.startswith(p + ".") for p in HEAVY_PACKAGES)
+        if m in HEAVY_MODULES
+        or any(m == p or m.startswith(p + ".") for p in HEAVY_PACKAGES)
+        or any(m.startswith(p + ".") for p in HEAVY_SUBPACKAGES)
     )
 
 

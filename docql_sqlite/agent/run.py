@@ -11,6 +11,7 @@ from ..errors import DocQLError, UsageError
 from ..index import index as index_paths
 from ..ingest.watch import watch
 from ..options import IngestOptions
+from ..pg import is_url
 from ..version import __version__
 from . import http, server
 from .bind import host_name
@@ -40,7 +41,7 @@ def serve(
         # Catch up with what changed while no server ran (this also creates the index).
         report = index_paths(db_path, list(watch_paths), options)
         log("watch: " + _summary(report.summary()))
-    elif not os.path.exists(db_path):
+    elif not is_url(db_path) and not os.path.exists(db_path):
         raise UsageError(
             f"no index at '{db_path}'; build one with: docql-sqlite index {db_path} PATH"
         )

@@ -116,7 +116,13 @@ def index_command(
     embedding) goes to stdout as JSON when piped, or in the format asked for.
     """
     from ..index import index
+    from ..pg import is_url
 
+    if keep_watching and is_url(database):
+        raise UsageError(
+            "--watch keeps a file current; with PostgreSQL, run the index command again "
+            "(from as many machines as you like: writers may run at once)"
+        )
     bar, embed_bar = ProgressBar(), ProgressBar("embedding ")
     options = IngestOptions(
         include=include,

@@ -13,6 +13,7 @@ import click
 from ..agent.bind import parse_bind
 from ..errors import UsageError
 from ..options import IngestOptions
+from ..pg import is_url
 from .common import database_argument, handle_errors
 
 
@@ -56,7 +57,12 @@ def mcp_command(
     if token is not None and bind is None:
         raise UsageError("--token applies to --http only (stdio has no network to guard)")
     address = parse_bind(bind) if bind is not None else None
-    if not watch_paths and not os.path.exists(database):
+    if watch_paths and is_url(database):
+        raise UsageError(
+            "--watch keeps a file current; index into PostgreSQL with: "
+            f"docql-sqlite index {database} PATH"
+        )
+    if not watch_paths and not is_url(database) and not os.path.exists(database):
         raise UsageError(
             f"no index at '{database}'; build one with: docql-sqlite index {database} PATH"
         )

@@ -13,7 +13,8 @@ import socket
 import click
 
 from .. import dbapi
-from ..errors import DocQLError
+from ..errors import DocQLError, UsageError
+from ..pg import is_url
 from .common import database_argument, handle_errors, open_index
 
 
@@ -36,6 +37,12 @@ from .common import database_argument, handle_errors, open_index
 @handle_errors
 def serve_command(database: str, host: str, port: int) -> None:
     """Browse DATABASE in Datasette, with the DocQL page at /-/docql."""
+    if is_url(database):
+        raise UsageError(
+            "serve runs Datasette, which reads SQLite files only, so it cannot serve a "
+            "PostgreSQL index; copy it to a file and serve that: "
+            f"docql-sqlite copy {database} docs.db && docql-sqlite serve docs.db"
+        )
     # A clear error for a missing file or a database that is not an index, before the
     # server starts (Datasette would serve any SQLite file, or create an empty one).
     with open_index(database) as index:

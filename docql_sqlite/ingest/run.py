@@ -171,7 +171,11 @@ def index_paths(
                 "content_rules FROM documents"
             )
         }
-        tasks, seen = _plan(conn, found, stored, options, report)
+        failed_before = {} if options.retry_failed else failed_files(conn)
+        tasks, seen, renamed = _plan(found, stored, failed_before, options, report)
+        if renamed:
+            with conn:
+                conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
         tasks += _plan_urls(urls, stored, options)
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
@@ -210,16 +214,18 @@ def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | 
 
 
 def _plan(
-    conn: db.Connection,
     found: list[FoundFile],
     stored: dict[str, StoredDoc],
+    failed_before: dict[str, tuple[tuple[int, int | None], str]],
     options: IngestOptions,
     report: IngestReport,
-) -> tuple[list[tuple[FoundFile, ParseTask | None]], set[str]]:
+) -> tuple[list[tuple[FoundFile, ParseTask | None]], set[str], list[tuple[str, str]]]:
+    """The parse tasks, the URIs seen, and the (path, uri) of unchanged files that moved
+    (written by the caller: this decides, the engine's writer writes). `failed_before`:
+    the failed-file memo (`store.failed_files`), empty to parse every failed file again."""
     tasks: list[tuple[FoundFile, ParseTask | None]] = []
     seen: set[str] = set()
     renamed: list[tuple[str, str]] = []
-    failed_before = {} if options.retry_failed else failed_files(conn)
     for item in found:
         uri = _uri(item)
         if uri in seen:  # the same file under two of the given paths
@@ -260,10 +266,7 @@ def _plan(
             file_stat=file_stat,
         )
         tasks.append((item, task))
-    if renamed:
-        with conn:
-            conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
-    return tasks, seen
+    return tasks, seen, renamed
 
 
 def _fails_again(
@@ -429,6 +432,32 @@ def _remove_missing(
     """Remove the documents under the roots whose files vanished, and those indexed through
     a symlink the policy no longer follows; count (or, with `prune`, remove) those the walk
     did not select; keep those it could not see (under directories it could not list)."""
+    error_uris = [uri for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")]
+    gone, stale_errors = _removals(
+        roots, seen, unlisted, unfollowed, stored, options, report, error_uris
+    )
+    if not gone and not stale_errors:
+        return
+    with conn:
+        for info in gone:
+            delete_document(conn, info.id)
+            report.removed.append(info.path)
+        for uri in stale_errors:
+            clear_problems(conn, uri)
+
+
+def _removals(
+    roots: list[Path],
+    seen: set[str],
+    unlisted: list[Path],
+    unfollowed: list[Path],
+    stored: dict[str, StoredDoc],
+    options: IngestOptions,
+    report: IngestReport,
+    error_uris: list[str],
+) -> tuple[list[StoredDoc], list[str]]:
+    """What `_remove_missing` removes: (documents, URIs whose error rows go); decided from
+    the walk and the disk alone, so that either engine's writer can apply it."""
     prefixes = []
     exact = set()
     for root in roots:
@@ -457,17 +486,10 @@ def _remove_missing(
             report.outside_filters += 1
     stale_errors = [
         uri
-        for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")
+        for uri in error_uris
         if uri not in seen and under_roots(uri) and not uri.startswith(blind)
     ]
-    if not gone and not stale_errors:
-        return
-    with conn:
-        for info in gone:
-            delete_document(conn, info.id)
-            report.removed.append(info.path)
-        for uri in stale_errors:
-            clear_problems(conn, uri)
+    return gone, stale_errors
 
 
 def _on_disk(uri: str) -> str:

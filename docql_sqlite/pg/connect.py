@@ -35,7 +35,7 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
     try:
         conn = psycopg.connect(url, autocommit=False)
     except psycopg.Error as exc:
-        raise DatabaseError(f"cannot connect to {safe_url(url)}: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot connect to {safe_url(url)}: {first_line(exc)}") from None
     try:
         if readonly:
             conn.read_only = True
@@ -43,6 +43,7 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
             conn.rollback()
             _check(db_version, url)
         elif create:
+            _refuse_standby(conn, url)
             migrate(conn)
         else:
             _check(stored_version(conn), url)
@@ -51,6 +52,17 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
         conn.close()
         raise
     return conn
+
+
+def _refuse_standby(conn: psycopg.Connection, url: str) -> None:
+    """A hot standby replays its primary's WAL and takes no writes: say so plainly."""
+    standby = conn.execute("SELECT pg_is_in_recovery()").fetchone()
+    conn.rollback()
+    if standby and standby[0]:
+        raise DatabaseError(
+            f"{safe_url(url)} is a read-only standby (in recovery); write to its primary, "
+            f"or read from this one"
+        )
 
 
 def _check(version: int | None, url: str) -> None:
@@ -95,7 +107,7 @@ def migrate(conn: psycopg.Connection) -> None:
                 set_meta(conn, "fts_text", f"cjk-spaced v{db.FTS_TEXT_VERSION}")
             conn.execute((sql_dir() / "views.sql").read_text(encoding="utf-8").encode())
     except psycopg.Error as exc:
-        raise DatabaseError(f"cannot create the index schema: {_first_line(exc)}") from None
+        raise DatabaseError(f"cannot create the index schema: {first_line(exc)}") from None
 
 
 def create_vec_table(conn: psycopg.Connection, dimensions: int) -> None:
@@ -126,7 +138,7 @@ def scalar(conn: psycopg.Connection, sql: str, params: Any = ()) -> Any:
     return None if row is None else row[0]
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 

@@ -44,24 +44,21 @@ def execute(
     conn: psycopg.Connection, compiled: Compiled, timeout: float | None = None
 ) -> Iterator[dict[str, Any]]:
     """The rows of `compiled`, the statement cut off after `timeout` seconds (None: never).
-    A transaction this opens is ended; one the caller had open is left to the caller."""
-    opened = conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-    # Local to the transaction; 0 means no limit, so a limit is at least 1 ms.
+
+    The limit is set local to a transaction of its own (a savepoint inside one the caller
+    has open), so it holds on an autocommit connection too and is gone afterwards."""
+    # 0 means no limit, so a limit is at least 1 ms.
     limit = "0" if timeout is None else f"{max(1, round(timeout * 1000))}ms"
     try:
-        with conn.cursor(row_factory=dict_row) as cursor:
+        with conn.transaction(), conn.cursor(row_factory=dict_row) as cursor:
             cursor.execute("SELECT set_config('statement_timeout', %s, true)", (limit,))
             cursor.execute(compiled.sql.encode(), compiled.bound_params())
             rows = cursor.fetchall()
-        if opened:
-            conn.rollback()  # a read: nothing to commit
     except psycopg.errors.QueryCanceled:
-        conn.rollback()
         if timeout is None:
             raise DocQLError("query failed in PostgreSQL: canceled by the server") from None
         raise deadline.timed_out(timeout) from None
     except psycopg.Error as exc:
-        conn.rollback()
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DocQLError(f"query failed in PostgreSQL: {message}") from None
     yield from rows

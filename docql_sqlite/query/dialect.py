@@ -148,6 +148,10 @@ class Dialect:
             f"ELSE instr(lower({self.json_value(data, key)}), {keyword}) > 0 END)"
         )
 
+    def positional(self, sql: str) -> str:
+        """`sql` written with `?` markers (the catalog's), spelled for this engine's driver."""
+        return sql
+
 
 class PostgresDialect(Dialect):
     """PostgreSQL 16 (+ pgvector), as created by sql/postgres/."""
@@ -278,6 +282,11 @@ class PostgresDialect(Dialect):
             f"WHERE {element} = {keyword}) "
             f"ELSE {self.contains(self.ascii_lower(self.json_value(data, key)), keyword)} END)"
         )
+
+    def positional(self, sql: str) -> str:
+        # psycopg: `%s` markers, and a literal `%` doubled (the catalog's SQL has no `?`
+        # inside its string literals).
+        return sql.replace("%", "%%").replace("?", "%s")
 
 
 def glob_to_regex(pattern: str) -> str:

@@ -1,0 +1,322 @@
+"""Write parsed documents into a PostgreSQL index, from many writers at once.
+
+The same rows as `ingest/store.py` writes into a file, from the same `Parsed` objects
+(their rows, folds, hashes and FTS texts are computed by the parser processes), with
+what concurrency on a server needs (docs/scale-out.md, "Many writers"):
+
+- Each document is replaced in its own transaction, which first takes a transaction-level
+  advisory lock on its URI: two writers that meet on one file take turns, writers on
+  different files never wait for each other. There is no global lock.
+- The document row is an `INSERT … ON CONFLICT (uri) DO UPDATE`: a URI has one row, its
+  id stays, and its dependent rows (sections, chunks and their tsvector, code blocks,
+  tables, front matter, entities, symbols) are deleted and written again.
+- Every id comes from a sequence (`sql/postgres/writer.sql`), never from max(id) + 1.
+- The tsvector of a chunk is built from the same CJK-spaced title and body texts as the
+  FTS5 columns, with the same token stream (`fts_tokens.tsvector_literal`), as copy does.
+
+The caller owns the transaction of each function here except `prepare`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import psycopg
+
+from ..fts_tokens import tsvector_literal
+from ..ingest.paths import raw_bytes, shown
+from ..ingest.run import StoredDoc
+from ..ingest.store import Parsed, _json, now
+from ..text import fold
+from . import connect as pg
+
+# pg_advisory_xact_lock(int, int) key spaces (the one-bigint form, used by migration, is
+# a separate space): one document's URI, and the writers' set-up.
+URI_LOCK = 0x646F6301
+SETUP_LOCK = 0x646F6302
+SEQUENCE_TABLES = (
+    "documents",
+    "sections",
+    "chunks",
+    "codeblocks",
+    "tables",
+    "entities",
+    "symbols",
+    "ingest_errors",
+)
+# Dependent rows of a document, deleted before its new rows are written (chunks first:
+# their tsvector rows go with them, and sections are referenced by chunks).
+DEPENDENT_TABLES = (
+    "chunks",
+    "sections",
+    "codeblocks",
+    "tables",
+    "frontmatter",
+    "entities",
+    "symbols",
+)
+DOCUMENT_COLUMNS = (
+    "path, uri, name, directory, extension, format, language, title, size, lines, pages, "
+    "mtime, mtime_ns, sha256, header_text, body_line, indexed_at, chunk_chars, uri_bytes, "
+    "content_rules, page_lines"
+)
+
+
+def prepare(conn: psycopg.Connection) -> None:
+    """Create the id sequences (once) and move each past the ids already in its table."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (SETUP_LOCK,))
+        conn.execute((pg.sql_dir() / "writer.sql").read_text(encoding="utf-8").encode())
+        for table in SEQUENCE_TABLES:
+            # Only forwards, and only past ids that no nextval() gave (a copied index):
+            # another writer may be drawing ids right now, and a setval() to a value it
+            # has passed would hand its ids out again (duplicate keys). `last_value + is_called`
+            # is the id nextval() gives next.
+            conn.execute(
+                f"SELECT setval('{table}_id_seq', m) FROM (SELECT max(id) AS m FROM {table}) t "
+                f"WHERE m >= (SELECT last_value + is_called::int FROM {table}_id_seq)".encode()
+            )
+
+
+def lock_uri(conn: psycopg.Connection, uri: str) -> None:
+    """Take this transaction's turn on `uri` (released at commit or rollback)."""
+    conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (URI_LOCK, uri))
+
+
+def stored_documents(conn: psycopg.Connection) -> dict[str, StoredDoc]:
+    """What the index holds per URI: enough for the run to skip unchanged files."""
+    rows = conn.execute(
+        "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes, format, "
+        "content_rules FROM documents"
+    ).fetchall()
+    return {
+        uri: StoredDoc(doc_id, size, mtime_ns, sha, path, chunk_chars, raw, fmt, rules)
+        for doc_id, uri, size, mtime_ns, sha, path, chunk_chars, raw, fmt, rules in rows
+    }
+
+
+def error_uris(conn: psycopg.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT uri FROM ingest_errors").fetchall()]
+
+
+def rename(conn: psycopg.Connection, path: str, uri: str) -> None:
+    conn.execute("UPDATE documents SET path = %s WHERE uri = %s", (path, uri))
+
+
+def touch(conn: psycopg.Connection, uri: str, mtime_ns: int | None, path: str) -> None:
+    """An unchanged file (same bytes) with a new mtime or path."""
+    conn.execute(
+        "UPDATE documents SET mtime = %s, mtime_ns = %s, path = %s WHERE uri = %s",
+        (mtime_ns / 1e9 if mtime_ns else None, mtime_ns, path, uri),
+    )
+
+
+def delete_document(conn: psycopg.Connection, uri: str) -> None:
+    """Remove a document; its dependent rows go with it (ON DELETE CASCADE). Its vectors
+    stay until the next embed, which reuses them for unchanged text, then drops them."""
+    conn.execute("DELETE FROM documents WHERE uri = %s", (uri,))
+
+
+def record_problem(
+    conn: psycopg.Connection, path: str, uri: str, severity: str, reason: str
+) -> None:
+    conn.execute(
+        "INSERT INTO ingest_errors(id, path, uri, severity, reason, at) "
+        "VALUES (nextval('ingest_errors_id_seq'), %s, %s, %s, %s, %s)",
+        (shown(path), shown(uri), severity, shown(reason), now()),
+    )
+
+
+def clear_problems(conn: psycopg.Connection, uri: str) -> None:
+    conn.execute("DELETE FROM ingest_errors WHERE uri = %s", (shown(uri),))
+
+
+def replace_document(conn: psycopg.Connection, parsed: Parsed) -> int:
+    """Write the rows of `parsed` (the caller holds the URI's lock); its document id."""
+    uri, path = shown(parsed.uri), shown(parsed.path)
+    doc = parsed.doc
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    directory = path[: -len(name)].rstrip("/") if "/" in path else ""
+    extension = os.path.splitext(name.split("?")[0])[1][1:].lower()
+    values = (
+        path,
+        uri,
+        name,
+        directory,
+        extension,
+        doc.format,
+        doc.language,
+        doc.title or name,
+        parsed.size,
+        parsed.line_count,
+        doc.page_count,
+        parsed.mtime_ns / 1e9 if parsed.mtime_ns is not None else None,
+        parsed.mtime_ns,
+        parsed.sha256,
+        parsed.header_text,
+        doc.body_start_line,
+        now(),
+        parsed.chunk_chars,
+        raw_bytes(parsed.uri),
+        parsed.content_rules,
+        json.dumps(doc.page_lines) if doc.page_lines else None,
+    )
+    updates = ", ".join(
+        f"{c} = excluded.{c}"
+        for c in (c.strip() for c in DOCUMENT_COLUMNS.split(","))
+        if c != "uri"
+    )
+    marks = ", ".join("%s" for _ in values)
+    row = conn.execute(
+        f"INSERT INTO documents(id, {DOCUMENT_COLUMNS}) VALUES (nextval('documents_id_seq'), "
+        f"{marks}) ON CONFLICT (uri) DO UPDATE SET {updates} RETURNING id, xmax = 0".encode(),
+        values,
+    ).fetchone()
+    assert row is not None  # INSERT … RETURNING always returns the row
+    doc_id, inserted = int(row[0]), bool(row[1])  # xmax = 0: a new row, nothing to delete
+    if not inserted:
+        for table in DEPENDENT_TABLES:
+            conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
+    section_ids = _insert_sections(conn, doc_id, parsed.section_rows)
+    _insert_chunks(conn, doc_id, parsed.chunk_rows, section_ids)
+    _insert_extras(conn, doc_id, parsed)
+    return doc_id
+
+
+def _new_ids(conn: psycopg.Connection, table: str, count: int) -> list[int]:
+    if not count:
+        return []
+    rows = conn.execute(
+        f"SELECT nextval('{table}_id_seq') FROM generate_series(1, %s)".encode(), (count,)
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+def _insert_sections(
+    conn: psycopg.Connection, doc_id: int, rows: list[tuple[Any, ...]]
+) -> dict[int, int]:
+    ids = dict(zip((r[0] for r in rows), _new_ids(conn, "sections", len(rows))))
+    # In `ord` order: a parent (an earlier ord) is in before its children reference it.
+    _many(
+        conn,
+        "INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, anchor, "
+        "parent_id, line, end_line, own_end_line, page) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (ids[r[0]], doc_id, *r[:7], None if r[7] is None else ids[r[7]], *r[8:])
+            for r in sorted(rows, key=lambda r: r[0])
+        ],
+    )
+    return ids
+
+
+def _insert_chunks(
+    conn: psycopg.Connection,
+    doc_id: int,
+    rows: list[tuple[Any, ...]],
+    section_ids: dict[int, int],
+) -> None:
+    ids = _new_ids(conn, "chunks", len(rows))
+    _many(
+        conn,
+        "INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page, "
+        "start_offset, end_offset, content, fold, content_hash) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (chunk_id, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10])
+            for chunk_id, r in zip(ids, rows)
+        ],
+    )
+    # r[10], r[11]: the CJK-spaced title and body, exactly as the FTS5 columns get them.
+    _many(
+        conn,
+        "INSERT INTO chunks_fts(rowid, tsv) VALUES (%s, %s::tsvector)",
+        [(chunk_id, tsvector_literal(r[10], r[11])) for chunk_id, r in zip(ids, rows)],
+    )
+
+
+def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> None:
+    doc = parsed.doc
+    if doc.frontmatter is not None:
+        conn.execute(
+            "INSERT INTO frontmatter(doc_id, data) VALUES (%s, %s)",
+            (doc_id, _json(doc.frontmatter)),
+        )
+    _many(
+        conn,
+        "INSERT INTO codeblocks(id, doc_id, ord, language, code, body_start, body_end, line, "
+        "end_line) VALUES (nextval('codeblocks_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (doc_id, i, b.language, *stored, b.line, b.end_line)
+            for i, (b, stored) in enumerate(zip(doc.codeblocks, parsed.code_storage))
+        ],
+    )
+    _many(
+        conn,
+        "INSERT INTO tables(id, doc_id, ord, headers, rows, row_count, column_count, line, "
+        "end_line) VALUES (nextval('tables_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (
+                doc_id,
+                i,
+                _json(t.headers),
+                _json(t.rows),
+                len(t.rows),
+                max([len(t.headers)] + [len(r) for r in t.rows]),
+                t.line,
+                t.end_line,
+            )
+            for i, t in enumerate(doc.tables)
+        ],
+    )
+    _many(
+        conn,
+        "INSERT INTO entities(id, doc_id, ord, entity_type, name, name_fold, signature, "
+        "definition, line, end_line) "
+        "VALUES (nextval('entities_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (
+                doc_id,
+                i,
+                e.entity_type,
+                e.name,
+                fold(e.name),
+                e.signature,
+                e.definition,
+                e.line,
+                e.end_line,
+            )
+            for i, e in enumerate(doc.entities)
+        ],
+    )
+    _many(
+        conn,
+        "INSERT INTO symbols(id, doc_id, ord, kind, name, name_fold, qualified_name, signature, "
+        "language, parent, line, end_line, docstring) "
+        "VALUES (nextval('symbols_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        [
+            (
+                doc_id,
+                i,
+                s.kind,
+                s.name,
+                fold(s.name),
+                s.qualified_name,
+                s.signature,
+                s.language,
+                s.parent,
+                s.line,
+                s.end_line,
+                s.docstring,
+            )
+            for i, s in enumerate(doc.symbols)
+        ],
+    )
+
+
+def _many(conn: psycopg.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    if rows:
+        with conn.cursor() as cursor:
+            cursor.executemany(sql.encode(), rows)
