@@ -120,13 +120,31 @@ def delete_document(conn: psycopg.Connection, uri: str) -> None:
 
 
 def record_problem(
-    conn: psycopg.Connection, path: str, uri: str, severity: str, reason: str
+    conn: psycopg.Connection,
+    path: str,
+    uri: str,
+    severity: str,
+    reason: str,
+    file_stat: tuple[int, int | None] | None = None,
 ) -> None:
+    """One row of `ingest_errors`; `file_stat` (size, mtime_ns) of a file that failed to
+    parse lets the next run skip it until it changes (`failed_files`), as on a file."""
+    size, mtime_ns = file_stat if file_stat is not None else (None, None)
     conn.execute(
-        "INSERT INTO ingest_errors(id, path, uri, severity, reason, at) "
-        "VALUES (nextval('ingest_errors_id_seq'), %s, %s, %s, %s, %s)",
-        (shown(path), shown(uri), severity, shown(reason), now()),
+        "INSERT INTO ingest_errors(id, path, uri, severity, reason, at, size, mtime_ns) "
+        "VALUES (nextval('ingest_errors_id_seq'), %s, %s, %s, %s, %s, %s, %s)",
+        (shown(path), shown(uri), severity, shown(reason), now(), size, mtime_ns),
     )
+
+
+def failed_files(conn: psycopg.Connection) -> dict[str, tuple[tuple[int, int | None], str]]:
+    """uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were
+    (the failed-file memo of `ingest.run._plan`; the twin of `ingest.store.failed_files`)."""
+    rows = conn.execute(
+        "SELECT uri, size, mtime_ns, reason FROM ingest_errors "
+        "WHERE severity = 'error' AND size IS NOT NULL"
+    ).fetchall()
+    return {uri: ((int(size), mtime_ns), reason) for uri, size, mtime_ns, reason in rows}
 
 
 def clear_problems(conn: psycopg.Connection, uri: str) -> None:
