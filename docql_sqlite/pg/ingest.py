@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -72,6 +73,8 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
         failed_before = {} if options.retry_failed else store.failed_files(conn)
         tasks, seen, renamed = _plan(found, stored, failed_before, options, report)
         tasks += _plan_urls(urls, stored, options)
+        # The parser processes build the tsvector literals too (the writer only sends rows).
+        tasks = [(item, task and replace(task, tsvectors=True)) for item, task in tasks]
         for path, uri in renamed:
             with conn.transaction():
                 store.rename(conn, path, uri)
@@ -154,7 +157,9 @@ def _write(
     display = shown(item.display)
     uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else _uri(item)
     try:
-        with conn.transaction():
+        # Pipelined: the statements go out without waiting for each other's answers; the
+        # document's upsert (its ids) is the one answer waited for before the commit.
+        with conn.pipeline(), conn.transaction():
             store.lock_uri(conn, uri)
             store.clear_problems(conn, uri)
             outcome = _write_one(conn, display, uri, result, stored)
