@@ -150,6 +150,30 @@ def test_copy_refuses_a_database_that_holds_an_index(corpus_db: Path, corpus_pg:
     assert table_checksums(corpus_pg) == before
 
 
+def test_readme_commands_create_the_database(pg_server: Any, corpus_db: Path) -> None:
+    """README's "Scale out": `copy docs.db URL`, then `query URL '$.toc'` — with a database
+    that does not exist yet, which copy creates (as it creates a missing file); `index`
+    into a missing database creates it too. A reader never creates one."""
+    url = pg_server.get_uri("docql_readme_copy")
+    copied = subprocess.run(
+        [str(CLI), "copy", str(corpus_db), url], capture_output=True, text=True, cwd=REPO
+    )
+    assert copied.returncode == 0, copied.stderr
+    queried = subprocess.run(
+        [str(CLI), "query", url, "$.toc"], capture_output=True, text=True, cwd=REPO
+    )
+    assert queried.returncode == 0, queried.stderr
+    on_file = subprocess.run(
+        [str(CLI), "query", str(corpus_db), "$.toc"], capture_output=True, text=True, cwd=REPO
+    )
+    assert json.loads(queried.stdout) == json.loads(on_file.stdout) != []
+    indexed = pg_server.get_uri("docql_readme_index")
+    report = docql_sqlite.index(indexed, [str(REPO / "datasets" / "zh")], workers=1)
+    assert report.added and not report.failed
+    with pytest.raises(DatabaseError, match="does not exist"):
+        docql_sqlite.open(pg_server.get_uri("docql_never_created"))
+
+
 def test_copy_refuses_an_existing_index_file(corpus_pg: str, corpus_db: Path) -> None:
     before = corpus_db.stat().st_size
     with pytest.raises(UsageError, match="already holds an index"):
