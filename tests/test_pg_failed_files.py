@@ -161,3 +161,36 @@ def test_a_copied_memo_holds_on_postgresql(
     docql_sqlite.copy(str(tmp_index.db), url)
     report = run(url)
     assert report.failed == [] and report.skip_counts.get(SKIP_FAILED_UNCHANGED) == 1
+
+
+def test_a_document_the_server_refuses_is_recorded_and_the_run_goes_on(
+    pg_server: Any, tmp_index: TmpIndex
+) -> None:
+    # The writer pipelines a document's statements: a refusal in the middle (here a CHECK
+    # constraint on chunks, after the document row and its sections were sent) must roll
+    # the whole document back, be recorded as this file's failure, and leave the pipeline
+    # usable for the next files.
+    url = fresh_database(pg_server)
+    tmp_index.write("a.md", "# A\n\nAlpha text.\n")
+    assert run(url).added == ["docs/a.md"]
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "ALTER TABLE chunks ADD CONSTRAINT no_okapi CHECK (content NOT LIKE '%okapi%')"
+        )
+    tmp_index.write("b.md", "# B\n\n## Part\n\nThe okapi is here.\n")
+    tmp_index.write("c.md", "# C\n\nGamma text.\n")
+    tmp_index.write("a.md", "# A\n\nAlpha text, edited.\n")
+    report = run(url)
+    assert [(p, r.split(":")[0]) for p, r in report.failed] == [
+        ("docs/b.md", "could not be stored")
+    ]
+    assert "no_okapi" in report.failed[0][1]
+    assert sorted(report.added) == ["docs/c.md"] and report.updated == ["docs/a.md"]
+    assert paths(url) == ["docs/a.md", "docs/c.md"]  # nothing of b.md was kept
+    assert _rows(
+        url,
+        "SELECT count(*) FROM sections s JOIN documents d ON d.id = s.doc_id "
+        "WHERE d.path = 'docs/b.md'",
+    ) == [(0,)]
+    assert [r[1] for r in error_rows(url)] == ["docs/b.md"]
+    assert _rows(url, "SELECT count(*) FROM chunks WHERE content LIKE '%edited%'") == [(1,)]
