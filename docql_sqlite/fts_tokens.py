@@ -13,6 +13,7 @@ lower-cased and their diacritics removed.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -21,6 +22,13 @@ MAX_LEXEME_BYTES = 2046
 MAX_POSITION = 16383
 
 
+# Runs that may hold tokens: ASCII letters and digits (the ASCII token characters) and
+# every non-ASCII character, which `_is_token_char` then decides one by one. Most text is
+# ASCII, so most runs are whole tokens found by the regex engine, not by a Python loop.
+_CANDIDATES = re.compile("[A-Za-z0-9\x80-\U0010ffff]+")
+
+
+@lru_cache(maxsize=65536)
 def _is_token_char(ch: str) -> bool:
     if ch.isascii():
         return ch.isalnum()
@@ -31,17 +39,28 @@ def _is_token_char(ch: str) -> bool:
 def tokens(text: str) -> list[str]:
     """The normalised tokens of `text`, in order, as unicode61 indexes them."""
     found: list[str] = []
+    for run in _CANDIDATES.findall(text):
+        if run.isascii():
+            found.append(normalise(run))
+        else:
+            found.extend(normalise(token) for token in _split(run))
+    return [t for t in found if t]
+
+
+def _split(run: str) -> list[str]:
+    """The tokens of a run holding non-ASCII characters (separators among them split)."""
+    parts: list[str] = []
     start = -1
-    for i, ch in enumerate(text):
+    for i, ch in enumerate(run):
         if _is_token_char(ch):
             if start < 0:
                 start = i
         elif start >= 0:
-            found.append(normalise(text[start:i]))
+            parts.append(run[start:i])
             start = -1
     if start >= 0:
-        found.append(normalise(text[start:]))
-    return [t for t in found if t]
+        parts.append(run[start:])
+    return parts
 
 
 @lru_cache(maxsize=65536)

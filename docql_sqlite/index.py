@@ -266,8 +266,11 @@ class Index:
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
-        if self.postgres is not None:  # search inside DocQL: the pg-dialect work (scale-out.md)
-            return compile_query(query, paths=opts.paths, limit=limit, dialect=POSTGRES)
+        if self.postgres is not None:
+            builder = self.postgres.search_builder(self.has_vectors)
+            return compile_query(
+                query, paths=opts.paths, limit=limit, search_builder=builder, dialect=POSTGRES
+            )
         return compile_query(
             query, paths=opts.paths, limit=limit, search_builder=self._search_builder()
         )

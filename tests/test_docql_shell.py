@@ -29,10 +29,10 @@ import pytest
 from click.testing import CliRunner
 from docql_fixtures import Case, FixtureFile, all_cases, database_for, normalize
 
+import docql_sqlite
 from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
 from docql_sqlite.query import results
-from docql_sqlite.query.compiler import compile_query
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
 pytestmark = pytest.mark.skipif(
@@ -129,6 +129,20 @@ def connections(corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
         conn.close()
 
 
+@pytest.fixture(scope="session")
+def indexes():
+    opened: dict[Path, docql_sqlite.Index] = {}
+
+    def get(database: Path) -> docql_sqlite.Index:
+        if database not in opened:
+            opened[database] = docql_sqlite.open(database)
+        return opened[database]
+
+    yield get
+    for index in opened.values():
+        index.close()
+
+
 class ShellError(str):
     """What the shell printed on stderr for one case."""
 
@@ -138,15 +152,19 @@ def _cells(row: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("fx", "case"), CASES, ids=[c.id for _, c in CASES])
-def test_inline_sql_runs_in_the_shell(fx: FixtureFile, case: Case, shell_rows, connections) -> None:
+def test_inline_sql_runs_in_the_shell(
+    fx: FixtureFile, case: Case, shell_rows, connections, indexes
+) -> None:
     database, conn = connections(fx)
-    compiled = compile_query(case.query, paths=case.paths, limit=case.limit)
+    # Compiled as the CLI compiles it (`Index.compile`: search() needs the index's search
+    # builder); its deferred parameters (search's term statistics) bound as a run binds them.
+    compiled = indexes(database).compile(case.query, path=list(case.paths), limit=case.limit)
     raw = shell_rows(fx)[case.id]
     assert not isinstance(raw, ShellError), f"sqlite3 could not run the inline SQL: {raw}"
     shell = [_cells(r) for r in raw]
 
     # 1. The inlined SQL in the shell = the parameterised SQL in the library.
-    library = [_cells(r) for r in dbmod.rows(conn, compiled.sql, compiled.params)]
+    library = [_cells(r) for r in dbmod.rows(conn, compiled.sql, compiled.bound_params())]
     assert shell == library
 
     # 2. The shell's rows as items = the CLI's --json output.

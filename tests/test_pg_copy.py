@@ -22,7 +22,7 @@ from docql_fixtures import Case, FixtureFile, all_cases, database_for
 from pg_server import fresh_database, start_server
 
 import docql_sqlite
-from docql_sqlite import DatabaseError, UsageError
+from docql_sqlite import DatabaseError, DocQLError, UsageError
 from docql_sqlite.errors import QueryTimeout
 from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
@@ -30,6 +30,7 @@ from docql_sqlite.text import fts_text
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
 from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
 from docql_sqlite.pg import query as pg_query  # noqa: E402
+from docql_sqlite.pg import search as pg_search  # noqa: E402
 from docql_sqlite.pg.copy import table_checksums  # noqa: E402
 
 QUERIES = (
@@ -149,6 +150,30 @@ def test_copy_refuses_a_database_that_holds_an_index(corpus_db: Path, corpus_pg:
     assert table_checksums(corpus_pg) == before
 
 
+def test_readme_commands_create_the_database(pg_server: Any, corpus_db: Path) -> None:
+    """README's "Scale out": `copy docs.db URL`, then `query URL '$.toc'` — with a database
+    that does not exist yet, which copy creates (as it creates a missing file); `index`
+    into a missing database creates it too. A reader never creates one."""
+    url = pg_server.get_uri("docql_readme_copy")
+    copied = subprocess.run(
+        [str(CLI), "copy", str(corpus_db), url], capture_output=True, text=True, cwd=REPO
+    )
+    assert copied.returncode == 0, copied.stderr
+    queried = subprocess.run(
+        [str(CLI), "query", url, "$.toc"], capture_output=True, text=True, cwd=REPO
+    )
+    assert queried.returncode == 0, queried.stderr
+    on_file = subprocess.run(
+        [str(CLI), "query", str(corpus_db), "$.toc"], capture_output=True, text=True, cwd=REPO
+    )
+    assert json.loads(queried.stdout) == json.loads(on_file.stdout) != []
+    indexed = pg_server.get_uri("docql_readme_index")
+    report = docql_sqlite.index(indexed, [str(REPO / "datasets" / "zh")], workers=1)
+    assert report.added and not report.failed
+    with pytest.raises(DatabaseError, match="does not exist"):
+        docql_sqlite.open(pg_server.get_uri("docql_never_created"))
+
+
 def test_copy_refuses_an_existing_index_file(corpus_pg: str, corpus_db: Path) -> None:
     before = corpus_db.stat().st_size
     with pytest.raises(UsageError, match="already holds an index"):
@@ -202,13 +227,34 @@ def test_cli_copy_both_ways(pg_server: Any, corpus_db: Path, tmp_path: Path) -> 
 
 # -- DocQL on PostgreSQL: every fixture case, the same items as on the file ---------------
 # The datasets/ cases run on `corpus_pg`; an inline fixture file's index is built as the
-# conformance suite builds it and copied into a database of its own.
-PG_CASES = [(fx, case) for fx, case in all_cases() if case.error is None]
+# conformance suite builds it and copied into a database of its own. Error cases must
+# raise the same error (message and caret lines).
+ALL_CASES = all_cases()
+PG_CASES = [(fx, case) for fx, case in ALL_CASES if case.error is None]
+SCORE_ULP = 1e-12  # BM25 summed in another order (PostgreSQL SQL vs FTS5's C): last digits
 
 
 def test_postgres_runs_every_fixture_case() -> None:
     assert len(PG_CASES) >= 300
     assert {fx.corpus for fx, _ in PG_CASES} == {"datasets", "inline"}
+    searches = [case for fx, case in PG_CASES if ".search(" in case.query]
+    assert len(searches) >= 15 and any(case.paths for case in searches)
+
+
+def _same_items(got: list[Any], expected: list[Any]) -> bool:
+    """Equal items; a float may differ from the file's in its last digits (relative
+    SCORE_ULP): search()'s BM25 is FTS5's formula, summed by PostgreSQL in another order."""
+
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, float) and isinstance(b, float):
+            return a == pytest.approx(b, rel=SCORE_ULP, abs=SCORE_ULP)
+        if isinstance(a, dict) and isinstance(b, dict):
+            return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return bool(a == b)
+
+    return same(got, expected)
 
 
 @pytest.fixture(scope="module")
@@ -240,9 +286,37 @@ def test_docql_fixture_on_postgres(
 ) -> None:
     index, conn = both_engines(fx)
     expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
-    got = pg_query.query(conn, case.query, paths=tuple(case.paths), limit=case.limit)
-    assert got == expected
+    got = pg_query.query(
+        conn,
+        case.query,
+        paths=tuple(case.paths),
+        limit=case.limit,
+        search_builder=pg_search.docql_builder(conn),
+    )
+    assert _same_items(got, expected), (got, expected)
     assert [case.project(item) for item in got] == case.expected  # and both are right
+
+
+ERROR_CASES = [(fx, case) for fx, case in ALL_CASES if case.error is not None]
+
+
+def test_docql_error_cases_on_postgres(
+    both_engines: Callable[[FixtureFile], tuple[Any, Any]],
+) -> None:
+    """Every error case of the fixture suite is the same error on PostgreSQL (compiled
+    with the search builder, as `Index` over a URL compiles)."""
+    assert len(ERROR_CASES) >= 50
+    for fx, case in ERROR_CASES:
+        _, conn = both_engines(fx)
+        with pytest.raises(DocQLError) as info:
+            pg_query.query(
+                conn,
+                case.query,
+                paths=tuple(case.paths),
+                limit=case.limit,
+                search_builder=pg_search.docql_builder(conn),
+            )
+        assert str(info.value) == case.error, case.id
 
 
 def test_postgres_inline_sql_gives_the_rows_of_the_bound_sql(
@@ -253,7 +327,12 @@ def test_postgres_inline_sql_gives_the_rows_of_the_bound_sql(
     checked = 0
     for fx, case in PG_CASES:
         _, conn = both_engines(fx)
-        compiled = pg_query.compile(case.query, paths=tuple(case.paths), limit=case.limit)
+        compiled = pg_query.compile(
+            case.query,
+            paths=tuple(case.paths),
+            limit=case.limit,
+            search_builder=pg_search.docql_builder(conn),
+        )
         inlined = compiled.inline_sql()
         assert "%(p" not in inlined
         bound = list(pg_query.execute(conn, compiled))

@@ -144,6 +144,26 @@ def test_search_and_context_over_a_url_are_the_files(both: tuple[Any, Any]) -> N
     assert pack["blocks"][0] == want_pack["blocks"][0]
 
 
+def test_docql_search_over_a_url_is_the_files(both: tuple[Any, Any]) -> None:
+    # No vectors: search() is BM25 (AND, then OR), FTS5's formula in SQL on PostgreSQL,
+    # so the items are the file's; a score may differ in its last digits (summation order).
+    file_index, pg_index = both
+    for query in (
+        '$.content.search("index configuration")',
+        '$.files[?(@.path ~= "zh/")].content.search("配置")',
+        '$.content.search("compaction xylophone")',
+    ):
+        expected = list(file_index.query(query))
+        got = list(pg_index.query(query))
+        assert expected and [dict(i, score=None) for i in got] == [
+            dict(i, score=None) for i in expected
+        ]
+        assert [i["score"] for i in got] == pytest.approx([i["score"] for i in expected])
+        assert list(pg_index.query(query, limit=2, offset=1)) == got[1:3]
+    with pytest.raises(docql_sqlite.DocQLError, match="needs embeddings"):
+        pg_index.query('$.content.similar("x")')
+
+
 def test_a_long_query_is_cancelled_by_postgresql(both: tuple[Any, Any]) -> None:
     _, pg_index = both
     with pytest.raises(docql_sqlite.QueryError, match="took too long"):
@@ -168,6 +188,7 @@ def test_cli_reads_a_url_as_it_reads_the_file(corpus_db: Path, corpus_pg: str) -
     for args in (
         ("query", "{db}", "$.toc[?(@.level <= 2)]"),
         ("query", "{db}", "$.files", "--limit", "4"),
+        ("query", "{db}", '$.content.search("replication").location'),
         ("toc", "{db}", "datasets/zh/architecture.md"),
         ("get", "{db}", "datasets/en/handbook/03-architecture.md:5-9"),
         ("status", "{db}", "--errors"),

@@ -14,6 +14,7 @@ PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.pg.search.search` must return
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from docql_sqlite.errors import EmbeddingError, SearchError
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
 from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.pg import query as pg_query  # noqa: E402
 from docql_sqlite.pg import search as pg_search  # noqa: E402
 from docql_sqlite.search import stats  # noqa: E402
 from docql_sqlite.search import terms as search_terms  # noqa: E402
@@ -60,14 +62,21 @@ def _copy_of(corpus_db: Path, dest: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def engines(
+def vector_copy(
     pg_server: Any, corpus_db: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Any, Any]]:
-    """(the file's Index, a read-only connection to its PostgreSQL copy), vectors included."""
+) -> tuple[Path, str]:
+    """(a copy of the datasets/ index with hashing-embedder vectors, its PostgreSQL URL)."""
     db = _copy_of(corpus_db, tmp_path_factory.mktemp("pg_search") / "corpus.db")
     docql_sqlite.embed(db, "hash")
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(db), url)
+    return db, url
+
+
+@pytest.fixture(scope="module")
+def engines(vector_copy: tuple[Path, str]) -> Iterator[tuple[Any, Any]]:
+    """(the file's Index, a read-only connection to its PostgreSQL copy), vectors included."""
+    db, url = vector_copy
     index, conn = docql_sqlite.open(db), pg.connect(url, readonly=True)
     assert index.has_vectors
     yield index, conn
@@ -270,3 +279,95 @@ def test_common_terms_left_out_of_the_or_fallback(pg_server: Any, tmp_index: Any
             assert expected, text
         # The OR query ran without alpha: only the 7 chunks holding zephyr are candidates.
         assert len(index.search("alpha zephyr", mode="bm25", limit=10)) == 7
+
+
+# -- search() and similar() inside DocQL, through `Index` over the URL ----------------------
+# With vectors, `$.content.search(q)` fuses BM25 and the vector list by RRF (100 deep);
+# `similar(q)` is the vector list alone. The tolerance is the one above, for whole lists.
+
+
+@pytest.fixture(scope="module")
+def url_indexes(vector_copy: tuple[Path, str]) -> Iterator[tuple[Any, Any]]:
+    """(the file's Index, an Index over its PostgreSQL copy's URL)."""
+    db, url = vector_copy
+    file_index, pg_index = docql_sqlite.open(db), docql_sqlite.open(url)
+    assert file_index.has_vectors and pg_index.has_vectors
+    yield file_index, pg_index
+    pg_index.close()
+    file_index.close()
+
+
+def _docql(function: str, text: str) -> str:
+    return f"$.content.{function}({json.dumps(text, ensure_ascii=False)})"
+
+
+def _without_score(items: list[dict[str, Any]]) -> list[str]:
+    return [json.dumps({k: v for k, v in i.items() if k != "score"}) for i in items]
+
+
+def _vector_ties(similar: list[dict[str, Any]]) -> set[str]:
+    """Locations whose similarity is a float32 tie with another one's (2 x TIE)."""
+    return {
+        a["location"]
+        for a in similar
+        for b in similar
+        if a is not b and abs(a["score"] - b["score"]) <= 2 * TIE
+    }
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_docql_search_with_vectors_is_the_files(url_indexes: Any, text: str, paths: Any) -> None:
+    file_index, pg_index = url_indexes
+    query = _docql("search", text)
+    expected = list(file_index.query(query, path=list(paths)))
+    got = list(pg_index.query(query, path=list(paths)))
+    assert sorted(_without_score(got)) == sorted(_without_score(expected))
+    # RRF adds 1/(60 + rank) per list: BM25 ranks are the same on both engines, so an
+    # item's score is the file's unless its vector rank is a float32 tie that swapped.
+    ties = _vector_ties(list(file_index.query(_docql("similar", text), path=list(paths))))
+    want = {i["location"]: i["score"] for i in expected}
+    changed = {i["location"] for i in got if i["score"] != want[i["location"]]}
+    assert changed <= ties, text
+    assert len(expected) >= 100  # the vector list alone is 100 deep
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("text", QUERIES)
+def test_docql_similar_is_the_files(url_indexes: Any, text: str, paths: Any) -> None:
+    file_index, pg_index = url_indexes
+    query = _docql("similar", text)
+    expected = list(file_index.query(query, path=list(paths)))
+    got = list(pg_index.query(query, path=list(paths)))
+    assert len(expected) == 100 and sorted(_without_score(got)) == sorted(_without_score(expected))
+    assert _swaps_beyond_ties(expected, got) == []
+    want = {i["location"]: i["score"] for i in expected}
+    assert all(abs(i["score"] - want[i["location"]]) <= 2 * TIE for i in got)
+
+
+def test_docql_similar_to_a_chunk_and_the_other_entries(
+    url_indexes: Any, engines: tuple[Any, Any]
+) -> None:
+    file_index, pg_index = url_indexes
+    _, conn = engines
+    chunk_ids = [r["chunk_id"] for r in file_index.rows("SELECT chunk_id FROM chunk_vectors")]
+    for chunk_id in (chunk_ids[0], chunk_ids[len(chunk_ids) // 2]):
+        query = f"$.content.similar({chunk_id})[0:10]"
+        expected, got = list(file_index.query(query)), list(pg_index.query(query))
+        assert got and [i["location"] for i in got] == [i["location"] for i in expected]
+    with pytest.raises(docql_sqlite.DocQLError) as on_pg:
+        list(pg_index.query("$.content.similar(99999999)"))
+    with pytest.raises(docql_sqlite.DocQLError) as on_file:
+        list(file_index.query("$.content.similar(99999999)"))
+    assert str(on_pg.value) == str(on_file.value)
+    # pg.query.query with the builder that asks the database whether vectors exist, and a
+    # filter and a field after the search: the rows of Index over the URL.
+    query = '$.content.search("segment compaction")[?(@.section ~= "compaction")].location'
+    builder = pg_search.docql_builder(conn)
+    assert pg_query.query(conn, query, search_builder=builder) == list(pg_index.query(query))
+    assert list(pg_index.query(query)) == list(file_index.query(query)) != []
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    # Compiled over the URL: PostgreSQL's statement (pgvector, the tsquery), inlinable.
+    compiled = pg_index.compile(_docql("search", "segment"))
+    assert "<=>" in compiled.sql and "tsquery" in compiled.sql
+    assert "%(p" not in compiled.inline_sql()

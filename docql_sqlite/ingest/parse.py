@@ -11,7 +11,7 @@ from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
 from .sections import bounded_title, build_sections
-from .store import Parsed, prepare
+from .store import Parsed, add_tsvectors, prepare
 
 # Bump a format's number when what its documents' sections or chunks hold changes (a
 # parser or chunking rule): `index` re-parses every document built with an older number
@@ -40,6 +40,8 @@ class ParseTask:
     # (size, mtime_ns) as the planner saw the file before the parse: a failure is recorded
     # with it, and the next run skips the file while both still match.
     file_stat: tuple[int, int | None] | None = None
+    # A PostgreSQL writer asks for the chunks' tsvector literals (`store.add_tsvectors`).
+    tsvectors: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +86,7 @@ def _parse_task(task: ParseTask) -> Parsed | Unchanged:
         raise Skip(SKIP_EMPTY, reason, task.display)
     fmt = get_format(task.format or source.format or sniff_format(source.data))
     doc = fmt.parse(source)
-    return finish(
+    parsed = finish(
         doc,
         source.path,
         source.uri,
@@ -94,6 +96,7 @@ def _parse_task(task: ParseTask) -> Parsed | Unchanged:
         [],
         task.max_chars,
     )
+    return add_tsvectors(parsed) if task.tsvectors else parsed
 
 
 def finish(

@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..db import Connection
+from ..fts_tokens import tsvector_literal
 from ..model import CodeBlock, Document, split_lines
 from ..text import fold, fts_text, stored_fold
 from .chunk import ChunkInfo
@@ -45,6 +46,7 @@ class Parsed:
     )  # chunks columns + the two FTS texts
     chunk_chars: int | None = None  # the chunk size bound the chunks were cut with
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
+    tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`add_tsvectors`)
 
 
 def prepare(parsed: Parsed) -> Parsed:
@@ -93,6 +95,13 @@ def prepare(parsed: Parsed) -> Parsed:
         offsets = _line_offsets(doc.text)
         parsed.code_storage = [_code_storage(doc.text, offsets, b) for b in doc.codeblocks]
     doc.text = ""
+    return parsed
+
+
+def add_tsvectors(parsed: Parsed) -> Parsed:
+    """The chunks' `tsvector` literals for a PostgreSQL index (pg/store.py writes them),
+    from the FTS texts of `prepare`: computed in the parser process, not in the writer."""
+    parsed.tsvectors = [tsvector_literal(r[10], r[11]) for r in parsed.chunk_rows]
     return parsed
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+import psycopg.sql
 
 from .. import db
 from ..errors import DatabaseError
@@ -35,7 +36,13 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
     try:
         conn = psycopg.connect(url, autocommit=False)
     except psycopg.Error as exc:
-        raise DatabaseError(f"cannot connect to {safe_url(url)}: {first_line(exc)}") from None
+        # A writer (index, copy) creates a missing database, as it creates a missing file.
+        if readonly or not create or not _create_database(url):
+            raise DatabaseError(f"cannot connect to {safe_url(url)}: {first_line(exc)}") from None
+        try:
+            conn = psycopg.connect(url, autocommit=False)
+        except psycopg.Error as again:
+            raise DatabaseError(f"cannot connect to {safe_url(url)}: {first_line(again)}") from None
     try:
         if readonly:
             conn.read_only = True
@@ -52,6 +59,30 @@ def connect(url: str, *, readonly: bool = False, create: bool = True) -> psycopg
         conn.close()
         raise
     return conn
+
+
+def _create_database(url: str) -> bool:
+    """Create the database of `url` when the server is reachable and it does not exist
+    (through the server's `postgres` database, with the URL's user and password); True when
+    it exists now. Writers that start at once may race: the loser finds it created."""
+    name = psycopg.conninfo.conninfo_to_dict(url).get("dbname")
+    if not name or name == "postgres":
+        return False
+    try:
+        admin = psycopg.conninfo.make_conninfo(url, dbname="postgres")
+        with psycopg.connect(admin, autocommit=True) as conn:
+            found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if found.fetchone() is None:
+                conn.execute(
+                    psycopg.sql.SQL("CREATE DATABASE {} TEMPLATE template0 ENCODING 'UTF8'").format(
+                        psycopg.sql.Identifier(str(name))
+                    )
+                )
+    except psycopg.errors.DuplicateDatabase:
+        return True
+    except psycopg.Error:
+        return False  # no server, no right to create databases: the first error stands
+    return True
 
 
 def _refuse_standby(conn: psycopg.Connection, url: str) -> None:

@@ -76,6 +76,17 @@ class PostgresEngine:
 
         return search.search(self.conn, text, options)
 
+    def search_builder(self, has_vectors: bool) -> Any:
+        """`$.content.search()`/`similar()` for the compiler (`pg.search.docql_builder`),
+        the search package imported by the first query that calls one of them."""
+
+        def build(*args: Any) -> Any:
+            from . import search
+
+            return search.docql_builder(self.conn, has_vectors)(*args)
+
+        return build
+
     def context(self, question: str, options: Any) -> dict[str, Any]:
         from . import search
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -25,6 +26,7 @@ from ..ingest.paths import shown
 from ..ingest.read import SKIP_EMPTY
 from ..ingest.run import (
     IngestReport,
+    ParseFailure,
     StoredDoc,
     _grammar_notes,
     _plan,
@@ -66,10 +68,13 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
     try:
         store.prepare(conn)
         stored = store.stored_documents(conn)
-        # No failed-file memo on PostgreSQL yet (its ingest_errors rows carry no size and
-        # mtime): a file that failed is parsed again by every run.
-        tasks, seen, renamed = _plan(found, stored, {}, options, report)
+        # The failed-file memo, as on a file: a file that failed to parse and has not
+        # changed since (size and mtime) is not parsed again, unless retry_failed.
+        failed_before = {} if options.retry_failed else store.failed_files(conn)
+        tasks, seen, renamed = _plan(found, stored, failed_before, options, report)
         tasks += _plan_urls(urls, stored, options)
+        # The parser processes build the tsvector literals too (the writer only sends rows).
+        tasks = [(item, task and replace(task, tsvectors=True)) for item, task in tasks]
         for path, uri in renamed:
             with conn.transaction():
                 store.rename(conn, path, uri)
@@ -126,9 +131,14 @@ def _run(
     runnable = [(item, task) for item, task in tasks if task is not None]
     total = len(runnable)
     done = 0
-    for item, result in run_tasks(
-        parse_task, iter(runnable), min(options.workers, total), options.timeout
+    for (item, task), result in run_tasks(
+        parse_task,
+        ((pair, pair[1]) for pair in runnable),
+        min(options.workers, total),
+        options.timeout,
     ):
+        if isinstance(result, IngestError):  # recorded with the file as it was parsed
+            result = ParseFailure(result, task.file_stat)
         done += 1
         if options.progress:
             options.progress(done, total, shown(item.display))
@@ -147,7 +157,9 @@ def _write(
     display = shown(item.display)
     uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else _uri(item)
     try:
-        with conn.transaction():
+        # Pipelined: the statements go out without waiting for each other's answers; the
+        # document's upsert (its ids) is the one answer waited for before the commit.
+        with conn.pipeline(), conn.transaction():
             store.lock_uri(conn, uri)
             store.clear_problems(conn, uri)
             outcome = _write_one(conn, display, uri, result, stored)
@@ -176,6 +188,8 @@ def _write_one(
         if stored.get(uri) is not None and result.kind == SKIP_EMPTY:
             store.delete_document(conn, uri)  # the file has no content any more
             return True
+    elif isinstance(result, ParseFailure):
+        store.record_problem(conn, display, uri, "error", result.error.message, result.file_stat)
     elif isinstance(result, IngestError):
         store.record_problem(conn, display, uri, "error", result.message)
     elif isinstance(result, Unchanged):
@@ -202,6 +216,8 @@ def _report(
             report.removed.append(previous.path)
         report.skipped.append((display, shown(result.reason)))
         report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
+    elif isinstance(result, ParseFailure):
+        report.failed.append((display, shown(result.error.message)))
     elif isinstance(result, IngestError):
         report.failed.append((display, shown(result.message)))
     elif isinstance(result, Unchanged):

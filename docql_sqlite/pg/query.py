@@ -52,7 +52,12 @@ def execute(
     try:
         with conn.transaction(), conn.cursor(row_factory=dict_row) as cursor:
             cursor.execute("SELECT set_config('statement_timeout', %s, true)", (limit,))
-            cursor.execute(compiled.sql.encode(), compiled.bound_params())
+            # Deferred parameters (search's term statistics, a query vector) are read in
+            # this transaction; loading an embedding model is not the query's time, as on
+            # the file (Index.execute).
+            with deadline.not_counted():
+                params = compiled.bound_params()
+            cursor.execute(compiled.sql.encode(), params)
             rows = cursor.fetchall()
     except psycopg.errors.QueryCanceled:
         if timeout is None:

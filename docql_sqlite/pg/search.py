@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -21,8 +22,11 @@ from .. import deadline
 from ..errors import SearchError
 from ..options import ContextOptions, SearchOptions
 from ..query.dialect import POSTGRES
-from ..query.sqlparams import bind
+from ..query.functions import Source
+from ..query.nodes import Call
+from ..query.sqlparams import Params, bind
 from ..search import api, context_pack, vectors
+from ..search.docql import search_source
 from ..search.engine import Engine
 
 if TYPE_CHECKING:
@@ -52,6 +56,21 @@ def context(conn: psycopg.Connection, question: str, options: ContextOptions) ->
     budget, question) on the PostgreSQL index behind `conn`."""
     with PgEngine(conn) as engine:
         return context_pack.context(engine, question, options)
+
+
+def docql_builder(
+    conn: psycopg.Connection, has_vectors: bool | None = None
+) -> Callable[[str, str, str, Params, Call], Source]:
+    """The `search_builder` of `pg.query.compile`/`pg.query.query` for the index behind
+    `conn`: `$.content.search(q)` and `similar(q)` compile to the search SQL builder's
+    PostgreSQL statement (`search/docql.py`, as on the file). `has_vectors`: whether the
+    index has vectors, when the caller knows (`Index` does: compiling then reads no row);
+    None asks the database when a query calls search() or similar()."""
+
+    def build(name: str, q: str, scope: str, params: Params, call: Call) -> Source:
+        return search_source(DocqlEngine(conn, has_vectors), name, q, scope, params, call)
+
+    return build
 
 
 class PgEngine(Engine):
@@ -175,4 +194,22 @@ class PgEngine(Engine):
         return [d for d in docs if not globs or any(fnmatch.fnmatch(d["path"], g) for g in globs)]
 
 
-__all__ = ["PgEngine", "context", "search"]
+class DocqlEngine(PgEngine):
+    """The engine behind search() and similar() in a DocQL statement. It is made when the
+    query compiles and read when its deferred parameters are bound (term statistics, the
+    query vector), which `pg.query.execute` does inside the statement's own transaction:
+    so it never owns a transaction, each statement runs in a savepoint of that one."""
+
+    def __init__(self, conn: psycopg.Connection, has_vectors: bool | None) -> None:
+        super().__init__(conn)
+        self._owned = False
+        self._known_vectors = has_vectors
+
+    @property
+    def has_vectors(self) -> bool:
+        if self._known_vectors is None:
+            self._known_vectors = self.has_embeddings()
+        return self._known_vectors
+
+
+__all__ = ["DocqlEngine", "PgEngine", "context", "docql_builder", "search"]

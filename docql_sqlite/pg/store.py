@@ -120,13 +120,31 @@ def delete_document(conn: psycopg.Connection, uri: str) -> None:
 
 
 def record_problem(
-    conn: psycopg.Connection, path: str, uri: str, severity: str, reason: str
+    conn: psycopg.Connection,
+    path: str,
+    uri: str,
+    severity: str,
+    reason: str,
+    file_stat: tuple[int, int | None] | None = None,
 ) -> None:
+    """One row of `ingest_errors`; `file_stat` (size, mtime_ns) of a file that failed to
+    parse lets the next run skip it until it changes (`failed_files`), as on a file."""
+    size, mtime_ns = file_stat if file_stat is not None else (None, None)
     conn.execute(
-        "INSERT INTO ingest_errors(id, path, uri, severity, reason, at) "
-        "VALUES (nextval('ingest_errors_id_seq'), %s, %s, %s, %s, %s)",
-        (shown(path), shown(uri), severity, shown(reason), now()),
+        "INSERT INTO ingest_errors(id, path, uri, severity, reason, at, size, mtime_ns) "
+        "VALUES (nextval('ingest_errors_id_seq'), %s, %s, %s, %s, %s, %s, %s)",
+        (shown(path), shown(uri), severity, shown(reason), now(), size, mtime_ns),
     )
+
+
+def failed_files(conn: psycopg.Connection) -> dict[str, tuple[tuple[int, int | None], str]]:
+    """uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were
+    (the failed-file memo of `ingest.run._plan`; the twin of `ingest.store.failed_files`)."""
+    rows = conn.execute(
+        "SELECT uri, size, mtime_ns, reason FROM ingest_errors "
+        "WHERE severity = 'error' AND size IS NOT NULL"
+    ).fetchall()
+    return {uri: ((int(size), mtime_ns), reason) for uri, size, mtime_ns, reason in rows}
 
 
 def clear_problems(conn: psycopg.Connection, uri: str) -> None:
@@ -169,41 +187,41 @@ def replace_document(conn: psycopg.Connection, parsed: Parsed) -> int:
         if c != "uri"
     )
     marks = ", ".join("%s" for _ in values)
+    # One round trip: the document row, and the ids of its sections and chunks (which the
+    # rows below reference), drawn from their sequences in the same statement.
     row = conn.execute(
-        f"INSERT INTO documents(id, {DOCUMENT_COLUMNS}) VALUES (nextval('documents_id_seq'), "
-        f"{marks}) ON CONFLICT (uri) DO UPDATE SET {updates} RETURNING id, xmax = 0".encode(),
-        values,
+        f"WITH d AS (INSERT INTO documents(id, {DOCUMENT_COLUMNS}) VALUES "
+        f"(nextval('documents_id_seq'), {marks}) ON CONFLICT (uri) DO UPDATE SET {updates} "
+        f"RETURNING id, xmax = 0 AS inserted) "
+        f"SELECT d.id, d.inserted, "
+        f"ARRAY(SELECT nextval('sections_id_seq') FROM generate_series(1, %s)), "
+        f"ARRAY(SELECT nextval('chunks_id_seq') FROM generate_series(1, %s)) FROM d".encode(),
+        (*values, len(parsed.section_rows), len(parsed.chunk_rows)),
     ).fetchone()
     assert row is not None  # INSERT … RETURNING always returns the row
     doc_id, inserted = int(row[0]), bool(row[1])  # xmax = 0: a new row, nothing to delete
+    section_ids, chunk_ids = [int(i) for i in row[2]], [int(i) for i in row[3]]
+    # The rest needs no answer: the caller pipelines it (pg/ingest.py), one statement a
+    # table, sent without waiting for each other.
     if not inserted:
         for table in DEPENDENT_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
-    section_ids = _insert_sections(conn, doc_id, parsed.section_rows)
-    _insert_chunks(conn, doc_id, parsed.chunk_rows, section_ids)
+    ids = _insert_sections(conn, doc_id, parsed.section_rows, section_ids)
+    _insert_chunks(conn, doc_id, parsed, ids, chunk_ids)
     _insert_extras(conn, doc_id, parsed)
     return doc_id
 
 
-def _new_ids(conn: psycopg.Connection, table: str, count: int) -> list[int]:
-    if not count:
-        return []
-    rows = conn.execute(
-        f"SELECT nextval('{table}_id_seq') FROM generate_series(1, %s)".encode(), (count,)
-    ).fetchall()
-    return [int(r[0]) for r in rows]
-
-
 def _insert_sections(
-    conn: psycopg.Connection, doc_id: int, rows: list[tuple[Any, ...]]
+    conn: psycopg.Connection, doc_id: int, rows: list[tuple[Any, ...]], new_ids: list[int]
 ) -> dict[int, int]:
-    ids = dict(zip((r[0] for r in rows), _new_ids(conn, "sections", len(rows))))
-    # In `ord` order: a parent (an earlier ord) is in before its children reference it.
-    _many(
+    ids = dict(zip((r[0] for r in rows), new_ids))
+    # One statement: a parent referenced by a row of the same statement is checked at its
+    # end (PostgreSQL's foreign keys are checked after the statement, not after each row).
+    _insert_rows(
         conn,
-        "INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, anchor, "
-        "parent_id, line, end_line, own_end_line, page) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        "sections",
+        SECTION_COLUMNS,
         [
             (ids[r[0]], doc_id, *r[:7], None if r[7] is None else ids[r[7]], *r[8:])
             for r in sorted(rows, key=lambda r: r[0])
@@ -215,26 +233,31 @@ def _insert_sections(
 def _insert_chunks(
     conn: psycopg.Connection,
     doc_id: int,
-    rows: list[tuple[Any, ...]],
+    parsed: Parsed,
     section_ids: dict[int, int],
+    ids: list[int],
 ) -> None:
-    ids = _new_ids(conn, "chunks", len(rows))
-    _many(
+    rows = parsed.chunk_rows
+    _insert_rows(
         conn,
-        "INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page, "
-        "start_offset, end_offset, content, fold, content_hash) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        "chunks",
+        CHUNK_COLUMNS,
         [
             (chunk_id, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10])
             for chunk_id, r in zip(ids, rows)
         ],
     )
+    # The parser processes computed the tsvector literals (ParseTask.tsvectors); else from
     # r[10], r[11]: the CJK-spaced title and body, exactly as the FTS5 columns get them.
-    _many(
-        conn,
-        "INSERT INTO chunks_fts(rowid, tsv) VALUES (%s, %s::tsvector)",
-        [(chunk_id, tsvector_literal(r[10], r[11])) for chunk_id, r in zip(ids, rows)],
-    )
+    tsvectors = parsed.tsvectors
+    if tsvectors is None:
+        tsvectors = [tsvector_literal(r[10], r[11]) for r in rows]
+    if ids:
+        conn.execute(
+            "INSERT INTO chunks_fts(rowid, tsv) SELECT r, t::tsvector "
+            "FROM unnest(%s::bigint[], %s::text[]) AS u(r, t)",
+            (ids, tsvectors),
+        )
 
 
 def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> None:
@@ -244,19 +267,20 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             "INSERT INTO frontmatter(doc_id, data) VALUES (%s, %s)",
             (doc_id, _json(doc.frontmatter)),
         )
-    _many(
+    _insert_rows(
         conn,
-        "INSERT INTO codeblocks(id, doc_id, ord, language, code, body_start, body_end, line, "
-        "end_line) VALUES (nextval('codeblocks_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s)",
+        "codeblocks",
+        CODEBLOCK_COLUMNS,
         [
             (doc_id, i, b.language, *stored, b.line, b.end_line)
             for i, (b, stored) in enumerate(zip(doc.codeblocks, parsed.code_storage))
         ],
+        sequence=True,
     )
-    _many(
+    _insert_rows(
         conn,
-        "INSERT INTO tables(id, doc_id, ord, headers, rows, row_count, column_count, line, "
-        "end_line) VALUES (nextval('tables_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s)",
+        "tables",
+        TABLE_COLUMNS,
         [
             (
                 doc_id,
@@ -270,12 +294,12 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             )
             for i, t in enumerate(doc.tables)
         ],
+        sequence=True,
     )
-    _many(
+    _insert_rows(
         conn,
-        "INSERT INTO entities(id, doc_id, ord, entity_type, name, name_fold, signature, "
-        "definition, line, end_line) "
-        "VALUES (nextval('entities_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        "entities",
+        ENTITY_COLUMNS,
         [
             (
                 doc_id,
@@ -290,12 +314,12 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             )
             for i, e in enumerate(doc.entities)
         ],
+        sequence=True,
     )
-    _many(
+    _insert_rows(
         conn,
-        "INSERT INTO symbols(id, doc_id, ord, kind, name, name_fold, qualified_name, signature, "
-        "language, parent, line, end_line, docstring) "
-        "VALUES (nextval('symbols_id_seq'), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        "symbols",
+        SYMBOL_COLUMNS,
         [
             (
                 doc_id,
@@ -313,10 +337,109 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             )
             for i, s in enumerate(doc.symbols)
         ],
+        sequence=True,
     )
 
 
-def _many(conn: psycopg.Connection, sql: str, rows: list[tuple[Any, ...]]) -> None:
-    if rows:
-        with conn.cursor() as cursor:
-            cursor.executemany(sql.encode(), rows)
+# (column, type) of each table's rows as the functions above build them; `id` first where
+# the writer gives it, left out where the table's sequence does (`sequence=True`).
+SECTION_COLUMNS = (
+    ("id", "bigint"),
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("level", "bigint"),
+    ("depth", "bigint"),
+    ("title", "text"),
+    ("title_fold", "text"),
+    ("number", "text"),
+    ("anchor", "text"),
+    ("parent_id", "bigint"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+    ("own_end_line", "bigint"),
+    ("page", "bigint"),
+)
+CHUNK_COLUMNS = (
+    ("id", "bigint"),
+    ("doc_id", "bigint"),
+    ("section_id", "bigint"),
+    ("chunk_index", "bigint"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+    ("page", "bigint"),
+    ("start_offset", "bigint"),
+    ("end_offset", "bigint"),
+    ("content", "text"),
+    ("fold", "text"),
+    ("content_hash", "text"),
+)
+CODEBLOCK_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("language", "text"),
+    ("code", "text"),
+    ("body_start", "bigint"),
+    ("body_end", "bigint"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+)
+TABLE_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("headers", "text"),
+    ("rows", "text"),
+    ("row_count", "bigint"),
+    ("column_count", "bigint"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+)
+ENTITY_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("entity_type", "text"),
+    ("name", "text"),
+    ("name_fold", "text"),
+    ("signature", "text"),
+    ("definition", "text"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+)
+SYMBOL_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("kind", "text"),
+    ("name", "text"),
+    ("name_fold", "text"),
+    ("qualified_name", "text"),
+    ("signature", "text"),
+    ("language", "text"),
+    ("parent", "text"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+    ("docstring", "text"),
+)
+
+
+def _insert_rows(
+    conn: psycopg.Connection,
+    table: str,
+    columns: tuple[tuple[str, str], ...],
+    rows: list[tuple[Any, ...]],
+    *,
+    sequence: bool = False,
+) -> None:
+    """Every row of one table in one statement: a typed array per column, unnested (a
+    multi-row INSERT with as many parameters as columns, whatever the row count). With
+    `sequence`, each row's id is the table's next sequence value, in row order."""
+    if not rows:
+        return
+    names = ", ".join(name for name, _ in columns)
+    arrays = ", ".join(f"%s::{kind}[]" for _, kind in columns)
+    if sequence:
+        sql = (
+            f"INSERT INTO {table}(id, {names}) SELECT nextval('{table}_id_seq'), u.* "
+            f"FROM unnest({arrays}) AS u"
+        )
+    else:
+        sql = f"INSERT INTO {table}({names}) SELECT * FROM unnest({arrays})"
+    conn.execute(sql.encode(), [list(column) for column in zip(*rows)])
