@@ -11,6 +11,8 @@
 4. RRF over the channels, then a composite score: 100 x RRF + BM25 (squashed to 0..1)
    x 0.5 + the best result-type priority + a bonus when a symbol, heading or entity
    name equals the query (1.0) or starts with it (0.2). Ties: path, then position.
+5. A passage as the query (more than LONG_QUERY content words) on an index with vectors
+   ranks by the vector list alone (`lexical_share`).
 """
 
 from __future__ import annotations
