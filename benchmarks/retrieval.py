@@ -579,6 +579,17 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     from docql_sqlite.ingest import IngestOptions, index_paths
 
     db_path = data.root.parent / f"{data.name}.db"
+    stored = None
+    if db_path.exists():
+        conn = db.connect(db_path, readonly=True)
+        try:
+            stored = db.get_meta(conn, "embedding_model")
+        finally:
+            conn.close()
+    # `index` embeds the passages it changes with the index's own model (even under
+    # --model ''): through the cache too.
+    if model or stored:
+        cached_model(model or stored, seeds)  # type: ignore[arg-type]
     old = os.getcwd()
     os.chdir(data.root.parent)
     try:
@@ -587,11 +598,6 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
         os.chdir(old)
     if model:
         cache = cached_model(model, seeds)
-        conn = db.connect(db_path, readonly=True)
-        try:
-            stored = db.get_meta(conn, "embedding_model")
-        finally:
-            conn.close()
         started, cpu = time.monotonic(), time.process_time()
         report = embed(db_path, model, replace=bool(stored) and stored != cache.model_id)
         print(

@@ -44,6 +44,9 @@ WEIGHTS = {
 # they order passages the lists rank alike, they do not overturn the lists.
 TYPE_PRIORITY = {"symbols": 0.1, "code_words": 0.05, "headings": 0.05, "entities": 0.03}
 NAME_EXACT, NAME_PREFIX = 1.0, 0.2
+# The squashed BM25 term of the composite (0..1) x this: worth up to ~20 rank steps of
+# one list. 0 was tried with vectors and the two halves of the FAQ sets disagreed
+# (docs/benchmarks.md, third pass), so it stays.
 BM25_BONUS = 0.5
 # A text of more than LONG_QUERY content words is a pasted passage ("more like this"),
 # not a question: with vectors, the lexical channels then count LONG_LEXICAL of their
@@ -356,7 +359,9 @@ def composite(entry: fusion.Fused, names: QueryNames, lexical: float = 1.0) -> f
 
     A weak name (one plain word of the query) answers one word: its bonus is shared
     (1/words), so a passage that covers every word can outrank a symbol named after one.
-    A strong name (an identifier as typed, the words joined) gets the whole bonus."""
+    A strong name (an identifier as typed, the words joined) gets the whole bonus.
+    `lexical` (`lexical_share`) scales everything but the RRF score: at 0 the vector
+    list's order alone."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
