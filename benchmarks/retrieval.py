@@ -461,12 +461,135 @@ sys.path.insert(
 MODES = ("bm25", "vector", "hybrid", "smart")
 
 
-def build_index(data: Dataset, model: str | None) -> Path:
-    """Index `data.root` (paths relative to its parent) and embed it; reused when up to date."""
-    from docql_sqlite import embed
+# -- vectors computed once: a passage cache shared by every set and run ----------------------
+class CachedPassages:
+    """An embedding model whose passage vectors come from a cache file when it has them.
+
+    `$DOCQL_CORPORA/vector-cache/MODEL-FINGERPRINT.sqlite` maps sha256(text) to the
+    float32 blob the index stores. The FAQ sets share their 1,494 distractor files, and
+    every re-index (a parser change re-chunks a file) would otherwise embed again: with
+    the cache a set costs its new texts only, once per machine. Queries are never cached
+    (the model embeds them as usual). `--vector-seed DB` fills the cache from an index
+    already embedded with the same model (same fingerprint), e.g. the MCP benchmark's.
+    """
+
+    def __init__(self, inner, path: Path):  # type: ignore[no-untyped-def]
+        import sqlite3
+
+        self.inner = inner
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(path)
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (sha TEXT PRIMARY KEY, embedding BLOB NOT NULL)"
+        )
+        self.hits = self.misses = 0
+
+    def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+        return getattr(self.inner, name)  # model_id, dimensions, fingerprint(), warm_up...
+
+    @staticmethod
+    def key(text: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def embed(self, texts, kind="passage"):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        if kind != "passage":
+            return self.inner.embed(texts, kind=kind)
+        keys = [self.key(t) for t in texts]
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            found.update(
+                self.conn.execute(
+                    f"SELECT sha, embedding FROM vectors WHERE sha IN ({marks})", part
+                )
+            )
+        missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            fresh = self.inner.embed(missing, kind="passage")
+            with self.conn:
+                for text, vector in zip(missing, fresh):
+                    blob = np.asarray(vector, dtype=np.float32).tobytes()
+                    found[self.key(text)] = blob
+                    self.conn.execute(
+                        "INSERT OR REPLACE INTO vectors VALUES (?, ?)", (self.key(text), blob)
+                    )
+        return np.stack([np.frombuffer(found[k], dtype=np.float32) for k in keys])
+
+    def seed(self, index_path: Path) -> int:
+        """Copy the passage vectors of an index embedded with this model (same fingerprint)."""
+        import pysqlite3 as sqlite3  # the stdlib's cannot load extensions (sqlite-vec) here
+
+        from docql_sqlite.dbapi import prepare_connection
+
+        # A plain connection, read-only and immutable: the seed may be of an older schema,
+        # and may be in use by another process.
+        conn = sqlite3.connect(f"file:{index_path}?immutable=1", uri=True)
+        try:
+            prepare_connection(conn)
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if meta.get("embedding_fingerprint") != self.inner.fingerprint():
+                print(f"  vector seed {index_path}: another model, skipped", file=sys.stderr)
+                return 0
+            rows = conn.execute(
+                "SELECT c.content, v.embedding FROM chunks c "
+                "JOIN chunk_vectors cv ON cv.chunk_id = c.id AND cv.content_hash = c.content_hash "
+                "JOIN chunks_vec v ON v.rowid = c.id"
+            ).fetchall()
+        finally:
+            conn.close()
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO vectors VALUES (?, ?)",
+                [(self.key(text), bytes(blob)) for text, blob in rows],
+            )
+        return len(rows)
+
+
+def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: ignore[assignment]
+    """Install the caching wrapper as the process's model `name` (what `embed` loads)."""
+    from docql_sqlite.search import vectors
+
+    model = vectors.load_model(name)
+    if isinstance(model, CachedPassages):
+        return model
+    safe = re.sub(r"[^\w.-]+", "_", name)
+    wrapped = CachedPassages(model, CACHE / "vector-cache" / f"{safe}-{model.fingerprint()}.sqlite")
+    for seed in seeds:
+        print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
+    with vectors._lock:
+        vectors._models[name] = wrapped  # type: ignore[assignment]
+    return wrapped
+
+
+def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Path:  # type: ignore[assignment]
+    """Index `data.root` (paths relative to its parent) and embed it; reused when up to date.
+
+    Embedding is incremental (new or changed passages only) and goes through the passage
+    cache, so a second run, or a second set with the same distractors, embeds almost
+    nothing; the vectors are replaced only when the index holds another model's."""
+    from docql_sqlite import db, embed
     from docql_sqlite.ingest import IngestOptions, index_paths
 
     db_path = data.root.parent / f"{data.name}.db"
+    stored = None
+    if db_path.exists():
+        conn = db.connect(db_path, readonly=True)
+        try:
+            stored = db.get_meta(conn, "embedding_model")
+        finally:
+            conn.close()
+    # `index` embeds the passages it changes with the index's own model (even under
+    # --model ''): through the cache too.
+    if model or stored:
+        cached_model(model or stored, seeds)  # type: ignore[arg-type]
     old = os.getcwd()
     os.chdir(data.root.parent)
     try:
@@ -474,14 +597,15 @@ def build_index(data: Dataset, model: str | None) -> Path:
     finally:
         os.chdir(old)
     if model:
-        started = time.monotonic()
-        report = embed(db_path, model, replace=True)
-        if report["embedded"]:
-            print(
-                f"  embedded {report['embedded']} texts with {report['model']} in "
-                f"{time.monotonic() - started:.1f}s",
-                file=sys.stderr,
-            )
+        cache = cached_model(model, seeds)
+        started, cpu = time.monotonic(), time.process_time()
+        report = embed(db_path, model, replace=bool(stored) and stored != cache.model_id)
+        print(
+            f"  {data.name}: {report['chunks']} passages, {report['embedded']} embedded "
+            f"({cache.misses} computed, {cache.hits} from {cache.path.name}) in "
+            f"{time.monotonic() - started:.1f}s wall, {time.process_time() - cpu:.1f}s CPU",
+            file=sys.stderr,
+        )
     return db_path
 
 
@@ -529,9 +653,26 @@ def metrics(
     return dcg / ideal, found / len(relevant), (1.0 / (first + 1) if first is not None else 0.0)
 
 
-def evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool = False) -> list[dict]:
+def evaluate(
+    data: Dataset, db_path: Path, modes: list[str], by_file: bool = False, vectors: bool = True
+) -> list[dict]:
     """Metrics per mode; `by_file` ranks files (--group file) on the code set
-    (to compare with QMD)."""
+    (to compare with QMD). `vectors=False` searches an embedded index as one without
+    vectors (`--model ''`), so both evaluations share one cached index."""
+    from docql_sqlite.search import engine
+
+    rows = []
+    saved = engine.SqliteEngine.has_vectors
+    if not vectors:  # what every search consults
+        engine.SqliteEngine.has_vectors = property(lambda self: False)  # type: ignore[method-assign]
+    try:
+        rows = _evaluate(data, db_path, modes, by_file)
+    finally:
+        engine.SqliteEngine.has_vectors = saved  # type: ignore[method-assign]
+    return rows
+
+
+def _evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool) -> list[dict]:
     import docql_sqlite
 
     rows = []
@@ -626,13 +767,20 @@ def main() -> None:
         "--baseline", action="store_true", help="also plain FTS5 BM25 over whole files"
     )
     parser.add_argument("--zh-sample", type=int, default=0, help="Chinese headings (0: all)")
+    parser.add_argument(
+        "--vector-seed",
+        action="append",
+        default=[],
+        metavar="DB",
+        help="fill the passage vector cache from an index embedded with --model (repeatable)",
+    )
     args = parser.parse_args()
     rows = []
     for name in args.sets.split(","):
         data = {"lee": lee, "zh": zh_set, "debfaq": faq_set, "rfaq": rfaq_set}.get(
             name, lambda: code(sample=args.sample)
         )()
-        db_path = build_index(data, args.model or None)
+        db_path = build_index(data, args.model or None, [Path(p) for p in args.vector_seed])
         if name == "zh":
             zh_queries(data, db_path, sample=args.zh_sample)
         print(
@@ -640,7 +788,7 @@ def main() -> None:
             file=sys.stderr,
         )
         modes = [m for m in args.modes.split(",") if args.model or m in ("bm25", "smart")]
-        rows += evaluate(data, db_path, modes)
+        rows += evaluate(data, db_path, modes, vectors=bool(args.model))
         if args.baseline:
             rows.append(baseline_evaluate(data, db_path))
         print(json.dumps(rows), file=sys.stderr, flush=True)  # nothing lost if a later set fails
@@ -649,7 +797,7 @@ def main() -> None:
             print(f"zh: {empty} of {len(data.queries)} questions found nothing", file=sys.stderr)
         if args.qmd and shutil.which(args.qmd):
             if data.granularity == "span":  # QMD ranks files: compare at that level too
-                rows += evaluate(data, db_path, modes, by_file=True)
+                rows += evaluate(data, db_path, modes, by_file=True, vectors=bool(args.model))
             rows.append(qmd_evaluate(data, args.qmd))
     if args.json:
         print(json.dumps(rows, indent=2))

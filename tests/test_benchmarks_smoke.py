@@ -204,3 +204,60 @@ def test_pg_scale_smoke_stores_every_file_once(tmp_path: Path) -> None:
         for name in ("structural", "toc", "get", "status"):
             assert result[engine][name]["p50_ms"] > 0, (engine, name)
     assert result["latency_sqlite"]["grep"]["p50_ms"] > 0  # every class runs on the file
+
+
+# -- retrieval.py's passage vector cache: each text embedded once per machine -------------
+VECTOR_CACHE_RUN = r"""
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import retrieval
+from docql_sqlite import db
+
+tmp = Path(sys.argv[2])
+retrieval.CACHE = tmp / "cache"
+out = {}
+for name in ("first", "again", "other"):
+    folder = "a" if name != "other" else "b"  # "other": a second set with the same texts
+    root = tmp / folder / "docs"
+    root.mkdir(parents=True, exist_ok=True)
+    for i in range(6):
+        (root / f"n{i}.md").write_text(f"# Note {i}\n\nPassage number {i} about topic {i % 3}.\n")
+    data = retrieval.Dataset(folder, root)
+    model = retrieval.cached_model("hash")
+    before = (model.hits, model.misses)
+    db_path = retrieval.build_index(data, "hash")
+    out[name] = {"hits": model.hits - before[0], "computed": model.misses - before[1]}
+    conn = db.connect(db_path, readonly=True)
+    db.load_vec(conn)
+    out[name]["vectors"] = db.scalar(conn, "SELECT count(*) FROM chunks_vec")
+    out[name]["chunks"] = db.scalar(conn, "SELECT count(*) FROM chunks")
+    blobs = dict(conn.execute(
+        "SELECT c.content, v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.id"
+    ).fetchall())
+    inner = model.inner.embed(list(blobs), kind="passage")
+    out[name]["same_as_model"] = all(
+        bytes(b) == v.tobytes() for b, v in zip(blobs.values(), inner)
+    )
+    conn.close()
+print(json.dumps(out))
+"""
+
+
+def test_retrieval_vector_cache_embeds_each_text_once(tmp_path: Path) -> None:
+    """A second run embeds nothing; a second set with the same texts is filled from the
+    cache file; the vectors stored are the model's own."""
+    done = subprocess.run(
+        [sys.executable, "-c", VECTOR_CACHE_RUN, str(BENCH), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    first, again, other = out["first"], out["again"], out["other"]
+    assert first["computed"] == first["chunks"] > 0 and first["hits"] == 0
+    assert again["computed"] == 0  # nothing changed: embed had nothing to do
+    assert other["computed"] == 0 and other["hits"] == other["chunks"] == first["chunks"]
+    for run in out.values():
+        assert run["vectors"] == run["chunks"] and run["same_as_model"]

@@ -309,3 +309,63 @@ def test_cli_embed_and_index_embed(tmp_index) -> None:
     assert done.exit_code == 1 and "--replace" in done.output
     done = runner.invoke(cli, ["search", str(tmp_index.db), "apples", "--mode", "hybrid", "--json"])
     assert done.exit_code == 0 and "a.md" in done.output
+
+
+# -- smart search with a passage as the query (more than smart.LONG_QUERY content words) -----
+PASSAGE = (
+    "Segments are merged in the background when their number grows past the merge factor; "
+    "the planner estimates the cost of every candidate merge from segment sizes, deleted "
+    "documents, the age of the oldest segment and the write rate observed over the last "
+    "minutes, then schedules the cheapest merges first so that queries keep their latency "
+    "while the index compacts itself"
+)
+
+
+def _order(hits: list[dict]) -> list[str]:
+    return [h["location"] for h in hits]
+
+
+def test_a_passage_as_query_ranks_by_meaning_when_vectors_exist(embedded_db: Path) -> None:
+    """Over LONG_QUERY content words, smart's lexical lists are not run: the order is the
+    vector mode's (Lee set: lexical lists outvoted the vector list through RRF)."""
+    from docql_sqlite.search import smart
+    from docql_sqlite.search import terms as search_terms
+
+    assert len(search_terms.positives(search_terms.parse(PASSAGE))) > smart.LONG_QUERY
+    with docql_sqlite.open(embedded_db) as idx:
+        smart_hits = search(idx, PASSAGE, mode="smart", limit=8, explain=True)
+        vector_hits = search(idx, PASSAGE, mode="vector", limit=8)
+        assert _order(smart_hits) == _order(vector_hits)
+        plan = smart_hits[0]["explain"]["plan"]
+        assert set(plan["channels"]) == {"vector"} and plan["channels"]["vector"] > 0
+        assert any("passage as query" in step for step in plan["strategy"])
+        # Grouped by file, too: the files of the vector mode, in its order.
+        assert _order(search(idx, PASSAGE, mode="smart", limit=5, group="file")) == _order(
+            search(idx, PASSAGE, mode="vector", limit=5, group="file")
+        )
+
+
+@pytest.mark.parametrize("words", [3, 12, 20])
+def test_a_question_keeps_every_channel_with_vectors(embedded_db: Path, words: int) -> None:
+    """Up to LONG_QUERY content words (every FAQ and code question) nothing changes: the
+    lexical lists run and are fused with the vector list at full weight."""
+    from docql_sqlite.search import smart
+    from docql_sqlite.search import terms as search_terms
+
+    text = " ".join(t.text for t in search_terms.positives(search_terms.parse(PASSAGE))[:words])
+    assert len(search_terms.positives(search_terms.parse(text))) == words <= smart.LONG_QUERY
+    with docql_sqlite.open(embedded_db) as idx:
+        hits = search(idx, text, mode="smart", limit=5, explain=True)
+    plan = hits[0]["explain"]["plan"]
+    assert {"bm25", "vector", "documents"} <= set(plan["channels"])
+    assert not any("passage as query" in step for step in plan["strategy"])
+    assert any(e["explain"]["lists"].get("bm25") for e in hits)
+
+
+def test_a_passage_as_query_without_vectors_is_lexical(corpus_db: Path) -> None:
+    """Without vectors the rule does not apply: BM25 (its 32 rarest words) ranks."""
+    with docql_sqlite.open(corpus_db) as idx:
+        assert not idx.has_vectors
+        hits = search(idx, PASSAGE, mode="smart", limit=5, explain=True)
+    assert hits and "bm25" in hits[0]["explain"]["plan"]["channels"]
+    assert not any("passage as query" in s for s in hits[0]["explain"]["plan"]["strategy"])

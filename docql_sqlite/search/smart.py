@@ -11,6 +11,8 @@
 4. RRF over the channels, then a composite score: 100 x RRF + BM25 (squashed to 0..1)
    x 0.5 + the best result-type priority + a bonus when a symbol, heading or entity
    name equals the query (1.0) or starts with it (0.2). Ties: path, then position.
+5. A passage as the query (more than LONG_QUERY content words) on an index with vectors
+   ranks by the vector list alone (`lexical_share`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,15 @@ WEIGHTS = {
 # they order passages the lists rank alike, they do not overturn the lists.
 TYPE_PRIORITY = {"symbols": 0.1, "code_words": 0.05, "headings": 0.05, "entities": 0.03}
 NAME_EXACT, NAME_PREFIX = 1.0, 0.2
+# The squashed BM25 term of the composite (0..1) x this: worth up to ~20 rank steps of
+# one list. 0 was tried with vectors and the two halves of the FAQ sets disagreed
+# (docs/benchmarks.md, third pass), so it stays.
+BM25_BONUS = 0.5
+# A text of more than LONG_QUERY content words is a pasted passage ("more like this"),
+# not a question: with vectors, the lexical channels then count LONG_LEXICAL of their
+# weight (see `lexical_share`).
+LONG_QUERY = 20
+LONG_LEXICAL = 0.0
 # Name channels match a name *containing* a term only for short queries: in a pasted
 # sentence every common word is inside some identifier.
 SHORT_QUERY = 3
@@ -239,56 +250,36 @@ ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_inde
     return [dict(r, _weight=names.weight(r["_match"])) for r in index.rows(sql, params.values)]
 
 
+def lexical_share(index: Any, terms: list[search_terms.Term]) -> float:
+    """How much the lexical channels count next to the vector channel (1.0, or LONG_LEXICAL).
+
+    A query of more than LONG_QUERY content words is a passage, asking for passages like
+    it. Its words are many and mostly common, so BM25 over its rarest ones (and the name
+    and document channels, which see the same words) ranks by accidents of vocabulary,
+    and RRF, which counts how many lists hold a passage far more than where they rank
+    it, lets four such lists outvote the one that measures similarity of meaning: on the
+    Lee set (news paragraphs as queries) smart Recall@10 was 0.55 against 0.70 for the
+    vector mode. Questions (FAQ, code docstrings: 1–18 content words) are unchanged."""
+    if index.has_vectors and len(search_terms.positives(terms)) > LONG_QUERY:
+        return LONG_LEXICAL
+    return 1.0
+
+
 def channels(
-    index: Any, text: str, terms: list[search_terms.Term], opts: ranking.Request
+    index: Any,
+    text: str,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
+    lexical: float = 1.0,
 ) -> tuple[list[fusion.Ranked], list[str], list[str]]:
-    """The ranked lists, the keyword strategy's steps, and the document channel's notes."""
-    params = Params(index.dialect)
-    scope = ranking.scope_sql(opts.paths, params)
-    level, narrow, steps = choose_level(index, terms, scope, params)
-    # Name channels look for the query as typed (and its words joined: "query planner"
-    # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
-    # A passage holding 2 of a question's 4 words answers half of it: its BM25 rank counts
-    # half (RRF alone sees ranks 1 and 2 as nearly equal, whatever they cover).
-    n_level = len(search_terms.positives(level))
-    lists = [
-        fusion.Ranked(
-            "bm25",
-            opts.weight("bm25", WEIGHTS["bm25"]),
-            [
-                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
-                for r in bm25_rows(index, level, narrow, opts)
-            ],
-        )
-    ]
-    for name, table, alias, col in (
-        ("symbols", "symbols", "y", "name_fold"),
-        ("headings", "sections", "s", "title_fold"),
-        ("entities", "entities", "e", "name_fold"),
-    ):
-        lists.append(
-            fusion.Ranked(
-                name,
-                opts.weight(name, WEIGHTS[name]),
-                _name_channel(index, table, alias, col, terms, opts),
-            )
-        )
-    # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
-    # When a passage holds every word of a question, a name counts by the share of the
-    # question it adds (`def handle` adds nothing to "how do I handle errors in a
-    # request handler" that BM25 did not see); otherwise a name match is the best
-    # evidence there is (a docstring's words rarely occur in the code) and counts fully.
-    answered = n_level > 1 and any(r["_coverage"] == n_level for r in lists[0].rows)
-    code_rows = names.channel(index, terms, opts.paths, CHANNEL_DEPTH)
-    if answered:
-        code_rows = [dict(r, _weight=r["_share"]) for r in code_rows if r["_share"] > 0]
-    lists.append(
-        fusion.Ranked("code_words", opts.weight("code_words", WEIGHTS["code_words"]), code_rows)
-    )
-    doc_rows, doc_notes = documents.channel(index, terms, opts.paths)
-    lists.append(
-        fusion.Ranked("documents", opts.weight("documents", WEIGHTS["documents"]), doc_rows)
-    )
+    """The ranked lists, the keyword strategy's steps, and the document channel's notes.
+    `lexical` scales every list but the vector channel (`lexical_share`); at 0 they are
+    not run."""
+    lists: list[fusion.Ranked] = []
+    steps: list[str] = []
+    doc_notes: list[str] = []
+    if lexical > 0:
+        lists, steps, doc_notes = lexical_channels(index, terms, opts, lexical)
     if index.has_vectors:
         vparams = Params(index.dialect)
         plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
@@ -306,12 +297,71 @@ def channels(
     return lists, steps, doc_notes
 
 
-def composite(entry: fusion.Fused, names: QueryNames) -> float:
+def lexical_channels(
+    index: Any, terms: list[search_terms.Term], opts: ranking.Request, lexical: float
+) -> tuple[list[fusion.Ranked], list[str], list[str]]:
+    """BM25, the name channels, code words and documents, each weighted x `lexical`."""
+    params = Params(index.dialect)
+    scope = ranking.scope_sql(opts.paths, params)
+    level, narrow, steps = choose_level(index, terms, scope, params)
+    # Name channels look for the query as typed (and its words joined: "query planner"
+    # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
+    # A passage holding 2 of a question's 4 words answers half of it: its BM25 rank counts
+    # half (RRF alone sees ranks 1 and 2 as nearly equal, whatever they cover).
+    n_level = len(search_terms.positives(level))
+    lists = [
+        fusion.Ranked(
+            "bm25",
+            lexical * opts.weight("bm25", WEIGHTS["bm25"]),
+            [
+                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
+                for r in bm25_rows(index, level, narrow, opts)
+            ],
+        )
+    ]
+    for name, table, alias, col in (
+        ("symbols", "symbols", "y", "name_fold"),
+        ("headings", "sections", "s", "title_fold"),
+        ("entities", "entities", "e", "name_fold"),
+    ):
+        lists.append(
+            fusion.Ranked(
+                name,
+                lexical * opts.weight(name, WEIGHTS[name]),
+                _name_channel(index, table, alias, col, terms, opts),
+            )
+        )
+    # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
+    # When a passage holds every word of a question, a name counts by the share of the
+    # question it adds (`def handle` adds nothing to "how do I handle errors in a
+    # request handler" that BM25 did not see); otherwise a name match is the best
+    # evidence there is (a docstring's words rarely occur in the code) and counts fully.
+    answered = n_level > 1 and any(r["_coverage"] == n_level for r in lists[0].rows)
+    code_rows = names.channel(index, terms, opts.paths, CHANNEL_DEPTH)
+    if answered:
+        code_rows = [dict(r, _weight=r["_share"]) for r in code_rows if r["_share"] > 0]
+    lists.append(
+        fusion.Ranked(
+            "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
+        )
+    )
+    doc_rows, doc_notes = documents.channel(index, terms, opts.paths)
+    lists.append(
+        fusion.Ranked(
+            "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
+        )
+    )
+    return lists, steps, doc_notes
+
+
+def composite(entry: fusion.Fused, names: QueryNames, lexical: float = 1.0) -> float:
     """100 x RRF + 0.5 x squashed BM25 + type priority + name match (see module doc).
 
     A weak name (one plain word of the query) answers one word: its bonus is shared
     (1/words), so a passage that covers every word can outrank a symbol named after one.
-    A strong name (an identifier as typed, the words joined) gets the whole bonus."""
+    A strong name (an identifier as typed, the words joined) gets the whole bonus.
+    `lexical` (`lexical_share`) scales everything but the RRF score: at 0 the vector
+    list's order alone."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
@@ -322,7 +372,7 @@ def composite(entry: fusion.Fused, names: QueryNames) -> float:
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):
             match = max(match, NAME_PREFIX * share)
-    return 100.0 * entry.score + 0.5 * bm25 / (1.0 + bm25) + priority + match
+    return 100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match)
 
 
 def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
@@ -331,14 +381,17 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         raise SearchError(
             f"nothing to search for in '{text}': give at least one word that is not negated (-word)"
         )
+    lexical = lexical_share(index, terms)
     terms, reduced = stats.reduce_terms(index, terms)
-    lists, steps, doc_notes = channels(index, text, terms, opts)
+    lists, steps, doc_notes = channels(index, text, terms, opts, lexical)
     if reduced:
         steps.insert(0, reduced)
+    if lexical != 1.0:
+        steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     names = _names(terms)
     fused = fusion.rrf(lists, opts.rrf_k)
     scored = sorted(
-        ((composite(f, names), f) for f in fused),
+        ((composite(f, names, lexical), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )
     scored = scored[: opts.fetch]
