@@ -38,8 +38,11 @@ FTS_TEXT_VERSION = 1
 
 SQLError = apsw.Error
 # Errors about the database as a whole (not about one document's rows): a run stops on
-# them instead of recording every later file as failed.
-WHOLE_DATABASE_ERRORS: tuple[type[apsw.Error], ...] = (
+# them instead of recording every later file as failed. Both forms: apsw's, and the
+# `DatabaseError` our cursors translate them into (leaving that out once let a transient
+# I/O error pass as one file's problem, after SQLite had rolled the whole batch back).
+WHOLE_DATABASE_ERRORS: tuple[type[Exception], ...] = (
+    DatabaseError,
     apsw.FullError,
     apsw.IOError,
     apsw.CorruptError,

@@ -121,7 +121,7 @@ def points(total: int, short: int = 8) -> list[int]:
     return sorted({1, total, *(1 + (total - 1) * k // (short - 1) for k in range(short))})
 
 
-KINDS = {  # the normal suite runs the first two; the slow one all three
+KINDS = {  # both suites run all three (the slow one at every write)
     "io-sticky": (apsw.IOError, True),
     "full": (apsw.FullError, True),
     "io-once": (apsw.IOError, False),
@@ -152,9 +152,7 @@ def versions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize(
-    "kind", [k if k != "io-once" else pytest.param(k, marks=pytest.mark.slow) for k in KINDS]
-)
+@pytest.mark.parametrize("kind", list(KINDS))
 def test_index_survives_the_nth_write_failing(
     versions: dict, vfs: faulty_vfs.FaultyVFS, tmp_path: Path, kind: str
 ) -> None:
@@ -180,9 +178,7 @@ def test_index_survives_the_nth_write_failing(
     assert failed >= (len(points(total)) if sticky else 1)
 
 
-@pytest.mark.parametrize(
-    "kind", [k if k != "io-once" else pytest.param(k, marks=pytest.mark.slow) for k in KINDS]
-)
+@pytest.mark.parametrize("kind", list(KINDS))
 def test_embed_survives_the_nth_write_failing(
     versions: dict, vfs: faulty_vfs.FaultyVFS, tmp_path: Path, kind: str
 ) -> None:

@@ -371,6 +371,8 @@ def _write_batch(
             except db.WHOLE_DATABASE_ERRORS:
                 raise
             except Exception as exc:  # noqa: BLE001 - one file must never stop a run
+                if not conn.in_transaction:  # SQLite rolled the whole batch back: stop
+                    raise
                 reason = f"could not be stored: {type(exc).__name__}: {exc}"
                 clear_problems(conn, uri)
                 record_problem(conn, display, uri, "error", reason)
