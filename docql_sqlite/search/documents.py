@@ -33,6 +33,9 @@ the highest passage-level score under the same weights).
 from __future__ import annotations
 
 import math
+import threading
+from array import array
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,8 +104,13 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
 
 def _occurrences(
     index: Any, token: Token, paths: tuple[str, ...], negated: str | None
-) -> list[tuple[int, int]]:
-    """(chunk_id, count) of the token's body occurrences in scope."""
+) -> Postings:
+    """The token's body occurrences in scope, counted by chunk (cached, `_postings`)."""
+    eng = engine.of(index)
+    key = (eng.path, *eng.stamp(), token.text, token.prefix, paths, negated)
+    found = _postings.get(key)
+    if found is not None:
+        return found
     params = Params()
     if token.prefix:
         low, high = params.add(token.text), params.add(token.text + PREFIX_END)
@@ -125,17 +133,77 @@ def _occurrences(
         f"SELECT v.doc AS chunk, count(*) AS n FROM {VOCAB} v WHERE {cond} AND v.col = 'body' "
         "GROUP BY v.doc"
     )
-    return [(r["chunk"], r["n"]) for r in index.rows(sql, params.values)]
+    # Plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
+    # a dict per row was a third of the channel's time.
+    chunk_doc = _layout(eng).chunk_doc
+    chunks, counts, docs = array("q"), array("q"), array("q")
+    for chunk, n in eng.conn.execute(sql, params.values):
+        doc = chunk_doc.get(chunk)
+        if doc is not None:  # chunks of code files do not take part
+            chunks.append(chunk)
+            counts.append(n)
+            docs.append(doc)
+    found = Postings(chunks, counts, docs)
+    _postings.put(key, found)
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """One token's occurrences in prose chunks: chunk ids, counts and their documents,
+    in parallel arrays (compact: a long-lived server keeps many, `POSTINGS_CACHE_ROWS`)."""
+
+    chunks: array[int]
+    counts: array[int]
+    docs: array[int]
+
+
+class PostingsCache:
+    """Least recently used postings, bounded by their total rows. A long-lived process
+    (the MCP server) meets the same words in question after question; the key holds the
+    index's version stamp, so a write makes every entry unreachable."""
+
+    def __init__(self, max_rows: int) -> None:
+        self.max_rows = max_rows
+        self._rows = 0
+        self._entries: OrderedDict[tuple[Any, ...], Postings] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> Postings | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: tuple[Any, ...], postings: Postings) -> None:
+        size = len(postings.chunks) + 1
+        if size > self.max_rows:
+            return
+        with self._lock:
+            if key in self._entries:
+                return
+            self._entries[key] = postings
+            self._rows += size
+            while self._rows > self.max_rows:
+                _, old = self._entries.popitem(last=False)
+                self._rows -= len(old.chunks) + 1
+
+
+# ~24 bytes a row: 1M rows is ~24 MB, the postings of a few thousand words.
+POSTINGS_CACHE_ROWS = 1_000_000
+_postings = PostingsCache(POSTINGS_CACHE_ROWS)
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """Which document each chunk belongs to, and each document's length in characters
-    (documents other than code files)."""
+    """Which document each chunk belongs to, each document's length in characters
+    (documents other than code files), and its BM25 length norm."""
 
     chunk_doc: dict[int, int]
     lengths: dict[int, int]
     avgdl: float
+    norms: dict[int, float]  # K1 · (1 − B + B·|D|/avgdl)
 
 
 def _layout(index: Any) -> Layout:
@@ -153,9 +221,10 @@ def _layout(index: Any) -> Layout:
             chunk_doc[chunk] = doc
             lengths[doc] = lengths.get(doc, 0) + max(1, int(chars or 0))
         avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
-        return Layout(chunk_doc, lengths, avgdl)
+        norms = {doc: K1 * (1.0 - B + B * n / avgdl) for doc, n in lengths.items()}
+        return Layout(chunk_doc, lengths, avgdl, norms)
 
-    return stats.cached(index, ("doc_layout",), compute)
+    return stats.cached(index, ("doc_layout", K1, B), compute)
 
 
 def _common(index: Any, token: Token) -> bool:
@@ -170,32 +239,36 @@ def score(
 ) -> list[Ranked]:
     """Documents by BM25 over their whole text, best first."""
     layout = _layout(index)
+    norms = layout.norms
     n_docs = max(1, len(layout.lengths))
     doc_score: dict[int, float] = {}
     chunk_score: dict[int, float] = {}
     for token in tokens:
         if _common(index, token):
             continue
-        rows = _occurrences(index, token, paths, negated)
-        if not rows:
+        found = _occurrences(index, token, paths, negated)
+        if not found.chunks:
             continue
+        weight = token.weight
         tf: dict[int, int] = {}
-        for chunk, n in rows:
-            doc = layout.chunk_doc.get(chunk)
-            if doc is not None:
-                tf[doc] = tf.get(doc, 0) + n
+        tf_get, chunk_get = tf.get, chunk_score.get
+        for chunk, n, doc in zip(found.chunks, found.counts, found.docs):
+            tf[doc] = tf_get(doc, 0) + n
             # passages: saturated tf, no length norm (chunks are of a size)
-            chunk_score[chunk] = chunk_score.get(chunk, 0.0) + token.weight * n / (n + K1)
+            chunk_score[chunk] = chunk_get(chunk, 0.0) + weight * n / (n + K1)
         df = len(tf)
         idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        w = token.weight * idf * (K1 + 1)
+        w = weight * idf * (K1 + 1)
+        doc_get = doc_score.get
         for doc, n in tf.items():
-            norm = K1 * (1.0 - B + B * layout.lengths.get(doc, layout.avgdl) / layout.avgdl)
-            doc_score[doc] = doc_score.get(doc, 0.0) + w * n / (n + norm)
+            doc_score[doc] = doc_get(doc, 0.0) + w * n / (n + norms[doc])
+    chunk_doc = layout.chunk_doc
     best: dict[int, tuple[float, int]] = {}
     for chunk, s in chunk_score.items():
-        doc = layout.chunk_doc.get(chunk)
-        if doc is not None and (doc not in best or (s, -chunk) > (best[doc][0], -best[doc][1])):
+        doc = chunk_doc[chunk]
+        held = best.get(doc)
+        # the highest passage score; on a tie the lower chunk id
+        if held is None or s > held[0] or (s == held[0] and chunk < held[1]):
             best[doc] = (s, chunk)
     ranked = [Ranked(d, s, best[d][1]) for d, s in doc_score.items()]
     ranked.sort(key=lambda r: (-r.score, r.doc_id))
