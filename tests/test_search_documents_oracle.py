@@ -144,8 +144,15 @@ def compare(idx: Any, cases: list[tuple[str, tuple[str, ...]]]) -> int:
         negated = " OR ".join(t.fts for t in negated_terms) if negated_terms else None
         want = reference_score(eng, tokens, scope, negated)
         for _ in range(2):  # cold, then from the postings cache
-            got = [(r.doc_id, r.score, r.chunk) for r in documents.score(eng, tokens, scope, negated)]
-            assert got == want, (text, scope)
+            got = documents.score(eng, tokens, scope, negated)
+            assert [(r.doc_id, r.score, r.chunk) for r in got] == want, (text, scope)
+        # Best passages for the first `depth` documents only; the same scores for all.
+        top = documents.score(eng, tokens, scope, negated, depth=documents.DEPTH)
+        assert [(r.doc_id, r.score) for r in top] == [(d, s) for d, s, _ in want]
+        assert [r.chunk for r in top[: documents.DEPTH]] == [c for _, _, c in want][
+            : documents.DEPTH
+        ]
+        assert all(r.chunk == -1 for r in top[documents.DEPTH :])
         ranked_some += bool(want)
     return ranked_some
 
@@ -205,12 +212,14 @@ def test_postings_cache_is_bounded_by_rows() -> None:
     from array import array
 
     cache = documents.PostingsCache(max_rows=10)
-    three = documents.Postings(array("q", [1, 2, 3]), array("q", [1, 1, 1]), array("q", [1, 1, 1]))
+    one = array("q", [1])
+    three = documents.Postings(array("q", [1, 2, 3]), one * 3, one * 3, one, array("q", [3]))
     for key in range(5):
-        cache.put((key,), three)  # 4 rows each, with the entry itself
+        cache.put((key,), three)  # 5 rows each: 3 chunks, 1 document, the entry itself
     assert cache.get((0,)) is None and cache.get((1,)) is None  # the oldest went
     assert cache.get((3,)) is three and cache.get((4,)) is three
-    cache.put(("big",), documents.Postings(array("q", range(20)), array("q"), array("q")))
+    empty = array("q")
+    cache.put(("big",), documents.Postings(array("q", range(20)), empty, empty, empty, empty))
     assert cache.get(("big",)) is None  # larger than the whole cache: not kept
 
 

@@ -102,9 +102,7 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
     return list(out.values())
 
 
-def _occurrences(
-    index: Any, token: Token, paths: tuple[str, ...], negated: str | None
-) -> Postings:
+def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str | None) -> Postings:
     """The token's body occurrences in scope, counted by chunk (cached, `_postings`)."""
     eng = engine.of(index)
     key = (eng.path, *eng.stamp(), token.text, token.prefix, paths, negated)
@@ -137,13 +135,15 @@ def _occurrences(
     # a dict per row was a third of the channel's time.
     chunk_doc = _layout(eng).chunk_doc
     chunks, counts, docs = array("q"), array("q"), array("q")
+    tf: dict[int, int] = {}
     for chunk, n in eng.conn.execute(sql, params.values):
         doc = chunk_doc.get(chunk)
         if doc is not None:  # chunks of code files do not take part
             chunks.append(chunk)
             counts.append(n)
             docs.append(doc)
-    found = Postings(chunks, counts, docs)
+            tf[doc] = tf.get(doc, 0) + n
+    found = Postings(chunks, counts, docs, array("q", tf), array("q", tf.values()))
     _postings.put(key, found)
     return found
 
@@ -151,11 +151,14 @@ def _occurrences(
 @dataclass(frozen=True, slots=True)
 class Postings:
     """One token's occurrences in prose chunks: chunk ids, counts and their documents,
-    in parallel arrays (compact: a long-lived server keeps many, `POSTINGS_CACHE_ROWS`)."""
+    in parallel arrays (compact: a long-lived server keeps many, `POSTINGS_CACHE_ROWS`);
+    and summed by document (`tf_docs`, `tf`), in the order the chunks first name them."""
 
     chunks: array[int]
     counts: array[int]
     docs: array[int]
+    tf_docs: array[int]
+    tf: array[int]
 
 
 class PostingsCache:
@@ -177,7 +180,7 @@ class PostingsCache:
             return found
 
     def put(self, key: tuple[Any, ...], postings: Postings) -> None:
-        size = len(postings.chunks) + 1
+        size = len(postings.chunks) + len(postings.tf_docs) + 1
         if size > self.max_rows:
             return
         with self._lock:
@@ -187,7 +190,7 @@ class PostingsCache:
             self._rows += size
             while self._rows > self.max_rows:
                 _, old = self._entries.popitem(last=False)
-                self._rows -= len(old.chunks) + 1
+                self._rows -= len(old.chunks) + len(old.tf_docs) + 1
 
 
 # ~24 bytes a row: 1M rows is ~24 MB, the postings of a few thousand words.
@@ -235,33 +238,44 @@ def _common(index: Any, token: Token) -> bool:
 
 
 def score(
-    index: Any, tokens: list[Token], paths: tuple[str, ...], negated: str | None
+    index: Any,
+    tokens: list[Token],
+    paths: tuple[str, ...],
+    negated: str | None,
+    depth: int | None = None,
 ) -> list[Ranked]:
-    """Documents by BM25 over their whole text, best first."""
+    """Documents by BM25 over their whole text, best first. Only the first `depth` (all
+    when None) get their best passage; the others have `chunk` -1."""
     layout = _layout(index)
     norms = layout.norms
     n_docs = max(1, len(layout.lengths))
     doc_score: dict[int, float] = {}
-    chunk_score: dict[int, float] = {}
+    postings: list[tuple[float, Postings]] = []
     for token in tokens:
         if _common(index, token):
             continue
         found = _occurrences(index, token, paths, negated)
         if not found.chunks:
             continue
-        weight = token.weight
-        tf: dict[int, int] = {}
-        tf_get, chunk_get = tf.get, chunk_score.get
-        for chunk, n, doc in zip(found.chunks, found.counts, found.docs):
-            tf[doc] = tf_get(doc, 0) + n
-            # passages: saturated tf, no length norm (chunks are of a size)
-            chunk_score[chunk] = chunk_get(chunk, 0.0) + weight * n / (n + K1)
-        df = len(tf)
+        postings.append((token.weight, found))
+        df = len(found.tf_docs)
         idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        w = weight * idf * (K1 + 1)
+        w = token.weight * idf * (K1 + 1)
         doc_get = doc_score.get
-        for doc, n in tf.items():
+        for doc, n in zip(found.tf_docs, found.tf):
             doc_score[doc] = doc_get(doc, 0.0) + w * n / (n + norms[doc])
+    ranked = [Ranked(d, s, -1) for d, s in doc_score.items()]
+    ranked.sort(key=lambda r: (-r.score, r.doc_id))
+    shown = ranked if depth is None else ranked[:depth]
+    # Passage scores (saturated tf, no length norm: chunks are of a size), only for the
+    # documents shown: a question's words are in hundreds of documents.
+    wanted = {r.doc_id for r in shown}
+    chunk_score: dict[int, float] = {}
+    chunk_get = chunk_score.get
+    for weight, found in postings:
+        for chunk, n, doc in zip(found.chunks, found.counts, found.docs):
+            if doc in wanted:
+                chunk_score[chunk] = chunk_get(chunk, 0.0) + weight * n / (n + K1)
     chunk_doc = layout.chunk_doc
     best: dict[int, tuple[float, int]] = {}
     for chunk, s in chunk_score.items():
@@ -270,8 +284,8 @@ def score(
         # the highest passage score; on a tie the lower chunk id
         if held is None or s > held[0] or (s == held[0] and chunk < held[1]):
             best[doc] = (s, chunk)
-    ranked = [Ranked(d, s, best[d][1]) for d, s in doc_score.items()]
-    ranked.sort(key=lambda r: (-r.score, r.doc_id))
+    for r in shown:
+        r.chunk = best[r.doc_id][1]
     return ranked
 
 
@@ -300,7 +314,7 @@ def channel(
     ensure_vocab(index.conn)
     negated_terms = [t for t in terms if t.negated]
     negated = " OR ".join(t.fts for t in negated_terms) if negated_terms else None
-    ranked = score(index, tokens, paths, negated)
+    ranked = score(index, tokens, paths, negated, depth)
     notes = [f"BM25 over whole documents: {len(ranked)} matched"]
     ranked = ranked[:depth]
     if not ranked:
