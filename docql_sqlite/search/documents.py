@@ -27,7 +27,15 @@ and rare in the index added with weight 0.3, then a second scoring) was tried an
 out: it lowered Recall@10 on both FAQ sets (docs/benchmarks.md).
 
 Each ranked document is represented in the fusion by its best passage (the chunk with
-the highest passage-level score under the same weights).
+the highest passage-level score under the same weights), scored only for the DEPTH
+documents the channel returns.
+
+Cost (docs/mcp.md, "What a call costs"): a question's words have thousands of
+postings. They are read as plain tuples into arrays, summed per document once, and kept
+in an LRU bounded by rows (`PostingsCache`) keyed by the index's version stamp, so a
+long-lived server that meets a word again reads nothing; ~20 → 10 ms of CPU a question
+cold, 3–4 ms warm, with output identical to the uncached implementation
+(tests/test_search_documents_oracle.py keeps it as the oracle).
 """
 
 from __future__ import annotations
