@@ -4,6 +4,14 @@ guide as a prompt, on the official `mcp` SDK (`MCPServer`).
 Tool schemas come from the signatures below (types, bounds, descriptions); the bodies
 are `tools.Tools` methods, so everything the model can do goes through the read-only
 `Index` front door.
+
+`docql_query`, `get`, `toc` and `status` are `async def`: the SDK then calls them on the
+event loop instead of handing each call to a worker thread and back, which cost about a
+millisecond of CPU a call (a third of the server's own work for a small query,
+docs/mcp.md). They are index look-ups of a few milliseconds, and `Tools` runs one call
+at a time anyway (its lock), so the loop loses nothing it could have done meanwhile.
+`search` and `context` stay on worker threads: they embed the question and fuse several
+lists (tens of milliseconds), and the loop keeps answering `/health` and new sessions.
 """
 
 from __future__ import annotations
@@ -80,8 +88,8 @@ def by_alias(**aliases: str) -> Callable[[Callable[..., Any]], Callable[..., Any
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)  # keeps the signature the schema is made from
-        def call(**arguments: Any) -> Any:
-            return fn(**{names.get(k, k): v for k, v in arguments.items()})
+        async def call(**arguments: Any) -> Any:
+            return await fn(**{names.get(k, k): v for k, v in arguments.items()})
 
         return call
 
@@ -100,7 +108,7 @@ def build(tools: Tools) -> DocQLServer:
     app.tools = tools
 
     @app.tool(name="docql_query", annotations=READ_ONLY)
-    def docql_query(
+    async def docql_query(
         query: Annotated[
             str, Field(description='DocQL text, e.g. $.toc[?(@.level<=2)] or $.code.class("X")')
         ],
@@ -144,7 +152,7 @@ def build(tools: Tools) -> DocQLServer:
 
     @app.tool(name="get", annotations=READ_ONLY)
     @by_alias(from_="from")
-    def get(
+    async def get(
         path: Annotated[
             str,
             Field(
@@ -161,7 +169,7 @@ def build(tools: Tools) -> DocQLServer:
         return result(tools.get(path, from_, count))
 
     @app.tool(name="toc", annotations=READ_ONLY)
-    def toc(
+    async def toc(
         path: Annotated[
             str | None, Field(description="A document (default: every document)")
         ] = None,
@@ -182,7 +190,7 @@ def build(tools: Tools) -> DocQLServer:
         return result(tools.context(question, budget))
 
     @app.tool(name="status", annotations=READ_ONLY)
-    def status() -> CallToolResult:
+    async def status() -> CallToolResult:
         """What the index holds: documents by format, code languages, vectors, errors."""
         return result(tools.status())
 

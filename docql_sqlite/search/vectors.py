@@ -169,8 +169,15 @@ class VectorCache:
             # distances one bit apart, and a tie vec0 keeps would be broken.
             exact = 1.0 - (self._rows @ (query / norm if norm else query))
             distances = exact.astype(np.float32)
+            k = min(k, len(distances))
+            if k <= 0:
+                return []
+            # Only the rows at or below the k-th distance can be kept (ties included):
+            # sort those, not all (a full lexsort of 15k rows was ~2 ms a search).
+            kth = np.partition(distances, k - 1)[k - 1]
+            near = np.flatnonzero(distances <= kth)
             # Ties at the k-th distance keep the higher ids, as vec0's scan does.
-            order = np.lexsort((-self._ids, distances))[: min(k, len(distances))]
+            order = near[np.lexsort((-self._ids[near], distances[near]))][:k]
             return [[int(self._ids[i]), float(distances[i])] for i in order]
 
     def _load(self, conn: db.Connection) -> None:
