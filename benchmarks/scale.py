@@ -377,6 +377,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="where the databases go")
     parser.add_argument("--json", dest="json_out", type=Path)
     parser.add_argument(
+        "--keep", type=Path, default=None, help="keep the 100 %% index there (for --requery)"
+    )
+    parser.add_argument(
         "--requery",
         type=Path,
         metavar="FULL_DB",
@@ -462,6 +465,11 @@ def main() -> None:
         )
         grep["text_mb"] = sum(f.size for f in text_files) / 1e6
         run["grep_vs_rg"] = grep
+        if args.keep:
+            bl.remove_db(args.keep)
+            for suffix in ("", "-wal", "-shm"):
+                if Path(f"{db}{suffix}").exists():
+                    os.replace(f"{db}{suffix}", f"{args.keep}{suffix}")
         bl.remove_db(db)
     text = report(run)
     run["report"] = text
