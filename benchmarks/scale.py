@@ -477,10 +477,10 @@ def main() -> None:
     text = report(run)
     run["report"] = text
     print("\n" + text)
+    bl.write_json(args.json_out, run)  # before the plot: a missing matplotlib must not lose it
     if args.plot:
         plot(run, args.plot)
         print(f"plot: {args.plot} ({args.plot.stat().st_size / 1e3:.0f} KB)")
-    bl.write_json(args.json_out, run)
 
 
 if __name__ == "__main__":
