@@ -377,6 +377,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="where the databases go")
     parser.add_argument("--json", dest="json_out", type=Path)
     parser.add_argument(
+        "--keep", type=Path, default=None, help="keep the 100 %% index there (for --requery)"
+    )
+    parser.add_argument(
         "--requery",
         type=Path,
         metavar="FULL_DB",
@@ -384,6 +387,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
+    # The 5 s query limit is wall-clock: on a shared, loaded machine a search that needs
+    # 0.3 s of CPU can wait past it, and one timed-out call would end an hour's run.
+    os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
     meta = bl.machine()
     with tempfile.TemporaryDirectory(prefix="docql-scale-", dir=args.work) as tmp:
         work = Path(tmp)
@@ -462,14 +468,19 @@ def main() -> None:
         )
         grep["text_mb"] = sum(f.size for f in text_files) / 1e6
         run["grep_vs_rg"] = grep
+        if args.keep:
+            bl.remove_db(args.keep)
+            for suffix in ("", "-wal", "-shm"):
+                if Path(f"{db}{suffix}").exists():
+                    os.replace(f"{db}{suffix}", f"{args.keep}{suffix}")
         bl.remove_db(db)
     text = report(run)
     run["report"] = text
     print("\n" + text)
+    bl.write_json(args.json_out, run)  # before the plot: a missing matplotlib must not lose it
     if args.plot:
         plot(run, args.plot)
         print(f"plot: {args.plot} ({args.plot.stat().st_size / 1e3:.0f} KB)")
-    bl.write_json(args.json_out, run)
 
 
 if __name__ == "__main__":

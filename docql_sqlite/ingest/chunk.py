@@ -67,7 +67,7 @@ def chunk_document(
         *doc.chunk_breaks,
     }
     starts = sorted(n for n in boundaries if first <= n <= total)
-    inside, edges, sticky = _block_lines(doc, lines, max_chars)
+    inside, edges, sticky = _block_lines(doc, lines, offsets, max_chars)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
     bound = chunk_bound(max_chars)
@@ -126,7 +126,7 @@ def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
 
 
 def _block_lines(
-    doc: Document, lines: list[str], max_chars: int
+    doc: Document, lines: list[str], offsets: list[int], max_chars: int
 ) -> tuple[set[int], set[int], set[int]]:
     """(inside, edges, sticky) for code blocks, tables and HTML blocks.
 
@@ -149,12 +149,16 @@ def _block_lines(
         block_ends[start] = max(end, block_ends.get(start, end))
         if end < len(lines) and lines[end].strip():
             edges.add(end + 1)
-    glued, sticky = _glued(doc, lines, block_ends, max_chars)
+    glued, sticky = _glued(doc, lines, offsets, block_ends, max_chars)
     return inside | glued, edges, sticky
 
 
 def _glued(
-    doc: Document, lines: list[str], block_ends: dict[int, int], max_chars: int
+    doc: Document,
+    lines: list[str],
+    offsets: list[int],
+    block_ends: dict[int, int],
+    max_chars: int,
 ) -> tuple[set[int], set[int]]:
     """(glued, sticky): a heading and an HTML comment block (Node's `<!-- YAML ... -->`
     history) stick to the block that follows them.
@@ -177,18 +181,25 @@ def _glued(
             n += 1
         return n
 
+    run_ends: list[int] = []  # run_ends[n]: the last line of the non-blank run after line n
+
     def block_end(n: int) -> int:  # a code block, table or paragraph starting on line n
         if n in block_ends:
             return block_ends[n]
-        while n < total and lines[n].strip():
-            n += 1
-        return n
+        if not run_ends:
+            # Computed once, backwards, on first use: walking the paragraph from every
+            # heading was quadratic in code files (a symbol per line of one long run).
+            run_ends.extend(range(total + 1))
+            for m in range(total - 1, 0, -1):
+                if lines[m].strip():
+                    run_ends[m] = run_ends[m + 1]
+        return run_ends[n] if n < total else n
 
-    def chars(first: int, last: int) -> int:
-        return sum(len(lines[i - 1]) + 1 for i in range(first, last + 1))
+    def chars(first: int, last: int) -> int:  # characters of lines first..last with their '\n'
+        return offsets[last + 1] - offsets[first]
 
     comments: list[tuple[int, int]] = []  # (first line, last line)
-    n = 1
+    n = 1 if "<!--" in doc.text else total + 1  # most documents have no comment at all
     while n <= total:
         if lines[n - 1].lstrip().startswith("<!--"):
             comments.append((n, comment_end(n)))
