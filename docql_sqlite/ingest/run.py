@@ -139,14 +139,14 @@ class IngestReport:
         }
 
 
-def index_paths(
-    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
-) -> IngestReport:
+def walk_inputs(
+    paths: list[str], options: IngestOptions, report: IngestReport
+) -> tuple[list[str], list[Path], list[FoundFile], WalkStats]:
+    """The URLs among `paths`, the local roots (each must exist), and the files the walk
+    selects under them (with its counts); grammar notes go to `report`. Shared by the
+    file and PostgreSQL writers."""
     from .fetch import is_url
 
-    options = options or IngestOptions()
-    started = time.monotonic()
-    report = IngestReport()
     urls = [p for p in paths if is_url(p)]
     roots = [Path(p) for p in paths if not is_url(p)]
     for root in roots:
@@ -162,6 +162,16 @@ def index_paths(
     stats = WalkStats()
     found = list(walk(roots, walk_options, stats))
     report.notes.extend(_grammar_notes(found))
+    return urls, roots, found, stats
+
+
+def index_paths(
+    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
+) -> IngestReport:
+    options = options or IngestOptions()
+    started = time.monotonic()
+    report = IngestReport()
+    urls, roots, found, stats = walk_inputs(paths, options, report)
     conn = db.connect(db_path)
     try:
         stored = {

@@ -15,12 +15,10 @@ import json
 import time
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 import psycopg
 
 from ..errors import DatabaseError, DocQLError, IngestError
-from ..ingest.fetch import is_url
 from ..ingest.parse import ParseTask, Skipped, Unchanged, parse_task
 from ..ingest.paths import shown
 from ..ingest.read import SKIP_EMPTY
@@ -28,14 +26,14 @@ from ..ingest.run import (
     IngestReport,
     ParseFailure,
     StoredDoc,
-    _grammar_notes,
     _plan,
     _plan_urls,
     _removals,
     _uri,
+    walk_inputs,
 )
 from ..ingest.store import Parsed
-from ..ingest.walk import FoundFile, WalkOptions, WalkStats, walk
+from ..ingest.walk import FoundFile
 from ..ingest.workers import run_tasks
 from ..options import EmbedOptions, IngestOptions
 from . import connect as pg
@@ -48,21 +46,7 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
     options = options or IngestOptions()
     started = time.monotonic()
     report = IngestReport()
-    urls = [p for p in paths if is_url(p)]
-    roots = [Path(p) for p in paths if not is_url(p)]
-    for root in roots:
-        if not root.exists() and not root.is_symlink():
-            raise IngestError(f"no such file or directory: '{root}'")
-    walk_options = WalkOptions(
-        include=options.include,
-        exclude=options.exclude,
-        hidden=options.hidden,
-        ignore_files=options.ignore_files,
-        follow_symlinks=options.follow_symlinks,
-    )
-    stats = WalkStats()
-    found = list(walk(roots, walk_options, stats))
-    report.notes.extend(_grammar_notes(found))
+    urls, roots, found, stats = walk_inputs(paths, options, report)
     conn = pg.connect(url)
     conn.autocommit = True  # every unit of work below is its own conn.transaction()
     try:
