@@ -8,8 +8,11 @@ is not installed, or the platform has no binaries — the tests skip and say why
 from __future__ import annotations
 
 import itertools
+import json
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,3 +58,26 @@ def fresh_database(server: Any) -> str:
     with psycopg.connect(server.get_uri(), autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8'")
     return server.get_uri(name)
+
+
+def index_at_once(
+    cli: Path, url: str, cwd: Path, roots: Sequence[Sequence[str]], timeout: float = 900
+) -> list[dict[str, Any]]:
+    """Start one `docql-sqlite index URL ROOTS...` process per entry at once (concurrent
+    writers on one PostgreSQL index); their JSON reports, each run asserted successful."""
+    procs = [
+        subprocess.Popen(
+            [str(cli), "index", url, *paths, "--workers", "0", "--json"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for paths in roots
+    ]
+    reports = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=timeout)
+        assert proc.returncode == 0, err
+        reports.append(json.loads(out)[0])
+    return reports

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from conftest import CLI, REPO
+from pg_server import index_at_once
 
 import docql_sqlite
 from docql_sqlite import DatabaseError
@@ -50,25 +51,6 @@ def _tree(root: Path, copies: int) -> Path:
     return root
 
 
-def _index_at_once(url: str, cwd: Path, roots: list[list[str]]) -> list[dict[str, Any]]:
-    procs = [
-        subprocess.Popen(
-            [str(CLI), "index", url, *paths, "--workers", "0", "--json"],
-            cwd=cwd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for paths in roots
-    ]
-    reports = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=900)
-        assert proc.returncode == 0, err
-        reports.append(json.loads(out)[0])
-    return reports
-
-
 def _answers(url: str) -> dict[str, Any]:
     """What a reader sees: DocQL rows, outlines, an excerpt, the figures."""
     with docql_sqlite.open(url) as index:
@@ -92,7 +74,7 @@ def _cli_query(url: str, query: str) -> Any:
 def _run_scenario(cluster: Cluster, tmp: Path, copies: int, writers: list[list[str]]) -> None:
     root = _tree(tmp, copies)
     primary = cluster.primary.url()
-    reports = _index_at_once(primary, root, writers)
+    reports = index_at_once(CLI, primary, root, writers)
     assert all(r["failed"] == 0 for r in reports)
     expected_docs = 27 * copies
     cluster.wait_for_replay()

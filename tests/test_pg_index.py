@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from conftest import CLI, REPO
 from pg_rows import content, postgres_runner, sqlite_runner
-from pg_server import fresh_database, start_server
+from pg_server import fresh_database, index_at_once, start_server
 
 import docql_sqlite
 from docql_sqlite import LocationError
@@ -271,31 +271,11 @@ def single_writer_file(tree: Path) -> Path:
     return db
 
 
-def _writers(url: str, cwd: Path, roots: tuple[tuple[str, ...], ...]) -> list[dict[str, Any]]:
-    """Start one `docql-sqlite index URL ROOTS...` process per entry at once; their reports."""
-    procs = [
-        subprocess.Popen(
-            [str(CLI), "index", url, *paths, "--workers", "0", "--json"],
-            cwd=cwd,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for paths in roots
-    ]
-    reports = []
-    for proc in procs:
-        out, err = proc.communicate(timeout=600)
-        assert proc.returncode == 0, err
-        reports.append(json.loads(out)[0])
-    return reports
-
-
 @pytest.fixture(scope="module")
 def written(pg_server: Any, tree: Path) -> str:
     """A database that the four writers of WRITER_ROOTS indexed at the same time."""
     url = fresh_database(pg_server)
-    reports = _writers(url, tree, WRITER_ROOTS)
+    reports = index_at_once(CLI, url, tree, WRITER_ROOTS)
     assert all(r["failed"] == 0 for r in reports)
     assert sum(r["added"] for r in reports) >= 27  # every file added at least once
     return url
@@ -343,7 +323,7 @@ def test_tsvector_written_by_the_writer_is_the_copys(
 
 def test_a_later_run_finds_everything_unchanged(written: str, tree: Path) -> None:
     before = content(postgres_runner(written))
-    again = _writers(written, tree, (("tree",),))[0]
+    again = index_at_once(CLI, written, tree, (("tree",),))[0]
     assert (again["added"], again["updated"], again["unchanged"]) == (0, 0, 27)
     assert content(postgres_runner(written)) == before
 
@@ -358,11 +338,11 @@ def test_edits_and_removals_from_two_writers(pg_server: Any, tmp_path: Path) -> 
             f"# Note {n}\n\nBody of note {n}.\n\n## Part\n\nMore {n}.\n"
         )
     url = fresh_database(pg_server)
-    _writers(url, tmp_path, (("docs",), ("docs",)))
+    index_at_once(CLI, url, tmp_path, (("docs",), ("docs",)))
     (docs / "n03.md").write_text("# Changed\n\nNew text.\n")
     (docs / "n04.md").write_text("")
     (docs / "n05.md").unlink()
-    reports = _writers(url, tmp_path, (("docs",), ("docs",)))
+    reports = index_at_once(CLI, url, tmp_path, (("docs",), ("docs",)))
     assert sum(len(r["skipped_list"]) for r in reports) >= 1  # the empty file, skipped
     single = tmp_path / "single.db"
     assert _cli("index", str(single), "docs", cwd=tmp_path).returncode == 0
