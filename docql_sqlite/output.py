@@ -9,6 +9,9 @@ JSON, JSON lines and CSV carry every field whole. The two tables are for reading
   it cuts long cells with `…` and never cuts a file name or its line numbers: a long
   path is shortened in the middle (`…/api/stream.md:62-63`). Columns that still do not
   fit are left out from the right, with a note, unless `fields` asked for them.
+- On a terminal (and unless `NO_COLOR` is set or `TERM=dumb`), the `**hit**` marks of a
+  search snippet are shown in bold instead of as asterisks; a table written to a file or
+  a pipe keeps the marks as they are in --json.
 - `md` goes into files and docs, so its values stay whole.
 
 `fields` picks and orders the columns (the keys of each object) in every format.
@@ -34,6 +37,11 @@ _IN_LOCATION = ("path", "line", "end_line")
 _COMFORTABLE_CELL = 24  # text columns are cut to this before any path is shortened
 _MIN_CELL = 10  # a cut cell keeps at least this many characters
 _SEPARATOR = "  "
+# Fields whose `**hit**` marks (search/snippets.py) a terminal shows in bold.
+MARKED_FIELDS = ("snippet",)
+# A mark around a non-blank run without asterisks: `f(**kwargs)` or `a ** b` is no mark.
+_MARK = re.compile(r"\*\*([^*\s](?:[^*\n]*?[^*\s])?)\*\*")
+_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
 
 def _json_default(value: Any) -> Any:
@@ -80,7 +88,10 @@ def write(
     if fields:
         rows = select_fields(rows, fields)
     if fmt == "table":
-        return _write_table(rows, stream, fields, width or table_width(stream), note)
+        bold = (
+            stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+        )
+        return _write_table(rows, stream, fields, width or table_width(stream), note, bold)
     if fmt == "md":
         return _write_md(rows, stream, fields)
     return _WRITERS[fmt](rows, stream)
@@ -189,12 +200,24 @@ def _write_table(
     fields: Sequence[str] | None,
     width: int | None,
     note: Callable[[str], None] | None = None,
+    bold: bool = False,
 ) -> int:
     rows = [_as_dict(i) for i in items]
     if not rows:
         return 0
     columns = list(fields) if fields else _table_columns(rows, terminal=True)
     cells = [[_cell(c, row.get(c), "⏎ ") for c in columns] for row in rows]
+    # Bold hits: the marks come out before fitting (they take no room on the screen) and
+    # their spans go back on whatever part of the cell the fitting kept.
+    spans: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    if bold:
+        for i, row in enumerate(cells):
+            for j, column in enumerate(columns):
+                if column in MARKED_FIELDS:
+                    plain, found = unmark(row[j])
+                    row[j] = plain
+                    if found:
+                        spans[(i, column)] = found
     if width is not None:
         widths = fit_widths(columns, cells, width)
         left_out: list[str] = []
@@ -222,15 +245,50 @@ def _write_table(
         max([display_width(h)] + [display_width(r[i]) for r in cells]) for i, h in enumerate(header)
     ]
 
-    def line(values: list[str]) -> str:
-        padded = (v + " " * (w - display_width(v)) for v, w in zip(values, widths))
+    def line(values: list[str], row: int | None = None) -> str:
+        padded = []
+        for v, w, c in zip(values, widths, columns):
+            pad = " " * (w - display_width(v))
+            found = spans.get((row, c)) if row is not None else None
+            padded.append((embolden(v, found) if found else v) + pad)
         return _SEPARATOR.join(padded).rstrip()
 
     stream.write(line(header) + "\n")
     stream.write(_SEPARATOR.join("-" * w for w in widths) + "\n")
-    for row in cells:
-        stream.write(line(row) + "\n")
+    for i, row in enumerate(cells):
+        stream.write(line(row, i) + "\n")
     return len(cells)
+
+
+def unmark(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """`text` without its `**hit**` marks, and the (start, end) of each hit in the result."""
+    plain: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = used = 0
+    for match in _MARK.finditer(text):
+        plain.append(text[at : match.start()])
+        used += match.start() - at
+        plain.append(match.group(1))
+        spans.append((used, used + len(match.group(1))))
+        used += len(match.group(1))
+        at = match.end()
+    plain.append(text[at:])
+    return "".join(plain), spans
+
+
+def embolden(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span in bold; a span past a cut (`…`) is bold up to the cut."""
+    out, at = [], 0
+    # A hit never ends in `…`, so a cell that does was cut there: the mark stops before it.
+    room = len(text) - 1 if text.endswith("…") else len(text)
+    for start, end in spans:
+        end = min(end, room)
+        if start >= end or start < at:
+            continue
+        out += [text[at:start], _BOLD, text[start:end], _RESET]
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: int) -> list[int]:

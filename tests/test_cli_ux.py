@@ -42,10 +42,11 @@ from conftest import CLI, REPO, TmpIndex, chdir, file_lines
 from test_embed import FakeServer
 from test_parse_pdf import GUIDE_PAGES, make_pdf
 
+from docql_sqlite import output
 from docql_sqlite.cli import cli
 from docql_sqlite.errors import display_width
 from docql_sqlite.ingest import IngestOptions, index_paths
-from docql_sqlite.output import cut, shorten_path
+from docql_sqlite.output import cut, embolden, shorten_path, unmark
 
 DEEP = "docs/reference/v2/internals/storage/api/stream.md"  # a path too long for a narrow table
 DEEP_DOC = (
@@ -248,12 +249,15 @@ def test_table_leaves_bodies_to_json(deep: TmpIndex) -> None:
     assert "Call open() with a snapshot." in full
 
 
-def pty_run(args: list[str], cwd: Path, columns: int) -> str:
+def pty_run(args: list[str], cwd: Path, columns: int, **env: str) -> str:
     """Run the CLI with stdout on a pseudo-terminal `columns` wide; its output, LF ends."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    environ = env_without_columns(**env)
+    for name in [k for k, v in env.items() if v == ""]:  # "" means: not set
+        del environ[name]
     proc = subprocess.Popen(
-        [str(CLI), *args], stdout=slave, stderr=subprocess.PIPE, cwd=cwd, env=env_without_columns()
+        [str(CLI), *args], stdout=slave, stderr=subprocess.PIPE, cwd=cwd, env=environ
     )
     os.close(slave)
     chunks = []
@@ -278,6 +282,77 @@ def test_terminal_defaults_on_a_real_pty(deep: TmpIndex) -> None:
     assert any(line.startswith("…/api/stream.md:") for line in lines)
     text = pty_run(["get", "index.db", f"{DEEP}:3-4"], deep.root, columns=50)
     assert text == "A stream yields records in key order.\nSecond line of the first section.\n"
+
+
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@pytest.mark.parametrize(
+    "marked, plain, hits",
+    [
+        ("…**lexer** = DocQLLexer(**lexer**)…", "…lexer = DocQLLexer(lexer)…", ["lexer", "lexer"]),
+        ("**架构** 设计", "架构 设计", ["架构"]),
+        ("f(**kwargs) and a ** b", "f(**kwargs) and a ** b", []),  # no marks: source text
+        ("**two words** here", "two words here", ["two words"]),
+        ("no hits", "no hits", []),
+    ],
+)
+def test_unmark_keeps_the_text_and_finds_each_hit(marked: str, plain: str, hits: list) -> None:
+    text, spans = unmark(marked)
+    assert text == plain and [text[a:b] for a, b in spans] == hits
+    assert ANSI.sub("", embolden(text, spans)) == plain
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("width", [36, 60, 200])
+def test_terminal_tables_show_hits_in_bold_and_fit(monkeypatch, width: int) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    rows = [{"location": "a.md:1-2", "snippet": "…the **lexer** splits **tokens** on whitespace…"}]
+    screen = FakeTerminal()
+    output.write(rows, "table", screen, width=width)
+    shown = screen.getvalue().splitlines()
+    visible = [ANSI.sub("", line) for line in shown]
+    assert all(display_width(line) <= width for line in visible)
+    assert "**" not in screen.getvalue()
+    # every bold run is a hit (or the part of one that fitted), never the cut mark
+    bold = re.findall(re.escape(BOLD) + "(.*?)" + re.escape(RESET), shown[2])
+    assert bold and all(b and ("lexer".startswith(b) or "tokens".startswith(b)) for b in bold)
+    assert "…" + RESET not in shown[2]
+    if width == 200:
+        assert bold == ["lexer", "tokens"] and visible[2].endswith("on whitespace…")
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {}])
+def test_marks_stay_as_they_are_without_a_colour_terminal(monkeypatch, env: dict) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    rows = [{"location": "a.md:1", "snippet": "the **lexer** splits"}]
+    stream = FakeTerminal() if env else io.StringIO()  # {}: a file, not a terminal
+    output.write(rows, "table", stream, width=80)
+    assert "the **lexer** splits" in stream.getvalue() and BOLD not in stream.getvalue()
+
+
+def test_search_hits_are_bold_on_a_real_pty(deep: TmpIndex) -> None:
+    shown = pty_run(
+        ["search", "index.db", "snapshot", "--fields", "location,snippet"],
+        deep.root,
+        columns=200,
+        TERM="xterm",
+        NO_COLOR="",
+    )
+    assert BOLD + "snapshot" + RESET in shown and "**snapshot**" not in shown
+    piped = run(
+        "search", "index.db", "snapshot", "--fields", "location,snippet", "-t", cwd=deep.root
+    )
+    assert "**snapshot**" in piped.stdout and BOLD not in piped.stdout
 
 
 FORMAT_FIELDS = ("location", "title", "level")
