@@ -169,6 +169,70 @@ def test_renamed_file(three: TmpIndex) -> None:
     assert_consistent(three)
 
 
+def snapshot_rows(index: TmpIndex) -> dict[str, list[tuple[object, ...]]]:
+    """Everything a document is, keyed by its shown path (ids and URIs aside)."""
+    return {
+        "documents": index.query("SELECT path, sha256, lines FROM documents ORDER BY path"),
+        "chunks": index.query(
+            "SELECT d.path, c.line, c.end_line, c.content FROM chunks c "
+            "JOIN documents d ON d.id = c.doc_id ORDER BY d.path, c.line"
+        ),
+        "sections": index.query(
+            "SELECT d.path, s.title, s.level FROM sections s JOIN documents d ON d.id = s.doc_id "
+            "ORDER BY d.path, s.ord"
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "how, keep_old, expect_moved",
+    [
+        ("move", False, True),  # mv: same mtimes, the old place gone
+        ("copy-touched", False, True),  # cp without -p, then the old place deleted: new mtimes
+        ("copy", True, False),  # the old place still there: two places, both kept
+    ],
+)
+def test_a_moved_folder_keeps_its_documents(
+    tmp_path: Path, how: str, keep_old: bool, expect_moved: bool
+) -> None:
+    """A checkout moved (or cloned elsewhere) with its index is not indexed twice: each
+    file takes over its document (same rows, same ids, so vectors stay), unchanged files
+    are not parsed again, and search finds each passage once."""
+    (tmp_path / "old").mkdir()
+    old = TmpIndex(tmp_path / "old")
+    old.write_many(DOCS)
+    old.index()
+    (old.docs / "c.md").write_text("# Gamma\n\nThe capybara sits in water.\n")  # same bytes
+    before = snapshot_rows(old)
+    ids = old.query("SELECT path, id FROM documents ORDER BY path")
+    new_root = tmp_path / "new"
+    if how == "move":
+        old.root.rename(new_root)
+    else:
+        shutil.copytree(old.root, new_root, copy_function=shutil.copyfile)  # new mtimes
+        if not keep_old:
+            shutil.rmtree(old.root)
+    moved = TmpIndex(new_root)
+    report = moved.index()
+    assert report.failed == [] and report.removed == []
+    if expect_moved:
+        assert report.added == [] and report.updated == [] and report.unchanged == 3
+        assert moved.query("SELECT path, id FROM documents ORDER BY path") == ids
+        uris = [r[0] for r in moved.query("SELECT uri FROM documents")]
+        assert all(u.startswith(str(new_root)) for u in uris)
+        assert snapshot_rows(moved) == before
+        assert len(fts_ids(moved.db, "capybara")) == 1
+    else:
+        assert sorted(report.added) == ["docs/a.md", "docs/b.md", "docs/c.md"]
+        assert moved.scalar("SELECT count(*) FROM documents") == 6
+    assert_consistent(moved)
+    # and the moved index keeps working incrementally: an edit there is an update
+    (moved.docs / "a.md").write_text("# Alpha Doc\n\nThe okapi eats leaves.\n")
+    again = moved.index()
+    assert again.updated == ["docs/a.md"]
+    assert len(fts_ids(moved.db, "okapi")) == 1
+
+
 def test_index_twice_gives_identical_rows(three: TmpIndex) -> None:
     def snapshot() -> tuple[object, ...]:
         return (

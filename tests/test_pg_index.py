@@ -349,6 +349,25 @@ def test_edits_and_removals_from_two_writers(pg_server: Any, tmp_path: Path) -> 
     assert content(postgres_runner(url)) == content(sqlite_runner(single))
 
 
+def test_a_moved_folder_keeps_its_documents_on_postgresql(pg_server: Any, tmp_path: Path) -> None:
+    """As on a file (test_ingest_incremental): the folder moved, its documents follow."""
+    old = tmp_path / "old"
+    (old / "docs").mkdir(parents=True)
+    for n in range(3):
+        (old / "docs" / f"n{n}.md").write_text(f"# Note {n}\n\nBody of note {n}.\n")
+    url = fresh_database(pg_server)
+    assert _cli("index", url, "docs", cwd=old).returncode == 0
+    ids = postgres_runner(url)("SELECT path, id FROM documents ORDER BY path")
+    new = tmp_path / "new"
+    old.rename(new)
+    done = _cli("index", url, "docs", cwd=new)
+    assert done.returncode == 0, done.stderr
+    assert "0 added" in done.stderr and "3 unchanged" in done.stderr
+    assert postgres_runner(url)("SELECT path, id FROM documents ORDER BY path") == ids
+    uris = postgres_runner(url)("SELECT uri FROM documents")
+    assert all(str(u[0]).startswith(str(new)) for u in uris)
+
+
 def test_embed_into_pgvector_gives_sqlite_vec_values(pg_server: Any, tmp_index: Any) -> None:
     tmp_index.write("a.md", "# Alpha\n\nThe quick brown fox.\n\n## Beta\n\n数据库 架构 notes.\n")
     tmp_index.write("b.md", "# Gamma\n\nLazy dogs sleep all day long.\n")

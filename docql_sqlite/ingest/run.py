@@ -38,7 +38,7 @@ from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import ParseTask, Skipped, Unchanged, content_rules, parse_task
-from .paths import shown
+from .paths import raw_bytes, shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
 from .store import (
     Parsed,
@@ -182,11 +182,22 @@ def index_paths(
             )
         }
         failed_before = {} if options.retry_failed else failed_files(conn)
-        tasks, seen, renamed = _plan(found, stored, failed_before, options, report)
-        if renamed:
+        plan = _plan(found, stored, failed_before, options, report)
+        if plan.moved:
             with conn:
-                conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
-        tasks += _plan_urls(urls, stored, options)
+                conn.executemany(
+                    "UPDATE documents SET uri = ?, uri_bytes = ? WHERE uri = ?",
+                    [(new, raw, old) for old, new, raw in plan.moved],
+                )
+                conn.executemany(
+                    "UPDATE ingest_errors SET uri = ? WHERE uri = ?",
+                    [(new, old) for old, new, _ in plan.moved],
+                )
+        if plan.renamed:
+            with conn:
+                conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", plan.renamed)
+        tasks = plan.tasks + _plan_urls(urls, stored, options)
+        seen = plan.seen
         _run(conn, tasks, stored, options, report)
         if options.remove_missing:
             unlisted = [item.path for item in found if item.error is not None]
@@ -223,24 +234,42 @@ def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | 
     return previous
 
 
+@dataclass
+class Plan:
+    """What a run will do, decided before anything is written (the engine's writer writes)."""
+
+    tasks: list[tuple[FoundFile, ParseTask | None]]
+    seen: set[str]  # the URIs found
+    renamed: list[tuple[str, str]]  # (path, uri): an unchanged file now shown under another path
+    # (old uri, new uri, new uri_bytes): a document whose folder moved (`_moved_here`).
+    moved: list[tuple[str, str, bytes | None]] = field(default_factory=list)
+
+
 def _plan(
     found: list[FoundFile],
     stored: dict[str, StoredDoc],
     failed_before: dict[str, tuple[tuple[int, int | None], str]],
     options: IngestOptions,
     report: IngestReport,
-) -> tuple[list[tuple[FoundFile, ParseTask | None]], set[str], list[tuple[str, str]]]:
-    """The parse tasks, the URIs seen, and the (path, uri) of unchanged files that moved
-    (written by the caller: this decides, the engine's writer writes). `failed_before`:
-    the failed-file memo (`store.failed_files`), empty to parse every failed file again."""
-    tasks: list[tuple[FoundFile, ParseTask | None]] = []
-    seen: set[str] = set()
-    renamed: list[tuple[str, str]] = []
+) -> Plan:
+    """The parse tasks, the URIs seen, the renamed and the moved documents. `stored` is
+    updated for the moved ones (their entries go to the new URI). `failed_before`: the
+    failed-file memo (`store.failed_files`), empty to parse every failed file again."""
+    plan = Plan([], set(), [])
+    tasks, seen, renamed = plan.tasks, plan.seen, plan.renamed
+    by_path: dict[str, str] | None = None
     for item in found:
         uri = _uri(item)
         if uri in seen:  # the same file under two of the given paths
             continue
         seen.add(uri)
+        if uri not in stored and item.error is None and item.skipped is None:
+            if by_path is None:
+                by_path = {info.path: old for old, info in stored.items()}
+            old = _moved_here(by_path.get(shown(item.display)), stored)
+            if old is not None:
+                stored[uri] = stored.pop(old)
+                plan.moved.append((old, uri, raw_bytes(os.path.abspath(item.path))))
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
             continue
@@ -276,7 +305,25 @@ def _plan(
             file_stat=file_stat,
         )
         tasks.append((item, task))
-    return tasks, seen, renamed
+    return plan
+
+
+def _moved_here(old: str | None, stored: dict[str, StoredDoc]) -> str | None:
+    """The URI of the stored document a newly found file replaces, when its folder was
+    moved or copied with its index (a checkout cloned elsewhere, an index copied to another
+    machine): the same shown path (relative to where the command runs, as typed), and the
+    old file no longer exists. Without this every document would be indexed twice, once
+    per place. Two checkouts that both exist stay two sets of documents."""
+    if old is None:
+        return None
+    from .fetch import is_url
+
+    info = stored[old]
+    if is_url(old) or os.path.isabs(info.path):  # a URL, or a path typed as absolute
+        return None
+    return (
+        old if _on_disk(os.fsdecode(info.uri_bytes) if info.uri_bytes else old) == "gone" else None
+    )
 
 
 def _fails_again(

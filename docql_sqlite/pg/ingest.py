@@ -55,11 +55,15 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
         # The failed-file memo, as on a file: a file that failed to parse and has not
         # changed since (size and mtime) is not parsed again, unless retry_failed.
         failed_before = {} if options.retry_failed else store.failed_files(conn)
-        tasks, seen, renamed = _plan(found, stored, failed_before, options, report)
-        tasks += _plan_urls(urls, stored, options)
+        plan = _plan(found, stored, failed_before, options, report)
+        tasks = plan.tasks + _plan_urls(urls, stored, options)
+        seen = plan.seen
         # The parser processes build the tsvector literals too (the writer only sends rows).
         tasks = [(item, task and replace(task, tsvectors=True)) for item, task in tasks]
-        for path, uri in renamed:
+        for old, new, raw in plan.moved:
+            with conn.transaction():
+                store.move(conn, old, new, raw)
+        for path, uri in plan.renamed:
             with conn.transaction():
                 store.rename(conn, path, uri)
         _run(conn, tasks, stored, options, report)

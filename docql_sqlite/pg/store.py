@@ -101,6 +101,12 @@ def error_uris(conn: psycopg.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT DISTINCT uri FROM ingest_errors").fetchall()]
 
 
+def move(conn: psycopg.Connection, old: str, new: str, raw: bytes | None) -> None:
+    """A document whose folder moved (`ingest.run._moved_here`): the same rows, a new URI."""
+    conn.execute("UPDATE documents SET uri = %s, uri_bytes = %s WHERE uri = %s", (new, raw, old))
+    conn.execute("UPDATE ingest_errors SET uri = %s WHERE uri = %s", (new, old))
+
+
 def rename(conn: psycopg.Connection, path: str, uri: str) -> None:
     conn.execute("UPDATE documents SET path = %s WHERE uri = %s", (path, uri))
 
