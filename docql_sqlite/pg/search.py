@@ -208,27 +208,39 @@ class PgEngine(Engine):
         # The tsvector holds each lexeme's positions with their weights, body positions
         # weighted B (fts_tokens.tsvector_literal), so a chunk's body count of a lexeme is
         # its number of B positions: fts5vocab's instance rows in the body column. The
-        # tsquery (`'tok':B`, `'tok':*B`) picks the chunks through the GIN index; the
-        # lexeme condition then picks the entries out of each one's tsvector. A prefix is
-        # the byte range FTS5's vocabulary is read over (COLLATE "C": UTF-8 byte order).
+        # tsquery (`'tok':B`, `'tok':*B`) picks the chunks through the GIN index.
         lexeme = quote_lexeme(token)
         query = params.add(f"{lexeme}:*B" if prefix else f"{lexeme}:B")
-        if prefix:
-            low, high = params.add(token), params.add(token + PREFIX_END)
-            cond = f'u.lexeme COLLATE "C" >= {low} AND u.lexeme COLLATE "C" < {high}'
-        else:
-            cond = f"u.lexeme = {params.add(token)}"
+        where = f"f.tsv @@ CAST({query} AS tsquery)"
         if within:
-            cond += f" AND f.rowid IN ({within})"
+            where += f" AND f.rowid IN ({within})"
         if without:
-            cond += f" AND f.rowid NOT IN ({without})"
-        n = "cardinality(array_positions(u.weights, 'B'))"
-        sql = (
-            f"SELECT f.rowid AS chunk, sum({n})::bigint AS n "
-            f"FROM chunks_fts f CROSS JOIN LATERAL unnest(f.tsv) u "
-            f"WHERE f.tsv @@ CAST({query} AS tsquery) AND {cond} "
-            f"GROUP BY f.rowid HAVING sum({n}) > 0 ORDER BY f.rowid"
-        )
+            where += f" AND f.rowid NOT IN ({without})"
+        if prefix:
+            # Every lexeme in the byte range FTS5's vocabulary is read over (COLLATE "C":
+            # UTF-8 byte order, whatever the database's collation), out of the row's
+            # unnested tsvector.
+            low, high = params.add(token), params.add(token + PREFIX_END)
+            n = "cardinality(array_positions(u.weights, 'B'))"
+            sql = (
+                f"SELECT f.rowid AS chunk, sum({n})::bigint AS n "
+                f"FROM chunks_fts f CROSS JOIN LATERAL unnest(f.tsv) u WHERE {where} "
+                f'AND u.lexeme COLLATE "C" >= {low} AND u.lexeme COLLATE "C" < {high} '
+                f"GROUP BY f.rowid HAVING sum({n}) > 0 ORDER BY f.rowid"
+            )
+        else:
+            # One lexeme: its body positions isolated by tsvector functions (body positions
+            # only, then this lexeme's re-weighted C and kept), so only a one-lexeme vector
+            # is unnested: 2-4x less server time than unnesting the whole row for it.
+            one = (
+                f"ts_filter(setweight(ts_filter(f.tsv, '{{b}}'), 'c', "
+                f"ARRAY[{params.add(token)}]::text[]), '{{c}}')"
+            )
+            sql = (
+                f"SELECT chunk, n FROM (SELECT f.rowid AS chunk, (SELECT "
+                f"sum(cardinality(u.positions)) FROM unnest({one}) u)::bigint AS n "
+                f"FROM chunks_fts f WHERE {where}) s WHERE n > 0 ORDER BY chunk"
+            )
         return self._execute(sql, params.values, tuple_row)
 
 
