@@ -9,7 +9,7 @@ PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.pg.search.search` must return
 - vector: the same top-k set; the same order, except that distances equal to 1e-6
   (float32 ties: sqlite-vec and pgvector round differently) may swap places;
 - hybrid and smart: the same passages in the same order (their scores may differ by the
-  RRF of a swapped vector tie).
+  RRF of a swapped vector tie); smart with all its channels, the documents channel too.
 """
 
 from __future__ import annotations
@@ -42,6 +42,16 @@ NO_HIT = ["zzzqqq nothinghere"]
 OR_FALLBACK = ["compaction xylophone", "replication zzzunknown", "tokenization accents"]
 OTHER = ["lumen -replication", "config*", "lex: segment merge\nvec: how are segments merged"]
 QUERIES = ENGLISH + CJK + IDENTIFIERS + PHRASES + NO_HIT + OR_FALLBACK + OTHER
+# Questions (three content words or more) run smart search's documents channel; the
+# short queries above are look-ups it leaves to the passage channels.
+QUESTIONS = [
+    "how do I configure TLS certificates for the server",
+    "upgrading lumen from version 2.3 with rolling upgrades",
+    "which roles and permissions control row-level security",
+    "how are segments merged during compaction -replication",
+    "environment variables that override the configuration file",
+    "starting the MCP server and the tools it exposes",
+]
 SCOPES = [(), ("datasets/en/*",)]
 TIE = 1e-6  # distances this close are float32 ties
 NO_CALL: Any = None  # search(q) reads no argument node of its call
@@ -131,17 +141,21 @@ def _key(hit: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
 @pytest.mark.parametrize("mode", ["hybrid", "smart"])
-@pytest.mark.parametrize("text", QUERIES)
+@pytest.mark.parametrize("text", QUERIES + QUESTIONS)
 def test_fused_modes_give_the_same_passages_in_order(
     engines: Any, text: str, mode: str, paths: Any
 ) -> None:
-    # The documents channel of smart search (BM25 over whole documents, from FTS5's
-    # fts5vocab) runs on SQLite only so far: the comparison leaves it out on both
-    # engines (docs/scale-out.md, "What differs"); every other channel is compared.
-    weights = {"documents": 0.0} if mode == "smart" else {}
-    sqlite, postgres = _both(engines, text, mode=mode, limit=10, paths=paths, weights=weights)
+    # Smart search with every channel at its own weight, the documents channel (BM25 over
+    # whole documents: fts5vocab on the file, the tsvector's body positions here) included.
+    sqlite, postgres = _both(engines, text, mode=mode, limit=10, paths=paths, explain=True)
     assert [h["location"] for h in postgres] == [h["location"] for h in sqlite]
     assert [h["snippet"] for h in postgres] == [h["snippet"] for h in sqlite]
+    if mode == "smart" and sqlite:
+        # The same channels ran, with the same sizes, on both engines.
+        plans = [hits[0]["explain"]["plan"] for hits in (sqlite, postgres)]
+        # (a typed query document's plan has no channel table)
+        assert plans[1].get("channels") == plans[0].get("channels"), text
+        assert plans[1].get("documents") == plans[0].get("documents"), text
 
 
 def test_the_table_exercises_every_case(engines: Any) -> None:
@@ -157,6 +171,11 @@ def test_the_table_exercises_every_case(engines: Any) -> None:
             assert hits and hits[0]["explain"]["plan"]["fts"]["strategy"].startswith("or:")
     sqlite, postgres = _both(engines, "架构", mode="bm25", limit=50)
     assert all("架构" in h["content"] for h in postgres) and len(postgres) == len(sqlite) > 3
+    for text in QUESTIONS:  # smart search's documents channel ranks documents for each
+        for hits in _both(engines, text, mode="smart", limit=10, explain=True):
+            plan = hits[0]["explain"]["plan"]
+            assert plan["documents"][0].startswith("BM25 over whole documents:"), text
+            assert plan["channels"]["documents"] > 0, text
 
 
 def test_bm25_scores_are_fts5s_own(engines: Any) -> None:

@@ -17,6 +17,7 @@ from psycopg.rows import dict_row
 
 from .. import deadline
 from ..errors import DocQLError
+from ..query import items as item_sql
 from ..query import results
 from ..query.compiler import Compiled, compile_query
 from ..query.dialect import POSTGRES
@@ -66,7 +67,20 @@ def execute(
     except psycopg.Error as exc:
         message = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DocQLError(f"query failed in PostgreSQL: {message}") from None
+    if compiled.item.name == item_sql.SECTION.name:  # (the item type is made per dialect)
+        _integral_tiers(rows)
     yield from rows
+
+
+def _integral_tiers(rows: list[dict[str, Any]]) -> None:
+    """A section's score as SQLite gives it: heading()'s title tiers (3, 2, 1) are integers
+    and its body fallback 0.5 a float, each row its own type on SQLite; PostgreSQL's UNION
+    ALL gives the column one type (float8), so 3 came back as 3.0. Sections have no other
+    scores (NULL, the tiers, 0.5), so an integral float is a tier."""
+    for row in rows:
+        score = row.get("score")
+        if isinstance(score, float) and score.is_integer():
+            row["score"] = int(score)
 
 
 def query(

@@ -7,10 +7,12 @@ channel scores documents instead, as a plain FTS5 table over whole files would:
 
     score(D) = Σ_t  w_t · idf(t) · tf(t,D)·(k1+1) / (tf(t,D) + k1·(1 − b + b·|D|/avgdl))
 
-without a second index. The FTS5 index already holds every token occurrence by chunk;
-an `fts5vocab` table of type `instance` over `chunks_fts` (created in the connection's
-temp schema, so a read-only file stays untouched) lists them by chunk, and the chunk →
-document map (read once per version of the file, `_layout`) sums them per document.
+without a second index. The full-text index already holds every token occurrence by
+chunk; the engine counts them by chunk (`Engine.body_counts`: on the file an `fts5vocab`
+table of type `instance` over `chunks_fts`, created in the connection's temp schema so a
+read-only file stays untouched; on PostgreSQL the body-weighted positions of each
+chunk's tsvector, the same counts), and the chunk → document map (read once per version
+of the index, `_layout`) sums them per document.
 Document frequencies are counted the same way, so idf is the documents' own, not the
 chunks'. Body column only: the title column repeats a section's title on each of its
 chunks. |D| is the document's length in characters (BM25 uses the ratio |D|/avgdl, so
@@ -48,10 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..query import items as item_sql
-from ..query.dialect import SQLITE
 from ..query.sqlparams import Params
 from ..text import has_cjk
-from . import engine, ranking, stats
+from . import engine, ranking, sqlbuild, stats
 from . import terms as search_terms
 
 K1 = 1.2
@@ -64,8 +65,8 @@ MIN_STEM = 4
 # Content words a query needs for this channel: fewer make a look-up, not a question.
 MIN_QUESTION_WORDS = 3
 MIN_TOKEN = 1  # characters ("R", "C" are names)
-VOCAB = "temp.docql_vocab"
-PREFIX_END = "\uffff"  # above every character a token can hold
+VOCAB = engine.VOCAB  # the file engine's fts5vocab instance table
+PREFIX_END = engine.PREFIX_END  # above every character a token can hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +85,9 @@ class Ranked:
     chunk: int  # the document's best passage
 
 
-def ensure_vocab(conn: Any) -> None:
-    """The fts5vocab instance table over chunks_fts, in this connection's temp schema."""
-    conn.execute(
-        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, chunks_fts, instance)"
-    )
+# The fts5vocab instance table over chunks_fts, in the connection's temp schema (the file
+# engine's `body_counts` creates it; for SQL of your own over VOCAB).
+ensure_vocab = engine.ensure_vocab
 
 
 def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
@@ -111,40 +110,28 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
 
 
 def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str | None) -> Postings:
-    """The token's body occurrences in scope, counted by chunk (cached, `_postings`)."""
+    """The token's body occurrences in scope, counted by chunk (cached, `_postings`).
+    `negated`: a full-text query in the engine's syntax (`negation`); its chunks are out."""
     eng = engine.of(index)
     key = (eng.path, *eng.stamp(), token.text, token.prefix, paths, negated)
     found = _postings.get(key)
     if found is not None:
         return found
-    params = Params()
-    if token.prefix:
-        low, high = params.add(token.text), params.add(token.text + PREFIX_END)
-        cond = f"v.term >= {low} AND v.term < {high}"
-    else:
-        cond = f"v.term = {params.add(token.text)}"
+    params = Params(eng.dialect)
+    within = without = None
     if paths:
         scope = ranking.scope_sql(paths, params)
-        cond += (
-            f" AND v.doc IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE {scope})"
-        )
+        within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        cond += (
-            f" AND v.doc NOT IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH "
-            f"{params.add(negated)})"
-        )
-    # No join to chunks here: the chunk → document map is read once (`_layout`).
-    sql = (
-        f"SELECT v.doc AS chunk, count(*) AS n FROM {VOCAB} v WHERE {cond} AND v.col = 'body' "
-        "GROUP BY v.doc"
-    )
-    # Plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
-    # a dict per row was a third of the channel's time.
+        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+    # The engine's own statement (fts5vocab on the file, the tsvector on PostgreSQL), as
+    # plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
+    # a dict per row was a third of the channel's time. No join to chunks here: the
+    # chunk → document map is read once (`_layout`).
     chunk_doc = _layout(eng).chunk_doc
     chunks, counts, docs = array("q"), array("q"), array("q")
     tf: dict[int, int] = {}
-    for chunk, n in eng.conn.execute(sql, params.values):
+    for chunk, n in eng.body_counts(token.text, token.prefix, params, within, without):
         doc = chunk_doc.get(chunk)
         if doc is not None:  # chunks of code files do not take part
             chunks.append(chunk)
@@ -154,6 +141,15 @@ def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str 
     found = Postings(chunks, counts, docs, array("q", tf), array("q", tf.values()))
     _postings.put(key, found)
     return found
+
+
+def negation(index: Any, terms: list[search_terms.Term]) -> str | None:
+    """The query's negated terms as one full-text query in the engine's syntax (any of
+    them, in any column), or None."""
+    negated = [t for t in terms if t.negated]
+    if not negated:
+        return None
+    return sqlbuild.spelling(engine.of(index).dialect).any_of(negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +238,9 @@ def _common(index: Any, token: Token) -> bool:
     total = stats.chunk_count(index)
     if total < MIN_CHUNKS or token.prefix:
         return False
-    return stats.matching(index, f'"{token.text}"') > MAX_SHARE * total
+    # The chunks holding the token in any column: `"tok"` on FTS5, `'tok'` on PostgreSQL.
+    query = sqlbuild.spelling(engine.of(index).dialect).phrase([token.text])
+    return stats.matching(index, query) > MAX_SHARE * total
 
 
 def score(
@@ -307,9 +305,6 @@ def channel(
         # channels rank CJK questions (cjk.py).
         return [], ["not for CJK questions: the passage channels rank them"]
     index = engine.of(index)
-    if index.dialect is not SQLITE:
-        # fts5vocab is FTS5's; PostgreSQL would need its own term statistics per document.
-        return [], ["not on PostgreSQL: the passage channels rank alone"]
     tokens = query_tokens(terms)
     if not tokens:
         return [], []
@@ -319,20 +314,18 @@ def channel(
         # passage and name channels find the definition; a document that mentions the
         # name often would outrank it. Questions are longer.
         return [], [f"not for a {words}-word look-up: the passage and name channels rank it"]
-    ensure_vocab(index.conn)
-    negated_terms = [t for t in terms if t.negated]
-    negated = " OR ".join(t.fts for t in negated_terms) if negated_terms else None
-    ranked = score(index, tokens, paths, negated, depth)
+    ranked = score(index, tokens, paths, negation(index, terms), depth)
     notes = [f"BM25 over whole documents: {len(ranked)} matched"]
     ranked = ranked[:depth]
     if not ranked:
         return [], notes
-    qp = Params()
+    qp = Params(index.dialect)
     ids = ", ".join(qp.add(r.chunk) for r in ranked)
+    columns = item_sql.chunk_columns(index.dialect)
     rows = {
         r["_chunk"]: r
         for r in index.rows(
-            f"SELECT {item_sql.CHUNK_COLUMNS} FROM {item_sql.CHUNK_FROM} WHERE c.id IN ({ids})",
+            f"SELECT {columns} FROM {item_sql.CHUNK_FROM} WHERE c.id IN ({ids})",
             qp.values,
         )
     }

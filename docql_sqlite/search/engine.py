@@ -15,11 +15,16 @@ from typing import TYPE_CHECKING, Any
 from .. import db
 from ..errors import SearchError
 from ..query.dialect import SQLITE, Dialect
-from ..query.sqlparams import bind
+from ..query.sqlparams import Params, bind
 from . import vectors
 
 if TYPE_CHECKING:
     from ..embedders import EmbeddingModel
+
+# FTS5's per-occurrence view of the full-text index (`body_counts`), in the connection's
+# temp schema so that a read-only file stays untouched.
+VOCAB = "temp.docql_vocab"
+PREFIX_END = "\uffff"  # above every character a token can hold (in UTF-8 byte order)
 
 
 class Engine:
@@ -56,6 +61,22 @@ class Engine:
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         """Every document (id, path, format, lines, pages, size), optionally by glob."""
+        raise NotImplementedError
+
+    def body_counts(
+        self,
+        token: str,
+        prefix: bool,
+        params: Params,
+        within: str | None = None,
+        without: str | None = None,
+    ) -> list[tuple[int, int]]:
+        """(chunk id, occurrences) of `token` in the body column of each chunk holding it,
+        as FTS5's `fts5vocab` instance table counts them (the title column not counted).
+        `prefix`: of every token from `token` up to `token` + U+FFFF in UTF-8 byte order
+        (the tokens it begins). `within` / `without`: SELECTs of the chunk ids to keep /
+        to leave out, their values in `params` (which this adds its own to). Plain tuples
+        in chunk order: a common word has thousands (documents.py, the documents channel)."""
         raise NotImplementedError
 
 
@@ -104,11 +125,49 @@ class SqliteEngine(Engine):
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         return list(self.index.documents(globs))
 
+    def body_counts(
+        self,
+        token: str,
+        prefix: bool,
+        params: Params,
+        within: str | None = None,
+        without: str | None = None,
+    ) -> list[tuple[int, int]]:
+        # A vocabulary row per occurrence (term, doc = chunk rowid, col, offset); FTS5
+        # answers the term conditions from its index, not by a scan.
+        ensure_vocab(self.conn)
+        if prefix:
+            low, high = params.add(token), params.add(token + PREFIX_END)
+            cond = f"v.term >= {low} AND v.term < {high}"
+        else:
+            cond = f"v.term = {params.add(token)}"
+        if within:
+            cond += f" AND v.doc IN ({within})"
+        if without:
+            cond += f" AND v.doc NOT IN ({without})"
+        sql = (
+            f"SELECT v.doc AS chunk, count(*) AS n FROM {VOCAB} v WHERE {cond} "
+            "AND v.col = 'body' GROUP BY v.doc"
+        )
+        try:
+            return list(self.conn.execute(sql, bind(params.values)))
+        except db.SQLError as exc:
+            raise db.translate(exc, self.path) or SearchError(
+                f"search failed in SQLite: {exc}"
+            ) from exc
+
 
 def of(index: Any) -> Engine:
     """The engine of `index`: an `Engine` as it is, an `Index` (or anything with `.conn`
     and `.path` on the file engine) wrapped."""
     return index if isinstance(index, Engine) else SqliteEngine(index)
+
+
+def ensure_vocab(conn: Any) -> None:
+    """The fts5vocab instance table over chunks_fts, in this connection's temp schema."""
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, chunks_fts, instance)"
+    )
 
 
 def _mtime(path: str) -> int:
