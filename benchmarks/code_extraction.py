@@ -7,7 +7,13 @@ for every file `ast` accepts, the multiset of (class|function, qualified name, l
 tree-sitter finds must equal what `ast` finds; end-line mismatches are counted too.
 Files `ast` rejects (deliberately broken test data) only have to not crash.
 
-    python benchmarks/code_extraction.py [--limit N] [--show N] [--root DIR]
+    python benchmarks/code_extraction.py [--limit N] [--show N] [--root DIR] [--json OUT]
+    python benchmarks/code_extraction.py --smoke --json OUT   # datasets/ Python, seconds
+
+Full mode (the published figure): `python benchmarks/code_extraction.py`, the whole stdlib.
+`--smoke` runs the same comparison on the Python files of datasets/ (copied into a
+temporary folder, with datasets/bad/broken_syntax.py as the file `ast` rejects); its
+timings mean nothing.
 
 Goal to report against: >= 200 typical Python files/s. No timing assertions.
 """
@@ -17,8 +23,11 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import json
+import shutil
 import sys
 import sysconfig
+import tempfile
 import time
 import warnings
 from collections import Counter
@@ -69,7 +78,7 @@ def ts_symbols(document: Document) -> tuple[Counter[Key], dict[tuple[str, int], 
     return found, ends
 
 
-def run(files: list[Path], root: Path, show: int) -> None:
+def run(files: list[Path], root: Path, show: int) -> dict[str, object]:
     parse_seconds = cpu_seconds = 0.0
     per_file: list[tuple[float, int]] = []  # (seconds, bytes)
     total_bytes = 0
@@ -139,18 +148,49 @@ def run(files: list[Path], root: Path, show: int) -> None:
     print(f"failures:     {len(failures)}")
     for rel, error in failures[:show]:
         print(f"  {rel}: {error}")
+    return {
+        "root": str(root),
+        "files": len(files),
+        "bytes": total_bytes,
+        "symbols": symbol_count,
+        "parse_s": parse_seconds,
+        "cpu_s": cpu_seconds,
+        "compared": compared,
+        "rejected_by_ast": rejected,
+        "differ": [{"file": r, "missing": m, "extra": e} for r, m, e in diffs],
+        "end_line_mismatches": extent_mismatches,
+        "failures": [{"file": r, "error": e} for r, e in failures],
+    }
+
+
+def smoke_root(target: Path) -> Path:
+    """The Python files of datasets/ (and the one `ast` rejects), copied under `target`."""
+    datasets = Path(__file__).resolve().parents[1] / "datasets"
+    shutil.copytree(datasets / "code" / "python", target / "python")
+    shutil.copy(datasets / "bad" / "broken_syntax.py", target / "python")
+    return target
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--root", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
     parser.add_argument("--limit", type=int, default=0, help="only the first N files")
     parser.add_argument("--show", type=int, default=10, help="diffs and failures to print")
+    parser.add_argument("--smoke", action="store_true", help="datasets/ Python files, seconds")
+    parser.add_argument("--json", dest="json_out", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    files = stdlib_files(args.root)
-    if args.limit:
-        files = files[: args.limit]
-    run(files, args.root, args.show)
+    with tempfile.TemporaryDirectory(prefix="docql-code-") as tmp:
+        root = smoke_root(Path(tmp)) if args.smoke else args.root
+        files = stdlib_files(root)
+        if args.limit:
+            files = files[: args.limit]
+        result = run(files, root, args.show)
+    if args.smoke:
+        print("(--smoke: a harness check on 3 files; its timings mean nothing)")
+    if args.json_out:
+        args.json_out.write_text(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,11 @@
 
     python benchmarks/embed_throughput.py                      # hash and use-multilingual
     python benchmarks/embed_throughput.py --models hash --n 2000 --json
+    python benchmarks/embed_throughput.py --smoke --json OUT  # hash, 24 passages, 1 run
+
+Full mode (the published table): `python benchmarks/embed_throughput.py` (needs the
+use-multilingual model files). `--smoke` runs the hash embedder only, on 24 passages,
+once, with no model files; its rates mean nothing.
 
 Passages are built from English and/or Chinese sentences (`--lang`; Chinese costs the
 ONNX model about twice as much per character) with a fixed seed, so runs are
@@ -72,6 +77,7 @@ def measure(name: str, passages: list[str], repeat: int = 3) -> dict[str, object
     row: dict[str, object] = {
         "model": name,
         "passages": len(passages),
+        "distinct": len(set(passages)),  # the embedders de-duplicate: duplicates would flatter
         "avg_chars": round(sum(map(len, passages)) / len(passages)),
     }
     rates = []
@@ -113,7 +119,9 @@ def print_table(rows: list[dict[str, object]]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--models", default="hash,use-multilingual", help="comma-separated model names"
     )
@@ -125,8 +133,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--lang", choices=("mix", "en", "zh"), default="mix", help="sentence pool of the passages"
     )
-    parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="OUT",
+        help="JSON lines instead of a table (to OUT if given, else stdout)",
+    )
+    parser.add_argument("--smoke", action="store_true", help="hash only, 24 passages, 1 run")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.models, args.n, args.repeat = "hash", 24, 1
     passages = make_passages(args.n, args.chars, lang=args.lang)
     load = os.getloadavg()[0]
     rows = [
@@ -135,9 +152,14 @@ def main(argv: list[str] | None = None) -> int:
         if name.strip()
     ]
     if args.json:
-        for row in rows:
-            print(json.dumps(row, ensure_ascii=False))
-    else:
+        lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        if args.json == "-":
+            print(lines, end="")
+        else:
+            Path(args.json).write_text(lines, encoding="utf-8")
+    if args.smoke:
+        print("(--smoke: a harness check on 24 passages; its rates mean nothing)")
+    elif args.json != "-":
         print_table(rows)
         print(
             f"(load average before the run: {load:.2f}; other work on the cores lowers the median)"

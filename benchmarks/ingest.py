@@ -4,6 +4,7 @@
     python benchmarks/ingest.py                     # the A6 mix (fetched by fetch_corpora.sh)
     python benchmarks/ingest.py DIR [DIR...] [--runs 3] [--include '*.md'] [--workers N] [--json
     out.json]
+    python benchmarks/ingest.py --smoke --json OUT   # a tiny tree from datasets/, 1 run, seconds
 
 Reports per run and as the median: files/s, MB/s, peak RSS, database size and its ratio
 to the corpus size, next to the goals (≥ 5 MB/s, db ≤ 2× corpus, peak RSS ≤ 500 MB).
@@ -194,7 +195,9 @@ def verdict(ok: bool) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("roots", nargs="*", type=Path, help="corpus folders (default: the A6 mix)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--include", default="*.md", help="file name glob passed to --include")
@@ -202,7 +205,11 @@ def main() -> None:
     parser.add_argument(
         "--json", dest="json_out", type=Path, default=None, help="write the results here"
     )
+    parser.add_argument("--smoke", action="store_true", help="tiny tree from datasets/, 1 run")
     args = parser.parse_args()
+    if args.smoke:  # tests/test_benchmarks_smoke.py: the harness end to end, in seconds
+        smoke_dir = tempfile.TemporaryDirectory(prefix="docql-ingest-smoke-")
+        args.roots, args.runs = [benchlib.smoke_tree(Path(smoke_dir.name))], 1
 
     roots = args.roots or default_corpus()
     files = corpus_files(roots, args.include)
@@ -273,6 +280,8 @@ def main() -> None:
         )
     else:
         print("  rg: not on PATH (skipped)")
+    if args.smoke:
+        print("(--smoke: a harness check on a tiny tree; its figures and verdicts mean nothing)")
     if args.json_out:
         args.json_out.write_text(
             json.dumps(

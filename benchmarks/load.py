@@ -2,6 +2,7 @@
 
     python benchmarks/load.py CORPUS_DIR... [--readers 4] [--seconds 30] [--db /tmp/load.db]
     python benchmarks/load.py /work/cache/rq/nodejs-doc/usr/share/doc/nodejs/api --readers 4
+    python benchmarks/load.py --smoke --json OUT  # datasets/, 2 readers, 3 s (a harness check)
 
 The corpus is indexed once; then `docql-sqlite index DB CORPUS --chunk-chars N` runs with
 a new chunk size (so every document is rewritten) while each reader process loops over a
@@ -95,13 +96,29 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("corpus", nargs="+")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("corpus", nargs="*", help="corpus folders (required but with --smoke)")
     parser.add_argument("--db", default="/tmp/docql-load.db")
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=30.0)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--json", nargs="?", const="-", metavar="OUT", help="the figures as JSON (to OUT or stdout)"
+    )
+    parser.add_argument("--smoke", action="store_true", help="datasets/, 2 readers, 3 s")
     args = parser.parse_args()
+    if args.smoke:  # tests/test_benchmarks_smoke.py: the harness end to end, in seconds
+        import tempfile
+
+        sys.path.insert(0, str(REPO / "benchmarks"))
+        import benchlib
+
+        smoke_dir = tempfile.TemporaryDirectory(prefix="docql-load-smoke-")
+        args.corpus = [str(benchlib.smoke_tree(Path(smoke_dir.name) / "tree"))]
+        args.db, args.readers, args.seconds = str(Path(smoke_dir.name) / "load.db"), 2, 3.0
+    elif not args.corpus:
+        parser.error("the corpus folders are required (or --smoke)")
     if not os.path.exists(args.db):
         subprocess.run([str(CLI), "index", args.db, *args.corpus], check=True, capture_output=True)
     ctx = mp.get_context("spawn")
@@ -143,7 +160,9 @@ def main() -> None:
             for name, v in merged.items()
         },
     }
-    if args.json:
+    if args.json and args.json != "-":
+        Path(args.json).write_text(json.dumps(figures))
+    if args.json == "-":
         print(json.dumps(figures))
     else:
         print(
@@ -153,6 +172,8 @@ def main() -> None:
         )
         for name, stat in figures["latency_ms"].items():
             print(f"  {name:<14} n={stat['n']:<5} p50={stat['p50']} ms p95={stat['p95']} ms")
+    if args.smoke:
+        print("(--smoke: a harness check on a tiny tree; its figures mean nothing)")
     for error in errors[:20]:
         print("error:", error, file=sys.stderr)
     for failure in write_failures[:5]:

@@ -10,6 +10,12 @@ for each engine it reports, per question, the client CPU (`time.process_time`), 
 PostgreSQL server's CPU (its processes, psutil) and the wall time, cold (the postings
 cache emptied; the chunk → document layout already read) and warm (from the cache).
 The machine may be shared: CPU time is the steadier figure; the load average is printed.
+
+Full mode (the published table): `.venv/bin/python benchmarks/pg_documents.py`.
+`--smoke` runs the same path on a tiny tree copied from datasets/ into the temporary
+folder, with questions about its fictional product; its timings mean nothing. When
+PostgreSQL cannot start here (no `postgres` extra, no binaries), the JSON holds
+`{"skipped": reason}` and the script exits 0 after saying why.
 """
 
 from __future__ import annotations
@@ -40,6 +46,17 @@ QUESTIONS = [
 ]
 
 
+SMOKE_QUESTIONS = [
+    "how do I install lumen on linux",
+    "verify the checksum of the release archive",
+    "which configuration file sets the index path",
+    "how does a write become searchable",
+    "authentication with api tokens",
+    "如何配置索引",  # CJK: the channel declines (both engines must say so)
+    "xyzzy plugh",  # no document: both engines must agree on nothing
+]
+
+
 def _server_cpu(server: Any) -> float:
     import psutil
 
@@ -55,14 +72,26 @@ def _server_cpu(server: Any) -> float:
     return total
 
 
+def skip(json_out: Path | None, reason: str) -> None:
+    """No PostgreSQL here: say so, and leave the reason where the figures would be."""
+    print(f"skipped: {reason}", file=sys.stderr)
+    bl.write_json(json_out, {"skipped": reason})
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--corpora", default="md_node,md_docker")
+    parser.add_argument("--smoke", action="store_true", help="datasets/, seconds")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    import pgserver
-    import psycopg
+    try:
+        import pgserver
+        import psycopg
+    except ImportError as exc:
+        return skip(args.json, f"needs the 'postgres' extra: {exc}")
 
     import docql_sqlite
     from docql_sqlite.pg import connect as pg
@@ -70,16 +99,26 @@ def main() -> None:
     from docql_sqlite.search import documents, engine, stats
     from docql_sqlite.search import terms as search_terms
 
-    info = bl.manifest(fetch=False)
-    roots = bl.corpus_roots(info, *args.corpora.split(","))
-    cache = bl.cache_dir().parent / "pg-docs"
-    cache.mkdir(parents=True, exist_ok=True)
-    db = cache / f"documents-{args.corpora.replace(',', '-')}.db"
-    if not db.exists():
-        docql_sqlite.index(db, [str(r) for r in roots])
+    questions = SMOKE_QUESTIONS if args.smoke else QUESTIONS
     out: dict[str, Any] = {"machine": bl.machine(), "corpora": args.corpora, "questions": []}
     with tempfile.TemporaryDirectory(prefix="docql-pgdocs-") as root:
-        server = pgserver.get_server(root, cleanup_mode="stop")
+        if args.smoke:
+            out["corpora"] = "smoke"
+            tree = bl.smoke_tree(Path(root) / "tree")
+            db = Path(root) / "smoke.db"
+            docql_sqlite.index(db, [str(tree)])
+        else:
+            info = bl.manifest(fetch=False)
+            roots = bl.corpus_roots(info, *args.corpora.split(","))
+            cache = bl.cache_dir().parent / "pg-docs"
+            cache.mkdir(parents=True, exist_ok=True)
+            db = cache / f"documents-{args.corpora.replace(',', '-')}.db"
+            if not db.exists():
+                docql_sqlite.index(db, [str(r) for r in roots])
+        try:
+            server = pgserver.get_server(str(Path(root) / "pg"), cleanup_mode="stop")
+        except Exception as exc:  # any failure to start is a reason to skip, said as such
+            return skip(args.json, f"PostgreSQL could not start: {type(exc).__name__}: {exc}")
         try:
             with psycopg.connect(server.get_uri(), autocommit=True) as conn:
                 conn.execute("CREATE DATABASE bench TEMPLATE template0 ENCODING 'UTF8'")
@@ -91,7 +130,7 @@ def main() -> None:
             file_eng, pg_eng = engine.of(index), pg_search.PgEngine(conn)
             out["chunks"] = stats.chunk_count(file_eng)
             rows = []
-            for text in QUESTIONS:
+            for text in questions:
                 terms, _ = stats.reduce_terms(file_eng, search_terms.parse(text))
                 result: dict[str, Any] = {"question": text}
                 channel_rows = {}
@@ -111,6 +150,10 @@ def main() -> None:
                         }
                     channel_rows[name] = (found, notes)
                 result["rows"] = len(channel_rows["sqlite"][0])
+                if args.smoke:  # what was compared, for the smoke test to check
+                    result["paths"] = {
+                        n: [r["path"] for r in f] for n, (f, _) in channel_rows.items()
+                    }
                 result["identical"] = channel_rows["sqlite"] == channel_rows["postgres"]
                 out["questions"].append(result)
                 rows.append(
@@ -164,7 +207,7 @@ def main() -> None:
         )
     )
     print(
-        f"{len(QUESTIONS)} questions, totals (ms): SQLite cold CPU "
+        f"{len(questions)} questions, totals (ms): SQLite cold CPU "
         f"{totals['sqlite_cold_client_cpu_ms']:.0f}, warm {totals['sqlite_warm_client_cpu_ms']:.0f}"
         f"; PostgreSQL cold client CPU {totals['postgres_cold_client_cpu_ms']:.0f} + server "
         f"CPU {totals['postgres_cold_server_cpu_ms']:.0f} "
@@ -172,6 +215,8 @@ def main() -> None:
         f", warm client CPU {totals['postgres_warm_client_cpu_ms']:.0f} + server CPU "
         f"{totals['postgres_warm_server_cpu_ms']:.0f}"
     )
+    if args.smoke:
+        print("(--smoke: a harness check on a tiny tree; its timings mean nothing)")
     bl.write_json(args.json, out)
     if not all(q["identical"] for q in out["questions"]):
         sys.exit("the documents channel differs between the engines")

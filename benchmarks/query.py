@@ -6,6 +6,8 @@
     python benchmarks/query.py --runs 50 --json out.json
     # re-index; print the query plans of heading/grep
     python benchmarks/query.py --rebuild --explain
+    # a tiny tree from datasets/, 1 run per query, seconds (tests/test_benchmarks_smoke.py)
+    python benchmarks/query.py --smoke --json out.json
 
 Corpora (benchmarks/fetch_corpora.sh, kept in its cache folder, outside the repo):
 - documents: the A6 mix of notes/corpora.md, Node.js API + Docker + Rust book docs,
@@ -35,12 +37,17 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import benchlib  # noqa: E402
 
 import docql_sqlite  # noqa: E402
 from docql_sqlite.ingest import IngestOptions, index_paths  # noqa: E402
@@ -146,7 +153,7 @@ def pct(values: list[float], p: float) -> float:
 
 
 def time_query(index: Any, query: str, globs: tuple[str, ...], runs: int) -> dict[str, Any]:
-    compiled = index.compile(query, list(globs) or None)
+    compiled = index.compile(query, paths=globs)
     for _ in range(2):
         items = index.query(query, path=list(globs) or None)
     api, sql = [], []
@@ -298,9 +305,15 @@ def main() -> None:
     )
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--smoke", action="store_true", help="tiny tree from datasets/, 1 run")
     args = parser.parse_args()
+    if args.smoke:  # tests/test_benchmarks_smoke.py: datasets/ in a temporary cache, seconds
+        smoke_dir = tempfile.TemporaryDirectory(prefix="docql-query-smoke-")
+        globals()["CACHE"] = Path(smoke_dir.name)  # the indexes and stored paths go there
+        tree = benchlib.smoke_tree(CACHE / "smoke")
+        args.runs, args.peer_runs, args.rebuild = 1, 1, True
 
-    docs, code = corpus_dirs()
+    docs, code = ([tree / "en", tree / "zh"], tree / "code") if args.smoke else corpus_dirs()
     doc_db, code_db = CACHE / "bench-a6.db", CACHE / "bench-code.db"
     statuses = {
         doc_db.name: ensure_index(doc_db, docs, ("*.md",), args.rebuild),
@@ -322,6 +335,8 @@ def main() -> None:
         Path(args.json).write_text(
             json.dumps({"classes": results, "peers": peer_rows, "indexes": statuses}, indent=2)
         )
+    if args.smoke:
+        print("(--smoke: a harness check on a tiny tree; its timings and verdicts mean nothing)")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,13 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
   `apt-get download` + `dpkg -x` into $DOCQL_CORPORA/debs.
 
     python benchmarks/retrieval.py --sets debfaq,rfaq --model '' --modes bm25,smart --baseline
+
+Full mode (the published tables): the commands above. `--smoke` evaluates every mode with
+the hash embedder on `smoke`, a set built from datasets/ alone (its English and Chinese
+Markdown copied into a temporary folder, which also holds the vector cache): one query
+per file, the file's first heading line, that file its answer. Its figures check the
+harness, not the search. `--json OUT` writes the rows to OUT (`--json` alone: stdout);
+under `--smoke` each row also has every query's own scores (`per_query`).
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -139,6 +147,28 @@ def lee(cache: Path = CACHE) -> Dataset:
         relevant = {f"lee/{names[j]}": sim[i][j] for j in range(n) if j != i and sim[i][j] >= 0.5}
         if relevant:
             data.queries.append(Query(f"lee{i:02d}", docs[i], relevant, exclude=f"lee/{names[i]}"))
+    return data
+
+
+# -- smoke: datasets/ alone -------------------------------------------------------------------
+_ATX = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+def smoke_set(cache: Path) -> Dataset:
+    """datasets/en and datasets/zh Markdown under `cache`; each file's first `#` line is a
+    query whose answer is that file (a line of it: the answer is known without the index)."""
+    datasets = Path(__file__).resolve().parents[1] / "datasets"
+    root = cache / "smoke" / "smoke"
+    data = Dataset("smoke", root, granularity="file")
+    for part in ("en", "zh"):
+        for src in sorted((datasets / part).rglob("*.md")):
+            target = root / part / src.relative_to(datasets / part)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)
+            first = _ATX.search(src.read_text(encoding="utf-8"))
+            if first:
+                path = target.relative_to(root.parent).as_posix()
+                data.queries.append(Query(f"smoke:{path}", first.group(1), {path: 1.0}))
     return data
 
 
@@ -654,7 +684,12 @@ def metrics(
 
 
 def evaluate(
-    data: Dataset, db_path: Path, modes: list[str], by_file: bool = False, vectors: bool = True
+    data: Dataset,
+    db_path: Path,
+    modes: list[str],
+    by_file: bool = False,
+    vectors: bool = True,
+    per_query: bool = False,
 ) -> list[dict]:
     """Metrics per mode; `by_file` ranks files (--group file) on the code set
     (to compare with QMD). `vectors=False` searches an embedded index as one without
@@ -666,13 +701,15 @@ def evaluate(
     if not vectors:  # what every search consults
         engine.SqliteEngine.has_vectors = property(lambda self: False)  # type: ignore[method-assign]
     try:
-        rows = _evaluate(data, db_path, modes, by_file)
+        rows = _evaluate(data, db_path, modes, by_file, per_query)
     finally:
         engine.SqliteEngine.has_vectors = saved  # type: ignore[method-assign]
     return rows
 
 
-def _evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool) -> list[dict]:
+def _evaluate(
+    data: Dataset, db_path: Path, modes: list[str], by_file: bool, per_query: bool = False
+) -> list[dict]:
     import docql_sqlite
 
     rows = []
@@ -689,6 +726,11 @@ def _evaluate(data: Dataset, db_path: Path, modes: list[str], by_file: bool) -> 
                 relevant = file_relevance(q) if by_file else q.relevant
                 scores.append(metrics(ranked_keys(data, q, hits, by_file), relevant))
             rows.append(_row(data.name, mode + (" (file level)" if by_file else ""), scores, times))
+            if per_query:
+                rows[-1]["per_query"] = {
+                    q.qid: dict(zip(("nDCG@10", "Recall@10", "MRR@10"), score))
+                    for q, score in zip(data.queries, scores)
+                }
     return rows
 
 
@@ -762,7 +804,10 @@ def main() -> None:
     parser.add_argument("--model", default="use-multilingual", help="embedding model ('' for none)")
     parser.add_argument("--sample", type=int, default=500, help="code-search queries")
     parser.add_argument("--qmd", default=None, help="path of the qmd executable (optional)")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--json", nargs="?", const="-", metavar="OUT", help="JSON rows (to OUT, else stdout)"
+    )
+    parser.add_argument("--smoke", action="store_true", help="datasets/, hash model, seconds")
     parser.add_argument(
         "--baseline", action="store_true", help="also plain FTS5 BM25 over whole files"
     )
@@ -775,11 +820,24 @@ def main() -> None:
         help="fill the passage vector cache from an index embedded with --model (repeatable)",
     )
     args = parser.parse_args()
+    global CACHE
+    with tempfile.TemporaryDirectory(prefix="docql-retrieval-") as tmp:
+        if args.smoke:  # nothing read from or written to the corpus cache
+            CACHE = Path(tmp)
+            args.sets, args.model, args.modes, args.qmd = "smoke", "hash", ",".join(MODES), None
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
     rows = []
     for name in args.sets.split(","):
-        data = {"lee": lee, "zh": zh_set, "debfaq": faq_set, "rfaq": rfaq_set}.get(
-            name, lambda: code(sample=args.sample)
-        )()
+        data = {
+            "lee": lee,
+            "zh": zh_set,
+            "debfaq": faq_set,
+            "rfaq": rfaq_set,
+            "smoke": lambda: smoke_set(CACHE),
+        }.get(name, lambda: code(sample=args.sample))()
         db_path = build_index(data, args.model or None, [Path(p) for p in args.vector_seed])
         if name == "zh":
             zh_queries(data, db_path, sample=args.zh_sample)
@@ -788,7 +846,7 @@ def main() -> None:
             file=sys.stderr,
         )
         modes = [m for m in args.modes.split(",") if args.model or m in ("bm25", "smart")]
-        rows += evaluate(data, db_path, modes, vectors=bool(args.model))
+        rows += evaluate(data, db_path, modes, vectors=bool(args.model), per_query=args.smoke)
         if args.baseline:
             rows.append(baseline_evaluate(data, db_path))
         print(json.dumps(rows), file=sys.stderr, flush=True)  # nothing lost if a later set fails
@@ -799,9 +857,13 @@ def main() -> None:
             if data.granularity == "span":  # QMD ranks files: compare at that level too
                 rows += evaluate(data, db_path, modes, by_file=True, vectors=bool(args.model))
             rows.append(qmd_evaluate(data, args.qmd))
-    if args.json:
+    if args.json and args.json != "-":
+        Path(args.json).write_text(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif args.json:
         print(json.dumps(rows, indent=2))
         return
+    if args.smoke:
+        print("(--smoke: a harness check on 13 files; its figures mean nothing)")
     print(
         f"{'set':<6} {'system':<26} {'queries':>7} {'nDCG@10':>8} {'Recall@10':>9} {'MRR@10':>7} "
         f"{'ms/query':>8}"

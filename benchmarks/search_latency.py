@@ -15,6 +15,12 @@ query (hybrid, vector, smart) but not loading the model (reported apart). The CL
 timed as a user sees it: a new `docql-sqlite search` process per query.
 
 Goals (the issue): bm25 p50 <= 10 ms, hybrid p50 <= 40 ms, CLI <= 150 ms per call.
+
+Full mode (the published table): `python benchmarks/search_latency.py` (and `--corpus
+code`). `--smoke` indexes a tiny tree copied from datasets/ into a temporary folder with
+the hash embedder (no model files, no corpus cache), 6 queries in process and 2 per CLI
+mode; its timings mean nothing. `--json OUT` writes the rows to OUT (`--json` alone:
+stdout); each row counts the calls that failed (`errors`) or found nothing (`empty`).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,11 +77,21 @@ def code_corpus() -> tuple[Path, list[str]]:
     return root.parent, ["stdlib"]
 
 
-def build(base: Path, roots: list[str], name: str, model: str | None) -> Path:
+def smoke_corpus(tmp: Path) -> tuple[Path, list[str]]:
+    """A tiny tree copied from datasets/ (English and Chinese Markdown, code)."""
+    import benchlib
+
+    base = benchlib.smoke_tree(tmp / "smoke")
+    return base, sorted(p.name for p in base.iterdir())
+
+
+def build(
+    base: Path, roots: list[str], name: str, model: str | None, db_dir: Path | None = None
+) -> Path:
     from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
 
-    db_path = retrieval.CACHE / "latency" / f"{name}.db"
+    db_path = (db_dir or retrieval.CACHE / "latency") / f"{name}.db"
     db_path.parent.mkdir(parents=True, exist_ok=True)
     old = os.getcwd()
     os.chdir(base)
@@ -140,33 +157,43 @@ def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict
                 }
             )
         for mode in modes:
-            times = []
+            times, empty = [], 0
             for q in queries:
                 started = time.perf_counter()
-                idx.search(q, mode=mode, limit=10)
+                hits = idx.search(q, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
+                empty += not hits
             rows.append(
                 {
                     "what": f"in-process {mode}",
                     "p50 ms": pct(times, 0.5),
                     "p95 ms": pct(times, 0.95),
                     "queries": len(times),
+                    "empty": empty,
                 }
             )
     return rows
 
 
 def end_to_end(command: list[str], queries: list[str], label: str, env: dict | None = None) -> dict:
-    times = []
+    times, errors, empty = [], 0, 0
     for q in queries:
         started = time.perf_counter()
-        subprocess.run([*command, q], capture_output=True, check=False, env=env)
+        done = subprocess.run([*command, q], capture_output=True, check=False, env=env)
         times.append(time.perf_counter() - started)
+        # a failing call is fast: timing it as an answer would flatter the figure
+        errors += done.returncode != 0
+        try:
+            empty += not json.loads(done.stdout or b"[]")
+        except json.JSONDecodeError:
+            errors += done.returncode == 0
     return {
         "what": label,
         "p50 ms": pct(times, 0.5),
         "p95 ms": pct(times, 0.95),
         "queries": len(times),
+        "errors": errors,
+        "empty": empty,
     }
 
 
@@ -179,10 +206,24 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=200, help="queries per in-process mode")
     parser.add_argument("--cli-n", type=int, default=30, help="queries per CLI run")
     parser.add_argument("--qmd", default=None, help="path of the qmd executable (optional)")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--json", nargs="?", const="-", metavar="OUT", help="JSON rows (to OUT, else stdout)"
+    )
+    parser.add_argument("--smoke", action="store_true", help="datasets/, hash model, seconds")
     args = parser.parse_args()
-    base, roots = docs_corpus() if args.corpus == "docs" else code_corpus()
-    db_path = build(base, roots, args.corpus, args.model or None)
+    with tempfile.TemporaryDirectory(prefix="docql-search-latency-") as tmp:
+        if args.smoke:
+            args.model, args.n, args.cli_n, args.qmd = "hash", 6, 2, None
+            args.corpus = "smoke"
+            base, roots = smoke_corpus(Path(tmp))
+            db_path = build(base, roots, "smoke", args.model, Path(tmp))
+        else:
+            base, roots = docs_corpus() if args.corpus == "docs" else code_corpus()
+            db_path = build(base, roots, args.corpus, args.model or None)
+        run(args, base, roots, db_path)
+
+
+def run(args: argparse.Namespace, base: Path, roots: list[str], db_path: Path) -> None:
     texts = queries(db_path, args.n)
     modes = ["bm25", "smart"] + (["vector", "hybrid"] if args.model else [])
     import docql_sqlite
@@ -238,9 +279,13 @@ def main() -> None:
                 env,
             )
         )
-    if args.json:
+    if args.json and args.json != "-":
+        Path(args.json).write_text(json.dumps(rows, indent=2))
+    elif args.json:
         print(json.dumps(rows, indent=2))
         return
+    if args.smoke:
+        print("(--smoke: a harness check on a tiny tree; its timings mean nothing)")
     for row in rows:
         print("  ".join(f"{k}: {v}" for k, v in row.items()))
 

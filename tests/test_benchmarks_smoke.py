@@ -18,7 +18,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "benchmarks"
-SCRIPTS = ["peers.py", "latency.py", "scale.py", "pg_scale.py"]
+# Every script, found rather than listed: a new one without --help or --smoke fails test_help.
+SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name != "benchlib.py")
 
 
 def run_smoke(script: str, tmp: Path) -> dict:
@@ -56,13 +57,20 @@ def scale(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return run_smoke("scale.py", tmp_path_factory.mktemp("scale"))
 
 
+def test_scripts_found() -> None:
+    assert len(SCRIPTS) >= 14 and "benchlib.py" not in SCRIPTS
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_help(script: str) -> None:
+    """--help exits 0 and shows what is measured, the full-mode command and --smoke, --json."""
     done = subprocess.run(
         [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True
     )
-    assert done.returncode == 0
-    assert "--smoke" in done.stdout and "Goals" in done.stdout
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("usage: "), done.stdout[:200]
+    assert "--smoke" in done.stdout and "--json" in done.stdout
+    assert f"benchmarks/{script}" in done.stdout  # the command lines of the docstring
 
 
 def test_fetch_script_help() -> None:
@@ -261,3 +269,230 @@ def test_retrieval_vector_cache_embeds_each_text_once(tmp_path: Path) -> None:
     assert other["computed"] == 0 and other["hits"] == other["chunks"] == first["chunks"]
     for run in out.values():
         assert run["vectors"] == run["chunks"] and run["same_as_model"]
+
+
+# -- the scripts whose --smoke came with issue 12's last step ---------------------------------
+def md_files(*parts: str) -> list[Path]:
+    return [p for p in smoke_files(*parts) if p.suffix == ".md"]
+
+
+@pytest.fixture(scope="module")
+def ingest(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_smoke("ingest.py", tmp_path_factory.mktemp("ingest"))
+
+
+def test_ingest_smoke_indexes_every_file(ingest: dict) -> None:
+    expected = md_files("en", "zh", "code")  # the tree copied, --include '*.md'
+    assert ingest["corpus"]["files"] == len(expected)
+    assert ingest["corpus"]["bytes"] == sum(p.stat().st_size for p in expected)
+    (run,) = ingest["runs"]
+    assert run["documents"] == len(expected) and run["errors"] == 0
+    assert run["rss_tree_mb"] >= run["rss_largest_mb"] > 0  # the tree includes the largest
+    assert run["db_mb"] * 1e6 > ingest["corpus"]["bytes"]  # sections, chunks, FTS: never less
+    shell = ingest["sqlite_shell"]
+    if shell is not None:  # the sqlite3 shell peer on the same files
+        assert "error" not in shell and shell["db_mb"] > 0
+
+
+@pytest.fixture(scope="module")
+def query_smoke(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return run_smoke("query.py", tmp_path_factory.mktemp("query"))
+
+
+@pytest.fixture(scope="module")
+def oracle_dbs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The same trees query.py indexes, indexed here: direct SQL on them is the oracle."""
+    import os
+    import shutil
+
+    import docql_sqlite
+
+    tmp = tmp_path_factory.mktemp("query-oracle")
+    for part in ("en", "zh", "code"):
+        shutil.copytree(REPO / "datasets" / part, tmp / "smoke" / part)
+    old = os.getcwd()
+    os.chdir(tmp)
+    try:
+        docql_sqlite.index(tmp / "docs.db", ["smoke/en", "smoke/zh"], include=("*.md",))
+        docql_sqlite.index(tmp / "code.db", ["smoke/code"])
+    finally:
+        os.chdir(old)
+    return tmp / "docs.db", tmp / "code.db"
+
+
+def test_query_smoke_counts_match_direct_sql(
+    query_smoke: dict, oracle_dbs: tuple[Path, Path]
+) -> None:
+    import sqlite3
+
+    docs_db, code_db = oracle_dbs
+    docs, code = sqlite3.connect(docs_db), sqlite3.connect(code_db)
+
+    def count(conn: sqlite3.Connection, sql: str) -> int:
+        return conn.execute(sql).fetchone()[0]
+
+    results = {
+        t["query"]: t["results"] for c in query_smoke["classes"].values() for t in c["queries"]
+    }
+    level = {n: count(docs, f"SELECT count(*) FROM sections WHERE level = {n}") for n in (1, 2, 3)}
+    assert results["$.toc[?(@.level==1)]"] == level[1] > 0
+    assert results["$.toc[?(@.level<=2)][0:10]"] == min(10, level[1] + level[2])
+    assert results["$.toc[?(@.level==3)][-5:]"] == min(5, level[3])
+    starts = count(docs, "SELECT count(*) FROM sections WHERE title GLOB 'Ch*'")
+    assert results['$.toc[?(@.title startsWith "Ch")]'] == starts > 0
+    lifetime = count(docs, "SELECT count(*) FROM chunks WHERE content LIKE '%lifetime%'")
+    assert results['$.content.grep("lifetime")'] == lifetime
+    assert results['$.content.grep("xyzzy")'] == 0
+    trait = count(code, "SELECT count(*) FROM symbols WHERE kind = 'trait'")
+    assert results['$.code.classes[?(@.kind=="trait")]'] == trait > 0
+    statuses = query_smoke["indexes"]
+    assert statuses["bench-a6.db"]["documents"] == len(md_files("en", "zh"))
+    assert statuses["bench-code.db"]["documents"] == len(smoke_files("code"))
+    for row in query_smoke["peers"]:  # the shell runs the grep's inline SQL: the same rows
+        if "sqlite3_rows" in row:
+            assert row["sqlite3_rows"] == row["docql_chunks"], row
+
+
+def test_code_extraction_smoke_matches_ast(tmp_path: Path) -> None:
+    import ast
+
+    result = run_smoke("code_extraction.py", tmp_path)
+    python = [*smoke_files("code/python"), REPO / "datasets" / "bad" / "broken_syntax.py"]
+    parsed = []
+    for path in python:
+        try:
+            parsed.append(ast.parse(path.read_bytes()))
+        except SyntaxError:
+            pass
+    assert result["files"] == len(python) and result["failures"] == []
+    assert (
+        result["compared"] == len(parsed)
+        and result["rejected_by_ast"] == len(python) - len(parsed) == 1
+    )
+    defs = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    in_ast = sum(isinstance(n, defs) for tree in parsed for n in ast.walk(tree))
+    # every definition ast sees is compared, and tree-sitter found the same ones
+    assert result["differ"] == [] and result["end_line_mismatches"] == 0
+    assert result["symbols"] >= in_ast > 0
+
+
+def test_embed_throughput_smoke(tmp_path: Path) -> None:
+    from docql_sqlite.embedders import get_model
+
+    out = tmp_path / "embed.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "embed_throughput.py"), "--smoke", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert "error" not in row and row["model"] == "hash"
+    assert row["passages"] == row["distinct"] == 24  # duplicates would be de-duplicated
+    assert row["dim"] == get_model("hash").embed(["x"]).shape[1]
+    assert 450 <= row["avg_chars"] <= 500 and row["best_per_s"] >= row["median_per_s"] > 0
+
+
+def test_pdf_extraction_smoke_pages_and_outline(tmp_path: Path) -> None:
+    import io
+
+    from pypdf import PdfReader
+
+    sys.path.insert(0, str(REPO / "datasets"))
+    sys.path.insert(0, str(BENCH))
+    try:
+        import make_binary_samples
+        import pdf_extraction
+    finally:
+        sys.path.remove(str(REPO / "datasets"))
+        sys.path.remove(str(BENCH))
+    result = run_smoke("pdf_extraction.py", tmp_path)
+    handbook, synthetic = result["pdfs"]
+    make_binary_samples.make_handbook_pdf(str(tmp_path / "h.pdf"))
+    assert (
+        handbook["pages"] == handbook["parse_pdf_pages"] == len(PdfReader(tmp_path / "h.pdf").pages)
+    )
+
+    def titles(entries: list) -> list[str]:
+        return [t for e in entries for t in [e[0], *titles(e[2] if len(e) > 2 else [])]]
+
+    assert handbook["headings"] == titles(make_binary_samples.HANDBOOK_OUTLINE)
+    pages = len(PdfReader(io.BytesIO(pdf_extraction.synthetic_pdf(5))).pages)
+    assert synthetic["pages"] == synthetic["parse_pdf_pages"] == pages == 5
+    assert len(synthetic["headings"]) == pages  # one outline entry per page
+    for row in result["pdfs"]:
+        assert row["pypdf_cpu_s"] > 0 and row["parse_pdf_cpu_s"] > 0
+
+
+def test_search_latency_smoke(tmp_path: Path) -> None:
+    rows = run_smoke("search_latency.py", tmp_path)
+    corpus = rows[0]
+    files = [p for p in smoke_files("en", "zh", "code") if p.suffix in (".md", ".py")]
+    assert corpus["documents"] == len(files) and corpus["chunks"] > corpus["documents"]
+    by_what = {r["what"]: r for r in rows}
+    for mode in ("bm25", "smart", "vector", "hybrid"):  # hash vectors: every mode runs
+        row = by_what[f"in-process {mode}"]
+        # the queries are the index's own titles and passages: each finds something
+        assert row["queries"] == 6 and row["empty"] == 0, row
+    for mode in ("bm25", "smart", "hybrid"):
+        row = by_what[f"CLI end to end {mode}"]
+        assert row["queries"] == 2 and row["errors"] == 0 and row["empty"] == 0, row
+
+
+def test_retrieval_smoke_metrics(tmp_path: Path) -> None:
+    rows = run_smoke("retrieval.py", tmp_path)
+    files = md_files("en", "zh")
+    assert [r["system"] for r in rows] == ["bm25", "vector", "hybrid", "smart"]
+    texts = {p: p.read_text("utf-8").lower() for p in files}
+    for row in rows:
+        assert row["queries"] == len(files) == len(row["per_query"])
+        for metric in ("nDCG@10", "Recall@10", "MRR@10"):
+            values = [q[metric] for q in row["per_query"].values()]
+            assert all(0.0 <= v <= 1.0 for v in values), (row["system"], metric)
+            assert row[metric] == round(sum(values) / len(values), 4)  # the mean of the queries
+    # A query whose text is in one file only (a brute-force scan): bm25 ranks that file first.
+    bm25 = rows[0]["per_query"]
+    known = 0
+    for path in files:
+        first = next(
+            line.lstrip("#").strip()
+            for line in path.read_text("utf-8").splitlines()
+            if line.startswith("#") and line.lstrip("#").startswith(" ")
+        )
+        if sum(first.lower() in text for text in texts.values()) == 1:
+            rel = path.relative_to(REPO / "datasets").as_posix()
+            assert bm25[f"smoke:smoke/{rel}"]["MRR@10"] == 1.0, rel
+            known += 1
+    assert known >= 5
+
+
+def test_load_smoke_no_errors(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import load
+    finally:
+        sys.path.remove(str(BENCH))
+    figures = run_smoke("load.py", tmp_path)
+    assert figures["readers"] == 2 and figures["errors"] == 0
+    assert figures["index_runs"] >= 1 and figures["index_failures"] == []
+    assert set(figures["latency_ms"]) == {name for name, _, _ in load.MIX}
+    ops = sum(stat["n"] for stat in figures["latency_ms"].values())
+    assert figures["operations"] == ops > len(load.MIX)  # every kind ran, none failed
+
+
+def test_pg_documents_smoke_same_rows(tmp_path: Path) -> None:
+    result = run_smoke("pg_documents.py", tmp_path)
+    if "skipped" in result:
+        pytest.skip(result["skipped"])
+    names = {p.relative_to(REPO / "datasets").as_posix() for p in smoke_files("en", "zh", "code")}
+    found = 0
+    for q in result["questions"]:
+        paths = q["paths"]
+        assert q["identical"] and paths["sqlite"] == paths["postgres"], q["question"]
+        assert len(paths["sqlite"]) == q["rows"] == len(set(paths["sqlite"]))  # one per document
+        assert all(p.split("/tree/", 1)[1] in names for p in paths["sqlite"])
+        found += q["rows"]
+    by_question = {q["question"]: q["rows"] for q in result["questions"]}
+    assert by_question["xyzzy plugh"] == 0 and found > 0
+    assert result["chunks"] > 0
