@@ -142,6 +142,24 @@ class Index:
         self.close()
 
     # -- documents -------------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Run the block's statements in one read transaction, so that they see one committed
+        state. An answer takes several statements (find a document, then read its chunks;
+        rank chunks, then fetch them), and an `index` run may commit between two of them: the
+        document is then replaced under a new id, and the second statement found nothing (a
+        `get` returned an empty document). Nested blocks share the outer transaction; a
+        PostgreSQL index needs none here (its engine runs each answer as it sees fit)."""
+        if self.postgres is not None or self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")  # deferred: the snapshot is taken by the first read
+        try:
+            yield
+        finally:
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
+
     def resolve_path(self, path: str) -> tuple[int, str]:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
         found = catalog.find_document(self.conn, path, self.dialect)
@@ -155,8 +173,9 @@ class Index:
 
     def toc(self, path: str | None = None) -> list[dict[str, Any]]:
         """The outline of one document (or of all), flattened pre-order."""
-        doc_id = self.resolve_path(path)[0] if path else None
-        return catalog.outline(self.conn, doc_id, self.dialect)
+        with self.snapshot():
+            doc_id = self.resolve_path(path)[0] if path else None
+            return catalog.outline(self.conn, doc_id, self.dialect)
 
     def get(self, location: str, start: int | None = None, count: int | None = None) -> Excerpt:
         """Lines of an indexed document, from the index: any location the tool prints
@@ -166,10 +185,11 @@ class Index:
             readings = [from_parts(location, start, count)]
         else:
             readings = candidates(location)
-        for reading in readings:
-            found = catalog.find_document(self.conn, reading.path, self.dialect)
-            if found is not None:
-                return self._excerpt(found, reading)
+        with self.snapshot():
+            for reading in readings:
+                found = catalog.find_document(self.conn, reading.path, self.dialect)
+                if found is not None:
+                    return self._excerpt(found, reading)
         raise _no_document(location)
 
     def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
@@ -181,16 +201,17 @@ class Index:
         excerpts: list[Excerpt] = []
         skipped: list[tuple[str, int]] = []
         used = 0
-        for doc in catalog.documents(self.conn, (), self.dialect):
-            if not matches(doc["path"]):
-                continue
-            excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
-            size = len(excerpt.text.encode("utf-8"))
-            if used + size > max_bytes:
-                skipped.append((doc["path"], size))
-                continue
-            used += size
-            excerpts.append(excerpt)
+        with self.snapshot():
+            for doc in catalog.documents(self.conn, (), self.dialect):
+                if not matches(doc["path"]):
+                    continue
+                excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
+                size = len(excerpt.text.encode("utf-8"))
+                if used + size > max_bytes:
+                    skipped.append((doc["path"], size))
+                    continue
+                used += size
+                excerpts.append(excerpt)
         return ManyExcerpts(excerpts, skipped)
 
     def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
@@ -283,7 +304,8 @@ class Index:
 
         opts = _query_options(options, overrides)
         compiled = self.compile(query, opts)
-        with deadline.limit(opts.timeout):  # one limit for the SQL and the results stage
+        # One limit for the SQL and the results stage, which reads more rows: one snapshot.
+        with self.snapshot(), deadline.limit(opts.timeout):
             items = list(results.build(compiled, self.execute(compiled, timeout=opts.timeout)))
         if opts.offset:
             items = items[opts.offset :]
@@ -358,7 +380,8 @@ class Index:
         if opts.mode != "bm25" and self.has_vectors:
             # Every mode but bm25 embeds the query: load the model while the SQL runs.
             vectors.start_loading(opts.model or db.get_meta(self.conn, vectors.KEY_MODEL) or "")
-        return api.search(self, text, opts)
+        with self.snapshot():
+            return api.search(self, text, opts)
 
     def context(
         self, question: str, options: ContextOptions | None = None, **overrides: Any
@@ -369,7 +392,8 @@ class Index:
         opts = with_overrides(options, ContextOptions, overrides)
         if self.postgres is not None:
             return self.postgres.context(question, opts)
-        return context_pack.context(self, question, opts)
+        with self.snapshot():
+            return context_pack.context(self, question, opts)
 
     # -- writing (own connection: the one writer) -------------------------------------
     def index(

@@ -173,7 +173,7 @@ class IngestOptions:
     max_bytes: int = 50 * 1024 * 1024
     max_chars: int = 1500
     workers: int = field(default_factory=default_workers)
-    timeout: float = 60.0
+    timeout: float = 60.0  # CPU seconds per file's parse; 5x that of wall time (ingest/workers.py)
     batch_docs: int = 200
     batch_seconds: float = 1.0
     remove_missing: bool = True  # documents whose files vanished from disk are removed

@@ -322,8 +322,13 @@ def _crash(source: Any) -> Any:
     _segfault()
 
 
+def _spin() -> None:
+    while True:  # a parser stuck in a loop: it burns CPU until the CPU limit kills it
+        pass
+
+
 def _hang(source: Any) -> Any:
-    time.sleep(60)
+    _spin()
 
 
 def _boom(source: Any) -> Any:
@@ -365,7 +370,7 @@ def test_parser_crash_and_timeout_cost_one_file(tmp_index: TmpIndex, evil_format
     assert "-11" in errors["docs/a.crashy"][1] or "SIGSEGV" in errors["docs/a.crashy"][1]
     assert (
         errors["docs/b.hangs"][0] == "error"
-        and "timed out after 0.5 s" in errors["docs/b.hangs"][1]
+        and "timed out after 0.5 s of CPU time" in errors["docs/b.hangs"][1]
     )
     assert "--timeout" in errors["docs/b.hangs"][1]
     assert (
@@ -412,7 +417,9 @@ def test_cli_exit_codes_and_summary(tmp_index: TmpIndex, evil_formats: None) -> 
 def _work(task: str) -> str:
     if task == "segv":
         _segfault()
-    if task == "sleep":
+    if task == "spin":
+        _spin()
+    if task == "sleep":  # blocked, using no CPU: only the wall-clock backstop stops it
         time.sleep(60)
     if task == "raise":
         raise RuntimeError("worker bug")
@@ -425,7 +432,7 @@ def _work(task: str) -> str:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_run_tasks_isolates_each_task(workers: int) -> None:
-    tasks = ["a", "segv", "b", "sleep", "c", "raise", "d", "ingest", "exit", "e"]
+    tasks = ["a", "segv", "b", "spin", "sleep", "c", "raise", "d", "ingest", "exit", "e"]
     started = time.monotonic()
     results = dict(run_tasks(_work, [(t, t) for t in tasks], workers=workers, timeout=0.5))
     assert time.monotonic() - started < 30
@@ -434,7 +441,8 @@ def test_run_tasks_isolates_each_task(workers: int) -> None:
         assert results[ok] == ok.upper()
     for bad, reason in [
         ("segv", "crashed (exit code -11, SIGSEGV)"),
-        ("sleep", "timed out after 0.5 s"),
+        ("spin", "timed out after 0.5 s of CPU time"),
+        ("sleep", "stalled: not finished after 2.5 s of wall time"),
         ("raise", "RuntimeError: worker bug"),
         ("ingest", "bad input, on purpose"),
         ("exit", "crashed (exit code 3)"),

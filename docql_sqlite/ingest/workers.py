@@ -1,8 +1,16 @@
-"""Run parse tasks in worker processes with a per-task timeout (DESIGN D7).
+"""Run parse tasks in worker processes with a per-task time limit (DESIGN D7).
 
-One pathological file cannot stall or crash a run: a task that exceeds the timeout has
-its worker killed and replaced; a worker that dies (segfault in a native parser, OOM)
-is replaced too. Both become an `IngestError` for that file only.
+One pathological file cannot stall or crash a run: a task that exceeds its limit has its
+worker killed and replaced; a worker that dies (segfault in a native parser, OOM) is
+replaced too. Each becomes an `IngestError` for that file only.
+
+The limit (`--timeout`) is **CPU time**, counted by the kernel for the task alone: the
+worker arms `ITIMER_PROF` (user + system time of the worker, all its threads) before each
+task and disarms it after, and the timer's SIGPROF, left at its default action, kills the
+worker wherever it is, in Python or inside a C parser. So a file is dropped for the work
+it needs, never because a busy machine gave its worker a small share of a core. A worker
+that uses no CPU (blocked reading a stalled network mount or a FUSE file) never reaches
+that limit, so the parent keeps a wall-clock backstop of `WALL_FACTOR` times the limit.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection, wait
 from typing import Any, TypeVar
 
@@ -64,6 +73,8 @@ def _worker_main(
     # Ctrl-C reaches every process of the terminal's group: the parent stops the run and
     # its workers, so a worker must not die with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The CPU limit's signal must kill (its default action), whatever the parent installed.
+    signal.signal(signal.SIGPROF, signal.SIG_DFL)
     while True:
         try:
             task = conn.recv()
@@ -71,8 +82,11 @@ def _worker_main(
             return
         if task is None:
             return
+        task, cpu_limit = task
         try:
-            conn.send(("ok", func(task)))
+            with _cpu_limit(cpu_limit):
+                value = func(task)
+            conn.send(("ok", value))
         except DocQLError as exc:
             conn.send(("error", exc.message))
         except RecursionError:
@@ -83,13 +97,43 @@ def _worker_main(
             conn.send(("error", f"parser failed: {type(exc).__name__}: {exc}{where}"))
 
 
-TIMEOUT_REASON = "parsing timed out after {:g} s (raise it with --timeout)"
-_TIMED_OUT = re.compile(r"parsing timed out after (\d+(?:\.\d*)?(?:e[+-]?\d+)?) s")
+@contextmanager
+def _cpu_limit(seconds: float | None) -> Iterator[None]:
+    """Let the kernel kill this worker (SIGPROF) once the block has used `seconds` of CPU."""
+    if seconds is None or not CPU_LIMITED:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+# POSIX has the CPU timer; elsewhere the limit falls back to wall-clock time in the parent.
+CPU_LIMITED = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
+# The wall-clock backstop, in multiples of the CPU limit: for a worker that is blocked, not
+# working. Generous, because a starved worker is slow in wall time too: at 5x, a file that
+# needs all of its CPU limit still finishes with a fifth of a core.
+WALL_FACTOR = 5.0
+
+TIMEOUT_REASON = "parsing timed out after {:g} s of CPU time (raise it with --timeout)"
+BLOCKED_REASON = (
+    "parsing stalled: not finished after {wall:g} s of wall time, having used less than "
+    "{cpu:g} s of CPU (blocked reading the file? a stalled network mount?); the wall-clock "
+    "limit is {factor:g} x --timeout {cpu:g}, raise it with --timeout"
+)
+WALL_REASON = "parsing timed out after {:g} s (raise it with --timeout)"  # no CPU timer
+# Each reason names the --timeout it ran out of: the next run retries the file only under a
+# longer one (ingest/run.py). Reasons recorded before the CPU limit existed match the first.
+_NUMBER = r"(\d+(?:\.\d*)?(?:e[+-]?\d+)?)"
+_TIMED_OUT = re.compile(rf"parsing timed out after {_NUMBER} s\b")
+_STALLED = re.compile(rf"parsing stalled: .* x --timeout {_NUMBER}\b")
 
 
 def timed_out_after(reason: str) -> float | None:
-    """The timeout in seconds a `TIMEOUT_REASON` names, or None for any other reason."""
-    match = _TIMED_OUT.match(reason)
+    """The --timeout in seconds a timeout reason names, or None for any other reason."""
+    match = _TIMED_OUT.match(reason) or _STALLED.match(reason)
     return float(match.group(1)) if match else None
 
 
@@ -102,7 +146,8 @@ class _Worker:
     # The parent's ends of every live worker's pipe, closed in each new child (fork).
     _parent_ends: list[Connection] = []
 
-    def __init__(self, ctx: Any, func: Callable[[Any], Any]) -> None:
+    def __init__(self, ctx: Any, func: Callable[[Any], Any], cpu_limit: float | None) -> None:
+        self.cpu_limit = cpu_limit
         self.conn, child = ctx.Pipe()
         forked = ctx.get_start_method() == "fork"
         inherited = [*_Worker._parent_ends, self.conn] if forked else []
@@ -120,7 +165,7 @@ class _Worker:
             self.started = time.monotonic()
         self.queue.append((key, task))
         try:
-            self.conn.send(task)
+            self.conn.send((task, self.cpu_limit))
         except OSError:
             pass  # the worker died: its oldest task is reported, the rest go to its replacement
 
@@ -146,8 +191,15 @@ def run_tasks(
     tasks: Iterable[tuple[K, T]],
     workers: int,
     timeout: float,
+    wall_timeout: float | None = None,
 ) -> Iterator[tuple[K, Any]]:
-    """Yield (key, result) for each task; failures come back as `IngestError` results."""
+    """Yield (key, result) for each task; failures come back as `IngestError` results.
+
+    `timeout` is the CPU time one task may use (wall-clock time where there is no CPU
+    timer); `wall_timeout` (default `WALL_FACTOR` x `timeout`) the wall-clock time it may
+    take, for a worker that is blocked rather than working. With `workers=0` tasks run in
+    this process, unlimited.
+    """
     if workers <= 0:
         for key, task in tasks:
             try:
@@ -162,7 +214,10 @@ def run_tasks(
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else "spawn")
     pending = iter(tasks)
-    pool = [_Worker(ctx, func) for _ in range(workers)]
+    cpu_limit = timeout if CPU_LIMITED else None
+    if wall_timeout is None:
+        wall_timeout = WALL_FACTOR * timeout if CPU_LIMITED else timeout
+    pool = [_Worker(ctx, func, cpu_limit) for _ in range(workers)]
     exhausted = False
     try:
         while True:
@@ -183,22 +238,28 @@ def run_tasks(
                     status, value = worker.conn.recv()
                 except (EOFError, OSError):
                     worker.process.join(timeout=5)  # EOF can come before the exit status is known
-                    yield (
-                        key,
-                        IngestError(
-                            f"parser process crashed ({_exit_status(worker.process.exitcode)})"
-                        ),
-                    )
+                    code = worker.process.exitcode
+                    if cpu_limit is not None and code == -signal.SIGPROF:  # its CPU timer
+                        reason = TIMEOUT_REASON.format(timeout)
+                    else:
+                        reason = f"parser process crashed ({_exit_status(code)})"
+                    yield key, IngestError(reason)
                     pool[pool.index(worker)] = _replace(worker, ctx, func)
                     continue
                 worker.started = time.monotonic()  # the next queued task starts now
                 yield key, (value if status == "ok" else IngestError(value))
             now = time.monotonic()
             for worker in list(pool):
-                if worker.queue and now - worker.started > timeout:
+                if worker.queue and now - worker.started > wall_timeout:
                     key, _ = worker.queue.popleft()
                     pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
-                    yield key, IngestError(TIMEOUT_REASON.format(timeout))
+                    if cpu_limit is None:
+                        reason = WALL_REASON.format(timeout)
+                    else:
+                        reason = BLOCKED_REASON.format(
+                            wall=wall_timeout, cpu=timeout, factor=wall_timeout / timeout
+                        )
+                    yield key, IngestError(reason)
     finally:
         for worker in pool:
             worker.stop(kill=bool(worker.queue))
@@ -207,7 +268,7 @@ def run_tasks(
 def _replace(worker: _Worker, ctx: Any, func: Callable[[Any], Any], kill: bool = False) -> _Worker:
     """A fresh worker, given the tasks the old one had queued but not started."""
     worker.stop(kill=True if kill else not worker.process.is_alive())
-    fresh = _Worker(ctx, func)
+    fresh = _Worker(ctx, func, worker.cpu_limit)
     for key, task in worker.queue:
         fresh.submit(key, task)
     return fresh
