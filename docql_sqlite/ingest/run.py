@@ -558,6 +558,10 @@ def _keep_vectors_current(
     only when some passage needs a vector. A failure here is recorded like a file's: the
     indexed text stays, and the next run (or `embed`) finishes the vectors.
     """
+    if options.embed is None and (not options.update_vectors or not _has_vectors(db_path)):
+        # Nothing to embed: `.embed` is not even imported (it imports numpy, ~0.1 CPU s,
+        # a quarter of an index run's fixed cost).
+        return
     from .embed import embed_index, pending
 
     try:
@@ -572,3 +576,17 @@ def _keep_vectors_current(
         )
     except DocQLError as exc:
         report.embedding_error = exc.message
+
+
+def _has_vectors(db_path: str | Path) -> bool:
+    """Whether the index records an embedding model (`search.vectors.KEY_MODEL` in meta)."""
+    from ..search.vectors import KEY_MODEL
+
+    try:
+        conn = db.connect(db_path, readonly=True)
+    except DocQLError:
+        return True  # let `embed.pending` say what is wrong, as before
+    try:
+        return db.get_meta(conn, KEY_MODEL) is not None
+    finally:
+        conn.close()
