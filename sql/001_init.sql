@@ -74,6 +74,7 @@ CREATE INDEX IF NOT EXISTS chunks_section ON chunks(section_id);
 -- Full-text index over chunks (rowid = chunks.id). Contentless: the text lives in chunks.
 -- Columns hold the text with a space around every CJK character, so any run of 1+ CJK
 -- characters is findable as a phrase ('"架 构"'). title = the chunk's section title.
+-- (Schema 6, sql/006_fts_body_first.sql, re-creates it with the columns (body, title).)
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
   title, body,
   content = '',

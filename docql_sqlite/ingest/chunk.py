@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 
 from ..model import Document, split_lines
 from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
+_PLUS_ONE = (1).__add__  # len(line) + 1, the line with its '\n', without a Python frame
 # Lines up to this long are kept whole in one chunk even when longer than max_chars (as
 # before: minified code, long table rows); a 50 MB line must not become a 50 MB chunk.
 MAX_LINE_CHARS = 16_384
@@ -53,12 +55,9 @@ def chunk_document(
     first = doc.body_start_line
     if first > total:
         return []
-    offsets = [0] * (total + 2)  # offsets[n] = character offset of line n (1-based)
-    running = 0
-    for n, text in enumerate(lines, start=1):
-        offsets[n] = running
-        running += len(text) + 1
-    offsets[total + 1] = running
+    # offsets[n] = character offset of line n (1-based); offsets[total + 1] = the end.
+    # Summed in C (accumulate over len + 1): a Python loop here cost 2.5x as much.
+    offsets = [0, 0, *accumulate(map(_PLUS_ONE, map(len, lines)))]
 
     boundaries = {
         first,

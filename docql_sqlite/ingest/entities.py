@@ -122,10 +122,15 @@ def term_entity(name: str, definition: str | None, line: int, end_line: int) -> 
     return Entity("Term", name, line, max(line, end_line), definition=definition or None)
 
 
+_EMPHASIZED = re.compile(r"^(\*\*|__)(.+)\1$")
+
+
 def _clean(text: str) -> str:
     """Heading or span text without inline-code ticks and surrounding emphasis."""
     text = text.replace("`", "").strip()
-    return re.sub(r"^(\*\*|__)(.+)\1$", r"\2", text).strip()
+    if not text.startswith(("**", "__")):  # most headings and spans: no regex to run
+        return text
+    return _EMPHASIZED.sub(r"\2", text).strip()
 
 
 def _heading_entity(title: str, line: int, end_line: int) -> Entity | None:

@@ -11,7 +11,7 @@ from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
 from .sections import bounded_title, build_sections
-from .store import Parsed, add_tsvectors, prepare
+from .store import Parsed, add_tsvectors, for_writer, prepare
 
 # Bump a format's number when what its documents' sections or chunks hold changes (a
 # parser or chunking rule): `index` re-parses every document built with an older number
@@ -68,6 +68,43 @@ def parse_task(task: ParseTask) -> Parsed | Unchanged | Skipped:
         return Skipped(
             task.path if task.is_url else os.path.abspath(task.path), skip.kind, skip.message
         )
+
+
+# A document of our own per format, parsed in the indexer just before its workers fork:
+# the parser modules, the Markdown scanner and each language's grammar and compiled
+# query are then made once and shared by the workers (copy-on-write), not once per worker
+# (~60 ms for Markdown, ~50 ms per language's query). Never user content, which only a
+# worker parses (a native parser may crash or hang on it, DESIGN D7).
+_WARM_MARKDOWN = "---\na: 1\n---\n# A\n\nText with `code`.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+
+
+def warm_up(found: list[tuple[str | None, str]]) -> None:
+    """Make the parsers of these (format, file name) pairs in this process; best effort:
+    whatever fails here fails again, and is reported, in the worker that parses a file."""
+    from .grammars import is_optional, language_for_extension
+
+    formats = {fmt for fmt, _ in found}
+    languages = {
+        language_for_extension(os.path.splitext(name)[1]) for fmt, name in found if fmt == "code"
+    }
+    try:
+        if "markdown" in formats:
+            from .markdown import parse_markdown
+
+            parse_markdown(_WARM_MARKDOWN, "warm-up.md")
+        for language in sorted(filter(None, languages)):
+            if not is_optional(language):  # a pack grammar may download on first use
+                from .code import parse_code_text
+
+                parse_code_text("x\n", "warm-up", language)
+    except Exception:  # noqa: BLE001 - a warm-up only saves time
+        return
+
+
+def parse_for_writer(task: ParseTask) -> Parsed | Unchanged | Skipped:
+    """`parse_task` as the file writer's workers run it: the result slimmed for the pipe."""
+    result = parse_task(task)
+    return for_writer(result) if isinstance(result, Parsed) else result
 
 
 def _parse_task(task: ParseTask) -> Parsed | Unchanged:

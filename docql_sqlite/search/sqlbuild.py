@@ -41,7 +41,7 @@ from . import terms as search_terms
 
 _LETTERS = re.compile(r"[^\W\d_]+")
 
-# Field weights for bm25(chunks_fts, title, body): a hit in the section title counts
+# Field weights (title, body) of bm25(chunks_fts, body, title): a hit in the section title counts
 # three times one in the body. (Titles are short, so BM25's length normalisation
 # already favours them; 3 is enough to win ties without drowning the body text.)
 TITLE_WEIGHT = 3.0
@@ -156,7 +156,8 @@ class SearchSql:
     def bm25(self, plan: Plan, params: Params, skip: Any = frozenset()) -> str:
         """The BM25 of the matching row (lower is better, as FTS5's bm25()); `skip`: the
         FTS strings of terms left out of the expression (or a callable giving them)."""
-        return f"bm25(chunks_fts, {plan.weights[0]!r}, {plan.weights[1]!r})"
+        # Columns are (body, title) since schema 6 (sql/006_fts_body_first.sql).
+        return f"bm25(chunks_fts, {plan.weights[1]!r}, {plan.weights[0]!r})"
 
     def corpus_sql(self) -> str:
         """One row (rows, tokens) of the full-text table (SQL BM25's N and avgdl)."""
