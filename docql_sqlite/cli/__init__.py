@@ -1,18 +1,19 @@
 """The `docql-sqlite` command. Each command is flags → options → one `Index` call →
 output (docs/design.md §2); the database file comes first, as in sqlite3/sqlite-utils.
 
-Commands are loaded when they are named (`_LazyCommands`): a `query` process imports
+Commands are loaded when they are named (`cli/group.py`): a `query` process imports
 `cli.queries` alone, not the server, MCP, copy or search modules and what they pull in
 (sockets, ctypes, the search package). `--help` loads them all to show their help lines.
-tests/test_cli_startup.py pins what a structural query imports.
+A plain `query` line does not even import click: `cli/fastpath.py` reads it from the same
+flag table. tests/test_cli_startup.py pins what a structural query imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
+import sys
+from collections.abc import Callable
 from types import ModuleType
-
-import click
+from typing import Any
 
 
 def _documents() -> ModuleType:
@@ -69,46 +70,22 @@ COMMANDS: dict[str, tuple[Callable[[], ModuleType], str]] = {
 }
 
 
-class _LazyCommands(MutableMapping[str, click.Command]):
-    """`Group.commands` whose commands are imported on first use (click reads only
-    `commands[name]`, `get`, `in` and iteration)."""
-
-    def __init__(self, loaders: dict[str, tuple[Callable[[], ModuleType], str]]) -> None:
-        self._loaders = dict(loaders)
-        self._loaded: dict[str, click.Command] = {}
-
-    def __getitem__(self, name: str) -> click.Command:
-        if name not in self._loaded:
-            module, attribute = self._loaders[name]  # KeyError: not a command
-            self._loaded[name] = getattr(module(), attribute)
-        return self._loaded[name]
-
-    def __setitem__(self, name: str, command: click.Command) -> None:
-        self._loaded[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        self._loaders.pop(name, None)
-        del self._loaded[name]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._loaders
-        yield from (name for name in self._loaded if name not in self._loaders)
-
-    def __len__(self) -> int:
-        return len(self._loaders.keys() | self._loaded.keys())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._loaders or name in self._loaded
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="docql-sqlite")
-def cli() -> None:
-    """Index documents and code into one SQLite file and query it with DocQL."""
-
-
-cli.commands = _LazyCommands(COMMANDS)
-
-
 def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] == ["query"]:
+        from . import fastpath  # click-free (see its docstring)
+
+        if fastpath.run(args[1:]):
+            return
+    from .group import cli
+
     cli()
+
+
+def __getattr__(name: str) -> Any:
+    # `cli` (the click group) is built on first use: a fast-path query never imports click.
+    if name == "cli":
+        from .group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
