@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .errors import LocationError
+from .records import Record
 
 _SUFFIXES = (
     (re.compile(r"^(?P<path>.+)#page=(?P<page>\d+)$"), "page"),
@@ -30,8 +30,7 @@ _SUFFIXES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Record, frozen=True):
     """A document path and which of its lines: all (no bounds), a range, or a page."""
 
     path: str

@@ -7,9 +7,9 @@ compilation, "did you mean" hints and the function table in docs/docql.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
+from ..records import Record
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
 from .filters import ascii_lower, regex_condition
@@ -17,8 +17,7 @@ from .nodes import Call, Regex
 from .sqlparams import Params
 
 
-@dataclass(slots=True)
-class Source:
+class Source(Record):
     """What a root or function yields: the item type and the SQL listing those items."""
 
     item: item_sql.ItemType
@@ -28,8 +27,7 @@ class Source:
     post_arg: object = None
 
 
-@dataclass(frozen=True, slots=True)
-class Function:
+class Function(Record, frozen=True):
     name: str
     params: tuple[str, ...]  # names of the arguments, for docs and arity errors
     min_args: int

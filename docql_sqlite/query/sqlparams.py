@@ -8,14 +8,13 @@ when the statement runs (or is inlined), so `--sql` shows the statement at no co
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import Record
 from .dialect import SQLITE, Dialect
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class Deferred:
+class Deferred(Record, frozen=True, eq=False):
     """A parameter computed when the statement runs; `label` says what it will hold."""
 
     label: str
