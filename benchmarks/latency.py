@@ -96,7 +96,10 @@ def in_process(db: Path, runs: int, hybrid: bool, per_class: int = 99) -> dict[s
                     cpu.append((time.process_time() - started_cpu) * 1000)
                 samples += mine
                 cpu_samples += cpu
-                per_query.append({"query": text, "results": len(items), "p50_ms": bl.median(mine)})
+                per_query.append(
+                    {"query": text, "results": len(items), "p50_ms": bl.median(mine)}
+                    | {"cpu_p50_ms": bl.median(cpu)}
+                )
             out[name] = _stats(samples) | {"cpu_p50_ms": bl.median(cpu_samples)}
             out[name]["queries"] = per_query
     return out

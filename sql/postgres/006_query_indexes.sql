@@ -1,0 +1,5 @@
+-- docql-sqlite schema for PostgreSQL, version 6 (as sql/006_query_indexes.sql): indexes for
+-- chapter("#anchor"), a file scope by name, and the symbol lists by kind.
+CREATE INDEX IF NOT EXISTS sections_anchor ON sections(anchor);
+CREATE INDEX IF NOT EXISTS documents_name ON documents(name);
+CREATE INDEX IF NOT EXISTS symbols_kind_name ON symbols(kind, name_fold);
