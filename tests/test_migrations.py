@@ -1,8 +1,8 @@
 """Schema 6 (sql/006_query_indexes.sql): the indexes DocQL lookups use, and the upgrade of
 a schema-5 file to it.
 
-- a schema-5 index (the same file with the three indexes dropped and its version set
-  back, which is exactly what 006 adds) is refused by a reader with the usual message,
+- a schema-5 index (the same file with the four new indexes dropped, `sections_number`
+  back and its version set to 5: exactly what 006 changes) is refused by a reader with the usual message,
   and upgraded in place by the next `index` run: indexes there, version 6, same answers;
 - on the session's index the plans of the lookups those indexes are for say `SEARCH ...
   USING INDEX` (they said `SCAN` before), and every query class gives the same items with
@@ -23,13 +23,17 @@ import docql_sqlite
 from docql_sqlite import db as dbmod
 from docql_sqlite.errors import DatabaseError
 
-NEW_INDEXES = {"sections_anchor", "documents_name", "symbols_kind_name"}
+NEW_INDEXES = {"sections_anchor", "sections_number_doc", "documents_name", "symbols_kind_name"}
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
 
 # Lookups and the index each must search with (EXPLAIN QUERY PLAN's detail).
 LOOKUPS = {
     '$.content.chapter("#installation")': "USING INDEX sections_anchor",
     '$.files[?(@.name=="install.md")].toc': "USING COVERING INDEX documents_name",
+    '$.files[?(@.name=="install.md")].content.chapter("1")': (
+        "USING INDEX sections_number_doc (number=? AND doc_id=?)"
+    ),
+    '$.content.chapter("1.1")': "USING INDEX sections_number_doc (number=?)",
     '$.code.classes[?(@.name~="query")]': "USING INDEX symbols_kind_name",
     '$.code.functions[?(@.name=="main")]': "USING INDEX symbols_kind_name",
 }
@@ -37,7 +41,6 @@ LOOKUPS = {
 SAME_ANSWERS = [
     *LOOKUPS,
     '$.content.chapter("1")',
-    '$.files[?(@.name=="install.md")].content.chapter("1")',
     '$.files[?(@.name~=".md")].toc[?(@.level==1)]',
     "$.code.classes",
     '$.code.methods[?(@.name~="e")][0:5]',
@@ -60,6 +63,7 @@ def as_schema_5(source: Path, dest: Path) -> Path:
     conn = apsw.Connection(str(dest))
     for name in NEW_INDEXES:
         conn.execute(f"DROP INDEX {name}")
+    conn.execute("CREATE INDEX sections_number ON sections(number)")  # 006 replaced it
     conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     conn.execute("VACUUM")
     conn.close()
@@ -74,6 +78,7 @@ def answers(path: Path, query: str) -> list[object]:
 def test_the_session_index_has_the_schema_6_indexes(corpus_db: Path) -> None:
     assert dbmod.SCHEMA_VERSION == 6
     assert NEW_INDEXES <= indexes(corpus_db)
+    assert "sections_number" not in indexes(corpus_db)  # sections_number_doc serves its lookups
 
 
 @pytest.mark.parametrize("query", list(LOOKUPS))
@@ -95,7 +100,7 @@ def test_a_schema_5_file_is_upgraded_by_the_next_run(corpus_db: Path, tmp_path: 
     with pytest.raises(DatabaseError, match="schema 5; this docql-sqlite needs schema 6"):
         docql_sqlite.open(old)
     dbmod.connect(old).close()  # what an `index` run does first
-    assert NEW_INDEXES <= indexes(old)
+    assert NEW_INDEXES <= indexes(old) and "sections_number" not in indexes(old)
     with docql_sqlite.open(old) as index:
         assert index.status()["schema_version"] == 6
 
