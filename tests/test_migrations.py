@@ -2,8 +2,9 @@
 a schema-5 file to it.
 
 - a schema-5 index (the same file with the four new indexes dropped, `sections_number`
-  back and its version set to 5: exactly what 006 changes) is refused by a reader with the usual message,
-  and upgraded in place by the next `index` run: indexes there, version 6, same answers;
+  back and its version set to 5: exactly what 006 changes) is refused by a reader with
+  the usual message, and upgraded in place by the next `index` run: indexes there,
+  version 6, same answers;
 - on the session's index the plans of the lookups those indexes are for say `SEARCH ...
   USING INDEX` (they said `SCAN` before), and every query class gives the same items with
   and without the indexes (the indexes change how, never what);
