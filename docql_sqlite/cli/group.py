@@ -7,7 +7,7 @@ from types import ModuleType
 
 import click
 
-from . import COMMANDS
+from .commands import COMMANDS
 
 
 class _LazyCommands(MutableMapping[str, click.Command]):

@@ -7,6 +7,7 @@ when the statement runs (or is inlined), so `--sql` shows the statement at no co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -66,4 +67,4 @@ def sql_literal(value: Any) -> str:
 def inline(sql: str, params: dict[str, Any], dialect: Dialect = SQLITE) -> str:
     """`sql` with every `:pN` replaced by its value as a literal (deferred ones computed)."""
     values = bind(params)
-    return dialect.PARAM_PATTERN.sub(lambda m: sql_literal(values[m.group(1)]), sql)
+    return re.sub(dialect.PARAM_PATTERN, lambda m: sql_literal(values[m.group(1)]), sql)
