@@ -4,6 +4,8 @@
     python benchmarks/latency.py                        # the Markdown mix (indexed once, cached)
     python benchmarks/latency.py --db BIG.db --roots DIR [DIR...] --runs 10
     python benchmarks/latency.py --smoke                # a tiny tree from datasets/, seconds
+    python benchmarks/latency.py --db DB --classes structural --runs 0 --cli-runs 20 --no-peers
+                                                        # the structural CLI goal alone
 
 Classes (each a few queries chosen to stay selective on any corpus, so that a bigger index
 does not simply mean a bigger answer): structural DocQL (`$.toc`, `$.code`), `heading()`,
@@ -67,6 +69,14 @@ RAW_TEXT_FORMATS = {"markdown", "code", "text", "rst"}
 GOAL_VS_QMD, GOAL_STRUCTURAL_CLI_MS = 1.5, 100.0
 
 
+# The classes to measure (`--classes`; None: all).
+CLASSES: set[str] | None = None
+
+
+def _chosen(name: str) -> bool:
+    return CLASSES is None or name in CLASSES
+
+
 # -- in-process ---------------------------------------------------------------------------------
 def in_process(db: Path, runs: int, hybrid: bool, per_class: int = 99) -> dict[str, Any]:
     import time
@@ -84,6 +94,8 @@ def in_process(db: Path, runs: int, hybrid: bool, per_class: int = 99) -> dict[s
         if hybrid:
             jobs["hybrid"] = [(t, lambda t=t: index.search(t, mode="hybrid")) for t in searches]
         for name, calls in jobs.items():
+            if not runs or not _chosen(name):
+                continue
             samples, per_query, cpu_samples = [], [], []
             for text, call in calls:
                 for _ in range(2):
@@ -96,7 +108,10 @@ def in_process(db: Path, runs: int, hybrid: bool, per_class: int = 99) -> dict[s
                     cpu.append((time.process_time() - started_cpu) * 1000)
                 samples += mine
                 cpu_samples += cpu
-                per_query.append({"query": text, "results": len(items), "p50_ms": bl.median(mine)})
+                per_query.append(
+                    {"query": text, "results": len(items), "p50_ms": bl.median(mine)}
+                    | {"cpu_p50_ms": bl.median(cpu)}
+                )
             out[name] = _stats(samples) | {"cpu_p50_ms": bl.median(cpu_samples)}
             out[name]["queries"] = per_query
     return out
@@ -118,6 +133,8 @@ def cli(db: Path, runs: int, hybrid: bool, per_class: int = 99) -> dict[str, Any
         ]
     out = {}
     for name, commands in jobs.items():
+        if not _chosen(name):
+            continue
         samples, cpu = [], []
         for cmd in commands:
             for _ in range(runs):
@@ -461,9 +478,19 @@ def main() -> None:
         default="use-multilingual",
         help="model for the default index's vectors (hybrid); 'none' for none",
     )
+    parser.add_argument(
+        "--classes",
+        help="only these query classes, comma-separated (structural, heading, chapter, grep, "
+        "bm25, hybrid, 'search (default mode)')",
+    )
+    parser.add_argument(
+        "--no-peers", action="store_true", help="with --db: no rg or qmd side by side"
+    )
     parser.add_argument("--smoke", action="store_true", help="tiny tree from datasets/")
     parser.add_argument("--json", dest="json_out", type=Path)
     args = parser.parse_args()
+    global CLASSES
+    CLASSES = {c.strip() for c in args.classes.split(",")} if args.classes else None
 
     meta = bl.machine()
     with tempfile.TemporaryDirectory(prefix="docql-latency-") as tmp:
@@ -488,6 +515,7 @@ def main() -> None:
                 args.roots or [],
                 args.runs,
                 args.cli_runs,
+                peers=not args.no_peers,
                 md_roots=args.md_roots or None,
                 qmd_home=bl.cache_dir() / "qmdhome-latency-md_mix",
                 cwd=Path.cwd(),

@@ -14,7 +14,6 @@ import os
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
@@ -31,6 +30,7 @@ from .options import (
 from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
 from .query.dialect import POSTGRES, SQLITE, Dialect
+from .records import Record
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     from .search.vectors import VectorCache
 
 
-@dataclass(frozen=True, slots=True)
-class Excerpt:
+class Excerpt(Record, frozen=True):
     """Lines of one indexed document, read from the index (the file may be gone)."""
 
     path: str
@@ -73,8 +72,7 @@ class Excerpt:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ManyExcerpts:
+class ManyExcerpts(Record, frozen=True):
     """`Index.get_many`: the documents that fit, and (path, bytes) of those that did not."""
 
     excerpts: list[Excerpt]

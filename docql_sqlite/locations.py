@@ -17,21 +17,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .errors import LocationError
+from .records import Record
 
+# Pattern texts, compiled by `re` (and cached there) when a location is first read:
+# compiling the five at import cost every process ~3M instructions (docs/benchmarks.md).
 _SUFFIXES = (
-    (re.compile(r"^(?P<path>.+)#page=(?P<page>\d+)$"), "page"),
-    (re.compile(r"^(?P<path>.+):page[ =]?(?P<page>\d+)$", re.IGNORECASE), "page"),
-    (re.compile(r"^(?P<path>.+):(?P<first>\d+)-(?P<last>\d+)$"), "range"),
-    (re.compile(r"^(?P<path>.+):(?P<first>\d+):(?P<count>\d+)$"), "count"),
-    (re.compile(r"^(?P<path>.+):(?P<first>\d+)$"), "line"),
+    (r"^(?P<path>.+)#page=(?P<page>\d+)$", 0, "page"),
+    (r"^(?P<path>.+):page[ =]?(?P<page>\d+)$", re.IGNORECASE, "page"),
+    (r"^(?P<path>.+):(?P<first>\d+)-(?P<last>\d+)$", 0, "range"),
+    (r"^(?P<path>.+):(?P<first>\d+):(?P<count>\d+)$", 0, "count"),
+    (r"^(?P<path>.+):(?P<first>\d+)$", 0, "line"),
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(Record, frozen=True):
     """A document path and which of its lines: all (no bounds), a range, or a page."""
 
     path: str
@@ -52,8 +53,8 @@ class Location:
 def candidates(spec: str) -> list[Location]:
     """Every reading of `spec`, the whole text as a path first."""
     readings = [Location(spec)]
-    for pattern, form in _SUFFIXES:
-        match = pattern.match(spec)
+    for pattern, flags, form in _SUFFIXES:
+        match = re.match(pattern, spec, flags)
         if match is None:
             continue
         path = match.group("path")

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeVar
 
 from . import deadline
 from .errors import OptionError
+from .records import Record, field, fields, replace
 
 SEARCH_MODES = ("smart", "bm25", "vector", "hybrid")
 GROUPINGS = ("file",)
@@ -60,8 +60,7 @@ def _whole(name: str, value: Any, minimum: int) -> None:
         raise OptionError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class QueryOptions:
+class QueryOptions(Record, frozen=True):
     """`Index.query` / `compile` / `explain`: scope, paging and the time allowed."""
 
     paths: tuple[str, ...] = ()  # only documents whose path matches one of these globs
@@ -83,8 +82,7 @@ class QueryOptions:
             raise OptionError(f"timeout must be a positive number of seconds, got {self.timeout}")
 
 
-@dataclass(frozen=True, slots=True)
-class SearchOptions:
+class SearchOptions(Record, frozen=True):
     """`Index.search`: everything the CLI's `search` command can set."""
 
     mode: str = "smart"
@@ -130,8 +128,7 @@ class SearchOptions:
         object.__setattr__(self, "weights", checked)
 
 
-@dataclass(frozen=True, slots=True)
-class ContextOptions:
+class ContextOptions(Record, frozen=True):
     """`Index.context`: a context pack for a question within `budget` characters."""
 
     budget: int = DEFAULT_BUDGET
@@ -142,8 +139,7 @@ class ContextOptions:
         _whole("budget", self.budget, 1)
 
 
-@dataclass(frozen=True, slots=True)
-class EmbedOptions:
+class EmbedOptions(Record, frozen=True):
     """`Index.embed` / `docql_sqlite.embed`: give new or changed chunks a vector."""
 
     model: str | None = None  # default: the model the index already uses
@@ -159,8 +155,7 @@ def default_workers() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-@dataclass(slots=True)
-class IngestOptions:
+class IngestOptions(Record):
     """`Index.index` / `docql_sqlite.index`: what to index and how.
 
     Vectors belong to the write path: an index that has vectors keeps them current (the

@@ -369,7 +369,7 @@ def cut(text: str, width: int) -> str:
     return "".join(kept).rstrip() + "…"
 
 
-_LINES_SUFFIX = re.compile(r"(:\d+(-\d*)?|:page \d+)$")
+_LINES_SUFFIX = r"(:\d+(-\d*)?|:page \d+)$"  # compiled (and cached) by `re` on first use
 
 
 def shorten_path(location: str, width: int) -> str:
@@ -378,7 +378,7 @@ def shorten_path(location: str, width: int) -> str:
     alone are wider than `width`."""
     if display_width(location) <= width:
         return location
-    match = _LINES_SUFFIX.search(location)
+    match = re.search(_LINES_SUFFIX, location)
     head, suffix = (location[: match.start()], match.group()) if match else (location, "")
     parts = head.split("/")
     if len(parts) < 2:

@@ -15,7 +15,7 @@ from . import deadline
 from .errors import DocQLError, DocQLRegexError
 from .text import fold
 
-REGEX_LITERAL = re.compile(r"^/(.*)/([ims]*)$", re.S)
+REGEX_LITERAL = r"^/(.*)/([ims]*)$"  # compiled (and cached) by `re` on first use
 _REGEX_CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
 _GUARDED_CACHE: dict[tuple[str, str], Any] = {}
 
@@ -53,7 +53,7 @@ def grep_count(text: str | None, pattern: str | None) -> int:
     """Occurrences of `pattern` in `text`: case-insensitive substring, or `/regex/flags`."""
     if text is None or pattern is None:
         return 0
-    literal = REGEX_LITERAL.match(pattern)
+    literal = re.match(REGEX_LITERAL, pattern, re.S)
     if literal:
         return _guarded_count(literal.group(1), text, literal.group(2))
     needle = fold(pattern)

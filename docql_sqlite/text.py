@@ -18,7 +18,7 @@ CJK_CHARS = (
     "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003134f"
 )
-_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII_RUN = r"[^\x00-\x7f]+"  # compiled (and cached) by `re` on first use
 
 
 # The CJK patterns are compiled on first use: the character class takes ~12 ms to
@@ -65,7 +65,7 @@ def fold_non_ascii(text: str) -> str:
     """
     if text.isascii():
         return text
-    return _NON_ASCII_RUN.sub(lambda m: m.group().casefold(), text)
+    return re.sub(_NON_ASCII_RUN, lambda m: m.group().casefold(), text)
 
 
 def stored_fold(text: str) -> str | None:

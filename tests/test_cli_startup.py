@@ -9,6 +9,10 @@ Heavy for a structural query (docs/benchmarks.md has the instruction counts):
 - stdlib modules only other paths need: socket, ctypes, csv, decimal, hashlib, tempfile,
   urllib, shutil and pathlib.
 `get`, `toc` and `status` also leave out the DocQL parser and compiler.
+
+A plain `query` line does not import click at all (cli/fastpath.py), nor `dataclasses`
+and `inspect` (the classes it loads are records: docql_sqlite/records.py): those three
+were ~140M of its ~300M instructions (docs/benchmarks.md, issue 12).
 """
 
 from __future__ import annotations
@@ -61,6 +65,24 @@ HEAVY_MODULES = (
 # `docql_sqlite.pg` itself is only the URL check that `Index` asks; its modules load psycopg.
 HEAVY_SUBPACKAGES = ("docql_sqlite.pg",)
 DOCQL_COMPILER = ("docql_sqlite.query.parser", "docql_sqlite.query.compiler")
+# What the click-free `query` leaves out on top of HEAVY_*: click and the modules it pulls
+# in, the click side of the CLI package, and dataclasses with its inspect.
+NOT_FOR_A_QUERY = (
+    "click",
+    "docql_sqlite.cli.group",
+    "docql_sqlite.cli.common",
+    "docql_sqlite.cli.queries",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "uuid",
+    "datetime",
+    "gettext",
+    "locale",
+    "platform",
+)
 
 
 def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
@@ -109,6 +131,16 @@ def test_a_structural_query_imports_nothing_heavy(corpus_db: Path, query: str) -
     json.loads(done.stdout)  # the query really ran and printed its items
     assert "docql_sqlite.query.compiler" in modules
     assert heavy(modules) == []
+    assert sorted(m for m in modules if m.split(".")[0] == "click" or m in NOT_FOR_A_QUERY) == []
+
+
+def test_a_query_that_click_must_read_still_works(corpus_db: Path) -> None:
+    # `--limit " 3"`: the fast path leaves it to click (a line it does not read as click would),
+    # and the click command runs the same query.
+    done, modules = imported("query", str(corpus_db), "$.toc", "--limit", " 3", "--json")
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)) == 3
+    assert "click" in modules and "docql_sqlite.cli.queries" in modules
 
 
 @pytest.mark.parametrize(

@@ -212,5 +212,8 @@ def test_a_reader_keeps_its_snapshot_while_a_run_shrinks_the_file(tmp_index: Tmp
     conn = dbmod.connect(tmp_index.db)  # a writer: checkpoints what the busy reader held up
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
     conn.close()
-    assert tmp_index.db.stat().st_size < size_before * 0.6  # the tables left are ~1 page each
+    # The pages the 40 documents held went back to the file system: none is left free and
+    # the file is smaller (not by a fixed share: FTS5 keeps its delete markers, in
+    # proportion to what was deleted, until a merge).
+    assert tmp_index.db.stat().st_size < size_before * 0.8
     assert _freelist(tmp_index.db)[0] == 0

@@ -178,9 +178,9 @@ def _sleep(index: Any) -> Any:
 
 
 def _fields(compiled: Any) -> dict[str, Any]:
-    import dataclasses
+    from docql_sqlite import records  # Compiled is a record (records.py), not a dataclass
 
-    return {f.name: getattr(compiled, f.name) for f in dataclasses.fields(compiled)}
+    return {f.name: getattr(compiled, f.name) for f in records.fields(compiled)}
 
 
 # -- 2. the CLI takes the URL where it takes a file ---------------------------------------

@@ -1,114 +1,60 @@
 """The `docql-sqlite` command. Each command is flags → options → one `Index` call →
 output (docs/design.md §2); the database file comes first, as in sqlite3/sqlite-utils.
 
-Commands are loaded when they are named (`_LazyCommands`): a `query` process imports
+Commands are loaded when they are named (`cli/group.py`): a `query` process imports
 `cli.queries` alone, not the server, MCP, copy or search modules and what they pull in
 (sockets, ctypes, the search package). `--help` loads them all to show their help lines.
-tests/test_cli_startup.py pins what a structural query imports.
+A plain `query` line does not even import click: `cli/fastpath.py` reads it from the same
+flag table. tests/test_cli_startup.py pins what a structural query imports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
-from types import ModuleType
+import sys
+from typing import Any
 
-import click
+from .commands import COMMANDS
 
-
-def _documents() -> ModuleType:
-    from . import documents
-
-    return documents
-
-
-def _queries() -> ModuleType:
-    from . import queries
-
-    return queries
-
-
-def _searching() -> ModuleType:
-    from . import searching
-
-    return searching
-
-
-def _serve() -> ModuleType:
-    from . import serve
-
-    return serve
-
-
-def _copy() -> ModuleType:
-    from . import copy
-
-    return copy
-
-
-def _mcp() -> ModuleType:
-    from . import mcp
-
-    return mcp
-
-
-# Command name → (the module that defines it, the command's attribute there), in the
-# order `--help` lists them.
-COMMANDS: dict[str, tuple[Callable[[], ModuleType], str]] = {
-    "index": (_documents, "index_command"),
-    "status": (_documents, "status"),
-    "toc": (_documents, "toc"),
-    "get": (_documents, "get"),
-    "query": (_queries, "query"),
-    "explain": (_queries, "explain"),
-    "search": (_searching, "search_command"),
-    "embed": (_searching, "embed_command"),
-    "context": (_searching, "context_command"),
-    "serve": (_serve, "serve_command"),
-    "copy": (_copy, "copy_command"),
-    "mcp": (_mcp, "mcp_command"),
-}
-
-
-class _LazyCommands(MutableMapping[str, click.Command]):
-    """`Group.commands` whose commands are imported on first use (click reads only
-    `commands[name]`, `get`, `in` and iteration)."""
-
-    def __init__(self, loaders: dict[str, tuple[Callable[[], ModuleType], str]]) -> None:
-        self._loaders = dict(loaders)
-        self._loaded: dict[str, click.Command] = {}
-
-    def __getitem__(self, name: str) -> click.Command:
-        if name not in self._loaded:
-            module, attribute = self._loaders[name]  # KeyError: not a command
-            self._loaded[name] = getattr(module(), attribute)
-        return self._loaded[name]
-
-    def __setitem__(self, name: str, command: click.Command) -> None:
-        self._loaded[name] = command
-
-    def __delitem__(self, name: str) -> None:
-        self._loaders.pop(name, None)
-        del self._loaded[name]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._loaders
-        yield from (name for name in self._loaded if name not in self._loaders)
-
-    def __len__(self) -> int:
-        return len(self._loaders.keys() | self._loaded.keys())
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._loaders or name in self._loaded
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="docql-sqlite")
-def cli() -> None:
-    """Index documents and code into one SQLite file and query it with DocQL."""
-
-
-cli.commands = _LazyCommands(COMMANDS)
+__all__ = ["COMMANDS", "main"]
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] == ["query"]:
+        _query(args[1:])
+    from .group import cli
+
     cli()
+
+
+def _query(args: list[str]) -> None:
+    """Run a `query` line without click if `fastpath` reads it, and end the process."""
+    import gc
+
+    # A query process lives for milliseconds and makes few reference cycles: the cyclic
+    # collector only costs it time (~3M instructions of ~150M, docs/benchmarks.md).
+    gc.disable()
+    from . import fastpath  # click-free (see its docstring)
+
+    if not fastpath.run(args):
+        gc.enable()
+        return  # click's turn
+    # Done: the index is closed and the items printed. What is left is the interpreter's
+    # teardown (freeing every module and object, ~14M instructions, a tenth of the
+    # command), which nothing here needs: flush, run the atexit functions, and exit.
+    import atexit
+    import os
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(0)
+
+
+def __getattr__(name: str) -> Any:
+    # `cli` (the click group) is built on first use: a fast-path query never imports click.
+    if name == "cli":
+        from .group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,30 +8,15 @@ import click
 
 from .. import output
 from ..options import QueryOptions
-from .common import (
-    database_argument,
-    default_format,
-    emit,
-    handle_errors,
-    open_index,
-    output_options,
-    paths_option,
-)
+from . import flags
+from .common import database_argument, echo, handle_errors, open_index, paths_option, with_flags
+from .querying import is_docql, run_query
 
 
 @click.command(short_help="Run a DocQL query against DATABASE.")
 @database_argument
 @click.argument("query")
-@paths_option
-@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N results")
-@click.option("--sql", "show_sql", is_flag=True, help="Print the SQL instead of running it")
-@click.option(
-    "--inline",
-    is_flag=True,
-    help="Print the SQL with the values in it (runs as is in sqlite3); implies --sql",
-)
-@output_options
-@handle_errors
+@with_flags(flags.QUERY_FLAGS)
 def query(
     database: str,
     query: str,
@@ -43,29 +28,12 @@ def query(
     fields: tuple[str, ...] | None,
 ) -> None:
     """Run a DocQL QUERY (such as '$.toc[?(@.level==1)]') against DATABASE."""
-    if not query.lstrip().startswith("$"):
+    if not is_docql(query):
         raise click.UsageError(
             f"'{query}' is not DocQL (a DocQL query starts with '$'); for free-text search use: "
             f"docql-sqlite search {database} '{query}'"
         )
-    options = QueryOptions(paths=paths, limit=limit)
-    with open_index(database) as idx:
-        if show_sql or inline:
-            compiled = idx.compile(query, options)
-            if inline:
-                click.echo(compiled.inline_sql() + ";")
-            else:
-                click.echo(compiled.sql + ";")
-                if compiled.params:
-                    click.echo("-- params: " + output.dumps(compiled.params))
-            return
-        result = idx.query(query, options)
-    if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
-        from ..query.results import structure_text
-
-        click.echo(structure_text(result), nl=False)
-        return
-    emit(result, fmt, fields)
+    run_query(database, query, paths, limit, show_sql, inline, fmt, fields)
 
 
 @click.command(short_help="Show how a DocQL query is parsed, compiled and planned.")
@@ -86,13 +54,13 @@ def explain(database: str, query: str, paths: tuple[str, ...], as_json: bool | N
     with open_index(database) as idx:
         info = idx.explain(query, QueryOptions(paths=paths))
     if as_json or (as_json is None and not sys.stdout.isatty()):
-        click.echo(output.dumps(info))
+        echo(output.dumps(info))
         return
-    click.echo("tokens: " + " ".join(f"{t['type']}({t['text']})" for t in info["tokens"]))
-    click.echo("ast:    " + output.dumps(info["ast"]))
-    click.echo(f"items:  {info['item_type']}")
-    click.echo("sql:\n" + info["sql"])
-    click.echo("params: " + output.dumps(info["params"]))
-    click.echo("plan:")
+    echo("tokens: " + " ".join(f"{t['type']}({t['text']})" for t in info["tokens"]))
+    echo("ast:    " + output.dumps(info["ast"]))
+    echo(f"items:  {info['item_type']}")
+    echo("sql:\n" + info["sql"])
+    echo("params: " + output.dumps(info["params"]))
+    echo("plan:")
     for step in info["plan"]:
-        click.echo(f"  {step['detail']}")
+        echo(f"  {step['detail']}")

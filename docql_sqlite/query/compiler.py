@@ -10,10 +10,10 @@ SQL runs unchanged in a plain `sqlite3` shell.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DocQLNameError, DocQLSyntaxError
+from ..records import Record, field
 from . import items as item_sql
 from .dialect import SQLITE, Dialect
 from .filters import FilterCompiler
@@ -35,8 +35,7 @@ from .sqlparams import Params, bind, inline
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
 
 
-@dataclass(slots=True)
-class Compiled:
+class Compiled(Record):
     sql: str
     params: dict[str, Any]
     item: item_sql.ItemType

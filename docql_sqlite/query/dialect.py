@@ -28,7 +28,8 @@ class Dialect:
     NO_LIMIT: ClassVar[str] = "-1"  # LIMIT n with no upper bound (OFFSET alone)
     # The marker of a named parameter, and how to find markers again (for inlining).
     PARAM: ClassVar[str] = ":{name}"
-    PARAM_PATTERN: ClassVar[re.Pattern[str]] = re.compile(r":(p\d+)\b")
+    # Pattern text, compiled (and cached) by `re` when SQL is first inlined, not at import.
+    PARAM_PATTERN: ClassVar[str] = r":(p\d+)\b"
 
     def param(self, name: str) -> str:
         return self.PARAM.format(name=name)
@@ -161,7 +162,7 @@ class PostgresDialect(Dialect):
     FALSE: ClassVar[str] = "false"
     NO_LIMIT: ClassVar[str] = "ALL"
     PARAM: ClassVar[str] = "%({name})s"
-    PARAM_PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"%\((p\d+)\)s")
+    PARAM_PATTERN: ClassVar[str] = r"%\((p\d+)\)s"
 
     def text(self, expr: str) -> str:
         return f"({expr})::text"

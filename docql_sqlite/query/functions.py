@@ -7,9 +7,9 @@ compilation, "did you mean" hints and the function table in docs/docql.md.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
+from ..records import Record
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
 from .filters import ascii_lower, regex_condition
@@ -17,8 +17,7 @@ from .nodes import Call, Regex
 from .sqlparams import Params
 
 
-@dataclass(slots=True)
-class Source:
+class Source(Record):
     """What a root or function yields: the item type and the SQL listing those items."""
 
     item: item_sql.ItemType
@@ -28,8 +27,7 @@ class Source:
     post_arg: object = None
 
 
-@dataclass(frozen=True, slots=True)
-class Function:
+class Function(Record, frozen=True):
     name: str
     params: tuple[str, ...]  # names of the arguments, for docs and arity errors
     min_args: int
@@ -219,10 +217,10 @@ class FunctionCompiler:
         # whose own text (their chunks, not their sub-sections') contains the keyword.
         # One pass over the chunks (not one lookup per section), and none at all when a
         # title matched: the NOT EXISTS is constant, so SQLite checks it once, before the scan.
-        no_title = (
-            f"NOT EXISTS (SELECT 1 FROM sections s JOIN documents d ON d.id = s.doc_id "
-            f"WHERE {scope} AND {in_title})"
-        )
+        # It reads the title matches, kept once (MATERIALIZED): asking the sections again
+        # scanned every title a second time when the first match came late or never (a
+        # third of the query on a 308k-section index, docs/benchmarks.md).
+        no_title = "NOT EXISTS (SELECT 1 FROM title_hits)"
         in_scope = (
             ""
             if scope == dialect.TRUE
@@ -233,7 +231,10 @@ class FunctionCompiler:
             f"AND {chunk_contains(keyword, self.params)})"
         )
         bodies = item_sql.base_sections(scope, dialect.real("0.5"), "'body'", own_text, dialect)
-        sql = f"SELECT * FROM ({titles}) UNION ALL SELECT * FROM ({bodies})"
+        sql = (
+            f"WITH title_hits AS MATERIALIZED ({titles})\n"
+            f"SELECT * FROM title_hits UNION ALL SELECT * FROM ({bodies})"
+        )
         return Source(item_sql.SECTION, sql, ranked=True)
 
     def _grep(self, call: Call, scope: str) -> Source:

@@ -9,13 +9,11 @@ results) and `_f_<field>` (casefolded text, where the index stores it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
+from ..records import Record, field, replace
 from .dialect import SQLITE, Dialect
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
+class FieldSpec(Record, frozen=True):
     name: str
     kind: str  # text | number | list | json
     expr: str = ""  # SQL over the stage row `r`; default r.<name>
@@ -29,8 +27,7 @@ class FieldSpec:
         return self.expr or f"r.{self.name}"
 
 
-@dataclass(frozen=True, slots=True)
-class ItemType:
+class ItemType(Record, frozen=True):
     name: str
     fields: tuple[FieldSpec, ...]
     open_fields: bool = False  # front matter: any key is a field

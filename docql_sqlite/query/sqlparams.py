@@ -7,15 +7,15 @@ when the statement runs (or is inlined), so `--sql` shows the statement at no co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from ..records import Record
 from .dialect import SQLITE, Dialect
 
 
-@dataclass(frozen=True, eq=False, slots=True)
-class Deferred:
+class Deferred(Record, frozen=True, eq=False):
     """A parameter computed when the statement runs; `label` says what it will hold."""
 
     label: str
@@ -67,4 +67,4 @@ def sql_literal(value: Any) -> str:
 def inline(sql: str, params: dict[str, Any], dialect: Dialect = SQLITE) -> str:
     """`sql` with every `:pN` replaced by its value as a literal (deferred ones computed)."""
     values = bind(params)
-    return dialect.PARAM_PATTERN.sub(lambda m: sql_literal(values[m.group(1)]), sql)
+    return re.sub(dialect.PARAM_PATTERN, lambda m: sql_literal(values[m.group(1)]), sql)

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Union
 
 from docql_sqlite.errors import DocQLSyntaxError
+from docql_sqlite.records import Record
 
 
 class TokenType(enum.Enum):
@@ -49,8 +49,7 @@ class TokenType(enum.Enum):
     EOF = "the end of the query"
 
 
-@dataclass(frozen=True, slots=True)
-class RegexLiteral:
+class RegexLiteral(Record, frozen=True):
     """The value of a `/pattern/flags` token.
 
     `pattern` is the source text between the slashes, verbatim (`\\/` stays `\\/`,
@@ -65,8 +64,7 @@ class RegexLiteral:
 TokenValue = Union[str, int, float, bool, None, RegexLiteral]
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(Record, frozen=True):
     """One lexeme. `text` is the source spelling; `offset` is 0-based into the source.
 
     The EOF token has empty text and points one past the last non-whitespace character,

@@ -1,0 +1,149 @@
+"""What every command does once its flags are parsed, without click: printing, error
+handling and exit codes, output formats, opening the index.
+
+Exit codes: 0 on success (also "no results", and when a reader such as `head` closes the
+pipe early), 2 on a usage or query error or a database that is missing or not an index,
+1 on other failures (including an index run in which some files failed), 130 when
+interrupted (Ctrl-C).
+
+No click here: `cli/fastpath.py` runs a `query` through this module alone, and click's
+import is a third of that command's start-up (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any, NoReturn
+
+from .. import output
+from ..errors import DatabaseError, DatabaseFailure, DocQLError, DocQLNote, QueryError, UsageError
+from ..index import Index
+
+# click.echo drops ANSI styles from text bound for a file or pipe; so does `echo`, so the
+# messages are the same byte for byte whichever path printed them (its pattern is click's).
+_ANSI = "\033["
+
+
+def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
+    """`click.echo` for text: one message (and a newline) on stdout or stderr, flushed."""
+    stream = sys.stderr if err else sys.stdout
+    if _ANSI in message and not _isatty(stream):
+        import re
+
+        message = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", message)
+    stream.write(message + "\n" if nl else message)
+    stream.flush()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except Exception:  # a closed or odd stream: click treats it as not a terminal
+        return False
+
+
+def default_format(fmt: str | None) -> str:
+    if fmt:
+        return fmt
+    return "table" if sys.stdout.isatty() else "json"
+
+
+def emit(items: Iterable[Any], fmt: str | None, fields: tuple[str, ...] | None = None) -> None:
+    fmt = default_format(fmt)
+    count = output.write(items, fmt, sys.stdout, fields=fields, note=_note)
+    if count == 0 and fmt in ("table", "md", "csv"):
+        echo("no results", err=True)
+
+
+def _note(message: str) -> None:
+    echo(message, err=True)
+
+
+def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into one-line messages and exit codes (see the module
+    docstring); Ctrl-C and a closed pipe end quietly instead of with a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        # Library notes (`DocQLNote`, e.g. "reading … as an immutable file") print as one
+        # line, once, for the rest of this process.
+        warnings.simplefilter("once", DocQLNote)
+        warnings.showwarning = _show_note
+        try:
+            result = func(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
+        except QueryError as exc:
+            fail(str(exc), 2)
+        except DatabaseFailure as exc:  # there, but damaged, full, read-only or busy
+            fail(f"error: {exc.message}", 1)
+        except (UsageError, DatabaseError) as exc:
+            fail(f"error: {exc.message}", 2)
+        except DocQLError as exc:
+            fail(f"error: {exc.message}", 1)
+        except KeyboardInterrupt:
+            # An index run rolls back its open batch, so the file stays consistent and the
+            # next run picks up where this one stopped.
+            fail("interrupted", 130)
+        except BrokenPipeError:
+            _silence_stdout()
+            sys.exit(0)
+
+    return wrapper
+
+
+def _show_note(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+    """A `DocQLNote` as one `note:` line on stderr; other warnings as Python shows them."""
+    if issubclass(category, DocQLNote):
+        echo(f"note: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, *args, **kwargs))
+
+
+def fail(message: str, code: int) -> NoReturn:
+    echo(message, err=True)
+    sys.exit(code)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the flush at exit does not fail on the closed pipe
+    again ("Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test runner)
+        pass
+
+
+def open_index(path: str) -> Index:
+    # The CLI runs no user SQL, so it skips the docql() table function (~30 ms).
+    return Index(path, table_function=False)
+
+
+class ProgressBar:
+    """A one-line progress display on stderr (terminals only)."""
+
+    def __init__(self, label: str = "") -> None:
+        self.label = label
+        self.active = sys.stderr.isatty()
+        self.shown = False
+
+    def update(self, done: int, total: int, path: str = "") -> None:
+        if not self.active or total == 0:
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        tail = f" {path[-40:]:<40}" if path else ""
+        line = f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] {done}/{total}{tail}"
+        sys.stderr.write(line)
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.flush()
