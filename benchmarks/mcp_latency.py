@@ -40,8 +40,20 @@ from mcp_client import http_server, http_session, text  # noqa: E402
 CACHE = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp"))
 
 
-def fetch_corpus() -> tuple[Path, list[str]]:
-    """The A6 mix folders (fetched once by benchmarks/fetch_corpora.sh)."""
+def fetch_corpus(corpora: Path | None = None) -> tuple[Path, list[str]]:
+    """The A6 mix folders: fetched once by benchmarks/fetch_corpora.sh into $DOCQL_CORPORA,
+    or read from the manifest of a cache that script already filled (`--corpora`), so a
+    second machine-wide copy is not fetched. Returns the folders' common parent and their
+    paths under it (the index stores paths relative to that parent)."""
+    if corpora is not None:
+        manifest = dict(
+            line.split("=", 1)
+            for line in (corpora / "manifest.env").read_text().splitlines()
+            if "=" in line
+        )
+        folders = [Path(manifest[k]) for k in ("md_node", "md_docker", "md_rustdoc")]
+        base = corpora / "x"
+        return base, [str(f.relative_to(base)) for f in folders]
     done = subprocess.run(
         ["bash", str(REPO / "benchmarks" / "fetch_corpora.sh"), str(CACHE)],
         check=True,
@@ -239,6 +251,13 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="datasets/ with the hash model")
     parser.add_argument("--model", default=None, help="embedding model (default: use-multilingual)")
     parser.add_argument("--n", type=int, default=None, help="calls per tool (default 200; 6 smoke)")
+    parser.add_argument(
+        "--corpora",
+        type=Path,
+        default=None,
+        help="an existing benchmarks/fetch_corpora.sh cache to read the mix from (its"
+        " manifest.env) instead of fetching into $DOCQL_CORPORA; the index stays there",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     import anyio
@@ -250,7 +269,7 @@ def main() -> None:
             base, roots = REPO, ["datasets/zh", "datasets/code/python"]
         else:
             model, n = args.model or "use-multilingual", args.n or 200
-            base, roots = fetch_corpus()
+            base, roots = fetch_corpus(args.corpora)
             db = CACHE / f"mcp-latency-{model.replace(':', '-')}.db"
         # A handful of files parse faster here than in a pool of worker processes.
         build(db, base, roots, model, *(((), 0) if args.smoke else (("*.md",), None)))

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .ingest import IngestReport
     from .pg.engine import PostgresEngine
     from .query.compiler import Compiled
+    from .search.parallel import Sidecar
     from .search.vectors import VectorCache
 
 
@@ -101,15 +102,20 @@ class Index:
         readonly: bool = True,
         table_function: bool = True,
         vectors_in_memory: bool = False,
+        parallel_search: bool = False,
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
         `vectors_in_memory` is for long-lived processes: the vectors are read once into
-        memory and the nearest are found there (`search.vectors.VectorCache`)."""
+        memory and the nearest are found there (`search.vectors.VectorCache`).
+        `parallel_search` is for them too: a second read connection and a worker thread,
+        on which a smart search runs some of its lists while the caller runs the others
+        (`search.parallel`; the same results, in less wall time on two cores)."""
         self.path = str(path)
         self.postgres: PostgresEngine | None = None
         self.dialect: Dialect = SQLITE
         self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
+        self.search_sidecar: Sidecar | None = None
         if is_postgres_url(self.path):
             self.postgres = _postgres_engine(self.path)
             self.conn: Any = self.postgres.conn
@@ -121,6 +127,10 @@ class Index:
             from .search.vectors import VectorCache
 
             self.vector_cache = VectorCache()
+        if parallel_search:
+            from .search.parallel import Sidecar
+
+            self.search_sidecar = Sidecar(self.path)
         self._refresh()
         if table_function:
             from . import tvf
@@ -133,6 +143,8 @@ class Index:
         if self.postgres is not None:
             self.postgres.close()
         else:
+            if self.search_sidecar is not None:
+                self.search_sidecar.close()
             self.conn.close()
 
     def __enter__(self) -> Index:

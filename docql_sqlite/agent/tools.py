@@ -101,8 +101,9 @@ class Tools:
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
         self._lock = threading.RLock()
-        # A server answers many searches: the vectors are worth holding in memory.
-        self._index: Index = Index(db_path, vectors_in_memory=True)
+        # A server answers many searches: the vectors are worth holding in memory, and a
+        # second connection lets a search run its lists on both cores (search.parallel).
+        self._index: Index = Index(db_path, vectors_in_memory=True, parallel_search=True)
 
     def close(self) -> None:
         with self._lock:
@@ -111,7 +112,7 @@ class Tools:
     def reopen(self) -> None:
         """See what the writer wrote, including vectors that appeared (watch mode)."""
         with self._lock:
-            fresh = Index(self.db_path, vectors_in_memory=True)
+            fresh = Index(self.db_path, vectors_in_memory=True, parallel_search=True)
             self._index.close()
             self._index = fresh
 
