@@ -178,8 +178,13 @@ class Tools:
         offset = max(0, min(offset, MAX_SEARCH_LIMIT))
 
         def body(idx: Index) -> Reply:
+            # The reply shows each passage whole (up to HIT_CAP): no snippets to make.
             options = SearchOptions(
-                mode=mode, limit=offset + limit, paths=tuple(paths or ()), intent=intent or None
+                mode=mode,
+                limit=offset + limit,
+                paths=tuple(paths or ()),
+                intent=intent or None,
+                snippets=False,
             )
             hits = idx.search(query, options)[offset:]
             if not hits:
