@@ -62,7 +62,10 @@ def with_location(item: Any) -> Any:
 
 def render_item(item: Any) -> str:
     """One result as one line of JSON; text fields over FIELD_CAP cut, saying where."""
-    if isinstance(item, dict):
+    # Most items have no long field: look before copying the item to cut one.
+    if isinstance(item, dict) and any(
+        isinstance(v, str) and len(v) > FIELD_CAP for v in item.values()
+    ):
         cut = {}
         for key, value in item.items():
             if isinstance(value, str) and len(value) > FIELD_CAP:
