@@ -143,3 +143,21 @@ def test_closing_the_index_stops_the_worker(embedded: Path) -> None:
     idx.close()
     with pytest.raises(RuntimeError, match="closed"):
         sidecar.submit(mine, lambda e: 1)
+
+
+def test_the_mcp_server_uses_a_sidecar_unless_told_not_to(
+    embedded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docql_sqlite.agent.tools import PARALLEL_ENV, Tools
+
+    monkeypatch.delenv(PARALLEL_ENV, raising=False)
+    tools = Tools(str(embedded))
+    try:
+        with_sidecar = tools.search("authentication configured").text
+        assert tools._index.search_sidecar is not None
+        monkeypatch.setenv(PARALLEL_ENV, "0")
+        tools.reopen()
+        assert tools._index.search_sidecar is None
+        assert tools.search("authentication configured").text == with_sidecar
+    finally:
+        tools.close()
