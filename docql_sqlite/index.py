@@ -30,7 +30,7 @@ from .options import (
 from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
 from .query.dialect import POSTGRES, SQLITE, Dialect
-from .records import Record
+from .records import Record, replace
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from .ingest import IngestReport
     from .pg.engine import PostgresEngine
     from .query.compiler import Compiled
+    from .search.parallel import Sidecar
     from .search.vectors import VectorCache
 
 
@@ -99,15 +100,21 @@ class Index:
         readonly: bool = True,
         table_function: bool = True,
         vectors_in_memory: bool = False,
+        parallel_search: bool = False,
     ) -> None:
         """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
         the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
         `vectors_in_memory` is for long-lived processes: the vectors are read once into
-        memory and the nearest are found there (`search.vectors.VectorCache`)."""
+        memory and the nearest are found there (`search.vectors.VectorCache`).
+        `parallel_search` is for them too: a second read connection and a worker thread,
+        on which a smart search runs some of its lists while the caller runs the others
+        (`search.parallel`; the same results, in less wall time on two cores)."""
         self.path = str(path)
         self.postgres: PostgresEngine | None = None
         self.dialect: Dialect = SQLITE
         self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
+        self.search_sidecar: Sidecar | None = None
+        self._compiled: dict[tuple[Any, ...], Compiled] = {}
         if is_postgres_url(self.path):
             self.postgres = _postgres_engine(self.path)
             self.conn: Any = self.postgres.conn
@@ -119,6 +126,10 @@ class Index:
             from .search.vectors import VectorCache
 
             self.vector_cache = VectorCache()
+        if parallel_search:
+            from .search.parallel import Sidecar
+
+            self.search_sidecar = Sidecar(self.path)
         self._refresh()
         if table_function:
             from . import tvf
@@ -131,6 +142,8 @@ class Index:
         if self.postgres is not None:
             self.postgres.close()
         else:
+            if self.search_sidecar is not None:
+                self.search_sidecar.close()
             self.conn.close()
 
     def __enter__(self) -> Index:
@@ -280,19 +293,39 @@ class Index:
         """Compile DocQL to SQL without running it. Pure: it reads no rows and loads no
         model (a query vector or term statistics are bound when the SQL runs)."""
         # The DocQL compiler is imported by the first query, not by `get`, `toc` or `status`.
-        from .query.compiler import compile_query
-
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
+        # Compiling depends on the text, the scope, the limit and whether the index has
+        # vectors, never on rows: an agent's repeated queries (`$.toc[?(@.level==1)]`)
+        # skip the parser. The key holds the index's version stamp all the same.
+        if not isinstance(query, str):
+            return self._compile(query, opts.paths, limit)
+        key = (query, opts.paths, limit, self.has_vectors, self._stamp())
+        cached = self._compiled.get(key)
+        if cached is not None:
+            return replace(cached, params=dict(cached.params), notes=list(cached.notes))
+        compiled = self._compile(query, opts.paths, limit)
+        if len(self._compiled) >= COMPILED_CACHE:
+            self._compiled.clear()
+        self._compiled[key] = compiled
+        return replace(compiled, params=dict(compiled.params), notes=list(compiled.notes))
+
+    def _compile(self, query: Any, paths: tuple[str, ...], limit: int | None) -> Compiled:
+        from .query.compiler import compile_query
+
         if self.postgres is not None:
             builder = self.postgres.search_builder(self.has_vectors)
             return compile_query(
-                query, paths=opts.paths, limit=limit, search_builder=builder, dialect=POSTGRES
+                query, paths=paths, limit=limit, search_builder=builder, dialect=POSTGRES
             )
-        return compile_query(
-            query, paths=opts.paths, limit=limit, search_builder=self._search_builder()
-        )
+        return compile_query(query, paths=paths, limit=limit, search_builder=self._search_builder())
+
+    def _stamp(self) -> tuple[int, ...]:
+        """Changes when the file (or its WAL) is written: part of the compiled-query key."""
+        if self.postgres is not None:
+            return ()
+        return tuple(_mtime(self.path + suffix) for suffix in ("", "-wal"))
 
     def query(
         self, query: str, options: QueryOptions | None = None, **overrides: Any
@@ -442,6 +475,16 @@ def _postgres_engine(url: str) -> PostgresEngine:
     with _needs_psycopg():
         from .pg.engine import PostgresEngine
     return PostgresEngine(url)
+
+
+COMPILED_CACHE = 256  # compiled queries kept per open index (then forgotten all at once)
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _no_document(name: str) -> LocationError:

@@ -95,6 +95,9 @@ class SearchOptions(Record, frozen=True):
     weights: Mapping[str, float] = field(default_factory=dict)
     intent: str | None = None  # steers snippets and the passage that stands for a file
     content: bool = True  # include each passage's full text
+    # Make each passage's marked snippet (`snippets.py`); off, `snippet` is None. The MCP
+    # server shows passages whole, so it does not pay for snippets nobody reads.
+    snippets: bool = True
     rerank: str | None = None  # a reranker's URL or model name (docql_sqlite/rerankers)
 
     def __post_init__(self) -> None:

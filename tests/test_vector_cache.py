@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,3 +141,48 @@ def test_partial_selection_equals_a_full_sort() -> None:
             full = np.lexsort((-ids, distances))[:k]
             want = [[int(ids[i]), float(distances[i])] for i in full]
             assert cache.knn(None, list(q), k) == want, (trial, k)
+
+
+def test_two_connections_do_not_reload_at_every_switch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`PRAGMA data_version` is counted per connection, and two connections opened at
+    different times count differently: asked alternately through both, the vectors are
+    read at most once for each, not at every switch; after a writer's commit, again at
+    most once for each, and the new vectors are found through both."""
+    from docql_sqlite import db
+    from docql_sqlite.search import vectors
+
+    (tmp_path / "a.md").write_text("# A\n\napples and pears\n")
+    path = tmp_path / "i.db"
+    index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+    one = db.connect(path, readonly=True)
+    db.scalar(one, "PRAGMA data_version")
+    for n in range(3):  # commits seen by `one` only: its count moves on
+        (tmp_path / f"b{n}.md").write_text(f"# B\n\nbananas {n}\n")
+        index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+        db.scalar(one, "PRAGMA data_version")
+    two = db.connect(path, readonly=True)
+    loads: list[str] = []
+    scalar = db.scalar
+
+    def counted(conn: Any, sql: str, *args: Any) -> Any:
+        if sql.startswith("SELECT count(*) FROM chunks_vec"):
+            loads.append(sql)
+        return scalar(conn, sql, *args)
+
+    monkeypatch.setattr(vectors.db, "scalar", counted)
+    try:
+        cache = vectors.VectorCache()
+        query = [1.0] * int(vectors.stored_meta(one)[vectors.KEY_DIMENSIONS])
+        for conn in (one, two) * 4:
+            assert len(cache.knn(conn, query, 10) or []) == 4
+        assert len(loads) <= 2
+        (tmp_path / "c.md").write_text("# C\n\ncherries\n")
+        index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
+        for conn in (one, two) * 4:
+            assert len(cache.knn(conn, query, 10) or []) == 5
+        assert len(loads) <= 4
+    finally:
+        one.close()
+        two.close()

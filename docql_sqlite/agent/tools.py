@@ -13,6 +13,7 @@ serialises calls on the read-only connection (the SDK runs tools in worker threa
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,6 +30,9 @@ MAX_QUERY_LIMIT = 10_000
 MAX_SEARCH_LIMIT = 100
 MAX_BUDGET = CHAR_CAP  # a context pack is one reply
 MANY_BYTES = 50_000  # the byte cap of a glob `get`
+# "0" runs each search on one thread (no sidecar connection): for comparing, or for a
+# machine with one core.
+PARALLEL_ENV = "DOCQL_PARALLEL_SEARCH"
 GLOB_CHARACTERS = ("*", "?")
 
 QUERY_HINT = (
@@ -62,7 +66,10 @@ def with_location(item: Any) -> Any:
 
 def render_item(item: Any) -> str:
     """One result as one line of JSON; text fields over FIELD_CAP cut, saying where."""
-    if isinstance(item, dict):
+    # Most items have no long field: look before copying the item to cut one.
+    if isinstance(item, dict) and any(
+        isinstance(v, str) and len(v) > FIELD_CAP for v in item.values()
+    ):
         cut = {}
         for key, value in item.items():
             if isinstance(value, str) and len(value) > FIELD_CAP:
@@ -101,8 +108,13 @@ class Tools:
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
         self._lock = threading.RLock()
-        # A server answers many searches: the vectors are worth holding in memory.
-        self._index: Index = Index(db_path, vectors_in_memory=True)
+        # A server answers many searches: the vectors are worth holding in memory, and a
+        # second connection lets a search run its lists on both cores (search.parallel).
+        self._index: Index = self._open()
+
+    def _open(self) -> Index:
+        parallel = os.environ.get(PARALLEL_ENV, "").strip().lower() not in ("0", "no", "off")
+        return Index(self.db_path, vectors_in_memory=True, parallel_search=parallel)
 
     def close(self) -> None:
         with self._lock:
@@ -111,7 +123,7 @@ class Tools:
     def reopen(self) -> None:
         """See what the writer wrote, including vectors that appeared (watch mode)."""
         with self._lock:
-            fresh = Index(self.db_path, vectors_in_memory=True)
+            fresh = self._open()
             self._index.close()
             self._index = fresh
 
@@ -177,8 +189,13 @@ class Tools:
         offset = max(0, min(offset, MAX_SEARCH_LIMIT))
 
         def body(idx: Index) -> Reply:
+            # The reply shows each passage whole (up to HIT_CAP): no snippets to make.
             options = SearchOptions(
-                mode=mode, limit=offset + limit, paths=tuple(paths or ()), intent=intent or None
+                mode=mode,
+                limit=offset + limit,
+                paths=tuple(paths or ()),
+                intent=intent or None,
+                snippets=False,
             )
             hits = idx.search(query, options)[offset:]
             if not hits:

@@ -53,7 +53,10 @@ from .common import (
     type=click.FloatRange(min=0, min_open=True),
     default=60.0,
     show_default=True,
-    help="CPU seconds allowed to parse one file (a worker blocked without using CPU is stopped after 5x this in wall time)",
+    help=(
+        "CPU seconds allowed to parse one file (a worker blocked without using CPU is "
+        "stopped after 5x this in wall time)"
+    ),
 )
 @click.option(
     "--retry-failed",

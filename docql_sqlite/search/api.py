@@ -54,6 +54,7 @@ def _search(
         rrf_k=options.rrf_k,
         weights=dict(options.weights),
         intent=snippets.patterns(search_terms.parse(options.intent)) if options.intent else [],
+        snippets=options.snippets,
     )
     if TYPED.search(text):
         items = typed.run(index, typed.parse(text), request)

@@ -38,6 +38,7 @@ class Request:
     rrf_k: int = sqlbuild.RRF_K
     weights: dict[str, float] = field(default_factory=dict)
     intent: list[snippets.TermPattern] = field(default_factory=list)
+    snippets: bool = True  # SearchOptions.snippets
 
     @property
     def fetch(self) -> int:
@@ -126,8 +127,9 @@ def add_vector(
 def run_plan(
     index: Any, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
 ) -> list[dict[str, Any]]:
+    # No SQL snippet: `item` makes the snippet of each result from its content.
     sql = (
-        sqlbuild.ranked_chunks_sql(plan, params)
+        sqlbuild.ranked_chunks_sql(plan, params, sql_snippet=False)
         + f"\nORDER BY _score DESC, {params.dialect.sort_key('_path')}, _pos LIMIT {int(fetch)}"
     )
     rows = index.rows(sql, params.values)
@@ -157,7 +159,9 @@ def run_plan(
 def item(
     row: dict[str, Any], pats: list[snippets.TermPattern], opts: Request, *, snippet: bool = True
 ) -> dict[str, Any]:
-    """A result item from a ranked row: the passage, its score and a marked snippet."""
+    """A result item from a ranked row: the passage, its score and a marked snippet
+    (unless the request asks for none: then the row's own, None from `run_plan`)."""
+    snippet = snippet and opts.snippets
     out = {
         "type": "chunk",
         "path": row["path"],
@@ -171,7 +175,7 @@ def item(
         "score": _round(row["score"]),
         "snippet": snippets.make(row["content"], pats, opts.intent)
         if snippet
-        else row.get("snippet"),
+        else row.get("snippet"),  # None from `run_plan` (it asks SQL for no snippet)
         "content": row["content"],
     }
     if opts.explain:

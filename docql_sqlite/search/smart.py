@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,7 @@ from ..errors import SearchError
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
-from . import documents, fusion, names, ranking, snippets, sqlbuild, stats
+from . import documents, fusion, names, parallel, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 MIN_RESULTS = 3
@@ -215,9 +216,13 @@ def _name_channel(
         return []
     col = f"{alias}.{name_col}"
     conds, exact, prefix = [], [], []
-    for name in equal:
-        p = params.add(name)
-        conds.append(f"{col} = {p}")
+    equal_params = [params.add(name) for name in equal]
+    if equal_params:
+        # One IN list, not an OR of equalities: the scan of every name then probes one
+        # small index per row instead of comparing a dozen strings (a 10-word passage
+        # gives 14 spellings): the headings list 3.0 → 1.8 ms on the 10 MB mix.
+        conds.append(f"{col} IN ({', '.join(equal_params)})")
+    for p in equal_params:
         exact.append(f"WHEN {col} = {p} THEN 3")
     for name in contain:
         p = params.add(name)
@@ -274,33 +279,79 @@ def channels(
 ) -> tuple[list[fusion.Ranked], list[str], list[str]]:
     """The ranked lists, the keyword strategy's steps, and the document channel's notes.
     `lexical` scales every list but the vector channel (`lexical_share`); at 0 they are
-    not run."""
+    not run.
+
+    With a sidecar (`parallel.of`: an index opened with `parallel_search`) BM25 and the
+    first name lists (SQLite's work) run on its worker while this thread embeds the
+    query and runs the vector, entity, code-word and document lists; the lists and their
+    order are the same either way."""
     lists: list[fusion.Ranked] = []
     steps: list[str] = []
     doc_notes: list[str] = []
-    if lexical > 0:
-        lists, steps, doc_notes = lexical_channels(index, terms, opts, lexical)
-    if index.has_vectors:
-        vparams = Params(index.dialect)
-        plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
-        ranking.add_vector(
-            index, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
+    passages: Future[tuple[list[fusion.Ranked], list[str], int]] | None = None
+    sidecar = parallel.of(index) if lexical > 0 else None
+    if sidecar is not None:
+        passages = sidecar.submit(
+            index, lambda other: passage_channels(other, terms, opts, lexical, SIDECAR_NAMES)
         )
-        lists.append(
-            fusion.Ranked(
-                "vector",
-                opts.weight("vector", WEIGHTS["vector"]),
-                ranking.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector"),
-            )
-        )
-        steps += plan.notes
+    try:
+        vector = vector_channel(index, text, opts) if index.has_vectors else None
+        if lexical > 0:
+            if passages is None:
+                lists, steps, n_level = passage_channels(index, terms, opts, lexical)
+                others, doc_notes = other_channels(index, terms, opts, lexical, (lists[0], n_level))
+            else:
+                later = name_lists(index, terms, opts, lexical, NAME_LISTS[SIDECAR_NAMES:])
+                others, doc_notes = other_channels(index, terms, opts, lexical, None)
+                lists, steps, n_level = passages.result()
+                passages = None
+                lists += later
+                others[0] = code_words_weighed(others[0], lists[0], n_level)
+            lists += others
+    finally:
+        if passages is not None:  # an error here: the worker's task still finishes first
+            passages.exception()
+    if vector is not None:
+        lists.append(vector[0])
+        steps += vector[1]
     return lists, steps, doc_notes
 
 
-def lexical_channels(
-    index: Any, terms: list[search_terms.Term], opts: ranking.Request, lexical: float
-) -> tuple[list[fusion.Ranked], list[str], list[str]]:
-    """BM25, the name channels, code words and documents, each weighted x `lexical`."""
+def vector_channel(index: Any, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
+    """The nearest passages by meaning, and the plan's notes."""
+    vparams = Params(index.dialect)
+    plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
+    ranking.add_vector(
+        index, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
+    )
+    ranked = fusion.Ranked(
+        "vector",
+        opts.weight("vector", WEIGHTS["vector"]),
+        ranking.run_plan(index, plan, vparams, CHANNEL_DEPTH, mode="vector"),
+    )
+    return ranked, plan.notes
+
+
+NAME_LISTS = (  # (list, table, alias, name column)
+    ("symbols", "symbols", "y", "name_fold"),
+    ("headings", "sections", "s", "title_fold"),
+    ("entities", "entities", "e", "name_fold"),
+)
+# With a sidecar, BM25 and this many name lists run on its worker, the others on the
+# caller's thread: the split that left the two threads about the same CPU on the 10 MB
+# mix (docs/mcp.md).
+SIDECAR_NAMES = 2
+
+
+def passage_channels(
+    index: Any,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
+    lexical: float,
+    names_upto: int = len(NAME_LISTS),
+) -> tuple[list[fusion.Ranked], list[str], int]:
+    """BM25 at the chosen keyword level, then the first `names_upto` name lists
+    (`NAME_LISTS`); the keyword strategy's steps; the number of terms of that level."""
     params = Params(index.dialect)
     scope = ranking.scope_sql(opts.paths, params)
     level, narrow, steps = choose_level(index, terms, scope, params)
@@ -319,39 +370,61 @@ def lexical_channels(
             ],
         )
     ]
-    for name, table, alias, col in (
-        ("symbols", "symbols", "y", "name_fold"),
-        ("headings", "sections", "s", "title_fold"),
-        ("entities", "entities", "e", "name_fold"),
-    ):
-        lists.append(
-            fusion.Ranked(
-                name,
-                lexical * opts.weight(name, WEIGHTS[name]),
-                _name_channel(index, table, alias, col, terms, opts),
-            )
+    lists += name_lists(index, terms, opts, lexical, NAME_LISTS[:names_upto])
+    return lists, steps, n_level
+
+
+def name_lists(
+    index: Any,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
+    lexical: float,
+    which: tuple[tuple[str, str, str, str], ...],
+) -> list[fusion.Ranked]:
+    return [
+        fusion.Ranked(
+            name,
+            lexical * opts.weight(name, WEIGHTS[name]),
+            _name_channel(index, table, alias, col, terms, opts),
         )
+        for name, table, alias, col in which
+    ]
+
+
+def other_channels(
+    index: Any,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
+    lexical: float,
+    bm25: tuple[fusion.Ranked, int] | None,
+) -> tuple[list[fusion.Ranked], list[str]]:
+    """Code words and documents (the document channel's notes too). Code words are
+    weighed by what the BM25 list answered (`code_words_weighed`): pass it and its
+    level's number of terms, or None to weigh them later, once they are known."""
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
-    # When a passage holds every word of a question, a name counts by the share of the
-    # question it adds (`def handle` adds nothing to "how do I handle errors in a
-    # request handler" that BM25 did not see); otherwise a name match is the best
-    # evidence there is (a docstring's words rarely occur in the code) and counts fully.
-    answered = n_level > 1 and any(r["_coverage"] == n_level for r in lists[0].rows)
     code_rows = names.channel(index, terms, opts.paths, CHANNEL_DEPTH)
-    if answered:
-        code_rows = [dict(r, _weight=r["_share"]) for r in code_rows if r["_share"] > 0]
-    lists.append(
-        fusion.Ranked(
-            "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
-        )
+    code = fusion.Ranked(
+        "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
     )
+    if bm25 is not None:
+        code = code_words_weighed(code, *bm25)
     doc_rows, doc_notes = documents.channel(index, terms, opts.paths)
-    lists.append(
-        fusion.Ranked(
-            "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
-        )
+    docs = fusion.Ranked(
+        "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
     )
-    return lists, steps, doc_notes
+    return [code, docs], doc_notes
+
+
+def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -> fusion.Ranked:
+    """When a passage holds every word of a question, a name counts by the share of the
+    question it adds (`def handle` adds nothing to "how do I handle errors in a request
+    handler" that BM25 did not see); otherwise a name match is the best evidence there
+    is (a docstring's words rarely occur in the code) and counts fully."""
+    answered = n_level > 1 and any(r["_coverage"] == n_level for r in bm25.rows)
+    if not answered:
+        return code
+    rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
+    return fusion.Ranked(code.name, code.weight, rows)
 
 
 def composite(entry: fusion.Fused, names: QueryNames, lexical: float = 1.0) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .. import db
@@ -142,13 +143,16 @@ class VectorCache:
     SIMD). Same answer as vec0: cosine distance over every vector, the higher ids kept
     on a tie at the k-th place.
 
-    Reloaded when another connection has committed since (`PRAGMA data_version`); an index
+    Reloaded when the connection it is asked with has seen another connection commit
+    (`PRAGMA data_version`, which each connection counts for itself: so the count is
+    remembered per connection, and a search sidecar's connection would not make the
+    caller's reload at every switch); an index
     whose vectors exceed `max_bytes` is left to vec0, and so is a search within paths
     (vec0 filters by `doc_id` inside the scan)."""
 
     def __init__(self, max_bytes: int = 512 << 20) -> None:
         self.max_bytes = max_bytes
-        self._version: int | None = None
+        self._versions: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
         self._ids: Any = None  # numpy arrays once loaded: ids, unit rows
         self._rows: Any = None
         self._lock = threading.Lock()
@@ -184,9 +188,13 @@ class VectorCache:
         import numpy as np
 
         version = int(db.scalar(conn, "PRAGMA data_version"))
-        if version == self._version:
+        if self._versions.get(conn) == version:
             return
-        self._version, self._ids, self._rows = version, None, None
+        # Another connection committed since this one last looked (or this one is new).
+        # The other connections keep their own counts: one that has seen no commit since
+        # it last looked has nothing newer to load.
+        self._versions[conn] = version
+        self._ids, self._rows = None, None
         meta = stored_meta(conn)
         dimensions = int(meta.get(KEY_DIMENSIONS) or 0)
         if not dimensions or not vec_table_exists(conn) or not db.has_vec(conn):

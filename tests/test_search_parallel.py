@@ -1,0 +1,163 @@
+"""Smart search with a sidecar (`Index(parallel_search=True)`, `search.parallel`): the
+BM25 and name lists run on a second connection in a worker thread while the caller runs
+the others. The answer must be the one the serial search gives — the same passages, the
+same scores, the same explained plan — for questions of every shape; the worker must
+read through its own connection, under the caller's time limit, and stop with the index.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite import IngestOptions, deadline
+from docql_sqlite.errors import QueryTimeout, SearchError
+from docql_sqlite.index import embed
+from docql_sqlite.index import index as index_paths
+from docql_sqlite.search import engine, parallel
+
+REPO = Path(__file__).resolve().parents[1]
+FIXED = [
+    "how is authentication configured",
+    "架构 设计",
+    "如何配置 apt 源",
+    "parse the command line arguments",
+    "DocQLLexer tokens",
+    "stream -backpressure",
+    "zzzz qqqq",  # no term matches: the vector list alone
+    "config",
+]
+
+
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("parallel") / "p.db"
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
+    finally:
+        os.chdir(old)
+    assert embed(path, "hash")["embedded"] > 0
+    return path
+
+
+def questions(path: Path, n: int = 60) -> list[str]:
+    """Titles, identifiers and passage spans of the index itself (fixed seed), so that
+    every strategy step occurs: widening, narrowing, OR fallback, long passages."""
+    rng = random.Random(11)
+    with docql_sqlite.open(path) as idx:
+        titles = [h["title"] for h in idx.toc() if len(h["title"]) >= 4]
+        words = [
+            c["content"].split()
+            for c in idx.query("$.content.chunks()", limit=5000)
+            if len(c["content"].split()) >= 30
+        ]
+    spans = [" ".join(w[5 : 5 + rng.choice([3, 8, 25])]) for w in rng.sample(words, n // 2)]
+    return FIXED + rng.sample(titles, min(n // 2, len(titles))) + spans
+
+
+@pytest.mark.parametrize("in_memory", [False, True])
+def test_parallel_equals_serial(embedded: Path, in_memory: bool) -> None:
+    with (
+        docql_sqlite.Index(embedded, vectors_in_memory=in_memory) as serial,
+        docql_sqlite.Index(embedded, vectors_in_memory=in_memory, parallel_search=True) as both,
+    ):
+        assert both.search_sidecar is not None and serial.search_sidecar is None
+        for text in questions(embedded):
+            for options in ({}, {"paths": ("datasets/en/**",)}, {"group": "file"}):
+                expected = serial.search(text, mode="smart", explain=True, **options)
+                assert both.search(text, mode="smart", explain=True, **options) == expected, text
+
+
+def test_bm25_only_index_is_unchanged(tmp_path: Path) -> None:
+    """No vectors: the passage lists still run on the worker, the others here."""
+    path = tmp_path / "b.db"
+    old = os.getcwd()
+    os.chdir(REPO)
+    try:
+        index_paths(path, ["datasets/en", "datasets/code/python"], IngestOptions(workers=0))
+    finally:
+        os.chdir(old)
+    with docql_sqlite.Index(path) as serial, docql_sqlite.Index(path, parallel_search=True) as both:
+        for text in questions(path, 20):
+            expected = serial.search(text, mode="smart", explain=True)
+            assert both.search(text, mode="smart", explain=True) == expected, text
+
+
+def test_the_worker_reads_through_its_own_connection(embedded: Path) -> None:
+    with docql_sqlite.Index(embedded, parallel_search=True) as idx:
+        sidecar = idx.search_sidecar
+        assert sidecar is not None
+        mine = engine.of(idx)
+        assert parallel.of(mine) is sidecar
+        theirs = sidecar.submit(mine, lambda other: other.conn).result()
+        assert theirs is not idx.conn
+        # The same file, and the same rows.
+        count = "SELECT count(*) FROM chunks"
+        assert sidecar.submit(mine, lambda e: e.scalar(count)).result() == mine.scalar(count)
+    with docql_sqlite.Index(embedded) as idx:
+        assert parallel.of(engine.of(idx)) is None
+
+
+def test_the_callers_time_limit_holds_on_the_worker(embedded: Path) -> None:
+    endless = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+        "SELECT count(*) FROM n WHERE i < 0"
+    )
+    with docql_sqlite.Index(embedded, parallel_search=True) as idx:
+        sidecar = idx.search_sidecar
+        assert sidecar is not None
+        mine = engine.of(idx)
+        assert sidecar.submit(mine, lambda e: deadline.remaining()).result() is None
+        with deadline.limit(30.0):
+            left = sidecar.submit(mine, lambda e: deadline.remaining()).result()
+            assert left is not None and 0 < left <= 30.0
+        with deadline.limit(0.2):
+            running = sidecar.submit(mine, lambda e: e.scalar(endless))
+            with pytest.raises(QueryTimeout):
+                running.result(timeout=20)
+
+
+def test_an_error_on_the_worker_reaches_the_caller(embedded: Path) -> None:
+    with docql_sqlite.Index(embedded, parallel_search=True) as idx:
+        sidecar = idx.search_sidecar
+        assert sidecar is not None
+        failing = sidecar.submit(engine.of(idx), lambda e: e.rows("SELECT * FROM no_such_table"))
+        with pytest.raises(SearchError, match="no_such_table"):
+            failing.result()
+        # The worker is still there for the next search.
+        assert idx.search("authentication", mode="smart")
+
+
+def test_closing_the_index_stops_the_worker(embedded: Path) -> None:
+    idx = docql_sqlite.Index(embedded, parallel_search=True)
+    sidecar = idx.search_sidecar
+    assert sidecar is not None
+    mine = engine.of(idx)
+    assert sidecar.submit(mine, lambda e: 1).result() == 1
+    idx.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        sidecar.submit(mine, lambda e: 1)
+
+
+def test_the_mcp_server_uses_a_sidecar_unless_told_not_to(
+    embedded: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docql_sqlite.agent.tools import PARALLEL_ENV, Tools
+
+    monkeypatch.delenv(PARALLEL_ENV, raising=False)
+    tools = Tools(str(embedded))
+    try:
+        with_sidecar = tools.search("authentication configured").text
+        assert tools._index.search_sidecar is not None
+        monkeypatch.setenv(PARALLEL_ENV, "0")
+        tools.reopen()
+        assert tools._index.search_sidecar is None
+        assert tools.search("authentication configured").text == with_sidecar
+    finally:
+        tools.close()
