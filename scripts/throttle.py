@@ -1,7 +1,7 @@
 """Starve a command's process tree as a busy machine would, without taking CPU from anyone.
 
-    python benchmarks/throttle.py SHARE COMMAND...
-    python benchmarks/throttle.py 0.1 .venv/bin/docql-sqlite index h.db hostile-full --json
+    python scripts/throttle.py SHARE COMMAND...
+    python scripts/throttle.py 0.1 .venv/bin/docql-sqlite index h.db hostile-full --json
 
 Runs COMMAND and, every 200 ms, lets its whole process tree (found by parent pid in /proc,
 so parser workers too) run for SHARE of the period and holds it stopped (SIGSTOP) for the
