@@ -11,6 +11,7 @@ import os
 import random
 from pathlib import Path
 
+import apsw
 import pytest
 
 import docql_sqlite
@@ -161,3 +162,75 @@ def test_the_mcp_server_uses_a_sidecar_unless_told_not_to(
         assert tools.search("authentication configured").text == with_sidecar
     finally:
         tools.close()
+
+
+def _commit_elsewhere(path: Path, sql: str) -> apsw.Connection:
+    """A writer's commit that stays in the WAL (its connection open: no checkpoint at close)."""
+    writer = apsw.Connection(str(path))
+    writer.execute("PRAGMA foreign_keys = ON")
+    with writer:
+        writer.execute(sql)
+    return writer
+
+
+def test_a_commit_after_the_callers_snapshot_keeps_the_lists_on_it(tmp_path: Path) -> None:
+    """A commit landing mid-answer: the worker's lists would read the new state, so they
+    run on the caller's snapshot instead — the answer is the one the snapshot gives."""
+    copy = tmp_path / "c.db"
+    copy.write_bytes(_fresh_copy_bytes())
+    question = "how is authentication configured"
+    with docql_sqlite.Index(copy, parallel_search=True) as idx:
+        sidecar = idx.search_sidecar
+        assert sidecar is not None
+        mine = engine.of(idx)
+        with idx.snapshot():
+            before = idx.search(question)
+            assert before
+            assert sidecar.submit(mine, lambda e: e.conn).result() is not idx.conn  # WAL empty
+            writer = _commit_elsewhere(copy, "DELETE FROM chunks")
+            try:
+                assert not parallel.wal_empty(str(copy))
+                assert sidecar.submit(mine, lambda e: e.conn).result() is idx.conn
+                assert idx.search(question) == before  # the snapshot's answer, whole
+            finally:
+                writer.close()
+        assert idx.search(question) == []  # a new answer sees the commit
+
+
+def test_a_commit_between_the_two_snapshots_is_caught(monkeypatch, tmp_path: Path) -> None:
+    """The WAL was empty when the caller looked, not when the worker took its snapshot."""
+    copy = tmp_path / "c.db"
+    copy.write_bytes(_fresh_copy_bytes())
+    seen: list[bool] = [True, False]  # the caller's look, then the worker's
+    monkeypatch.setattr(parallel, "wal_empty", lambda path: seen.pop(0) if seen else True)
+    with docql_sqlite.Index(copy, parallel_search=True) as idx:
+        sidecar = idx.search_sidecar
+        assert sidecar is not None
+        mine = engine.of(idx)
+        with idx.snapshot():
+            assert sidecar.submit(mine, lambda e: e.conn).result() is idx.conn
+        assert seen == []
+
+
+_BYTES: list[bytes] = []
+
+
+def _fresh_copy_bytes() -> bytes:
+    """A small index with vectors whose WAL is empty (checkpointed), as a file's bytes."""
+    if not _BYTES:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "s.db"
+            old = os.getcwd()
+            os.chdir(REPO)
+            try:
+                index_paths(path, ["datasets/en"], IngestOptions(workers=0))
+            finally:
+                os.chdir(old)
+            embed(path, "hash")
+            conn = apsw.Connection(str(path))
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            conn.close()  # the last connection: the WAL is folded in, the main file is whole
+            _BYTES.append(path.read_bytes())
+    return _BYTES[0]

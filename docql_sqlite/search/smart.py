@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -288,7 +287,7 @@ def channels(
     lists: list[fusion.Ranked] = []
     steps: list[str] = []
     doc_notes: list[str] = []
-    passages: Future[tuple[list[fusion.Ranked], list[str], int]] | None = None
+    passages: parallel.Pending[tuple[list[fusion.Ranked], list[str], int]] | None = None
     sidecar = parallel.of(index) if lexical > 0 else None
     if sidecar is not None:
         passages = sidecar.submit(
@@ -310,7 +309,7 @@ def channels(
             lists += others
     finally:
         if passages is not None:  # an error here: the worker's task still finishes first
-            passages.exception()
+            passages.wait()
     if vector is not None:
         lists.append(vector[0])
         steps += vector[1]
