@@ -163,6 +163,19 @@ def corpus_report(corpus_build: tuple[Path, IngestReport]) -> IngestReport:
     return corpus_build[1]
 
 
+@pytest.fixture(scope="session")
+def hash_embedded_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """datasets/en, zh and code indexed and embedded with the hashing model, for the tests
+    of vector search paths (sidecar, vector cache, snippets). Do not write to it."""
+    from docql_sqlite.index import embed
+
+    path = tmp_path_factory.mktemp("embedded") / "e.db"
+    with chdir(REPO):
+        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
+    assert embed(path, "hash")["embedded"] > 0
+    return path
+
+
 # -- throw-away indexes ----------------------------------------------------------------
 class TmpIndex:
     """A scratch folder (the current directory during the test) with `docs/` and `index.db`."""

@@ -35,16 +35,8 @@ FIXED = [
 
 
 @pytest.fixture(scope="module")
-def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("parallel") / "p.db"
-    old = os.getcwd()
-    os.chdir(REPO)
-    try:
-        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
-    finally:
-        os.chdir(old)
-    assert embed(path, "hash")["embedded"] > 0
-    return path
+def embedded(hash_embedded_db: Path) -> Path:
+    return hash_embedded_db
 
 
 def questions(path: Path, n: int = 60) -> list[str]:

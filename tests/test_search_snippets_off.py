@@ -4,15 +4,11 @@ in every mode; with snippets on, every hit has one."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 import docql_sqlite
-from docql_sqlite import IngestOptions
-from docql_sqlite.index import embed
-from docql_sqlite.index import index as index_paths
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,16 +22,8 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("snippets") / "s.db"
-    old = os.getcwd()
-    os.chdir(REPO)
-    try:
-        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
-    finally:
-        os.chdir(old)
-    assert embed(path, "hash")["embedded"] > 0
-    return path
+def embedded(hash_embedded_db: Path) -> Path:
+    return hash_embedded_db
 
 
 @pytest.mark.parametrize("mode", ["smart", "bm25", "hybrid", "vector"])

@@ -6,7 +6,6 @@ searches to vec0."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite import IngestOptions
-from docql_sqlite.index import embed
 from docql_sqlite.index import index as index_paths
 
 REPO = Path(__file__).resolve().parents[1]
@@ -30,16 +28,8 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def embedded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("cache") / "e.db"
-    old = os.getcwd()
-    os.chdir(REPO)
-    try:
-        index_paths(path, ["datasets/en", "datasets/zh", "datasets/code"], IngestOptions(workers=0))
-    finally:
-        os.chdir(old)
-    assert embed(path, "hash")["embedded"] > 0
-    return path
+def embedded(hash_embedded_db: Path) -> Path:
+    return hash_embedded_db
 
 
 def hits(index: docql_sqlite.Index, text: str, **options: object) -> list[tuple[str, float]]:
