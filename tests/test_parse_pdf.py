@@ -364,6 +364,52 @@ def test_real_pdftotext_keeps_page_count() -> None:
     assert "extracted with pdftotext" in document.warnings[0]
 
 
+def long_pdf(pages: int) -> tuple[bytes, list[list[str]], Outline]:
+    texts = [[f"Section {n}", f"Body of page {n} about topic{n}."] for n in range(pages)]
+    outline = tuple((0, f"Section {n}", n) for n in range(0, pages, 25))
+    return make_pdf(texts, outline), texts, outline
+
+
+@pytest.mark.skipif(not pdf_module.shutil.which("pdftotext"), reason="poppler-utils not installed")
+def test_a_long_pdf_is_read_by_pdftotext(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From LARGE_PDF_PAGES pages on, the text is pdftotext's (pypdf's ~20 ms a page made
+    a 2,415-page manual cost 50 s of CPU); pages, lines and outline are as pypdf gives."""
+    data, texts, outline = long_pdf(pdf_module.LARGE_PDF_PAGES)
+    with monkeypatch.context() as without:
+        without.setattr(pdf_module.shutil, "which", lambda name: None)
+        by_pypdf = parse_pdf(data, "long.pdf")
+
+    def no_pypdf(*args: object) -> str:
+        raise AssertionError("pypdf's text extraction was used for a long PDF")
+
+    monkeypatch.setattr(pdf_module, "_page_text", no_pypdf)
+    document = parse_pdf(data, "long.pdf")
+    assert document.page_count == len(texts) and document.warnings == []
+    for n in (0, 1, len(texts) // 2, len(texts) - 1):
+        first = document.page_lines[n]
+        assert document.text.split("\n")[first - 1 : first + 1] == texts[n]
+    assert [(h.title, h.page) for h in document.headings] == [
+        (title, page + 1) for _, title, page in outline
+    ]
+    assert document.text == by_pypdf.text
+
+
+def test_a_long_pdf_without_pdftotext_is_read_by_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+    data, texts, _ = long_pdf(pdf_module.LARGE_PDF_PAGES)
+    monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
+    document = parse_pdf(data, "long.pdf")
+    assert document.page_count == len(texts)
+    assert document.text.split("\n")[:2] == texts[0]
+
+
+def test_a_short_pdf_keeps_pypdf_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[object] = []
+    monkeypatch.setattr(pdf_module.shutil, "which", lambda name: "/usr/bin/pdftotext")
+    monkeypatch.setattr(pdf_module, "_pdftotext", lambda data: calls.append(data))
+    data, texts, _ = long_pdf(pdf_module.LARGE_PDF_PAGES - 1)
+    assert parse_pdf(data, "short.pdf").page_count == len(texts) and calls == []
+
+
 # -- errors --------------------------------------------------------------------------
 
 

@@ -39,6 +39,10 @@ GLUED_RATIO = 0.08
 _LONG_RUN = re.compile(rf"[A-Za-z\u00c0-\u024f]{{{GLUED_TOKEN_LETTERS},}}")
 _HAS_LATIN = re.compile(r"[A-Za-z]")
 PDFTOTEXT_TIMEOUT_S = 120
+# A long PDF's text comes from pdftotext when it is installed: pypdf spends ~20 ms of CPU
+# a page (R's 2,415-page refman.pdf: 50 s, near the 60 s parse limit; pdftotext: 7 s).
+# Shorter files keep pypdf's text, on which the glued-word check was measured.
+LARGE_PDF_PAGES = 200
 
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
@@ -76,10 +80,7 @@ def parse_pdf(data: bytes, path: str) -> Document:
     """Parse PDF bytes. Raises `IngestError` for encrypted or unreadable files."""
     reader = _open(data)
     warnings: list[str] = []
-    pages = [_page_text(reader, i, warnings) for i in range(len(reader.pages))]
-    glued = [i for i, text in enumerate(pages) if _is_glued(text)]
-    if glued:
-        _fix_glued(data, pages, glued, warnings)
+    pages = _pages(reader, data, warnings)
 
     lines: list[str] = []
     page_lines: list[int] = []
@@ -105,6 +106,21 @@ def parse_pdf(data: bytes, path: str) -> Document:
     document.body_start_line = _body_start(contents, headings, page_lines, len(lines))
     document.entities = extract_entities(document)
     return document
+
+
+def _pages(reader: PdfReader, data: bytes, warnings: list[str]) -> list[str]:
+    """Each page's text: pdftotext's for a long PDF when it is installed and sees the same
+    pages, else pypdf's, with glued-word pages taken from pdftotext where it can."""
+    count = len(reader.pages)
+    if count >= LARGE_PDF_PAGES and shutil.which("pdftotext"):
+        fast = _pdftotext(data)
+        if fast is not None and len(fast) == count:
+            return fast
+    pages = [_page_text(reader, i, warnings) for i in range(count)]
+    glued = [i for i, text in enumerate(pages) if _is_glued(text)]
+    if glued:
+        _fix_glued(data, pages, glued, warnings)
+    return pages
 
 
 def contents_pages(lines: list[str], page_lines: list[int]) -> set[int]:
