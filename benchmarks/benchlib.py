@@ -215,6 +215,23 @@ class Measured:
     cpu_s: float = 0.0  # user + system time of the process and every descendant it waited for
 
 
+def server_cpu(server: Any) -> float:
+    """CPU seconds of the PostgreSQL server so far: the postmaster, the backends it has
+    reaped (a writer's connection ends with it), and its processes still running."""
+    import psutil
+
+    main = psutil.Process(server.get_pid())
+    times = main.cpu_times()
+    total = times.user + times.system + times.children_user + times.children_system
+    for proc in main.children(recursive=True):
+        try:
+            times = proc.cpu_times()
+            total += times.user + times.system
+        except psutil.Error:
+            pass
+    return total
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime

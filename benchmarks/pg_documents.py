@@ -57,21 +57,6 @@ SMOKE_QUESTIONS = [
 ]
 
 
-def _server_cpu(server: Any) -> float:
-    import psutil
-
-    main = psutil.Process(server.get_pid())
-    times = main.cpu_times()
-    total = times.user + times.system + times.children_user + times.children_system
-    for proc in main.children(recursive=True):
-        try:
-            times = proc.cpu_times()
-            total += times.user + times.system
-        except psutil.Error:
-            pass
-    return total
-
-
 def skip(json_out: Path | None, reason: str) -> None:
     """No PostgreSQL here: say so, and leave the reason where the figures would be."""
     print(f"skipped: {reason}", file=sys.stderr)
@@ -141,11 +126,11 @@ def main() -> None:
                             documents._postings = documents.PostingsCache(
                                 documents.POSTINGS_CACHE_ROWS
                             )
-                        cpu, server0, wall = time.process_time(), _server_cpu(server), time.time()
+                        cpu, server0, wall = time.process_time(), bl.server_cpu(server), time.time()
                         found, notes = documents.channel(eng, terms, ())
                         result[f"{name}_{phase}"] = {
                             "client_cpu_ms": (time.process_time() - cpu) * 1000,
-                            "server_cpu_ms": (_server_cpu(server) - server0) * 1000,
+                            "server_cpu_ms": (bl.server_cpu(server) - server0) * 1000,
                             "wall_ms": (time.time() - wall) * 1000,
                         }
                     channel_rows[name] = (found, notes)

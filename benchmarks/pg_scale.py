@@ -81,23 +81,6 @@ def _database(server: Any, name: str) -> str:
     return str(server.get_uri(name))
 
 
-def _server_cpu(server: Any) -> float:
-    """CPU seconds of the PostgreSQL server so far: the postmaster, the backends it has
-    reaped (a writer's connection ends with it), and its processes still running."""
-    import psutil
-
-    main = psutil.Process(server.get_pid())
-    times = main.cpu_times()
-    total = times.user + times.system + times.children_user + times.children_system
-    for proc in main.children(recursive=True):
-        try:
-            times = proc.cpu_times()
-            total += times.user + times.system
-        except psutil.Error:
-            pass
-    return total
-
-
 def _shares(files: list[bl.CorpusFile], n: int) -> list[list[str]]:
     shares: list[list[str]] = [[] for _ in range(n)]
     sizes = [0] * n
@@ -221,9 +204,9 @@ def main() -> None:
         urls = {}
         for n in writer_counts:
             url = urls[n] = _database(server, f"docql_w{n}")
-            cpu = _server_cpu(server)
+            cpu = bl.server_cpu(server)
             run = rates(_run_writers(url, _shares(files, n), "1", work))
-            run["server_cpu_s"] = round(_server_cpu(server) - cpu, 2)
+            run["server_cpu_s"] = round(bl.server_cpu(server) - cpu, 2)
             with docql_sqlite.open(url) as index:
                 stored = index.status()["documents"]
                 unique = len({d["path"] for d in index.documents()})
