@@ -22,7 +22,6 @@ GROUPINGS = ("file",)
 LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities", "documents")
 RRF_K = 60
 DEFAULT_BUDGET = 12_000
-DEFAULT_QUERY_TIMEOUT = deadline.DEFAULT_SECONDS
 MAX_ROWS = 2**63 - 1  # SQLite's largest LIMIT
 
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)

@@ -8,6 +8,7 @@ and by the Datasette plugin.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -16,8 +17,10 @@ from .errors import DocQLError, DocQLRegexError
 from .text import fold
 
 REGEX_LITERAL = r"^/(.*)/([ims]*)$"  # compiled (and cached) by `re` on first use
-_REGEX_CACHE: dict[tuple[str, int], re.Pattern[str]] = {}
-_GUARDED_CACHE: dict[tuple[str, str], Any] = {}
+# Compiled user patterns, most recently used last. Bounded: a long-running server (MCP,
+# Datasette) sees a new pattern with every question, and must not grow with them.
+_GUARDED_CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()
+GUARDED_CACHE_SIZE = 256
 
 
 def heading_score(title: str | None, keyword: str | None) -> float:
@@ -37,16 +40,6 @@ def chapter_match(number: str | None, chapter_id: str | None) -> int:
     if number is None or chapter_id is None:
         return 0
     return int(str(number) == str(chapter_id).strip())
-
-
-def compile_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
-    bits = 0
-    for flag in flags:
-        bits |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[flag]
-    key = (pattern, bits)
-    if key not in _REGEX_CACHE:
-        _REGEX_CACHE[key] = re.compile(pattern, bits)
-    return _REGEX_CACHE[key]
 
 
 def grep_count(text: str | None, pattern: str | None) -> int:
@@ -84,11 +77,11 @@ def _guarded_compile(pattern: str, flags: str) -> Any:
         raise DocQLRegexError(
             f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})"
         )
-    # A cache of its own: `regex` patterns keyed like compile_regex's `re` patterns would
-    # collide ((p, 2) is also re.IGNORECASE) and hand one caller the other's pattern.
     key = (pattern, flags)
     compiled = _GUARDED_CACHE.get(key)
-    if compiled is None:
+    if compiled is not None:
+        _GUARDED_CACHE.move_to_end(key)
+    else:
         import regex
 
         bits = regex.V0
@@ -99,6 +92,8 @@ def _guarded_compile(pattern: str, flags: str) -> Any:
         except regex.error as exc:
             raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
         _GUARDED_CACHE[key] = compiled
+        if len(_GUARDED_CACHE) > GUARDED_CACHE_SIZE:
+            _GUARDED_CACHE.popitem(last=False)
     return compiled
 
 

@@ -179,14 +179,25 @@ def test_catastrophic_regex_in_a_docql_query(tmp_index) -> None:
 
 
 def test_case_sensitive_and_insensitive_uses_do_not_share_a_compiled_pattern(conn) -> None:
-    """Regression: REGEXP and compile_regex shared one cache whose keys collided, so
-    grep(/x/i) after a case-sensitive /x/ reused the case-sensitive pattern."""
-    from docql_sqlite.sqlfunctions import compile_regex
-
+    """Regression: two caches' keys collided, so grep(/x/i) after a case-sensitive /x/
+    reused the case-sensitive pattern."""
     assert one(conn, "SELECT 'ABC' REGEXP 'abc'") == 0
-    assert compile_regex("abc", "i").search("ABC") is not None
     assert one(conn, "SELECT regexpi('abc', 'ABC')") == 1
     assert one(conn, "SELECT 'ABC' REGEXP 'abc'") == 0
+
+
+def test_the_compiled_pattern_cache_is_bounded(conn) -> None:
+    """A long-running server sees a new pattern with every question: the cache keeps the
+    most recently used ones and forgets the rest, and a forgotten one still matches."""
+    from docql_sqlite import sqlfunctions
+
+    size = sqlfunctions.GUARDED_CACHE_SIZE
+    for n in range(size * 3):
+        assert one(conn, f"SELECT 'id{n}x' REGEXP 'id{n}x'") == 1
+    assert len(sqlfunctions._GUARDED_CACHE) == size
+    assert ("id0x", "") not in sqlfunctions._GUARDED_CACHE
+    assert ("id%dx" % (size * 3 - 1), "") in sqlfunctions._GUARDED_CACHE
+    assert one(conn, "SELECT 'id0x' REGEXP 'id0x'") == 1
 
 
 # ---- docql(query[, glob]) table-valued function --------------------------------------------------

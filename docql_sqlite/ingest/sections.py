@@ -197,13 +197,9 @@ def _unique_anchor(heading: Heading, used: dict[str, int]) -> str:
             return candidate
 
 
-def innermost_section(sections: list[SectionInfo], line: int) -> SectionInfo | None:
-    """The deepest section whose extent holds `line` (None: the preamble)."""
-    return innermost_sections(sections, [line])[0]
-
-
 def innermost_sections(sections: list[SectionInfo], lines: list[int]) -> list[SectionInfo | None]:
-    """`innermost_section` for each of `lines` (ascending), in one pass over both lists.
+    """The deepest section whose extent holds each of `lines` (ascending; None: the
+    preamble), in one pass over both lists.
 
     A stack holds the sections opened so far that may still hold a later line; the top is
     the last-opened holder, which is the innermost one because extents nest. Each section

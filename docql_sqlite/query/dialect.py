@@ -322,7 +322,6 @@ def _text_literal(text: str) -> str:
 
 SQLITE = Dialect()
 POSTGRES = PostgresDialect()
-DIALECTS = {d.name: d for d in (SQLITE, POSTGRES)}
 
 
 # -- Python regex → PostgreSQL ARE ------------------------------------------------------------
