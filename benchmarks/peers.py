@@ -136,8 +136,17 @@ def qmd_build(peer: bl.Peer, roots: list[Path], work: Path) -> dict[str, Any]:
         "cpu_s": cpu,
         "rss_mb": rss,
         "db_bytes": bl.db_bytes(index) if index else 0,
+        # What QMD really indexed (its files/s is counted from this, not from the tree).
+        "documents": _qmd_documents(index) if index else 0,
         "home": str(home),
     }
+
+
+def _qmd_documents(index: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as conn:
+        return int(conn.execute("SELECT count(*) FROM documents WHERE active = 1").fetchone()[0])
 
 
 # -- the per-stage profile --------------------------------------------------------------------
