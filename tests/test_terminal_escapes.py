@@ -170,3 +170,12 @@ def test_piped_data_keeps_exact_values(db: Path) -> None:
     assert RAW.search(out) is None
     hits = json.loads(out)
     assert hits[0]["path"] == f"c/{NAME}" and "\x9b31m" in hits[0]["snippet"]
+
+
+def test_get_takes_the_location_a_terminal_showed(db: Path) -> None:
+    out, _, _ = run_cli(["query", str(db), GREP, "--fields", "location", "-t"], terminal=True)
+    shown = next(line.strip() for line in out.splitlines() if line.startswith("c/c\\x01"))
+    assert shown == f"c/{SHOWN}:1-4"
+    out, err, code = run_cli(["get", str(db), shown, "--json"], terminal=False)
+    assert code == 0, err
+    assert {row["path"] for row in json.loads(out)} == {f"c/{NAME}"}
