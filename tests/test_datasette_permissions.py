@@ -24,7 +24,6 @@ import docql_sqlite
 datasette_app = pytest.importorskip(
     "datasette.app", reason="Datasette is not installed: pip install 'docql-sqlite[datasette]'"
 )
-from datasette import hookspecs as datasette_hookspecs  # noqa: E402
 from datasette.plugins import pm  # noqa: E402
 
 from docql_sqlite import datasette_plugin  # noqa: E402
@@ -36,7 +35,6 @@ ADMIN = {"id": "admin"}
 ANONYMOUS = None
 
 VIEW, SQL = "view-database", "execute-sql"
-CANNED_QUERIES_HOOK = hasattr(datasette_hookspecs, "canned_queries")
 
 
 @dataclass(frozen=True)
@@ -161,8 +159,6 @@ def test_every_route_asks_datasettes_permissions(
     scenario: tuple[Scenario, Client], case: Case, actor: Any
 ) -> None:
     rules, client = scenario
-    if case.name.startswith("canned") and not CANNED_QUERIES_HOOK:
-        pytest.skip("Datasette 1.0a41 has no canned_queries hook (stored queries replaced it)")
     allowed = actor in (rules.sql if case.needs == SQL else rules.view)
     response = client.get(_path(case), actor, **case.params)
     assert response.status_code == (200 if allowed else 403), (

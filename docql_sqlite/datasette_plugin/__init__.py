@@ -5,7 +5,8 @@
 - `register_routes`: the DocQL page (`/-/docql`, `/{database}/-/docql`) and the view of a
   location's lines (`.../-/docql/get?location=...`), in `pages.py`.
 - `canned_queries`: outline of a document, classes of a path, ingest errors
-  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes.
+  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes. Datasette
+  1.0a41 dropped that hook for stored queries: there `startup` stores the same queries.
 - `register_commands`: `datasette docql DB QUERY`, the same command as
   `docql-sqlite query DB QUERY` (same flags, output and exit codes).
 - `menu_links` / `database_actions`: links to the DocQL page, shown only to an actor who
@@ -57,6 +58,28 @@ def canned_queries(datasette: Any, database: str, actor: Any) -> Any:
         return docql_canned_queries()
 
     return for_indexes
+
+
+@hookimpl
+def startup(datasette: Any) -> Any:
+    async def store_queries() -> None:
+        if not hasattr(datasette, "add_query"):  # Datasette 0.65: `canned_queries` above
+            return
+        for database in await index_databases(datasette):
+            for name, query in docql_canned_queries().items():
+                await datasette.add_query(
+                    database.name,
+                    name,
+                    query["sql"],
+                    title=query["title"],
+                    description=query["description"],
+                    source="docql-sqlite",
+                    # Fixed SQL from this package, as a canned query of 0.65's config is:
+                    # runs for whoever may view it, without execute-sql.
+                    is_trusted=True,
+                )
+
+    return store_queries
 
 
 @hookimpl
