@@ -179,3 +179,17 @@ def test_get_takes_the_location_a_terminal_showed(db: Path) -> None:
     out, err, code = run_cli(["get", str(db), shown, "--json"], terminal=False)
     assert code == 0, err
     assert {row["path"] for row in json.loads(out)} == {f"c/{NAME}"}
+
+
+def test_sqlite_utils_docql_table_escapes_too(db: Path) -> None:
+    """`sqlite-utils docql DB Q -t`: the plugin's table is for reading, like ours."""
+    sqlite_utils = REPO / ".venv" / "bin" / "sqlite-utils"
+    run = subprocess.run(
+        [str(sqlite_utils), "docql", str(db), "$.files", "-t"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    no_raw_controls(run.stdout)
+    assert f"c/{SHOWN}" in run.stdout
