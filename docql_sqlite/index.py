@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
 from .errors import DocQLError, LocationError, UsageError
-from .locations import Location, candidates, from_parts, path_glob
+from .locations import Location, candidates, from_parts, path_glob, unescape_controls
 from .options import (
     ContextOptions,
     EmbedOptions,
@@ -192,10 +192,18 @@ class Index:
         """Lines of an indexed document, from the index: any location the tool prints
         (`path`, `path:12`, `path:12-40`, `path:12:20`, `path:page 9`, `path#page=9`), or a
         path with `start`/`count`. Asking past the end says how long the document is."""
-        if start is not None or count is not None:
-            readings = [from_parts(location, start, count)]
-        else:
-            readings = candidates(location)
+        specs = [location]
+        if "\\x" in location:  # then as printed with its control characters escaped
+            specs.append(unescape_controls(location))
+        readings = [
+            reading
+            for spec in specs
+            for reading in (
+                [from_parts(spec, start, count)]
+                if start is not None or count is not None
+                else candidates(spec)
+            )
+        ]
         with self.snapshot():
             for reading in readings:
                 found = catalog.find_document(self.conn, reading.path, self.dialect)

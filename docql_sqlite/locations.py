@@ -123,3 +123,12 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
             i += 1
     compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
     return lambda path: compiled.match(path) is not None
+
+
+_ESCAPED_CONTROL = r"\\x([01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])"
+
+
+def unescape_controls(spec: str) -> str:
+    """A location as a terminal showed it (`output.visible`: control characters as
+    `\\xNN`) back to the stored text, so that `get` takes what the tool printed."""
+    return re.sub(_ESCAPED_CONTROL, lambda m: chr(int(m.group(1), 16)), spec)

@@ -1,4 +1,4 @@
-"""Result writers shared by every command: json, nl (JSON lines), csv, table, md.
+r"""Result writers shared by every command: json, nl (JSON lines), csv, table, md.
 
 JSON, JSON lines and CSV carry every field whole. The two tables are for reading:
 
@@ -13,6 +13,16 @@ JSON, JSON lines and CSV carry every field whole. The two tables are for reading
   search snippet are shown in bold instead of as asterisks; a table written to a file or
   a pipe keeps the marks as they are in --json.
 - `md` goes into files and docs, so its values stay whole.
+
+Control characters never reach a terminal raw: a file name or a document can hold ESC,
+BEL or a C1 CSI, which a terminal would obey (colours, a new window title, a cursor moved
+over what was printed). `visible` writes each as `\xNN`, the form an undecodable byte of
+a file name already takes (design B19, as `ls -b` shows it). `table` and `md` always
+escape them (in a path every one, newline and tab too; in other cells a newline is `⏎`
+or `<br>` and a tab a space); `csv` escapes them when it is written to a terminal and
+keeps exact values for a file or a pipe (data, as sqlite-utils and csvkit write it);
+`json` and `nl` escape C0 as JSON does and also write DEL and C1 as `\u007f`…`\u009f`
+(the same string to any JSON reader).
 
 `fields` picks and orders the columns (the keys of each object) in every format.
 """
@@ -44,6 +54,20 @@ _MARK = re.compile(r"\*\*([^*\s](?:[^*\n]*?[^*\s])?)\*\*")
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
 
+# C0 controls, DEL and C1 controls (U+0080-U+009F: a terminal may read U+009B as CSI).
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))}
+_CONTROLS_BUT_LINES = {c: v for c, v in _CONTROLS.items() if c not in (0x09, 0x0A)}
+_JSON_UNSAFE = "[\x7f-\x9f]"  # compiled (and cached) by `re` on first use
+
+
+def visible(text: str, *, lines: bool = False) -> str:
+    """`text` with each control character written as `\\xNN` (ESC as `\\x1b`), so that
+    printing it cannot drive a terminal; `lines` keeps tab and newline as they are."""
+    if text.isprintable():  # the common case, checked in C
+        return text
+    return text.translate(_CONTROLS_BUT_LINES if lines else _CONTROLS)
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
@@ -55,7 +79,11 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, default=_json_default)
 
 
 def dumps(value: Any) -> str:
-    return _ENCODER.encode(value)
+    """JSON text, with DEL and C1 controls escaped too (JSON escapes only C0)."""
+    text = _ENCODER.encode(value)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return re.sub(_JSON_UNSAFE, lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def table_width(stream: TextIO) -> int | None:
@@ -160,12 +188,21 @@ def _write_csv(items: Iterator[Any], stream: TextIO) -> int:
     columns = _all_columns(rows)
     import csv  # imported for CSV output only: start-up time of every other command
 
+    # Exact values for a file or a program; a terminal gets no raw control character.
+    shown = (lambda text: visible(text, lines=True)) if _isatty(stream) else (lambda t: t)
     writer = csv.writer(stream)
     if rows:
         writer.writerow(columns)
     for row in rows:
-        writer.writerow([_text(row.get(c)) for c in columns])
+        writer.writerow([shown(_text(row.get(c))) for c in columns])
     return len(rows)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, AttributeError):  # closed, or not a real stream
+        return False
 
 
 def _text(value: Any) -> str:
@@ -187,11 +224,15 @@ def _table_columns(rows: list[dict[str, Any]], terminal: bool) -> list[str]:
 
 
 def _cell(column: str, value: Any, newline: str) -> str:
-    text = _text(value).replace("\r", "")
+    """A value as a table cell shows it: one line, no raw control character."""
+    text = _text(value)
+    if column in PATH_FIELDS:  # every character of a path is kept, escaped if need be
+        return visible(text)
+    text = text.replace("\r", "").replace("\t", " ")
     if column in BODY_FIELDS:  # the first line says what it is; --json has the rest
         first, _, rest = text.strip("\n").partition("\n")
-        return first + (" …" if rest.strip() else "")
-    return text.replace("\n", newline)
+        return visible(first) + (" …" if rest.strip() else "")
+    return visible(text.replace("\n", newline))
 
 
 def _write_table(

@@ -33,6 +33,7 @@ from . import dbapi
 from .errors import DocQLError, QueryError, UsageError
 from .index import Index
 from .options import QueryOptions
+from .output import visible
 
 
 @hookimpl
@@ -138,6 +139,10 @@ def _as_text(value: Any) -> Any:
     return value
 
 
+def _readable(value: Any) -> Any:
+    return visible(value) if isinstance(value, str) else value
+
+
 def write_items(
     items: Iterable[Any],
     *,
@@ -164,7 +169,9 @@ def write_items(
         for row in rows:
             click.echo(_raw(row[0] if row else None))
     elif fmt or table:
-        text_rows = [[_as_text(v) for v in row] for row in rows]
+        # A table is for reading: no control character of a file name or text reaches
+        # the terminal raw (`output.visible`, as in docql-sqlite's own tables).
+        text_rows = [[_readable(_as_text(v)) for v in row] for row in rows]
         headers_shown = () if no_headers else headers
         click.echo(tabulate.tabulate(text_rows, headers=headers_shown, tablefmt=fmt or "simple"))
     elif csv or tsv:

@@ -145,6 +145,41 @@ def test_live_docql_page_and_location_view(served: Server, corpus: Path) -> None
     assert text.count('<td class="n">') == len(excerpt.lines)
 
 
+def test_live_server_with_an_allow_block_obeys_it(corpus: Path, tmp_path: Path) -> None:
+    """`serve DB -m metadata.json` passes Datasette's own options on; an `allow` block
+    then closes every DocQL page to an anonymous visitor and opens it to the actor."""
+    metadata = tmp_path / "metadata.json"
+    metadata.write_text(json.dumps({"databases": {"index": {"allow": {"id": "admin"}}}}))
+    port, secret = free_port(), "live-test-secret"
+    server = start(
+        [str(CLI), "serve", str(corpus), "--port", str(port), "-m", str(metadata)]
+        + ["--secret", secret],
+        port,
+        tmp_path / "serve.log",
+    )
+    try:
+        from datasette.app import Datasette
+
+        cookie = Datasette([], secret=secret).sign({"a": {"id": "admin"}}, "actor")
+        for path, params in (
+            ("/index", {}),
+            ("/-/docql", {"q": "$.toc"}),
+            ("/-/docql", {"search": "install", "mode": "bm25"}),
+            ("/index/-/docql", {"q": '$.content.grep("TODO")'}),
+            ("/-/docql/get", {"location": "docs/guide.md:1-5"}),
+            ("/index/-/docql/get", {"location": "docs/guide.md:1-5"}),
+        ):
+            status, text = server.get(path, **params)
+            assert status == 403, (path, params, text[:300])
+            assert "lumen" not in text.lower()  # nothing of the indexed text
+            url = server.url + path + "?" + urllib.parse.urlencode(params)
+            request = urllib.request.Request(url, headers={"Cookie": f"ds_actor={cookie}"})
+            with OPENER.open(request, timeout=30) as response:
+                assert response.status == 200, (path, params)
+    finally:
+        stop(server)
+
+
 def test_live_server_leaves_the_file_unchanged(served: Server, corpus: Path) -> None:
     before = checksum(corpus)
     for params in (
@@ -337,7 +372,7 @@ def test_docql_page_in_headless_chromium(
     header = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table.docql-results th")]
     rows = browser.find_elements(By.CSS_SELECTOR, "table.docql-results tbody tr")
     cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows]
-    assert header == list(expected[0])
+    assert header == ["location"] + [c for c in expected[0] if c != "location"]  # link first
     assert [dict(zip(header, row))["location"] for row in cells] == [
         e["location"] for e in expected
     ]

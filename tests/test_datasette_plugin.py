@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -247,11 +248,12 @@ def test_docql_page_rows_match_the_index(
     assert len(rows) == len(expected) > 0
     assert parsed.ids["docql-count"].startswith(f"{len(expected)} row")
     if isinstance(expected[0], dict):
-        columns = list(expected[0])
+        # The location cell (a file's path) comes first and links to the view of the lines.
+        linked = "location" if "location" in expected[0] else "path"
+        columns = [linked] + [c for c in expected[0] if c != linked]
+        assert result_headers(client.get("/-/docql", q=query).text) == columns
         shown = [dict(zip(columns, (text for text, _ in row))) for row in rows]
         assert [r["path"] for r in shown] == [e["path"] for e in expected]
-        # The location cell (a file's path) links to the view of those lines.
-        linked = "location" if "location" in columns else "path"
         assert [r[linked] for r in shown] == [e[linked] for e in expected]
         for row, item in zip(rows, expected):
             assert [href for _, href in row if href] == [row[columns.index(linked)][1]]
@@ -286,6 +288,13 @@ def test_compiled_sql_opens_in_the_sql_editor_with_the_same_rows(
     linked = "location" if "location" in rows[0] else "path" if "path" in rows[0] else None
     if linked:
         assert [r[linked] for r in rows] == [row_location(r) for r in results(parsed)]
+
+
+def result_headers(text: str) -> list[str]:
+    """The column names of the DocQL results table."""
+    table = text[text.index("docql-results") :]
+    head = table[: table.index("</thead>")]
+    return [html.unescape(h) for h in re.findall(r'<th scope="col">(.*?)</th>', head)]
 
 
 def row_location(row: list[tuple[str, str | None]]) -> str:
@@ -392,10 +401,24 @@ def test_search_box(client: Client, index: docql_sqlite.Index, mode: str) -> Non
     assert "no vectors" not in body  # this index has them: hybrid really fused
 
 
+def test_search_box_defaults_to_smart_as_the_cli_and_mcp_do(
+    client: Client, index: docql_sqlite.Index
+) -> None:
+    from docql_sqlite.options import SearchOptions
+
+    assert SearchOptions().mode == "smart"  # the library's (so MCP's and the CLI's) default
+    body = client.get("/-/docql").text
+    assert '<option value="smart" selected>' in body
+    parsed = page(client, "/-/docql", search="install client")  # no mode given
+    expected = index.search("install client", mode="smart", limit=10, content=False)
+    assert [row[0][0] for row in parsed.tables["docql-hits"]] == [h["location"] for h in expected]
+    assert parsed.ids["docql-hit-count"].endswith("(smart)")
+
+
 def test_search_with_no_hits_says_so(client: Client) -> None:
     parsed = page(client, "/-/docql", search="zzyzx qqq", mode="bm25")
     assert parsed.ids["docql-hit-count"].startswith("0 passage")
-    assert "No passage matched" in client.get("/-/docql", search="zzyzx qqq").text
+    assert "No passage matched" in client.get("/-/docql", search="zzyzx qqq", mode="bm25").text
 
 
 @pytest.mark.parametrize(

@@ -29,8 +29,12 @@ _ANSI = "\033["
 
 
 def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
-    """`click.echo` for text: one message (and a newline) on stdout or stderr, flushed."""
+    """`click.echo` for text: one message (and a newline) on stdout or stderr, flushed.
+    A message on stderr, or on a terminal, shows its control characters as `\\xNN` (a
+    file name in it must not drive the terminal); stdout piped keeps them (`--sql`)."""
     stream = sys.stderr if err else sys.stdout
+    if err or _isatty(stream):
+        message = output.visible(message, lines=True)
     if _ANSI in message and not _isatty(stream):
         import re
 
@@ -137,7 +141,7 @@ class ProgressBar:
             return
         width = 30
         filled = int(width * done / max(total, 1))
-        tail = f" {path[-40:]:<40}" if path else ""
+        tail = f" {output.visible(path)[-40:]:<40}" if path else ""
         line = f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] {done}/{total}{tail}"
         sys.stderr.write(line)
         sys.stderr.flush()

@@ -7,12 +7,14 @@ from typing import Any
 
 import click
 
+from .. import output
 from ..errors import UsageError
 from ..options import IngestOptions
 from .common import (
     ProgressBar,
     database_argument,
     default_format,
+    echo,
     emit,
     handle_errors,
     open_index,
@@ -152,19 +154,19 @@ def index_command(
         embed_bar.close()
     summary: dict[str, Any] = report.summary()
     for path, reason in report.failed:
-        click.echo(f"failed: {path}: {reason}", err=True)
+        echo(f"failed: {path}: {reason}", err=True)
     for path, reason in report.warnings:
-        click.echo(f"warning: {path}: {reason}", err=True)
+        echo(f"warning: {path}: {reason}", err=True)
     for note in report.notes:
-        click.echo(f"note: {note}", err=True)
+        echo(f"note: {note}", err=True)
     if report.outside_filters:
-        click.echo(
+        echo(
             f"note: kept {report.outside_filters} indexed document(s) under these paths that "
             f"this run's filters leave out (remove them with --prune)",
             err=True,
         )
     skipped = ", ".join(f"{n} {kind}" for kind, n in report.file_skip_counts().items())
-    click.echo(
+    echo(
         "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
         "{failed} failed, {skipped} skipped".format(**summary)
         + (f" ({skipped})" if skipped else "")
@@ -172,9 +174,9 @@ def index_command(
         err=True,
     )
     if report.embedding:
-        click.echo(embed_summary(report.embedding), err=True)
+        echo(embed_summary(report.embedding), err=True)
     if report.embedding_error:
-        click.echo(f"error: embedding failed: {report.embedding_error}", err=True)
+        echo(f"error: embedding failed: {report.embedding_error}", err=True)
     if fmt or not sys.stdout.isatty():  # a terminal has read the summary already
         detail = dict(
             summary,
@@ -198,18 +200,23 @@ def watch_and_report(database: str, paths: list[str], options: IngestOptions) ->
     from ..ingest.watch import watch
 
     options.progress = options.embed_progress = None
-    click.echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)
+    echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)
     watch(
         database,
         paths,
         options,
-        on_report=lambda r: click.echo(
+        on_report=lambda r: echo(
             "indexed {added} added, {updated} updated, {removed} removed, {failed} failed "
             "in {seconds:.2f}s".format(**r.summary()),
             err=True,
         ),
-        on_error=lambda exc: click.echo(f"error: {exc.message}", err=True),
+        on_error=lambda exc: echo(f"error: {exc.message}", err=True),
     )
+
+
+def visible_on_terminal(text: str) -> str:
+    """Text as it is for a file or a pipe; on a terminal, control characters as `\\xNN`."""
+    return output.visible(text, lines=True) if sys.stdout.isatty() else text
 
 
 def embed_summary(report: dict[str, Any]) -> str:
@@ -237,7 +244,7 @@ def status(
         for key, value in info.items():
             if isinstance(value, dict):
                 value = ", ".join(f"{k} {v}" for k, v in value.items()) or "-"
-            click.echo(f"{key:<16} {value if value is not None else '-'}")
+            echo(f"{key:<16} {value if value is not None else '-'}")
     else:
         emit([info], fmt, fields)
 
@@ -255,15 +262,15 @@ def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...
         emit(items, fmt, fields)
         return
     if not items:
-        click.echo("no results", err=True)
+        echo("no results", err=True)
     current = None
     for item in items:
         if item["path"] != current:
             current = item["path"]
-            click.echo(current)
+            echo(current)
         indent = "  " * (item["level"] - 1)
         where = f"{item['line']}-{item['end_line']}" + (f" p{item['page']}" if item["page"] else "")
-        click.echo(f"  {indent}{item['number']} {item['title']}  ({where})")
+        echo(f"  {indent}{item['number']} {item['title']}  ({where})")
 
 
 @click.command(short_help="Print lines of an indexed document, read from the index.")
@@ -285,7 +292,7 @@ def get(database: str, location: str, fmt: str | None, fields: tuple[str, ...] |
     if fmt == "text" or (fmt is None and sys.stdout.isatty()):
         if fields:
             raise UsageError("--fields picks fields of rows; --text prints the lines as they are")
-        sys.stdout.write(excerpt.text)
+        sys.stdout.write(visible_on_terminal(excerpt.text))
         return
     rows = ({"path": excerpt.path, "line": n, "text": text} for n, text in excerpt.lines)
     emit(rows, fmt, fields)

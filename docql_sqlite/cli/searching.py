@@ -15,6 +15,7 @@ from .common import (
     ProgressBar,
     database_argument,
     default_format,
+    echo,
     emit,
     handle_errors,
     open_index,
@@ -22,7 +23,7 @@ from .common import (
     paths_option,
     text_output_options,
 )
-from .documents import embed_summary
+from .documents import embed_summary, visible_on_terminal
 
 # What a search table shows unless --fields says otherwise (--json has every field).
 TABLE_FIELDS = ("location", "section", "score", "snippet")
@@ -45,16 +46,16 @@ def parse_weights(pairs: tuple[str, ...]) -> dict[str, float]:
 def _explain_text(items: list[dict[str, Any]]) -> None:
     for n, it in enumerate(items, start=1):
         ex = it.get("explain", {})
-        click.echo(f"{n}. {it['location']}  score {it['score']}")
+        echo(f"{n}. {it['location']}  score {it['score']}")
         for name, info in ex.get("lists", {}).items():
             detail = ", ".join(f"{k} {v}" for k, v in info.items())
-            click.echo(f"     {name:<10} {detail}  → rrf {ex.get('rrf', {}).get(name, 0)}")
-        click.echo(f"     final {ex.get('final')}")
+            echo(f"     {name:<10} {detail}  → rrf {ex.get('rrf', {}).get(name, 0)}")
+        echo(f"     final {ex.get('final')}")
         if ex.get("rerank"):
             detail = ", ".join(f"{k} {v}" for k, v in ex["rerank"].items())
-            click.echo(f"     rerank     {detail}")
+            echo(f"     rerank     {detail}")
     if items and items[0].get("explain", {}).get("plan"):
-        click.echo("plan: " + output.dumps(items[0]["explain"]["plan"]))
+        echo("plan: " + output.dumps(items[0]["explain"]["plan"]))
 
 
 @click.command("search", short_help="Search passages for plain words or a typed query document.")
@@ -131,7 +132,7 @@ def search_command(
     with open_index(database) as idx:
         items = idx.search(text, options)
         if mode == "hybrid" and model is None and not idx.has_vectors:
-            click.echo(
+            echo(
                 f"note: {database} has no embeddings, so hybrid ran as bm25; "
                 f"add them with: docql-sqlite embed {database} --model MODEL",
                 err=True,
@@ -171,7 +172,7 @@ def embed_command(
         report = embed(database, EmbedOptions(model=model, replace=replace, progress=bar.update))
     finally:
         bar.close()
-    click.echo(embed_summary(report), err=True)
+    echo(embed_summary(report), err=True)
     if fmt or not sys.stdout.isatty():  # a terminal has read the summary already
         emit([report], fmt, fields)
 
@@ -209,7 +210,7 @@ def context_command(
     if fmt == "text" or (fmt is None and sys.stdout.isatty()):
         if fields:
             raise UsageError("--fields picks fields of blocks; --text prints the pack as text")
-        click.echo(pack["text"], nl=False)
+        sys.stdout.write(visible_on_terminal(pack["text"]))
     elif default_format(fmt) == "json":
         if fields:
             pack = dict(pack, blocks=list(output.select_fields(pack["blocks"], fields)))

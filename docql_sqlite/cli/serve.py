@@ -18,7 +18,11 @@ from ..pg import is_url
 from .common import database_argument, handle_errors, open_index
 
 
-@click.command("serve", short_help="Browse DATABASE in Datasette, with the DocQL page at /-/docql.")
+@click.command(
+    "serve",
+    short_help="Browse DATABASE in Datasette, with the DocQL page at /-/docql.",
+    context_settings={"ignore_unknown_options": True},
+)
 @database_argument
 @click.option(
     "--host",
@@ -34,9 +38,15 @@ from .common import database_argument, handle_errors, open_index
     show_default=True,
     help="Port to listen on (0: any free port)",
 )
+@click.argument("datasette_options", nargs=-1, type=click.UNPROCESSED)
 @handle_errors
-def serve_command(database: str, host: str, port: int) -> None:
-    """Browse DATABASE in Datasette, with the DocQL page at /-/docql."""
+def serve_command(database: str, host: str, port: int, datasette_options: tuple[str, ...]) -> None:
+    """Browse DATABASE in Datasette, with the DocQL page at /-/docql.
+
+    Other options go to `datasette serve` as they are, e.g. permissions for a shared
+    server: `docql-sqlite serve docs.db -m metadata.json` (Datasette 0.65; `-c
+    datasette.yaml` on 1.0). The DocQL pages obey them (docs/datasette.md).
+    """
     if is_url(database):
         raise UsageError(
             "serve runs Datasette, which reads SQLite files only, so it cannot serve a "
@@ -64,7 +74,7 @@ def serve_command(database: str, host: str, port: int) -> None:
         port = _free_port(host)
     click.echo(f"DocQL page: http://{host}:{port}/-/docql", err=True)
     datasette_cli.cli.main(
-        ["serve", database, "--host", host, "--port", str(port)],
+        ["serve", database, "--host", host, "--port", str(port), *datasette_options],
         prog_name="docql-sqlite serve",
     )
 

@@ -5,10 +5,14 @@
 - `register_routes`: the DocQL page (`/-/docql`, `/{database}/-/docql`) and the view of a
   location's lines (`.../-/docql/get?location=...`), in `pages.py`.
 - `canned_queries`: outline of a document, classes of a path, ingest errors
-  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes.
+  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes. Datasette
+  1.0a41 dropped that hook for stored queries: there `startup` stores the same queries.
 - `register_commands`: `datasette docql DB QUERY`, the same command as
   `docql-sqlite query DB QUERY` (same flags, output and exit codes).
-- `menu_links` / `database_actions`: links to the DocQL page.
+- `menu_links` / `database_actions`: links to the DocQL page, shown only to an actor who
+  may open it.
+
+Every page, link and action asks Datasette's permissions (`permissions.py`).
 
 Templates live in `templates/`, which Datasette finds inside the plugin's package.
 """
@@ -22,7 +26,7 @@ from datasette import hookimpl
 from .. import dbapi
 from ..cli.queries import query as query_command
 from ..query.canned import canned_queries as docql_canned_queries
-from . import pages
+from . import pages, permissions
 from .state import NotAnIndex, handle_for, index_databases, state_of
 
 
@@ -57,6 +61,28 @@ def canned_queries(datasette: Any, database: str, actor: Any) -> Any:
 
 
 @hookimpl
+def startup(datasette: Any) -> Any:
+    async def store_queries() -> None:
+        if not hasattr(datasette, "add_query"):  # Datasette 0.65: `canned_queries` above
+            return
+        for database in await index_databases(datasette):
+            for name, query in docql_canned_queries().items():
+                await datasette.add_query(
+                    database.name,
+                    name,
+                    query["sql"],
+                    title=query["title"],
+                    description=query["description"],
+                    source="docql-sqlite",
+                    # Fixed SQL from this package, as a canned query of 0.65's config is:
+                    # runs for whoever may view it, without execute-sql.
+                    is_trusted=True,
+                )
+
+    return store_queries
+
+
+@hookimpl
 def register_commands(cli: Any) -> None:
     cli.add_command(query_command, name="docql")
 
@@ -64,7 +90,10 @@ def register_commands(cli: Any) -> None:
 @hookimpl
 def menu_links(datasette: Any, actor: Any, request: Any) -> Any:
     async def links() -> list[dict[str, str]]:
-        if not await index_databases(datasette):
+        if not await permissions.can_view_instance(datasette, actor):
+            return []
+        indexes = await index_databases(datasette)
+        if not await pages.visible_databases(datasette, actor, indexes):
             return []
         return [{"href": datasette.urls.path("/-/docql"), "label": "DocQL"}]
 
@@ -75,14 +104,14 @@ def menu_links(datasette: Any, actor: Any, request: Any) -> Any:
 def database_actions(datasette: Any, actor: Any, database: str, request: Any) -> Any:
     async def links() -> list[dict[str, str]]:
         served = datasette.databases.get(database)
+        if served is None or not await permissions.can_view_database(datasette, actor, database):
+            return []
         try:
-            if served is None:
-                return []
             await handle_for(datasette, served)
         except NotAnIndex:
             return []
-        return [
-            {"href": datasette.urls.database(database) + "/-/docql", "label": "Query with DocQL"}
-        ]
+        may_query = await permissions.can_execute_sql(datasette, actor, database)
+        label = "Query with DocQL" if may_query else "Search with DocQL"
+        return [{"href": datasette.urls.database(database) + "/-/docql", "label": label}]
 
     return links

@@ -1,5 +1,9 @@
 """The DocQL pages: `/-/docql` (or `/{database}/-/docql`) and the view of a location's lines.
 
+Every page asks Datasette's permissions first (`permissions.py`): a database's pages need
+`view-database`, a DocQL query also `execute-sql`; `/-/docql` only ever shows and names
+the databases the actor may view.
+
 Everything a visitor types goes to the `Index` facade as data (DocQL text, search text, a
 location) and comes back through Jinja's autoescaping; nothing is read from the file
 system — a location's lines come from the index (`Index.get`), never from the document's
@@ -13,12 +17,13 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
-from datasette import Response
+from datasette import Forbidden, Response
 from datasette.utils import tilde_decode
 
 from ..dbapi import VEC_VERSION
 from ..errors import DocQLError, QueryError
 from ..index import Index
+from . import permissions
 from .state import IndexHandle, NotAnIndex, handle_for, index_databases, state_of
 
 # Rows a DocQL query shows. The compiled SQL carries the same LIMIT, so Datasette's SQL
@@ -31,7 +36,8 @@ MAX_HITS = 100
 MAX_LINES = 2000
 # Characters of one cell; the whole value is one click away through its location.
 CELL_CHARS = 600
-SEARCH_MODES = ("bm25", "hybrid", "smart")
+# The CLI's and MCP's default first: smart.
+SEARCH_MODES = ("smart", "hybrid", "bm25")
 # Longest SQL-editor link offered: uvicorn (h11) refuses a request head over 16 KiB, which a
 # query vector of a large model written into the SQL can reach.
 MAX_LINK = 12_000
@@ -53,7 +59,7 @@ class BadInput(DocQLError):
 
 @dataclass
 class Page:
-    """Where a DocQL page is: its database and URLs."""
+    """Where a DocQL page is: its database (one the actor may view) and URLs."""
 
     handle: IndexHandle
     database: str
@@ -72,7 +78,11 @@ async def docql_page(datasette: Any, request: Any) -> Response:
         return found
     page = found
     args = request.args
+    may_query = await permissions.can_execute_sql(datasette, request.actor, page.database)
+    if (args.get("q") or "").strip() and not may_query:
+        raise Forbidden(permissions.NO_SQL)
     context: dict[str, Any] = {
+        "may_query": may_query,
         "database": page.database,
         "database_url": page.database_url,
         "page_url": page.page_url,
@@ -84,7 +94,7 @@ async def docql_page(datasette: Any, request: Any) -> Response:
         "limit_text": args.get("limit") or "",
         "search": args.get("search") or "",
         "search_limit_text": args.get("search_limit") or "",
-        "mode": args.get("mode") or "bm25",
+        "mode": args.get("mode") or "smart",
         "modes": SEARCH_MODES,
         "notes": [],
         "errors": [],
@@ -148,18 +158,27 @@ async def docql_get_page(datasette: Any, request: Any) -> Response:
 
 # -- finding the database --------------------------------------------------------------
 async def _find_page(datasette: Any, request: Any) -> Page | Response:
-    """The page's database, or the response that says why there is none (or a chooser)."""
+    """The page's database, or the response that says why there is none (or a chooser).
+    Raises `Forbidden` (Datasette's 403) when the actor may not view it."""
+    actor = request.actor
     route = request.url_vars.get("database")
     if route is not None:
         try:
             database = datasette.get_database(route=tilde_decode(route))
         except KeyError:
             return await _message(datasette, request, f"no database '{route}' is served", 404)
+        # Before the file is opened: its name or what it holds says nothing to others.
+        await permissions.ensure_view_database(datasette, actor, database.name)
     else:
+        await permissions.ensure_view_instance(datasette, actor)
         indexes = await index_databases(datasette)
-        if len(indexes) != 1:
-            return await _choose(datasette, request, indexes)
-        database = indexes[0]
+        visible = await visible_databases(datasette, actor, indexes)
+        if indexes and not visible:
+            # Indexes are served, none to this actor: a 403 that names none of them.
+            raise Forbidden("You do not have permission to view any docql-sqlite index here")
+        if len(visible) != 1:
+            return await _choose(datasette, request, visible)
+        database = visible[0]
     try:
         handle = await handle_for(datasette, database)
     except NotAnIndex as exc:
@@ -172,6 +191,15 @@ async def _find_page(datasette: Any, request: Any) -> Page | Response:
         database_url + "/-/docql",
         database_url + "/-/docql/get",
     )
+
+
+async def visible_databases(datasette: Any, actor: Any, databases: list[Any]) -> list[Any]:
+    """The `databases` the actor may view, in their order."""
+    return [
+        database
+        for database in databases
+        if await permissions.can_view_database(datasette, actor, database.name)
+    ]
 
 
 async def _choose(datasette: Any, request: Any, indexes: list[Any]) -> Response:
@@ -304,12 +332,17 @@ def _limit(text: str, default: int, most: int) -> tuple[int, bool]:
 
 
 def _table(items: list[Any], page: Page) -> tuple[list[str], list[list[dict[str, Any]]]]:
-    """Column names (the union of the items' keys, in order) and rows of cells."""
+    """Column names (the union of the items' keys, in order, with the linked column first)
+    and rows of cells."""
     if items and not all(isinstance(item, dict) for item in items):
         return ["value"], [[_cell("value", item, page)] for item in items]
     columns: dict[str, None] = {}
     for item in items:
         columns.update(dict.fromkeys(item))
+    # The link to the lines goes first: after a long passage it would be out of sight.
+    for first in ("path", "location"):  # a file's path, then (first of all) a location
+        if first in columns and any(_linked_column(item) == first for item in items):
+            columns = {first: None, **columns}
     rows = [
         [_cell(name, item.get(name), page, _linked_column(item)) for name in columns]
         for item in items
