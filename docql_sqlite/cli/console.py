@@ -52,11 +52,66 @@ def default_format(fmt: str | None) -> str:
     return "table" if sys.stdout.isatty() else "json"
 
 
-def emit(items: Iterable[Any], fmt: str | None, fields: tuple[str, ...] | None = None) -> None:
+def emit(
+    items: Iterable[Any],
+    fmt: str | None,
+    fields: tuple[str, ...] | None = None,
+    database: str | None = None,
+) -> None:
+    """Write `items` to stdout in `fmt`. With `database` (the index the items came from),
+    a table shortens a path only to a tail that names one document of that index, so that
+    every location it prints is one `get` takes (`…/std/fs.md:12-40`)."""
     fmt = default_format(fmt)
-    count = output.write(items, fmt, sys.stdout, fields=fields, note=_note)
+    tails = UniqueTails(database) if database and fmt == "table" else None
+    try:
+        count = output.write(
+            items,
+            fmt,
+            sys.stdout,
+            fields=fields,
+            note=_note,
+            shortest=tails.shortest if tails else None,
+        )
+    finally:
+        if tails:
+            tails.close()
     if count == 0 and fmt in ("table", "md", "csv"):
         echo("no results", err=True)
+
+
+class UniqueTails:
+    """The shortest tail of a document's path (whole directories) that `get` resolves to
+    that document and no other: `fs.md` when one document ends in it, `std/fs.md` when
+    `rust-by-example/src/std_misc/fs.md` exists too. Asked only for paths a table must
+    shorten, so the index is opened only then; a path that is no document stays whole."""
+
+    def __init__(self, database: str) -> None:
+        self.database = database
+        self.index: Index | None = None
+        self.found: dict[str, str] = {}
+
+    def shortest(self, path: str) -> str:
+        if path not in self.found:
+            self.found[path] = self._shortest(path)
+        return self.found[path]
+
+    def _shortest(self, path: str) -> str:
+        if self.index is None:
+            self.index = open_index(self.database)
+        parts = path.split("/")
+        for keep in range(1, len(parts)):
+            tail = "/".join(parts[-keep:])
+            try:
+                _, resolved = self.index.resolve_path(tail)
+            except DocQLError:  # no document, or several: a longer tail
+                continue
+            if resolved == path:
+                return tail
+        return path
+
+    def close(self) -> None:
+        if self.index is not None:
+            self.index.close()
 
 
 def _note(message: str) -> None:
@@ -122,28 +177,3 @@ def _silence_stdout() -> None:
 def open_index(path: str) -> Index:
     # The CLI runs no user SQL, so it skips the docql() table function (~30 ms).
     return Index(path, table_function=False)
-
-
-class ProgressBar:
-    """A one-line progress display on stderr (terminals only)."""
-
-    def __init__(self, label: str = "") -> None:
-        self.label = label
-        self.active = sys.stderr.isatty()
-        self.shown = False
-
-    def update(self, done: int, total: int, path: str = "") -> None:
-        if not self.active or total == 0:
-            return
-        width = 30
-        filled = int(width * done / max(total, 1))
-        tail = f" {path[-40:]:<40}" if path else ""
-        line = f"\r{self.label}[{'#' * filled}{'.' * (width - filled)}] {done}/{total}{tail}"
-        sys.stderr.write(line)
-        sys.stderr.flush()
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r" + " " * 100 + "\r")
-            sys.stderr.flush()
