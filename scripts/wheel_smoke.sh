@@ -76,7 +76,8 @@ if "$BIN/python" -c 'import numpy' 2>/dev/null; then
 fi
 if "$BIN/docql-sqlite" embed docs.db --model hash >out 2>err; then fail "embed ran without numpy"; fi
 grep -q "docql-sqlite\[vectors\]" err || fail "embed without numpy: $(cat err)"
-grep -q Traceback err && fail "embed without numpy printed a traceback: $(cat err)"
+if grep -q Traceback err; then fail "embed without numpy printed a traceback: $(cat err)"; fi
+run "search --mode hybrid (no vectors: bm25)" "$BIN/docql-sqlite" search docs.db install --mode hybrid --json
 
 step "MCP: initialize + tools/list over stdio with the SDK client"
 cat >mcp_smoke.py <<'PY'
