@@ -308,8 +308,10 @@ def fit_widths(
 ) -> list[int]:
     """Column widths that fit `width` terminal cells, taken in three steps until it fits:
     text columns down to a comfortable width (the widest first), then paths down to their
-    file name and line numbers (never less), then text columns down to a few characters.
-    A table that still does not fit loses columns (see `_write_table`)."""
+    file name and line numbers (never less; with `shortest`, its tail), then text columns
+    down to a few characters. A table that still does not fit loses columns (see
+    `_write_table`). Each step's floors are worked out only when the step is needed (the
+    paths' ask `shortest`, which may read the index)."""
     natural = [
         max([display_width(c)] + [display_width(r[i]) for r in cells])
         for i, c in enumerate(columns)
@@ -318,22 +320,25 @@ def fit_widths(
     excess = sum(widths) + len(_SEPARATOR) * (len(columns) - 1) - width
     texts = [i for i, c in enumerate(columns) if c not in PATH_FIELDS]
     paths = [i for i, c in enumerate(columns) if c in PATH_FIELDS]
-    shortest_path = {
-        i: max(
-            [display_width(columns[i])]
-            + [display_width(shorten_path(r[i], 0, shortest)) for r in cells]
-        )
-        for i in paths
-    }
-    steps = (
-        (texts, {i: min(natural[i], _COMFORTABLE_CELL) for i in texts}),
-        (paths, shortest_path),
-        (texts, {i: min(natural[i], _MIN_CELL) for i in texts}),
+
+    def shortest_paths() -> dict[int, int]:
+        return {
+            i: max(
+                [display_width(columns[i])]
+                + [display_width(shorten_path(r[i], 0, shortest)) for r in cells]
+            )
+            for i in paths
+        }
+
+    steps: tuple[tuple[list[int], Callable[[], dict[int, int]]], ...] = (
+        (texts, lambda: {i: min(natural[i], _COMFORTABLE_CELL) for i in texts}),
+        (paths, shortest_paths),
+        (texts, lambda: {i: min(natural[i], _MIN_CELL) for i in texts}),
     )
     for group, floors in steps:
         if excess <= 0:
             break
-        excess = _squeeze(widths, group, floors, excess)
+        excess = _squeeze(widths, group, floors(), excess)
     return widths
 
 

@@ -81,13 +81,21 @@ def emit(
 
 class UniqueTails:
     """The shortest tail of a document's path (whole directories) that `get` resolves to
-    that document and no other: `fs.md` when one document ends in it, `std/fs.md` when
-    `rust-by-example/src/std_misc/fs.md` exists too. Asked only for paths a table must
-    shorten, so the index is opened only then; a path that is no document stays whole."""
+    that document and no other: `fs.md` when one document ends in it, `std_misc/fs.md`
+    when `library/std/src/fs.md` exists too. Asked only for paths a table must shorten,
+    so the index is opened only then; a path that is no document stays whole.
+
+    The paths of the index are read once (on the first path to shorten) and grouped by
+    file name; the tail kept is the shortest that no other path equals or ends in, which
+    is what `get` (`catalog.find_document`: exact path, then absolute path, then the only
+    path ending in the tail) resolves to this document alone: an absolute path of another
+    document from the current directory would end in the tail too. One pass over the
+    paths (~10 ms for 2.6k documents), not a lookup per tail."""
 
     def __init__(self, database: str) -> None:
         self.database = database
         self.index: Index | None = None
+        self.by_name: dict[str, list[str]] = {}
         self.found: dict[str, str] = {}
 
     def shortest(self, path: str) -> str:
@@ -98,14 +106,17 @@ class UniqueTails:
     def _shortest(self, path: str) -> str:
         if self.index is None:
             self.index = open_index(self.database)
+            for doc in self.index.documents():
+                name = doc["path"].rsplit("/", 1)[-1]
+                self.by_name.setdefault(name, []).append(doc["path"])
         parts = path.split("/")
+        same_name = self.by_name.get(parts[-1], [])
+        if path not in same_name:
+            return path  # not a document of this index (a failed file, say): never cut
+        others = [p for p in same_name if p != path]
         for keep in range(1, len(parts)):
             tail = "/".join(parts[-keep:])
-            try:
-                _, resolved = self.index.resolve_path(tail)
-            except DocQLError:  # no document, or several: a longer tail
-                continue
-            if resolved == path:
+            if not any(p == tail or p.endswith("/" + tail) for p in others):
                 return tail
         return path
 
