@@ -24,9 +24,17 @@ from .common import (
 @click.command("index", short_help="Index files, directories or URLs into DATABASE, incrementally.")
 @database_argument
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--include", multiple=True, help="Only index files matching this glob (repeatable)")
 @click.option(
-    "--exclude", multiple=True, help="Skip files and directories matching this glob (repeatable)"
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help="Only index files matching this gitignore-style glob (repeatable)",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip files and directories matching this gitignore-style glob (repeatable)",
 )
 @click.option(
     "--max-bytes",
