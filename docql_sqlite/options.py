@@ -31,10 +31,16 @@ OptionsT = TypeVar("OptionsT")
 
 
 def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:
-    """One glob or several: a bare string is one glob, not a sequence of characters."""
+    """One glob or several: a bare string is one glob, not a sequence of characters. Each
+    is checked here (docql_sqlite/globs.py), so a bad one is a usage error before any work."""
     if not paths:
         return ()
-    return (paths,) if isinstance(paths, str) else tuple(paths)
+    found = (paths,) if isinstance(paths, str) else tuple(paths)
+    from .globs import to_regex
+
+    for glob in found:
+        to_regex(glob)
+    return found
 
 
 def with_overrides(

@@ -42,6 +42,8 @@ FORMATS = ("json", "nl", "csv", "table", "md")
 BODY_FIELDS = ("content", "source")
 # Columns a table never cuts: paths and the locations that hold them.
 PATH_FIELDS = ("location", "path")
+# A path → the shortest tail of it (whole directories) a table may print for it.
+Shortest = Callable[[str], str]
 # Fields a `location` already says.
 _IN_LOCATION = ("path", "line", "end_line")
 _COMFORTABLE_CELL = 24  # text columns are cut to this before any path is shortened
@@ -108,10 +110,12 @@ def write(
     fields: Sequence[str] | None = None,
     width: int | None = None,
     note: Callable[[str], None] | None = None,
+    shortest: Shortest | None = None,
 ) -> int:
     """Write `items` (dicts or scalars) in `fmt`; returns how many were written.
     `fields` picks and orders the keys; `width` fits a table (default: `table_width`);
-    `note` is told which columns a table left out to fit."""
+    `note` is told which columns a table left out to fit; `shortest` gives the shortest
+    form of a path a table may print (see `shorten_path`)."""
     rows: Iterator[Any] = iter(items)
     if fields:
         rows = select_fields(rows, fields)
@@ -119,7 +123,9 @@ def write(
         bold = (
             stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
         )
-        return _write_table(rows, stream, fields, width or table_width(stream), note, bold)
+        return _write_table(
+            rows, stream, fields, width or table_width(stream), note, bold, shortest
+        )
     if fmt == "md":
         return _write_md(rows, stream, fields)
     return _WRITERS[fmt](rows, stream)
@@ -242,6 +248,7 @@ def _write_table(
     width: int | None,
     note: Callable[[str], None] | None = None,
     bold: bool = False,
+    shortest: Shortest | None = None,
 ) -> int:
     rows = [_as_dict(i) for i in items]
     if not rows:
@@ -260,7 +267,7 @@ def _write_table(
                     if found:
                         spans[(i, column)] = found
     if width is not None:
-        widths = fit_widths(columns, cells, width)
+        widths = fit_widths(columns, cells, width, shortest)
         left_out: list[str] = []
         # Columns that still do not fit are left out from the right (paths and asked-for
         # columns never), and the rest fitted again in the room they leave.
@@ -272,14 +279,16 @@ def _write_table(
                 break
             left_out.insert(0, columns.pop(drop))
             cells = [row[:drop] + row[drop + 1 :] for row in cells]
-            widths = fit_widths(columns, cells, width)
+            widths = fit_widths(columns, cells, width, shortest)
         if left_out and note:
             note(
                 f"note: left out {', '.join(left_out)} to fit {width} columns; "
                 "see --fields or --json"
             )
         header = [_fit(c, c, w) for c, w in zip(columns, widths)]
-        cells = [[_fit(c, v, w) for c, v, w in zip(columns, row, widths)] for row in cells]
+        cells = [
+            [_fit(c, v, w, shortest) for c, v, w in zip(columns, row, widths)] for row in cells
+        ]
     else:
         header = list(columns)
     widths = [
@@ -332,11 +341,18 @@ def embolden(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: int) -> list[int]:
+def fit_widths(
+    columns: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    width: int,
+    shortest: Shortest | None = None,
+) -> list[int]:
     """Column widths that fit `width` terminal cells, taken in three steps until it fits:
     text columns down to a comfortable width (the widest first), then paths down to their
-    file name and line numbers (never less), then text columns down to a few characters.
-    A table that still does not fit loses columns (see `_write_table`)."""
+    file name and line numbers (never less; with `shortest`, its tail), then text columns
+    down to a few characters. A table that still does not fit loses columns (see
+    `_write_table`). Each step's floors are worked out only when the step is needed (the
+    paths' ask `shortest`, which may read the index)."""
     natural = [
         max([display_width(c)] + [display_width(r[i]) for r in cells])
         for i, c in enumerate(columns)
@@ -345,19 +361,25 @@ def fit_widths(columns: Sequence[str], cells: Sequence[Sequence[str]], width: in
     excess = sum(widths) + len(_SEPARATOR) * (len(columns) - 1) - width
     texts = [i for i, c in enumerate(columns) if c not in PATH_FIELDS]
     paths = [i for i, c in enumerate(columns) if c in PATH_FIELDS]
-    shortest_path = {
-        i: max([display_width(columns[i])] + [display_width(shorten_path(r[i], 0)) for r in cells])
-        for i in paths
-    }
-    steps = (
-        (texts, {i: min(natural[i], _COMFORTABLE_CELL) for i in texts}),
-        (paths, shortest_path),
-        (texts, {i: min(natural[i], _MIN_CELL) for i in texts}),
+
+    def shortest_paths() -> dict[int, int]:
+        return {
+            i: max(
+                [display_width(columns[i])]
+                + [display_width(shorten_path(r[i], 0, shortest)) for r in cells]
+            )
+            for i in paths
+        }
+
+    steps: tuple[tuple[list[int], Callable[[], dict[int, int]]], ...] = (
+        (texts, lambda: {i: min(natural[i], _COMFORTABLE_CELL) for i in texts}),
+        (paths, shortest_paths),
+        (texts, lambda: {i: min(natural[i], _MIN_CELL) for i in texts}),
     )
     for group, floors in steps:
         if excess <= 0:
             break
-        excess = _squeeze(widths, group, floors, excess)
+        excess = _squeeze(widths, group, floors(), excess)
     return widths
 
 
@@ -388,11 +410,11 @@ def _squeeze(widths: list[int], group: list[int], floors: dict[int, int], excess
     return excess - (before - sum(widths[i] for i in group))
 
 
-def _fit(column: str, text: str, width: int) -> str:
+def _fit(column: str, text: str, width: int, shortest: Shortest | None = None) -> str:
     if display_width(text) <= width:
         return text
     if column in PATH_FIELDS:
-        return shorten_path(text, width)
+        return shorten_path(text, width, shortest)
     return cut(text, width)
 
 
@@ -413,10 +435,13 @@ def cut(text: str, width: int) -> str:
 _LINES_SUFFIX = r"(:\d+(-\d*)?|:page \d+)$"  # compiled (and cached) by `re` on first use
 
 
-def shorten_path(location: str, width: int) -> str:
+def shorten_path(location: str, width: int, shortest: Shortest | None = None) -> str:
     """A path or location shortened in the middle to fit `width`: leading directories go
     (`…/api/stream.md:62-63`); the file name and line numbers always stay, even when they
-    alone are wider than `width`."""
+    alone are wider than `width`. `shortest(path)` is the shortest tail of `path` that may
+    stand for it (the CLI: one that names a single indexed document, so that `get` takes
+    the shortened location too): it stays whole as well, and when it is the whole path,
+    nothing is cut."""
     if display_width(location) <= width:
         return location
     match = re.search(_LINES_SUFFIX, location)
@@ -424,8 +449,10 @@ def shorten_path(location: str, width: int) -> str:
     parts = head.split("/")
     if len(parts) < 2:
         return location
-    kept = parts[-1]
-    for part in reversed(parts[:-1]):
+    kept = shortest(head) if shortest else parts[-1]
+    if kept == head:
+        return location
+    for part in reversed(parts[: -len(kept.split("/"))]):
         longer = part + "/" + kept
         if display_width("…/" + longer + suffix) > width:
             break

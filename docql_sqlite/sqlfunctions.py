@@ -150,6 +150,19 @@ def regexpi(pattern: str | None, text: Any) -> int | None:
     return _guarded_search(pattern, text, ignore_case=True)
 
 
+def glob_regex(glob: str | None) -> str | None:
+    """`docql_glob(glob)`: the regular expression of a path glob (gitignore's rules, the
+    dialect of every path filter), for `path REGEXP docql_glob('src/**')` in plain SQL.
+    NULL for what is not a glob (empty, `!x`): then nothing matches, as with GLOB."""
+    from .errors import UsageError
+    from .globs import to_regex
+
+    try:
+        return None if glob is None else to_regex(glob)
+    except UsageError:
+        return None
+
+
 def fts_text_sql(text: str | None) -> str | None:
     from .text import fts_text
 
@@ -164,4 +177,5 @@ SCALARS: dict[str, tuple[Callable[..., Any], int]] = {
     "docql_fold": (lambda t: None if t is None else fold(t), 1),
     "docql_fts_text": (fts_text_sql, 1),
     "regexpi": (regexpi, 2),
+    "docql_glob": (glob_regex, 1),
 }

@@ -156,12 +156,13 @@ def test_compile(index) -> None:
         "location",
     ]
     assert sorted(compiled.params.values()) == [
-        "datasets/en/*",
+        "^/?datasets/en/[^/]*(/.*)?$",  # the --path glob as a regex (docql_sqlite/globs.py)
         "design",
     ]  # keyword casefolded at compile time
     assert "design" not in compiled.sql and compiled.sql.rstrip().endswith("LIMIT 3")
     inline = compiled.inline_sql()
-    assert "'datasets/en/*'" in inline and "'design'" in inline and ":p0" not in inline
+    assert "'^/?datasets/en/[^/]*(/.*)?$'" in inline and "'design'" in inline
+    assert ":p0" not in inline
     # the compiled SQL runs on any connection, with its parameters
     rows = list(index.conn.execute(compiled.sql, compiled.params))
     assert [r[3] for r in rows] == [
@@ -196,7 +197,7 @@ def test_explain(index) -> None:
     assert [t["type"] for t in info["tokens"]][:3] == ["DOLLAR", "DOT", "NAME"]
     assert info["ast"]["steps"][0] == {"node": "Property", "name": "toc"}
     assert info["item_type"] == "heading"
-    assert info["params"] == {"p0": "datasets/zh/*", "p1": 1}
+    assert info["params"] == {"p0": "^/?datasets/zh/[^/]*(/.*)?$", "p1": 1}
     assert all({"id", "parent", "detail"} <= set(step) for step in info["plan"]) and info["plan"]
     assert (
         info["inline_sql"]

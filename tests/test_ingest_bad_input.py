@@ -255,7 +255,7 @@ def test_bad_samples_through_the_cli() -> None:
         assert failed_lines and not any("empty.md" in line for line in failed_lines)
         assert "binary.md: binary file" in run.stderr
         assert "warning: " in run.stderr and "latin1.md: not valid UTF-8" in run.stderr
-        assert " 1 failed, 1 skipped (1 empty file) in " in run.stderr
+        assert " 1 failed, 1 skipped (1 empty file); the walk left out 1 hidden in " in run.stderr
 
 
 # -- permission denied ---------------------------------------------------------------------

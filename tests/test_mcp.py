@@ -32,7 +32,7 @@ from mcp_client import (  # noqa: E402
 
 import docql_sqlite  # noqa: E402
 from docql_sqlite.agent.tools import CHAR_CAP, MANY_BYTES  # noqa: E402
-from docql_sqlite.locations import path_glob  # noqa: E402
+from docql_sqlite.globs import matcher as path_glob  # noqa: E402
 
 EXPECTED_TOC = REPO / "tests" / "expected" / "toc"
 TOOLS = {
@@ -239,7 +239,8 @@ def test_caps_page_with_offset(corpus_db: Path, corpus_url: str) -> None:
         ("doc?/a.md", "doc/a.md", False),
         ("a[bc].md", "ab.md", True),
         ("a[!b].md", "ab.md", False),
-        ("x.md", "y/x.md", False),
+        ("x.md", "y/x.md", True),  # gitignore: a name without "/" matches at any depth
+        ("/x.md", "y/x.md", False),
         ("zh/常*.md", "zh/常见问题.md", True),
     ],
 )

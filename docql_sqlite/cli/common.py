@@ -13,7 +13,6 @@ from .. import output
 from ..errors import UsageError
 from . import flags
 from .console import (
-    ProgressBar,
     default_format,
     echo,
     emit,
@@ -21,6 +20,7 @@ from .console import (
     handle_errors,
     open_index,
 )
+from .progress import ProgressBar
 
 __all__ = [
     "ProgressBar",

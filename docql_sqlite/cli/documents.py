@@ -26,9 +26,17 @@ from .common import (
 @click.command("index", short_help="Index files, directories or URLs into DATABASE, incrementally.")
 @database_argument
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--include", multiple=True, help="Only index files matching this glob (repeatable)")
 @click.option(
-    "--exclude", multiple=True, help="Skip files and directories matching this glob (repeatable)"
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help="Only index files matching this gitignore-style glob (repeatable)",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="GLOB",
+    help="Skip files and directories matching this gitignore-style glob (repeatable)",
 )
 @click.option(
     "--max-bytes",
@@ -128,7 +136,7 @@ def index_command(
             "--watch keeps a file current; with PostgreSQL, run the index command again "
             "(from as many machines as you like: writers may run at once)"
         )
-    bar, embed_bar = ProgressBar(), ProgressBar("embedding ")
+    bar, embed_bar = ProgressBar("indexing"), ProgressBar("embedding")
     options = IngestOptions(
         include=include,
         exclude=exclude,
@@ -165,14 +173,7 @@ def index_command(
             f"this run's filters leave out (remove them with --prune)",
             err=True,
         )
-    skipped = ", ".join(f"{n} {kind}" for kind, n in report.file_skip_counts().items())
-    echo(
-        "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
-        "{failed} failed, {skipped} skipped".format(**summary)
-        + (f" ({skipped})" if skipped else "")
-        + " in {seconds:.2f}s".format(**summary),
-        err=True,
-    )
+    echo(index_summary(report), err=True)
     if report.embedding:
         echo(embed_summary(report.embedding), err=True)
     if report.embedding_error:
@@ -193,6 +194,25 @@ def index_command(
         watch_and_report(database, list(paths), options)
     elif not report.ok:
         sys.exit(1)
+
+
+def index_summary(report: Any) -> str:
+    """The summary line of an index run. "skipped" counts the files the run looked at and
+    left out (empty, over --max-bytes, a symlink policy, failed before; the JSON's
+    `skipped_list`); what the walk never took (hidden, ignored, not a document format,
+    --include/--exclude) is said after it, so the line adds up to the JSON's `skip_counts`."""
+    files = report.file_skip_counts()
+    walk = {k: n for k, n in report.skip_counts.items() if n and k not in files}
+    summary = report.summary()
+    line = (
+        "indexed {added} added, {updated} updated, {unchanged} unchanged, {removed} removed, "
+        "{failed} failed, {skipped} skipped".format(**summary)
+    )
+    if files:
+        line += " (" + ", ".join(f"{n} {kind}" for kind, n in files.items()) + ")"
+    if walk:
+        line += "; the walk left out " + ", ".join(f"{n} {kind}" for kind, n in walk.items())
+    return line + " in {seconds:.2f}s".format(**summary)
 
 
 def watch_and_report(database: str, paths: list[str], options: IngestOptions) -> None:
@@ -237,7 +257,7 @@ def status(
     """Show what DATABASE holds: documents by format, sections, chunks, errors, size."""
     with open_index(database) as idx:
         if show_errors:
-            emit(idx.errors(), fmt, fields)
+            emit(idx.errors(), fmt, fields, database)
             return
         info = idx.status()
     if default_format(fmt) == "table" and not fields:
@@ -259,18 +279,42 @@ def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...
     with open_index(database) as idx:
         items = idx.toc(path)
     if default_format(fmt) != "table" or fields:
-        emit(items, fmt, fields)
+        emit(items, fmt, fields, database)
         return
     if not items:
         echo("no results", err=True)
+    for line in toc_lines(items):
+        echo(line)
+
+
+def toc_lines(items: list[dict[str, Any]]) -> list[str]:
+    """An outline as indented text: each document's path, then its headings, two spaces
+    deeper per level of nesting (a child is one step under its parent even where heading
+    levels are skipped or the document starts at `##`), with the section number unless
+    the title already starts with it (`1. Make a Docker image`, not `1 1. Make …`)."""
+    lines: list[str] = []
     current = None
+    open_levels: list[int] = []  # heading levels of the current item's ancestors
     for item in items:
         if item["path"] != current:
             current = item["path"]
-            echo(current)
-        indent = "  " * (item["level"] - 1)
+            lines.append(current)
+            open_levels = []
+        while open_levels and open_levels[-1] >= item["level"]:
+            open_levels.pop()
+        indent = "  " * (len(open_levels) + 1)
+        open_levels.append(item["level"])
+        number, title = item["number"] or "", item["title"]
+        shown = f"{number} {title}" if number and not _starts_with_number(title, number) else title
         where = f"{item['line']}-{item['end_line']}" + (f" p{item['page']}" if item["page"] else "")
-        echo(f"  {indent}{item['number']} {item['title']}  ({where})")
+        lines.append(f"{indent}{shown}  ({where})")
+    return lines
+
+
+def _starts_with_number(title: str, number: str) -> bool:
+    """Whether `title` begins with `number` as a printed section number (`1.`, `1.2 `, `1)`)."""
+    rest = title[len(number) :] if title.startswith(number) else None
+    return rest is not None and (not rest or rest[0] in ". )\t:")
 
 
 @click.command(short_help="Print lines of an indexed document, read from the index.")
@@ -295,4 +339,4 @@ def get(database: str, location: str, fmt: str | None, fields: tuple[str, ...] |
         sys.stdout.write(visible_on_terminal(excerpt.text))
         return
     rows = ({"path": excerpt.path, "line": n, "text": text} for n, text in excerpt.lines)
-    emit(rows, fmt, fields)
+    emit(rows, fmt, fields, database)

@@ -82,7 +82,7 @@ PATHS = Flag(
     "paths",
     multiple=True,
     metavar="GLOB",
-    help="Only documents whose path matches (repeatable)",
+    help="Only documents whose path matches this gitignore-style glob (repeatable)",
 )
 
 # `docql-sqlite query DATABASE QUERY [flags]`, in the order `--help` lists them.

@@ -38,7 +38,7 @@ def run_query(
 
         echo(structure_text(result), nl=False)
         return
-    emit(result, fmt, fields)
+    emit(result, fmt, fields, database)
 
 
 def is_docql(query: str) -> bool:

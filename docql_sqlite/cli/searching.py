@@ -142,7 +142,7 @@ def search_command(
             _explain_text(items)
             return
         items = [{k: it[k] for k in TABLE_FIELDS} for it in items]  # may still lose columns
-    emit(items, fmt, fields)
+    emit(items, fmt, fields, database)
 
 
 @click.command("embed", short_help="Embed the new or changed chunks of DATABASE.")
@@ -167,7 +167,7 @@ def embed_command(
     """
     from ..index import embed
 
-    bar = ProgressBar("embedding ")
+    bar = ProgressBar("embedding")
     try:
         report = embed(database, EmbedOptions(model=model, replace=replace, progress=bar.update))
     finally:
@@ -216,9 +216,9 @@ def context_command(
             pack = dict(pack, blocks=list(output.select_fields(pack["blocks"], fields)))
         emit([pack], fmt)
     elif default_format(fmt) == "table" and not fields:  # what the pack holds, one block a row
-        emit((_block_summary(block) for block in pack["blocks"]), fmt)
+        emit((_block_summary(block) for block in pack["blocks"]), fmt, database=database)
     else:
-        emit(pack["blocks"], fmt, fields)
+        emit(pack["blocks"], fmt, fields, database)
 
 
 def _block_summary(block: dict[str, Any]) -> dict[str, Any]:

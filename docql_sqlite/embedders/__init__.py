@@ -9,6 +9,15 @@ package imports neither onnxruntime nor the network code.
 
 from __future__ import annotations
 
+try:  # vectors need numpy, an extra: a bare install says how to add it, in one line
+    import numpy  # noqa: F401
+except ImportError:
+    from docql_sqlite.errors import DocQLError
+
+    raise DocQLError(
+        "vectors need numpy, which this install lacks: pip install 'docql-sqlite[vectors]'"
+    ) from None
+
 from docql_sqlite.embedders.base import (
     META_DIMENSIONS,
     META_FINGERPRINT,

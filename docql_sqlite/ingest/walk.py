@@ -12,7 +12,8 @@
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
-- `include`/`exclude` globs filter what remains (`fnmatch` on the shown path or the name).
+- `include`/`exclude` globs filter what remains: gitignore-style globs (`globs.py`, the
+  dialect of every path filter) on the shown path; `--exclude` also prunes directories.
 
 Every entry left out is counted by reason in `WalkStats`, so a run can say what it
 skipped; a skipped directory counts once (its contents are never looked at).
@@ -20,7 +21,6 @@ skipped; a skipped directory counts once (its contents are never looked at).
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pathspec
 
+from .. import globs
 from .formats import format_for_path
 from .read import link_problem
 
@@ -85,9 +86,9 @@ def display_path(path: Path | str, cwd: Path | None = None) -> str:
     return shown.replace(os.sep, "/") if os.sep != "/" else shown
 
 
-def _matches(display: str, patterns: tuple[str, ...]) -> bool:
-    name = display.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(display, p) or fnmatch.fnmatch(name, p) for p in patterns)
+def _matches(display: str, patterns: tuple[str, ...], is_dir: bool = False) -> bool:
+    # A directory's path ends in '/', so that `drafts/` (directories only) can match it.
+    return globs.matcher(patterns)(display + "/" if is_dir else display)
 
 
 def walk(
@@ -149,7 +150,7 @@ def _walk_tree(
                 stats.counts[SKIP_IGNORED] += 1
                 continue
             display = display_path(path)
-            if options.exclude and _matches(display, options.exclude):
+            if options.exclude and _matches(display, options.exclude, is_dir):
                 stats.counts[SKIP_EXCLUDED] += 1
                 continue
             if is_dir:

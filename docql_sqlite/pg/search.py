@@ -10,7 +10,6 @@ from the index's term statistics, pgvector KNN, and hybrid RRF as one statement
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from psycopg.rows import dict_row, tuple_row
 from .. import deadline
 from ..errors import SearchError
 from ..fts_tokens import quote_lexeme
+from ..globs import matcher
 from ..options import ContextOptions, SearchOptions
 from ..query.dialect import POSTGRES
 from ..query.functions import Source
@@ -195,7 +195,10 @@ class PgEngine(Engine):
         docs = self.rows(
             'SELECT id, path, format, lines, pages, size FROM documents ORDER BY path COLLATE "C"'
         )
-        return [d for d in docs if not globs or any(fnmatch.fnmatch(d["path"], g) for g in globs)]
+        if not globs:
+            return docs
+        matches = matcher(globs)
+        return [d for d in docs if matches(d["path"])]
 
     def body_counts(
         self,

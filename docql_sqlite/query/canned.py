@@ -33,10 +33,10 @@ CANNED_QUERIES: dict[str, dict[str, Any]] = {
     "docql_classes": {
         "title": "Classes of a path",
         "description": "Classes, interfaces, enums, structs and traits in the code files "
-        "whose path matches a glob (e.g. *.py or src/*).",
+        "whose path matches a glob (gitignore-style, as everywhere: *.py, src/**).",
         "sql": (
             "SELECT path, kind, name, qualified_name, signature, language, line, end_line\n"
-            f"FROM code\nWHERE kind IN ({_KINDS}) AND path GLOB :glob"
+            f"FROM code\nWHERE kind IN ({_KINDS}) AND path REGEXP docql_glob(:glob)"
         ),
     },
     "docql_errors": {

@@ -9,13 +9,12 @@ markers and the code-point order of paths (`COLLATE "C"` on PostgreSQL).
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 from collections.abc import Iterator
 from typing import Any
 
-from .. import db
+from .. import db, globs
 from ..errors import DocQLError
 from .dialect import SQLITE, Dialect
 
@@ -82,7 +81,10 @@ def documents(
         "SELECT id, path, format, lines, pages, size FROM documents "
         f"ORDER BY {dialect.sort_key('path')}",
     )
-    return [d for d in docs if not patterns or any(fnmatch.fnmatch(d["path"], g) for g in patterns)]
+    if not patterns:
+        return list(docs)
+    matches = globs.matcher(patterns)
+    return [d for d in docs if matches(d["path"])]
 
 
 def outline(conn: Any, doc_id: int | None, dialect: Dialect = SQLITE) -> list[dict[str, Any]]:

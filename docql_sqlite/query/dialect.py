@@ -60,15 +60,22 @@ class Dialect:
         return f"regexpi({pattern}, {expr})" if ignore_case else f"{expr} REGEXP {pattern}"
 
     def glob(self, expr: str, pattern: str) -> str:
-        return f"{expr} GLOB {pattern}"
+        """The document path `expr` matches the path glob whose `glob_value` is `pattern`
+        (docql_sqlite/globs.py: gitignore's rules, as a regex that SQLite's REGEXP and the
+        sqlite3 shell read). The regex runs once per document, in a subquery, not once per
+        row of the join (a Python function here: 2.6k documents ~8 ms, where per chunk
+        it was 32 ms for 12k chunks); the rows then find their path in its result."""
+        return f"{expr} IN (SELECT path FROM documents WHERE path REGEXP {pattern})"
 
     def json_list(self, expr: str) -> str:
         """A FROM item: the elements of the JSON array text `expr` as rows of `j.value`."""
         return f"json_each({expr}) j"
 
     def glob_value(self, pattern: str) -> str:
-        """The bound value for `glob()` (SQLite takes the glob itself)."""
-        return pattern
+        """The bound value for `glob()`: the glob as a regular expression."""
+        from ..globs import to_regex
+
+        return to_regex(pattern)
 
     def greatest(self, a: str, b: str) -> str:
         return f"max({a}, {b})"
@@ -196,7 +203,9 @@ class PostgresDialect(Dialect):
         return f"json_array_elements_text(({expr})::json) AS j(value)"
 
     def glob_value(self, pattern: str) -> str:
-        return glob_to_regex(pattern)
+        from ..globs import to_regex
+
+        return to_regex(pattern)
 
     def greatest(self, a: str, b: str) -> str:
         return f"greatest({a}, {b})"
@@ -288,32 +297,6 @@ class PostgresDialect(Dialect):
         # psycopg: `%s` markers, and a literal `%` doubled (the catalog's SQL has no `?`
         # inside its string literals).
         return sql.replace("%", "%%").replace("?", "%s")
-
-
-def glob_to_regex(pattern: str) -> str:
-    """SQLite's GLOB (`*`, `?`, `[...]`, `[^...]`, case-sensitive, whole text) as an ARE."""
-    out, i = ["^"], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "*":
-            out.append(".*")
-        elif ch == "?":
-            out.append(".")
-        elif ch == "[":
-            end = pattern.find("]", i + 2 if pattern[i + 1 : i + 2] in ("^", "]") else i + 1)
-            if end < 0:
-                out.append(r"\[")
-            else:
-                body = pattern[i + 1 : end]
-                negate = body.startswith("^")
-                body = body[1:] if negate else body
-                body = body.replace("\\", "\\\\")
-                out.append("[" + ("^" if negate else "") + body + "]")
-                i = end
-        else:
-            out.append(re.escape(ch))
-        i += 1
-    return "".join(out) + "$"
 
 
 def _text_literal(text: str) -> str:

@@ -125,7 +125,7 @@ def ranked_symbols(
     index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[tuple[float, float, NamedSymbol]]:
     """(score, share of the query's words held, symbol) for the best-matching symbols."""
-    import fnmatch
+    from ..globs import matcher
 
     words = query_words(terms)
     if not words:
@@ -133,11 +133,8 @@ def ranked_symbols(
     tab = table(index)
     allowed: set[int] | None = None
     if paths:
-        allowed = {
-            i
-            for i, s in enumerate(tab.symbols)
-            if any(fnmatch.fnmatchcase(s.path, g) for g in paths)
-        }
+        matches = matcher(paths)
+        allowed = {i for i, s in enumerate(tab.symbols) if matches(s.path)}
     n = len(tab.symbols) if allowed is None else len(allowed)
     if n == 0:
         return []
