@@ -38,6 +38,8 @@ class Expect:
     path: str = ""  # the file's real path under the corpus root (may hold escaped bytes)
 
 
+DEEP = "nested deeper than 100 block quotes or list items"
+
 GOOD_WORDS = "aardvark badger capybara dugong echidna fennec gecko hyrax ibex jerboa".split()
 
 
@@ -187,7 +189,7 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
                 + "> " * 10_000
                 + "deepest\n",
             ),
-            Expect("indexed"),
+            Expect("warning", DEEP),
         ),
         "deep-lists.md": (  # 10k list levels on one line, then 300 by indentation
             lambda p: _write(
@@ -197,7 +199,45 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
                 + "deepest\n\n"
                 + "".join("  " * i + "- item\n" for i in range(300)),
             ),
-            Expect("indexed"),
+            Expect("warning", DEEP),
+        ),
+        # issue 20: nesting that overflowed markdown-it-pyrs's stack (SIGSEGV, the whole
+        # run died with --workers 0); each must be indexed, text whole, with a warning
+        "deep-list-100k.md": (
+            lambda p: _write(p, "# Deep list\n\n" + "- " * 100_000 + "x\n\n# After\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-quote-50k.md": (
+            lambda p: _write(p, "# Deep quote\n\n" + "> " * 50_000 + "x\n\n# After\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-ordered-100k.md": (
+            lambda p: _write(p, "# Deep ordered\n\n" + "1. " * 100_000 + "x\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-mixed.md": (
+            lambda p: _write(p, "# Mixed\n\n" + "- > 1) * " * 25_000 + "x\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-front-matter.md": (  # PyYAML recurses per `[`
+            lambda p: _write(p, "---\ntags: " + "[" * 50_000 + "\n---\n# Front\n\nbody\n"),
+            Expect("warning", "front matter is nested too deep"),
+        ),
+        "deep-indent.rst": (  # docutils recurses per indentation level
+            lambda p: _write(
+                p,
+                "Title\n=====\n\n"
+                + "".join(" " * i + "x\n\n" for i in range(0, 3000 if full else 1200, 2)),
+            ),
+            Expect("warning", "indexed as plain text"),
+        ),
+        "deep-parens.py": (  # tree-sitter's parser is iterative: slow, never a crash
+            lambda p: _write(p, "x = " + "(" * (100_000 if full else 10_000) + "\n"),
+            Expect("warning", "syntax errors"),
+        ),
+        "deep-braces.js": (
+            lambda p: _write(p, "var x = " + "{[" * (50_000 if full else 5_000) + "\n"),
+            Expect("warning", "syntax errors"),
         ),
         "wide-table.md": (
             lambda p: _write(
