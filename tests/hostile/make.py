@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import sys
 import zipfile
 import zlib
@@ -315,6 +316,28 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
         shown = os.fsencode(name).decode("utf-8", "backslashreplace")
         expected[f"hostile/{shown}"] = replace(expect, path=f"hostile/{name}")
     return expected
+
+
+# -- damaged index files (issue 20): what a bad disk, a bad copy or a bad RAM bit leaves ----
+INDEX_PAGE = 16384  # the page size docql-sqlite gives a new index (db.py)
+
+
+def flip_bits(db: Path, flips: int = 200, seed: int = 0, skip_pages: int = 3) -> None:
+    """Flip `flips` random bits of `db` past its first `skip_pages` pages (the schema and
+    meta pages: damage there is caught by any open, the case worth testing is damage only
+    some reads meet). SQLite keeps no page checksums, so nothing notices until a read."""
+    data = bytearray(db.read_bytes())
+    rnd = random.Random(seed)
+    for _ in range(flips):
+        offset = rnd.randrange(skip_pages * INDEX_PAGE, len(data))
+        data[offset] ^= 1 << rnd.randrange(8)
+    db.write_bytes(bytes(data))
+
+
+def truncate_half(db: Path) -> None:
+    """A copy cut short (a full disk during `cp`, an interrupted download)."""
+    with open(db, "r+b") as handle:
+        handle.truncate(db.stat().st_size // 2)
 
 
 def _sparse(path: Path, size: int) -> None:
