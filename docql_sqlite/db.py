@@ -295,10 +295,14 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
         )
     if readonly or not create:
         if path != ":memory:" and not os.path.exists(path):
+            if _being_created(path):
+                raise DatabaseError(
+                    f"no index at '{path}' yet: an index run is creating it; try again in a moment"
+                )
             raise DatabaseError(
                 f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
             )
-    if path != ":memory:" and not readonly:
+    if _is_plain_path(path) and not readonly:
         # SQLite would open it read-only anyway and fail later, as "unable to open
         # database file" (no -wal/-shm can be made) or at the first write.
         reason = _unwritable(path) if os.path.exists(path) else _uncreatable(path)
@@ -308,6 +312,8 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
                 f"of its folder (SQLite writes -wal and -shm files next to it), or index into "
                 f"a copy"
             )
+    if not readonly and create and _is_plain_path(path) and not os.path.exists(path):
+        _create_whole(path)
     if not readonly or path == ":memory:":
         return _open(path, readonly, create=create)
     reason = _unwritable(path)
@@ -325,6 +331,59 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
 
 
 _SIDE_FILES = ("-wal", "-shm")
+_CREATING = ".creating"
+
+
+def _is_plain_path(path: str) -> bool:
+    return path != ":memory:" and not path.startswith("file:")
+
+
+def _creating_name(path: str) -> str:
+    """A hidden name next to `path` for the index being built (walkers skip hidden files)."""
+    import secrets
+
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.{secrets.token_hex(4)}{_CREATING}")
+
+
+def _being_created(path: str) -> bool:
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        return any(
+            entry.startswith(f".{name}.") and entry.endswith(_CREATING)
+            for entry in os.listdir(folder)
+        )
+    except OSError:
+        return False
+
+
+def _create_whole(path: str) -> None:
+    """Make a new index at `path` in one step: its schema is built in a hidden file next to
+    it, which is then linked to `path`. A reader racing an index run that creates the file
+    used to find it empty, or without its tables, until the first commit ("is empty");
+    now `path` is absent (and a reader says it is being created) or a whole, empty index.
+    When another process made `path` first, its file is the one used."""
+    temp = _creating_name(path)
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    except OSError:
+        return  # no room or no right to make it here: opening `path` says why
+    os.close(fd)
+    try:
+        _open(temp, readonly=False, shown=path).close()  # schema, WAL mode; checkpointed
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another writer created it first: use that one
+        except OSError:  # no hard links on this file system (FAT, some FUSE mounts)
+            if not os.path.exists(path):
+                os.replace(temp, path)
+    finally:
+        for suffix in ("", *_SIDE_FILES, "-journal"):
+            try:
+                os.unlink(temp + suffix)
+            except OSError:
+                pass
 
 
 def _unwritable(path: str) -> str | None:

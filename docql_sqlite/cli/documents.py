@@ -126,6 +126,10 @@ def index_command(
             "--watch keeps a file current; with PostgreSQL, run the index command again "
             "(from as many machines as you like: writers may run at once)"
         )
+    if keep_watching:
+        from ..ingest.watch import require_watchfiles
+
+        require_watchfiles()  # before the first run, not after it
     bar, embed_bar = ProgressBar(), ProgressBar("embedding ")
     options = IngestOptions(
         include=include,
