@@ -370,7 +370,13 @@ def _create_whole(path: str) -> None:
         return  # no room or no right to make it here: opening `path` says why
     os.close(fd)
     try:
-        _open(temp, readonly=False, shown=path).close()  # schema, WAL mode; checkpointed
+        try:
+            _open(temp, readonly=False, shown=path, building=True).close()
+        except DatabaseError:
+            return  # e.g. no room for the schema: opening `path` itself reports it
+        wal = temp + "-wal"
+        if os.path.exists(wal) and os.path.getsize(wal) > 0:
+            return  # not all in the file itself: never link a part of an index
         try:
             os.link(temp, path)
         except FileExistsError:
@@ -448,7 +454,13 @@ def _open_immutable(path: str, reason: str) -> Connection:
     return conn
 
 
-def _open(path: str, readonly: bool, shown: str | None = None, create: bool = True) -> Connection:
+def _open(
+    path: str,
+    readonly: bool,
+    shown: str | None = None,
+    create: bool = True,
+    building: bool = False,
+) -> Connection:
     shown = shown or path
     if readonly:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
@@ -484,7 +496,11 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
             # to ~1 MB on the 10 MB Markdown mix, at random) are handed back at the end of
             # an index run (`PRAGMA incremental_vacuum` in ingest/run.py).
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            conn.execute("PRAGMA journal_mode = WAL")
+            # A new file being built (`_create_whole`) gets its schema under a rollback
+            # journal, which holds next to nothing for a new file: a WAL would hold a second
+            # copy of every page until the checkpoint on close, which a nearly full disk
+            # cannot take (and a file linked before its WAL was checkpointed is damaged).
+            conn.execute(f"PRAGMA journal_mode = {'DELETE' if building else 'WAL'}")
             conn.execute("PRAGMA synchronous = NORMAL")
     except apsw.Error as exc:
         raise translate(exc, shown) or DatabaseError(f"cannot open '{shown}': {exc}") from exc
@@ -495,6 +511,8 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
             check_version(conn, shown)
         else:
             migrate(conn, shown)
+            if building:
+                conn.execute("PRAGMA journal_mode = WAL")  # its readers and writers use WAL
     except BaseException:
         conn.close()
         raise
