@@ -54,6 +54,11 @@ WHOLE_DATABASE_ERRORS: tuple[type[Exception], ...] = (
 )
 DiskFullError = apsw.FullError
 READER_MMAP_BYTES = 1 << 30  # address space, not memory: pages are the OS's file cache
+# Before its first write a writer checks the file's structure (`PRAGMA quick_check`): SQLite
+# notices damage only on the pages a statement happens to read, and an `index` run on a
+# damaged file wrote to it and exited 0 (issue 20). Bounded in wall time: past the bound
+# the run goes on with what SQLite's own reads catch (docs/reliability.md §9 has the cost).
+WRITER_CHECK_SECONDS = float(os.environ.get("DOCQL_CHECK_SECONDS", "30"))
 
 # A test seam: the name of the SQLite VFS that `connect` opens files with for writing
 # (None: SQLite's default; readers always use the default). tests/faulty_vfs.py registers
@@ -107,6 +112,63 @@ def translate(exc: BaseException, path: str = "", readonly: bool = False) -> Doc
     return None
 
 
+def damaged_text(exc: UnicodeDecodeError, path: str = "") -> DatabaseCorrupt:
+    """The error for a text value in the file that is not valid UTF-8: SQLite stores what
+    it is given, so only a damaged page (or another program's writes) holds such a value."""
+    name = f"'{path}'" if path else "the index"
+    quoted = f"'{path}'" if path else "INDEX.db"
+    return DatabaseCorrupt(
+        f"{name} is damaged (a text value read from it is not valid UTF-8: {exc.reason} at "
+        f"byte {exc.start}); see what is wrong with: sqlite3 {quoted} 'PRAGMA integrity_check', "
+        f"then delete it and index again, or restore a copy"
+    )
+
+
+def check_damage(conn: apsw.Connection, path: str, seconds: float) -> bool | None:
+    """Run `PRAGMA quick_check` for at most `seconds` of wall time: raise `DatabaseCorrupt`
+    when it finds damage, return True when the whole file checked out, None when it ran
+    out of time (or `seconds` <= 0). quick_check reads every page and verifies each
+    b-tree's structure, not the indexes' agreement with their tables (integrity_check)."""
+    if seconds <= 0:
+        return None
+    import time  # only where a check runs
+
+    end = time.monotonic() + seconds
+    conn.set_progress_handler(lambda: time.monotonic() > end, 10_000)
+    try:
+        found = [row[0] for row in conn.execute("PRAGMA quick_check(3)").fetchall()]
+    except apsw.InterruptError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise damaged_text(exc, path) from None
+    except DatabaseError:
+        raise
+    except apsw.Error as exc:
+        raise translate(exc, path) or DatabaseCorrupt(f"'{path}' is damaged ({exc})") from exc
+    finally:
+        conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
+    if found == ["ok"]:
+        return True
+    lines = [part for line in found for part in str(line).splitlines()]
+    said = "; ".join(part for part in lines if not part.startswith("***"))[:300]
+    raise DatabaseCorrupt(
+        f"'{path}' is damaged (SQLite's quick_check: {said}); nothing was written to it; see "
+        f"everything that is wrong with: sqlite3 '{path}' 'PRAGMA integrity_check', then delete "
+        f"it and index again, or restore a copy"
+    )
+
+
+def integrity(conn: apsw.Connection, path: str, seconds: float) -> str:
+    """What `status` shows: "ok" when quick_check passed within `seconds`, else why the
+    file was not checked; a damaged file raises `DatabaseCorrupt`."""
+    if check_damage(conn, path, seconds):
+        return "ok (quick_check)"
+    return (
+        f"not checked (quick_check needs more than {seconds:g} s here; run: "
+        f"sqlite3 '{path}' 'PRAGMA quick_check')"
+    )
+
+
 def _disk_full(path: str) -> bool:
     """No room left next to `path` (an I/O error there is then a full disk)."""
     try:
@@ -132,29 +194,43 @@ class Cursor(apsw.Cursor):
             conn.docql_failed = True
         return translated or exc
 
+    def _damaged(self, exc: UnicodeDecodeError) -> DatabaseCorrupt:
+        conn = self.connection
+        if isinstance(conn, Connection):
+            conn.docql_failed = True
+        return damaged_text(exc, getattr(conn, "docql_path", ""))
+
     def execute(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
         try:
             return super().execute(*args, **kwargs)
         except apsw.Error as exc:
             raise self._translated(exc) from exc
+        except UnicodeDecodeError as exc:  # a damaged text value in the first row
+            raise self._damaged(exc) from exc
 
     def executemany(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
         try:
             return super().executemany(*args, **kwargs)
         except apsw.Error as exc:
             raise self._translated(exc) from exc
+        except UnicodeDecodeError as exc:
+            raise self._damaged(exc) from exc
 
     def fetchone(self) -> Any:
         try:
             return super().fetchone()
         except apsw.Error as exc:
             raise self._translated(exc) from exc
+        except UnicodeDecodeError as exc:
+            raise self._damaged(exc) from exc
 
     def fetchall(self) -> list[Any]:
         try:
             return super().fetchall()
         except apsw.Error as exc:
             raise self._translated(exc) from exc
+        except UnicodeDecodeError as exc:
+            raise self._damaged(exc) from exc
 
 
 class Connection(apsw.Connection):
@@ -219,9 +295,25 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
         )
     if readonly or not create:
         if path != ":memory:" and not os.path.exists(path):
+            if _being_created(path):
+                raise DatabaseError(
+                    f"no index at '{path}' yet: an index run is creating it; try again in a moment"
+                )
             raise DatabaseError(
                 f"no index at '{path}'; create one with: docql-sqlite index {path} PATH..."
             )
+    if _is_plain_path(path) and not readonly:
+        # SQLite would open it read-only anyway and fail later, as "unable to open
+        # database file" (no -wal/-shm can be made) or at the first write.
+        reason = _unwritable(path) if os.path.exists(path) else _uncreatable(path)
+        if reason is not None:
+            raise DatabaseReadOnly(
+                f"'{path}' cannot be written: {reason}; check the permissions of the file and "
+                f"of its folder (SQLite writes -wal and -shm files next to it), or index into "
+                f"a copy"
+            )
+    if not readonly and create and _is_plain_path(path) and not os.path.exists(path):
+        _create_whole(path)
     if not readonly or path == ":memory:":
         return _open(path, readonly, create=create)
     reason = _unwritable(path)
@@ -239,14 +331,92 @@ def connect(path: str | Path, *, readonly: bool = False, create: bool = True) ->
 
 
 _SIDE_FILES = ("-wal", "-shm")
+_CREATING = ".creating"
+
+
+def _is_plain_path(path: str) -> bool:
+    return path != ":memory:" and not path.startswith("file:")
+
+
+def _creating_name(path: str) -> str:
+    """A hidden name next to `path` for the index being built (walkers skip hidden files)."""
+    import secrets
+
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(folder, f".{name}.{secrets.token_hex(4)}{_CREATING}")
+
+
+def _being_created(path: str) -> bool:
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        return any(
+            entry.startswith(f".{name}.") and entry.endswith(_CREATING)
+            for entry in os.listdir(folder)
+        )
+    except OSError:
+        return False
+
+
+def _create_whole(path: str) -> None:
+    """Make a new index at `path` in one step: its schema is built in a hidden file next to
+    it, which is then linked to `path`. A reader racing an index run that creates the file
+    used to find it empty, or without its tables, until the first commit ("is empty");
+    now `path` is absent (and a reader says it is being created) or a whole, empty index.
+    When another process made `path` first, its file is the one used."""
+    temp = _creating_name(path)
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies
+    except OSError:
+        return  # no room or no right to make it here: opening `path` says why
+    os.close(fd)
+    try:
+        try:
+            _open(temp, readonly=False, shown=path, building=True).close()
+        except DatabaseError:
+            return  # e.g. no room for the schema: opening `path` itself reports it
+        wal = temp + "-wal"
+        if os.path.exists(wal) and os.path.getsize(wal) > 0:
+            return  # not all in the file itself: never link a part of an index
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another writer created it first: use that one
+        except OSError:  # no hard links on this file system (FAT, some FUSE mounts)
+            if not os.path.exists(path):
+                os.replace(temp, path)
+    finally:
+        for suffix in ("", *_SIDE_FILES, "-journal"):
+            try:
+                os.unlink(temp + suffix)
+            except OSError:
+                pass
 
 
 def _unwritable(path: str) -> str | None:
-    """Why a reader cannot use the -wal/-shm files next to `path`, or None when it can."""
+    """Why a reader cannot use the -wal/-shm files next to `path` (and a writer cannot
+    write it), or None when it can."""
     folder = os.path.dirname(os.path.abspath(path))
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"it is on a read-only file system ('{folder}')"
+    except OSError:
+        pass
     if not os.access(path, os.W_OK):
         return "the file is read-only for this user"
     if not os.access(folder, os.W_OK) and not os.path.exists(path + "-shm"):
+        return f"its folder '{folder}' is read-only for this user"
+    return None
+
+
+def _uncreatable(path: str) -> str | None:
+    """Why a new index cannot be made at `path`, or None when it can (or may: SQLite says)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"it would be on a read-only file system ('{folder}')"
+    except OSError:
+        return None  # no such folder: SQLite's own error says so
+    if not os.access(folder, os.W_OK):
         return f"its folder '{folder}' is read-only for this user"
     return None
 
@@ -284,7 +454,13 @@ def _open_immutable(path: str, reason: str) -> Connection:
     return conn
 
 
-def _open(path: str, readonly: bool, shown: str | None = None, create: bool = True) -> Connection:
+def _open(
+    path: str,
+    readonly: bool,
+    shown: str | None = None,
+    create: bool = True,
+    building: bool = False,
+) -> Connection:
     shown = shown or path
     if readonly:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
@@ -298,7 +474,11 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
         # Every statement stops once the query running it is out of time (`deadline`).
         conn.set_progress_handler(deadline.progress, deadline.PROGRESS_STEPS)
         if not readonly:
-            _refuse_foreign_file(conn, shown, create)
+            if _refuse_foreign_file(conn, shown, create) is not None:
+                _check_before_writing(conn, shown)
+        # Extra checks of each b-tree page as it is read: more damage is caught by the
+        # reads themselves (SQLite: "a small performance penalty").
+        conn.execute("PRAGMA cell_size_check = ON")
         conn.execute("PRAGMA foreign_keys = ON")
         if readonly:
             # Readers scan the vec0 and FTS pages of every search: mapped, SQLite reads
@@ -316,7 +496,11 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
             # to ~1 MB on the 10 MB Markdown mix, at random) are handed back at the end of
             # an index run (`PRAGMA incremental_vacuum` in ingest/run.py).
             conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            conn.execute("PRAGMA journal_mode = WAL")
+            # A new file being built (`_create_whole`) gets its schema under a rollback
+            # journal, which holds next to nothing for a new file: a WAL would hold a second
+            # copy of every page until the checkpoint on close, which a nearly full disk
+            # cannot take (and a file linked before its WAL was checkpointed is damaged).
+            conn.execute(f"PRAGMA journal_mode = {'DELETE' if building else 'WAL'}")
             conn.execute("PRAGMA synchronous = NORMAL")
     except apsw.Error as exc:
         raise translate(exc, shown) or DatabaseError(f"cannot open '{shown}': {exc}") from exc
@@ -327,16 +511,18 @@ def _open(path: str, readonly: bool, shown: str | None = None, create: bool = Tr
             check_version(conn, shown)
         else:
             migrate(conn, shown)
+            if building:
+                conn.execute("PRAGMA journal_mode = WAL")  # its readers and writers use WAL
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None:
+def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> int | None:
     """Before any PRAGMA writes to the file: a file that is not an index (another
     program's database, a text file) is left as it was, and so is an empty one unless
-    `create` says to make it an index."""
+    `create` says to make it an index. Returns the stored schema version (None: empty)."""
     try:
         version = stored_version(conn, path)
         if version is None and not create:
@@ -344,6 +530,16 @@ def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> None
                 f"'{path}' is empty, not a docql-sqlite index; create one with: "
                 f"docql-sqlite index {path} PATH..."
             )
+    except DatabaseError:
+        conn.close()
+        raise
+    return version
+
+
+def _check_before_writing(conn: apsw.Connection, path: str) -> None:
+    """A damaged index is reported, and its bytes left as they are, before the first write."""
+    try:
+        check_damage(conn, path, WRITER_CHECK_SECONDS)
     except DatabaseError:
         conn.close()
         raise
@@ -392,7 +588,9 @@ def _table_names(conn: apsw.Connection, path: str = "") -> set[str]:
             f"'{path}' is not a SQLite database (and so not a docql-sqlite index)"
         ) from None
     except apsw.Error as exc:
-        raise DatabaseError(f"cannot read '{path}': {exc}") from None
+        raise translate(exc, path) or DatabaseError(f"cannot read '{path}': {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise damaged_text(exc, path) from None
 
 
 def stored_version(conn: apsw.Connection, path: str) -> int | None:
@@ -520,6 +718,8 @@ def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[
     except apsw.Error as exc:
         path, readonly = getattr(conn, "docql_path", ""), getattr(conn, "docql_readonly", False)
         raise translate(exc, path, readonly) or exc from exc
+    except UnicodeDecodeError as exc:
+        raise damaged_text(exc, getattr(conn, "docql_path", "")) from exc
 
 
 def register_functions(conn: apsw.Connection) -> None:

@@ -14,7 +14,15 @@ from typing import Any
 
 
 class DocQLError(Exception):
-    """Base of every error docql-sqlite raises on purpose."""
+    """Base of every error docql-sqlite raises on purpose.
+
+    `exit_code` is the CLI's exit code for it (one table, README "Exit codes" and
+    docs/reliability.md §9): 1 a failure of the work itself, 2 a request that cannot run
+    as given (usage, query, no index there), 3 a damaged index, 4 an index its storage
+    cannot serve (read-only, disk full, I/O error), 5 an index busy with another writer.
+    """
+
+    exit_code = 1
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -26,6 +34,8 @@ class DocQLError(Exception):
 
 class QueryError(DocQLError):
     """An error located in a DocQL query (syntax, names, types, regexes)."""
+
+    exit_code = 2
 
     def __init__(
         self,
@@ -82,32 +92,44 @@ class RegexTimeout(QueryTimeout, DocQLRegexError):
 class DatabaseError(DocQLError):
     """The index file is missing, from another schema version, or not an index."""
 
+    exit_code = 2
+
 
 # What SQLite reports about the file itself (not about a statement), translated by `db.py`
 # into messages that name the file and say what to do.
 class DatabaseFailure(DatabaseError):
     """An index that is there but cannot be used now: damaged, disk full, read-only, busy,
-    an I/O error (the CLI exits 1; a missing file or one that is not an index exits 2)."""
+    an I/O error (the CLI exits 3, 4 or 5; a missing file or one that is not an index 2)."""
 
 
 class DatabaseCorrupt(DatabaseFailure):
-    """The file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    """The file is damaged (SQLITE_CORRUPT, quick_check, text that is not UTF-8)."""
+
+    exit_code = 3
 
 
 class DatabaseFull(DatabaseFailure):
     """No space left on the disk holding the index (SQLITE_FULL)."""
 
+    exit_code = 4
+
 
 class DatabaseReadOnly(DatabaseFailure):
     """The index cannot be written: permissions, a read-only mount (SQLITE_READONLY)."""
+
+    exit_code = 4
 
 
 class DatabaseIOError(DatabaseFailure):
     """The file cannot be opened, read or written (SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_PERM)."""
 
+    exit_code = 4
+
 
 class DatabaseBusy(DatabaseFailure):
     """Another process holds the write lock for longer than the busy timeout (SQLITE_BUSY)."""
+
+    exit_code = 5
 
 
 class DocQLNote(UserWarning):
@@ -129,6 +151,8 @@ class EmbeddingError(DocQLError):
 
 class UsageError(DocQLError):
     """A request that cannot run as given (the CLI exits 2): bad options, bad locations."""
+
+    exit_code = 2
 
 
 class OptionError(UsageError):

@@ -264,8 +264,11 @@ class Index:
         lines = [(n, all_lines[n - 1]) for n in range(first, last + 1)]
         return Excerpt(shown, first, last, total, lines, where.page)
 
-    def status(self) -> dict[str, Any]:
-        """What the index holds: documents by format, sections, chunks, errors, vectors."""
+    def status(self, check_seconds: float = 0.0) -> dict[str, Any]:
+        """What the index holds: documents by format, sections, chunks, errors, vectors.
+        With `check_seconds`, the file's structure is checked too (SQLite's quick_check,
+        for at most that long): `integrity` says how it went, and a damaged file raises
+        `DatabaseCorrupt` (docs/reliability.md §9)."""
 
         def meta(key: str) -> str | None:
             return catalog.meta_value(self.conn, key, self.dialect)
@@ -284,6 +287,8 @@ class Index:
         size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
         wal = self.path + "-wal"
         info["size_bytes"] = size + (os.path.getsize(wal) if os.path.exists(wal) else 0)
+        if check_seconds > 0:
+            info["integrity"] = db.integrity(self.conn, self.path, check_seconds)
         return info
 
     def errors(self) -> list[dict[str, Any]]:

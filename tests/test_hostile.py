@@ -51,8 +51,8 @@ class Run:
     peak: float
 
 
-def run_index(db: Path, root: Path, *paths: str) -> Run:
-    command = [sys.executable, "-m", "docql_sqlite", "index", str(db), *paths, "--json"]
+def run_index(db: Path, root: Path, *paths: str, extra: tuple[str, ...] = ()) -> Run:
+    command = [sys.executable, "-m", "docql_sqlite", "index", str(db), *paths, "--json", *extra]
     started = time.monotonic()
     with open(db.with_suffix(".stderr"), "wb") as errors:
         proc = subprocess.Popen(
@@ -207,5 +207,30 @@ def test_full_hostile_corpus_each_file_bounded(tmp_path: Path) -> None:
         )
         check_outcomes(db, root, expected, unprivileged, whole.summary)
         check_good_files_searchable(db)
+    finally:
+        (root / "hostile" / "locked.md").chmod(0o644)
+
+
+def test_deep_nesting_parsed_in_process(tmp_path: Path) -> None:
+    """Issue 20: `- ` x 100,000 crashed markdown-it-pyrs with SIGSEGV. With `--workers 0`
+    (as `mcp --watch` and `index --watch` parse: in the process that holds the index) the
+    whole run died with exit 139 and the other files were not indexed. Every deep case of
+    the corpus, parsed in process, must be indexed with its text and its warning."""
+    root = tmp_path / "corpus"
+    try:
+        expected = build(root, full=False)
+        deep = {shown: e for shown, e in expected.items() if "/deep" in shown}
+        deep["good/good0.md"] = expected["good/good0.md"]
+        assert len(deep) >= 10
+        db = tmp_path / "deep.db"
+        run = run_index(db, root, *(e.path for e in deep.values()), extra=("--workers", "0"))
+        check_outcomes(db, root, deep, bool(indexer_prefix()), run.summary)
+        assert run.summary["failed"] == 0
+        after = query(
+            db,
+            "SELECT s.title FROM sections s JOIN documents d ON d.id = s.doc_id "
+            "WHERE d.path = 'hostile/deep-list-100k.md' ORDER BY s.line",
+        )
+        assert ("After",) in after  # the structure after the deep line is still read
     finally:
         (root / "hostile" / "locked.md").chmod(0o644)

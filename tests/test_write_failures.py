@@ -6,7 +6,7 @@ For each N of the sweep, the Nth write of a run fails — an I/O error that stay
 disk; every later write fails too), a single transient one, or a full disk — and then:
 
 - the run raises a `DocQLError` whose message is one line naming the file (the CLI
-  prints it as `error: ...`, exit 1, no traceback: checked through the real CLI too);
+  prints it as `error: ...`, exit 4, no traceback: checked through the real CLI too);
 - the file passes integrity_check and the FTS integrity-check;
 - an index run: every document is in its old or its new state (never a mix, none lost
   that is in both versions); an embed run: documents untouched, and the vectors are
@@ -209,7 +209,7 @@ def test_embed_survives_the_nth_write_failing(
 
 @pytest.mark.parametrize(("command", "kind"), [("index", "io"), ("embed", "full")])
 def test_the_cli_says_one_line(versions: dict, tmp_path: Path, command: str, kind: str) -> None:
-    """Through the real CLI: one `error:` line on stderr, exit 1, a whole file after."""
+    """Through the real CLI: one `error:` line on stderr, exit 4, a whole file after."""
     db = copy_db(
         versions["base"] if command == "index" else versions["reference"], tmp_path / "c.db"
     )
@@ -226,7 +226,7 @@ def test_the_cli_says_one_line(versions: dict, tmp_path: Path, command: str, kin
     copy_db(versions["base"] if command == "index" else versions["reference"], db)
     failing = [sys.executable, str(FAULTY), str(total // 2), *(["full"] if kind == "full" else [])]
     proc = subprocess.run([*failing, "--", *args], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 4, proc.stderr  # the index's storage failed (README, exit codes)
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and str(db) in lines[0], proc.stderr
     needle = "no space left" if kind == "full" else "cannot read or write"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from ..errors import DocQLError, UsageError
 from ..index import index as index_paths
-from ..ingest.watch import watch
+from ..ingest.watch import require_watchfiles, watch
 from ..options import IngestOptions
 from ..pg import is_url
 from ..version import __version__
@@ -38,6 +38,7 @@ def serve(
     # would compete with the requests being served.
     options = watch_options or IngestOptions(workers=0)
     if watch_paths:
+        require_watchfiles()  # before the catch-up run, not after it
         # Catch up with what changed while no server ran (this also creates the index).
         report = index_paths(db_path, list(watch_paths), options)
         log("watch: " + _summary(report.summary()))

@@ -1,10 +1,12 @@
 """What every command does once its flags are parsed, without click: printing, error
 handling and exit codes, output formats, opening the index.
 
-Exit codes: 0 on success (also "no results", and when a reader such as `head` closes the
-pipe early), 2 on a usage or query error or a database that is missing or not an index,
-1 on other failures (including an index run in which some files failed), 130 when
-interrupted (Ctrl-C).
+Exit codes (one table, README "Exit codes"; each error class carries its own `exit_code`):
+0 on success (also "no results", and when a reader such as `head` closes the pipe early);
+1 when the work itself failed (an index run in which some files failed, a location past
+the end); 2 on a usage or query error, or a database that is missing or not an index;
+3 when the index is damaged; 4 when its storage cannot serve it (read-only, disk full,
+I/O error); 5 when another writer holds it (busy); 130 when interrupted (Ctrl-C).
 
 No click here: `cli/fastpath.py` runs a `query` through this module alone, and click's
 import is a third of that command's start-up (docs/benchmarks.md).
@@ -20,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
 from .. import output
-from ..errors import DatabaseError, DatabaseFailure, DocQLError, DocQLNote, QueryError, UsageError
+from ..errors import DocQLError, DocQLNote, QueryError
 from ..index import Index
 
 # click.echo drops ANSI styles from text bound for a file or pipe; so does `echo`, so the
@@ -148,13 +150,16 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return result
         except QueryError as exc:
-            fail(str(exc), 2)
-        except DatabaseFailure as exc:  # there, but damaged, full, read-only or busy
-            fail(f"error: {exc.message}", 1)
-        except (UsageError, DatabaseError) as exc:
-            fail(f"error: {exc.message}", 2)
+            fail(str(exc), exc.exit_code)
         except DocQLError as exc:
-            fail(f"error: {exc.message}", 1)
+            fail(f"error: {exc.message}", exc.exit_code)
+        except UnicodeDecodeError as exc:
+            # A text value read from the file that is not UTF-8 (a damaged page), met by a
+            # plain row iteration that `db` does not wrap: one line, not a traceback.
+            from ..db import damaged_text
+
+            err = damaged_text(exc, str(kwargs.get("database") or ""))
+            fail(f"error: {err.message}", err.exit_code)
         except KeyboardInterrupt:
             # An index run rolls back its open batch, so the file stays consistent and the
             # next run picks up where this one stopped.

@@ -33,7 +33,15 @@ def _inline_parser() -> MarkdownIt:
 
 
 def scan_blocks(text: str, backend: str | None = None) -> tuple[Iterable[Block], str | None]:
-    """(blocks, warning): the fast scanner when available, the reference one otherwise."""
+    """(blocks, warning): the fast scanner when available, the reference one otherwise.
+    Both see the text with nesting bounded (`markdown_blocks.bound_nesting`): a file nested
+    100,000 deep crashed markdown-it-pyrs with SIGSEGV."""
+    text, deep = markdown_blocks.bound_nesting(text)
+    blocks, warning = _scan_bounded(text, backend)
+    return blocks, "; ".join(w for w in (deep, warning) if w) or None
+
+
+def _scan_bounded(text: str, backend: str | None) -> tuple[Iterable[Block], str | None]:
     if backend == "py" or (backend is None and not markdown_blocks.rs_available()):
         return markdown_blocks.scan_py(text), None
     try:
@@ -100,6 +108,9 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
         warnings.append(f"front matter is not valid YAML{where}; kept as text only")
+        return None
+    except RecursionError:  # PyYAML recurses per nested `[`: ~900 deep is enough
+        warnings.append("front matter is nested too deep to read as YAML; kept as text only")
         return None
     if data is None:
         return None

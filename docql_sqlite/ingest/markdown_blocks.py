@@ -31,6 +31,65 @@ class Block:
     rows: list[list[str]] = field(default_factory=list)  # table body cells (raw inline text)
 
 
+# -- nesting bound ---------------------------------------------------------------------
+# markdown-it-pyrs recurses once per nested container and overflows the C stack (SIGSEGV,
+# which kills the process holding the index) somewhere between 20,000 and 50,000 levels:
+# `- ` x 100,000 on one line. CommonMark sets no limit; markdown-it's own default
+# `maxNesting` is 100 (20 in its CommonMark preset, which the reference scanner uses), so
+# structure deeper than 100 containers is read as text here, for both scanners.
+MAX_NESTING = 100
+
+# A block at depth d sits on a line whose prefix continues all d containers: a `>` (one
+# character) or a list item's indentation (two columns or more) per level, and a new
+# container opens only at a marker on that line. So a line shorter in container
+# characters than MAX_NESTING / 2 (a tab is up to two levels) cannot be too deep: this
+# pattern finds the only lines worth counting, in one pass of the regex engine.
+_DEEP_CANDIDATE = re.compile(r"^[ \t>*+\-.)0-9]{%d,}" % (MAX_NESTING // 2), re.M)
+# One container step of a line's prefix: a quote marker, a list marker followed by a blank
+# or the end of the line, or indentation.
+_CONTAINER_TOKEN = re.compile(r">|[-+*](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$)|[ \t]+", re.M)
+
+
+def bound_nesting(text: str) -> tuple[str, str | None]:
+    """(text for the scanners, warning): `text` with the container prefix of every line
+    deeper than MAX_NESTING cut at that depth (characters removed, never a newline, so
+    line numbers stay exact), and a warning naming the first such line; `text` itself and
+    None when nothing is that deep (the common case costs one regex pass)."""
+    if _DEEP_CANDIDATE.search(text) is None:
+        return text, None
+    deep_lines: list[int] = []
+
+    def cut(match: re.Match[str]) -> str:
+        start, end = match.span()
+        depth, pos, cut_at = 0, start, None
+        while pos < end:
+            token = _CONTAINER_TOKEN.match(text, pos, end)
+            if token is None:
+                break
+            piece = token.group()
+            if piece[0] in " \t":
+                depth += (len(piece) + 3 * piece.count("\t")) // 2  # a tab: up to 4 columns
+            else:
+                depth += 1
+            pos = token.end()
+            if cut_at is None and depth > MAX_NESTING:
+                cut_at = token.start()
+        if cut_at is None:
+            return match.group()
+        deep_lines.append(start)
+        return text[start:cut_at] + text[pos:end]
+
+    bounded = _DEEP_CANDIDATE.sub(cut, text)
+    if not deep_lines:
+        return text, None
+    first = text.count("\n", 0, deep_lines[0]) + 1
+    more = f" and {len(deep_lines) - 1} more" if len(deep_lines) > 1 else ""
+    return bounded, (
+        f"nested deeper than {MAX_NESTING} block quotes or list items at line {first}{more}; "
+        f"the structure below that depth is read as plain text (every word is indexed)"
+    )
+
+
 # -- markdown-it-py (reference) ---------------------------------------------------------
 class _NoLog:
     """Stands in for markdown-it-py's module loggers: they call `debug()` on every rule
@@ -53,7 +112,10 @@ def _py_parser() -> Any:
         module = importlib.import_module(f"markdown_it.rules_block.{info.name}")
         if hasattr(module, "LOGGER"):
             setattr(module, "LOGGER", quiet)  # noqa: B010
-    md = MarkdownIt("commonmark", {"html": True}).enable("table").use(front_matter_plugin)
+    # The same depth as the fast scanner (`bound_nesting`); the CommonMark preset's 20
+    # dropped the blocks after a list nested deeper (the "After" heading of the test).
+    options = {"html": True, "maxNesting": 3 * MAX_NESTING}  # levels: a list and its item
+    md = MarkdownIt("commonmark", options).enable("table").use(front_matter_plugin)
     md.disable("inline")  # titles and cells are parsed on their own, much cheaper
     return md
 

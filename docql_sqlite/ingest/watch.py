@@ -23,6 +23,18 @@ from .run import IngestReport, index_paths
 DEBOUNCE_MS = 300
 
 
+WATCHFILES_MISSING = "--watch needs the watchfiles package: pip install 'docql-sqlite[watch]'"
+
+
+def require_watchfiles() -> None:
+    """Raise `UsageError` now when `watchfiles` is missing: `index --watch` and `mcp --watch`
+    call this before their first run (they used to index everything, then fail)."""
+    import importlib.util
+
+    if importlib.util.find_spec("watchfiles") is None:
+        raise UsageError(WATCHFILES_MISSING)
+
+
 def watch(
     db_path: str | Path,
     paths: list[str],
@@ -39,9 +51,7 @@ def watch(
         from watchfiles import Change, DefaultFilter
         from watchfiles import watch as file_events
     except ImportError:
-        raise UsageError(
-            "--watch needs the watchfiles package: pip install 'docql-sqlite[watch]'"
-        ) from None
+        raise UsageError(WATCHFILES_MISSING) from None
     base = os.path.abspath(db_path)
     ignored = {base, base + "-wal", base + "-shm", base + "-journal"}
     default = DefaultFilter()

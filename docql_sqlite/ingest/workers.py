@@ -10,7 +10,12 @@ task and disarms it after, and the timer's SIGPROF, left at its default action, 
 worker wherever it is, in Python or inside a C parser. So a file is dropped for the work
 it needs, never because a busy machine gave its worker a small share of a core. A worker
 that uses no CPU (blocked reading a stalled network mount or a FUSE file) never reaches
-that limit, so the parent keeps a wall-clock backstop of `WALL_FACTOR` times the limit.
+that limit, so the parent stops a worker that makes no progress: its CPU time (with its
+child processes', such as `pdftotext`) has not advanced for `WALL_FACTOR` times the limit
+of wall time. A worker starved by a busy machine still gains CPU now and then, so it is
+never taken for a blocked one (a wall-clock limit alone lost R's 2,415-page manual at a
+load of 14); `HARD_WALL_FACTOR` times the limit is the last backstop, for a parser that
+wakes now and then but never gets anywhere.
 """
 
 from __future__ import annotations
@@ -112,16 +117,25 @@ def _cpu_limit(seconds: float | None) -> Iterator[None]:
 
 # POSIX has the CPU timer; elsewhere the limit falls back to wall-clock time in the parent.
 CPU_LIMITED = hasattr(signal, "setitimer") and hasattr(signal, "SIGPROF")
-# The wall-clock backstop, in multiples of the CPU limit: for a worker that is blocked, not
-# working. Generous, because a starved worker is slow in wall time too: at 5x, a file that
-# needs all of its CPU limit still finishes with a fifth of a core.
+# The stall window, in multiples of the CPU limit: a worker whose CPU time has not advanced
+# for that long is blocked, not working. (Where /proc cannot tell, it is the wall time of
+# the task, as before.)
 WALL_FACTOR = 5.0
+# The last backstop, in wall time whatever the CPU does: at 30x a file that needs all of
+# its CPU limit still finishes with a thirtieth of a core.
+HARD_WALL_FACTOR = 30.0
 
 TIMEOUT_REASON = "parsing timed out after {:g} s of CPU time (raise it with --timeout)"
 BLOCKED_REASON = (
-    "parsing stalled: not finished after {wall:g} s of wall time, having used less than "
-    "{cpu:g} s of CPU (blocked reading the file? a stalled network mount?); the wall-clock "
-    "limit is {factor:g} x --timeout {cpu:g}, raise it with --timeout"
+    "parsing stalled: no progress for {wall:g} s of wall time (its parser used no CPU in "
+    "that time, having used {used:.3g} s of the {cpu:g} s allowed: blocked reading the file? "
+    "a stalled network mount?){busy}; the limit is {factor:g} x --timeout {cpu:g}, raise it "
+    "with --timeout (long PDFs parse faster with pdftotext: install poppler-utils)"
+)
+HARD_WALL_REASON = (
+    "parsing stalled: not finished after {wall:g} s of wall time, having used {used:.3g} s "
+    "of the {cpu:g} s of CPU allowed{busy}; the limit is 30 x --timeout {cpu:g}, raise it "
+    "with --timeout (long PDFs parse faster with pdftotext: install poppler-utils)"
 )
 WALL_REASON = "parsing timed out after {:g} s (raise it with --timeout)"  # no CPU timer
 # Each reason names the --timeout it ran out of: the next run retries the file only under a
@@ -159,10 +173,31 @@ class _Worker:
         _Worker._parent_ends.append(self.conn)
         self.queue: deque[tuple[Any, Any]] = deque()  # (key, task) sent, oldest first
         self.started = 0.0  # when the oldest queued task began running
+        self.cpu_at_start: float | None = None  # the worker's CPU seconds then
+        self.cpu_seen: float | None = None  # its CPU seconds at the last look
+        self.progress_at = 0.0  # when its CPU time last advanced
+
+    def start_task(self) -> None:
+        """The oldest queued task begins now."""
+        self.started = self.progress_at = time.monotonic()
+        self.cpu_at_start = self.cpu_seen = tree_cpu_seconds(self.process.pid)
+
+    def stalled_for(self, now: float) -> float:
+        """Wall seconds since this worker last used CPU on its current task (since the task
+        began, where /proc cannot tell)."""
+        cpu = tree_cpu_seconds(self.process.pid)
+        if cpu is not None and (self.cpu_seen is None or cpu > self.cpu_seen):
+            self.cpu_seen, self.progress_at = cpu, now
+        return now - self.progress_at
+
+    def cpu_used(self) -> float:
+        if self.cpu_seen is None or self.cpu_at_start is None:
+            return 0.0
+        return self.cpu_seen - self.cpu_at_start
 
     def submit(self, key: Any, task: Any) -> None:
         if not self.queue:
-            self.started = time.monotonic()
+            self.start_task()
         self.queue.append((key, task))
         try:
             self.conn.send((task, self.cpu_limit))
@@ -217,6 +252,7 @@ def run_tasks(
     cpu_limit = timeout if CPU_LIMITED else None
     if wall_timeout is None:
         wall_timeout = WALL_FACTOR * timeout if CPU_LIMITED else timeout
+    hard_wall = max(wall_timeout, HARD_WALL_FACTOR * timeout)
     pool = [_Worker(ctx, func, cpu_limit) for _ in range(workers)]
     exhausted = False
     try:
@@ -246,23 +282,74 @@ def run_tasks(
                     yield key, IngestError(reason)
                     pool[pool.index(worker)] = _replace(worker, ctx, func)
                     continue
-                worker.started = time.monotonic()  # the next queued task starts now
+                worker.start_task()  # the next queued task starts now
                 yield key, (value if status == "ok" else IngestError(value))
             now = time.monotonic()
             for worker in list(pool):
-                if worker.queue and now - worker.started > wall_timeout:
-                    key, _ = worker.queue.popleft()
-                    pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
-                    if cpu_limit is None:
-                        reason = WALL_REASON.format(timeout)
-                    else:
-                        reason = BLOCKED_REASON.format(
-                            wall=wall_timeout, cpu=timeout, factor=wall_timeout / timeout
-                        )
-                    yield key, IngestError(reason)
+                if not worker.queue:
+                    continue
+                if cpu_limit is None:  # no CPU timer: wall time is all there is
+                    reason = (
+                        WALL_REASON.format(timeout) if now - worker.started > wall_timeout else ""
+                    )
+                elif worker.stalled_for(now) > wall_timeout:
+                    reason = BLOCKED_REASON.format(
+                        wall=wall_timeout,
+                        cpu=timeout,
+                        used=worker.cpu_used(),
+                        factor=wall_timeout / timeout,
+                        busy=_busy_note(),
+                    )
+                elif now - worker.started > hard_wall:
+                    reason = HARD_WALL_REASON.format(
+                        wall=hard_wall, cpu=timeout, used=worker.cpu_used(), busy=_busy_note()
+                    )
+                else:
+                    continue
+                if not reason:
+                    continue
+                key, _ = worker.queue.popleft()
+                pool[pool.index(worker)] = _replace(worker, ctx, func, kill=True)
+                yield key, IngestError(reason)
     finally:
         for worker in pool:
             worker.stop(kill=bool(worker.queue))
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def tree_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of process `pid`, its reaped children and its live
+    descendants (a parser's `pdftotext`), from /proc; None where there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # After the command name: state is field 3, utime..cstime are fields 14..17.
+    ticks = sum(int(value) for value in fields[11:15])
+    seconds = ticks / _TICKS
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as children:
+                for child in children.read().split():
+                    seconds += tree_cpu_seconds(int(child)) or 0.0
+    except OSError:
+        pass
+    return seconds
+
+
+def _busy_note() -> str:
+    """The machine's load when a stall is reported: a starved parser is slow too."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return ""
+    cores = os.cpu_count() or 1
+    if load < cores:
+        return ""
+    return f"; the machine is busy (load {load:.1f} on {cores} cores)"
 
 
 def _replace(worker: _Worker, ctx: Any, func: Callable[[Any], Any], kill: bool = False) -> _Worker:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import sys
 import zipfile
 import zlib
@@ -37,6 +38,8 @@ class Expect:
     root_only: bool = False  # the outcome needs an unprivileged indexer (unreadable files)
     path: str = ""  # the file's real path under the corpus root (may hold escaped bytes)
 
+
+DEEP = "nested deeper than 100 block quotes or list items"
 
 GOOD_WORDS = "aardvark badger capybara dugong echidna fennec gecko hyrax ibex jerboa".split()
 
@@ -187,7 +190,7 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
                 + "> " * 10_000
                 + "deepest\n",
             ),
-            Expect("indexed"),
+            Expect("warning", DEEP),
         ),
         "deep-lists.md": (  # 10k list levels on one line, then 300 by indentation
             lambda p: _write(
@@ -197,7 +200,45 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
                 + "deepest\n\n"
                 + "".join("  " * i + "- item\n" for i in range(300)),
             ),
-            Expect("indexed"),
+            Expect("warning", DEEP),
+        ),
+        # issue 20: nesting that overflowed markdown-it-pyrs's stack (SIGSEGV, the whole
+        # run died with --workers 0); each must be indexed, text whole, with a warning
+        "deep-list-100k.md": (
+            lambda p: _write(p, "# Deep list\n\n" + "- " * 100_000 + "x\n\n# After\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-quote-50k.md": (
+            lambda p: _write(p, "# Deep quote\n\n" + "> " * 50_000 + "x\n\n# After\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-ordered-100k.md": (
+            lambda p: _write(p, "# Deep ordered\n\n" + "1. " * 100_000 + "x\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-mixed.md": (
+            lambda p: _write(p, "# Mixed\n\n" + "- > 1) * " * 25_000 + "x\n"),
+            Expect("warning", DEEP),
+        ),
+        "deep-front-matter.md": (  # PyYAML recurses per `[`
+            lambda p: _write(p, "---\ntags: " + "[" * 50_000 + "\n---\n# Front\n\nbody\n"),
+            Expect("warning", "front matter is nested too deep"),
+        ),
+        "deep-indent.rst": (  # docutils recurses per indentation level
+            lambda p: _write(
+                p,
+                "Title\n=====\n\n"
+                + "".join(" " * i + "x\n\n" for i in range(0, 3000 if full else 1200, 2)),
+            ),
+            Expect("warning", "indexed as plain text"),
+        ),
+        "deep-parens.py": (  # tree-sitter's parser is iterative: slow, never a crash
+            lambda p: _write(p, "x = " + "(" * (100_000 if full else 10_000) + "\n"),
+            Expect("warning", "syntax errors"),
+        ),
+        "deep-braces.js": (
+            lambda p: _write(p, "var x = " + "{[" * (50_000 if full else 5_000) + "\n"),
+            Expect("warning", "syntax errors"),
         ),
         "wide-table.md": (
             lambda p: _write(
@@ -275,6 +316,28 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
         shown = os.fsencode(name).decode("utf-8", "backslashreplace")
         expected[f"hostile/{shown}"] = replace(expect, path=f"hostile/{name}")
     return expected
+
+
+# -- damaged index files (issue 20): what a bad disk, a bad copy or a bad RAM bit leaves ----
+INDEX_PAGE = 16384  # the page size docql-sqlite gives a new index (db.py)
+
+
+def flip_bits(db: Path, flips: int = 200, seed: int = 0, skip_pages: int = 3) -> None:
+    """Flip `flips` random bits of `db` past its first `skip_pages` pages (the schema and
+    meta pages: damage there is caught by any open, the case worth testing is damage only
+    some reads meet). SQLite keeps no page checksums, so nothing notices until a read."""
+    data = bytearray(db.read_bytes())
+    rnd = random.Random(seed)
+    for _ in range(flips):
+        offset = rnd.randrange(skip_pages * INDEX_PAGE, len(data))
+        data[offset] ^= 1 << rnd.randrange(8)
+    db.write_bytes(bytes(data))
+
+
+def truncate_half(db: Path) -> None:
+    """A copy cut short (a full disk during `cp`, an interrupted download)."""
+    with open(db, "r+b") as handle:
+        handle.truncate(db.stat().st_size // 2)
 
 
 def _sparse(path: Path, size: int) -> None:
