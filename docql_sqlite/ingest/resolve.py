@@ -1,0 +1,239 @@
+"""Which definition a reference means, when that can be decided (issue 23, docs/schema.md).
+
+Runs once at the end of every `index` run (and of every watch cycle), over what the run
+changed: the references of the files it wrote (resolution NULL) and every reference,
+in any file, to a name whose definitions it added or removed (`refs_pending`, filled by
+the writer). A changed file can change how references in *other* files resolve (a second
+`parse` appears, the only `Lexer` is deleted); the queue of names is what catches that,
+so an unchanged file's links never go stale and a one-file change costs one name's
+references, not the index's.
+
+For one reference (file F, name N, kind K) the candidates are the symbols named N
+(exactly, case-sensitive) of a kind that fits K: any callable or class-like kind for a
+call (a class is called to construct it), class-like kinds for a type use or an
+inheritance, any kind for an import. Then, in order:
+
+1. `local`: candidates in F itself. Several: the one whose parent encloses the
+   reference (a method of the caller's own class), else the first in the file.
+2. `import`: exactly one candidate lies in a file that F imports: its path contains the
+   imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`, `"net/http"`,
+   `./util` → `util`) as consecutive path segments.
+3. `unique`: exactly one candidate in the whole index.
+4. `ambiguous`: several candidates and nothing above decided: no target.
+5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
+
+`candidates` records how many there were, so an answer can say "one of 7".
+Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
+called on an object resolves locally or by uniqueness only, which the `resolution`
+column says.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..db import Connection
+from ..text import fold
+
+CALLABLE = frozenset({"function", "method", "constructor"})
+CLASS_LIKE = frozenset(
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
+)
+_FITS = {
+    "call": CALLABLE | CLASS_LIKE,
+    "type": CLASS_LIKE,
+    "inherit": CLASS_LIKE,
+}
+_BATCH = 20_000  # references read and updated per step: bounded memory on any index
+
+
+@dataclass(slots=True)
+class _Def:
+    id: int
+    doc_id: int
+    kind: str
+    parent: str
+    segments: tuple[str, ...]  # the file's path without extension, split at '/'
+
+
+def resolve_references(conn: Connection) -> int:
+    """Resolve the pending references, in the caller's connection (one transaction).
+    Returns how many references were (re)resolved."""
+    with conn:
+        pending_docs = [
+            doc_id
+            for (doc_id,) in conn.execute(
+                "SELECT DISTINCT doc_id FROM refs WHERE resolution IS NULL"
+            )
+        ]
+        names = [name for (name,) in conn.execute("SELECT name FROM refs_pending")]
+        if not pending_docs and not names:
+            return 0
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.resolve_names")
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.resolve_names(name) VALUES (?)", [(n,) for n in names]
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO temp.resolve_names(name) "
+            "SELECT DISTINCT name FROM refs WHERE resolution IS NULL"
+        )
+        work = conn.execute(
+            "SELECT r.id, r.doc_id, r.name, r.kind, r.caller_ord FROM refs r "
+            "WHERE r.resolution IS NULL OR r.name IN (SELECT name FROM temp.resolve_names) "
+            "ORDER BY r.doc_id"
+        ).fetchall()
+        definitions = _definitions(conn)
+        resolver = _Resolver(conn, definitions)
+        updates = []
+        for ref_id, doc_id, name, kind, caller_ord in work:
+            target, resolution, count = resolver.resolve(doc_id, name, kind, caller_ord)
+            updates.append((target, resolution, count, ref_id))
+            if len(updates) >= _BATCH:
+                _update(conn, updates)
+                updates = []
+        _update(conn, updates)
+        conn.execute("DELETE FROM refs_pending")
+        conn.execute("DELETE FROM temp.resolve_names")
+        return len(work)
+
+
+def _update(conn: Connection, rows: list[tuple[object, ...]]) -> None:
+    conn.executemany(
+        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE id = ?", rows
+    )
+
+
+def _definitions(conn: Connection) -> dict[str, list[_Def]]:
+    """The symbols named like a reference to resolve, by name (exact)."""
+    by_name: dict[str, list[_Def]] = defaultdict(list)
+    folds = {
+        fold(name): name
+        for (name,) in conn.execute("SELECT name FROM temp.resolve_names")
+    }
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolve_folds(f TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.resolve_folds")
+    conn.executemany("INSERT INTO temp.resolve_folds(f) VALUES (?)", [(f,) for f in folds])
+    wanted = set(folds.values())
+    for sid, doc_id, name, kind, parent, path in conn.execute(
+        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, d.path FROM symbols y "
+        "JOIN documents d ON d.id = y.doc_id "
+        "WHERE y.name_fold IN (SELECT f FROM temp.resolve_folds) ORDER BY y.doc_id, y.ord"
+    ):
+        if name in wanted:
+            stem = posixpath.splitext(path)[0]
+            by_name[name].append(_Def(sid, doc_id, kind, parent or "", tuple(stem.split("/"))))
+    conn.execute("DELETE FROM temp.resolve_folds")
+    return by_name
+
+
+class _Resolver:
+    """Resolves references file by file (the work comes ordered by document)."""
+
+    def __init__(self, conn: Connection, definitions: dict[str, list[_Def]]) -> None:
+        self.conn = conn
+        self.definitions = definitions
+        self.doc_id = -1
+        self.callers: dict[int, str] = {}
+        self.modules: list[tuple[str, ...]] = []
+
+    def _load(self, doc_id: int) -> None:
+        self.doc_id = doc_id
+        self.callers = {
+            ord_: qualified
+            for ord_, qualified in self.conn.execute(
+                "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (doc_id,)
+            )
+        }
+        row = self.conn.execute("SELECT path FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        directory = posixpath.dirname(row[0]) if row else ""
+        self.modules = [
+            segments
+            for (module,) in self.conn.execute(
+                "SELECT module FROM imports WHERE doc_id = ?", (doc_id,)
+            )
+            if (segments := module_segments(module, directory))
+        ]
+
+    def resolve(
+        self, doc_id: int, name: str, kind: str, caller_ord: int | None
+    ) -> tuple[int | None, str, int]:
+        fits = _FITS.get(kind)
+        candidates = [
+            d for d in self.definitions.get(name, ()) if fits is None or d.kind in fits
+        ]
+        if not candidates:
+            return None, "unresolved", 0
+        if doc_id != self.doc_id:
+            self._load(doc_id)
+        local = [d for d in candidates if d.doc_id == doc_id]
+        if local:
+            return self._closest(local, caller_ord).id, "local", len(candidates)
+        imported = [d for d in candidates if any(_within(m, d.segments) for m in self.modules)]
+        if len(imported) == 1:
+            return imported[0].id, "import", len(candidates)
+        if len(candidates) == 1:
+            return candidates[0].id, "unique", 1
+        return None, "ambiguous", len(candidates)
+
+    def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
+        if len(local) == 1 or caller_ord is None:
+            return local[0]
+        scope = self.callers.get(caller_ord, "")
+        while scope:
+            for d in local:
+                if d.parent == scope:
+                    return d
+            scope = scope.rpartition(".")[0]
+        return next((d for d in local if not d.parent), local[0])
+
+
+def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
+    """An imported module as path segments: `a.b` → (a, b), `std::io` → (std, io),
+    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise."""
+    text = module.strip()
+    if not text:
+        return ()
+    if text.startswith("."):
+        if "/" in text:  # a relative specifier (JS/TS, C includes)
+            joined = posixpath.normpath(posixpath.join(directory, text))
+        else:  # Python's `from ..pkg import x`
+            level = len(text) - len(text.lstrip("."))
+            base = directory
+            for _ in range(level - 1):
+                base = posixpath.dirname(base)
+            rest = text[level:].replace(".", "/")
+            joined = posixpath.join(base, rest) if rest else base
+        text = joined
+    else:
+        text = text.replace("::", "/")
+        if "/" not in text and text.count(".") and not _has_file_extension(text):
+            text = text.replace(".", "/")
+    text = posixpath.splitext(text)[0] if _has_file_extension(text) else text
+    parts = tuple(
+        p for p in text.split("/") if p and p not in (".", "..", "crate", "self", "super")
+    )
+    return parts
+
+
+_FILE_EXTENSIONS = frozenset(
+    {"h", "hh", "hpp", "hxx", "c", "cc", "cpp", "js", "mjs", "cjs", "ts", "tsx", "jsx"}
+)
+
+
+def _has_file_extension(text: str) -> bool:
+    return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+
+
+def _within(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    """`module`'s parts appear as consecutive segments of a file path (without extension)."""
+    n = len(module)
+    if n == 0 or n > len(segments):
+        return False
+    first = module[0]
+    for i in range(len(segments) - n + 1):
+        if segments[i] == first and segments[i : i + n] == module:
+            return True
+    return False
