@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 from pathlib import Path
 
 from tree_sitter import Node, Query, QueryCursor
@@ -100,9 +101,11 @@ def extract_references(
             continue
         line, end_line = _line_range(node)
         column = lines.column(node.start_point[0], node.start_point[1])
-        for module, names in reader(src, node):
+        for module, names, *spec in reader(src, node):
             if not module and not names:
                 continue
+            if spec:  # one import of a group (Go's `import ( ... )`): its own line
+                line, end_line = _line_range(spec[0])
             imports.append(Import(module, names, line, end_line))
             # A module imported whole is a use of its last name where that is an
             # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
@@ -202,7 +205,8 @@ def _unquote(text: str) -> str:
 
 
 # -- imports, per language: (module as written, names imported from it) -----------------
-_Read = Callable[[bytes, Node], list[tuple[str, list[str]]]]
+# (module, names) or (module, names, node whose lines the import takes)
+_Read = Callable[[bytes, Node], list[tuple[Any, ...]]]
 
 
 def _field_children(node: Node, field: str) -> list[Node]:
@@ -227,15 +231,15 @@ def _python(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [("".join(_text(src, module).split()) if module is not None else "", names)]
 
 
-def _go(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
-    out = []
+def _go(src: bytes, node: Node) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
     stack = [node]
     while stack:
         n = stack.pop()
         if n.type == "import_spec":
             path = n.child_by_field_name("path")
             if path is not None:
-                out.append((_unquote(_text(src, path)), []))
+                out.append((_unquote(_text(src, path)), [], n))
         else:
             stack.extend(reversed(n.named_children))
     return out

@@ -46,6 +46,13 @@ _FITS = {
     "type": CLASS_LIKE,
     "inherit": CLASS_LIKE,
 }
+_NOT_IMPORTABLE = frozenset({"method", "constructor"})  # an import names top-level things
+# Languages whose files can use each other's definitions (a header's declarations in C++).
+_FAMILY = {"tsx": "typescript", "javascript": "typescript", "c": "cpp"}
+
+
+def _family(language: str | None) -> str:
+    return _FAMILY.get(language or "", language or "")
 _BATCH = 20_000  # references read and updated per step: bounded memory on any index
 
 
@@ -55,6 +62,7 @@ class _Def:
     doc_id: int
     kind: str
     parent: str
+    family: str  # the language family (`_FAMILY`): references resolve within it
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
@@ -109,22 +117,21 @@ def _update(conn: Connection, rows: list[tuple[object, ...]]) -> None:
 def _definitions(conn: Connection) -> dict[str, list[_Def]]:
     """The symbols named like a reference to resolve, by name (exact)."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
-    folds = {
-        fold(name): name
-        for (name,) in conn.execute("SELECT name FROM temp.resolve_names")
-    }
+    wanted = {name for (name,) in conn.execute("SELECT name FROM temp.resolve_names")}
+    folds = {fold(name) for name in wanted}  # symbols_name indexes the folded names
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolve_folds(f TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM temp.resolve_folds")
     conn.executemany("INSERT INTO temp.resolve_folds(f) VALUES (?)", [(f,) for f in folds])
-    wanted = set(folds.values())
-    for sid, doc_id, name, kind, parent, path in conn.execute(
-        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, d.path FROM symbols y "
+    for sid, doc_id, name, kind, parent, language, path in conn.execute(
+        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id "
         "WHERE y.name_fold IN (SELECT f FROM temp.resolve_folds) ORDER BY y.doc_id, y.ord"
     ):
         if name in wanted:
             stem = posixpath.splitext(path)[0]
-            by_name[name].append(_Def(sid, doc_id, kind, parent or "", tuple(stem.split("/"))))
+            by_name[name].append(
+                _Def(sid, doc_id, kind, parent or "", _family(language), tuple(stem.split("/")))
+            )
     conn.execute("DELETE FROM temp.resolve_folds")
     return by_name
 
@@ -138,6 +145,7 @@ class _Resolver:
         self.doc_id = -1
         self.callers: dict[int, str] = {}
         self.modules: list[tuple[str, ...]] = []
+        self.family = ""
 
     def _load(self, doc_id: int) -> None:
         self.doc_id = doc_id
@@ -147,8 +155,11 @@ class _Resolver:
                 "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (doc_id,)
             )
         }
-        row = self.conn.execute("SELECT path FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        row = self.conn.execute(
+            "SELECT path, language FROM documents WHERE id = ?", (doc_id,)
+        ).fetchone()
         directory = posixpath.dirname(row[0]) if row else ""
+        self.family = _family(row[1]) if row else ""
         self.modules = [
             segments
             for (module,) in self.conn.execute(
@@ -160,14 +171,20 @@ class _Resolver:
     def resolve(
         self, doc_id: int, name: str, kind: str, caller_ord: int | None
     ) -> tuple[int | None, str, int]:
-        fits = _FITS.get(kind)
-        candidates = [
-            d for d in self.definitions.get(name, ()) if fits is None or d.kind in fits
-        ]
-        if not candidates:
+        defined = self.definitions.get(name)
+        if not defined:
             return None, "unresolved", 0
         if doc_id != self.doc_id:
             self._load(doc_id)
+        fits = _FITS.get(kind)
+        candidates = [
+            d
+            for d in defined
+            if d.family == self.family
+            and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
+        ]
+        if not candidates:
+            return None, "unresolved", 0
         local = [d for d in candidates if d.doc_id == doc_id]
         if local:
             return self._closest(local, caller_ord).id, "local", len(candidates)
@@ -228,7 +245,13 @@ def _has_file_extension(text: str) -> bool:
 
 
 def _within(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
-    """`module`'s parts appear as consecutive segments of a file path (without extension)."""
+    """The longest tail of `module`'s parts that appears as consecutive segments of a file
+    path (without extension) is there: `example.com/go/util` matches `go/util/strings`
+    (a module path's host and repository prefix are rarely directories of the checkout)."""
+    return any(_run_in(module[i:], segments) for i in range(len(module)))
+
+
+def _run_in(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
     n = len(module)
     if n == 0 or n > len(segments):
         return False
