@@ -5,8 +5,8 @@ tool `repo_map`; docs/repomap.md).
 Centrality is PageRank over the reference graph (`query/graph.py`): a symbol is central
 when central code uses it. Every reference is an edge from the symbol it sits in (or its
 file, at the top level) to its target; an `ambiguous` reference is spread evenly over
-the definitions of its name in that language; a member passes a share of its rank to
-its class. With a focus (a symbol name or a file), the random walk restarts at the
+the definitions of its name in that language, with a quarter of the weight; a member
+passes a share of its rank to its class. With a focus (a symbol name or a file), the random walk restarts at the
 focus most of the time (personalised PageRank), so the map shows the focus and what it
 leans on.
 
@@ -33,6 +33,9 @@ MAX_BUDGET = 100_000
 DAMPING = 0.85
 FOCUS_SHARE = 0.9  # of the restart probability, given to the focus
 MEMBER_WEIGHT = 0.5  # share of a member's out-weight that goes to its class
+# An ambiguous reference votes less than a resolved one: `x.get()` on a dict is not a vote
+# for every method named `get` in the repository.
+AMBIGUOUS_WEIGHT = 0.25
 ITERATIONS = 50
 SIGNATURE_CHARS = 200
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -92,14 +95,16 @@ def _rank(
         if doc_id not in file_node:
             continue  # a file outside the map's paths: its uses do not vote
         source = index_of_ord.get((doc_id, caller_ord), file_node[doc_id])
+        weight = float(count)
         if resolution == "ambiguous":
             targets = [index_of_id[s.id] for s in named.get((language_of[doc_id], name), ())]
+            weight *= AMBIGUOUS_WEIGHT
         else:
             target = index_of_id.get(target_id) if target_id is not None else None
             targets = [target] if target is not None else []
         for target in targets:
             if target != source:
-                edges[(source, target)] += count / len(targets)
+                edges[(source, target)] += weight / len(targets)
     parent_of = {}
     by_qualified = {(s.doc_id, s.qualified_name): i for i, s in enumerate(symbols)}
     for i, s in enumerate(symbols):
