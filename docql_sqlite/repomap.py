@@ -6,9 +6,9 @@ Centrality is PageRank over the reference graph (`query/graph.py`): a symbol is 
 when central code uses it. Every reference is an edge from the symbol it sits in (or its
 file, at the top level) to its target; an `ambiguous` reference is spread evenly over
 the definitions of its name in that language, with a quarter of the weight; a member
-passes a share of its rank to its class. With a focus (a symbol name or a file), the random walk restarts at the
-focus most of the time (personalised PageRank), so the map shows the focus and what it
-leans on.
+passes a share of its rank to its class. With a focus (a symbol name or a file), the
+random walk restarts at the focus most of the time (personalised PageRank), so the map
+shows the focus and what it leans on.
 
 The budget is counted in *tokens* as this module counts them (`count_tokens`: words and
 single punctuation marks, a stable unit close to what a model reads), and the map never
@@ -145,9 +145,7 @@ def _restart(
     if not focus:
         return uniform
     wanted = focus.replace("::", ".")
-    chosen = [
-        i for i, s in enumerate(symbols) if s.name == wanted or s.qualified_name == wanted
-    ]
+    chosen = [i for i, s in enumerate(symbols) if s.name == wanted or s.qualified_name == wanted]
     if not chosen:  # a file: its path, its end (`repomap.py`) or a glob
         docs = {
             s.doc_id

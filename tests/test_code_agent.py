@@ -19,15 +19,15 @@ from mcp_client import stdio_session, text  # noqa: E402
 import docql_sqlite  # noqa: E402
 from docql_sqlite.repomap import count_tokens  # noqa: E402
 
-SHAPES = '''class Shape:
+SHAPES = """class Shape:
     def area(self):
         return 0
 
 
 def make(kind):
     return Shape()
-'''
-APP = '''from shapes import make
+"""
+APP = """from shapes import make
 
 
 def main():
@@ -36,7 +36,7 @@ def main():
 
 def other():
     return make("c")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +57,8 @@ def test_every_caller_and_its_code_in_one_call(code_db: Path) -> None:
 
     reply = anyio.run(session)
     assert reply.count('"kind": "call"') == 3
-    assert "def main():\\n    return [make(\\\"a\\\"), make(\\\"b\\\")]" in reply
-    assert "def other():\\n    return make(\\\"c\\\")" in reply
+    assert 'def main():\\n    return [make(\\"a\\"), make(\\"b\\")]' in reply
+    assert 'def other():\\n    return make(\\"c\\")' in reply
     assert '"resolution": "import"' in reply and '"caller": "other"' in reply
 
 

@@ -10,15 +10,15 @@ import apsw
 import docql_sqlite
 from docql_sqlite import db as dbmod
 
-LIB = '''def helper():
+LIB = """def helper():
     return 1
-'''
-APP = '''from lib import helper
+"""
+APP = """from lib import helper
 
 
 def main():
     return helper() + helper()
-'''
+"""
 
 
 def _callers(db: Path, name: str) -> list[tuple[str, str, str | None]]:

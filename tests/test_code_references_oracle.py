@@ -26,9 +26,7 @@ def _sample() -> list[Path]:
     """40 modules of the running interpreter's standard library, spread over the
     alphabet, of moderate size (the suite stays fast)."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
-    files = sorted(
-        p for p in stdlib.glob("*.py") if 4_000 <= p.stat().st_size <= 60_000
-    )
+    files = sorted(p for p in stdlib.glob("*.py") if 4_000 <= p.stat().st_size <= 60_000)
     if len(files) < SAMPLE:
         pytest.skip("the standard library is not available as source here")
     step = len(files) / SAMPLE

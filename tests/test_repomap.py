@@ -17,15 +17,15 @@ from docql_sqlite.repomap import count_tokens
 
 CLI = Path(sys.executable).with_name("docql-sqlite")
 
-CORE = '''class Engine:
+CORE = """class Engine:
     def run(self, job):
         return job.execute()
 
 
 def make_engine():
     return Engine()
-'''
-JOBS = '''from core import Engine, make_engine
+"""
+JOBS = """from core import Engine, make_engine
 
 
 class Job:
@@ -43,7 +43,7 @@ def second():
 
 def lonely_helper():
     return 0
-'''
+"""
 
 
 @pytest.fixture(scope="module")

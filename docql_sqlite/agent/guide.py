@@ -24,8 +24,8 @@ Filters: == != < <= > >= ~= (contains) =~ /regex/i startsWith endsWith contains,
 Slices: [0], [-1], [0:10]; projection: $.toc[?(@.level==1)].title
 Tools: docql_query (DocQL), search (plain words or a typed document: lines lex:/vec:/hyde:/
 intent:), get (any location a result prints, e.g. path:12-40; a glob docs/**/*.md gives
-several documents), toc, context (a context pack for a question), repo_map (the central files and symbols
-of the code, within a token budget; focus="Name" centres it), status.
+several documents), toc, context (a context pack for a question), repo_map (the central
+files and symbols of the code, within a token budget; focus="Name" centres it), status.
 Every result carries a location (path:line-end_line) that `get` reads back."""
 
 

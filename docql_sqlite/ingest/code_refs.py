@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
 

@@ -239,9 +239,7 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
         line = start.start_point[0] + 1
         sig = code_text.signature(src, start.start_byte, d.node, d.body)
         if d.role == "scope":
-            out.append(
-                Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte)
-            )
+            out.append(Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte))
             continue
         if language in _DOCSTRING_LANGUAGES:
             doc = code_text.python_docstring(src, d.body)

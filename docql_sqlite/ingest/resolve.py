@@ -33,9 +33,9 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
-from ..db import Connection
-from ..text import fold
+from ..query.dialect import SQLITE, Dialect
 
 CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
@@ -53,7 +53,12 @@ _FAMILY = {"tsx": "typescript", "javascript": "typescript", "c": "cpp"}
 
 def _family(language: str | None) -> str:
     return _FAMILY.get(language or "", language or "")
-_BATCH = 20_000  # references read and updated per step: bounded memory on any index
+
+
+_BATCH = 20_000  # references updated per statement batch
+# The import rule looks at most this many candidates: a name defined in hundreds of files
+# (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
+IMPORT_SCAN_LIMIT = 64
 
 
 @dataclass(slots=True)
@@ -66,105 +71,98 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_references(conn: Connection) -> int:
-    """Resolve the pending references, in the caller's connection (one transaction).
-    Returns how many references were (re)resolved."""
-    with conn:
-        pending_docs = [
-            doc_id
-            for (doc_id,) in conn.execute(
-                "SELECT DISTINCT doc_id FROM refs WHERE resolution IS NULL"
-            )
-        ]
-        names = [name for (name,) in conn.execute("SELECT name FROM refs_pending")]
-        if not pending_docs and not names:
-            return 0
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.resolve_names")
-        conn.executemany(
-            "INSERT OR IGNORE INTO temp.resolve_names(name) VALUES (?)", [(n,) for n in names]
-        )
-        conn.execute(
-            "INSERT OR IGNORE INTO temp.resolve_names(name) "
-            "SELECT DISTINCT name FROM refs WHERE resolution IS NULL"
-        )
-        work = conn.execute(
-            "SELECT r.id, r.doc_id, r.name, r.kind, r.caller_ord FROM refs r "
-            "WHERE r.resolution IS NULL OR r.name IN (SELECT name FROM temp.resolve_names) "
-            "ORDER BY r.doc_id"
-        ).fetchall()
-        definitions = _definitions(conn)
-        resolver = _Resolver(conn, definitions)
-        updates = []
-        for ref_id, doc_id, name, kind, caller_ord in work:
-            target, resolution, count = resolver.resolve(doc_id, name, kind, caller_ord)
-            updates.append((target, resolution, count, ref_id))
-            if len(updates) >= _BATCH:
-                _update(conn, updates)
-                updates = []
-        _update(conn, updates)
-        conn.execute("DELETE FROM refs_pending")
-        conn.execute("DELETE FROM temp.resolve_names")
-        return len(work)
+def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
+    """Resolve the pending references; the caller holds the transaction. Plain SQL with
+    `?` markers spelled for the engine (`dialect.positional`), so the PostgreSQL writer
+    runs the same pass (pg/ingest.py). Returns how many references were (re)resolved."""
 
+    def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
 
-def _update(conn: Connection, rows: list[tuple[object, ...]]) -> None:
-    conn.executemany(
-        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE id = ?", rows
+    names = {name for (name,) in rows("SELECT name FROM refs_pending")}
+    work = rows(
+        "SELECT r.id, r.doc_id, r.name, r.kind, r.caller_ord FROM refs r "
+        "WHERE r.resolution IS NULL OR r.name IN (SELECT name FROM refs_pending) "
+        "ORDER BY r.doc_id"
     )
+    if not work and not names:
+        return 0
+    wanted = {name for _, _, name, _, _ in work}
+    resolver = _Resolver(rows, _definitions(rows, wanted))
+    update = dialect.positional(
+        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE id = ?"
+    )
+    for start in range(0, len(work), _BATCH):
+        batch = [
+            (*resolver.resolve(doc_id, name, kind, caller_ord), ref_id)
+            for ref_id, doc_id, name, kind, caller_ord in work[start : start + _BATCH]
+        ]
+        _many(conn, update, batch)
+    if names:
+        _many(
+            conn,
+            dialect.positional("DELETE FROM refs_pending WHERE name = ?"),
+            [(n,) for n in names],
+        )
+    return len(work)
 
 
-def _definitions(conn: Connection) -> dict[str, list[_Def]]:
-    """The symbols named like a reference to resolve, by name (exact)."""
+def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
+    if not params:
+        return
+    if hasattr(conn, "executemany"):  # apsw
+        conn.executemany(sql, params)
+    else:  # psycopg: a cursor's
+        with conn.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def _definitions(rows: Any, wanted: set[str]) -> dict[str, list[_Def]]:
+    """The symbols named like a reference to resolve, by name (exact). Read whole and
+    kept by name in Python: one scan of `symbols`, no temporary table, any engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
-    wanted = {name for (name,) in conn.execute("SELECT name FROM temp.resolve_names")}
-    folds = {fold(name) for name in wanted}  # symbols_name indexes the folded names
-    conn.execute("CREATE TEMP TABLE IF NOT EXISTS resolve_folds(f TEXT PRIMARY KEY)")
-    conn.execute("DELETE FROM temp.resolve_folds")
-    conn.executemany("INSERT INTO temp.resolve_folds(f) VALUES (?)", [(f,) for f in folds])
-    for sid, doc_id, name, kind, parent, language, path in conn.execute(
+    for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
-        "JOIN documents d ON d.id = y.doc_id "
-        "WHERE y.name_fold IN (SELECT f FROM temp.resolve_folds) ORDER BY y.doc_id, y.ord"
+        "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
     ):
         if name in wanted:
             stem = posixpath.splitext(path)[0]
             by_name[name].append(
                 _Def(sid, doc_id, kind, parent or "", _family(language), tuple(stem.split("/")))
             )
-    conn.execute("DELETE FROM temp.resolve_folds")
     return by_name
 
 
 class _Resolver:
     """Resolves references file by file (the work comes ordered by document)."""
 
-    def __init__(self, conn: Connection, definitions: dict[str, list[_Def]]) -> None:
-        self.conn = conn
+    def __init__(self, rows: Any, definitions: dict[str, list[_Def]]) -> None:
+        self.rows = rows
         self.definitions = definitions
         self.doc_id = -1
         self.callers: dict[int, str] = {}
         self.modules: list[tuple[str, ...]] = []
         self.family = ""
+        # Per (name, kind group, family): the fitting candidates, and them by document.
+        self.fitting: dict[tuple[str, str, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        self.imported_doc: dict[int, bool] = {}  # per document of a candidate, for this file
 
     def _load(self, doc_id: int) -> None:
         self.doc_id = doc_id
+        self.imported_doc = {}
         self.callers = {
             ord_: qualified
-            for ord_, qualified in self.conn.execute(
+            for ord_, qualified in self.rows(
                 "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (doc_id,)
             )
         }
-        row = self.conn.execute(
-            "SELECT path, language FROM documents WHERE id = ?", (doc_id,)
-        ).fetchone()
+        found = self.rows("SELECT path, language FROM documents WHERE id = ?", (doc_id,))
+        row = found[0] if found else None
         directory = posixpath.dirname(row[0]) if row else ""
         self.family = _family(row[1]) if row else ""
         self.modules = [
             segments
-            for (module,) in self.conn.execute(
-                "SELECT module FROM imports WHERE doc_id = ?", (doc_id,)
-            )
+            for (module,) in self.rows("SELECT module FROM imports WHERE doc_id = ?", (doc_id,))
             if (segments := module_segments(module, directory))
         ]
 
@@ -176,24 +174,45 @@ class _Resolver:
             return None, "unresolved", 0
         if doc_id != self.doc_id:
             self._load(doc_id)
-        fits = _FITS.get(kind)
-        candidates = [
-            d
-            for d in defined
-            if d.family == self.family
-            and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
-        ]
+        candidates, by_doc = self._fitting(name, kind, defined)
         if not candidates:
             return None, "unresolved", 0
-        local = [d for d in candidates if d.doc_id == doc_id]
+        local = by_doc.get(doc_id)
         if local:
             return self._closest(local, caller_ord).id, "local", len(candidates)
-        imported = [d for d in candidates if any(_within(m, d.segments) for m in self.modules)]
-        if len(imported) == 1:
-            return imported[0].id, "import", len(candidates)
+        if self.modules and len(candidates) <= IMPORT_SCAN_LIMIT:
+            imported = [d for d in candidates if self._imports(d)]
+            if len(imported) == 1:
+                return imported[0].id, "import", len(candidates)
         if len(candidates) == 1:
             return candidates[0].id, "unique", 1
         return None, "ambiguous", len(candidates)
+
+    def _fitting(
+        self, name: str, kind: str, defined: list[_Def]
+    ) -> tuple[list[_Def], dict[int, list[_Def]]]:
+        key = (name, kind if kind in _FITS else "", self.family)
+        found = self.fitting.get(key)
+        if found is None:
+            fits = _FITS.get(kind)
+            candidates = [
+                d
+                for d in defined
+                if d.family == self.family
+                and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
+            ]
+            by_doc: dict[int, list[_Def]] = defaultdict(list)
+            for d in candidates:
+                by_doc[d.doc_id].append(d)
+            found = self.fitting[key] = (candidates, dict(by_doc))
+        return found
+
+    def _imports(self, d: _Def) -> bool:
+        """`d`'s file is one this file imports (cached per file while resolving this one)."""
+        known = self.imported_doc.get(d.doc_id)
+        if known is None:
+            known = self.imported_doc[d.doc_id] = any(_within(m, d.segments) for m in self.modules)
+        return known
 
     def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
         if len(local) == 1 or caller_ord is None:

@@ -214,7 +214,8 @@ def index_paths(
             _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
         # After every write of the run: a changed file can change what references in
         # unchanged files resolve to (resolve.py).
-        resolve_references(conn)
+        with conn:
+            resolve_references(conn)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))

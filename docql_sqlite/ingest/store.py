@@ -407,8 +407,7 @@ def _insert_references(conn: Connection, doc_id: int, doc: Document) -> None:
         ],
     )
     conn.executemany(
-        "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO imports(doc_id, ord, module, names, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
         [
             (doc_id, i, m.module, _json(m.names), m.line, m.end_line)
             for i, m in enumerate(doc.imports)

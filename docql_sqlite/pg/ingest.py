@@ -22,6 +22,7 @@ from ..errors import DatabaseError, DocQLError, IngestError
 from ..ingest.parse import ParseTask, Skipped, Unchanged, parse_task
 from ..ingest.paths import shown
 from ..ingest.read import SKIP_EMPTY
+from ..ingest.resolve import resolve_references
 from ..ingest.run import (
     IngestReport,
     ParseFailure,
@@ -36,6 +37,7 @@ from ..ingest.store import Parsed
 from ..ingest.walk import FoundFile
 from ..ingest.workers import run_tasks
 from ..options import EmbedOptions, IngestOptions
+from ..query.dialect import POSTGRES
 from . import connect as pg
 from . import embed as pg_embed
 from . import store
@@ -83,6 +85,11 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
                 with conn.transaction():
                     store.lock_uri(conn, uri)
                     store.clear_problems(conn, uri)
+        # One resolution pass at a time (writers on many machines share the queue): the
+        # same pass as a file's (ingest/resolve.py), spelled for PostgreSQL.
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, 1)", (store.SETUP_LOCK,))
+            resolve_references(conn, POSTGRES)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))

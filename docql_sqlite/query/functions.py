@@ -103,7 +103,8 @@ CODE_FUNCTIONS = {
             "references",
             ("name",),
             1,
-            "every use of name: calls, type uses, inheritance, imports ('A.f': those resolved to A.f)",
+            "every use of name: calls, type uses, inheritance, imports "
+            "('A.f': the uses resolved to A.f)",
         ),
         Function(
             "callers",
@@ -111,7 +112,9 @@ CODE_FUNCTIONS = {
             1,
             "the call sites of name, each with its caller (the enclosing symbol) and its source",
         ),
-        Function("callees", ("name",), 1, "the calls made directly inside the functions named name"),
+        Function(
+            "callees", ("name",), 1, "the calls made directly inside the functions named name"
+        ),
         Function(
             "importers",
             ("module",),
@@ -344,7 +347,6 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         return Source(
             item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where, dialect=dialect)
         )
-
 
     def _code_name(self, call: Call) -> str:
         name = self.text_arg(call).strip()
