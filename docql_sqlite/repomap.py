@@ -82,7 +82,9 @@ def _rank(
 ) -> np.ndarray:
     n = len(symbols)
     index_of_id = {s.id: i for i, s in enumerate(symbols)}
-    index_of_ord = {(s.doc_id, s.ord): i for i, s in enumerate(symbols)}
+    index_of_ord: dict[tuple[int, int | None], int] = {
+        (s.doc_id, s.ord): i for i, s in enumerate(symbols)
+    }
     docs = sorted({s.doc_id for s in symbols})
     file_node = {doc_id: n + i for i, doc_id in enumerate(docs)}
     size = n + len(docs)

@@ -45,8 +45,8 @@ def symbols(conn: Any, dialect: Dialect = SQLITE) -> list[GraphSymbol]:
 
 def reference_counts(
     conn: Any, dialect: Dialect = SQLITE
-) -> list[tuple[int, int | None, str, str, int | None, str]]:
-    """(doc_id, caller_ord, name, kind, target_id, resolution) with how many times, grouped:
+) -> list[tuple[int, int | None, str, str, int | None, str, int]]:
+    """(doc_id, caller_ord, name, kind, target_id, resolution, how many times), grouped:
     one row per distinct edge, not per reference."""
     sql = (
         "SELECT r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution, count(*) "
