@@ -4,10 +4,10 @@
 -- Code documents built with older content rules are re-parsed by the next `index` run,
 -- which fills these tables.
 
--- One row per identifier used, in source order (ord). `line`, `end_line` and `col`
+-- One row per identifier used, in source order (ord; the key with doc_id, which is also
+-- what `callees` seeks: a document's references by caller). `line`, `end_line` and `col`
 -- (1-based, characters) are the identifier's own position.
 CREATE TABLE IF NOT EXISTS refs (
-  id          INTEGER PRIMARY KEY,
   doc_id      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
   ord         INTEGER NOT NULL,
   name        TEXT NOT NULL,        -- as written: the last part of `a.b.name`
@@ -18,26 +18,24 @@ CREATE TABLE IF NOT EXISTS refs (
   col         INTEGER NOT NULL,
   target_id   INTEGER,              -- symbols.id of the definition, when resolved
   resolution  TEXT,                 -- local | import | unique | ambiguous | unresolved; NULL until resolved
-  candidates  INTEGER               -- definitions of that name (and a fitting kind) in the index
-);
-CREATE INDEX IF NOT EXISTS refs_doc_caller ON refs(doc_id, caller_ord);
+  candidates  INTEGER,              -- definitions of that name (and a fitting kind) in the index
+  PRIMARY KEY (doc_id, ord)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS refs_name ON refs(name, kind);
-CREATE INDEX IF NOT EXISTS refs_target ON refs(target_id);
 CREATE INDEX IF NOT EXISTS refs_unresolved ON refs(doc_id) WHERE resolution IS NULL;
 
 -- One row per module imported, as written (`os.path`, `"net/http"`, `std::io`, `<stdio.h>`
 -- without its quotes or brackets); `names` is a JSON array of the names imported from it
 -- (`["*"]` for a wildcard; `[]` when the module itself is imported).
 CREATE TABLE IF NOT EXISTS imports (
-  id        INTEGER PRIMARY KEY,
   doc_id    INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
   ord       INTEGER NOT NULL,
   module    TEXT NOT NULL,
   names     TEXT NOT NULL,
   line      INTEGER NOT NULL,
-  end_line  INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS imports_doc ON imports(doc_id, ord);
+  end_line  INTEGER NOT NULL,
+  PRIMARY KEY (doc_id, ord)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS imports_module ON imports(module);
 
 -- Names whose definitions changed since references were last resolved: the writer adds

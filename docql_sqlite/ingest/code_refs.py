@@ -78,7 +78,7 @@ def extract_references(
         key = (name_node.start_byte, name_node.end_byte)
         if key in claimed or name_node.start_byte in definition_names:
             continue
-        if kind == "type" and _is_own_name(name_node):
+        if kind == "type" and (_is_own_name(name_node) or _predeclared(language, name_node)):
             continue
         claimed.add(key)
         found.append((name_node.start_byte, kind, name_node))
@@ -130,6 +130,21 @@ def _line_range(node: Node) -> tuple[int, int]:
     return node.start_point[0] + 1, end_row + 1
 
 
+# Type names a language predeclares: never defined in an index, and in Go and C# the most
+# frequent type uses by far (a third of Go's), so they are not recorded.
+_PREDECLARED_TYPES = {
+    "go": frozenset(
+        "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 "
+        "rune string uint uint8 uint16 uint32 uint64 uintptr any comparable".split()
+    ),
+}
+
+
+def _predeclared(language: str, node: Node) -> bool:
+    names = _PREDECLARED_TYPES.get(language)
+    return names is not None and (node.text or b"").decode() in names
+
+
 def _is_own_name(node: Node) -> bool:
     """`node` names the declaration it sits in (`type_spec name:`, C's typedef name)."""
     parent = node.parent
@@ -172,10 +187,11 @@ class _Lines:
 
     def __init__(self, src: bytes) -> None:
         self.src = src
+        self.ascii = src.isascii()  # once: per reference it made extraction quadratic
         self.starts: list[int] | None = None
 
     def column(self, row: int, byte_column: int) -> int:
-        if byte_column == 0 or self.src.isascii():
+        if byte_column == 0 or self.ascii:
             return byte_column + 1
         if self.starts is None:
             self.starts = [0]

@@ -79,31 +79,44 @@ def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
 
-    names = {name for (name,) in rows("SELECT name FROM refs_pending")}
-    work = rows(
-        "SELECT r.id, r.doc_id, r.name, r.kind, r.caller_ord FROM refs r "
-        "WHERE r.resolution IS NULL OR r.name IN (SELECT name FROM refs_pending) "
-        "ORDER BY r.doc_id"
+    # Take the queue first: a concurrent writer (PostgreSQL) that queues a name again
+    # after this point adds a row that its own pass, which runs after its writes, reads.
+    names = {name for (name,) in rows("DELETE FROM refs_pending RETURNING name")}
+    if names:
+        conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
+        conn.execute(dialect.positional("DELETE FROM resolve_names"))
+        _many(
+            conn,
+            dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
+            [(n,) for n in names],
+        )
+    # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
+    # reads the whole table.
+    work = sorted(
+        set(
+            rows(
+                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+                "WHERE r.resolution IS NULL"
+            )
+            + rows(
+                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+                "WHERE r.name IN (SELECT name FROM resolve_names)"
+            )
+        )
     )
     if not work and not names:
         return 0
     wanted = {name for _, _, name, _, _ in work}
     resolver = _Resolver(rows, _definitions(rows, wanted))
     update = dialect.positional(
-        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE id = ?"
+        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
     for start in range(0, len(work), _BATCH):
         batch = [
-            (*resolver.resolve(doc_id, name, kind, caller_ord), ref_id)
-            for ref_id, doc_id, name, kind, caller_ord in work[start : start + _BATCH]
+            (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
+            for doc_id, ord_, name, kind, caller_ord in work[start : start + _BATCH]
         ]
         _many(conn, update, batch)
-    if names:
-        _many(
-            conn,
-            dialect.positional("DELETE FROM refs_pending WHERE name = ?"),
-            [(n,) for n in names],
-        )
     return len(work)
 
 
@@ -119,7 +132,7 @@ def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
 
 def _definitions(rows: Any, wanted: set[str]) -> dict[str, list[_Def]]:
     """The symbols named like a reference to resolve, by name (exact). Read whole and
-    kept by name in Python: one scan of `symbols`, no temporary table, any engine."""
+    kept by name in Python: one scan of `symbols`, on any engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
     for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "

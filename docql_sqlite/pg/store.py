@@ -44,8 +44,6 @@ SEQUENCE_TABLES = (
     "tables",
     "entities",
     "symbols",
-    "refs",
-    "imports",
     "ingest_errors",
 )
 # Dependent rows of a document, deleted before its new rows are written (chunks first:
@@ -372,7 +370,6 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column)
             for i, r in enumerate(doc.references)
         ],
-        sequence=True,
     )
     _insert_rows(
         conn,
@@ -382,7 +379,6 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
             (doc_id, i, m.module, _json(m.names), m.line, m.end_line)
             for i, m in enumerate(doc.imports)
         ],
-        sequence=True,
     )
     if doc.symbols:
         _queue_resolution(conn, "SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))

@@ -10,6 +10,4 @@ CREATE SEQUENCE IF NOT EXISTS codeblocks_id_seq OWNED BY codeblocks.id;
 CREATE SEQUENCE IF NOT EXISTS tables_id_seq OWNED BY tables.id;
 CREATE SEQUENCE IF NOT EXISTS entities_id_seq OWNED BY entities.id;
 CREATE SEQUENCE IF NOT EXISTS symbols_id_seq OWNED BY symbols.id;
-CREATE SEQUENCE IF NOT EXISTS refs_id_seq OWNED BY refs.id;
-CREATE SEQUENCE IF NOT EXISTS imports_id_seq OWNED BY imports.id;
 CREATE SEQUENCE IF NOT EXISTS ingest_errors_id_seq OWNED BY ingest_errors.id;
