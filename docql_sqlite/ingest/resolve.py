@@ -72,24 +72,39 @@ class _Def:
 
 
 def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
-    """Resolve the pending references; the caller holds the transaction. Plain SQL with
-    `?` markers spelled for the engine (`dialect.positional`), so the PostgreSQL writer
-    runs the same pass (pg/ingest.py). Returns how many references were (re)resolved."""
+    """Take the queue and resolve, in the caller's transaction (the file's one writer)."""
+    return resolve_pending(conn, take_pending(conn, dialect), dialect)
+
+
+def take_pending(conn: Any, dialect: Dialect = SQLITE) -> set[str]:
+    """Empty the queue of names and return them. The PostgreSQL writer commits this on its
+    own, before resolving: a writer that queues a name again after this point adds a row
+    that its own pass (which runs after its writes) reads, and never waits on this one."""
+    sql = dialect.positional("DELETE FROM refs_pending RETURNING name")
+    return {name for (name,) in conn.execute(sql).fetchall()}
+
+
+def requeue(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> None:
+    """Put names back (a pass that failed after `take_pending`)."""
+    insert = "INSERT INTO refs_pending(name) VALUES (?) ON CONFLICT DO NOTHING"
+    _many(conn, dialect.positional(insert), [(n,) for n in sorted(names)])
+
+
+def resolve_pending(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> int:
+    """Resolve the new references and those to `names`; the caller holds the transaction.
+    Plain SQL with `?` markers spelled for the engine (`dialect.positional`), so the
+    PostgreSQL writer runs the same pass. Returns how many references were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
 
-    # Take the queue first: a concurrent writer (PostgreSQL) that queues a name again
-    # after this point adds a row that its own pass, which runs after its writes, reads.
-    names = {name for (name,) in rows("DELETE FROM refs_pending RETURNING name")}
-    if names:
-        conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
-        conn.execute(dialect.positional("DELETE FROM resolve_names"))
-        _many(
-            conn,
-            dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
-            [(n,) for n in names],
-        )
+    conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
+    conn.execute(dialect.positional("DELETE FROM resolve_names"))
+    _many(
+        conn,
+        dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
+        [(n,) for n in names],
+    )
     # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
     # reads the whole table.
     work = sorted(

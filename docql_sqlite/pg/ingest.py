@@ -22,7 +22,7 @@ from ..errors import DatabaseError, DocQLError, IngestError
 from ..ingest.parse import ParseTask, Skipped, Unchanged, parse_task
 from ..ingest.paths import shown
 from ..ingest.read import SKIP_EMPTY
-from ..ingest.resolve import resolve_references
+from ..ingest.resolve import requeue, resolve_pending, take_pending
 from ..ingest.run import (
     IngestReport,
     ParseFailure,
@@ -85,11 +85,7 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
                 with conn.transaction():
                     store.lock_uri(conn, uri)
                     store.clear_problems(conn, uri)
-        # One resolution pass at a time (writers on many machines share the queue): the
-        # same pass as a file's (ingest/resolve.py), spelled for PostgreSQL.
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s, 1)", (store.SETUP_LOCK,))
-            resolve_references(conn, POSTGRES)
+        _resolve(conn)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))
@@ -105,6 +101,25 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
     _keep_vectors_current(url, options, report)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _resolve(conn: psycopg.Connection) -> None:
+    """The resolution pass of ingest/resolve.py, one writer at a time (a session lock):
+    the queue is taken and committed first, so writers still writing never wait on the
+    pass's locks (the pass resolves; they only queue)."""
+    conn.execute("SELECT pg_advisory_lock(%s, 1)", (store.SETUP_LOCK,))
+    try:
+        with conn.transaction():
+            names = take_pending(conn, POSTGRES)
+        try:
+            with conn.transaction():
+                resolve_pending(conn, names, POSTGRES)
+        except BaseException:
+            with conn.transaction():
+                requeue(conn, names, POSTGRES)
+            raise
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s, 1)", (store.SETUP_LOCK,))
 
 
 def _run(

@@ -135,8 +135,10 @@ def delete_document(conn: psycopg.Connection, uri: str) -> None:
 def _queue_resolution(conn: psycopg.Connection, names_sql: str, params: tuple[Any, ...]) -> None:
     """The names a document defines, queued for the resolution pass (ingest/resolve.py)."""
     conn.execute(
+        # In name order: two writers queueing the same names lock them in one order
+        # (no deadlock between their transactions).
         f"INSERT INTO refs_pending(name) SELECT DISTINCT n.name FROM ({names_sql}) n "
-        "ON CONFLICT DO NOTHING".encode(),
+        "ORDER BY n.name ON CONFLICT DO NOTHING".encode(),
         params,
     )
 
