@@ -30,7 +30,7 @@ from .errors import (
 if TYPE_CHECKING:  # pathlib is imported where a schema file is read (the writer)
     from pathlib import Path
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.

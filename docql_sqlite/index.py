@@ -441,6 +441,21 @@ class Index:
         with self.snapshot():
             return context_pack.context(self, question, opts)
 
+    def repo_map(
+        self,
+        paths: list[str] | tuple[str, ...] | str = (),
+        budget: int = 1024,
+        focus: str | None = None,
+    ) -> dict[str, Any]:
+        """The most central files and symbols of the indexed code with their signatures,
+        within `budget` tokens, optionally personalised by a `focus` symbol or file
+        (docs/repomap.md): `text` to read, and the `symbols` it lists."""
+        from .repomap import build_map
+
+        globs = (paths,) if isinstance(paths, str) else tuple(paths)
+        with self.snapshot():
+            return build_map(self.conn, self.dialect, globs, budget, focus or None)
+
     # -- writing (own connection: the one writer) -------------------------------------
     def index(
         self, paths: list[str], options: IngestOptions | None = None, **overrides: Any

@@ -86,6 +86,29 @@ class Symbol:
 
 
 @dataclass(slots=True)
+class Reference:
+    """An identifier used in code: a call, a type use, an import or an inheritance."""
+
+    name: str  # the identifier as written (the last part of `a.b.name`)
+    kind: str  # call | type | import | inherit
+    line: int  # of the identifier itself, 1-based
+    end_line: int
+    column: int  # 1-based, in characters
+    caller: str | None = None  # qualified name of the innermost enclosing symbol
+    caller_ord: int | None = None  # that symbol's position in `Document.symbols`
+
+
+@dataclass(slots=True)
+class Import:
+    """One imported module (or header, package, crate path) as the file writes it."""
+
+    module: str
+    names: list[str]  # the names imported from it ("*" for a wildcard); [] for the module
+    line: int
+    end_line: int
+
+
+@dataclass(slots=True)
 class Document:
     """A parsed document, in the shape every format shares.
 
@@ -104,6 +127,8 @@ class Document:
     tables: list[Table] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
     symbols: list[Symbol] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)  # code only
+    imports: list[Import] = field(default_factory=list)  # code only
     # PDF: the first line of each page, in page order (page 1 starts at page_lines[0])
     page_lines: list[int] | None = None
     # lines where a new chunk must start (code: symbol starts and the line after their ends)

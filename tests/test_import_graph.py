@@ -150,6 +150,7 @@ SQL_HOMES = (
     "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
     "docql_sqlite.ingest.embed",  # the writer: vectors
     "docql_sqlite.ingest.run",  # the writer: run bookkeeping
+    "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
     "docql_sqlite.pg",  # the PostgreSQL engine: driver glue, migrations, copy (docs/scale-out.md)
 )
 SQL_TEXT = re.compile(

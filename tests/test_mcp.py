@@ -41,6 +41,7 @@ TOOLS = {
     "get": {"path", "from", "count"},
     "toc": {"path", "offset"},
     "context": {"question", "budget"},
+    "repo_map": {"paths", "budget", "focus"},
     "status": set(),
 }
 

@@ -15,13 +15,17 @@ DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
   $.content.codeblock  $.content.table  $.content.page(3)   (page: PDFs)
   $.code.class("Name")       a class with its full source; also function(), method(),
                              query("kw"), and the lists classes, functions, methods, symbols
+  $.code.callers("f")        every call site of f with its caller and the caller's source;
+                             callees("f") what f calls, references("T") every use of T,
+                             imports, importers("os"); each says how its target was resolved
   $.entities[?(@.type=="API")]   terms, APIs, class entities found in documents
   $.files[?(@.extension=="md")]  documents; scope any root: $.files[?(@.path~="zh/")].toc
 Filters: == != < <= > >= ~= (contains) =~ /regex/i startsWith endsWith contains, && || !
 Slices: [0], [-1], [0:10]; projection: $.toc[?(@.level==1)].title
 Tools: docql_query (DocQL), search (plain words or a typed document: lines lex:/vec:/hyde:/
 intent:), get (any location a result prints, e.g. path:12-40; a glob docs/**/*.md gives
-several documents), toc, context (a context pack for a question), status.
+several documents), toc, context (a context pack for a question), repo_map (the central
+files and symbols of the code, within a token budget; focus="Name" centres it), status.
 Every result carries a location (path:line-end_line) that `get` reads back."""
 
 
@@ -58,7 +62,12 @@ Work from the outline down, and cite locations:
        vec: a question in your own words
 4. Read around a hit with `get` at the location it printed (`path:120-160`, or `path` with
    `from`/`count`).
-5. For a whole answer at once, `context` with the question builds a pack of the best
+5. Code: start an unknown repository with `repo_map`; "who calls X and how" is one query,
+   `$.code.callers("X")` (each call site, its `caller` and the caller's `source`); then
+   `$.code.callees("X")`, `$.code.references("Type")[?(@.kind=="inherit")]`,
+   `$.code.importers("pkg.mod")`. `resolution` says how sure a link is: local, import,
+   unique, or ambiguous/unresolved (then `target` is null).
+6. For a whole answer at once, `context` with the question builds a pack of the best
    passages within a character budget, each labelled with its location.
 
 DocQL errors come back with a caret under the problem and a hint; fix the query and call

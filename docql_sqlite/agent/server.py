@@ -37,7 +37,7 @@ from pydantic import Field
 from ..errors import DocQLError
 from ..version import __version__
 from . import guide
-from .tools import MAX_BUDGET, MAX_QUERY_LIMIT, MAX_SEARCH_LIMIT, Reply, Tools
+from .tools import MAX_BUDGET, MAX_MAP_BUDGET, MAX_QUERY_LIMIT, MAX_SEARCH_LIMIT, Reply, Tools
 
 RESOURCE_PAGE = 100  # documents per resources/list page
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
@@ -188,6 +188,22 @@ def build(tools: Tools) -> DocQLServer:
         """A context pack for answering `question`: the best passages within `budget`
         characters, each labelled with its location."""
         return result(tools.context(question, budget))
+
+    @app.tool(name="repo_map", annotations=READ_ONLY)
+    def repo_map(
+        paths: Annotated[
+            list[str] | None, Field(description="Directories or globs to map (default: all)")
+        ] = None,
+        budget: Annotated[
+            int, Field(ge=1, description=f"Tokens of map (at most {MAX_MAP_BUDGET})")
+        ] = 1024,
+        focus: Annotated[
+            str | None, Field(description="A symbol name or file to centre the map on")
+        ] = None,
+    ) -> CallToolResult:
+        """The repository map: the most central files and symbols of the indexed code
+        (ranked by how the code references them), each with its signature and line."""
+        return result(tools.repo_map(paths, budget, focus))
 
     @app.tool(name="status", annotations=READ_ONLY)
     async def status() -> CallToolResult:

@@ -29,6 +29,7 @@ HIT_CAP = 2_000  # characters of passage text per search hit
 MAX_QUERY_LIMIT = 10_000
 MAX_SEARCH_LIMIT = 100
 MAX_BUDGET = CHAR_CAP  # a context pack is one reply
+MAX_MAP_BUDGET = CHAR_CAP // 4  # repo_map tokens: a map is one reply
 MANY_BYTES = 50_000  # the byte cap of a glob `get`
 # "0" runs each search on one thread (no sidecar connection): for comparing, or for a
 # machine with one core.
@@ -282,6 +283,19 @@ class Tools:
             if not pack["text"].strip():
                 return Reply(f"nothing in the index answers {question!r}; try search")
             return Reply(pack["text"])
+
+        return self.call(body)
+
+    def repo_map(
+        self, paths: list[str] | None = None, budget: int = 1024, focus: str | None = None
+    ) -> Reply:
+        """The repository map (`Index.repo_map`): central files and symbols, signatures."""
+        budget = clamp(budget, 1, MAX_MAP_BUDGET, 1024) or 1024
+
+        def body(idx: Index) -> Reply:
+            result = idx.repo_map(paths or [], budget=budget, focus=focus or None)
+            head = f"{result['tokens']} of {budget} tokens; {result['left_out']} symbols left out"
+            return Reply(f"{result['text']}({head}; read a symbol with get path:line)")
 
         return self.call(body)
 

@@ -40,6 +40,12 @@ def _copy() -> ModuleType:
     return copy
 
 
+def _mapping() -> ModuleType:
+    from . import mapping
+
+    return mapping
+
+
 def _mcp() -> ModuleType:
     from . import mcp
 
@@ -58,6 +64,7 @@ COMMANDS: dict[str, tuple[Callable[[], ModuleType], str]] = {
     "search": (_searching, "search_command"),
     "embed": (_searching, "embed_command"),
     "context": (_searching, "context_command"),
+    "map": (_mapping, "map_command"),
     "serve": (_serve, "serve_command"),
     "copy": (_copy, "copy_command"),
     "mcp": (_mcp, "mcp_command"),

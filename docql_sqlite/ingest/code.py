@@ -12,6 +12,8 @@ Owns decoding source bytes, parsing with tree-sitter, and shaping the symbols fo
   extents are exact.
 - `entities`: ClassEntity / FunctionEntity / ConstructorEntity, named by qualified
   name, with the signature and the docstring's first sentence as definition.
+- `references` and `imports`: what the file uses (calls, type uses, inheritance,
+  imports), each with its enclosing symbol (`code_refs`).
 - `chunk_breaks`: every outline entry's first line and the line after its last, so
   chunks split at symbol boundaries.
 
@@ -28,6 +30,7 @@ import posixpath
 from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest.code_refs import extract_references
 from docql_sqlite.ingest.code_symbols import CLASS_KINDS, Outlined, extract_outline, has_query
 from docql_sqlite.ingest.code_text import first_sentence
 from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
@@ -78,6 +81,9 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
         language=language,
     )
     _fill(document, outline, line_count)
+    document.references, document.imports = extract_references(
+        tree.root_node, src, language, outline
+    )
     if tree.root_node.has_error:
         document.warnings.append(_syntax_warning(error_lines(tree.root_node)))
     return document

@@ -61,6 +61,11 @@ class Outlined:
     line: int
     end_line: int
     symbol: Symbol | None  # None for scopes (Rust impl blocks)
+    # Byte extent of the symbol's node and of its name: references use them to find their
+    # enclosing symbol, and to leave out a definition's own name.
+    start_byte: int = 0
+    end_byte: int = 0
+    name_byte: int = -1
 
 
 @dataclass(slots=True)
@@ -73,6 +78,7 @@ class _Def:
     body: Node | None
     end_byte: int
     end_line: int
+    name_byte: int = -1
     parent: _Def | None = None
     owner: str = ""  # qualified name of the enclosing symbol or receiver type
     qualified: str = ""
@@ -172,7 +178,8 @@ def _collect(compiled: _CompiledQuery, root: Node, src: bytes, line_count: int) 
             end_byte, end_line = len(src), max(line_count, node.start_point[0] + 1)
         else:
             end_byte, end_line = node.end_byte, code_text.last_code_row(node) + 1
-        defs.append(_Def(node, role, kind, name, scope, body, end_byte, end_line))
+        name_byte = name_node.start_byte if name_node is not None else -1
+        defs.append(_Def(node, role, kind, name, scope, body, end_byte, end_line, name_byte))
     defs.sort(key=lambda d: (d.node.start_byte, -d.end_byte))
     return defs
 
@@ -232,7 +239,7 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
         line = start.start_point[0] + 1
         sig = code_text.signature(src, start.start_byte, d.node, d.body)
         if d.role == "scope":
-            out.append(Outlined(sig, depth, line, d.end_line, None))
+            out.append(Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte))
             continue
         if language in _DOCSTRING_LANGUAGES:
             doc = code_text.python_docstring(src, d.body)
@@ -249,5 +256,16 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
             docstring=doc,
             parent=d.owner or None,
         )
-        out.append(Outlined(d.name, depth, line, symbol.end_line, symbol))
+        out.append(
+            Outlined(
+                d.name,
+                depth,
+                line,
+                symbol.end_line,
+                symbol,
+                d.node.start_byte,
+                d.end_byte,
+                d.name_byte,
+            )
+        )
     return out

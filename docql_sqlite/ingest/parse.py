@@ -18,7 +18,8 @@ from .store import Parsed, add_tsvectors, for_writer, prepare
 # (`documents.content_rules`), as it does for another --chunk-chars. 2: a heading and the
 # HTML comments after it come with the section's first block; a PDF's printed contents
 # pages are front matter; printed chapter numbers are the section numbers.
-CONTENT_RULES: dict[str, int] = {"code": 1}
+# code 2: references and imports (issue 23).
+CONTENT_RULES: dict[str, int] = {"code": 2}
 DEFAULT_CONTENT_RULES = 2
 
 

@@ -47,6 +47,7 @@ from .parse import (
 )
 from .paths import raw_bytes, shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
+from .resolve import resolve_references
 from .store import (
     FtsWrites,
     Parsed,
@@ -211,6 +212,10 @@ def index_paths(
             unlisted = [item.path for item in found if item.error is not None]
             unfollowed = [item.path for item in found if item.skipped is not None]
             _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
+        # After every write of the run: a changed file can change what references in
+        # unchanged files resolve to (resolve.py).
+        with conn:
+            resolve_references(conn)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))

@@ -172,6 +172,7 @@ def _fts(conn: Connection, fts: FtsWrites | None, statement: str, rows: list[Any
 
 def delete_document(conn: Connection, doc_id: int, fts: FtsWrites | None = None) -> None:
     _delete_fts(conn, doc_id, fts)
+    queue_resolution(conn, doc_id)
     conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
 
@@ -388,6 +389,40 @@ def _insert_extras(conn: Connection, doc_id: int, parsed: Parsed) -> None:
             )
             for i, s in enumerate(doc.symbols)
         ],
+    )
+    _insert_references(conn, doc_id, doc)
+
+
+def _insert_references(conn: Connection, doc_id: int, doc: Document) -> None:
+    """A code file's references (unresolved until the run's resolution pass) and imports;
+    the names it defines are queued so that references to them elsewhere are resolved again."""
+    if not (doc.references or doc.imports or doc.symbols):
+        return
+    conn.executemany(
+        "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column)
+            for i, r in enumerate(doc.references)
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO imports(doc_id, ord, module, names, line, end_line) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (doc_id, i, m.module, _json(m.names), m.line, m.end_line)
+            for i, m in enumerate(doc.imports)
+        ],
+    )
+    queue_resolution(conn, doc_id)
+
+
+def queue_resolution(conn: Connection, doc_id: int) -> None:
+    """Queue the names `doc_id` defines (before a delete, after an insert): references to
+    them anywhere may now resolve differently (`resolve.py`)."""
+    conn.execute(
+        "INSERT OR IGNORE INTO refs_pending(name) SELECT DISTINCT name FROM symbols "
+        "WHERE doc_id = ?",
+        (doc_id,),
     )
 
 

@@ -38,6 +38,9 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("frontmatter", "doc_id"),
     ("entities", "id"),
     ("symbols", "id"),
+    ("refs", "doc_id, ord"),
+    ("imports", "doc_id, ord"),
+    ("refs_pending", "name"),
     ("ingest_errors", "id"),
     ("chunk_vectors", "chunk_id"),
 )

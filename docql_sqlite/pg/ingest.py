@@ -22,6 +22,7 @@ from ..errors import DatabaseError, DocQLError, IngestError
 from ..ingest.parse import ParseTask, Skipped, Unchanged, parse_task
 from ..ingest.paths import shown
 from ..ingest.read import SKIP_EMPTY
+from ..ingest.resolve import requeue, resolve_pending, take_pending
 from ..ingest.run import (
     IngestReport,
     ParseFailure,
@@ -36,6 +37,7 @@ from ..ingest.store import Parsed
 from ..ingest.walk import FoundFile
 from ..ingest.workers import run_tasks
 from ..options import EmbedOptions, IngestOptions
+from ..query.dialect import POSTGRES
 from . import connect as pg
 from . import embed as pg_embed
 from . import store
@@ -83,6 +85,7 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
                 with conn.transaction():
                     store.lock_uri(conn, uri)
                     store.clear_problems(conn, uri)
+        _resolve(conn)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))
@@ -98,6 +101,25 @@ def index_paths(url: str, paths: list[str], options: IngestOptions | None = None
     _keep_vectors_current(url, options, report)
     report.seconds = time.monotonic() - started
     return report
+
+
+def _resolve(conn: psycopg.Connection) -> None:
+    """The resolution pass of ingest/resolve.py, one writer at a time (a session lock):
+    the queue is taken and committed first, so writers still writing never wait on the
+    pass's locks (the pass resolves; they only queue)."""
+    conn.execute("SELECT pg_advisory_lock(%s, 1)", (store.SETUP_LOCK,))
+    try:
+        with conn.transaction():
+            names = take_pending(conn, POSTGRES)
+        try:
+            with conn.transaction():
+                resolve_pending(conn, names, POSTGRES)
+        except BaseException:
+            with conn.transaction():
+                requeue(conn, names, POSTGRES)
+            raise
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s, 1)", (store.SETUP_LOCK,))
 
 
 def _run(

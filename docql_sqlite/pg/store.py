@@ -56,6 +56,8 @@ DEPENDENT_TABLES = (
     "frontmatter",
     "entities",
     "symbols",
+    "refs",
+    "imports",
 )
 DOCUMENT_COLUMNS = (
     "path, uri, name, directory, extension, format, language, title, size, lines, pages, "
@@ -122,7 +124,23 @@ def touch(conn: psycopg.Connection, uri: str, mtime_ns: int | None, path: str) -
 def delete_document(conn: psycopg.Connection, uri: str) -> None:
     """Remove a document; its dependent rows go with it (ON DELETE CASCADE). Its vectors
     stay until the next embed, which reuses them for unchanged text, then drops them."""
+    _queue_resolution(
+        conn,
+        "SELECT y.name FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE d.uri = %s",
+        (uri,),
+    )
     conn.execute("DELETE FROM documents WHERE uri = %s", (uri,))
+
+
+def _queue_resolution(conn: psycopg.Connection, names_sql: str, params: tuple[Any, ...]) -> None:
+    """The names a document defines, queued for the resolution pass (ingest/resolve.py)."""
+    conn.execute(
+        # In name order: two writers queueing the same names lock them in one order
+        # (no deadlock between their transactions).
+        f"INSERT INTO refs_pending(name) SELECT DISTINCT n.name FROM ({names_sql}) n "
+        "ORDER BY n.name ON CONFLICT DO NOTHING".encode(),
+        params,
+    )
 
 
 def record_problem(
@@ -210,6 +228,7 @@ def replace_document(conn: psycopg.Connection, parsed: Parsed) -> int:
     # The rest needs no answer: the caller pipelines it (pg/ingest.py), one statement a
     # table, sent without waiting for each other.
     if not inserted:
+        _queue_resolution(conn, "SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
         for table in DEPENDENT_TABLES:
             conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
     ids = _insert_sections(conn, doc_id, parsed.section_rows, section_ids)
@@ -345,6 +364,26 @@ def _insert_extras(conn: psycopg.Connection, doc_id: int, parsed: Parsed) -> Non
         ],
         sequence=True,
     )
+    _insert_rows(
+        conn,
+        "refs",
+        REF_COLUMNS,
+        [
+            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column)
+            for i, r in enumerate(doc.references)
+        ],
+    )
+    _insert_rows(
+        conn,
+        "imports",
+        IMPORT_COLUMNS,
+        [
+            (doc_id, i, m.module, _json(m.names), m.line, m.end_line)
+            for i, m in enumerate(doc.imports)
+        ],
+    )
+    if doc.symbols:
+        _queue_resolution(conn, "SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
 
 
 # (column, type) of each table's rows as the functions above build them; `id` first where
@@ -407,6 +446,24 @@ ENTITY_COLUMNS = (
     ("name_fold", "text"),
     ("signature", "text"),
     ("definition", "text"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+)
+REF_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("name", "text"),
+    ("kind", "text"),
+    ("caller_ord", "bigint"),
+    ("line", "bigint"),
+    ("end_line", "bigint"),
+    ("col", "bigint"),
+)
+IMPORT_COLUMNS = (
+    ("doc_id", "bigint"),
+    ("ord", "bigint"),
+    ("module", "text"),
+    ("names", "text"),
     ("line", "bigint"),
     ("end_line", "bigint"),
 )

@@ -86,6 +86,7 @@ CODE_LISTS = {
     "functions": "functions and methods",
     "methods": "methods",
     "symbols": "every symbol",
+    "imports": "every import: the module as written and the names imported",
 }
 CODE_FUNCTIONS = {
     f.name: f
@@ -98,8 +99,31 @@ CODE_FUNCTIONS = {
         Function(
             "query", ("kw",), 1, "symbols whose name contains kw, ranked exact > prefix > contains"
         ),
+        Function(
+            "references",
+            ("name",),
+            1,
+            "every use of name: calls, type uses, inheritance, imports "
+            "('A.f': the uses resolved to A.f)",
+        ),
+        Function(
+            "callers",
+            ("name",),
+            1,
+            "the call sites of name, each with its caller (the enclosing symbol) and its source",
+        ),
+        Function(
+            "callees", ("name",), 1, "the calls made directly inside the functions named name"
+        ),
+        Function(
+            "importers",
+            ("module",),
+            1,
+            "the imports of module or of a module inside it ('os' also finds 'os.path')",
+        ),
     ]
 }
+REFERENCE_FUNCTIONS = ("references", "callers", "callees")
 CLASS_KINDS = (
     "class",
     "interface",
@@ -277,6 +301,8 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
     # -- $.code.* ---------------------------------------------------------------------
     def code_list(self, name: str, scope: str) -> Source:
         dialect = self.params.dialect
+        if name == "imports":
+            return Source(item_sql.IMPORT, item_sql.base_imports(scope, dialect.TRUE, dialect))
         where = {
             "classes": _kinds(CLASS_KINDS),
             "functions": _kinds(FUNCTION_KINDS),
@@ -288,6 +314,10 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
     def code(self, call: Call, scope: str) -> Source:
         fn = self.check_call(call, CODE_FUNCTIONS, "$.code")
         dialect = self.params.dialect
+        if fn.name in REFERENCE_FUNCTIONS:
+            return self._references(fn.name, call, scope)
+        if fn.name == "importers":
+            return self._importers(call, scope)
         if fn.name == "query":
             text = self.text_arg(call)
             p = self.params.add(fold(text))
@@ -316,6 +346,52 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
             where += f" AND y.name_fold = {self.params.add(fold(name))}"
         return Source(
             item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where, dialect=dialect)
+        )
+
+    def _code_name(self, call: Call) -> str:
+        name = self.text_arg(call).strip()
+        if not name:
+            raise DocQLTypeError(
+                f"{call.name}() needs a name", source=self.source, offset=call.args[0].offset
+            )
+        return name
+
+    def _references(self, function: str, call: Call, scope: str) -> Source:
+        """references / callers / callees: reference items (spec in docs/docql.md §4)."""
+        dialect = self.params.dialect
+        name = self._code_name(call)
+        qualified = name.replace("::", ".")
+        short = qualified.rsplit(".", 1)[-1] or qualified
+        if function == "callees":
+            # The enclosing symbols named `name` (or with that qualified name), then the
+            # calls directly inside them: the (doc, ord) pairs seek refs_doc_caller.
+            p = self.params.add(short)
+            owner = f"y.name_fold = {self.params.add(fold(short))} AND y.name = {p}"
+            if qualified != short:
+                owner += f" AND y.qualified_name = {self.params.add(qualified)}"
+            where = (
+                f"r.kind = 'call' AND (r.doc_id, r.caller_ord) IN "
+                f"(SELECT y.doc_id, y.ord FROM symbols y WHERE {owner})"
+            )
+            return Source(item_sql.REFERENCE, item_sql.base_references(scope, where, dialect))
+        where = f"r.name = {self.params.add(short)}"
+        if function == "callers":
+            where += " AND r.kind = 'call'"
+        if qualified != short:  # `A.f`: only the uses resolved to that definition
+            where += f" AND t.qualified_name = {self.params.add(qualified)}"
+        item = item_sql.CALLER if function == "callers" else item_sql.REFERENCE
+        return Source(item, item_sql.base_references(scope, where, dialect))
+
+    def _importers(self, call: Call, scope: str) -> Source:
+        dialect = self.params.dialect
+        module = self._code_name(call)
+        p = self.params.add(module)
+        inside = " OR ".join(
+            dialect.starts_with("m.module", self.params.add(module + sep))
+            for sep in (".", "/", "::")
+        )
+        return Source(
+            item_sql.IMPORT, item_sql.base_imports(scope, f"m.module = {p} OR {inside}", dialect)
         )
 
 

@@ -75,6 +75,16 @@ def symbol_source(dialect: Dialect = SQLITE) -> str:
     )
 
 
+def caller_source(dialect: Dialect = SQLITE) -> str:
+    """The source of a reference's enclosing symbol: the chunks overlapping its lines."""
+    return dialect.ordered_concat(
+        "c2.content",
+        "chunks c2 WHERE c2.doc_id = r._doc AND c2.end_line >= r._caller_line "
+        "AND c2.line <= r._caller_end_line",
+        "c2.chunk_index",
+    )
+
+
 def chunk_fold(dialect: Dialect = SQLITE) -> str:
     """A chunk's text casefolded: ASCII lower case of its non-ASCII-folded copy."""
     return dialect.ascii_lower("coalesce(r._fold, r.content)")
@@ -82,6 +92,7 @@ def chunk_fold(dialect: Dialect = SQLITE) -> str:
 
 RANGE_TEXT = range_text()
 SYMBOL_SOURCE = symbol_source()
+CALLER_SOURCE = caller_source()
 
 FILE = ItemType(
     "file",
@@ -192,6 +203,36 @@ SYMBOL_FIELDS = _COMMON + (
 SYMBOL = ItemType("symbol", SYMBOL_FIELDS)
 SYMBOL_WITH_SOURCE = ItemType("symbol", SYMBOL_FIELDS + (_t("source", expr=SYMBOL_SOURCE),))
 RANKED_SYMBOL = ItemType("symbol", SYMBOL_FIELDS + (_n("score"),))
+REFERENCE_FIELDS = _COMMON + (
+    _t("name"),
+    _t("kind"),
+    _t("caller"),
+    _t("caller_location"),
+    _n("line"),
+    _n("end_line"),
+    _n("column", 'r."column"'),
+    _LOC,
+    _t("target"),
+    _t("resolution"),
+    _n("candidates"),
+    _t("language"),
+)
+REFERENCE = ItemType("reference", REFERENCE_FIELDS)
+# `callers()`: each call site with its caller's code, so "every caller of X and their
+# code" is one query.
+CALLER = ItemType("reference", REFERENCE_FIELDS + (_t("source", expr=CALLER_SOURCE),))
+IMPORT = ItemType(
+    "import",
+    _COMMON
+    + (
+        _t("module"),
+        FieldSpec("names", "list"),
+        _n("line"),
+        _n("end_line"),
+        _LOC,
+        _t("language"),
+    ),
+)
 FRONTMATTER = ItemType("frontmatter", _COMMON, open_fields=True)
 PAGE = ItemType("page", _COMMON + (_n("page"), _t("content"), _n("line"), _n("end_line"), _LOC))
 STRUCTURE = ItemType("structure", _COMMON + (_t("name"), _t("kind"), _n("depth"), _t("format")))
@@ -200,6 +241,7 @@ STRUCTURE = ItemType("structure", _COMMON + (_t("name"), _t("kind"), _n("depth")
 _DIALECT_EXPRS = {
     RANGE_TEXT: range_text,
     SYMBOL_SOURCE: symbol_source,
+    CALLER_SOURCE: caller_source,
     chunk_fold(): chunk_fold,
 }
 _IN_DIALECT: dict[tuple[str, str], ItemType] = {}
@@ -324,6 +366,34 @@ def base_symbols(
     extra = f", {score} AS score" if score != "NULL" else ""
     return f"""SELECT {symbol_columns(score, dialect)}{extra}
 FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})"""
+
+
+def base_references(scope: str, where: str, dialect: Dialect = SQLITE) -> str:
+    """References (`refs r`) with their enclosing symbol (`cy`) and resolved target (`t`)."""
+    loc = location("d.path", "r.line", "r.end_line", dialect=dialect)
+    caller_loc = location("d.path", "cy.line", "cy.end_line", dialect=dialect)
+    target = location("td.path", "t.line", "t.end_line", dialect=dialect)
+    return f"""SELECT 'reference' AS type, d.path AS path, r.name AS name, r.kind AS kind,
+  cy.qualified_name AS caller,
+  CASE WHEN cy.id IS NULL THEN NULL ELSE {caller_loc} END AS caller_location,
+  r.line AS line, r.end_line AS end_line, r.col AS "column", {loc} AS location,
+  CASE WHEN t.id IS NULL THEN NULL ELSE {target} END AS target,
+  r.resolution AS resolution, r.candidates AS candidates, d.language AS language,
+  r.doc_id AS _doc, d.path AS _path, r.ord AS _pos, NULL AS _score,
+  cy.line AS _caller_line, cy.end_line AS _caller_end_line
+FROM refs r JOIN documents d ON d.id = r.doc_id
+  LEFT JOIN symbols cy ON cy.doc_id = r.doc_id AND cy.ord = r.caller_ord
+  LEFT JOIN symbols t ON t.id = r.target_id
+  LEFT JOIN documents td ON td.id = t.doc_id
+WHERE {scope} AND ({where})"""
+
+
+def base_imports(scope: str, where: str, dialect: Dialect = SQLITE) -> str:
+    loc = location("d.path", "m.line", "m.end_line", dialect=dialect)
+    return f"""SELECT 'import' AS type, d.path AS path, m.module AS module, m.names AS names,
+  m.line AS line, m.end_line AS end_line, {loc} AS location, d.language AS language,
+  m.doc_id AS _doc, d.path AS _path, m.ord AS _pos, NULL AS _score
+FROM imports m JOIN documents d ON d.id = m.doc_id WHERE {scope} AND ({where})"""
 
 
 def base_codeblocks(scope: str, dialect: Dialect = SQLITE) -> str:

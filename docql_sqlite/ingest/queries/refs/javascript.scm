@@ -1,0 +1,16 @@
+; References in JavaScript. Conventions: README.md here and ingest/code_refs.py.
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression property: (property_identifier) @name)) @reference.call
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression property: (property_identifier) @name)) @reference.call
+
+(class_heritage (identifier) @name) @reference.inherit
+(class_heritage (member_expression property: (property_identifier) @name)) @reference.inherit
+
+(import_statement) @import
+((call_expression
+   function: (identifier) @_require
+   arguments: (arguments . (string) .)) @import
+ (#eq? @_require "require"))

@@ -1,0 +1,309 @@
+"""Which definition a reference means, when that can be decided (issue 23, docs/schema.md).
+
+Runs once at the end of every `index` run (and of every watch cycle), over what the run
+changed: the references of the files it wrote (resolution NULL) and every reference,
+in any file, to a name whose definitions it added or removed (`refs_pending`, filled by
+the writer). A changed file can change how references in *other* files resolve (a second
+`parse` appears, the only `Lexer` is deleted); the queue of names is what catches that,
+so an unchanged file's links never go stale and a one-file change costs one name's
+references, not the index's.
+
+For one reference (file F, name N, kind K) the candidates are the symbols named N
+(exactly, case-sensitive) of a kind that fits K: any callable or class-like kind for a
+call (a class is called to construct it), class-like kinds for a type use or an
+inheritance, any kind for an import. Then, in order:
+
+1. `local`: candidates in F itself. Several: the one whose parent encloses the
+   reference (a method of the caller's own class), else the first in the file.
+2. `import`: exactly one candidate lies in a file that F imports: its path contains the
+   imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`, `"net/http"`,
+   `./util` → `util`) as consecutive path segments.
+3. `unique`: exactly one candidate in the whole index.
+4. `ambiguous`: several candidates and nothing above decided: no target.
+5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
+
+`candidates` records how many there were, so an answer can say "one of 7".
+Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
+called on an object resolves locally or by uniqueness only, which the `resolution`
+column says.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from ..query.dialect import SQLITE, Dialect
+
+CALLABLE = frozenset({"function", "method", "constructor"})
+CLASS_LIKE = frozenset(
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
+)
+_FITS = {
+    "call": CALLABLE | CLASS_LIKE,
+    "type": CLASS_LIKE,
+    "inherit": CLASS_LIKE,
+}
+_NOT_IMPORTABLE = frozenset({"method", "constructor"})  # an import names top-level things
+# Languages whose files can use each other's definitions (a header's declarations in C++).
+_FAMILY = {"tsx": "typescript", "javascript": "typescript", "c": "cpp"}
+
+
+def _family(language: str | None) -> str:
+    return _FAMILY.get(language or "", language or "")
+
+
+_BATCH = 20_000  # references updated per statement batch
+# The import rule looks at most this many candidates: a name defined in hundreds of files
+# (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
+IMPORT_SCAN_LIMIT = 64
+
+
+@dataclass(slots=True)
+class _Def:
+    id: int
+    doc_id: int
+    kind: str
+    parent: str
+    family: str  # the language family (`_FAMILY`): references resolve within it
+    segments: tuple[str, ...]  # the file's path without extension, split at '/'
+
+
+def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
+    """Take the queue and resolve, in the caller's transaction (the file's one writer)."""
+    return resolve_pending(conn, take_pending(conn, dialect), dialect)
+
+
+def take_pending(conn: Any, dialect: Dialect = SQLITE) -> set[str]:
+    """Empty the queue of names and return them. The PostgreSQL writer commits this on its
+    own, before resolving: a writer that queues a name again after this point adds a row
+    that its own pass (which runs after its writes) reads, and never waits on this one."""
+    sql = dialect.positional("DELETE FROM refs_pending RETURNING name")
+    return {name for (name,) in conn.execute(sql).fetchall()}
+
+
+def requeue(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> None:
+    """Put names back (a pass that failed after `take_pending`)."""
+    insert = "INSERT INTO refs_pending(name) VALUES (?) ON CONFLICT DO NOTHING"
+    _many(conn, dialect.positional(insert), [(n,) for n in sorted(names)])
+
+
+def resolve_pending(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> int:
+    """Resolve the new references and those to `names`; the caller holds the transaction.
+    Plain SQL with `?` markers spelled for the engine (`dialect.positional`), so the
+    PostgreSQL writer runs the same pass. Returns how many references were resolved."""
+
+    def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
+
+    conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
+    conn.execute(dialect.positional("DELETE FROM resolve_names"))
+    _many(
+        conn,
+        dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
+        [(n,) for n in names],
+    )
+    # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
+    # reads the whole table.
+    work = sorted(
+        set(
+            rows(
+                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+                "WHERE r.resolution IS NULL"
+            )
+            + rows(
+                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+                "WHERE r.name IN (SELECT name FROM resolve_names)"
+            )
+        )
+    )
+    if not work and not names:
+        return 0
+    wanted = {name for _, _, name, _, _ in work}
+    resolver = _Resolver(rows, _definitions(rows, wanted))
+    update = dialect.positional(
+        "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
+    )
+    for start in range(0, len(work), _BATCH):
+        batch = [
+            (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
+            for doc_id, ord_, name, kind, caller_ord in work[start : start + _BATCH]
+        ]
+        _many(conn, update, batch)
+    return len(work)
+
+
+def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
+    if not params:
+        return
+    if hasattr(conn, "executemany"):  # apsw
+        conn.executemany(sql, params)
+    else:  # psycopg: a cursor's
+        with conn.cursor() as cursor:
+            cursor.executemany(sql, params)
+
+
+def _definitions(rows: Any, wanted: set[str]) -> dict[str, list[_Def]]:
+    """The symbols named like a reference to resolve, by name (exact). Read whole and
+    kept by name in Python: one scan of `symbols`, on any engine."""
+    by_name: dict[str, list[_Def]] = defaultdict(list)
+    for sid, doc_id, name, kind, parent, language, path in rows(
+        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
+        "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
+    ):
+        if name in wanted:
+            stem = posixpath.splitext(path)[0]
+            by_name[name].append(
+                _Def(sid, doc_id, kind, parent or "", _family(language), tuple(stem.split("/")))
+            )
+    return by_name
+
+
+class _Resolver:
+    """Resolves references file by file (the work comes ordered by document)."""
+
+    def __init__(self, rows: Any, definitions: dict[str, list[_Def]]) -> None:
+        self.rows = rows
+        self.definitions = definitions
+        self.doc_id = -1
+        self.callers: dict[int, str] = {}
+        self.modules: list[tuple[str, ...]] = []
+        self.family = ""
+        # Per (name, kind group, family): the fitting candidates, and them by document.
+        self.fitting: dict[tuple[str, str, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        self.imported_doc: dict[int, bool] = {}  # per document of a candidate, for this file
+
+    def _load(self, doc_id: int) -> None:
+        self.doc_id = doc_id
+        self.imported_doc = {}
+        self.callers = {
+            ord_: qualified
+            for ord_, qualified in self.rows(
+                "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (doc_id,)
+            )
+        }
+        found = self.rows("SELECT path, language FROM documents WHERE id = ?", (doc_id,))
+        row = found[0] if found else None
+        directory = posixpath.dirname(row[0]) if row else ""
+        self.family = _family(row[1]) if row else ""
+        self.modules = [
+            segments
+            for (module,) in self.rows("SELECT module FROM imports WHERE doc_id = ?", (doc_id,))
+            if (segments := module_segments(module, directory))
+        ]
+
+    def resolve(
+        self, doc_id: int, name: str, kind: str, caller_ord: int | None
+    ) -> tuple[int | None, str, int]:
+        defined = self.definitions.get(name)
+        if not defined:
+            return None, "unresolved", 0
+        if doc_id != self.doc_id:
+            self._load(doc_id)
+        candidates, by_doc = self._fitting(name, kind, defined)
+        if not candidates:
+            return None, "unresolved", 0
+        local = by_doc.get(doc_id)
+        if local:
+            return self._closest(local, caller_ord).id, "local", len(candidates)
+        if self.modules and len(candidates) <= IMPORT_SCAN_LIMIT:
+            imported = [d for d in candidates if self._imports(d)]
+            if len(imported) == 1:
+                return imported[0].id, "import", len(candidates)
+        if len(candidates) == 1:
+            return candidates[0].id, "unique", 1
+        return None, "ambiguous", len(candidates)
+
+    def _fitting(
+        self, name: str, kind: str, defined: list[_Def]
+    ) -> tuple[list[_Def], dict[int, list[_Def]]]:
+        key = (name, kind if kind in _FITS else "", self.family)
+        found = self.fitting.get(key)
+        if found is None:
+            fits = _FITS.get(kind)
+            candidates = [
+                d
+                for d in defined
+                if d.family == self.family
+                and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
+            ]
+            by_doc: dict[int, list[_Def]] = defaultdict(list)
+            for d in candidates:
+                by_doc[d.doc_id].append(d)
+            found = self.fitting[key] = (candidates, dict(by_doc))
+        return found
+
+    def _imports(self, d: _Def) -> bool:
+        """`d`'s file is one this file imports (cached per file while resolving this one)."""
+        known = self.imported_doc.get(d.doc_id)
+        if known is None:
+            known = self.imported_doc[d.doc_id] = any(_within(m, d.segments) for m in self.modules)
+        return known
+
+    def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
+        if len(local) == 1 or caller_ord is None:
+            return local[0]
+        scope = self.callers.get(caller_ord, "")
+        while scope:
+            for d in local:
+                if d.parent == scope:
+                    return d
+            scope = scope.rpartition(".")[0]
+        return next((d for d in local if not d.parent), local[0])
+
+
+def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
+    """An imported module as path segments: `a.b` → (a, b), `std::io` → (std, io),
+    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise."""
+    text = module.strip()
+    if not text:
+        return ()
+    if text.startswith("."):
+        if "/" in text:  # a relative specifier (JS/TS, C includes)
+            joined = posixpath.normpath(posixpath.join(directory, text))
+        else:  # Python's `from ..pkg import x`
+            level = len(text) - len(text.lstrip("."))
+            base = directory
+            for _ in range(level - 1):
+                base = posixpath.dirname(base)
+            rest = text[level:].replace(".", "/")
+            joined = posixpath.join(base, rest) if rest else base
+        text = joined
+    else:
+        text = text.replace("::", "/")
+        if "/" not in text and text.count(".") and not _has_file_extension(text):
+            text = text.replace(".", "/")
+    text = posixpath.splitext(text)[0] if _has_file_extension(text) else text
+    parts = tuple(
+        p for p in text.split("/") if p and p not in (".", "..", "crate", "self", "super")
+    )
+    return parts
+
+
+_FILE_EXTENSIONS = frozenset(
+    {"h", "hh", "hpp", "hxx", "c", "cc", "cpp", "js", "mjs", "cjs", "ts", "tsx", "jsx"}
+)
+
+
+def _has_file_extension(text: str) -> bool:
+    return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+
+
+def _within(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    """The longest tail of `module`'s parts that appears as consecutive segments of a file
+    path (without extension) is there: `example.com/go/util` matches `go/util/strings`
+    (a module path's host and repository prefix are rarely directories of the checkout)."""
+    return any(_run_in(module[i:], segments) for i in range(len(module)))
+
+
+def _run_in(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    n = len(module)
+    if n == 0 or n > len(segments):
+        return False
+    first = module[0]
+    for i in range(len(segments) - n + 1):
+        if segments[i] == first and segments[i : i + n] == module:
+            return True
+    return False

@@ -1,0 +1,65 @@
+"""The reference graph of the indexed code, read for the repository map (`repomap.py`).
+
+Nodes are symbols; an edge goes from the symbol a reference sits in (or from its file,
+for a top-level reference) to what it refers to: the resolved target, or, for an
+`ambiguous` reference, every definition of that name in the same language (each with an
+equal share, as a repository map built from names alone would).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ..records import Record
+from .dialect import SQLITE, Dialect
+
+
+class GraphSymbol(Record, frozen=True):
+    id: int
+    doc_id: int
+    ord: int
+    path: str
+    kind: str
+    name: str
+    qualified_name: str
+    signature: str | None
+    line: int
+    end_line: int
+    language: str
+    parent: str | None
+
+
+def _execute(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
+    return conn.execute(dialect.positional(sql), params)
+
+
+def symbols(conn: Any, dialect: Dialect = SQLITE) -> list[GraphSymbol]:
+    sql = (
+        "SELECT y.id, y.doc_id, y.ord, d.path, y.kind, y.name, y.qualified_name, y.signature, "
+        "y.line, y.end_line, y.language, y.parent FROM symbols y "
+        f"JOIN documents d ON d.id = y.doc_id ORDER BY {dialect.sort_key('d.path')}, y.ord"
+    )
+    return [GraphSymbol(*row) for row in _execute(conn, dialect, sql)]
+
+
+def reference_counts(
+    conn: Any, dialect: Dialect = SQLITE
+) -> list[tuple[int, int | None, str, str, int | None, str, int]]:
+    """(doc_id, caller_ord, name, kind, target_id, resolution, how many times), grouped:
+    one row per distinct edge, not per reference."""
+    sql = (
+        "SELECT r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution, count(*) "
+        "FROM refs r WHERE r.resolution IN ('local', 'import', 'unique', 'ambiguous') "
+        "AND r.kind != 'import' "
+        "GROUP BY r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution"
+    )
+    return [tuple(row) for row in _execute(conn, dialect, sql)]
+
+
+def by_name(items: list[GraphSymbol]) -> dict[tuple[str, str], list[GraphSymbol]]:
+    """Symbols by (language family, name), for spreading an ambiguous reference."""
+    out: dict[tuple[str, str], list[GraphSymbol]] = defaultdict(list)
+    for s in items:
+        out[(s.language, s.name)].append(s)
+    return out

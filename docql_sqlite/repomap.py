@@ -1,0 +1,234 @@
+"""The repository map: the most central files and symbols of the indexed code, each with
+its signature, fitted to a token budget (`Index.repo_map`, `docql-sqlite map`, the MCP
+tool `repo_map`; docs/repomap.md).
+
+Centrality is PageRank over the reference graph (`query/graph.py`): a symbol is central
+when central code uses it. Every reference is an edge from the symbol it sits in (or its
+file, at the top level) to its target; an `ambiguous` reference is spread evenly over
+the definitions of its name in that language, with a quarter of the weight; a member
+passes a share of its rank to its class. With a focus (a symbol name or a file), the
+random walk restarts at the focus most of the time (personalised PageRank), so the map
+shows the focus and what it leans on.
+
+The budget is counted in *tokens* as this module counts them (`count_tokens`: words and
+single punctuation marks, a stable unit close to what a model reads), and the map never
+exceeds it: entries are taken in rank order while they fit, then the next smaller ones
+that still fit, so the map ends within one entry of the budget.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+
+from .errors import UsageError
+from .query import graph
+
+DEFAULT_BUDGET = 1024
+MAX_BUDGET = 100_000
+DAMPING = 0.85
+FOCUS_SHARE = 0.9  # of the restart probability, given to the focus
+MEMBER_WEIGHT = 0.5  # share of a member's out-weight that goes to its class
+# An ambiguous reference votes less than a resolved one: `x.get()` on a dict is not a vote
+# for every method named `get` in the repository.
+AMBIGUOUS_WEIGHT = 0.25
+ITERATIONS = 50
+SIGNATURE_CHARS = 200
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def count_tokens(text: str) -> int:
+    """The budget's unit: runs of word characters and single other non-space characters."""
+    return len(_TOKEN.findall(text))
+
+
+def build_map(
+    conn: Any,
+    dialect: Any,
+    paths: tuple[str, ...] = (),
+    budget: int = DEFAULT_BUDGET,
+    focus: str | None = None,
+) -> dict[str, Any]:
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
+        raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
+    symbols = [s for s in graph.symbols(conn, dialect) if _selected(s.path, paths)]
+    if not symbols:
+        where = f" under {', '.join(paths)}" if paths else ""
+        raise UsageError(f"no code symbols{where} in this index: index source files first")
+    ranks = _rank(conn, dialect, symbols, focus)
+    return _fit(symbols, ranks, budget, focus)
+
+
+def _selected(path: str, patterns: tuple[str, ...]) -> bool:
+    if not patterns:
+        return True
+    for pattern in patterns:
+        if any(c in pattern for c in "*?["):
+            if fnmatch.fnmatchcase(path, pattern):
+                return True
+        else:
+            prefix = pattern.rstrip("/")
+            if path == prefix or path.startswith(prefix + "/") or not prefix:
+                return True
+    return False
+
+
+def _rank(
+    conn: Any, dialect: Any, symbols: list[graph.GraphSymbol], focus: str | None
+) -> np.ndarray:
+    n = len(symbols)
+    index_of_id = {s.id: i for i, s in enumerate(symbols)}
+    index_of_ord: dict[tuple[int, int | None], int] = {
+        (s.doc_id, s.ord): i for i, s in enumerate(symbols)
+    }
+    docs = sorted({s.doc_id for s in symbols})
+    file_node = {doc_id: n + i for i, doc_id in enumerate(docs)}
+    size = n + len(docs)
+    named = graph.by_name(symbols)
+    language_of = {s.doc_id: s.language for s in symbols}
+    edges: dict[tuple[int, int], float] = defaultdict(float)
+    for doc_id, caller_ord, name, _kind, target_id, resolution, count in graph.reference_counts(
+        conn, dialect
+    ):
+        if doc_id not in file_node:
+            continue  # a file outside the map's paths: its uses do not vote
+        source = index_of_ord.get((doc_id, caller_ord), file_node[doc_id])
+        weight = float(count)
+        if resolution == "ambiguous":
+            targets = [index_of_id[s.id] for s in named.get((language_of[doc_id], name), ())]
+            weight *= AMBIGUOUS_WEIGHT
+        else:
+            target = index_of_id.get(target_id) if target_id is not None else None
+            targets = [target] if target is not None else []
+        for target in targets:
+            if target != source:
+                edges[(source, target)] += weight / len(targets)
+    parent_of = {}
+    by_qualified = {(s.doc_id, s.qualified_name): i for i, s in enumerate(symbols)}
+    for i, s in enumerate(symbols):
+        if s.parent and (s.doc_id, s.parent) in by_qualified:
+            parent_of[i] = by_qualified[(s.doc_id, s.parent)]
+    out_weight = np.zeros(size)
+    for (source, _), weight in edges.items():
+        out_weight[source] += weight
+    for child, parent in parent_of.items():
+        # a member hands a share of its vote to its class (a class whose methods are used)
+        edges[(child, parent)] += MEMBER_WEIGHT * max(out_weight[child], 1.0)
+    if edges:
+        pairs = np.array(list(edges.keys()), dtype=np.int64)
+        src, dst = pairs[:, 0], pairs[:, 1]
+        weights = np.fromiter(edges.values(), dtype=float, count=len(edges))
+    else:
+        src = dst = np.zeros(0, dtype=np.int64)
+        weights = np.zeros(0)
+    totals = np.bincount(src, weights=weights, minlength=size)
+    share = weights / totals[src] if len(weights) else weights
+    restart = _restart(symbols, size, focus, file_node)
+    rank = restart.copy()
+    dangling = totals == 0
+    for _ in range(ITERATIONS):
+        flow = np.bincount(dst, weights=share * rank[src], minlength=size)
+        new = (1 - DAMPING) * restart + DAMPING * (flow + rank[dangling].sum() * restart)
+        if np.abs(new - rank).sum() < 1e-10:
+            rank = new
+            break
+        rank = new
+    return np.asarray(rank[:n])
+
+
+def _restart(
+    symbols: list[graph.GraphSymbol], size: int, focus: str | None, file_node: dict[int, int]
+) -> np.ndarray:
+    uniform = np.full(size, 1.0 / size)
+    if not focus:
+        return uniform
+    wanted = focus.replace("::", ".")
+    chosen = [i for i, s in enumerate(symbols) if s.name == wanted or s.qualified_name == wanted]
+    if not chosen:  # a file: its path, its end (`repomap.py`) or a glob
+        docs = {
+            s.doc_id
+            for s in symbols
+            if s.path == focus
+            or s.path.endswith("/" + focus.lstrip("/"))
+            or fnmatch.fnmatchcase(s.path, focus)
+        }
+        chosen = [i for i, s in enumerate(symbols) if s.doc_id in docs]
+        chosen += [file_node[d] for d in docs]
+    if not chosen:
+        raise UsageError(
+            f"the focus '{focus}' names no symbol and no file of the map; give a symbol "
+            f"name (Lexer, Lexer.next) or a path (src/lexer.py, *lexer*)"
+        )
+    focused = np.zeros(size)
+    focused[chosen] = 1.0 / len(chosen)
+    return np.asarray(FOCUS_SHARE * focused + (1 - FOCUS_SHARE) * uniform)
+
+
+def _signature(s: graph.GraphSymbol) -> str:
+    text = " ".join((s.signature or f"{s.kind} {s.qualified_name}").split())
+    return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+def _entry_line(s: graph.GraphSymbol) -> str:
+    return f"  {s.line}: {_signature(s)}"
+
+
+def _fit(
+    symbols: list[graph.GraphSymbol], ranks: np.ndarray, budget: int, focus: str | None
+) -> dict[str, Any]:
+    order = sorted(range(len(symbols)), key=lambda i: (-ranks[i], symbols[i].path, i))
+    used = 0
+    chosen: dict[str, list[int]] = {}
+    file_order: list[str] = []
+    left_out = 0
+    for i in order:
+        s = symbols[i]
+        cost = count_tokens(_entry_line(s))
+        if s.path not in chosen:
+            cost += count_tokens(f"{s.path}:")
+        if used + cost > budget:
+            left_out += 1
+            continue
+        used += cost
+        if s.path not in chosen:
+            chosen[s.path] = []
+            file_order.append(s.path)
+        chosen[s.path].append(i)
+    lines: list[str] = []
+    entries: list[dict[str, Any]] = []
+    for path in file_order:
+        lines.append(f"{path}:")
+        for i in sorted(chosen[path], key=lambda i: (symbols[i].line, i)):
+            s = symbols[i]
+            lines.append(_entry_line(s))
+            entries.append(
+                {
+                    "path": s.path,
+                    "name": s.name,
+                    "qualified_name": s.qualified_name,
+                    "kind": s.kind,
+                    "signature": _signature(s),
+                    "line": s.line,
+                    "end_line": s.end_line,
+                    "location": f"{s.path}:{s.line}-{s.end_line}"
+                    if s.end_line > s.line
+                    else f"{s.path}:{s.line}",
+                    "rank": round(float(ranks[i]), 8),
+                }
+            )
+    text = "\n".join(lines) + ("\n" if lines else "")
+    tokens = count_tokens(text)
+    assert tokens == used <= budget  # line costs add up: a token never spans two lines
+    return {
+        "text": text,
+        "tokens": tokens,
+        "budget": budget,
+        "focus": focus,
+        "files": file_order,
+        "symbols": entries,
+        "left_out": left_out,
+    }

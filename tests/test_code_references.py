@@ -1,0 +1,88 @@
+"""References and imports in the index (issue 23): an existing index is upgraded, and
+resolution follows changes in other files (`ingest/resolve.py`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import apsw
+
+import docql_sqlite
+from docql_sqlite import db as dbmod
+
+LIB = """def helper():
+    return 1
+"""
+APP = """from lib import helper
+
+
+def main():
+    return helper() + helper()
+"""
+
+
+def _callers(db: Path, name: str) -> list[tuple[str, str, str | None]]:
+    with docql_sqlite.open(db) as index:
+        return [
+            (r["location"], r["resolution"], r["target"])
+            for r in index.query(f'$.code.callers("{name}")')
+        ]
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "lib.py").write_text(LIB)
+    (root / "app.py").write_text(APP)
+    return root
+
+
+def _as_schema_7(db: Path) -> None:
+    """`db` as schema 7 left it: no reference tables, code built with content rules 1."""
+    conn = apsw.Connection(str(db))
+    conn.execute("DROP TABLE refs; DROP TABLE imports; DROP TABLE refs_pending")
+    conn.execute("UPDATE documents SET content_rules = 1 WHERE format = 'code'")
+    conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    conn.close()
+
+
+def test_a_schema_7_index_gets_references_on_the_next_run(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    db = tmp_path / "old.db"
+    docql_sqlite.index(db, [str(root)])
+    _as_schema_7(db)
+    report = docql_sqlite.index(db, [str(root)])
+    assert len(report.updated) == 2  # the code files were parsed again (content rules 2)
+    with docql_sqlite.open(db) as index:
+        assert index.status()["schema_version"] == dbmod.SCHEMA_VERSION
+    callers = _callers(db, "helper")
+    assert len(callers) == 2
+    assert all(c[0].endswith("app.py:5") and c[1] == "import" for c in callers), callers
+    assert all(c[2] is not None and c[2].endswith("lib.py:1-2") for c in callers), callers
+
+
+def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "app.py").write_text("def main():\n    return helper()\n")
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    [(_, resolution, target)] = _callers(db, "helper")
+    assert resolution == "unique" and target is not None and target.endswith("lib.py:1-2")
+    # A second `helper` in another file: app.py did not change, its call is now ambiguous.
+    (root / "other.py").write_text("def helper():\n    return 2\n")
+    docql_sqlite.index(db, [str(root)])
+    assert [c[1:] for c in _callers(db, "helper")] == [("ambiguous", None)]
+    # Both go: nothing left to resolve to.
+    (root / "other.py").unlink()
+    (root / "lib.py").unlink()
+    docql_sqlite.index(db, [str(root)])
+    assert [c[1:] for c in _callers(db, "helper")] == [("unresolved", None)]
+    # One comes back: unique again, and nothing is left pending.
+    (root / "lib.py").write_text(LIB)
+    docql_sqlite.index(db, [str(root)])
+    assert [c[1] for c in _callers(db, "helper")] == ["unique"]
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    pending = conn.execute("SELECT count(*) FROM refs_pending").fetchone()
+    unresolved = conn.execute("SELECT count(*) FROM refs WHERE resolution IS NULL").fetchone()
+    conn.close()
+    assert pending == (0,) and unresolved == (0,)

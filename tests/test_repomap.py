@@ -1,0 +1,135 @@
+"""The repository map (issue 23): central symbols first, the budget never exceeded and
+filled to within one entry, a focus that moves the map, and the CLI command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite.errors import UsageError
+from docql_sqlite.repomap import count_tokens
+
+CLI = Path(sys.executable).with_name("docql-sqlite")
+
+CORE = """class Engine:
+    def run(self, job):
+        return job.execute()
+
+
+def make_engine():
+    return Engine()
+"""
+JOBS = """from core import Engine, make_engine
+
+
+class Job:
+    def execute(self):
+        return 1
+
+
+def first():
+    return make_engine().run(Job())
+
+
+def second():
+    return make_engine().run(Job())
+
+
+def lonely_helper():
+    return 0
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("proj")
+    (root / "src").mkdir()
+    (root / "src" / "core.py").write_text(CORE)
+    (root / "src" / "jobs.py").write_text(JOBS)
+    db = root / "proj.db"
+    here = os.getcwd()
+    os.chdir(root)  # paths are shown relative to the directory the index runs in
+    try:
+        docql_sqlite.index(db, ["src"])
+    finally:
+        os.chdir(here)
+    return db
+
+
+def test_the_most_used_symbols_come_first(project: Path) -> None:
+    with docql_sqlite.open(project) as index:
+        result = index.repo_map(budget=1000)
+    ranked = sorted(result["symbols"], key=lambda s: -s["rank"])
+    names = [s["qualified_name"] for s in ranked]
+    # used twice each (and Engine through its method): above what nothing uses
+    assert {"make_engine", "Engine", "Job"} <= set(names[:5])
+    assert set(names[-3:]) == {"lonely_helper", "first", "second"}
+    assert result["left_out"] == 0 and result["tokens"] == count_tokens(result["text"])
+
+
+@pytest.mark.parametrize("budget", [1, 5, 9, 14, 23, 40, 77])
+def test_the_map_fits_its_budget_and_fills_it(project: Path, budget: int) -> None:
+    with docql_sqlite.open(project) as index:
+        result = index.repo_map(budget=budget)
+        everything = index.repo_map(budget=10_000)
+    assert count_tokens(result["text"]) == result["tokens"] <= budget
+    # Nothing left out would have fitted: each missing entry costs more than what is left.
+    shown = {(s["path"], s["line"]) for s in result["symbols"]}
+    files = set(result["files"])
+    for s in everything["symbols"]:
+        if (s["path"], s["line"]) in shown:
+            continue
+        cost = count_tokens(f"  {s['line']}: {s['signature']}")
+        cost += 0 if s["path"] in files else count_tokens(f"{s['path']}:")
+        assert result["tokens"] + cost > budget, s
+
+
+def test_a_focus_puts_its_neighbourhood_first(project: Path) -> None:
+    with docql_sqlite.open(project) as index:
+        plain = index.repo_map(budget=1000)
+        focused = index.repo_map(budget=1000, focus="lonely_helper")
+        by_file = index.repo_map(budget=1000, focus="core.py")
+    rank = {s["qualified_name"]: s["rank"] for s in focused["symbols"]}
+    assert max(rank, key=rank.__getitem__) == "lonely_helper"
+    plain_rank = {s["qualified_name"]: s["rank"] for s in plain["symbols"]}
+    assert rank["lonely_helper"] > plain_rank["lonely_helper"]
+    top = max(by_file["symbols"], key=lambda s: s["rank"])
+    assert top["path"].endswith("core.py")
+
+
+def test_bad_requests_are_one_line_errors(project: Path) -> None:
+    with docql_sqlite.open(project) as index:
+        with pytest.raises(UsageError, match="names no symbol and no file"):
+            index.repo_map(focus="nope")
+        with pytest.raises(UsageError, match="budget"):
+            index.repo_map(budget=0)
+        with pytest.raises(UsageError, match="no code symbols under docs"):
+            index.repo_map(["docs"])
+
+
+def test_the_cli_prints_the_map(project: Path) -> None:
+    done = subprocess.run(
+        [str(CLI), "map", str(project), "--budget", "30", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    [result] = json.loads(done.stdout)
+    assert result["tokens"] <= 30 and result["text"].startswith("src/")
+    text = subprocess.run(
+        [str(CLI), "map", str(project), "src/core.py", "--text"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert text.splitlines()[0] == "src/core.py:" and "jobs.py" not in text
+    bad = subprocess.run(
+        [str(CLI), "map", str(project), "--focus", "nope"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
