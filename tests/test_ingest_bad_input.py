@@ -442,7 +442,7 @@ def test_run_tasks_isolates_each_task(workers: int) -> None:
     for bad, reason in [
         ("segv", "crashed (exit code -11, SIGSEGV)"),
         ("spin", "timed out after 0.5 s of CPU time"),
-        ("sleep", "stalled: not finished after 2.5 s of wall time"),
+        ("sleep", "stalled: no progress for 2.5 s of wall time"),
         ("raise", "RuntimeError: worker bug"),
         ("ingest", "bad input, on purpose"),
         ("exit", "crashed (exit code 3)"),
