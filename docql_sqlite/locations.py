@@ -97,6 +97,13 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
     """A test of document paths against a glob: `**/` is any number of directories
     (none too), `**` anything, `*` and `?` characters within one path segment, `[abc]`
     a set. A pattern without wildcards must equal the path."""
+    compiled = re.compile(glob_regex(pattern), re.DOTALL)
+    return lambda path: compiled.match(path) is not None
+
+
+def glob_regex(pattern: str) -> str:
+    """The regular expression (`re` and `regex` syntax) that `path_glob` matches with: the
+    MCP server runs it with the `regex` engine's timeout (agent/tools.py)."""
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**/", i):
@@ -121,5 +128,4 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    compiled = re.compile("".join(out) + r"\Z", re.DOTALL)
-    return lambda path: compiled.match(path) is not None
+    return "".join(out) + r"\Z"
