@@ -66,10 +66,10 @@ class ReaderPool:
         self._idle: queue.LifoQueue[Reader | None] = queue.LifoQueue()
         self._lock = threading.Lock()
         self._closed = False
-        first = self._open()  # the first connection now: a bad file fails at start
-        self._idle.put(first)
-        for _ in range(size - 1):
-            self._idle.put(None)  # opened on first use
+        # Every connection now: a bad file fails at start, and no call pays for opening
+        # one (a heavy connection starts a sidecar thread; under load that took seconds).
+        for _ in range(size):
+            self._idle.put(self._open())
 
     def _open(self) -> Reader:
         file = file_id(self.path)
