@@ -57,6 +57,7 @@ FETCH_CAP = 1_000
 # the whole text).
 PREVIEW_CHARS = 100
 BODY_FIELDS = ("content", "source", "docstring", "definition", "snippet", "code", "match")
+LOCATED_FIELDS = ("path", "line", "end_line")
 # "0" runs each search on one thread (no sidecar connection): for comparing, or for a
 # machine with one core.
 PARALLEL_ENV = "DOCQL_PARALLEL_SEARCH"
@@ -123,11 +124,16 @@ def cut_fields(item: Any, field_cap: int = FIELD_CAP) -> Any:
 def compact(item: Any) -> Any:
     """A list answer's item: its long text fields (BODY_FIELDS) as their first line, cut at
     PREVIEW_CHARS and ending in "…" when there is more (`bodies=true`, or `get` at the
-    item's location, gives the whole text)."""
+    item's location, gives the whole text); without the fields its location repeats
+    (path, line, end_line) and without empty ones."""
     if not isinstance(item, dict):
         return item
     short = {}
+    located = isinstance(item.get("location"), str)
     for key, value in item.items():
+        # The location holds the path and the lines; an empty field says nothing.
+        if value is None or (located and key in LOCATED_FIELDS):
+            continue
         if key in BODY_FIELDS and isinstance(value, str):
             first = value.strip().split("\n", 1)[0]
             if len(first) > PREVIEW_CHARS or len(first) < len(value.strip()):
