@@ -11,6 +11,11 @@ on the event loop but the transport, so `/health`, new sessions and quick calls 
 answered while slow calls run (docs/mcp.md, "Denial of service"). Handing a call to a
 thread costs about a millisecond of CPU; the earlier design ran the small tools on the
 loop to save it, and one slow query then held every client.
+
+Adding a tool: a `Tools` method that returns a `Reply` (text and `data`) through
+`Tools.call`, an output model in `outputs.py`, and one decorated function in `build`
+that hands the method to `run(...)`; `Tools.lane` puts any tool it does not name in the
+heavy lane, which is right for anything that runs a query.
 """
 
 from __future__ import annotations
