@@ -65,7 +65,9 @@ def rrf(rank: Any, k: float = 60.0, weight: float = 1.0) -> float:
 # Guards against catastrophic backtracking (`(a+)+$`): a cap on the pattern's length, and
 # the `regex` engine's `timeout=` set to the time the running query has left (`deadline`):
 # one time limit per query, not per row. Called outside any query (a Python host's own
-# SQL), each match gets MATCH_TIMEOUT_S.
+# SQL), each match gets MATCH_TIMEOUT_S. `concurrent=True` releases the GIL while the
+# engine matches: a catastrophic match then stalls only its own thread, not a server's
+# other threads (the MCP server's quick calls).
 MAX_PATTERN_CHARS = 1000
 MATCH_TIMEOUT_S = 0.5  # per match, for SQL run outside any query's limit
 _FLAG_BITS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL"}
@@ -114,7 +116,7 @@ def guarded_search(pattern: str, text: str, flags: str = "") -> Any:
     compiled = _guarded_compile(pattern, flags)
     left, limit = _time_left(pattern)
     try:
-        return compiled.search(text, timeout=left)
+        return compiled.search(text, timeout=left, concurrent=True)
     except TimeoutError:
         raise deadline.timed_out(limit, regex=pattern) from None
 
@@ -123,7 +125,7 @@ def _guarded_count(pattern: str, text: str, flags: str) -> int:
     compiled = _guarded_compile(pattern, flags)
     left, limit = _time_left(pattern)
     try:
-        return sum(1 for _ in compiled.finditer(text, timeout=left))
+        return sum(1 for _ in compiled.finditer(text, timeout=left, concurrent=True))
     except TimeoutError:
         raise deadline.timed_out(limit, regex=pattern) from None
 

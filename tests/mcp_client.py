@@ -7,6 +7,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -77,19 +78,32 @@ def http_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, byte
 def http_server(db: str | Path, *extra: str, cwd: str | Path = REPO) -> Iterator[str]:
     """A live `docql-sqlite mcp DB --http 127.0.0.1:PORT` subprocess; yields its base URL
     once /health answers (bounded wait), and stops it afterwards."""
+    with http_server_process(db, *extra, cwd=cwd) as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def http_server_process(
+    db: str | Path, *extra: str, cwd: str | Path = REPO, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`http_server` with more environment, yielding (base URL, process)."""
     port = free_port()
+    # stderr to a file, not a pipe: a server that logs a lot must not block on it.
+    errors = tempfile.TemporaryFile()
     proc = subprocess.Popen(
         [str(CLI), "mcp", str(db), "--http", f"127.0.0.1:{port}", *extra],
         cwd=str(cwd),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=errors,
+        env={**os.environ, **(env or {})},
     )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"server exited: {proc.stderr.read().decode()}")  # type: ignore[union-attr]
+                errors.seek(0)
+                raise RuntimeError(f"server exited: {errors.read().decode()}")
             try:
                 if http_get(base + "/health")[0] == 200:
                     break
@@ -98,7 +112,7 @@ def http_server(db: str | Path, *extra: str, cwd: str | Path = REPO) -> Iterator
             if time.monotonic() > deadline:
                 raise RuntimeError("server did not answer /health within 30 s")
             time.sleep(0.1)
-        yield base
+        yield base, proc
     finally:
         proc.terminate()
         try:
@@ -106,6 +120,15 @@ def http_server(db: str | Path, *extra: str, cwd: str | Path = REPO) -> Iterator
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        errors.close()
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process (Linux /proc), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
 
 
 def text(result: Any) -> str:

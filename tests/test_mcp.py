@@ -31,14 +31,14 @@ from mcp_client import (  # noqa: E402
 )
 
 import docql_sqlite  # noqa: E402
-from docql_sqlite.agent.tools import CHAR_CAP, MANY_BYTES  # noqa: E402
+from docql_sqlite.agent.tools import CHAR_CAP  # noqa: E402
 from docql_sqlite.globs import matcher as path_glob  # noqa: E402
 
 EXPECTED_TOC = REPO / "tests" / "expected" / "toc"
 TOOLS = {
-    "docql_query": {"query", "limit", "offset"},
+    "docql_query": {"query", "limit", "offset", "bodies"},
     "search": {"query", "mode", "limit", "paths", "intent", "offset"},
-    "get": {"path", "from", "count"},
+    "get": {"path", "from", "count", "offset"},
     "toc": {"path", "offset"},
     "context": {"question", "budget"},
     "repo_map": {"paths", "budget", "focus"},
@@ -261,15 +261,8 @@ def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path, corpus_url: s
             for name, count, body in zip(blocks[0::3], blocks[1::3], blocks[2::3]):
                 assert body == file_text(REPO / name).rstrip("\n")
                 assert int(count) == len(file_lines(REPO / name))
-            # more than the cap: what fits, then the others named with their size
-            many = text(await s.call_tool("get", {"path": "datasets/**/*.md"}))
-            shown = re.findall(r"^=== (\S+) \(", many, re.M)
-            tail = re.search(
-                r"\n\n(\d+) more over the (\d+)-byte cap — get them one by one: (.*)$", many
-            )
-            assert tail and int(tail.group(2)) == MANY_BYTES
-            skipped = re.findall(r"(\S+) \((\d+) bytes\)", tail.group(3))
-            assert len(skipped) == int(tail.group(1)) > 0
+            # more than one reply holds: pages of whole documents, each within the cap,
+            # "N more documents match — call again with offset=K" until every one was seen
             all_md = sorted(
                 (
                     p.relative_to(REPO).as_posix()
@@ -278,8 +271,34 @@ def test_glob_get_many_documents_under_a_byte_cap(corpus_db: Path, corpus_url: s
                 ),
                 key=lambda p: p.encode(),
             )
-            assert sorted(shown + [p for p, _ in skipped], key=lambda p: p.encode()) == all_md
-            assert sum(len(file_text(REPO / p).encode()) for p in shown) <= MANY_BYTES
+            seen: list[str] = []
+            offset, pages = 0, 0
+            while True:
+                reply = await s.call_tool("get", {"path": "datasets/**/*.md", "offset": offset})
+                page = text(reply)
+                assert len(page) <= CHAR_CAP
+                pages += 1
+                for name, body in re.findall(
+                    r"^=== (\S+) \(\d+ lines\) ===\n(.*?)(?=\n\n=== |\n\n\d+ more |\Z)",
+                    page,
+                    re.M | re.S,
+                ):
+                    assert body == file_text(REPO / name).rstrip("\n")
+                seen += re.findall(r"^=== (\S+) \(", page, re.M)
+                data = reply.structured_content
+                assert [d["path"] for d in data["documents"]] + [
+                    d["path"] for d in data["too_long"]
+                ] == re.findall(r"^=== (\S+) \(", page, re.M)
+                tail = re.search(
+                    r"\n\n(\d+) more documents match — call again with offset=(\d+)$", page
+                )
+                if not tail:
+                    assert data["next_offset"] is None
+                    break
+                assert int(tail.group(1)) == len(all_md) - int(tail.group(2))
+                offset = int(tail.group(2))
+                assert data["next_offset"] == offset
+            assert pages > 1 and seen == all_md
             nothing = await s.call_tool("get", {"path": "nowhere/**/*.md"})
             assert nothing.is_error and "no indexed document matches" in text(nothing)
 

@@ -141,16 +141,23 @@ def test_closing_the_index_stops_the_worker(embedded: Path) -> None:
 def test_the_mcp_server_uses_a_sidecar_unless_told_not_to(
     embedded: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from docql_sqlite.agent.tools import PARALLEL_ENV, Tools
+    from docql_sqlite.agent.tools import HEAVY, PARALLEL_ENV, Tools
+
+    def sidecar(tools: Tools) -> object:
+        with tools.pools[HEAVY].borrow() as idx:  # the heavy lane runs the searches
+            return idx.search_sidecar
 
     monkeypatch.delenv(PARALLEL_ENV, raising=False)
     tools = Tools(str(embedded))
     try:
         with_sidecar = tools.search("authentication configured").text
-        assert tools._index.search_sidecar is not None
-        monkeypatch.setenv(PARALLEL_ENV, "0")
-        tools.reopen()
-        assert tools._index.search_sidecar is None
+        assert sidecar(tools) is not None
+    finally:
+        tools.close()
+    monkeypatch.setenv(PARALLEL_ENV, "0")
+    tools = Tools(str(embedded))
+    try:
+        assert sidecar(tools) is None
         assert tools.search("authentication configured").text == with_sidecar
     finally:
         tools.close()

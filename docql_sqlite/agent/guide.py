@@ -5,6 +5,62 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..query import items as item_defs
+
+# Where each item type comes from; the fields themselves are read from the compiler's
+# item definitions (`query/items.py`), so the guide cannot drift from what a filter takes.
+ITEM_SOURCES = {
+    "file": "$.files",
+    "heading": "$.toc",
+    "section": "$.content.heading(), .chapter()",
+    "chunk": "$.content.grep(), .search(), .chunks()",
+    "codeblock": "$.content.codeblock",
+    "table": "$.content.table",
+    "page": "$.content.page(N)",
+    "symbol": "$.code.* (source: class(), function(), method() only)",
+    "entity": "$.entities",
+    "frontmatter": "$.frontmatter (any key of a document's front matter)",
+    "structure": "$.structure",
+}
+
+
+def item_fields() -> dict[str, list[str]]:
+    """Every item type's fields (the union of its variants, in definition order)."""
+    merged: dict[str, list[str]] = {}
+    for value in vars(item_defs).values():
+        if isinstance(value, item_defs.ItemType):
+            names = merged.setdefault(value.name, [])
+            names += [name for name in value.field_names if name not in names]
+    return merged
+
+
+def fields_sheet() -> str:
+    """The fields of every item type and the projection syntax, for the model."""
+    lines = ["Fields by item type (filter with [?(@.field...)], keep one with .field):"]
+    for name, fields in item_fields().items():
+        where = ITEM_SOURCES.get(name, "")
+        lines.append(f"  {name} ({where}): {', '.join(fields)}")
+    lines.append(
+        "Projection keeps one field per result: "
+        '$.code.methods[?(@.parent=="Vec")].signature, $.toc[?(@.level==1)].title, '
+        "$.files.path. List answers show long fields (content, source, docstring, "
+        "definition, snippet, code) as their first line; bodies=true gives them whole, "
+        "and get reads any result's location."
+    )
+    return "\n".join(lines)
+
+
+def query_tool_description() -> str:
+    """The `docql_query` tool's description: what it does and the fields it can name."""
+    return (
+        "Run a DocQL query (JSONPath-like; see the server instructions) and get its "
+        "results as JSON lines, each with a location that `get` reads. Roots: $.toc, "
+        "$.content (heading, chapter, grep, search, chunks, codeblock, table, page), $.code "
+        "(class, function, method, query, classes, functions, methods, symbols), "
+        "$.entities, $.files.\n" + fields_sheet()
+    )
+
+
 CHEAT_SHEET = """\
 DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
   $.toc                      headings: $.toc[?(@.level<=2)], $.toc[?(@.title~="install")]
@@ -43,7 +99,10 @@ def instructions(status: dict[str, Any], has_vectors: bool) -> str:
         "only.\n"
         f"Index: {status.get('documents', 0)} documents ({formats}); "
         f"{status.get('sections', 0)} sections, {status.get('symbols', 0)} code symbols.\n"
-        f"Code languages: {languages}.\nVectors: {vectors}.\n\n" + CHEAT_SHEET
+        f"Code languages: {languages}.\nVectors: {vectors}.\n\n"
+        + CHEAT_SHEET
+        + "\n\n"
+        + fields_sheet()
     )
 
 
@@ -75,4 +134,6 @@ again. Long results end with "N more — call again with offset=K".
 
 """
     + CHEAT_SHEET
+    + "\n\n"
+    + fields_sheet()
 )

@@ -13,7 +13,7 @@ from ..ingest.watch import require_watchfiles, watch
 from ..options import IngestOptions
 from ..pg import is_url
 from ..version import __version__
-from . import http, server
+from . import http, limits, server
 from .bind import host_name
 from .tools import Tools
 
@@ -111,7 +111,14 @@ def _serve_http(
     guarded = http.Guard(starlette, host, port, token)
     # Load the embedding model now, once: the first search then costs no more than others.
     threading.Thread(target=tools.warm_up, name="docql-warm-up", daemon=True).start()
-    config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        guarded,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=http.guarded_protocol(limits.header_seconds()),
+    )
     log(
         f"docql-sqlite MCP server on http://{host_name(host)}:{port}{http.MCP_PATH} "
         f"(GET /health){' with a bearer token' if token else ''}"

@@ -1,0 +1,87 @@
+"""Every cap and deadline of the MCP server, in one place (docs/mcp.md, "Denial of service").
+
+An argument is checked against its cap before any work is done, twice: the tool's input
+schema carries the cap (`maxLength`, `maxItems`), so a client sees it and the SDK refuses
+a longer value, and `check_text` refuses it again in `Tools` (a caller of the Python API,
+or a schema check that was bypassed). The errors name the argument and its cap.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .. import deadline
+from ..errors import UsageError
+
+# Arguments (characters). A DocQL query, a search or a question is a few hundred
+# characters; the caps leave room for a typed search document with a long `hyde:` line.
+MAX_QUERY_CHARS = 4_000  # docql_query.query, search.query, context.question
+MAX_INTENT_CHARS = 1_000  # search.intent
+MAX_PATH_CHARS = 4_096  # get.path, toc.path (PATH_MAX on Linux)
+MAX_GLOB_CHARS = 1_024  # get.path when it is a glob; each of search.paths
+MAX_PATHS = 32  # search.paths
+# Results per call and where to start (larger values are refused by the schema).
+MAX_QUERY_LIMIT = 10_000
+MAX_SEARCH_LIMIT = 100
+MAX_OFFSET = 1_000_000
+
+# Replies (characters of the final text, header and "call again" line included).
+CHAR_CAP = 20_000
+
+# HTTP transport.
+MAX_BODY_BYTES = 1 << 20  # one JSON-RPC request; larger bodies get 413 before parsing
+HEADER_SECONDS = 10.0  # a connection must send its request headers within this time
+MAX_CONNECTIONS = 256  # open connections at once; more are closed as they arrive
+
+# Worker threads (each with its own read-only connection).
+QUICK_WORKERS = 2  # status, get of one location, toc of one document, resources
+HEAVY_WORKERS = 3  # docql_query, search, context, glob get, toc of every document
+HEAVY_PER_CLIENT = 2  # a session's heavy calls running or waiting for a worker at once
+
+WORKERS_ENV = "DOCQL_MCP_WORKERS"  # HEAVY_WORKERS, for a bigger machine
+HEADER_ENV = "DOCQL_MCP_HEADER_TIMEOUT"  # HEADER_SECONDS (the tests shorten it)
+
+
+def call_seconds() -> float:
+    """The per-call deadline: $DOCQL_QUERY_TIMEOUT or 5 s, as for a query; a server keeps
+    one even when the variable says "none" (a call without end would hold a worker)."""
+    return deadline.default_seconds() or deadline.DEFAULT_SECONDS
+
+
+def heavy_workers() -> int:
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw.isdigit() and 1 <= int(raw) <= 64:
+        return int(raw)
+    return HEAVY_WORKERS
+
+
+def header_seconds() -> float:
+    raw = os.environ.get(HEADER_ENV, "").strip()
+    try:
+        seconds = float(raw) if raw else HEADER_SECONDS
+    except ValueError:
+        return HEADER_SECONDS
+    return seconds if seconds > 0 else HEADER_SECONDS
+
+
+class ArgumentTooLarge(UsageError):
+    """An argument over its cap: refused before any work."""
+
+
+def check_text(name: str, value: str | None, cap: int) -> None:
+    if value is not None and len(value) > cap:
+        raise ArgumentTooLarge(
+            f"argument '{name}' is {len(value):,} characters; the cap is {cap:,} "
+            "(MCP server limit): shorten it"
+        )
+
+
+def check_list(name: str, values: list[str] | None, cap: int, item_cap: int) -> None:
+    if values is None:
+        return
+    if len(values) > cap:
+        raise ArgumentTooLarge(
+            f"argument '{name}' has {len(values):,} items; the cap is {cap:,} (MCP server limit)"
+        )
+    for value in values:
+        check_text(f"{name}[]", value, item_cap)
