@@ -56,9 +56,11 @@ def build_map(
     if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
         raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
     symbols = [s for s in graph.symbols(conn, dialect) if _selected(s.path, paths)]
-    if not symbols:
+    if not symbols:  # an empty map (a documents-only index), saying why
         where = f" under {', '.join(paths)}" if paths else ""
-        raise UsageError(f"no code symbols{where} in this index: index source files first")
+        result = _fit([], np.zeros(0), budget, focus)
+        result["note"] = f"no code symbols{where} in this index: index source files first"
+        return result
     ranks = _rank(conn, dialect, symbols, focus)
     return _fit(symbols, ranks, budget, focus)
 
@@ -231,4 +233,5 @@ def _fit(
         "files": file_order,
         "symbols": entries,
         "left_out": left_out,
+        "note": None,
     }

@@ -528,6 +528,7 @@ READ_COMMANDS = [
     ["explain", "$.toc"],
     ["search", "words"],
     ["context", "words"],
+    ["map"],
     ["embed", "--model", "hash"],
     ["serve", "--port", "0"],  # refuses before any server starts
 ]
@@ -591,6 +592,7 @@ def test_every_command_prints_json_when_piped(deep: TmpIndex) -> None:
         "explain": ["$.toc"],
         "search": ["stream"],
         "context": ["stream"],
+        "map": [],
         "index": ["docs"],
         "embed": ["--model", "hash"],
     }

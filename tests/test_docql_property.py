@@ -258,7 +258,8 @@ paths = st.lists(
 
 # -- the index under test ----------------------------------------------------------------
 def table_checksum(path: Path) -> str:
-    """sha256 over every table's rows (in rowid order) and the schema."""
+    """sha256 over every table's rows (in key order: rowid, or the primary key of a
+    WITHOUT ROWID table such as refs) and the schema."""
     conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         digest = hashlib.sha256()
@@ -272,7 +273,12 @@ def table_checksum(path: Path) -> str:
         for row in conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY type, name"):
             digest.update(repr(row).encode())
         for name in names:
-            for row in conn.execute(f'SELECT * FROM "{name}" ORDER BY rowid'):
+            key = sorted((r[5], r[1]) for r in conn.execute(f'PRAGMA table_info("{name}")') if r[5])
+            without_rowid = conn.execute(
+                "SELECT sql LIKE '%WITHOUT ROWID%' FROM sqlite_master WHERE name = ?", (name,)
+            ).fetchone()[0]
+            order = ", ".join(f'"{c}"' for _, c in key) if without_rowid and key else "rowid"
+            for row in conn.execute(f'SELECT * FROM "{name}" ORDER BY {order}'):
                 digest.update(repr(row).encode())
         return digest.hexdigest()
     finally:

@@ -560,6 +560,8 @@ class Tools:
             if focus is not None:
                 check_text("focus", focus, MAX_PATH_CHARS)
             result = idx.repo_map(paths or [], budget=budget, focus=focus or None)
+            if result["note"]:
+                return Reply(result["note"])
             head = f"{result['tokens']} of {budget} tokens; {result['left_out']} symbols left out"
             return Reply(f"{result['text']}({head}; read a symbol with get path:line)", data=result)
 

@@ -44,11 +44,14 @@ def map_command(
     or --focus FILE ranks what that symbol or file uses first.
 
     On a terminal (or with --text) it prints the map's text. Piped (or with --json) it
-    prints [{"text", "tokens", "budget", "focus", "files", "symbols": [...], "left_out"}];
+    prints [{"text", "tokens", "budget", "focus", "files", "symbols": [...], "left_out",
+    "note"}] (the note says why a map is empty);
     --nl, --csv, --md and -t print one row per symbol.
     """
     with open_index(database) as idx:
         result = idx.repo_map(list(paths), budget=budget, focus=focus)
+    if result["note"]:
+        click.echo(f"note: {result['note']}", err=True)
     if fmt == "text" or (fmt is None and sys.stdout.isatty()):
         if fields:
             raise UsageError("--fields picks fields of symbols; --text prints the map as text")

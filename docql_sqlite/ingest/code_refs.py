@@ -85,7 +85,7 @@ def extract_references(
     lines = _Lines(src)
     refs = [
         Reference(
-            name=_text(src, node),
+            name=_text(src, node) + ("!" if _is_macro(node) else ""),
             kind=kind,
             line=node.start_point[0] + 1,
             end_line=node.end_point[0] + 1,
@@ -119,6 +119,15 @@ def extract_references(
     refs = [refs[i] for i in order]
     _set_callers(refs, [starts[i] for i in order], outline)
     return refs, imports
+
+
+def _is_macro(node: Node) -> bool:
+    """A Rust macro's name (`println!`): recorded with its `!`, so it never resolves to a
+    function of the same name (`assert!` is not `fn assert`)."""
+    parent = node.parent
+    if parent is not None and parent.type == "scoped_identifier":
+        parent = parent.parent
+    return parent is not None and parent.type == "macro_invocation"
 
 
 def _line_range(node: Node) -> tuple[int, int]:
