@@ -238,6 +238,92 @@ def code(cache: Path = CACHE, sample: int = 500, seed: int = 0) -> Dataset:
     return data
 
 
+# -- Go doc comment → item (known-item) ------------------------------------------------------
+# Packages of Go's src/ (`code_go` in the corpora manifest, golang-1.19-src) the set indexes:
+# ~3 MB of code, enough twins (bytes/strings, Reader/Writer, Sync/async) to be hard.
+GO_PACKAGES = (
+    "archive", "bufio", "bytes", "compress", "context", "encoding", "errors", "flag", "fmt",
+    "io", "log", "math/big", "net/http", "net/url", "os", "path", "regexp", "sort",
+    "strconv", "strings", "sync", "text/template", "unicode",
+)  # fmt: skip
+_GO_DECL = re.compile(r"^(?:func\s+(?:\([^)]*\)\s*)?|type\s+)([A-Z]\w*)")
+
+
+def _go_manifest_root() -> Path:
+    for line in MIX_MANIFEST.read_text().splitlines() if MIX_MANIFEST.exists() else []:
+        if line.startswith("code_go="):
+            return Path(line.split("=", 1)[1])
+    return cache_deb_root("golang-1.19-src", "usr/share/go-1.19/src")
+
+
+def cache_deb_root(package: str, subdir: str) -> Path:
+    return _deb_files(package, CACHE, subdir)
+
+
+def go_doc_items(source: str) -> list[tuple[int, int, str, str]]:
+    """(first comment line, declaration line, name, doc comment) of each exported func or
+    type with a doc comment (1-based lines)."""
+    lines = source.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        m = _GO_DECL.match(line)
+        if not m:
+            continue
+        j = i
+        while j > 0 and lines[j - 1].startswith("//"):
+            j -= 1
+        if j == i:
+            continue
+        doc = " ".join(x[2:].strip() for x in lines[j:i])
+        out.append((j + 1, i + 1, m.group(1), doc))
+    return out
+
+
+def go_mask(name: str, doc: str) -> str:
+    """The doc comment's first sentence with the item's name taken out (Go comments start
+    with it: "Contains reports whether …" → "reports whether …")."""
+    sentence = _first_sentence(doc)
+    masked = re.sub(rf"\b{re.escape(name)}\b", " ", sentence)
+    masked = re.sub(r"^\s*(?:An?|The)\s+(?=\s)", "", masked)
+    return " ".join(masked.split())
+
+
+def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
+    """Doc comment → item over Go's standard library: the first sentence of an exported
+    func's or type's doc comment, its name masked, finds the declaration (its comment and
+    signature lines). The comments stay in the files (a known-item search: find what
+    carries this sentence). Only unambiguous items: a masked sentence that two items share
+    (bytes.Contains / strings.Contains) is left out, and so are sentences under 5 words
+    or marked Deprecated."""
+    src = _go_manifest_root()
+    root = cache / "go" / "gosrc"
+    targets: list[tuple[str, int, int, str]] = []
+    seen: dict[str, int] = {}
+    for package in GO_PACKAGES:
+        for path in sorted((src / package).rglob("*.go")):
+            rel = path.relative_to(src)
+            if path.name.endswith("_test.go") or "testdata" in rel.parts:
+                continue
+            out = root / rel
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if not out.exists():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(text, encoding="utf-8")
+            for first, decl, name, doc in go_doc_items(text):
+                query = go_mask(name, doc)
+                key = query.casefold()
+                seen[key] = seen.get(key, 0) + 1
+                if len(query.split()) >= 5 and "deprecated" not in key:
+                    targets.append((f"gosrc/{rel.as_posix()}", first, decl, query))
+    unique = [t for t in targets if seen[t[3].casefold()] == 1]
+    rng = random.Random(seed)
+    picked = rng.sample(unique, min(sample, len(unique)))
+    data = Dataset("go", root, granularity="span")
+    for n, (path, first, decl, query) in enumerate(picked):
+        data.queries.append(Query(f"go{n:03d}", query, {f"{path}:{first}-{decl}": 1.0}))
+    return data
+
+
 # -- Chinese questions --------------------------------------------------------------------------
 ZH_REFERENCE = "debian-reference-zh-cn"
 # Everyday forms of an unspaced question around a heading (the issue's examples).
@@ -753,7 +839,7 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     """`qmd search` (BM25, per file) on the same files. Code relevance is then per file."""
     home = data.root.parent / "qmdhome"
     env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
-    mask = "**/*.txt" if data.name == "lee" else "**/*.py"
+    mask = {"lee": "**/*.txt", "go": "**/*.go"}.get(data.name, "**/*.py")
     if not (home / ".cache" / "qmd").exists():
         subprocess.run(
             [qmd, "collection", "add", str(data.root), "--name", data.name, "--mask", mask],
@@ -787,6 +873,17 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     return _row(data.name, "qmd search (file level)", scores, times)
 
 
+def split(queries: list[Query], half: str) -> list[Query]:
+    """`tune`: the queries whose id hashes even, `confirm`: odd, `all`: every one. A
+    hash, not the order: a set's sample grows without moving queries between halves."""
+    if half == "all":
+        return queries
+    import hashlib
+
+    want = 0 if half == "tune" else 1
+    return [q for q in queries if hashlib.sha1(q.qid.encode()).digest()[0] % 2 == want]
+
+
 def docql_sqlite_open_search(db_path: Path, text: str) -> list[dict]:
     """The default search's hits for `text` (to count questions that find nothing)."""
     import docql_sqlite
@@ -813,6 +910,12 @@ def main() -> None:
     )
     parser.add_argument("--zh-sample", type=int, default=0, help="Chinese headings (0: all)")
     parser.add_argument(
+        "--split",
+        choices=("all", "tune", "confirm"),
+        default="all",
+        help="half of each set's queries: tune on one, confirm on the other (by query id)",
+    )
+    parser.add_argument(
         "--vector-seed",
         action="append",
         default=[],
@@ -837,7 +940,9 @@ def run(args: argparse.Namespace) -> None:
             "debfaq": faq_set,
             "rfaq": rfaq_set,
             "smoke": lambda: smoke_set(CACHE),
+            "go": lambda: go_set(sample=args.sample),
         }.get(name, lambda: code(sample=args.sample))()
+        data.queries = split(data.queries, args.split)
         db_path = build_index(data, args.model or None, [Path(p) for p in args.vector_seed])
         if name == "zh":
             zh_queries(data, db_path, sample=args.zh_sample)
@@ -853,9 +958,9 @@ def run(args: argparse.Namespace) -> None:
         if name == "zh":
             empty = sum(1 for q in data.queries if not docql_sqlite_open_search(db_path, q.text))
             print(f"zh: {empty} of {len(data.queries)} questions found nothing", file=sys.stderr)
+        if data.granularity == "span":  # item level above; the file level too
+            rows += evaluate(data, db_path, modes, by_file=True, vectors=bool(args.model))
         if args.qmd and shutil.which(args.qmd):
-            if data.granularity == "span":  # QMD ranks files: compare at that level too
-                rows += evaluate(data, db_path, modes, by_file=True, vectors=bool(args.model))
             rows.append(qmd_evaluate(data, args.qmd))
     if args.json and args.json != "-":
         Path(args.json).write_text(json.dumps(rows, indent=2, ensure_ascii=False))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SearchError
+from ..passage_text import link_only
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
@@ -510,7 +511,9 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     if lexical != 1.0:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     names = _names(terms)
-    fused = fusion.rrf(lists, opts.rrf_k)
+    # Chunks of links alone (a Markdown page's link definitions) are no passages; the
+    # BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
+    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not link_only(f.row["content"])]
     scored = sorted(
         ((composite(f, names, lexical), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
