@@ -330,26 +330,35 @@ def channels(
 
 
 def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
-    """The document channel's passage of each document: its best passage in the BM25
-    list when it has one there, else the channel's own pick.
+    """The document channel's passage of each document: the document's passage in the
+    BM25 list that holds the most terms (the better ranked on a tie), when it holds
+    every term or more of them than the channel's own pick; else that pick.
 
     The channel picks by saturated term counts, which favour a long passage repeating
-    two of the words ("request" x 12 in `request.reusedSocket`) over the one holding
-    every word once (`request.setTimeout()`): the document earned its rank, the BM25
-    list knows which of its passages answers."""
+    some of the words ("request" x 12 in `request.reusedSocket`) over the one holding
+    every word once (`request.setTimeout()`): the document earned its rank, and the
+    passage with more of the words is the one that answers. A BM25 passage with only
+    some of them is no better than a pick the BM25 list does not hold (`fs.cpSync`
+    against `fs.mkdir` for "create a directory recursively")."""
     by_name = {r.name: r for r in lists}
     docs, bm25 = by_name.get("documents"), by_name.get("bm25")
     if docs is None or bm25 is None or not docs.rows or not bm25.rows:
         return lists
+    share = {row["_chunk"]: row.get("_weight", 1.0) for row in bm25.rows}  # coverage / n
     best: dict[int, dict[str, Any]] = {}
     for row in bm25.rows:
-        best.setdefault(row["_doc"], row)
-    docs.rows = [
-        dict(best[r["_doc"]], _doc_score=r.get("_doc_score"), _weight=1.0)
-        if r["_doc"] in best
-        else r
-        for r in docs.rows
-    ]
+        held = best.get(row["_doc"])
+        if held is None or share[row["_chunk"]] > share[held["_chunk"]]:
+            best[row["_doc"]] = row
+    rows = []
+    for r in docs.rows:
+        top = best.get(r["_doc"])
+        if top is not None and (
+            share[top["_chunk"]] >= 1.0 or share[top["_chunk"]] > share.get(r["_chunk"], 2.0)
+        ):
+            r = dict(top, _doc_score=r.get("_doc_score"), _weight=1.0)
+        rows.append(r)
+    docs.rows = rows
     return lists
 
 
