@@ -83,9 +83,7 @@ class Level:
     exact: bool  # the query's terms as typed (not widened to components or stems)
 
 
-def choose_level(
-    index: Any, terms: list[search_terms.Term], scope: str, params: Params
-) -> Level:
+def choose_level(index: Any, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
     """The keyword level to rank by (`Level`)."""
     exp = search_terms.expand(terms)
     fts = sqlbuild.spelling(params.dialect)
