@@ -324,6 +324,192 @@ def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     return data
 
 
+# -- located sets: queries whose answer span is found in the index once it is built ----------
+@dataclass
+class Pending:
+    """A query whose relevant passage is located after indexing (`locate`): in `path`,
+    the one chunk holding `needle` (whitespace-normalised); `line` matches a chunk
+    holding a *line* that starts with the needle (an option's term line)."""
+
+    qid: str
+    text: str
+    path: str
+    needle: str
+    line: bool = False
+    prefer_section: str = ""  # among several chunks, those of a section with this word
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def locate(data: Dataset, db_path: Path, pending: list[Pending]) -> None:
+    """Give `data` the pending queries whose needle one chunk of their file holds, that
+    chunk's line range as the relevant span; the others are dropped (ambiguous)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        by_path: dict[str, list[tuple[int, int, str, str]]] = {}
+        for path in {p.path for p in pending}:
+            by_path[path] = [
+                (r[0], r[1], r[2], r[3] or "")
+                for r in conn.execute(
+                    "SELECT c.line, c.end_line, c.content, s.title FROM chunks c "
+                    "JOIN documents d ON d.id = c.doc_id LEFT JOIN sections s ON "
+                    "s.id = c.section_id WHERE d.path = ? ORDER BY c.chunk_index",
+                    (path,),
+                )
+            ]
+    finally:
+        conn.close()
+    for p in pending:
+        needle = _norm(p.needle)
+        chunks = by_path.get(p.path, [])
+        if p.line:
+            found = [
+                c for c in chunks if any(_norm(x).startswith(needle) for x in c[2].splitlines())
+            ]
+        else:
+            found = [c for c in chunks if needle in _norm(c[2])]
+        if len(found) > 1 and p.prefer_section:
+            found = [c for c in found if p.prefer_section.casefold() in c[3].casefold()]
+        if len(found) == 1:
+            line, end = found[0][0], found[0][1]
+            data.queries.append(Query(p.qid, p.text, {f"{p.path}:{line}-{end}": 1.0}))
+
+
+def _unique(items: list[Pending]) -> list[Pending]:
+    """Items whose query text no other item shares (unambiguous), of 4 words or more."""
+    counts: dict[str, int] = {}
+    for it in items:
+        counts[_norm(it.text)] = counts.get(_norm(it.text), 0) + 1
+    return [it for it in items if counts[_norm(it.text)] == 1 and len(it.text.split()) >= 4]
+
+
+def _mask(text: str, names: list[str]) -> str:
+    for name in names:
+        if name:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", " ", text, flags=re.I)
+    return " ".join(text.split())
+
+
+# -- PostgreSQL manual: a function's or a setting's description → its passage ----------------
+PG_DOC = "postgresql-doc-15"
+PG_PAGES = ("runtime-config*.html", "functions*.html", "datatype*.html", "sql-*.html")
+
+
+def pg_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> tuple[Dataset, list[Pending]]:
+    """Description → section of PostgreSQL 15's manual (HTML, `postgresql-doc-15`): the
+    first sentence of a configuration setting's description (runtime-config pages) or
+    of a function's description (the function tables), the setting's or function's name
+    masked. Distractors: the data type and SQL command reference pages. Relevant: the
+    passage holding the description (located in the index, `locate`)."""
+    from lxml import html as lxml_html
+
+    src = _deb_files(PG_DOC, cache, f"usr/share/doc/{PG_DOC}/html")
+    root = cache / "pg" / "pgdoc"
+    root.mkdir(parents=True, exist_ok=True)
+    items: list[Pending] = []
+    for pattern in PG_PAGES:
+        for page in sorted(src.glob(pattern)):
+            out = root / page.name
+            if not out.exists():
+                shutil.copy(page, out)
+            if not page.name.startswith(("runtime-config", "functions")):
+                continue
+            tree = lxml_html.parse(str(page))
+            for dt in tree.xpath("//dt[starts-with(@id, 'GUC-')]"):
+                name = "".join(dt.xpath(".//code[@class='varname'][1]//text()")).strip()
+                paras = dt.xpath("following-sibling::dd[1]/p[1]")
+                if paras:
+                    desc = " ".join(paras[0].text_content().split())
+                    items.append(
+                        Pending(
+                            "",
+                            _mask(_first_sentence(desc), [name]),
+                            f"pgdoc/{page.name}",
+                            desc[:80],
+                        )
+                    )
+            for td in tree.xpath("//td[@class='func_table_entry']"):
+                paras = td.xpath("./p")
+                if len(paras) < 2:
+                    continue
+                names = [n.strip() for n in paras[0].xpath(".//code[@class='function']//text()")]
+                desc = " ".join(paras[1].text_content().split())
+                if "→" in desc:  # a second signature line, not a description
+                    continue
+                items.append(
+                    Pending(
+                        "", _mask(_first_sentence(desc), names), f"pgdoc/{page.name}", desc[:80]
+                    )
+                )
+    unique = _unique(items)
+    rng = random.Random(seed)
+    picked = rng.sample(unique, min(sample, len(unique)))
+    for n, it in enumerate(picked):
+        it.qid = f"pg{n:03d}"
+    return Dataset("pg", root, granularity="span"), picked
+
+
+# -- git: `git <cmd> -h` option lines → the option's entry in git-doc ---------------------------
+GIT_DOC = "git-doc"
+GIT_COMMANDS = (
+    "add", "am", "apply", "archive", "bisect", "blame", "branch", "bundle", "checkout",
+    "cherry-pick", "clean", "clone", "commit", "config", "describe", "diff", "fetch",
+    "format-patch", "fsck", "gc", "grep", "init", "log", "ls-files", "merge", "mv", "notes",
+    "pull", "push", "range-diff", "rebase", "reflog", "remote", "repack", "replace", "reset",
+    "restore", "revert", "rm", "shortlog", "show", "show-branch", "sparse-checkout", "stash",
+    "status", "submodule", "switch", "tag", "worktree",
+)  # fmt: skip
+_GIT_OPTION = re.compile(r"^\s{2,}(?:-\w, )?(--(?:\[no-\])?([\w-]+))\S*\s{2,}(\S.*)$")
+
+
+def git_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> tuple[Dataset, list[Pending]]:
+    """Command help → documentation: each option line of `git <cmd> -h` (the installed
+    git) whose description no other command's options share, the option's and the
+    command's names masked, finds the option's entry in `git-doc`'s HTML page of that
+    command (the passage holding the line that starts with the option). Distractors:
+    every other page of git-doc (guides, the other commands). Names are masked as
+    written (`--dry-run`, `git add`); a plain word of a description stays ("perform a
+    commit if the merge succeeds")."""
+    src = _deb_files(GIT_DOC, cache, f"usr/share/doc/{GIT_DOC}")
+    root = cache / "git" / "gitdoc"
+    root.mkdir(parents=True, exist_ok=True)
+    for page in sorted(src.glob("*.html")):
+        out = root / page.name
+        if not out.exists():
+            shutil.copy(page, out)
+    items: list[Pending] = []
+    for cmd in GIT_COMMANDS:
+        if not (root / f"git-{cmd}.html").exists():
+            continue
+        done = subprocess.run(["git", cmd, "-h"], capture_output=True, text=True, cwd=root)
+        for line in (done.stdout + done.stderr).splitlines():
+            m = _GIT_OPTION.match(line)
+            if not m:
+                continue
+            option, desc = m.group(1), m.group(3)
+            spelled = option.replace("[no-]", "")
+            items.append(
+                Pending(
+                    "",
+                    _mask(desc, [spelled, f"git {cmd}", f"git-{cmd}"]),
+                    f"gitdoc/git-{cmd}.html",
+                    spelled,
+                    line=True,
+                    prefer_section="option",
+                )
+            )
+    unique = _unique(items)
+    rng = random.Random(seed)
+    picked = rng.sample(unique, min(sample, len(unique)))
+    for n, it in enumerate(picked):
+        it.qid = f"git{n:03d}"
+    return Dataset("git", root, granularity="span"), picked
+
+
 # -- Chinese questions --------------------------------------------------------------------------
 ZH_REFERENCE = "debian-reference-zh-cn"
 # Everyday forms of an unspaced question around a heading (the issue's examples).
@@ -839,7 +1025,9 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     """`qmd search` (BM25, per file) on the same files. Code relevance is then per file."""
     home = data.root.parent / "qmdhome"
     env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
-    mask = {"lee": "**/*.txt", "go": "**/*.go"}.get(data.name, "**/*.py")
+    mask = {"lee": "**/*.txt", "go": "**/*.go", "pg": "**/*.html", "git": "**/*.html"}.get(
+        data.name, "**/*.py"
+    )
     if not (home / ".cache" / "qmd").exists():
         subprocess.run(
             [qmd, "collection", "add", str(data.root), "--name", data.name, "--mask", mask],
@@ -941,11 +1129,18 @@ def run(args: argparse.Namespace) -> None:
             "rfaq": rfaq_set,
             "smoke": lambda: smoke_set(CACHE),
             "go": lambda: go_set(sample=args.sample),
+            "pg": lambda: pg_set(sample=args.sample),
+            "git": lambda: git_set(sample=args.sample),
         }.get(name, lambda: code(sample=args.sample))()
-        data.queries = split(data.queries, args.split)
+        pending: list[Pending] = []
+        if isinstance(data, tuple):  # queries located once the index is built
+            data, pending = data
         db_path = build_index(data, args.model or None, [Path(p) for p in args.vector_seed])
         if name == "zh":
             zh_queries(data, db_path, sample=args.zh_sample)
+        if pending:
+            locate(data, db_path, pending)
+        data.queries = split(data.queries, args.split)
         print(
             f"{name}: {len(data.queries)} queries over {corpus_bytes(data.root) / 1e6:.1f} MB",
             file=sys.stderr,
