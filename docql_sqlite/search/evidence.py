@@ -82,7 +82,7 @@ def exact_list(
     bm25_rows: list[dict[str, Any]],
     level: list[search_terms.Term],
     n_and: int,
-    weight: float = EXACT_WEIGHT,
+    weight: float | None = None,
 ) -> fusion.Ranked:
     """The `exact` list (see the module doc): empty when the query has fewer than
     MIN_TERMS terms or no passage holds them all."""
@@ -94,4 +94,5 @@ def exact_list(
         return fusion.Ranked("exact", 0.0, [])
     top = max(-(r.get("_bm25") or 0.0) for r in rows) or 1.0
     weighed = [dict(r, _weight=max(0.0, -(r.get("_bm25") or 0.0)) / top) for r in rows]
+    weight = EXACT_WEIGHT if weight is None else weight
     return fusion.Ranked("exact", weight * selectivity(n_and), weighed)
