@@ -21,6 +21,10 @@ This module turns that evidence into one more ranked list for the fusion, `exact
   term of a plain question is in hundreds of passages of a large corpus, so question
   → answer search (where the answer rarely repeats the question) is barely touched,
   and nothing is switched off: the other lists still count (never a hard switch).
+
+CJK questions get no exact list: a passage's own text is tokenized here as written
+(a CJK run is one token) while their terms are single characters, so none "holds"
+them; the CJK channels (cjk.py) rank those. Cost: ~0.5 ms of CPU a query (30 rows).
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from ..text import fold
 from . import fusion
 from . import terms as search_terms
 
-# Worth about this many lists' rank 1 (tuned on half of the Go doc-comment set and the
-# FAQ sets; docs/search.md, "Exact evidence").
+# Worth about this many lists' rank 1. Chosen on the tune halves of the Go, PostgreSQL,
+# git and FAQ sets (docs/benchmarks.md, "Issue 19"): 3 was better still on Go, equal
+# elsewhere; 2 is the smaller intervention that meets the goal on every set.
 EXACT_WEIGHT = 2.0
 # Up to this many passages holding every term, the conjunction is fully selective.
 FEW = 3
