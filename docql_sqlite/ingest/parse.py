@@ -17,9 +17,10 @@ from .store import Parsed, add_tsvectors, for_writer, prepare
 # parser or chunking rule): `index` re-parses every document built with an older number
 # (`documents.content_rules`), as it does for another --chunk-chars. 2: a heading and the
 # HTML comments after it come with the section's first block; a PDF's printed contents
-# pages are front matter; printed chapter numbers are the section numbers.
+# pages are front matter; printed chapter numbers are the section numbers. Markdown 3: a
+# block of link reference definitions is a chunk of its own (search leaves it out).
 # code 2: references and imports (issue 23).
-CONTENT_RULES: dict[str, int] = {"code": 2}
+CONTENT_RULES: dict[str, int] = {"code": 2, "markdown": 3}
 DEFAULT_CONTENT_RULES = 2
 
 

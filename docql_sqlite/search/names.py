@@ -123,8 +123,9 @@ def _visible_to_bm25(spellings: tuple[str, ...], name: str) -> bool:
 
 def ranked_symbols(
     index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
-) -> list[tuple[float, float, NamedSymbol]]:
-    """(score, share of the query's words held, symbol) for the best-matching symbols."""
+) -> list[tuple[float, float, NamedSymbol, float]]:
+    """(score, share of the query's words held that BM25 cannot see, symbol, share of the
+    query's words held at all) for the best-matching symbols."""
     from ..globs import matcher
 
     words = query_words(terms)
@@ -142,6 +143,7 @@ def ranked_symbols(
     # Query words each symbol holds that BM25 cannot see (inside a token of its name, or in
     # its context): the share of the query this channel adds (`_weight` of its rows).
     matched: dict[int, int] = {}
+    held: dict[int, int] = {}  # query words in its name or context, visible to BM25 or not
     for spellings in words:
         in_name = tab.containing(spellings)
         if allowed is not None:
@@ -151,18 +153,21 @@ def ranked_symbols(
         weight = math.log(1 + n / len(in_name))
         for i in in_name:
             scores[i] = scores.get(i, 0.0) + weight
+            held[i] = held.get(i, 0) + 1
             if not _visible_to_bm25(spellings, tab.symbols[i].name):
                 matched[i] = matched.get(i, 0) + 1
         in_context = tab.containing(spellings, context=True) - in_name
         for i in in_context if allowed is None else in_context & allowed:
             scores[i] = scores.get(i, 0.0) + 0.5 * weight
             matched[i] = matched.get(i, 0) + 1
+            held[i] = held.get(i, 0) + 1
     # Shorter names made of the query's words beat long names that merely contain one.
     scored = [
         (
             score - len(tab.symbols[i].name) / 1000.0,
             matched.get(i, 0) / len(words),
             tab.symbols[i],
+            held.get(i, 0) / len(words),
         )
         for i, score in scores.items()
     ]
@@ -178,16 +183,17 @@ def channel(
     if not best:
         return []
     params = Params(index.dialect)
-    ids = ", ".join(params.add(s.id) for _, _, s in best)
+    ids = ", ".join(params.add(s.id) for _, _, s, _ in best)
     sql = f"""SELECT {item_sql.chunk_columns(index.dialect)}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
 ({ids})"""
     by_symbol = {row["_symbol"]: row for row in index.rows(sql, params.values)}
     out = []
-    for score, share, s in best:
+    for score, share, s, held in best:
         row = by_symbol.get(s.id)
         if row is not None:
-            # `_share`: of the query's words, those this name adds to what BM25 sees.
-            out.append(dict(row, _words=round(score, 4), _share=share))
+            # `_share`: of the query's words, those this name adds to what BM25 sees;
+            # `_held`: those it holds at all.
+            out.append(dict(row, _words=round(score, 4), _share=share, _held=held))
     return out

@@ -14,12 +14,15 @@ from typing import Any
 
 from .. import deadline
 from ..errors import SearchError
+from ..passage_text import link_only
 from ..query.sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
 
 # --group file needs more passages than files asked for: several hits share a file.
 GROUP_OVERFETCH = 4
+# Rows fetched beyond those asked for, since link-only chunks are dropped (`passage_text`).
+LINK_SLACK = 3
 MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth)
 # Up to this many vectors the KNN is exact on every engine (sqlite-vec's always is; a
 # PostgreSQL index with more uses its HNSW index, approximate).
@@ -91,10 +94,11 @@ def run_mode(
             add_vector(index, plan, params, text, opts)
     # Cut each list early: the final SELECT then builds columns and snippets for the
     # rows shown only, not for every chunk that matched a common word.
-    plan.depth = max(MIN_DEPTH, 3 * opts.fetch) if mode == "hybrid" else opts.fetch
+    fetch = opts.fetch + LINK_SLACK
+    plan.depth = max(MIN_DEPTH, 3 * fetch) if mode == "hybrid" else fetch
     if opts.group == "file":
         plan.notes.append(f"over-fetch x{GROUP_OVERFETCH} passages for --group file")
-    return run_plan(index, plan, params, opts.fetch, mode=mode)
+    return run_plan(index, plan, params, fetch, mode=mode)[: opts.fetch]
 
 
 def add_vector(
@@ -132,7 +136,8 @@ def run_plan(
         sqlbuild.ranked_chunks_sql(plan, params, sql_snippet=False)
         + f"\nORDER BY _score DESC, {params.dialect.sort_key('_path')}, _pos LIMIT {int(fetch)}"
     )
-    rows = index.rows(sql, params.values)
+    # Chunks of links alone (a Markdown page's link definitions) are no passages.
+    rows = [r for r in index.rows(sql, params.values) if not link_only(r["content"])]
     info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))

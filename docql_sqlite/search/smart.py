@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SearchError
+from ..passage_text import link_only
 from ..query import items as item_sql
 from ..query.sqlparams import Params
 from ..text import fold
-from . import documents, fusion, names, parallel, ranking, snippets, sqlbuild, stats
+from . import documents, evidence, fusion, names, parallel, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 MIN_RESULTS = 3
@@ -70,10 +71,20 @@ def count(index: Any, expr: str, scope: str, params: Params) -> int:
     return int(index.scalar(sql, params.values))
 
 
-def choose_level(
-    index: Any, terms: list[search_terms.Term], scope: str, params: Params
-) -> tuple[list[search_terms.Term], str | None, list[str]]:
-    """The keyword level to rank by, an optional narrowing FTS expression, and the steps taken."""
+@dataclass(frozen=True, slots=True)
+class Level:
+    """The keyword level chosen: its terms, an optional narrowing FTS expression, the
+    strategy's steps, and how many chunks in scope hold every one of its terms."""
+
+    terms: list[search_terms.Term]
+    narrow: str | None
+    steps: list[str]
+    n_and: int
+    exact: bool  # the query's terms as typed (not widened to components or stems)
+
+
+def choose_level(index: Any, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
+    """The keyword level to rank by (`Level`)."""
     exp = search_terms.expand(terms)
     fts = sqlbuild.spelling(params.dialect)
     steps: list[str] = []
@@ -119,7 +130,7 @@ def choose_level(
             narrow = candidate
         else:
             steps.append(f"narrowing leaves fewer than {MIN_RESULTS} → keep all")
-    return chosen, narrow, steps
+    return Level(chosen, narrow, steps, n_and, chosen == exp.exact)
 
 
 def bm25_rows(
@@ -313,7 +324,40 @@ def channels(
     if vector is not None:
         lists.append(vector[0])
         steps += vector[1]
-    return lists, steps, doc_notes
+    return represented(lists), steps, doc_notes
+
+
+def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
+    """The document channel's passage of each document: the document's passage in the
+    BM25 list that holds the most terms (the better ranked on a tie), when it holds
+    every term or more of them than the channel's own pick; else that pick.
+
+    The channel picks by saturated term counts, which favour a long passage repeating
+    some of the words ("request" x 12 in `request.reusedSocket`) over the one holding
+    every word once (`request.setTimeout()`): the document earned its rank, and the
+    passage with more of the words is the one that answers. A BM25 passage with only
+    some of them is no better than a pick the BM25 list does not hold (`fs.cpSync`
+    against `fs.mkdir` for "create a directory recursively")."""
+    by_name = {r.name: r for r in lists}
+    docs, bm25 = by_name.get("documents"), by_name.get("bm25")
+    if docs is None or bm25 is None or not docs.rows or not bm25.rows:
+        return lists
+    share = {row["_chunk"]: row.get("_weight", 1.0) for row in bm25.rows}  # coverage / n
+    best: dict[int, dict[str, Any]] = {}
+    for row in bm25.rows:
+        held = best.get(row["_doc"])
+        if held is None or share[row["_chunk"]] > share[held["_chunk"]]:
+            best[row["_doc"]] = row
+    rows = []
+    for r in docs.rows:
+        top = best.get(r["_doc"])
+        if top is not None and (
+            share[top["_chunk"]] >= 1.0 or share[top["_chunk"]] > share.get(r["_chunk"], 2.0)
+        ):
+            r = dict(top, _doc_score=r.get("_doc_score"), _weight=1.0)
+        rows.append(r)
+    docs.rows = rows
+    return lists
 
 
 def vector_channel(index: Any, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
@@ -353,22 +397,31 @@ def passage_channels(
     (`NAME_LISTS`); the keyword strategy's steps; the number of terms of that level."""
     params = Params(index.dialect)
     scope = ranking.scope_sql(opts.paths, params)
-    level, narrow, steps = choose_level(index, terms, scope, params)
+    chosen = choose_level(index, terms, scope, params)
+    level, narrow, steps = chosen.terms, chosen.narrow, chosen.steps
     # Name channels look for the query as typed (and its words joined: "query planner"
     # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
     # A passage holding 2 of a question's 4 words answers half of it: its BM25 rank counts
     # half (RRF alone sees ranks 1 and 2 as nearly equal, whatever they cover).
     n_level = len(search_terms.positives(level))
+    rows = bm25_rows(index, level, narrow, opts)
     lists = [
         fusion.Ranked(
             "bm25",
             lexical * opts.weight("bm25", WEIGHTS["bm25"]),
-            [
-                dict(r, _weight=(r["_coverage"] or n_level) / n_level)
-                for r in bm25_rows(index, level, narrow, opts)
-            ],
+            [dict(r, _weight=(r["_coverage"] or n_level) / n_level) for r in rows],
         )
     ]
+    # Exact evidence is of the words as typed: widened to the parts of an identifier
+    # (`createReadStream` → creat* read* stream*), "every term" is no longer the query.
+    exact = evidence.exact_list(rows, level, chosen.n_and if chosen.exact else 0)
+    if exact.rows:
+        exact.weight *= lexical * opts.weight("exact", 1.0)
+        lists.append(exact)
+        steps.append(
+            f"exact evidence: {len(exact.rows)} passages hold every term in their own text "
+            f"(of {chosen.n_and} with every term) → list weight {exact.weight:.2f}"
+        )
     lists += name_lists(index, terms, opts, lexical, NAME_LISTS[:names_upto])
     return lists, steps, n_level
 
@@ -420,9 +473,13 @@ def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -
     handler" that BM25 did not see); otherwise a name match is the best evidence there
     is (a docstring's words rarely occur in the code) and counts fully."""
     answered = n_level > 1 and any(r["_coverage"] == n_level for r in bm25.rows)
-    if not answered:
-        return code
-    rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
+    if answered:
+        rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
+    else:
+        # A name made of words BM25 sees as whole tokens (`fun explain` for "where is
+        # authentication explained?") is no hidden evidence: it counts by the share of
+        # the question it holds, as a passage's coverage does in the BM25 list.
+        rows = [dict(r, _weight=1.0 if r["_share"] > 0 else r["_held"]) for r in code.rows]
     return fusion.Ranked(code.name, code.weight, rows)
 
 
@@ -461,7 +518,9 @@ def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     if lexical != 1.0:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     names = _names(terms)
-    fused = fusion.rrf(lists, opts.rrf_k)
+    # Chunks of links alone (a Markdown page's link definitions) are no passages; the
+    # BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
+    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not link_only(f.row["content"])]
     scored = sorted(
         ((composite(f, names, lexical), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),

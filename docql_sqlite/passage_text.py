@@ -1,0 +1,42 @@
+"""What is not a search passage: text made only of links, anchors and badges.
+
+Node's API pages end with a block of Markdown link reference definitions (24 to 200
+lines of `` [`fs.watch()`]: #fswatchfilename-options-listener ``): every API name of the
+page in one chunk, which ranked #2 for `fs.watch caveats` and filled an agent's context
+pack with 1–2k characters of URLs (issue 19). Such a chunk stays in the document (`get`
+and DocQL show the whole text; chunks still tile the body, docql-spec §1.3), but search
+does not return it. Markdown chunking cuts a definition block into chunks of its own
+(`ingest/chunk.py`), so the text before it stays a passage.
+
+Link-only: once reference definitions, HTML anchors (`<a id="x"></a>`), comments,
+images and badges (`![ci](…)`, `[![ci](…)](…)`) and links with their text (`[API](api.md)`,
+`[foo][]`) are taken out, no letter or digit is left. A heading, a sentence or a
+list item with words of its own keeps the chunk a passage.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A Markdown link reference definition line: `[label]: destination "title"` (CommonMark:
+# up to three spaces of indent).
+LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S")
+_REMOVED = re.compile(
+    r"^ {0,3}\[[^\]\n]+\]:.*$"  # reference definitions
+    r"|<!--.*?-->"  # comments
+    r"|<a\s[^>]*>\s*</a>"  # anchors
+    r"|<img\s[^>]*>"
+    r"|!?\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)"  # links and images, badges inside links
+    r"|!?\[[^\]\n]*\]\[[^\]\n]*\]"  # [text][ref], [text][]
+    r"|^\s*\[[^\]\n]*\]\s*$",  # a lone [ref] line
+    re.MULTILINE | re.DOTALL,
+)
+_WORD = re.compile(r"[^\W_]")
+_MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][")
+
+
+def link_only(content: str) -> bool:
+    """Whether `content` is made only of links, anchors, badges and link definitions."""
+    if not any(m in content for m in _MARKERS):  # the common case, without a regex
+        return False
+    return _WORD.search(_REMOVED.sub(" ", content)) is None

@@ -1,0 +1,259 @@
+"""Smart search weighs exact evidence (issue 19): a passage whose own text holds every
+term of the query, when few do, is not buried by passages that sit in more lists; a
+sibling whose heading names the words does not beat the passage whose text holds them;
+chunks of links alone (Markdown link reference definitions) are no passages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite.passage_text import link_only
+from docql_sqlite.search import evidence, fusion, smart
+from docql_sqlite.search import terms as search_terms
+
+
+# -- fusion: an all-terms passage absent from the vector list ---------------------------------
+def _row(chunk: int, content: str, section: str, coverage: int, bm25: float) -> dict:
+    return {
+        "_chunk": chunk,
+        "_path": f"doc{chunk}.md",
+        "_pos": 0,
+        "_doc": chunk,
+        "content": content,
+        "section": section,
+        "_coverage": coverage,
+        "_bm25": -bm25,
+    }
+
+
+QUERY = "removes an environment variable mapping"
+TARGET = _row(1, "Removes an environment variable mapping.\n", "unset", 4, 12.0)
+# Two words of four, but in every other list: the vector list, the document list, the
+# heading list.
+OTHERS = [
+    _row(2, "The environment holds each variable by name.\n", "Environment", 2, 9.0),
+    _row(3, "Set an environment variable for the child.\n", "set", 3, 8.0),
+    _row(4, "Variables of the environment are copied.\n", "Environment variables", 2, 7.5),
+]
+
+
+def _order(with_exact: bool) -> list[int]:
+    terms = search_terms.parse(QUERY)
+    level = search_terms.positives(terms)
+    n = len(level)
+    bm25 = [TARGET, *OTHERS]
+    lists = [
+        fusion.Ranked("bm25", 1.0, [dict(r, _weight=r["_coverage"] / n) for r in bm25]),
+        fusion.Ranked("vector", 1.0, [OTHERS[0], OTHERS[1], OTHERS[2]]),
+        fusion.Ranked("documents", 1.0, [OTHERS[0], OTHERS[2]]),
+        fusion.Ranked("headings", 0.8, [dict(OTHERS[0], _match="environment", _weight=0.25)]),
+    ]
+    if with_exact:
+        exact = evidence.exact_list(bm25, level, n_and=1)
+        assert [r["_chunk"] for r in exact.rows] == [1]
+        lists.append(exact)
+    names = smart._names(terms)
+    fused = fusion.rrf(lists)
+    scored = sorted(fused, key=lambda f: -smart.composite(f, names))
+    return [f.row["_chunk"] for f in scored]
+
+
+def test_rrf_alone_buries_the_all_terms_passage() -> None:
+    # The fixture is one where counting list memberships loses the answer …
+    assert _order(with_exact=False)[0] != 1
+
+
+def test_exact_evidence_ranks_the_all_terms_passage_first() -> None:
+    # … and the exact-evidence list brings it back, the other lists still counting.
+    order = _order(with_exact=True)
+    assert order[0] == 1
+    assert set(order) == {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize(
+    "n_and, weight",
+    [(1, evidence.EXACT_WEIGHT), (3, evidence.EXACT_WEIGHT), (30, evidence.EXACT_WEIGHT / 10)],
+)
+def test_exact_list_weighs_by_selectivity(n_and: int, weight: float) -> None:
+    level = search_terms.positives(search_terms.parse(QUERY))
+    assert evidence.exact_list([TARGET], level, n_and).weight == pytest.approx(weight)
+
+
+def test_exact_list_rows_weigh_by_bm25_margin() -> None:
+    level = search_terms.positives(search_terms.parse("environment variable"))
+    rows = [
+        _row(1, "environment variable\n", "a", 2, 10.0),
+        _row(2, "variable environment\n", "b", 2, 5.0),
+    ]
+    exact = evidence.exact_list(rows, level, n_and=2)
+    assert [r["_weight"] for r in exact.rows] == [1.0, 0.5]
+
+
+def test_no_exact_list_for_one_term_or_none_with_every_term() -> None:
+    one = search_terms.positives(search_terms.parse("environment"))
+    assert not evidence.exact_list([TARGET], one, n_and=1).rows
+    level = search_terms.positives(search_terms.parse(QUERY))
+    assert not evidence.exact_list([TARGET], level, n_and=0).rows
+
+
+# -- on an index: siblings, the exact list in the plan ----------------------------------------
+SIBLINGS = """# Streams
+
+## Readable
+
+### `stream.destroy(error)`
+
+Closes it and releases what it holds. Emits `'close'` afterwards.
+
+### `stream.close()`
+
+Destroy the stream: the error given, if any, is emitted first.
+
+### `stream.pause()`
+
+Stops the flow of data until resume is called.
+"""
+
+
+@pytest.fixture(scope="module")
+def sibling_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    root = tmp_path_factory.mktemp("siblings")
+    (root / "stream.md").write_text(SIBLINGS, encoding="utf-8")
+    for i in range(8):
+        (root / f"other{i}.md").write_text(
+            f"# Other {i}\n\nA stream of text about something else, number {i}.\n",
+            encoding="utf-8",
+        )
+    index_paths(root / "s.db", [str(root)], IngestOptions(workers=1))
+    return root / "s.db"
+
+
+def test_sibling_whose_text_holds_the_terms_beats_the_one_whose_heading_does(
+    sibling_db: Path,
+) -> None:
+    with docql_sqlite.open(sibling_db) as idx:
+        bm25 = idx.search("destroy stream error", mode="bm25", limit=2)
+        hits = idx.search("destroy stream error", limit=2, explain=True)
+        without = idx.search("destroy stream error", limit=1, weights={"exact": 0})
+    # without the exact list, smart search followed the heading too
+    assert without[0]["section"] == "stream.destroy(error)"
+    # BM25 puts the heading first (title weight 3, and the heading line is in its text) …
+    assert bm25[0]["section"] == "stream.destroy(error)"
+    # … smart search the passage that explains it.
+    assert hits[0]["section"] == "stream.close()", hits
+    assert "exact" in hits[0]["explain"]["lists"]
+    assert "exact" not in hits[1]["explain"]["lists"]
+
+
+def test_own_text_leaves_out_the_section_heading_line() -> None:
+    row = {
+        "content": "### `stream.destroy(error)`\n\nCloses it.\n",
+        "section": "stream.destroy(error)",
+    }
+    assert evidence.own_tokens(row) == {"closes", "it"}
+
+
+# -- link definitions are not passages ---------------------------------------------------------
+def _node_page() -> str:
+    names = ["fs.watch()", "fs.watchFile()", "fs.unwatchFile()", "fs.stat()", "fs.Stats"]
+    names += [f"fs.api{i}()" for i in range(19)]
+    defs = "\n".join(f"[`{n}`]: #{n.replace('.', '').replace('()', '').lower()}" for n in names)
+    return f"""# File system
+
+<!--introduced_in=v0.10.0-->
+
+## `fs.watch(filename[, options][, listener])`
+
+Watch for changes on `filename`, where `filename` is either a file or a
+directory. See [`fs.watchFile()`][] for polling.
+
+### Caveats
+
+<!--type=misc-->
+
+The `fs.watch` API is not 100% consistent across platforms, and is
+unavailable in some situations. The recursive option is only supported on
+macOS and Windows.
+
+## `fs.stat(path)`
+
+Returns an [`fs.Stats`][] object for the path.
+
+[![build](https://img.shields.io/badge/build-passing-green)](https://ci.example.org)
+
+<a id="DEP0001"></a>
+
+{defs}
+"""
+
+
+@pytest.fixture(scope="module")
+def node_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    root = tmp_path_factory.mktemp("nodepage")
+    (root / "fs.md").write_text(_node_page(), encoding="utf-8")
+    (root / "other.md").write_text("# Other\n\nNothing about watching here.\n", encoding="utf-8")
+    index_paths(root / "n.db", [str(root)], IngestOptions(workers=1))
+    return root / "n.db"
+
+
+@pytest.mark.parametrize("mode", ["smart", "bm25"])
+@pytest.mark.parametrize(
+    "query", ["fs.watch caveats", "watchFile polling", "fs watchFile unwatchFile stat"]
+)
+def test_link_definition_blocks_are_not_returned(node_db: Path, mode: str, query: str) -> None:
+    with docql_sqlite.open(node_db) as idx:
+        hits = idx.search(query, mode=mode, limit=20)
+    assert hits, query
+    for hit in hits:
+        assert not link_only(hit["content"]), hit["location"]
+        assert "]: #" not in hit["content"], hit["location"]
+
+
+def test_link_definitions_are_a_chunk_of_their_own_and_stay_in_the_text(node_db: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{node_db}?mode=ro", uri=True)
+    try:
+        contents = [
+            row[0]
+            for row in conn.execute(
+                "SELECT c.content FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                "WHERE d.name = 'fs.md' ORDER BY c.chunk_index"
+            )
+        ]
+    finally:
+        conn.close()
+    with docql_sqlite.open(node_db) as idx:
+        caveats = idx.search("fs.watch caveats", limit=1)[0]
+    text = "".join(contents)
+    assert text == _node_page()  # chunks tile the body: `get` shows the definitions
+    defs = [c for c in contents if "]: #" in c]
+    assert defs and all(link_only(c) for c in defs)
+    # the passage before the block keeps its words and loses the block
+    stat = next(c for c in contents if "Returns an" in c)
+    assert "]: #" not in stat
+    assert caveats["section"] == "Caveats"
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("[`fs.watch()`]: #fswatch\n[`fs.stat()`]: #fsstat\n", True),
+        ("  [a]: https://a.example 'title'\n\n[b]: b.md\n", True),
+        ('<a id="DEP0001"></a>\n\n[![ci](https://ci/badge.svg)](https://ci)\n', True),
+        ("- [Guide](guide.md)\n- [API][api]\n", True),
+        ("## See also\n\n- [Guide](guide.md)\n", False),  # a heading of its own
+        ("Returns an [`fs.Stats`][] object.\n", False),
+        ("plain text with no link\n", False),
+        ("x = a[1]: b\n", False),  # not at the start of a line
+    ],
+)
+def test_link_only(content: str, expected: bool) -> None:
+    assert link_only(content) is expected
