@@ -54,6 +54,7 @@ GREPS = [
     '$.content.grep("ésclave")',
     '$.content.grep("e")',
     '$.content.grep("xyzzy")',
+    '$.content.grep("design\\n")',  # a newline inside the trigrams
     "$.content.grep(/repl\\w+tion/)",
     "$.content.grep(/Lex[a-z]+/)",
     "$.content.grep(/caf[eé]/i)",
