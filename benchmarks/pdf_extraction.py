@@ -9,6 +9,16 @@ noise hits both. The goal is `parse_pdf` no slower than pypdf + 10%: the extra w
 (outline, heading lines, glued-word check, entities) must stay small next to text
 extraction. `--check` exits 1 when the overhead is above 10%.
 
+`--compare PDF...` measures the three text extractors `parse_pdf` can use on real files
+(PDFium through pypdfium2, the default; poppler's pdftotext; pypdf): CPU seconds per page
+(pdftotext's from its child process), the word-sequence similarity of each page's text
+between extractors (difflib ratio over words, CJK characters counted as words), and
+`parse_pdf`'s sections with each (outline titles, pages, the line each heading was found
+on, printed numbers, where the body starts). The published figures:
+
+    python benchmarks/pdf_extraction.py --compare $pdf_r/R-intro.pdf $pdf_r/R-exts.pdf \
+        $pdf_r/refman.pdf $pdf_debref_en/*.pdf $pdf_debref_zh/*.pdf
+
 Full mode (the published figure): `python benchmarks/pdf_extraction.py --pages 200`.
 `--smoke` runs one pass over datasets/' generated handbook PDF (4 pages, 2-level outline,
 from datasets/make_binary_samples.py, written to a temporary folder) and a 5-page
@@ -19,18 +29,23 @@ page count and the headings `parse_pdf` found.
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import json
 import random
+import re
+import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from pypdf import PageObject, PdfReader, PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from docql_sqlite.ingest import pdf as pdf_module  # noqa: E402
 from docql_sqlite.ingest.pdf import parse_pdf  # noqa: E402
 
 GOAL_OVERHEAD = 0.10
@@ -119,6 +134,113 @@ def smoke_pdf() -> bytes:
         return Path(path).read_bytes()
 
 
+# -- extractors side by side (--compare) ------------------------------------------------
+_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]|\w+")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def extract(data: bytes, extractor: str) -> tuple[list[str], float]:
+    """(page texts, CPU seconds) by one extractor, as `parse_pdf` would get them."""
+    started, children = time.process_time(), _children_cpu()
+    if extractor == "pdfium":
+        pages = pdf_module._pdfium_pages(data, len(PdfReader(io.BytesIO(data)).pages), [])
+    elif extractor == "pdftotext":
+        pages = pdf_module._pdftotext(data)
+    else:
+        reader = PdfReader(io.BytesIO(data))
+        pages = [page.extract_text() or "" for page in reader.pages]
+    cpu = time.process_time() - started + _children_cpu() - children
+    if pages is None:
+        raise SystemExit(f"{extractor} could not read the file")
+    return pages, cpu
+
+
+def similarity(a: str, b: str) -> float:
+    """How alike two texts of a page are: difflib's ratio over their word sequences."""
+    words_a, words_b = _WORD.findall(a.casefold()), _WORD.findall(b.casefold())
+    if not words_a and not words_b:
+        return 1.0
+    return difflib.SequenceMatcher(None, words_a, words_b, autojunk=False).ratio()
+
+
+def parsed_with(data: bytes, extractor: str) -> tuple[Any, float]:
+    """`parse_pdf` with one extractor forced (the others made unavailable), and its CPU."""
+    saved = (pdf_module._pdfium, pdf_module.shutil.which, pdf_module.LARGE_PDF_PAGES)
+    try:
+        if extractor != "pdfium":
+            pdf_module._pdfium = lambda: None  # type: ignore[assignment]
+        if extractor == "pypdf":
+            pdf_module.shutil.which = lambda name: None  # type: ignore[assignment]
+        if extractor == "pdftotext":
+            pdf_module.LARGE_PDF_PAGES = 0
+        started, children = time.process_time(), _children_cpu()
+        document = parse_pdf(data, "compare.pdf")
+        return document, time.process_time() - started + _children_cpu() - children
+    finally:
+        pdf_module._pdfium, pdf_module.shutil.which, pdf_module.LARGE_PDF_PAGES = saved
+
+
+def compare(paths: list[str]) -> list[dict[str, Any]]:
+    extractors = ("pdfium", "pdftotext", "pypdf")
+    results = []
+    for path in paths:
+        data = Path(path).read_bytes()
+        texts, row = {}, {"pdf": Path(path).name}
+        for name in extractors:
+            texts[name], row[f"{name}_cpu_s"] = extract(data, name)
+            row["pages"] = len(texts[name])
+            print(
+                f"{row['pdf']}: {name} {len(texts[name])} pages, {row[f'{name}_cpu_s']:.2f} CPU s, "
+                f"{1000 * row[f'{name}_cpu_s'] / max(1, len(texts[name])):.2f} ms/page",
+                flush=True,
+            )
+        for a, b in (("pdfium", "pypdf"), ("pdfium", "pdftotext"), ("pdftotext", "pypdf")):
+            if len(texts[a]) != len(texts[b]):
+                row[f"{a}~{b}"] = None
+                continue
+            sims = sorted(similarity(x, y) for x, y in zip(texts[a], texts[b]))
+            row[f"{a}~{b}"] = {
+                "mean": sum(sims) / len(sims),
+                "p5": sims[len(sims) // 20],
+                "min": sims[0],
+            }
+            print(f"  similarity {a}~{b}: {row[f'{a}~{b}']}", flush=True)
+        sections = {}
+        for name in extractors:
+            document, cpu = parsed_with(data, name)
+            row[f"parse_pdf_{name}_cpu_s"] = cpu
+            sections[name] = [(h.title, h.page, h.number) for h in document.headings]
+            found = sum(
+                1
+                for h in document.headings
+                if pdf_module._norm(h.title)[:12]
+                in pdf_module._norm(document.text.split("\n")[h.line - 1] + " ")
+                + pdf_module._norm(" ".join(document.text.split("\n")[h.line : h.line + 1]))
+            )
+            row[f"sections_{name}"] = len(document.headings)
+            row[f"sections_on_their_line_{name}"] = found
+            row[f"body_page_{name}"] = document.page_of(document.body_start_line)
+            print(
+                f"  parse_pdf with {name}: {cpu:.2f} CPU s, {len(document.headings)} sections "
+                f"({found} on their line), body from page {row[f'body_page_{name}']}",
+                flush=True,
+            )
+        row["same_sections_pdfium_pypdf"] = sections["pdfium"] == sections["pypdf"]
+        row["same_sections_pdfium_pdftotext"] = sections["pdfium"] == sections["pdftotext"]
+        print(
+            "  same sections (title, page, number): "
+            f"pdfium = pypdf {row['same_sections_pdfium_pypdf']}, "
+            f"pdfium = pdftotext {row['same_sections_pdfium_pdftotext']}",
+            flush=True,
+        )
+        results.append(row)
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -129,7 +251,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if overhead > 10%%")
     parser.add_argument("--smoke", action="store_true", help="datasets/ handbook PDF, 1 run")
     parser.add_argument("--json", dest="json_out", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--compare", action="store_true", help="compare the extractors on the PDFs given"
+    )
     args = parser.parse_args(argv)
+    if args.compare:
+        if not args.pdf:
+            parser.error("--compare needs PDF files")
+        figures = compare(args.pdf)
+        if args.json_out:
+            args.json_out.write_text(json.dumps({"compare": figures}, indent=2))
+        return 0
 
     if args.smoke:
         args.pages, args.repeat = 5, 1

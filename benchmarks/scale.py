@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -40,6 +41,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+if os.environ.get("DOCQL_GROWTH_CODE"):  # a --growth child measures that tree's package
+    sys.path.insert(0, os.environ["DOCQL_GROWTH_CODE"])
+    import docql_sqlite  # noqa: F401  (first, so benchlib's path to this tree comes second)
 
 import benchlib as bl  # noqa: E402
 import latency  # noqa: E402
@@ -397,6 +401,83 @@ def requery(
     )
 
 
+# -- growth of heading() and grep(), before and after, in one run (--growth) ------------------
+GROWTH_CLASSES = ("heading", "grep")
+# Besides latency.QUERIES: a regex grep, whose required literal narrows the candidates.
+GROWTH_EXTRA = {"grep": ["$.content.grep(/EADDR\\w+USE/)"]}
+
+
+def growth_worker(db: Path, runs: int) -> None:
+    """Print the in-process latency of the growth classes on `db` as JSON (run in a child
+    whose PYTHONPATH chooses the docql_sqlite package being measured)."""
+    import docql_sqlite
+
+    latency.CLASSES = set(GROWTH_CLASSES)
+    for name, extra in GROWTH_EXTRA.items():
+        latency.QUERIES[name] = latency.QUERIES[name] + extra
+    out = latency.in_process(db, runs, False)
+    out["package"] = docql_sqlite.__file__
+    print(json.dumps(out))
+
+
+def growth(specs: list[str], runs: int, rounds: int = 2) -> str:
+    """CPU p50 of heading() and grep() on a small and a large index, for each SPEC
+    `LABEL=CODE_DIR:SMALL_DB:LARGE_DB` (CODE_DIR: a source tree of docql_sqlite, e.g. a
+    `git archive` of the commit before; empty for this one), in alternation (every spec's
+    small and large index once per round), so a change of the machine's load hits all.
+    Per query: the CPU p50 (median over the rounds) small, large and their ratio."""
+    parsed = []
+    for spec in specs:
+        label, _, rest = spec.partition("=")
+        code, small, large = rest.split(":")
+        parsed.append((label, code, Path(small), Path(large)))
+    samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for _ in range(rounds):
+        for label, code, small, large in parsed:
+            for size, db in (("small", small), ("large", large)):
+                env = dict(os.environ, DOCQL_GROWTH_CODE=code)
+                cmd = [sys.executable, __file__, "--growth-worker", str(db), "--runs", str(runs)]
+                done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+                if done.returncode != 0:
+                    raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()[-800:]}")
+                samples.setdefault((label, size), []).append(json.loads(done.stdout))
+    rows = []
+    for label, _, small, large in parsed:
+        first = samples[(label, "small")][0]
+        for cls in GROWTH_CLASSES:
+            for n, q in enumerate(first[cls]["queries"]):
+                cpu = {
+                    size: bl.median(
+                        [r[cls]["queries"][n]["cpu_p50_ms"] for r in samples[(label, size)]]
+                    )
+                    for size in ("small", "large")
+                }
+                items = {
+                    size: samples[(label, size)][0][cls]["queries"][n]["results"] for size in cpu
+                }
+                rows.append(
+                    [label, q["query"], cpu["small"], cpu["large"]]
+                    + [
+                        f"{cpu['large'] / max(cpu['small'], 1e-3):.1f}×",
+                        items["small"],
+                        items["large"],
+                    ]
+                )
+            cpu = {
+                size: bl.median([r[cls]["cpu_p50_ms"] for r in samples[(label, size)]])
+                for size in ("small", "large")
+            }
+            rows.append(
+                [label, f"**{cls}** (class p50)", cpu["small"], cpu["large"]]
+                + [f"{cpu['large'] / max(cpu['small'], 1e-3):.1f}×", "", ""]
+            )
+    return bl.table(
+        ["code", "query", "small CPU p50 ms", "large CPU p50 ms", "ratio", "items small"]
+        + ["items large"],
+        rows,
+    )
+
+
 # -- main ---------------------------------------------------------------------------------------
 def main() -> None:
     parser = argparse.ArgumentParser(
@@ -433,7 +514,25 @@ def main() -> None:
         metavar="REF_DB",
         help="with --requery: keep the 10 MB reference index there, and reuse it if it exists",
     )
+    parser.add_argument(
+        "--growth",
+        action="append",
+        metavar="LABEL=CODE_DIR:SMALL_DB:LARGE_DB",
+        help="only compare heading() and grep() CPU p50 on a small and a large index, per "
+        "code tree (repeatable; CODE_DIR empty: this tree), before/after in one run",
+    )
+    parser.add_argument("--growth-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.growth_worker:
+        os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
+        growth_worker(args.growth_worker, args.runs)
+        return
+    if args.growth:
+        os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
+        text = growth(args.growth, args.runs)
+        print(text)
+        bl.write_json(args.json_out, {"machine": bl.machine(), "growth": text})
+        return
 
     # The 5 s query limit is wall-clock: on a shared, loaded machine a search that needs
     # 0.3 s of CPU can wait past it, and one timed-out call would end an hour's run.

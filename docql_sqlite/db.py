@@ -30,7 +30,7 @@ from .errors import (
 if TYPE_CHECKING:  # pathlib is imported where a schema file is read (the writer)
     from pathlib import Path
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.
@@ -239,6 +239,7 @@ class Connection(apsw.Connection):
     docql_path: str = ""
     docql_readonly: bool = False
     docql_failed: bool = False  # an error about the file was raised: close() stays quiet
+    docql_chunk_trigrams: bool | None = None  # `chunks_trigram` exists (writer's cache)
 
     def __exit__(self, etype: Any, evalue: Any, tb: Any) -> bool:
         try:
@@ -575,6 +576,49 @@ def has_vec(conn: apsw.Connection) -> bool:
         return True
     except apsw.Error:
         return False
+
+
+# The optional trigram index over the chunks' text (`index --trigram`, docs/design.md B35).
+CHUNK_TRIGRAMS = "chunks_trigram"
+
+
+def has_chunk_trigrams(conn: apsw.Connection) -> bool:
+    """Whether the file has the optional trigram index over the chunks' text."""
+    return (
+        conn.execute(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (CHUNK_TRIGRAMS,)
+        ).fetchone()
+        is not None
+    )
+
+
+def writes_chunk_trigrams(conn: Connection) -> bool:
+    """`has_chunk_trigrams`, asked once per writer connection (the writer asks per file)."""
+    if conn.docql_chunk_trigrams is None:
+        conn.docql_chunk_trigrams = has_chunk_trigrams(conn)
+    return conn.docql_chunk_trigrams
+
+
+def create_chunk_trigrams(conn: Connection) -> bool:
+    """Add the trigram index over the chunks' text, filled from the stored chunks, unless
+    the file has it; True when it was created. In the caller's transaction.
+
+    Contentless (the text is in `chunks`), rowids only, no per-row sizes: 0.65x the
+    corpus on the Markdown mix (docs/design.md B35). It indexes what grep() compares,
+    `coalesce(fold, content)`; the writer deletes a row by re-supplying that text."""
+    if has_chunk_trigrams(conn):
+        conn.docql_chunk_trigrams = True
+        return False
+    conn.execute(
+        f"CREATE VIRTUAL TABLE {CHUNK_TRIGRAMS} USING fts5(text, content = '', "
+        "detail = none, columnsize = 0, tokenize = 'trigram')"
+    )
+    conn.execute(
+        f"INSERT INTO {CHUNK_TRIGRAMS}(rowid, text) "
+        "SELECT id, coalesce(fold, content) FROM chunks ORDER BY id"
+    )
+    conn.docql_chunk_trigrams = True
+    return True
 
 
 def _table_names(conn: apsw.Connection, path: str = "") -> set[str]:

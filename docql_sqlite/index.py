@@ -30,7 +30,7 @@ from .options import (
 )
 from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
-from .query.dialect import POSTGRES, SQLITE, Dialect
+from .query.dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from .records import Record, replace
 
 if TYPE_CHECKING:
@@ -316,7 +316,7 @@ class Index:
         # skip the parser. The key holds the index's version stamp all the same.
         if not isinstance(query, str):
             return self._compile(query, opts.paths, limit)
-        key = (query, opts.paths, limit, self.has_vectors, self._stamp())
+        key = (query, opts.paths, limit, self.has_vectors, self.has_chunk_trigrams, self._stamp())
         cached = self._compiled.get(key)
         if cached is not None:
             return replace(cached, params=dict(cached.params), notes=list(cached.notes))
@@ -334,7 +334,10 @@ class Index:
             return compile_query(
                 query, paths=paths, limit=limit, search_builder=builder, dialect=POSTGRES
             )
-        return compile_query(query, paths=paths, limit=limit, search_builder=self._search_builder())
+        dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams else SQLITE
+        return compile_query(
+            query, paths=paths, limit=limit, search_builder=self._search_builder(), dialect=dialect
+        )
 
     def _stamp(self) -> tuple[int, ...]:
         """Changes when the file (or its WAL) is written: part of the compiled-query key."""
@@ -473,10 +476,12 @@ class Index:
 
     def _refresh(self) -> None:
         # Read when the index opens and after it writes: compiling depends on whether
-        # vectors exist, never on rows.
+        # vectors and the chunks' trigram index exist, never on rows.
+        self.has_chunk_trigrams = False
         if self.postgres is not None:
             self.has_vectors = self.postgres.has_vectors()
             return
+        self.has_chunk_trigrams = db.has_chunk_trigrams(self.conn)
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
 
     def _search_builder(self) -> Any:

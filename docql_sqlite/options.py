@@ -196,6 +196,9 @@ class IngestOptions(Record):
     # Parse again the files that failed before even if unchanged (by default a failed file is
     # skipped until its size or mtime changes).
     retry_failed: bool = False
+    # Add the trigram index over the chunks' text (`chunks_trigram`, docs/design.md B35) if
+    # the file has none; a file that has it keeps it current whatever this says.
+    trigram: bool = False
     fetch_timeout: float = 30.0
     progress: IngestProgress | None = None
     embed: str | None = None

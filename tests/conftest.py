@@ -158,6 +158,21 @@ def corpus_db(corpus_build: tuple[Path, IngestReport]) -> Path:
     return corpus_build[0]
 
 
+def trigram_copy(source: Path, dest: Path) -> Path:
+    """A copy of the index `source` with the optional trigram index over the chunks, as
+    `index --trigram` adds it (the copy is made from the checkpointed file)."""
+    from docql_sqlite import db
+
+    dest.write_bytes(source.read_bytes())
+    conn = db.connect(dest)
+    try:
+        with conn:
+            assert db.create_chunk_trigrams(conn)
+    finally:
+        conn.close()
+    return dest
+
+
 @pytest.fixture(scope="session")
 def corpus_report(corpus_build: tuple[Path, IngestReport]) -> IngestReport:
     return corpus_build[1]

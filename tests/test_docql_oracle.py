@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import REPO, file_lines
+from conftest import REPO, file_lines, trigram_copy
 
 import docql_sqlite
 
@@ -118,9 +118,15 @@ def read_doc(path: str) -> Doc:
     return Doc(path, lines, body)
 
 
-@pytest.fixture(scope="module")
-def index(corpus_db: Path):
-    with docql_sqlite.open(corpus_db) as idx:
+@pytest.fixture(scope="module", params=["scan", "chunk trigrams"])
+def index(request, corpus_db: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The session's index, and a copy with the optional trigram index over the chunks
+    (`index --trigram`): grep() reads candidates from it, and must give the same rows."""
+    path = corpus_db
+    if request.param == "chunk trigrams":
+        path = trigram_copy(corpus_db, tmp_path_factory.mktemp("trigram") / "t.db")
+    with docql_sqlite.open(path) as idx:
+        assert idx.has_chunk_trigrams == (request.param == "chunk trigrams")
         yield idx
 
 

@@ -29,6 +29,8 @@ FILES = {
     "tokens.txt": "WSAEADDRINUSE and EADDRINUSE\nlifetime elision rules\nlifetimes elisions\n",
     "cjk.md": "系统架构的说明\n\n索引、关键词：双字\n",
     "mixed.txt": "Lumen doctor, LUMEN DOCTOR… and lumendoctor\n== -- == …\n",
+    # FTS5 query syntax inside a literal (the trigram candidates quote it)
+    "quotes.txt": 'say "hello" to AND OR NOT * ^ it\nNEAR(a b) - c:d\n',
 }
 
 LITERALS = [
@@ -85,6 +87,13 @@ LITERALS = [
     # case
     "LUMEN",
     "Doctor,",
+    # FTS5 query syntax, quoted into the trigram query as plain text
+    '"hello"',
+    'o" t',
+    "AND OR NOT",
+    "* ^",
+    "NEAR(a",
+    "c:d",
 ]
 
 
@@ -100,16 +109,19 @@ def oracle(kw: str) -> list[tuple[str, int]]:
     return found
 
 
-@pytest.fixture(scope="module")
-def hard_index(tmp_path_factory: pytest.TempPathFactory) -> Any:
+@pytest.fixture(scope="module", params=["scan", "chunk trigrams"])
+def hard_index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The files indexed, without and with the trigram index over the chunks (`index
+    --trigram`, whose candidates must not lose a fold)."""
     root = tmp_path_factory.mktemp("folds")
     (root / "docs").mkdir()
     for name, text in FILES.items():
         (root / "docs" / name).write_text(text, encoding="utf-8")
     db = root / "folds.db"
     with chdir(root):
-        docql_sqlite.index(db, ["docs"])
+        docql_sqlite.index(db, ["docs"], trigram=request.param == "chunk trigrams")
     with docql_sqlite.open(db) as idx:
+        assert idx.has_chunk_trigrams == (request.param == "chunk trigrams")
         # One chunk per file: the oracle's "first line of the file" is the chunk's hit line.
         per_file = idx.rows("SELECT doc_id, count(*) AS n FROM chunks GROUP BY doc_id")
         assert {r["n"] for r in per_file} == {1}

@@ -26,6 +26,14 @@ from docql_sqlite.ingest.pdf import parse_pdf
 
 N = NameObject
 Outline = Sequence[tuple[int, str, int]]  # (depth, title, 0-based page)
+HAS_PDFIUM = pdf_module._pdfium() is not None
+needs_pdfium = pytest.mark.skipif(not HAS_PDFIUM, reason="pypdfium2 not installed")
+
+
+@pytest.fixture
+def pypdf_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text by pypdf, as without pypdfium2 installed (the fallback)."""
+    monkeypatch.setattr(pdf_module, "_pdfium", lambda: None)
 
 
 def make_pdf(
@@ -150,14 +158,26 @@ def test_outline_headings(outline: Outline, expected: list[tuple[int, str, int, 
         assert document.page_of(heading.line) == heading.page
 
 
-def test_page_layout_and_text() -> None:
+@pytest.mark.parametrize(
+    "extractor, spacing",
+    [
+        # pypdf keeps the spacing as drawn; PDFium writes one space between words
+        pytest.param("pypdf", "2   INSTALLING  the Tool", id="pypdf"),
+        pytest.param("pdfium", "2 INSTALLING the Tool", id="pdfium", marks=needs_pdfium),
+    ],
+)
+def test_page_layout_and_text(
+    monkeypatch: pytest.MonkeyPatch, extractor: str, spacing: str
+) -> None:
+    if extractor == "pypdf":
+        monkeypatch.setattr(pdf_module, "_pdfium", lambda: None)
     document = parse_pdf(make_pdf(GUIDE_PAGES), "guide.pdf")
     assert document.format == "pdf"
     assert document.page_lines == [1, 3, 7, 8, 13]
     lines = document.text.split("\n")
     assert lines[:3] == ["User Guide", "Version 2", "1 Introduction"]
     assert lines[6] == ""  # the empty page occupies one line
-    assert lines[8] == "2   INSTALLING  the Tool"  # pypdf keeps the spacing as drawn
+    assert lines[8] == spacing
     assert document.text.endswith("GPL.\n")
     assert document.line_count == 15
     assert document.page_count == 5
@@ -297,12 +317,15 @@ GLUED_LINE = "Nowtrytocompileandrunyourprogram with thefollowingcommandlineoptio
 NORMAL_LINE = "Now try to compile and run your program with the following options"
 
 
-def test_glued_pages_are_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("extractor", ["pypdf", pytest.param("PDFium", marks=needs_pdfium)])
+def test_glued_pages_are_reported(monkeypatch: pytest.MonkeyPatch, extractor: str) -> None:
     monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
+    if extractor == "pypdf":
+        monkeypatch.setattr(pdf_module, "_pdfium", lambda: None)
     pages = [[NORMAL_LINE] * 5, [GLUED_LINE] * 5, [NORMAL_LINE] * 5, [GLUED_LINE] * 5]
     document = parse_pdf(make_pdf(pages), "glued.pdf")
     assert document.warnings == [
-        "glued words: pypdf dropped spaces on 2 of 4 pages (2, 4); "
+        f"glued words: {extractor} dropped spaces on 2 of 4 pages (2, 4); "
         "search over them will be poor (install poppler-utils for pdftotext)"
     ]
 
@@ -324,7 +347,9 @@ def test_not_glued(lines: list[str]) -> None:
     assert not pdf_module._is_glued("\n".join(lines))
 
 
-def test_glued_pages_use_pdftotext_when_available(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_glued_pages_use_pdftotext_when_available(
+    monkeypatch: pytest.MonkeyPatch, pypdf_text: None
+) -> None:
     calls: list[list[str]] = []
 
     def fake_run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
@@ -345,7 +370,9 @@ def test_glued_pages_use_pdftotext_when_available(monkeypatch: pytest.MonkeyPatc
     ]
 
 
-def test_pdftotext_failure_falls_back_to_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pdftotext_failure_falls_back_to_pypdf(
+    monkeypatch: pytest.MonkeyPatch, pypdf_text: None
+) -> None:
     def failing_run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
         raise subprocess.TimeoutExpired(args, 1)
 
@@ -357,7 +384,7 @@ def test_pdftotext_failure_falls_back_to_pypdf(monkeypatch: pytest.MonkeyPatch) 
 
 
 @pytest.mark.skipif(not pdf_module.shutil.which("pdftotext"), reason="poppler-utils not installed")
-def test_real_pdftotext_keeps_page_count() -> None:
+def test_real_pdftotext_keeps_page_count(pypdf_text: None) -> None:
     pages = [[GLUED_LINE] * 5, [], ["last page"]]
     document = parse_pdf(make_pdf(pages), "glued.pdf")
     assert document.page_count == 3
@@ -371,7 +398,7 @@ def long_pdf(pages: int) -> tuple[bytes, list[list[str]], Outline]:
 
 
 @pytest.mark.skipif(not pdf_module.shutil.which("pdftotext"), reason="poppler-utils not installed")
-def test_a_long_pdf_is_read_by_pdftotext(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_pdf_is_read_by_pdftotext(monkeypatch: pytest.MonkeyPatch, pypdf_text: None) -> None:
     """From LARGE_PDF_PAGES pages on, the text is pdftotext's (pypdf's ~20 ms a page made
     a 2,415-page manual cost 50 s of CPU); pages, lines and outline are as pypdf gives."""
     data, texts, outline = long_pdf(pdf_module.LARGE_PDF_PAGES)
@@ -394,7 +421,9 @@ def test_a_long_pdf_is_read_by_pdftotext(monkeypatch: pytest.MonkeyPatch) -> Non
     assert document.text == by_pypdf.text
 
 
-def test_a_long_pdf_without_pdftotext_is_read_by_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_pdf_without_pdftotext_is_read_by_pypdf(
+    monkeypatch: pytest.MonkeyPatch, pypdf_text: None
+) -> None:
     data, texts, _ = long_pdf(pdf_module.LARGE_PDF_PAGES)
     monkeypatch.setattr(pdf_module.shutil, "which", lambda name: None)
     document = parse_pdf(data, "long.pdf")
@@ -402,12 +431,88 @@ def test_a_long_pdf_without_pdftotext_is_read_by_pypdf(monkeypatch: pytest.Monke
     assert document.text.split("\n")[:2] == texts[0]
 
 
-def test_a_short_pdf_keeps_pypdf_text(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_short_pdf_keeps_pypdf_text(monkeypatch: pytest.MonkeyPatch, pypdf_text: None) -> None:
     calls: list[object] = []
     monkeypatch.setattr(pdf_module.shutil, "which", lambda name: "/usr/bin/pdftotext")
     monkeypatch.setattr(pdf_module, "_pdftotext", lambda data: calls.append(data))
     data, texts, _ = long_pdf(pdf_module.LARGE_PDF_PAGES - 1)
     assert parse_pdf(data, "short.pdf").page_count == len(texts) and calls == []
+
+
+# -- PDFium (pypdfium2), the default extractor ----------------------------------------
+
+
+@needs_pdfium
+@pytest.mark.parametrize("pages", [3, pdf_module.LARGE_PDF_PAGES], ids=["short", "long"])
+def test_pdfium_reads_every_pdf_as_pypdf_would(monkeypatch: pytest.MonkeyPatch, pages: int) -> None:
+    """Short or long, the text is PDFium's (neither pypdf's text nor pdftotext runs), with
+    the lines, pages and outline sections pypdf's text gives."""
+    data, texts, outline = long_pdf(pages)
+    with monkeypatch.context() as fallback:
+        fallback.setattr(pdf_module, "_pdfium", lambda: None)
+        fallback.setattr(pdf_module.shutil, "which", lambda name: None)
+        by_pypdf = parse_pdf(data, "long.pdf")
+
+    def unused(*args: object) -> str:
+        raise AssertionError("a fallback extractor ran")
+
+    monkeypatch.setattr(pdf_module, "_page_text", unused)
+    monkeypatch.setattr(pdf_module, "_pdftotext", unused)
+    document = parse_pdf(data, "long.pdf")
+    assert document.warnings == [] and document.page_count == pages
+    assert document.text == by_pypdf.text
+    assert document.page_lines == by_pypdf.page_lines
+    assert [(h.title, h.line, h.page) for h in document.headings] == [
+        (h.title, h.line, h.page) for h in by_pypdf.headings
+    ]
+    assert len(document.headings) == len(outline)
+
+
+@needs_pdfium
+def test_pdfium_hyphenated_line_ends_keep_the_hyphen_and_the_line() -> None:
+    """PDFium joins a word hyphenated across lines with U+FFFE; the page keeps "-" and the
+    line break, as pypdf and pdftotext give them."""
+    pdfium = pdf_module._pdfium()
+    document = pdfium.PdfDocument(make_pdf([["a word inves-", "tigated here"]]))
+    try:
+        raw = document[0].get_textpage().get_text_range()
+        text = pdf_module._pdfium_page_text(document, 0, [])
+    finally:
+        document.close()
+    assert "inves\ufffetigated" in raw  # PDFium's marker
+    assert "inves-\ntigated" in text and "\ufffe" not in text
+    assert parse_pdf(make_pdf([["a word inves-", "tigated here"]]), "h.pdf").text == (
+        "a word inves-\ntigated here\n"
+    )
+
+
+@needs_pdfium
+def test_pdfium_failing_page_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    pdfium = pdf_module._pdfium()
+    original = pdfium.PdfPage.get_textpage
+
+    def get_textpage(self: Any) -> Any:
+        textpage = original(self)
+        if "Broken" in textpage.get_text_range():
+            raise pdfium.PdfiumError("bad font")
+        return textpage
+
+    monkeypatch.setattr(pdfium.PdfPage, "get_textpage", get_textpage)
+    document = parse_pdf(make_pdf([["ok"], ["Broken"], ["fine"]]), "x.pdf")
+    assert document.text == "ok\n\nfine\n"
+    assert document.warnings == ["page 2: text extraction failed: bad font"]
+
+
+@needs_pdfium
+def test_pdfium_that_cannot_open_a_file_leaves_it_to_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+    pdfium = pdf_module._pdfium()
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise pdfium.PdfiumError("Failed to load document (PDFium: Data format error).")
+
+    monkeypatch.setattr(pdfium, "PdfDocument", refuse)
+    document = parse_pdf(make_pdf(GUIDE_PAGES), "guide.pdf")
+    assert document.text.split("\n")[8] == "2   INSTALLING  the Tool"  # pypdf's spacing
 
 
 # -- errors --------------------------------------------------------------------------
@@ -445,7 +550,7 @@ def test_corrupt(data: bytes) -> None:
         parse_pdf(data, "bad.pdf")
 
 
-def test_one_failing_page_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_failing_page_is_a_warning(monkeypatch: pytest.MonkeyPatch, pypdf_text: None) -> None:
     original = PageObject.extract_text
 
     def extract_text(self: PageObject, *args: object, **kwargs: object) -> str:

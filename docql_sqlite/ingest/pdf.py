@@ -1,7 +1,8 @@
 """PDF → `Document`: page text, page → line map, and a table of contents.
 
 This module owns everything PDF-specific: opening (encrypted and corrupt files become
-`IngestError`), text per page with pypdf, the page layout of `Document.text`
+`IngestError`), text per page (PDFium through pypdfium2; else poppler's pdftotext for a
+long file, else pypdf: docs/design.md B32), the page layout of `Document.text`
 (`page_lines`), headings from the outline (bookmarks) or, failing that, from numbered
 lines, the printed section numbers of outline entries, the printed contents pages (front
 matter, not chunked), and the "glued words" check for PDFs whose extracted text lost its
@@ -39,10 +40,16 @@ GLUED_RATIO = 0.08
 _LONG_RUN = re.compile(rf"[A-Za-z\u00c0-\u024f]{{{GLUED_TOKEN_LETTERS},}}")
 _HAS_LATIN = re.compile(r"[A-Za-z]")
 PDFTOTEXT_TIMEOUT_S = 120
-# A long PDF's text comes from pdftotext when it is installed: pypdf spends ~20 ms of CPU
-# a page (R's 2,415-page refman.pdf: 50 s, near the 60 s parse limit; pdftotext: 7 s).
-# Shorter files keep pypdf's text, on which the glued-word check was measured.
+# The page text comes from PDFium (pypdfium2) when it is installed, whatever the length:
+# 1.2-2.2 ms of CPU a page on the R manuals and the Debian reference, against pdftotext's
+# 2.1-4.0 and pypdf's 20-33, with the text pypdf gives (mean word-sequence similarity
+# 0.986-0.9995 per page; docs/benchmarks.md). Without it, a long PDF's text comes from
+# pdftotext when that is installed (R's 2,415-page refman.pdf: pypdf 50 s of CPU, near the
+# 60 s parse limit), a shorter one's from pypdf.
 LARGE_PDF_PAGES = 200
+# PDFium marks a word hyphenated across a line end with U+FFFE and joins the lines; pypdf
+# and pdftotext keep "-" and the line break, which is what the page's lines are.
+_PDFIUM_HYPHEN = "\ufffe"
 
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
@@ -109,18 +116,68 @@ def parse_pdf(data: bytes, path: str) -> Document:
 
 
 def _pages(reader: PdfReader, data: bytes, warnings: list[str]) -> list[str]:
-    """Each page's text: pdftotext's for a long PDF when it is installed and sees the same
-    pages, else pypdf's, with glued-word pages taken from pdftotext where it can."""
+    """Each page's text: PDFium's when pypdfium2 is installed and sees the same pages;
+    else pdftotext's for a long PDF when it is installed and sees the same pages; else
+    pypdf's. Pages whose words came out glued are taken from pdftotext where it can."""
     count = len(reader.pages)
-    if count >= LARGE_PDF_PAGES and shutil.which("pdftotext"):
+    pages = _pdfium_pages(data, count, warnings)
+    extractor = "PDFium"
+    if pages is None and count >= LARGE_PDF_PAGES and shutil.which("pdftotext"):
         fast = _pdftotext(data)
         if fast is not None and len(fast) == count:
             return fast
-    pages = [_page_text(reader, i, warnings) for i in range(count)]
+    if pages is None:
+        pages = [_page_text(reader, i, warnings) for i in range(count)]
+        extractor = "pypdf"
     glued = [i for i, text in enumerate(pages) if _is_glued(text)]
     if glued:
-        _fix_glued(data, pages, glued, warnings)
+        _fix_glued(data, pages, glued, warnings, extractor)
     return pages
+
+
+def _pdfium() -> Any:
+    """The pypdfium2 module, or None when it is not installed (the fallbacks then apply)."""
+    try:
+        import pypdfium2
+    except ImportError:
+        return None
+    return pypdfium2
+
+
+def _pdfium_pages(data: bytes, count: int, warnings: list[str]) -> list[str] | None:
+    """Each page's text by PDFium, or None when it is missing, cannot open the file or
+    counts other pages than pypdf (whose outline destinations name pages by number)."""
+    pdfium = _pdfium()
+    if pdfium is None:
+        return None
+    try:
+        document = pdfium.PdfDocument(data)
+    except Exception:  # PdfiumError, and whatever a damaged file raises: use pypdf
+        return None
+    try:
+        if len(document) != count:
+            return None
+        return [_pdfium_page_text(document, i, warnings) for i in range(count)]
+    finally:
+        document.close()
+
+
+def _pdfium_page_text(document: Any, index: int, warnings: list[str]) -> str:
+    # One bad page must not lose the whole document (as with pypdf).
+    try:
+        page = document[index]
+        try:
+            textpage = page.get_textpage()
+            try:
+                text = str(textpage.get_text_range())
+            finally:
+                textpage.close()
+        finally:
+            page.close()
+    except Exception as exc:
+        warnings.append(f"page {index + 1}: text extraction failed: {exc or type(exc).__name__}")
+        return ""
+    return text.replace(_PDFIUM_HYPHEN, "-\n")
 
 
 def contents_pages(lines: list[str], page_lines: list[int]) -> set[int]:
@@ -219,20 +276,22 @@ def _is_glued(text: str) -> bool:
     return long >= 3 and long >= GLUED_RATIO * len(tokens)
 
 
-def _fix_glued(data: bytes, pages: list[str], glued: list[int], warnings: list[str]) -> None:
+def _fix_glued(
+    data: bytes, pages: list[str], glued: list[int], warnings: list[str], extractor: str
+) -> None:
     better = _pdftotext(data) if shutil.which("pdftotext") else None
     shown = ", ".join(str(i + 1) for i in glued[:5]) + (", …" if len(glued) > 5 else "")
     if better is not None and len(better) == len(pages):
         for i in glued:
             pages[i] = better[i]
         warnings.append(
-            f"glued words: pypdf dropped spaces on {len(glued)} of {len(pages)} pages "
+            f"glued words: {extractor} dropped spaces on {len(glued)} of {len(pages)} pages "
             f"({shown}); those pages were extracted with pdftotext"
         )
         return
     warnings.append(
-        f"glued words: pypdf dropped spaces on {len(glued)} of {len(pages)} pages ({shown}); "
-        "search over them will be poor (install poppler-utils for pdftotext)"
+        f"glued words: {extractor} dropped spaces on {len(glued)} of {len(pages)} pages "
+        f"({shown}); search over them will be poor (install poppler-utils for pdftotext)"
     )
 
 

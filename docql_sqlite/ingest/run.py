@@ -183,6 +183,9 @@ def index_paths(
     urls, roots, found, stats = walk_inputs(paths, options, report)
     conn = db.connect(db_path)
     try:
+        if options.trigram:
+            with conn:
+                db.create_chunk_trigrams(conn)
         stored = {
             row[1]: StoredDoc(row[0], *row[2:])
             for row in conn.execute(

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from itertools import accumulate
 from typing import Any
 
-from ..db import Connection
+from ..db import Connection, writes_chunk_trigrams
 from ..fts_tokens import tsvector_literal
 from ..model import CodeBlock, Document, count_lines, split_lines
 from ..text import fold, fts_text, stored_fold
@@ -139,6 +139,10 @@ def find_document(conn: Connection, uri: str) -> tuple[int, int, int | None, str
 # free at the end of a cold build (docs/benchmarks.md).
 _FTS_DELETE = "INSERT INTO chunks_fts(chunks_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)"
 _FTS_INSERT = "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)"
+# The optional trigram index over what grep() compares, coalesce(fold, content)
+# (`index --trigram`, db.create_chunk_trigrams), written the same way when the file has it.
+_TRIGRAM_DELETE = "INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', ?, ?)"
+_TRIGRAM_INSERT = "INSERT INTO chunks_trigram(rowid, text) VALUES (?, ?)"
 
 
 class FtsWrites:
@@ -178,16 +182,23 @@ def delete_document(conn: Connection, doc_id: int, fts: FtsWrites | None = None)
 
 def _delete_fts(conn: Connection, doc_id: int, fts: FtsWrites | None = None) -> None:
     rows = conn.execute(
-        "SELECT c.id, coalesce(s.title, ''), c.content FROM chunks c LEFT JOIN sections s ON s.id "
-        "= c.section_id WHERE c.doc_id = ?",
+        "SELECT c.id, coalesce(s.title, ''), c.content, c.fold FROM chunks c "
+        "LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ?",
         (doc_id,),
     ).fetchall()
     _fts(
         conn,
         fts,
         _FTS_DELETE,
-        [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in rows],
+        [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body, _ in rows],
     )
+    if writes_chunk_trigrams(conn):
+        _fts(
+            conn,
+            fts,
+            _TRIGRAM_DELETE,
+            [(cid, body if folded is None else folded) for cid, _, body, folded in rows],
+        )
 
 
 def replace_document(conn: Connection, parsed: Parsed, fts: FtsWrites | None = None) -> int:
@@ -280,6 +291,13 @@ def _insert_chunks(
         ],
     )
     _fts(conn, fts, _FTS_INSERT, [(base + i, r[10], r[11]) for i, r in enumerate(rows)])
+    if writes_chunk_trigrams(conn):  # r[7] content, r[8] its fold (None: the same)
+        _fts(
+            conn,
+            fts,
+            _TRIGRAM_INSERT,
+            [(base + i, r[7] if r[8] is None else r[8]) for i, r in enumerate(rows)],
+        )
 
 
 def _code_storage(

@@ -30,6 +30,14 @@ class Dialect:
     PARAM: ClassVar[str] = ":{name}"
     # Pattern text, compiled (and cached) by `re` when SQL is first inlined, not at import.
     PARAM_PATTERN: ClassVar[str] = r":(p\d+)\b"
+    # Trigram FTS5 tables that narrow a substring test down to candidate rows, before the
+    # exact test runs on those only (docs/design.md B35): `sections_trigram` over the
+    # folded titles is in every file (schema 9); `chunks_trigram` over the chunks' text
+    # exists when the index was built with `index --trigram` (`chunk_trigrams`, below).
+    TITLE_TRIGRAMS: ClassVar[bool] = True
+
+    def __init__(self, chunk_trigrams: bool = False) -> None:
+        self.chunk_trigrams = chunk_trigrams
 
     def param(self, name: str) -> str:
         return self.PARAM.format(name=name)
@@ -170,6 +178,8 @@ class PostgresDialect(Dialect):
     NO_LIMIT: ClassVar[str] = "ALL"
     PARAM: ClassVar[str] = "%({name})s"
     PARAM_PATTERN: ClassVar[str] = r"%\((p\d+)\)s"
+    # No trigram tables: heading() and grep() stay exact scans (strpos, ILIKE).
+    TITLE_TRIGRAMS: ClassVar[bool] = False
 
     def text(self, expr: str) -> str:
         return f"({expr})::text"
@@ -304,6 +314,9 @@ def _text_literal(text: str) -> str:
 
 
 SQLITE = Dialect()
+# A file built with `index --trigram`: grep() and heading()'s body fallback read the
+# candidate chunks from `chunks_trigram` (Index picks it when the table exists).
+SQLITE_CHUNK_TRIGRAMS = Dialect(chunk_trigrams=True)
 POSTGRES = PostgresDialect()
 
 

@@ -234,6 +234,12 @@ def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     return f"({dialect.like(expr, params.add(like_pattern(literal)))} AND {match})"
 
 
+def required_regex_literal(pattern: str, flags: str) -> str | None:
+    """`required_literal` of a DocQL regex as written (`/.../flags`)."""
+    pattern = _unescape_slashes(pattern)
+    return required_literal(SQLITE.regex_value(pattern, flags), "i" in flags)
+
+
 def required_literal(pattern: str, ignore_case: bool, min_chars: int = 3) -> str | None:
     """The longest run of plain characters every match of `pattern` must contain.
 

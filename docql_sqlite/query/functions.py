@@ -12,7 +12,7 @@ from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_m
 from ..records import Record
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
-from .filters import ascii_lower, regex_condition
+from .filters import ascii_lower, regex_condition, required_regex_literal
 from .nodes import Call, Regex
 from .sqlparams import Params
 
@@ -193,7 +193,7 @@ class FunctionCompiler:
             kw = fold(self.text_arg(call))
             where = f" AND s.level = {int(name[1:])}"
             if kw:
-                where += f" AND {dialect.contains('s.title_fold', self.params.add(kw))}"
+                where += f" AND {title_contains(kw, self.params.add(kw), self.params)}"
             return Source(item_sql.HEADING, item_sql.base_headings(scope, where, dialect))
         if name == "chapter":
             chapter_id = self.text_arg(call).strip()
@@ -235,7 +235,7 @@ class FunctionCompiler:
             f"(CASE WHEN s.title_fold = {p} THEN 3 "
             f"WHEN {dialect.starts_with('s.title_fold', p)} THEN 2 ELSE 1 END)"
         )
-        in_title = dialect.contains("s.title_fold", p)
+        in_title = title_contains(kw, p, self.params)
         titles = item_sql.base_sections(scope, tier, "'title'", in_title, dialect)
         # Smart degradation (spec §4.3): no title in scope matches → innermost sections
         # whose own text (their chunks, not their sub-sections') contains the keyword.
@@ -244,15 +244,18 @@ class FunctionCompiler:
         # It reads the title matches, kept once (MATERIALIZED): asking the sections again
         # scanned every title a second time when the first match came late or never (a
         # third of the query on a 308k-section index, docs/benchmarks.md).
-        no_title = "NOT EXISTS (SELECT 1 FROM title_hits)"
+        # The check is a one-row gate joined before the chunks, not a term of their WHERE:
+        # as a term SQLite evaluated it once but still read every chunk (15 ms of 17 on a
+        # 585k-chunk index when a title matched); a gate with no row reads none.
+        no_title = "(SELECT 1 AS one WHERE NOT EXISTS (SELECT 1 FROM title_hits)) no_title"
         in_scope = (
             ""
             if scope == dialect.TRUE
-            else f" AND c.doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
+            else f"c.doc_id IN (SELECT d.id FROM documents d WHERE {scope}) AND "
         )
         own_text = (
-            f"s.id IN (SELECT c.section_id FROM chunks c WHERE {no_title}{in_scope} "
-            f"AND {chunk_contains(keyword, self.params)})"
+            f"s.id IN (SELECT c.section_id FROM {no_title} CROSS JOIN chunks c "
+            f"WHERE {in_scope}{chunk_contains(keyword, self.params)})"
         )
         bodies = item_sql.base_sections(scope, dialect.real("0.5"), "'body'", own_text, dialect)
         sql = (
@@ -267,6 +270,13 @@ class FunctionCompiler:
         columns = item_sql.chunk_columns(dialect)
         if isinstance(arg.value, Regex):
             cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
+            literal = required_regex_literal(arg.value.pattern, arg.value.flags)
+            # The trigram table holds coalesce(fold, content): an ASCII run of `content`
+            # is also a run of its fold (only non-ASCII characters are folded), so an
+            # ASCII literal every match contains is a sound filter; a non-ASCII one is not.
+            if literal is not None and literal.isascii():
+                candidates = chunk_candidates(literal, self.params)
+                cond = cond if candidates is None else f"{candidates} AND {cond}"
             sql = (
                 f"SELECT {columns}, NULL AS _score, c.line AS hit_line, "
                 f"substr(c.content, 1, 160) AS snippet FROM {item_sql.CHUNK_FROM} "
@@ -395,6 +405,57 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         )
 
 
+# -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------
+# At most this many trigrams in one FTS5 query: each costs a read of its row list (the
+# list of a common trigram such as "ion" holds most chunks), and a few rare ones already
+# leave few candidates for the exact test.
+MAX_TRIGRAMS = 6
+
+
+def trigram_query(needle: str) -> str | None:
+    """An FTS5 query that every text of a `tokenize='trigram'` table containing `needle`
+    (up to the case of the letters) matches, or None when `needle` is too short (< 3
+    characters: the trigram tokenizer has no shorter tokens).
+
+    An AND of quoted trigrams, not a phrase: the tables are `detail=none` (row ids only),
+    where FTS5 has no phrase queries. Sound because the tokenizer maps each character to
+    one character (its case fold) in the stored text and in the query alike, so a text
+    holding `needle` holds each of its trigrams. The exact test runs on the candidates.
+    """
+    if len(needle) < 3:
+        return None
+    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
+        rarest = sorted(grams, key=lambda g: -sum(_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
+        grams = [g for g in grams if g in rarest]
+    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+def title_contains(folded: str, param: str, params: Params) -> str:
+    """SQL: section `s`'s folded title contains `folded` (bound as `param`); the titles
+    that can are read from `sections_trigram` first when the needle has 3+ characters."""
+    exact = params.dialect.contains("s.title_fold", param)
+    match = trigram_query(folded) if params.dialect.TITLE_TRIGRAMS else None
+    if match is None:
+        return exact
+    candidates = (
+        f"s.id IN (SELECT rowid FROM sections_trigram WHERE sections_trigram MATCH "
+        f"{params.add(match)})"
+    )
+    return f"{candidates} AND {exact}"
+
+
+def chunk_candidates(needle: str, params: Params) -> str | None:
+    """SQL: chunk `c` may contain `needle` (its fold: the text `chunks_trigram` holds), from
+    the trigram table; None when the index has none or the needle is too short."""
+    match = trigram_query(needle) if params.dialect.chunk_trigrams else None
+    if match is None:
+        return None
+    return (
+        f"c.id IN (SELECT rowid FROM chunks_trigram WHERE chunks_trigram MATCH {params.add(match)})"
+    )
+
+
 def chunk_contains(keyword: str, params: Params) -> str:
     """SQL: chunk `c` contains `keyword`, case-insensitively (Unicode casefold).
 
@@ -402,10 +463,14 @@ def chunk_contains(keyword: str, params: Params) -> str:
     changes nothing) and LIKE ignores ASCII case, so `coalesce(c.fold, c.content) LIKE
     '%' || fold_non_ascii(kw) || '%'` is exactly `kw.casefold() in text.casefold()`,
     without the lower() copy of every chunk that instr() would need: 3-4x faster.
+    With `chunks_trigram`, the LIKE runs on the candidate chunks only.
     """
     folded = fold_non_ascii(keyword)
     text = "coalesce(c.fold, c.content)"
     condition = params.dialect.like(text, params.add(like_pattern(folded)))
+    candidates = chunk_candidates(folded, params)
+    if candidates is not None:
+        return f"{candidates} AND {condition}"
     rare = _rare_suffix(folded)
     if rare is not None:
         # LIKE '%kw%' costs about one comparison per occurrence of kw's first letter, so a
