@@ -53,7 +53,11 @@ def code_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_every_caller_and_its_code_in_one_call(code_db: Path) -> None:
     async def session() -> str:
         async with stdio_session(code_db) as (s, _):
-            return text(await s.call_tool("docql_query", {"query": '$.code.callers("make")'}))
+            return text(
+                await s.call_tool(
+                    "docql_query", {"query": '$.code.callers("make")', "bodies": True}
+                )
+            )
 
     reply = anyio.run(session)
     assert reply.count('"kind": "call"') == 3

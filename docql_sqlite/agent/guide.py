@@ -122,7 +122,8 @@ Work from the outline down, and cite locations:
 4. Read around a hit with `get` at the location it printed (`path:120-160`, or `path` with
    `from`/`count`).
 5. Code: start an unknown repository with `repo_map`; "who calls X and how" is one query,
-   `$.code.callers("X")` (each call site, its `caller` and the caller's `source`); then
+   `$.code.callers("X")` with `bodies=true` (each call site, its `caller` and the
+   caller's whole `source`; without it, a list shows first lines); then
    `$.code.callees("X")`, `$.code.references("Type")[?(@.kind=="inherit")]`,
    `$.code.importers("pkg.mod")`. `resolution` says how sure a link is: local, import,
    unique, or ambiguous/unresolved (then `target` is null).

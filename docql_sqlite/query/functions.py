@@ -422,7 +422,9 @@ def trigram_query(needle: str) -> str | None:
     one character (its case fold) in the stored text and in the query alike, so a text
     holding `needle` holds each of its trigrams. The exact test runs on the candidates.
     """
-    if len(needle) < 3:
+    if len(needle) < 3 or "\x00" in needle:
+        # FTS5's query parser ends a string at a NUL ("unterminated string"); no indexed
+        # text holds one (B22), so the exact test alone answers, and answers nothing.
         return None
     grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
     if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
