@@ -97,7 +97,7 @@ def test_markup_is_cleaned_before_the_engine(oracle: object, whole: E5Small) -> 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("[link text](http://x/y \"t\") and ![alt](i.png)", "link text and alt"),
+        ('[link text](http://x/y "t") and ![alt](i.png)', "link text and alt"),
         ("use [`fs.watch()`][] here", "use fs.watch() here"),
         ("para\n\n[`fs.watch()`]: #fswatch\n[b]: https://b/\n", "para"),
         ("| a | b |\n|---|:--:|\n| 1 | 2 |", "| a | b | | 1 | 2 |"),

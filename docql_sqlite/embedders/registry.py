@@ -237,8 +237,8 @@ def _openai_factory(
     base_url: str | None = None,
     api_key: str | None = None,
     batch_size: int = 64,
-    timeout: float = 60.0,
-    retries: int = 3,
+    timeout: float = 120.0,
+    retries: int = 5,
 ) -> EmbeddingModel:
     from docql_sqlite.embedders.http import OpenAIEmbedder
 
