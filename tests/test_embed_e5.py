@@ -214,3 +214,18 @@ def test_semantic_extra_installs_in_a_fresh_venv(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr
     assert '"model": "e5-small"' in run.stdout
+
+
+def test_fingerprint_is_kept_in_the_cache_and_equals_the_probe_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docql_sqlite.embedders.base import EmbeddingModel
+
+    monkeypatch.setenv("DOCQL_MODEL_CACHE", str(tmp_path))
+    probed = EmbeddingModel.fingerprint(E5Small())  # the probe texts, embedded now
+    assert E5Small().fingerprint() == probed  # computed, then written
+    (kept,) = tmp_path.glob("e5-small-*.fingerprint")
+    assert kept.read_text().strip() == probed
+    assert E5Small().fingerprint() == probed  # read back
+    kept.write_text("garbage")  # a damaged cache is recomputed and rewritten
+    assert E5Small().fingerprint() == probed and kept.read_text().strip() == probed

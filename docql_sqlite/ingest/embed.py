@@ -133,28 +133,31 @@ def _embed_missing(
                 cached[content_hash] = row[0]
     texts = {h: text for _, _, h, text in needed if h not in cached}
     reused = len(needed) - sum(1 for _, _, h, _ in needed if h in texts)
-    chunks_of: dict[str, list[tuple[int, int]]] = {}
-    for chunk_id, doc_id, h, _ in needed:
-        chunks_of.setdefault(h, []).append((chunk_id, doc_id))
-    # Texts in length order across the whole run, not per batch of chunk ids: a batch of
-    # like lengths pads least (time and, for some models, vector noise), and the engine
-    # splits a batch across cores evenly.
-    todo = sorted(texts, key=lambda h: len(texts[h]))
     computed = 0
     if progress:
         progress(0, len(texts))
-    # Chunks whose text is already embedded (elsewhere, or before a re-index) first.
-    known = [h for h in chunks_of if h not in texts]
-    for start in range(0, len(known), batch):
-        _write(conn, [(h, cached[h], chunks_of[h]) for h in known[start : start + batch]])
     # One transaction per batch, written as soon as it is computed: a run that is killed
     # keeps its finished batches, and the next run starts where it stopped.
-    for start in range(0, len(todo), batch):
-        fresh = todo[start : start + batch]
-        computed_vectors = model.embed([texts[h] for h in fresh], kind="passage")
-        _write(conn, [(h, encode(v), chunks_of[h]) for h, v in zip(fresh, computed_vectors)])
+    for start in range(0, len(needed), batch):
+        rows = needed[start : start + batch]
+        fresh = list(dict.fromkeys(h for _, _, h, _ in rows if h not in cached))
+        if fresh:
+            for h, vector in zip(fresh, model.embed([texts[h] for h in fresh], kind="passage")):
+                cached[h] = encode(vector)
+        with conn:
+            for chunk_id, doc_id, h, _ in rows:
+                conn.execute(f"DELETE FROM {vectors.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
+                conn.execute(
+                    f"INSERT INTO {vectors.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
+                    (chunk_id, cached[h], doc_id),
+                )
+                conn.execute(
+                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) "
+                    "VALUES (?, ?, ?)",
+                    (chunk_id, doc_id, h),
+                )
         computed += len(fresh)
-        if progress:
+        if progress and fresh:
             progress(computed, len(texts))
     removed = _drop_orphans(conn)
     return {
@@ -164,23 +167,6 @@ def _embed_missing(
         "unchanged": total_chunks - len(needed),
         "removed": removed,
     }
-
-
-def _write(conn: db.Connection, items: list[tuple[str, bytes, list[tuple[int, int]]]]) -> None:
-    """Store each (content hash, vector blob, its chunks) in one transaction."""
-    with conn:
-        for h, blob, chunks in items:
-            for chunk_id, doc_id in chunks:
-                conn.execute(f"DELETE FROM {vectors.VEC_TABLE} WHERE rowid = ?", (chunk_id,))
-                conn.execute(
-                    f"INSERT INTO {vectors.VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
-                    (chunk_id, blob, doc_id),
-                )
-                conn.execute(
-                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) "
-                    "VALUES (?, ?, ?)",
-                    (chunk_id, doc_id, h),
-                )
 
 
 def _drop_orphans(conn: db.Connection) -> int:
