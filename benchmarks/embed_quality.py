@@ -15,7 +15,8 @@ no fusion (benchmarks/retrieval.py measures the search modes).
 A policy is MODEL or e5-small:MAX_CHARS (0: the whole text, windowed by the engine).
 Cost is CPU time of this process (all threads) to embed the pool, per passage and per MB
 of chunk text; wall time is printed too but depends on the machine's load. Vectors are
-kept in $DOCQL_CORPORA/embed-quality/POLICY.npz, so a second run costs only queries.
+kept in $DOCQL_CORPORA/embed-quality/POLICY-*.npz, so a second run (or a smaller pool:
+the distractors are a prefix of one seeded order) costs only queries.
 """
 
 from __future__ import annotations
@@ -83,11 +84,17 @@ def pool(cache: Path, distractors: int, seed: int = 0) -> tuple[list, list, list
 
 
 def embed_pool(policy: str, texts: list[str], store: Path) -> tuple[np.ndarray, dict]:
-    key = hashlib.sha256("\n\x00".join(texts).encode()).hexdigest()[:16]
-    path = store / f"{policy.replace(':', '-')}-{key}.npz"
-    if path.exists():
-        saved = np.load(path)
-        return saved["vectors"], json.loads(str(saved["cost"]))
+    """The pool's passage vectors and what they cost; from the store when a run of this
+    policy already embedded every one of these texts (a bigger pool included)."""
+    hashes = [hashlib.sha256(t.encode()).hexdigest()[:16] for t in texts]
+    prefix = policy.replace(":", "-")
+    for saved_path in sorted(store.glob(f"{prefix}-*.npz")):
+        saved = np.load(saved_path)
+        if "hashes" not in saved:
+            continue
+        row_of = {h: i for i, h in enumerate(saved["hashes"].tolist())}
+        if all(h in row_of for h in hashes):
+            return saved["vectors"][[row_of[h] for h in hashes]], json.loads(str(saved["cost"]))
     model = model_for(policy)
     model.embed(["warm up"])  # the load is not embedding cost
     cpu, wall = time.process_time(), time.perf_counter()
@@ -98,7 +105,8 @@ def embed_pool(policy: str, texts: list[str], store: Path) -> tuple[np.ndarray, 
         "passages": len(texts),
         "mb": sum(len(t.encode()) for t in texts) / 1e6,
     }
-    np.savez(path, vectors=vectors, cost=json.dumps(cost))
+    key = hashlib.sha256("".join(hashes).encode()).hexdigest()[:16]
+    np.savez(store / f"{prefix}-{key}.npz", vectors=vectors, cost=json.dumps(cost), hashes=hashes)
     return vectors, cost
 
 
