@@ -147,11 +147,17 @@ def evaluate(policy: str, passages: list, queries: list, store: Path) -> list[di
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--policies", default=DEFAULT_POLICIES)
     parser.add_argument("--distractors", type=int, default=1500)
     parser.add_argument("--json", dest="json_out", default=None)
-    parser.add_argument("--smoke", action="store_true", help="hash model, 200 distractors")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="hash model, 200 distractors (still builds the FAQ sets: apt-get download once)",
+    )
     args = parser.parse_args()
     policies = ["hash"] if args.smoke else args.policies.split(",")
     distractors = 200 if args.smoke else args.distractors
