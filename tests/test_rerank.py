@@ -142,8 +142,8 @@ def test_rerank_cuts_to_the_limit_after_reordering(moth_index, fake_server) -> N
 @pytest.mark.parametrize(
     ("behaviour", "timeout", "note"),
     [
-        ("http500", None, 'answered HTTP 500: {"error": "model not loaded"}'),
-        ("slow", "0.3", "gave no answer within 0.3s"),
+        ("http500", None, 'failed after 3 attempts: HTTP 500: {"error": "model not loaded"}'),
+        ("slow", "0.3", "failed after 1 attempt: no answer within 0.3s"),
         ("garbage", None, "sent an answer that is not a rerank result"),
         ("partial", None, "scored 1 of 4 passages"),
     ],
@@ -176,7 +176,11 @@ def test_no_server_listening_keeps_the_order(moth_index) -> None:
         warnings.simplefilter("always")
         hits = moth_index.search("lantern", mode="bm25", rerank="http://127.0.0.1:9/v1/rerank")
     assert _paths(hits) == _paths(plain)
-    assert any("cannot connect to reranker" in str(w.message) for w in caught)
+    assert any(
+        "reranker http://127.0.0.1:9/v1/rerank failed after 3 attempts: cannot connect"
+        in str(w.message)
+        for w in caught
+    )
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,10 @@
 """Embedding models: the `EmbeddingModel` contract, the registry and the float32 blob format.
 
-Built-in models: `hash[:DIM]` (deterministic, lexical: for tests), `use-multilingual`
-(alias `use`; offline semantic model, needs the `semantic` extra) and `openai:MODEL`
-(any OpenAI-compatible `/v1/embeddings` server). Plugins add more through the
+Built-in models: `hash[:DIM]` (deterministic, lexical: for tests), `e5-small` (the
+default; multilingual-e5-small, offline, the `semantic` extra), `use-multilingual` (alias
+`use`; offline, the `use` extra plus its model file), `openai:MODEL` (any
+OpenAI-compatible `/v1/embeddings` server) and `llm:ID` (any embedding model of simonw's
+`llm` and its plugins, the `llm` extra). Plugins add more through the
 `docql_sqlite.embedders` entry-point group. Backends load lazily: importing this
 package imports neither onnxruntime nor the network code.
 """
@@ -32,6 +34,7 @@ from docql_sqlite.embedders.base import (
     normalise,
 )
 from docql_sqlite.embedders.registry import (
+    DEFAULT_MODEL,
     ENTRY_POINT_GROUP,
     available_models,
     get_model,
@@ -40,6 +43,7 @@ from docql_sqlite.embedders.registry import (
 )
 
 __all__ = [
+    "DEFAULT_MODEL",
     "ENTRY_POINT_GROUP",
     "META_DIMENSIONS",
     "META_FINGERPRINT",

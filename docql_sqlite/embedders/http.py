@@ -2,9 +2,11 @@
 
 Ollama, llama.cpp's server, vLLM, LM Studio and OpenAI itself speak this protocol, so
 one small urllib client (no new dependency) covers them. Failures that may pass —
-connection errors, timeouts and 5xx — are retried with exponential backoff inside one
-total time budget; 4xx are the caller's mistake (bad model name, bad key, input too long)
-and retrying them only delays the message, so they fail at once with the server's text.
+connection errors, timeouts, 429 (a hosted API throttling a large `embed`), 503 and the
+other 5xx — are retried by `docql_sqlite.retry`: the server's `Retry-After` honoured,
+else exponential backoff with jitter, all inside one time budget per batch. Other 4xx
+are the caller's mistake (bad model name, bad key, input too long) and retrying them
+only delays the message, so they fail at once with the server's text.
 
 Where the server is and the key to send, when not given in code (first one set wins):
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 import urllib.error
 import urllib.request
 from typing import Any
@@ -30,6 +31,7 @@ import numpy as np
 
 from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError
+from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 
 DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint
 URL_ENVS = ("DOCQL_EMBED_URL", "OPENAI_BASE_URL")
@@ -48,14 +50,6 @@ class HTTPError(EmbeddingError):
         self.status = status
 
 
-class _Retryable(Exception):
-    """Internal: one attempt failed in a way that another attempt may fix."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
 class OpenAIEmbedder(EmbeddingModel):
     """An embedding model served over HTTP; its dimension is learned from the first response."""
 
@@ -68,8 +62,8 @@ class OpenAIEmbedder(EmbeddingModel):
         api_key: str | None = None,
         *,
         batch_size: int = 64,
-        timeout: float = 60.0,
-        retries: int = 3,
+        timeout: float = 120.0,
+        retries: int = 5,
         backoff: float = 0.5,
     ) -> None:
         if not model:
@@ -108,26 +102,15 @@ class OpenAIEmbedder(EmbeddingModel):
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        deadline = time.monotonic() + self.timeout
-        attempt = 0
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise HTTPError(
-                    f"embedding request to {self.url} timed out after {self.timeout:g}s"
-                )
-            try:
-                return self._attempt(body, headers, remaining)
-            except _Retryable as failure:
-                attempt += 1
-                wait = self.backoff * 2 ** (attempt - 1)
-                if attempt > self.retries or time.monotonic() + wait >= deadline:
-                    raise HTTPError(
-                        f"embedding request to {self.url} failed after {attempt} attempt"
-                        f"{'s' if attempt > 1 else ''}: {failure}",
-                        failure.status,
-                    ) from None
-                time.sleep(wait)
+        policy = Policy(attempts=self.retries + 1, budget=self.timeout, backoff=self.backoff)
+        try:
+            return with_retries(
+                lambda left: self._attempt(body, headers, left),
+                policy,
+                what=f"embedding request to {self.url}",
+            )
+        except GaveUp as gave_up:
+            raise HTTPError(gave_up.message, gave_up.status) from None
 
     def _attempt(self, body: bytes, headers: dict[str, str], timeout: float) -> bytes:
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
@@ -136,16 +119,17 @@ class OpenAIEmbedder(EmbeddingModel):
                 return response.read()
         except urllib.error.HTTPError as err:
             detail = _error_text(err)
-            if err.code >= 500:
-                raise _Retryable(f"HTTP {err.code}: {detail}", err.code) from None
+            if retryable_status(err.code):
+                wait = retry_after(err.headers.get("Retry-After") if err.headers else None)
+                raise Retry(f"HTTP {err.code}: {detail}", err.code, wait) from None
             raise HTTPError(
                 f"embedding server {self.url} answered HTTP {err.code}: {detail}", err.code
             ) from None
         except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as err:
             reason = getattr(err, "reason", err)
             if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise _Retryable(f"timed out (no answer within {timeout:.2g}s)") from None
-            raise _Retryable(f"cannot connect ({reason})") from None
+                raise Retry(f"timed out (no answer within {timeout:.2g}s)") from None
+            raise Retry(f"cannot connect ({reason})") from None
 
     def _parse(self, raw: bytes, expected: int) -> np.ndarray:
         try:

