@@ -153,6 +153,21 @@ class EmbeddingModel(ABC):
         return f"<{type(self).__name__} {self.model_id!r}>"
 
 
+class LearnedDimensions(EmbeddingModel):
+    """A model whose vector size is known only from its first answer (an HTTP server, an
+    llm plugin): `embed_batch` sets `_dimensions` from the first batch, and `dimensions`
+    asks with a probe text when no call has told it yet."""
+
+    _dimensions: int | None = None
+
+    @property
+    def dimensions(self) -> int:  # type: ignore[override]  # known after the first call
+        if self._dimensions is None:
+            self.embed_batch(["dimension probe"])
+        assert self._dimensions is not None
+        return self._dimensions
+
+
 def _prefix(model: EmbeddingModel, kind: str) -> str:
     if kind == "passage":
         return model.passage_prefix

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from docql_sqlite.embedders.base import EmbeddingModel
+from docql_sqlite.embedders.base import LearnedDimensions
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 
@@ -50,7 +50,7 @@ class HTTPError(EmbeddingError):
         self.status = status
 
 
-class OpenAIEmbedder(EmbeddingModel):
+class OpenAIEmbedder(LearnedDimensions):
     """An embedding model served over HTTP; its dimension is learned from the first response."""
 
     is_semantic = True
@@ -80,14 +80,6 @@ class OpenAIEmbedder(EmbeddingModel):
         self.retries = retries
         self.backoff = backoff
         self._dimensions: int | None = None
-
-    @property
-    def dimensions(self) -> int:  # type: ignore[override]  # known after the first call
-        """The server's vector size: known after the first response, else asked with a probe."""
-        if self._dimensions is None:
-            self.embed_batch(["dimension probe"])
-        assert self._dimensions is not None
-        return self._dimensions
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         # OpenAI rejects empty strings in `input`; one space embeds as "nothing" everywhere.

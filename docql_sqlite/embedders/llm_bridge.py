@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from docql_sqlite.embedders.base import EmbeddingModel
+from docql_sqlite.embedders.base import LearnedDimensions
 from docql_sqlite.errors import EmbeddingError
 
 INSTALL_HINT = "install it with: pip install 'docql-sqlite[llm]'"
@@ -31,7 +31,7 @@ def _llm() -> Any:
     return llm
 
 
-class LLMEmbedder(EmbeddingModel):
+class LLMEmbedder(LearnedDimensions):
     """An llm embedding model (`llm.get_embedding_model(ID)`), called through `embed_batch`."""
 
     is_semantic = True
@@ -51,13 +51,6 @@ class LLMEmbedder(EmbeddingModel):
         if not getattr(self.model, "supports_text", True):
             raise EmbeddingError(f"the llm model '{self.model.model_id}' does not embed text")
         self._dimensions: int | None = None
-
-    @property
-    def dimensions(self) -> int:  # type: ignore[override]  # known after the first call
-        if self._dimensions is None:
-            self.embed_batch(["dimension probe"])
-        assert self._dimensions is not None
-        return self._dimensions
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         llm = _llm()
