@@ -1,5 +1,5 @@
 """Schema 9 and `index --trigram`: trigram FTS5 tables that narrow heading() and grep() to
-candidate rows (docs/design.md B33), never changing which rows come back.
+candidate rows (docs/design.md B35), never changing which rows come back.
 
 - `sections_trigram` (every file since schema 9, external content on `sections`, kept by
   triggers) and `chunks_trigram` (optional, contentless, written by the writer): the SQL
