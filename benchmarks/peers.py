@@ -189,13 +189,13 @@ def _parse(fmt: Any, source: Any, display: str, decode_text: Any) -> Any:
 
 def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: int) -> dict:
     """Every stage of an index run in this one process, timed apart (no workers)."""
-    from docql_sqlite import db as dbmod
     from docql_sqlite.errors import DocQLError
     from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, chunk_document
     from docql_sqlite.ingest.formats import get_format, sniff_format
     from docql_sqlite.ingest.read import decode_text, read_source
     from docql_sqlite.ingest.sections import build_sections
     from docql_sqlite.ingest.store import FtsWrites, Parsed, prepare, replace_document
+    from docql_sqlite.store.sqlite import db as dbmod
 
     stages = dict.fromkeys(
         ["walk", "read", "decode+parse", "sections+chunks", "prepare rows", "store SQL", "FTS5"],

@@ -79,10 +79,10 @@ def main() -> None:
         return skip(args.json, f"needs the 'postgres' extra: {exc}")
 
     import docql_sqlite
-    from docql_sqlite.pg import connect as pg
-    from docql_sqlite.pg import search as pg_search
     from docql_sqlite.search import documents, engine, stats
     from docql_sqlite.search import terms as search_terms
+    from docql_sqlite.store.postgres import connect as pg
+    from docql_sqlite.store.postgres import search as pg_search
 
     questions = SMOKE_QUESTIONS if args.smoke else QUESTIONS
     out: dict[str, Any] = {"machine": bl.machine(), "corpora": args.corpora, "questions": []}

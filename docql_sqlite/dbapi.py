@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sqlfunctions
-from .db import vec_extension_path
+from .store.sqlite.db import vec_extension_path
 
 # What a client runs to see whether sqlite-vec works on a connection it does not hold.
 VEC_VERSION = "SELECT vec_version()"

@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from . import db, deadline
+from . import deadline
+from .dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from .errors import DocQLError, LocationError, UsageError
 from .globs import matcher
 from .locations import Location, candidates, from_parts, unescape_controls
@@ -28,20 +29,20 @@ from .options import (
     SearchOptions,
     with_overrides,
 )
-from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
-from .query.dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from .records import Record, replace
+from .store import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
+from .store.sqlite import db
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
-    from .pg.engine import PostgresEngine
     from .query.compiler import Compiled
     from .search.parallel import Sidecar
     from .search.vectors import VectorCache
+    from .store.postgres.engine import PostgresEngine
 
 
 class Excerpt(Record, frozen=True):
@@ -508,7 +509,7 @@ def _needs_psycopg() -> Iterator[None]:
 
 def _postgres_engine(url: str) -> PostgresEngine:
     with _needs_psycopg():
-        from .pg.engine import PostgresEngine
+        from .store.postgres.engine import PostgresEngine
     return PostgresEngine(url)
 
 
@@ -547,7 +548,7 @@ def index(
     opts = with_overrides(options, IngestOptions, overrides)
     if is_postgres_url(str(db_path)):
         with _needs_psycopg():
-            from .pg.ingest import index_paths as index_postgres
+            from .store.postgres.ingest import index_paths as index_postgres
 
         return index_postgres(str(db_path), paths, opts)
     from .ingest import index_paths
@@ -566,7 +567,7 @@ def embed(
     opts = with_overrides(options, EmbedOptions, overrides)
     if is_postgres_url(str(db_path)):
         with _needs_psycopg():
-            from .pg.embed import embed_index as embed_postgres
+            from .store.postgres.embed import embed_index as embed_postgres
         return embed_postgres(str(db_path), opts)
     from .ingest.embed import embed_index
 
@@ -578,7 +579,7 @@ def copy(source: str, dest: str) -> dict[str, Any]:
     URL), vectors included; every table is verified by row count and checksum before the
     copy commits. Returns the per-table report. Needs the `postgres` extra."""
     try:  # imported here: the SQLite path never loads psycopg (start-up time)
-        from .pg.copy import copy_index
+        from .store.postgres.copy import copy_index
     except ImportError as exc:
         raise UsageError(
             f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import db
 from .errors import DocQLError
 from .output import dumps
+from .store.sqlite import db
 
 if TYPE_CHECKING:
     from .index import Index

@@ -62,8 +62,8 @@ HEAVY_MODULES = (
     "shutil",
     "pathlib",
 )
-# `docql_sqlite.pg` itself is only the URL check that `Index` asks; its modules load psycopg.
-HEAVY_SUBPACKAGES = ("docql_sqlite.pg",)
+# The PostgreSQL engine's modules load psycopg: nothing on the file path imports them.
+HEAVY_SUBPACKAGES = ("docql_sqlite.store.postgres",)
 DOCQL_COMPILER = ("docql_sqlite.query.parser", "docql_sqlite.query.compiler")
 # What the click-free `query` leaves out on top of HEAVY_*: click and the modules it pulls
 # in, the click side of the CLI package, and dataclasses with its inspect.

@@ -2,7 +2,7 @@
 
 Every import counts, including those inside functions (a lazy import only hides a cycle
 until the function runs); imports under `if TYPE_CHECKING:` do not, since they never run.
-`from . import db` is an edge to the module `docql_sqlite.db`, not to the package.
+`from . import db` is an edge to the module `docql_sqlite.store.sqlite.db`, not to the package.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read() -> None:
     # A broken walker would find no edges and pass the cycle test vacuously.
-    assert "docql_sqlite.db" in GRAPH["docql_sqlite.index"]
+    assert "docql_sqlite.store.sqlite.db" in GRAPH["docql_sqlite.index"]
     assert len(MODULES) > 40
     assert sum(len(v) for v in GRAPH.values()) > 100
 
@@ -124,7 +124,7 @@ def test_no_import_cycles() -> None:
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_only_db_imports_apsw(module: str) -> None:
-    if module == "docql_sqlite.db":
+    if module == "docql_sqlite.store.sqlite.db":
         return
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     skipped = _type_checking_blocks(tree)
@@ -137,13 +137,14 @@ def test_only_db_imports_apsw(module: str) -> None:
         elif isinstance(node, ast.ImportFrom) and not node.level:
             names = [node.module or ""]
         assert not any(n.split(".")[0] == "apsw" for n in names), f"{module} imports apsw"
-        if not module.startswith("docql_sqlite.pg"):  # the PostgreSQL engine's package alone
+        if not module.startswith("docql_sqlite.store.postgres"):  # the PostgreSQL engine alone
             assert not any(n.split(".")[0] == "psycopg" for n in names), f"{module} imports psycopg"
 
 
 # -- where SQL text may live (docs/design.md §2) -------------------------------------------
 SQL_HOMES = (
-    "docql_sqlite.db",  # driver glue, migrations, meta bookkeeping
+    "docql_sqlite.dialect",  # how each engine spells SQL
+    "docql_sqlite.store.sqlite.db",  # driver glue, migrations, meta bookkeeping
     "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
     "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
     "docql_sqlite.search",  # the search SQL builder and its channel queries
@@ -151,7 +152,7 @@ SQL_HOMES = (
     "docql_sqlite.ingest.embed",  # the writer: vectors
     "docql_sqlite.ingest.run",  # the writer: run bookkeeping
     "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
-    "docql_sqlite.pg",  # the PostgreSQL engine: driver glue, migrations, copy (docs/scale-out.md)
+    "docql_sqlite.store.postgres",  # the PostgreSQL engine (docs/scale-out.md)
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"

@@ -28,10 +28,10 @@ from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
-from docql_sqlite.pg import search as pg_search  # noqa: E402
-from docql_sqlite.pg.copy import table_checksums  # noqa: E402
+from docql_sqlite.store.postgres import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.store.postgres import query as pg_query  # noqa: E402
+from docql_sqlite.store.postgres import search as pg_search  # noqa: E402
+from docql_sqlite.store.postgres.copy import table_checksums  # noqa: E402
 
 QUERIES = (
     "$.toc[?(@.level <= 2)]",

@@ -19,12 +19,12 @@ from pg_server import fresh_database, start_server
 from test_docql_oracle import FIXED_KEYWORDS, REGEXES, TITLE_KEYWORDS
 
 import docql_sqlite
+from docql_sqlite.dialect import python_regex_to_are
 from docql_sqlite.errors import DocQLRegexError
-from docql_sqlite.query.dialect import python_regex_to_are
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
+from docql_sqlite.store.postgres import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.store.postgres import query as pg_query  # noqa: E402
 
 
 @pytest.fixture(scope="module")

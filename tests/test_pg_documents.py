@@ -31,8 +31,8 @@ from docql_sqlite.search import documents, engine, ranking, sqlbuild, stats
 from docql_sqlite.search import terms as search_terms
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import search as pg_search  # noqa: E402
+from docql_sqlite.store.postgres import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.store.postgres import search as pg_search  # noqa: E402
 
 SCOPES = [(), ("datasets/en/*",), ("datasets/zh/*", "datasets/code/*")]
 ALL_BODY_COUNTS = (

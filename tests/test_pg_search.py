@@ -1,7 +1,7 @@
 """Search on PostgreSQL gives the file's results: every mode, a table of queries, datasets/.
 
 The index of datasets/ (vectors from the hashing embedder) is copied to a real
-PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.pg.search.search` must return what
+PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.store.postgres.search.search` must return what
 `Index.search` returns on the file, within the tolerance of docs/scale-out.md:
 
 - bm25: the same hit dicts (same passages, same order, same scores to 6 decimals) —
@@ -28,11 +28,11 @@ from docql_sqlite import ContextOptions, SearchOptions
 from docql_sqlite.errors import EmbeddingError, SearchError
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
-from docql_sqlite.pg import search as pg_search  # noqa: E402
 from docql_sqlite.search import stats  # noqa: E402
 from docql_sqlite.search import terms as search_terms  # noqa: E402
+from docql_sqlite.store.postgres import connect as pg  # noqa: E402 - after the skip
+from docql_sqlite.store.postgres import query as pg_query  # noqa: E402
+from docql_sqlite.store.postgres import search as pg_search  # noqa: E402
 
 ENGLISH = ["segment compaction", "write-ahead log", "replication", "how do I install lumen"]
 CJK = ["架构", "数据库 配置", "如何配置复制", "快照 隔离"]
@@ -251,10 +251,10 @@ def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
 def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
     # `$.content.search(q)`'s statement (search/docql.py → sqlbuild), spelled for PostgreSQL:
     # the rows and the SQL-built snippets are the file's.
-    from docql_sqlite import db
-    from docql_sqlite.query.dialect import POSTGRES
+    from docql_sqlite.dialect import POSTGRES
     from docql_sqlite.query.sqlparams import Params, bind
     from docql_sqlite.search.docql import search_source
+    from docql_sqlite.store.sqlite import db
 
     index, conn = engines
     order = " ORDER BY _score DESC, {} , _pos LIMIT 10"

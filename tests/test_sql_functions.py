@@ -2,7 +2,7 @@
 
 They are conveniences for clients that host Python (apsw, Datasette, sqlite-utils); the
 SQL that DocQL compiles to never calls them. Each is checked through SQL on a connection
-from `docql_sqlite.db.connect` / `Index`, the way users call them.
+from `docql_sqlite.store.sqlite.db.connect` / `Index`, the way users call them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite import db, tvf
 from docql_sqlite.errors import DocQLError, DocQLNameError, DocQLRegexError
+from docql_sqlite.store.sqlite import db, tvf
 
 
 @pytest.fixture()

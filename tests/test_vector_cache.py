@@ -140,8 +140,8 @@ def test_two_connections_do_not_reload_at_every_switch(
     different times count differently: asked alternately through both, the vectors are
     read at most once for each, not at every switch; after a writer's commit, again at
     most once for each, and the new vectors are found through both."""
-    from docql_sqlite import db
     from docql_sqlite.search import vectors
+    from docql_sqlite.store.sqlite import db
 
     (tmp_path / "a.md").write_text("# A\n\napples and pears\n")
     path = tmp_path / "i.db"

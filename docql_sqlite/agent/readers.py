@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 
 from ..errors import DatabaseError
 from ..index import Index
-from ..pg import is_url
+from ..store import is_url
 
 FileId = tuple[int, int] | None
 

@@ -11,7 +11,7 @@ from ..errors import DocQLError, UsageError
 from ..index import index as index_paths
 from ..ingest.watch import require_watchfiles, watch
 from ..options import IngestOptions
-from ..pg import is_url
+from ..store import is_url
 from ..version import __version__
 from . import http, limits, server
 from .bind import host_name

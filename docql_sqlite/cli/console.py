@@ -156,7 +156,7 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         except UnicodeDecodeError as exc:
             # A text value read from the file that is not UTF-8 (a damaged page), met by a
             # plain row iteration that `db` does not wrap: one line, not a traceback.
-            from ..db import damaged_text
+            from ..store.sqlite.db import damaged_text
 
             err = damaged_text(exc, str(kwargs.get("database") or ""))
             fail(f"error: {err.message}", err.exit_code)

@@ -136,7 +136,7 @@ def index_command(
     embedding) goes to stdout as JSON when piped, or in the format asked for.
     """
     from ..index import index
-    from ..pg import is_url
+    from ..store import is_url
 
     if trigram and is_url(database):
         raise UsageError(

@@ -13,7 +13,7 @@ import click
 from ..agent.bind import parse_bind
 from ..errors import UsageError
 from ..options import IngestOptions
-from ..pg import is_url
+from ..store import is_url
 from .common import database_argument, handle_errors
 
 

@@ -14,7 +14,7 @@ import click
 
 from .. import dbapi
 from ..errors import DocQLError, UsageError
-from ..pg import is_url
+from ..store import is_url
 from .common import database_argument, handle_errors, open_index
 
 

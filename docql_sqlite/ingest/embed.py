@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import db
 from ..embedders import EmbeddingModel, encode
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
 from ..search import vectors
+from ..store.sqlite import db
 
 
 def embed_index(db_path: str | Path, options: EmbedOptions) -> dict[str, Any]:

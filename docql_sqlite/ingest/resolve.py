@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ..query.dialect import SQLITE, Dialect
+from ..dialect import SQLITE, Dialect
 
 CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(

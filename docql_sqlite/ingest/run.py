@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .. import db
 from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
+from ..store.sqlite import db
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
     ParseTask,

@@ -15,9 +15,9 @@ from datetime import datetime, timezone
 from itertools import accumulate
 from typing import Any
 
-from ..db import Connection, writes_chunk_trigrams
 from ..fts_tokens import tsvector_literal
 from ..model import CodeBlock, Document, count_lines, split_lines
+from ..store.sqlite.db import Connection, writes_chunk_trigrams
 from ..text import fold, fts_text, stored_fold
 from .chunk import ChunkInfo
 from .paths import raw_bytes, shown

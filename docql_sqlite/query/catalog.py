@@ -14,9 +14,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from .. import db, globs
+from .. import globs
+from ..dialect import SQLITE, Dialect
 from ..errors import DocQLError
-from .dialect import SQLITE, Dialect
+from ..store.sqlite import db
 
 
 def _like_suffix(path: str) -> str:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..dialect import SQLITE, Dialect
 from ..errors import DocQLNameError, DocQLSyntaxError
 from ..records import Record, field
 from . import items as item_sql
-from .dialect import SQLITE, Dialect
 from .filters import FilterCompiler
 from .functions import (
     CODE_FUNCTIONS,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
+from ..dialect import SQLITE, Dialect
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
 from ..text import fold, like_pattern
-from .dialect import SQLITE, Dialect
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
 from .sqlparams import Params

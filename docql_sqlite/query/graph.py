@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..dialect import SQLITE, Dialect
 from ..records import Record
-from .dialect import SQLITE, Dialect
 
 
 class GraphSymbol(Record, frozen=True):

@@ -9,8 +9,8 @@ results) and `_f_<field>` (casefolded text, where the index stores it).
 
 from __future__ import annotations
 
+from ..dialect import SQLITE, Dialect
 from ..records import Record, field, replace
-from .dialect import SQLITE, Dialect
 
 
 class FieldSpec(Record, frozen=True):

@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from .. import db
+from ..dialect import SQLITE, Dialect
 from ..errors import SearchError
-from ..query.dialect import SQLITE, Dialect
 from ..query.sqlparams import Params, bind
+from ..store.sqlite import db
 from . import vectors
 
 if TYPE_CHECKING:

@@ -33,7 +33,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Generic, TypeVar, cast
 
-from .. import db, deadline
+from .. import deadline
+from ..store.sqlite import db
 from . import engine as engines
 
 T = TypeVar("T")

@@ -30,11 +30,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ..dialect import Dialect
 from ..errors import SearchError
 from ..fts_tokens import quote_lexeme
 from ..fts_tokens import tokens as fts_tokens
 from ..query import items as item_sql
-from ..query.dialect import Dialect
 from ..query.sqlparams import Deferred, Params
 from ..text import CJK_RUN, fold
 from . import terms as search_terms

@@ -13,8 +13,8 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .. import db
 from ..errors import EmbeddingError
+from ..store.sqlite import db
 
 if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never load it
     from ..embedders import EmbeddingModel

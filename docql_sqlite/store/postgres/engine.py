@@ -16,9 +16,9 @@ from typing import Any
 
 import psycopg
 
-from ..errors import DocQLError
-from ..query.compiler import Compiled
-from ..search.vectors import KEY_MODEL, VEC_TABLE
+from ...errors import DocQLError
+from ...query.compiler import Compiled
+from ...search.vectors import KEY_MODEL, VEC_TABLE
 from . import connect as pg
 from . import query as pg_query
 

@@ -17,21 +17,21 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg.rows import dict_row, tuple_row
 
-from .. import deadline
-from ..errors import SearchError
-from ..fts_tokens import quote_lexeme
-from ..globs import matcher
-from ..options import ContextOptions, SearchOptions
-from ..query.dialect import POSTGRES
-from ..query.functions import Source
-from ..query.nodes import Call
-from ..query.sqlparams import Params, bind
-from ..search import api, context_pack, vectors
-from ..search.docql import search_source
-from ..search.engine import PREFIX_END, Engine
+from ... import deadline
+from ...dialect import POSTGRES
+from ...errors import SearchError
+from ...fts_tokens import quote_lexeme
+from ...globs import matcher
+from ...options import ContextOptions, SearchOptions
+from ...query.functions import Source
+from ...query.nodes import Call
+from ...query.sqlparams import Params, bind
+from ...search import api, context_pack, vectors
+from ...search.docql import search_source
+from ...search.engine import PREFIX_END, Engine
 
 if TYPE_CHECKING:
-    from ..embedders import EmbeddingModel
+    from ...embedders import EmbeddingModel
 
 # hnsw.ef_search bounds how many rows an HNSW scan returns; pgvector allows 1..1000.
 EF_SEARCH_MIN, EF_SEARCH_MAX = 40, 1000

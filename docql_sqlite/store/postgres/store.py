@@ -25,11 +25,11 @@ from typing import Any
 
 import psycopg
 
-from ..fts_tokens import tsvector_literal
-from ..ingest.paths import raw_bytes, shown
-from ..ingest.run import StoredDoc
-from ..ingest.store import Parsed, _json, now
-from ..text import fold
+from ...fts_tokens import tsvector_literal
+from ...ingest.paths import raw_bytes, shown
+from ...ingest.run import StoredDoc
+from ...ingest.store import Parsed, _json, now
+from ...text import fold
 from . import connect as pg
 
 # pg_advisory_xact_lock(int, int) key spaces (the one-bigint form, used by migration, is

@@ -14,8 +14,8 @@ from typing import Any
 import psycopg
 import psycopg.sql
 
-from .. import db
-from ..errors import DatabaseError
+from ...errors import DatabaseError
+from ..sqlite import db
 
 Connection = psycopg.Connection
 SQLError = psycopg.Error

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
-from . import deadline
-from .errors import (
+from ... import deadline
+from ...errors import (
     DatabaseBusy,
     DatabaseCorrupt,
     DatabaseError,
@@ -268,10 +268,11 @@ def sql_dir() -> Path:
     """Where the schema files are: inside the installed package, or the source tree's `sql/`."""
     from pathlib import Path  # the writer's path only (a reader opens no schema file)
 
-    packaged = Path(__file__).resolve().parent / "sql"
+    package = Path(__file__).resolve().parents[2]  # docql_sqlite/
+    packaged = package / "sql"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "sql"
+    return package.parent / "sql"
 
 
 def migration_files() -> list[tuple[int, Path]]:
@@ -768,7 +769,7 @@ def rows(conn: apsw.Connection, sql: str, params: Params = ()) -> Iterator[dict[
 
 def register_functions(conn: apsw.Connection) -> None:
     """Register the Python SQL functions (conveniences; compiled DocQL never needs them)."""
-    from . import sqlfunctions
+    from ... import sqlfunctions
 
     for name, (func, nargs) in sqlfunctions.SCALARS.items():
         conn.create_scalar_function(name, func, nargs, deterministic=True)

@@ -16,7 +16,7 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, ClassVar
 
-from ..errors import DocQLRegexError
+from .errors import DocQLRegexError
 
 
 class Dialect:
@@ -81,7 +81,7 @@ class Dialect:
 
     def glob_value(self, pattern: str) -> str:
         """The bound value for `glob()`: the glob as a regular expression."""
-        from ..globs import to_regex
+        from .globs import to_regex
 
         return to_regex(pattern)
 
@@ -213,7 +213,7 @@ class PostgresDialect(Dialect):
         return f"json_array_elements_text(({expr})::json) AS j(value)"
 
     def glob_value(self, pattern: str) -> str:
-        from ..globs import to_regex
+        from .globs import to_regex
 
         return to_regex(pattern)
 

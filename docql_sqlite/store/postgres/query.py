@@ -15,13 +15,13 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from .. import deadline
-from ..errors import DocQLError
-from ..query import items as item_sql
-from ..query import results
-from ..query.compiler import Compiled, compile_query
-from ..query.dialect import POSTGRES
-from ..query.functions import Source
+from ... import deadline
+from ...dialect import POSTGRES
+from ...errors import DocQLError
+from ...query import items as item_sql
+from ...query import results
+from ...query.compiler import Compiled, compile_query
+from ...query.functions import Source
 
 DEFAULT = "default"  # the timeout of Index.query: $DOCQL_QUERY_TIMEOUT or 5 s
 

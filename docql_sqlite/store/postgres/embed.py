@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 
-from ..embedders import (
+from ...embedders import (
     META_DIMENSIONS,
     META_FINGERPRINT,
     META_MODEL,
@@ -25,9 +25,9 @@ from ..embedders import (
     encode,
     ensure_compatible,
 )
-from ..errors import EmbeddingError
-from ..options import EmbedOptions
-from ..search import vectors
+from ...errors import EmbeddingError
+from ...options import EmbedOptions
+from ...search import vectors
 from . import connect as pg
 
 VEC_LOCK = 0x646F6303  # pg_advisory_xact_lock(int, int) key space: the vector table

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import db
-from ..errors import DatabaseError, UsageError
-from ..fts_tokens import tsvector_literal
-from ..text import fts_text
+from ...errors import DatabaseError, UsageError
+from ...fts_tokens import tsvector_literal
+from ...text import fts_text
+from ..sqlite import db
 from . import connect as pg
 from . import is_url
 

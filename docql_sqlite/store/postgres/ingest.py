@@ -18,12 +18,13 @@ from dataclasses import replace
 
 import psycopg
 
-from ..errors import DatabaseError, DocQLError, IngestError
-from ..ingest.parse import ParseTask, Skipped, Unchanged, parse_task
-from ..ingest.paths import shown
-from ..ingest.read import SKIP_EMPTY
-from ..ingest.resolve import requeue, resolve_pending, take_pending
-from ..ingest.run import (
+from ...dialect import POSTGRES
+from ...errors import DatabaseError, DocQLError, IngestError
+from ...ingest.parse import ParseTask, Skipped, Unchanged, parse_task
+from ...ingest.paths import shown
+from ...ingest.read import SKIP_EMPTY
+from ...ingest.resolve import requeue, resolve_pending, take_pending
+from ...ingest.run import (
     IngestReport,
     ParseFailure,
     StoredDoc,
@@ -33,11 +34,10 @@ from ..ingest.run import (
     _uri,
     walk_inputs,
 )
-from ..ingest.store import Parsed
-from ..ingest.walk import FoundFile
-from ..ingest.workers import run_tasks
-from ..options import EmbedOptions, IngestOptions
-from ..query.dialect import POSTGRES
+from ...ingest.store import Parsed
+from ...ingest.walk import FoundFile
+from ...ingest.workers import run_tasks
+from ...options import EmbedOptions, IngestOptions
 from . import connect as pg
 from . import embed as pg_embed
 from . import store
