@@ -14,20 +14,12 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbeddingError
+from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ..store.sqlite import db
 
 if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never load it
     from ..embedders import EmbeddingModel
 
-VEC_TABLE = "chunks_vec"
-# The `meta` keys this index format uses (the embed package's `model_meta` names differ;
-# these are the documented ones, see docs/search.md).
-KEY_MODEL = "embedding_model"
-KEY_DIMENSIONS = "embedding_dimensions"
-KEY_FINGERPRINT = "embedding_fingerprint"
-# `embed` on an index without a model (the embedders' registry has the same constant;
-# repeated here so that this module imports no numpy).
-DEFAULT_MODEL = "e5-small"
 
 # One loaded model per name per process: loading a real model takes a second, and its
 # fingerprint (checked on every query) is computed once per instance.
