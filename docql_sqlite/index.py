@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .query.compiler import Compiled
     from .search.parallel import Sidecar
     from .search.vectors import VectorCache
-    from .store.postgres.engine import PostgresEngine
+    from .store.postgres.engine import PostgresStore
 
 
 class Excerpt(Record, frozen=True):
@@ -112,7 +112,7 @@ class Index:
         on which a smart search runs some of its lists while the caller runs the others
         (`search.parallel`; the same results, in less wall time on two cores)."""
         self.path = str(path)
-        self.postgres: PostgresEngine | None = None
+        self.postgres: PostgresStore | None = None
         self.dialect: Dialect = SQLITE
         self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
         self.search_sidecar: Sidecar | None = None
@@ -331,7 +331,9 @@ class Index:
         from .query.compiler import compile_query
 
         if self.postgres is not None:
-            builder = self.postgres.search_builder(self.has_vectors)
+            from .store.postgres import search as pg_search
+
+            builder = pg_search.docql_builder(self.conn, self.has_vectors)
             return compile_query(
                 query, paths=paths, limit=limit, search_builder=builder, dialect=POSTGRES
             )
@@ -367,7 +369,9 @@ class Index:
         is out with the caller does not count."""
         seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
         if self.postgres is not None:  # PostgreSQL cancels the statement itself
-            yield from self.postgres.execute(compiled, seconds)
+            from .store.postgres import query as pg_query
+
+            yield from pg_query.execute(self.conn, compiled, seconds)
             return
         with deadline.limit(seconds) as clock:
             with deadline.not_counted():  # deferred parameters may load an embedding model
@@ -394,7 +398,7 @@ class Index:
         compiled = self.compile(query, options, **overrides)
         bound = compiled.bound_params()
         if self.postgres is not None:
-            plan = self.postgres.plan(compiled)
+            plan = self.postgres.plan(compiled.sql, bound)
         else:
             plan = [
                 {"id": r[0], "parent": r[1], "detail": r[3]}
@@ -424,7 +428,9 @@ class Index:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
         opts = with_overrides(options, SearchOptions, overrides)
         if self.postgres is not None:
-            return self.postgres.search(text, opts)
+            from .store.postgres import search as pg_search
+
+            return pg_search.search(self.conn, text, opts)
         from .search import api, vectors
 
         if opts.mode != "bm25" and self.has_vectors:
@@ -441,7 +447,9 @@ class Index:
 
         opts = with_overrides(options, ContextOptions, overrides)
         if self.postgres is not None:
-            return self.postgres.context(question, opts)
+            from .store.postgres import search as pg_search
+
+            return pg_search.context(self.conn, question, opts)
         with self.snapshot():
             return context_pack.context(self, question, opts)
 
@@ -480,7 +488,7 @@ class Index:
         # vectors and the chunks' trigram index exist, never on rows.
         self.has_chunk_trigrams = False
         if self.postgres is not None:
-            self.has_vectors = self.postgres.has_vectors()
+            self.has_vectors = self.postgres.has_vectors
             return
         self.has_chunk_trigrams = db.has_chunk_trigrams(self.conn)
         self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
@@ -507,10 +515,10 @@ def _needs_psycopg() -> Iterator[None]:
         ) from None
 
 
-def _postgres_engine(url: str) -> PostgresEngine:
-    with _needs_psycopg():
-        from .store.postgres.engine import PostgresEngine
-    return PostgresEngine(url)
+def _postgres_engine(url: str) -> PostgresStore:
+    from .store import open_store
+
+    return open_store(url)  # type: ignore[return-value]
 
 
 COMPILED_CACHE = 256  # compiled queries kept per open index (then forgotten all at once)

@@ -144,7 +144,7 @@ def test_only_db_imports_apsw(module: str) -> None:
 # -- where SQL text may live (docs/design.md §2) -------------------------------------------
 SQL_HOMES = (
     "docql_sqlite.dialect",  # how each engine spells SQL
-    "docql_sqlite.store.sqlite.db",  # driver glue, migrations, meta bookkeeping
+    "docql_sqlite.store",  # the engines: driver glue, migrations, meta, their readers and writers
     "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
     "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
     "docql_sqlite.search",  # the search SQL builder and its channel queries
@@ -152,7 +152,6 @@ SQL_HOMES = (
     "docql_sqlite.ingest.embed",  # the writer: vectors
     "docql_sqlite.ingest.run",  # the writer: run bookkeeping
     "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
-    "docql_sqlite.store.postgres",  # the PostgreSQL engine (docs/scale-out.md)
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"

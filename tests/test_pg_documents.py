@@ -26,9 +26,9 @@ from test_search_documents_oracle import questions
 
 import docql_sqlite
 from docql_sqlite import SearchOptions
-from docql_sqlite.query.sqlparams import Params
 from docql_sqlite.search import documents, engine, ranking, sqlbuild, stats
 from docql_sqlite.search import terms as search_terms
+from docql_sqlite.sqlparams import Params
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
 from docql_sqlite.store.postgres import connect as pg  # noqa: E402 - after the skip

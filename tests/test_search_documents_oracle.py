@@ -29,7 +29,7 @@ MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (
 
 
 def reference_occurrences(index: Any, token: documents.Token, paths, negated):
-    from docql_sqlite.query.sqlparams import Params
+    from docql_sqlite.sqlparams import Params
 
     params = Params()
     if token.prefix:

@@ -15,6 +15,7 @@ from typing import Any
 from ..dialect import SQLITE, Dialect
 from ..errors import DocQLNameError, DocQLSyntaxError
 from ..records import Record, field
+from ..sqlparams import Params, bind, inline
 from . import items as item_sql
 from .filters import FilterCompiler
 from .functions import (
@@ -30,7 +31,6 @@ from .functions import (
 )
 from .nodes import Call, Filter, Position, Property, Query, Slice, Step, Wildcard
 from .parser import parse
-from .sqlparams import Params, bind, inline
 
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
 

@@ -11,10 +11,10 @@ import re
 
 from ..dialect import SQLITE, Dialect
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
+from ..sqlparams import Params
 from ..text import fold, like_pattern
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
-from .sqlparams import Params
 
 _OP_SHOWN = {
     "contains": "~=",

@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
 from ..records import Record
+from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
 from .filters import ascii_lower, regex_condition, required_regex_literal
 from .nodes import Call, Regex
-from .sqlparams import Params
 
 
 class Source(Record):

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import SearchError
 from ..options import ContextOptions, SearchOptions
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import api
 from . import engine as engines
 

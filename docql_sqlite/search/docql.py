@@ -26,7 +26,7 @@ from ..errors import DocQLTypeError, EmbeddingError
 from ..query import items as item_sql
 from ..query.functions import Source
 from ..query.nodes import Call
-from ..query.sqlparams import Deferred, Params
+from ..sqlparams import Deferred, Params
 from . import engine as engines
 from . import sqlbuild, stats, vectors
 from . import terms as search_terms

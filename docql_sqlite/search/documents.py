@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..query import items as item_sql
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from ..text import has_cjk
 from . import engine, ranking, sqlbuild, stats
 from . import terms as search_terms

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dialect import SQLITE, Dialect
 from ..errors import SearchError
-from ..query.sqlparams import Params, bind
+from ..sqlparams import Params, bind
 from ..store.sqlite import db
 from . import vectors
 

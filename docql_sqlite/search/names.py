@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..query import items as item_sql
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from ..text import fold
 from . import stats
 from . import terms as search_terms

@@ -15,7 +15,7 @@ from typing import Any
 from .. import deadline
 from ..errors import SearchError
 from ..passage_text import link_only
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import SearchError
 from ..passage_text import link_only
 from ..query import items as item_sql
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from ..text import fold
 from . import documents, evidence, fusion, names, parallel, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms

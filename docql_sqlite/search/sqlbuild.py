@@ -35,7 +35,7 @@ from ..errors import SearchError
 from ..fts_tokens import quote_lexeme
 from ..fts_tokens import tokens as fts_tokens
 from ..query import items as item_sql
-from ..query.sqlparams import Deferred, Params
+from ..sqlparams import Deferred, Params
 from ..text import CJK_RUN, fold
 from . import terms as search_terms
 

@@ -12,7 +12,7 @@ import math
 import threading
 from typing import Any
 
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import engine as engines
 from . import sqlbuild, vectors
 from . import terms as search_terms

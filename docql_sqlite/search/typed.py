@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import QueryError, did_you_mean
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import fusion, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
 

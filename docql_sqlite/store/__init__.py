@@ -10,4 +10,23 @@ from __future__ import annotations
 
 from .base import URL_PREFIXES, Store, is_url
 
-__all__ = ["URL_PREFIXES", "Store", "is_url"]
+
+def open_store(location: object, *, readonly: bool = True) -> Store:
+    """The store of the index at `location`: a postgresql:// URL opens PostgreSQL (the
+    `postgres` extra), anything else the SQLite file. The one place that chooses."""
+    if is_url(location):
+        try:
+            from .postgres.engine import PostgresStore
+        except ImportError as exc:
+            from ..errors import UsageError
+
+            raise UsageError(
+                f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
+            ) from None
+        return PostgresStore(str(location), readonly=readonly)
+    from .sqlite.engine import SqliteStore
+
+    return SqliteStore(str(location), readonly=readonly)
+
+
+__all__ = ["URL_PREFIXES", "Store", "is_url", "open_store"]

@@ -27,8 +27,7 @@ def is_url(target: object) -> bool:
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
-    from ..embedders import EmbeddingModel
-    from ..query.sqlparams import Params
+    from ..sqlparams import Params
     from .writer import Writer
 
 
@@ -109,9 +108,10 @@ class Store(ABC):
         """The optional substring index of chunk text exists (`index --trigram`)."""
 
     @abstractmethod
-    def query_model(self, name: str | None = None) -> EmbeddingModel:
-        """The model to embed queries with (`name`, else the index's own), checked
-        against the vectors the index holds."""
+    def embedding_meta(self) -> dict[str, str]:
+        """The index's embedding model as its `meta` rows record it (`schema.KEY_MODEL`,
+        `KEY_DIMENSIONS`, `KEY_FINGERPRINT`; absent keys left out). Loading and checking
+        the model is the search layer's (`search/vectors.py`): the store loads none."""
 
     @abstractmethod
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:

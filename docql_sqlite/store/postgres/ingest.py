@@ -40,7 +40,7 @@ from ...ingest.workers import run_tasks
 from ...options import EmbedOptions, IngestOptions
 from . import connect as pg
 from . import embed as pg_embed
-from . import store
+from . import writer as store
 
 
 def index_paths(url: str, paths: list[str], options: IngestOptions | None = None) -> IngestReport:

@@ -25,10 +25,10 @@ from ...globs import matcher
 from ...options import ContextOptions, SearchOptions
 from ...query.functions import Source
 from ...query.nodes import Call
-from ...query.sqlparams import Params, bind
 from ...search import api, context_pack, vectors
 from ...search.docql import search_source
 from ...search.engine import PREFIX_END, Engine
+from ...sqlparams import Params, bind
 
 if TYPE_CHECKING:
     from ...embedders import EmbeddingModel

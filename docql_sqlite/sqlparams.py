@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..dialect import SQLITE, Dialect
-from ..records import Record
+from .dialect import SQLITE, Dialect
+from .records import Record
 
 
 class Deferred(Record, frozen=True, eq=False):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
@@ -30,6 +30,10 @@ from ...ingest.paths import raw_bytes, shown
 from ...ingest.run import StoredDoc
 from ...ingest.store import Parsed, _json, now
 from ...text import fold
+from ..writer import Writer
+
+if TYPE_CHECKING:
+    from .engine import PostgresStore
 from . import connect as pg
 
 # pg_advisory_xact_lock(int, int) key spaces (the one-bigint form, used by migration, is
@@ -506,3 +510,10 @@ def _insert_rows(
     else:
         sql = f"INSERT INTO {table}({names}) SELECT * FROM unnest({arrays})"
     conn.execute(sql.encode(), [list(column) for column in zip(*rows)])
+
+
+class PostgresWriter(Writer):
+    """(Step 0 of the store redesign: filled in by the writer work.)"""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
