@@ -90,6 +90,17 @@ def test_cells_read_back_as_written() -> None:
     assert rows["DOCQL_EMPTY"][:2] == ["unset", "int"]
 
 
+def test_a_secret_default_is_never_printed() -> None:
+    secret = [
+        Fake("DOCQL_KEY", "sk-123", "secret", "A key."),
+        Fake("DOCQL_NONE", None, "secret", ""),
+    ]
+    page = gen.settings_markdown(secret)
+    assert "sk-123" not in page
+    rows = {r[0].strip("`"): r[1] for r in table_cells(page)[1:]}
+    assert rows == {"DOCQL_KEY": "set (not shown)", "DOCQL_NONE": "unset"}
+
+
 def test_the_order_of_the_table_does_not_change_the_page() -> None:
     assert gen.settings_markdown(reversed(FAKES)) == gen.settings_markdown(FAKES)
 
