@@ -131,6 +131,18 @@ class UniqueTails:
             self.index.close()
 
 
+def visible_on_terminal(text: str) -> str:
+    """Text as it is for a file or a pipe; on a terminal, control characters as `\\xNN`."""
+    return output.visible(text, lines=True) if sys.stdout.isatty() else text
+
+
+def embed_summary(report: dict[str, Any]) -> str:
+    return (
+        "embedded {embedded} texts with {model} ({reused} reused from the cache, "
+        "{unchanged} unchanged, {removed} removed) in {seconds:.2f}s".format(**report)
+    )
+
+
 def _note(message: str) -> None:
     echo(message, err=True)
 

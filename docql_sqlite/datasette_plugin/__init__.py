@@ -24,7 +24,7 @@ from typing import Any
 from datasette import hookimpl
 
 from .. import dbapi
-from ..cli.queries import query as query_command
+from ..cli.commands.docql import query as query_command
 from ..query.canned import canned_queries as docql_canned_queries
 from . import pages, permissions
 from .state import NotAnIndex, handle_for, index_databases, state_of

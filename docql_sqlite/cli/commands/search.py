@@ -7,23 +7,21 @@ from typing import Any
 
 import click
 
-from .. import output
-from ..errors import UsageError
-from ..locations import Location
-from ..options import LIST_NAMES, RRF_K, SEARCH_MODES, ContextOptions, EmbedOptions, SearchOptions
-from .common import (
-    ProgressBar,
-    database_argument,
+from ... import output
+from ...errors import UsageError
+from ...locations import Location
+from ...options import LIST_NAMES, RRF_K, SEARCH_MODES, ContextOptions, EmbedOptions, SearchOptions
+from ..click_options import database_argument, output_options, paths_option, text_output_options
+from ..console import (
     default_format,
     echo,
+    embed_summary,
     emit,
     handle_errors,
     open_index,
-    output_options,
-    paths_option,
-    text_output_options,
+    visible_on_terminal,
 )
-from .documents import embed_summary, visible_on_terminal
+from ..progress import ProgressBar
 
 # What a search table shows unless --fields says otherwise (--json has every field).
 TABLE_FIELDS = ("location", "section", "score", "snippet")
@@ -165,7 +163,7 @@ def embed_command(
     The summary goes to stderr; the report goes to stdout as JSON when piped, or in the
     format asked for.
     """
-    from ..index import embed
+    from ...index import embed
 
     bar = ProgressBar("embedding")
     try:

@@ -1,10 +1,9 @@
-"""What every click command shares: the click options (built from `cli/flags.py`), the
-database argument, and the click-free runtime of `cli/console.py` (re-exported here:
-printing, error handling and exit codes, output, opening the index)."""
+"""click options and arguments built from the flag tables of `cli/flags.py`, for the
+command modules of `cli/commands/` (the fast path reads the same tables without click)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -12,31 +11,8 @@ import click
 from .. import output
 from ..errors import UsageError
 from . import flags
-from .console import (
-    default_format,
-    echo,
-    emit,
-    fail,
-    handle_errors,
-    open_index,
-)
-from .progress import ProgressBar
 
-__all__ = [
-    "ProgressBar",
-    "database_argument",
-    "default_format",
-    "echo",
-    "emit",
-    "fail",
-    "handle_errors",
-    "open_index",
-    "option",
-    "with_flags",
-    "output_options",
-    "paths_option",
-    "text_output_options",
-]
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
 
 def _parse_fields(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
@@ -46,7 +22,7 @@ def _parse_fields(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(exc.message) from None
 
 
-def option(flag: flags.Flag) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def option(flag: flags.Flag) -> Decorator:
     """The click option of a `flags.Flag`."""
     kwargs: dict[str, Any] = {"help": flag.help}
     if flag.flag_value is not None:
@@ -67,9 +43,7 @@ def option(flag: flags.Flag) -> Callable[[Callable[..., Any]], Callable[..., Any
     return click.option(*flag.decls, **kwargs)
 
 
-def with_flags(
-    options: list[flags.Flag],
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def with_flags(options: Sequence[flags.Flag]) -> Decorator:
     """Decorate a command with the click options of `options`, listed in that order."""
 
     def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -85,10 +59,21 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return with_flags(flags.output_flags())(func)
 
 
-def text_output_options(text_help: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def text_output_options(text_help: str) -> Decorator:
     """The output options of a command that prints text on a terminal (`get`, `context`):
     --text (`text_help`) first, and the table no longer the terminal's default."""
     return with_flags(flags.output_flags(text_help))
+
+
+def with_arguments(names: Sequence[str]) -> Decorator:
+    """Decorate a command with one required click argument per name, in that order."""
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for name in reversed(names):
+            func = click.argument(name)(func)
+        return func
+
+    return decorate
 
 
 def database_argument(func: Callable[..., Any]) -> Callable[..., Any]:

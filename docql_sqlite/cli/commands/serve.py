@@ -12,10 +12,11 @@ import socket
 
 import click
 
-from .. import dbapi
-from ..errors import DocQLError, UsageError
-from ..store import is_url
-from .common import database_argument, handle_errors, open_index
+from ... import dbapi
+from ...errors import DocQLError, UsageError
+from ...store import is_url
+from ..click_options import database_argument
+from ..console import handle_errors, open_index
 
 
 @click.command(

@@ -6,7 +6,8 @@ import click
 
 import docql_sqlite
 
-from .common import default_format, emit, handle_errors, output_options
+from ..click_options import output_options
+from ..console import default_format, emit, handle_errors
 
 
 @click.command("copy")

@@ -3,37 +3,31 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
-from .. import output
-from ..options import QueryOptions
-from . import flags
-from .common import database_argument, echo, handle_errors, open_index, paths_option, with_flags
-from .querying import is_docql, run_query
+from ... import output
+from ...options import QueryOptions
+from .. import flags
+from ..click_options import database_argument, paths_option, with_arguments, with_flags
+from ..console import echo, handle_errors, open_index
+from ..fastpath import is_docql, run_query
 
 
+# Built from the one table of the command's arguments and flags, which the fast path reads
+# too: a new flag is a row there and a parameter of `run_query`, nothing here.
 @click.command(short_help="Run a DocQL query against DATABASE.")
-@database_argument
-@click.argument("query")
+@with_arguments(flags.QUERY_ARGUMENTS)
 @with_flags(flags.QUERY_FLAGS)
-def query(
-    database: str,
-    query: str,
-    paths: tuple[str, ...],
-    limit: int | None,
-    show_sql: bool,
-    inline: bool,
-    fmt: str | None,
-    fields: tuple[str, ...] | None,
-) -> None:
+def query(**params: Any) -> None:
     """Run a DocQL QUERY (such as '$.toc[?(@.level==1)]') against DATABASE."""
-    if not is_docql(query):
+    if not is_docql(params["query"]):
         raise click.UsageError(
-            f"'{query}' is not DocQL (a DocQL query starts with '$'); for free-text search use: "
-            f"docql-sqlite search {database} '{query}'"
+            f"'{params['query']}' is not DocQL (a DocQL query starts with '$'); for free-text "
+            f"search use: docql-sqlite search {params['database']} '{params['query']}'"
         )
-    run_query(database, query, paths, limit, show_sql, inline, fmt, fields)
+    run_query(**params)
 
 
 @click.command(short_help="Show how a DocQL query is parsed, compiled and planned.")

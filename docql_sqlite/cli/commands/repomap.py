@@ -6,15 +6,9 @@ import sys
 
 import click
 
-from ..errors import UsageError
-from .common import (
-    database_argument,
-    default_format,
-    emit,
-    handle_errors,
-    open_index,
-    text_output_options,
-)
+from ...errors import UsageError
+from ..click_options import database_argument, text_output_options
+from ..console import default_format, emit, handle_errors, open_index
 
 
 @click.command("map", short_help="Show the most central files and symbols of the indexed code.")

@@ -10,11 +10,12 @@ import os
 
 import click
 
-from ..agent.bind import parse_bind
-from ..errors import UsageError
-from ..options import IngestOptions
-from ..store import is_url
-from .common import database_argument, handle_errors
+from ...agent.bind import parse_bind
+from ...errors import UsageError
+from ...options import IngestOptions
+from ...store import is_url
+from ..click_options import database_argument
+from ..console import handle_errors
 
 
 @click.command("mcp", short_help="Serve DATABASE to AI agents over MCP (stdio or HTTP), read only.")
@@ -71,7 +72,7 @@ def mcp_command(
     # (9.3 vs 4.7 ms) for no gain in wall time on a busy machine. Set before numpy loads.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
-        from ..agent.run import serve
+        from ...agent.run import serve
     except ImportError as exc:
         raise UsageError(
             f"the MCP server needs the mcp package ({exc}): pip install 'docql-sqlite[mcp]'"

@@ -7,20 +7,19 @@ from typing import Any
 
 import click
 
-from .. import output
-from ..errors import UsageError
-from ..options import IngestOptions
-from .common import (
-    ProgressBar,
-    database_argument,
+from ...errors import UsageError
+from ...options import IngestOptions
+from ..click_options import database_argument, output_options, text_output_options
+from ..console import (
     default_format,
     echo,
+    embed_summary,
     emit,
     handle_errors,
     open_index,
-    output_options,
-    text_output_options,
+    visible_on_terminal,
 )
+from ..progress import ProgressBar
 
 
 @click.command("index", short_help="Index files, directories or URLs into DATABASE, incrementally.")
@@ -135,8 +134,8 @@ def index_command(
     The summary and each failure go to stderr; the report (counts, failures, warnings,
     embedding) goes to stdout as JSON when piped, or in the format asked for.
     """
-    from ..index import index
-    from ..store import is_url
+    from ...index import index
+    from ...store import is_url
 
     if trigram and is_url(database):
         raise UsageError(
@@ -149,7 +148,7 @@ def index_command(
             "(from as many machines as you like: writers may run at once)"
         )
     if keep_watching:
-        from ..ingest.watch import require_watchfiles
+        from ...ingest.watch import require_watchfiles
 
         require_watchfiles()  # before the first run, not after it
     bar, embed_bar = ProgressBar("indexing"), ProgressBar("embedding")
@@ -234,7 +233,7 @@ def index_summary(report: Any) -> str:
 
 def watch_and_report(database: str, paths: list[str], options: IngestOptions) -> None:
     """`index --watch`: one line per re-index run on stderr, until Ctrl-C."""
-    from ..ingest.watch import watch
+    from ...ingest.watch import watch
 
     options.progress = options.embed_progress = None
     echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)
@@ -248,18 +247,6 @@ def watch_and_report(database: str, paths: list[str], options: IngestOptions) ->
             err=True,
         ),
         on_error=lambda exc: echo(f"error: {exc.message}", err=True),
-    )
-
-
-def visible_on_terminal(text: str) -> str:
-    """Text as it is for a file or a pipe; on a terminal, control characters as `\\xNN`."""
-    return output.visible(text, lines=True) if sys.stdout.isatty() else text
-
-
-def embed_summary(report: dict[str, Any]) -> str:
-    return (
-        "embedded {embedded} texts with {model} ({reused} reused from the cache, "
-        "{unchanged} unchanged, {removed} removed) in {seconds:.2f}s".format(**report)
     )
 
 
