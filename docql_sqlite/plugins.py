@@ -106,16 +106,19 @@ class _Manager(pluggy.PluginManager):
         self.loaded = False
         self.tables: dict[str, Any] = {}
         self.origins: dict[str, tuple[str, str, str | None]] = {}  # pluggy name → origin
-        self.broken: list[PluginFailed] = []
+        self.broken: list[PluginFailed] = []  # plugins that failed to import
+        self.unknown: list[PluginFailed] | None = None  # misspelt hooks; None: not checked
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
         with self.lock:
             self.tables.clear()
+            self.unknown = None
             return super().register(plugin, name)
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any | None:
         with self.lock:
             self.tables.clear()
+            self.unknown = None
             return super().unregister(plugin, name)
 
 
@@ -132,8 +135,10 @@ def table(hook: str, build: Callable[[list[Registration]], T]) -> T:
     """
     with pm.lock:
         _load()
-        if pm.broken:
-            raise pm.broken[0]
+        if pm.unknown is None:
+            pm.unknown = _unknown_hooks()
+        if pm.broken or pm.unknown:
+            raise (pm.broken or pm.unknown)[0]
         if hook not in pm.tables:
             pm.tables[hook] = build(_registrations(hook))
         built: T = pm.tables[hook]
@@ -188,7 +193,6 @@ def _load() -> None:
             if pm.get_plugin(name) is None:
                 pm.register(_legacy_plugin(hook, ep), name=name)
                 pm.origins[name] = (ep.name, f"plugin '{ep.name}'", ep.value)
-    pm.broken.extend(_unknown_hooks())
 
 
 def _unknown_hooks() -> list[PluginFailed]:

@@ -74,7 +74,6 @@ def register(name: str, parse: ParseFunc | str, extensions: Iterable[str] = ()) 
     """
     if not isinstance(parse, str):
         _check_signature(name, parse)  # refused here, before the table changes
-    extensions = tuple(extensions)
     return plugins.add(HOOK, lambda add: add(name, parse, extensions))
 
 
@@ -84,9 +83,7 @@ def formats() -> Formats:
     try:
         return plugins.table(HOOK, _build)
     except plugins.PluginFailed as failed:
-        raise IngestError(
-            f"parser plugin '{failed.plugin}' failed to load: {failed.detail}"
-        ) from failed.cause
+        raise IngestError(f"parser {failed.message}") from failed.cause
 
 
 def available_formats() -> list[str]:
