@@ -228,6 +228,8 @@ def _entry_points(group: str) -> list[EntryPoint]:
 def _registrations(hook: str) -> list[Registration]:
     made: list[Registration] = []
     for impl in getattr(pm.hook, hook).get_hookimpls():  # registration order, oldest first
+        if impl.hookwrapper or impl.wrapper:
+            continue  # wraps other calls: nothing to register
         plugin, origin, entry = pm.origins.get(impl.plugin_name, (USER_CODE, USER_CODE, None))
 
         def register(

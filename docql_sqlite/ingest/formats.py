@@ -86,6 +86,12 @@ def formats() -> Formats:
         raise IngestError(f"parser {failed.message}") from failed.cause
 
 
+def load_plugins() -> None:
+    """Load the installed plugins now, raising `IngestError` for a broken one (the older
+    API's name for building the table: `formats()`)."""
+    formats()
+
+
 def available_formats() -> list[str]:
     """The name of every registered format, built-ins first."""
     return list(formats().parsers)
