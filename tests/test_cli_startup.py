@@ -52,6 +52,9 @@ HEAVY_MODULES = (
     "docql_sqlite.cli.commands.mcp",
     "docql_sqlite.cli.commands.copy",
     "docql_sqlite.cli.commands.search",
+    # The plugin registry loads on first use of a format, an embedder or a reranker.
+    "docql_sqlite.plugins",
+    "pluggy",
     "socket",
     "ctypes",
     "csv",
@@ -116,6 +119,8 @@ def test_the_runner_sees_imports(corpus_db: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])
     assert "docql_sqlite.search.api" in modules and "click" in modules
+    # A search that reranks nothing and embeds nothing needs no plugin.
+    assert "pluggy" not in modules and "docql_sqlite.plugins" not in modules
 
 
 @pytest.mark.parametrize(
