@@ -7,14 +7,10 @@ import sys
 import threading
 from collections.abc import Callable
 
-from ..errors import DocQLError, UsageError
-from ..index import index as index_paths
-from ..ingest.watch import require_watchfiles, watch
-from ..options import IngestOptions
-from ..store import is_url
-from ..version import __version__
+from .. import DocQLError, IngestOptions, UsageError, __version__, is_url, require_watchfiles, watch
+from .. import index as index_paths
 from . import http, limits, server
-from .bind import host_name
+from .bind import host_name, parse_bind
 from .tools import Tools
 
 Log = Callable[[str], None]
@@ -26,14 +22,16 @@ def _stderr(message: str) -> None:
 
 def serve(
     db_path: str,
-    bind: tuple[str, int] | None = None,
+    bind: str | tuple[str, int] | None = None,
     token: str | None = None,
     watch_paths: tuple[str, ...] = (),
     watch_options: IngestOptions | None = None,
     log: Log = _stderr,
 ) -> None:
     """Serve `db_path` until stdin closes (stdio) or the process is stopped (HTTP at
-    `bind`, a (host, port) from `bind.parse_bind`)."""
+    `bind`: "[HOST:]PORT" or a (host, port) pair)."""
+    if isinstance(bind, str):
+        bind = parse_bind(bind)
     # One parser in the writer thread: a change touches a few files, and a worker pool
     # would compete with the requests being served.
     options = watch_options or IngestOptions(workers=0)

@@ -13,9 +13,9 @@ tests/test_cli_fastpath.py checks `parse` against click's own parse of the same 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from .. import settings
 from . import flags
 
 _BY_SWITCH = {switch: flag for flag in flags.QUERY_FLAGS for switch in flag.switches}
@@ -24,7 +24,7 @@ _BY_SWITCH = {switch: flag for flag in flags.QUERY_FLAGS for switch in flag.swit
 def parse(args: list[str]) -> dict[str, Any] | None:
     """The keyword arguments of `querying.run_query` for `args` (what follows `query`),
     or None when click must read them."""
-    if any(key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ):
+    if settings.shell_completion():
         return None  # click's shell completion
     values: dict[str, Any] = {}
     for each in flags.QUERY_FLAGS:

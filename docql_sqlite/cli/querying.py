@@ -34,7 +34,7 @@ def run_query(
             return
         result = idx.query(query, options)
     if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
-        from ..query.results import structure_text
+        from .. import structure_text
 
         echo(structure_text(result), nl=False)
         return

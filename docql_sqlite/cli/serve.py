@@ -12,9 +12,8 @@ import socket
 
 import click
 
-from .. import dbapi
+from .. import dbapi, is_url
 from ..errors import DocQLError, UsageError
-from ..store import is_url
 from .common import database_argument, handle_errors, open_index
 
 
