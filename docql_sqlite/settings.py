@@ -248,11 +248,15 @@ def _bad(setting: Setting, raw: str, wanted: str) -> OptionError:
     return OptionError(f"{setting.name}={shown} is not {wanted}")
 
 
-def _seconds(setting: Setting, none_allowed: bool) -> float | None:
+def _seconds(setting: Setting, none_means: str | None = None) -> float | None:
+    """A positive number of seconds; with `none_means` (what None stands for), also
+    0/none/off, which give None."""
     raw = _value(setting)
-    if raw is None or (none_allowed and raw.lower() in NO_LIMIT):
+    if raw is None or (none_means and raw.lower() in NO_LIMIT):
         return None
-    wanted = "a number of seconds (e.g. 10" + ("; 0 or none for no limit)" if none_allowed else ")")
+    wanted = "a number of seconds (e.g. 10" + (
+        f"; 0 or none for {none_means})" if none_means else ")"
+    )
     try:
         seconds = float(raw)
     except ValueError:
@@ -288,12 +292,12 @@ def _url(setting: Setting) -> str | None:
 # -- the accessors ---------------------------------------------------------------------------
 def query_timeout() -> float | None:
     """Seconds a query, search or context call may run; None: no limit."""
-    return _seconds(QUERY_TIMEOUT, none_allowed=True)
+    return _seconds(QUERY_TIMEOUT, none_means="no limit")
 
 
 def check_seconds() -> float | None:
     """Seconds of wall time for a writer's structure check; None: no check."""
-    return _seconds(CHECK_SECONDS, none_allowed=True)
+    return _seconds(CHECK_SECONDS, none_means="no check")
 
 
 def mcp_workers() -> int:
@@ -303,7 +307,7 @@ def mcp_workers() -> int:
 
 def mcp_header_timeout() -> float:
     """Seconds an HTTP client has to send its request headers."""
-    seconds = _seconds(MCP_HEADER_TIMEOUT, none_allowed=False)
+    seconds = _seconds(MCP_HEADER_TIMEOUT)
     assert seconds is not None
     return seconds
 
@@ -344,7 +348,7 @@ def rerank_model() -> str:
 
 def rerank_timeout() -> float:
     """Seconds one rerank call may take, attempts and waits included."""
-    seconds = _seconds(RERANK_TIMEOUT, none_allowed=False)
+    seconds = _seconds(RERANK_TIMEOUT)
     assert seconds is not None
     return seconds
 

@@ -7,7 +7,16 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .. import DocQLError, IngestOptions, UsageError, __version__, is_url, require_watchfiles, watch
+from .. import (
+    DocQLError,
+    IngestOptions,
+    UsageError,
+    __version__,
+    is_url,
+    require_watchfiles,
+    settings,
+    watch,
+)
 from .. import index as index_paths
 from . import http, limits, server
 from .bind import host_name, parse_bind
@@ -32,6 +41,9 @@ def serve(
     `bind`: "[HOST:]PORT" or a (host, port) pair)."""
     if isinstance(bind, str):
         bind = parse_bind(bind)
+    # The settings first (docs/settings.md): a bad value stops the server before any work.
+    workers, parallel = limits.heavy_workers(), settings.parallel_search()
+    header_seconds = limits.header_seconds()
     # One parser in the writer thread: a change touches a few files, and a worker pool
     # would compete with the requests being served.
     options = watch_options or IngestOptions(workers=0)
@@ -44,7 +56,7 @@ def serve(
         raise UsageError(
             f"no index at '{db_path}'; build one with: docql-sqlite index {db_path} PATH"
         )
-    tools = Tools(db_path)
+    tools = Tools(db_path, heavy_workers=workers, parallel=parallel)
     app = server.build(tools)
     stop = threading.Event()
     if watch_paths:
@@ -53,7 +65,7 @@ def serve(
         if bind is None:
             app.run("stdio")
         else:
-            _serve_http(app, tools, bind[0], bind[1], token, log)
+            _serve_http(app, tools, bind, token, header_seconds, log)
     finally:
         stop.set()
         tools.close()
@@ -93,8 +105,14 @@ def _start_watcher(
 
 
 def _serve_http(
-    app: server.DocQLServer, tools: Tools, host: str, port: int, token: str | None, log: Log
+    app: server.DocQLServer,
+    tools: Tools,
+    bind: tuple[str, int],
+    token: str | None,
+    header_seconds: float,
+    log: Log,
 ) -> None:
+    host, port = bind
     import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -115,7 +133,7 @@ def _serve_http(
         port=port,
         log_level="warning",
         lifespan="on",
-        http=http.guarded_protocol(limits.header_seconds()),
+        http=http.guarded_protocol(header_seconds),
     )
     log(
         f"docql-sqlite MCP server on http://{host_name(host)}:{port}{http.MCP_PATH} "

@@ -204,9 +204,11 @@ class Tools:
     """The tools over pools of read-only `Index` connections (reopened after `--watch`
     re-indexes, and when the file is replaced)."""
 
-    def __init__(self, db_path: str, heavy_workers: int | None = None) -> None:
+    def __init__(
+        self, db_path: str, heavy_workers: int | None = None, parallel: bool | None = None
+    ) -> None:
         self.db_path = db_path
-        parallel = settings.parallel_search()
+        parallel = settings.parallel_search() if parallel is None else parallel
         self._vectors: Any = None  # one in-memory copy of the vectors for every heavy reader
 
         def heavy() -> Index:
