@@ -34,9 +34,6 @@ from docql_sqlite.embedders.base import LearnedDimensions
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 
-# Ollama's OpenAI-compatible endpoint (the default of $OPENAI_BASE_URL in settings.py).
-DEFAULT_BASE_URL = settings.OPENAI_BASE_URL.default
-
 
 class HTTPError(EmbeddingError):
     """An embedding request failed; `status` is the HTTP status, or None for network errors."""
