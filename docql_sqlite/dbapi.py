@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import sqlfunctions
+from . import settings, sqlfunctions
 from .store.sqlite.db import vec_extension_path
 
 # What a client runs to see whether sqlite-vec works on a connection it does not hold.
@@ -95,9 +95,11 @@ def private_copy(library: Path, driver: str) -> Path:
         return _COPIES[key]
     data = library.read_bytes()
     folder = f"vec0-{driver}-{hashlib.sha256(data).hexdigest()[:16]}"
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docql-sqlite"
+    cache = settings.cache_dir()
     try:
-        target = _write_once(cache / folder, library.name, data)
+        if cache is None:
+            raise OSError("no home directory for a cache")
+        target = _write_once(Path(cache) / folder, library.name, data)
     except OSError:  # no writable cache: a private folder for this process
         target = _write_once(
             Path(tempfile.mkdtemp(prefix="docql-sqlite-")) / folder, library.name, data

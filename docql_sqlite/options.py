@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from . import deadline
+from . import settings
 from .errors import OptionError
 from .records import Record, field, fields, replace
 
@@ -81,7 +81,7 @@ class QueryOptions(Record, frozen=True):
     limit: int | None = None
     offset: int = 0
     # Seconds for one query (None: no limit); default $DOCQL_QUERY_TIMEOUT, else 5 s.
-    timeout: float | None = field(default_factory=deadline.default_seconds)
+    timeout: float | None = field(default_factory=settings.query_timeout)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))

@@ -65,8 +65,22 @@ def _help_block(command: click.Command, ctx: click.Context) -> str:
 
 
 # Path (from the repository's root) → the function that writes that file.
+def settings_reference() -> str:
+    """docs/settings.md: the settings table (`docql_sqlite.settings.SETTINGS`), rendered by
+    scripts/gen_settings_doc.py."""
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        from gen_settings_doc import settings_markdown
+    finally:
+        sys.path.pop(0)
+    from docql_sqlite.settings import SETTINGS
+
+    return settings_markdown(SETTINGS)
+
+
 GENERATED: dict[str, Callable[[], str]] = {
     "docs/cli.md": cli_reference,
+    "docs/settings.md": settings_reference,
 }
 
 

@@ -37,12 +37,17 @@ SECRET = "secret"  # a kind whose default is never printed
 
 
 class SettingLike(Protocol):
-    """What the renderer reads of a setting (`docql_sqlite.settings.Setting`)."""
+    """What the renderer reads of a setting (`docql_sqlite.settings.Setting`, a frozen
+    record: read-only attributes, hence properties)."""
 
-    name: str
-    default: Any
-    kind: Any
-    doc: str
+    @property
+    def name(self) -> str: ...
+    @property
+    def default(self) -> Any: ...
+    @property
+    def kind(self) -> Any: ...
+    @property
+    def doc(self) -> str: ...
 
 
 def cell(text: str) -> str:

@@ -21,9 +21,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
-from .. import output
+from .. import Index, output
 from ..errors import DocQLError, DocQLNote, QueryError
-from ..index import Index
 
 # click.echo drops ANSI styles from text bound for a file or pipe; so does `echo`, so the
 # messages are the same byte for byte whichever path printed them (its pattern is click's).

@@ -14,10 +14,9 @@ tests/test_cli_fastpath.py checks `parse` against click's own parse of the same 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from .. import output
+from .. import output, settings
 from ..errors import UsageError
 from ..options import QueryOptions
 from . import flags
@@ -27,9 +26,9 @@ _BY_SWITCH = {switch: flag for flag in flags.QUERY_FLAGS for switch in flag.swit
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of `run_query` for `args` (what follows `query`), or None
-    when click must read them."""
-    if any(key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ):
+    """The keyword arguments of `run_query` for `args` (what follows `query`),
+    or None when click must read them."""
+    if settings.shell_completion():
         return None  # click's shell completion
     values: dict[str, Any] = {}
     for each in flags.QUERY_FLAGS:
@@ -110,7 +109,7 @@ def run_query(
             return
         result = idx.query(query, options)
     if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
-        from ..query.results import structure_text
+        from .. import structure_text
 
         echo(structure_text(result), nl=False)
         return

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .. import Index
+from .. import open as open_index
 from ..dbapi import VecStatus
 from ..errors import DatabaseError
-from ..index import Index
-from ..index import open as open_index
 
 T = TypeVar("T")
 

@@ -134,8 +134,7 @@ def index_command(
     The summary and each failure go to stderr; the report (counts, failures, warnings,
     embedding) goes to stdout as JSON when piped, or in the format asked for.
     """
-    from ...index import index
-    from ...store import is_url
+    from ... import index, is_url
 
     if trigram and is_url(database):
         raise UsageError(
@@ -148,7 +147,7 @@ def index_command(
             "(from as many machines as you like: writers may run at once)"
         )
     if keep_watching:
-        from ...ingest.watch import require_watchfiles
+        from ... import require_watchfiles
 
         require_watchfiles()  # before the first run, not after it
     bar, embed_bar = ProgressBar("indexing"), ProgressBar("embedding")
@@ -233,7 +232,7 @@ def index_summary(report: Any) -> str:
 
 def watch_and_report(database: str, paths: list[str], options: IngestOptions) -> None:
     """`index --watch`: one line per re-index run on stderr, until Ctrl-C."""
-    from ...ingest.watch import watch
+    from ... import watch
 
     options.progress = options.embed_progress = None
     echo(f"watching {', '.join(paths)} (Ctrl-C stops)", err=True)

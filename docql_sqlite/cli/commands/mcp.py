@@ -10,10 +10,7 @@ import os
 
 import click
 
-from ...agent.bind import parse_bind
-from ...errors import UsageError
-from ...options import IngestOptions
-from ...store import is_url
+from ... import IngestOptions, UsageError, is_url, settings
 from ..click_options import database_argument
 from ..console import handle_errors
 
@@ -30,7 +27,6 @@ from ..console import handle_errors
 )
 @click.option(
     "--token",
-    envvar="DOCQL_MCP_TOKEN",
     default=None,
     help="With --http: require 'Authorization: Bearer TOKEN' (or set DOCQL_MCP_TOKEN)",
 )
@@ -57,7 +53,8 @@ def mcp_command(
     """Serve DATABASE to agents over MCP (stdio by default), read only."""
     if token is not None and bind is None:
         raise UsageError("--token applies to --http only (stdio has no network to guard)")
-    address = parse_bind(bind) if bind is not None else None
+    if bind is not None and token is None:
+        token = settings.mcp_token()
     if watch_paths and is_url(database):
         raise UsageError(
             "--watch keeps a file current; index into PostgreSQL with: "
@@ -70,7 +67,7 @@ def mcp_command(
     # One BLAS thread (unless the user chose): the in-memory nearest search is one
     # matrix-vector product per call, and OpenBLAS's pool spent twice the CPU on it
     # (9.3 vs 4.7 ms) for no gain in wall time on a busy machine. Set before numpy loads.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    settings.set_for_library(settings.OPENBLAS_NUM_THREADS)
     try:
         from ...agent.run import serve
     except ImportError as exc:
@@ -80,4 +77,4 @@ def mcp_command(
     if (include or exclude) and not watch_paths:
         raise UsageError("--include and --exclude apply to --watch only")
     watch_options = IngestOptions(include=include, exclude=exclude, workers=0)
-    serve(database, bind=address, token=token, watch_paths=watch_paths, watch_options=watch_options)
+    serve(database, bind=bind, token=token, watch_paths=watch_paths, watch_options=watch_options)

@@ -163,7 +163,7 @@ def embed_command(
     The summary goes to stderr; the report goes to stdout as JSON when piped, or in the
     format asked for.
     """
-    from ...index import embed
+    from ... import embed
 
     bar = ProgressBar("embedding")
     try:

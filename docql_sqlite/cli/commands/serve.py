@@ -12,9 +12,8 @@ import socket
 
 import click
 
-from ... import dbapi
+from ... import dbapi, is_url
 from ...errors import DocQLError, UsageError
-from ...store import is_url
 from ..click_options import database_argument
 from ..console import handle_errors, open_index
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
-from ... import deadline
+from ... import deadline, settings
 from ...errors import (
     DatabaseBusy,
     DatabaseCorrupt,
@@ -57,8 +57,8 @@ READER_MMAP_BYTES = 1 << 30  # address space, not memory: pages are the OS's fil
 # Before its first write a writer checks the file's structure (`PRAGMA quick_check`): SQLite
 # notices damage only on the pages a statement happens to read, and an `index` run on a
 # damaged file wrote to it and exited 0 (issue 20). Bounded in wall time: past the bound
-# the run goes on with what SQLite's own reads catch (docs/reliability.md §9 has the cost).
-WRITER_CHECK_SECONDS = float(os.environ.get("DOCQL_CHECK_SECONDS", "30"))
+# the run goes on with what SQLite's own reads catch (docs/reliability.md §9 has the cost):
+# $DOCQL_CHECK_SECONDS, read by `settings.check_seconds` when a writer opens the file.
 
 # A test seam: the name of the SQLite VFS that `connect` opens files with for writing
 # (None: SQLite's default; readers always use the default). tests/faulty_vfs.py registers
@@ -541,7 +541,7 @@ def _refuse_foreign_file(conn: apsw.Connection, path: str, create: bool) -> int 
 def _check_before_writing(conn: apsw.Connection, path: str) -> None:
     """A damaged index is reported, and its bytes left as they are, before the first write."""
     try:
-        check_damage(conn, path, WRITER_CHECK_SECONDS)
+        check_damage(conn, path, settings.check_seconds() or 0.0)
     except DatabaseError:
         conn.close()
         raise
