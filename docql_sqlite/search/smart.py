@@ -363,7 +363,9 @@ def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
     return lists
 
 
-def vector_channel(index: Store, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
+def vector_channel(
+    index: Store, text: str, opts: ranking.Request
+) -> tuple[fusion.Ranked, list[str]]:
     """The nearest passages by meaning, and the plan's notes."""
     vparams = Params(index.dialect)
     plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
