@@ -125,7 +125,7 @@ class Index:
             from .search.parallel import Sidecar
 
             self.store.sidecar = Sidecar(self.path)
-        self._refresh()
+        self._read_capabilities()
         if table_function:
             from . import tvf
 
@@ -151,7 +151,9 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
+        # The caches go with the index (a long-lived process may keep the store object).
         self._compiled.clear()
+        self.store.stats_cache = self.store.vector_cache = self.store.sidecar = None
 
     def __enter__(self) -> Index:
         return self
@@ -440,11 +442,15 @@ class Index:
         return report
 
     def _refresh(self) -> None:
-        # Read when the index opens and after it writes: compiling depends on whether
-        # vectors and the chunks' trigram index exist (the dialect), never on rows.
+        # After this process wrote: the store reads its dialect again.
         self.store.refresh()
+        self._read_capabilities()
+
+    def _read_capabilities(self) -> None:
+        # Compiling depends on whether vectors and the chunks' trigram index exist (the
+        # latter is in the dialect, read when the store opens), never on rows.
         self.has_vectors = self.store.has_vectors
-        self.has_chunk_trigrams = self.store.has_chunk_trigrams()
+        self.has_chunk_trigrams = self.store.dialect.chunk_trigrams
 
     def _search_builder(self) -> Any:
         # The search package is imported when a query uses search(), not for every query.

@@ -195,18 +195,33 @@ def test_a_write_is_seen_not_the_cached_postings(tmp_index) -> None:
     tmp_index.write_many({"a.md": "# A\n\nkernel bootloader grub upgrade\n"})
     tmp_index.index()
     tokens = [documents.Token("kernel", 1.0), documents.Token("grub", 1.0)]
-    with docql_sqlite.open(tmp_index.db) as idx:
+    with docql_sqlite.open(tmp_index.db) as idx:  # one open index: one cache, kept
         sqlite_store.ensure_vocab(idx.conn)
         before = documents.score(idx.store, tokens, (), None)
-    tmp_index.write_many({"b.md": "# B\n\nkernel kernel grub and the rest of it\n"})
-    tmp_index.index()
-    with docql_sqlite.open(tmp_index.db) as idx:
-        sqlite_store.ensure_vocab(idx.conn)
+        tmp_index.write_many({"b.md": "# B\n\nkernel kernel grub and the rest of it\n"})
+        tmp_index.index()
         after = documents.score(idx.store, tokens, (), None)
         assert len(before) == 1 and len(after) == 2
         assert [(r.doc_id, r.score, r.chunk) for r in after] == reference_score(
             idx.store, tokens, (), None
         )
+
+
+def test_caches_belong_to_the_open_index(tmp_index) -> None:
+    """The term statistics and postings are the open index's (`Store.stats_cache`): two
+    opens of one file keep their own, and closing drops them."""
+    tmp_index.write_many({"a.md": "# A\n\nkernel bootloader grub upgrade\n"})
+    tmp_index.index()
+    tokens = [documents.Token("kernel", 1.0)]
+    with docql_sqlite.open(tmp_index.db) as one, docql_sqlite.open(tmp_index.db) as two:
+        documents.score(one.store, tokens, (), None)
+        cache = one.store.stats_cache
+        assert cache is not None and len(cache) > 0 and len(documents.postings(one.store)._entries)
+        assert two.store.stats_cache is None  # nothing read through the other yet
+        documents.score(two.store, tokens, (), None)
+        assert two.store.stats_cache is not cache
+        store = one.store
+    assert store.stats_cache is None
 
 
 def test_postings_cache_is_bounded_by_rows() -> None:

@@ -108,11 +108,12 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
 def _occurrences(
     index: Store, token: Token, paths: tuple[str, ...], negated: str | None
 ) -> Postings:
-    """The token's body occurrences in scope, counted by chunk (cached, `_postings`).
+    """The token's body occurrences in scope, counted by chunk (cached: `postings`).
     `negated`: a full-text query in the engine's syntax (`negation`); its chunks are out."""
     eng = index
-    key = (eng.path, *eng.stamp(), token.text, token.prefix, paths, negated)
-    found = _postings.get(key)
+    cache = postings(eng)
+    key = (*eng.stamp(), token.text, token.prefix, paths, negated)
+    found = cache.get(key)
     if found is not None:
         return found
     params = Params(eng.dialect)
@@ -137,7 +138,7 @@ def _occurrences(
             docs.append(doc)
             tf[doc] = tf.get(doc, 0) + n
     found = Postings(chunks, counts, docs, array("q", tf), array("q", tf.values()))
-    _postings.put(key, found)
+    cache.put(key, found)
     return found
 
 
@@ -197,7 +198,12 @@ class PostingsCache:
 
 # ~24 bytes a row: 1M rows is ~24 MB, the postings of a few thousand words.
 POSTINGS_CACHE_ROWS = 1_000_000
-_postings = PostingsCache(POSTINGS_CACHE_ROWS)
+
+
+def postings(store: Store) -> PostingsCache:
+    """The postings cache of the index behind `store` (kept with its other figures,
+    `stats.of`: one per open index, shared with its search sidecar)."""
+    return stats.of(store).part("postings", lambda: PostingsCache(POSTINGS_CACHE_ROWS))
 
 
 @dataclass(frozen=True, slots=True)

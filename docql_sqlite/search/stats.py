@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..sqlparams import Params
 from . import sqlbuild, vectors
@@ -33,7 +33,17 @@ class StatsCache:
     def __init__(self, size: int = 10_000) -> None:
         self.size = size
         self._values: dict[tuple[Any, ...], Any] = {}
+        self._parts: dict[str, Any] = {}
         self._lock = threading.Lock()
+
+    def part(self, name: str, make: Any) -> Any:
+        """A cache of its own kept beside these figures (bounded by whoever `make`s it,
+        e.g. the document channel's postings): made once, dropped with this one."""
+        with self._lock:
+            found = self._parts.get(name)
+            if found is None:
+                found = self._parts[name] = make()
+            return found
 
     def get(self, key: tuple[Any, ...], compute: Any) -> Any:
         with self._lock:
@@ -53,15 +63,20 @@ class StatsCache:
 _made = threading.Lock()  # one cache per store, however many threads ask first
 
 
-def cached(store: Store, key: tuple[Any, ...], compute: Any) -> Any:
-    """`compute()`, remembered for this version of the index."""
+def of(store: Store) -> StatsCache:
+    """The store's cache (made on first use: the `Index` that opened the store drops it)."""
     cache = store.stats_cache
     if cache is None:
         with _made:
             cache = store.stats_cache
             if cache is None:
                 cache = store.stats_cache = StatsCache()
-    return cache.get((*store.stamp(), *key), compute)
+    return cast(StatsCache, cache)
+
+
+def cached(store: Store, key: tuple[Any, ...], compute: Any) -> Any:
+    """`compute()`, remembered for this version of the index."""
+    return of(store).get((*store.stamp(), *key), compute)
 
 
 def chunk_count(store: Store) -> int:
