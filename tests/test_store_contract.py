@@ -21,6 +21,7 @@ from conftest import chdir
 from pg_server import fresh_database, start_server
 
 import docql_sqlite
+from docql_sqlite import ContextOptions, SearchOptions, deadline
 from docql_sqlite.errors import DocQLError, QueryTimeout
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL
@@ -325,3 +326,29 @@ def test_open_store_chooses_by_location(store: Store, locations: dict[str, Any])
     assert store.path == _location(locations, engine)
     assert type(store).__name__ == {"sqlite": "SqliteStore", "postgres": "PostgresStore"}[engine]
     assert "password" not in store.label.lower()
+
+
+# -- the Index over either store: one deadline source ----------------------------------------
+@pytest.fixture(params=ENGINES)
+def index(request: pytest.FixtureRequest, locations: dict[str, Any]) -> Iterator[Any]:
+    with docql_sqlite.open(_location(locations, request.param)) as opened:
+        yield opened
+
+
+def test_search_and_context_take_their_time_limit_from_the_options(
+    index: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The environment gives the options' default only; nothing below `Index` reads it.
+    monkeypatch.setenv(deadline.ENVIRONMENT, "0.000001")
+    found = index.search("zebra", SearchOptions(mode="smart", timeout=None))
+    assert found and found[0]["path"].startswith("guide/")
+    assert index.context("zebra", ContextOptions(timeout=None))["blocks"]
+    monkeypatch.delenv(deadline.ENVIRONMENT)
+    assert SearchOptions().timeout == ContextOptions().timeout == deadline.DEFAULT_SECONDS
+    for run in (
+        lambda: index.search("zebra", SearchOptions(mode="smart", timeout=1e-9)),
+        lambda: index.context("zebra", ContextOptions(timeout=1e-9)),
+    ):
+        with pytest.raises(QueryTimeout):
+            run()
+    assert index.search("zebra", mode="bm25")  # the next call has its own limit

@@ -58,6 +58,7 @@ class SqliteStore(Store):
     # -- reading ----------------------------------------------------------------------
     def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
         values = bind(params) if isinstance(params, dict) else params
+        deadline.remaining()  # out of time: stop before the statement (its own check is per steps)
         try:
             return list(db.rows(self.conn, sql, values))
         except db.SQLError as exc:
@@ -67,6 +68,7 @@ class SqliteStore(Store):
 
     def scalar(self, sql: str, params: Any = ()) -> Any:
         values = bind(params) if isinstance(params, dict) else params
+        deadline.remaining()
         try:
             return db.scalar(self.conn, sql, values)
         except db.SQLError as exc:
