@@ -151,9 +151,10 @@ class Index:
 
     def close(self) -> None:
         self.store.close()
-        # The caches go with the index (a long-lived process may keep the store object).
+        # The compiled queries go; the store's figures stay with it (a compiled query's
+        # deferred values, inlined after the index closed, are read from them).
         self._compiled.clear()
-        self.store.stats_cache = self.store.vector_cache = self.store.sidecar = None
+        self.store.vector_cache = self.store.sidecar = None
 
     def __enter__(self) -> Index:
         return self
