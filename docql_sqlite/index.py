@@ -114,8 +114,10 @@ class Index:
         self.path = str(path)
         self.store: Store = open_store(self.path, readonly=readonly)
         self.conn: Any = self.store.conn
-        # Every cache of this index is owned here and hangs on its store, where the search
-        # layer reads it; each is bounded, and goes when the index closes.
+        # Every cache of this index is owned here or hangs on its store, where the search
+        # layer reads it, and each is bounded: the compiled queries, the vectors held in
+        # memory, the sidecar, and the term statistics and postings (`search.stats.of`:
+        # made on first use, one per store, gone with it).
         self._compiled: dict[tuple[Any, ...], Compiled] = {}
         if vectors_in_memory:
             from .search.vectors import VectorCache
