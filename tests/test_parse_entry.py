@@ -176,7 +176,7 @@ def indexed_code(tmp_path: Path) -> dict[str, tuple[str, list[str], str]]:
                     "SELECT qualified_name FROM symbols WHERE doc_id = ? ORDER BY ord", (doc["id"],)
                 )
             ]
-            out[doc["path"]] = (doc["language"], names, document_text(index.conn, doc["id"]))
+            out[doc["path"]] = (doc["language"], names, document_text(index.store, doc["id"]))
     return out
 
 
