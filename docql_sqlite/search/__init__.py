@@ -5,5 +5,5 @@ package directly. `api.search` dispatches to a strategy (`ranking.py` for bm25/v
 hybrid, `smart.py`, `typed.py`), `context_pack.context` builds context packs, `docql.py`
 compiles `$.content.search()`/`similar()`. Every strategy reads through an
 `engine.Engine` (the file, or PostgreSQL via `pg/search.py`) and builds its SQL for the
-engine's dialect (`sqlbuild.spelling`). Submodules load on first use.
+engine's `Dialect` (docql_sqlite/dialect/). Submodules load on first use.
 """

@@ -52,7 +52,7 @@ from typing import Any
 from ..query import items as item_sql
 from ..sqlparams import Params
 from ..text import has_cjk
-from . import engine, ranking, sqlbuild, stats
+from . import engine, ranking, stats
 from . import terms as search_terms
 
 K1 = 1.2
@@ -123,7 +123,7 @@ def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str 
         scope = ranking.scope_sql(paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+        without = eng.dialect.ids_matching(params.add(negated))
     # The engine's own statement (fts5vocab on the file, the tsvector on PostgreSQL), as
     # plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
     # a dict per row was a third of the channel's time. No join to chunks here: the
@@ -149,7 +149,7 @@ def negation(index: Any, terms: list[search_terms.Term]) -> str | None:
     negated = [t for t in terms if t.negated]
     if not negated:
         return None
-    return sqlbuild.spelling(engine.of(index).dialect).any_of(negated)
+    return engine.of(index).dialect.any_of(negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,7 +239,7 @@ def _common(index: Any, token: Token) -> bool:
     if total < MIN_CHUNKS or token.prefix:
         return False
     # The chunks holding the token in any column: `"tok"` on FTS5, `'tok'` on PostgreSQL.
-    query = sqlbuild.spelling(engine.of(index).dialect).phrase([token.text])
+    query = engine.of(index).dialect.phrase([token.text])
     return stats.matching(index, query) > MAX_SHARE * total
 
 

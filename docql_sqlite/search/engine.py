@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..dialect import SQLITE, Dialect
+from ..dialect import Dialect
 from ..errors import SearchError
 from ..sqlparams import Params, bind
 from ..store.sqlite import db
@@ -30,7 +30,7 @@ PREFIX_END = "\uffff"  # above every character a token can hold (in UTF-8 byte o
 class Engine:
     """The interface a search needs. `path` names the index (a cache key, and messages)."""
 
-    dialect: Dialect = SQLITE
+    dialect: Dialect
     conn: Any
     path: str
 
@@ -87,6 +87,7 @@ class SqliteEngine(Engine):
         self.index = index
         self.conn = index.conn
         self.path = str(index.path)
+        self.dialect = index.dialect
         # The Index's in-memory vectors (`vectors.VectorCache`), when it holds them.
         self.vector_cache = getattr(index, "vector_cache", None)
 

@@ -64,7 +64,7 @@ def query_terms(text: str) -> list[search_terms.Term]:
 def scope_sql(paths: tuple[str, ...], params: Params) -> str:
     dialect = params.dialect
     if not paths:
-        return "1" if dialect.name == "sqlite" else dialect.TRUE
+        return dialect.TRUE
     globs = (dialect.glob("d.path", params.add(dialect.glob_value(p))) for p in paths)
     return "(" + " OR ".join(globs) + ")"
 
@@ -142,8 +142,8 @@ def run_plan(
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))
         info["fts"] = {
-            "and": search_terms.match_and(plan.terms),
-            "or": search_terms.match_or(plan.terms, _common(plan)) if n > 1 else None,
+            "and": params.dialect.match_and(plan.terms),
+            "or": params.dialect.match_or(plan.terms, _common(plan)) if n > 1 else None,
             "weights": {"title": plan.weights[0], "body": plan.weights[1]},
         }
         if (

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..dialect import unscoped
 from ..errors import SearchError
 from ..passage_text import link_only
 from ..query import items as item_sql
@@ -61,12 +62,12 @@ SHORT_QUERY = 3
 
 def count(index: Any, expr: str, scope: str, params: Params) -> int:
     """Chunks in scope matching `expr` (cached per index version: levels repeat across queries)."""
-    if sqlbuild.unscoped(scope):
+    if unscoped(scope):
         return stats.matching(index, expr)
     sql = (
         f"SELECT count(*) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN documents "
         f"d ON d.id = c.doc_id "
-        f"WHERE {sqlbuild.spelling(params.dialect).matches(params.add(expr))} AND {scope}"
+        f"WHERE {params.dialect.matches(params.add(expr))} AND {scope}"
     )
     return int(index.scalar(sql, params.values))
 
@@ -86,7 +87,7 @@ class Level:
 def choose_level(index: Any, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
     """The keyword level to rank by (`Level`)."""
     exp = search_terms.expand(terms)
-    fts = sqlbuild.spelling(params.dialect)
+    fts = params.dialect
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
     chosen, chosen_or = exp.exact, -1
@@ -144,7 +145,7 @@ def bm25_rows(
     if narrow is None:
         return rows
     params = Params(index.dialect)
-    sql = sqlbuild.spelling(index.dialect).ids_matching(params.add(narrow))
+    sql = index.dialect.ids_matching(params.add(narrow))
     keep = {r["rowid"] for r in index.rows(sql, params.values)}
     # Narrowing re-orders, never hides: focused chunks first, the others after them.
     focused = [r for r in rows if r["_chunk"] in keep] + [
@@ -238,15 +239,15 @@ def _name_channel(
         p = params.add(name)
         conds.append(dialect.contains(col, p))
         prefix.append(f"WHEN {dialect.starts_with(col, p)} THEN 2")
-    scope_names, scope_chunks = scope, "1" if dialect.name == "sqlite" else dialect.TRUE
+    scope_names, scope_chunks = scope, dialect.TRUE
     if table != "symbols":
         # In code files headings and entities repeat the symbols (spec §1): count a
         # class once, in the symbols channel.
         scope_names += " AND d.format != 'code'"
     negated = [t for t in terms if t.negated]
     if negated:
-        neg = params.add(sqlbuild.spelling(dialect).any_of(negated))
-        scope_chunks = f"c.id NOT IN ({sqlbuild.spelling(dialect).ids_matching(neg)})"
+        neg = params.add(dialect.any_of(negated))
+        scope_chunks = f"c.id NOT IN ({dialect.ids_matching(neg)})"
     tier = "CASE " + " ".join(exact + prefix) + " ELSE 1 END"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.

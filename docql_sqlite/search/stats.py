@@ -14,8 +14,8 @@ from typing import Any
 
 from ..sqlparams import Params
 from . import engine as engines
-from . import sqlbuild, vectors
 from . import terms as search_terms
+from . import vectors
 
 # A term in more than this share of the chunks does not select OR candidates.
 COMMON_SHARE = 0.05
@@ -49,14 +49,14 @@ def matching(index: Any, query: str) -> int:
     """Chunks matching the full-text `query` (in the engine's own syntax)."""
     engine = engines.of(index)
     params = Params(engine.dialect)
-    sql = sqlbuild.spelling(engine.dialect).count_matching(params.add(query))
+    sql = engine.dialect.count_matching(params.add(query))
     return cached(engine, ("df", query), lambda: int(engine.scalar(sql, params.values)))
 
 
 def term_count(index: Any, term: search_terms.Term) -> int:
     """Chunks holding `term` (its document frequency)."""
     engine = engines.of(index)
-    return matching(engine, sqlbuild.spelling(engine.dialect).term(term))
+    return matching(engine, engine.dialect.term(term))
 
 
 def common_terms(index: Any, terms: list[search_terms.Term]) -> frozenset[str]:
@@ -108,9 +108,7 @@ class TermStats:
         """(rows, average tokens per row) of the full-text table."""
 
         def compute() -> tuple[int, float]:
-            rows, tokens = self.engine.rows(sqlbuild.spelling(self.engine.dialect).corpus_sql())[
-                0
-            ].values()
+            rows, tokens = self.engine.rows(self.engine.dialect.corpus_sql())[0].values()
             rows, tokens = int(rows or 0), int(tokens or 0)
             return rows, (float(tokens) / float(rows) if rows else 0.0)
 
