@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ..dialect import Dialect
+from ..dialect import SQLITE, Dialect
 
 CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
@@ -71,12 +71,12 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_references(conn: Any, dialect: Dialect) -> int:
+def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
     """Take the queue and resolve, in the caller's transaction (the file's one writer)."""
     return resolve_pending(conn, take_pending(conn, dialect), dialect)
 
 
-def take_pending(conn: Any, dialect: Dialect) -> set[str]:
+def take_pending(conn: Any, dialect: Dialect = SQLITE) -> set[str]:
     """Empty the queue of names and return them. The PostgreSQL writer commits this on its
     own, before resolving: a writer that queues a name again after this point adds a row
     that its own pass (which runs after its writes) reads, and never waits on this one."""
@@ -84,13 +84,13 @@ def take_pending(conn: Any, dialect: Dialect) -> set[str]:
     return {name for (name,) in conn.execute(sql).fetchall()}
 
 
-def requeue(conn: Any, names: set[str], dialect: Dialect) -> None:
+def requeue(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> None:
     """Put names back (a pass that failed after `take_pending`)."""
     insert = "INSERT INTO refs_pending(name) VALUES (?) ON CONFLICT DO NOTHING"
     _many(conn, dialect.positional(insert), [(n,) for n in sorted(names)])
 
 
-def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
+def resolve_pending(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> int:
     """Resolve the new references and those to `names`; the caller holds the transaction.
     Plain SQL with `?` markers spelled for the engine (`dialect.positional`), so the
     PostgreSQL writer runs the same pass. Returns how many references were resolved."""

@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..dialect import SQLITE
 from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from ..store.sqlite import db
@@ -219,7 +218,7 @@ def index_paths(
         # After every write of the run: a changed file can change what references in
         # unchanged files resolve to (resolve.py).
         with conn:
-            resolve_references(conn, SQLITE)
+            resolve_references(conn)
         counts = Counter(stats.counts)
         counts.update(report.skip_counts)
         report.skip_counts = dict(sorted(counts.items()))
