@@ -14,7 +14,8 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.errors import DocQLError, DocQLNameError, DocQLRegexError
-from docql_sqlite.store.sqlite import db, tvf
+from docql_sqlite import tvf
+from docql_sqlite.store.sqlite import db
 
 
 @pytest.fixture()
@@ -204,7 +205,7 @@ def test_the_compiled_pattern_cache_is_bounded(conn) -> None:
 @pytest.fixture(scope="module")
 def index(corpus_db: Path):
     with docql_sqlite.open(corpus_db) as idx:
-        tvf.register(idx.conn, lambda: idx)
+        tvf.register(idx.store, lambda: idx)
         yield idx
 
 

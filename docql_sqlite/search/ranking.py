@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import deadline
 from ..errors import SearchError
@@ -18,6 +18,9 @@ from ..passage_text import link_only
 from ..sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 # --group file needs more passages than files asked for: several hits share a file.
 GROUP_OVERFETCH = 4
@@ -70,7 +73,7 @@ def scope_sql(paths: tuple[str, ...], params: Params) -> str:
 
 
 def run_mode(
-    index: Any, mode: str, text: str, terms: list[search_terms.Term], opts: Request
+    index: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
     params = Params(index.dialect)
@@ -102,20 +105,20 @@ def run_mode(
 
 
 def add_vector(
-    index: Any, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
+    index: Store, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
 ) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
-        model = index.query_model(opts.model)
+        model = vectors.query_model(index, opts.model)
         vector = vectors.query_vector(model, text, kind)
     plan.vector = sqlbuild.vector_sql(params, vectors.vector_json(vector))
     stale = stats.stale_vectors(index)
     plan.approximate = stats.vector_count(index) > EXACT_KNN_MAX
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
-    cache = getattr(index, "vector_cache", None)
+    cache = index.vector_cache
     if cache is not None and plan.scope == "1":
-        nearest = cache.knn(index.conn, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
+        nearest = cache.knn(index, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
         if nearest is not None:
             plan.nearest = json.dumps(nearest)
             plan.notes.append("vector: nearest found in memory (this process holds the vectors)")
@@ -129,7 +132,7 @@ def add_vector(
 
 
 def run_plan(
-    index: Any, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
+    index: Store, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
 ) -> list[dict[str, Any]]:
     # No SQL snippet: `item` makes the snippet of each result from its content.
     sql = (

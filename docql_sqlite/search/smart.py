@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dialect import unscoped
 from ..errors import SearchError
@@ -28,6 +28,9 @@ from ..sqlparams import Params
 from ..text import fold
 from . import documents, evidence, fusion, names, parallel, ranking, snippets, sqlbuild, stats
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 MIN_RESULTS = 3
 MAX_RESULTS = 50
@@ -60,7 +63,7 @@ LONG_LEXICAL = 0.0
 SHORT_QUERY = 3
 
 
-def count(index: Any, expr: str, scope: str, params: Params) -> int:
+def count(index: Store, expr: str, scope: str, params: Params) -> int:
     """Chunks in scope matching `expr` (cached per index version: levels repeat across queries)."""
     if unscoped(scope):
         return stats.matching(index, expr)
@@ -84,7 +87,7 @@ class Level:
     exact: bool  # the query's terms as typed (not widened to components or stems)
 
 
-def choose_level(index: Any, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
+def choose_level(index: Store, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
     """The keyword level to rank by (`Level`)."""
     exp = search_terms.expand(terms)
     fts = params.dialect
@@ -135,7 +138,7 @@ def choose_level(index: Any, terms: list[search_terms.Term], scope: str, params:
 
 
 def bm25_rows(
-    index: Any, level: list[search_terms.Term], narrow: str | None, opts: ranking.Request
+    index: Store, level: list[search_terms.Term], narrow: str | None, opts: ranking.Request
 ) -> list[dict[str, Any]]:
     # Narrowing looks deeper (focused chunks may rank below the first CHANNEL_DEPTH).
     depth = NARROW_DEPTH if narrow else CHANNEL_DEPTH
@@ -203,7 +206,7 @@ def _names(terms: list[search_terms.Term]) -> QueryNames:
 
 
 def _name_channel(
-    index: Any,
+    index: Store,
     table: str,
     alias: str,
     name_col: str,
@@ -266,7 +269,7 @@ ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_inde
     return [dict(r, _weight=names.weight(r["_match"])) for r in index.rows(sql, params.values)]
 
 
-def lexical_share(index: Any, terms: list[search_terms.Term]) -> float:
+def lexical_share(index: Store, terms: list[search_terms.Term]) -> float:
     """How much the lexical channels count next to the vector channel (1.0, or LONG_LEXICAL).
 
     A query of more than LONG_QUERY content words is a passage, asking for passages like
@@ -282,7 +285,7 @@ def lexical_share(index: Any, terms: list[search_terms.Term]) -> float:
 
 
 def channels(
-    index: Any,
+    index: Store,
     text: str,
     terms: list[search_terms.Term],
     opts: ranking.Request,
@@ -361,7 +364,7 @@ def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
     return lists
 
 
-def vector_channel(index: Any, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
+def vector_channel(index: Store, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
     """The nearest passages by meaning, and the plan's notes."""
     vparams = Params(index.dialect)
     plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
@@ -388,7 +391,7 @@ SIDECAR_NAMES = 2
 
 
 def passage_channels(
-    index: Any,
+    index: Store,
     terms: list[search_terms.Term],
     opts: ranking.Request,
     lexical: float,
@@ -428,7 +431,7 @@ def passage_channels(
 
 
 def name_lists(
-    index: Any,
+    index: Store,
     terms: list[search_terms.Term],
     opts: ranking.Request,
     lexical: float,
@@ -445,7 +448,7 @@ def name_lists(
 
 
 def other_channels(
-    index: Any,
+    index: Store,
     terms: list[search_terms.Term],
     opts: ranking.Request,
     lexical: float,
@@ -505,7 +508,7 @@ def composite(entry: fusion.Fused, names: QueryNames, lexical: float = 1.0) -> f
     return 100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match)
 
 
-def run(index: Any, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
+def run(index: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     terms = search_terms.parse(text)
     if not search_terms.positives(terms):
         raise SearchError(

@@ -13,7 +13,7 @@ Imports here stay light: `store/__init__` re-exports `is_url`, which every clien
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +45,16 @@ class Store(ABC):
     # of a parallel smart search (`search.parallel.Sidecar`). None when not wanted.
     vector_cache: Any = None
     sidecar: Any = None
+    # Term statistics and other figures of one version of the index (`search.stats`): a
+    # bounded dict keyed by `stamp()`, shared with the sidecar's store. None: not cached.
+    stats_cache: Any = None
 
     # -- lifetime ---------------------------------------------------------------------
     @abstractmethod
     def close(self) -> None: ...
+
+    def refresh(self) -> None:
+        """Read again what compiling depends on (`dialect`), after this process wrote."""
 
     @abstractmethod
     def snapshot(self) -> AbstractContextManager[None]:
@@ -130,6 +136,26 @@ class Store(ABC):
         (the title column not counted). `prefix`: of every token that `token` begins.
         `within` / `without`: SELECTs of the chunk ids to keep / to leave out, their
         values in `params` (which this adds its own to). In chunk order."""
+
+    def data_version(self) -> int | None:
+        """A number that changes when another connection commits, as this connection sees
+        it (SQLite's `PRAGMA data_version`): what an in-memory copy of the vectors
+        (`search.vectors.VectorCache`) reloads on. None: the engine searches its vectors
+        better than a copy would (pgvector's HNSW index), so none is kept."""
+        return None
+
+    def quiescent(self) -> bool:
+        """Provably no commit since the last checkpoint (SQLite: the WAL is empty), so two
+        snapshots taken while it holds are one (`search.parallel`: a second connection may
+        then read for this one). False when the engine cannot tell."""
+        return False
+
+    def register_table_function(
+        self, name: str, columns: list[str], function: Callable[..., Iterator[dict[str, Any]]]
+    ) -> bool:
+        """Make `function` a table-valued SQL function `name` of this connection (`tvf.py`:
+        `docql(query)`). False when the engine cannot host Python functions in SQL."""
+        return False
 
     # -- writing ----------------------------------------------------------------------
     @abstractmethod

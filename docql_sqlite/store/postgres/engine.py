@@ -52,11 +52,14 @@ class PostgresStore(Store):
             conn.execute("SET default_transaction_read_only = on")
         self.conn: psycopg.Connection = conn
         self._in_snapshot = False
+        self._stamp: tuple[Any, ...] | None = None  # read once per snapshot
 
     def refresh(self) -> None:
         """Nothing is read ahead of time on PostgreSQL."""
 
     def close(self) -> None:
+        if self.sidecar is not None:
+            self.sidecar.close()
         self.conn.close()
 
     @contextmanager
@@ -67,7 +70,7 @@ class PostgresStore(Store):
         ):
             yield
             return
-        self._in_snapshot = True
+        self._in_snapshot, self._stamp = True, None
         try:
             with self.conn.transaction(force_rollback=True):
                 # REPEATABLE READ: every statement of the block reads the first one's
@@ -75,7 +78,7 @@ class PostgresStore(Store):
                 self.conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield
         finally:
-            self._in_snapshot = False
+            self._in_snapshot, self._stamp = False, None
 
     # -- reading ----------------------------------------------------------------------
     def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
@@ -141,12 +144,19 @@ class PostgresStore(Store):
     # -- what the index holds ---------------------------------------------------------
     def stamp(self) -> tuple[Any, ...]:
         # The WAL position moves with every write (on a standby: with every replayed one).
-        return (
+        # Read once per snapshot: its statements read one version (and a search asks for
+        # the stamp at every cached figure).
+        if self._in_snapshot and self._stamp is not None:
+            return self._stamp
+        stamp = (
             self.scalar(
                 "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
                 "ELSE pg_current_wal_insert_lsn() END)::text"
             ),
         )
+        if self._in_snapshot:
+            self._stamp = stamp
+        return stamp
 
     def meta(self, key: str) -> str | None:
         found = self.scalar("SELECT value FROM meta WHERE key = %s", (key,))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -146,10 +146,7 @@ class SqliteStore(Store):
     ) -> list[tuple[int, int]]:
         # A vocabulary row per occurrence (term, doc = chunk rowid, col, offset); FTS5
         # answers the term conditions from its index, not by a scan.
-        self.conn.execute(
-            f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} "
-            "USING fts5vocab(main, chunks_fts, instance)"
-        )
+        ensure_vocab(self.conn)
         if prefix:
             low, high = params.add(token), params.add(token + PREFIX_END)
             cond = f"v.term >= {low} AND v.term < {high}"
@@ -170,6 +167,20 @@ class SqliteStore(Store):
                 f"search failed in SQLite: {exc}"
             ) from exc
 
+    def data_version(self) -> int | None:
+        return int(db.scalar(self.conn, "PRAGMA data_version"))
+
+    def quiescent(self) -> bool:
+        # A commit appends to the WAL, which cannot be emptied again while an older
+        # snapshot is open (search/parallel.py): empty at two moments, no commit between.
+        return wal_empty(self.path)
+
+    def register_table_function(
+        self, name: str, columns: list[str], function: Callable[..., Iterator[dict[str, Any]]]
+    ) -> bool:
+        db.register_table_function(self.conn, name, columns, function)
+        return True
+
     # -- writing ----------------------------------------------------------------------
     def writer(self) -> Writer:
         from .writer import SqliteWriter
@@ -182,3 +193,20 @@ def _mtime(path: str) -> int:
         return os.stat(path).st_mtime_ns
     except OSError:
         return 0
+
+
+def ensure_vocab(conn: db.Connection) -> None:
+    """The fts5vocab instance table over chunks_fts (VOCAB), in this connection's temp
+    schema: `body_counts` reads it; so may SQL of your own."""
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, chunks_fts, instance)"
+    )
+
+
+def wal_empty(path: str) -> bool:
+    """Whether the index's WAL holds no frames (no file: nothing was written since the last
+    connection closed, or the file is not in WAL mode, where readers block commits)."""
+    try:
+        return os.stat(path + "-wal").st_size == 0
+    except FileNotFoundError:
+        return True
