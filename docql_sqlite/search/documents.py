@@ -105,7 +105,9 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
     return list(out.values())
 
 
-def _occurrences(index: Store, token: Token, paths: tuple[str, ...], negated: str | None) -> Postings:
+def _occurrences(
+    index: Store, token: Token, paths: tuple[str, ...], negated: str | None
+) -> Postings:
     """The token's body occurrences in scope, counted by chunk (cached, `_postings`).
     `negated`: a full-text query in the engine's syntax (`negation`); its chunks are out."""
     eng = index

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 # A term in more than this share of the chunks does not select OR candidates.
 COMMON_SHARE = 0.05
 MIN_CHUNKS = 2000
+
+
 class StatsCache:
     """Figures of one index by its version stamp: at most `size` entries (then forgotten
     all at once), shared by the threads of one process (a search sidecar's included)."""
