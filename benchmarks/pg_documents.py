@@ -79,10 +79,9 @@ def main() -> None:
         return skip(args.json, f"needs the 'postgres' extra: {exc}")
 
     import docql_sqlite
-    from docql_sqlite.search import documents, engine, stats
+    from docql_sqlite.search import documents, stats
     from docql_sqlite.search import terms as search_terms
-    from docql_sqlite.store.postgres import connect as pg
-    from docql_sqlite.store.postgres import search as pg_search
+    from docql_sqlite.store import open_store
 
     questions = SMOKE_QUESTIONS if args.smoke else QUESTIONS
     out: dict[str, Any] = {"machine": bl.machine(), "corpora": args.corpora, "questions": []}
@@ -110,9 +109,8 @@ def main() -> None:
             url = server.get_uri("bench")
             docql_sqlite.copy(str(db), url)
             index = docql_sqlite.open(db)
-            conn = pg.connect(url, readonly=True)
-            conn.autocommit = True  # each statement its own read (as PostgresEngine)
-            file_eng, pg_eng = engine.of(index), pg_search.PgEngine(conn)
+            pg_store = open_store(url)  # autocommit: each statement its own read
+            file_eng, pg_eng = index.store, pg_store
             out["chunks"] = stats.chunk_count(file_eng)
             rows = []
             for text in questions:
@@ -159,7 +157,7 @@ def main() -> None:
                         ),
                     ]
                 )
-            conn.close()
+            pg_store.close()
             index.close()
         finally:
             server.cleanup()

@@ -986,16 +986,16 @@ def evaluate(
     """Metrics per mode; `by_file` ranks files (--group file) on the code set
     (to compare with QMD). `vectors=False` searches an embedded index as one without
     vectors (`--model ''`), so both evaluations share one cached index."""
-    from docql_sqlite.search import engine
+    from docql_sqlite.store.sqlite.engine import SqliteStore
 
     rows = []
-    saved = engine.SqliteEngine.has_vectors
+    saved = SqliteStore.has_vectors
     if not vectors:  # what every search consults
-        engine.SqliteEngine.has_vectors = property(lambda self: False)  # type: ignore[method-assign]
+        SqliteStore.has_vectors = property(lambda self: False)  # type: ignore[method-assign,assignment]
     try:
         rows = _evaluate(data, db_path, modes, by_file, per_query)
     finally:
-        engine.SqliteEngine.has_vectors = saved  # type: ignore[method-assign]
+        SqliteStore.has_vectors = saved  # type: ignore[method-assign]
     return rows
 
 

@@ -89,8 +89,9 @@ class QueryResult(list[Any]):
 
 
 class Index:
-    """An open index: a file, or a database server named by a URL (docs/scale-out.md). Every method works on both: the engine is `self.store`
-    (`store.open_store` chose it), and what the engines do differently is a method of it."""
+    """An open index: a file, or a database server named by a URL (docs/scale-out.md).
+    Every method works on both: the engine is `self.store` (`store.open_store` chose
+    it), and what the engines do differently is a method of it."""
 
     def __init__(
         self,
@@ -291,7 +292,8 @@ class Index:
         return list(catalog.ingest_errors(self.store))
 
     def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
-        """Rows of read-only SQL of your own, as dicts (in the engine's SQL: `%s` markers on a server)."""
+        """Rows of read-only SQL of your own, as dicts (in the engine's SQL: on a server,
+        `%s` markers)."""
         return self.store.rows(sql, params)
 
     # -- DocQL -----------------------------------------------------------------------
@@ -448,10 +450,10 @@ class Index:
         # The search package is imported when a query uses search(), not for every query.
         store, has_vectors = self.store, self.has_vectors
 
-        def build(*args: Any) -> Any:
+        def build(name: str, q: str, scope: str, params: Any, call: Any) -> Any:
             from .search.docql import search_source
 
-            return search_source(store, *args, has_vectors=has_vectors)
+            return search_source(store, name, q, scope, params, call, has_vectors=has_vectors)
 
         return build
 
@@ -481,7 +483,8 @@ def index(
     """Index `paths` into the file `db_path` (created when missing), or into the
     database of a URL (many writers may run at once there). An index that
     has vectors keeps them current; `embed="MODEL"` embeds with a model."""
-    from .ingest import index_paths
+    # TEMPORARY: `from .ingest import index_paths` once the writer branch merges.
+    from .store.legacy_write import index_paths
 
     return index_paths(str(db_path), paths, with_overrides(options, IngestOptions, overrides))
 
@@ -494,7 +497,8 @@ def embed(
     """Embed the new or changed chunks of `db_path` (`options` may be just a model name)."""
     if isinstance(options, str):
         options = EmbedOptions(model=options)
-    from .ingest.embed import embed_index
+    # TEMPORARY: `from .ingest.embed import embed_index` once the writer branch merges.
+    from .store.legacy_write import embed_index
 
     return embed_index(str(db_path), with_overrides(options, EmbedOptions, overrides))
 

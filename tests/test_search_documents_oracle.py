@@ -20,8 +20,8 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.search import documents, ranking, stats
-from docql_sqlite.store.sqlite import engine as sqlite_store
 from docql_sqlite.search import terms as search_terms
+from docql_sqlite.store.sqlite import engine as sqlite_store
 from docql_sqlite.text import has_cjk
 
 MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (

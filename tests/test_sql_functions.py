@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite.errors import DocQLError, DocQLNameError, DocQLRegexError
 from docql_sqlite import tvf
+from docql_sqlite.errors import DocQLError, DocQLNameError, DocQLRegexError
 from docql_sqlite.store.sqlite import db
 
 

@@ -20,7 +20,6 @@ from ..embedders import EmbeddingModel, encode
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
 from ..search import vectors
-from ..store import is_url
 from ..store.sqlite import db
 
 
@@ -31,10 +30,6 @@ def embed_index(db_path: str | Path, options: EmbedOptions) -> dict[str, Any]:
     is refused unless `options.replace`; then the new model must first embed a probe text,
     so a model that cannot run (a server that is down) never costs the existing vectors.
     """
-    if is_url(db_path):  # temporary (core): the `writer` branch opens either store here
-        from ..store.postgres.embed import embed_index as embed_url
-
-        return embed_url(str(db_path), options)
     started = time.monotonic()
     conn = db.connect(db_path, create=False)
     try:

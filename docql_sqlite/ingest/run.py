@@ -35,7 +35,6 @@ from typing import Any, NamedTuple
 
 from ..errors import DatabaseFull, DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
-from ..store import is_url
 from ..store.sqlite import db
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
@@ -179,10 +178,6 @@ def index_paths(
     db_path: str | Path, paths: list[str], options: IngestOptions | None = None
 ) -> IngestReport:
     options = options or IngestOptions()
-    if is_url(db_path):  # temporary (core): the `writer` branch opens either store here
-        from ..store.postgres.ingest import index_paths as index_url
-
-        return index_url(str(db_path), paths, options)
     started = time.monotonic()
     report = IngestReport()
     urls, roots, found, stats = walk_inputs(paths, options, report)

@@ -92,10 +92,11 @@ class SqliteStore(Store):
                 raise DocQLError(f"query failed in SQLite: {exc}") from exc
 
     def plan(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-        return [
-            {"id": r[0], "parent": r[1], "detail": r[3]}
-            for r in self.conn.execute("EXPLAIN QUERY PLAN " + sql, params)
-        ]
+        try:
+            found = list(self.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+        except db.SQLError as exc:
+            raise DocQLError(f"EXPLAIN failed in SQLite: {exc}") from exc
+        return [{"id": r[0], "parent": r[1], "detail": r[3]} for r in found]
 
     # -- what the index holds ---------------------------------------------------------
     def stamp(self) -> tuple[Any, ...]:
