@@ -14,7 +14,7 @@ This package builds SQL fragments only; it never runs them and imports no driver
 from __future__ import annotations
 
 from .are import python_regex_to_are
-from .base import Dialect, FtsTerm, TermStatistics, unscoped
+from .base import Dialect, FtsTerm, TermStatistics, python_regex, unscoped
 from .postgres import PostgresDialect
 from .sqlite import SqliteDialect
 
@@ -33,6 +33,7 @@ __all__ = [
     "PostgresDialect",
     "SqliteDialect",
     "TermStatistics",
+    "python_regex",
     "python_regex_to_are",
     "unscoped",
 ]

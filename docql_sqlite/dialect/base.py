@@ -55,6 +55,12 @@ def positives(terms: Sequence[FtsTerm]) -> list[FtsTerm]:
     return [t for t in terms if not t.negated]
 
 
+def python_regex(pattern: str, flags: str) -> str:
+    """A DocQL regex as one Python regex (flags `m`/`s` inlined; `i` is the caller's)."""
+    inline_flags = "".join(f for f in flags if f in "ms")
+    return f"(?{inline_flags}){pattern}" if inline_flags else pattern
+
+
 def text_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 

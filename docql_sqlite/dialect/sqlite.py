@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SearchError
-from .base import Dialect, FtsTerm, TermStatistics, positives, unscoped
+from .base import Dialect, FtsTerm, TermStatistics, positives, python_regex, unscoped
 
 if TYPE_CHECKING:
     from ..sqlparams import Params
@@ -65,9 +65,8 @@ class SqliteDialect(Dialect):
         return f"regexpi({pattern}, {expr})" if ignore_case else f"{expr} REGEXP {pattern}"
 
     def regex_value(self, pattern: str, flags: str) -> str:
-        # A Python regex, run by the connection's REGEXP (flags `m`/`s` inlined).
-        inline_flags = "".join(f for f in flags if f in "ms")
-        return f"(?{inline_flags}){pattern}" if inline_flags else pattern
+        # A Python regex, run by the connection's REGEXP.
+        return python_regex(pattern, flags)
 
     def glob(self, expr: str, pattern: str) -> str:
         # The glob is a regex (docql_sqlite/globs.py) that SQLite's REGEXP and the sqlite3
