@@ -10,6 +10,7 @@ on: the code words (`code_words_weighed`) and the documents' passages (`represen
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..sqlparams import Params
@@ -55,22 +56,32 @@ def lexical_share(store: Store, terms: list[search_terms.Term]) -> float:
     return 1.0
 
 
+@dataclass(slots=True)
+class Candidates:
+    """The ranked lists of one search, and what the fusion and `--explain` need of them."""
+
+    lists: list[fusion.Ranked]
+    steps: list[str]  # the keyword strategy's steps (and the vector plan's notes)
+    documents: list[str]  # the document channel's notes
+    lexical: float  # the lexical lists' share (`lexical_share`)
+
+
 def collect(
     store: Store,
     text: str,
     terms: list[search_terms.Term],
     names: QueryNames,
     opts: ranking.Request,
-    lexical: float,
-) -> tuple[list[fusion.Ranked], list[str], list[str]]:
-    """The ranked lists, the keyword strategy's steps, and the document channel's notes.
-    `lexical` scales every list but the vector channel (`lexical_share`); at 0 they are
-    not run.
+) -> Candidates:
+    """The ranked lists of `terms` (the query's, as cut by `stats.reduce_terms`: a text
+    of more than LONG_QUERY words keeps more than that many). Every list but the vector
+    one counts `lexical_share` of its weight; at 0 they are not run.
 
     With a sidecar (`parallel.of`: an index opened with `parallel_search`) BM25 and the
     first name lists (SQLite's work) run on its worker while this thread embeds the
     query and runs the vector, entity, code-word and document lists; the lists and their
     order are the same either way."""
+    lexical = lexical_share(store, terms)
     lists: list[fusion.Ranked] = []
     steps: list[str] = []
     doc_notes: list[str] = []
@@ -100,7 +111,7 @@ def collect(
     if vector is not None:
         lists.append(vector[0])
         steps += vector[1]
-    return represented(lists), steps, doc_notes
+    return Candidates(represented(lists), steps, doc_notes, lexical)
 
 
 def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:

@@ -3,10 +3,10 @@
 A pipeline, each stage a module with one job; this module only runs them in order:
 
 1. the query: terms (`terms.py`), the longest texts cut to their rarest terms
-   (`stats.reduce_terms`), the names the query stands for (`query_names.py`), and how
-   much the lexical lists count (`channels.lexical_share`: a pasted passage on an index
-   with vectors ranks by the vector list alone);
-2. the candidate lists (`channels.py`), each ranked: BM25 at the chosen keyword level
+   (`stats.reduce_terms`), the names the query stands for (`query_names.py`);
+2. the candidate lists (`channels.py`), each ranked, the lexical ones weighed down when
+   the query is a pasted passage and the index has vectors (`channels.lexical_share`):
+   BM25 at the chosen keyword level
    (`keywords.py`) and its exact evidence (`evidence.py`), code symbols, headings and
    entities by name (`name_lists.py`), code words (`names.py`), whole documents
    (`documents.py`), vectors when present;
@@ -34,12 +34,11 @@ if TYPE_CHECKING:
 
 def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
-    terms = ranking.query_terms(text)
-    lexical = channels.lexical_share(store, terms)
-    terms, reduced = stats.reduce_terms(store, terms)
+    terms, reduced = stats.reduce_terms(store, ranking.query_terms(text))
     names = query_names(terms)
     # 2. the candidate lists
-    lists, steps, doc_notes = channels.collect(store, text, terms, names, opts, lexical)
+    found = channels.collect(store, text, terms, names, opts)
+    lists, steps, lexical = found.lists, found.steps, found.lexical
     if reduced:
         steps.insert(0, reduced)
     if lexical != 1.0:
@@ -56,7 +55,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     plan = {
         "mode": "smart",
         "strategy": steps,
-        "documents": doc_notes,
+        "documents": found.documents,
         "channels": {r.name: len(r.rows) for r in lists},
     }
     items = [results.fused_item(score, entry, pats, opts, plan) for score, entry in scored]
