@@ -8,6 +8,9 @@ stage calls back into one before it, and `smart.py` only runs them in order.
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -193,3 +196,25 @@ def test_smart_only_orchestrates() -> None:
         and n.func.attr in ("rows", "scalar", "execute")
     ]
     assert reads == [], "smart.py reads nothing from the store itself"
+
+
+def test_a_smart_search_enters_the_orchestration_once(tmp_path: Path) -> None:
+    # benchmarks/search_rooms.py follows the store through real searches: smart.py is
+    # entered once (it was entered 7 times when the strategies called each other's
+    # helpers), no two modules call each other, and no call re-enters a module below.
+    out = tmp_path / "rooms.json"
+    script = SEARCH.parents[1] / "benchmarks" / "search_rooms.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--smoke", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    assert len(rows) == 3
+    for row in rows:
+        assert row["path"][:2] == ["api", "smart"] and row["path"].count("smart") == 1, row
+        assert row["mutual_pairs"] == 0 and row["reentries"] == 0, row
+        assert {"channels", "keywords", "name_lists", "documents"} <= set(row["path"]), row
