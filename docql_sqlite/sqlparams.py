@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .dialect import SQLITE, Dialect
 from .records import Record
+
+if TYPE_CHECKING:  # the dialects bind their own values (BM25 statistics) with `Deferred`
+    from .dialect import Dialect
 
 
 class Deferred(Record, frozen=True, eq=False):
@@ -34,7 +36,7 @@ class Params:
     """Collects values as named parameters `:p0`, `:p1`… (in the dialect's marker style),
     reusing a name for an equal value."""
 
-    def __init__(self, dialect: Dialect = SQLITE) -> None:
+    def __init__(self, dialect: Dialect) -> None:
         self.values: dict[str, Any] = {}
         self.dialect = dialect
 
@@ -64,7 +66,7 @@ def sql_literal(value: Any) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def inline(sql: str, params: dict[str, Any], dialect: Dialect = SQLITE) -> str:
+def inline(sql: str, params: dict[str, Any], dialect: Dialect) -> str:
     """`sql` with every `:pN` replaced by its value as a literal (deferred ones computed)."""
     values = bind(params)
     return re.sub(dialect.PARAM_PATTERN, lambda m: sql_literal(values[m.group(1)]), sql)

@@ -27,7 +27,7 @@ from test_search_documents_oracle import questions
 
 import docql_sqlite
 from docql_sqlite import SearchOptions
-from docql_sqlite.search import documents, ranking, sqlbuild, stats
+from docql_sqlite.search import documents, ranking, stats
 from docql_sqlite.search import terms as search_terms
 from docql_sqlite.sqlparams import Params
 
@@ -66,7 +66,7 @@ def fts5_counts(
 ) -> list[tuple[int, int]]:
     """fts5vocab's (chunk, body occurrences) of `token`, in scope and without `negated`
     (an FTS5 query), in chunk order: the reference."""
-    params = Params()
+    params = Params(index.dialect)
     if prefix:
         high = params.add(token + "\uffff")
         cond = f"v.term >= {params.add(token)} AND v.term < {high}"
@@ -99,7 +99,7 @@ def pg_counts(
         scope = ranking.scope_sql(paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+        without = eng.dialect.ids_matching(params.add(negated))
     return [tuple(r) for r in eng.body_counts(token, prefix, params, within, without)]
 
 
@@ -137,10 +137,10 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
     prefixes = sorted({w[:n] for w in words for n in (1, 3, 5) if len(w) > n})
     # A frequent word as negation (FTS5's syntax on the file, the tsquery on PostgreSQL).
     negated_terms = search_terms.parse("-the -segment")
-    on_file = sqlbuild.spelling(index.dialect).any_of(negated_terms)
+    on_file = index.dialect.any_of(negated_terms)
     checked = nonempty = 0
     with nullcontext(conn.store) as eng:
-        on_pg = sqlbuild.spelling(eng.dialect).any_of(negated_terms)
+        on_pg = eng.dialect.any_of(negated_terms)
         sqlite_eng = index.store
         for i, (token, prefix) in enumerate(
             [(w, False) for w in words] + [(p, True) for p in prefixes]
@@ -151,7 +151,7 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
                 got = pg_counts(eng, token, prefix, paths, on_pg if negate else None)
                 assert got == want, (token, prefix, paths, negate)
                 # The file engine's own statement reads the same rows.
-                params = Params()
+                params = Params(index.dialect)
                 within = without = None
                 if paths:
                     scope = ranking.scope_sql(paths, params)
@@ -160,7 +160,7 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
                         f"WHERE {scope}"
                     )
                 if negate:
-                    without = sqlbuild.spelling(index.dialect).ids_matching(params.add(on_file))
+                    without = index.dialect.ids_matching(params.add(on_file))
                 mine = sqlite_eng.body_counts(token, prefix, params, within, without)
                 assert sorted(mine) == want, (token, prefix, paths, negate)
                 checked += 1

@@ -261,7 +261,7 @@ def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
             params = Params(POSTGRES)
             source = search_source(engine, "search", q, POSTGRES.TRUE, params, NO_CALL)
             got = engine.rows(source.sql + order.format('_path COLLATE "C"'), params.values)
-        params = Params()
+        params = Params(index.dialect)
         source = search_source(index.store, "search", q, "1", params, NO_CALL)
         sql = source.sql + order.format("_path")
         expected = list(db.rows(index.conn, sql, bind(params.values)))

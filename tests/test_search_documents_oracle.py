@@ -32,7 +32,7 @@ MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (
 def reference_occurrences(index: Any, token: documents.Token, paths, negated):
     from docql_sqlite.sqlparams import Params
 
-    params = Params()
+    params = Params(index.dialect)
     if token.prefix:
         low, high = params.add(token.text), params.add(token.text + sqlite_store.PREFIX_END)
         cond = f"v.term >= {low} AND v.term < {high}"

@@ -16,7 +16,7 @@ from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
 from ..rerankers import get_reranker
-from . import ranking, rerank, smart, snippets, stats, typed
+from . import ranking, rerank, results, smart, snippets, stats, typed
 from . import terms as search_terms
 
 if TYPE_CHECKING:
@@ -66,5 +66,5 @@ def _search(store: Store, text: str, options: SearchOptions, limit: int) -> list
         # Vector search has no terms, but its snippets still mark the query's words.
         marked = terms or search_terms.parse(text)
         marked = stats.reduce_terms(store, marked)[0]
-        items = ranking.finish(rows, marked, request)
+        items = results.finish(rows, marked, request)
     return items

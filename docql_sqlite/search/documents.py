@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 from ..query import items as item_sql
 from ..sqlparams import Params
 from ..text import has_cjk
-from . import ranking, sqlbuild, stats
+from . import ranking, stats
 from . import terms as search_terms
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def _occurrences(
         scope = ranking.scope_sql(paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+        without = eng.dialect.ids_matching(params.add(negated))
     # The engine's own statement (fts5vocab on the file, the tsvector on PostgreSQL), as
     # plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
     # a dict per row was a third of the channel's time. No join to chunks here: the
@@ -148,7 +148,7 @@ def negation(index: Store, terms: list[search_terms.Term]) -> str | None:
     negated = [t for t in terms if t.negated]
     if not negated:
         return None
-    return sqlbuild.spelling(index.dialect).any_of(negated)
+    return index.dialect.any_of(negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +243,7 @@ def _common(index: Store, token: Token) -> bool:
     if total < MIN_CHUNKS or token.prefix:
         return False
     # The chunks holding the token in any column: `"tok"` on FTS5, `'tok'` on PostgreSQL.
-    query = sqlbuild.spelling(index.dialect).phrase([token.text])
+    query = index.dialect.phrase([token.text])
     return stats.matching(index, query) > MAX_SHARE * total
 
 

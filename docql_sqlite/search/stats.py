@@ -15,8 +15,8 @@ import threading
 from typing import TYPE_CHECKING, Any, cast
 
 from ..sqlparams import Params
-from . import sqlbuild, vectors
 from . import terms as search_terms
+from . import vectors
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -86,13 +86,13 @@ def chunk_count(store: Store) -> int:
 def matching(store: Store, query: str) -> int:
     """Chunks matching the full-text `query` (in the engine's own syntax)."""
     params = Params(store.dialect)
-    sql = sqlbuild.spelling(store.dialect).count_matching(params.add(query))
+    sql = store.dialect.count_matching(params.add(query))
     return cached(store, ("df", query), lambda: int(store.scalar(sql, params.values)))
 
 
 def term_count(store: Store, term: search_terms.Term) -> int:
     """Chunks holding `term` (its document frequency)."""
-    return matching(store, sqlbuild.spelling(store.dialect).term(term))
+    return matching(store, store.dialect.term(term))
 
 
 def common_terms(store: Store, terms: list[search_terms.Term]) -> frozenset[str]:
@@ -142,9 +142,7 @@ class TermStats:
         """(rows, average tokens per row) of the full-text table."""
 
         def compute() -> tuple[int, float]:
-            rows, tokens = self.engine.rows(sqlbuild.spelling(self.engine.dialect).corpus_sql())[
-                0
-            ].values()
+            rows, tokens = self.engine.rows(self.engine.dialect.corpus_sql())[0].values()
             rows, tokens = int(rows or 0), int(tokens or 0)
             return rows, (float(tokens) / float(rows) if rows else 0.0)
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import QueryError, did_you_mean
 from ..sqlparams import Params
-from . import fusion, ranking, snippets, sqlbuild, stats
+from . import fusion, ranking, results, snippets, sqlbuild, stats
 from . import terms as search_terms
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     )
     items = []
     for entry in fused:
-        it = ranking.item(dict(entry.row, score=entry.score), pats, opts)
+        it = results.item(dict(entry.row, score=entry.score), pats, opts)
         if opts.explain:
             it["explain"] = {
                 "lists": entry.lists,
@@ -176,7 +176,7 @@ def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
                 },
             }
         items.append(it)
-    return ranking.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+    return results.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
 
 
 def _vector_rows(index: Store, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
