@@ -34,12 +34,6 @@ PROGRESS_STEPS = 10_000
 _local = threading.local()
 
 
-def default_seconds() -> float | None:
-    """The limit of a call that names none: `settings.query_timeout()` ($DOCQL_QUERY_TIMEOUT,
-    else DEFAULT_SECONDS); None means no limit."""
-    return settings.query_timeout()
-
-
 class Deadline:
     """The end of one query's time, with a pause for the time its rows are out."""
 

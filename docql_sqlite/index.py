@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from . import deadline
+from . import deadline, settings
 from .dialect import Dialect
 from .errors import LocationError
 from .globs import matcher
@@ -360,7 +360,7 @@ class Index:
         """The rows of a compiled query (deferred parameters bound now), within `timeout`
         seconds (default: $DOCQL_QUERY_TIMEOUT or 5 s; see deadline.py). The time a row
         is out with the caller does not count."""
-        seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
+        seconds = settings.query_timeout() if isinstance(timeout, str) else timeout
         with deadline.not_counted():  # deferred parameters may load an embedding model
             params = compiled.bound_params()
         yield from self.store.execute(compiled.sql, params, seconds)

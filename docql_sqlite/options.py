@@ -114,7 +114,7 @@ class SearchOptions(Record, frozen=True):
     rerank: str | None = None  # a reranker's URL or model name (docql_sqlite/rerankers)
     # Seconds for the search's SQL (`Index.search` runs it under `deadline.limit`); None:
     # no limit. A reranker's HTTP call does not count.
-    timeout: float | None = field(default_factory=deadline.default_seconds)
+    timeout: float | None = field(default_factory=settings.query_timeout)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
@@ -153,7 +153,7 @@ class ContextOptions(Record, frozen=True):
 
     budget: int = DEFAULT_BUDGET
     paths: tuple[str, ...] = ()
-    timeout: float | None = field(default_factory=deadline.default_seconds)  # as SearchOptions
+    timeout: float | None = field(default_factory=settings.query_timeout)  # as SearchOptions
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
