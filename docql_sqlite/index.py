@@ -554,11 +554,6 @@ def index(
     PostgreSQL database of a postgresql:// URL (many writers may run at once there). An
     index that has vectors keeps them current; `embed="MODEL"` embeds with a model."""
     opts = with_overrides(options, IngestOptions, overrides)
-    if is_postgres_url(str(db_path)):
-        with _needs_psycopg():
-            from .store.postgres.ingest import index_paths as index_postgres
-
-        return index_postgres(str(db_path), paths, opts)
     from .ingest import index_paths
 
     return index_paths(db_path, paths, opts)
@@ -573,10 +568,6 @@ def embed(
     if isinstance(options, str):
         options = EmbedOptions(model=options)
     opts = with_overrides(options, EmbedOptions, overrides)
-    if is_postgres_url(str(db_path)):
-        with _needs_psycopg():
-            from .store.postgres.embed import embed_index as embed_postgres
-        return embed_postgres(str(db_path), opts)
     from .ingest.embed import embed_index
 
     return embed_index(db_path, opts)

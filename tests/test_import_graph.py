@@ -148,10 +148,7 @@ SQL_HOMES = (
     "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
     "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
     "docql_sqlite.search",  # the search SQL builder and its channel queries
-    "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
-    "docql_sqlite.ingest.embed",  # the writer: vectors
-    "docql_sqlite.ingest.run",  # the writer: run bookkeeping
-    "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
+    "docql_sqlite.ingest.resolve",  # the resolution pass (issue 23): the same SQL on both engines
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
@@ -185,7 +182,7 @@ def sql_strings(module: str) -> list[str]:
 
 def test_the_sql_finder_finds_sql() -> None:
     assert sql_strings("docql_sqlite.query.catalog")
-    assert sql_strings("docql_sqlite.ingest.store")
+    assert sql_strings("docql_sqlite.store.sqlite.writer")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not _is_sql_home(m)))

@@ -11,9 +11,11 @@ from __future__ import annotations
 from .base import URL_PREFIXES, Store, is_url
 
 
-def open_store(location: object, *, readonly: bool = True) -> Store:
+def open_store(location: object, *, readonly: bool = True, create: bool = True) -> Store:
     """The store of the index at `location`: a postgresql:// URL opens PostgreSQL (the
-    `postgres` extra), anything else the SQLite file. The one place that chooses."""
+    `postgres` extra), anything else the SQLite file. The one place that chooses.
+    A writable store is created when missing unless `create` is False (`embed`: there
+    must be an index to embed)."""
     if is_url(location):
         try:
             from .postgres.engine import PostgresStore
@@ -23,10 +25,10 @@ def open_store(location: object, *, readonly: bool = True) -> Store:
             raise UsageError(
                 f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
             ) from None
-        return PostgresStore(str(location), readonly=readonly)
+        return PostgresStore(str(location), readonly=readonly, create=create)
     from .sqlite.engine import SqliteStore
 
-    return SqliteStore(str(location), readonly=readonly)
+    return SqliteStore(str(location), readonly=readonly, create=create)
 
 
 __all__ = ["URL_PREFIXES", "Store", "is_url", "open_store"]
