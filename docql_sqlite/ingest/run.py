@@ -500,9 +500,13 @@ def _remove(
         return
     with writer.batch():
         for uri in gone.documents:
-            with writer.document(uri):
-                writer.delete_document(uri)
-            report.removed.append(stored[uri].path)
+            try:
+                with writer.document(uri):
+                    writer.delete_document(uri)
+            except DocumentNotStored as failure:  # kept, and said: the next run tries again
+                report.failed.append((stored[uri].path, failure.reason))
+            else:
+                report.removed.append(stored[uri].path)
         for uri in gone.errors:
             with writer.document(uri):
                 writer.clear_problems(uri)
