@@ -888,6 +888,11 @@ def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: 
         print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
     with vectors._lock:
         vectors._models[name] = wrapped  # type: ignore[assignment]
+    # The writer (`index`, `embed`) loads its model from the registry: the same instance.
+    from docql_sqlite.embedders import EmbeddingModel, register
+
+    EmbeddingModel.register(CachedPassages)  # it is one, by delegation (an ABC's virtual subclass)
+    register(name.partition(":")[0], lambda arg=None, **options: wrapped, replace=True)
     return wrapped
 
 
@@ -898,7 +903,8 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     cache, so a second run, or a second set with the same distractors, embeds almost
     nothing; the vectors are replaced only when the index holds another model's."""
     from docql_sqlite.ingest import IngestOptions, index_paths
-    from docql_sqlite.store.sqlite import db, embed
+    from docql_sqlite import embed
+    from docql_sqlite.store.sqlite import db
 
     db_path = data.root.parent / f"{data.name}.db"
     stored = None
