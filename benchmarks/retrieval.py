@@ -902,8 +902,8 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     Embedding is incremental (new or changed passages only) and goes through the passage
     cache, so a second run, or a second set with the same distractors, embeds almost
     nothing; the vectors are replaced only when the index holds another model's."""
-    from docql_sqlite.ingest import IngestOptions, index_paths
     from docql_sqlite import embed
+    from docql_sqlite.ingest import IngestOptions, index_paths
     from docql_sqlite.store.sqlite import db
 
     db_path = data.root.parent / f"{data.name}.db"
