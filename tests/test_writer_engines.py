@@ -81,6 +81,50 @@ def test_embed_opens_the_index_once(opens: list[str], tmp_path: Path) -> None:
     assert _opens_of(opens, index) - before == 1
 
 
+# -- the plan is pure: the walk, the disk and what the index holds in, decisions out --------
+def test_the_plan_decides_without_the_index(tmp_path: Path) -> None:
+    from docql_sqlite.ingest.parse import content_rules
+    from docql_sqlite.ingest.run import SKIP_FAILED_UNCHANGED, plan, uri_of
+    from docql_sqlite.ingest.walk import FoundFile
+    from docql_sqlite.store.writer import StoredDoc
+
+    options = IngestOptions()
+    files = {}
+    for name in ("same.md", "edited.md", "renamed.md", "failed.md", "new.md"):
+        files[name] = tmp_path / name
+        files[name].write_text(f"# {name}\n", encoding="utf-8")
+    found = [
+        FoundFile(p, str(p) if n != "renamed.md" else n, "markdown", True) for n, p in files.items()
+    ]
+    uri = {item.path.name: uri_of(item) for item in found}
+
+    def stored_as(name: str, size_delta: int = 0) -> StoredDoc:
+        st = files[name].stat()
+        return StoredDoc(
+            1, st.st_size + size_delta, st.st_mtime_ns, "sha", str(files[name]),
+            options.max_chars, None, "markdown", content_rules("markdown"),
+        )  # fmt: skip
+
+    stored = {uri[n]: stored_as(n) for n in ("same.md", "renamed.md")}
+    stored[uri["edited.md"]] = stored_as("edited.md", size_delta=1)
+    st = files["failed.md"].stat()
+    failed_before = {uri["failed.md"]: ((st.st_size, st.st_mtime_ns), "could not parse")}
+    before = dict(stored)
+
+    decided = plan(found, stored, failed_before, options)
+
+    assert stored == before  # the inputs are left as they were
+    assert sorted(task.display for _, task in decided.tasks if task) == sorted(
+        [str(files["edited.md"]), str(files["new.md"])]
+    )
+    edited = next(t for _, t in decided.tasks if t and t.display.endswith("edited.md"))
+    assert edited.known_sha256 == "sha"  # the bytes are compared before anything is parsed
+    assert decided.unchanged == 2  # same.md, renamed.md
+    assert decided.renamed == [("renamed.md", uri["renamed.md"])]
+    assert decided.skip_counts == {SKIP_FAILED_UNCHANGED: 1}
+    assert decided.seen == set(uri.values()) and decided.moved == []
+
+
 # -- the same rows on both engines --------------------------------------------------------
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
 
