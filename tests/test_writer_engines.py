@@ -81,6 +81,15 @@ def test_embed_opens_the_index_once(opens: list[str], tmp_path: Path) -> None:
     assert _opens_of(opens, index) - before == 1
 
 
+def test_embed_creates_no_index(tmp_path: Path) -> None:
+    from docql_sqlite import DocQLError
+
+    missing = tmp_path / "missing.db"
+    with pytest.raises(DocQLError, match="no index at"):
+        embed_index(missing, EmbedOptions(model="hash"))
+    assert not missing.exists()
+
+
 # -- the plan is pure: the walk, the disk and what the index holds in, decisions out --------
 def test_the_plan_decides_without_the_index(tmp_path: Path) -> None:
     from docql_sqlite.ingest.parse import content_rules
