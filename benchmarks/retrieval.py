@@ -888,6 +888,11 @@ def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: 
         print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
     with vectors._lock:
         vectors._models[name] = wrapped  # type: ignore[assignment]
+    # The writer (`index`, `embed`) loads its model from the registry: the same instance.
+    from docql_sqlite.embedders import EmbeddingModel, register
+
+    EmbeddingModel.register(CachedPassages)  # it is one, by delegation (an ABC's virtual subclass)
+    register(name.partition(":")[0], lambda arg=None, **options: wrapped, replace=True)
     return wrapped
 
 

@@ -492,8 +492,7 @@ def index(
     """Index `paths` into the file `db_path` (created when missing), or into the
     database of a URL (many writers may run at once there). An index that
     has vectors keeps them current; `embed="MODEL"` embeds with a model."""
-    # TEMPORARY: `from .ingest import index_paths` once the writer branch merges.
-    from .store.legacy_write import index_paths
+    from .ingest import index_paths  # the writer: loaded by the first index run
 
     return index_paths(str(db_path), paths, with_overrides(options, IngestOptions, overrides))
 
@@ -506,8 +505,7 @@ def embed(
     """Embed the new or changed chunks of `db_path` (`options` may be just a model name)."""
     if isinstance(options, str):
         options = EmbedOptions(model=options)
-    # TEMPORARY: `from .ingest.embed import embed_index` once the writer branch merges.
-    from .store.legacy_write import embed_index
+    from .ingest.embed import embed_index  # the writer: loaded by the first embed run
 
     return embed_index(str(db_path), with_overrides(options, EmbedOptions, overrides))
 

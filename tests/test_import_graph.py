@@ -193,16 +193,8 @@ def test_search_reads_a_store_not_an_engine(module: str) -> None:
     assert engines == set(), f"{module} imports {engines}: search reads `docql_sqlite.store`"
 
 
-# What the store may not import: the layers above it. The `writer` branch (issue 21) moves
-# the PostgreSQL writer's reuse of ingest/ into the one writer; `legacy_write` is the
-# entry-point shim until it merges. Nothing else may be listed here.
+# What the store may not import: the layers above it.
 ABOVE_THE_STORE = ("docql_sqlite.query.compiler", "docql_sqlite.search", "docql_sqlite.ingest")
-PENDING_WRITER = {
-    "docql_sqlite.store.legacy_write",
-    "docql_sqlite.store.postgres.embed",
-    "docql_sqlite.store.postgres.ingest",
-    "docql_sqlite.store.postgres.writer",
-}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if _within(m, "docql_sqlite.store")))
@@ -212,9 +204,6 @@ def test_the_store_imports_nothing_above_it(module: str) -> None:
         for m in GRAPH[module]
         if m == "docql_sqlite.index" or any(_within(m, layer) for layer in ABOVE_THE_STORE)
     }
-    if module in PENDING_WRITER:
-        assert "docql_sqlite.index" not in above and "docql_sqlite.query.compiler" not in above
-        return
     assert above == set(), f"{module} imports {above}, a layer above the store"
 
 
@@ -232,10 +221,7 @@ SQL_HOMES = (
     "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
     "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
     "docql_sqlite.search",  # the search SQL builder and its channel queries
-    "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
-    "docql_sqlite.ingest.embed",  # the writer: vectors
-    "docql_sqlite.ingest.run",  # the writer: run bookkeeping
-    "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
+    "docql_sqlite.ingest.resolve",  # the resolution pass (issue 23): the same SQL on both engines
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
@@ -269,7 +255,7 @@ def sql_strings(module: str) -> list[str]:
 
 def test_the_sql_finder_finds_sql() -> None:
     assert sql_strings("docql_sqlite.query.catalog")
-    assert sql_strings("docql_sqlite.ingest.store")
+    assert sql_strings("docql_sqlite.store.sqlite.writer")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not _is_sql_home(m)))

@@ -85,7 +85,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "a thread's deadline scope, set and restored by deadline.limit (kept; a "
         "contextvars.ContextVar would say so better) — core"
     ),
-    ("docql_sqlite.search.stats", "_cache"): "core: move to the Index's bounded caches",
     ("docql_sqlite.search.vectors", "_models"): "core: the Index owns its loaded model",
     ("docql_sqlite.search.vectors", "_loading_started"): "core: with _models, onto the Index",
     ("docql_sqlite.search.cjk", "segmenter"): "core: @cache -> lru_cache(maxsize=1)",

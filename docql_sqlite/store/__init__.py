@@ -15,16 +15,18 @@ from typing import Any
 from .base import URL_PREFIXES, Store, is_url
 
 
-def open_store(location: object, *, readonly: bool = True) -> Store:
+def open_store(location: object, *, readonly: bool = True, create: bool = True) -> Store:
     """The store of the index at `location`: a postgresql:// URL opens PostgreSQL (the
-    `postgres` extra), anything else the SQLite file. The one place that chooses."""
+    `postgres` extra), anything else the SQLite file. The one place that chooses.
+    A writable store is created when missing unless `create` is False (`embed`: there
+    must be an index to embed)."""
     if is_url(location):
         with _needs_psycopg():
             from .postgres.engine import PostgresStore
-        return PostgresStore(str(location), readonly=readonly)
+        return PostgresStore(str(location), readonly=readonly, create=create)
     from .sqlite.engine import SqliteStore
 
-    return SqliteStore(str(location), readonly=readonly)
+    return SqliteStore(str(location), readonly=readonly, create=create)
 
 
 def copy_index(source: str, dest: str) -> dict[str, Any]:

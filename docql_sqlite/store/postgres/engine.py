@@ -42,11 +42,11 @@ class PostgresStore(Store):
 
     dialect: Dialect = POSTGRES
 
-    def __init__(self, url: str, *, readonly: bool = True) -> None:
+    def __init__(self, url: str, *, readonly: bool = True, create: bool = True) -> None:
         self.path = url
         self.label = pg.safe_url(url)
         self.readonly = readonly
-        conn = pg.connect(url, readonly=readonly)
+        conn = pg.connect(url, readonly=readonly, create=create)
         conn.autocommit = True
         if readonly:
             conn.execute("SET default_transaction_read_only = on")

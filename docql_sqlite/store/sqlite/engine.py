@@ -28,10 +28,10 @@ PREFIX_END = "\uffff"  # above every character a token can hold (in UTF-8 byte o
 class SqliteStore(Store):
     """An index file: read-only unless `readonly=False` (the one writer's connection)."""
 
-    def __init__(self, path: str, *, readonly: bool = True) -> None:
+    def __init__(self, path: str, *, readonly: bool = True, create: bool = True) -> None:
         self.path = self.label = str(path)
         self.readonly = readonly
-        self.conn: db.Connection = db.connect(self.path, readonly=readonly)
+        self.conn: db.Connection = db.connect(self.path, readonly=readonly, create=create)
         self.dialect: Dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams() else SQLITE
 
     def refresh(self) -> None:
