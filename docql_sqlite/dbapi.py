@@ -21,6 +21,7 @@ binds each library's references to its own symbols for good.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import tempfile
@@ -83,16 +84,11 @@ def prepare_connection(conn: Any) -> VecStatus:
     return load_vec(conn)
 
 
-_COPIES: dict[tuple[Path, str], Path] = {}
-
-
+@functools.lru_cache(maxsize=8)  # once per (library, driver) and process
 def private_copy(library: Path, driver: str) -> Path:
     """A copy of the sqlite-vec library for `driver`'s SQLite (see the module docstring):
     `vec0-DRIVER-HASH/vec0.so` in the user's cache, made once; the file keeps its name so
     SQLite finds its entry point, `sqlite3_vec_init`."""
-    key = (library, driver)
-    if key in _COPIES:
-        return _COPIES[key]
     data = library.read_bytes()
     folder = f"vec0-{driver}-{hashlib.sha256(data).hexdigest()[:16]}"
     cache = settings.cache_dir()
@@ -106,7 +102,6 @@ def private_copy(library: Path, driver: str) -> Path:
         )
     _bind_to_itself(library)
     _bind_to_itself(target)
-    _COPIES[key] = target
     return target
 
 

@@ -82,30 +82,10 @@ MUTATORS = {
 ALLOWED: dict[tuple[str, str], str] = {
     ("docql_sqlite.plugins", "pm"): "the plugin registry: process-wide by nature (kept)",
     ("docql_sqlite.deadline", "_local"): (
-        "a thread's deadline scope, set and restored by deadline.limit (kept; a "
-        "contextvars.ContextVar would say so better) — core"
+        "the running call's time limits, per thread (threading.local: a call's state, not the "
+        "module's). A ContextVar would follow anyio's worker threads into the event loop's "
+        "context and share one stack between threads"
     ),
-    ("docql_sqlite.search.vectors", "_models"): "core: the Index owns its loaded model",
-    ("docql_sqlite.search.vectors", "_loading_started"): "core: with _models, onto the Index",
-    ("docql_sqlite.search.cjk", "segmenter"): "core: @cache -> lru_cache(maxsize=1)",
-    ("docql_sqlite.dbapi", "_COPIES"): "core: a path cache; an lru_cache(maxsize=8) function",
-    ("docql_sqlite.sqlfunctions", "_GUARDED_CACHE"): (
-        "core: a bounded LRU of compiled user patterns (256); an lru_cache(maxsize=256) "
-        "function would hold the same without a module-level dict"
-    ),
-    ("docql_sqlite.text", "cjk_run"): "core: @functools.cache -> lru_cache(maxsize=1)",
-    ("docql_sqlite.text", "_cjk_one"): "core: @functools.cache -> lru_cache(maxsize=1)",
-    ("docql_sqlite.query.items", "_IN_DIALECT"): (
-        "dialect: items spelled per dialect could be built once per Dialect object"
-    ),
-    ("docql_sqlite.datasette_plugin.state", "_STATES"): (
-        "cli (clients): a weak map from each Datasette instance to its plugin state"
-    ),
-    ("docql_sqlite.ingest.grammars", "_PACK_RESULTS"): (
-        "writer (ingest): optional grammars' outcomes; an lru_cache(maxsize=N) loader"
-    ),
-    ("docql_sqlite.ingest.grammars", "get_language"): "writer (ingest): lru_cache(maxsize=N)",
-    ("docql_sqlite.ingest.grammars", "get_parser"): "writer (ingest): lru_cache(maxsize=N)",
     ("docql_sqlite.ingest.code_refs", "has_refs_query"): "writer (ingest): lru_cache(maxsize=N)",
     ("docql_sqlite.ingest.code_refs", "_query"): "writer (ingest): lru_cache(maxsize=N)",
     ("docql_sqlite.ingest.code_symbols", "has_query"): "writer (ingest): lru_cache(maxsize=N)",

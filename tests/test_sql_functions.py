@@ -195,10 +195,14 @@ def test_the_compiled_pattern_cache_is_bounded(conn) -> None:
     size = sqlfunctions.GUARDED_CACHE_SIZE
     for n in range(size * 3):
         assert one(conn, f"SELECT 'id{n}x' REGEXP 'id{n}x'") == 1
-    assert len(sqlfunctions._GUARDED_CACHE) == size
-    assert ("id0x", "") not in sqlfunctions._GUARDED_CACHE
-    assert ("id%dx" % (size * 3 - 1), "") in sqlfunctions._GUARDED_CACHE
-    assert one(conn, "SELECT 'id0x' REGEXP 'id0x'") == 1
+    info = sqlfunctions._compiled.cache_info()
+    assert info.currsize == info.maxsize == size
+    hits = info.hits
+    assert one(conn, "SELECT 'id%dx' REGEXP 'id%dx'" % (size * 3 - 1, size * 3 - 1)) == 1
+    assert sqlfunctions._compiled.cache_info().hits == hits + 1  # the newest is kept
+    misses = sqlfunctions._compiled.cache_info().misses
+    assert one(conn, "SELECT 'id0x' REGEXP 'id0x'") == 1  # the oldest was forgotten
+    assert sqlfunctions._compiled.cache_info().misses == misses + 1
 
 
 # ---- docql(query[, glob]) table-valued function --------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -69,13 +68,16 @@ class PluginState:
     opening: threading.Lock = field(default_factory=threading.Lock)
 
 
-_STATES: weakref.WeakKeyDictionary[Any, PluginState] = weakref.WeakKeyDictionary()
+STATE_ATTRIBUTE = "_docql_sqlite_state"
 
 
 def state_of(datasette: Any) -> PluginState:
-    state = _STATES.get(datasette)
+    """The plugin's state for one Datasette instance, kept on that instance (so it goes
+    with it, and two instances in one process never share an index handle)."""
+    state = getattr(datasette, STATE_ATTRIBUTE, None)
     if state is None:
-        state = _STATES[datasette] = PluginState()
+        state = PluginState()
+        setattr(datasette, STATE_ATTRIBUTE, state)
     return state
 
 

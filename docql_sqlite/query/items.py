@@ -9,6 +9,8 @@ results) and `_f_<field>` (casefolded text, where the index stores it).
 
 from __future__ import annotations
 
+import functools
+
 from ..dialect import SQLITE, Dialect
 from ..records import Record, field, replace
 
@@ -244,24 +246,42 @@ _DIALECT_EXPRS = {
     CALLER_SOURCE: caller_source,
     chunk_fold(SQLITE): chunk_fold,
 }
-_IN_DIALECT: dict[tuple[str, str], ItemType] = {}
 
 
 def in_dialect(item: ItemType, dialect: Dialect) -> ItemType:
     """`item` with its field expressions spelled in `dialect` (`item` itself when they are
     spelled as the item types hold them: SQLite's)."""
-    key = (item.name + repr(item.field_names), dialect.name)
-    if key not in _IN_DIALECT:
+    return _spelled(_ItemKey(item), dialect)
 
-        def spelled(expr: str | None) -> str | None:
-            builder = _DIALECT_EXPRS.get(expr or "")
-            return builder(dialect) if builder else expr
 
-        fields = tuple(
-            replace(f, expr=spelled(f.expr) or "", fold=spelled(f.fold)) for f in item.fields
-        )
-        _IN_DIALECT[key] = item if fields == item.fields else replace(item, fields=fields)
-    return _IN_DIALECT[key]
+class _ItemKey:
+    """An item type as a cache key: its name and fields (the record itself holds lists)."""
+
+    __slots__ = ("item", "key")
+
+    def __init__(self, item: ItemType) -> None:
+        self.item = item
+        self.key = item.name + repr(item.field_names)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ItemKey) and other.key == self.key
+
+
+@functools.lru_cache(maxsize=256)  # item types × dialects: a few dozen
+def _spelled(key: _ItemKey, dialect: Dialect) -> ItemType:
+    item = key.item
+
+    def spelled(expr: str | None) -> str | None:
+        builder = _DIALECT_EXPRS.get(expr or "")
+        return builder(dialect) if builder else expr
+
+    fields = tuple(
+        replace(f, expr=spelled(f.expr) or "", fold=spelled(f.fold)) for f in item.fields
+    )
+    return item if fields == item.fields else replace(item, fields=fields)
 
 
 def location(

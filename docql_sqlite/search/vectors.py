@@ -8,6 +8,7 @@ and a query with any other model is refused (`ensure_compatible`). Writing vecto
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import weakref
@@ -22,34 +23,36 @@ if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never l
 
 
 # One loaded model per name per process: loading a real model takes a second, and its
-# fingerprint (checked on every query) is computed once per instance.
-_models: dict[str, "EmbeddingModel"] = {}
+# fingerprint (checked on every query) is computed once per instance. The lock makes a
+# second caller (the query, while `start_loading`'s thread loads) wait for the one load.
 _lock = threading.Lock()
 
 
 def load_model(name: str) -> EmbeddingModel:
+    with _lock:
+        return _loaded(name)
+
+
+@functools.lru_cache(maxsize=4)  # models kept loaded (a server asks for one or two)
+def _loaded(name: str) -> EmbeddingModel:
     from ..embedders import get_model
 
-    with _lock:
-        model = _models.get(name)
-        if model is None:
-            model = _models[name] = get_model(name)
-        return model
+    return get_model(name)
 
 
-_loading_started: set[str] = set()
-
-
-def start_loading(name: str) -> threading.Thread | None:
+def start_loading(name: str) -> threading.Thread:
     """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
     search overlaps the model load (a session for a real model: ~0.5 s) with its own
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
     load if it is not done. A failure is left for that call to report. Once per name and
-    process (None after the first): a long-lived server does not start a thread per search."""
-    with _lock:
-        if name in _loading_started:
-            return None
-        _loading_started.add(name)
+    process: a long-lived server does not start a thread per search (a later call gets the
+    first, perhaps finished, thread)."""
+    return _loading_thread(name)
+
+
+@functools.lru_cache(maxsize=4)
+def _loading_thread(name: str) -> threading.Thread:
+    """The one loading thread of `name` (started when made; the cache remembers it)."""
 
     def run() -> None:
         try:
