@@ -18,7 +18,9 @@ loading the table costs nothing until a model is used.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import threading
 from collections.abc import Callable, Iterable
 
 from docql_sqlite import plugins
@@ -98,6 +100,31 @@ def reload_plugins() -> None:
     the embedding models load."""
     plugins.reload()
     _table()
+
+
+# One loaded model per name per process, shared by the readers (a query's vector) and the
+# writer (`index` keeping vectors current, `serve --watch`): loading a real model takes
+# ~0.5 s, and its fingerprint is computed once per instance. The lock makes a second
+# caller wait for the one load in progress (a search's background warm-up).
+_LOAD_LOCK = threading.Lock()
+
+
+def loaded_model(name: str) -> EmbeddingModel:
+    """`get_model(name)`, loaded once per process and kept (at most 4 models). A plugin
+    that comes or goes makes a new table (`plugins.table`), hence a fresh load."""
+    with _LOAD_LOCK:
+        return _loaded(name, _table())
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded(name: str, table: plugins.NamedFactories) -> EmbeddingModel:
+    return get_model(name)
+
+
+def forget_loaded_models() -> None:
+    """Drop the loaded models (the next `loaded_model` loads again): for tests that count
+    loads, and for a host that wants the memory back."""
+    _loaded.cache_clear()
 
 
 def _table() -> plugins.NamedFactories:

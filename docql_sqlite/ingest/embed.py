@@ -27,7 +27,7 @@ from ..embedders import (
     EmbeddingModel,
     encode,
     ensure_compatible,
-    get_model,
+    loaded_model,
 )
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
@@ -60,7 +60,7 @@ def embed_store(store: Store, options: EmbedOptions) -> dict[str, Any]:
         writer.check_vectors()
         meta = store.embedding_meta()
         # No model named and none in the index yet: the default offline model.
-        model = get_model(options.model or meta.get(KEY_MODEL) or DEFAULT_MODEL)
+        model = loaded_model(options.model or meta.get(KEY_MODEL) or DEFAULT_MODEL)
         removed = _prepare(store, writer, model, meta, options.replace)
         report = _embed_missing(writer, model, options.progress, options.batch)
     report["removed"] += removed

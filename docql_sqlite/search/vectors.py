@@ -22,22 +22,12 @@ if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never l
     from ..store import Store
 
 
-# One loaded model per name per process: loading a real model takes a second, and its
-# fingerprint (checked on every query) is computed once per instance. The lock makes a
-# second caller (the query, while `start_loading`'s thread loads) wait for the one load.
-_lock = threading.Lock()
-
-
 def load_model(name: str) -> EmbeddingModel:
-    with _lock:
-        return _loaded(name)
+    """The model `name`, loaded once per process (`embedders.loaded_model`, shared with
+    the writer)."""
+    from ..embedders import loaded_model
 
-
-@functools.lru_cache(maxsize=4)  # models kept loaded (a server asks for one or two)
-def _loaded(name: str) -> EmbeddingModel:
-    from ..embedders import get_model
-
-    return get_model(name)
+    return loaded_model(name)
 
 
 def start_loading(name: str) -> threading.Thread:
