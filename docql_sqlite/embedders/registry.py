@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 
 from docql_sqlite import plugins
 from docql_sqlite.embedders.base import EmbeddingModel
-from docql_sqlite.errors import EmbeddingError
+from docql_sqlite.errors import DocQLError, EmbeddingError
 
 ENTRY_POINT_GROUP = "docql_sqlite.embedders"  # the older group; new plugins use `docql_sqlite`
 # What `embed` uses on an index that has no model yet: the best offline model that
@@ -75,7 +75,7 @@ def get_model(name: str, **options: object) -> EmbeddingModel:
         pass
     try:
         model = entry.factory(arg or None, **options)
-    except EmbeddingError:
+    except DocQLError:  # ours already (a bad setting, a refused option): one line as it is
         raise
     except Exception as err:  # a plugin's bug must still surface as our error, naming the plugin
         raise EmbeddingError(

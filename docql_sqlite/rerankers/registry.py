@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from docql_sqlite.errors import DocQLError
 from docql_sqlite.rerankers.base import Reranker
 from docql_sqlite.rerankers.http import RerankError
 
@@ -40,7 +41,7 @@ def get_reranker(spec: str) -> Reranker:
             raise RerankError(f"unknown reranker '{spec}'; available: {', '.join(table.names())}")
     try:
         reranker = entry.factory(arg or None)
-    except RerankError:
+    except DocQLError:  # ours already (a bad setting, a refused option): one line as it is
         raise
     except Exception as err:  # a plugin's bug, reported as ours, naming the plugin
         raise RerankError(
