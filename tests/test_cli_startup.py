@@ -52,6 +52,10 @@ HEAVY_MODULES = (
     "docql_sqlite.cli.commands.mcp",
     "docql_sqlite.cli.commands.copy",
     "docql_sqlite.cli.commands.search",
+    # PostgreSQL's spellings: built by the PostgreSQL store alone.
+    "docql_sqlite.dialect.postgres",
+    "docql_sqlite.dialect.are",
+    "docql_sqlite.fts_tokens",
     # The plugin registry loads on first use of a format, an embedder or a reranker.
     "docql_sqlite.plugins",
     "pluggy",

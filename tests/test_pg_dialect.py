@@ -19,7 +19,7 @@ from pg_server import fresh_database, start_server
 from test_docql_oracle import FIXED_KEYWORDS, REGEXES, TITLE_KEYWORDS
 
 import docql_sqlite
-from docql_sqlite.dialect import python_regex_to_are
+from docql_sqlite.dialect.are import python_regex_to_are
 from docql_sqlite.errors import DocQLRegexError
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")

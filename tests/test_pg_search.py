@@ -249,7 +249,7 @@ def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
 def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
     # `$.content.search(q)`'s statement (search/docql.py → sqlbuild), spelled for PostgreSQL:
     # the rows and the SQL-built snippets are the file's.
-    from docql_sqlite.dialect import POSTGRES
+    from docql_sqlite.dialect.postgres import POSTGRES
     from docql_sqlite.search.docql import search_source
     from docql_sqlite.sqlparams import Params, bind
     from docql_sqlite.store.sqlite import db

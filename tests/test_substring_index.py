@@ -27,7 +27,8 @@ from conftest import trigram_copy
 
 import docql_sqlite
 from docql_sqlite.cli import cli
-from docql_sqlite.dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, SqliteDialect
+from docql_sqlite.dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, SqliteDialect
+from docql_sqlite.dialect.postgres import POSTGRES
 from docql_sqlite.errors import DatabaseError
 from docql_sqlite.query.compiler import compile_query
 from docql_sqlite.query.functions import MAX_TRIGRAMS, trigram_query

@@ -11,10 +11,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from ..errors import SearchError
-from ..fts_tokens import quote_lexeme
-from ..fts_tokens import tokens as fts_tokens
 from ..sqlparams import Deferred, Params
-from .are import python_regex_to_are
 from .base import Dialect, FtsTerm, TermStatistics, positives, text_literal, unscoped
 
 # FTS5's BM25 constants (fts5_aux.c), for BM25 computed in SQL.
@@ -95,6 +92,8 @@ class PostgresDialect(Dialect):
         return "sections s JOIN documents d ON d.id = s.doc_id"
 
     def regex_value(self, pattern: str, flags: str) -> str:
+        from .are import python_regex_to_are  # loaded by the first regex on PostgreSQL
+
         return python_regex_to_are(pattern, flags)
 
     # The data column is JSON text; `v` is the jsonb value of the key (NULL when absent).
@@ -169,10 +168,14 @@ class PostgresDialect(Dialect):
     @staticmethod
     def _tokens(term: FtsTerm) -> list[str]:
         # The tokens FTS5 makes of the quoted string it is sent (`Term.fts`).
+        from ..fts_tokens import tokens as fts_tokens  # a search's, not a start-up's
+
         return fts_tokens(" ".join(term.tokens))
 
     def _phrase(self, term: FtsTerm, weight: str = "") -> str:
         toks = self._tokens(term) or [""]
+        from ..fts_tokens import quote_lexeme
+
         parts = [quote_lexeme(t) + (":" + weight if weight else "") for t in toks]
         if term.prefix:
             parts[-1] = quote_lexeme(toks[-1]) + ":*" + weight
@@ -205,6 +208,9 @@ class PostgresDialect(Dialect):
         return " | ".join(self._phrase(t) for t in terms)
 
     def phrase(self, tokens: list[str]) -> str:
+        from ..fts_tokens import quote_lexeme
+        from ..fts_tokens import tokens as fts_tokens
+
         return " <-> ".join(quote_lexeme(t) for t in fts_tokens(" ".join(tokens)))
 
     def in_title(self, term: FtsTerm) -> str:
@@ -353,3 +359,6 @@ def _idf_deferred(
         return float(stats.idf(query))
 
     return Deferred(f"idf of {query}", idf)
+
+
+POSTGRES = PostgresDialect()

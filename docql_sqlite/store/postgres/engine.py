@@ -19,7 +19,8 @@ import psycopg
 from psycopg.rows import dict_row, tuple_row
 
 from ... import deadline
-from ...dialect import POSTGRES, Dialect
+from ...dialect import Dialect
+from ...dialect.postgres import POSTGRES
 from ...errors import DocQLError, SearchError
 from ...fts_tokens import quote_lexeme
 from ...globs import matcher
