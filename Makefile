@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint install semantic use dist wheel-smoke clean
+.PHONY: demo test lint docs install semantic use dist wheel-smoke clean
 
 # pip >= 25.1 reads PEP 735 dependency groups (`--group test`), where the test, lint,
 # benchmark and fuzz tools live (pyproject.toml): a fresh venv's bundled pip may be older.
@@ -37,6 +37,11 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+
+# Rewrite the docs generated from the code (scripts/gen_docs.py: docs/cli.md, every
+# command's --help); tests/test_docs_generated.py fails when one is out of date.
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
 
 # The default offline model, e5-small: one extra, nothing else.
 semantic: $(STAMP)

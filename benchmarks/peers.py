@@ -178,6 +178,12 @@ class _TimedConnection:
     def executemany(self, statement: str, *args: Any) -> Any:
         return self._timed("executemany", statement, *args)
 
+    def __enter__(self) -> Any:  # a savepoint or a transaction, as the connection's
+        return self._conn.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self._conn.__exit__(*exc)
+
 
 def _parse(fmt: Any, source: Any, display: str, decode_text: Any) -> Any:
     """Decode and parse one file: older formats take the decoded text, newer ones decode."""
@@ -187,15 +193,27 @@ def _parse(fmt: Any, source: Any, display: str, decode_text: Any) -> Any:
     return fmt.parse(source)
 
 
+def _commit(transaction: Any, timed: _TimedConnection, clock: Any) -> float:
+    """CPU time of a batch's commit, without its full-text writes (timed as FTS5)."""
+    fts_before, started = timed.fts, clock()
+    transaction.close()
+    return clock() - started - (timed.fts - fts_before)
+
+
 def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: int) -> dict:
     """Every stage of an index run in this one process, timed apart (no workers)."""
-    from docql_sqlite import db as dbmod
+    from contextlib import ExitStack
+    from types import SimpleNamespace
+
+    from docql_sqlite.dialect import SQLITE
     from docql_sqlite.errors import DocQLError
     from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, chunk_document
     from docql_sqlite.ingest.formats import get_format, sniff_format
     from docql_sqlite.ingest.read import decode_text, read_source
+    from docql_sqlite.ingest.rows import Parsed, prepare
     from docql_sqlite.ingest.sections import build_sections
-    from docql_sqlite.ingest.store import FtsWrites, Parsed, prepare, replace_document
+    from docql_sqlite.store.sqlite import db as dbmod
+    from docql_sqlite.store.sqlite.writer import SqliteWriter
 
     stages = dict.fromkeys(
         ["walk", "read", "decode+parse", "sections+chunks", "prepare rows", "store SQL", "FTS5"],
@@ -206,6 +224,8 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
     bl.remove_db(db_path)
     conn = dbmod.connect(db_path)
     timed = _TimedConnection(conn)
+    # The index's own writer, over the timed connection (a store is only its connection here).
+    writer = SqliteWriter(SimpleNamespace(conn=timed, path=str(db_path), dialect=SQLITE))  # type: ignore[arg-type]
     profiler = cProfile.Profile()
     # CPU time of this process: on a shared machine wall time would measure the scheduler
     # (and the page cache), not the stages.
@@ -220,8 +240,8 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
         doc = _parse(fmt, source, item.display, decode_text)
         chunk_document(doc, build_sections(doc), DEFAULT_MAX_CHARS)
     batch = 0
-    fts = FtsWrites()  # as the writer: full-text rows once per batch, after the savepoints
-    conn.execute("BEGIN")
+    transaction = ExitStack()  # as the writer: full-text rows once per batch, after the savepoints
+    transaction.enter_context(writer.batch())
     if top > 0:  # cProfile inflates the Python stages ~2x: `--top 0` for the stage CPU alone
         profiler.enable()
     failed = 0
@@ -252,9 +272,8 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
             )
         )
         t4 = clock()
-        timed.execute("SAVEPOINT one_file")  # the writer keeps each file in a savepoint
-        replace_document(timed, parsed, fts)
-        timed.execute("RELEASE one_file")
+        with writer.document(parsed.uri):  # the writer keeps each file in a savepoint
+            writer.replace_document(parsed)
         t5 = clock()
         stages["read"] += t1 - t0
         stages["decode+parse"] += t2 - t1
@@ -262,17 +281,11 @@ def stage_profile(roots: list[Path], include: tuple[str, ...], work: Path, top: 
         stages["prepare rows"] += t4 - t3
         batch += 1
         if batch == 200:  # the CLI's batch size: one transaction per 200 documents
-            fts.apply(timed)
-            t6 = clock()
-            conn.execute("COMMIT")
-            conn.execute("BEGIN")
-            stages["commit"] += clock() - t6
+            stages["commit"] += _commit(transaction, timed, clock)
+            transaction.enter_context(writer.batch())
             batch = 0
         del t5
-    fts.apply(timed)
-    t6 = clock()
-    conn.execute("COMMIT")
-    stages["commit"] += clock() - t6
+    stages["commit"] += _commit(transaction, timed, clock)
     profiler.disable()
     conn.close()
     stages["store SQL"], stages["FTS5"] = timed.sql, timed.fts

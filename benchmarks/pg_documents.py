@@ -79,10 +79,9 @@ def main() -> None:
         return skip(args.json, f"needs the 'postgres' extra: {exc}")
 
     import docql_sqlite
-    from docql_sqlite.pg import connect as pg
-    from docql_sqlite.pg import search as pg_search
-    from docql_sqlite.search import documents, engine, stats
+    from docql_sqlite.search import documents, stats
     from docql_sqlite.search import terms as search_terms
+    from docql_sqlite.store import open_store
 
     questions = SMOKE_QUESTIONS if args.smoke else QUESTIONS
     out: dict[str, Any] = {"machine": bl.machine(), "corpora": args.corpora, "questions": []}
@@ -110,9 +109,8 @@ def main() -> None:
             url = server.get_uri("bench")
             docql_sqlite.copy(str(db), url)
             index = docql_sqlite.open(db)
-            conn = pg.connect(url, readonly=True)
-            conn.autocommit = True  # each statement its own read (as PostgresEngine)
-            file_eng, pg_eng = engine.of(index), pg_search.PgEngine(conn)
+            pg_store = open_store(url)  # autocommit: each statement its own read
+            file_eng, pg_eng = index.store, pg_store
             out["chunks"] = stats.chunk_count(file_eng)
             rows = []
             for text in questions:
@@ -123,9 +121,7 @@ def main() -> None:
                     documents.channel(eng, terms, ())  # the layout and statistics, read once
                     for phase in ("cold", "warm"):
                         if phase == "cold":
-                            documents._postings = documents.PostingsCache(
-                                documents.POSTINGS_CACHE_ROWS
-                            )
+                            stats.of(eng)._parts.pop("postings", None)  # postings only
                         cpu, server0, wall = time.process_time(), bl.server_cpu(server), time.time()
                         found, notes = documents.channel(eng, terms, ())
                         result[f"{name}_{phase}"] = {
@@ -159,7 +155,7 @@ def main() -> None:
                         ),
                     ]
                 )
-            conn.close()
+            pg_store.close()
             index.close()
         finally:
             server.cleanup()

@@ -888,6 +888,11 @@ def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: 
         print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
     with vectors._lock:
         vectors._models[name] = wrapped  # type: ignore[assignment]
+    # The writer (`index`, `embed`) loads its model from the registry: the same instance.
+    from docql_sqlite.embedders import EmbeddingModel, register
+
+    EmbeddingModel.register(CachedPassages)  # it is one, by delegation (an ABC's virtual subclass)
+    register(name.partition(":")[0], lambda arg=None, **options: wrapped, replace=True)
     return wrapped
 
 
@@ -897,8 +902,9 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     Embedding is incremental (new or changed passages only) and goes through the passage
     cache, so a second run, or a second set with the same distractors, embeds almost
     nothing; the vectors are replaced only when the index holds another model's."""
-    from docql_sqlite import db, embed
+    from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
+    from docql_sqlite.store.sqlite import db
 
     db_path = data.root.parent / f"{data.name}.db"
     stored = None
@@ -986,16 +992,16 @@ def evaluate(
     """Metrics per mode; `by_file` ranks files (--group file) on the code set
     (to compare with QMD). `vectors=False` searches an embedded index as one without
     vectors (`--model ''`), so both evaluations share one cached index."""
-    from docql_sqlite.search import engine
+    from docql_sqlite.store.sqlite.engine import SqliteStore
 
     rows = []
-    saved = engine.SqliteEngine.has_vectors
+    saved = SqliteStore.has_vectors
     if not vectors:  # what every search consults
-        engine.SqliteEngine.has_vectors = property(lambda self: False)  # type: ignore[method-assign]
+        SqliteStore.has_vectors = property(lambda self: False)  # type: ignore[method-assign,assignment]
     try:
         rows = _evaluate(data, db_path, modes, by_file, per_query)
     finally:
-        engine.SqliteEngine.has_vectors = saved  # type: ignore[method-assign]
+        SqliteStore.has_vectors = saved  # type: ignore[method-assign]
     return rows
 
 

@@ -350,10 +350,10 @@ def requery(
     if keep_ref is None or not keep_ref.exists():
         bl.remove_db(ref_db)
         index_point([p for p, _ in ref_units], ref_db, work)
-    import docql_sqlite.db
+    import docql_sqlite.store.sqlite.db
 
     for db in (ref_db, full_db):  # migrate both (a newer schema's indexes) before timing
-        docql_sqlite.db.connect(db).close()
+        docql_sqlite.store.sqlite.db.connect(db).close()
     rounds: dict[str, list[dict[str, Any]]] = {"ref": [], "full": []}
     for _ in range(2):
         for label, db in (("ref", ref_db), ("full", full_db)):

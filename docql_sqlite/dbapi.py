@@ -21,6 +21,7 @@ binds each library's references to its own symbols for good.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import tempfile
@@ -28,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import sqlfunctions
-from .db import vec_extension_path
+from . import settings, sqlfunctions
+from .store.sqlite.db import vec_extension_path
 
 # What a client runs to see whether sqlite-vec works on a connection it does not hold.
 VEC_VERSION = "SELECT vec_version()"
@@ -83,28 +84,24 @@ def prepare_connection(conn: Any) -> VecStatus:
     return load_vec(conn)
 
 
-_COPIES: dict[tuple[Path, str], Path] = {}
-
-
+@functools.lru_cache(maxsize=8)  # once per (library, driver) and process
 def private_copy(library: Path, driver: str) -> Path:
     """A copy of the sqlite-vec library for `driver`'s SQLite (see the module docstring):
     `vec0-DRIVER-HASH/vec0.so` in the user's cache, made once; the file keeps its name so
     SQLite finds its entry point, `sqlite3_vec_init`."""
-    key = (library, driver)
-    if key in _COPIES:
-        return _COPIES[key]
     data = library.read_bytes()
     folder = f"vec0-{driver}-{hashlib.sha256(data).hexdigest()[:16]}"
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docql-sqlite"
+    cache = settings.cache_dir()
     try:
-        target = _write_once(cache / folder, library.name, data)
+        if cache is None:
+            raise OSError("no home directory for a cache")
+        target = _write_once(Path(cache) / folder, library.name, data)
     except OSError:  # no writable cache: a private folder for this process
         target = _write_once(
             Path(tempfile.mkdtemp(prefix="docql-sqlite-")) / folder, library.name, data
         )
     _bind_to_itself(library)
     _bind_to_itself(target)
-    _COPIES[key] = target
     return target
 
 

@@ -18,36 +18,20 @@ smaller of its own limit and what is left of the outer one.
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .errors import DocQLError, QueryTimeout, RegexTimeout
+from . import settings
+from .errors import QueryTimeout, RegexTimeout
 
-DEFAULT_SECONDS = 5.0
-ENVIRONMENT = "DOCQL_QUERY_TIMEOUT"  # seconds; 0 or "none" for no limit
+DEFAULT_SECONDS = float(settings.QUERY_TIMEOUT.default or 5)
+ENVIRONMENT = settings.QUERY_TIMEOUT.name  # seconds; 0 or "none" for no limit
 # SQLite VM instructions between two looks at the clock (~a millisecond of work).
 PROGRESS_STEPS = 10_000
 
 _local = threading.local()
-
-
-def default_seconds() -> float | None:
-    """The limit from $DOCQL_QUERY_TIMEOUT, else DEFAULT_SECONDS; None means no limit."""
-    raw = os.environ.get(ENVIRONMENT, "").strip()
-    if not raw:
-        return DEFAULT_SECONDS
-    if raw.lower() in ("0", "none", "off"):
-        return None
-    try:
-        seconds = float(raw)
-    except ValueError:
-        raise DocQLError(
-            f"{ENVIRONMENT}={raw!r} is not a number of seconds (use e.g. 10, or 0 for no limit)"
-        ) from None
-    return seconds if seconds > 0 else None
 
 
 class Deadline:

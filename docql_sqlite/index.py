@@ -10,14 +10,14 @@ connection, so nothing a user or an agent types can change the file; `index()` a
 from __future__ import annotations
 
 import json
-import os
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from . import db, deadline
-from .errors import DocQLError, LocationError, UsageError
+from . import deadline, settings
+from .dialect import Dialect
+from .errors import LocationError
 from .globs import matcher
 from .locations import Location, candidates, from_parts, unescape_controls
 from .options import (
@@ -28,17 +28,16 @@ from .options import (
     SearchOptions,
     with_overrides,
 )
-from .pg import is_url as is_postgres_url  # pg/__init__ is the URL check only: no driver
 from .query import catalog
-from .query.dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from .records import Record, replace
+from .schema import KEY_MODEL
+from .store import Store, open_store
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
-    from .pg.engine import PostgresEngine
     from .query.compiler import Compiled
     from .search.parallel import Sidecar
     from .search.vectors import VectorCache
@@ -90,9 +89,9 @@ class QueryResult(list[Any]):
 
 
 class Index:
-    """An open index: a file, or a PostgreSQL database named by a postgresql:// URL
-    (docs/scale-out.md). Every method works on both; what the engines do differently is
-    asked of `self.postgres` (a `pg.engine.PostgresEngine`, None for a file)."""
+    """An open index: a file, or a database server named by a URL (docs/scale-out.md).
+    Every method works on both: the engine is `self.store` (`store.open_store` chose
+    it), and what the engines do differently is a method of it."""
 
     def __init__(
         self,
@@ -103,49 +102,61 @@ class Index:
         vectors_in_memory: bool = False,
         parallel_search: bool = False,
     ) -> None:
-        """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`;
-        the CLI, which runs no user SQL, skips it (it costs ~30 ms of start-up).
+        """Open `path`. `table_function` registers `docql(query)` for SQL on `self.conn`
+        (where the engine hosts Python functions: SQLite); the CLI, which runs no user
+        SQL, skips it (it costs ~30 ms of start-up).
         `vectors_in_memory` is for long-lived processes: the vectors are read once into
-        memory and the nearest are found there (`search.vectors.VectorCache`).
+        memory and the nearest are found there (`search.vectors.VectorCache`; not where
+        the engine has its own index of them, pgvector's HNSW).
         `parallel_search` is for them too: a second read connection and a worker thread,
         on which a smart search runs some of its lists while the caller runs the others
         (`search.parallel`; the same results, in less wall time on two cores)."""
         self.path = str(path)
-        self.postgres: PostgresEngine | None = None
-        self.dialect: Dialect = SQLITE
-        self.vector_cache: VectorCache | None = None  # PostgreSQL: pgvector's HNSW index
-        self.search_sidecar: Sidecar | None = None
+        self.store: Store = open_store(self.path, readonly=readonly)
+        self.conn: Any = self.store.conn
+        # Every cache of this index is owned here or hangs on its store, where the search
+        # layer reads it, and each is bounded: the compiled queries, the vectors held in
+        # memory, the sidecar, and the term statistics and postings (`search.stats.of`:
+        # made on first use, one per store, gone with it).
         self._compiled: dict[tuple[Any, ...], Compiled] = {}
-        if is_postgres_url(self.path):
-            self.postgres = _postgres_engine(self.path)
-            self.conn: Any = self.postgres.conn
-            self.dialect = POSTGRES
-            self._refresh()
-            return  # no docql() table function: that is SQLite SQL
-        self.conn = db.connect(self.path, readonly=readonly)
         if vectors_in_memory:
             from .search.vectors import VectorCache
 
-            self.vector_cache = VectorCache()
+            self.store.vector_cache = VectorCache()
         if parallel_search:
             from .search.parallel import Sidecar
 
-            self.search_sidecar = Sidecar(self.path)
-        self._refresh()
+            self.store.sidecar = Sidecar(self.path)
+        self._read_capabilities()
         if table_function:
             from . import tvf
 
             # A weak reference: the connection must not keep the Index alive.
             ref = weakref.ref(self)
-            tvf.register(self.conn, lambda: ref())
+            tvf.register(self.store, lambda: ref())
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.store.dialect
+
+    @property
+    def vector_cache(self) -> VectorCache | None:
+        return cast("VectorCache | None", self.store.vector_cache)
+
+    @vector_cache.setter
+    def vector_cache(self, cache: VectorCache | None) -> None:
+        self.store.vector_cache = cache  # the MCP server shares one between reopenings
+
+    @property
+    def search_sidecar(self) -> Sidecar | None:
+        return cast("Sidecar | None", self.store.sidecar)
 
     def close(self) -> None:
-        if self.postgres is not None:
-            self.postgres.close()
-        else:
-            if self.search_sidecar is not None:
-                self.search_sidecar.close()
-            self.conn.close()
+        self.store.close()
+        # The compiled queries go; the store's figures stay with it (a compiled query's
+        # deferred values, inlined after the index closed, are read from them).
+        self._compiled.clear()
+        self.store.vector_cache = self.store.sidecar = None
 
     def __enter__(self) -> Index:
         return self
@@ -160,34 +171,26 @@ class Index:
         state. An answer takes several statements (find a document, then read its chunks;
         rank chunks, then fetch them), and an `index` run may commit between two of them: the
         document is then replaced under a new id, and the second statement found nothing (a
-        `get` returned an empty document). Nested blocks share the outer transaction; a
-        PostgreSQL index needs none here (its engine runs each answer as it sees fit)."""
-        if self.postgres is not None or self.conn.in_transaction:
+        `get` returned an empty document). Nested blocks share the outer transaction."""
+        with self.store.snapshot():
             yield
-            return
-        self.conn.execute("BEGIN")  # deferred: the snapshot is taken by the first read
-        try:
-            yield
-        finally:
-            if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
 
     def resolve_path(self, path: str) -> tuple[int, str]:
         """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
-        found = catalog.find_document(self.conn, path, self.dialect)
+        found = catalog.find_document(self.store, path)
         if found is None:
             raise _no_document(path)
         return found
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         """Every indexed document (path, format, lines, pages, size), optionally by glob."""
-        return catalog.documents(self.conn, tuple(globs), self.dialect)
+        return catalog.documents(self.store, tuple(globs))
 
     def toc(self, path: str | None = None) -> list[dict[str, Any]]:
         """The outline of one document (or of all), flattened pre-order."""
         with self.snapshot():
             doc_id = self.resolve_path(path)[0] if path else None
-            return catalog.outline(self.conn, doc_id, self.dialect)
+            return catalog.outline(self.store, doc_id)
 
     def get(self, location: str, start: int | None = None, count: int | None = None) -> Excerpt:
         """Lines of an indexed document, from the index: any location the tool prints
@@ -207,7 +210,7 @@ class Index:
         ]
         with self.snapshot():
             for reading in readings:
-                found = catalog.find_document(self.conn, reading.path, self.dialect)
+                found = catalog.find_document(self.store, reading.path)
                 if found is not None:
                     return self._excerpt(found, reading)
         # Name the document the location names (the last reading: its lines split off).
@@ -223,7 +226,7 @@ class Index:
         skipped: list[tuple[str, int]] = []
         used = 0
         with self.snapshot():
-            for doc in catalog.documents(self.conn, (), self.dialect):
+            for doc in catalog.documents(self.store, ()):
                 if not matches(doc["path"]):
                     continue
                 excerpt = self._excerpt((doc["id"], doc["path"]), Location(doc["path"]))
@@ -237,15 +240,15 @@ class Index:
 
     def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
         doc_id, shown = found
-        text = catalog.document_text(self.conn, doc_id, self.dialect)
+        text = catalog.document_text(self.store, doc_id)
         all_lines = text.split("\n")
         if text.endswith("\n"):
             all_lines.pop()
         total = len(all_lines)
         first, last = where.first or 1, where.last
         if where.page is not None:
-            pages = catalog.page_count(self.conn, doc_id, self.dialect)
-            span = catalog.page_lines(self.conn, doc_id, where.page, self.dialect)
+            pages = catalog.page_count(self.store, doc_id)
+            span = catalog.page_lines(self.store, doc_id, where.page)
             if not pages:
                 raise LocationError(f"{shown} has no pages (only PDF documents do)")
             if span is None:
@@ -268,38 +271,35 @@ class Index:
         """What the index holds: documents by format, sections, chunks, errors, vectors.
         With `check_seconds`, the file's structure is checked too (SQLite's quick_check,
         for at most that long): `integrity` says how it went, and a damaged file raises
-        `DatabaseCorrupt` (docs/reliability.md §9)."""
+        `DatabaseCorrupt` (docs/reliability.md §9). A server that checks its own pages
+        gives no `integrity`."""
 
         def meta(key: str) -> str | None:
-            return catalog.meta_value(self.conn, key, self.dialect)
+            return catalog.meta_value(self.store, key)
 
         info: dict[str, Any] = {
-            "database": self.path if self.postgres is None else self.postgres.label,
+            "database": self.store.label,
             "schema_version": int(meta("schema_version") or 0),
         }
-        info.update(catalog.figures(self.conn, self.dialect))
+        info.update(catalog.figures(self.store))
         # Entries the last index run left out, by reason (written by ingest.run).
         info["skipped"] = json.loads(meta("last_run_skipped") or "{}")
         info["embedding_model"] = meta("embedding_model")
-        if self.postgres is not None:
-            info["size_bytes"] = self.postgres.size_bytes()
-            return info
-        size = os.path.getsize(self.path) if os.path.exists(self.path) else 0
-        wal = self.path + "-wal"
-        info["size_bytes"] = size + (os.path.getsize(wal) if os.path.exists(wal) else 0)
+        info["size_bytes"] = self.store.size_bytes()
         if check_seconds > 0:
-            info["integrity"] = db.integrity(self.conn, self.path, check_seconds)
+            integrity = self.store.integrity(check_seconds)
+            if integrity is not None:
+                info["integrity"] = integrity
         return info
 
     def errors(self) -> list[dict[str, Any]]:
         """Files that failed to index, and why (until they index again or disappear)."""
-        return list(catalog.ingest_errors(self.conn, self.dialect))
+        return list(catalog.ingest_errors(self.store))
 
-    def rows(self, sql: str, params: Any = ()) -> Any:
-        """Rows of read-only SQL of your own, as dicts (PostgreSQL: `%s` markers)."""
-        if self.postgres is not None:
-            return self.postgres.rows(sql, params)
-        return db.rows(self.conn, sql, params)
+    def rows(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
+        """Rows of read-only SQL of your own, as dicts (in the engine's SQL: on a server,
+        `%s` markers)."""
+        return self.store.rows(sql, params)
 
     # -- DocQL -----------------------------------------------------------------------
     def compile(
@@ -311,12 +311,13 @@ class Index:
         opts = _query_options(options, overrides)
         # The offset is applied to the items, so the SQL fetches limit + offset rows.
         limit = None if opts.limit is None else opts.limit + opts.offset
-        # Compiling depends on the text, the scope, the limit and whether the index has
-        # vectors, never on rows: an agent's repeated queries (`$.toc[?(@.level==1)]`)
-        # skip the parser. The key holds the index's version stamp all the same.
+        # Compiling depends on the text, the scope, the limit, the dialect and whether the
+        # index has vectors, never on rows: an agent's repeated queries
+        # (`$.toc[?(@.level==1)]`) skip the parser. The key holds the index's version
+        # stamp all the same.
         if not isinstance(query, str):
             return self._compile(query, opts.paths, limit)
-        key = (query, opts.paths, limit, self.has_vectors, self.has_chunk_trigrams, self._stamp())
+        key = (query, opts.paths, limit, self.has_vectors, self.dialect, self.store.stamp())
         cached = self._compiled.get(key)
         if cached is not None:
             return replace(cached, params=dict(cached.params), notes=list(cached.notes))
@@ -329,21 +330,13 @@ class Index:
     def _compile(self, query: Any, paths: tuple[str, ...], limit: int | None) -> Compiled:
         from .query.compiler import compile_query
 
-        if self.postgres is not None:
-            builder = self.postgres.search_builder(self.has_vectors)
-            return compile_query(
-                query, paths=paths, limit=limit, search_builder=builder, dialect=POSTGRES
-            )
-        dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams else SQLITE
         return compile_query(
-            query, paths=paths, limit=limit, search_builder=self._search_builder(), dialect=dialect
+            query,
+            paths=paths,
+            limit=limit,
+            search_builder=self._search_builder(),
+            dialect=self.dialect,
         )
-
-    def _stamp(self) -> tuple[int, ...]:
-        """Changes when the file (or its WAL) is written: part of the compiled-query key."""
-        if self.postgres is not None:
-            return ()
-        return tuple(_mtime(self.path + suffix) for suffix in ("", "-wal"))
 
     def query(
         self, query: str, options: QueryOptions | None = None, **overrides: Any
@@ -353,52 +346,33 @@ class Index:
 
         opts = _query_options(options, overrides)
         compiled = self.compile(query, opts)
-        # One limit for the SQL and the results stage, which reads more rows: one snapshot.
+        # One limit for the SQL and the results stage, which reads more rows; one snapshot
+        # for the statement and what its deferred parameters read (term statistics).
         with self.snapshot(), deadline.limit(opts.timeout):
             items = list(results.build(compiled, self.execute(compiled, timeout=opts.timeout)))
         if opts.offset:
             items = items[opts.offset :]
         return QueryResult(items, compiled)
 
-    def execute(self, compiled: Compiled, timeout: float | None | str = "default") -> Any:
+    def execute(
+        self, compiled: Compiled, timeout: float | None | str = "default"
+    ) -> Iterator[dict[str, Any]]:
         """The rows of a compiled query (deferred parameters bound now), within `timeout`
         seconds (default: $DOCQL_QUERY_TIMEOUT or 5 s; see deadline.py). The time a row
         is out with the caller does not count."""
-        seconds = deadline.default_seconds() if isinstance(timeout, str) else timeout
-        if self.postgres is not None:  # PostgreSQL cancels the statement itself
-            yield from self.postgres.execute(compiled, seconds)
-            return
-        with deadline.limit(seconds) as clock:
-            with deadline.not_counted():  # deferred parameters may load an embedding model
-                params = compiled.bound_params()
-            try:
-                for row in db.rows(self.conn, compiled.sql, params):
-                    if clock is None:
-                        yield row
-                    else:  # pause/resume: a context manager per row costs ~10 % of a query
-                        clock.pause()
-                        try:
-                            yield row
-                        finally:
-                            clock.resume()
-            except db.SQLError as exc:
-                raise DocQLError(f"query failed in SQLite: {exc}") from exc
+        seconds = settings.query_timeout() if isinstance(timeout, str) else timeout
+        with deadline.not_counted():  # deferred parameters may load an embedding model
+            params = compiled.bound_params()
+        yield from self.store.execute(compiled.sql, params, seconds)
 
     def explain(
         self, query: str, options: QueryOptions | None = None, **overrides: Any
     ) -> dict[str, Any]:
-        """Tokens, syntax tree, SQL, parameters and SQLite's query plan for `query`."""
+        """Tokens, syntax tree, SQL, parameters and the engine's query plan for `query`."""
         from .query import parse, tokenize
 
         compiled = self.compile(query, options, **overrides)
-        bound = compiled.bound_params()
-        if self.postgres is not None:
-            plan = self.postgres.plan(compiled)
-        else:
-            plan = [
-                {"id": r[0], "parent": r[1], "detail": r[3]}
-                for r in self.conn.execute("EXPLAIN QUERY PLAN " + compiled.sql, bound)
-            ]
+        plan = self.store.plan(compiled.sql, compiled.bound_params())
         return {
             "query": query,
             "tokens": [
@@ -421,16 +395,14 @@ class Index:
         self, text: str, options: SearchOptions | None = None, **overrides: Any
     ) -> list[dict[str, Any]]:
         """Ranked passages for free text or a typed query document (see docs/search.md)."""
-        opts = with_overrides(options, SearchOptions, overrides)
-        if self.postgres is not None:
-            return self.postgres.search(text, opts)
         from .search import api, vectors
 
+        opts = with_overrides(options, SearchOptions, overrides)
         if opts.mode != "bm25" and self.has_vectors:
             # Every mode but bm25 embeds the query: load the model while the SQL runs.
-            vectors.start_loading(opts.model or db.get_meta(self.conn, vectors.KEY_MODEL) or "")
-        with self.snapshot():
-            return api.search(self, text, opts)
+            vectors.start_loading(opts.model or self.store.meta(KEY_MODEL) or "")
+        with self.snapshot(), deadline.limit(opts.timeout):
+            return api.search(self.store, text, opts)
 
     def context(
         self, question: str, options: ContextOptions | None = None, **overrides: Any
@@ -439,10 +411,8 @@ class Index:
         from .search import context_pack
 
         opts = with_overrides(options, ContextOptions, overrides)
-        if self.postgres is not None:
-            return self.postgres.context(question, opts)
-        with self.snapshot():
-            return context_pack.context(self, question, opts)
+        with self.snapshot(), deadline.limit(opts.timeout):
+            return context_pack.context(self.store, question, opts)
 
     def repo_map(
         self,
@@ -457,9 +427,9 @@ class Index:
 
         globs = (paths,) if isinstance(paths, str) else tuple(paths)
         with self.snapshot():
-            return build_map(self.conn, self.dialect, globs, budget, focus or None)
+            return build_map(self.store, globs, budget, focus or None)
 
-    # -- writing (own connection: the one writer) -------------------------------------
+    # -- writing (the one writer opens the index for writing) --------------------------
     def index(
         self, paths: list[str], options: IngestOptions | None = None, **overrides: Any
     ) -> IngestReport:
@@ -475,51 +445,29 @@ class Index:
         return report
 
     def _refresh(self) -> None:
-        # Read when the index opens and after it writes: compiling depends on whether
-        # vectors and the chunks' trigram index exist, never on rows.
-        self.has_chunk_trigrams = False
-        if self.postgres is not None:
-            self.has_vectors = self.postgres.has_vectors()
-            return
-        self.has_chunk_trigrams = db.has_chunk_trigrams(self.conn)
-        self.has_vectors = db.has_vec(self.conn) and bool(db.get_meta(self.conn, "embedding_model"))
+        # After this process wrote: the store reads its dialect again.
+        self.store.refresh()
+        self._read_capabilities()
+
+    def _read_capabilities(self) -> None:
+        # Compiling depends on whether vectors and the chunks' trigram index exist (the
+        # latter is in the dialect, read when the store opens), never on rows.
+        self.has_vectors = self.store.has_vectors
+        self.has_chunk_trigrams = self.store.dialect.chunk_trigrams
 
     def _search_builder(self) -> Any:
         # The search package is imported when a query uses search(), not for every query.
-        def build(*args: Any) -> Any:
+        store, has_vectors = self.store, self.has_vectors
+
+        def build(name: str, q: str, scope: str, params: Any, call: Any) -> Any:
             from .search.docql import search_source
 
-            return search_source(self, *args)
+            return search_source(store, name, q, scope, params, call, has_vectors=has_vectors)
 
         return build
 
 
-@contextmanager
-def _needs_psycopg() -> Iterator[None]:
-    """Around an import of the PostgreSQL engine (`pg/`, imported only for a URL: the
-    SQLite path never loads psycopg): a missing driver is one clear line."""
-    try:
-        yield
-    except ImportError as exc:
-        raise UsageError(
-            f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
-        ) from None
-
-
-def _postgres_engine(url: str) -> PostgresEngine:
-    with _needs_psycopg():
-        from .pg.engine import PostgresEngine
-    return PostgresEngine(url)
-
-
 COMPILED_CACHE = 256  # compiled queries kept per open index (then forgotten all at once)
-
-
-def _mtime(path: str) -> int:
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return 0
 
 
 def _no_document(name: str) -> LocationError:
@@ -542,17 +490,11 @@ def index(
     db_path: str | Path, paths: list[str], options: IngestOptions | None = None, **overrides: Any
 ) -> IngestReport:
     """Index `paths` into the file `db_path` (created when missing), or into the
-    PostgreSQL database of a postgresql:// URL (many writers may run at once there). An
-    index that has vectors keeps them current; `embed="MODEL"` embeds with a model."""
-    opts = with_overrides(options, IngestOptions, overrides)
-    if is_postgres_url(str(db_path)):
-        with _needs_psycopg():
-            from .pg.ingest import index_paths as index_postgres
+    database of a URL (many writers may run at once there). An index that
+    has vectors keeps them current; `embed="MODEL"` embeds with a model."""
+    from .ingest import index_paths  # the writer: loaded by the first index run
 
-        return index_postgres(str(db_path), paths, opts)
-    from .ingest import index_paths
-
-    return index_paths(db_path, paths, opts)
+    return index_paths(str(db_path), paths, with_overrides(options, IngestOptions, overrides))
 
 
 def embed(
@@ -563,24 +505,15 @@ def embed(
     """Embed the new or changed chunks of `db_path` (`options` may be just a model name)."""
     if isinstance(options, str):
         options = EmbedOptions(model=options)
-    opts = with_overrides(options, EmbedOptions, overrides)
-    if is_postgres_url(str(db_path)):
-        with _needs_psycopg():
-            from .pg.embed import embed_index as embed_postgres
-        return embed_postgres(str(db_path), opts)
-    from .ingest.embed import embed_index
+    from .ingest.embed import embed_index  # the writer: loaded by the first embed run
 
-    return embed_index(db_path, opts)
+    return embed_index(str(db_path), with_overrides(options, EmbedOptions, overrides))
 
 
 def copy(source: str, dest: str) -> dict[str, Any]:
-    """Copy the index at `source` to `dest`, between engines (a file path ↔ a postgresql://
+    """Copy the index at `source` to `dest`, between engines (a file path ↔ a database
     URL), vectors included; every table is verified by row count and checksum before the
-    copy commits. Returns the per-table report. Needs the `postgres` extra."""
-    try:  # imported here: the SQLite path never loads psycopg (start-up time)
-        from .pg.copy import copy_index
-    except ImportError as exc:
-        raise UsageError(
-            f"PostgreSQL support needs psycopg: pip install 'docql-sqlite[postgres]' ({exc})"
-        ) from None
-    return copy_index(source, dest).to_dict()
+    copy commits. Returns the per-table report (`store.copy_index`)."""
+    from .store import copy_index
+
+    return copy_index(source, dest)

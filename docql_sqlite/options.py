@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from . import deadline
+from . import settings
 from .errors import OptionError
 from .records import Record, field, fields, replace
 
@@ -81,7 +81,7 @@ class QueryOptions(Record, frozen=True):
     limit: int | None = None
     offset: int = 0
     # Seconds for one query (None: no limit); default $DOCQL_QUERY_TIMEOUT, else 5 s.
-    timeout: float | None = field(default_factory=deadline.default_seconds)
+    timeout: float | None = field(default_factory=settings.query_timeout)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
@@ -92,8 +92,7 @@ class QueryOptions(Record, frozen=True):
             raise OptionError(
                 f"limit + offset must be at most {MAX_ROWS}, got {self.limit} + {self.offset}"
             )
-        if self.timeout is not None and not self.timeout > 0:
-            raise OptionError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        _timeout(self.timeout)
 
 
 class SearchOptions(Record, frozen=True):
@@ -113,9 +112,13 @@ class SearchOptions(Record, frozen=True):
     # server shows passages whole, so it does not pay for snippets nobody reads.
     snippets: bool = True
     rerank: str | None = None  # a reranker's URL or model name (docql_sqlite/rerankers)
+    # Seconds for the search's SQL (`Index.search` runs it under `deadline.limit`); None:
+    # no limit. A reranker's HTTP call does not count.
+    timeout: float | None = field(default_factory=settings.query_timeout)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
+        _timeout(self.timeout)
         if self.rerank is not None and (
             not isinstance(self.rerank, str) or not self.rerank.strip()
         ):
@@ -150,10 +153,12 @@ class ContextOptions(Record, frozen=True):
 
     budget: int = DEFAULT_BUDGET
     paths: tuple[str, ...] = ()
+    timeout: float | None = field(default_factory=settings.query_timeout)  # as SearchOptions
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "paths", globs(self.paths))
         _whole("budget", self.budget, 1)
+        _timeout(self.timeout)
 
 
 class EmbedOptions(Record, frozen=True):
@@ -213,3 +218,8 @@ class IngestOptions(Record):
         _whole("workers", self.workers, 0)
         if not self.timeout > 0:
             raise OptionError(f"timeout must be a positive number of seconds, got {self.timeout}")
+
+
+def _timeout(seconds: float | None) -> None:
+    if seconds is not None and not seconds > 0:
+        raise OptionError(f"timeout must be a positive number of seconds, got {seconds}")

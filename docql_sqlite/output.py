@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TextIO
 
+from . import settings
 from .errors import UsageError, display_width
 
 FORMATS = ("json", "nl", "csv", "table", "md")
@@ -91,9 +92,9 @@ def dumps(value: Any) -> str:
 def table_width(stream: TextIO) -> int | None:
     """The width a table is fitted to: `$COLUMNS` when set, else the terminal's width
     when `stream` is a terminal, else None (a table written to a file keeps whole cells)."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+    columns = settings.columns()
+    if columns is not None:
+        return columns
     if stream.isatty():
         try:  # not shutil.get_terminal_size: importing shutil costs every command start-up
             return os.get_terminal_size(stream.fileno()).columns or 120
@@ -120,9 +121,7 @@ def write(
     if fields:
         rows = select_fields(rows, fields)
     if fmt == "table":
-        bold = (
-            stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
-        )
+        bold = stream.isatty() and not settings.no_color() and not settings.dumb_terminal()
         return _write_table(
             rows, stream, fields, width or table_width(stream), note, bold, shortest
         )

@@ -15,9 +15,10 @@ once and read each class's field list:
         def __post_init__(self) -> None: ...   # called by __init__, as in a dataclass
 
 What a record does: `__slots__` for its fields, `__init__` (positional or keyword
-arguments, defaults, `default_factory`, `__post_init__`), `__repr__`, `__eq__` over the
-fields (`eq=False`: identity), `__hash__` over the fields when frozen (unhashable when
-mutable, as a dataclass), `frozen=True` (assignment raises `AttributeError`; a
+arguments, defaults, `default_factory`, keyword-only fields, `__post_init__`), `__repr__`,
+`__eq__` over the compared fields (`field(compare=False)` leaves one out; `eq=False`:
+identity), `__hash__` over them when frozen (unhashable when mutable, as a dataclass),
+`frozen=True` (inherited by subclasses; assignment raises `AttributeError`; a
 `__post_init__` sets fields with `object.__setattr__`, as in a frozen dataclass), pickling
 and copying, `fields()` and `replace()`. Type checkers see a dataclass
 (`typing.dataclass_transform`).
@@ -38,21 +39,37 @@ MISSING: Any = type("MISSING", (), {"__repr__": lambda self: "MISSING"})()
 
 
 class Field:
-    """A record field: its name, its default or default factory (`MISSING`: none)."""
+    """A record field: its name, its default or default factory (`MISSING`: none), whether
+    equality and hashing use it, and whether it is keyword-only."""
 
-    __slots__ = ("name", "default", "default_factory")
+    __slots__ = ("name", "default", "default_factory", "compare", "kw_only")
 
-    def __init__(self, default: Any = MISSING, default_factory: Any = MISSING) -> None:
+    def __init__(
+        self,
+        default: Any = MISSING,
+        default_factory: Any = MISSING,
+        compare: bool = True,
+        kw_only: bool = False,
+    ) -> None:
         self.name = ""
         self.default, self.default_factory = default, default_factory
+        self.compare, self.kw_only = compare, kw_only
 
     def __repr__(self) -> str:
         return f"Field({self.name!r})"
 
 
-def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | Any = MISSING) -> Any:
-    """Declare a field with a default factory (the `dataclasses.field` of records)."""
-    return Field(default, default_factory)
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Callable[[], Any] | Any = MISSING,
+    compare: bool = True,
+    kw_only: bool = False,
+) -> Any:
+    """Declare a field with options (the `dataclasses.field` of records): a default or a
+    default factory; `compare=False` leaves it out of equality and hashing (a source
+    position, say); `kw_only=True` makes it keyword-only wherever it is declared."""
+    return Field(default, default_factory, compare, kw_only)
 
 
 def fields(record: Record | type[Record]) -> tuple[Field, ...]:
@@ -84,7 +101,7 @@ def _frozen_delattr(self: Record, name: str) -> None:
 
 
 def _field_hash(self: Record) -> int:
-    return hash(tuple(getattr(self, name) for name in self._names))
+    return hash(tuple(getattr(self, name) for name in self._compared))
 
 
 @dataclass_transform(field_specifiers=(field,))
@@ -110,6 +127,10 @@ class _RecordType(type):
             spec.name = field_name
             declared.append(spec)
         namespace["__slots__"] = tuple(f.name for f in declared)
+        # A record class inherits frozenness, as a dataclass must (a mutable subclass of a
+        # frozen one is an error there).
+        frozen = frozen or any(getattr(base, "_frozen", False) for base in bases)
+        namespace["_frozen"] = frozen
         if bases:  # not Record itself
             if frozen:
                 namespace.setdefault("__setattr__", _frozen_setattr)
@@ -121,9 +142,18 @@ class _RecordType(type):
                 namespace["__hash__"] = _field_hash if frozen else None
         cls = super().__new__(mcs, name, bases, namespace)
         every = (*getattr(cls, "_fields", ()), *declared)
+        positional = tuple(f.name for f in every if not f.kw_only)
         setattr(cls, "_fields", every)
         setattr(cls, "_names", tuple(f.name for f in every))
-        setattr(cls, "__match_args__", tuple(f.name for f in every))
+        setattr(cls, "_compared", tuple(f.name for f in every if f.compare))
+        setattr(cls, "_positional", positional)
+        # For n positional arguments, the fields __init__ still has to fill.
+        rest = tuple(
+            tuple(f for f in every if f.name not in positional[:n])
+            for n in range(len(positional) + 1)
+        )
+        setattr(cls, "_rest", rest)
+        setattr(cls, "__match_args__", positional)
         return cls
 
     def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **_: Any):
@@ -135,9 +165,13 @@ class Record(metaclass=_RecordType):
 
     _fields: ClassVar[tuple[Field, ...]] = ()
     _names: ClassVar[tuple[str, ...]] = ()
+    _compared: ClassVar[tuple[str, ...]] = ()
+    _positional: ClassVar[tuple[str, ...]] = ()
+    _rest: ClassVar[tuple[tuple[Field, ...], ...]] = ((),)
+    _frozen: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        names = self._names
+        names = self._positional
         if len(args) > len(names):
             raise TypeError(
                 f"{type(self).__name__}() takes {len(names)} positional arguments, got {len(args)}"
@@ -145,7 +179,7 @@ class Record(metaclass=_RecordType):
         setter = object.__setattr__
         for name, value in zip(names, args):
             setter(self, name, value)
-        for spec in self._fields[len(args) :]:
+        for spec in self._rest[len(args)]:
             if spec.name in kwargs:
                 value = kwargs.pop(spec.name)
             elif spec.default is not MISSING:
@@ -170,7 +204,7 @@ class Record(metaclass=_RecordType):
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        names = self._names
+        names = self._compared
         return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
 
     def __reduce__(self) -> tuple[Any, ...]:

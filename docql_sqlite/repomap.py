@@ -21,12 +21,15 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .errors import UsageError
 from .query import graph
+
+if TYPE_CHECKING:
+    from .store import Store
 
 DEFAULT_BUDGET = 1024
 MAX_BUDGET = 100_000
@@ -47,21 +50,20 @@ def count_tokens(text: str) -> int:
 
 
 def build_map(
-    conn: Any,
-    dialect: Any,
+    store: Store,
     paths: tuple[str, ...] = (),
     budget: int = DEFAULT_BUDGET,
     focus: str | None = None,
 ) -> dict[str, Any]:
     if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
         raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
-    symbols = [s for s in graph.symbols(conn, dialect) if _selected(s.path, paths)]
+    symbols = [s for s in graph.symbols(store.conn, store.dialect) if _selected(s.path, paths)]
     if not symbols:  # an empty map (a documents-only index), saying why
         where = f" under {', '.join(paths)}" if paths else ""
         result = _fit([], np.zeros(0), budget, focus)
         result["note"] = f"no code symbols{where} in this index: index source files first"
         return result
-    ranks = _rank(conn, dialect, symbols, focus)
+    ranks = _rank(store, symbols, focus)
     return _fit(symbols, ranks, budget, focus)
 
 
@@ -79,9 +81,7 @@ def _selected(path: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _rank(
-    conn: Any, dialect: Any, symbols: list[graph.GraphSymbol], focus: str | None
-) -> np.ndarray:
+def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> np.ndarray:
     n = len(symbols)
     index_of_id = {s.id: i for i, s in enumerate(symbols)}
     index_of_ord: dict[tuple[int, int | None], int] = {
@@ -94,7 +94,7 @@ def _rank(
     language_of = {s.doc_id: s.language for s in symbols}
     edges: dict[tuple[int, int], float] = defaultdict(float)
     for doc_id, caller_ord, name, _kind, target_id, resolution, count in graph.reference_counts(
-        conn, dialect
+        store.conn, store.dialect
     ):
         if doc_id not in file_node:
             continue  # a file outside the map's paths: its uses do not vote

@@ -7,8 +7,8 @@ and by the Datasette plugin.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -17,10 +17,7 @@ from .errors import DocQLError, DocQLRegexError
 from .text import fold
 
 REGEX_LITERAL = r"^/(.*)/([ims]*)$"  # compiled (and cached) by `re` on first use
-# Compiled user patterns, most recently used last. Bounded: a long-running server (MCP,
-# Datasette) sees a new pattern with every question, and must not grow with them.
-_GUARDED_CACHE: OrderedDict[tuple[str, str], Any] = OrderedDict()
-GUARDED_CACHE_SIZE = 256
+GUARDED_CACHE_SIZE = 256  # compiled user patterns kept (`_compiled`)
 
 
 def heading_score(title: str | None, keyword: str | None) -> float:
@@ -74,29 +71,27 @@ _FLAG_BITS = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL"}
 
 
 def _guarded_compile(pattern: str, flags: str) -> Any:
-    # Called once per row: no import statements on the cached path (a microsecond each).
+    # Called once per row: the length check, then the cache (no import on the cached path).
     if len(pattern) > MAX_PATTERN_CHARS:
         raise DocQLRegexError(
             f"regex too long ({len(pattern)} characters; the limit is {MAX_PATTERN_CHARS})"
         )
-    key = (pattern, flags)
-    compiled = _GUARDED_CACHE.get(key)
-    if compiled is not None:
-        _GUARDED_CACHE.move_to_end(key)
-    else:
-        import regex
+    return _compiled(pattern, flags)
 
-        bits = regex.V0
-        for flag in flags:
-            bits |= getattr(regex, _FLAG_BITS[flag])
-        try:
-            compiled = regex.compile(pattern, bits)
-        except regex.error as exc:
-            raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
-        _GUARDED_CACHE[key] = compiled
-        if len(_GUARDED_CACHE) > GUARDED_CACHE_SIZE:
-            _GUARDED_CACHE.popitem(last=False)
-    return compiled
+
+# Compiled user patterns, most recently used kept. Bounded: a long-running server (MCP,
+# Datasette) sees a new pattern with every question, and must not grow with them.
+@functools.lru_cache(maxsize=256)  # = GUARDED_CACHE_SIZE
+def _compiled(pattern: str, flags: str) -> Any:
+    import regex
+
+    bits = regex.V0
+    for flag in flags:
+        bits |= getattr(regex, _FLAG_BITS[flag])
+    try:
+        return regex.compile(pattern, bits)
+    except regex.error as exc:  # not cached: lru_cache keeps only returned values
+        raise DocQLRegexError(f"invalid regex /{pattern}/: {exc}") from None
 
 
 def _time_left(pattern: str) -> tuple[float, float]:

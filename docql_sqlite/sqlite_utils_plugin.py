@@ -29,9 +29,8 @@ import click
 import tabulate
 from sqlite_utils import hookimpl
 
-from . import dbapi
+from . import Index, dbapi
 from .errors import DocQLError, QueryError, UsageError
-from .index import Index
 from .options import QueryOptions
 from .output import visible
 

@@ -23,13 +23,13 @@ _NON_ASCII_RUN = r"[^\x00-\x7f]+"  # compiled (and cached) by `re` on first use
 
 # The CJK patterns are compiled on first use: the character class takes ~12 ms to
 # compile, which a structural query (that never needs them) would pay at start-up.
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def cjk_run() -> re.Pattern[str]:
     """A run of CJK characters."""
     return re.compile(f"[{CJK_CHARS}]+")
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def _cjk_one() -> re.Pattern[str]:
     return re.compile(f"([{CJK_CHARS}])")
 

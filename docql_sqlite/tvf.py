@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from . import db
 from .errors import DocQLError
 from .output import dumps
 
 if TYPE_CHECKING:
     from .index import Index
+    from .store import Store
 
 COLUMNS = ["type", "path", "line", "end_line", "title", "location", "score", "item"]
 _TITLE_FIELDS = ("title", "name", "section")
@@ -47,11 +47,12 @@ def row(item: Any) -> dict[str, Any]:
     }
 
 
-def register(conn: db.Connection, index_factory: Callable[[], Index | None]) -> None:
-    """Register `docql(query[, glob])` on `conn`.
+def register(store: Store, index_factory: Callable[[], Index | None]) -> bool:
+    """Register `docql(query[, glob])` on the connection of `store`; False when its engine
+    hosts no Python functions in SQL (PostgreSQL: DocQL is `Index.query` there).
 
     `index_factory()` returns the `Index` that compiles and runs the query (usually the one
-    that owns `conn`; the query then runs on that same connection, which SQLite allows
+    that owns `store`; the query then runs on that same connection, which SQLite allows
     while the outer statement is stepping). `glob` is one `--path` glob, or NULL.
     """
 
@@ -66,7 +67,7 @@ def register(conn: db.Connection, index_factory: Callable[[], Index | None]) -> 
         for item in index.query(query, path=glob):
             yield row(item)
 
-    db.register_table_function(conn, "docql", COLUMNS, docql)
+    return store.register_table_function("docql", COLUMNS, docql)
 
 
 __all__ = ["COLUMNS", "register", "row"]

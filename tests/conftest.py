@@ -161,7 +161,7 @@ def corpus_db(corpus_build: tuple[Path, IngestReport]) -> Path:
 def trigram_copy(source: Path, dest: Path) -> Path:
     """A copy of the index `source` with the optional trigram index over the chunks, as
     `index --trigram` adds it (the copy is made from the checkpointed file)."""
-    from docql_sqlite import db
+    from docql_sqlite.store.sqlite import db
 
     dest.write_bytes(source.read_bytes())
     conn = db.connect(dest)

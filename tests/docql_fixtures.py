@@ -191,8 +191,8 @@ def build_inline_corpus(fx: FixtureFile, root: Path) -> Path:
     run its @sql."""
     import os
 
-    from docql_sqlite import db as dbmod
     from docql_sqlite.ingest import IngestOptions, index_paths
+    from docql_sqlite.store.sqlite import db as dbmod
 
     root.mkdir(parents=True, exist_ok=True)
     for rel, text in fx.documents.items():

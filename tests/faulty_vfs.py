@@ -24,7 +24,7 @@ from typing import Any
 
 import apsw
 
-from docql_sqlite import db
+from docql_sqlite.store.sqlite import db
 
 NAME = "docql-faulty"
 

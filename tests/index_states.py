@@ -19,9 +19,9 @@ from pathlib import Path
 import apsw
 import numpy as np
 
-from docql_sqlite import db as dbmod
 from docql_sqlite.embedders import encode
 from docql_sqlite.search import vectors
+from docql_sqlite.store.sqlite import db as dbmod
 
 SECTIONS_STATE = (
     "SELECT s.ord, s.level, s.depth, s.title, s.number, s.anchor, p.ord, s.line, s.end_line, "

@@ -227,7 +227,7 @@ import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 import retrieval
-from docql_sqlite import db
+from docql_sqlite.store.sqlite import db
 
 tmp = Path(sys.argv[2])
 retrieval.CACHE = tmp / "cache"

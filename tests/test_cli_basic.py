@@ -23,8 +23,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import CLI, TmpIndex, file_lines, query
 
-from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
+from docql_sqlite.store.sqlite import db as dbmod
 
 GUIDE = (
     "---\n"  # 1

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docql_sqlite.cli import cli, fastpath, flags
-from docql_sqlite.cli.queries import query as query_command
+from docql_sqlite.cli.commands.docql import query as query_command
 
 
 def click_parse(args: list[str]) -> dict[str, Any] | None:
@@ -110,6 +110,19 @@ def test_the_flag_table_is_the_click_command() -> None:
     assert [(o.opts, o.name, o.multiple) for o in options] == [
         (list(f.switches), f.dest, f.multiple) for f in flags.QUERY_FLAGS
     ]
+    assert [o.help for o in options] == [f.help for f in flags.QUERY_FLAGS]
+
+
+def test_the_flag_table_is_what_run_query_takes() -> None:
+    # The table is the one list of the command's parameters: both parsers hand their
+    # values to `run_query` by name, so a row without a parameter there (or the reverse)
+    # must fail here, not at a user's first use of the flag.
+    import inspect
+
+    taken = list(inspect.signature(fastpath.run_query).parameters)
+    # (the output flags share one parameter, `fmt`: one value, the last format given)
+    assert taken == [*flags.QUERY_ARGUMENTS, *dict.fromkeys(f.dest for f in flags.QUERY_FLAGS)]
+    assert set(fastpath.parse(["db", "$.toc"]) or {}) == set(taken)
 
 
 WORD_LIST = [

@@ -48,10 +48,17 @@ HEAVY_PACKAGES = (
 HEAVY_MODULES = (
     "docql_sqlite.dbapi",
     "docql_sqlite.tvf",
-    "docql_sqlite.cli.serve",
-    "docql_sqlite.cli.mcp",
-    "docql_sqlite.cli.copy",
-    "docql_sqlite.cli.searching",
+    "docql_sqlite.cli.commands.serve",
+    "docql_sqlite.cli.commands.mcp",
+    "docql_sqlite.cli.commands.copy",
+    "docql_sqlite.cli.commands.search",
+    # PostgreSQL's spellings: built by the PostgreSQL store alone.
+    "docql_sqlite.dialect.postgres",
+    "docql_sqlite.dialect.are",
+    "docql_sqlite.fts_tokens",
+    # The plugin registry loads on first use of a format, an embedder or a reranker.
+    "docql_sqlite.plugins",
+    "pluggy",
     "socket",
     "ctypes",
     "csv",
@@ -62,16 +69,16 @@ HEAVY_MODULES = (
     "shutil",
     "pathlib",
 )
-# `docql_sqlite.pg` itself is only the URL check that `Index` asks; its modules load psycopg.
-HEAVY_SUBPACKAGES = ("docql_sqlite.pg",)
+# The PostgreSQL engine's modules load psycopg: nothing on the file path imports them.
+HEAVY_SUBPACKAGES = ("docql_sqlite.store.postgres",)
 DOCQL_COMPILER = ("docql_sqlite.query.parser", "docql_sqlite.query.compiler")
 # What the click-free `query` leaves out on top of HEAVY_*: click and the modules it pulls
-# in, the click side of the CLI package, and dataclasses with its inspect.
+# in, the click side of the CLI package (the group, the click options, every command
+# module), and dataclasses with its inspect.
+NOT_FOR_A_QUERY_PACKAGES = ("click", "docql_sqlite.cli.commands")
 NOT_FOR_A_QUERY = (
-    "click",
     "docql_sqlite.cli.group",
-    "docql_sqlite.cli.common",
-    "docql_sqlite.cli.queries",
+    "docql_sqlite.cli.click_options",
     "dataclasses",
     "inspect",
     "ast",
@@ -95,12 +102,16 @@ def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     return done, set(json.loads(done.stderr[marker + len("MODULES ") :]))
 
 
+def within(module: str, packages: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
 def heavy(modules: set[str]) -> list[str]:
     return sorted(
         m
         for m in modules
         if m in HEAVY_MODULES
-        or any(m == p or m.startswith(p + ".") for p in HEAVY_PACKAGES)
+        or within(m, HEAVY_PACKAGES)
         or any(m.startswith(p + ".") for p in HEAVY_SUBPACKAGES)
     )
 
@@ -112,6 +123,8 @@ def test_the_runner_sees_imports(corpus_db: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])
     assert "docql_sqlite.search.api" in modules and "click" in modules
+    # A search that reranks nothing and embeds nothing needs no plugin.
+    assert "pluggy" not in modules and "docql_sqlite.plugins" not in modules
 
 
 @pytest.mark.parametrize(
@@ -131,7 +144,11 @@ def test_a_structural_query_imports_nothing_heavy(corpus_db: Path, query: str) -
     json.loads(done.stdout)  # the query really ran and printed its items
     assert "docql_sqlite.query.compiler" in modules
     assert heavy(modules) == []
-    assert sorted(m for m in modules if m.split(".")[0] == "click" or m in NOT_FOR_A_QUERY) == []
+    assert "docql_sqlite.cli.fastpath" in modules
+    assert (
+        sorted(m for m in modules if m in NOT_FOR_A_QUERY or within(m, NOT_FOR_A_QUERY_PACKAGES))
+        == []
+    )
 
 
 def test_a_query_that_click_must_read_still_works(corpus_db: Path) -> None:
@@ -140,7 +157,7 @@ def test_a_query_that_click_must_read_still_works(corpus_db: Path) -> None:
     done, modules = imported("query", str(corpus_db), "$.toc", "--limit", " 3", "--json")
     assert done.returncode == 0, done.stderr
     assert len(json.loads(done.stdout)) == 3
-    assert "click" in modules and "docql_sqlite.cli.queries" in modules
+    assert "click" in modules and "docql_sqlite.cli.commands.docql" in modules
 
 
 @pytest.mark.parametrize(
@@ -161,6 +178,11 @@ def test_get_toc_status_import_no_compiler(corpus_db: Path, args: list[str]) -> 
     assert json.loads(done.stdout)
     assert heavy(modules) == []
     assert [m for m in DOCQL_COMPILER if m in modules] == []
+    # The lazy group imported the module of the command it ran, and no other command module.
+    assert sorted(m for m in modules if within(m, ("docql_sqlite.cli.commands",))) == [
+        "docql_sqlite.cli.commands",
+        "docql_sqlite.cli.commands.documents",
+    ]
 
 
 def test_help_still_lists_every_command() -> None:
@@ -169,10 +191,32 @@ def test_help_still_lists_every_command() -> None:
         [sys.executable, "-m", "docql_sqlite", "--help"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    from docql_sqlite.cli import COMMANDS
+    from docql_sqlite.cli.group import COMMANDS
 
     listed = {line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line}
     assert listed == set(COMMANDS)
+
+
+def test_every_command_of_the_table_loads() -> None:
+    # The group's table names each command's module and attribute as text: a slip there
+    # would show only when someone runs that command. In a fresh interpreter, each name
+    # loads a click command of that name, and only its own module of cli/commands/.
+    from docql_sqlite.cli.group import COMMANDS
+
+    check = (
+        "import sys\n"
+        "from docql_sqlite.cli.group import COMMANDS, cli\n"
+        "name = sys.argv[1]\n"
+        "assert cli.commands[name].name == name, cli.commands[name].name\n"
+        "module = 'docql_sqlite.cli.commands.' + COMMANDS[name][0]\n"
+        "loaded = [m for m in sys.modules if m.startswith('docql_sqlite.cli.commands.')]\n"
+        "assert loaded == [module], loaded\n"
+    )
+    for name in COMMANDS:
+        done = subprocess.run(
+            [sys.executable, "-c", check, name], capture_output=True, text=True, cwd="/"
+        )
+        assert done.returncode == 0, (name, done.stderr[-2000:])
 
 
 def test_an_unknown_command_is_a_usage_error() -> None:

@@ -743,6 +743,8 @@ def test_docs_mention_only_files_that_exist() -> None:
         for target in LINK.findall(prose):
             if "://" not in target and not (doc.parent / target).exists():
                 missing.append((doc.name, target))
+        if doc.name.endswith("-history.md"):
+            continue  # a dated record names the files of its day (its links must still work)
         for mention in REPO_PATH.findall(text):
             mention = mention.rstrip(".,;:)")
             if mention not in NOT_REPO_FILES and not glob.glob(str(REPO / mention.rstrip("/"))):

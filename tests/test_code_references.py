@@ -8,7 +8,7 @@ from pathlib import Path
 import apsw
 
 import docql_sqlite
-from docql_sqlite import db as dbmod
+from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():
     return 1

@@ -30,9 +30,9 @@ from click.testing import CliRunner
 from docql_fixtures import Case, FixtureFile, all_cases, database_for, normalize
 
 import docql_sqlite
-from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
 from docql_sqlite.query import results
+from docql_sqlite.store.sqlite import db as dbmod
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
 pytestmark = pytest.mark.skipif(

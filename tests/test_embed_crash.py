@@ -237,7 +237,7 @@ def test_vector_checker_catches_a_wrong_vector(tmp_path: Path) -> None:
     index(db, corpus)
     docql_sqlite.embed(db, "hash")
     check_vectors(db)
-    from docql_sqlite import db as dbmod
+    from docql_sqlite.store.sqlite import db as dbmod
 
     conn = dbmod.connect(db)
     try:
@@ -262,7 +262,7 @@ def test_tolerant_vector_checker_catches_swapped_vectors(tmp_path: Path) -> None
     index(db, corpus)
     docql_sqlite.embed(db, "hash")
     check_vectors(db, min_cosine=0.995)
-    from docql_sqlite import db as dbmod
+    from docql_sqlite.store.sqlite import db as dbmod
 
     conn = dbmod.connect(db)
     try:

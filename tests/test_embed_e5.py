@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docql_sqlite import db
 from docql_sqlite.embedders import DEFAULT_MODEL, get_model
 from docql_sqlite.embedders.e5 import E5Small
 from docql_sqlite.embedders.text_prep import clean, truncate
 from docql_sqlite.errors import EmbeddingError
+from docql_sqlite.store.sqlite import db
 
 ROOT = Path(__file__).resolve().parents[1]
 

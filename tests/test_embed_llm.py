@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite import db
 from docql_sqlite.embedders import get_model
 from docql_sqlite.errors import EmbeddingError
+from docql_sqlite.store.sqlite import db
 
 llm = pytest.importorskip("llm", reason="the llm extra is not installed")
 from llm.plugins import pm  # noqa: E402

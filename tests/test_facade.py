@@ -24,8 +24,8 @@ from docql_sqlite import (
 from docql_sqlite.embedders import register, reload_plugins
 from docql_sqlite.embedders.base import PROBE_TEXTS
 from docql_sqlite.embedders.hashing import HashEmbedder
+from docql_sqlite.embedders.registry import forget_loaded_models
 from docql_sqlite.errors import EmbeddingError
-from docql_sqlite.search import vectors
 
 GUIDE = (
     "# Guide\n\nIntro line.\n\n## Install\n\nRun the installer.\nThen restart.\n\n## Use\n\nLast.\n"
@@ -57,10 +57,10 @@ def loads_model():
     reload_plugins()
     register("loads", lambda arg, **_: Loads())
     Loads.built, Loads.texts, Loads.fail_after = 0, [], None
-    vectors._models.clear()
+    forget_loaded_models()
     yield Loads
     reload_plugins()
-    vectors._models.clear()
+    forget_loaded_models()
 
 
 @pytest.fixture
@@ -117,6 +117,21 @@ def test_python_index_keeps_vectors_current(tree: Path, loads_model) -> None:
     with docql_sqlite.open(db) as idx:
         hit = idx.search("setup.py", mode="vector", limit=1)[0]
     assert hit["path"] == "docs/guide.md" and "setup.py" in hit["snippet"]
+
+
+def test_one_process_loads_a_model_once(tree: Path, loads_model) -> None:
+    """The writer and the readers of one process share the loaded model (`serve --watch`,
+    an MCP server that re-indexes): an edit re-embedded and a vector search after it
+    build no second instance."""
+    db = tree / "docs.db"
+    docql_sqlite.index(db, ["docs"], workers=0, embed="loads")
+    assert loads_model.built == 1
+    (tree / "docs/guide.md").write_text(GUIDE.replace("Run the installer.", "Run setup.py."))
+    report = docql_sqlite.index(db, ["docs"], workers=0)
+    assert report.embedding is not None and report.embedding["embedded"] == 1
+    with docql_sqlite.open(db) as idx:
+        assert idx.search("setup.py", mode="vector", limit=1)[0]["path"] == "docs/guide.md"
+    assert loads_model.built == 1
 
 
 def test_nothing_changed_loads_no_model(tree: Path, loads_model) -> None:
@@ -186,7 +201,7 @@ def test_replace_with_a_model_that_fails_keeps_the_vectors(
 def test_compile_reads_no_rows_and_loads_no_model(tree: Path, loads_model) -> None:
     db = tree / "docs.db"
     docql_sqlite.index(db, ["docs"], workers=0, embed="loads")
-    vectors._models.clear()
+    forget_loaded_models()
     built = loads_model.built
     with docql_sqlite.open(db) as idx:
         statements: list[str] = []
@@ -219,7 +234,7 @@ def test_sql_shows_deferred_parameters_without_running(tree: Path, loads_model) 
 
     db = tree / "docs.db"
     docql_sqlite.index(db, ["docs"], workers=0, embed="loads")
-    vectors._models.clear()
+    forget_loaded_models()
     built = loads_model.built
     out = CliRunner().invoke(cli, ["query", str(db), '$.content.search("installer")', "--sql"])
     assert out.exit_code == 0, out.output

@@ -19,6 +19,7 @@ import pytest
 from conftest import CLI, TmpIndex
 
 import docql_sqlite
+from docql_sqlite import plugins
 from docql_sqlite.ingest import formats, plaintext
 from docql_sqlite.ingest.run import SKIP_FAILED_UNCHANGED
 from docql_sqlite.ingest.workers import TIMEOUT_REASON
@@ -143,14 +144,9 @@ def _slow_parse(source: Source) -> Document:
 @pytest.fixture
 def slow_format() -> Iterator[None]:
     """A format whose parser takes 1.5 s of CPU (registered here; forked workers inherit it)."""
-    formats.get_format("markdown")  # registers the built-ins first
-    saved = dict(formats.PARSERS), dict(formats.EXTENSIONS)
-    formats.register("slow", _slow_parse, ("slow",))
+    plugin = formats.register("slow", _slow_parse, ("slow",))
     yield
-    formats.PARSERS.clear()
-    formats.PARSERS.update(saved[0])
-    formats.EXTENSIONS.clear()
-    formats.EXTENSIONS.update(saved[1])
+    plugins.pm.unregister(plugin)
 
 
 def test_a_timeout_is_retried_only_with_a_longer_timeout(

@@ -1,8 +1,11 @@
-"""The package's import graph: no cycles, and apsw imported by `db.py` alone.
+"""The package's import graph: no cycles; the drivers imported by their store alone (apsw
+by `store/sqlite`, psycopg by `store/postgres`); the layers of docs/design.md and
+/work/wt/STORE.md pointing down (search and ingest never reach `Index`, search reads a
+`Store` without knowing its engine, the store imports nothing above it).
 
 Every import counts, including those inside functions (a lazy import only hides a cycle
 until the function runs); imports under `if TYPE_CHECKING:` do not, since they never run.
-`from . import db` is an edge to the module `docql_sqlite.db`, not to the package.
+`from . import db` is an edge to the module `docql_sqlite.store.sqlite.db`, not to the package.
 """
 
 from __future__ import annotations
@@ -108,7 +111,8 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read() -> None:
     # A broken walker would find no edges and pass the cycle test vacuously.
-    assert "docql_sqlite.db" in GRAPH["docql_sqlite.index"]
+    assert "docql_sqlite.store" in GRAPH["docql_sqlite.index"]
+    assert "docql_sqlite.store.sqlite.db" in GRAPH["docql_sqlite.store.sqlite.engine"]
     assert len(MODULES) > 40
     assert sum(len(v) for v in GRAPH.values()) > 100
 
@@ -122,36 +126,102 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
-def test_only_db_imports_apsw(module: str) -> None:
-    if module == "docql_sqlite.db":
-        return
+def _driver_imports(module: str) -> set[str]:
+    """The top-level names of the third-party drivers `module` imports at run time."""
     tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
     skipped = _type_checking_blocks(tree)
+    found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
-        names = []
         if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
+            found.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level:
-            names = [node.module or ""]
-        assert not any(n.split(".")[0] == "apsw" for n in names), f"{module} imports apsw"
-        if not module.startswith("docql_sqlite.pg"):  # the PostgreSQL engine's package alone
-            assert not any(n.split(".")[0] == "psycopg" for n in names), f"{module} imports psycopg"
+            found.add((node.module or "").split(".")[0])
+    return found & {"apsw", "psycopg"}
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_only_the_stores_import_their_drivers(module: str) -> None:
+    drivers = _driver_imports(module)
+    if not _within(module, "docql_sqlite.store.sqlite"):
+        assert "apsw" not in drivers, f"{module} imports apsw (only docql_sqlite.store.sqlite may)"
+    if not _within(module, "docql_sqlite.store.postgres"):
+        assert "psycopg" not in drivers, (
+            f"{module} imports psycopg (only docql_sqlite.store.postgres may)"
+        )
+
+
+def test_the_driver_finder_finds_drivers() -> None:
+    assert _driver_imports("docql_sqlite.store.sqlite.db") == {"apsw"}
+    assert _driver_imports("docql_sqlite.store.postgres.engine") == {"psycopg"}
+
+
+def reachable(module: str) -> set[str]:
+    """Every module `module` imports, directly or through others (lazy imports included)."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for found in GRAPH[todo.pop()]:
+            if found not in seen:
+                seen.add(found)
+                todo.append(found)
+    return seen
+
+
+LAYERED = sorted(
+    m for m in MODULES if _within(m, "docql_sqlite.search") or _within(m, "docql_sqlite.ingest")
+)
+
+
+@pytest.mark.parametrize("module", LAYERED)
+def test_search_and_ingest_never_reach_the_index(module: str) -> None:
+    assert "docql_sqlite.index" not in reachable(module), f"{module} reaches docql_sqlite.index"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _within(m, "docql_sqlite.search")))
+def test_search_reads_a_store_not_an_engine(module: str) -> None:
+    engines = {
+        m
+        for m in GRAPH[module]
+        if _within(m, "docql_sqlite.store.sqlite") or _within(m, "docql_sqlite.store.postgres")
+    }
+    assert engines == set(), f"{module} imports {engines}: search reads `docql_sqlite.store`"
+
+
+# What the store may not import: the layers above it.
+ABOVE_THE_STORE = ("docql_sqlite.query.compiler", "docql_sqlite.search", "docql_sqlite.ingest")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if _within(m, "docql_sqlite.store")))
+def test_the_store_imports_nothing_above_it(module: str) -> None:
+    above = {
+        m
+        for m in GRAPH[module]
+        if m == "docql_sqlite.index" or any(_within(m, layer) for layer in ABOVE_THE_STORE)
+    }
+    assert above == set(), f"{module} imports {above}, a layer above the store"
+
+
+def test_the_layer_checks_see_violations() -> None:
+    # The checks read real edges: the Index does import search, the store's engines.
+    assert any(_within(m, "docql_sqlite.search") for m in reachable("docql_sqlite.index"))
+    assert "docql_sqlite.store.sqlite.engine" in GRAPH["docql_sqlite.store"]
+    assert "docql_sqlite.store" in GRAPH["docql_sqlite.search.parallel"]
 
 
 # -- where SQL text may live (docs/design.md §2) -------------------------------------------
 SQL_HOMES = (
-    "docql_sqlite.db",  # driver glue, migrations, meta bookkeeping
+    "docql_sqlite.dialect",  # how each engine spells SQL
+    "docql_sqlite.store",  # the engines: driver glue, migrations, meta, their readers and writers
     "docql_sqlite.dbapi",  # the same for sqlite3/pysqlite3 connections
     "docql_sqlite.query",  # the DocQL compiler and the read-side catalog
     "docql_sqlite.search",  # the search SQL builder and its channel queries
-    "docql_sqlite.ingest.store",  # the writer: documents, sections, chunks, ...
-    "docql_sqlite.ingest.embed",  # the writer: vectors
-    "docql_sqlite.ingest.run",  # the writer: run bookkeeping
-    "docql_sqlite.ingest.resolve",  # the writer: resolving references (issue 23)
-    "docql_sqlite.pg",  # the PostgreSQL engine: driver glue, migrations, copy (docs/scale-out.md)
+    "docql_sqlite.ingest.resolve",  # the resolution pass (issue 23): the same SQL on both engines
 )
 SQL_TEXT = re.compile(
     r"\b(SELECT\b[\s\S]*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
@@ -185,7 +255,7 @@ def sql_strings(module: str) -> list[str]:
 
 def test_the_sql_finder_finds_sql() -> None:
     assert sql_strings("docql_sqlite.query.catalog")
-    assert sql_strings("docql_sqlite.ingest.store")
+    assert sql_strings("docql_sqlite.store.sqlite.writer")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not _is_sql_home(m)))

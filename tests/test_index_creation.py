@@ -67,7 +67,7 @@ def test_a_reader_is_told_the_index_is_being_created(tmp_path: Path) -> None:
 
 def test_creating_beside_an_existing_file_keeps_that_file(tmp_path: Path) -> None:
     """Two runs creating one index: the second links nothing over the first's file."""
-    from docql_sqlite import db as dbmod
+    from docql_sqlite.store.sqlite import db as dbmod
 
     path = tmp_path / "i.db"
     conn = dbmod.connect(path)

@@ -28,6 +28,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import DATASETS, TmpIndex, check_document_chunks, file_lines
 
+from docql_sqlite import plugins
 from docql_sqlite.cli import cli
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import formats
@@ -340,16 +341,14 @@ def evil_formats() -> Any:
     """Formats whose parser segfaults, hangs or raises; removed again afterwards.
 
     Registered in this process, so the forked parse workers inherit them."""
-    formats.get_format("markdown")  # registers the built-ins first
-    saved = dict(formats.PARSERS), dict(formats.EXTENSIONS)
-    formats.register("crashy", _crash, ("crashy",))
-    formats.register("hangs", _hang, ("hangs",))
-    formats.register("buggy", _boom, ("buggy",))
+    added = [
+        formats.register("crashy", _crash, ("crashy",)),
+        formats.register("hangs", _hang, ("hangs",)),
+        formats.register("buggy", _boom, ("buggy",)),
+    ]
     yield
-    formats.PARSERS.clear()
-    formats.PARSERS.update(saved[0])
-    formats.EXTENSIONS.clear()
-    formats.EXTENSIONS.update(saved[1])
+    for plugin in added:
+        plugins.pm.unregister(plugin)
 
 
 def test_parser_crash_and_timeout_cost_one_file(tmp_index: TmpIndex, evil_formats: None) -> None:

@@ -20,7 +20,7 @@ import apsw
 import pytest
 from conftest import CLI, TmpIndex, check_document_chunks, file_lines, query
 
-from docql_sqlite import db as dbmod
+from docql_sqlite.store.sqlite import db as dbmod
 
 BAD = os.fsdecode(b"bad\xffname.md")  # the str Python uses for that name (surrogateescape)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import apsw
 from conftest import TmpIndex
 
-from docql_sqlite import db as dbmod
+from docql_sqlite.store.sqlite import db as dbmod
 from docql_sqlite.text import fts_text
 
 WORDS = "alpha beta gamma delta epsilon zeta theta kappa lambda omicron sigma omega".split()

@@ -8,6 +8,7 @@ says) and from the hand-written outlines in tests/expected/toc/, never from the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -25,6 +26,7 @@ from mcp_client import (  # noqa: E402
     http_get,
     http_post,
     http_server,
+    http_server_process,
     http_session,
     stdio_session,
     text,
@@ -443,6 +445,49 @@ def test_http_without_token_and_bad_arguments(
         [str(CLI), "mcp", str(tmp_path / "none.db")], capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 2 and "no index at" in done.stderr
+
+
+def test_settings_from_the_environment(corpus_db: Path) -> None:
+    """DOCQL_MCP_TOKEN guards `--http` as `--token` does (and stdio ignores it); a bad
+    DOCQL_MCP_WORKERS stops the server at start with one line (docs/settings.md)."""
+    init = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+    ).encode()
+    plain = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    with http_server_process(corpus_db, env={"DOCQL_MCP_TOKEN": "from-env"}) as (base, _):
+        assert http_post(base + "/mcp", init, plain)[0] == 401
+        bearer = {**plain, "Authorization": "Bearer from-env"}
+        assert http_post(base + "/mcp", init, bearer)[0] == 200
+    environment = {**os.environ, "DOCQL_MCP_WORKERS": "0"}
+    done = subprocess.run(
+        [str(CLI), "mcp", str(corpus_db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "error: DOCQL_MCP_WORKERS='0' is not a whole number from 1 to 64\n"
+    # stdio with the token variable set: served, not refused as `--token` without --http is
+    done = subprocess.run(
+        [str(CLI), "mcp", str(corpus_db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "DOCQL_MCP_TOKEN": "from-env"},
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 # -- --watch: the index follows edits and deletions -------------------------------------

@@ -153,7 +153,7 @@ def snippets() -> dict[str, str]:
 def check_command(command: str, args: list[str]) -> None:
     """A command line that starts the server: docql-sqlite mcp ABS_DB [options], directly
     or through `uvx --from 'docql-sqlite[mcp]'`; its options parsed by the real command."""
-    from docql_sqlite.cli.mcp import mcp_command
+    from docql_sqlite.cli.commands.mcp import mcp_command
 
     if command == "uvx":
         assert args[:3] == ["--from", "docql-sqlite[mcp]", "docql-sqlite"], args

@@ -21,8 +21,8 @@ import apsw
 import pytest
 
 import docql_sqlite
-from docql_sqlite import db as dbmod
 from docql_sqlite.errors import DatabaseError
+from docql_sqlite.store.sqlite import db as dbmod
 
 NEW_INDEXES = {"sections_anchor", "sections_number_doc", "documents_name", "symbols_kind_name"}
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")

@@ -83,17 +83,10 @@ def test_production_parse_decodes_like_the_text_parsers() -> None:
 
 
 def test_old_two_argument_parsers_are_refused_with_the_fix() -> None:
-    formats.get_format("markdown")
-    saved = dict(formats.PARSERS), dict(formats.EXTENSIONS)
-    try:
-        with pytest.raises(IngestError, match=r"cannot be called as parse\(source\)"):
-            formats.register("old", lambda source, text: None, ("old",))
-        assert "old" not in formats.PARSERS
-    finally:
-        formats.PARSERS.clear()
-        formats.PARSERS.update(saved[0])
-        formats.EXTENSIONS.clear()
-        formats.EXTENSIONS.update(saved[1])
+    with pytest.raises(IngestError, match=r"cannot be called as parse\(source\)"):
+        formats.register("old", lambda source, text: None, ("old",))
+    assert "old" not in formats.available_formats()
+    assert formats.format_for_path("x.old") is None
 
 
 def test_koi8r_python_file_with_a_coding_cookie(tmp_path: Path) -> None:
@@ -183,7 +176,7 @@ def indexed_code(tmp_path: Path) -> dict[str, tuple[str, list[str], str]]:
                     "SELECT qualified_name FROM symbols WHERE doc_id = ? ORDER BY ord", (doc["id"],)
                 )
             ]
-            out[doc["path"]] = (doc["language"], names, document_text(index.conn, doc["id"]))
+            out[doc["path"]] = (doc["language"], names, document_text(index.store, doc["id"]))
     return out
 
 

@@ -28,10 +28,7 @@ from docql_sqlite.fts_tokens import tokens
 from docql_sqlite.text import fts_text
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
-from docql_sqlite.pg import search as pg_search  # noqa: E402
-from docql_sqlite.pg.copy import table_checksums  # noqa: E402
+from docql_sqlite.store.postgres.copy import table_checksums  # noqa: E402
 
 QUERIES = (
     "$.toc[?(@.level <= 2)]",
@@ -262,8 +259,8 @@ def _same_items(got: list[Any], expected: list[Any]) -> bool:
 def both_engines(
     pg_server: Any, corpus_db: Path, corpus_pg: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Callable[[FixtureFile], tuple[Any, Any]]]:
-    """A function: fixture file → (its index's `Index`, a read-only PostgreSQL connection
-    to a copy of that index)."""
+    """A function: fixture file → (its index's `Index`, an `Index` over the URL of a
+    PostgreSQL copy of that index)."""
     opened: dict[Path, tuple[Any, Any]] = {}
 
     def get(fx: FixtureFile) -> tuple[Any, Any]:
@@ -272,7 +269,7 @@ def both_engines(
             url = corpus_pg if fx.corpus == "datasets" else fresh_database(pg_server)
             if url != corpus_pg:
                 docql_sqlite.copy(str(path), url)
-            opened[path] = (docql_sqlite.open(path), pg.connect(url, readonly=True))
+            opened[path] = (docql_sqlite.open(path), docql_sqlite.open(url))
         return opened[path]
 
     yield get
@@ -287,13 +284,7 @@ def test_docql_fixture_on_postgres(
 ) -> None:
     index, conn = both_engines(fx)
     expected = list(index.query(case.query, path=list(case.paths), limit=case.limit))
-    got = pg_query.query(
-        conn,
-        case.query,
-        paths=tuple(case.paths),
-        limit=case.limit,
-        search_builder=pg_search.docql_builder(conn),
-    )
+    got = list(conn.query(case.query, paths=tuple(case.paths), limit=case.limit))
     assert _same_items(got, expected), (got, expected)
     assert [case.project(item) for item in got] == case.expected  # and both are right
 
@@ -310,13 +301,7 @@ def test_docql_error_cases_on_postgres(
     for fx, case in ERROR_CASES:
         _, conn = both_engines(fx)
         with pytest.raises(DocQLError) as info:
-            pg_query.query(
-                conn,
-                case.query,
-                paths=tuple(case.paths),
-                limit=case.limit,
-                search_builder=pg_search.docql_builder(conn),
-            )
+            conn.query(case.query, paths=tuple(case.paths), limit=case.limit)
         assert str(info.value) == case.error, case.id
 
 
@@ -328,20 +313,15 @@ def test_postgres_inline_sql_gives_the_rows_of_the_bound_sql(
     checked = 0
     for fx, case in PG_CASES:
         _, conn = both_engines(fx)
-        compiled = pg_query.compile(
-            case.query,
-            paths=tuple(case.paths),
-            limit=case.limit,
-            search_builder=pg_search.docql_builder(conn),
-        )
+        compiled = conn.compile(case.query, paths=tuple(case.paths), limit=case.limit)
         inlined = compiled.inline_sql()
         assert "%(p" not in inlined
-        bound = list(pg_query.execute(conn, compiled))
-        with conn.cursor() as cursor:
+        bound = list(conn.execute(compiled, timeout=None))
+        with conn.conn.cursor() as cursor:
             cursor.execute(inlined.encode())  # no parameters: sent as it is
             names = [d.name for d in cursor.description or ()]
             rows = [dict(zip(names, row)) for row in cursor.fetchall()]
-        conn.rollback()
+        conn.conn.rollback()
         assert rows == bound, case.id
         checked += bool(compiled.params)
     assert checked > 200  # most cases bind values
@@ -356,23 +336,23 @@ def test_postgres_limit_and_offset_are_those_of_index_query(
     index, conn = both_engines(PG_CASES[0][0])
     for limit, offset in [(3, 0), (3, 2), (None, 5), (1, 10_000)]:
         want = list(index.query(query, limit=limit, offset=offset))
-        assert pg_query.query(conn, query, limit=limit, offset=offset) == want
-    assert len(pg_query.query(conn, query, limit=3, offset=2)) == 3
+        assert list(conn.query(query, limit=limit, offset=offset)) == want
+    assert len(conn.query(query, limit=3, offset=2)) == 3
 
 
 def test_postgres_query_keeps_its_time_limit(corpus_pg: str) -> None:
     """A statement past its limit is a QueryTimeout (here it waits on a lock another session
     holds), and the connection answers the next query."""
-    conn = pg.connect(corpus_pg, readonly=True)
+    conn = docql_sqlite.open(corpus_pg)
     with psycopg.connect(corpus_pg) as locker:
         locker.execute("LOCK TABLE chunks IN ACCESS EXCLUSIVE MODE")
         started = time.monotonic()
         with pytest.raises(QueryTimeout, match=r"over 0.3 s"):
-            pg_query.query(conn, '$.content.grep("index")', timeout=0.3)
+            conn.query('$.content.grep("index")', timeout=0.3)
         assert time.monotonic() - started < 5
         locker.rollback()
-    assert pg_query.query(conn, '$.content.grep("index")', timeout=5)
-    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert conn.query('$.content.grep("index")', timeout=5)
+    assert conn.conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     conn.close()
 
 

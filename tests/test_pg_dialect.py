@@ -19,12 +19,10 @@ from pg_server import fresh_database, start_server
 from test_docql_oracle import FIXED_KEYWORDS, REGEXES, TITLE_KEYWORDS
 
 import docql_sqlite
+from docql_sqlite.dialect.are import python_regex_to_are
 from docql_sqlite.errors import DocQLRegexError
-from docql_sqlite.query.dialect import python_regex_to_are
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -159,7 +157,7 @@ def test_a_regex_postgres_cannot_run_is_one_clear_error(pattern: str) -> None:
 def datasets_engines(pg_server: Any, corpus_db: Path) -> Iterator[tuple[Any, Any]]:
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(corpus_db), url)
-    index, conn = docql_sqlite.open(corpus_db), pg.connect(url, readonly=True)
+    index, conn = docql_sqlite.open(corpus_db), docql_sqlite.open(url)
     yield index, conn
     conn.close()
     index.close()
@@ -168,7 +166,7 @@ def datasets_engines(pg_server: Any, corpus_db: Path) -> Iterator[tuple[Any, Any
 def _same_on_both(engines: tuple[Any, Any], query: str, paths: tuple[str, ...] = ()) -> list:
     index, conn = engines
     want = list(index.query(query, path=list(paths)))
-    got = pg_query.query(conn, query, paths=paths)
+    got = list(conn.query(query, path=list(paths)))
     # As JSON too: the same values of the same types (a score 3 is not 3.0).
     assert got == want and json.dumps(got) == json.dumps(want), query
     return want
@@ -263,7 +261,7 @@ def frontmatter_engines(
     database = build_inline_corpus(fx, tmp_path_factory.mktemp("frontmatter_types"))
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(database), url)
-    index, conn = docql_sqlite.open(database), pg.connect(url, readonly=True)
+    index, conn = docql_sqlite.open(database), docql_sqlite.open(url)
     yield index, conn
     conn.close()
     index.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,11 @@ from test_search_documents_oracle import questions
 
 import docql_sqlite
 from docql_sqlite import SearchOptions
-from docql_sqlite.query.sqlparams import Params
-from docql_sqlite.search import documents, engine, ranking, sqlbuild, stats
+from docql_sqlite.search import documents, ranking, stats
 from docql_sqlite.search import terms as search_terms
+from docql_sqlite.sqlparams import Params
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import search as pg_search  # noqa: E402
 
 SCOPES = [(), ("datasets/en/*",), ("datasets/zh/*", "datasets/code/*")]
 ALL_BODY_COUNTS = (
@@ -48,12 +47,12 @@ def pg_server() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def engines(pg_server: Any, corpus_db: Path) -> Iterator[tuple[Any, Any]]:
-    """(the datasets/ Index, a read-only connection to its PostgreSQL copy)."""
+    """(the datasets/ Index, an Index over its PostgreSQL copy's URL)."""
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(corpus_db), url)
-    index, conn = docql_sqlite.open(corpus_db), pg.connect(url, readonly=True)
+    index, conn = docql_sqlite.open(corpus_db), docql_sqlite.open(url)
     # The oracle's own fts5vocab table (not the one the engine creates and reads).
-    engine.of(index).conn.execute(
+    index.store.conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oracle_instances "
         "USING fts5vocab(main, chunks_fts, instance)"
     )
@@ -67,7 +66,7 @@ def fts5_counts(
 ) -> list[tuple[int, int]]:
     """fts5vocab's (chunk, body occurrences) of `token`, in scope and without `negated`
     (an FTS5 query), in chunk order: the reference."""
-    params = Params()
+    params = Params(index.dialect)
     if prefix:
         high = params.add(token + "\uffff")
         cond = f"v.term >= {params.add(token)} AND v.term < {high}"
@@ -93,14 +92,14 @@ def fts5_counts(
 def pg_counts(
     eng: Any, token: str, prefix: bool, paths: tuple[str, ...], negated: str | None
 ) -> list[tuple[int, int]]:
-    """`PgEngine.body_counts` with the conditions built as documents.py builds them."""
+    """`PostgresStore.body_counts` with the conditions built as documents.py builds them."""
     params = Params(eng.dialect)
     within = without = None
     if paths:
         scope = ranking.scope_sql(paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+        without = eng.dialect.ids_matching(params.add(negated))
     return [tuple(r) for r in eng.body_counts(token, prefix, params, within, without)]
 
 
@@ -118,7 +117,7 @@ def test_every_body_count_of_the_index_is_fts5s(engines: Any) -> None:
     # its tsvector are FTS5's body-column instances of that term in that chunk.
     index, conn = engines
     want = {(r["term"], r["doc"]): r["n"] for r in index.rows(ALL_BODY_COUNTS)}
-    with pg_search.PgEngine(conn) as eng:
+    with nullcontext(conn.store) as eng:
         rows = eng.rows(
             "SELECT u.lexeme AS term, f.rowid AS doc, "
             "cardinality(array_positions(u.weights, 'B')) AS n "
@@ -138,11 +137,11 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
     prefixes = sorted({w[:n] for w in words for n in (1, 3, 5) if len(w) > n})
     # A frequent word as negation (FTS5's syntax on the file, the tsquery on PostgreSQL).
     negated_terms = search_terms.parse("-the -segment")
-    on_file = sqlbuild.spelling(index.dialect).any_of(negated_terms)
+    on_file = index.dialect.any_of(negated_terms)
     checked = nonempty = 0
-    with pg_search.PgEngine(conn) as eng:
-        on_pg = sqlbuild.spelling(eng.dialect).any_of(negated_terms)
-        sqlite_eng = engine.of(index)
+    with nullcontext(conn.store) as eng:
+        on_pg = eng.dialect.any_of(negated_terms)
+        sqlite_eng = index.store
         for i, (token, prefix) in enumerate(
             [(w, False) for w in words] + [(p, True) for p in prefixes]
         ):
@@ -152,7 +151,7 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
                 got = pg_counts(eng, token, prefix, paths, on_pg if negate else None)
                 assert got == want, (token, prefix, paths, negate)
                 # The file engine's own statement reads the same rows.
-                params = Params()
+                params = Params(index.dialect)
                 within = without = None
                 if paths:
                     scope = ranking.scope_sql(paths, params)
@@ -161,7 +160,7 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
                         f"WHERE {scope}"
                     )
                 if negate:
-                    without = sqlbuild.spelling(index.dialect).ids_matching(params.add(on_file))
+                    without = index.dialect.ids_matching(params.add(on_file))
                 mine = sqlite_eng.body_counts(token, prefix, params, within, without)
                 assert sorted(mine) == want, (token, prefix, paths, negate)
                 checked += 1
@@ -183,15 +182,19 @@ def test_scores_and_best_passages_are_the_files(engines: Any) -> None:
         ("configuring replication upgrades installing", ()),
     ]
     ranked_some = 0
-    with pg_search.PgEngine(conn) as eng:
+    with nullcontext(conn.store) as eng:
         for text, scope in cases:
             terms = search_terms.parse(text)
             if not search_terms.positives(terms):
                 continue
-            terms, _ = stats.reduce_terms(index, terms)
+            terms, _ = stats.reduce_terms(index.store, terms)
             tokens = documents.query_tokens(terms)
             want = documents.score(
-                index, tokens, scope, documents.negation(index, terms), depth=documents.DEPTH
+                index.store,
+                tokens,
+                scope,
+                documents.negation(index.store, terms),
+                depth=documents.DEPTH,
             )
             got = documents.score(
                 eng, tokens, scope, documents.negation(eng, terms), depth=documents.DEPTH
@@ -200,7 +203,9 @@ def test_scores_and_best_passages_are_the_files(engines: Any) -> None:
                 (r.doc_id, r.score, r.chunk) for r in want
             ], (text, scope)
             # What the fusion sees: the same rows, the same order.
-            assert documents.channel(eng, terms, scope) == documents.channel(index, terms, scope)
+            assert documents.channel(eng, terms, scope) == documents.channel(
+                index.store, terms, scope
+            )
             ranked_some += bool(want)
     assert ranked_some > 60
 
@@ -209,14 +214,14 @@ def test_common_words_are_pruned_alike(engines: Any) -> None:
     # datasets/ is over MIN_CHUNKS: a word in more than MAX_SHARE of the chunks is not
     # looked up on either engine (its document frequency counted in its own syntax).
     index, conn = engines
-    assert stats.chunk_count(index) > documents.MIN_CHUNKS
+    assert stats.chunk_count(index.store) > documents.MIN_CHUNKS
     vocab = vocabulary(index)
     common = 0
-    with pg_search.PgEngine(conn) as eng:
+    with nullcontext(conn.store) as eng:
         for term, _ in vocab[:60] + vocab[-20:]:
             token = documents.Token(term, 1.0)
-            assert documents._common(eng, token) == documents._common(index, token), term
-            common += documents._common(index, token)
+            assert documents._common(eng, token) == documents._common(index.store, token), term
+            common += documents._common(index.store, token)
     assert 0 < common < 80
 
 
@@ -224,7 +229,7 @@ def test_smart_search_runs_the_channel_on_postgres(engines: Any) -> None:
     index, conn = engines
     text = "how do rolling upgrades work in lumen"
     opts = SearchOptions(mode="smart", limit=10, explain=True)
-    sqlite, postgres = index.search(text, opts), pg_search.search(conn, text, opts)
+    sqlite, postgres = index.search(text, opts), conn.search(text, opts)
     assert postgres and [h["location"] for h in postgres] == [h["location"] for h in sqlite]
     plans = [h["explain"]["plan"] for h in (sqlite[0], postgres[0])]
     assert plans[1]["documents"] == plans[0]["documents"]

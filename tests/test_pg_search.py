@@ -1,7 +1,7 @@
 """Search on PostgreSQL gives the file's results: every mode, a table of queries, datasets/.
 
 The index of datasets/ (vectors from the hashing embedder) is copied to a real
-PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.pg.search.search` must return what
+PostgreSQL 16 + pgvector (pgserver); `docql_sqlite.store.postgres.search.search` must return what
 `Index.search` returns on the file, within the tolerance of docs/scale-out.md:
 
 - bm25: the same hit dicts (same passages, same order, same scores to 6 decimals) —
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,6 @@ from docql_sqlite import ContextOptions, SearchOptions
 from docql_sqlite.errors import EmbeddingError, SearchError
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
-from docql_sqlite.pg import connect as pg  # noqa: E402 - after the skip
-from docql_sqlite.pg import query as pg_query  # noqa: E402
-from docql_sqlite.pg import search as pg_search  # noqa: E402
 from docql_sqlite.search import stats  # noqa: E402
 from docql_sqlite.search import terms as search_terms  # noqa: E402
 
@@ -85,9 +83,9 @@ def vector_copy(
 
 @pytest.fixture(scope="module")
 def engines(vector_copy: tuple[Path, str]) -> Iterator[tuple[Any, Any]]:
-    """(the file's Index, a read-only connection to its PostgreSQL copy), vectors included."""
+    """(the file's Index, an Index over its PostgreSQL copy's URL), vectors included."""
     db, url = vector_copy
-    index, conn = docql_sqlite.open(db), pg.connect(url, readonly=True)
+    index, conn = docql_sqlite.open(db), docql_sqlite.open(url)
     assert index.has_vectors
     yield index, conn
     conn.close()
@@ -97,7 +95,7 @@ def engines(vector_copy: tuple[Path, str]) -> Iterator[tuple[Any, Any]]:
 def _both(engines: tuple[Any, Any], text: str, **options: Any) -> tuple[list[Any], list[Any]]:
     index, conn = engines
     opts = SearchOptions(**options)
-    return index.search(text, opts), pg_search.search(conn, text, opts)
+    return index.search(text, opts), conn.search(text, opts)
 
 
 def _swaps_beyond_ties(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> list[Any]:
@@ -194,26 +192,26 @@ def test_bm25_scores_are_fts5s_own(engines: Any) -> None:
 
 def test_term_statistics_work_on_postgres(engines: Any) -> None:
     index, conn = engines
-    with pg_search.PgEngine(conn) as engine:
-        assert stats.chunk_count(engine) == stats.chunk_count(index)
+    with nullcontext(conn.store) as engine:
+        assert stats.chunk_count(engine) == stats.chunk_count(index.store)
         for word in ("segment", "架构", "DEC-0054", "config*", "zzzqqq"):
             term = search_terms.parse(word)[0]
-            assert stats.term_count(engine, term) == stats.term_count(index, term), word
-        assert stats.stale_vectors(engine) == stats.stale_vectors(index) == 0
-        assert stats.TermStats(engine).corpus()[0] == stats.chunk_count(index)
+            assert stats.term_count(engine, term) == stats.term_count(index.store, term), word
+        assert stats.stale_vectors(engine) == stats.stale_vectors(index.store) == 0
+        assert stats.TermStats(engine).corpus()[0] == stats.chunk_count(index.store)
 
 
 def test_context_pack_is_the_same(engines: Any) -> None:
     index, conn = engines
     for question in ("how does compaction work?", "如何配置复制", "zzzqqq"):
         opts = ContextOptions(budget=4000)
-        assert pg_search.context(conn, question, opts) == index.context(question, opts)
+        assert conn.context(question, opts) == index.context(question, opts)
 
 
 def test_search_leaves_the_connection_idle(engines: Any) -> None:
     _, conn = engines
-    pg_search.search(conn, "segment", SearchOptions(mode="hybrid"))
-    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    conn.search("segment", SearchOptions(mode="hybrid"))
+    assert conn.conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
 def test_errors_are_the_same(engines: Any) -> None:
@@ -222,7 +220,7 @@ def test_errors_are_the_same(engines: Any) -> None:
         with pytest.raises(SearchError) as on_file:
             index.search(text, mode="bm25")
         with pytest.raises(SearchError) as on_pg:
-            pg_search.search(conn, text, SearchOptions(mode="bm25"))
+            conn.search(text, SearchOptions(mode="bm25"))
         assert str(on_pg.value) == str(on_file.value)
 
 
@@ -230,41 +228,41 @@ def test_an_index_without_vectors(pg_server: Any, corpus_db: Path) -> None:
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(corpus_db), url)
     index = docql_sqlite.open(corpus_db)
-    with pg.connect(url, readonly=True) as conn:
+    with docql_sqlite.open(url) as conn:
         for mode in ("hybrid", "smart"):  # hybrid runs as bm25; smart without its vector list
             opts = SearchOptions(mode=mode, limit=10)
-            assert pg_search.search(conn, "segment compaction", opts) == index.search(
+            assert conn.search("segment compaction", opts) == index.search(
                 "segment compaction", opts
             )
         with pytest.raises(EmbeddingError, match="has no embeddings"):
-            pg_search.search(conn, "segment", SearchOptions(mode="vector"))
-        before = pg_search.search(conn, "compaction", SearchOptions(mode="bm25"))
+            conn.search("segment", SearchOptions(mode="vector"))
+        before = conn.search("compaction", SearchOptions(mode="bm25"))
         # A write moves the version stamp: cached statistics are not reused after it.
         with psycopg.connect(url) as writer:
             writer.execute("DELETE FROM chunks_fts WHERE tsv @@ 'compaction'::tsquery")
         term = search_terms.parse("compaction")[0]
-        with pg_search.PgEngine(conn) as engine:
+        with nullcontext(conn.store) as engine:
             assert stats.term_count(engine, term) == 0
-        assert before and pg_search.search(conn, "compaction", SearchOptions(mode="bm25")) == []
+        assert before and conn.search("compaction", SearchOptions(mode="bm25")) == []
 
 
 def test_docql_search_sql_runs_on_postgres(engines: Any) -> None:
     # `$.content.search(q)`'s statement (search/docql.py → sqlbuild), spelled for PostgreSQL:
     # the rows and the SQL-built snippets are the file's.
-    from docql_sqlite import db
-    from docql_sqlite.query.dialect import POSTGRES
-    from docql_sqlite.query.sqlparams import Params, bind
+    from docql_sqlite.dialect.postgres import POSTGRES
     from docql_sqlite.search.docql import search_source
+    from docql_sqlite.sqlparams import Params, bind
+    from docql_sqlite.store.sqlite import db
 
     index, conn = engines
     order = " ORDER BY _score DESC, {} , _pos LIMIT 10"
     for q in ("segment compaction", "架构", "compaction xylophone"):
-        with pg_search.PgEngine(conn) as engine:
+        with nullcontext(conn.store) as engine:
             params = Params(POSTGRES)
             source = search_source(engine, "search", q, POSTGRES.TRUE, params, NO_CALL)
             got = engine.rows(source.sql + order.format('_path COLLATE "C"'), params.values)
-        params = Params()
-        source = search_source(index, "search", q, "1", params, NO_CALL)
+        params = Params(index.dialect)
+        source = search_source(index.store, "search", q, "1", params, NO_CALL)
         sql = source.sql + order.format("_path")
         expected = list(db.rows(index.conn, sql, bind(params.values)))
         assert [(r["location"], r["snippet"]) for r in got] == [
@@ -286,13 +284,13 @@ def test_common_terms_left_out_of_the_or_fallback(pg_server: Any, tmp_index: Any
     url = fresh_database(pg_server)
     docql_sqlite.copy(str(tmp_index.db), url)
     index = docql_sqlite.open(tmp_index.db)
-    assert stats.chunk_count(index) > stats.MIN_CHUNKS
+    assert stats.chunk_count(index.store) > stats.MIN_CHUNKS
     alpha, zephyr = search_terms.parse("alpha zephyr")
-    assert stats.common_terms(index, [alpha, zephyr]) == frozenset({alpha.fts})
-    with pg.connect(url, readonly=True) as conn:
+    assert stats.common_terms(index.store, [alpha, zephyr]) == frozenset({alpha.fts})
+    with docql_sqlite.open(url) as conn:
         for text in ("alpha zephyr", "zephyr beta3 alpha", "alpha beta2"):
             opts = SearchOptions(mode="bm25", limit=10, explain=True)
-            expected, got = index.search(text, opts), pg_search.search(conn, text, opts)
+            expected, got = index.search(text, opts), conn.search(text, opts)
             assert [h["location"] for h in got] == [h["location"] for h in expected], text
             assert [h["score"] for h in got] == [h["score"] for h in expected], text
             assert expected, text
@@ -379,13 +377,12 @@ def test_docql_similar_to_a_chunk_and_the_other_entries(
     with pytest.raises(docql_sqlite.DocQLError) as on_file:
         list(file_index.query("$.content.similar(99999999)"))
     assert str(on_pg.value) == str(on_file.value)
-    # pg.query.query with the builder that asks the database whether vectors exist, and a
-    # filter and a field after the search: the rows of Index over the URL.
+    # A second Index over the URL (its own connection and compile cache), and a filter and
+    # a field after the search: the rows of the first.
     query = '$.content.search("segment compaction")[?(@.section ~= "compaction")].location'
-    builder = pg_search.docql_builder(conn)
-    assert pg_query.query(conn, query, search_builder=builder) == list(pg_index.query(query))
+    assert list(conn.query(query)) == list(pg_index.query(query))
     assert list(pg_index.query(query)) == list(file_index.query(query)) != []
-    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+    assert conn.conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
     # Compiled over the URL: PostgreSQL's statement (pgvector, the tsquery), inlinable.
     compiled = pg_index.compile(_docql("search", "segment"))
     assert "<=>" in compiled.sql and "tsquery" in compiled.sql

@@ -155,3 +155,62 @@ def test_options_still_check_themselves() -> None:
     assert with_overrides(None, QueryOptions, {"limit": 2}).limit == 2
     with pytest.raises(OptionError, match="unknown option nope"):
         with_overrides(None, QueryOptions, {"nope": 1})
+
+
+# -- keyword-only and uncompared fields, inherited frozenness (what query/nodes.py uses) --
+class Spot(records.Record, frozen=True):
+    at: int = records.field(default=0, compare=False, kw_only=True)
+
+
+class Word(Spot, frozen=True):
+    text: str
+    spelling: str = records.field(default="", compare=False, kw_only=True)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SpotDC:
+    at: int = dataclasses.field(default=0, compare=False, kw_only=True)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class WordDC(SpotDC):
+    text: str
+    spelling: str = dataclasses.field(default="", compare=False, kw_only=True)
+
+
+WORD_CALLS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    (("a",), {}),
+    (("a",), {"at": 3}),
+    ((), {"text": "b", "spelling": "B", "at": 1}),
+]
+
+
+@pytest.mark.parametrize(("args", "kwargs"), WORD_CALLS)
+def test_keyword_only_and_uncompared_fields_as_a_dataclass(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    record, oracle = Word(*args, **kwargs), WordDC(*args, **kwargs)
+    assert [f.name for f in records.fields(record)] == [f.name for f in dataclasses.fields(oracle)]
+    assert {f.name: getattr(record, f.name) for f in records.fields(record)} == (
+        dataclasses.asdict(oracle)
+    )
+    assert Word.__match_args__ == WordDC.__match_args__ == ("text",)
+    moved = Word(*args, **{**kwargs, "at": 99, "spelling": "other"})
+    assert (moved == record, hash(moved) == hash(record)) == (True, True)
+    assert WordDC(*args, **{**kwargs, "at": 99, "spelling": "other"}) == oracle
+    assert Word("z") != record
+
+
+@pytest.mark.parametrize(("args", "kwargs"), [(("a", 1), {}), ((), {}), (("a",), {"nope": 1})])
+def test_keyword_only_errors_as_a_dataclass(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    with pytest.raises(TypeError):
+        WordDC(*args, **kwargs)
+    with pytest.raises(TypeError):
+        Word(*args, **kwargs)
+
+
+def test_a_subclass_of_a_frozen_record_is_frozen() -> None:
+    word = Word("a")
+    with pytest.raises(AttributeError, match="frozen"):
+        word.text = "b"  # type: ignore[misc]
+    assert hash(word) == hash(Word("a", at=5))

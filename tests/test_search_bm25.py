@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import docql_sqlite
+from docql_sqlite.dialect import SQLITE
 from docql_sqlite.errors import SearchError
 from docql_sqlite.search import terms as T
 from docql_sqlite.text import CJK_RUN
@@ -54,11 +55,13 @@ def test_term_to_fts(text: str, expected: str) -> None:
 
 def test_match_expressions() -> None:
     terms = T.parse('performance "core web vitals" -battery')
-    assert T.match_and(terms) == (
+    assert SQLITE.match_and(terms) == (
         '(("performance" AND "core web vitals") NOT ("battery")) '
         'AND body : ("performance" OR "core web vitals")'
     )
-    assert T.match_or(terms).startswith('(("performance" OR "core web vitals") NOT ("battery"))')
+    assert SQLITE.match_or(terms).startswith(
+        '(("performance" OR "core web vitals") NOT ("battery"))'
+    )
     assert [t.text for t in T.parse("how do I index the files")] == ["index", "files"]
     assert [t.text for t in T.parse("the")] == ["the"]  # only stopwords: keep them
     assert T.parse("&& - ||") == []

@@ -87,7 +87,7 @@ def oracle(idx, words: list[str], paths: tuple[str, ...] = ()) -> list[tuple[str
 )
 def test_document_scores_equal_the_oracle(doc_index, monkeypatch, query, words) -> None:
     monkeypatch.setattr(documents, "PREFIX_WEIGHT", 0.0)  # exact words only, as the oracle
-    rows, notes = documents.channel(doc_index, search_terms.parse(query), ())
+    rows, notes = documents.channel(doc_index.store, search_terms.parse(query), ())
     got = [(r["path"], r["_doc_score"]) for r in rows]
     want = oracle(doc_index, words)
     assert [p for p, _ in got] == [p for p, _ in want]
@@ -96,7 +96,7 @@ def test_document_scores_equal_the_oracle(doc_index, monkeypatch, query, words) 
 
 
 def test_a_document_is_represented_by_its_best_passage(doc_index) -> None:
-    rows, _ = documents.channel(doc_index, search_terms.parse("kernel upgrade"), ())
+    rows, _ = documents.channel(doc_index.store, search_terms.parse("kernel upgrade"), ())
     long = next(r for r in rows if r["path"] == "docs/long.md")
     assert long["section"] == "Kernel"  # the passage holding the words, not the first one
 
@@ -110,7 +110,7 @@ def test_a_document_is_represented_by_its_best_passage(doc_index) -> None:
     ],
 )
 def test_scope_and_negation(doc_index, query, paths, expected) -> None:
-    rows, _ = documents.channel(doc_index, search_terms.parse(query), paths)
+    rows, _ = documents.channel(doc_index.store, search_terms.parse(query), paths)
     assert sorted(r["path"] for r in rows) == expected
 
 
@@ -118,7 +118,7 @@ def test_short_answer_over_long_document(doc_index) -> None:
     """Whole-document BM25 ranks the short answer that holds every word (one per passage)
     above the long document whose single passage repeats two of them."""
     query = "upgrade the kernel and the bootloader"
-    rows, _ = documents.channel(doc_index, search_terms.parse(query), ())
+    rows, _ = documents.channel(doc_index.store, search_terms.parse(query), ())
     ranked = [r["path"] for r in rows]
     assert ranked[0] == "docs/answer.md" and "docs/long.md" in ranked[1:]
     hits = doc_index.search(query, group="file", explain=True)
@@ -132,7 +132,7 @@ def test_short_answer_over_long_document(doc_index) -> None:
 
 def test_stem_prefix_finds_inflections(doc_index) -> None:
     # "upgrades" is nowhere; its stem prefix upgrad* finds "upgrade" (at half weight).
-    rows, _ = documents.channel(doc_index, search_terms.parse("upgrades"), ())
+    rows, _ = documents.channel(doc_index.store, search_terms.parse("upgrades"), ())
     assert {r["path"] for r in rows} == {"docs/answer.md", "docs/long.md"}
 
 
@@ -164,7 +164,7 @@ def test_read_only_index_file(tmp_index) -> None:
     ],
 )
 def test_cjk_questions_skip_the_channel(doc_index, query, rows, note) -> None:
-    found, notes = documents.channel(doc_index, search_terms.parse(query), ())
+    found, notes = documents.channel(doc_index.store, search_terms.parse(query), ())
     assert len(found) == rows and notes == [note]
 
 
@@ -178,7 +178,7 @@ def test_code_files_are_left_to_the_code_channels(tmp_index) -> None:
     )
     tmp_index.index()
     with docql_sqlite.open(tmp_index.db) as idx:
-        rows, notes = documents.channel(idx, search_terms.parse("kernel upgrade"), ())
+        rows, notes = documents.channel(idx.store, search_terms.parse("kernel upgrade"), ())
     assert [r["path"] for r in rows] == ["docs/notes.md"]
     assert notes == ["BM25 over whole documents: 1 matched"]
 
@@ -190,6 +190,6 @@ def test_look_ups_skip_the_channel(doc_index) -> None:
         ("kernel upgrade", True),
         ("bootloader kernel upgrade", False),
     ):
-        rows, notes = documents.channel(doc_index, search_terms.parse(text), ())
+        rows, notes = documents.channel(doc_index.store, search_terms.parse(text), ())
         assert any("look-up" in n for n in notes) == skipped, (text, notes)
         assert bool(rows) != skipped, (text, rows)

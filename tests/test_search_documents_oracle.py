@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 import docql_sqlite
-from docql_sqlite.search import documents, engine, ranking, stats
+from docql_sqlite.search import documents, ranking, stats
 from docql_sqlite.search import terms as search_terms
+from docql_sqlite.store.sqlite import engine as sqlite_store
 from docql_sqlite.text import has_cjk
 
 MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (
@@ -29,11 +30,11 @@ MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (
 
 
 def reference_occurrences(index: Any, token: documents.Token, paths, negated):
-    from docql_sqlite.query.sqlparams import Params
+    from docql_sqlite.sqlparams import Params
 
-    params = Params()
+    params = Params(index.dialect)
     if token.prefix:
-        low, high = params.add(token.text), params.add(token.text + documents.PREFIX_END)
+        low, high = params.add(token.text), params.add(token.text + sqlite_store.PREFIX_END)
         cond = f"v.term >= {low} AND v.term < {high}"
     else:
         cond = f"v.term = {params.add(token.text)}"
@@ -49,7 +50,7 @@ def reference_occurrences(index: Any, token: documents.Token, paths, negated):
             f"{params.add(negated)})"
         )
     sql = (
-        f"SELECT v.doc AS chunk, count(*) AS n FROM {documents.VOCAB} v WHERE {cond} "
+        f"SELECT v.doc AS chunk, count(*) AS n FROM {sqlite_store.VOCAB} v WHERE {cond} "
         "AND v.col = 'body' GROUP BY v.doc"
     )
     return [(r["chunk"], r["n"]) for r in index.rows(sql, params.values)]
@@ -106,7 +107,7 @@ def reference_score(index: Any, tokens, paths, negated) -> list[tuple[int, float
 
 def index_words(idx: Any, rng: random.Random, n: int) -> list[str]:
     """Words of the index's own vocabulary, frequent and rare alike."""
-    engine.of(idx).conn.execute(
+    idx.store.conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.oracle_rows USING fts5vocab(main, chunks_fts, row)"
     )
     vocab = [r["term"] for r in idx.rows("SELECT term FROM temp.oracle_rows ORDER BY cnt DESC")]
@@ -131,8 +132,8 @@ def questions(idx: Any, rng: random.Random, count: int) -> list[tuple[str, tuple
 
 def compare(idx: Any, cases: list[tuple[str, tuple[str, ...]]]) -> int:
     """Both implementations on every case; returns how many cases ranked something."""
-    eng = engine.of(idx)
-    documents.ensure_vocab(eng.conn)
+    eng = idx.store
+    sqlite_store.ensure_vocab(eng.conn)
     ranked_some = 0
     for text, scope in cases:
         terms = search_terms.parse(text)
@@ -168,13 +169,13 @@ def test_channel_rows_equal_the_reference_order(corpus_db) -> None:
     """What the fusion sees: the channel's rows (best passage per document, in order)."""
     rng = random.Random(7)
     with docql_sqlite.open(corpus_db) as idx:
-        eng = engine.of(idx)
+        eng = idx.store
         checked = 0
         for text, scope in questions(idx, rng, 60):
             terms = search_terms.parse(text)
             if not search_terms.positives(terms):
                 continue
-            rows, _ = documents.channel(idx, terms, scope)
+            rows, _ = documents.channel(idx.store, terms, scope)
             tokens = documents.query_tokens(terms)
             cjk = any(has_cjk(t.text) for t in search_terms.positives(terms))
             if cjk or sum(1 for t in tokens if not t.prefix) < documents.MIN_QUESTION_WORDS:
@@ -194,18 +195,31 @@ def test_a_write_is_seen_not_the_cached_postings(tmp_index) -> None:
     tmp_index.write_many({"a.md": "# A\n\nkernel bootloader grub upgrade\n"})
     tmp_index.index()
     tokens = [documents.Token("kernel", 1.0), documents.Token("grub", 1.0)]
-    with docql_sqlite.open(tmp_index.db) as idx:
-        documents.ensure_vocab(idx.conn)
-        before = documents.score(idx, tokens, (), None)
-    tmp_index.write_many({"b.md": "# B\n\nkernel kernel grub and the rest of it\n"})
-    tmp_index.index()
-    with docql_sqlite.open(tmp_index.db) as idx:
-        documents.ensure_vocab(idx.conn)
-        after = documents.score(idx, tokens, (), None)
+    with docql_sqlite.open(tmp_index.db) as idx:  # one open index: one cache, kept
+        sqlite_store.ensure_vocab(idx.conn)
+        before = documents.score(idx.store, tokens, (), None)
+        tmp_index.write_many({"b.md": "# B\n\nkernel kernel grub and the rest of it\n"})
+        tmp_index.index()
+        after = documents.score(idx.store, tokens, (), None)
         assert len(before) == 1 and len(after) == 2
         assert [(r.doc_id, r.score, r.chunk) for r in after] == reference_score(
-            engine.of(idx), tokens, (), None
+            idx.store, tokens, (), None
         )
+
+
+def test_caches_belong_to_the_open_index(tmp_index) -> None:
+    """The term statistics and postings are the open index's (`Store.stats_cache`): two
+    opens of one file keep their own."""
+    tmp_index.write_many({"a.md": "# A\n\nkernel bootloader grub upgrade\n"})
+    tmp_index.index()
+    tokens = [documents.Token("kernel", 1.0)]
+    with docql_sqlite.open(tmp_index.db) as one, docql_sqlite.open(tmp_index.db) as two:
+        documents.score(one.store, tokens, (), None)
+        cache = one.store.stats_cache
+        assert cache is not None and len(cache) > 0 and len(documents.postings(one.store)._entries)
+        assert two.store.stats_cache is None  # nothing read through the other yet
+        documents.score(two.store, tokens, (), None)
+        assert two.store.stats_cache is not cache
 
 
 def test_postings_cache_is_bounded_by_rows() -> None:

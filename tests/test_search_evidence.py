@@ -11,8 +11,9 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.passage_text import link_only
-from docql_sqlite.search import evidence, fusion, smart
+from docql_sqlite.search import evidence, fusion
 from docql_sqlite.search import terms as search_terms
+from docql_sqlite.search.query_names import query_names
 
 
 # -- fusion: an all-terms passage absent from the vector list ---------------------------------
@@ -55,9 +56,9 @@ def _order(with_exact: bool) -> list[int]:
         exact = evidence.exact_list(bm25, level, n_and=1)
         assert [r["_chunk"] for r in exact.rows] == [1]
         lists.append(exact)
-    names = smart._names(terms)
+    names = query_names(terms)
     fused = fusion.rrf(lists)
-    scored = sorted(fused, key=lambda f: -smart.composite(f, names))
+    scored = sorted(fused, key=lambda f: -fusion.composite(f, names))
     return [f.row["_chunk"] for f in scored]
 
 

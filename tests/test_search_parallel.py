@@ -19,7 +19,8 @@ from docql_sqlite import IngestOptions, deadline
 from docql_sqlite.errors import QueryTimeout, SearchError
 from docql_sqlite.index import embed
 from docql_sqlite.index import index as index_paths
-from docql_sqlite.search import engine, parallel
+from docql_sqlite.search import parallel
+from docql_sqlite.store.sqlite import engine as sqlite_store
 
 REPO = Path(__file__).resolve().parents[1]
 FIXED = [
@@ -86,7 +87,7 @@ def test_the_worker_reads_through_its_own_connection(embedded: Path) -> None:
     with docql_sqlite.Index(embedded, parallel_search=True) as idx:
         sidecar = idx.search_sidecar
         assert sidecar is not None
-        mine = engine.of(idx)
+        mine = idx.store
         assert parallel.of(mine) is sidecar
         theirs = sidecar.submit(mine, lambda other: other.conn).result()
         assert theirs is not idx.conn
@@ -94,7 +95,7 @@ def test_the_worker_reads_through_its_own_connection(embedded: Path) -> None:
         count = "SELECT count(*) FROM chunks"
         assert sidecar.submit(mine, lambda e: e.scalar(count)).result() == mine.scalar(count)
     with docql_sqlite.Index(embedded) as idx:
-        assert parallel.of(engine.of(idx)) is None
+        assert parallel.of(idx.store) is None
 
 
 def test_the_callers_time_limit_holds_on_the_worker(embedded: Path) -> None:
@@ -105,7 +106,7 @@ def test_the_callers_time_limit_holds_on_the_worker(embedded: Path) -> None:
     with docql_sqlite.Index(embedded, parallel_search=True) as idx:
         sidecar = idx.search_sidecar
         assert sidecar is not None
-        mine = engine.of(idx)
+        mine = idx.store
         assert sidecar.submit(mine, lambda e: deadline.remaining()).result() is None
         with deadline.limit(30.0):
             left = sidecar.submit(mine, lambda e: deadline.remaining()).result()
@@ -120,7 +121,7 @@ def test_an_error_on_the_worker_reaches_the_caller(embedded: Path) -> None:
     with docql_sqlite.Index(embedded, parallel_search=True) as idx:
         sidecar = idx.search_sidecar
         assert sidecar is not None
-        failing = sidecar.submit(engine.of(idx), lambda e: e.rows("SELECT * FROM no_such_table"))
+        failing = sidecar.submit(idx.store, lambda e: e.rows("SELECT * FROM no_such_table"))
         with pytest.raises(SearchError, match="no_such_table"):
             failing.result()
         # The worker is still there for the next search.
@@ -131,7 +132,7 @@ def test_closing_the_index_stops_the_worker(embedded: Path) -> None:
     idx = docql_sqlite.Index(embedded, parallel_search=True)
     sidecar = idx.search_sidecar
     assert sidecar is not None
-    mine = engine.of(idx)
+    mine = idx.store
     assert sidecar.submit(mine, lambda e: 1).result() == 1
     idx.close()
     with pytest.raises(RuntimeError, match="closed"):
@@ -181,14 +182,14 @@ def test_a_commit_after_the_callers_snapshot_keeps_the_lists_on_it(tmp_path: Pat
     with docql_sqlite.Index(copy, parallel_search=True) as idx:
         sidecar = idx.search_sidecar
         assert sidecar is not None
-        mine = engine.of(idx)
+        mine = idx.store
         with idx.snapshot():
             before = idx.search(question)
             assert before
             assert sidecar.submit(mine, lambda e: e.conn).result() is not idx.conn  # WAL empty
             writer = _commit_elsewhere(copy, "DELETE FROM chunks")
             try:
-                assert not parallel.wal_empty(str(copy))
+                assert not sqlite_store.wal_empty(str(copy))
                 assert sidecar.submit(mine, lambda e: e.conn).result() is idx.conn
                 assert idx.search(question) == before  # the snapshot's answer, whole
             finally:
@@ -201,11 +202,11 @@ def test_a_commit_between_the_two_snapshots_is_caught(monkeypatch, tmp_path: Pat
     copy = tmp_path / "c.db"
     copy.write_bytes(_fresh_copy_bytes())
     seen: list[bool] = [True, False]  # the caller's look, then the worker's
-    monkeypatch.setattr(parallel, "wal_empty", lambda path: seen.pop(0) if seen else True)
+    monkeypatch.setattr(sqlite_store, "wal_empty", lambda path: seen.pop(0) if seen else True)
     with docql_sqlite.Index(copy, parallel_search=True) as idx:
         sidecar = idx.search_sidecar
         assert sidecar is not None
-        mine = engine.of(idx)
+        mine = idx.store
         with idx.snapshot():
             assert sidecar.submit(mine, lambda e: e.conn).result() is idx.conn
         assert seen == []

@@ -17,6 +17,7 @@ from docql_sqlite import embed
 from docql_sqlite.embedders import decode, get_model, register, reload_plugins
 from docql_sqlite.embedders.base import PROBE_TEXTS
 from docql_sqlite.embedders.hashing import HashEmbedder
+from docql_sqlite.embedders.registry import forget_loaded_models
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.search import fusion, vectors
@@ -68,10 +69,10 @@ def counting_model():
     reload_plugins()
     register("counting", lambda arg, **_: Counting())
     Counting.texts = []
-    vectors._models.clear()
+    forget_loaded_models()
     yield Counting
     reload_plugins()
-    vectors._models.clear()
+    forget_loaded_models()
 
 
 # -- storage ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 They are conveniences for clients that host Python (apsw, Datasette, sqlite-utils); the
 SQL that DocQL compiles to never calls them. Each is checked through SQL on a connection
-from `docql_sqlite.db.connect` / `Index`, the way users call them.
+from `docql_sqlite.store.sqlite.db.connect` / `Index`, the way users call them.
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite import db, tvf
+from docql_sqlite import tvf
 from docql_sqlite.errors import DocQLError, DocQLNameError, DocQLRegexError
+from docql_sqlite.store.sqlite import db
 
 
 @pytest.fixture()
@@ -194,17 +195,21 @@ def test_the_compiled_pattern_cache_is_bounded(conn) -> None:
     size = sqlfunctions.GUARDED_CACHE_SIZE
     for n in range(size * 3):
         assert one(conn, f"SELECT 'id{n}x' REGEXP 'id{n}x'") == 1
-    assert len(sqlfunctions._GUARDED_CACHE) == size
-    assert ("id0x", "") not in sqlfunctions._GUARDED_CACHE
-    assert ("id%dx" % (size * 3 - 1), "") in sqlfunctions._GUARDED_CACHE
-    assert one(conn, "SELECT 'id0x' REGEXP 'id0x'") == 1
+    info = sqlfunctions._compiled.cache_info()
+    assert info.currsize == info.maxsize == size
+    hits = info.hits
+    assert one(conn, "SELECT 'id%dx' REGEXP 'id%dx'" % (size * 3 - 1, size * 3 - 1)) == 1
+    assert sqlfunctions._compiled.cache_info().hits == hits + 1  # the newest is kept
+    misses = sqlfunctions._compiled.cache_info().misses
+    assert one(conn, "SELECT 'id0x' REGEXP 'id0x'") == 1  # the oldest was forgotten
+    assert sqlfunctions._compiled.cache_info().misses == misses + 1
 
 
 # ---- docql(query[, glob]) table-valued function --------------------------------------------------
 @pytest.fixture(scope="module")
 def index(corpus_db: Path):
     with docql_sqlite.open(corpus_db) as idx:
-        tvf.register(idx.conn, lambda: idx)
+        tvf.register(idx.store, lambda: idx)
         yield idx
 
 

@@ -26,12 +26,13 @@ from click.testing import CliRunner
 from conftest import trigram_copy
 
 import docql_sqlite
-from docql_sqlite import db as dbmod
 from docql_sqlite.cli import cli
+from docql_sqlite.dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, SqliteDialect
+from docql_sqlite.dialect.postgres import POSTGRES
 from docql_sqlite.errors import DatabaseError
 from docql_sqlite.query.compiler import compile_query
-from docql_sqlite.query.dialect import POSTGRES, SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from docql_sqlite.query.functions import MAX_TRIGRAMS, trigram_query
+from docql_sqlite.store.sqlite import db as dbmod
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
 TRIGGERS = ("sections_trigram_insert", "sections_trigram_delete", "sections_trigram_update")
@@ -141,7 +142,7 @@ def test_the_trigram_index_changes_no_row(corpus_db: Path, with_trigrams: Path, 
     assert answers(with_trigrams, query) == expected, query
 
 
-class TitleScan(Dialect):
+class TitleScan(SqliteDialect):
     """SQLite without the title trigrams: instr() over every title, as before schema 9."""
 
     TITLE_TRIGRAMS = False

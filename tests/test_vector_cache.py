@@ -140,38 +140,39 @@ def test_two_connections_do_not_reload_at_every_switch(
     different times count differently: asked alternately through both, the vectors are
     read at most once for each, not at every switch; after a writer's commit, again at
     most once for each, and the new vectors are found through both."""
-    from docql_sqlite import db
     from docql_sqlite.search import vectors
+    from docql_sqlite.store import open_store
+    from docql_sqlite.store.sqlite.engine import SqliteStore
 
     (tmp_path / "a.md").write_text("# A\n\napples and pears\n")
     path = tmp_path / "i.db"
     index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
-    one = db.connect(path, readonly=True)
-    db.scalar(one, "PRAGMA data_version")
+    one = open_store(path)
+    one.data_version()
     for n in range(3):  # commits seen by `one` only: its count moves on
         (tmp_path / f"b{n}.md").write_text(f"# B\n\nbananas {n}\n")
         index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
-        db.scalar(one, "PRAGMA data_version")
-    two = db.connect(path, readonly=True)
+        one.data_version()
+    two = open_store(path)
     loads: list[str] = []
-    scalar = db.scalar
+    scalar = SqliteStore.scalar
 
-    def counted(conn: Any, sql: str, *args: Any) -> Any:
+    def counted(store: Any, sql: str, *args: Any) -> Any:
         if sql.startswith("SELECT count(*) FROM chunks_vec"):
             loads.append(sql)
-        return scalar(conn, sql, *args)
+        return scalar(store, sql, *args)
 
-    monkeypatch.setattr(vectors.db, "scalar", counted)
+    monkeypatch.setattr(SqliteStore, "scalar", counted)
     try:
         cache = vectors.VectorCache()
-        query = [1.0] * int(vectors.stored_meta(one)[vectors.KEY_DIMENSIONS])
-        for conn in (one, two) * 4:
-            assert len(cache.knn(conn, query, 10) or []) == 4
+        query = [1.0] * int(one.embedding_meta()[vectors.KEY_DIMENSIONS])
+        for store in (one, two) * 4:
+            assert len(cache.knn(store, query, 10) or []) == 4
         assert len(loads) <= 2
         (tmp_path / "c.md").write_text("# C\n\ncherries\n")
         index_paths(path, [str(tmp_path)], IngestOptions(workers=0, embed="hash"))
-        for conn in (one, two) * 4:
-            assert len(cache.knn(conn, query, 10) or []) == 5
+        for store in (one, two) * 4:
+            assert len(cache.knn(store, query, 10) or []) == 5
         assert len(loads) <= 4
     finally:
         one.close()

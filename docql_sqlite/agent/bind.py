@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import UsageError
+from .. import UsageError
 
 DEFAULT_HOST = "127.0.0.1"
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..query import items as item_defs
+from .. import item_fields
 
 # Where each item type comes from; the fields themselves are read from the compiler's
-# item definitions (`query/items.py`), so the guide cannot drift from what a filter takes.
+# item definitions (`docql_sqlite.item_fields`), so the guide cannot drift from what a
+# filter takes.
 ITEM_SOURCES = {
     "file": "$.files",
     "heading": "$.toc",
@@ -22,16 +23,6 @@ ITEM_SOURCES = {
     "frontmatter": "$.frontmatter (any key of a document's front matter)",
     "structure": "$.structure",
 }
-
-
-def item_fields() -> dict[str, list[str]]:
-    """Every item type's fields (the union of its variants, in definition order)."""
-    merged: dict[str, list[str]] = {}
-    for value in vars(item_defs).values():
-        if isinstance(value, item_defs.ItemType):
-            names = merged.setdefault(value.name, [])
-            names += [name for name in value.field_names if name not in names]
-    return merged
 
 
 def fields_sheet() -> str:

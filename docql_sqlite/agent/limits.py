@@ -8,10 +8,7 @@ or a schema check that was bypassed). The errors name the argument and its cap.
 
 from __future__ import annotations
 
-import os
-
-from .. import deadline
-from ..errors import UsageError
+from .. import UsageError, deadline, settings
 
 # Arguments (characters). A DocQL query, a search or a question is a few hundred
 # characters; the caps leave room for a typed search document with a long `hyde:` line.
@@ -30,38 +27,31 @@ CHAR_CAP = 20_000
 
 # HTTP transport.
 MAX_BODY_BYTES = 1 << 20  # one JSON-RPC request; larger bodies get 413 before parsing
-HEADER_SECONDS = 10.0  # a connection must send its request headers within this time
 MAX_CONNECTIONS = 256  # open connections at once; more are closed as they arrive
 
 # Worker threads (each with its own read-only connection).
 QUICK_WORKERS = 2  # status, get of one location, toc of one document, resources
-HEAVY_WORKERS = 3  # docql_query, search, context, glob get, toc of every document
 HEAVY_PER_CLIENT = 2  # a session's heavy calls running or waiting for a worker at once
 
-WORKERS_ENV = "DOCQL_MCP_WORKERS"  # HEAVY_WORKERS, for a bigger machine
-HEADER_ENV = "DOCQL_MCP_HEADER_TIMEOUT"  # HEADER_SECONDS (the tests shorten it)
+# The settings a deployment may change (docs/settings.md): their variables' names.
+WORKERS_ENV = settings.MCP_WORKERS.name  # heavy workers: docql_query, search, context, ...
+HEADER_ENV = settings.MCP_HEADER_TIMEOUT.name  # seconds to send request headers
 
 
 def call_seconds() -> float:
     """The per-call deadline: $DOCQL_QUERY_TIMEOUT or 5 s, as for a query; a server keeps
     one even when the variable says "none" (a call without end would hold a worker)."""
-    return deadline.default_seconds() or deadline.DEFAULT_SECONDS
+    return settings.query_timeout() or deadline.DEFAULT_SECONDS
 
 
 def heavy_workers() -> int:
-    raw = os.environ.get(WORKERS_ENV, "").strip()
-    if raw.isdigit() and 1 <= int(raw) <= 64:
-        return int(raw)
-    return HEAVY_WORKERS
+    """Threads for heavy calls (docql_query, search, context, glob get, toc of everything)."""
+    return settings.mcp_workers()
 
 
 def header_seconds() -> float:
-    raw = os.environ.get(HEADER_ENV, "").strip()
-    try:
-        seconds = float(raw) if raw else HEADER_SECONDS
-    except ValueError:
-        return HEADER_SECONDS
-    return seconds if seconds > 0 else HEADER_SECONDS
+    """Seconds an HTTP connection has to send its request headers."""
+    return settings.mcp_header_timeout()
 
 
 class ArgumentTooLarge(UsageError):

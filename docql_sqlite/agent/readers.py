@@ -22,9 +22,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 
-from ..errors import DatabaseError
-from ..index import Index
-from ..pg import is_url
+from .. import DatabaseError, Index, is_url
 
 FileId = tuple[int, int] | None
 

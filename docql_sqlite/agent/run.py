@@ -7,14 +7,19 @@ import sys
 import threading
 from collections.abc import Callable
 
-from ..errors import DocQLError, UsageError
-from ..index import index as index_paths
-from ..ingest.watch import require_watchfiles, watch
-from ..options import IngestOptions
-from ..pg import is_url
-from ..version import __version__
+from .. import (
+    DocQLError,
+    IngestOptions,
+    UsageError,
+    __version__,
+    is_url,
+    require_watchfiles,
+    settings,
+    watch,
+)
+from .. import index as index_paths
 from . import http, limits, server
-from .bind import host_name
+from .bind import host_name, parse_bind
 from .tools import Tools
 
 Log = Callable[[str], None]
@@ -26,14 +31,19 @@ def _stderr(message: str) -> None:
 
 def serve(
     db_path: str,
-    bind: tuple[str, int] | None = None,
+    bind: str | tuple[str, int] | None = None,
     token: str | None = None,
     watch_paths: tuple[str, ...] = (),
     watch_options: IngestOptions | None = None,
     log: Log = _stderr,
 ) -> None:
     """Serve `db_path` until stdin closes (stdio) or the process is stopped (HTTP at
-    `bind`, a (host, port) from `bind.parse_bind`)."""
+    `bind`: "[HOST:]PORT" or a (host, port) pair)."""
+    if isinstance(bind, str):
+        bind = parse_bind(bind)
+    # The settings first (docs/settings.md): a bad value stops the server before any work.
+    workers, parallel = limits.heavy_workers(), settings.parallel_search()
+    header_seconds = limits.header_seconds()
     # One parser in the writer thread: a change touches a few files, and a worker pool
     # would compete with the requests being served.
     options = watch_options or IngestOptions(workers=0)
@@ -46,7 +56,7 @@ def serve(
         raise UsageError(
             f"no index at '{db_path}'; build one with: docql-sqlite index {db_path} PATH"
         )
-    tools = Tools(db_path)
+    tools = Tools(db_path, heavy_workers=workers, parallel=parallel)
     app = server.build(tools)
     stop = threading.Event()
     if watch_paths:
@@ -55,7 +65,7 @@ def serve(
         if bind is None:
             app.run("stdio")
         else:
-            _serve_http(app, tools, bind[0], bind[1], token, log)
+            _serve_http(app, tools, bind, token, header_seconds, log)
     finally:
         stop.set()
         tools.close()
@@ -95,8 +105,14 @@ def _start_watcher(
 
 
 def _serve_http(
-    app: server.DocQLServer, tools: Tools, host: str, port: int, token: str | None, log: Log
+    app: server.DocQLServer,
+    tools: Tools,
+    bind: tuple[str, int],
+    token: str | None,
+    header_seconds: float,
+    log: Log,
 ) -> None:
+    host, port = bind
     import uvicorn
     from starlette.requests import Request
     from starlette.responses import JSONResponse
@@ -117,7 +133,7 @@ def _serve_http(
         port=port,
         log_level="warning",
         lifespan="on",
-        http=http.guarded_protocol(limits.header_seconds()),
+        http=http.guarded_protocol(header_seconds),
     )
     log(
         f"docql-sqlite MCP server on http://{host_name(host)}:{port}{http.MCP_PATH} "

@@ -38,8 +38,7 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from ..errors import DocQLError
-from ..version import __version__
+from .. import DocQLError, __version__
 from . import guide, limits, outputs
 from .lanes import Lanes
 from .limits import MAX_QUERY_LIMIT, MAX_SEARCH_LIMIT

@@ -18,16 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import deadline
-from ..errors import DocQLError, QueryError
-from ..globs import to_regex as glob_regex
-from ..index import Excerpt, Index
-from ..options import SearchOptions
+from .. import DocQLError, Excerpt, Index, QueryError, SearchOptions, deadline, globs, settings
 from . import limits
 from .limits import (
     CHAR_CAP,
@@ -61,7 +56,7 @@ BODY_FIELDS = ("content", "source", "docstring", "definition", "snippet", "code"
 LOCATED_FIELDS = ("path", "line", "end_line")
 # "0" runs each search on one thread (no sidecar connection): for comparing, or for a
 # machine with one core.
-PARALLEL_ENV = "DOCQL_PARALLEL_SEARCH"
+PARALLEL_ENV = settings.PARALLEL_SEARCH.name
 GLOB_CHARACTERS = ("*", "?")
 
 QUICK, HEAVY = "quick", "heavy"  # the lanes (`lanes.py` gives each its worker threads)
@@ -182,7 +177,7 @@ def is_glob(path: str) -> bool:
 
 def glob_paths(idx: Index, pattern: str) -> list[str]:
     """The indexed paths that match the glob `pattern`, in path order — the one place the
-    MCP server matches a glob. The dialect is `locations.glob_regex`; the matching runs
+    MCP server matches a glob. The dialect is `globs.to_regex`; the matching runs
     in the `regex` engine with the call's time left as its timeout and the GIL released,
     so a pathological pattern (`**/` x 200,000, `*` x 200) ends at the deadline instead of
     holding the server (issue 20 §4); the pattern's length is capped before (limits)."""
@@ -190,7 +185,7 @@ def glob_paths(idx: Index, pattern: str) -> list[str]:
 
     check_text("path", pattern, MAX_GLOB_CHARS)
     try:
-        compiled = regex.compile(glob_regex(pattern), regex.DOTALL | regex.V0)
+        compiled = regex.compile(globs.to_regex(pattern), regex.DOTALL | regex.V0)
     except regex.error as exc:
         raise DocQLError(f"'{pattern}' is not a valid glob ({exc})") from None
     found = []
@@ -209,9 +204,11 @@ class Tools:
     """The tools over pools of read-only `Index` connections (reopened after `--watch`
     re-indexes, and when the file is replaced)."""
 
-    def __init__(self, db_path: str, heavy_workers: int | None = None) -> None:
+    def __init__(
+        self, db_path: str, heavy_workers: int | None = None, parallel: bool | None = None
+    ) -> None:
         self.db_path = db_path
-        parallel = os.environ.get(PARALLEL_ENV, "").strip().lower() not in ("0", "no", "off")
+        parallel = settings.parallel_search() if parallel is None else parallel
         self._vectors: Any = None  # one in-memory copy of the vectors for every heavy reader
 
         def heavy() -> Index:

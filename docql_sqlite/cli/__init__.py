@@ -1,11 +1,19 @@
 """The `docql-sqlite` command. Each command is flags → options → one `Index` call →
 output (docs/design.md §2); the database file comes first, as in sqlite3/sqlite-utils.
 
-Commands are loaded when they are named (`cli/group.py`): a `query` process imports
-`cli.queries` alone, not the server, MCP, copy or search modules and what they pull in
-(sockets, ctypes, the search package). `--help` loads them all to show their help lines.
-A plain `query` line does not even import click: `cli/fastpath.py` reads it from the same
-flag table. tests/test_cli_startup.py pins what a structural query imports.
+The package, by job (docs/cli.md has every command's help):
+- `main` (here): the console entry point. A `query` line goes to the fast path first,
+  anything else to the click group.
+- `group.py`: the click group; it imports a command's module when the command is named.
+- `commands/`: the click commands, one module per group of commands (`documents`: index,
+  status, toc, get; `docql`: query, explain; `search`: search, embed, context; `repomap`:
+  map; `serve`, `mcp`, `copy`).
+- `flags.py`: flags written once as data, click-free. `click_options.py` builds click
+  options from them; `fastpath.py` reads a plain `query` line with the same table and
+  runs it without importing click (a third of that command's start-up).
+- `console.py`: what runs after parsing, click-free: printing, errors and exit codes,
+  output formats, opening the index. `progress.py`: the progress line of index/embed.
+tests/test_cli_startup.py pins what each command imports.
 """
 
 from __future__ import annotations
@@ -13,12 +21,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from .commands import COMMANDS
-
-__all__ = ["COMMANDS", "main"]
+__all__ = ["cli", "main"]
 
 
 def main() -> None:
+    """The console entry point (`docql-sqlite = docql_sqlite.cli:main`)."""
     args = sys.argv[1:]
     if args[:1] == ["query"]:
         _query(args[1:])
@@ -52,7 +59,9 @@ def _query(args: list[str]) -> None:
 
 
 def __getattr__(name: str) -> Any:
-    # `cli` (the click group) is built on first use: a fast-path query never imports click.
+    # `docql_sqlite.cli.cli`, the click group, for Python callers and tests (CliRunner). It
+    # is looked up here, not imported above, because importing it imports click, which
+    # `main` must not do before it knows the line is not a plain `query`.
     if name == "cli":
         from .group import cli
 

@@ -21,9 +21,8 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, NoReturn
 
-from .. import output
+from .. import Index, output
 from ..errors import DocQLError, DocQLNote, QueryError
-from ..index import Index
 
 # click.echo drops ANSI styles from text bound for a file or pipe; so does `echo`, so the
 # messages are the same byte for byte whichever path printed them (its pattern is click's).
@@ -131,6 +130,18 @@ class UniqueTails:
             self.index.close()
 
 
+def visible_on_terminal(text: str) -> str:
+    """Text as it is for a file or a pipe; on a terminal, control characters as `\\xNN`."""
+    return output.visible(text, lines=True) if sys.stdout.isatty() else text
+
+
+def embed_summary(report: dict[str, Any]) -> str:
+    return (
+        "embedded {embedded} texts with {model} ({reused} reused from the cache, "
+        "{unchanged} unchanged, {removed} removed) in {seconds:.2f}s".format(**report)
+    )
+
+
 def _note(message: str) -> None:
     echo(message, err=True)
 
@@ -156,7 +167,7 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         except UnicodeDecodeError as exc:
             # A text value read from the file that is not UTF-8 (a damaged page), met by a
             # plain row iteration that `db` does not wrap: one line, not a traceback.
-            from ..db import damaged_text
+            from ..store.sqlite.db import damaged_text
 
             err = damaged_text(exc, str(kwargs.get("database") or ""))
             fail(f"error: {err.message}", err.exit_code)

@@ -1,9 +1,10 @@
-"""`docql-sqlite query DATABASE QUERY [flags]` without click.
+"""`docql-sqlite query DATABASE QUERY [flags]` without click: reading the line, and the
+command's work (`run_query`, which the click command calls too).
 
 A structural query should answer in ≤ 100 ms end to end (issue 12), and importing click
 (and the inspect, typing, uuid, datetime and gettext modules it pulls in) was a third of
 that command's start-up. So `main()` first offers the arguments of a `query` to
-`parse`, which reads the same flag table click builds its options from (`cli/flags.py`)
+`parse`, which reads the flag table click builds the command from (`flags.QUERY_FLAGS`)
 and accepts only what it can read exactly as click would: every flag spelled in full, the
 two arguments, values that convert without error. Anything else — `--help`, a typo, a
 missing value, a bad `--limit`, a query that is not DocQL, `--`, shell completion — returns
@@ -13,18 +14,21 @@ tests/test_cli_fastpath.py checks `parse` against click's own parse of the same 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from .. import output, settings
+from ..errors import UsageError
+from ..options import QueryOptions
 from . import flags
+from .console import default_format, echo, emit, handle_errors, open_index
 
 _BY_SWITCH = {switch: flag for flag in flags.QUERY_FLAGS for switch in flag.switches}
 
 
 def parse(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of `querying.run_query` for `args` (what follows `query`),
+    """The keyword arguments of `run_query` for `args` (what follows `query`),
     or None when click must read them."""
-    if any(key.startswith("_") and key.endswith("_COMPLETE") for key in os.environ):
+    if settings.shell_completion():
         return None  # click's shell completion
     values: dict[str, Any] = {}
     for each in flags.QUERY_FLAGS:
@@ -54,8 +58,6 @@ def parse(args: list[str]) -> dict[str, Any] | None:
     if len(positional) != len(flags.QUERY_ARGUMENTS):
         return None
     values.update(zip(flags.QUERY_ARGUMENTS, positional))
-    from .querying import is_docql
-
     return values if is_docql(values["query"]) else None
 
 
@@ -66,9 +68,6 @@ def _convert(flag: flags.Flag, value: str) -> Any:
         # digits here, the rest goes to click.
         return int(value) if value.isascii() and value.isdigit() else None
     if flag.kind == "fields":
-        from .. import output
-        from ..errors import UsageError
-
         try:
             return output.parse_fields(value)
         except UsageError:
@@ -81,7 +80,41 @@ def run(args: list[str]) -> bool:
     values = parse(args)
     if values is None:
         return False
-    from .querying import run_query
-
     run_query(**values)
     return True
+
+
+@handle_errors
+def run_query(
+    database: str,
+    query: str,
+    paths: tuple[str, ...],
+    limit: int | None,
+    show_sql: bool,
+    inline: bool,
+    fmt: str | None,
+    fields: tuple[str, ...] | None,
+) -> None:
+    """Run the DocQL `query` (the caller checked that it starts with '$')."""
+    options = QueryOptions(paths=paths, limit=limit)
+    with open_index(database) as idx:
+        if show_sql or inline:
+            compiled = idx.compile(query, options)
+            if inline:
+                echo(compiled.inline_sql() + ";")
+            else:
+                echo(compiled.sql + ";")
+                if compiled.params:
+                    echo("-- params: " + output.dumps(compiled.params))
+            return
+        result = idx.query(query, options)
+    if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
+        from .. import structure_text
+
+        echo(structure_text(result), nl=False)
+        return
+    emit(result, fmt, fields, database)
+
+
+def is_docql(query: str) -> bool:
+    return query.lstrip().startswith("$")

@@ -1,6 +1,6 @@
 """The flags of the `query` command and the output flags, written once as data.
 
-click builds its options from these (`cli/common.py`), and `cli/fastpath.py` parses a
+click builds its options from these (`cli/click_options.py`), and `cli/fastpath.py` parses a
 plain `docql-sqlite query` with them without importing click (~50M instructions, a third
 of that command's start-up: docs/benchmarks.md). This module imports nothing: keep it so.
 """

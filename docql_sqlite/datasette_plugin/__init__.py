@@ -5,10 +5,10 @@
 - `register_routes`: the DocQL page (`/-/docql`, `/{database}/-/docql`) and the view of a
   location's lines (`.../-/docql/get?location=...`), in `pages.py`.
 - `canned_queries`: outline of a document, classes of a path, ingest errors
-  (`docql_sqlite.query.canned`), on databases that are docql-sqlite indexes. Datasette
+  (`docql_sqlite.canned_queries`), on databases that are docql-sqlite indexes. Datasette
   1.0a41 dropped that hook for stored queries: there `startup` stores the same queries.
-- `register_commands`: `datasette docql DB QUERY`, the same command as
-  `docql-sqlite query DB QUERY` (same flags, output and exit codes).
+- `register_commands`: `datasette docql DB QUERY`, which runs
+  `docql-sqlite query DB QUERY` (same flags, output and exit codes; `command.py`).
 - `menu_links` / `database_actions`: links to the DocQL page, shown only to an actor who
   may open it.
 
@@ -23,10 +23,10 @@ from typing import Any
 
 from datasette import hookimpl
 
+from .. import canned_queries as docql_canned_queries
 from .. import dbapi
-from ..cli.queries import query as query_command
-from ..query.canned import canned_queries as docql_canned_queries
 from . import pages, permissions
+from .command import docql_command
 from .state import NotAnIndex, handle_for, index_databases, state_of
 
 
@@ -84,7 +84,7 @@ def startup(datasette: Any) -> Any:
 
 @hookimpl
 def register_commands(cli: Any) -> None:
-    cli.add_command(query_command, name="docql")
+    cli.add_command(docql_command, name="docql")
 
 
 @hookimpl

@@ -20,9 +20,9 @@ from typing import Any
 from datasette import Forbidden, Response
 from datasette.utils import tilde_decode
 
+from .. import Index
 from ..dbapi import VEC_VERSION
 from ..errors import DocQLError, QueryError
-from ..index import Index
 from . import permissions
 from .state import IndexHandle, NotAnIndex, handle_for, index_databases, state_of
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from .. import Index
+from .. import open as open_index
 from ..dbapi import VecStatus
 from ..errors import DatabaseError
-from ..index import Index
-from ..index import open as open_index
 
 T = TypeVar("T")
 
@@ -69,13 +68,16 @@ class PluginState:
     opening: threading.Lock = field(default_factory=threading.Lock)
 
 
-_STATES: weakref.WeakKeyDictionary[Any, PluginState] = weakref.WeakKeyDictionary()
+STATE_ATTRIBUTE = "_docql_sqlite_state"
 
 
 def state_of(datasette: Any) -> PluginState:
-    state = _STATES.get(datasette)
+    """The plugin's state for one Datasette instance, kept on that instance (so it goes
+    with it, and two instances in one process never share an index handle)."""
+    state = getattr(datasette, STATE_ATTRIBUTE, None)
     if state is None:
-        state = _STATES[datasette] = PluginState()
+        state = PluginState()
+        setattr(datasette, STATE_ATTRIBUTE, state)
     return state
 
 

@@ -38,6 +38,7 @@ from docql_sqlite.embedders.registry import (
     ENTRY_POINT_GROUP,
     available_models,
     get_model,
+    loaded_model,
     register,
     reload_plugins,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "encode",
     "ensure_compatible",
     "get_model",
+    "loaded_model",
     "model_meta",
     "normalise",
     "register",

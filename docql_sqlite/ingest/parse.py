@@ -10,8 +10,8 @@ from ..model import Document
 from .chunk import DEFAULT_MAX_CHARS, chunk_document
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
+from .rows import Parsed, add_tsvectors, for_writer, prepare
 from .sections import bounded_title, build_sections
-from .store import Parsed, add_tsvectors, for_writer, prepare
 
 # Bump a format's number when what its documents' sections or chunks hold changes (a
 # parser or chunking rule): `index` re-parses every document built with an older number
@@ -42,7 +42,7 @@ class ParseTask:
     # (size, mtime_ns) as the planner saw the file before the parse: a failure is recorded
     # with it, and the next run skips the file while both still match.
     file_stat: tuple[int, int | None] | None = None
-    # A PostgreSQL writer asks for the chunks' tsvector literals (`store.add_tsvectors`).
+    # A PostgreSQL writer asks for the chunks' tsvector literals (`rows.add_tsvectors`).
     tsvectors: bool = False
 
 

@@ -33,9 +33,11 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..query.dialect import SQLITE, Dialect
+if TYPE_CHECKING:
+    from ..dialect import Dialect
+
 
 CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
@@ -71,29 +73,11 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_references(conn: Any, dialect: Dialect = SQLITE) -> int:
-    """Take the queue and resolve, in the caller's transaction (the file's one writer)."""
-    return resolve_pending(conn, take_pending(conn, dialect), dialect)
-
-
-def take_pending(conn: Any, dialect: Dialect = SQLITE) -> set[str]:
-    """Empty the queue of names and return them. The PostgreSQL writer commits this on its
-    own, before resolving: a writer that queues a name again after this point adds a row
-    that its own pass (which runs after its writes) reads, and never waits on this one."""
-    sql = dialect.positional("DELETE FROM refs_pending RETURNING name")
-    return {name for (name,) in conn.execute(sql).fetchall()}
-
-
-def requeue(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> None:
-    """Put names back (a pass that failed after `take_pending`)."""
-    insert = "INSERT INTO refs_pending(name) VALUES (?) ON CONFLICT DO NOTHING"
-    _many(conn, dialect.positional(insert), [(n,) for n in sorted(names)])
-
-
-def resolve_pending(conn: Any, names: set[str], dialect: Dialect = SQLITE) -> int:
-    """Resolve the new references and those to `names`; the caller holds the transaction.
-    Plain SQL with `?` markers spelled for the engine (`dialect.positional`), so the
-    PostgreSQL writer runs the same pass. Returns how many references were resolved."""
+def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
+    """Resolve the new references and those to `names` (the queue the writer took:
+    `Writer.resolve_references` calls this in its transaction). Plain SQL with `?`
+    markers spelled for the engine (`dialect.positional`): the same pass on either
+    engine. Returns how many references were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]

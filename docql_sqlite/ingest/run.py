@@ -1,12 +1,17 @@
 """`index`: bring an index up to date with a set of paths, incrementally and idempotently.
 
+The one driver for both engines: walk → plan (pure: decided from the walk, the disk and
+what the index holds) → parser processes → the store's writer (`store/writer.py`), which
+writes in its engine's way (SQLite: one transaction per batch of documents; PostgreSQL:
+one per document, under a lock on its URI, with other writers at once). The index is
+opened once per run (`open_store`), its vectors kept current through the same store.
+
 Unchanged files are skipped by size + mtime, then by content hash; changed files are
-parsed in worker processes and replaced one transaction per batch (each file's rows are
-replaced atomically, so an interrupted run leaves every file either old or new).
-Failures are recorded per file and never stop the run: a file whose rows cannot be
-written is rolled back alone (a savepoint per file) and recorded. Only errors about the
-database as a whole (disk full, I/O, corruption) stop a run, with a message that says
-how to recover.
+parsed in worker processes and their rows replaced atomically (an interrupted run leaves
+every file either old or new). Failures are recorded per file and never stop the run: a
+file whose rows cannot be written is rolled back alone and recorded. Only errors about
+the index as a whole (disk full, I/O, corruption, a lost server) stop a run, with a
+message that says how to recover.
 
 What is removed (docs/design.md, "Which files"): only documents whose file has vanished
 from disk under an indexed root. A document that is merely outside this run's filters
@@ -19,7 +24,7 @@ run's skip counts by reason are kept in `meta` (`last_run_skipped`) for `status`
 Each document records the chunk size it was cut with (`documents.chunk_chars`, written
 with its rows), so a run that changes `--chunk-chars` and is killed part-way leaves the
 rest marked as not done: the next run (or a concurrent one) re-chunks exactly those.
-At the end of a run the WAL is checkpointed into the main file.
+At the end of a run on a file the WAL is checkpointed into the main file.
 """
 
 from __future__ import annotations
@@ -29,13 +34,15 @@ import os
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from .. import db
-from ..errors import DatabaseFull, DocQLError, IngestError
+from ..errors import DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
+from ..schema import KEY_MODEL
+from ..store import Store, open_store
+from ..store.writer import DocumentNotStored, FailedFiles, Parsed, StoredDoc, Writer
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
     ParseTask,
@@ -47,16 +54,7 @@ from .parse import (
 )
 from .paths import raw_bytes, shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
-from .resolve import resolve_references
-from .store import (
-    FtsWrites,
-    Parsed,
-    clear_problems,
-    delete_document,
-    failed_files,
-    record_problem,
-    replace_document,
-)
+from .resolve import resolve_pending
 from .walk import (
     SKIP_SYMLINK_DIR,
     SKIP_SYMLINK_OUTSIDE,
@@ -90,20 +88,6 @@ class ParseFailure:
 
     error: IngestError
     file_stat: tuple[int, int | None] | None
-
-
-class StoredDoc(NamedTuple):
-    """What the index already holds for a file: enough to skip it when unchanged."""
-
-    id: int
-    size: int
-    mtime_ns: int | None
-    sha256: str
-    path: str
-    chunk_chars: int | None  # None: indexed before chunk sizes were recorded per document
-    uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form (paths.py)
-    format: str | None = None
-    content_rules: int | None = None  # None: indexed before content rules were recorded
 
 
 @dataclass(slots=True)
@@ -152,8 +136,7 @@ def walk_inputs(
     paths: list[str], options: IngestOptions, report: IngestReport
 ) -> tuple[list[str], list[Path], list[FoundFile], WalkStats]:
     """The URLs among `paths`, the local roots (each must exist), and the files the walk
-    selects under them (with its counts); grammar notes go to `report`. Shared by the
-    file and PostgreSQL writers."""
+    selects under them (with its counts); grammar notes go to `report`."""
     from .fetch import is_url
 
     urls = [p for p in paths if is_url(p)]
@@ -175,73 +158,61 @@ def walk_inputs(
 
 
 def index_paths(
-    db_path: str | Path, paths: list[str], options: IngestOptions | None = None
+    location: str | Path, paths: list[str], options: IngestOptions | None = None
 ) -> IngestReport:
+    """Bring the index at `location` (a file path, created when missing, or a
+    postgresql:// URL) up to date with `paths`. The index is opened once, and its
+    vectors kept current through the same store."""
     options = options or IngestOptions()
     started = time.monotonic()
     report = IngestReport()
     urls, roots, found, stats = walk_inputs(paths, options, report)
-    conn = db.connect(db_path)
+    store = open_store(location, readonly=False)
     try:
-        if options.trigram:
-            with conn:
-                db.create_chunk_trigrams(conn)
-        stored = {
-            row[1]: StoredDoc(row[0], *row[2:])
-            for row in conn.execute(
-                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes, format, "
-                "content_rules FROM documents"
-            )
-        }
-        failed_before = {} if options.retry_failed else failed_files(conn)
-        plan = _plan(found, stored, failed_before, options, report)
-        if plan.moved:
-            with conn:
-                conn.executemany(
-                    "UPDATE documents SET uri = ?, uri_bytes = ? WHERE uri = ?",
-                    [(new, raw, old) for old, new, raw in plan.moved],
-                )
-                conn.executemany(
-                    "UPDATE ingest_errors SET uri = ? WHERE uri = ?",
-                    [(new, old) for old, new, _ in plan.moved],
-                )
-        if plan.renamed:
-            with conn:
-                conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", plan.renamed)
-        tasks = plan.tasks + _plan_urls(urls, stored, options)
-        seen = plan.seen
-        _run(conn, tasks, stored, options, report)
-        if options.remove_missing:
-            unlisted = [item.path for item in found if item.error is not None]
-            unfollowed = [item.path for item in found if item.skipped is not None]
-            _remove_missing(conn, roots, seen, unlisted, unfollowed, stored, options, report)
-        # After every write of the run: a changed file can change what references in
-        # unchanged files resolve to (resolve.py).
-        with conn:
-            resolve_references(conn)
-        counts = Counter(stats.counts)
-        counts.update(report.skip_counts)
-        report.skip_counts = dict(sorted(counts.items()))
-        with conn:
-            db.set_meta(conn, "last_run_skipped", json.dumps(report.skip_counts))
-        # Move the run's pages from the WAL into the main file, so the index is one file
-        # again (and a full disk shows up here, not at some later reader's checkpoint).
-        # Hand back the pages FTS5's last segment merges left free (files made with
-        # auto_vacuum = INCREMENTAL, see db.py; a no-op on older files): a cold build
-        # then ends at its content's size, 1.96x the Markdown mix instead of 1.95-2.05x.
-        conn.execute("PRAGMA incremental_vacuum").fetchall()
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
-    except (db.DiskFullError, DatabaseFull):
-        raise DatabaseFull(
-            f"no space left to write '{db_path}' (disk full): every document committed before "
-            f"this is kept (some may still be in '{db_path}-wal'; keep that file next to the "
-            f"index); free some space, then run the same index command again to finish"
-        ) from None
+        writer = store.writer()
+        with writer.run_errors():
+            _index(writer, urls, roots, found, stats, options, report)
+        _keep_vectors_current(store, options, report)
     finally:
-        conn.close()
-    _keep_vectors_current(db_path, options, report)
+        store.close()
     report.seconds = time.monotonic() - started
     return report
+
+
+def _index(
+    writer: Writer,
+    urls: list[str],
+    roots: list[Path],
+    found: list[FoundFile],
+    stats: WalkStats,
+    options: IngestOptions,
+    report: IngestReport,
+) -> None:
+    writer.prepare(trigram=options.trigram)
+    failed_before = {} if options.retry_failed else writer.failed_files()
+    planned = plan(found, writer.stored_documents(), failed_before, options)
+    planned.report_to(report)
+    stored = planned.stored
+    writer.move_documents(planned.moved)
+    writer.rename_documents(planned.renamed)
+    tasks = planned.tasks + plan_urls(urls, stored, options)
+    _run(writer, tasks, stored, options, report)
+    if options.remove_missing:
+        unlisted = [item.path for item in found if item.error is not None]
+        unfollowed = [item.path for item in found if item.skipped is not None]
+        gone = removals(
+            roots, planned.seen, unlisted, unfollowed, stored, options, writer.error_uris()
+        )
+        report.outside_filters += gone.outside_filters
+        _remove(writer, gone, stored, report)
+    # After every write of the run: a changed file can change what references in
+    # unchanged files resolve to (resolve.py).
+    writer.resolve_references(resolve_pending)
+    counts = Counter(stats.counts)
+    counts.update(report.skip_counts)
+    report.skip_counts = dict(sorted(counts.items()))
+    writer.set_meta("last_run_skipped", json.dumps(report.skip_counts))
+    writer.finish()
 
 
 def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | None:
@@ -256,30 +227,44 @@ def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | 
 
 @dataclass
 class Plan:
-    """What a run will do, decided before anything is written (the engine's writer writes)."""
+    """What a run will do, decided before anything is written, from the walk, the disk
+    and what the index holds (`plan`): the writer then writes it, on either engine."""
 
     tasks: list[tuple[FoundFile, ParseTask | None]]
     seen: set[str]  # the URIs found
     renamed: list[tuple[str, str]]  # (path, uri): an unchanged file now shown under another path
     # (old uri, new uri, new uri_bytes): a document whose folder moved (`_moved_here`).
     moved: list[tuple[str, str, bytes | None]] = field(default_factory=list)
+    # What the index holds by URI once the moves are made (the moved under their new URIs).
+    stored: dict[str, StoredDoc] = field(default_factory=dict)
+    unchanged: int = 0  # files skipped as unchanged (size and mtime)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
+    skip_counts: dict[str, int] = field(default_factory=dict)
+
+    def report_to(self, report: IngestReport) -> None:
+        """Add what the plan already knows (unchanged and skipped files) to `report`."""
+        report.unchanged += self.unchanged
+        report.skipped.extend(self.skipped)
+        for kind, n in self.skip_counts.items():
+            report.skip_counts[kind] = report.skip_counts.get(kind, 0) + n
 
 
-def _plan(
+def plan(
     found: list[FoundFile],
     stored: dict[str, StoredDoc],
-    failed_before: dict[str, tuple[tuple[int, int | None], str]],
+    failed_before: FailedFiles,
     options: IngestOptions,
-    report: IngestReport,
 ) -> Plan:
-    """The parse tasks, the URIs seen, the renamed and the moved documents. `stored` is
-    updated for the moved ones (their entries go to the new URI). `failed_before`: the
-    failed-file memo (`store.failed_files`), empty to parse every failed file again."""
-    plan = Plan([], set(), [])
-    tasks, seen, renamed = plan.tasks, plan.seen, plan.renamed
+    """The parse tasks, the URIs seen, the renamed and the moved documents, from the walk
+    (`found`), the disk (sizes and mtimes) and what the index holds (`stored`, left as
+    it is: `Plan.stored` is it after the moves). `failed_before`: the failed-file memo
+    (`Writer.failed_files`), empty to parse every failed file again."""
+    stored = dict(stored)
+    result = Plan([], set(), [], stored=stored)
+    tasks, seen, renamed = result.tasks, result.seen, result.renamed
     by_path: dict[str, str] | None = None
     for item in found:
-        uri = _uri(item)
+        uri = uri_of(item)
         if uri in seen:  # the same file under two of the given paths
             continue
         seen.add(uri)
@@ -289,12 +274,12 @@ def _plan(
             old = _moved_here(by_path.get(shown(item.display)), stored)
             if old is not None:
                 stored[uri] = stored.pop(old)
-                plan.moved.append((old, uri, raw_bytes(os.path.abspath(item.path))))
+                result.moved.append((old, uri, raw_bytes(os.path.abspath(item.path))))
         if item.error is not None:  # an unreadable directory: recorded, nothing to parse
             tasks.append((item, None))
             continue
         if item.skipped is not None:  # a symlink the policy does not follow
-            report.skipped.append((shown(item.display), item.skipped))
+            result.skipped.append((shown(item.display), item.skipped))
             seen.discard(uri)  # a document indexed through it before is removed
             continue
         previous = _current(stored.get(uri), options)
@@ -304,15 +289,15 @@ def _plan(
             st = None
         file_stat = (st.st_size, st.st_mtime_ns) if st is not None else None
         if previous is not None and file_stat == (previous.size, previous.mtime_ns):
-            report.unchanged += 1
+            result.unchanged += 1
             if previous.path != shown(item.display):
                 renamed.append((shown(item.display), uri))
             continue
         if file_stat is not None and _fails_again(failed_before.get(uri), file_stat, options):
             # It would fail again (perhaps after a long timeout): its error row stays.
-            report.skipped.append((shown(item.display), _FAILED_UNCHANGED_REASON))
-            report.skip_counts[SKIP_FAILED_UNCHANGED] = (
-                report.skip_counts.get(SKIP_FAILED_UNCHANGED, 0) + 1
+            result.skipped.append((shown(item.display), _FAILED_UNCHANGED_REASON))
+            result.skip_counts[SKIP_FAILED_UNCHANGED] = (
+                result.skip_counts.get(SKIP_FAILED_UNCHANGED, 0) + 1
             )
             continue
         task = ParseTask(
@@ -325,7 +310,7 @@ def _plan(
             file_stat=file_stat,
         )
         tasks.append((item, task))
-    return plan
+    return result
 
 
 def _moved_here(old: str | None, stored: dict[str, StoredDoc]) -> str | None:
@@ -361,7 +346,7 @@ def _fails_again(
     return timed_out is None or options.timeout <= timed_out
 
 
-def _plan_urls(
+def plan_urls(
     urls: list[str], stored: dict[str, StoredDoc], options: IngestOptions
 ) -> list[tuple[FoundFile, ParseTask | None]]:
     """URLs are fetched every run (no cheap change check); unchanged bytes skip the parse."""
@@ -383,7 +368,7 @@ def _plan_urls(
     return tasks
 
 
-def _uri(item: FoundFile) -> str:
+def uri_of(item: FoundFile) -> str:
     """The identity of a found file as stored: absolute path (escaped, see `paths`) or URL."""
     from .fetch import is_url
 
@@ -391,20 +376,24 @@ def _uri(item: FoundFile) -> str:
 
 
 def _run(
-    conn: db.Connection,
+    writer: Writer,
     tasks: list[tuple[FoundFile, ParseTask | None]],
     stored: dict[str, StoredDoc],
     options: IngestOptions,
     report: IngestReport,
 ) -> None:
-    walk_failures = [
+    """Parse the tasks in worker processes and write what they give back, in batches
+    where the writer takes several documents per transaction, else one by one."""
+    batch: list[tuple[FoundFile, object]] = [
         (item, IngestError(item.error or "cannot be walked", shown(item.display)))
         for item, task in tasks
         if task is None
     ]
     runnable = [(item, task) for item, task in tasks if task is not None]
+    if writer.wants_tsvectors:  # built by the parser processes: the writer only sends rows
+        runnable = [(item, replace(task, tsvectors=True)) for item, task in runnable]
     total = len(runnable)
-    batch: list[tuple[FoundFile, object]] = []
+    limit = options.batch_docs if writer.batch_documents else 1
     batch_started = time.monotonic()
     done = 0
     # Even one file is parsed in a worker: the timeout and crash isolation must hold for it too.
@@ -416,136 +405,135 @@ def _run(
         min(options.workers, total),
         options.timeout,
     )
-    batch.extend(walk_failures)
     for (item, task), result in results:
-        if isinstance(result, IngestError):
+        if isinstance(result, IngestError):  # recorded with the file as it was parsed
             result = ParseFailure(result, task.file_stat)
         done += 1
         if options.progress:
             options.progress(done, total, shown(item.display))
         batch.append((item, result))
-        if (
-            len(batch) >= options.batch_docs
-            or time.monotonic() - batch_started > options.batch_seconds
-        ):
-            _write_batch(conn, batch, stored, report)
+        if len(batch) >= limit or time.monotonic() - batch_started > options.batch_seconds:
+            _write_batch(writer, batch, stored, report)
             batch, batch_started = [], time.monotonic()
     if batch:
-        _write_batch(conn, batch, stored, report)
+        _write_batch(writer, batch, stored, report)
 
 
 def _write_batch(
-    conn: db.Connection,
+    writer: Writer,
     batch: list[tuple[FoundFile, object]],
     stored: dict[str, StoredDoc],
     report: IngestReport,
 ) -> None:
-    # The batch's full-text writes, applied after its savepoints (see `store.FtsWrites`).
-    fts = FtsWrites()
-    with conn:  # one transaction for speed; each file in it is replaced whole or not at all
+    """Each file's rows replaced whole or not at all (`Writer.document`); a file whose
+    rows cannot be written is recorded as failed and the run goes on."""
+    with writer.batch():
         for item, result in batch:
             display = shown(item.display)
-            uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else _uri(item)
-            mine = FtsWrites()
+            uri = shown(result.uri) if isinstance(result, (Parsed, Unchanged)) else uri_of(item)
             try:
-                with conn:  # a savepoint: a file whose rows cannot be written rolls back alone
-                    _write_one(conn, display, uri, result, stored, report, mine)
-            except db.WHOLE_DATABASE_ERRORS:
-                raise
-            except Exception as exc:  # noqa: BLE001 - one file must never stop a run
-                if not conn.in_transaction:  # SQLite rolled the whole batch back: stop
-                    raise
-                reason = f"could not be stored: {type(exc).__name__}: {exc}"
-                clear_problems(conn, uri)
-                record_problem(conn, display, uri, "error", reason)
-                report.failed.append((display, reason))
+                with writer.document(uri):
+                    writer.clear_problems(uri)
+                    removed = _write_one(writer, display, uri, result, stored)
+            except DocumentNotStored as failure:
+                with writer.document(uri):
+                    writer.clear_problems(uri)
+                    writer.record_problem(display, uri, "error", shown(failure.reason))
+                report.failed.append((display, failure.reason))
             else:
-                fts.extend(mine)  # only a file whose rows were all written
-        fts.apply(conn)
+                # reported once every row is written: a failure above is reported instead
+                _report(report, display, uri, result, stored, removed)
 
 
 def _write_one(
-    conn: db.Connection,
+    writer: Writer, display: str, uri: str, result: object, stored: dict[str, StoredDoc]
+) -> bool:
+    """Write what `result` says about `uri`; True when a stored document was removed."""
+    if isinstance(result, Skipped):
+        if uri in stored and result.kind == SKIP_EMPTY:
+            writer.delete_document(uri)  # the file has no content any more
+            return True
+    elif isinstance(result, ParseFailure):
+        message = shown(result.error.message)
+        writer.record_problem(display, uri, "error", message, result.file_stat)
+    elif isinstance(result, IngestError):
+        writer.record_problem(display, uri, "error", shown(result.message))
+    elif isinstance(result, Unchanged):
+        writer.touch(uri, result.mtime_ns, display)
+    elif isinstance(result, Parsed):
+        writer.replace_document(result)
+        for warning in result.doc.warnings:
+            writer.record_problem(display, uri, "warning", shown(warning))
+    return False
+
+
+def _report(
+    report: IngestReport,
     display: str,
     uri: str,
     result: object,
     stored: dict[str, StoredDoc],
-    report: IngestReport,
-    fts: FtsWrites | None = None,
+    removed: bool,
 ) -> None:
-    clear_problems(conn, uri)
+    """The report of one written file."""
     if isinstance(result, Skipped):
-        previous = stored.get(uri)
-        if previous is not None and result.kind == SKIP_EMPTY:
-            delete_document(conn, previous.id, fts)  # the file has no content any more
-            report.removed.append(previous.path)
+        if removed:
+            report.removed.append(stored[uri].path)
         report.skipped.append((display, shown(result.reason)))
         report.skip_counts[result.kind] = report.skip_counts.get(result.kind, 0) + 1
     elif isinstance(result, ParseFailure):
-        record_problem(conn, display, uri, "error", result.error.message, result.file_stat)
         report.failed.append((display, shown(result.error.message)))
     elif isinstance(result, IngestError):
-        record_problem(conn, display, uri, "error", result.message)
         report.failed.append((display, shown(result.message)))
     elif isinstance(result, Unchanged):
-        conn.execute(
-            "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
-            (
-                result.mtime_ns / 1e9 if result.mtime_ns else None,
-                result.mtime_ns,
-                display,
-                uri,
-            ),
-        )
         report.unchanged += 1
     elif isinstance(result, Parsed):
-        replace_document(conn, result, fts)
-        for warning in result.doc.warnings:
-            record_problem(conn, display, uri, "warning", warning)
-        # the report only once every row is written: a failure above is reported instead
         (report.updated if uri in stored else report.added).append(display)
         report.warnings.extend((display, shown(w)) for w in result.doc.warnings)
 
 
-def _remove_missing(
-    conn: db.Connection,
-    roots: list[Path],
-    seen: set[str],
-    unlisted: list[Path],
-    unfollowed: list[Path],
-    stored: dict[str, StoredDoc],
-    options: IngestOptions,
-    report: IngestReport,
+def _remove(
+    writer: Writer, gone: Removals, stored: dict[str, StoredDoc], report: IngestReport
 ) -> None:
-    """Remove the documents under the roots whose files vanished, and those indexed through
-    a symlink the policy no longer follows; count (or, with `prune`, remove) those the walk
-    did not select; keep those it could not see (under directories it could not list)."""
-    error_uris = [uri for (uri,) in conn.execute("SELECT DISTINCT uri FROM ingest_errors")]
-    gone, stale_errors = _removals(
-        roots, seen, unlisted, unfollowed, stored, options, report, error_uris
-    )
-    if not gone and not stale_errors:
+    """Remove the documents `removals` found gone, and the error rows of vanished files."""
+    if not gone.documents and not gone.errors:
         return
-    with conn:
-        for info in gone:
-            delete_document(conn, info.id)
-            report.removed.append(info.path)
-        for uri in stale_errors:
-            clear_problems(conn, uri)
+    with writer.batch():
+        for uri in gone.documents:
+            try:
+                with writer.document(uri):
+                    writer.delete_document(uri)
+            except DocumentNotStored as failure:  # kept, and said: the next run tries again
+                report.failed.append((stored[uri].path, failure.reason))
+            else:
+                report.removed.append(stored[uri].path)
+        for uri in gone.errors:
+            with writer.document(uri):
+                writer.clear_problems(uri)
 
 
-def _removals(
+@dataclass(frozen=True, slots=True)
+class Removals:
+    """What an index run removes (`removals`)."""
+
+    documents: list[str]  # URIs of the documents to remove
+    errors: list[str]  # URIs whose error rows go
+    outside_filters: int  # documents kept that this run's filters did not select
+
+
+def removals(
     roots: list[Path],
     seen: set[str],
     unlisted: list[Path],
     unfollowed: list[Path],
     stored: dict[str, StoredDoc],
     options: IngestOptions,
-    report: IngestReport,
     error_uris: list[str],
-) -> tuple[list[StoredDoc], list[str]]:
-    """What `_remove_missing` removes: (documents, URIs whose error rows go); decided from
-    the walk and the disk alone, so that either engine's writer can apply it."""
+) -> Removals:
+    """The documents under the roots whose files vanished, and those indexed through a
+    symlink the policy no longer follows; those the walk did not select are counted (or,
+    with `prune`, removed); those it could not see (under directories it could not list)
+    are kept. Decided from the walk and the disk alone."""
     prefixes = []
     exact = set()
     for root in roots:
@@ -562,22 +550,23 @@ def _removals(
         return uri in exact or uri.startswith(tuple(prefixes))
 
     gone = []
+    outside = 0
     for uri, info in stored.items():
         if uri in seen or not under_roots(uri) or uri.startswith(blind):
             continue
         state = _on_disk(os.fsdecode(info.uri_bytes) if info.uri_bytes else uri)
         if uri in links or uri.startswith(through_links):
-            gone.append(info)  # the symlink policy does not follow this path any more
+            gone.append(uri)  # the symlink policy does not follow this path any more
         elif state == "gone" or (state == "present" and options.prune):
-            gone.append(info)
+            gone.append(uri)
         elif state == "present":
-            report.outside_filters += 1
+            outside += 1
     stale_errors = [
         uri
         for uri in error_uris
         if uri not in seen and under_roots(uri) and not uri.startswith(blind)
     ]
-    return gone, stale_errors
+    return Removals(gone, stale_errors, outside)
 
 
 def _on_disk(uri: str) -> str:
@@ -603,9 +592,7 @@ def _grammar_notes(found: list[FoundFile]) -> list[str]:
     return [reason for reason in map(unavailable_reason, sorted(languages)) if reason]
 
 
-def _keep_vectors_current(
-    db_path: str | Path, options: IngestOptions, report: IngestReport
-) -> None:
+def _keep_vectors_current(store: Store, options: IngestOptions, report: IngestReport) -> None:
     """Embed the passages this run added or changed, so vector search never goes stale.
 
     With `options.embed` the named model embeds (creating the vectors if the index has
@@ -613,35 +600,19 @@ def _keep_vectors_current(
     only when some passage needs a vector. A failure here is recorded like a file's: the
     indexed text stays, and the next run (or `embed`) finishes the vectors.
     """
-    if options.embed is None and (not options.update_vectors or not _has_vectors(db_path)):
-        # Nothing to embed: `.embed` is not even imported (it imports numpy, ~0.1 CPU s,
-        # a quarter of an index run's fixed cost).
-        return
-    from .embed import embed_index, pending
-
     try:
+        if options.embed is None and (not options.update_vectors or not store.meta(KEY_MODEL)):
+            # Nothing to embed: `.embed` is not even imported (it imports numpy, ~0.1 CPU
+            # s, a quarter of an index run's fixed cost).
+            return
+        from .embed import embed_store, pending
+
         if options.embed is None:
-            if not options.update_vectors:
-                return
-            model, stale = pending(db_path)
+            model, stale = pending(store)
             if model is None or not stale:
                 return
-        report.embedding = embed_index(
-            db_path, EmbedOptions(model=options.embed, progress=options.embed_progress)
+        report.embedding = embed_store(
+            store, EmbedOptions(model=options.embed, progress=options.embed_progress)
         )
     except DocQLError as exc:
         report.embedding_error = exc.message
-
-
-def _has_vectors(db_path: str | Path) -> bool:
-    """Whether the index records an embedding model (`search.vectors.KEY_MODEL` in meta)."""
-    from ..search.vectors import KEY_MODEL
-
-    try:
-        conn = db.connect(db_path, readonly=True)
-    except DocQLError:
-        return True  # let `embed.pending` say what is wrong, as before
-    try:
-        return db.get_meta(conn, KEY_MODEL) is not None
-    finally:
-        conn.close()

@@ -1,9 +1,8 @@
 """The read-side SQL behind `Index` that is not DocQL: documents, outlines, text, figures.
 
 Kept here, beside the compiler, so that query SQL lives in one package (docs/design.md
-§2); `index.py` only decides what to ask. Every function reads either engine: `conn` is
-an apsw connection with `dialect=SQLITE` (the default) or a psycopg one with
-`dialect=POSTGRES`; the SQL is written once, with `?` markers, and the dialect spells the
+§2); `index.py` only decides what to ask. Every function reads a `Store` (either
+engine): the SQL is written once, with `?` markers, and the store's dialect spells the
 markers and the code-point order of paths (`COLLATE "C"` on PostgreSQL).
 """
 
@@ -11,56 +10,50 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .. import db, globs
+from .. import globs
 from ..errors import DocQLError
-from .dialect import SQLITE, Dialect
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 
 def _like_suffix(path: str) -> str:
     return "%/" + path.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _execute(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
-    return conn.execute(dialect.positional(sql), params)
+def _rows(store: Store, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+    return store.rows(store.dialect.positional(sql), params)
 
 
-def _rows(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Iterator[dict[str, Any]]:
-    if dialect is SQLITE:
-        yield from db.rows(conn, sql, params)
-        return
-    cursor = _execute(conn, dialect, sql, params)
-    names = [column[0] for column in cursor.description or ()]
-    for row in cursor:
-        yield dict(zip(names, row))
+def _tuples(store: Store, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    return [tuple(r.values()) for r in _rows(store, sql, params)]
 
 
-def _scalar(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
-    row = _execute(conn, dialect, sql, params).fetchone()
-    return None if row is None else row[0]
+def _first(store: Store, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+    found = _tuples(store, sql, params)
+    return found[0] if found else None
 
 
-def find_document(conn: Any, path: str, dialect: Dialect = SQLITE) -> tuple[int, str] | None:
+def _scalar(store: Store, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    return store.scalar(store.dialect.positional(sql), params)
+
+
+def find_document(store: Store, path: str) -> tuple[int, str] | None:
     """(doc id, path) of the document named `path`: exact path or URI, absolute path,
     or a unique path suffix. Several documents ending in `path` is an error naming them."""
-    row: Any = _execute(
-        conn, dialect, "SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path)
-    ).fetchone()
+    row = _first(store, "SELECT id, path FROM documents WHERE path = ? OR uri = ?", (path, path))
     if row is None:
         absolute = os.path.abspath(path)
-        row = _execute(
-            conn, dialect, "SELECT id, path FROM documents WHERE uri = ?", (absolute,)
-        ).fetchone()
+        row = _first(store, "SELECT id, path FROM documents WHERE uri = ?", (absolute,))
     if row is None:
-        candidates = _execute(
-            conn,
-            dialect,
+        candidates = _tuples(
+            store,
             "SELECT id, path FROM documents WHERE path LIKE ? ESCAPE '\\' "
-            f"ORDER BY {dialect.sort_key('path')}",
+            f"ORDER BY {store.dialect.sort_key('path')}",
             (_like_suffix(path),),
-        ).fetchall()
+        )
         if len(candidates) == 1:
             row = candidates[0]
         elif len(candidates) > 1:
@@ -71,97 +64,82 @@ def find_document(conn: Any, path: str, dialect: Dialect = SQLITE) -> tuple[int,
     return (row[0], row[1]) if row is not None else None
 
 
-def documents(
-    conn: Any, patterns: tuple[str, ...] = (), dialect: Dialect = SQLITE
-) -> list[dict[str, Any]]:
+def documents(store: Store, patterns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Every document (id, path, format, lines, pages, size), optionally matching globs."""
     docs = _rows(
-        conn,
-        dialect,
+        store,
         "SELECT id, path, format, lines, pages, size FROM documents "
-        f"ORDER BY {dialect.sort_key('path')}",
+        f"ORDER BY {store.dialect.sort_key('path')}",
     )
     if not patterns:
-        return list(docs)
+        return docs
     matches = globs.matcher(patterns)
     return [d for d in docs if matches(d["path"])]
 
 
-def outline(conn: Any, doc_id: int | None, dialect: Dialect = SQLITE) -> list[dict[str, Any]]:
+def outline(store: Store, doc_id: int | None) -> list[dict[str, Any]]:
     where, params = ("WHERE s.doc_id = ?", (doc_id,)) if doc_id is not None else ("", ())
     sql = f"""SELECT d.path, s.level, s.number, s.title, s.anchor, s.line, s.end_line, s.page
               FROM sections s JOIN documents d ON d.id = s.doc_id {where}
-              ORDER BY {dialect.sort_key("d.path")}, s.ord"""
-    return list(_rows(conn, dialect, sql, params))
+              ORDER BY {store.dialect.sort_key("d.path")}, s.ord"""
+    return _rows(store, sql, params)
 
 
-def document_text(conn: Any, doc_id: int, dialect: Dialect = SQLITE) -> str:
+def document_text(store: Store, doc_id: int) -> str:
     """The text of a document as indexed (its header, then its chunks in order)."""
-    header = _execute(
-        conn, dialect, "SELECT header_text FROM documents WHERE id = ?", (doc_id,)
-    ).fetchone()
+    header = _first(store, "SELECT header_text FROM documents WHERE id = ?", (doc_id,))
     body = "".join(
         r[0]
-        for r in _execute(
-            conn,
-            dialect,
-            "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
-            (doc_id,),
+        for r in _tuples(
+            store, "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
         )
     )
     return (header[0] if header else "") + body
 
 
-def page_lines(
-    conn: Any, doc_id: int, page: int, dialect: Dialect = SQLITE
-) -> tuple[int, int] | None:
+def page_lines(store: Store, doc_id: int, page: int) -> tuple[int, int] | None:
     """The first and last line of page `page` of a paged document (PDF), or None.
 
     From the stored page map (`documents.page_lines`, schema 4), which also covers front
     matter pages that have no chunks; else from the chunks' pages (older documents)."""
-    stored = _execute(
-        conn, dialect, "SELECT page_lines, lines FROM documents WHERE id = ?", (doc_id,)
-    ).fetchone()
+    stored = _first(store, "SELECT page_lines, lines FROM documents WHERE id = ?", (doc_id,))
     if stored and stored[0]:
         starts = json.loads(stored[0])
         if not 1 <= page <= len(starts):
             return None
         end = starts[page] - 1 if page < len(starts) else stored[1]
         return starts[page - 1], max(starts[page - 1], end)
-    row = _execute(
-        conn,
-        dialect,
+    row = _first(
+        store,
         "SELECT min(line), max(end_line) FROM chunks WHERE doc_id = ? AND page = ?",
         (doc_id, page),
-    ).fetchone()
+    )
     return (row[0], row[1]) if row and row[0] is not None else None
 
 
-def page_count(conn: Any, doc_id: int, dialect: Dialect = SQLITE) -> int | None:
-    row = _execute(conn, dialect, "SELECT pages FROM documents WHERE id = ?", (doc_id,)).fetchone()
+def page_count(store: Store, doc_id: int) -> int | None:
+    row = _first(store, "SELECT pages FROM documents WHERE id = ?", (doc_id,))
     return row[0] if row else None
 
 
-def figures(conn: Any, dialect: Dialect = SQLITE) -> dict[str, Any]:
+def figures(store: Store) -> dict[str, Any]:
     """Counts for `status`: documents by format, sections, chunks, symbols, errors."""
+    sort_key = store.dialect.sort_key
 
     def count(sql: str) -> int:
-        return int(_scalar(conn, dialect, sql))
+        return int(_scalar(store, sql))
 
     by_format = dict(
-        _execute(
-            conn,
-            dialect,
-            "SELECT format, count(*) FROM documents GROUP BY format "
-            f"ORDER BY {dialect.sort_key('format')}",
+        _tuples(
+            store,
+            f"SELECT format, count(*) FROM documents GROUP BY format ORDER BY {sort_key('format')}",
         )
     )
     languages = dict(
-        _execute(
-            conn,
-            dialect,
+        _tuples(
+            store,
             "SELECT language, count(*) FROM documents WHERE format = 'code' "
-            f"GROUP BY language ORDER BY count(*) DESC, {dialect.sort_key('language')}",
+            f"GROUP BY language ORDER BY count(*) DESC, {sort_key('language')}",
         )
     )
     return {
@@ -177,16 +155,15 @@ def figures(conn: Any, dialect: Dialect = SQLITE) -> dict[str, Any]:
     }
 
 
-def ingest_errors(conn: Any, dialect: Dialect = SQLITE) -> Iterator[dict[str, Any]]:
+def ingest_errors(store: Store) -> list[dict[str, Any]]:
     return _rows(
-        conn,
-        dialect,
+        store,
         "SELECT path, severity, reason, at FROM ingest_errors "
-        f"ORDER BY {dialect.sort_key('path')}, id",
+        f"ORDER BY {store.dialect.sort_key('path')}, id",
     )
 
 
-def meta_value(conn: Any, key: str, dialect: Dialect = SQLITE) -> str | None:
+def meta_value(store: Store, key: str) -> str | None:
     """One `meta` value (None when the key is not there)."""
-    value = _scalar(conn, dialect, "SELECT value FROM meta WHERE key = ?", (key,))
+    value = _scalar(store, "SELECT value FROM meta WHERE key = ?", (key,))
     return None if value is None else str(value)

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..dialect import Dialect
 from ..errors import DocQLNameError, DocQLSyntaxError
 from ..records import Record, field
+from ..sqlparams import Params, bind, inline
 from . import items as item_sql
-from .dialect import SQLITE, Dialect
 from .filters import FilterCompiler
 from .functions import (
     CODE_FUNCTIONS,
@@ -30,7 +31,6 @@ from .functions import (
 )
 from .nodes import Call, Filter, Position, Property, Query, Slice, Step, Wildcard
 from .parser import parse
-from .sqlparams import Params, bind, inline
 
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
 
@@ -40,11 +40,11 @@ class Compiled(Record):
     params: dict[str, Any]
     item: item_sql.ItemType
     columns: list[str]
+    dialect: Dialect
     projection: str | None = None
     post: str | None = None
     post_arg: Any = None
     notes: list[str] = field(default_factory=list)
-    dialect: Dialect = SQLITE
 
     def inline_sql(self) -> str:
         """The SQL with every value written in: runs as is in a `sqlite3` shell."""
@@ -61,9 +61,9 @@ def compile_query(
     paths: tuple[str, ...] | list[str] = (),
     limit: int | None = None,
     search_builder: Callable[..., Source] | None = None,
-    dialect: Dialect = SQLITE,
+    dialect: Dialect,
 ) -> Compiled:
-    """`query` as one SQL statement of `dialect` (SQLite unless told: query/dialect.py)."""
+    """`query` as one SQL statement of `dialect` (docql_sqlite/dialect/: the store's)."""
     tree = parse(query) if isinstance(query, str) else query
     return _Compiler(tree, search_builder, dialect).compile(tuple(paths), limit)
 
@@ -73,7 +73,7 @@ class _Compiler:
         self,
         query: Query,
         search_builder: Callable[..., Source] | None,
-        dialect: Dialect = SQLITE,
+        dialect: Dialect,
     ) -> None:
         self.query = query
         self.source = query.source
@@ -132,10 +132,10 @@ class _Compiler:
             dict(self.params.values),
             source.item,
             columns,
-            projection.name if projection else None,
-            source.post,
-            source.post_arg,
-            dialect=self.dialect,
+            self.dialect,
+            projection=projection.name if projection else None,
+            post=source.post,
+            post_arg=source.post_arg,
         )
 
     # -- scope ------------------------------------------------------------------------
@@ -334,7 +334,7 @@ def _needs_count(step: Step) -> bool:
     return any(bound is not None and bound < 0 for bound in (step.start, step.stop))
 
 
-def _limit_offset(step: Step, dialect: Dialect = SQLITE) -> tuple[bool, str] | None:
+def _limit_offset(step: Step, dialect: Dialect) -> tuple[bool, str] | None:
     """(reverse, `LIMIT n OFFSET m`) for an index or slice whose bounds all count from the
     start (reverse False) or all from the end (reverse True: taken from the list in reverse
     order; the final ORDER BY restores it). None for mixed bounds such as [1:-1]."""
@@ -367,7 +367,7 @@ def _reverse(order: str) -> str:
     return ", ".join(terms)
 
 
-def _position_condition(step: Step, rn: str, cnt: str, dialect: Dialect = SQLITE) -> str:
+def _position_condition(step: Step, rn: str, cnt: str, dialect: Dialect) -> str:
     """Python-style index / slice over 1-based row numbers `rn` of `cnt` rows."""
     if isinstance(step, Position):
         n = step.value

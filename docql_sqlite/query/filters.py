@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
+from ..dialect import Dialect, python_regex
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
+from ..sqlparams import Params
 from ..text import fold, like_pattern
-from .dialect import SQLITE, Dialect
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
-from .sqlparams import Params
 
 _OP_SHOWN = {
     "contains": "~=",
@@ -225,7 +225,7 @@ def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     p = params.add(dialect.regex_value(pattern, flags))
     match = dialect.regex(expr, p, "i" in flags)
     # (from the Python pattern: the pre-filter means the same on every engine)
-    literal = required_literal(SQLITE.regex_value(pattern, flags), "i" in flags)
+    literal = required_literal(python_regex(pattern, flags), "i" in flags)
     if literal is None:
         return f"({match})"
     # Every match contains this run of literal characters: a LIKE (fast, in SQLite) skips
@@ -237,7 +237,7 @@ def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
 def required_regex_literal(pattern: str, flags: str) -> str | None:
     """`required_literal` of a DocQL regex as written (`/.../flags`)."""
     pattern = _unescape_slashes(pattern)
-    return required_literal(SQLITE.regex_value(pattern, flags), "i" in flags)
+    return required_literal(python_regex(pattern, flags), "i" in flags)
 
 
 def required_literal(pattern: str, ignore_case: bool, min_chars: int = 3) -> str | None:

@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
 from ..records import Record
+from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
 from .filters import ascii_lower, regex_condition, required_regex_literal
 from .nodes import Call, Regex
-from .sqlparams import Params
 
 
 class Source(Record):
@@ -194,7 +194,7 @@ class FunctionCompiler:
             where = f" AND s.level = {int(name[1:])}"
             if kw:
                 where += f" AND {title_contains(kw, self.params.add(kw), self.params)}"
-            return Source(item_sql.HEADING, item_sql.base_headings(scope, where, dialect))
+            return Source(item_sql.HEADING, item_sql.base_headings(scope, where, dialect=dialect))
         if name == "chapter":
             chapter_id = self.text_arg(call).strip()
             if chapter_id.startswith("#"):
@@ -346,7 +346,7 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
             where = f"{dialect.contains('y.name_fold', p)} OR {dialect.contains(qualified, q)}"
             return Source(
                 item_sql.RANKED_SYMBOL,
-                item_sql.base_symbols(scope, where, score, dialect),
+                item_sql.base_symbols(scope, where, score, dialect=dialect),
                 ranked=True,
             )
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]

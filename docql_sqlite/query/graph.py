@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..dialect import Dialect
 from ..records import Record
-from .dialect import SQLITE, Dialect
 
 
 class GraphSymbol(Record, frozen=True):
@@ -34,7 +34,7 @@ def _execute(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
     return conn.execute(dialect.positional(sql), params)
 
 
-def symbols(conn: Any, dialect: Dialect = SQLITE) -> list[GraphSymbol]:
+def symbols(conn: Any, dialect: Dialect) -> list[GraphSymbol]:
     sql = (
         "SELECT y.id, y.doc_id, y.ord, d.path, y.kind, y.name, y.qualified_name, y.signature, "
         "y.line, y.end_line, y.language, y.parent FROM symbols y "
@@ -44,7 +44,7 @@ def symbols(conn: Any, dialect: Dialect = SQLITE) -> list[GraphSymbol]:
 
 
 def reference_counts(
-    conn: Any, dialect: Dialect = SQLITE
+    conn: Any, dialect: Dialect
 ) -> list[tuple[int, int | None, str, str, int | None, str, int]]:
     """(doc_id, caller_ord, name, kind, target_id, resolution, how many times), grouped:
     one row per distinct edge, not per reference."""

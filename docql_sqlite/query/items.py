@@ -9,8 +9,10 @@ results) and `_f_<field>` (casefolded text, where the index stores it).
 
 from __future__ import annotations
 
+import functools
+
+from ..dialect import SQLITE, Dialect
 from ..records import Record, field, replace
-from .dialect import SQLITE, Dialect
 
 
 class FieldSpec(Record, frozen=True):
@@ -57,7 +59,7 @@ _COMMON = (_t("type"), _t("path"))
 _LOC = _t("location")
 
 
-def range_text(dialect: Dialect = SQLITE) -> str:
+def range_text(dialect: Dialect) -> str:
     """The text of a line range, rebuilt from the chunks that tile the document."""
     return dialect.ordered_concat(
         "c2.content",
@@ -66,7 +68,7 @@ def range_text(dialect: Dialect = SQLITE) -> str:
     )
 
 
-def symbol_source(dialect: Dialect = SQLITE) -> str:
+def symbol_source(dialect: Dialect) -> str:
     """A symbol's source: the chunks overlapping its lines."""
     return dialect.ordered_concat(
         "c2.content",
@@ -75,7 +77,7 @@ def symbol_source(dialect: Dialect = SQLITE) -> str:
     )
 
 
-def caller_source(dialect: Dialect = SQLITE) -> str:
+def caller_source(dialect: Dialect) -> str:
     """The source of a reference's enclosing symbol: the chunks overlapping its lines."""
     return dialect.ordered_concat(
         "c2.content",
@@ -85,14 +87,14 @@ def caller_source(dialect: Dialect = SQLITE) -> str:
     )
 
 
-def chunk_fold(dialect: Dialect = SQLITE) -> str:
+def chunk_fold(dialect: Dialect) -> str:
     """A chunk's text casefolded: ASCII lower case of its non-ASCII-folded copy."""
     return dialect.ascii_lower("coalesce(r._fold, r.content)")
 
 
-RANGE_TEXT = range_text()
-SYMBOL_SOURCE = symbol_source()
-CALLER_SOURCE = caller_source()
+RANGE_TEXT = range_text(SQLITE)
+SYMBOL_SOURCE = symbol_source(SQLITE)
+CALLER_SOURCE = caller_source(SQLITE)
 
 FILE = ItemType(
     "file",
@@ -162,7 +164,7 @@ CHUNK = ItemType(
     + (
         _t("section"),
         _t("number"),
-        _t("content", chunk_fold()),
+        _t("content", chunk_fold(SQLITE)),
         _n("line"),
         _n("end_line"),
         _n("page"),
@@ -242,31 +244,48 @@ _DIALECT_EXPRS = {
     RANGE_TEXT: range_text,
     SYMBOL_SOURCE: symbol_source,
     CALLER_SOURCE: caller_source,
-    chunk_fold(): chunk_fold,
+    chunk_fold(SQLITE): chunk_fold,
 }
-_IN_DIALECT: dict[tuple[str, str], ItemType] = {}
 
 
 def in_dialect(item: ItemType, dialect: Dialect) -> ItemType:
-    """`item` with its field expressions spelled in `dialect` (SQLite's: `item` itself)."""
-    if dialect.name == SQLITE.name:
-        return item
-    key = (item.name + repr(item.field_names), dialect.name)
-    if key not in _IN_DIALECT:
+    """`item` with its field expressions spelled in `dialect` (`item` itself when they are
+    spelled as the item types hold them: SQLite's)."""
+    return _spelled(_ItemKey(item), dialect)
 
-        def spelled(expr: str | None) -> str | None:
-            builder = _DIALECT_EXPRS.get(expr or "")
-            return builder(dialect) if builder else expr
 
-        fields = tuple(
-            replace(f, expr=spelled(f.expr) or "", fold=spelled(f.fold)) for f in item.fields
-        )
-        _IN_DIALECT[key] = replace(item, fields=fields)
-    return _IN_DIALECT[key]
+class _ItemKey:
+    """An item type as a cache key: its name and fields (the record itself holds lists)."""
+
+    __slots__ = ("item", "key")
+
+    def __init__(self, item: ItemType) -> None:
+        self.item = item
+        self.key = item.name + repr(item.field_names)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _ItemKey) and other.key == self.key
+
+
+@functools.lru_cache(maxsize=256)  # item types × dialects: a few dozen
+def _spelled(key: _ItemKey, dialect: Dialect) -> ItemType:
+    item = key.item
+
+    def spelled(expr: str | None) -> str | None:
+        builder = _DIALECT_EXPRS.get(expr or "")
+        return builder(dialect) if builder else expr
+
+    fields = tuple(
+        replace(f, expr=spelled(f.expr) or "", fold=spelled(f.fold)) for f in item.fields
+    )
+    return item if fields == item.fields else replace(item, fields=fields)
 
 
 def location(
-    path: str, line: str, end_line: str, page: str | None = None, dialect: Dialect = SQLITE
+    path: str, line: str, end_line: str, page: str | None = None, *, dialect: Dialect
 ) -> str:
     """SQL for the `location` field: `path:12-30`, `path:12` or `path:page 5`."""
     ranged = (
@@ -281,7 +300,7 @@ def location(
     )
 
 
-def base_files(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_files(scope: str, dialect: Dialect) -> str:
     title_fold = dialect.ascii_lower("d.title")
     return f"""SELECT 'file' AS type, d.path AS path, d.name AS name, d.directory AS directory,
   d.extension AS extension, d.format AS format, d.language AS language, d.title AS title, d.size
@@ -291,55 +310,48 @@ def base_files(scope: str, dialect: Dialect = SQLITE) -> str:
 FROM documents d WHERE {scope}"""
 
 
-def base_headings(scope: str, extra_where: str = "", dialect: Dialect = SQLITE) -> str:
-    # Documents first, in path order (documents_path), then each one's sections in order
-    # (sections_doc): rows come out in the outline's order, so a slice such as
-    # `$.toc[0:10]` reads ten rows instead of sorting every section of the index (50 ms
-    # at 283k sections, 0.1 ms this way). SQLite's CROSS JOIN fixes that join order.
-    join = (
-        "documents d CROSS JOIN sections s ON s.doc_id = d.id"
-        if dialect.name == "sqlite"
-        else "sections s JOIN documents d ON d.id = s.doc_id"
-    )
+def base_headings(scope: str, extra_where: str = "", *, dialect: Dialect) -> str:
+    # Documents first, then each one's sections: rows in the outline's order, where the
+    # engine lets a query fix the join order.
+    join = dialect.documents_then_sections()
     return f"""SELECT 'heading' AS type, d.path AS path, s.level AS level, s.title AS title,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page,
-  {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page", dialect=dialect)} AS location,
   d.id AS _doc, d.path AS _path, s.ord AS _pos, NULL AS _score, s.title_fold AS _f_title
 FROM {join} WHERE {scope}{extra_where}"""
 
 
-def base_sections(scope: str, score: str, match: str, where: str, dialect: Dialect = SQLITE) -> str:
+def base_sections(scope: str, score: str, match: str, where: str, dialect: Dialect) -> str:
     return f"""SELECT 'section' AS type, d.path AS path, s.title AS title, s.level AS level,
       s.number AS number,
   s.anchor AS anchor, s.line AS line, s.end_line AS end_line, s.page AS page, {score} AS score,
   {match} AS match,
-  {location("d.path", "s.line", "s.end_line", "s.page", dialect)} AS location,
+  {location("d.path", "s.line", "s.end_line", "s.page", dialect=dialect)} AS location,
   s.doc_id AS _doc, d.path AS _path, s.ord AS _pos, {score} AS _score, s.title_fold AS _f_title
 FROM sections s JOIN documents d ON d.id = s.doc_id WHERE {scope} AND ({where})"""
 
 
-def chunk_columns(dialect: Dialect = SQLITE) -> str:
+def chunk_columns(dialect: Dialect) -> str:
     """The columns of a chunk item over `chunks c`, `documents d`, `sections sec`."""
     return f"""'chunk' AS type, d.path AS path, sec.title AS section, sec.number AS number,
   c.content AS content, c.line AS line, c.end_line AS end_line, c.page AS page, c.chunk_index AS
   chunk_index,
-  {location("d.path", "c.line", "c.end_line", "c.page", dialect)} AS location,
+  {location("d.path", "c.line", "c.end_line", "c.page", dialect=dialect)} AS location,
   c.doc_id AS _doc, d.path AS _path, c.chunk_index AS _pos, c.fold AS _fold,
   c.id AS _chunk"""
 
 
-CHUNK_COLUMNS = chunk_columns()
 CHUNK_FROM = (
     "chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id"
 )
 
 
-def base_chunks(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_chunks(scope: str, dialect: Dialect) -> str:
     return f"SELECT {chunk_columns(dialect)}, NULL AS _score FROM {CHUNK_FROM} WHERE {scope}"
 
 
-def base_entities(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_entities(scope: str, dialect: Dialect) -> str:
     loc = location("d.path", "e.line", "e.end_line", dialect=dialect)
     return f"""SELECT 'entity' AS type, d.path AS path, e.entity_type AS entity_type, e.name AS
       name,
@@ -349,7 +361,7 @@ def base_entities(scope: str, dialect: Dialect = SQLITE) -> str:
 FROM entities e JOIN documents d ON d.id = e.doc_id WHERE {scope}"""
 
 
-def symbol_columns(score: str = "NULL", dialect: Dialect = SQLITE) -> str:
+def symbol_columns(score: str = "NULL", *, dialect: Dialect) -> str:
     loc = location("d.path", "y.line", "y.end_line", dialect=dialect)
     return f"""'symbol' AS type, d.path AS path, y.kind AS kind, y.name AS name, y.qualified_name
       AS qualified_name,
@@ -360,15 +372,13 @@ def symbol_columns(score: str = "NULL", dialect: Dialect = SQLITE) -> str:
   {dialect.ascii_lower("y.qualified_name")} AS _f_qualified_name"""
 
 
-def base_symbols(
-    scope: str, where: str = "1", score: str = "NULL", dialect: Dialect = SQLITE
-) -> str:
+def base_symbols(scope: str, where: str = "1", score: str = "NULL", *, dialect: Dialect) -> str:
     extra = f", {score} AS score" if score != "NULL" else ""
-    return f"""SELECT {symbol_columns(score, dialect)}{extra}
+    return f"""SELECT {symbol_columns(score, dialect=dialect)}{extra}
 FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})"""
 
 
-def base_references(scope: str, where: str, dialect: Dialect = SQLITE) -> str:
+def base_references(scope: str, where: str, dialect: Dialect) -> str:
     """References (`refs r`) with their enclosing symbol (`cy`) and resolved target (`t`)."""
     loc = location("d.path", "r.line", "r.end_line", dialect=dialect)
     caller_loc = location("d.path", "cy.line", "cy.end_line", dialect=dialect)
@@ -388,7 +398,7 @@ FROM refs r JOIN documents d ON d.id = r.doc_id
 WHERE {scope} AND ({where})"""
 
 
-def base_imports(scope: str, where: str, dialect: Dialect = SQLITE) -> str:
+def base_imports(scope: str, where: str, dialect: Dialect) -> str:
     loc = location("d.path", "m.line", "m.end_line", dialect=dialect)
     return f"""SELECT 'import' AS type, d.path AS path, m.module AS module, m.names AS names,
   m.line AS line, m.end_line AS end_line, {loc} AS location, d.language AS language,
@@ -396,7 +406,7 @@ def base_imports(scope: str, where: str, dialect: Dialect = SQLITE) -> str:
 FROM imports m JOIN documents d ON d.id = m.doc_id WHERE {scope} AND ({where})"""
 
 
-def base_codeblocks(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_codeblocks(scope: str, dialect: Dialect) -> str:
     loc = location("d.path", "b.line", "b.end_line", dialect=dialect)
     return f"""SELECT 'codeblock' AS type, d.path AS path, b.language AS language, b.code AS
       code, b.line AS line,
@@ -405,7 +415,7 @@ def base_codeblocks(scope: str, dialect: Dialect = SQLITE) -> str:
 FROM codeblocks_code b JOIN documents d ON d.id = b.doc_id WHERE {scope}"""
 
 
-def base_tables(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_tables(scope: str, dialect: Dialect) -> str:
     loc = location("d.path", "t.line", "t.end_line", dialect=dialect)
     return f"""SELECT 'table' AS type, d.path AS path, t.headers AS headers, t.rows AS rows,
       t.row_count AS row_count,
@@ -421,7 +431,7 @@ def base_frontmatter(scope: str) -> str:
 FROM frontmatter f JOIN documents d ON d.id = f.doc_id WHERE {scope}"""
 
 
-def base_pages(scope: str, page_param: str, dialect: Dialect = SQLITE) -> str:
+def base_pages(scope: str, page_param: str, dialect: Dialect) -> str:
     content = dialect.concat_rows("c.content", "c.chunk_index")
     return f"""SELECT 'page' AS type, d.path AS path, c.page AS page, {content}
       AS content,
@@ -432,7 +442,7 @@ WHERE {scope} AND c.page = {page_param}
 {dialect.group_by("c.doc_id, c.page", "d.path")}"""
 
 
-def base_structure(scope: str, dialect: Dialect = SQLITE) -> str:
+def base_structure(scope: str, dialect: Dialect) -> str:
     """The files in scope and every directory above them, one row each (a directory's path
     ends in '/'). Byte order of these paths is the tree's pre-order: '/' sorts before every
     other path character, so a directory comes right before its contents. Built in SQL (a

@@ -1,4 +1,4 @@
-"""The DocQL syntax tree: frozen dataclasses, their JSON form, and canonical rendering.
+"""The DocQL syntax tree: frozen records, their JSON form, and canonical rendering.
 
 This module owns the shape of a parsed query (what the parser builds and the compiler
 reads) and `render`, which prints a tree back as canonical DocQL text that parses to an
@@ -13,117 +13,25 @@ and the render round trip need.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar, Union, dataclass_transform
+from typing import Any, Union
+
+from docql_sqlite.records import Record, field, fields
 
 OPS = ("==", "!=", "contains", "=~", "startswith", "endswith", ">", ">=", "<", "<=", "exists")
 LITERAL_KINDS = ("string", "number", "regex", "bool", "null")
 
 
-# Nodes behave as frozen dataclasses (keyword-only positions that are not compared, equality
-# and hashing over the other fields, a repr), but are not built with @dataclass: it writes
-# and compiles five methods per class at import, ~3.5M instructions each, and these 14
-# classes were a sixth of a structural query's start-up (docs/benchmarks.md). The methods
-# below are written once and read each class's field list.
-class Field:
-    """A node field: its name, default (`Field.MISSING`: none), whether equality and
-    hashing use it, and whether it is keyword-only."""
-
-    MISSING: ClassVar[Any] = object()
-    __slots__ = ("name", "default", "compare", "kw_only")
-
-    def __init__(self, default: Any = MISSING, compare: bool = True, kw_only: bool = False):
-        self.name = ""
-        self.default, self.compare, self.kw_only = default, compare, kw_only
-
-
-def field(*, default: Any = Field.MISSING, compare: bool = True, kw_only: bool = False) -> Any:
-    """Declare a node field with options (the `dataclasses.field` of nodes)."""
-    return Field(default, compare, kw_only)
-
-
+# Nodes are records (docql_sqlite/records.py): frozen, slotted, compared over their
+# non-position fields, without the import cost of @dataclass on a query's start-up path.
 _field = field  # for Compare, whose `field` attribute hides the function
 
 
-def fields(node: Node | type[Node]) -> tuple[Field, ...]:
-    """The fields of a node (class), in declaration order, base classes' first."""
-    return node._fields
-
-
-# Positions are keyword-only and not compared: two trees that differ only in where they
-# were written are equal. (Spelled out each time: mypy reads `field(...)` calls only.)
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field, _field))
-class _NodeType(type):
-    """Collects each node class's fields from its annotations, and gives the class
-    `__slots__` for them (a metaclass: slots must exist when the class is made, and type
-    checkers then treat `Node` itself, not only its subclasses, as dataclass-like)."""
-
-    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> _NodeType:
-        declared = []
-        for field_name in namespace.get("__annotations__", {}):
-            if field_name.startswith("_"):
-                continue  # ClassVars of Node
-            # The default moves into the Field: a slot cannot have a class attribute.
-            value = namespace.pop(field_name, Field.MISSING)
-            spec = value if isinstance(value, Field) else Field(value)
-            spec.name = field_name
-            declared.append(spec)
-        namespace["__slots__"] = tuple(f.name for f in declared)
-        cls = super().__new__(mcs, name, bases, namespace)
-        inherited: tuple[Field, ...] = getattr(bases[0], "_fields", ()) if bases else ()
-        every = (*inherited, *declared)
-        setattr(cls, "_fields", every)
-        setattr(cls, "_compared", tuple(f.name for f in every if f.compare))
-        setattr(cls, "__match_args__", tuple(f.name for f in every if not f.kw_only))
-        return cls
-
-
-class Node(metaclass=_NodeType):
+class Node(Record, frozen=True):
     """Base of all nodes. `offset`: where the node starts in the query (0-based)."""
 
-    _fields: ClassVar[tuple[Field, ...]]
-    _compared: ClassVar[tuple[str, ...]]
+    # Positions are keyword-only and not compared: two trees that differ only in where
+    # they were written are equal. (Spelled out each time: mypy reads `field(...)` calls.)
     offset: int = field(default=0, compare=False, kw_only=True)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        positional = [f for f in self._fields if not f.kw_only]
-        if len(args) > len(positional):
-            raise TypeError(f"{type(self).__name__}() takes {len(positional)} positional arguments")
-        given = dict(zip((f.name for f in positional), args))
-        for name in kwargs:
-            if name in given or name not in {f.name for f in self._fields}:
-                raise TypeError(f"{type(self).__name__}() got an unexpected argument {name!r}")
-        given.update(kwargs)
-        for f in self._fields:
-            if f.name in given:
-                value = given[f.name]
-            elif f.default is not Field.MISSING:
-                value = f.default
-            else:
-                raise TypeError(f"{type(self).__name__}() missing argument {f.name!r}")
-            object.__setattr__(self, f.name, value)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: nodes are frozen")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: nodes are frozen")
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self._compared)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash((self.__class__.__name__, *self._key()))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self._fields)
-        return f"{type(self).__name__}({shown})"
 
     def to_dict(self, *, positions: bool = False) -> dict[str, Any]:
         """A JSON-ready dict with a "node" key naming the class.
@@ -150,14 +58,14 @@ def _plain(value: Any, positions: bool) -> Any:
 # ---- values ---------------------------------------------------------------
 
 
-class Regex(Node):
+class Regex(Node, frozen=True):
     """A regex literal. `pattern` as written between the slashes; `flags` ⊆ "ims", in that order."""
 
     pattern: str
     flags: str = ""
 
 
-class Literal(Node):
+class Literal(Node, frozen=True):
     """A value or argument. `kind` is one of LITERAL_KINDS.
 
     value: str (string), int or float (number), Regex (regex), bool (bool), None (null).
@@ -173,7 +81,7 @@ class Literal(Node):
 # ---- filter expressions ---------------------------------------------------
 
 
-class Compare(Node):
+class Compare(Node, frozen=True):
     """`@.field op value`, or `@.field` alone (op "exists", value None).
 
     `op` is normalised: one of OPS. `offset` is the '@'; `field_offset` the field name;
@@ -187,19 +95,19 @@ class Compare(Node):
     op_offset: int | None = _field(default=None, compare=False, kw_only=True)
 
 
-class And(Node):
+class And(Node, frozen=True):
     """`a && b && ...` (two or more items, as written; parenthesised groups stay nested)."""
 
     items: tuple[Expr, ...]
 
 
-class Or(Node):
+class Or(Node, frozen=True):
     """`a || b || ...` (two or more items)."""
 
     items: tuple[Expr, ...]
 
 
-class Not(Node):
+class Not(Node, frozen=True):
     """`!item`. `offset` is the '!'."""
 
     item: Expr
@@ -211,37 +119,37 @@ Expr = Union[Compare, And, Or, Not]
 # ---- steps ----------------------------------------------------------------
 
 
-class Property(Node):
+class Property(Node, frozen=True):
     """`.name`. `offset` is the name (not the dot), for "unknown root/field" errors."""
 
     name: str
 
 
-class Call(Node):
+class Call(Node, frozen=True):
     """`.name(args)`. `offset` is the name. Args are string, number or regex literals."""
 
     name: str
     args: tuple[Literal, ...] = ()
 
 
-class Wildcard(Node):
+class Wildcard(Node, frozen=True):
     """`[*]`. `offset` is the '['."""
 
 
-class Position(Node):
+class Position(Node, frozen=True):
     """`[n]`, n may be negative. `offset` is the '['."""
 
     value: int
 
 
-class Slice(Node):
+class Slice(Node, frozen=True):
     """`[start:stop]`, Python-style; either bound may be None. `offset` is the '['."""
 
     start: int | None = None
     stop: int | None = None
 
 
-class Filter(Node):
+class Filter(Node, frozen=True):
     """`[?(expr)]` or `[?expr]`. `offset` is the '['."""
 
     expr: Expr
@@ -250,7 +158,7 @@ class Filter(Node):
 Step = Union[Property, Call, Wildcard, Position, Slice, Filter]
 
 
-class Query(Node):
+class Query(Node, frozen=True):
     """`$` followed by steps. `source` is the query text, for error carets."""
 
     steps: tuple[Step, ...] = ()

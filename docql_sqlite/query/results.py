@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..sqlfunctions import guarded_search
+from . import items as item_sql
 from .compiler import Compiled
 
 # A result's text fields (a section's content, a symbol's source) are cut at this many
@@ -34,6 +35,8 @@ def bounded(value: Any, location: Any = None) -> Any:
 
 
 def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
+    if compiled.item.name == item_sql.SECTION.name:  # (the item type is made per dialect)
+        rows = _integral_tiers(rows)
     if compiled.projection is not None:
         name = compiled.projection
         spec = compiled.item.get(name)
@@ -65,6 +68,18 @@ def build(compiled: Compiled, rows: Iterable[dict[str, Any]]) -> Iterator[Any]:
             if name in item:
                 item[name] = bounded(item[name], item.get("location"))
         yield item
+
+
+def _integral_tiers(rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """A section's score as SQLite gives it, on every engine: heading()'s title tiers (3,
+    2, 1) are integers and its body fallback 0.5 a float, each row its own type on SQLite;
+    PostgreSQL's UNION ALL gives the column one type (float8), so 3 came back as 3.0.
+    Sections have no other scores (NULL, the tiers, 0.5), so an integral float is a tier."""
+    for row in rows:
+        score = row.get("score")
+        if isinstance(score, float) and score.is_integer():
+            row["score"] = int(score)
+        yield row
 
 
 def _refine_regex_hit(item: dict[str, Any], pattern: str, flags: str) -> None:

@@ -12,24 +12,24 @@ when it fits the budget), other 4xx fail at once.
                           (default http://127.0.0.1:8080/v1, llama.cpp's server)
     DOCQL_RERANK_MODEL    model name sent with a reranker given by URL (default "reranker")
     DOCQL_RERANK_API_KEY  sent as `Authorization: Bearer KEY`
+
+(read by `docql_sqlite/settings.py`, which documents them in docs/settings.md)
 """
 
 from __future__ import annotations
 
 import json
-import os
 import socket
 import urllib.error
 import urllib.request
 from typing import Any
 
+from docql_sqlite import settings
 from docql_sqlite.errors import SearchError
 from docql_sqlite.rerankers.base import Reranker
 from docql_sqlite.retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 
-DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
-DEFAULT_MODEL = "reranker"
-DEFAULT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = float(settings.RERANK_TIMEOUT.default or 10)
 DEFAULT_ATTEMPTS = 3
 
 
@@ -48,29 +48,14 @@ def get_reranker(spec: str) -> HTTPReranker:
     spec = spec.strip()
     if not spec:
         raise RerankError("--rerank needs a URL (http://host:port/v1/rerank) or a model name")
-    timeout = _timeout()
+    timeout = settings.rerank_timeout()
     if spec.startswith(("http://", "https://")):
-        model = os.environ.get("DOCQL_RERANK_MODEL") or DEFAULT_MODEL
+        model = settings.rerank_model()
         return HTTPReranker(endpoint(spec), model, timeout=timeout)
     if "://" in spec:
         raise RerankError(f"unsupported reranker URL '{spec}': only http:// and https://")
-    base = os.environ.get("DOCQL_RERANK_URL") or DEFAULT_BASE_URL
+    base = settings.rerank_url()
     return HTTPReranker(endpoint(base), spec, timeout=timeout)
-
-
-def _timeout() -> float:
-    raw = os.environ.get("DOCQL_RERANK_TIMEOUT")
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        raise RerankError(
-            f"DOCQL_RERANK_TIMEOUT must be a number of seconds, got {raw!r}"
-        ) from None
-    if not value > 0:
-        raise RerankError(f"DOCQL_RERANK_TIMEOUT must be above 0, got {raw!r}")
-    return value
 
 
 class HTTPReranker(Reranker):
@@ -86,7 +71,7 @@ class HTTPReranker(Reranker):
         self.url = url
         self.model = model
         self.name = f"{model} at {url}"
-        self.api_key = api_key if api_key is not None else os.environ.get("DOCQL_RERANK_API_KEY")
+        self.api_key = api_key if api_key is not None else settings.rerank_api_key()
         self.timeout = timeout  # seconds for the whole call: every attempt and wait
         self.attempts = attempts
 

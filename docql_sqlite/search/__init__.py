@@ -3,7 +3,7 @@
 Below the `Index` front door (`Index.search`, `Index.context`); clients never call this
 package directly. `api.search` dispatches to a strategy (`ranking.py` for bm25/vector/
 hybrid, `smart.py`, `typed.py`), `context_pack.context` builds context packs, `docql.py`
-compiles `$.content.search()`/`similar()`. Every strategy reads through an
-`engine.Engine` (the file, or PostgreSQL via `pg/search.py`) and builds its SQL for the
-engine's dialect (`sqlbuild.spelling`). Submodules load on first use.
+compiles `$.content.search()`/`similar()`. Every function takes the `Store` of the index
+(`docql_sqlite.store`: the SQLite file or PostgreSQL, never an `Index`), reads through
+it and builds its SQL in its dialect (`store.dialect`). Submodules load on first use.
 """

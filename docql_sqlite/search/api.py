@@ -10,39 +10,39 @@ module only picks one.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
 from ..rerankers import get_reranker
-from . import engine, ranking, rerank, smart, snippets, stats, typed
+from . import ranking, rerank, results, smart, snippets, stats, typed
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 # A line starting with a type prefix makes the whole text a typed document.
 TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:", re.IGNORECASE | re.MULTILINE)
 
 
-def search(index: Any, text: str, options: SearchOptions) -> list[dict[str, Any]]:
-    """Ranked passages for `text`; deterministic for a given index, text and options.
-    `index`: an `Index` (the file) or an `engine.Engine` (PostgreSQL: `pg/search.py`).
-    Runs within the query time limit ($DOCQL_QUERY_TIMEOUT or 5 s; deadline.py)."""
+def search(store: Store, text: str, options: SearchOptions) -> list[dict[str, Any]]:
+    """Ranked passages for `text` in the index of `store` (either engine); deterministic
+    for a given index, text and options. Within the caller's time limit (`Index.search`
+    sets `options.timeout`: deadline.py), which the reranker's HTTP call does not count."""
     reranker = get_reranker(options.rerank) if options.rerank else None
     limit = rerank.depth(options.limit) if reranker else options.limit
-    with deadline.limit(deadline.default_seconds()):
-        items = _search(engine.of(index), text, options, limit)
-    # The reranker's HTTP call is not SQLite work: outside the query time limit.
+    items = _search(store, text, options, limit)
     if reranker is not None:
-        items = rerank.apply(reranker, text, items, options.limit, options.explain)
+        with deadline.not_counted():
+            items = rerank.apply(reranker, text, items, options.limit, options.explain)
     if not options.content:
         for item in items:
             item.pop("content", None)
     return items
 
 
-def _search(
-    index: engine.Engine, text: str, options: SearchOptions, limit: int
-) -> list[dict[str, Any]]:
+def _search(store: Store, text: str, options: SearchOptions, limit: int) -> list[dict[str, Any]]:
     if not text or not text.strip():
         raise SearchError("empty search text; give some words to search for")
     request = ranking.Request(
@@ -57,14 +57,14 @@ def _search(
         snippets=options.snippets,
     )
     if TYPED.search(text):
-        items = typed.run(index, typed.parse(text), request)
+        items = typed.run(store, typed.parse(text), request)
     elif options.mode == "smart":
-        items = smart.run(index, text, request)
+        items = smart.run(store, text, request)
     else:
         terms = ranking.query_terms(text) if options.mode != "vector" else []
-        rows = ranking.run_mode(index, options.mode, text, terms, request)
+        rows = ranking.run_mode(store, options.mode, text, terms, request)
         # Vector search has no terms, but its snippets still mark the query's words.
         marked = terms or search_terms.parse(text)
-        marked = stats.reduce_terms(index, marked)[0]
-        items = ranking.finish(rows, marked, request)
+        marked = stats.reduce_terms(store, marked)[0]
+        items = results.finish(rows, marked, request)
     return items

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 
 from ..text import CJK_RUN
 
@@ -51,7 +51,7 @@ _LONGEST_FIRST = sorted(_ALL_QUESTION_WORDS, key=len, reverse=True)
 Segmenter = Callable[[str], list[str]]
 
 
-@cache
+@lru_cache(maxsize=1)
 def segmenter() -> Segmenter | None:
     """A Chinese word segmenter when one is installed (rjieba, else jieba), else None.
 

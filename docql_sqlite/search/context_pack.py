@@ -16,13 +16,15 @@ the small documents (under SMALL_DOC characters), in path order, as long as they
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import SearchError
 from ..options import ContextOptions, SearchOptions
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import api
-from . import engine as engines
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 HITS = 20
 SMALL_DOC = 12_000
@@ -66,24 +68,27 @@ class Block:
         }
 
 
-def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any]:
-    """The context pack for `question`: {"text", "blocks", "strategy", "chars", "budget", ...}.
-    `index`: an `Index` (the file) or an `engine.Engine` (PostgreSQL: `pg/search.py`)."""
-    index = engines.of(index)
+def context(store: Store, question: str, options: ContextOptions) -> dict[str, Any]:
+    """The context pack for `question` in the index of `store` (either engine): {"text",
+    "blocks", "strategy", "chars", "budget", ...}. Within the caller's time limit."""
     budget, paths = options.budget, options.paths
     if budget < MIN_PIECE:
         raise SearchError(f"the budget must be at least {MIN_PIECE} characters, got {budget}")
     # The default mode, so that the pack starts from the passage `search` ranks first.
     mode = "smart"
     try:
-        hits = api.search(index, question, SearchOptions(mode=mode, limit=HITS, paths=paths))
+        hits = api.search(
+            store,
+            question,
+            SearchOptions(mode=mode, limit=HITS, paths=paths, timeout=options.timeout),
+        )
     except SearchError:
         hits = []  # a question of stopwords only: nothing matches → fallback
     if hits:
-        candidates, strategy = _from_hits(index, hits), f"{mode} hits"
+        candidates, strategy = _from_hits(store, hits), f"{mode} hits"
     else:
         candidates, strategy = (
-            _small_documents(index, paths),
+            _small_documents(store, paths),
             "fallback: whole small documents",
         )
     chosen, used = [], 0
@@ -113,7 +118,7 @@ def context(index: Any, question: str, options: ContextOptions) -> dict[str, Any
     }
 
 
-def _from_hits(index: engines.Engine, hits: list[dict[str, Any]]) -> list[Block]:
+def _from_hits(store: Store, hits: list[dict[str, Any]]) -> list[Block]:
     """Blocks in priority order: best hit per document, openings, then the other hits."""
     doc_rank: dict[str, int] = {}
     for hit in hits:
@@ -136,8 +141,8 @@ def _from_hits(index: engines.Engine, hits: list[dict[str, Any]]) -> list[Block]
         (rest if any(b.path == block.path for b in best) else best).append(block)
     openings = []
     for path, rank in doc_rank.items():
-        params = Params(index.dialect)
-        found = index.rows(
+        params = Params(store.dialect)
+        found = store.rows(
             f"""SELECT c.line, c.end_line, c.content, s.title, c.chunk_index FROM chunks c JOIN
               documents d ON d.id = c.doc_id
                LEFT JOIN sections s ON s.id = c.section_id WHERE d.path = {params.add(path)}
@@ -150,13 +155,13 @@ def _from_hits(index: engines.Engine, hits: list[dict[str, Any]]) -> list[Block]
     return best + openings + rest
 
 
-def _small_documents(index: engines.Engine, paths: tuple[str, ...]) -> list[Block]:
+def _small_documents(store: Store, paths: tuple[str, ...]) -> list[Block]:
     blocks = []
-    for rank, doc in enumerate(index.documents(paths)):
-        params = Params(index.dialect)
+    for rank, doc in enumerate(store.documents(paths)):
+        params = Params(store.dialect)
         doc_id = params.add(doc["id"])
         size = tuple(
-            index.rows(
+            store.rows(
                 "SELECT coalesce(sum(length(content)), 0) AS chars, coalesce(max(end_line), 0) "
                 f"AS last, coalesce(min(line), 1) AS first FROM chunks WHERE doc_id = {doc_id}",
                 params.values,
@@ -165,7 +170,7 @@ def _small_documents(index: engines.Engine, paths: tuple[str, ...]) -> list[Bloc
         if 0 < size[0] < SMALL_DOC:
             text = "".join(
                 r["content"]
-                for r in index.rows(
+                for r in store.rows(
                     f"SELECT content FROM chunks WHERE doc_id = {doc_id} ORDER BY chunk_index",
                     params.values,
                 )

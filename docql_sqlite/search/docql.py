@@ -20,27 +20,39 @@ shell. Choices:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DocQLTypeError, EmbeddingError
 from ..query import items as item_sql
 from ..query.functions import Source
 from ..query.nodes import Call
-from ..query.sqlparams import Deferred, Params
-from . import engine as engines
+from ..sqlparams import Deferred, Params
 from . import sqlbuild, stats, vectors
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 DEPTH = 100
 MIN_HITS = 10
 
 
-def search_source(index: Any, name: str, q: str, scope: str, params: Params, call: Call) -> Source:
-    """The ranked source of `search(q)`/`similar(q)`. Pure: what only the index can give
-    (the query vector, term statistics, stale-vector counts) is bound when the query runs.
-    `index`: an `Index`, or an `engine.Engine` with `params` in its dialect (PostgreSQL)."""
-    has_vectors = index.has_vectors
-    index = engines.of(index)
+def search_source(
+    store: Store,
+    name: str,
+    q: str,
+    scope: str,
+    params: Params,
+    call: Call,
+    has_vectors: bool | None = None,
+) -> Source:
+    """The ranked source of `search(q)`/`similar(q)` (`params` in the store's dialect).
+    Pure: what only the index can give (the query vector, term statistics, stale-vector
+    counts) is bound when the query runs. `has_vectors`: whether the index has vectors,
+    when the caller knows (`Index` does: compiling then reads no row); None asks."""
+    if has_vectors is None:
+        has_vectors = store.has_vectors
+    index = store
     if name == "similar":
         if not has_vectors:
             raise _no_vectors(name)
@@ -76,19 +88,19 @@ def search_source(index: Any, name: str, q: str, scope: str, params: Params, cal
     return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
 
 
-def _query_vector(index: engines.Engine, q: str, params: Params) -> str:
+def _query_vector(index: Store, q: str, params: Params) -> str:
     vector = Deferred(
         f"the vector of {q!r} by the index's embedding model",
-        lambda: vectors.vector_json(vectors.query_vector(index.query_model(), q)),
+        lambda: vectors.vector_json(vectors.query_vector(vectors.query_model(index), q)),
     )
     return sqlbuild.vector_sql(params, vector)
 
 
-def _depth_with_stale(index: engines.Engine) -> Any:
+def _depth_with_stale(index: Store) -> Any:
     return lambda: DEPTH + stats.stale_vectors(index)
 
 
-def _checked_chunk_id(index: engines.Engine, chunk_id: int) -> Deferred:
+def _checked_chunk_id(index: Store, chunk_id: int) -> Deferred:
     def check() -> int:
         params = Params(index.dialect)
         sql = f"SELECT 1 AS found FROM chunk_vectors WHERE chunk_id = {params.add(chunk_id)}"

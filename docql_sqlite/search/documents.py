@@ -8,7 +8,7 @@ channel scores documents instead, as a plain FTS5 table over whole files would:
     score(D) = Σ_t  w_t · idf(t) · tf(t,D)·(k1+1) / (tf(t,D) + k1·(1 − b + b·|D|/avgdl))
 
 without a second index. The full-text index already holds every token occurrence by
-chunk; the engine counts them by chunk (`Engine.body_counts`: on the file an `fts5vocab`
+chunk; the engine counts them by chunk (`Store.body_counts`: on the file an `fts5vocab`
 table of type `instance` over `chunks_fts`, created in the connection's temp schema so a
 read-only file stays untouched; on PostgreSQL the body-weighted positions of each
 chunk's tsvector, the same counts), and the chunk → document map (read once per version
@@ -47,13 +47,16 @@ import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from ..text import has_cjk
-from . import engine, ranking, sqlbuild, stats
+from . import ranking, stats
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 K1 = 1.2
 B = 1.0
@@ -65,8 +68,6 @@ MIN_STEM = 4
 # Content words a query needs for this channel: fewer make a look-up, not a question.
 MIN_QUESTION_WORDS = 3
 MIN_TOKEN = 1  # characters ("R", "C" are names)
-VOCAB = engine.VOCAB  # the file engine's fts5vocab instance table
-PREFIX_END = engine.PREFIX_END  # above every character a token can hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,11 +84,6 @@ class Ranked:
     doc_id: int
     score: float
     chunk: int  # the document's best passage
-
-
-# The fts5vocab instance table over chunks_fts, in the connection's temp schema (the file
-# engine's `body_counts` creates it; for SQL of your own over VOCAB).
-ensure_vocab = engine.ensure_vocab
 
 
 def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
@@ -109,12 +105,15 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
     return list(out.values())
 
 
-def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str | None) -> Postings:
-    """The token's body occurrences in scope, counted by chunk (cached, `_postings`).
+def _occurrences(
+    index: Store, token: Token, paths: tuple[str, ...], negated: str | None
+) -> Postings:
+    """The token's body occurrences in scope, counted by chunk (cached: `postings`).
     `negated`: a full-text query in the engine's syntax (`negation`); its chunks are out."""
-    eng = engine.of(index)
-    key = (eng.path, *eng.stamp(), token.text, token.prefix, paths, negated)
-    found = _postings.get(key)
+    eng = index
+    cache = postings(eng)
+    key = (*eng.stamp(), token.text, token.prefix, paths, negated)
+    found = cache.get(key)
     if found is not None:
         return found
     params = Params(eng.dialect)
@@ -123,7 +122,7 @@ def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str 
         scope = ranking.scope_sql(paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
-        without = sqlbuild.spelling(eng.dialect).ids_matching(params.add(negated))
+        without = eng.dialect.ids_matching(params.add(negated))
     # The engine's own statement (fts5vocab on the file, the tsvector on PostgreSQL), as
     # plain tuples, not `Engine.rows`' dicts: a common word has thousands of chunks, and
     # a dict per row was a third of the channel's time. No join to chunks here: the
@@ -139,17 +138,17 @@ def _occurrences(index: Any, token: Token, paths: tuple[str, ...], negated: str 
             docs.append(doc)
             tf[doc] = tf.get(doc, 0) + n
     found = Postings(chunks, counts, docs, array("q", tf), array("q", tf.values()))
-    _postings.put(key, found)
+    cache.put(key, found)
     return found
 
 
-def negation(index: Any, terms: list[search_terms.Term]) -> str | None:
+def negation(index: Store, terms: list[search_terms.Term]) -> str | None:
     """The query's negated terms as one full-text query in the engine's syntax (any of
     them, in any column), or None."""
     negated = [t for t in terms if t.negated]
     if not negated:
         return None
-    return sqlbuild.spelling(engine.of(index).dialect).any_of(negated)
+    return index.dialect.any_of(negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +198,12 @@ class PostingsCache:
 
 # ~24 bytes a row: 1M rows is ~24 MB, the postings of a few thousand words.
 POSTINGS_CACHE_ROWS = 1_000_000
-_postings = PostingsCache(POSTINGS_CACHE_ROWS)
+
+
+def postings(store: Store) -> PostingsCache:
+    """The postings cache of the index behind `store` (kept with its other figures,
+    `stats.of`: one per open index, shared with its search sidecar)."""
+    return stats.of(store).part("postings", lambda: PostingsCache(POSTINGS_CACHE_ROWS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +217,7 @@ class Layout:
     norms: dict[int, float]  # K1 · (1 − B + B·|D|/avgdl)
 
 
-def _layout(index: Any) -> Layout:
+def _layout(index: Store) -> Layout:
     def compute() -> Layout:
         chunk_doc: dict[int, int] = {}
         lengths: dict[int, int] = {}
@@ -234,17 +238,17 @@ def _layout(index: Any) -> Layout:
     return stats.cached(index, ("doc_layout", K1, B), compute)
 
 
-def _common(index: Any, token: Token) -> bool:
+def _common(index: Store, token: Token) -> bool:
     total = stats.chunk_count(index)
     if total < MIN_CHUNKS or token.prefix:
         return False
     # The chunks holding the token in any column: `"tok"` on FTS5, `'tok'` on PostgreSQL.
-    query = sqlbuild.spelling(engine.of(index).dialect).phrase([token.text])
+    query = index.dialect.phrase([token.text])
     return stats.matching(index, query) > MAX_SHARE * total
 
 
 def score(
-    index: Any,
+    index: Store,
     tokens: list[Token],
     paths: tuple[str, ...],
     negated: str | None,
@@ -296,7 +300,7 @@ def score(
 
 
 def channel(
-    index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int = DEPTH
+    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int = DEPTH
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The document channel's rows (each document's best passage, best first) and notes."""
     if any(has_cjk(t.text) for t in search_terms.positives(terms)):
@@ -304,7 +308,6 @@ def channel(
         # documents by them alone: Chinese set MRR@10 0.947 → 0.848. The passage
         # channels rank CJK questions (cjk.py).
         return [], ["not for CJK questions: the passage channels rank them"]
-    index = engine.of(index)
     tokens = query_tokens(terms)
     if not tokens:
         return [], []

@@ -4,7 +4,8 @@ Hybrid search fuses its two lists in SQL (`sqlbuild.py`); smart search and typed
 documents run several lists whose number depends on the input, so they fuse here with
 the same formula: score(chunk) = Σ weight_list x weight_row / (k + rank_in_list), ranks
 from 1 (a row's weight is 1 unless its list says how much of the query it answers).
-Ties are broken by path, then position, so the order is deterministic.
+Ties are broken by path, then position, so the order is deterministic. Smart search
+then scores each fused passage (`composite`): the RRF score first, small bonuses after.
 """
 
 from __future__ import annotations
@@ -12,7 +13,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..text import fold
+from .query_names import QueryNames
 from .sqlbuild import RRF_K
+
+# Small next to one RRF rank step at the top (100 x (1/61 - 1/62) ≈ 0.026 … 1.6 for rank 1):
+# they order passages the lists rank alike, they do not overturn the lists.
+TYPE_PRIORITY = {"symbols": 0.1, "code_words": 0.05, "headings": 0.05, "entities": 0.03}
+NAME_EXACT, NAME_PREFIX = 1.0, 0.2
+# The squashed BM25 term of the composite (0..1) x this: worth up to ~20 rank steps of
+# one list. 0 was tried with vectors and the two halves of the FAQ sets disagreed
+# (docs/benchmarks.md, third pass), so it stays.
+BM25_BONUS = 0.5
 
 
 @dataclass(slots=True)
@@ -71,3 +83,26 @@ def rrf(lists: list[Ranked], k: int = RRF_K) -> list[Fused]:
             entry.rrf[ranked.name] = round(contribution, 8)
             entry.score += contribution
     return sorted(fused.values(), key=lambda f: f.key)
+
+
+def composite(entry: Fused, names: QueryNames, lexical: float = 1.0) -> float:
+    """The final score of a fused passage: 100 x RRF + 0.5 x squashed BM25 + the best
+    result-type priority + a bonus when a name the lists matched equals the query (1.0)
+    or starts with it (0.2). Ties (in the caller's sort): path, then position.
+
+    A weak name (one plain word of the query) answers one word: its bonus is shared
+    (1/words), so a passage that covers every word can outrank a symbol named after one.
+    A strong name (an identifier as typed, the words joined) gets the whole bonus.
+    `lexical` (`channels.lexical_share`) scales everything but the RRF score: at 0 the
+    vector list's order alone."""
+    bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
+    priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
+    match = 0.0
+    for info in entry.lists.values():
+        found = fold(str(info.get("match") or ""))
+        share = names.weight(found)
+        if found and found in names.equal:
+            match = max(match, NAME_EXACT * share)
+        elif found and any(found.startswith(n) for n in names.equal):
+            match = max(match, NAME_PREFIX * share)
+    return 100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match)

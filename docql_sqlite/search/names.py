@@ -16,13 +16,16 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from ..text import fold
 from . import stats
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 MIN_WORD = 3
 MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
@@ -77,7 +80,7 @@ def _table(found: list[NamedSymbol]) -> SymbolNames:
     return SymbolNames(found, names, contexts, name_starts, context_starts)
 
 
-def table(index: Any) -> SymbolNames:
+def table(index: Store) -> SymbolNames:
     """Every symbol of the index (cached per version of the index file)."""
 
     def load() -> SymbolNames:
@@ -122,7 +125,7 @@ def _visible_to_bm25(spellings: tuple[str, ...], name: str) -> bool:
 
 
 def ranked_symbols(
-    index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
+    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[tuple[float, float, NamedSymbol, float]]:
     """(score, share of the query's words held that BM25 cannot see, symbol, share of the
     query's words held at all) for the best-matching symbols."""
@@ -176,7 +179,7 @@ def ranked_symbols(
 
 
 def channel(
-    index: Any, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
+    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[dict[str, Any]]:
     """The passages holding the best-matching definitions, best first."""
     best = ranked_symbols(index, terms, paths, depth)

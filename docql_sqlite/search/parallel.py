@@ -27,14 +27,13 @@ left of it.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
-from .. import db, deadline
-from . import engine as engines
+from .. import deadline
+from ..store import Store, open_store
 
 T = TypeVar("T")
 
@@ -42,51 +41,46 @@ T = TypeVar("T")
 class Sidecar:
     """One extra read connection on the index file, used by one worker thread."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._conn: Any = None
+    def __init__(self, location: str) -> None:
+        self.path = location
+        self._store: Store | None = None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="docql-search"
         )
 
-    def submit(self, index: engines.Engine, task: Callable[[engines.Engine], T]) -> Pending[T]:
-        """Start `task(engine)` on the worker, `engine` being `index` on the second
-        connection, under the caller's time limit. `Pending.result()` is its answer, or
-        `task(index)` run on the caller's thread when the worker could not read the
-        caller's snapshot (a commit came between them; see the module docstring)."""
+    def submit(self, store: Store, task: Callable[[Store], T]) -> Pending[T]:
+        """Start `task(other)` on the worker, `other` being the index of `store` read
+        through the second connection, under the caller's time limit. `Pending.result()`
+        is its answer, or `task(store)` run on the caller's thread when the worker could
+        not read the caller's snapshot (a commit came between them, or the engine cannot
+        tell: `Store.quiescent`; see the module docstring)."""
         left = deadline.remaining()  # raises when the caller is already out of time
         pool = self._pool
         if pool is None:
             raise RuntimeError("the search sidecar is closed")
-        if index.conn.in_transaction:  # pin the caller's snapshot before looking at the WAL
-            index.conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()
-        if not wal_empty(self.path):
-            return Pending(index, task, None)
+        store.scalar("SELECT 1 FROM meta LIMIT 1")  # pin the caller's snapshot first
+        if not store.quiescent():
+            return Pending(store, task, None)
 
         def run() -> tuple[bool, T | None]:
             with deadline.limit(left):
-                other = self._engine(index)
-                other.conn.execute("BEGIN")
-                try:
-                    other.conn.execute("SELECT 1 FROM meta LIMIT 1").fetchall()  # its snapshot
-                    if not wal_empty(self.path):
+                other = self._other(store)
+                with other.snapshot():
+                    other.scalar("SELECT 1 FROM meta LIMIT 1")  # its snapshot
+                    if not other.quiescent():
                         return False, None
                     return True, task(other)
-                finally:
-                    other.conn.execute("COMMIT")
 
-        return Pending(index, task, pool.submit(run))
+        return Pending(store, task, pool.submit(run))
 
-    def _engine(self, index: engines.Engine) -> engines.Engine:
-        """`index`'s engine (a `SqliteEngine`) reading through the worker's connection."""
+    def _other(self, store: Store) -> Store:
+        """The worker's store (opened on first use), sharing the caller's caches."""
         with self._lock:
-            if self._conn is None:
-                self._conn = db.connect(self.path, readonly=True)
-            conn = self._conn
-        assert isinstance(index, engines.SqliteEngine)
-        other = engines.SqliteEngine(index.index)
-        other.conn = conn
+            if self._store is None:
+                self._store = open_store(self.path, readonly=True)
+            other = self._store
+        other.vector_cache, other.stats_cache = store.vector_cache, store.stats_cache
         return other
 
     def close(self) -> None:
@@ -95,9 +89,9 @@ class Sidecar:
         if pool is not None:
             pool.shutdown(wait=True)
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            if self._store is not None:
+                self._store.close()
+                self._store = None
 
 
 class Pending(Generic[T]):
@@ -105,11 +99,11 @@ class Pending(Generic[T]):
 
     def __init__(
         self,
-        index: engines.Engine,
-        task: Callable[[engines.Engine], T],
+        store: Store,
+        task: Callable[[Store], T],
         future: Future[tuple[bool, T | None]] | None,
     ) -> None:
-        self.index, self.task, self.future = index, task, future
+        self.store, self.task, self.future = store, task, future
 
     def result(self, timeout: float | None = None) -> T:
         """The worker's answer (waiting up to `timeout` seconds for it), or the task run
@@ -119,7 +113,7 @@ class Pending(Generic[T]):
             self.future = None
             if same_snapshot:
                 return cast(T, answer)
-        return self.task(self.index)  # on the caller's snapshot, as without a sidecar
+        return self.task(self.store)  # on the caller's snapshot, as without a sidecar
 
     def wait(self) -> None:
         """Let a started task finish (after an error on the caller's side)."""
@@ -127,19 +121,7 @@ class Pending(Generic[T]):
             self.future.exception()
 
 
-def wal_empty(path: str) -> bool:
-    """Whether the index's WAL holds no frames (no file: nothing was written since the last
-    connection closed, or the file is not in WAL mode, where readers block commits)."""
-    try:
-        return os.stat(path + "-wal").st_size == 0
-    except FileNotFoundError:
-        return True
-
-
-def of(index: Any) -> Sidecar | None:
-    """The sidecar of the `Index` behind `index` (an engine), or None: PostgreSQL, or an
-    index opened without `parallel_search`."""
-    if not isinstance(index, engines.SqliteEngine):
-        return None
-    sidecar = getattr(index.index, "search_sidecar", None)
+def of(store: Store) -> Sidecar | None:
+    """The sidecar of the index behind `store`, or None (opened without `parallel_search`)."""
+    sidecar = store.sidecar
     return sidecar if isinstance(sidecar, Sidecar) else None

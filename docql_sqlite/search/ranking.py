@@ -1,23 +1,25 @@
-"""The layer every search strategy stands on: one ranked list, its rows, result items.
+"""The layer every search strategy stands on: one ranked list of passages, in SQL.
 
 `api.search` picks a strategy (bm25/vector/hybrid here, `smart.py`, `typed.py`); each
-calls `run_mode`/`run_plan` for its lists and `item`/`finish` for the results. Every
-result is a passage (chunk) with path, line range, section, score and a snippet whose
-hits are marked `**like this**`; `group="file"` keeps the best passage of each file.
+calls `run_mode`/`run_plan` for its lists (the one statement of `sqlbuild.py`) and
+`results.py` for the result items.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import deadline
 from ..errors import SearchError
 from ..passage_text import link_only
-from ..query.sqlparams import Params
+from ..sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 # --group file needs more passages than files asked for: several hits share a file.
 GROUP_OVERFETCH = 4
@@ -64,13 +66,13 @@ def query_terms(text: str) -> list[search_terms.Term]:
 def scope_sql(paths: tuple[str, ...], params: Params) -> str:
     dialect = params.dialect
     if not paths:
-        return "1" if dialect.name == "sqlite" else dialect.TRUE
+        return dialect.TRUE
     globs = (dialect.glob("d.path", params.add(dialect.glob_value(p))) for p in paths)
     return "(" + " OR ".join(globs) + ")"
 
 
 def run_mode(
-    index: Any, mode: str, text: str, terms: list[search_terms.Term], opts: Request
+    index: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
     params = Params(index.dialect)
@@ -102,20 +104,20 @@ def run_mode(
 
 
 def add_vector(
-    index: Any, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
+    index: Store, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
 ) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
-        model = index.query_model(opts.model)
+        model = vectors.query_model(index, opts.model)
         vector = vectors.query_vector(model, text, kind)
     plan.vector = sqlbuild.vector_sql(params, vectors.vector_json(vector))
     stale = stats.stale_vectors(index)
     plan.approximate = stats.vector_count(index) > EXACT_KNN_MAX
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
-    cache = getattr(index, "vector_cache", None)
+    cache = index.vector_cache
     if cache is not None and plan.scope == "1":
-        nearest = cache.knn(index.conn, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
+        nearest = cache.knn(index, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
         if nearest is not None:
             plan.nearest = json.dumps(nearest)
             plan.notes.append("vector: nearest found in memory (this process holds the vectors)")
@@ -129,7 +131,7 @@ def add_vector(
 
 
 def run_plan(
-    index: Any, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
+    index: Store, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
 ) -> list[dict[str, Any]]:
     # No SQL snippet: `item` makes the snippet of each result from its content.
     sql = (
@@ -142,8 +144,8 @@ def run_plan(
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))
         info["fts"] = {
-            "and": search_terms.match_and(plan.terms),
-            "or": search_terms.match_or(plan.terms, _common(plan)) if n > 1 else None,
+            "and": params.dialect.match_and(plan.terms),
+            "or": params.dialect.match_or(plan.terms, _common(plan)) if n > 1 else None,
             "weights": {"title": plan.weights[0], "body": plan.weights[1]},
         }
         if (
@@ -159,81 +161,6 @@ def run_plan(
     for row in rows:
         row["_plan"] = info
     return rows
-
-
-def item(
-    row: dict[str, Any], pats: list[snippets.TermPattern], opts: Request, *, snippet: bool = True
-) -> dict[str, Any]:
-    """A result item from a ranked row: the passage, its score and a marked snippet
-    (unless the request asks for none: then the row's own, None from `run_plan`)."""
-    snippet = snippet and opts.snippets
-    out = {
-        "type": "chunk",
-        "path": row["path"],
-        "line": row["line"],
-        "end_line": row["end_line"],
-        "location": row["location"],
-        "section": row["section"],
-        "number": row["number"],
-        "page": row["page"],
-        "chunk_index": row["chunk_index"],
-        "score": _round(row["score"]),
-        "snippet": snippets.make(row["content"], pats, opts.intent)
-        if snippet
-        else row.get("snippet"),  # None from `run_plan` (it asks SQL for no snippet)
-        "content": row["content"],
-    }
-    if opts.explain:
-        out["explain"] = explain_row(row)
-    return out
-
-
-def explain_row(row: dict[str, Any]) -> dict[str, Any]:
-    lists: dict[str, Any] = {}
-    rrf: dict[str, float] = {}
-    if row.get("_fts_rank") is not None:
-        lists["bm25"] = {
-            "rank": row["_fts_rank"],
-            "bm25": _round(-row["_bm25"]),
-            "terms_matched": row["_coverage"],
-        }
-        rrf["bm25"] = _round(row["_rrf_fts"])
-    if row.get("_vec_rank") is not None:
-        lists["vector"] = {"rank": row["_vec_rank"], "distance": _round(row["_distance"])}
-        rrf["vector"] = _round(row["_rrf_vec"])
-    out = {"lists": lists, "rrf": rrf, "final": _round(row["score"])}
-    if row.get("_plan"):
-        out["plan"] = row["_plan"]
-    return out
-
-
-def finish(
-    rows: list[dict[str, Any]], terms: list[search_terms.Term], opts: Request
-) -> list[dict[str, Any]]:
-    pats = snippets.patterns(terms)
-    items = [item(r, pats, opts) for r in rows]
-    return group_files(items, opts) if opts.group == "file" else items[: opts.limit]
-
-
-def group_files(items: list[dict[str, Any]], opts: Request) -> list[dict[str, Any]]:
-    """One item per file: its best passage (by intent words on a tie), plus where the others are."""
-    files: dict[str, list[dict[str, Any]]] = {}
-    for it in items:
-        files.setdefault(it["path"], []).append(it)
-    grouped = []
-    for path, hits in files.items():
-        best = hits[0]
-        if opts.intent:
-            top = [h for h in hits if h["score"] == best["score"]]
-            best = max(top, key=lambda h: snippets.count_hits(h["content"], opts.intent))
-        grouped.append(
-            dict(best, type="file_hit", hits=len(hits), passages=[h["location"] for h in hits])
-        )
-    return grouped[: opts.limit]
-
-
-def _round(value: Any) -> Any:
-    return round(value, 6) if isinstance(value, float) else value
 
 
 def _common(plan: sqlbuild.Plan) -> frozenset[str]:

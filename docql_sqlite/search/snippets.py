@@ -1,7 +1,7 @@
 """Snippets for the Python API and the CLI: the window of a chunk with the most query terms.
 
 The FTS table is contentless, so FTS5's `snippet()` returns NULL; compiled DocQL builds a
-simple snippet in SQL (first hit, `sqlbuild.SNIPPET_SQL`). Here, in Python, the window
+simple snippet in SQL (first hit, `sqlbuild.snippet_sql`). Here, in Python, the window
 that covers the most distinct terms wins (ties: the one with more `intent:` words, then
 the earliest), and every hit inside it is marked `**like this**`. Terms are matched on
 the original text — the CJK spacing of the FTS column never shows — and identifiers

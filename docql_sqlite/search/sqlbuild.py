@@ -15,12 +15,13 @@ it has a vector arm). The contentless FTS table cannot give `snippet()`, so the 
 builds a plain snippet itself with instr/substr around the first hit (marked `**…**`);
 the Python API replaces it with a better one (`snippets.py`).
 
-The same statement runs on PostgreSQL: the spelling of each engine is a `SearchSql`
-(`spelling(params.dialect)`), the search-side counterpart of `query/dialect.py`. On
-PostgreSQL the full text is a `tsquery` over the tsvector table `chunks_fts(rowid, tsv)`
-built from the same tokens (`fts_tokens.py`), BM25 is FTS5's own formula computed in SQL
-from the index's term statistics (bound when the statement runs), and the KNN is
-pgvector's `ORDER BY embedding <=> v LIMIT k` (docs/scale-out.md).
+The same statement runs on PostgreSQL: each construct whose spelling differs (the
+full-text query and MATCH, BM25, the KNN, the query vector) is asked of the engine's
+`Dialect` (`params.dialect`, docql_sqlite/dialect/). On PostgreSQL the full text is a
+`tsquery` over the tsvector table `chunks_fts(rowid, tsv)` built from the same tokens
+(`fts_tokens.py`), BM25 is FTS5's own formula computed in SQL from the index's term
+statistics (bound when the statement runs), and the KNN is pgvector's
+`ORDER BY embedding <=> v LIMIT k` (docs/scale-out.md).
 """
 
 from __future__ import annotations
@@ -28,14 +29,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
+from ..dialect import Dialect, unscoped
 from ..errors import SearchError
-from ..fts_tokens import quote_lexeme
-from ..fts_tokens import tokens as fts_tokens
 from ..query import items as item_sql
-from ..query.dialect import Dialect
-from ..query.sqlparams import Deferred, Params
+from ..sqlparams import Deferred, Params
 from ..text import CJK_RUN, fold
 from . import terms as search_terms
 
@@ -56,18 +55,20 @@ SNIPPET_BEFORE = 60
 # SQLite build (the Debian shell), and the first hit needs only the first few words anyway.
 MAX_SNIPPET_NEEDLES = 64
 SNIPPET_CHARS = 160
-# FTS5's BM25 constants (fts5_aux.c), used where BM25 is computed in SQL (PostgreSQL).
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
-SNIPPET_SQL = (
-    f"CASE WHEN g._at > 0 THEN trim(replace(substr(g.content, max(1, g._at - {SNIPPET_BEFORE}), "
-    f"g._at - max(1, g._at - {SNIPPET_BEFORE})) || '**' || substr(g.content, g._at, g._hitlen) || "
-    f"'**' || "
-    f"substr(g.content, g._at + g._hitlen, {SNIPPET_CHARS - SNIPPET_BEFORE}), char(10), ' ')) "
-    f"ELSE trim(replace(substr(g.content, 1, {SNIPPET_CHARS}), char(10), ' ')) END"
-)
+def snippet_sql(dialect: Dialect) -> str:
+    """The plain snippet of a row `g` (with `_at`, `_hitlen`): the text around the first
+    hit, the hit marked `**…**`, on one line."""
+    start = dialect.greatest("1", f"g._at - {SNIPPET_BEFORE}")
+    nl = dialect.newline()
+    return (
+        f"CASE WHEN g._at > 0 THEN trim(replace(substr(g.content, {start}, "
+        f"g._at - {start}) || '**' || substr(g.content, g._at, g._hitlen) || "
+        f"'**' || "
+        f"substr(g.content, g._at + g._hitlen, {SNIPPET_CHARS - SNIPPET_BEFORE}), {nl}, ' ')) "
+        f"ELSE trim(replace(substr(g.content, 1, {SNIPPET_CHARS}), {nl}, ' ')) END"
+    )
 
 
 @dataclass(slots=True)
@@ -104,304 +105,6 @@ class Plan:
         return bool(search_terms.positives(self.terms))
 
 
-def unscoped(scope: str) -> bool:
-    """Whether a scope condition is the always-true one (no filter)."""
-    return scope in ("1", "true")
-
-
-class SearchSql:
-    """How the search SQL is spelled on SQLite: FTS5 MATCH, bm25(), vec0 (`k = ?`)."""
-
-    name: ClassVar[str] = "sqlite"
-
-    def __init__(self, dialect: Dialect) -> None:
-        self.dialect = dialect
-
-    # -- full-text queries (the values bound to `matches`) ------------------------------
-    def term(self, term: search_terms.Term) -> str:
-        """One term as a query of its own (coverage, document frequency)."""
-        return term.fts
-
-    def match_and(self, terms: list[search_terms.Term]) -> str:
-        return search_terms.match_and(terms)
-
-    def match_or(self, terms: list[search_terms.Term], skip: frozenset[str] = frozenset()) -> str:
-        return search_terms.match_or(terms, skip)
-
-    def any_of(self, terms: list[search_terms.Term]) -> str:
-        """Any of `terms`, in any column (smart search's negation filter)."""
-        return " OR ".join(t.fts for t in terms)
-
-    def phrase(self, tokens: list[str]) -> str:
-        return '"' + " ".join(tokens) + '"'
-
-    def in_title(self, term: search_terms.Term) -> str:
-        return "title : " + term.fts
-
-    def both(self, first: str, second: str) -> str:
-        return f"({first}) AND {second}"
-
-    # -- SQL ---------------------------------------------------------------------------
-    def matches(self, query: str) -> str:
-        """The condition on a `chunks_fts` row of the FROM: it matches `query` (SQL)."""
-        return f"chunks_fts MATCH {query}"
-
-    def ids_matching(self, query: str) -> str:
-        """A SELECT of the chunk ids matching `query`."""
-        return f"SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH {query}"
-
-    def count_matching(self, query: str) -> str:
-        return f"SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH {query}"
-
-    def bm25(self, plan: Plan, params: Params, skip: Any = frozenset()) -> str:
-        """The BM25 of the matching row (lower is better, as FTS5's bm25()); `skip`: the
-        FTS strings of terms left out of the expression (or a callable giving them)."""
-        # Columns are (body, title) since schema 6 (sql/006_fts_body_first.sql).
-        return f"bm25(chunks_fts, {plan.weights[1]!r}, {plan.weights[0]!r})"
-
-    def corpus_sql(self) -> str:
-        """One row (rows, tokens) of the full-text table (SQL BM25's N and avgdl)."""
-        raise SearchError("FTS5 keeps its own BM25 statistics")
-
-    def covered(self, query: str, exact: str | None) -> str:
-        """1 when the row matches `query` (and the exact check), else 0."""
-        return (
-            f"(chunks_fts.rowid IN (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH "
-            f"{query})" + (f" AND {exact}" if exact else "") + ")"
-        )
-
-    def num(self, literal: str) -> str:
-        """A floating-point literal (so that divisions are in double precision)."""
-        return literal
-
-    def vector(self, param: str) -> str:
-        """The SQL of a query vector bound as JSON text."""
-        return f"vec_f32({param})"
-
-    def knn(self, vector: str, k: str, scope: str, approximate: bool = False) -> str:
-        """The `vec_raw(id, distance)` body: the k nearest current-or-stale vectors."""
-        pushed = ""
-        if not unscoped(scope):
-            # Metadata filter inside vec0: the KNN itself only considers chunks in scope.
-            pushed = f" AND doc_id IN (SELECT d.id FROM documents d WHERE {scope})"
-        return (
-            f"SELECT rowid AS id, distance FROM chunks_vec WHERE embedding MATCH {vector} "
-            f"AND k = {k}{pushed}"
-        )
-
-    def snippet(self) -> str:
-        return SNIPPET_SQL
-
-
-class PostgresSearchSql(SearchSql):
-    """PostgreSQL: `tsv @@ tsquery` over `chunks_fts(rowid, tsv)`, BM25 in SQL, pgvector.
-
-    A query is a tsquery *literal* (`'a' <-> 'b' & 'c':*`), cast with `::tsquery`, not
-    `to_tsquery('simple', …)`: the lexemes are already FTS5's tokens (`fts_tokens.py`)
-    and to_tsquery would split them again with PostgreSQL's parser. The title is weight
-    A and the body weight B of the tsvector, so FTS5's `body : (…)` is `:B`.
-    """
-
-    name: ClassVar[str] = "postgres"
-
-    @staticmethod
-    def _tokens(term: search_terms.Term) -> list[str]:
-        # The tokens FTS5 makes of the quoted string it is sent (`Term.fts`).
-        return fts_tokens(" ".join(term.tokens))
-
-    def _phrase(self, term: search_terms.Term, weight: str = "") -> str:
-        toks = self._tokens(term) or [""]
-        parts = [quote_lexeme(t) + (":" + weight if weight else "") for t in toks]
-        if term.prefix:
-            parts[-1] = quote_lexeme(toks[-1]) + ":*" + weight
-        return "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
-
-    def term(self, term: search_terms.Term) -> str:
-        return self._phrase(term)
-
-    def _query(
-        self, expr: str, terms: list[search_terms.Term], kept: list[search_terms.Term]
-    ) -> str:
-        negative = [self._phrase(t) for t in terms if t.negated]
-        if negative:
-            expr = f"({expr}) & !({' | '.join(negative)})"
-        body = " | ".join(self._phrase(t, "B") for t in kept)
-        return f"({expr}) & ({body})"
-
-    def match_and(self, terms: list[search_terms.Term]) -> str:
-        positive = search_terms.positives(terms)
-        if not positive:
-            raise SearchError("a search needs at least one word that is not negated")
-        return self._query(" & ".join(self._phrase(t) for t in positive), terms, positive)
-
-    def match_or(self, terms: list[search_terms.Term], skip: frozenset[str] = frozenset()) -> str:
-        positive = search_terms.positives(terms)
-        if not positive:
-            raise SearchError("a search needs at least one word that is not negated")
-        kept = [t for t in positive if t.fts not in skip] or positive
-        return self._query(" | ".join(self._phrase(t) for t in kept), terms, kept)
-
-    def any_of(self, terms: list[search_terms.Term]) -> str:
-        return " | ".join(self._phrase(t) for t in terms)
-
-    def phrase(self, tokens: list[str]) -> str:
-        return " <-> ".join(quote_lexeme(t) for t in fts_tokens(" ".join(tokens)))
-
-    def in_title(self, term: search_terms.Term) -> str:
-        return self._phrase(term, "A")
-
-    def both(self, first: str, second: str) -> str:
-        return f"({first}) & ({second})"
-
-    def matches(self, query: str) -> str:
-        return f"chunks_fts.tsv @@ CAST({query} AS tsquery)"
-
-    def ids_matching(self, query: str) -> str:
-        return f"SELECT rowid FROM chunks_fts WHERE tsv @@ CAST({query} AS tsquery)"
-
-    def count_matching(self, query: str) -> str:
-        return f"SELECT count(*) FROM chunks_fts WHERE tsv @@ CAST({query} AS tsquery)"
-
-    def corpus_sql(self) -> str:
-        return (
-            "SELECT count(*) AS rows, sum((SELECT sum(cardinality(u.positions)) "
-            "FROM unnest(tsv) u)) AS tokens FROM chunks_fts"
-        )
-
-    def covered(self, query: str, exact: str | None) -> str:
-        cond = self.matches(query) + (f" AND {exact}" if exact else "")
-        return f"(CASE WHEN {cond} THEN 1 ELSE 0 END)"
-
-    def num(self, literal: str) -> str:
-        return f"{literal}::float8"
-
-    def bm25(self, plan: Plan, params: Params, skip: Any = frozenset()) -> str:
-        """FTS5's bm25() with column weights, computed from the row's tsvector.
-
-        As fts5_aux.c: -Σ idf(p)·f(p)·(k1+1) / (f(p) + k1·(1 − b + b·|row|/avgdl)) over the
-        phrases of the MATCH expression — each kept term in any column (f = 3 × title
-        hits + body hits), then each again in the body alone (`body : (…)`, f = body
-        hits) — with idf = ln((N − n + 0.5)/(n + 0.5)) (1e-6 when ≤ 0), n the rows
-        matching that phrase. Negated phrases add 0 to matching rows, and so does a term
-        left out of an OR expression (`skip`: its idf is bound as 0). The idf values and
-        avgdl come from the index's statistics, bound when the statement runs; the
-        arithmetic follows FTS5's order, so the scores equal FTS5's to the last bit when
-        the statistics do.
-        """
-        stats = plan.statistics
-        if stats is None:
-            raise SearchError("BM25 on PostgreSQL needs the index's term statistics")
-        title_w, body_w = (self.num(repr(float(w))) for w in plan.weights)
-        positive = search_terms.positives(plan.terms)
-        phrases = [(t, self._phrase(t), False) for t in positive]
-        phrases += [(t, self._phrase(t, "B"), True) for t in positive]
-        avgdl = params.add(Deferred("average tokens per chunk", lambda: stats.corpus()[1]))
-        k1, b = self.num(repr(BM25_K1)), self.num(repr(BM25_B))
-        freqs, parts = [], []
-        for i, (term, query, body_only) in enumerate(phrases):
-            idf = params.add(_idf_deferred(stats, query, term, positive, skip))
-            f = self._frequency(term, body_only, title_w, body_w, params)
-            freqs.append(f"{f} AS f{i}")
-            parts.append(
-                f"{idf} * (s.f{i} * ({k1} + {self.num('1.0')})) / (s.f{i} + {k1} * "
-                f"({self.num('1.0')} - {b} + {b} * s.dl / {avgdl}))"
-            )
-        # One pass over the row's lexemes (`u`), aggregated: the frequencies and the row
-        # length are computed once per row, however often the formula names them.
-        return (
-            f"(SELECT -({self.num('0.0')} + {' + '.join(parts)}) "
-            f"FROM (SELECT {', '.join(freqs)}, coalesce(sum(cardinality(u.positions)), 0) AS dl "
-            f"FROM unnest(chunks_fts.tsv) u) s)"
-        )
-
-    def _frequency(
-        self, term: search_terms.Term, body_only: bool, title_w: str, body_w: str, params: Params
-    ) -> str:
-        """Weighted occurrences of the term in the row: an aggregate over its lexemes `u`
-        for one token; for a phrase, its first token followed by the others at the next
-        positions (a sub-select of its own)."""
-        toks = self._tokens(term) or [""]
-        last = len(toks) - 1
-        zero = self.num("0.0")
-
-        def lexeme(alias: str, i: int) -> str:
-            p = params.add(toks[i])
-            if term.prefix and i == last:
-                return f"starts_with({alias}.lexeme, {p})"
-            return f"{alias}.lexeme = {p}"
-
-        if len(toks) == 1:
-            body = f"{body_w} * cardinality(array_positions(u.weights, 'B'))"
-            weighted = (
-                body
-                if body_only
-                else f"{title_w} * cardinality(array_positions(u.weights, 'A')) + {body}"
-            )
-            return f"coalesce(sum(CASE WHEN {lexeme('u', 0)} THEN {weighted} END), {zero})"
-        weight = body_w if body_only else f"CASE x.w WHEN 'A' THEN {title_w} ELSE {body_w} END"
-        conds = [lexeme("v", 0)] + (["x.w = 'B'"] if body_only else [])
-        for i in range(1, len(toks)):
-            conds.append(
-                f"EXISTS (SELECT 1 FROM unnest(chunks_fts.tsv) v{i} WHERE {lexeme(f'v{i}', i)} "
-                f"AND x.p + {i} = ANY(v{i}.positions))"
-            )
-        return (
-            f"(SELECT coalesce(sum({weight}), {zero}) FROM unnest(chunks_fts.tsv) v "
-            f"CROSS JOIN LATERAL unnest(v.positions, v.weights) AS x(p, w) "
-            f"WHERE {' AND '.join(conds)})"
-        )
-
-    def vector(self, param: str) -> str:
-        return f"CAST({param} AS vector)"
-
-    def knn(self, vector: str, k: str, scope: str, approximate: bool = False) -> str:
-        if unscoped(scope) and approximate:
-            # The HNSW index answers ORDER BY <=> LIMIT (hnsw.ef_search is raised to k by
-            # the engine, so it returns k rows; they are the nearest only approximately).
-            return (
-                f"SELECT rowid AS id, embedding <=> {vector} AS distance FROM chunks_vec "
-                f"ORDER BY embedding <=> {vector} LIMIT {k}"
-            )
-        # Exact: `+ 0` keeps the HNSW index out (a scan of every vector, as sqlite-vec's);
-        # equal distances (identical vectors: short chunks) by rowid, the higher first, as
-        # sqlite-vec 0.1 keeps them at the k-th place (observed, not documented by it).
-        # In scope always: pgvector 0.6 filters *after* an HNSW scan, which would return
-        # fewer than k rows.
-        where = (
-            ""
-            if unscoped(scope)
-            else (f"WHERE doc_id IN (SELECT d.id FROM documents d WHERE {scope}) ")
-        )
-        return (
-            f"SELECT rowid AS id, embedding <=> {vector} AS distance FROM chunks_vec "
-            f"{where}ORDER BY (embedding <=> {vector}) + 0, rowid DESC LIMIT {k}"
-        )
-
-    def snippet(self) -> str:
-        return super().snippet().replace("max(1,", "greatest(1,").replace("char(10)", "chr(10)")
-
-
-SPELLINGS: dict[str, type[SearchSql]] = {"sqlite": SearchSql, "postgres": PostgresSearchSql}
-
-
-def spelling(dialect: Dialect) -> SearchSql:
-    """The search SQL of `dialect`'s engine."""
-    return SPELLINGS[dialect.name](dialect)
-
-
-def _idf_deferred(
-    stats: Any, query: str, term: search_terms.Term, positive: list[search_terms.Term], skip: Any
-) -> Deferred:
-    def idf() -> float:
-        left_out = skip() if callable(skip) else skip
-        # As match_or: when every term is common, none is left out.
-        if term.fts in left_out and any(t.fts not in left_out for t in positive):
-            return 0.0
-        return float(stats.idf(query))
-
-    return Deferred(f"idf of {query}", idf)
-
-
 def _fts_from(plan: Plan, exact: bool) -> str:
     if unscoped(plan.scope) and not exact:
         return "chunks_fts"
@@ -426,7 +129,7 @@ def exact_cjk(term: search_terms.Term, params: Params) -> str | None:
     return " AND ".join(params.dialect.contains(hay, params.add(fold(r))) for r in runs)
 
 
-def _or_expression(plan: Plan, sq: SearchSql) -> str | Deferred:
+def _or_expression(plan: Plan, sq: Dialect) -> str | Deferred:
     common = plan.common
     if callable(common):
         terms = plan.terms
@@ -450,12 +153,12 @@ def _scope_and(plan: Plan) -> str:
 
 def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     """CTEs ending in `fts_ranked(id, bm25, coverage, rank)`."""
-    sq = spelling(params.dialect)
+    sq = params.dialect
     positive = search_terms.positives(plan.terms)
     exact = {t: cond for t in positive if (cond := exact_cjk(t, params)) is not None}
     src, scope = _fts_from(plan, bool(exact)), _scope_and(plan)
     q_and = params.add(sq.match_and(plan.terms))
-    bm25_and = sq.bm25(plan, params)
+    bm25_and = sq.bm25(plan.terms, plan.weights, plan.statistics, params)
     n = len(positive)
     and_exact = "".join(f" AND {cond}" for cond in exact.values())
     ctes = [
@@ -469,7 +172,7 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         # A very common word ("return" in code) would make every chunk an OR candidate
         # and cost a BM25 score each; it still counts in coverage below.
         q_or = params.add(_or_expression(plan, sq))
-        bm25_or = sq.bm25(plan, params, skip=plan.common)
+        bm25_or = sq.bm25(plan.terms, plan.weights, plan.statistics, params, skip=plan.common)
         min_hits = params.add(int(plan.min_hits))
         if n <= MAX_COVERAGE_TERMS or exact:
             coverage = " + ".join(
@@ -517,7 +220,7 @@ def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
             f"json_each({params.add(plan.nearest)})"
         )
     else:
-        raw = spelling(params.dialect).knn(plan.vector, k, plan.scope, plan.approximate)
+        raw = params.dialect.knn(plan.vector, k, plan.scope, plan.approximate)
     return [
         # MATERIALIZED: a flattened CTE would hand vec0 the window's ORDER BY, which it refuses.
         ("vec_raw", raw),
@@ -535,7 +238,7 @@ def fused_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     """All CTEs, ending in `fused(id, fts_rank, bm25, coverage, vec_rank, distance, rrf_fts,
     rrf_vec, score)`.
     """
-    num = spelling(params.dialect).num
+    num = params.dialect.real
     one, zero = num("1.0"), num("0.0")
     use_fts, use_vec = plan.has_fts, plan.vector is not None
     ctes: list[tuple[str, str]] = []
@@ -601,7 +304,7 @@ def snippet_parts(needles: list[str], params: Params) -> tuple[str, str]:
 
 def vector_sql(params: Params, value: Any) -> str:
     """The query vector `value` (JSON text, or a Deferred giving it) as bound SQL."""
-    return spelling(params.dialect).vector(params.add(value))
+    return params.dialect.vector(params.add(value))
 
 
 def ranked_chunks_sql(plan: Plan, params: Params, sql_snippet: bool = True) -> str:
@@ -628,5 +331,5 @@ def ranked_chunks_sql(plan: Plan, params: Params, sql_snippet: bool = True) -> s
     with_clause = "WITH " + ",\n".join(
         f"{name} AS {'MATERIALIZED ' if name == 'vec_raw' else ''}({body})" for name, body in ctes
     )
-    snippet = spelling(params.dialect).snippet() if sql_snippet else "NULL"
+    snippet = snippet_sql(params.dialect) if sql_snippet else "NULL"
     return f"{with_clause}\nSELECT g.*, {snippet} AS snippet FROM ({inner}) g"

@@ -1,65 +1,101 @@
 """Index statistics that searches need on every query, cached per version of the index.
 
 Counting a common word's chunks or the stale vectors takes milliseconds each; a search
-should not pay that again while the index is unchanged. The cache key is the engine's
-name for the index and its version stamp (`Engine.stamp`: the modification times of the
-file and its WAL; PostgreSQL's WAL position), which every write changes.
+should not pay that again while the index is unchanged. The cache is the store's
+(`Store.stats_cache`, a `StatsCache`: made on first use, bounded, gone with the store
+that the `Index` closes; a search sidecar's store shares its caller's), keyed by the
+index's version stamp (`Store.stamp`: the modification times of the file and its WAL;
+PostgreSQL's WAL position), which every write changes.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..query.sqlparams import Params
-from . import engine as engines
-from . import sqlbuild, vectors
+from ..sqlparams import Params
 from . import terms as search_terms
+from . import vectors
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 # A term in more than this share of the chunks does not select OR candidates.
 COMMON_SHARE = 0.05
 MIN_CHUNKS = 2000
-_cache: dict[tuple[Any, ...], Any] = {}
-_lock = threading.Lock()
-_MAX = 10_000
 
 
-def cached(index: Any, key: tuple[Any, ...], compute: Any) -> Any:
-    """`compute()`, remembered for this version of the index (`index`: an Engine or Index)."""
-    engine = engines.of(index)
-    full = (engine.path, *engine.stamp(), *key)
-    with _lock:
-        if full in _cache:
-            return _cache[full]
-    value = compute()
-    with _lock:
-        if len(_cache) >= _MAX:
-            _cache.clear()
-        _cache[full] = value
-    return value
+class StatsCache:
+    """Figures of one index by its version stamp: at most `size` entries (then forgotten
+    all at once), shared by the threads of one process (a search sidecar's included)."""
+
+    def __init__(self, size: int = 10_000) -> None:
+        self.size = size
+        self._values: dict[tuple[Any, ...], Any] = {}
+        self._parts: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def part(self, name: str, make: Any) -> Any:
+        """A cache of its own kept beside these figures (bounded by whoever `make`s it,
+        e.g. the document channel's postings): made once, dropped with this one."""
+        with self._lock:
+            found = self._parts.get(name)
+            if found is None:
+                found = self._parts[name] = make()
+            return found
+
+    def get(self, key: tuple[Any, ...], compute: Any) -> Any:
+        with self._lock:
+            if key in self._values:
+                return self._values[key]
+        value = compute()
+        with self._lock:
+            if len(self._values) >= self.size:
+                self._values.clear()
+            self._values[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
-def chunk_count(index: Any) -> int:
-    engine = engines.of(index)
-    return cached(engine, ("chunks",), lambda: engine.scalar("SELECT count(*) FROM chunks"))
+_made = threading.Lock()  # one cache per store, however many threads ask first
 
 
-def matching(index: Any, query: str) -> int:
+def of(store: Store) -> StatsCache:
+    """The store's cache (made on first use: the `Index` that opened the store drops it)."""
+    cache = store.stats_cache
+    if cache is None:
+        with _made:
+            cache = store.stats_cache
+            if cache is None:
+                cache = store.stats_cache = StatsCache()
+    return cast(StatsCache, cache)
+
+
+def cached(store: Store, key: tuple[Any, ...], compute: Any) -> Any:
+    """`compute()`, remembered for this version of the index."""
+    return of(store).get((*store.stamp(), *key), compute)
+
+
+def chunk_count(store: Store) -> int:
+    return cached(store, ("chunks",), lambda: store.scalar("SELECT count(*) FROM chunks"))
+
+
+def matching(store: Store, query: str) -> int:
     """Chunks matching the full-text `query` (in the engine's own syntax)."""
-    engine = engines.of(index)
-    params = Params(engine.dialect)
-    sql = sqlbuild.spelling(engine.dialect).count_matching(params.add(query))
-    return cached(engine, ("df", query), lambda: int(engine.scalar(sql, params.values)))
+    params = Params(store.dialect)
+    sql = store.dialect.count_matching(params.add(query))
+    return cached(store, ("df", query), lambda: int(store.scalar(sql, params.values)))
 
 
-def term_count(index: Any, term: search_terms.Term) -> int:
+def term_count(store: Store, term: search_terms.Term) -> int:
     """Chunks holding `term` (its document frequency)."""
-    engine = engines.of(index)
-    return matching(engine, sqlbuild.spelling(engine.dialect).term(term))
+    return matching(store, store.dialect.term(term))
 
 
-def common_terms(index: Any, terms: list[search_terms.Term]) -> frozenset[str]:
+def common_terms(store: Store, terms: list[search_terms.Term]) -> frozenset[str]:
     """FTS strings of the positive terms in more than COMMON_SHARE of the chunks.
 
     Empty for one-term queries, small indexes, and when no selective term occurs at all
@@ -68,10 +104,10 @@ def common_terms(index: Any, terms: list[search_terms.Term]) -> frozenset[str]:
     positive = search_terms.positives(terms)
     if len(positive) < 2:
         return frozenset()
-    total = chunk_count(index)
+    total = chunk_count(store)
     if total < MIN_CHUNKS:
         return frozenset()  # small indexes are fast anyway; keep the exact semantics
-    counts = {t.fts: term_count(index, t) for t in positive}
+    counts = {t.fts: term_count(store, t) for t in positive}
     common = frozenset(f for f, n in counts.items() if n > COMMON_SHARE * total)
     # Prune only when a selective term that occurs at all is left to select candidates.
     selective = [f for f, n in counts.items() if f not in common and n > 0]
@@ -79,38 +115,34 @@ def common_terms(index: Any, terms: list[search_terms.Term]) -> frozenset[str]:
 
 
 def reduce_terms(
-    index: Any, terms: list[search_terms.Term]
+    store: Store, terms: list[search_terms.Term]
 ) -> tuple[list[search_terms.Term], str | None]:
     """`terms.reduce_terms` with document frequencies from this index (cached)."""
-    return search_terms.reduce_terms(terms, lambda t: term_count(index, t))
+    return search_terms.reduce_terms(terms, lambda t: term_count(store, t))
 
 
-def stale_vectors(index: Any) -> int:
-    engine = engines.of(index)
-    return cached(engine, ("stale",), lambda: int(engine.scalar(vectors.STALE_SQL)))
+def stale_vectors(store: Store) -> int:
+    return cached(store, ("stale",), lambda: int(store.scalar(vectors.STALE_SQL)))
 
 
-def vector_count(index: Any) -> int:
+def vector_count(store: Store) -> int:
     """Vectors stored (current or stale)."""
-    engine = engines.of(index)
     sql = "SELECT count(*) FROM chunk_vectors"
-    return cached(engine, ("vectors",), lambda: int(engine.scalar(sql)))
+    return cached(store, ("vectors",), lambda: int(store.scalar(sql)))
 
 
 class TermStats:
     """What BM25 needs beyond the row itself, for engines that compute it in SQL: the row
     count, the average row length in tokens, and each phrase's document frequency."""
 
-    def __init__(self, index: Any) -> None:
-        self.engine = engines.of(index)
+    def __init__(self, store: Store) -> None:
+        self.engine = store
 
     def corpus(self) -> tuple[int, float]:
         """(rows, average tokens per row) of the full-text table."""
 
         def compute() -> tuple[int, float]:
-            rows, tokens = self.engine.rows(sqlbuild.spelling(self.engine.dialect).corpus_sql())[
-                0
-            ].values()
+            rows, tokens = self.engine.rows(self.engine.dialect.corpus_sql())[0].values()
             rows, tokens = int(rows or 0), int(tokens or 0)
             return rows, (float(tokens) / float(rows) if rows else 0.0)
 

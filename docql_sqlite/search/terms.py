@@ -1,11 +1,12 @@
-"""Plain search text → terms → FTS5 MATCH expressions that any SQLite shell accepts.
+"""Plain search text → terms, which each engine's `Dialect` spells as full-text queries.
 
 The FTS columns hold text with a space around every CJK character and are tokenized by
 the built-in `unicode61` (DESIGN D4). So every term is sent as a quoted FTS5 string:
 FTS5 runs the table's own tokenizer over it, which turns `DEC-0054` into the phrase
 `dec 0054`, `2026.4.10` into `2026 4 10`, `snake_case` into `snake case`, and the
 CJK-spaced `架构` into `架 构` — exactly the token sequences the index holds. Quoting
-also keeps user words such as AND/OR/NOT/NEAR from being read as operators.
+also keeps user words such as AND/OR/NOT/NEAR from being read as operators
+(`SqliteDialect.match_and`; PostgreSQL gets tsquery literals of the same tokens).
 
 Syntax accepted (the `lex:` language of spec §7): words, `"phrases"`, `-negation`
 (of a word or a phrase), and `prefix*` (prefix matching only where asked).

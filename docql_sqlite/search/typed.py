@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import QueryError, did_you_mean
-from ..query.sqlparams import Params
-from . import fusion, ranking, snippets, sqlbuild, stats
+from ..sqlparams import Params
+from . import fusion, ranking, results, snippets, sqlbuild, stats
 from . import terms as search_terms
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 TYPES = ("lex", "vec", "hyde", "intent")
 _LINE = re.compile(r"^(\s*)([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)$")
@@ -117,7 +120,7 @@ def _no_prefix(
     )
 
 
-def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
+def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     """Run every query line, fuse the lists by RRF (first line x2), build the items."""
 
     has_vectors = index.has_embeddings()
@@ -159,7 +162,7 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     )
     items = []
     for entry in fused:
-        it = ranking.item(dict(entry.row, score=entry.score), pats, opts)
+        it = results.item(dict(entry.row, score=entry.score), pats, opts)
         if opts.explain:
             it["explain"] = {
                 "lists": entry.lists,
@@ -173,10 +176,10 @@ def run(index: Any, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
                 },
             }
         items.append(it)
-    return ranking.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+    return results.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
 
 
-def _vector_rows(index: Any, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
+def _vector_rows(index: Store, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
 
     params = Params(index.dialect)
     plan = sqlbuild.Plan(scope=ranking.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)

@@ -8,56 +8,41 @@ and a query with any other model is refused (`ensure_compatible`). Writing vecto
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from .. import db
 from ..errors import EmbeddingError
+from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 
 if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never load it
     from ..embedders import EmbeddingModel
-
-VEC_TABLE = "chunks_vec"
-# The `meta` keys this index format uses (the embed package's `model_meta` names differ;
-# these are the documented ones, see docs/search.md).
-KEY_MODEL = "embedding_model"
-KEY_DIMENSIONS = "embedding_dimensions"
-KEY_FINGERPRINT = "embedding_fingerprint"
-# `embed` on an index without a model (the embedders' registry has the same constant;
-# repeated here so that this module imports no numpy).
-DEFAULT_MODEL = "e5-small"
-
-# One loaded model per name per process: loading a real model takes a second, and its
-# fingerprint (checked on every query) is computed once per instance.
-_models: dict[str, "EmbeddingModel"] = {}
-_lock = threading.Lock()
+    from ..store import Store
 
 
 def load_model(name: str) -> EmbeddingModel:
-    from ..embedders import get_model
+    """The model `name`, loaded once per process (`embedders.loaded_model`, shared with
+    the writer)."""
+    from ..embedders import loaded_model
 
-    with _lock:
-        model = _models.get(name)
-        if model is None:
-            model = _models[name] = get_model(name)
-        return model
+    return loaded_model(name)
 
 
-_loading_started: set[str] = set()
-
-
-def start_loading(name: str) -> threading.Thread | None:
+def start_loading(name: str) -> threading.Thread:
     """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
     search overlaps the model load (a session for a real model: ~0.5 s) with its own
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
     load if it is not done. A failure is left for that call to report. Once per name and
-    process (None after the first): a long-lived server does not start a thread per search."""
-    with _lock:
-        if name in _loading_started:
-            return None
-        _loading_started.add(name)
+    process: a long-lived server does not start a thread per search (a later call gets the
+    first, perhaps finished, thread)."""
+    return _loading_thread(name)
+
+
+@functools.lru_cache(maxsize=4)
+def _loading_thread(name: str) -> threading.Thread:
+    """The one loading thread of `name` (started when made; the cache remembers it)."""
 
     def run() -> None:
         try:
@@ -70,24 +55,31 @@ def start_loading(name: str) -> threading.Thread | None:
     return thread
 
 
-def stored_meta(conn: db.Connection) -> dict[str, str]:
+# -- on the SQLite writer's connection (`ingest/embed.py`, which the search layer does not
+# drive): an apsw connection, read with plain SQL so that this module imports no driver.
+def stored_meta(conn: Any) -> dict[str, str]:
     """The embedding rows of `meta` ({} when the index has no vectors)."""
     keys = (KEY_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT)
-    found = {k: v for k in keys if (v := db.get_meta(conn, k)) is not None}
+    found = {
+        k: row[0]
+        for k in keys
+        if (row := conn.execute("SELECT value FROM meta WHERE key = ?", (k,)).fetchone())
+        and row[0] is not None
+    }
     return found
 
 
-def vec_table_exists(conn: db.Connection) -> bool:
+def vec_table_exists(conn: Any) -> bool:
     row = conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)).fetchone()
     return row is not None
 
 
-def has_embeddings(conn: db.Connection) -> bool:
+def has_embeddings(conn: Any) -> bool:
     """True when the index holds vectors (whether or not sqlite-vec can read them here)."""
     return bool(stored_meta(conn).get(KEY_MODEL)) and vec_table_exists(conn)
 
 
-def check_model(conn: db.Connection, model: EmbeddingModel) -> None:
+def check_model(conn: Any, model: EmbeddingModel) -> None:
     """Refuse `model` when the index's vectors came from a different one."""
     check_model_meta(stored_meta(conn), model)
 
@@ -106,18 +98,19 @@ def check_model_meta(meta: dict[str, str], model: EmbeddingModel) -> None:
     )
 
 
-def query_model(conn: db.Connection, name: str | None = None) -> EmbeddingModel:
-    """The model to embed queries with: `name`, else the index's own; checked against the index."""
-    meta = stored_meta(conn)
-    if not has_embeddings(conn):
+def query_model(store: Store, name: str | None = None) -> EmbeddingModel:
+    """The model to embed queries with: `name`, else the index's own; checked against the
+    index's `meta` rows (`Store.embedding_meta`: the store reads them, this loads)."""
+    if not store.has_embeddings():
         raise no_embeddings()
-    if not db.has_vec(conn):
+    if not store.has_vectors:
         raise EmbeddingError(
             "this index has embeddings but sqlite-vec cannot be loaded here; "
             "install it with: pip install sqlite-vec"
         )
+    meta = store.embedding_meta()
     model = load_model(name or meta[KEY_MODEL])
-    check_model(conn, model)
+    check_model_meta(meta, model)
     return model
 
 
@@ -147,10 +140,11 @@ class VectorCache:
     SIMD). Same answer as vec0: cosine distance over every vector, the higher ids kept
     on a tie at the k-th place.
 
-    Reloaded when the connection it is asked with has seen another connection commit
-    (`PRAGMA data_version`, which each connection counts for itself: so the count is
-    remembered per connection, and a search sidecar's connection would not make the
-    caller's reload at every switch); an index
+    Reloaded when the store it is asked with has seen another connection commit
+    (`Store.data_version`: SQLite's `PRAGMA data_version`, which each connection counts
+    for itself: so the count is remembered per store, and a search sidecar's store would
+    not make the caller's reload at every switch); a store without one (PostgreSQL,
+    where pgvector's HNSW index answers) is never held in memory; an index
     whose vectors exceed `max_bytes` is left to vec0, and so is a search within paths
     (vec0 filters by `doc_id` inside the scan)."""
 
@@ -161,13 +155,13 @@ class VectorCache:
         self._rows: Any = None
         self._lock = threading.Lock()
 
-    def knn(self, conn: db.Connection, vector: list[float], k: int) -> list[list[float]] | None:
+    def knn(self, store: Store, vector: list[float], k: int) -> list[list[float]] | None:
         """[[chunk id, cosine distance], …] of the `k` nearest vectors, nearest first; None
         when this index's vectors are not held in memory (too many, or none)."""
         import numpy as np
 
         with self._lock:
-            self._load(conn)
+            self._load(store)
             if self._rows is None or not len(self._ids):
                 return None
             query = np.asarray(vector, dtype=np.float64)
@@ -188,28 +182,30 @@ class VectorCache:
             order = near[np.lexsort((-self._ids[near], distances[near]))][:k]
             return [[int(self._ids[i]), float(distances[i])] for i in order]
 
-    def _load(self, conn: db.Connection) -> None:
+    def _load(self, store: Store) -> None:
         import numpy as np
 
-        version = int(db.scalar(conn, "PRAGMA data_version"))
-        if self._versions.get(conn) == version:
+        version = store.data_version()
+        if version is None:  # the engine's own vector index answers (pgvector's HNSW)
+            self._ids, self._rows = None, None
+            return
+        if self._versions.get(store) == version:
             return
         # Another connection committed since this one last looked (or this one is new).
         # The other connections keep their own counts: one that has seen no commit since
         # it last looked has nothing newer to load.
-        self._versions[conn] = version
+        self._versions[store] = version
         self._ids, self._rows = None, None
-        meta = stored_meta(conn)
-        dimensions = int(meta.get(KEY_DIMENSIONS) or 0)
-        if not dimensions or not vec_table_exists(conn) or not db.has_vec(conn):
+        dimensions = int(store.embedding_meta().get(KEY_DIMENSIONS) or 0)
+        if not dimensions or not store.has_embeddings() or not store.has_vectors:
             return
-        count = int(db.scalar(conn, f"SELECT count(*) FROM {VEC_TABLE}"))
+        count = int(store.scalar(f"SELECT count(*) FROM {VEC_TABLE}"))
         if count * dimensions * 8 > self.max_bytes:
             return
         ids = np.empty(count, dtype=np.int64)
         rows = np.empty((count, dimensions), dtype=np.float32)
         n = 0
-        for rowid, blob in conn.execute(f"SELECT rowid, embedding FROM {VEC_TABLE}"):
+        for rowid, blob in store.conn.execute(f"SELECT rowid, embedding FROM {VEC_TABLE}"):
             if n == count:
                 break  # a writer added rows since the count: the next data_version reloads
             ids[n], rows[n] = rowid, np.frombuffer(blob, dtype=np.float32)
@@ -224,19 +220,3 @@ class VectorCache:
 # plain SQL that both engines run.
 STALE_SQL = """SELECT count(*) FROM chunk_vectors cv LEFT JOIN chunks c ON c.id = cv.chunk_id
              WHERE c.id IS NULL OR c.content_hash != cv.content_hash OR c.doc_id != cv.doc_id"""
-
-
-def stale_vectors(conn: db.Connection) -> int:
-    """Vectors whose chunk is gone or changed since they were computed (dropped by searches)."""
-    return int(db.scalar(conn, STALE_SQL))
-
-
-def status(conn: db.Connection) -> dict[str, Any]:
-    meta = stored_meta(conn)
-    vectors = db.scalar(conn, "SELECT count(*) FROM chunk_vectors") if meta else 0
-    return {
-        "model": meta.get(KEY_MODEL),
-        "dimensions": int(meta[KEY_DIMENSIONS]) if KEY_DIMENSIONS in meta else None,
-        "fingerprint": meta.get(KEY_FINGERPRINT),
-        "vectors": vectors,
-    }

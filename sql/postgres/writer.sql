@@ -1,4 +1,4 @@
--- The id sequences of the concurrent writers (docql_sqlite/pg/store.py): every id comes
+-- The id sequences of the concurrent writers (docql_sqlite/store/postgres/writer.py): every id comes
 -- from nextval(), never from max(id) + 1, so writers on many machines never collide.
 -- Not a migration (the schema and its version are the same as the file's): run, with
 -- the sequences moved past the ids already there (a copied index has ids of its own),

@@ -1,0 +1,32 @@
+"""The built-in file formats: each names the module whose `parse` reads it (imported on
+first use, so registering them imports no parser)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from docql_sqlite.hookspecs import hookimpl
+
+PARSERS = "docql_sqlite.ingest"
+
+
+@hookimpl
+def register_formats(register: Callable[..., None]) -> None:
+    # Imported here, not at the top: the table of languages is only needed once the
+    # formats are asked for, and the ingest package is heavy for an `embed` run.
+    from docql_sqlite.ingest.grammars import code_extensions
+
+    register("markdown", f"{PARSERS}.markdown", ("md", "markdown", "mdown", "mkd", "mdx"))
+    register("rst", f"{PARSERS}.rst", ("rst", "rest"))
+    register("html", f"{PARSERS}.html", ("html", "htm", "xhtml"))
+    register("pdf", f"{PARSERS}.pdf", ("pdf",))
+    register("docx", f"{PARSERS}.docx", ("docx",))
+    # Configuration and API-description files are read as text: people ask where a port
+    # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
+    register(
+        "text",
+        f"{PARSERS}.plaintext",
+        ("txt", "text", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"),
+    )
+    register("notebook", f"{PARSERS}.notebook", ("ipynb",))
+    register("code", f"{PARSERS}.code", code_extensions())

@@ -1,0 +1,16 @@
+"""Names in the index's schema that more than one layer spells: the vector table and the
+`meta` keys of its embedding model (docs/schema.md, docs/search.md). No SQL here: the
+writer (`ingest/`), the search layer and both stores import these names from one place,
+so that neither the writer nor the readers import each other for a constant."""
+
+from __future__ import annotations
+
+VEC_TABLE = "chunks_vec"
+# The `meta` keys this index format uses (the embed package's `model_meta` names differ;
+# these are the documented ones, see docs/search.md).
+KEY_MODEL = "embedding_model"
+KEY_DIMENSIONS = "embedding_dimensions"
+KEY_FINGERPRINT = "embedding_fingerprint"
+# `embed` on an index without a model (the embedders' registry has the same constant;
+# repeated here so that readers import no numpy).
+DEFAULT_MODEL = "e5-small"

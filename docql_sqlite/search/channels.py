@@ -1,0 +1,267 @@
+"""The candidate lists of smart search, run together: each a ranked list of passages.
+
+bm25 (the chosen keyword level, `keywords.py`) and the exact evidence drawn from it
+(`evidence.py`); the name lists (symbols, headings, entities: `name_lists.py`); code
+words (`names.py`); whole documents (`documents.py`); vectors when the index has them.
+Each list carries its weight in the fusion (`WEIGHTS`, scaled by `lexical_share` for
+the lexical lists). Two lists are adjusted by what BM25 answered before they are handed
+on: the code words (`code_words_weighed`) and the documents' passages (`represented`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..sqlparams import Params
+from . import documents, evidence, fusion, keywords, parallel, ranking, sqlbuild
+from . import names as code_words
+from . import terms as search_terms
+from .name_lists import NAME_LISTS, NameList
+from .name_lists import rows as name_rows
+from .query_names import QueryNames
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+CHANNEL_DEPTH = 30  # passages per list
+WEIGHTS = {
+    "bm25": 1.0,
+    "vector": 1.0,
+    "symbols": 1.0,
+    "code_words": 1.0,
+    "headings": 0.8,
+    "entities": 0.6,
+    "documents": 1.0,
+}
+# A text of more than LONG_QUERY content words is a pasted passage ("more like this"),
+# not a question: with vectors, the lexical lists then count LONG_LEXICAL of their
+# weight (see `lexical_share`).
+LONG_QUERY = 20
+LONG_LEXICAL = 0.0
+
+
+def lexical_share(store: Store, terms: list[search_terms.Term]) -> float:
+    """How much the lexical channels count next to the vector channel (1.0, or LONG_LEXICAL).
+
+    A query of more than LONG_QUERY content words is a passage, asking for passages like
+    it. Its words are many and mostly common, so BM25 over its rarest ones (and the name
+    and document channels, which see the same words) ranks by accidents of vocabulary,
+    and RRF, which counts how many lists hold a passage far more than where they rank
+    it, lets four such lists outvote the one that measures similarity of meaning: on the
+    Lee set (news paragraphs as queries) smart Recall@10 was 0.55 against 0.70 for the
+    vector mode. Questions (FAQ, code docstrings: 1–18 content words) are unchanged."""
+    if store.has_vectors and len(search_terms.positives(terms)) > LONG_QUERY:
+        return LONG_LEXICAL
+    return 1.0
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The ranked lists of one search, and what the fusion and `--explain` need of them."""
+
+    lists: list[fusion.Ranked]
+    steps: list[str]  # the keyword strategy's steps (and the vector plan's notes)
+    documents: list[str]  # the document channel's notes
+    lexical: float  # the lexical lists' share (`lexical_share`)
+
+
+def collect(
+    store: Store,
+    text: str,
+    terms: list[search_terms.Term],
+    names: QueryNames,
+    opts: ranking.Request,
+) -> Candidates:
+    """The ranked lists of `terms` (the query's, as cut by `stats.reduce_terms`: a text
+    of more than LONG_QUERY words keeps more than that many). Every list but the vector
+    one counts `lexical_share` of its weight; at 0 they are not run.
+
+    With a sidecar (`parallel.of`: an index opened with `parallel_search`) BM25 and the
+    first name lists (SQLite's work) run on its worker while this thread embeds the
+    query and runs the vector, entity, code-word and document lists; the lists and their
+    order are the same either way."""
+    lexical = lexical_share(store, terms)
+    lists: list[fusion.Ranked] = []
+    steps: list[str] = []
+    doc_notes: list[str] = []
+    passages: parallel.Pending[tuple[list[fusion.Ranked], list[str], int]] | None = None
+    sidecar = parallel.of(store) if lexical > 0 else None
+    if sidecar is not None:
+        passages = sidecar.submit(
+            store, lambda other: passage_lists(other, terms, names, opts, lexical, SIDECAR_NAMES)
+        )
+    try:
+        vector = vector_list(store, text, opts) if store.has_vectors else None
+        if lexical > 0:
+            if passages is None:
+                lists, steps, n_level = passage_lists(store, terms, names, opts, lexical)
+                others, doc_notes = other_lists(store, terms, opts, lexical, (lists[0], n_level))
+            else:
+                later = name_lists(store, terms, names, opts, lexical, NAME_LISTS[SIDECAR_NAMES:])
+                others, doc_notes = other_lists(store, terms, opts, lexical, None)
+                lists, steps, n_level = passages.result()
+                passages = None
+                lists += later
+                others[0] = code_words_weighed(others[0], lists[0], n_level)
+            lists += others
+    finally:
+        if passages is not None:  # an error here: the worker's task still finishes first
+            passages.wait()
+    if vector is not None:
+        lists.append(vector[0])
+        steps += vector[1]
+    return Candidates(represented(lists), steps, doc_notes, lexical)
+
+
+def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
+    """The document channel's passage of each document: the document's passage in the
+    BM25 list that holds the most terms (the better ranked on a tie), when it holds
+    every term or more of them than the channel's own pick; else that pick.
+
+    The channel picks by saturated term counts, which favour a long passage repeating
+    some of the words ("request" x 12 in `request.reusedSocket`) over the one holding
+    every word once (`request.setTimeout()`): the document earned its rank, and the
+    passage with more of the words is the one that answers. A BM25 passage with only
+    some of them is no better than a pick the BM25 list does not hold (`fs.cpSync`
+    against `fs.mkdir` for "create a directory recursively")."""
+    by_name = {r.name: r for r in lists}
+    docs, bm25 = by_name.get("documents"), by_name.get("bm25")
+    if docs is None or bm25 is None or not docs.rows or not bm25.rows:
+        return lists
+    share = {row["_chunk"]: row.get("_weight", 1.0) for row in bm25.rows}  # coverage / n
+    best: dict[int, dict[str, Any]] = {}
+    for row in bm25.rows:
+        held = best.get(row["_doc"])
+        if held is None or share[row["_chunk"]] > share[held["_chunk"]]:
+            best[row["_doc"]] = row
+    rows = []
+    for r in docs.rows:
+        top = best.get(r["_doc"])
+        if top is not None and (
+            share[top["_chunk"]] >= 1.0 or share[top["_chunk"]] > share.get(r["_chunk"], 2.0)
+        ):
+            r = dict(top, _doc_score=r.get("_doc_score"), _weight=1.0)
+        rows.append(r)
+    docs.rows = rows
+    return lists
+
+
+def vector_list(store: Store, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
+    """The nearest passages by meaning, and the plan's notes."""
+    vparams = Params(store.dialect)
+    plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
+    ranking.add_vector(
+        store, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
+    )
+    ranked = fusion.Ranked(
+        "vector",
+        opts.weight("vector", WEIGHTS["vector"]),
+        ranking.run_plan(store, plan, vparams, CHANNEL_DEPTH, mode="vector"),
+    )
+    return ranked, plan.notes
+
+
+# With a sidecar, BM25 and this many name lists run on its worker, the others on the
+# caller's thread: the split that left the two threads about the same CPU on the 10 MB
+# mix (docs/mcp.md).
+SIDECAR_NAMES = 2
+
+
+def passage_lists(
+    store: Store,
+    terms: list[search_terms.Term],
+    names: QueryNames,
+    opts: ranking.Request,
+    lexical: float,
+    names_upto: int = len(NAME_LISTS),
+) -> tuple[list[fusion.Ranked], list[str], int]:
+    """BM25 at the chosen keyword level, then the first `names_upto` name lists
+    (`NAME_LISTS`); the keyword strategy's steps; the number of terms of that level."""
+    params = Params(store.dialect)
+    scope = ranking.scope_sql(opts.paths, params)
+    chosen = keywords.choose_level(store, terms, scope, params)
+    level, narrow, steps = chosen.terms, chosen.narrow, chosen.steps
+    # Name channels look for the query as typed (and its words joined: "query planner"
+    # → QueryPlanner, query_planner); widening applies to the BM25 channel only.
+    # A passage holding 2 of a question's 4 words answers half of it: its BM25 rank counts
+    # half (RRF alone sees ranks 1 and 2 as nearly equal, whatever they cover).
+    n_level = len(search_terms.positives(level))
+    rows = keywords.bm25_rows(store, level, narrow, opts, CHANNEL_DEPTH)
+    lists = [
+        fusion.Ranked(
+            "bm25",
+            lexical * opts.weight("bm25", WEIGHTS["bm25"]),
+            [dict(r, _weight=(r["_coverage"] or n_level) / n_level) for r in rows],
+        )
+    ]
+    # Exact evidence is of the words as typed: widened to the parts of an identifier
+    # (`createReadStream` → creat* read* stream*), "every term" is no longer the query.
+    exact = evidence.exact_list(rows, level, chosen.n_and if chosen.exact else 0)
+    if exact.rows:
+        exact.weight *= lexical * opts.weight("exact", 1.0)
+        lists.append(exact)
+        steps.append(
+            f"exact evidence: {len(exact.rows)} passages hold every term in their own text "
+            f"(of {chosen.n_and} with every term) → list weight {exact.weight:.2f}"
+        )
+    lists += name_lists(store, terms, names, opts, lexical, NAME_LISTS[:names_upto])
+    return lists, steps, n_level
+
+
+def name_lists(
+    store: Store,
+    terms: list[search_terms.Term],
+    names: QueryNames,
+    opts: ranking.Request,
+    lexical: float,
+    which: tuple[NameList, ...],
+) -> list[fusion.Ranked]:
+    return [
+        fusion.Ranked(
+            which_list.name,
+            lexical * opts.weight(which_list.name, WEIGHTS[which_list.name]),
+            name_rows(store, which_list, terms, names, opts.paths, CHANNEL_DEPTH),
+        )
+        for which_list in which
+    ]
+
+
+def other_lists(
+    store: Store,
+    terms: list[search_terms.Term],
+    opts: ranking.Request,
+    lexical: float,
+    bm25: tuple[fusion.Ranked, int] | None,
+) -> tuple[list[fusion.Ranked], list[str]]:
+    """Code words and documents (the document channel's notes too). Code words are
+    weighed by what the BM25 list answered (`code_words_weighed`): pass it and its
+    level's number of terms, or None to weigh them later, once they are known."""
+    # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
+    code_rows = code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH)
+    code = fusion.Ranked(
+        "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
+    )
+    if bm25 is not None:
+        code = code_words_weighed(code, *bm25)
+    doc_rows, doc_notes = documents.channel(store, terms, opts.paths)
+    docs = fusion.Ranked(
+        "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
+    )
+    return [code, docs], doc_notes
+
+
+def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -> fusion.Ranked:
+    """When a passage holds every word of a question, a name counts by the share of the
+    question it adds (`def handle` adds nothing to "how do I handle errors in a request
+    handler" that BM25 did not see); otherwise a name match is the best evidence there
+    is (a docstring's words rarely occur in the code) and counts fully."""
+    answered = n_level > 1 and any(r["_coverage"] == n_level for r in bm25.rows)
+    if answered:
+        rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
+    else:
+        # A name made of words BM25 sees as whole tokens (`fun explain` for "where is
+        # authentication explained?") is no hidden evidence: it counts by the share of
+        # the question it holds, as a passage's coverage does in the BM25 list.
+        rows = [dict(r, _weight=1.0 if r["_share"] > 0 else r["_held"]) for r in code.rows]
+    return fusion.Ranked(code.name, code.weight, rows)

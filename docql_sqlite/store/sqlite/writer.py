@@ -1,0 +1,475 @@
+"""`SqliteWriter`: the one writer of an index file.
+
+Documents are written in batches: one transaction per batch (speed), each document in a
+savepoint of it, so that a document whose rows cannot be written rolls back alone and an
+interrupted run leaves every file either old or new. FTS rows are contentless, so
+deleting them means re-supplying the exact text that was indexed: `text.fts_text` of the
+stored columns. Ids are given explicitly (max(id) + 1: one writer per file) so that rows,
+parents and FTS rows go in with executemany.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ...errors import DatabaseFull, EmbeddingError
+from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
+from ...text import fts_text
+from ..writer import (
+    DOCUMENT_COLUMNS,
+    DocumentNotStored,
+    FailedFiles,
+    Parsed,
+    Resolve,
+    StaleChunk,
+    StoredDoc,
+    Writer,
+    codeblock_rows,
+    document_values,
+    entity_rows,
+    import_rows,
+    now,
+    ref_rows,
+    symbol_rows,
+    table_rows,
+    to_json,
+)
+from . import db
+
+if TYPE_CHECKING:
+    from .engine import SqliteStore
+
+
+# FTS5 writes its pending terms out as a new segment at every savepoint (and merges the
+# segments later), so the writer keeps each document's full-text rows in an `FtsWrites`
+# and applies them once per batch, after the savepoints: one segment per batch instead
+# of one per file. On the Markdown mix that is ~12 % less ingest CPU and no longer
+# leaves ~1 MB of merged-away segment pages free at the end of a cold build
+# (docs/benchmarks.md).
+_FTS_DELETE = "INSERT INTO chunks_fts(chunks_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)"
+_FTS_INSERT = "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)"
+# The optional trigram index over what grep() compares, coalesce(fold, content)
+# (`index --trigram`, db.create_chunk_trigrams), written the same way when the file has it.
+_TRIGRAM_DELETE = "INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', ?, ?)"
+_TRIGRAM_INSERT = "INSERT INTO chunks_trigram(rowid, text) VALUES (?, ?)"
+_STALE = """FROM chunks c LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
+           WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id !=
+           c.doc_id"""
+
+
+class FtsWrites:
+    """Full-text deletes and inserts queued in order, for `apply` to run in one go."""
+
+    __slots__ = ("ops",)
+
+    def __init__(self) -> None:
+        self.ops: list[tuple[str, list[tuple[Any, ...]]]] = []
+
+    def add(self, statement: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            self.ops.append((statement, rows))
+
+    def extend(self, other: FtsWrites) -> None:
+        self.ops.extend(other.ops)
+
+    def apply(self, conn: db.Connection) -> None:
+        """Run the queued writes (in the caller's transaction, outside any savepoint)."""
+        for statement, rows in self.ops:
+            conn.executemany(statement, rows)
+        self.ops.clear()
+
+
+class SqliteWriter(Writer):
+    """The writer of the file of `store` (opened with readonly=False)."""
+
+    batch_documents = True
+    concurrent = False
+    wants_tsvectors = False
+
+    def __init__(self, store: SqliteStore) -> None:
+        self.store = store
+        self.conn: db.Connection = store.conn
+        # Full-text writes of the open batch (None: none open, they run at once), and
+        # of the open document (applied with the batch only when all its rows went in).
+        self._batch_fts: FtsWrites | None = None
+        self._doc_fts: FtsWrites | None = None
+
+    # -- a run ------------------------------------------------------------------------
+    @contextmanager
+    def run_errors(self) -> Iterator[None]:
+        path = self.store.path
+        try:
+            yield
+        except (db.DiskFullError, DatabaseFull):
+            raise DatabaseFull(
+                f"no space left to write '{path}' (disk full): every document committed "
+                f"before this is kept (some may still be in '{path}-wal'; keep that file "
+                f"next to the index); free some space, then run the same index command "
+                f"again to finish"
+            ) from None
+
+    def prepare(self, *, trigram: bool) -> None:
+        if trigram:
+            with self.conn:
+                db.create_chunk_trigrams(self.conn)
+
+    def stored_documents(self) -> dict[str, StoredDoc]:
+        return {
+            row[1]: StoredDoc(row[0], *row[2:])
+            for row in self.conn.execute(
+                "SELECT id, uri, size, mtime_ns, sha256, path, chunk_chars, uri_bytes, format, "
+                "content_rules FROM documents"
+            )
+        }
+
+    def failed_files(self) -> FailedFiles:
+        return {
+            uri: ((size, mtime_ns), reason)
+            for uri, size, mtime_ns, reason in self.conn.execute(
+                "SELECT uri, size, mtime_ns, reason FROM ingest_errors "
+                "WHERE severity = 'error' AND size IS NOT NULL"
+            )
+        }
+
+    def error_uris(self) -> list[str]:
+        return [uri for (uri,) in self.conn.execute("SELECT DISTINCT uri FROM ingest_errors")]
+
+    def move_documents(self, moves: list[tuple[str, str, bytes | None]]) -> None:
+        if not moves:
+            return
+        with self.conn:
+            self.conn.executemany(
+                "UPDATE documents SET uri = ?, uri_bytes = ? WHERE uri = ?",
+                [(new, raw, old) for old, new, raw in moves],
+            )
+            self.conn.executemany(
+                "UPDATE ingest_errors SET uri = ? WHERE uri = ?",
+                [(new, old) for old, new, _ in moves],
+            )
+
+    def rename_documents(self, renamed: list[tuple[str, str]]) -> None:
+        if renamed:
+            with self.conn:
+                self.conn.executemany("UPDATE documents SET path = ? WHERE uri = ?", renamed)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        self._batch_fts = FtsWrites()
+        try:
+            with self.conn:  # one transaction for speed; each document in it whole or not at all
+                yield
+                self._batch_fts.apply(self.conn)
+        finally:
+            self._batch_fts = None
+
+    @contextmanager
+    def document(self, uri: str) -> Iterator[None]:
+        mine = FtsWrites()
+        self._doc_fts = mine
+        try:
+            with self.conn:  # a savepoint: a document whose rows cannot be written rolls back alone
+                yield
+        except db.WHOLE_DATABASE_ERRORS:
+            raise
+        except DocumentNotStored:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one file must never stop a run
+            if not self.conn.in_transaction:  # SQLite rolled the whole batch back: stop
+                raise
+            raise DocumentNotStored(f"could not be stored: {type(exc).__name__}: {exc}") from exc
+        finally:
+            self._doc_fts = None
+        if self._batch_fts is not None:
+            self._batch_fts.extend(mine)  # only a document whose rows were all written
+        else:
+            mine.apply(self.conn)
+
+    def _fts(self, statement: str, rows: list[Any]) -> None:
+        if self._doc_fts is None:
+            self.conn.executemany(statement, rows)
+        else:
+            self._doc_fts.add(statement, rows)
+
+    def replace_document(self, parsed: Parsed) -> None:
+        """Paths that are not valid UTF-8 are stored escaped, with the exact bytes in
+        `uri_bytes` (see `ingest/paths.py`)."""
+        existing = self.conn.execute(
+            "SELECT id FROM documents WHERE uri = ?", (parsed.uri,)
+        ).fetchone()
+        if existing is not None:
+            self._delete(existing[0])
+        self.conn.execute(
+            "INSERT INTO documents(" + DOCUMENT_COLUMNS + ") VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            document_values(parsed),
+        )
+        doc_id = self.conn.last_insert_rowid()
+        section_ids = self._insert_sections(doc_id, parsed.section_rows)
+        self._insert_chunks(doc_id, parsed, section_ids)
+        self._insert_extras(doc_id, parsed)
+
+    def delete_document(self, uri: str) -> None:
+        found = self.conn.execute("SELECT id FROM documents WHERE uri = ?", (uri,)).fetchone()
+        if found is not None:
+            self._delete(found[0])
+
+    def _delete(self, doc_id: int) -> None:
+        rows = self.conn.execute(
+            "SELECT c.id, coalesce(s.title, ''), c.content, c.fold FROM chunks c "
+            "LEFT JOIN sections s ON s.id = c.section_id WHERE c.doc_id = ?",
+            (doc_id,),
+        ).fetchall()
+        self._fts(
+            _FTS_DELETE,
+            [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body, _ in rows],
+        )
+        if db.writes_chunk_trigrams(self.conn):
+            self._fts(
+                _TRIGRAM_DELETE,
+                [(cid, body if folded is None else folded) for cid, _, body, folded in rows],
+            )
+        self._queue_resolution(doc_id)
+        self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+    def touch(self, uri: str, mtime_ns: int | None, path: str) -> None:
+        self.conn.execute(
+            "UPDATE documents SET mtime = ?, mtime_ns = ?, path = ? WHERE uri = ?",
+            (mtime_ns / 1e9 if mtime_ns else None, mtime_ns, path, uri),
+        )
+
+    def record_problem(
+        self,
+        path: str,
+        uri: str,
+        severity: str,
+        reason: str,
+        file_stat: tuple[int, int | None] | None = None,
+    ) -> None:
+        size, mtime_ns = file_stat if file_stat is not None else (None, None)
+        self.conn.execute(
+            "INSERT INTO ingest_errors(path, uri, severity, reason, at, size, mtime_ns) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (path, uri, severity, reason, now(), size, mtime_ns),
+        )
+
+    def clear_problems(self, uri: str) -> None:
+        self.conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (uri,))
+
+    def resolve_references(self, resolve: Resolve) -> None:
+        with self.conn:  # the file's one writer: take the queue and resolve at once
+            resolve(self.conn, _take_pending(self.conn), self.store.dialect)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.conn:
+            db.set_meta(self.conn, key, value)
+
+    def finish(self) -> None:
+        # Move the run's pages from the WAL into the main file, so the index is one file
+        # again (and a full disk shows up here, not at some later reader's checkpoint).
+        # Hand back the pages FTS5's last segment merges left free (files made with
+        # auto_vacuum = INCREMENTAL, see db.py; a no-op on older files): a cold build
+        # then ends at its content's size, 1.96x the Markdown mix instead of 1.95-2.05x.
+        self.conn.execute("PRAGMA incremental_vacuum").fetchall()
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    # -- the rows of a document -------------------------------------------------------
+    def _next_id(self, table: str) -> int:
+        row = self.conn.execute(f"SELECT coalesce(max(id), 0) + 1 FROM {table}").fetchone()
+        assert row is not None  # an aggregate always returns a row
+        return int(row[0])
+
+    def _insert_sections(self, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
+        base = self._next_id("sections")
+        self.conn.executemany(
+            "INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, "
+            "anchor, parent_id, line, end_line, own_end_line, page) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (base + r[0], doc_id, *r[:7], None if r[7] is None else base + r[7], *r[8:])
+                for r in rows
+            ],
+        )
+        return {r[0]: base + r[0] for r in rows}
+
+    def _insert_chunks(self, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
+        base = self._next_id("chunks")
+        rows = parsed.chunk_rows
+        self.conn.executemany(
+            "INSERT INTO chunks(id, doc_id, section_id, chunk_index, line, end_line, page, "
+            "start_offset, end_offset, content, fold, content_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (base + i, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10])
+                for i, r in enumerate(rows)
+            ],
+        )
+        self._fts(_FTS_INSERT, [(base + i, r[10], r[11]) for i, r in enumerate(rows)])
+        if db.writes_chunk_trigrams(self.conn):  # r[7] content, r[8] its fold (None: the same)
+            self._fts(
+                _TRIGRAM_INSERT,
+                [(base + i, r[7] if r[8] is None else r[8]) for i, r in enumerate(rows)],
+            )
+
+    def _insert_extras(self, doc_id: int, parsed: Parsed) -> None:
+        doc = parsed.doc
+        conn = self.conn
+        if doc.frontmatter is not None:
+            conn.execute(
+                "INSERT INTO frontmatter(doc_id, data) VALUES (?, ?)",
+                (doc_id, to_json(doc.frontmatter)),
+            )
+        conn.executemany(
+            "INSERT INTO codeblocks(doc_id, ord, language, code, body_start, body_end, line, "
+            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            codeblock_rows(doc_id, parsed),
+        )
+        conn.executemany(
+            "INSERT INTO tables(doc_id, ord, headers, rows, row_count, column_count, line, "
+            "end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            table_rows(doc_id, parsed),
+        )
+        conn.executemany(
+            "INSERT INTO entities(doc_id, ord, entity_type, name, name_fold, signature, "
+            "definition, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            entity_rows(doc_id, parsed),
+        )
+        conn.executemany(
+            "INSERT INTO symbols(doc_id, ord, kind, name, name_fold, qualified_name, signature, "
+            "language, parent, line, end_line, docstring) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            symbol_rows(doc_id, parsed),
+        )
+        if not (doc.references or doc.imports or doc.symbols):
+            return
+        # A code file's references (unresolved until the run's resolution pass) and
+        # imports; the names it defines are queued so that references to them elsewhere
+        # are resolved again.
+        conn.executemany(
+            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ref_rows(doc_id, parsed),
+        )
+        conn.executemany(
+            "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            import_rows(doc_id, parsed),
+        )
+        self._queue_resolution(doc_id)
+
+    def _queue_resolution(self, doc_id: int) -> None:
+        """Queue the names `doc_id` defines (before a delete, after an insert): references
+        to them anywhere may now resolve differently (`ingest/resolve.py`)."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO refs_pending(name) SELECT DISTINCT name FROM symbols "
+            "WHERE doc_id = ?",
+            (doc_id,),
+        )
+
+    # -- vectors ----------------------------------------------------------------------
+    @contextmanager
+    def embed_errors(self) -> Iterator[None]:
+        yield  # the connection's errors are DocQLErrors already (db.translate)
+
+    def check_vectors(self) -> None:
+        if not db.has_vec(self.conn):
+            raise EmbeddingError(
+                "sqlite-vec cannot be loaded here, so vectors cannot be stored; "
+                "pip install sqlite-vec"
+            )
+
+    def set_vector_model(
+        self, model_id: str, dimensions: int, fingerprint: str, *, replace: bool
+    ) -> int:
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)
+        ).fetchone()
+        if exists is not None and not replace:
+            return 0
+        removed = db.scalar(self.conn, "SELECT count(*) FROM chunk_vectors") if replace else 0
+        template = (db.sql_dir() / "vec.sql").read_text(encoding="utf-8")
+        # One transaction: the old model's vectors go and the new model's empty table
+        # comes together, so a run killed here leaves one model or the other, never an
+        # index with no model recorded (where a plain restarted `embed` would not know
+        # what to run).
+        with self.conn:
+            if replace:
+                self.conn.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+                self.conn.execute(
+                    "DELETE FROM meta WHERE key IN (?, ?, ?)",
+                    (KEY_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT),
+                )
+            self.conn.execute(template.replace("{dimensions}", str(int(dimensions))))
+            self.conn.execute("DELETE FROM chunk_vectors")  # rows without vectors are meaningless
+            db.set_meta(self.conn, KEY_MODEL, model_id)
+            db.set_meta(self.conn, KEY_DIMENSIONS, str(dimensions))
+            db.set_meta(self.conn, KEY_FINGERPRINT, fingerprint)
+        return int(removed)
+
+    def stale_chunk_count(self) -> int:
+        return int(db.scalar(self.conn, f"SELECT count(*) {_STALE}"))
+
+    def stale_chunks(self) -> list[StaleChunk]:
+        return [
+            (int(a), int(b), str(c), str(d))
+            for a, b, c, d in self.conn.execute(
+                f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
+            )
+        ]
+
+    def chunk_count(self) -> int:
+        return int(db.scalar(self.conn, "SELECT count(*) FROM chunks"))
+
+    def stored_vectors(self, hashes: set[str]) -> dict[str, Any]:
+        found: dict[str, bytes] = {}
+        for chunk_id, content_hash in self.conn.execute(
+            "SELECT chunk_id, content_hash FROM chunk_vectors"
+        ):
+            if content_hash in hashes and content_hash not in found:
+                row = self.conn.execute(
+                    f"SELECT embedding FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,)
+                ).fetchone()
+                if row is not None:
+                    found[content_hash] = row[0]
+        return found
+
+    def vector_value(self, blob: bytes) -> Any:
+        return blob
+
+    def write_vectors(self, rows: list[tuple[int, int, str, Any]]) -> None:
+        with self.conn:
+            for chunk_id, doc_id, content_hash, vector in rows:
+                self.conn.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,))
+                self.conn.execute(
+                    f"INSERT INTO {VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
+                    (chunk_id, vector, doc_id),
+                )
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO chunk_vectors(chunk_id, doc_id, content_hash) "
+                    "VALUES (?, ?, ?)",
+                    (chunk_id, doc_id, content_hash),
+                )
+
+    def drop_orphan_vectors(self) -> int:
+        orphans = [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT chunk_id FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
+            )
+        ]
+        with self.conn:
+            for chunk_id in orphans:
+                self.conn.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,))
+            self.conn.execute(
+                "DELETE FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
+            )
+        return len(orphans)
+
+
+def _take_pending(conn: db.Connection) -> set[str]:
+    """Empty the queue of names to resolve again and return them."""
+    return {name for (name,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+
+
+__all__ = ["FtsWrites", "SqliteWriter"]
