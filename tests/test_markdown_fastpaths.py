@@ -154,3 +154,25 @@ def test_front_matter_skips_the_pure_python_loader(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(yaml, "safe_load", slow)
     doc = markdown.parse_markdown("---\ntitle: Run\nkeywords: a, b\n---\n# X\n", "x.md")
     assert doc.frontmatter == {"title": "Run", "keywords": "a, b"} and doc.title == "Run"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(alphabet="ab\n€", max_size=60),
+    st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200)), max_size=12),
+    st.booleans(),
+)
+def test_byte_offsets_to_lines(text: str, spans: list[tuple[int, int]], in_order: bool) -> None:
+    """`markdown_blocks._Lines` counts newlines forward; an offset out of order (never
+    produced by a pre-order walk) still gets its line by bisection."""
+    from docql_sqlite.ingest.markdown_blocks import _Lines
+
+    data = text.encode()
+    spans = [(min(a, len(data)), min(max(a, b), len(data))) for a, b in spans]
+    if in_order:
+        spans.sort()
+    lines = _Lines(data)
+    for start, stop in spans:
+        last = max(start, stop - 1)
+        expected = (data.count(b"\n", 0, start) + 1, data.count(b"\n", 0, last) + 1)
+        assert lines.span(start, stop) == expected
