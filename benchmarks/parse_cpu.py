@@ -84,6 +84,18 @@ def _stages(files: list[tuple[str, str | None]]) -> dict[str, float]:
         for language, src in code:
             trees.append(get_parser(language).parse(src))
         out["tree-sitter parse"] = time.process_time() - t
+        if not hasattr(code_symbols, "query_matches"):  # before the shared pass
+            t = time.process_time()
+            outlines = [
+                code_symbols.extract_outline(tree.root_node, src, lang, src.count(b"\n") + 1)
+                for (lang, src), tree in zip(code, trees)
+            ]
+            out["outline (symbols, its own pass)"] = time.process_time() - t
+            t = time.process_time()
+            for (language, src), tree, outline in zip(code, trees, outlines):
+                code_refs.extract_references(tree.root_node, src, language, outline)
+            out["references (their own pass)"] = time.process_time() - t
+            return out
         shared = []
         t = time.process_time()
         for (language, _), tree in zip(code, trees):
