@@ -53,3 +53,39 @@ def test_shared_pass_equals_separate_queries(path: Path) -> None:
     refs_shared = code_refs.extract_references(root, src, language, shared, ref_matches)
     refs_alone = code_refs.extract_references(root, src, language, shared)
     assert refs_shared == refs_alone and refs_shared[0], path
+
+
+RUST_CALLS = """\
+fn assert(x: bool) {}
+fn main() {
+    println!("{}", 1);
+    alloc::vec![1, 2];
+    assert!(true);
+    assert(true);
+    std::mem::drop(1);
+    x.len();
+    Vec::<u8>::new();
+    m!(inner(1));
+}
+"""
+
+
+def test_rust_macro_names_carry_their_bang() -> None:
+    """A macro's name is told by its pattern's `macro_invocation` node, not by asking the
+    name node for its parent (which tree-sitter finds by walking down from the root)."""
+    src = RUST_CALLS.encode()
+    root = get_parser("rust").parse(src).root_node
+    symbols, refs = code_symbols.query_matches(root, "rust")
+    outline = code_symbols.extract_outline(root, src, "rust", src.count(b"\n") + 1, symbols)
+    found, _ = code_refs.extract_references(root, src, "rust", outline, refs)
+    calls = [(r.name, r.line) for r in found if r.kind == "call"]
+    assert calls == [
+        ("println!", 3),
+        ("vec!", 4),
+        ("assert!", 5),
+        ("assert", 6),
+        ("drop", 7),
+        ("len", 8),
+        ("new", 9),
+        ("m!", 10),
+    ]

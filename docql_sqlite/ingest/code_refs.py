@@ -45,12 +45,6 @@ def _query(language: str) -> Query:
     return Query(get_language(language), (_QUERIES / f"{name}.scm").read_text("utf-8"))
 
 
-@cache
-def _has_macros(language: str) -> bool:
-    """Whether the grammar has Rust's `macro_invocation` (else no name can be a macro's)."""
-    return get_language(language).id_for_node_kind("macro_invocation", True) is not None
-
-
 Match = tuple[int, dict[str, list[Node]]]
 
 
@@ -71,7 +65,8 @@ def extract_references(
     matches = sorted(matches, key=lambda m: m[0])
     definition_names = {o.name_byte for o in outline if o.name_byte >= 0}
     claimed: set[tuple[int, int]] = set()
-    found: list[tuple[int, int, str, Node]] = []  # (start byte, end byte, kind, name node)
+    # (start byte, end byte, kind, name node, a macro's name)
+    found: list[tuple[int, int, str, Node, bool]] = []
     import_nodes: list[Node] = []
     seen_imports: set[tuple[int, int]] = set()
     kinds: dict[int, str] = {}  # pattern → its reference kind, learnt from its first match
@@ -101,17 +96,21 @@ def extract_references(
         if kind == "type" and (_is_own_name(name_node) or _predeclared(language, name_node)):
             continue
         claimed.add(key)
-        found.append((start, key[1], kind, name_node))
+        # A Rust macro's name (`println!`, `alloc::vec!`) is recorded with its `!`, so it
+        # never resolves to a function of the same name (`assert!` is not `fn assert`).
+        # Its pattern captures the `macro_invocation` itself (asking the name node for
+        # its parent instead walked down from the root: a sixth of the extraction).
+        macro = kind == "call" and captures["reference.call"][0].type == "macro_invocation"
+        found.append((start, key[1], kind, name_node, macro))
     found.sort(key=lambda f: f[0])
     lines = _Lines(src)
-    macros = _has_macros(language)
     refs = []
-    for start, end, kind, node in found:
+    for start, end, kind, node, macro in found:
         row, byte_column = node.start_point
         name = src[start:end].decode("utf-8", "replace")
         refs.append(
             Reference(
-                name=name + "!" if macros and _is_macro(node) else name,
+                name=name + "!" if macro else name,
                 kind=kind,
                 line=row + 1,
                 end_line=node.end_point[0] + 1,
@@ -144,15 +143,6 @@ def extract_references(
     refs = [refs[i] for i in order]
     _set_callers(refs, [starts[i] for i in order], outline)
     return refs, imports
-
-
-def _is_macro(node: Node) -> bool:
-    """A Rust macro's name (`println!`): recorded with its `!`, so it never resolves to a
-    function of the same name (`assert!` is not `fn assert`)."""
-    parent = node.parent
-    if parent is not None and parent.type == "scoped_identifier":
-        parent = parent.parent
-    return parent is not None and parent.type == "macro_invocation"
 
 
 def _line_range(node: Node) -> tuple[int, int]:
