@@ -10,9 +10,10 @@ corpus with the old and the new code, then
 `--build` runs `docql-sqlite index --workers 0` (files in walk order, so rowids agree)
 with each tree's code in its own subprocess; extra index options go after `--`.
 Compared: every ordinary table and the FTS5 tables' visible rows, all columns except
-the run's clock (`documents.indexed_at`, `ingest_errors.at`, `meta`); rows in rowid order (ids are part of
-what is stored: chunks point at sections by id). `--smoke` is `--build HEAD` on a tiny tree
-from datasets/ (identical unless this tree's changes alter what is stored).
+the run's clock (`documents.indexed_at`, `ingest_errors.at`, `meta`); rows in rowid
+order (ids are part of what is stored: chunks point at sections by id). `--smoke` is
+`--build HEAD` on a tiny tree from datasets/ (identical unless this tree's changes
+alter what is stored).
 """
 
 from __future__ import annotations
