@@ -70,3 +70,27 @@ def test_smoke_builds_head_and_this_tree(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     assert result["differ"] == [] and result["tables"]["symbols"][0] > 0
+
+
+def test_parse_cpu_smoke_counts_every_file(tmp_path: Path) -> None:
+    """benchmarks/parse_cpu.py: every file of the tiny tree parsed, each stage timed."""
+    out = tmp_path / "parse_cpu.json"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "parse_cpu.py"), "--smoke", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    markdown, code = json.loads(out.read_text())
+    on_disk = {
+        part: sum(1 for p in (REPO / "datasets" / part).rglob("*") if p.is_file())
+        for part in ("en", "code")
+    }
+    assert markdown["files"] == on_disk["en"] and 0 < code["files"] <= on_disk["code"]
+    assert set(markdown["stages_cpu_s_min"]) == {
+        "markdown block scan",
+        "markdown parse (scan + document)",
+    }
+    assert "query cursor pass (symbols + references)" in code["stages_cpu_s_min"]
+    assert all(v >= 0 for r in (markdown, code) for v in r["stages_cpu_s_min"].values())
