@@ -17,7 +17,7 @@ Resolution (which definition a reference means) needs the whole index: `resolve.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +34,12 @@ KINDS = ("call", "type", "inherit", "import")
 _FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
 
 
-@cache
+@lru_cache(maxsize=128)  # per language (~40)
 def has_refs_query(language: str) -> bool:
     return (_QUERIES / f"{_QUERY_FILE.get(language, language)}.scm").is_file()
 
 
-@cache  # compiled once per language and process
+@lru_cache(maxsize=128)  # compiled once per language and process
 def _query(language: str) -> Query:
     name = _QUERY_FILE.get(language, language)
     return Query(get_language(language), (_QUERIES / f"{name}.scm").read_text("utf-8"))

@@ -24,7 +24,7 @@ named like its class is a constructor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 
 from tree_sitter import Node, Query, QueryCursor
@@ -96,13 +96,14 @@ class _CompiledQuery:
     roles: dict[int, tuple[str, str, str] | None]
 
 
-@cache
+@lru_cache(maxsize=128)  # per language (~40)
 def has_query(language: str) -> bool:
     """Whether symbols can be extracted for `language` (it has a query file)."""
     return (_QUERIES / f"{_QUERY_FILE.get(language, language)}.scm").is_file()
 
 
-@cache  # compiling a query file costs ~50 ms: once per language and process, not per file
+# Compiling a query file costs ~50 ms: once per language and process, not per file.
+@lru_cache(maxsize=128)
 def _query(language: str) -> _CompiledQuery:
     name = _QUERY_FILE.get(language, language)
     try:
