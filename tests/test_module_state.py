@@ -86,10 +86,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "module's). A ContextVar would follow anyio's worker threads into the event loop's "
         "context and share one stack between threads"
     ),
-    ("docql_sqlite.ingest.code_refs", "has_refs_query"): "writer (ingest): lru_cache(maxsize=N)",
-    ("docql_sqlite.ingest.code_refs", "_query"): "writer (ingest): lru_cache(maxsize=N)",
-    ("docql_sqlite.ingest.code_symbols", "has_query"): "writer (ingest): lru_cache(maxsize=N)",
-    ("docql_sqlite.ingest.code_symbols", "_query"): "writer (ingest): lru_cache(maxsize=N)",
 }
 
 

@@ -31,7 +31,13 @@ from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.code_refs import extract_references
-from docql_sqlite.ingest.code_symbols import CLASS_KINDS, Outlined, extract_outline, has_query
+from docql_sqlite.ingest.code_symbols import (
+    CLASS_KINDS,
+    Outlined,
+    extract_outline,
+    has_query,
+    query_matches,
+)
 from docql_sqlite.ingest.code_text import first_sentence
 from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
 from docql_sqlite.ingest.read import decode_text
@@ -71,9 +77,11 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
         tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
         raise IngestError(f"tree-sitter could not parse the file: {exc}", path) from exc
-    outline = (
-        extract_outline(tree.root_node, src, language, line_count) if has_query(language) else []
-    )
+    outline: list[Outlined] = []
+    ref_matches = None  # the references' query runs apart when there is no symbol query
+    if has_query(language):
+        symbol_matches, ref_matches = query_matches(tree.root_node, language)
+        outline = extract_outline(tree.root_node, src, language, line_count, symbol_matches)
     document = Document(
         format="code",
         text=text,
@@ -82,7 +90,7 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
     )
     _fill(document, outline, line_count)
     document.references, document.imports = extract_references(
-        tree.root_node, src, language, outline
+        tree.root_node, src, language, outline, ref_matches
     )
     if tree.root_node.has_error:
         document.warnings.append(_syntax_warning(error_lines(tree.root_node)))

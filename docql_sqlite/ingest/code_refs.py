@@ -17,7 +17,7 @@ Resolution (which definition a reference means) needs the whole index: `resolve.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -34,32 +34,43 @@ KINDS = ("call", "type", "inherit", "import")
 _FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
 
 
-@cache
+@lru_cache(maxsize=128)  # per language (~40)
 def has_refs_query(language: str) -> bool:
     return (_QUERIES / f"{_QUERY_FILE.get(language, language)}.scm").is_file()
 
 
-@cache  # compiled once per language and process
+@lru_cache(maxsize=128)  # compiled once per language and process
 def _query(language: str) -> Query:
     name = _QUERY_FILE.get(language, language)
     return Query(get_language(language), (_QUERIES / f"{name}.scm").read_text("utf-8"))
 
 
+Match = tuple[int, dict[str, list[Node]]]
+
+
 def extract_references(
-    root: Node, src: bytes, language: str, outline: list[Outlined]
+    root: Node,
+    src: bytes,
+    language: str,
+    outline: list[Outlined],
+    matches: list[Match] | None = None,
 ) -> tuple[list[Reference], list[Import]]:
-    """The references (in source order) and imports of one file."""
+    """The references (in source order) and imports of one file. `matches`: this file's
+    reference matches when the caller ran the query (`code_symbols.query_matches`)."""
     if not has_refs_query(language):
         return [], []
-    query = _query(language)
-    matches = QueryCursor(query).matches(root)
-    matches.sort(key=lambda m: m[0])  # stable: earlier patterns claim name nodes first
+    if matches is None:
+        matches = QueryCursor(_query(language)).matches(root)
+    # stable: earlier patterns claim name nodes first
+    matches = sorted(matches, key=lambda m: m[0])
     definition_names = {o.name_byte for o in outline if o.name_byte >= 0}
     claimed: set[tuple[int, int]] = set()
-    found: list[tuple[int, str, Node]] = []  # (start byte, kind, name node)
+    # (start byte, end byte, kind, name node, a macro's name)
+    found: list[tuple[int, int, str, Node, bool]] = []
     import_nodes: list[Node] = []
     seen_imports: set[tuple[int, int]] = set()
-    for _, captures in matches:
+    kinds: dict[int, str] = {}  # pattern → its reference kind, learnt from its first match
+    for pattern, captures in matches:
         statements = captures.get("import")
         if statements:
             node = statements[0]
@@ -71,29 +82,42 @@ def extract_references(
         names = captures.get("name")
         if not names:
             continue
-        kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
+        kind = kinds.get(pattern)
         if kind is None:
-            continue
+            kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
+            if kind is None:
+                continue
+            kinds[pattern] = kind
         name_node = names[0]
-        key = (name_node.start_byte, name_node.end_byte)
-        if key in claimed or name_node.start_byte in definition_names:
+        start = name_node.start_byte
+        key = (start, name_node.end_byte)
+        if key in claimed or start in definition_names:
             continue
         if kind == "type" and (_is_own_name(name_node) or _predeclared(language, name_node)):
             continue
         claimed.add(key)
-        found.append((name_node.start_byte, kind, name_node))
+        # A Rust macro's name (`println!`, `alloc::vec!`) is recorded with its `!`, so it
+        # never resolves to a function of the same name (`assert!` is not `fn assert`).
+        # Its pattern captures the `macro_invocation` itself (asking the name node for
+        # its parent instead walked down from the root: a sixth of the extraction).
+        macro = kind == "call" and captures["reference.call"][0].type == "macro_invocation"
+        found.append((start, key[1], kind, name_node, macro))
+    found.sort(key=lambda f: f[0])
     lines = _Lines(src)
-    refs = [
-        Reference(
-            name=_text(src, node) + ("!" if _is_macro(node) else ""),
-            kind=kind,
-            line=node.start_point[0] + 1,
-            end_line=node.end_point[0] + 1,
-            column=lines.column(node.start_point[0], node.start_point[1]),
+    refs = []
+    for start, end, kind, node, macro in found:
+        row, byte_column = node.start_point
+        name = src[start:end].decode("utf-8", "replace")
+        refs.append(
+            Reference(
+                name=name + "!" if macro else name,
+                kind=kind,
+                line=row + 1,
+                end_line=node.end_point[0] + 1,
+                column=lines.column(row, byte_column),
+            )
         )
-        for _, kind, node in sorted(found, key=lambda f: f[0])
-    ]
-    starts = [f[0] for f in sorted(found, key=lambda f: f[0])]
+    starts = [f[0] for f in found]
     imports: list[Import] = []
     reader = _IMPORT_READERS.get(_QUERY_FILE.get(language, language))
     for node in sorted(import_nodes, key=lambda n: n.start_byte):
@@ -119,15 +143,6 @@ def extract_references(
     refs = [refs[i] for i in order]
     _set_callers(refs, [starts[i] for i in order], outline)
     return refs, imports
-
-
-def _is_macro(node: Node) -> bool:
-    """A Rust macro's name (`println!`): recorded with its `!`, so it never resolves to a
-    function of the same name (`assert!` is not `fn assert`)."""
-    parent = node.parent
-    if parent is not None and parent.type == "scoped_identifier":
-        parent = parent.parent
-    return parent is not None and parent.type == "macro_invocation"
 
 
 def _line_range(node: Node) -> tuple[int, int]:

@@ -195,15 +195,13 @@ def scan_rs(text: str) -> list[Block]:
     if parser is None:
         raise RuntimeError("markdown-it-pyrs is not installed")
     data = text.encode("utf-8", "surrogatepass")
-    newlines = [m.start() for m in re.finditer(b"\n", data)]
-    line_of = lambda offset: bisect.bisect_right(newlines, offset - 1) + 1  # noqa: E731 - byte → 1-based line
     try:
         tree = parser.tree(text)
     except BaseException as exc:  # a Rust panic arrives as PanicException (a BaseException)
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         raise RuntimeError(f"markdown-it-pyrs failed: {exc}") from None
-    return _blocks_rs(tree, line_of)
+    return _blocks_rs(tree, _Lines(data))
 
 
 _RS_KINDS = frozenset(
@@ -211,7 +209,31 @@ _RS_KINDS = frozenset(
 )
 
 
-def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
+class _Lines:
+    """Byte offset → 1-based line, for offsets met in increasing order (a pre-order walk
+    of the tree): the newlines are counted once, from the last offset on, in C."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.at = 0  # the last offset asked for
+        self.before = 0  # newlines before `at`
+        self.newlines: list[int] | None = None  # for an offset out of order (never seen)
+
+    def span(self, start: int, stop: int) -> tuple[int, int]:
+        """The first and last line of bytes [start, stop)."""
+        data = self.data
+        if start >= self.at:
+            self.before += data.count(b"\n", self.at, start)
+            self.at = start
+            line = self.before + 1
+        else:
+            if self.newlines is None:
+                self.newlines = [m.start() for m in re.finditer(b"\n", data)]
+            line = bisect.bisect_right(self.newlines, start - 1) + 1
+        return line, line + data.count(b"\n", start, max(start, stop - 1))
+
+
+def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`)."""
     top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
     blocks: list[Block] = []
@@ -224,7 +246,7 @@ def _blocks_rs(tree: Any, line_of: Any) -> list[Block]:
         if srcmap is None or srcmap[0] < inside_until:
             continue
         start, stop = srcmap
-        line, end = line_of(start), line_of(max(start, stop - 1))
+        line, end = lines.span(start, stop)
         if name == "text":
             content = node.meta.get("content", "")
             previous = blocks[-1] if blocks else None
