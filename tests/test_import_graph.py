@@ -261,3 +261,64 @@ def test_the_sql_finder_finds_sql() -> None:
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if not _is_sql_home(m)))
 def test_sql_text_lives_only_in_its_homes(module: str) -> None:
     assert sql_strings(module) == [], f"SQL text in {module}; move it to one of {SQL_HOMES}"
+
+
+# -- the layers (docs/design.md §2, "The layers"): every import points down or sideways ------
+CLIENTS = ("cli", "agent", "datasette_plugin", "sqlite_utils_plugin", "__main__")
+# The one writer's driving modules; the rest of ingest/ is the parse side (layer "parts").
+WRITER = ("ingest", "ingest.run", "ingest.embed", "ingest.resolve", "ingest.watch")
+WRITER += ("ingest.workers", "ingest.walk")
+PARTS = ("query", "embedders", "rerankers", "default_plugins", "plugins", "hookspecs", "ingest")
+LAYER_NAMES = ("base", "store", "parts", "work", "front door", "clients")
+
+
+def layer_of(module: str) -> int:
+    """0 base · 1 store · 2 parts (the compiler, embedders, rerankers, parsers, plugins) ·
+    3 work (search, the writer, the repository map) · 4 the front door · 5 clients (and the
+    package root, which re-exports the front door)."""
+    name = module.removeprefix("docql_sqlite").lstrip(".")
+    top = name.split(".")[0]
+    if name == "" or top in CLIENTS:
+        return 5
+    if top in ("index", "tvf"):
+        return 4
+    if top in ("search", "repomap") or name in WRITER:
+        return 3
+    if top in PARTS:
+        return 2
+    if top in ("store", "dbapi"):  # dbapi: the SQLite glue of sqlite3 connections
+        return 1
+    return 0
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{m} ({LAYER_NAMES[layer_of(m)]}) imports {d} ({LAYER_NAMES[layer_of(d)]})"
+        for m, deps in graph.items()
+        for d in deps
+        if layer_of(d) > layer_of(m)
+    )
+
+
+def test_layers_point_down() -> None:
+    assert upward(GRAPH) == []
+
+
+def test_the_layer_rule_sees_an_upward_import() -> None:
+    planted = {"docql_sqlite.store.sqlite.engine": {"docql_sqlite.search.smart"}}
+    assert upward(planted) == [
+        "docql_sqlite.store.sqlite.engine (store) imports docql_sqlite.search.smart (work)"
+    ]
+    assert [layer_of(m) for m in ("docql_sqlite.errors", "docql_sqlite.ingest.markdown")] == [0, 2]
+    assert layer_of("docql_sqlite.ingest.run") == 3 and layer_of("docql_sqlite.cli.fastpath") == 5
+
+
+def test_search_and_ingest_never_import_each_other() -> None:
+    crossing = sorted(
+        (m, d)
+        for m, deps in GRAPH.items()
+        for d in deps
+        if (_within(m, "docql_sqlite.search") and _within(d, "docql_sqlite.ingest"))
+        or (_within(m, "docql_sqlite.ingest") and _within(d, "docql_sqlite.search"))
+    )
+    assert crossing == []
