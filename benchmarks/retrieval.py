@@ -886,9 +886,8 @@ def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: 
     wrapped = CachedPassages(model, CACHE / "vector-cache" / f"{safe}-{model.fingerprint()}.sqlite")
     for seed in seeds:
         print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
-    with vectors._lock:
-        vectors._models[name] = wrapped  # type: ignore[assignment]
-    # The writer (`index`, `embed`) loads its model from the registry: the same instance.
+    # Readers and the writer load their model from the registry (`embedders.loaded_model`):
+    # registering the wrapper under the name makes it the process's model `name`.
     from docql_sqlite.embedders import EmbeddingModel, register
 
     EmbeddingModel.register(CachedPassages)  # it is one, by delegation (an ABC's virtual subclass)
