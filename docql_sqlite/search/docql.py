@@ -52,21 +52,20 @@ def search_source(
     when the caller knows (`Index` does: compiling then reads no row); None asks."""
     if has_vectors is None:
         has_vectors = store.has_vectors
-    index = store
     if name == "similar":
         if not has_vectors:
             raise _no_vectors(name)
-        plan = sqlbuild.Plan(scope=scope, vec_k=_depth_with_stale(index))
+        plan = sqlbuild.Plan(scope=scope, vec_k=_depth_with_stale(store))
         arg = call.args[0] if call.args else None
         if arg is not None and arg.kind == "number":
             if not isinstance(arg.value, int) or isinstance(arg.value, bool):
                 raise DocQLTypeError(
                     f"similar(n) needs a whole chunk id, got {arg.text or arg.value}"
                 )
-            chunk_id = params.add(_checked_chunk_id(index, arg.value))
+            chunk_id = params.add(_checked_chunk_id(store, arg.value))
             plan.vector = f"(SELECT embedding FROM chunks_vec WHERE rowid = {chunk_id})"
         else:
-            plan.vector = _query_vector(index, q, params)
+            plan.vector = _query_vector(store, q, params)
         return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
     terms = search_terms.parse(q)
     if not search_terms.positives(terms):
@@ -78,33 +77,33 @@ def search_source(
         terms=terms,
         scope=scope,
         min_hits=MIN_HITS,
-        common=lambda: stats.common_terms(index, terms),
-        statistics=stats.TermStats(index),
+        common=lambda: stats.common_terms(store, terms),
+        statistics=stats.TermStats(store),
     )
     if has_vectors:
-        plan.vector = _query_vector(index, q, params)
+        plan.vector = _query_vector(store, q, params)
         plan.depth = DEPTH
-        plan.vec_k = _depth_with_stale(index)
+        plan.vec_k = _depth_with_stale(store)
     return Source(item_sql.RANKED_CHUNK, sqlbuild.ranked_chunks_sql(plan, params), ranked=True)
 
 
-def _query_vector(index: Store, q: str, params: Params) -> str:
+def _query_vector(store: Store, q: str, params: Params) -> str:
     vector = Deferred(
         f"the vector of {q!r} by the index's embedding model",
-        lambda: vectors.vector_json(vectors.query_vector(vectors.query_model(index), q)),
+        lambda: vectors.vector_json(vectors.query_vector(vectors.query_model(store), q)),
     )
     return sqlbuild.vector_sql(params, vector)
 
 
-def _depth_with_stale(index: Store) -> Any:
-    return lambda: DEPTH + stats.stale_vectors(index)
+def _depth_with_stale(store: Store) -> Any:
+    return lambda: DEPTH + stats.stale_vectors(store)
 
 
-def _checked_chunk_id(index: Store, chunk_id: int) -> Deferred:
+def _checked_chunk_id(store: Store, chunk_id: int) -> Deferred:
     def check() -> int:
-        params = Params(index.dialect)
+        params = Params(store.dialect)
         sql = f"SELECT 1 AS found FROM chunk_vectors WHERE chunk_id = {params.add(chunk_id)}"
-        if index.rows(sql, params.values):
+        if store.rows(sql, params.values):
             return chunk_id
         raise DocQLTypeError(
             f"similar({chunk_id}): no chunk with that id has a vector "

@@ -106,11 +106,11 @@ def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
 
 
 def _occurrences(
-    index: Store, token: Token, paths: tuple[str, ...], negated: str | None
+    store: Store, token: Token, paths: tuple[str, ...], negated: str | None
 ) -> Postings:
     """The token's body occurrences in scope, counted by chunk (cached: `postings`).
     `negated`: a full-text query in the engine's syntax (`negation`); its chunks are out."""
-    eng = index
+    eng = store
     cache = postings(eng)
     key = (*eng.stamp(), token.text, token.prefix, paths, negated)
     found = cache.get(key)
@@ -142,13 +142,13 @@ def _occurrences(
     return found
 
 
-def negation(index: Store, terms: list[search_terms.Term]) -> str | None:
+def negation(store: Store, terms: list[search_terms.Term]) -> str | None:
     """The query's negated terms as one full-text query in the engine's syntax (any of
     them, in any column), or None."""
     negated = [t for t in terms if t.negated]
     if not negated:
         return None
-    return index.dialect.any_of(negated)
+    return store.dialect.any_of(negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,14 +217,14 @@ class Layout:
     norms: dict[int, float]  # K1 · (1 − B + B·|D|/avgdl)
 
 
-def _layout(index: Store) -> Layout:
+def _layout(store: Store) -> Layout:
     def compute() -> Layout:
         chunk_doc: dict[int, int] = {}
         lengths: dict[int, int] = {}
         # Code files are left out: a question about code is answered by a definition,
         # which the symbol and code-word channels find; ranking whole source files by
         # the question's words pushed those passages out (code set R@10 0.41 → 0.33).
-        for row in index.rows(
+        for row in store.rows(
             "SELECT c.id AS chunk, c.doc_id AS doc, c.end_offset - c.start_offset AS chars "
             "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.format != 'code'"
         ):
@@ -235,20 +235,20 @@ def _layout(index: Store) -> Layout:
         norms = {doc: K1 * (1.0 - B + B * n / avgdl) for doc, n in lengths.items()}
         return Layout(chunk_doc, lengths, avgdl, norms)
 
-    return stats.cached(index, ("doc_layout", K1, B), compute)
+    return stats.cached(store, ("doc_layout", K1, B), compute)
 
 
-def _common(index: Store, token: Token) -> bool:
-    total = stats.chunk_count(index)
+def _common(store: Store, token: Token) -> bool:
+    total = stats.chunk_count(store)
     if total < MIN_CHUNKS or token.prefix:
         return False
     # The chunks holding the token in any column: `"tok"` on FTS5, `'tok'` on PostgreSQL.
-    query = index.dialect.phrase([token.text])
-    return stats.matching(index, query) > MAX_SHARE * total
+    query = store.dialect.phrase([token.text])
+    return stats.matching(store, query) > MAX_SHARE * total
 
 
 def score(
-    index: Store,
+    store: Store,
     tokens: list[Token],
     paths: tuple[str, ...],
     negated: str | None,
@@ -256,15 +256,15 @@ def score(
 ) -> list[Ranked]:
     """Documents by BM25 over their whole text, best first. Only the first `depth` (all
     when None) get their best passage; the others have `chunk` -1."""
-    layout = _layout(index)
+    layout = _layout(store)
     norms = layout.norms
     n_docs = max(1, len(layout.lengths))
     doc_score: dict[int, float] = {}
     postings: list[tuple[float, Postings]] = []
     for token in tokens:
-        if _common(index, token):
+        if _common(store, token):
             continue
-        found = _occurrences(index, token, paths, negated)
+        found = _occurrences(store, token, paths, negated)
         if not found.chunks:
             continue
         postings.append((token.weight, found))
@@ -300,7 +300,7 @@ def score(
 
 
 def channel(
-    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int = DEPTH
+    store: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int = DEPTH
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """The document channel's rows (each document's best passage, best first) and notes."""
     if any(has_cjk(t.text) for t in search_terms.positives(terms)):
@@ -317,17 +317,17 @@ def channel(
         # passage and name channels find the definition; a document that mentions the
         # name often would outrank it. Questions are longer.
         return [], [f"not for a {words}-word look-up: the passage and name channels rank it"]
-    ranked = score(index, tokens, paths, negation(index, terms), depth)
+    ranked = score(store, tokens, paths, negation(store, terms), depth)
     notes = [f"BM25 over whole documents: {len(ranked)} matched"]
     ranked = ranked[:depth]
     if not ranked:
         return [], notes
-    qp = Params(index.dialect)
+    qp = Params(store.dialect)
     ids = ", ".join(qp.add(r.chunk) for r in ranked)
-    columns = item_sql.chunk_columns(index.dialect)
+    columns = item_sql.chunk_columns(store.dialect)
     rows = {
         r["_chunk"]: r
-        for r in index.rows(
+        for r in store.rows(
             f"SELECT {columns} FROM {item_sql.CHUNK_FROM} WHERE c.id IN ({ids})",
             qp.values,
         )

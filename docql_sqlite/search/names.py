@@ -80,14 +80,14 @@ def _table(found: list[NamedSymbol]) -> SymbolNames:
     return SymbolNames(found, names, contexts, name_starts, context_starts)
 
 
-def table(index: Store) -> SymbolNames:
+def table(store: Store) -> SymbolNames:
     """Every symbol of the index (cached per version of the index file)."""
 
     def load() -> SymbolNames:
-        dialect = index.dialect
+        dialect = store.dialect
         rows = [
             tuple(r.values())
-            for r in index.rows(
+            for r in store.rows(
                 f"""SELECT y.id, y.doc_id, d.path, y.line, y.name_fold,
                {dialect.ascii_lower("y.qualified_name")} AS qualified, d.name
                FROM symbols y JOIN documents d ON d.id = y.doc_id
@@ -101,7 +101,7 @@ def table(index: Store) -> SymbolNames:
             ]
         )
 
-    return stats.cached(index, ("symbols",), load)
+    return stats.cached(store, ("symbols",), load)
 
 
 def query_words(terms: list[search_terms.Term]) -> list[tuple[str, ...]]:
@@ -125,7 +125,7 @@ def _visible_to_bm25(spellings: tuple[str, ...], name: str) -> bool:
 
 
 def ranked_symbols(
-    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
+    store: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[tuple[float, float, NamedSymbol, float]]:
     """(score, share of the query's words held that BM25 cannot see, symbol, share of the
     query's words held at all) for the best-matching symbols."""
@@ -134,7 +134,7 @@ def ranked_symbols(
     words = query_words(terms)
     if not words:
         return []
-    tab = table(index)
+    tab = table(store)
     allowed: set[int] | None = None
     if paths:
         matches = matcher(paths)
@@ -179,19 +179,19 @@ def ranked_symbols(
 
 
 def channel(
-    index: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
+    store: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int
 ) -> list[dict[str, Any]]:
     """The passages holding the best-matching definitions, best first."""
-    best = ranked_symbols(index, terms, paths, depth)
+    best = ranked_symbols(store, terms, paths, depth)
     if not best:
         return []
-    params = Params(index.dialect)
+    params = Params(store.dialect)
     ids = ", ".join(params.add(s.id) for _, _, s, _ in best)
-    sql = f"""SELECT {item_sql.chunk_columns(index.dialect)}, y.id AS _symbol, y.name AS _match
+    sql = f"""SELECT {item_sql.chunk_columns(store.dialect)}, y.id AS _symbol, y.name AS _match
 FROM symbols y JOIN chunks c ON c.doc_id = y.doc_id AND c.line <= y.line AND c.end_line >= y.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id WHERE y.id IN
 ({ids})"""
-    by_symbol = {row["_symbol"]: row for row in index.rows(sql, params.values)}
+    by_symbol = {row["_symbol"]: row for row in store.rows(sql, params.values)}
     out = []
     for score, share, s, held in best:
         row = by_symbol.get(s.id)

@@ -72,11 +72,11 @@ def scope_sql(paths: tuple[str, ...], params: Params) -> str:
 
 
 def run_mode(
-    index: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
+    store: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:
     """Rows of one bm25 / vector / hybrid search, best first (`opts.fetch` of them)."""
-    params = Params(index.dialect)
-    terms, reduced = stats.reduce_terms(index, terms)
+    params = Params(store.dialect)
+    terms, reduced = stats.reduce_terms(store, terms)
     plan = sqlbuild.Plan(
         terms=terms if mode in ("bm25", "hybrid") else [],
         scope=scope_sql(opts.paths, params),
@@ -87,37 +87,37 @@ def run_mode(
     )
     if reduced and plan.terms:
         plan.notes.append(reduced)
-    plan.common = stats.common_terms(index, plan.terms)
-    plan.statistics = stats.TermStats(index)
+    plan.common = stats.common_terms(store, plan.terms)
+    plan.statistics = stats.TermStats(store)
     if mode in ("vector", "hybrid"):
-        if mode == "hybrid" and not index.has_embeddings() and opts.model is None:
+        if mode == "hybrid" and not store.has_embeddings() and opts.model is None:
             plan.notes.append("no embeddings in this index: hybrid ran as bm25")
         else:
-            add_vector(index, plan, params, text, opts)
+            add_vector(store, plan, params, text, opts)
     # Cut each list early: the final SELECT then builds columns and snippets for the
     # rows shown only, not for every chunk that matched a common word.
     fetch = opts.fetch + LINK_SLACK
     plan.depth = max(MIN_DEPTH, 3 * fetch) if mode == "hybrid" else fetch
     if opts.group == "file":
         plan.notes.append(f"over-fetch x{GROUP_OVERFETCH} passages for --group file")
-    return run_plan(index, plan, params, fetch, mode=mode)[: opts.fetch]
+    return run_plan(store, plan, params, fetch, mode=mode)[: opts.fetch]
 
 
 def add_vector(
-    index: Store, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
+    store: Store, plan: sqlbuild.Plan, params: Params, text: str, opts: Request, kind: str = "query"
 ) -> None:
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
-        model = vectors.query_model(index, opts.model)
+        model = vectors.query_model(store, opts.model)
         vector = vectors.query_vector(model, text, kind)
     plan.vector = sqlbuild.vector_sql(params, vectors.vector_json(vector))
-    stale = stats.stale_vectors(index)
-    plan.approximate = stats.vector_count(index) > EXACT_KNN_MAX
+    stale = stats.stale_vectors(store)
+    plan.approximate = stats.vector_count(store) > EXACT_KNN_MAX
     wanted = max(MIN_DEPTH, 3 * opts.fetch) if plan.has_fts else opts.fetch
     plan.vec_k = wanted + stale
-    cache = index.vector_cache
+    cache = store.vector_cache
     if cache is not None and plan.scope == "1":
-        nearest = cache.knn(index, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
+        nearest = cache.knn(store, vector, min(plan.vec_k, sqlbuild.VEC_K_MAX))
         if nearest is not None:
             plan.nearest = json.dumps(nearest)
             plan.notes.append("vector: nearest found in memory (this process holds the vectors)")
@@ -131,7 +131,7 @@ def add_vector(
 
 
 def run_plan(
-    index: Store, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
+    store: Store, plan: sqlbuild.Plan, params: Params, fetch: int, mode: str = ""
 ) -> list[dict[str, Any]]:
     # No SQL snippet: `item` makes the snippet of each result from its content.
     sql = (
@@ -139,7 +139,7 @@ def run_plan(
         + f"\nORDER BY _score DESC, {params.dialect.sort_key('_path')}, _pos LIMIT {int(fetch)}"
     )
     # Chunks of links alone (a Markdown page's link definitions) are no passages.
-    rows = [r for r in index.rows(sql, params.values) if not link_only(r["content"])]
+    rows = [r for r in store.rows(sql, params.values) if not link_only(r["content"])]
     info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))

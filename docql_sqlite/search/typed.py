@@ -120,10 +120,10 @@ def _no_prefix(
     )
 
 
-def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
+def run(store: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     """Run every query line, fuse the lists by RRF (first line x2), build the items."""
 
-    has_vectors = index.has_embeddings()
+    has_vectors = store.has_embeddings()
     lists: list[fusion.Ranked] = []
     notes: list[str] = []
     depth = max(ranking.MIN_DEPTH, 3 * opts.fetch)
@@ -133,30 +133,30 @@ def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
         weight = FIRST_WEIGHT if i == 0 else 1.0
         sub = ranking.Request(depth, opts.paths, None, False, opts.model, opts.rrf_k)
         if line.kind == "lex":
-            terms = stats.reduce_terms(index, search_terms.parse(line.text))[0]
+            terms = stats.reduce_terms(store, search_terms.parse(line.text))[0]
             lex_terms += terms
-            rows = ranking.run_mode(index, "bm25", line.text, terms, sub)
+            rows = ranking.run_mode(store, "bm25", line.text, terms, sub)
         elif has_vectors or opts.model:
             kind = "passage" if line.kind == "hyde" else "query"
-            rows = _vector_rows(index, line.text, kind, sub)
+            rows = _vector_rows(store, line.text, kind, sub)
         else:
             # No vectors in this index: the line still retrieves, as a BM25 OR query.
-            terms = stats.reduce_terms(index, search_terms.parse(line.text))[0]
+            terms = stats.reduce_terms(store, search_terms.parse(line.text))[0]
             lex_terms += terms
             notes.append(f"{name}: no embeddings in this index, ran as bm25")
             rows = (
-                ranking.run_mode(index, "bm25", line.text, terms, sub)
+                ranking.run_mode(store, "bm25", line.text, terms, sub)
                 if search_terms.positives(terms)
                 else []
             )
         lists.append(fusion.Ranked(name, weight, rows))
     if doc.intent is not None:
         intent = search_terms.parse(doc.intent.text)
-        opts.intent = snippets.patterns(stats.reduce_terms(index, intent)[0])
+        opts.intent = snippets.patterns(stats.reduce_terms(store, intent)[0])
     fused = fusion.rrf(lists, opts.rrf_k)[: opts.fetch]
     pats = snippets.patterns(lex_terms) or snippets.patterns(
         stats.reduce_terms(
-            index,
+            store,
             [t for line in doc.queries for t in search_terms.parse(line.text)],
         )[0]
     )
@@ -179,9 +179,9 @@ def run(index: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
     return results.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
 
 
-def _vector_rows(index: Store, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
+def _vector_rows(store: Store, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
 
-    params = Params(index.dialect)
+    params = Params(store.dialect)
     plan = sqlbuild.Plan(scope=ranking.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)
-    ranking.add_vector(index, plan, params, text, sub, kind=kind)
-    return ranking.run_plan(index, plan, params, sub.fetch, mode="vector")
+    ranking.add_vector(store, plan, params, text, sub, kind=kind)
+    return ranking.run_plan(store, plan, params, sub.fetch, mode="vector")
