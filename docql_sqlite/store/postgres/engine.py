@@ -104,7 +104,9 @@ class PostgresStore(Store):
                 raise running.expired() from None
             raise SearchError("search cancelled by PostgreSQL (statement_timeout)") from None
         except psycopg.Error as exc:
-            raise SearchError(f"search failed in PostgreSQL: {pg.first_line(exc)}") from None
+            raise SearchError(
+                f"reading the index failed in PostgreSQL: {pg.first_line(exc)}"
+            ) from None
 
     def _settings(self, sql: str, values: Any) -> dict[str, str]:
         settings: dict[str, str] = {}

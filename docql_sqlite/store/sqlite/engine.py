@@ -63,7 +63,7 @@ class SqliteStore(Store):
             return list(db.rows(self.conn, sql, values))
         except db.SQLError as exc:
             raise db.translate(exc, self.path) or SearchError(
-                f"search failed in SQLite: {exc}"
+                f"reading the index failed in SQLite: {exc}"
             ) from exc
 
     def scalar(self, sql: str, params: Any = ()) -> Any:
@@ -73,7 +73,7 @@ class SqliteStore(Store):
             return db.scalar(self.conn, sql, values)
         except db.SQLError as exc:
             raise db.translate(exc, self.path) or SearchError(
-                f"search failed in SQLite: {exc}"
+                f"reading the index failed in SQLite: {exc}"
             ) from exc
 
     def execute(
@@ -167,7 +167,7 @@ class SqliteStore(Store):
             return list(self.conn.execute(sql, bind(params.values)))
         except db.SQLError as exc:
             raise db.translate(exc, self.path) or SearchError(
-                f"search failed in SQLite: {exc}"
+                f"reading the index failed in SQLite: {exc}"
             ) from exc
 
     def data_version(self) -> int | None:
