@@ -81,7 +81,8 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     engine. Returns how many references were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
+        # Tuples on either engine (apsw's rows, psycopg's default row factory).
+        return conn.execute(dialect.positional(sql), params).fetchall()  # type: ignore[no-any-return]
 
     conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
     conn.execute(dialect.positional("DELETE FROM resolve_names"))
