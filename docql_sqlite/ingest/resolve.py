@@ -58,7 +58,6 @@ def _family(language: str | None) -> str:
 
 
 _UNRESOLVED: tuple[int | None, str, int] = (None, "unresolved", 0)
-_NO_TARGET = "target_id = NULL, resolution = 'unresolved', candidates = 0"  # the same, in SQL
 _BATCH = 20_000  # references updated per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
@@ -79,8 +78,7 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     """Resolve the new references and those to `names` (the queue the writer took:
     `Writer.resolve_references` calls this in its transaction). Plain SQL with `?`
     markers spelled for the engine (`dialect.positional`): the same pass on either
-    engine. Returns how many references the per-reference pass resolved (not counting
-    those to names that nothing defines, marked by one statement)."""
+    engine. Returns how many references were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
@@ -93,23 +91,6 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
         dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
         [(n,) for n in names],
     )
-    # A reference to a name that nothing in the index defines (a built-in, the standard
-    # library, a dependency: over half of them) is unresolved whatever its file: one
-    # statement each marks the new ones and those whose last definition went, so the
-    # per-reference pass below reads and writes only references that have candidates.
-    conn.execute(
-        dialect.positional(
-            f"UPDATE refs SET {_NO_TARGET} WHERE resolution IS NULL "
-            "AND name NOT IN (SELECT name FROM symbols)"
-        )
-    )
-    if names:
-        conn.execute(
-            dialect.positional(
-                f"UPDATE refs SET {_NO_TARGET} WHERE name IN (SELECT name FROM resolve_names) "
-                "AND resolution IS NOT NULL AND name NOT IN (SELECT name FROM symbols)"
-            )
-        )
     # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
     # reads the whole table; disjoint (NULL and not NULL), so their union needs no
     # de-duplication, and each comes ordered by document (the resolver loads a file once).
@@ -122,7 +103,7 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
         again = rows(
             "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
             "WHERE r.name IN (SELECT name FROM resolve_names) AND r.resolution IS NOT NULL "
-            "AND r.name IN (SELECT name FROM symbols) ORDER BY r.doc_id, r.ord"
+            "ORDER BY r.doc_id, r.ord"
         )
         if again:
             work += again
