@@ -115,9 +115,14 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     update = dialect.positional(
         "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
+    defined = resolver.definitions
     for start in range(0, len(work), _BATCH):
+        # A name nothing defines (over half of them: built-ins, std, dependencies) is
+        # unresolved without a call.
         batch = [
-            (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
+            (None, "unresolved", 0, doc_id, ord_)
+            if name not in defined
+            else (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
             for doc_id, ord_, name, kind, caller_ord in work[start : start + _BATCH]
         ]
         _many(conn, update, batch)
