@@ -82,7 +82,7 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
-        return conn.execute(dialect.positional(sql), params).fetchall()  # type: ignore[no-any-return]
+        return conn.execute(dialect.positional(sql), params).fetchall()
 
     conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
     conn.execute(dialect.positional("DELETE FROM resolve_names"))
