@@ -86,3 +86,54 @@ def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Pa
     unresolved = conn.execute("SELECT count(*) FROM refs WHERE resolution IS NULL").fetchone()
     conn.close()
     assert pending == (0,) and unresolved == (0,)
+
+
+TWO_RUNS = """class A:
+    def run(self):
+        return 1
+
+    def go(self):
+        return self.run()
+
+
+class B:
+    def run(self):
+        return 2
+
+    def go(self):
+        return self.run()
+
+
+def main():
+    return run() + A().run()
+"""
+
+
+def test_each_reference_resolves_by_its_own_scope_and_the_files_imports(tmp_path: Path) -> None:
+    """The resolver decides a name once per file (`resolve._Resolver._decide`), except
+    where the file defines it several times: then each reference's enclosing symbol picks
+    (A.go → A.run, B.go → B.run, main → the first). The import rule matches a module's
+    tail against consecutive path segments (`pkg.util` → `pkg/util.py`)."""
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    (root / "other").mkdir()
+    (root / "runs.py").write_text(TWO_RUNS)
+    (root / "pkg" / "util.py").write_text(LIB)
+    (root / "other" / "tools.py").write_text(LIB)
+    (root / "app.py").write_text(
+        "from pkg.util import helper\n\n\ndef main():\n    return helper()\n"
+    )
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    runs = sorted(
+        (c[0].rsplit("/", 1)[1], c[1], c[2].rsplit("/", 1)[1]) for c in _callers(db, "run")
+    )
+    assert runs == [
+        ("runs.py:14", "local", "runs.py:10-11"),
+        ("runs.py:18", "local", "runs.py:2-3"),
+        ("runs.py:18", "local", "runs.py:2-3"),
+        ("runs.py:6", "local", "runs.py:2-3"),
+    ], runs
+    [(location, resolution, target)] = [c for c in _callers(db, "helper") if "app.py" in c[0]]
+    assert resolution == "import" and target is not None, (location, resolution, target)
+    assert target.endswith("pkg/util.py:1-2"), target

@@ -139,9 +139,13 @@ def extract_references(
                 if short and short != "*" and short.isidentifier():
                     refs.append(Reference(short, "import", line, end_line, column))
                     starts.append(node.start_byte)
-    order = sorted(range(len(refs)), key=lambda i: (starts[i], refs[i].kind != "import"))
-    refs = [refs[i] for i in order]
-    _set_callers(refs, [starts[i] for i in order], outline)
+    if len(refs) > len(found):  # merge the import references in: by start, imports first
+        # (a key list: no Python key function called per reference)
+        keys = [(start, ref.kind != "import") for start, ref in zip(starts, refs)]
+        order = sorted(range(len(refs)), key=keys.__getitem__)
+        refs = [refs[i] for i in order]
+        starts = [starts[i] for i in order]
+    _set_callers(refs, starts, outline)
     return refs, imports
 
 

@@ -57,6 +57,7 @@ def _family(language: str | None) -> str:
     return _FAMILY.get(language or "", language or "")
 
 
+_UNRESOLVED: tuple[int | None, str, int] = (None, "unresolved", 0)
 _BATCH = 20_000  # references updated per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
@@ -80,7 +81,8 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     engine. Returns how many references were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return [tuple(r) for r in conn.execute(dialect.positional(sql), params).fetchall()]
+        # Tuples on either engine (apsw's rows, psycopg's default row factory).
+        return conn.execute(dialect.positional(sql), params).fetchall()
 
     conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
     conn.execute(dialect.positional("DELETE FROM resolve_names"))
@@ -90,29 +92,37 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
         [(n,) for n in names],
     )
     # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
-    # reads the whole table.
-    work = sorted(
-        set(
-            rows(
-                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
-                "WHERE r.resolution IS NULL"
-            )
-            + rows(
-                "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
-                "WHERE r.name IN (SELECT name FROM resolve_names)"
-            )
-        )
+    # reads the whole table; disjoint (NULL and not NULL), so their union needs no
+    # de-duplication, and each comes ordered by document (the resolver loads a file once).
+    # On a full run every name is queued: the second lookup then returns nothing.
+    work = rows(
+        "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+        "WHERE r.resolution IS NULL ORDER BY r.doc_id, r.ord"
     )
+    if names:
+        again = rows(
+            "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
+            "WHERE r.name IN (SELECT name FROM resolve_names) AND r.resolution IS NOT NULL "
+            "ORDER BY r.doc_id, r.ord"
+        )
+        if again:
+            work += again
+            work.sort()
     if not work and not names:
         return 0
-    wanted = {name for _, _, name, _, _ in work}
+    wanted = {row[2] for row in work}
     resolver = _Resolver(rows, _definitions(rows, wanted))
     update = dialect.positional(
         "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
+    defined = resolver.definitions
     for start in range(0, len(work), _BATCH):
+        # A name nothing defines (over half of them: built-ins, std, dependencies) is
+        # unresolved without a call.
         batch = [
-            (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
+            (None, "unresolved", 0, doc_id, ord_)
+            if name not in defined
+            else (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
             for doc_id, ord_, name, kind, caller_ord in work[start : start + _BATCH]
         ]
         _many(conn, update, batch)
@@ -158,10 +168,17 @@ class _Resolver:
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, str, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
         self.imported_doc: dict[int, bool] = {}  # per document of a candidate, for this file
+        self.module_tails: set[tuple[str, ...]] = set()  # this file's, see `_load`
+        self.path_runs: dict[int, frozenset[tuple[str, ...]]] = {}  # per document, `_runs`
+        # Per (name, kind group), for this file: `_decide`'s answer.
+        self.decided: dict[
+            tuple[str, str], tuple[tuple[int | None, str, int], list[_Def] | None]
+        ] = {}
 
     def _load(self, doc_id: int) -> None:
         self.doc_id = doc_id
         self.imported_doc = {}
+        self.decided = {}
         self.callers = {
             ord_: qualified
             for ord_, qualified in self.rows(
@@ -177,36 +194,56 @@ class _Resolver:
             for (module,) in self.rows("SELECT module FROM imports WHERE doc_id = ?", (doc_id,))
             if (segments := module_segments(module, directory))
         ]
+        # Every module's tails at once: a candidate's file is imported when one of them
+        # is one of its path's runs (`_runs`).
+        self.module_tails = {m[i:] for m in self.modules for i in range(len(m))}
 
     def resolve(
         self, doc_id: int, name: str, kind: str, caller_ord: int | None
     ) -> tuple[int | None, str, int]:
         defined = self.definitions.get(name)
         if not defined:
-            return None, "unresolved", 0
+            return _UNRESOLVED
         if doc_id != self.doc_id:
             self._load(doc_id)
-        candidates, by_doc = self._fitting(name, kind, defined)
+        group = kind if kind in _FITS else ""
+        decided = self.decided.get((name, group))
+        if decided is None:
+            decided = self.decided[(name, group)] = self._decide(name, group, defined)
+        link, local = decided
+        if local is not None:  # several definitions in this file: the caller's scope picks
+            return self._closest(local, caller_ord).id, "local", link[2]
+        return link
+
+    def _decide(
+        self, name: str, group: str, defined: list[_Def]
+    ) -> tuple[tuple[int | None, str, int], list[_Def] | None]:
+        """The link of a reference to `name` of kind group `group` from this file: the
+        same for every such reference in it, except when the file defines several (then
+        the list, for `_closest`). Decided once per file and name, not per reference."""
+        candidates, by_doc = self._fitting(name, group, defined)
         if not candidates:
-            return None, "unresolved", 0
-        local = by_doc.get(doc_id)
+            return _UNRESOLVED, None
+        local = by_doc.get(self.doc_id)
         if local:
-            return self._closest(local, caller_ord).id, "local", len(candidates)
+            if len(local) > 1:
+                return (None, "local", len(candidates)), local
+            return (local[0].id, "local", len(candidates)), None
         if self.modules and len(candidates) <= IMPORT_SCAN_LIMIT:
             imported = [d for d in candidates if self._imports(d)]
             if len(imported) == 1:
-                return imported[0].id, "import", len(candidates)
+                return (imported[0].id, "import", len(candidates)), None
         if len(candidates) == 1:
-            return candidates[0].id, "unique", 1
-        return None, "ambiguous", len(candidates)
+            return (candidates[0].id, "unique", 1), None
+        return (None, "ambiguous", len(candidates)), None
 
     def _fitting(
-        self, name: str, kind: str, defined: list[_Def]
+        self, name: str, group: str, defined: list[_Def]
     ) -> tuple[list[_Def], dict[int, list[_Def]]]:
-        key = (name, kind if kind in _FITS else "", self.family)
+        key = (name, group, self.family)
         found = self.fitting.get(key)
         if found is None:
-            fits = _FITS.get(kind)
+            fits = _FITS.get(group)
             candidates = [
                 d
                 for d in defined
@@ -223,7 +260,10 @@ class _Resolver:
         """`d`'s file is one this file imports (cached per file while resolving this one)."""
         known = self.imported_doc.get(d.doc_id)
         if known is None:
-            known = self.imported_doc[d.doc_id] = any(_within(m, d.segments) for m in self.modules)
+            runs = self.path_runs.get(d.doc_id)
+            if runs is None:
+                runs = self.path_runs[d.doc_id] = _runs(d.segments)
+            known = self.imported_doc[d.doc_id] = not self.module_tails.isdisjoint(runs)
         return known
 
     def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
@@ -275,19 +315,12 @@ def _has_file_extension(text: str) -> bool:
     return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
 
 
-def _within(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
-    """The longest tail of `module`'s parts that appears as consecutive segments of a file
-    path (without extension) is there: `example.com/go/util` matches `go/util/strings`
-    (a module path's host and repository prefix are rarely directories of the checkout)."""
-    return any(_run_in(module[i:], segments) for i in range(len(module)))
-
-
-def _run_in(module: tuple[str, ...], segments: tuple[str, ...]) -> bool:
-    n = len(module)
-    if n == 0 or n > len(segments):
-        return False
-    first = module[0]
-    for i in range(len(segments) - n + 1):
-        if segments[i] == first and segments[i : i + n] == module:
-            return True
-    return False
+def _runs(segments: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """Every run of consecutive segments of a path. A file is imported by a module when
+    one of the module's tails (its parts without a prefix) is one of these runs: the
+    longest tail found as consecutive segments of the path is there, so
+    `example.com/go/util` matches `go/util/strings` (a module path's host and repository
+    prefix are rarely directories of the checkout). Sets, so that a file's modules are
+    tested against a candidate's path in one `isdisjoint`."""
+    n = len(segments)
+    return frozenset(segments[i:j] for i in range(n) for j in range(i + 1, n + 1))
