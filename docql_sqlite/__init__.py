@@ -10,7 +10,7 @@ plugins — import nothing else (tests/test_public_api.py), so what they can do,
 using docql-sqlite as a library can do too.
 """
 
-from typing import Any
+from __future__ import annotations
 
 from .errors import (
     DatabaseError,
@@ -26,6 +26,10 @@ from .index import Excerpt, Index, QueryResult, copy, embed, index, open
 from .options import ContextOptions, EmbedOptions, IngestOptions, QueryOptions, SearchOptions
 from .store import is_url
 from .version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # The modules that are public API as a whole: small, each with one job and a docstring.
 PUBLIC_MODULES = (

@@ -13,7 +13,6 @@ import json
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, cast
 
 from . import deadline, settings
 from .dialect import Dialect
@@ -33,8 +32,10 @@ from .records import Record, replace
 from .schema import KEY_MODEL
 from .store import Store, open_store
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     # ingest pulls in workers and HTTP: loaded only when indexing
     from .ingest import IngestReport
@@ -80,7 +81,7 @@ class ManyExcerpts(Record, frozen=True):
     skipped: list[tuple[str, int]]
 
 
-class QueryResult(list[Any]):
+class QueryResult(list):  # list[Any]: typing is not imported at run time
     """The items of a DocQL query (a list), with the compiled query that produced them."""
 
     def __init__(self, items: list[Any], compiled: Compiled) -> None:
@@ -141,7 +142,8 @@ class Index:
 
     @property
     def vector_cache(self) -> VectorCache | None:
-        return cast("VectorCache | None", self.store.vector_cache)
+        cache: VectorCache | None = self.store.vector_cache
+        return cache
 
     @vector_cache.setter
     def vector_cache(self, cache: VectorCache | None) -> None:
@@ -149,7 +151,8 @@ class Index:
 
     @property
     def search_sidecar(self) -> Sidecar | None:
-        return cast("Sidecar | None", self.store.sidecar)
+        sidecar: Sidecar | None = self.store.sidecar
+        return sidecar
 
     def close(self) -> None:
         self.store.close()

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
 
 from . import settings
 from .errors import OptionError
 from .records import Record, field, fields, replace
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    OptionsT = TypeVar("OptionsT")
 
 SEARCH_MODES = ("smart", "bm25", "vector", "hybrid")
 GROUPINGS = ("file",)
@@ -35,8 +40,6 @@ MAX_ROWS = 2**63 - 1  # SQLite's largest LIMIT
 
 IngestProgress = Callable[[int, int, str], None]  # (files done, files to do, path)
 EmbedProgress = Callable[[int, int], None]  # (texts done, texts to embed)
-
-OptionsT = TypeVar("OptionsT")
 
 
 def globs(paths: str | Sequence[str] | None) -> tuple[str, ...]:

@@ -33,10 +33,13 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, TextIO
 
 from . import settings
 from .errors import UsageError, display_width
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 FORMATS = ("json", "nl", "csv", "table", "md")
 # Fields too long for a table cell: left to --json (or named in --fields).

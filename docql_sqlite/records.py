@@ -27,14 +27,22 @@ and copying, `fields()` and `replace()`. Type checkers see a dataclass
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, dataclass_transform
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
-    from typing import TypeVar
+    from typing import Any, ClassVar, TypeVar, dataclass_transform
 
     # For type checkers only: at run time a TypeVar with a bound named in a string builds
     # a ForwardRef, whose compile() cost 11M instructions (a twelfth of a query's start-up).
     R = TypeVar("R", bound="Record")
+else:
+
+    def dataclass_transform(**_: Any) -> Any:
+        # At run time typing's only marks the class for introspection; this one spares
+        # the import of typing (~15M instructions of a query's start-up).
+        return lambda metaclass: metaclass
+
+
 MISSING: Any = type("MISSING", (), {"__repr__": lambda self: "MISSING"})()
 
 
@@ -109,6 +117,10 @@ class _RecordType(type):
     """Reads each record class's fields from its annotations and gives the class
     `__slots__` for them (a metaclass: slots must exist when the class is made)."""
 
+    # What every record class has (set in its namespace below), for type checkers.
+    _fields: tuple[Field, ...]
+    _frozen: bool
+
     def __new__(
         mcs,
         name: str,
@@ -117,6 +129,15 @@ class _RecordType(type):
         frozen: bool = False,
         eq: bool = True,
     ) -> _RecordType:
+        # Every table goes into the namespace before the class is made (setting attributes
+        # on a made class costs more), and each is one pass over the fields: a structural
+        # query's start-up makes ~30 record classes (docs/benchmarks.md, issue 21).
+        inherited: tuple[Field, ...] | None = None
+        for base in bases:
+            if isinstance(base, _RecordType):
+                if inherited is None:
+                    inherited = base._fields
+                frozen = frozen or base._frozen
         declared = []
         for field_name, annotation in namespace.get("__annotations__", {}).items():
             if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
@@ -126,10 +147,23 @@ class _RecordType(type):
             spec = value if isinstance(value, Field) else Field(value)
             spec.name = field_name
             declared.append(spec)
-        namespace["__slots__"] = tuple(f.name for f in declared)
+        every = (*inherited, *declared) if inherited else tuple(declared)
+        names = tuple([f.name for f in every])
+        # __init__'s order: the positional fields, then the keyword-only ones (as the
+        # parameters of a dataclass's __init__); n positional arguments fill the first n.
+        init_order = tuple([f for f in every if not f.kw_only])
+        positional = tuple([f.name for f in init_order])
+        if len(init_order) < len(every):
+            init_order += tuple([f for f in every if f.kw_only])
+        compared = tuple([f.name for f in every if f.compare])
+        namespace["__slots__"] = tuple([f.name for f in declared])
+        namespace["_fields"] = every
+        namespace["_names"] = names
+        namespace["_compared"] = names if compared == names else compared
+        namespace["_positional"] = namespace["__match_args__"] = positional
+        namespace["_init_order"] = init_order
         # A record class inherits frozenness, as a dataclass must (a mutable subclass of a
         # frozen one is an error there).
-        frozen = frozen or any(getattr(base, "_frozen", False) for base in bases)
         namespace["_frozen"] = frozen
         if bases:  # not Record itself
             if frozen:
@@ -140,24 +174,7 @@ class _RecordType(type):
                 namespace["__hash__"] = object.__hash__
             elif "__hash__" not in namespace:
                 namespace["__hash__"] = _field_hash if frozen else None
-        cls = super().__new__(mcs, name, bases, namespace)
-        every = (*getattr(cls, "_fields", ()), *declared)
-        positional = tuple(f.name for f in every if not f.kw_only)
-        setattr(cls, "_fields", every)
-        setattr(cls, "_names", tuple(f.name for f in every))
-        setattr(cls, "_compared", tuple(f.name for f in every if f.compare))
-        setattr(cls, "_positional", positional)
-        # For n positional arguments, the fields __init__ still has to fill.
-        rest = tuple(
-            tuple(f for f in every if f.name not in positional[:n])
-            for n in range(len(positional) + 1)
-        )
-        setattr(cls, "_rest", rest)
-        setattr(cls, "__match_args__", positional)
-        return cls
-
-    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any], **_: Any):
-        super().__init__(name, bases, namespace)
+        return super().__new__(mcs, name, bases, namespace)
 
 
 class Record(metaclass=_RecordType):
@@ -167,7 +184,7 @@ class Record(metaclass=_RecordType):
     _names: ClassVar[tuple[str, ...]] = ()
     _compared: ClassVar[tuple[str, ...]] = ()
     _positional: ClassVar[tuple[str, ...]] = ()
-    _rest: ClassVar[tuple[tuple[Field, ...], ...]] = ((),)
+    _init_order: ClassVar[tuple[Field, ...]] = ()
     _frozen: ClassVar[bool] = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -179,7 +196,7 @@ class Record(metaclass=_RecordType):
         setter = object.__setattr__
         for name, value in zip(names, args):
             setter(self, name, value)
-        for spec in self._rest[len(args)]:
+        for spec in self._init_order[len(args) :]:
             if spec.name in kwargs:
                 value = kwargs.pop(spec.name)
             elif spec.default is not MISSING:

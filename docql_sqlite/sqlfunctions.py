@@ -10,11 +10,14 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
 
 from . import deadline
 from .errors import DocQLError, DocQLRegexError
 from .text import fold
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 REGEX_LITERAL = r"^/(.*)/([ims]*)$"  # compiled (and cached) by `re` on first use
 GUARDED_CACHE_SIZE = 256  # compiled user patterns kept (`_compiled`)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from .records import Record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:  # the dialects bind their own values (BM25 statistics) with `Deferred`
+    from typing import Any
+
     from .dialect import Dialect
 
 

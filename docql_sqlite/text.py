@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Han, kana, Hangul, CJK symbols and compatibility ideographs, plus the supplementary planes.
 CJK_CHARS = (

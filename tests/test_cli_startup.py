@@ -12,7 +12,10 @@ Heavy for a structural query (docs/benchmarks.md has the instruction counts):
 
 A plain `query` line does not import click at all (cli/fastpath.py), nor `dataclasses`
 and `inspect` (the classes it loads are records: docql_sqlite/records.py): those three
-were ~140M of its ~300M instructions (docs/benchmarks.md, issue 12).
+were ~140M of its ~300M instructions (docs/benchmarks.md, issue 12). Nor `typing` (15M
+instructions of ~140M, issue 21): the modules on its path import typing's names under
+`if TYPE_CHECKING:` (a module-level `TYPE_CHECKING = False`, which type checkers read as
+typing's constant), their annotations being strings (`from __future__ import annotations`).
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ NOT_FOR_A_QUERY = (
     "docql_sqlite.cli.click_options",
     "dataclasses",
     "inspect",
+    "typing",
     "ast",
     "dis",
     "tokenize",

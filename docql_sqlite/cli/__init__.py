@@ -19,7 +19,10 @@ tests/test_cli_startup.py pins what each command imports.
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["cli", "main"]
 

@@ -19,10 +19,13 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Iterable
-from typing import Any, NoReturn
 
 from .. import Index, output
 from ..errors import DocQLError, DocQLNote, QueryError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 # click.echo drops ANSI styles from text bound for a file or pipe; so does `echo`, so the
 # messages are the same byte for byte whichever path printed them (its pattern is click's).

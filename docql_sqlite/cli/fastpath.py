@@ -14,13 +14,15 @@ tests/test_cli_fastpath.py checks `parse` against click's own parse of the same 
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import output, settings
 from ..errors import UsageError
 from ..options import QueryOptions
 from . import flags
 from .console import default_format, echo, emit, handle_errors, open_index
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 _BY_SWITCH = {switch: flag for flag in flags.QUERY_FLAGS for switch in flag.switches}
 

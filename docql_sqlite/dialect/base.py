@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from ..globs import to_regex
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, Protocol
+
     from ..sqlparams import Params
+else:
+    Protocol = object  # the protocols below only type: plain classes at run time
 
 
 class FtsTerm(Protocol):

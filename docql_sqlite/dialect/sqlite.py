@@ -6,12 +6,14 @@ The DocQL fixture suite (tests/fixtures/docql/) holds this dialect's output byte
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SearchError
 from .base import Dialect, FtsTerm, TermStatistics, positives, python_regex, unscoped
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
     from ..sqlparams import Params
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
 
 from .. import globs
 from ..errors import DocQLError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..store import Store
 
 

@@ -10,7 +10,6 @@ SQL runs unchanged in a plain `sqlite3` shell.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..dialect import Dialect
 from ..errors import DocQLNameError, DocQLSyntaxError
@@ -31,6 +30,10 @@ from .functions import (
 )
 from .nodes import Call, Filter, Position, Property, Query, Slice, Step, Wildcard
 from .parser import parse
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 DOCUMENT_ROOTS = ("toc", "entities", "content", "code", "frontmatter", "structure")
 

@@ -13,9 +13,12 @@ and the render round trip need.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Union
 
 from docql_sqlite.records import Record, field, fields
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 OPS = ("==", "!=", "contains", "=~", "startswith", "endswith", ">", ">=", "<", "<=", "exists")
 LITERAL_KINDS = ("string", "number", "regex", "bool", "null")
@@ -113,7 +116,7 @@ class Not(Node, frozen=True):
     item: Expr
 
 
-Expr = Union[Compare, And, Or, Not]
+Expr = Compare | And | Or | Not
 
 
 # ---- steps ----------------------------------------------------------------
@@ -155,7 +158,7 @@ class Filter(Node, frozen=True):
     expr: Expr
 
 
-Step = Union[Property, Call, Wildcard, Position, Slice, Filter]
+Step = Property | Call | Wildcard | Position | Slice | Filter
 
 
 class Query(Node, frozen=True):

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 from ..sqlfunctions import guarded_search
 from . import items as item_sql
 from .compiler import Compiled
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # A result's text fields (a section's content, a symbol's source) are cut at this many
 # characters: one huge section must not make a reply of tens of megabytes. The cut says

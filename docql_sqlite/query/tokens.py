@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from typing import Union
 
 from docql_sqlite.errors import DocQLSyntaxError
 from docql_sqlite.records import Record
@@ -61,7 +60,7 @@ class RegexLiteral(Record, frozen=True):
     flags: str
 
 
-TokenValue = Union[str, int, float, bool, None, RegexLiteral]
+TokenValue = str | int | float | bool | None | RegexLiteral
 
 
 class Token(Record, frozen=True):

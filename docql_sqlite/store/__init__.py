@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from .base import URL_PREFIXES, Store, is_url
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def open_store(location: object, *, readonly: bool = True, create: bool = True) -> Store:

@@ -15,7 +15,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
 
 URL_PREFIXES = ("postgresql://", "postgres://")
 
@@ -25,7 +24,10 @@ def is_url(target: object) -> bool:
     return str(target).startswith(URL_PREFIXES)
 
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..dialect import Dialect
     from ..sqlparams import Params
     from .writer import Writer

@@ -11,7 +11,6 @@ import importlib.util
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
@@ -27,8 +26,12 @@ from ...errors import (
     DocQLNote,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:  # pathlib is imported where a schema file is read (the writer)
     from pathlib import Path
+    from typing import Any
+
+    Params = Sequence[Any] | Mapping[str, Any]
 
 SCHEMA_VERSION = 9
 APPLICATION = "docql-sqlite"
@@ -734,9 +737,6 @@ def set_meta(conn: apsw.Connection, key: str, value: str) -> None:
     )
 
 
-Params = Sequence[Any] | Mapping[str, Any]
-
-
 def one(conn: apsw.Connection, sql: str, params: Params = ()) -> tuple[Any, ...] | None:
     """The first row of `sql`, or None."""
     row = conn.execute(sql, params).fetchone()
@@ -794,4 +794,5 @@ def register_table_function(
 
     func.columns = tuple(columns)  # type: ignore[attr-defined]
     func.column_access = apsw.ext.VTColumnAccess.By_Name  # type: ignore[attr-defined]
-    apsw.ext.make_virtual_module(conn, name, cast(Any, func))
+    module: Any = func
+    apsw.ext.make_virtual_module(conn, name, module)

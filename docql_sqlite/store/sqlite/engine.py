@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
 
 from ... import deadline
 from ...dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
@@ -16,7 +15,10 @@ from ...sqlparams import Params, bind
 from ..base import Store
 from . import db
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..writer import Writer
 
 # FTS5's per-occurrence view of the full-text index (`body_counts`), in the connection's
