@@ -16,6 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
+from ..globs import matcher
+
 URL_PREFIXES = ("postgresql://", "postgres://")
 
 
@@ -121,9 +123,18 @@ class Store(ABC):
         `KEY_DIMENSIONS`, `KEY_FINGERPRINT`; absent keys left out). Loading and checking
         the model is the search layer's (`search/vectors.py`): the store loads none."""
 
-    @abstractmethod
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        """Every document (id, path, format, lines, pages, size), optionally by glob."""
+        """Every document (id, path, format, lines, pages, size) in code-point order of
+        path, optionally by glob (gitignore's dialect, `globs.py`)."""
+
+        order = self.dialect.sort_key("path")
+        docs = self.rows(
+            f"SELECT id, path, format, lines, pages, size FROM documents ORDER BY {order}"
+        )
+        if not globs:
+            return docs
+        matches = matcher(globs)
+        return [d for d in docs if matches(d["path"])]
 
     @abstractmethod
     def body_counts(

@@ -23,7 +23,6 @@ from ...dialect import Dialect
 from ...dialect.postgres import POSTGRES
 from ...errors import DocQLError, SearchError
 from ...fts_tokens import quote_lexeme
-from ...globs import matcher
 from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ...sqlparams import Params, bind
 from ..base import Store
@@ -187,15 +186,6 @@ class PostgresStore(Store):
         keys = [KEY_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT]
         found = self.rows("SELECT key, value FROM meta WHERE key = ANY(%(keys)s)", {"keys": keys})
         return {r["key"]: r["value"] for r in found}
-
-    def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        docs = self.rows(
-            'SELECT id, path, format, lines, pages, size FROM documents ORDER BY path COLLATE "C"'
-        )
-        if not globs:
-            return docs
-        matches = matcher(globs)
-        return [d for d in docs if matches(d["path"])]
 
     def body_counts(
         self,

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from ... import deadline
 from ...dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, Dialect
 from ...errors import DocQLError, SearchError
-from ...globs import matcher
 from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ...sqlparams import Params, bind
 from ..base import Store
@@ -133,13 +132,6 @@ class SqliteStore(Store):
             f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(keys))})", keys
         )
         return {r["key"]: r["value"] for r in found}
-
-    def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-        docs = self.rows("SELECT id, path, format, lines, pages, size FROM documents ORDER BY path")
-        if not globs:
-            return docs
-        matches = matcher(globs)
-        return [d for d in docs if matches(d["path"])]
 
     def body_counts(
         self,
