@@ -356,8 +356,11 @@ def symbol_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
 
 
 def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
+    """`refs` columns doc_id … col, resolution, candidates: written `unresolved` with no
+    candidates, the answer for most references (built-ins, dependencies), so the
+    resolution pass (`ingest/resolve.py`) rewrites only the rows it links."""
     return [
-        (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column)
+        (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column, "unresolved", 0)
         for i, r in enumerate(parsed.doc.references)
     ]
 

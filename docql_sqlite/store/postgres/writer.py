@@ -347,7 +347,13 @@ class PostgresWriter(Writer):
         _insert_rows(conn, "tables", TABLE_COLUMNS, table_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "entities", ENTITY_COLUMNS, entity_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "symbols", SYMBOL_COLUMNS, symbol_rows(doc_id, parsed), sequence=True)
-        _insert_rows(conn, "refs", REF_COLUMNS, ref_rows(doc_id, parsed))
+        refs = ref_rows(doc_id, parsed)
+        _insert_rows(conn, "refs", REF_COLUMNS, refs)
+        if refs:  # the resolution pass takes the file from here (`ingest/resolve.py`)
+            conn.execute(
+                "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                (doc_id,),
+            )
         _insert_rows(conn, "imports", IMPORT_COLUMNS, import_rows(doc_id, parsed))
         if doc.symbols:
             self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
@@ -526,6 +532,8 @@ REF_COLUMNS = (
     ("line", "bigint"),
     ("end_line", "bigint"),
     ("col", "bigint"),
+    ("resolution", "text"),
+    ("candidates", "bigint"),
 )
 IMPORT_COLUMNS = (
     ("doc_id", "bigint"),

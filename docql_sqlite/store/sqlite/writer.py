@@ -343,14 +343,17 @@ class SqliteWriter(Writer):
         )
         if not (doc.references or doc.imports or doc.symbols):
             return
-        # A code file's references (unresolved until the run's resolution pass) and
-        # imports; the names it defines are queued so that references to them elsewhere
-        # are resolved again.
+        # A code file's references (unresolved until the run's resolution pass, which
+        # takes the file from `refs_pending_docs`) and imports; the names it defines are
+        # queued so that references to them elsewhere are resolved again.
+        refs = ref_rows(doc_id, parsed)
         conn.executemany(
-            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            ref_rows(doc_id, parsed),
+            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, "
+            "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            refs,
         )
+        if refs:
+            conn.execute("INSERT OR IGNORE INTO refs_pending_docs(doc_id) VALUES (?)", (doc_id,))
         conn.executemany(
             "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
             "VALUES (?, ?, ?, ?, ?, ?)",
