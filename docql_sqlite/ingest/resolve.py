@@ -334,6 +334,12 @@ def _has_file_extension(text: str) -> bool:
     return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
 
 
+def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:
+    """`_runs` of a file's path (without its extension): what `module_segments`' tails
+    are matched against (the repository map uses the same rule)."""
+    return _runs(tuple(path_without_extension.split("/")))
+
+
 def _runs(segments: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
     """Every run of consecutive segments of a path. A file is imported by a module when
     one of the module's tails (its parts without a prefix) is one of these runs: the
