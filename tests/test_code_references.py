@@ -228,3 +228,23 @@ def test_only_changed_links_are_written_again(tmp_path: Path) -> None:
         assert conn.execute("SELECT count(*) FROM written").fetchone() == (0,)
     finally:
         conn.close()
+
+
+def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> None:
+    """A worker sends each reference as a tuple (`Parsed.reference_rows`), not as a
+    `Reference` object: the same rows reach the table, in less pickle."""
+    import pickle
+
+    from docql_sqlite.ingest.parse import ParseTask, parse_for_writer, parse_task
+    from docql_sqlite.store.writer import Parsed, ref_rows
+
+    path = tmp_path / "app.py"
+    path.write_text(APP)
+    task = ParseTask(path=str(path), display="app.py", format="code")
+    local = parse_task(task)  # what `--workers 0` writes from
+    sent = parse_for_writer(task)
+    assert isinstance(local, Parsed) and isinstance(sent, Parsed)
+    assert local.doc.references and sent.doc.references == []
+    assert ref_rows(7, sent) == ref_rows(7, local)
+    assert ref_rows(7, sent)[1] == (7, 1, "helper", "call", 0, 5, 5, 12, "unresolved", 0)
+    assert len(pickle.dumps(sent.reference_rows)) < len(pickle.dumps(local.doc.references))

@@ -341,7 +341,7 @@ class SqliteWriter(Writer):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             symbol_rows(doc_id, parsed),
         )
-        if not (doc.references or doc.imports or doc.symbols):
+        if not (parsed.reference_rows or doc.references or doc.imports or doc.symbols):
             return
         # A code file's references (unresolved until the run's resolution pass, which
         # takes the file from `refs_pending_docs`) and imports; the names it defines are
