@@ -75,11 +75,12 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
-    """Resolve the new references and those to `names` (the queue the writer took:
-    `Writer.resolve_references` calls this in its transaction). Plain SQL with `?`
-    markers spelled for the engine (`dialect.positional`): the same pass on either
-    engine. Returns how many references were resolved."""
+def resolve_pending(conn: Any, names: set[str], docs: set[int], dialect: Dialect) -> int:
+    """Resolve the references of `docs` and those to `names` (the queues the writer took,
+    `refs_pending_docs` and `refs_pending`: `Writer.resolve_references` calls this in its
+    transaction). Plain SQL with `?` markers spelled for the engine
+    (`dialect.positional`): the same pass on either engine. Returns how many references
+    were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
@@ -88,9 +89,6 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     for table, column in (("resolve_names", "name TEXT"), ("resolve_docs", "doc_id INTEGER")):
         conn.execute(dialect.positional(f"CREATE TEMP TABLE IF NOT EXISTS {table}({column})"))
         conn.execute(dialect.positional(f"DELETE FROM {table}"))
-    # The documents written since the last pass (the writer queued them), taken in this
-    # transaction: a failed pass leaves them queued.
-    docs = [row[0] for row in rows("DELETE FROM refs_pending_docs RETURNING doc_id")]
     _many(
         conn,
         dialect.positional("INSERT INTO resolve_docs(doc_id) VALUES (?)"),

@@ -87,8 +87,9 @@ class Parsed:
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
 # (chunk id, document id, content hash, content) of a chunk without a current vector.
 StaleChunk = tuple[int, int, str, str]
-# The resolution pass of `ingest/resolve.py`: (connection, names, dialect) → references.
-Resolve = Callable[[Any, set[str], "Dialect"], int]
+# The resolution pass of `ingest/resolve.py`: (connection, names, documents, dialect) →
+# references resolved.
+Resolve = Callable[[Any, set[str], set[int], "Dialect"], int]
 
 
 class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, not a crash

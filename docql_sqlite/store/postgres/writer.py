@@ -251,7 +251,7 @@ class PostgresWriter(Writer):
         self.conn.execute("DELETE FROM ingest_errors WHERE uri = %s", (uri,))
 
     def resolve_references(self, resolve: Resolve) -> None:
-        """One writer at a time (a session lock): the queue is taken and committed first,
+        """One writer at a time (a session lock): the queues are taken and committed first,
         so writers still writing never wait on the pass's locks (the pass resolves; they
         only queue). A writer that queues a name again after that adds a row that its
         own pass (which runs after its writes) reads."""
@@ -260,14 +260,21 @@ class PostgresWriter(Writer):
         try:
             with conn.transaction():
                 names = {n for (n,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+                docs = {
+                    d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")
+                }
             try:
                 with conn.transaction():
-                    resolve(conn, names, self.store.dialect)
+                    resolve(conn, names, docs, self.store.dialect)
             except BaseException:
-                with conn.transaction(), conn.cursor() as cursor:  # put the names back
+                with conn.transaction(), conn.cursor() as cursor:  # put the queues back
                     cursor.executemany(
                         "INSERT INTO refs_pending(name) VALUES (%s) ON CONFLICT DO NOTHING",
                         [(n,) for n in sorted(names)],
+                    )
+                    cursor.executemany(
+                        "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                        [(d,) for d in sorted(docs)],
                     )
                 raise
         finally:
