@@ -58,7 +58,6 @@ def prepare(parsed: Parsed) -> Parsed:
         )
         for c in parsed.chunks
     ]
-    parsed.reference_rows = reference_rows(doc.references)
     parsed.line_count = count_lines(doc.text)
     parsed.header_text = _header_text(doc.text, doc.body_start_line)
     if doc.codeblocks:
@@ -78,7 +77,9 @@ def for_writer(parsed: Parsed) -> Parsed:
     parsed.sections, parsed.chunks = [], []
     doc = parsed.doc
     doc.headings, doc.keep_together, doc.chunk_breaks = [], [], set()
-    doc.references = []  # `reference_rows` carry them
+    # Tuples for the pipe (in one process the writer reads the objects: no copy).
+    parsed.reference_rows = reference_rows(doc.references)
+    doc.references = []
     for block, (code, _, _) in zip(doc.codeblocks, parsed.code_storage):
         if code is None:  # rebuilt from the chunks (`codeblocks_code`): not stored
             block.code = ""

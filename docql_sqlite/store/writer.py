@@ -77,9 +77,9 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
-    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references`, made in
-    # the parser process: tuples cross the pipe to the writer ~8x cheaper than the
-    # `Reference` objects (`rows.for_writer` drops those). None: build from the objects.
+    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references`, made by a
+    # parser worker (`rows.for_writer`, which drops the objects): tuples cross the pipe to
+    # the writer ~8x cheaper than `Reference` objects. None: read the objects.
     reference_rows: list[tuple[Any, ...]] | None = None
 
 
