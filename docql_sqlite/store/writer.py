@@ -365,8 +365,11 @@ def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
     candidates, the answer for most references (built-ins, dependencies), so the
     resolution pass (`ingest/resolve.py`) rewrites only the rows it links."""
     rows = parsed.reference_rows
-    if rows is None:
-        rows = reference_rows(parsed.doc.references)
+    if rows is None:  # in one process: straight from the objects, no intermediate tuples
+        return [
+            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column, "unresolved", 0)
+            for i, r in enumerate(parsed.doc.references)
+        ]
     return [(doc_id, i, *row, "unresolved", 0) for i, row in enumerate(rows)]
 
 
