@@ -1,13 +1,23 @@
-"""What references cost an index run (issue 23's goal: ≤ 25 % of index CPU), in instructions.
+"""What references cost an index run (issue 23's goal: ≤ 25 % of index time and size).
 
     python benchmarks/refs_cost.py CORPUS...              # this tree
     python benchmarks/refs_cost.py --rev 4d15a1a CORPUS... # the package as committed at REV
     python benchmarks/refs_cost.py --smoke --json OUT      # this tree on datasets/code
+    python benchmarks/refs_cost.py --cpu --workers 2 CORPUS...  # CPU seconds, large corpora
 
-Runs `docql-sqlite index --workers 0` on a cold database twice under valgrind's
-cachegrind (`I refs`: deterministic to ~0.5 %, unlike CPU seconds on a shared machine):
-as is, and with `code.extract_references` returning nothing (no references, no imports,
-no resolution work beyond the queue of names). The overhead is the first over the second.
+Runs `docql-sqlite index` on a cold database twice: as is, and without references —
+`code.extract_references` returning nothing and the languages' reference patterns left
+out of the tree-sitter query (`code_symbols._REFS_QUERIES` pointed at a missing folder),
+so neither the matching nor the extraction, rows or resolution of references is done.
+(Until 2026-12-03 19:55 the stub kept the reference patterns in the query: its baseline
+included the tree-sitter matching of references.) The overhead is the first over the
+second, in instructions and in database size.
+
+By default each run is `--workers 0` under valgrind's cachegrind (`I refs`: deterministic
+to ~0.5 %, unlike CPU seconds on a shared machine). `--cpu` instead runs the real CLI
+with `--workers N` (the stub reaches the workers: they are forked) and reports CPU
+seconds, user + sys with the workers included, and the load average around each run:
+for corpora too large for valgrind (the scale corpus' code).
 `PYTHONHASHSEED=0`; the tree's modules are compiled first (a first run's bytecode
 compilation is not part of an index run). Each run takes about a minute per 10 MB of
 code under valgrind.
@@ -23,7 +33,9 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -32,11 +44,14 @@ from index_identity import REPO, export_tree  # noqa: E402
 # The run itself, in the measured process: the stub must be in place before the index.
 _RUN = """
 import sys
+from pathlib import Path
 if sys.argv[1] == "stub":
     import docql_sqlite.ingest.code as code
+    import docql_sqlite.ingest.code_symbols as code_symbols
     code.extract_references = lambda *args, **kwargs: ([], [])
+    code_symbols._REFS_QUERIES = Path("/nonexistent/no-reference-patterns")
 from docql_sqlite.cli import main
-sys.argv = ["docql-sqlite", "index", "--workers", "0", *sys.argv[2:]]
+sys.argv = ["docql-sqlite", "index", "--workers", sys.argv[2], *sys.argv[3:]]
 try:
     main()
 except SystemExit:
@@ -59,6 +74,7 @@ def instructions(code: Path, db: Path, paths: list[str], stub: bool) -> int:
             "-c",
             _RUN,
             "stub" if stub else "refs",
+            "0",
             str(db),
             *paths,
         ],
@@ -74,6 +90,37 @@ def instructions(code: Path, db: Path, paths: list[str], stub: bool) -> int:
     return int(found.group(1).replace(",", ""))
 
 
+def cpu_run(code: Path, db: Path, paths: list[str], stub: bool, workers: int) -> dict[str, Any]:
+    """CPU seconds (user + sys, the workers included), wall seconds, database bytes and
+    the load average before and after, of one cold index run with the package in `code`."""
+    for stale in db.parent.glob(db.name + "*"):
+        stale.unlink()
+    env = dict(os.environ, PYTHONPATH=str(code), PYTHONHASHSEED="0")
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", _RUN, "stub" if stub else "refs", str(workers), str(db), *paths],
+        cwd=db.parent,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(process.pid, 0)  # the child's own and its waited-for children
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode("utf-8", "replace") if process.stderr else ""
+    if status != 0:
+        raise SystemExit(f"index run failed ({status}):\n{stderr[-2000:]}")
+    return {
+        "cpu_user_s": round(usage.ru_utime, 2),
+        "cpu_sys_s": round(usage.ru_stime, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "wall_s": round(wall, 1),
+        "db_bytes": db.stat().st_size,
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -82,6 +129,11 @@ def main() -> int:
     parser.add_argument("--rev", help="measure the package as committed at REV")
     parser.add_argument("--smoke", action="store_true", help="this tree on datasets/code")
     parser.add_argument("--json", metavar="OUT", help="also write the result to OUT")
+    parser.add_argument(
+        "--cpu", action="store_true", help="CPU seconds of the real CLI, not instructions"
+    )
+    parser.add_argument("--workers", type=int, default=2, help="with --cpu (default 2)")
+    parser.add_argument("--keep", metavar="DIR", help="with --cpu: leave both databases in DIR")
     args = parser.parse_args()
     if args.smoke:
         args.corpus = [str(REPO / "datasets" / "code")]
@@ -92,18 +144,43 @@ def main() -> int:
         code = export_tree(args.rev, work / "tree") if args.rev else REPO
         compileall.compile_dir(str(code / "docql_sqlite"), quiet=1)
         paths = [str(Path(p).resolve()) for p in args.corpus]
+        if args.cpu:
+            where = Path(args.keep) if args.keep else work
+            where.mkdir(parents=True, exist_ok=True)
+            refs = cpu_run(code, where / "refs.db", paths, False, args.workers)
+            off = cpu_run(code, where / "norefs.db", paths, True, args.workers)
+            return _report(
+                args,
+                {
+                    "code": args.rev or "this tree",
+                    "corpus": args.corpus,
+                    "workers": args.workers,
+                    "with_references": refs,
+                    "without_references": off,
+                    "cpu_overhead_percent": _percent(refs["cpu_s"], off["cpu_s"]),
+                    "size_overhead_percent": _percent(refs["db_bytes"], off["db_bytes"]),
+                },
+            )
         with_refs = instructions(code, work / "refs.db", paths, stub=False)
         without = instructions(code, work / "stub.db", paths, stub=True)
-    result = json.dumps(
+    return _report(
+        args,
         {
             "code": args.rev or "this tree",
             "corpus": args.corpus,
             "instructions_with_references": with_refs,
-            "instructions_references_stubbed": without,
-            "overhead_percent": round(100 * (with_refs - without) / without, 1),
+            "instructions_without_references": without,
+            "overhead_percent": _percent(with_refs, without),
         },
-        indent=2,
     )
+
+
+def _percent(value: float, base: float) -> float:
+    return round(100 * (value - base) / base, 1)
+
+
+def _report(args: argparse.Namespace, found: dict[str, Any]) -> int:
+    result = json.dumps(found, indent=2)
     print(result)
     if args.json:
         Path(args.json).write_text(result + "\n", encoding="utf-8")

@@ -19,6 +19,7 @@ that still fit, so the map ends within one entry of the budget.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .errors import UsageError
+from .ingest import resolve
 from .query import graph
 
 if TYPE_CHECKING:
@@ -39,6 +41,13 @@ MEMBER_WEIGHT = 0.5  # share of a member's out-weight that goes to its class
 # An ambiguous reference votes less than a resolved one: `x.get()` on a dict is not a vote
 # for every method named `get` in the repository.
 AMBIGUOUS_WEIGHT = 0.25
+# The restarts' prior (`_prior`): public, top-level, documented names weigh more, test
+# code less. Each factor doubles: a public documented top-level name weighs 8, a private
+# helper 1, anything in a test file 0.25.
+PUBLIC_WEIGHT = 2.0
+TOP_LEVEL_WEIGHT = 2.0
+DOCUMENTED_WEIGHT = 2.0
+TEST_WEIGHT = 0.25
 ITERATIONS = 50
 SIGNATURE_CHARS = 200
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -89,26 +98,38 @@ def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> 
     }
     docs = sorted({s.doc_id for s in symbols})
     file_node = {doc_id: n + i for i, doc_id in enumerate(docs)}
-    size = n + len(docs)
     named = graph.by_name(symbols)
     language_of = {s.doc_id: s.language for s in symbols}
+    counts = graph.reference_counts(store.conn, store.dialect)
+    outside = _Outside(store, symbols, named, {row[0] for row in counts})
+    # A file outside the map's paths that uses it is a node of its own (after the map's
+    # symbols and files): the rest of the index votes for the entry points it calls.
+    outside_node: dict[int, int] = {}
     edges: dict[tuple[int, int], float] = defaultdict(float)
-    for doc_id, caller_ord, name, _kind, target_id, resolution, count in graph.reference_counts(
-        store.conn, store.dialect
-    ):
-        if doc_id not in file_node:
-            continue  # a file outside the map's paths: its uses do not vote
-        source = index_of_ord.get((doc_id, caller_ord), file_node[doc_id])
+    for doc_id, caller_ord, name, _kind, target_id, resolution, count in counts:
+        inside = doc_id in file_node
         weight = float(count)
         if resolution == "ambiguous":
-            targets = [index_of_id[s.id] for s in named.get((language_of[doc_id], name), ())]
+            if inside:
+                spread = named.get((language_of[doc_id], name), [])
+                # narrowed to what the file imports or its own directory holds, if any
+                targets = [index_of_id[s.id] for s in outside.candidates(doc_id, name) or spread]
+            else:
+                targets = [index_of_id[s.id] for s in outside.candidates(doc_id, name)]
             weight *= AMBIGUOUS_WEIGHT
         else:
             target = index_of_id.get(target_id) if target_id is not None else None
             targets = [target] if target is not None else []
+        if not targets:
+            continue
+        if inside:
+            source = index_of_ord.get((doc_id, caller_ord), file_node[doc_id])
+        else:
+            source = outside_node.setdefault(doc_id, n + len(docs) + len(outside_node))
         for target in targets:
             if target != source:
                 edges[(source, target)] += weight / len(targets)
+    size = n + len(docs) + len(outside_node)
     parent_of = {}
     by_qualified = {(s.doc_id, s.qualified_name): i for i, s in enumerate(symbols)}
     for i, s in enumerate(symbols):
@@ -139,15 +160,104 @@ def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> 
             rank = new
             break
         rank = new
-    return np.asarray(rank[:n])
+    # Test code votes (tests call the entry points) but is shown last: a test function's
+    # rank is mostly its restarts, nobody calls it.
+    shown = np.array([TEST_WEIGHT if _is_test_file(s.path) else 1.0 for s in symbols])
+    return np.asarray(rank[:n] * shown)
+
+
+class _Outside:
+    """The map's definitions an `ambiguous` use may mean: those of its name (and
+    language) in a file that the using file imports (the resolver's import rule,
+    `ingest/resolve.py`) or in its own directory (a Go package). From outside the map's
+    paths a use that reaches none of them is no vote: `x.Get()` somewhere in the index
+    says nothing about this package's `Get`; inside, it is spread over every `Get`."""
+
+    def __init__(
+        self,
+        store: Store,
+        symbols: list[graph.GraphSymbol],
+        named: dict[tuple[str, str], list[graph.GraphSymbol]],
+        doc_ids: set[int],
+    ) -> None:
+        self.store = store
+        self.named = named
+        self.doc_ids = doc_ids
+        self.files: dict[int, tuple[str, str]] = {}
+        self.tails: dict[int, set[tuple[str, ...]]] | None = None  # read at the first use
+        self.runs = {s.doc_id: resolve.path_runs(posixpath.splitext(s.path)[0]) for s in symbols}
+
+    def candidates(self, doc_id: int, name: str) -> list[graph.GraphSymbol]:
+        if self.tails is None:
+            conn, dialect = self.store.conn, self.store.dialect
+            self.files = graph.documents(conn, dialect, self.doc_ids)
+            self.tails = {}
+            for used, modules in graph.file_imports(conn, dialect, self.doc_ids).items():
+                directory = posixpath.dirname(self.files.get(used, ("", ""))[0])
+                self.tails[used] = {
+                    segments[i:]
+                    for module in modules
+                    if (segments := resolve.module_segments(module, directory))
+                    for i in range(len(segments))
+                }
+        path, language = self.files.get(doc_id, ("", ""))
+        directory = posixpath.dirname(path)
+        tails = self.tails.get(doc_id, set())
+        return [
+            s
+            for s in self.named.get((language, name), ())
+            if posixpath.dirname(s.path) == directory or not tails.isdisjoint(self.runs[s.doc_id])
+        ]
+
+
+def _prior(s: graph.GraphSymbol) -> float:
+    """A symbol's weight in the random walk's restarts: a package's public, documented,
+    top-level names are what a maintainer names first; test code is what they name last."""
+    weight = 1.0
+    if _is_test_file(s.path):
+        return weight
+    if _is_public(s):
+        weight *= PUBLIC_WEIGHT
+        if not s.parent:
+            weight *= TOP_LEVEL_WEIGHT
+        if s.docstring:
+            weight *= DOCUMENTED_WEIGHT
+    return weight
+
+
+def _is_public(s: graph.GraphSymbol) -> bool:
+    if not s.name or s.name.startswith("_"):
+        return False
+    if s.language == "go":
+        return s.name[0].isupper()
+    signature = s.signature or ""
+    if s.language == "rust":  # `pub`, not `pub(crate)`
+        return re.match(r"\s*pub\b(?!\s*\()", signature) is not None
+    return re.search(r"\b(private|internal|protected)\b", signature) is None
+
+
+_TEST_DIRECTORIES = frozenset({"test", "tests", "testdata", "testing", "__tests__"})
+
+
+def _is_test_file(path: str) -> bool:
+    parts = path.split("/")
+    stem = posixpath.splitext(parts[-1])[0]
+    return (
+        stem.endswith(("_test", "_tests", ".test", ".spec"))
+        or stem.startswith("test_")
+        or not _TEST_DIRECTORIES.isdisjoint(parts[:-1])
+    )
 
 
 def _restart(
     symbols: list[graph.GraphSymbol], size: int, focus: str | None, file_node: dict[int, int]
 ) -> np.ndarray:
-    uniform = np.full(size, 1.0 / size)
+    # Symbols by their prior; the map's files and the outside files that use it count 1.
+    prior = np.ones(size)
+    prior[: len(symbols)] = [_prior(s) for s in symbols]
+    prior /= prior.sum()
     if not focus:
-        return uniform
+        return prior
     wanted = focus.replace("::", ".")
     chosen = [i for i, s in enumerate(symbols) if s.name == wanted or s.qualified_name == wanted]
     if not chosen:  # a file: its path, its end (`repomap.py`) or a glob
@@ -167,7 +277,7 @@ def _restart(
         )
     focused = np.zeros(size)
     focused[chosen] = 1.0 / len(chosen)
-    return np.asarray(FOCUS_SHARE * focused + (1 - FOCUS_SHARE) * uniform)
+    return np.asarray(FOCUS_SHARE * focused + (1 - FOCUS_SHARE) * prior)
 
 
 def _signature(s: graph.GraphSymbol) -> str:

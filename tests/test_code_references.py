@@ -83,7 +83,7 @@ def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Pa
     assert [c[1] for c in _callers(db, "helper")] == ["unique"]
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     pending = conn.execute("SELECT count(*) FROM refs_pending").fetchone()
-    unresolved = conn.execute("SELECT count(*) FROM refs WHERE resolution IS NULL").fetchone()
+    unresolved = conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone()
     conn.close()
     assert pending == (0,) and unresolved == (0,)
 
@@ -137,3 +137,115 @@ def test_each_reference_resolves_by_its_own_scope_and_the_files_imports(tmp_path
     [(location, resolution, target)] = [c for c in _callers(db, "helper") if "app.py" in c[0]]
     assert resolution == "import" and target is not None, (location, resolution, target)
     assert target.endswith("pkg/util.py:1-2"), target
+
+
+DATASETS_CODE = Path(__file__).resolve().parent.parent / "datasets" / "code"
+# Every stored link, by the reference's file and place: what an upgraded index must equal.
+ALL_LINKS = """
+SELECT d.path, r.ord, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.col,
+       t.path || ':' || y.line, y.qualified_name, r.resolution, r.candidates
+FROM refs r JOIN documents d ON d.id = r.doc_id
+LEFT JOIN symbols y ON y.id = r.target_id LEFT JOIN documents t ON t.id = y.doc_id
+ORDER BY d.path, r.ord
+"""
+
+
+def _links(db: Path) -> list[tuple[object, ...]]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return list(conn.execute(ALL_LINKS))
+    finally:
+        conn.close()
+
+
+def _as_schema_9(db: Path, interrupted_docs: int) -> None:
+    """`db` as schema 9 left it: pending references found by `resolution IS NULL` through
+    the partial index `refs_unresolved`, no `refs_pending_docs`; the references of the
+    first `interrupted_docs` code files never resolved (a run stopped before its pass)."""
+    conn = apsw.Connection(str(db))
+    conn.execute("DROP TABLE refs_pending_docs")
+    conn.execute("CREATE INDEX refs_unresolved ON refs(doc_id) WHERE resolution IS NULL")
+    conn.execute(
+        "UPDATE refs SET target_id = NULL, resolution = NULL, candidates = NULL "
+        "WHERE doc_id IN (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id LIMIT ?)",
+        (interrupted_docs,),
+    )
+    conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.close()
+
+
+def test_a_schema_9_index_upgraded_answers_the_same_links_as_a_fresh_one(tmp_path: Path) -> None:
+    """Schema 10 queues the files to resolve in `refs_pending_docs` and writes references
+    `unresolved` until the pass links them (`ingest/resolve.py`); a schema-9 file,
+    including references a stopped run left NULL, is upgraded by the next run to exactly
+    the rows a fresh index has."""
+    fresh = tmp_path / "fresh.db"
+    docql_sqlite.index(fresh, [str(DATASETS_CODE)])
+    expected = _links(fresh)
+    assert len(expected) > 500
+    assert {row[10] for row in expected} >= {"local", "import", "unique", "unresolved"}
+    old = tmp_path / "old.db"
+    old.write_bytes(fresh.read_bytes())
+    _as_schema_9(old, interrupted_docs=5)
+    assert sum(1 for row in _links(old) if row[10] is None) > 20
+    report = docql_sqlite.index(old, [str(DATASETS_CODE)])
+    assert not report.updated  # nothing re-parsed: the pass alone links the NULL rows
+    assert _links(old) == expected
+    conn = apsw.Connection(str(old), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(dbmod.SCHEMA_VERSION),)
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "refs_unresolved" not in names and "refs_pending_docs" in names
+        assert conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone() == (0,)
+    finally:
+        conn.close()
+
+
+def test_only_changed_links_are_written_again(tmp_path: Path) -> None:
+    """A run that rewrites a file defining `helper` queues the name; the references to
+    `helper` elsewhere are resolved again, but those whose link did not change are not
+    written (the pass compares before it updates): schema 9 rewrote every one."""
+    root = _project(tmp_path)
+    (root / "more.py").write_text("def helper():\n    return 2\n")
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    before = _callers(db, "helper")
+    assert [c[1] for c in before] == ["import", "import"], before
+    conn = apsw.Connection(str(db))
+    conn.execute("CREATE TABLE written(doc_id, ord)")
+    conn.execute(
+        "CREATE TRIGGER refs_written AFTER UPDATE ON refs BEGIN "
+        "INSERT INTO written VALUES (new.doc_id, new.ord); END"
+    )
+    conn.close()
+    (root / "more.py").write_text("def helper():\n    return 3\n")  # new symbol ids
+    report = docql_sqlite.index(db, [str(root)])
+    assert len(report.updated) == 1
+    assert _callers(db, "helper") == before
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        assert conn.execute("SELECT count(*) FROM written").fetchone() == (0,)
+    finally:
+        conn.close()
+
+
+def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> None:
+    """A worker sends each reference as a tuple (`Parsed.reference_rows`), not as a
+    `Reference` object: the same rows reach the table, in less pickle."""
+    import pickle
+
+    from docql_sqlite.ingest.parse import ParseTask, parse_for_writer, parse_task
+    from docql_sqlite.store.writer import Parsed, ref_rows
+
+    path = tmp_path / "app.py"
+    path.write_text(APP)
+    task = ParseTask(path=str(path), display="app.py", format="code")
+    local = parse_task(task)  # what `--workers 0` writes from
+    sent = parse_for_writer(task)
+    assert isinstance(local, Parsed) and isinstance(sent, Parsed)
+    assert local.doc.references and local.reference_rows is None  # in one process: no copy
+    assert sent.doc.references == [] and sent.reference_rows
+    assert ref_rows(7, sent) == ref_rows(7, local)
+    assert ref_rows(7, sent)[1] == (7, 1, "helper", "call", 0, 5, 5, 12, "unresolved", 0)
+    assert len(pickle.dumps(sent.reference_rows)) < len(pickle.dumps(local.doc.references))

@@ -134,3 +134,72 @@ def test_the_cli_prints_the_map(project: Path) -> None:
         [str(CLI), "map", str(project), "--focus", "nope"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+API = '''def entry(x):
+    """Run the pipeline on x: the package's entry point."""
+    return _stage3(_stage2(_stage1(x)))
+
+
+def _stage1(x):
+    return _util(x)
+
+
+def _stage2(x):
+    return _util(_norm(x))
+
+
+def _stage3(x):
+    return _norm(_util(x))
+
+
+def _util(x):
+    return _norm(x)
+
+
+def _norm(x):
+    return x
+'''
+APP = """from pkg.api import entry
+
+
+def main():
+    return entry(1) + entry(2) + entry(3)
+
+
+def other():
+    return entry(4)
+"""
+API_TEST = """from pkg.api import _norm
+
+
+def test_norm():
+    assert _norm(_norm(1)) == 1
+"""
+
+
+def test_an_entry_point_used_only_from_outside_the_mapped_paths_ranks_high(
+    tmp_path: Path,
+) -> None:
+    """Nothing in `pkg/` calls `entry`: the rest of the index does (a file outside the
+    map's paths is a node of its own that votes), and it is public, top-level and
+    documented (the restarts' prior). Test code votes but is shown last."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "app").mkdir()
+    (tmp_path / "pkg" / "api.py").write_text(API)
+    (tmp_path / "pkg" / "test_api.py").write_text(API_TEST)
+    (tmp_path / "app" / "main.py").write_text(APP)
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["pkg", "app"])
+    finally:
+        os.chdir(here)
+    with docql_sqlite.open(db) as index:
+        result = index.repo_map(["pkg"], budget=1000)
+    names = [s["qualified_name"] for s in sorted(result["symbols"], key=lambda s: -s["rank"])]
+    # second only to `_norm`, which everything in `pkg` ends in; last without the votes
+    assert names.index("entry") <= 1, names
+    assert names[-1] == "test_norm", names
+    assert "main" not in names  # outside the paths: it votes, it is not shown

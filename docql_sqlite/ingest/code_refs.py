@@ -93,7 +93,9 @@ def extract_references(
         key = (start, name_node.end_byte)
         if key in claimed or start in definition_names:
             continue
-        if kind == "type" and (_is_own_name(name_node) or _predeclared(language, name_node)):
+        if kind == "type" and (
+            _predeclared(language, src[start : key[1]]) or _is_own_name(name_node)
+        ):
             continue
         claimed.add(key)
         # A Rust macro's name (`println!`, `alloc::vec!`) is recorded with its `!`, so it
@@ -104,17 +106,20 @@ def extract_references(
         found.append((start, key[1], kind, name_node, macro))
     found.sort(key=lambda f: f[0])
     lines = _Lines(src)
+    ascii_only = lines.ascii
     refs = []
     for start, end, kind, node, macro in found:
         row, byte_column = node.start_point
-        name = src[start:end].decode("utf-8", "replace")
+        text = src[start:end]
+        name = text.decode("utf-8", "replace")
         refs.append(
             Reference(
                 name=name + "!" if macro else name,
                 kind=kind,
                 line=row + 1,
-                end_line=node.end_point[0] + 1,
-                column=lines.column(row, byte_column),
+                # the node's own text holds its line breaks (an identifier has none)
+                end_line=row + 1 + text.count(b"\n"),
+                column=byte_column + 1 if ascii_only else lines.column(row, byte_column),
             )
         )
     starts = [f[0] for f in found]
@@ -162,15 +167,15 @@ def _line_range(node: Node) -> tuple[int, int]:
 # frequent type uses by far (a third of Go's), so they are not recorded.
 _PREDECLARED_TYPES = {
     "go": frozenset(
-        "bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 "
-        "rune string uint uint8 uint16 uint32 uint64 uintptr any comparable".split()
+        b"bool byte complex64 complex128 error float32 float64 int int8 int16 int32 int64 "
+        b"rune string uint uint8 uint16 uint32 uint64 uintptr any comparable".split()
     ),
 }
 
 
-def _predeclared(language: str, node: Node) -> bool:
+def _predeclared(language: str, name: bytes) -> bool:
     names = _PREDECLARED_TYPES.get(language)
-    return names is not None and (node.text or b"").decode() in names
+    return names is not None and name in names
 
 
 def _is_own_name(node: Node) -> bool:

@@ -40,6 +40,9 @@ CLASS_KINDS = frozenset(
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 
 _QUERIES = Path(__file__).with_name("queries")
+# The reference patterns joined to each language's symbol query (`_query`).
+# `benchmarks/refs_cost.py` points this at a missing folder to index without references.
+_REFS_QUERIES = _QUERIES / "refs"
 # Languages sharing another's query file (TSX is TypeScript plus JSX; Starlark is a
 # Python dialect).
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
@@ -112,7 +115,7 @@ def _query(language: str) -> _CompiledQuery:
         raise IngestError(
             f"no symbol query for language {language!r} (queries/{name}.scm)"
         ) from exc
-    refs = _QUERIES / "refs" / f"{name}.scm"
+    refs = _REFS_QUERIES / f"{name}.scm"
     refs_text = refs.read_text("utf-8") if refs.is_file() else ""
     query = Query(get_language(language), f"{text}\n{refs_text}")
     symbols_end = len(text.encode("utf-8"))

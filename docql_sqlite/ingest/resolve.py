@@ -1,12 +1,13 @@
 """Which definition a reference means, when that can be decided (issue 23, docs/schema.md).
 
 Runs once at the end of every `index` run (and of every watch cycle), over what the run
-changed: the references of the files it wrote (resolution NULL) and every reference,
-in any file, to a name whose definitions it added or removed (`refs_pending`, filled by
-the writer). A changed file can change how references in *other* files resolve (a second
-`parse` appears, the only `Lexer` is deleted); the queue of names is what catches that,
-so an unchanged file's links never go stale and a one-file change costs one name's
-references, not the index's.
+changed: the references of the files it wrote (`refs_pending_docs`, filled by the
+writer, which writes each reference `unresolved`) and every reference, in any file, to
+a name whose definitions it added or removed (`refs_pending`, likewise). Only the rows
+whose link changed are written again. A changed file can change how references in
+*other* files resolve (a second `parse` appears, the only `Lexer` is deleted); the queue
+of names is what catches that, so an unchanged file's links never go stale and a
+one-file change costs one name's references, not the index's.
 
 For one reference (file F, name N, kind K) the candidates are the symbols named N
 (exactly, case-sensitive) of a kind that fits K: any callable or class-like kind for a
@@ -74,41 +75,55 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
-    """Resolve the new references and those to `names` (the queue the writer took:
-    `Writer.resolve_references` calls this in its transaction). Plain SQL with `?`
-    markers spelled for the engine (`dialect.positional`): the same pass on either
-    engine. Returns how many references were resolved."""
+def resolve_pending(conn: Any, names: set[str], docs: set[int], dialect: Dialect) -> int:
+    """Resolve the references of `docs` and those to `names` (the queues the writer took,
+    `refs_pending_docs` and `refs_pending`: `Writer.resolve_references` calls this in its
+    transaction). Plain SQL with `?` markers spelled for the engine
+    (`dialect.positional`): the same pass on either engine. Returns how many references
+    were resolved."""
 
     def rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
         return conn.execute(dialect.positional(sql), params).fetchall()
 
-    conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
-    conn.execute(dialect.positional("DELETE FROM resolve_names"))
+    for table, column in (("resolve_names", "name TEXT"), ("resolve_docs", "doc_id INTEGER")):
+        conn.execute(dialect.positional(f"CREATE TEMP TABLE IF NOT EXISTS {table}({column})"))
+        conn.execute(dialect.positional(f"DELETE FROM {table}"))
+    _many(
+        conn,
+        dialect.positional("INSERT INTO resolve_docs(doc_id) VALUES (?)"),
+        [(d,) for d in docs],
+    )
     _many(
         conn,
         dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
         [(n,) for n in names],
     )
-    # Two lookups, each through its index (refs_unresolved, refs_name), not an OR that
-    # reads the whole table; disjoint (NULL and not NULL), so their union needs no
-    # de-duplication, and each comes ordered by document (the resolver loads a file once).
-    # On a full run every name is queued: the second lookup then returns nothing.
-    work = rows(
-        "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
-        "WHERE r.resolution IS NULL ORDER BY r.doc_id, r.ord"
+    # Two lookups, each through a key (the primary key's doc_id, refs_name), not an OR
+    # that reads the whole table; disjoint, so their union needs no de-duplication, and
+    # each comes ordered by document (the resolver loads a file once). On a full run every
+    # document is queued: the second lookup then returns nothing.
+    columns = (
+        "r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.target_id, r.resolution, r.candidates"
+    )
+    work = (
+        rows(
+            f"SELECT {columns} FROM refs r WHERE r.doc_id IN (SELECT doc_id FROM resolve_docs) "
+            "ORDER BY r.doc_id, r.ord"
+        )
+        if docs
+        else []
     )
     if names:
         again = rows(
-            "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord FROM refs r "
-            "WHERE r.name IN (SELECT name FROM resolve_names) AND r.resolution IS NOT NULL "
-            "ORDER BY r.doc_id, r.ord"
+            f"SELECT {columns} FROM refs r "
+            "WHERE r.name IN (SELECT name FROM resolve_names) "
+            "AND r.doc_id NOT IN (SELECT doc_id FROM resolve_docs) ORDER BY r.doc_id, r.ord"
         )
         if again:
             work += again
-            work.sort()
-    if not work and not names:
+            work.sort(key=lambda row: (row[0], row[1]))
+    if not work:
         return 0
     wanted = {row[2] for row in work}
     resolver = _Resolver(rows, _definitions(rows, wanted))
@@ -117,14 +132,16 @@ def resolve_pending(conn: Any, names: set[str], dialect: Dialect) -> int:
     )
     defined = resolver.definitions
     for start in range(0, len(work), _BATCH):
-        # A name nothing defines (over half of them: built-ins, std, dependencies) is
-        # unresolved without a call.
-        batch = [
-            (None, "unresolved", 0, doc_id, ord_)
-            if name not in defined
-            else (*resolver.resolve(doc_id, name, kind, caller_ord), doc_id, ord_)
-            for doc_id, ord_, name, kind, caller_ord in work[start : start + _BATCH]
-        ]
+        # Only the rows whose link changed are written: a reference to a name nothing
+        # defines (over half of them: built-ins, std, dependencies) was written
+        # `unresolved` and stays so without a call or a write.
+        batch = []
+        for doc_id, ord_, name, kind, caller_ord, *stored in work[start : start + _BATCH]:
+            link = (
+                resolver.resolve(doc_id, name, kind, caller_ord) if name in defined else _UNRESOLVED
+            )
+            if link[0] != stored[0] or link[1] != stored[1] or link[2] != stored[2]:
+                batch.append((*link, doc_id, ord_))
         _many(conn, update, batch)
     return len(work)
 
@@ -313,6 +330,12 @@ _FILE_EXTENSIONS = frozenset(
 
 def _has_file_extension(text: str) -> bool:
     return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+
+
+def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:
+    """`_runs` of a file's path (without its extension): what `module_segments`' tails
+    are matched against (the repository map uses the same rule)."""
+    return _runs(tuple(path_without_extension.split("/")))
 
 
 def _runs(segments: tuple[str, ...]) -> frozenset[tuple[str, ...]]:

@@ -28,6 +28,7 @@ class GraphSymbol(Record, frozen=True):
     end_line: int
     language: str
     parent: str | None
+    docstring: str | None
 
 
 def _execute(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
@@ -37,7 +38,7 @@ def _execute(conn: Any, dialect: Dialect, sql: str, params: Any = ()) -> Any:
 def symbols(conn: Any, dialect: Dialect) -> list[GraphSymbol]:
     sql = (
         "SELECT y.id, y.doc_id, y.ord, d.path, y.kind, y.name, y.qualified_name, y.signature, "
-        "y.line, y.end_line, y.language, y.parent FROM symbols y "
+        "y.line, y.end_line, y.language, y.parent, y.docstring FROM symbols y "
         f"JOIN documents d ON d.id = y.doc_id ORDER BY {dialect.sort_key('d.path')}, y.ord"
     )
     return [GraphSymbol(*row) for row in _execute(conn, dialect, sql)]
@@ -55,6 +56,26 @@ def reference_counts(
         "GROUP BY r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution"
     )
     return [tuple(row) for row in _execute(conn, dialect, sql)]
+
+
+def file_imports(conn: Any, dialect: Dialect, doc_ids: set[int]) -> dict[int, list[str]]:
+    """The modules each of `doc_ids` imports, as written: the map narrows an ambiguous
+    use from outside its paths to the definitions in what the using file imports."""
+    out: dict[int, list[str]] = defaultdict(list)
+    for doc_id, module in _execute(conn, dialect, "SELECT doc_id, module FROM imports"):
+        if doc_id in doc_ids:
+            out[doc_id].append(module)
+    return out
+
+
+def documents(conn: Any, dialect: Dialect, doc_ids: set[int]) -> dict[int, tuple[str, str]]:
+    """(path, language) of each of `doc_ids`."""
+    sql = "SELECT id, path, language FROM documents"
+    return {
+        doc_id: (path, language or "")
+        for doc_id, path, language in _execute(conn, dialect, sql)
+        if doc_id in doc_ids
+    }
 
 
 def by_name(items: list[GraphSymbol]) -> dict[tuple[str, str], list[GraphSymbol]]:

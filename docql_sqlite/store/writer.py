@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..dialect import Dialect
     from ..ingest.chunk import ChunkInfo
     from ..ingest.sections import SectionInfo
-    from ..model import Document
+    from ..model import Document, Reference
     from .base import Store
 
 
@@ -77,14 +77,19 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
+    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references`, made by a
+    # parser worker (`rows.for_writer`, which drops the objects): tuples cross the pipe to
+    # the writer ~8x cheaper than `Reference` objects. None: read the objects.
+    reference_rows: list[tuple[Any, ...]] | None = None
 
 
 # uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were.
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
 # (chunk id, document id, content hash, content) of a chunk without a current vector.
 StaleChunk = tuple[int, int, str, str]
-# The resolution pass of `ingest/resolve.py`: (connection, names, dialect) → references.
-Resolve = Callable[[Any, set[str], "Dialect"], int]
+# The resolution pass of `ingest/resolve.py`: (connection, names, documents, dialect) →
+# references resolved.
+Resolve = Callable[[Any, set[str], set[int], "Dialect"], int]
 
 
 class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, not a crash
@@ -356,10 +361,21 @@ def symbol_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
 
 
 def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
-    return [
-        (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column)
-        for i, r in enumerate(parsed.doc.references)
-    ]
+    """`refs` columns doc_id … col, resolution, candidates: written `unresolved` with no
+    candidates, the answer for most references (built-ins, dependencies), so the
+    resolution pass (`ingest/resolve.py`) rewrites only the rows it links."""
+    rows = parsed.reference_rows
+    if rows is None:  # in one process: straight from the objects, no intermediate tuples
+        return [
+            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column, "unresolved", 0)
+            for i, r in enumerate(parsed.doc.references)
+        ]
+    return [(doc_id, i, *row, "unresolved", 0) for i, row in enumerate(rows)]
+
+
+def reference_rows(references: list[Reference]) -> list[tuple[Any, ...]]:
+    """`Parsed.reference_rows` of a document's references."""
+    return [(r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column) for r in references]
 
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
@@ -384,6 +400,7 @@ __all__ = [
     "import_rows",
     "now",
     "ref_rows",
+    "reference_rows",
     "symbol_rows",
     "table_rows",
     "to_json",

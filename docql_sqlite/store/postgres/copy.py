@@ -41,6 +41,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("refs", "doc_id, ord"),
     ("imports", "doc_id, ord"),
     ("refs_pending", "name"),
+    ("refs_pending_docs", "doc_id"),
     ("ingest_errors", "id"),
     ("chunk_vectors", "chunk_id"),
 )

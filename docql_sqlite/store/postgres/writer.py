@@ -251,7 +251,7 @@ class PostgresWriter(Writer):
         self.conn.execute("DELETE FROM ingest_errors WHERE uri = %s", (uri,))
 
     def resolve_references(self, resolve: Resolve) -> None:
-        """One writer at a time (a session lock): the queue is taken and committed first,
+        """One writer at a time (a session lock): the queues are taken and committed first,
         so writers still writing never wait on the pass's locks (the pass resolves; they
         only queue). A writer that queues a name again after that adds a row that its
         own pass (which runs after its writes) reads."""
@@ -260,14 +260,21 @@ class PostgresWriter(Writer):
         try:
             with conn.transaction():
                 names = {n for (n,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+                docs = {
+                    d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")
+                }
             try:
                 with conn.transaction():
-                    resolve(conn, names, self.store.dialect)
+                    resolve(conn, names, docs, self.store.dialect)
             except BaseException:
-                with conn.transaction(), conn.cursor() as cursor:  # put the names back
+                with conn.transaction(), conn.cursor() as cursor:  # put the queues back
                     cursor.executemany(
                         "INSERT INTO refs_pending(name) VALUES (%s) ON CONFLICT DO NOTHING",
                         [(n,) for n in sorted(names)],
+                    )
+                    cursor.executemany(
+                        "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                        [(d,) for d in sorted(docs)],
                     )
                 raise
         finally:
@@ -347,7 +354,13 @@ class PostgresWriter(Writer):
         _insert_rows(conn, "tables", TABLE_COLUMNS, table_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "entities", ENTITY_COLUMNS, entity_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "symbols", SYMBOL_COLUMNS, symbol_rows(doc_id, parsed), sequence=True)
-        _insert_rows(conn, "refs", REF_COLUMNS, ref_rows(doc_id, parsed))
+        refs = ref_rows(doc_id, parsed)
+        _insert_rows(conn, "refs", REF_COLUMNS, refs)
+        if refs:  # the resolution pass takes the file from here (`ingest/resolve.py`)
+            conn.execute(
+                "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                (doc_id,),
+            )
         _insert_rows(conn, "imports", IMPORT_COLUMNS, import_rows(doc_id, parsed))
         if doc.symbols:
             self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
@@ -526,6 +539,8 @@ REF_COLUMNS = (
     ("line", "bigint"),
     ("end_line", "bigint"),
     ("col", "bigint"),
+    ("resolution", "text"),
+    ("candidates", "bigint"),
 )
 IMPORT_COLUMNS = (
     ("doc_id", "bigint"),

@@ -258,8 +258,9 @@ class SqliteWriter(Writer):
         self.conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (uri,))
 
     def resolve_references(self, resolve: Resolve) -> None:
-        with self.conn:  # the file's one writer: take the queue and resolve at once
-            resolve(self.conn, _take_pending(self.conn), self.store.dialect)
+        with self.conn:  # the file's one writer: take the queues and resolve at once
+            names, docs = _take_pending(self.conn)
+            resolve(self.conn, names, docs, self.store.dialect)
 
     def set_meta(self, key: str, value: str) -> None:
         with self.conn:
@@ -341,16 +342,19 @@ class SqliteWriter(Writer):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             symbol_rows(doc_id, parsed),
         )
-        if not (doc.references or doc.imports or doc.symbols):
+        if not (parsed.reference_rows or doc.references or doc.imports or doc.symbols):
             return
-        # A code file's references (unresolved until the run's resolution pass) and
-        # imports; the names it defines are queued so that references to them elsewhere
-        # are resolved again.
+        # A code file's references (unresolved until the run's resolution pass, which
+        # takes the file from `refs_pending_docs`) and imports; the names it defines are
+        # queued so that references to them elsewhere are resolved again.
+        refs = ref_rows(doc_id, parsed)
         conn.executemany(
-            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            ref_rows(doc_id, parsed),
+            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, "
+            "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            refs,
         )
+        if refs:
+            conn.execute("INSERT OR IGNORE INTO refs_pending_docs(doc_id) VALUES (?)", (doc_id,))
         conn.executemany(
             "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -467,9 +471,12 @@ class SqliteWriter(Writer):
         return len(orphans)
 
 
-def _take_pending(conn: db.Connection) -> set[str]:
-    """Empty the queue of names to resolve again and return them."""
-    return {name for (name,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+def _take_pending(conn: db.Connection) -> tuple[set[str], set[int]]:
+    """The resolution pass's queues, emptied: the names whose definitions changed and the
+    documents whose references were written."""
+    names = {name for (name,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+    docs = {d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")}
+    return names, docs
 
 
 __all__ = ["FtsWrites", "SqliteWriter"]
