@@ -145,7 +145,12 @@ class Tokenizer:
             if piece and i != unk:
                 self._ids.setdefault(piece, i)  # the hash table finds the first inserted
         self._scores = scores
-        self._max_chars = max(len(p) for p in self._ids)
+        # The longest piece starting with each character: the Viterbi pass tries no
+        # longer span from there (most characters start no 16-character piece).
+        self._longest: dict[str, int] = {}
+        for piece in self._ids:
+            if len(piece) > self._longest.get(piece[0], 0):
+                self._longest[piece[0]] = len(piece)
         self.unk_score = min(scores) - 10.0
         self._round = array("f", [0.0])  # storing a float here rounds it to float32
 
@@ -171,12 +176,12 @@ class Tokenizer:
         origin = [0] * (n + 1)
         best[0] = 0.0
         unk_score = self.unk_score
-        max_chars = self._max_chars
+        longest = self._longest.get
         for i in range(n):
             base = best[i]
             if base <= -1e29:
                 continue
-            for e in range(i + 1, min(n, i + max_chars) + 1):
+            for e in range(i + 1, min(n, i + longest(s[i], 0)) + 1):
                 idx = lookup(s[i:e])
                 if idx is not None:
                     f32[0] = base + scores[idx]
