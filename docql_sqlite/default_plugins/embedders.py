@@ -48,13 +48,20 @@ def _use_factory(
 
 
 def _e5_factory(
-    arg: str | None, threads: int | None = None, max_chars: int | None = None
+    arg: str | None,
+    threads: int | None = None,
+    max_chars: int | None = None,
+    engine: str = "auto",
 ) -> EmbeddingModel:
     from docql_sqlite.embedders.e5 import DEFAULT_MAX_CHARS, E5Small
 
     if arg is not None:
         raise EmbeddingError(f"the embedding model 'e5-small' takes no ':' argument, got ':{arg}'")
-    return E5Small(threads=threads, max_chars=DEFAULT_MAX_CHARS if max_chars is None else max_chars)
+    return E5Small(
+        threads=threads,
+        max_chars=DEFAULT_MAX_CHARS if max_chars is None else max_chars,
+        engine=engine,
+    )
 
 
 def _openai_factory(
