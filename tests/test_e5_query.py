@@ -9,7 +9,6 @@ from the MCP server and the Python API on the same index.
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -83,32 +82,6 @@ PROBE = (
     "                  e5_query.for_index('e5-small', '384', '0' * 16) is not None,\n"
     "                  'numpy' in sys.modules]))\n"
 )
-
-
-@pytest.fixture(scope="module")
-def e5_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
-    """A three-file index embedded with e5-small, and the environment that shares its
-    fingerprint cache."""
-    root = tmp_path_factory.mktemp("e5q")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "cooking.md").write_text("# Bread\n\nKnead the dough and bake it for forty minutes.\n")
-    (docs / "network.md").write_text(
-        "# Timeouts\n\nA request that gets no reply within the limit is aborted.\n"
-    )
-    (docs / "garden.md").write_text("# Roses\n\nPrune the rose bushes in early spring.\n")
-    env = {**os.environ, "DOCQL_MODEL_CACHE": str(root / "cache")}
-    database = root / "docs.db"
-    for args in (["index", str(database), str(docs)], ["embed", str(database)]):
-        done = subprocess.run(
-            [sys.executable, "-m", "docql_sqlite", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr
-    return database, env
 
 
 def test_the_fast_path_is_taken_only_for_the_index_model(
