@@ -10,9 +10,9 @@ on: the code words (`code_words_weighed`) and the documents' passages (`represen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..records import Record
 from ..sqlparams import Params
 from . import documents, evidence, fusion, keywords, ranking, sqlbuild
 from . import names as code_words
@@ -57,8 +57,7 @@ def lexical_share(store: Store, terms: list[search_terms.Term]) -> float:
     return 1.0
 
 
-@dataclass(slots=True)
-class Candidates:
+class Candidates(Record):
     """The ranked lists of one search, and what the fusion and `--explain` need of them."""
 
     lists: list[fusion.Ranked]
