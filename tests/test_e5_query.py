@@ -122,3 +122,26 @@ def test_a_one_off_search_ranks_as_the_embedders_do(
         expected = idx.search(question, mode=mode, explain=True, content=False)
     assert json.loads(done.stdout) == json.loads(json.dumps(expected))
     assert json.loads(done.stdout)[0]["path"].endswith("network.md")
+
+
+def test_a_typed_document_with_hyde_ranks_as_the_embedders_do(
+    e5_db: tuple[Path, dict[str, str]],
+) -> None:
+    # `hyde:` embeds its text as a passage, which the numpy-free path does not: the
+    # embedders take over in that process, and the answer is the same.
+    database, env = e5_db
+    question = (
+        "vec: how long should I wait for a server\nhyde: A request without a reply is aborted."
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "docql_sqlite", "search", str(database), question,
+         "--explain", "--json"],
+        capture_output=True, text=True, env=env, cwd="/",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from docql_sqlite.embedders import get_model  # noqa: F401
+
+    with docql_sqlite.open(database) as idx:
+        expected = idx.search(question, explain=True, content=False)
+    assert json.loads(done.stdout) == json.loads(json.dumps(expected))
+    assert json.loads(done.stdout)[0]["path"].endswith("network.md")
