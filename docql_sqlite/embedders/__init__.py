@@ -7,41 +7,40 @@ OpenAI-compatible `/v1/embeddings` server) and `llm:ID` (any embedding model of 
 `llm` and its plugins, the `llm` extra). Plugins add more through the
 `docql_sqlite.embedders` entry-point group. Backends load lazily: importing this
 package imports neither onnxruntime nor the network code.
+
+The names below load on first use (PEP 562), and with them numpy: importing the package,
+or a numpy-free module of it (`text_prep`), does not import numpy, which costs more than
+the rest of a one-off search with e5 vectors (`search/e5_query.py`, docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-try:  # vectors need numpy, an extra: a bare install says how to add it, in one line
-    import numpy  # noqa: F401
-except ImportError:
-    from docql_sqlite.errors import DocQLError
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Any
 
-    raise DocQLError(
-        "vectors need numpy, which this install lacks: pip install 'docql-sqlite[vectors]'"
-    ) from None
-
-from docql_sqlite.embedders.base import (
-    META_DIMENSIONS,
-    META_FINGERPRINT,
-    META_MODEL,
-    EmbeddingModel,
-    Kind,
-    content_hash,
-    decode,
-    encode,
-    ensure_compatible,
-    model_meta,
-    normalise,
-)
-from docql_sqlite.embedders.registry import (
-    DEFAULT_MODEL,
-    ENTRY_POINT_GROUP,
-    available_models,
-    get_model,
-    loaded_model,
-    register,
-    reload_plugins,
-)
+    from docql_sqlite.embedders.base import (
+        META_DIMENSIONS,
+        META_FINGERPRINT,
+        META_MODEL,
+        EmbeddingModel,
+        Kind,
+        content_hash,
+        decode,
+        encode,
+        ensure_compatible,
+        model_meta,
+        normalise,
+    )
+    from docql_sqlite.embedders.registry import (
+        DEFAULT_MODEL,
+        ENTRY_POINT_GROUP,
+        available_models,
+        get_model,
+        loaded_model,
+        register,
+        reload_plugins,
+    )
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -63,3 +62,31 @@ __all__ = [
     "register",
     "reload_plugins",
 ]
+# The rest of __all__ comes from base.py.
+_FROM_REGISTRY = (
+    "DEFAULT_MODEL",
+    "ENTRY_POINT_GROUP",
+    "available_models",
+    "get_model",
+    "loaded_model",
+    "register",
+    "reload_plugins",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:  # vectors need numpy, an extra: a bare install says how to add it, in one line
+        import numpy  # noqa: F401
+    except ImportError:
+        from docql_sqlite.errors import DocQLError
+
+        raise DocQLError(
+            "vectors need numpy, which this install lacks: pip install 'docql-sqlite[vectors]'"
+        ) from None
+    from docql_sqlite.embedders import base, registry
+
+    for each in __all__:
+        globals()[each] = getattr(registry if each in _FROM_REGISTRY else base, each)
+    return globals()[name]

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import deadline
 from ..errors import SearchError
 from ..options import SearchOptions
-from ..rerankers import get_reranker
-from . import ranking, rerank, results, smart, snippets, stats, typed
+from . import ranking, results, smart, snippets, stats, typed
 from . import terms as search_terms
 
 if TYPE_CHECKING:
@@ -30,10 +29,17 @@ def search(store: Store, text: str, options: SearchOptions) -> list[dict[str, An
     """Ranked passages for `text` in the index of `store` (either engine); deterministic
     for a given index, text and options. Within the caller's time limit (`Index.search`
     sets `options.timeout`: deadline.py), which the reranker's HTTP call does not count."""
-    reranker = get_reranker(options.rerank) if options.rerank else None
-    limit = rerank.depth(options.limit) if reranker else options.limit
-    items = _search(store, text, options, limit)
-    if reranker is not None:
+    if not options.rerank:
+        items = _search(store, text, options, options.limit)
+    else:
+        # Loaded only here: the HTTP reranker's urllib, http.client, ssl and email modules
+        # were ~180M instructions, more than a third of a one-off search's start-up
+        # (tests/test_cli_startup.py keeps them off the path).
+        from ..rerankers import get_reranker
+        from . import rerank
+
+        reranker = get_reranker(options.rerank)
+        items = _search(store, text, options, rerank.depth(options.limit))
         with deadline.not_counted():
             items = rerank.apply(reranker, text, items, options.limit, options.explain)
     if not options.content:

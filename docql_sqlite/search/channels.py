@@ -10,11 +10,11 @@ on: the code words (`code_words_weighed`) and the documents' passages (`represen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..records import Record
 from ..sqlparams import Params
-from . import documents, evidence, fusion, keywords, parallel, ranking, sqlbuild
+from . import documents, evidence, fusion, keywords, ranking, sqlbuild
 from . import names as code_words
 from . import terms as search_terms
 from .name_lists import NAME_LISTS, NameList
@@ -23,6 +23,7 @@ from .query_names import QueryNames
 
 if TYPE_CHECKING:
     from ..store import Store
+    from . import parallel
 
 CHANNEL_DEPTH = 30  # passages per list
 WEIGHTS = {
@@ -56,8 +57,7 @@ def lexical_share(store: Store, terms: list[search_terms.Term]) -> float:
     return 1.0
 
 
-@dataclass(slots=True)
-class Candidates:
+class Candidates(Record):
     """The ranked lists of one search, and what the fusion and `--explain` need of them."""
 
     lists: list[fusion.Ranked]
@@ -86,7 +86,9 @@ def collect(
     steps: list[str] = []
     doc_notes: list[str] = []
     passages: parallel.Pending[tuple[list[fusion.Ranked], list[str], int]] | None = None
-    sidecar = parallel.of(store) if lexical > 0 else None
+    # `parallel` (threads: concurrent.futures, logging) loads only with a sidecar: a
+    # one-off search has none (tests/test_cli_startup.py).
+    sidecar = _sidecar(store) if lexical > 0 else None
     if sidecar is not None:
         passages = sidecar.submit(
             store, lambda other: passage_lists(other, terms, names, opts, lexical, SIDECAR_NAMES)
@@ -265,3 +267,12 @@ def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -
         # the question it holds, as a passage's coverage does in the BM25 list.
         rows = [dict(r, _weight=1.0 if r["_share"] > 0 else r["_held"]) for r in code.rows]
     return fusion.Ranked(code.name, code.weight, rows)
+
+
+def _sidecar(store: Store) -> parallel.Sidecar | None:
+    """`parallel.of(store)`, without importing `parallel` when the store has no sidecar."""
+    if store.sidecar is None:
+        return None
+    from . import parallel
+
+    return parallel.of(store)

@@ -46,10 +46,10 @@ import math
 import threading
 from array import array
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
+from ..records import Record
 from ..sqlparams import Params
 from ..text import has_cjk
 from . import ranking, stats
@@ -70,8 +70,7 @@ MIN_QUESTION_WORDS = 3
 MIN_TOKEN = 1  # characters ("R", "C" are names)
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(Record, frozen=True):
     """One looked-up token: exact (`term = ?`) or a stem prefix range."""
 
     text: str
@@ -79,11 +78,15 @@ class Token:
     prefix: bool = False
 
 
-@dataclass(slots=True)
-class Ranked:
+class Ranked(Record):
     doc_id: int
     score: float
     chunk: int  # the document's best passage
+
+    def __init__(self, doc_id: int, score: float, chunk: int) -> None:
+        # Written out: ~400 are made per search, and Record's generic __init__ (which
+        # reads the field table) cost ~1.5 % of an MCP search (docs/benchmarks.md).
+        self.doc_id, self.score, self.chunk = doc_id, score, chunk
 
 
 def query_tokens(terms: list[search_terms.Term]) -> list[Token]:
@@ -151,8 +154,7 @@ def negation(store: Store, terms: list[search_terms.Term]) -> str | None:
     return store.dialect.any_of(negated)
 
 
-@dataclass(frozen=True, slots=True)
-class Postings:
+class Postings(Record, frozen=True):
     """One token's occurrences in prose chunks: chunk ids, counts and their documents,
     in parallel arrays (compact: a long-lived server keeps many, `POSTINGS_CACHE_ROWS`);
     and summed by document (`tf_docs`, `tf`), in the order the chunks first name them."""
@@ -206,8 +208,7 @@ def postings(store: Store) -> PostingsCache:
     return stats.of(store).part("postings", lambda: PostingsCache(POSTINGS_CACHE_ROWS))
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Record, frozen=True):
     """Which document each chunk belongs to, each document's length in characters
     (documents other than code files), and its BM25 length norm."""
 

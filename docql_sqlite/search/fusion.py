@@ -10,9 +10,9 @@ then scores each fused passage (`composite`): the RRF score first, small bonuses
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..records import Record, field
 from ..text import fold
 from .query_names import QueryNames
 from .sqlbuild import RRF_K
@@ -27,8 +27,7 @@ NAME_EXACT, NAME_PREFIX = 1.0, 0.2
 BM25_BONUS = 0.5
 
 
-@dataclass(slots=True)
-class Ranked:
+class Ranked(Record):
     """One named ranked list of chunk rows (each row has `_chunk`, `_path`, `_pos`)."""
 
     name: str
@@ -36,12 +35,23 @@ class Ranked:
     rows: list[dict[str, Any]]
 
 
-@dataclass(slots=True)
-class Fused:
+class Fused(Record):
     row: dict[str, Any]
     lists: dict[str, dict[str, Any]] = field(default_factory=dict)
     rrf: dict[str, float] = field(default_factory=dict)
     score: float = 0.0
+
+    def __init__(
+        self,
+        row: dict[str, Any],
+        lists: dict[str, dict[str, Any]] | None = None,
+        rrf: dict[str, float] | None = None,
+        score: float = 0.0,
+    ) -> None:
+        # Written out: ~90 are made per search (Record's generic __init__ costs more).
+        self.row, self.score = row, score
+        self.lists = {} if lists is None else lists
+        self.rrf = {} if rrf is None else rrf
 
     @property
     def key(self) -> tuple[float, str, int]:

@@ -10,10 +10,10 @@ titles) when that still leaves MIN_RESULTS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dialect import unscoped
+from ..records import Record
 from ..sqlparams import Params
 from . import ranking, stats
 from . import terms as search_terms
@@ -38,8 +38,7 @@ def count(store: Store, expr: str, scope: str, params: Params) -> int:
     return int(store.scalar(sql, params.values))
 
 
-@dataclass(frozen=True, slots=True)
-class Level:
+class Level(Record, frozen=True):
     """The keyword level chosen: its terms, an optional narrowing FTS expression, the
     strategy's steps, and how many chunks in scope hold every one of its terms."""
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
+from ..records import Record
 from ..sqlparams import Params
 from ..text import fold
 from . import stats
@@ -32,8 +32,7 @@ MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get
 MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean something
 
 
-@dataclass(frozen=True, slots=True)
-class NamedSymbol:
+class NamedSymbol(Record, frozen=True):
     id: int
     doc_id: int
     path: str
@@ -42,8 +41,7 @@ class NamedSymbol:
     context: str  # casefolded qualified name and file name
 
 
-@dataclass(slots=True)
-class SymbolNames:
+class SymbolNames(Record):
     """The symbols, and their names / contexts joined into one string each, for fast search."""
 
     symbols: list[NamedSymbol]

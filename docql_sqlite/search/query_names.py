@@ -6,8 +6,7 @@ counts) and by the final score (`fusion.composite`: the bonus of a name equal to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..records import Record
 from ..text import fold
 from . import terms as search_terms
 
@@ -16,8 +15,7 @@ from . import terms as search_terms
 SHORT_QUERY = 3
 
 
-@dataclass(frozen=True, slots=True)
-class QueryNames:
+class QueryNames(Record, frozen=True):
     """Names a symbol, heading or entity may equal or contain, and which of them are strong.
 
     Equal: each term, and the words joined (`query planner` → queryplanner, query_planner).

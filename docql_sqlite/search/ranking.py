@@ -8,12 +8,12 @@ calls `run_mode`/`run_plan` for its lists (the one statement of `sqlbuild.py`) a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import deadline
 from ..errors import SearchError
 from ..passage_text import link_only
+from ..records import Record, field
 from ..sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
 from . import terms as search_terms
@@ -31,8 +31,7 @@ MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth
 EXACT_KNN_MAX = 100_000
 
 
-@dataclass(slots=True)
-class Request:
+class Request(Record):
     """What one strategy asks of the lists: depth, scope, fusion, and the result shape."""
 
     limit: int = 10

@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..dialect import Dialect, unscoped
 from ..errors import SearchError
 from ..query import items as item_sql
+from ..records import Record, field
 from ..sqlparams import Deferred, Params
 from ..text import CJK_RUN, fold
 from . import terms as search_terms
@@ -71,8 +71,7 @@ def snippet_sql(dialect: Dialect) -> str:
     )
 
 
-@dataclass(slots=True)
-class Plan:
+class Plan(Record):
     """What one ranked search runs: terms for BM25, a vector expression, fusion settings."""
 
     terms: list[search_terms.Term] = field(default_factory=list)

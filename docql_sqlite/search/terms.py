@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..errors import SearchError
+from ..records import Record
 from ..text import CJK_RUN, fold, fts_text, has_cjk
 from . import cjk
 
@@ -35,8 +35,7 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(Record, frozen=True):
     """One query term: a word, an identifier (several tokens) or a quoted phrase."""
 
     text: str
@@ -251,8 +250,7 @@ def stem(word: str) -> str:
     return w
 
 
-@dataclass(frozen=True, slots=True)
-class Expansion:
+class Expansion(Record, frozen=True):
     """The three keyword levels of smart search (AutoDev's KeywordExpander, made concrete)."""
 
     exact: list[Term]  # level 1: the query as typed (and, for several words, the phrase)

@@ -15,10 +15,10 @@ for a file in `--group file`. Errors name the line and column (a caret under it)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import QueryError, did_you_mean
+from ..records import Record
 from ..sqlparams import Params
 from . import fusion, ranking, results, snippets, sqlbuild, stats
 from . import terms as search_terms
@@ -35,16 +35,14 @@ class QueryDocumentError(QueryError):
     """A typed query document that is not valid; points at the line and column."""
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(Record, frozen=True):
     kind: str
     text: str
     number: int  # 1-based line number in the document
     offset: int  # character offset of the text in the document
 
 
-@dataclass(frozen=True, slots=True)
-class QueryDocument:
+class QueryDocument(Record, frozen=True):
     queries: list[Line]  # lex / vec / hyde lines, in order
     intent: Line | None
 

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from ..errors import EmbeddingError
 from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 
-if TYPE_CHECKING:  # the embed package imports numpy: BM25-only searches never load it
+if TYPE_CHECKING:  # the embedders' names import numpy: BM25-only searches never load it
     from ..embedders import EmbeddingModel
     from ..store import Store
+    from .e5_query import E5Query
 
 
 def load_model(name: str) -> EmbeddingModel:
@@ -36,7 +37,8 @@ def start_loading(name: str) -> threading.Thread:
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
     load if it is not done. A failure is left for that call to report. Once per name and
     process: a long-lived server does not start a thread per search (a later call gets the
-    first, perhaps finished, thread)."""
+    first, perhaps finished, thread). e5-small's numpy-free query engine loads instead
+    of the embedders package when it may answer (`e5_query.applies`)."""
     return _loading_thread(name)
 
 
@@ -46,7 +48,10 @@ def _loading_thread(name: str) -> threading.Thread:
 
     def run() -> None:
         try:
-            load_model(name).warm_up()
+            from . import e5_query
+
+            fast = e5_query.shared() if e5_query.applies(name) else None
+            (fast or load_model(name)).warm_up()
         except Exception:  # noqa: BLE001 - the query's own load raises it, with context
             pass
 
@@ -98,9 +103,11 @@ def check_model_meta(meta: dict[str, str], model: EmbeddingModel) -> None:
     )
 
 
-def query_model(store: Store, name: str | None = None) -> EmbeddingModel:
+def query_model(store: Store, name: str | None = None) -> EmbeddingModel | E5Query:
     """The model to embed queries with: `name`, else the index's own; checked against the
-    index's `meta` rows (`Store.embedding_meta`: the store reads them, this loads)."""
+    index's `meta` rows (`Store.embedding_meta`: the store reads them, this loads). For
+    e5-small in a process without the embedders registry, its numpy-free query engine
+    when its fingerprint is the index's (`e5_query.py`: the same vectors)."""
     if not store.has_embeddings():
         raise no_embeddings()
     if not store.has_vectors:
@@ -109,7 +116,13 @@ def query_model(store: Store, name: str | None = None) -> EmbeddingModel:
             "install it with: pip install sqlite-vec"
         )
     meta = store.embedding_meta()
-    model = load_model(name or meta[KEY_MODEL])
+    wanted = name or meta[KEY_MODEL]
+    from . import e5_query
+
+    fast = e5_query.for_index(wanted, meta.get(KEY_DIMENSIONS), meta.get(KEY_FINGERPRINT))
+    if fast is not None:
+        return fast
+    model = load_model(wanted)
     check_model_meta(meta, model)
     return model
 
@@ -122,8 +135,12 @@ def no_embeddings() -> EmbeddingError:
     )
 
 
-def query_vector(model: EmbeddingModel, text: str, kind: str = "query") -> list[float]:
+def query_vector(model: EmbeddingModel | E5Query, text: str, kind: str = "query") -> list[float]:
     """A query vector, rounded as its JSON text is (so every path searches the same one)."""
+    from .e5_query import E5Query
+
+    if kind != "query" and isinstance(model, E5Query):  # it embeds queries only (hyde: passages)
+        model = load_model(model.model_id)
     vector = model.embed_one(text, kind=kind)  # type: ignore[arg-type]
     return [round(float(x), 7) for x in vector]
 
