@@ -87,7 +87,7 @@ def one_blas_thread() -> None:
         setter(1)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def _blas_thread_setter() -> Callable[[int], object] | None:
     import ctypes
 

