@@ -903,14 +903,18 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     nothing; the vectors are replaced only when the index holds another model's."""
     from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
-    from docql_sqlite.store.sqlite import db
 
     db_path = data.root.parent / f"{data.name}.db"
     stored = None
     if db_path.exists():
-        conn = db.connect(db_path, readonly=True)
+        # Read with the standard library: an index of an older schema is refused by a
+        # read-only open until `index_paths` below upgrades it.
+        import sqlite3
+
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
         try:
-            stored = db.get_meta(conn, "embedding_model")
+            found = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()
+            stored = found[0] if found else None
         finally:
             conn.close()
     # `index` embeds the passages it changes with the index's own model (even under

@@ -258,3 +258,36 @@ def test_link_definitions_are_a_chunk_of_their_own_and_stay_in_the_text(node_db:
 )
 def test_link_only(content: str, expected: bool) -> None:
     assert link_only(content) is expected
+
+
+# -- the vector list's weight with a strong encoder (docs/search.md) ---------------------
+@pytest.mark.parametrize(
+    "query, weights, boosted",
+    [
+        # No passage holds every word (question → answer): meaning decides, x8.
+        ("how long should bread dough bake", {}, True),
+        # One passage holds every word in its own text (a known item): lists as they are.
+        ("knead the dough and bake it", {}, False),
+        # One term: no exact list; the name channels weigh look-ups, the vector list stays.
+        ("dough", {}, False),
+        # A weight the user gives is the weight.
+        ("how long should bread dough bake", {"vector": 1.0}, False),
+    ],
+)
+def test_a_strong_encoder_weighs_more_only_when_exact_evidence_is_weak(
+    e5_db, monkeypatch: pytest.MonkeyPatch, query: str, weights: dict, boosted: bool
+) -> None:
+    database, env = e5_db
+    monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
+    with docql_sqlite.open(database) as idx:
+        hits = idx.search(query, explain=True, weights=weights)
+    strategy = hits[0]["explain"]["plan"]["strategy"]
+    steps = [s for s in strategy if "strong encoder" in s]
+    assert steps == (
+        ["a strong encoder and weak exact evidence → vector list weight x8.00"] if boosted else []
+    )
+    vector = [h["explain"]["rrf"].get("vector", 0.0) for h in hits]
+    if boosted:  # rank 1 of the vector list at weight 8 and k = 60
+        assert max(vector) == pytest.approx(8 / 61, abs=1e-6)
+    else:
+        assert max(vector) <= (weights.get("vector", 1.0)) / 61 + 1e-6
