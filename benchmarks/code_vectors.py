@@ -46,14 +46,7 @@ from docql_sqlite.embedders import get_model  # noqa: E402
 from docql_sqlite.ingest.vector_text import Shape, Symbol, code_passage  # noqa: E402
 
 # The policies measured: what a code chunk's vector text holds (`Shape`).
-POLICIES = {
-    "raw": Shape(names=False, docs=False, body=True),  # the chunk as it is (before code-v1)
-    "names": Shape(names=True, docs=False, body=True),  # + the symbols' names in words
-    "docs": Shape(names=False, docs=True, body=True),  # + the doc comments above
-    "v1": Shape(),  # names + docs + body: the shipped policy (code-v1)
-    "decl": Shape(names=True, docs=True, body=False),  # names + docs + signatures, no body
-    "path": Shape(path=True),  # v1 + the file path in words
-}
+POLICIES = retrieval.CODE_TEXTS
 
 
 def load_pool(data: retrieval.Dataset, db_path: Path, distractors: int, seed: int = 0):  # type: ignore[no-untyped-def]

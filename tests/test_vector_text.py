@@ -5,6 +5,7 @@ vector of other text, the policy recorded in the index, and a search it changes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import apsw
 import numpy as np
@@ -268,3 +269,52 @@ def test_a_paraphrased_doc_comment_finds_the_declaration_by_vector(tmp_index) ->
     texts = [h["content"] for h in hits]
     assert texts[0].startswith("\n// Bytes returns a slice")
     assert texts[1].startswith("func (b *Buffer) Bytes()"), texts
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> Iterator[Any]:
+    from pg_server import start_server
+
+    yield from start_server()
+
+
+def test_postgres_computes_the_same_code_vectors(pg_server: Any, tmp_index) -> None:  # type: ignore[no-untyped-def]
+    """The store reads behind the vector text (`Writer.code_outlines`, `code_chunks`) are
+    one SQL for both engines: pgvector holds the file index's vectors, and a policy
+    change re-embeds the code chunks there too."""
+    from pg_rows import postgres_runner
+    from pg_server import fresh_database
+
+    tmp_index.write_many(FILES)
+    url = fresh_database(pg_server)
+    docql_sqlite.index(tmp_index.db, ["docs"], embed="hash:64")
+    report = docql_sqlite.index(url, ["docs"], embed="hash:64")
+    assert report.embedding is not None, report.embedding_error
+    with docql_sqlite.open(tmp_index.db) as index:
+        file_vectors = {
+            r["content"]: decode(r["embedding"])
+            for r in index.rows(
+                "SELECT c.content, v.embedding FROM chunks_vec v JOIN chunks c ON c.id = v.rowid"
+            )
+        }
+    run = postgres_runner(url)
+    pg_vectors = {
+        text: np.array(vector, dtype=np.float32)
+        for text, vector in run(
+            "SELECT c.content, v.embedding::real[] FROM chunks_vec v "
+            "JOIN chunks c ON c.id = v.rowid"
+        )
+    }
+    assert set(pg_vectors) == set(file_vectors)
+    for text, vector in file_vectors.items():
+        assert np.allclose(pg_vectors[text], vector, atol=1e-6), text
+    declaration = "func (b *Buffer) Bytes() []byte { return b.buf }\n"
+    assert not np.allclose(pg_vectors[declaration], get_model("hash:64").embed([declaration])[0])
+    import psycopg
+
+    with psycopg.connect(url) as conn:  # as an index embedded before the policy
+        conn.execute(b"DELETE FROM meta WHERE key = 'embedding_text'")
+    code_chunks = run("SELECT count(*) FROM chunks WHERE doc_id IN (SELECT doc_id FROM symbols)")
+    assert pending(url) == ("hash:64", code_chunks[0][0])
+    again = docql_sqlite.embed(url)
+    assert again["embedded"] == 7 and pending(url) == ("hash:64", 0)

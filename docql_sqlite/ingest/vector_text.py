@@ -65,7 +65,10 @@ class Shape:
 
     names: bool = True  # the symbols' names, split into words
     docs: bool = True  # doc comments the chunk does not hold
-    body: bool = True  # the chunk's own text
+    # The chunk's own text. Off: a chunk that declares something is read as its names,
+    # docs and signatures alone; a chunk inside a body keeps its text (else every chunk
+    # of a long function would get one and the same vector).
+    body: bool = True
     path: bool = False  # the file's path, split into words
 
 
@@ -110,10 +113,11 @@ def code_passage(
         head.append(", ".join(dict.fromkeys(words(s.qualified_name or s.name) for s in named)))
     if shape.docs:
         for symbol in declared[:MAX_SYMBOLS]:
-            doc = _doc_outside(symbol, content)
+            # Without the body, a docstring inside it (Python) must be said here too.
+            doc = _doc_outside(symbol, "" if not shape.body else content)
             if doc:
                 head.append(doc)
-    if not shape.body:
+    if not shape.body and declared:
         # No body: the declaration lines stand in for it (what the user types and reads).
         head.extend(s.signature for s in named if s.signature)
         return "\n".join(head)[:BUDGET]
