@@ -783,6 +783,38 @@ sys.path.insert(
 MODES = ("bm25", "vector", "hybrid", "smart")
 
 
+# -- what a code chunk's vector is computed from (ingest/vector_text.py) ----------------------
+def _code_texts() -> dict:
+    from docql_sqlite.ingest.vector_text import Shape
+
+    return {
+        "raw": Shape(names=False, docs=False, body=True),  # the chunk as it is (before code-v1)
+        "names": Shape(names=True, docs=False, body=True),  # + the symbols' names in words
+        "docs": Shape(names=False, docs=True, body=True),  # + the doc comments above
+        "v1": Shape(),  # names + docs + body: the shipped policy (code-v1)
+        "decl": Shape(names=True, docs=True, body=False),  # names, docs, signatures; no body
+        "path": Shape(path=True),  # v1 + the file path in words
+    }
+
+
+CODE_TEXTS = _code_texts()
+
+
+def use_code_text(name: str) -> None:
+    """Embed code chunks under the policy `name` instead of the shipped one. The index
+    records a policy of its own for it, so switching re-embeds the code chunks (through
+    the passage cache: a text embedded once is never embedded again)."""
+    import functools
+
+    from docql_sqlite.ingest import vector_text
+
+    shape = CODE_TEXTS[name]
+    if shape == vector_text.CURRENT:
+        return
+    vector_text.code_passage = functools.partial(vector_text.code_passage, shape=shape)  # type: ignore[assignment]
+    vector_text.POLICY = f"benchmark-{name}"
+
+
 # -- vectors computed once: a passage cache shared by every set and run ----------------------
 class CachedPassages:
     """An embedding model whose passage vectors come from a cache file when it has them.
@@ -1133,6 +1165,12 @@ def main() -> None:
         help="half of each set's queries: tune on one, confirm on the other (by query id)",
     )
     parser.add_argument(
+        "--code-text",
+        choices=sorted(CODE_TEXTS),
+        default="v1",
+        help="what a code chunk's vector is computed from (ingest/vector_text.py; v1 ships)",
+    )
+    parser.add_argument(
         "--vector-seed",
         action="append",
         default=[],
@@ -1149,6 +1187,7 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    use_code_text(args.code_text)
     rows = []
     for name in args.sets.split(","):
         data = {

@@ -9,6 +9,15 @@ embedded in batches, unique texts once, each batch committed in its own transact
 (an interrupted run keeps its finished batches). Finally vectors of chunks that no
 longer exist are dropped.
 
+What a vector is computed from: a chunk's own text, except a code chunk with symbols,
+whose vector text also names its declarations and carries the doc comment written above
+them (`vector_text.py`). That text depends on more than the chunk (a Go doc comment sits
+in the chunk before), so a code chunk never takes a vector from the content-hash cache;
+its texts are de-duplicated within the run by the vector text itself. The index records
+the policy (`meta.embedding_text`); an index embedded under another one (before it was
+recorded: the raw chunk text) stays searchable, and its code chunks count as pending
+until the next `embed` (or `index` run) re-embeds them.
+
 The one driver for both engines: the store's writer (`store/writer.py`) does the
 writing, into sqlite-vec's vec0 table or pgvector (where other writers may embed at
 once: its vector rows are upserts, its table is created under a lock).
@@ -25,6 +34,7 @@ from ..embedders import (
     META_FINGERPRINT,
     META_MODEL,
     EmbeddingModel,
+    content_hash,
     encode,
     ensure_compatible,
     loaded_model,
@@ -33,7 +43,8 @@ from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
 from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL
 from ..store import Store, open_store
-from ..store.writer import Writer
+from ..store.writer import StaleChunk, Writer
+from . import vector_text
 
 
 def embed_index(location: str | Path, options: EmbedOptions) -> dict[str, Any]:
@@ -62,7 +73,7 @@ def embed_store(store: Store, options: EmbedOptions) -> dict[str, Any]:
         # No model named and none in the index yet: the default offline model.
         model = loaded_model(options.model or meta.get(KEY_MODEL) or DEFAULT_MODEL)
         removed = _prepare(store, writer, model, meta, options.replace)
-        report = _embed_missing(writer, model, options.progress, options.batch)
+        report = _embed_missing(store, writer, model, options.progress, options.batch)
     report["removed"] += removed
     report.update(
         model=model.model_id,
@@ -82,7 +93,14 @@ def pending(index: Store | str | Path) -> tuple[str | None, int]:
         finally:
             store.close()
     model = index.meta(KEY_MODEL)
-    return model, (index.writer().stale_chunk_count() if model else 0)
+    if not model:
+        return None, 0
+    writer = index.writer()
+    stale = writer.stale_chunk_count()
+    if _text_policy(index) != vector_text.POLICY:
+        # Code chunks embedded under another text policy: current chunks, stale vectors.
+        stale += writer.code_chunk_count()
+    return model, stale
 
 
 def check_model(meta: dict[str, str], model: EmbeddingModel) -> None:
@@ -118,6 +136,9 @@ def _prepare(
     removed = writer.set_vector_model(
         model.model_id, model.dimensions, model.fingerprint(), replace=drop
     )
+    if drop or not meta.get(KEY_MODEL):
+        # A new vector table: every vector it will hold is of the current text policy.
+        _record_text_policy(store, writer)
     if not drop and writer.concurrent:
         # Another writer may have created the table meanwhile: it must be this model.
         check_model(store.embedding_meta(), model)
@@ -125,15 +146,40 @@ def _prepare(
 
 
 def _embed_missing(
-    writer: Writer, model: EmbeddingModel, progress: EmbedProgress | None, batch: int
+    store: Store,
+    writer: Writer,
+    model: EmbeddingModel,
+    progress: EmbedProgress | None,
+    batch: int,
 ) -> dict[str, Any]:
     needed = writer.stale_chunks()
+    policy_changed = _text_policy(store) != vector_text.POLICY
+    if policy_changed:
+        # Vectors of code chunks computed under another policy: every code chunk again.
+        stale_ids = {chunk_id for chunk_id, _, _, _ in needed}
+        needed += [c for c in writer.code_chunks() if c[0] not in stale_ids]
+        needed.sort()
     total_chunks = writer.chunk_count()
+    # Each chunk's key: its content hash when the model reads its own text (the cache
+    # applies), else a hash of the vector text, which only de-duplicates this run.
+    vector_texts = _vector_texts(writer, needed)
+    keys = {
+        chunk_id: (
+            h if chunk_id not in vector_texts else "text:" + content_hash(vector_texts[chunk_id])
+        )
+        for chunk_id, _, h, _ in needed
+    }
     # The cache: every stored vector whose text (by hash) is needed again, read before
     # any row is overwritten (a reused chunk id may hold a vector another chunk needs).
-    cached = writer.stored_vectors({h for _, _, h, _ in needed})
-    texts = {h: text for _, _, h, text in needed if h not in cached}
-    reused = len(needed) - sum(1 for _, _, h, _ in needed if h in texts)
+    cached = writer.stored_vectors(
+        {h for chunk_id, _, h, _ in needed if chunk_id not in vector_texts}
+    )
+    texts = {
+        keys[chunk_id]: vector_texts.get(chunk_id, text)
+        for chunk_id, _, _, text in needed
+        if keys[chunk_id] not in cached
+    }
+    reused = len(needed) - sum(1 for chunk_id, _, _, _ in needed if keys[chunk_id] in texts)
     computed = 0
     if progress:
         progress(0, len(texts))
@@ -141,15 +187,19 @@ def _embed_missing(
     # keeps its finished batches, and the next run starts where it stopped.
     for start in range(0, len(needed), batch):
         rows = needed[start : start + batch]
-        fresh = list(dict.fromkeys(h for _, _, h, _ in rows if h not in cached))
+        fresh = list(dict.fromkeys(keys[c] for c, _, _, _ in rows if keys[c] not in cached))
         if fresh:
-            for h, vector in zip(fresh, model.embed([texts[h] for h in fresh], kind="passage")):
-                cached[h] = writer.vector_value(encode(vector))
-        writer.write_vectors([(chunk_id, doc_id, h, cached[h]) for chunk_id, doc_id, h, _ in rows])
+            for key, vector in zip(fresh, model.embed([texts[k] for k in fresh], kind="passage")):
+                cached[key] = writer.vector_value(encode(vector))
+        writer.write_vectors(
+            [(chunk_id, doc_id, h, cached[keys[chunk_id]]) for chunk_id, doc_id, h, _ in rows]
+        )
         computed += len(fresh)
         if progress and fresh:
             progress(computed, len(texts))
     removed = writer.drop_orphan_vectors()
+    if policy_changed:
+        _record_text_policy(store, writer)
     return {
         "chunks": total_chunks,
         "embedded": computed,
@@ -157,3 +207,34 @@ def _embed_missing(
         "unchanged": total_chunks - len(needed),
         "removed": removed,
     }
+
+
+def _vector_texts(writer: Writer, chunks: list[StaleChunk]) -> dict[int, str]:
+    """The vector text of each of `chunks` that is not its own text (code chunks with
+    symbols: `vector_text.code_passage`), by chunk id."""
+    outlines = writer.code_outlines({doc_id for _, doc_id, _, _ in chunks})
+    found: dict[int, str] = {}
+    symbols_of: dict[int, list[vector_text.Symbol]] = {}
+    for chunk_id, doc_id, _, content in chunks:
+        outline = outlines.get(doc_id)
+        span = outline["chunks"].get(chunk_id) if outline else None
+        if outline is None or span is None:
+            continue
+        if doc_id not in symbols_of:
+            symbols_of[doc_id] = [vector_text.Symbol(*row) for row in outline["symbols"]]
+        text = vector_text.code_passage(
+            content, span[0], span[1], symbols_of[doc_id], outline["path"]
+        )
+        if text != content:
+            found[chunk_id] = text
+    return found
+
+
+def _text_policy(store: Store) -> str:
+    """The text policy of the index's vectors (`vector_text.POLICY`)."""
+    return store.meta(vector_text.META_KEY) or vector_text.RAW_POLICY
+
+
+def _record_text_policy(store: Store, writer: Writer) -> None:
+    if _text_policy(store) != vector_text.POLICY:
+        writer.set_meta(vector_text.META_KEY, vector_text.POLICY)

@@ -258,6 +258,61 @@ class Writer(ABC):
     def drop_orphan_vectors(self) -> int:
         """Drop the vectors of chunks that are gone; how many went."""
 
+    # -- what a code chunk's vector is computed from (`ingest/vector_text.py`) ---------
+    def code_outlines(self, doc_ids: set[int]) -> dict[int, dict[str, Any]]:
+        """For each document of `doc_ids` that has symbols: {"path", "chunks": {chunk id:
+        (line, end_line)}, "symbols": [(name, qualified_name, signature, docstring, line,
+        end_line)]}. The same SQL on both engines."""
+        found: dict[int, dict[str, Any]] = {}
+        ids = sorted(doc_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self._read(
+                "SELECT doc_id, name, qualified_name, signature, docstring, line, end_line "
+                f"FROM symbols WHERE doc_id IN ({marks}) ORDER BY doc_id, ord",
+                part,
+            ):
+                outline = found.setdefault(row[0], {"path": "", "chunks": {}, "symbols": []})
+                outline["symbols"].append(row[1:])
+        with_symbols = sorted(found)
+        for start in range(0, len(with_symbols), 500):
+            part = with_symbols[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for doc_id, path in self._read(
+                f"SELECT id, path FROM documents WHERE id IN ({marks})", part
+            ):
+                found[doc_id]["path"] = path
+            for chunk_id, doc_id, line, end_line in self._read(
+                f"SELECT id, doc_id, line, end_line FROM chunks WHERE doc_id IN ({marks})", part
+            ):
+                found[doc_id]["chunks"][chunk_id] = (line, end_line)
+        return found
+
+    def code_chunks(self) -> list[StaleChunk]:
+        """Every chunk of a document that has symbols, as `stale_chunks` gives them (what
+        a change of the code vector text re-embeds)."""
+        return [
+            (int(a), int(b), str(c), str(d))
+            for a, b, c, d in self._read(
+                "SELECT c.id, c.doc_id, c.content_hash, c.content FROM chunks c "
+                "WHERE c.doc_id IN (SELECT DISTINCT doc_id FROM symbols) ORDER BY c.id",
+                [],
+            )
+        ]
+
+    def code_chunk_count(self) -> int:
+        rows = self._read(
+            "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT DISTINCT doc_id FROM symbols)",
+            [],
+        )
+        return int(rows[0][0])
+
+    def _read(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+        return [
+            tuple(r.values()) for r in self.store.rows(self.store.dialect.positional(sql), params)
+        ]
+
 
 # -- a document's rows, the same on both engines ----------------------------------------
 DOCUMENT_COLUMNS = (
