@@ -115,6 +115,12 @@ class Dialect(ABC):
         precision; PostgreSQL reads a bare `1.5` as numeric)."""
 
     @abstractmethod
+    def rounded(self, expr: str, digits: int) -> str:
+        """`expr` (a float) rounded to `digits` decimals, as a float. Vector distances are
+        float32 in sqlite-vec and double in pgvector: two passages whose vectors are
+        (nearly) the same are ordered by their distance rounded, then by id, alike."""
+
+    @abstractmethod
     def newline(self) -> str:
         """The newline character as an SQL expression."""
 

@@ -74,6 +74,9 @@ class PostgresDialect(Dialect):
     def real(self, literal: str) -> str:
         return f"{literal}::float8"
 
+    def rounded(self, expr: str, digits: int) -> str:
+        return f"round(CAST({expr} AS numeric), {int(digits)})::float8"
+
     def newline(self) -> str:
         return "chr(10)"
 

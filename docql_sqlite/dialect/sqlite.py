@@ -39,6 +39,9 @@ class SqliteDialect(Dialect):
     def real(self, literal: str) -> str:
         return literal
 
+    def rounded(self, expr: str, digits: int) -> str:
+        return f"round({expr}, {int(digits)})"
+
     def newline(self) -> str:
         return "char(10)"
 

@@ -225,7 +225,10 @@ def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         ("vec_raw", raw),
         (
             "vec_ranked",
-            "SELECT r.id, r.distance, row_number() OVER (ORDER BY r.distance, r.id) AS rank FROM "
+            # Distances equal to 6 decimals (near-identical vectors: short passages) rank
+            # by id on both engines (float32 in sqlite-vec, double in pgvector).
+            "SELECT r.id, r.distance, row_number() OVER (ORDER BY "
+            f"{params.dialect.rounded('r.distance', 6)}, r.id) AS rank FROM "
             "vec_raw r "
             "JOIN chunks c ON c.id = r.id JOIN chunk_vectors cv ON cv.chunk_id = r.id "
             "AND cv.content_hash = c.content_hash AND cv.doc_id = c.doc_id",
