@@ -268,6 +268,11 @@ def test_link_only(content: str, expected: bool) -> None:
         ("how long should bread dough bake", {}, True),
         # One passage holds every word in its own text (a known item): lists as they are.
         ("knead the dough and bake it", {}, False),
+        # Not a question: a fragment is a known item, where BM25 is the better list.
+        ("long bread dough bake", {}, False),
+        ("do not bake bread dough long", {}, False),
+        # A question mark makes one.
+        ("bread dough bake time?", {}, True),
         # One term: no exact list; the name channels weigh look-ups, the vector list stays.
         ("dough", {}, False),
         # A weight the user gives is the weight.
