@@ -357,3 +357,32 @@ def e5_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
         )
         assert done.returncode == 0, done.stderr
     return database, env
+
+
+@pytest.fixture
+def counting_model() -> Iterator[Any]:
+    """The hash model registered as "counting", recording the texts it embeds (the
+    fingerprint's probes aside) in `.texts`; the registry and loaded models are reset
+    around the test."""
+    from docql_sqlite.embedders import register, reload_plugins
+    from docql_sqlite.embedders.base import PROBE_TEXTS
+    from docql_sqlite.embedders.hashing import HashEmbedder
+    from docql_sqlite.embedders.registry import forget_loaded_models
+
+    class Counting(HashEmbedder):
+        texts: list[str] = []
+
+        def __init__(self) -> None:
+            super().__init__(64)
+            self.model_id = "counting"
+
+        def embed_batch(self, texts: list[str]) -> Any:
+            Counting.texts.extend(t for t in texts if t not in PROBE_TEXTS)
+            return super().embed_batch(texts)
+
+    reload_plugins()
+    register("counting", lambda arg, **_: Counting())
+    forget_loaded_models()
+    yield Counting
+    reload_plugins()
+    forget_loaded_models()

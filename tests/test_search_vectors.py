@@ -14,10 +14,7 @@ from click.testing import CliRunner
 
 import docql_sqlite
 from docql_sqlite import embed
-from docql_sqlite.embedders import decode, get_model, register, reload_plugins
-from docql_sqlite.embedders.base import PROBE_TEXTS
-from docql_sqlite.embedders.hashing import HashEmbedder
-from docql_sqlite.embedders.registry import forget_loaded_models
+from docql_sqlite.embedders import decode, get_model
 from docql_sqlite.errors import EmbeddingError
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.search import fusion, vectors
@@ -46,33 +43,6 @@ def embedded_db(tmp_path_factory) -> Path:
     report = embed(path, "hash")
     assert report["embedded"] > 0
     return path
-
-
-class Counting(HashEmbedder):
-    """The hash model, counting the texts it is asked to embed."""
-
-    texts: list[str] = []
-
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.model_id = "counting"
-
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
-        Counting.texts.extend(
-            t for t in texts if t not in PROBE_TEXTS
-        )  # not the fingerprint's probes
-        return super().embed_batch(texts)
-
-
-@pytest.fixture
-def counting_model():
-    reload_plugins()
-    register("counting", lambda arg, **_: Counting())
-    Counting.texts = []
-    forget_loaded_models()
-    yield Counting
-    reload_plugins()
-    forget_loaded_models()
 
 
 # -- storage ------------------------------------------------------------------------------

@@ -13,10 +13,7 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite import embed
-from docql_sqlite.embedders import decode, get_model, register, reload_plugins
-from docql_sqlite.embedders.base import PROBE_TEXTS
-from docql_sqlite.embedders.hashing import HashEmbedder
-from docql_sqlite.embedders.registry import forget_loaded_models
+from docql_sqlite.embedders import decode, get_model
 from docql_sqlite.ingest import vector_text
 from docql_sqlite.ingest.embed import pending
 from docql_sqlite.ingest.vector_text import Shape, Symbol, code_passage, words
@@ -98,31 +95,6 @@ EXPECTED = {
 }
 
 
-class Counting(HashEmbedder):
-    """The hash model, recording the texts it embeds (the fingerprint's probes aside)."""
-
-    texts: list[str] = []
-
-    def __init__(self) -> None:
-        super().__init__(64)
-        self.model_id = "counting"
-
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
-        Counting.texts.extend(t for t in texts if t not in PROBE_TEXTS)
-        return super().embed_batch(texts)
-
-
-@pytest.fixture
-def counting() -> Iterator[type[Counting]]:
-    reload_plugins()
-    register("counting", lambda arg, **_: Counting())
-    Counting.texts = []
-    forget_loaded_models()
-    yield Counting
-    reload_plugins()
-    forget_loaded_models()
-
-
 def _stored(tmp_index) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
     """Each chunk's stored vector, by chunk text."""
     with docql_sqlite.open(tmp_index.db) as idx:
@@ -151,17 +123,17 @@ def test_identifiers_become_words(identifier: str, expected: str) -> None:
     assert words(identifier) == expected
 
 
-def test_vector_text_of_parsed_chunks(tmp_index, counting) -> None:  # type: ignore[no-untyped-def]
+def test_vector_text_of_parsed_chunks(tmp_index, counting_model) -> None:  # type: ignore[no-untyped-def]
     tmp_index.write_many(FILES)
     tmp_index.index(workers=0)
     embed(tmp_index.db, "counting")
     chunks = [c for (c,) in tmp_index.query("SELECT content FROM chunks ORDER BY id")]
     assert set(EXPECTED) <= set(chunks)
-    embedded = set(counting.texts)
+    embedded = set(counting_model.texts)
     for chunk, expected in EXPECTED.items():
         assert (expected or chunk) in embedded, chunk
     # What the model read is exactly the chunks' vector texts, each once.
-    assert len(counting.texts) == len(embedded)
+    assert len(counting_model.texts) == len(embedded)
     # The stored vectors are those of the vector texts; search still returns the chunk.
     model = get_model("counting")
     stored = _stored(tmp_index)
@@ -183,7 +155,9 @@ def test_a_long_doc_comment_and_the_budget() -> None:
     assert code_passage("func f() {}\n", 3, 3, [symbol], shape=raw) == "func f() {}\n"
 
 
-def test_an_edited_doc_comment_is_not_served_from_the_content_cache(tmp_index, counting) -> None:  # type: ignore[no-untyped-def]
+def test_an_edited_doc_comment_is_not_served_from_the_content_cache(
+    tmp_index, counting_model
+) -> None:  # type: ignore[no-untyped-def]
     """The declaration's chunk text is unchanged when only its doc comment changes (the
     comment is in the chunk before), so the content-hash cache would keep the old vector."""
     tmp_index.write_many(FILES)
@@ -192,20 +166,20 @@ def test_an_edited_doc_comment_is_not_served_from_the_content_cache(tmp_index, c
     declaration = "func (b *Buffer) Bytes() []byte { return b.buf }\n"
     before = _stored(tmp_index)[declaration]
     tmp_index.write("buffer.go", GO.replace("holding the unread portion", "aliasing the contents"))
-    counting.texts = []
+    counting_model.texts = []
     tmp_index.index(workers=0)  # the index run embeds what changed
     after = _stored(tmp_index)[declaration]
     expected = (
         "Buffer bytes\nBytes returns a slice aliasing the contents of the buffer.\n" + declaration
     )
-    assert expected in counting.texts
+    assert expected in counting_model.texts
     assert np.allclose(after, get_model("counting").embed([expected])[0], atol=1e-6)
     assert not np.allclose(before, after)
     # Markdown and Python texts were unchanged and not embedded again.
-    assert not any("Guide" in t or "Lexer" in t for t in counting.texts)
+    assert not any("Guide" in t or "Lexer" in t for t in counting_model.texts)
 
 
-def test_twin_declarations_get_their_own_vectors(tmp_index, counting) -> None:  # type: ignore[no-untyped-def]
+def test_twin_declarations_get_their_own_vectors(tmp_index, counting_model) -> None:  # type: ignore[no-untyped-def]
     """Two files with the same declaration text under different doc comments: one
     content hash, two vector texts, two vectors (de-duplication is by vector text)."""
     twin = GO.replace("holding the unread portion", "aliasing the contents")
@@ -220,7 +194,7 @@ def test_twin_declarations_get_their_own_vectors(tmp_index, counting) -> None:  
     assert len(rows) == 2 and not np.allclose(decode(rows[0][0]), decode(rows[1][0]))
 
 
-def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counting) -> None:  # type: ignore[no-untyped-def]
+def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counting_model) -> None:  # type: ignore[no-untyped-def]
     tmp_index.write_many(FILES)
     tmp_index.index(workers=0)
     embed(tmp_index.db, "counting")
@@ -235,18 +209,18 @@ def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counti
     # Searching it still works meanwhile.
     with docql_sqlite.open(tmp_index.db) as idx:
         assert idx.search("unread portion", mode="vector")
-    counting.texts = []
+    counting_model.texts = []
     report = embed(tmp_index.db)
     # Every code chunk again: the seven that declare something embedded anew, the
     # others (comments, blank lines, read as they are) from the cache; no Markdown chunk.
     assert report["reused"] + report["embedded"] == code_chunks
-    assert report["embedded"] == len(counting.texts) == 7
-    assert not any("Guide" in t for t in counting.texts)
-    assert "Buffer bytes\nBytes returns" in "".join(counting.texts)
+    assert report["embedded"] == len(counting_model.texts) == 7
+    assert not any("Guide" in t for t in counting_model.texts)
+    assert "Buffer bytes\nBytes returns" in "".join(counting_model.texts)
     assert tmp_index.scalar("SELECT value FROM meta WHERE key = 'embedding_text'") == "code-v1"
     assert pending(tmp_index.db) == ("counting", 0)
-    counting.texts = []
-    assert embed(tmp_index.db)["embedded"] == 0 and counting.texts == []
+    counting_model.texts = []
+    assert embed(tmp_index.db)["embedded"] == 0 and counting_model.texts == []
 
 
 def test_a_paraphrased_doc_comment_finds_the_declaration_by_vector(tmp_index) -> None:  # type: ignore[no-untyped-def]
