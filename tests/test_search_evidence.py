@@ -11,7 +11,7 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.passage_text import link_only
-from docql_sqlite.search import evidence, fusion
+from docql_sqlite.search import channels, evidence, fusion
 from docql_sqlite.search import terms as search_terms
 from docql_sqlite.search.query_names import query_names
 
@@ -262,25 +262,59 @@ def test_link_only(content: str, expected: bool) -> None:
 
 # -- the vector list's weight with a strong encoder (docs/search.md) ---------------------
 @pytest.mark.parametrize(
-    "query, weights, boosted",
+    "text, question",
     [
-        # No passage holds every word (question → answer): meaning decides, x8.
-        ("how long should bread dough bake", {}, True),
-        # One passage holds every word in its own text (a known item): lists as they are.
-        ("knead the dough and bake it", {}, False),
-        # Not a question: a fragment is a known item, where BM25 is the better list.
-        ("long bread dough bake", {}, False),
-        ("do not bake bread dough long", {}, False),
-        # A question mark makes one.
-        ("bread dough bake time?", {}, True),
-        # One term: no exact list; the name channels weigh look-ups, the vector list stays.
-        ("dough", {}, False),
-        # A weight the user gives is the weight.
-        ("how long should bread dough bake", {"vector": 1.0}, False),
+        ("how do I set a timeout on an http request", True),
+        ("why is it slow", True),
+        ("how to install", True),
+        ("what does the sync option do", True),
+        ("when should I vacuum", True),
+        ("can I automatically update the system", True),
+        ("is there a way to pin a version", True),
+        ("does it support TLS", True),
+        ("bread dough bake time?", True),
+        ("如何安装？", True),
+        # A manual's sentences open with the same words: known items, not questions.
+        ("When set to on, which is the default, PostgreSQL will remove temporary files.", False),
+        ("Can be used to set the mode.", False),
+        ("May be null.", False),
+        ("Is ignored when the option is off.", False),
+        ("do not fetch tags", False),
+        ("What", False),
+        ("long bread dough bake", False),
+        ("", False),
     ],
 )
-def test_a_strong_encoder_weighs_more_only_when_exact_evidence_is_weak(
-    e5_db, monkeypatch: pytest.MonkeyPatch, query: str, weights: dict, boosted: bool
+def test_is_question(text: str, question: bool) -> None:
+    assert channels.is_question(text) is question
+
+
+@pytest.mark.parametrize(
+    "query, weights, boost",
+    [
+        # No passage holds every word (question → answer): meaning decides, x8.
+        ("how long should bread dough bake", {}, 8.0),
+        # One passage holds every word in its own text: the question keeps its lexical
+        # lists, with the vector list at the floor (a sibling question can hold them all).
+        ("how do I knead the dough and bake it", {}, 3.0),
+        # Not a question: a fragment is a known item, where BM25 is the better list.
+        ("knead the dough and bake it", {}, 1.0),
+        ("long bread dough bake", {}, 1.0),
+        ("do not bake bread dough long", {}, 1.0),
+        # A question mark makes one.
+        ("bread dough bake time?", {}, 8.0),
+        # One term, not a question: the name channels weigh look-ups.
+        ("dough", {}, 1.0),
+        # A question of one term ("What is R?") has no exact list: x8 ...
+        ("what is dough?", {}, 8.0),
+        # ... unless a name equals it (a heading here, a symbol in code): the floor.
+        ("what are roses?", {}, 3.0),
+        # A weight the user gives is the weight.
+        ("how long should bread dough bake", {"vector": 1.0}, 1.0),
+    ],
+)
+def test_a_strong_encoder_weighs_more_for_questions_and_most_when_exact_evidence_is_weak(
+    e5_db, monkeypatch: pytest.MonkeyPatch, query: str, weights: dict, boost: float
 ) -> None:
     database, env = e5_db
     monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
@@ -289,10 +323,10 @@ def test_a_strong_encoder_weighs_more_only_when_exact_evidence_is_weak(
     strategy = hits[0]["explain"]["plan"]["strategy"]
     steps = [s for s in strategy if "strong encoder" in s]
     assert steps == (
-        ["a strong encoder and weak exact evidence → vector list weight x8.00"] if boosted else []
+        [f"a strong encoder and a question → vector list weight x{boost:.2f}"] if boost > 1 else []
     )
     vector = [h["explain"]["rrf"].get("vector", 0.0) for h in hits]
-    if boosted:  # rank 1 of the vector list at weight 8 and k = 60
-        assert max(vector) == pytest.approx(8 / 61, abs=1e-6)
+    if boost > 1:  # rank 1 of the vector list at that weight and k = 60
+        assert max(vector) == pytest.approx(boost / 61, abs=1e-6)
     else:
         assert max(vector) <= (weights.get("vector", 1.0)) / 61 + 1e-6

@@ -37,6 +37,10 @@ SEARCH = Path(docql_sqlite.__file__).resolve().parent / "search"
         ("how do I handle errors", {"handle_errors"}, {"handle", "errors"}, None),
         # Past SHORT_QUERY words no name is matched by containment.
         ("alpha beta gamma delta", {"alpha_beta_gamma_delta"}, {"alpha"}, []),
+        # A question's mark is not part of the name it asks about.
+        ("what is planner?", {"planner"}, set(), ["planner"]),
+        ("what is DocQLLexer?", {"docqllexer", "doc_ql_lexer"}, set(), None),
+        ("roses?", {"roses"}, set(), ["roses"]),
     ],
 )
 def test_query_names(text: str, strong: set[str], weak: set[str], contains: list | None) -> None:
@@ -45,6 +49,7 @@ def test_query_names(text: str, strong: set[str], weak: set[str], contains: list
     assert all(names.weight(n) == 1.0 for n in strong)
     assert all(names.weight(n) == 1.0 / names.words for n in weak)
     assert (strong | weak) <= set(names.equal)
+    assert not any(n.endswith(("?", "？")) for n in names.equal + names.contain)
     if contains is not None:
         assert names.contain == contains
 

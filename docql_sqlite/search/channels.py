@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..records import Record
 from ..schema import KEY_MODEL
 from ..sqlparams import Params
+from ..text import fold
 from . import documents, evidence, fusion, keywords, ranking, sqlbuild
 from . import names as code_words
 from . import terms as search_terms
@@ -115,12 +116,10 @@ def collect(
     if vector is not None:
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
-            boost = vector_boost(store, text, opts, lists, n_level)
+            boost = vector_boost(store, text, opts, lists, n_level, names)
             if boost > 1.0:
                 vector[0].weight *= boost
-                steps.append(
-                    f"a strong encoder and weak exact evidence → vector list weight x{boost:.2f}"
-                )
+                steps.append(f"a strong encoder and a question → vector list weight x{boost:.2f}")
         lists.append(vector[0])
     return Candidates(represented(lists), steps, doc_notes, lexical)
 
@@ -131,39 +130,82 @@ def collect(
 # `e5-small` the vector mode alone beat smart search by .05-.16 MRR@10 on the FAQ sets.
 # Models not listed (use-multilingual, hash, served models) keep weight 1.
 STRONG_VECTORS = {"e5-small": 8.0}
+# ... and its least weight for any question, whatever the exact evidence: a passage
+# holding every word of a question is often its sibling ("How can add-on packages be
+# installed?" for "... be used?"), not its answer. 3 keeps the regression list's
+# known-item questions (tests/test_search_regression.py) in their top 3; 8 did not.
+QUESTION_FLOOR = 3.0
 
 
 def is_question(text: str) -> bool:
-    """A question as people ask one: ends in "?" or opens with a question word."""
-    words = text.lower().split(None, 2)
-    if text.rstrip().endswith("?"):
+    """A question as people ask one: ends in "?", opens with "how" or "why", with another
+    question word and an auxiliary ("what is", "where can", "when should", "which does"),
+    or with an auxiliary and its subject ("can I", "is there", "does it"). A manual's
+    sentences open with such words too, and are known items: "When set to on, ...",
+    "Can be used to ...", "Which is the default" without a subject, "do not fetch tags"."""
+    if text.rstrip().endswith(("?", "？")):
         return True
-    # "do not fetch tags" is an instruction (an option's description), not a question.
-    return bool(words) and words[0] in QUESTION_WORDS and words[1:2] != ["not"]
+    words = text.lower().split(None, 2)
+    if not words:
+        return False
+    first, second = words[0], (words[1] if len(words) > 1 else "")
+    if first in ("how", "why"):
+        return True
+    if first in WH_WORDS:
+        return second in AUXILIARIES or second == "to"
+    return first in AUXILIARIES and second in SUBJECTS
 
 
-QUESTION_WORDS = frozenset(
-    "how what why where when which who whom whose can could should would is are was were "
-    "does do did will may might shall".split()
+WH_WORDS = frozenset("what where when which who whom whose".split())
+AUXILIARIES = frozenset(
+    "is are was were am do does did can could should would will may might shall must "
+    "has have had".split()
+)
+SUBJECTS = frozenset(
+    "i you we they he she it there this that these those my your our the a an".split()
 )
 
 
 def vector_boost(
-    store: Store, text: str, opts: ranking.Request, lists: list[fusion.Ranked], n_level: int
+    store: Store,
+    text: str,
+    opts: ranking.Request,
+    lists: list[fusion.Ranked],
+    n_level: int,
+    names: QueryNames,
 ) -> float:
-    """1 + (strength - 1) x (1 - the exact list's share), for a question: a question whose
-    words many passages hold, or none (question → answer), leans on meaning; one that a
-    few passages hold word for word keeps the lists as they are. Not for other queries:
-    a fragment (an option's description, a doc comment's sentence, a name) is a known
-    item, where BM25 is the better list (git's option set lost .13 R@10 at x3). Queries
-    of one term have no exact list: the name channels weigh those."""
+    """For a question, between QUESTION_FLOOR and the model's strength: 1 + (strength
+    - 1) x (1 - the exact evidence held). A question whose words many passages hold, or
+    none (question → answer), leans on meaning; one that a few passages hold word for
+    word keeps more of its lexical lists. The evidence of a question of one term ("What
+    is R?") is a name equal to it (`what is DocQLLexer?`), as no exact list is made.
+    Not for other queries: a fragment (an option's description, a doc comment's
+    sentence, a name) is a known item, where BM25 is the better list (git's option set
+    lost .13 R@10 at x3)."""
     strength = STRONG_VECTORS.get(opts.model or store.meta(KEY_MODEL) or "", 1.0)
-    if strength <= 1.0 or n_level < evidence.MIN_TERMS or not is_question(text):
+    if strength <= 1.0 or not is_question(text):
         return 1.0
-    exact = next((r for r in lists if r.name == "exact"), None)
-    # The list's weight is EXACT_WEIGHT x selectivity x lexical x the user's exact weight.
-    held = min(1.0, exact.weight / evidence.EXACT_WEIGHT) if exact is not None else 0.0
-    return 1.0 + (strength - 1.0) * (1.0 - held)
+    if n_level < evidence.MIN_TERMS:
+        held = 1.0 if names_equal(lists, names) else 0.0
+    else:
+        exact = next((r for r in lists if r.name == "exact"), None)
+        # The list's weight: EXACT_WEIGHT x selectivity x lexical x the user's exact weight.
+        held = min(1.0, exact.weight / evidence.EXACT_WEIGHT) if exact is not None else 0.0
+    return max(min(strength, QUESTION_FLOOR), 1.0 + (strength - 1.0) * (1.0 - held))
+
+
+def names_equal(lists: list[fusion.Ranked], names: QueryNames) -> bool:
+    """Whether a name list matched a name the query equals (what the composite score's
+    NAME_EXACT bonus rewards)."""
+    return any(
+        fold(str(row.get("_match") or "")) in names.equal
+        for ranked in lists
+        if ranked.name in NAME_LIST_NAMES
+        for row in ranked.rows
+    )
+
+
+NAME_LIST_NAMES = frozenset(n.name for n in NAME_LISTS)
 
 
 def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
