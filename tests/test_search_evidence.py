@@ -273,7 +273,8 @@ def test_link_only(content: str, expected: bool) -> None:
         ("is there a way to pin a version", True),
         ("does it support TLS", True),
         ("bread dough bake time?", True),
-        ("如何安装？", True),
+        # Chinese questions are not boosted: at x3-x8 the zh set lost .012 MRR@10.
+        ("如何安装？", False),
         # A manual's sentences open with the same words: known items, not questions.
         ("When set to on, which is the default, PostgreSQL will remove temporary files.", False),
         ("Can be used to set the mode.", False),

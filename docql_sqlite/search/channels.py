@@ -143,7 +143,7 @@ def is_question(text: str) -> bool:
     or with an auxiliary and its subject ("can I", "is there", "does it"). A manual's
     sentences open with such words too, and are known items: "When set to on, ...",
     "Can be used to ...", "Which is the default" without a subject, "do not fetch tags"."""
-    if text.rstrip().endswith(("?", "？")):
+    if text.rstrip().endswith("?"):
         return True
     words = text.lower().split(None, 2)
     if not words:
