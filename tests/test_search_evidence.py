@@ -331,3 +331,25 @@ def test_a_strong_encoder_weighs_more_for_questions_and_most_when_exact_evidence
         assert max(vector) == pytest.approx(boost / 61, abs=1e-6)
     else:
         assert max(vector) <= (weights.get("vector", 1.0)) / 61 + 1e-6
+
+
+def test_a_boosted_vector_passage_holding_none_of_the_words_counts_half(
+    e5_db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the boost, the vector list's passages that hold no word of the question keep
+    WORDLESS_WEIGHT of the list's weight: the bread passage holds "dough" and "bake", the
+    timeout and rose passages hold none."""
+    database, env = e5_db
+    monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
+    with docql_sqlite.open(database) as idx:
+        hits = idx.search("how long should bread dough bake", explain=True)
+    assert (
+        "2 vector passages hold none of the words → x0.5" in hits[0]["explain"]["plan"]["strategy"]
+    )
+    by_section = {h["section"]: h["explain"] for h in hits}
+    assert set(by_section) == {"Bread", "Timeouts", "Roses"}
+    for section, explain in by_section.items():
+        rank = explain["lists"]["vector"]["rank"]
+        share = 1.0 if section == "Bread" else channels.WORDLESS_WEIGHT
+        assert explain["rrf"]["vector"] == pytest.approx(8 * share / (60 + rank), abs=1e-6)
+    assert hits[0]["section"] == "Bread"
