@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..model import REFERENCE_KINDS
 from ..text import fold
 
 if TYPE_CHECKING:
@@ -77,19 +78,22 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
-    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references`, made by a
-    # parser worker (`rows.for_writer`, which drops the objects): tuples cross the pipe to
-    # the writer ~8x cheaper than `Reference` objects. None: read the objects.
+    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references` as `refs`
+    # stores them (`reference_rows`), made by a parser worker (`rows.for_writer`, which
+    # drops the objects): tuples cross the pipe to the writer ~8x cheaper than `Reference`
+    # objects. None: read the objects.
     reference_rows: list[tuple[Any, ...]] | None = None
 
+
+_KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
 
 # uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were.
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
 # (chunk id, document id, content hash, content) of a chunk without a current vector.
 StaleChunk = tuple[int, int, str, str]
-# The resolution pass of `ingest/resolve.py`: (connection, names, documents, dialect) →
-# references resolved.
-Resolve = Callable[[Any, set[str], set[int], "Dialect"], int]
+# The resolution pass of `ingest/resolve.py`: (connection, names, staged rows, dialect) →
+# references resolved. The staged rows are `refs_staged`'s, in (doc_id, ord) order.
+Resolve = Callable[[Any, set[str], list[tuple[Any, ...]], "Dialect"], int]
 
 
 class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, not a crash
@@ -415,22 +419,34 @@ def symbol_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
     ]
 
 
+# The columns of `refs_staged`, in `ref_rows` order: what the resolution pass reads.
+STAGED_COLUMNS = "doc_id, ord, name, kind, caller_ord, line, end_line, col"
+
+
 def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
-    """`refs` columns doc_id … col, resolution, candidates: written `unresolved` with no
-    candidates, the answer for most references (built-ins, dependencies), so the
-    resolution pass (`ingest/resolve.py`) rewrites only the rows it links."""
+    """`refs_staged` rows (doc_id, ord, name, kind, caller_ord, line, end_line, col): the
+    resolution pass (`ingest/resolve.py`) inserts them into `refs`, resolved."""
     rows = parsed.reference_rows
     if rows is None:  # in one process: straight from the objects, no intermediate tuples
-        return [
-            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column, "unresolved", 0)
-            for i, r in enumerate(parsed.doc.references)
-        ]
-    return [(doc_id, i, *row, "unresolved", 0) for i, row in enumerate(rows)]
+        rows = reference_rows(parsed.doc.references)
+    return [(doc_id, i, *row) for i, row in enumerate(rows)]
 
 
 def reference_rows(references: list[Reference]) -> list[tuple[Any, ...]]:
-    """`Parsed.reference_rows` of a document's references."""
-    return [(r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column) for r in references]
+    """`Parsed.reference_rows` of a document's references, as `refs` stores them (schema
+    11): the kind's code (`model.REFERENCE_KINDS`), `end_line` None when it is `line`."""
+    code = _KIND_CODES
+    return [
+        (
+            r.name,
+            code[r.kind],
+            r.caller_ord,
+            r.line,
+            None if r.end_line == r.line else r.end_line,
+            r.column,
+        )
+        for r in references
+    ]
 
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
@@ -442,6 +458,7 @@ def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
 
 __all__ = [
     "DOCUMENT_COLUMNS",
+    "STAGED_COLUMNS",
     "DocumentNotStored",
     "FailedFiles",
     "Parsed",

@@ -19,6 +19,7 @@ from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ...text import fts_text
 from ..writer import (
     DOCUMENT_COLUMNS,
+    STAGED_COLUMNS,
     DocumentNotStored,
     FailedFiles,
     Parsed,
@@ -259,8 +260,13 @@ class SqliteWriter(Writer):
 
     def resolve_references(self, resolve: Resolve) -> None:
         with self.conn:  # the file's one writer: take the queues and resolve at once
-            names, docs = _take_pending(self.conn)
-            resolve(self.conn, names, docs, self.store.dialect)
+            names = {n for (n,) in self.conn.execute("DELETE FROM refs_pending RETURNING name")}
+            staged = self.conn.execute(
+                f"SELECT {STAGED_COLUMNS} FROM refs_staged ORDER BY doc_id, ord"
+            ).fetchall()
+            resolve(self.conn, names, staged, self.store.dialect)
+            if staged:
+                self.conn.execute("DELETE FROM refs_staged")  # whole: SQLite truncates it
 
     def set_meta(self, key: str, value: str) -> None:
         with self.conn:
@@ -344,17 +350,15 @@ class SqliteWriter(Writer):
         )
         if not (parsed.reference_rows or doc.references or doc.imports or doc.symbols):
             return
-        # A code file's references (unresolved until the run's resolution pass, which
-        # takes the file from `refs_pending_docs`) and imports; the names it defines are
+        # A code file's references wait in `refs_staged` for the run's resolution pass,
+        # which inserts them into `refs` resolved (an append to an unindexed table here,
+        # not a row of `refs` and its index written twice); the names the file defines are
         # queued so that references to them elsewhere are resolved again.
-        refs = ref_rows(doc_id, parsed)
         conn.executemany(
-            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, "
-            "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            refs,
+            "INSERT INTO refs_staged(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ref_rows(doc_id, parsed),
         )
-        if refs:
-            conn.execute("INSERT OR IGNORE INTO refs_pending_docs(doc_id) VALUES (?)", (doc_id,))
         conn.executemany(
             "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -469,14 +473,6 @@ class SqliteWriter(Writer):
                 "DELETE FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
             )
         return len(orphans)
-
-
-def _take_pending(conn: db.Connection) -> tuple[set[str], set[int]]:
-    """The resolution pass's queues, emptied: the names whose definitions changed and the
-    documents whose references were written."""
-    names = {name for (name,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
-    docs = {d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")}
-    return names, docs
 
 
 __all__ = ["FtsWrites", "SqliteWriter"]
