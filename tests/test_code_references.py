@@ -321,10 +321,13 @@ def test_a_stopped_run_leaves_its_references_staged_for_the_next(tmp_path: Path)
     conn.close()
     stopped.write_bytes(fresh.read_bytes())
     conn = apsw.Connection(str(stopped))
-    columns = "doc_id, ord, name, kind, caller_ord, line, end_line, col"
-    conn.execute(f"""
-        INSERT INTO refs_staged SELECT {columns} FROM refs WHERE doc_id IN
-          (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id DESC LIMIT 4);
+    conn.execute("""
+        INSERT INTO refs_staged(doc_id, refs)
+          SELECT doc_id, json_group_array(
+            json_array(name, kind, caller_ord, line, end_line, col) ORDER BY ord)
+          FROM refs WHERE doc_id IN
+            (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id DESC LIMIT 4)
+          GROUP BY doc_id;
         DELETE FROM refs WHERE doc_id IN (SELECT doc_id FROM refs_staged);
     """)
     conn.close()
@@ -362,13 +365,15 @@ def test_only_changed_links_are_written_again(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> None:
-    """A worker sends each reference as a tuple (`Parsed.reference_rows`), not as a
-    `Reference` object: the same rows reach the table, in less pickle."""
+def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path) -> None:
+    """A worker sends a file's references as one JSON string (`Parsed.references_json`,
+    what `refs_staged` holds), not as `Reference` objects: the same text reaches the
+    table, in less pickle."""
+    import json
     import pickle
 
     from docql_sqlite.ingest.parse import ParseTask, parse_for_writer, parse_task
-    from docql_sqlite.store.writer import Parsed, ref_rows
+    from docql_sqlite.store.writer import Parsed, staged_references
 
     path = tmp_path / "app.py"
     path.write_text(APP)
@@ -376,9 +381,10 @@ def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> N
     local = parse_task(task)  # what `--workers 0` writes from
     sent = parse_for_writer(task)
     assert isinstance(local, Parsed) and isinstance(sent, Parsed)
-    assert local.doc.references and local.reference_rows is None  # in one process: no copy
-    assert sent.doc.references == [] and sent.reference_rows
-    assert ref_rows(7, sent) == ref_rows(7, local)
-    # `refs_staged`'s columns: the kind's code (0, a call), no end_line on one line
-    assert ref_rows(7, sent)[1] == (7, 1, "helper", 0, 0, 5, None, 12)
-    assert len(pickle.dumps(sent.reference_rows)) < len(pickle.dumps(local.doc.references))
+    assert local.doc.references and local.references_json is None  # in one process: no copy
+    assert sent.doc.references == [] and sent.references_json
+    assert staged_references(sent) == staged_references(local)
+    # [name, kind, caller_ord, line, end_line, col]: the kind's code (0, a call), no
+    # end_line on one line
+    assert json.loads(staged_references(sent) or "")[1] == ["helper", 0, 0, 5, None, 12]
+    assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))

@@ -31,6 +31,8 @@ column says.
 
 from __future__ import annotations
 
+import gc
+import json
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
@@ -85,10 +87,26 @@ class _Def:
 
 
 def resolve_pending(
-    conn: Any, names: set[str], staged: list[tuple[Any, ...]], dialect: Dialect
+    conn: Any, names: set[str], staged: list[tuple[int, str]], dialect: Dialect
 ) -> int:
-    """Insert the `staged` references (`refs_staged` rows, in (doc_id, ord) order) into
-    `refs` resolved, and resolve again the references to `names` already there (the
+    """`_resolve_pending` with Python's cyclic garbage collector paused: the pass builds
+    millions of small lists and tuples (the decoded references, their rows) and no cycle,
+    and the collector traversed the growing heap again and again — on the scale corpus'
+    code ~3 of the ~8 CPU seconds of the pass (docs/benchmarks.md, issue 23)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _resolve_pending(conn, names, staged, dialect)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _resolve_pending(
+    conn: Any, names: set[str], staged: list[tuple[int, str]], dialect: Dialect
+) -> int:
+    """Insert the `staged` references ((doc_id, refs) rows of `refs_staged`, by doc_id)
+    into `refs` resolved, and resolve again the references to `names` already there (the
     queues the writer took: `Writer.resolve_references` calls this in its transaction
     and empties `refs_staged` after). Plain SQL with `?` markers spelled for the engine
     (`dialect.positional`): the same pass on either engine. Returns how many references
@@ -113,44 +131,45 @@ def resolve_pending(
             "r.candidates FROM refs r WHERE r.name IN (SELECT name FROM resolve_names) "
             "ORDER BY r.doc_id, r.ord"
         )
-    if not again and not staged:
+    files = [(doc_id, json.loads(text)) for doc_id, text in staged]
+    if not again and not files:
         return 0
     wanted = {row[2] for row in again}
-    wanted.update(row[2] for row in staged)
+    for _, references in files:
+        wanted.update(r[0] for r in references)
     resolver = _Resolver(rows, _definitions(rows, wanted))
     defined = resolver.definitions
     resolve = resolver.resolve
     insert = dialect.positional(_INSERT)
-    for start in range(0, len(staged), _BATCH):
+    batch: list[tuple[Any, ...]] = []
+    for doc_id, references in files:
         # A reference to a name nothing defines (over half of them: built-ins, std,
         # dependencies) is `unresolved` without a call.
-        _many(
-            conn,
-            insert,
-            [
-                (
-                    *row,
-                    *(
-                        resolve(row[0], row[2], row[3], row[4])
-                        if row[2] in defined
-                        else _UNRESOLVED
-                    ),
-                )
-                for row in staged[start : start + _BATCH]
-            ],
-        )
+        batch += [
+            (
+                doc_id,
+                ord_,
+                *ref,
+                *(resolve(doc_id, ref[0], ref[1], ref[2]) if ref[0] in defined else _UNRESOLVED),
+            )
+            for ord_, ref in enumerate(references)
+        ]
+        if len(batch) >= _BATCH:
+            _many(conn, insert, batch)
+            batch = []
+    _many(conn, insert, batch)
     update = dialect.positional(
         "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
     for start in range(0, len(again), _BATCH):
         # Only the rows whose link changed are written.
-        batch = []
+        changed = []
         for doc_id, ord_, name, kind, caller_ord, *stored in again[start : start + _BATCH]:
             link = resolve(doc_id, name, kind, caller_ord) if name in defined else _UNRESOLVED
             if link[0] != stored[0] or link[1] != stored[1] or link[2] != stored[2]:
-                batch.append((*link, doc_id, ord_))
-        _many(conn, update, batch)
-    return len(staged) + len(again)
+                changed.append((*link, doc_id, ord_))
+        _many(conn, update, changed)
+    return sum(len(references) for _, references in files) + len(again)
 
 
 def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:

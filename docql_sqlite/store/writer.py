@@ -78,11 +78,10 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
-    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references` as `refs`
-    # stores them (`reference_rows`), made by a parser worker (`rows.for_writer`, which
-    # drops the objects): tuples cross the pipe to the writer ~8x cheaper than `Reference`
-    # objects. None: read the objects.
-    reference_rows: list[tuple[Any, ...]] | None = None
+    # `doc.references` as `refs_staged` holds them (`references_json`), made by a parser
+    # worker (`rows.for_writer`, which drops the objects): one string crosses the pipe to
+    # the writer, not a `Reference` object per reference. None: read the objects.
+    references_json: str | None = None
 
 
 _KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
@@ -91,9 +90,9 @@ _KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
 # (chunk id, document id, content hash, content) of a chunk without a current vector.
 StaleChunk = tuple[int, int, str, str]
-# The resolution pass of `ingest/resolve.py`: (connection, names, staged rows, dialect) →
-# references resolved. The staged rows are `refs_staged`'s, in (doc_id, ord) order.
-Resolve = Callable[[Any, set[str], list[tuple[Any, ...]], "Dialect"], int]
+# The resolution pass of `ingest/resolve.py`: (connection, names, staged, dialect) →
+# references resolved. `staged`: (doc_id, refs) rows of `refs_staged`, by doc_id.
+Resolve = Callable[[Any, set[str], list[tuple[int, str]], "Dialect"], int]
 
 
 class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, not a crash
@@ -419,34 +418,37 @@ def symbol_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
     ]
 
 
-# The columns of `refs_staged`, in `ref_rows` order: what the resolution pass reads.
-STAGED_COLUMNS = "doc_id, ord, name, kind, caller_ord, line, end_line, col"
+def staged_references(parsed: Parsed) -> str | None:
+    """The `refs_staged.refs` text of `parsed`: None when it has no references."""
+    text = parsed.references_json
+    if text is None:  # in one process: straight from the objects
+        text = references_json(parsed.doc.references) if parsed.doc.references else None
+    return text if text and text != "[]" else None
 
 
-def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
-    """`refs_staged` rows (doc_id, ord, name, kind, caller_ord, line, end_line, col): the
-    resolution pass (`ingest/resolve.py`) inserts them into `refs`, resolved."""
-    rows = parsed.reference_rows
-    if rows is None:  # in one process: straight from the objects, no intermediate tuples
-        rows = reference_rows(parsed.doc.references)
-    return [(doc_id, i, *row) for i, row in enumerate(rows)]
-
-
-def reference_rows(references: list[Reference]) -> list[tuple[Any, ...]]:
-    """`Parsed.reference_rows` of a document's references, as `refs` stores them (schema
-    11): the kind's code (`model.REFERENCE_KINDS`), `end_line` None when it is `line`."""
+def references_json(references: list[Reference]) -> str:
+    """A document's references as `refs_staged.refs` holds them until the resolution pass
+    (`ingest/resolve.py`) inserts them into `refs`: a JSON array of [name, kind,
+    caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores them
+    (schema 11): the kind's code (`model.REFERENCE_KINDS`), `end_line` null when it is
+    `line`. One row and one string per file, not a row per reference: staging costs a
+    `json.dumps`, and the pass a `json.loads`."""
     code = _KIND_CODES
-    return [
-        (
-            r.name,
-            code[r.kind],
-            r.caller_ord,
-            r.line,
-            None if r.end_line == r.line else r.end_line,
-            r.column,
-        )
-        for r in references
-    ]
+    return json.dumps(
+        [
+            (
+                r.name,
+                code[r.kind],
+                r.caller_ord,
+                r.line,
+                None if r.end_line == r.line else r.end_line,
+                r.column,
+            )
+            for r in references
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
@@ -458,7 +460,6 @@ def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
 
 __all__ = [
     "DOCUMENT_COLUMNS",
-    "STAGED_COLUMNS",
     "DocumentNotStored",
     "FailedFiles",
     "Parsed",
@@ -471,8 +472,8 @@ __all__ = [
     "entity_rows",
     "import_rows",
     "now",
-    "ref_rows",
-    "reference_rows",
+    "references_json",
+    "staged_references",
     "symbol_rows",
     "table_rows",
     "to_json",

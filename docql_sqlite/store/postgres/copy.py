@@ -41,7 +41,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("refs", "doc_id, ord"),
     ("imports", "doc_id, ord"),
     ("refs_pending", "name"),
-    ("refs_staged", "doc_id, ord"),
+    ("refs_staged", "doc_id"),
     ("ingest_errors", "id"),
     ("chunk_vectors", "chunk_id"),
 )

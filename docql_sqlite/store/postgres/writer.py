@@ -36,7 +36,6 @@ from ...fts_tokens import tsvector_literal
 from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ..writer import (
     DOCUMENT_COLUMNS,
-    STAGED_COLUMNS,
     DocumentNotStored,
     FailedFiles,
     Parsed,
@@ -49,7 +48,7 @@ from ..writer import (
     entity_rows,
     import_rows,
     now,
-    ref_rows,
+    staged_references,
     symbol_rows,
     table_rows,
     to_json,
@@ -77,7 +76,7 @@ SEQUENCE_TABLES = (
 )
 # Dependent rows of a document, deleted before its new rows are written (chunks first:
 # their tsvector rows go with them, and sections are referenced by chunks). The staged
-# references before `refs`: while a resolution pass is moving this document's staged rows
+# references before `refs`: while a resolution pass is moving this document's staged row
 # into `refs`, the delete of `refs_staged` waits for it to commit, and the delete of
 # `refs` then sees (and removes) what it inserted.
 DEPENDENT_TABLES = (
@@ -274,7 +273,7 @@ class PostgresWriter(Writer):
             try:
                 with conn.transaction():
                     staged = conn.execute(
-                        f"DELETE FROM refs_staged RETURNING {STAGED_COLUMNS}".encode()
+                        "DELETE FROM refs_staged RETURNING doc_id, refs"
                     ).fetchall()
                     if staged:
                         live = {
@@ -282,12 +281,10 @@ class PostgresWriter(Writer):
                             for (d,) in conn.execute(
                                 "SELECT id FROM documents WHERE id = ANY(%s) ORDER BY id "
                                 "FOR KEY SHARE",
-                                (sorted({row[0] for row in staged}),),
+                                (sorted(row[0] for row in staged),),
                             )
                         }
-                        staged = sorted(
-                            (row for row in staged if row[0] in live), key=lambda r: (r[0], r[1])
-                        )
+                        staged = sorted(row for row in staged if row[0] in live)
                     resolve(conn, names, staged, self.store.dialect)
             except BaseException:
                 with conn.transaction(), conn.cursor() as cursor:  # put the names back
@@ -374,7 +371,9 @@ class PostgresWriter(Writer):
         _insert_rows(conn, "entities", ENTITY_COLUMNS, entity_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "symbols", SYMBOL_COLUMNS, symbol_rows(doc_id, parsed), sequence=True)
         # The resolution pass inserts them into `refs` (`ingest/resolve.py`).
-        _insert_rows(conn, "refs_staged", STAGED_REF_COLUMNS, ref_rows(doc_id, parsed))
+        staged = staged_references(parsed)
+        if staged is not None:
+            conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (%s, %s)", (doc_id, staged))
         _insert_rows(conn, "imports", IMPORT_COLUMNS, import_rows(doc_id, parsed))
         if doc.symbols:
             self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
@@ -543,16 +542,6 @@ ENTITY_COLUMNS = (
     ("definition", "text"),
     ("line", "bigint"),
     ("end_line", "bigint"),
-)
-STAGED_REF_COLUMNS = (
-    ("doc_id", "bigint"),
-    ("ord", "bigint"),
-    ("name", "text"),
-    ("kind", "smallint"),
-    ("caller_ord", "bigint"),
-    ("line", "bigint"),
-    ("end_line", "bigint"),
-    ("col", "bigint"),
 )
 IMPORT_COLUMNS = (
     ("doc_id", "bigint"),

@@ -19,7 +19,6 @@ from ...schema import KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
 from ...text import fts_text
 from ..writer import (
     DOCUMENT_COLUMNS,
-    STAGED_COLUMNS,
     DocumentNotStored,
     FailedFiles,
     Parsed,
@@ -32,7 +31,7 @@ from ..writer import (
     entity_rows,
     import_rows,
     now,
-    ref_rows,
+    staged_references,
     symbol_rows,
     table_rows,
     to_json,
@@ -261,12 +260,15 @@ class SqliteWriter(Writer):
     def resolve_references(self, resolve: Resolve) -> None:
         with self.conn:  # the file's one writer: take the queues and resolve at once
             names = {n for (n,) in self.conn.execute("DELETE FROM refs_pending RETURNING name")}
-            staged = self.conn.execute(
-                f"SELECT {STAGED_COLUMNS} FROM refs_staged ORDER BY doc_id, ord"
-            ).fetchall()
+            staged = [
+                (int(doc_id), str(refs))
+                for doc_id, refs in self.conn.execute(
+                    "SELECT doc_id, refs FROM refs_staged ORDER BY doc_id"
+                )
+            ]
             resolve(self.conn, names, staged, self.store.dialect)
             if staged:
-                self.conn.execute("DELETE FROM refs_staged")  # whole: SQLite truncates it
+                self.conn.execute("DELETE FROM refs_staged")
 
     def set_meta(self, key: str, value: str) -> None:
         with self.conn:
@@ -348,17 +350,15 @@ class SqliteWriter(Writer):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             symbol_rows(doc_id, parsed),
         )
-        if not (parsed.reference_rows or doc.references or doc.imports or doc.symbols):
+        if not (parsed.references_json or doc.references or doc.imports or doc.symbols):
             return
-        # A code file's references wait in `refs_staged` for the run's resolution pass,
-        # which inserts them into `refs` resolved (an append to an unindexed table here,
-        # not a row of `refs` and its index written twice); the names the file defines are
-        # queued so that references to them elsewhere are resolved again.
-        conn.executemany(
-            "INSERT INTO refs_staged(doc_id, ord, name, kind, caller_ord, line, end_line, col) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            ref_rows(doc_id, parsed),
-        )
+        # A code file's references wait in `refs_staged` (one row: a JSON array) for the
+        # run's resolution pass, which inserts them into `refs` resolved: each row of
+        # `refs` and its index is written once. The names the file defines are queued so
+        # that references to them elsewhere are resolved again.
+        staged = staged_references(parsed)
+        if staged is not None:
+            conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (?, ?)", (doc_id, staged))
         conn.executemany(
             "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
             "VALUES (?, ?, ?, ?, ?, ?)",
