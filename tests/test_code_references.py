@@ -388,3 +388,41 @@ def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path
     # end_line on one line
     assert json.loads(staged_references(sent) or "")[1] == ["helper", 0, 0, 5, None, 12]
     assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))
+
+
+def test_parsing_code_and_the_pass_leave_the_garbage_collector_as_they_found_it(
+    tmp_path: Path,
+) -> None:
+    """Both pause Python's cyclic collector while they run (docs/benchmarks.md, issue
+    23) and restore its state after, on success and on error."""
+    import gc
+
+    from docql_sqlite.ingest.code import parse_code_text
+    from docql_sqlite.ingest.resolve import resolve_pending
+
+    assert gc.isenabled()
+    assert parse_code_text(APP, "app.py", "python").references
+    assert gc.isenabled()
+    try:
+        parse_code_text(APP, "app.py", "no-such-language")
+    except Exception:  # noqa: BLE001 - only the collector's state matters here
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_code_text(APP, "app.py", "python")
+        assert not gc.isenabled()  # not switched on behind the caller's back
+    finally:
+        gc.enable()
+
+    class Broken:
+        def execute(self, *args: object) -> object:
+            raise RuntimeError("no connection")
+
+    from docql_sqlite.dialect import SQLITE
+
+    try:
+        resolve_pending(Broken(), {"x"}, [], SQLITE)
+    except RuntimeError:
+        pass
+    assert gc.isenabled()
