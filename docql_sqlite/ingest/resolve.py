@@ -70,6 +70,8 @@ _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
 IMPORT_SCAN_LIMIT = 64
+# `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
+NAME_INDEX = "refs_name"
 _INSERT = (
     "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, target_id, "
     "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -141,6 +143,14 @@ def _resolve_pending(
     defined = resolver.definitions
     resolve = resolver.resolve
     insert = dialect.positional(_INSERT)
+    # Into an empty `refs` (a new index, or one whose code was all parsed again) the
+    # rows go without `refs_name`, which is built after them from the sorted names: one
+    # pass instead of a random b-tree insert per row, and full pages where the inserts
+    # left them ~72 % full (on the scale corpus' code: 19.7 → 17.1 MB, and 3.7 G fewer
+    # instructions in a pass over all of it).
+    rebuild_index = bool(files) and not rows("SELECT 1 FROM refs LIMIT 1")
+    if rebuild_index:
+        conn.execute(dialect.positional(f"DROP INDEX IF EXISTS {NAME_INDEX}"))
     batch: list[tuple[Any, ...]] = []
     for doc_id, references in files:
         # A reference to a name nothing defines (over half of them: built-ins, std,
@@ -158,6 +168,8 @@ def _resolve_pending(
             _many(conn, insert, batch)
             batch = []
     _many(conn, insert, batch)
+    if rebuild_index:
+        conn.execute(dialect.positional(f"CREATE INDEX {NAME_INDEX} ON refs(name)"))
     update = dialect.positional(
         "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
@@ -249,10 +261,10 @@ class _Resolver:
             return _UNRESOLVED
         if doc_id != self.doc_id:
             self._load(doc_id)
-        group = kind if kind in _FITS else _IMPORT
-        decided = self.decided.get((name, group))
+        # The kind is its own group: call, type, inherit (`_FITS`) and import.
+        decided = self.decided.get((name, kind))
         if decided is None:
-            decided = self.decided[(name, group)] = self._decide(name, group, defined)
+            decided = self.decided[(name, kind)] = self._decide(name, kind, defined)
         link, local = decided
         if local is not None:  # several definitions in this file: the caller's scope picks
             return self._closest(local, caller_ord).id, _LOCAL, link[2]
