@@ -426,3 +426,32 @@ def test_parsing_code_and_the_pass_leave_the_garbage_collector_as_they_found_it(
     except RuntimeError:
         pass
     assert gc.isenabled()
+
+
+def _name_index(db: Path) -> list[tuple[object, ...]]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'refs'"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_refs_name_is_built_after_the_rows_of_an_empty_table_and_kept_after(
+    tmp_path: Path,
+) -> None:
+    """Into an empty `refs` the pass inserts without `refs_name` and builds it after
+    (`ingest/resolve.py`); a later pass, into a table that has rows, inserts through it.
+    Either way the index is there, defined as the migration defines it, and used."""
+    root = _project(tmp_path)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    assert _name_index(db) == [("CREATE INDEX refs_name ON refs(name)",)]
+    (root / "more.py").write_text("from lib import helper\n\nhelper()\n")
+    docql_sqlite.index(db, [str(root)])
+    assert _name_index(db) == [("CREATE INDEX refs_name ON refs(name)",)]
+    assert [c[1] for c in _callers(db, "helper")] == ["import", "import", "import"]
+    with docql_sqlite.open(db) as index:
+        plan = index.explain('$.code.callers("helper")')["plan"]
+    assert any("refs_name" in step["detail"] for step in plan), plan
