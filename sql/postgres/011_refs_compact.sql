@@ -23,9 +23,9 @@ ALTER TABLE refs ALTER COLUMN kind TYPE smallint USING
 ALTER TABLE refs ALTER COLUMN resolution TYPE smallint USING
   CASE resolution WHEN 'local' THEN 1 WHEN 'import' THEN 2 WHEN 'unique' THEN 3
     WHEN 'ambiguous' THEN 4 ELSE 0 END;
+ALTER TABLE refs ALTER COLUMN end_line DROP NOT NULL;
 UPDATE refs SET end_line = NULL WHERE end_line = line;
 UPDATE refs SET candidates = 0 WHERE candidates IS NULL;
 ALTER TABLE refs ALTER COLUMN resolution SET NOT NULL;
 ALTER TABLE refs ALTER COLUMN candidates SET NOT NULL;
-ALTER TABLE refs ALTER COLUMN end_line DROP NOT NULL;
 CREATE INDEX refs_name ON refs(name);
