@@ -2,8 +2,9 @@
 docs/benchmarks.md): one in-process run (`--workers 0`), CPU seconds (`time.process_time`,
 user + sys of this process) inside each phase, and the cyclic garbage collector's own.
 
-    python benchmarks/refs_phases.py refs CORPUS...   # as is
-    python benchmarks/refs_phases.py stub CORPUS...   # without references (as refs_cost.py)
+    python benchmarks/refs_phases.py CORPUS...          # as is
+    python benchmarks/refs_phases.py --stub CORPUS...   # without references (as refs_cost.py)
+    python benchmarks/refs_phases.py --smoke --json OUT # on datasets/code
 
 The phases nest (the collector runs inside the others; the pass's parts inside the pass),
 so they do not add up to the total. Indicative: CPU seconds move with the machine's load.
@@ -11,9 +12,9 @@ so they do not add up to the total. Indicative: CPU seconds move with the machin
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -27,6 +28,7 @@ import docql_sqlite.ingest.code_symbols as code_symbols
 from docql_sqlite.ingest import resolve
 from docql_sqlite.store.sqlite import writer as sqlite_writer
 
+REPO = Path(__file__).resolve().parent.parent
 SPENT: Counter[str] = Counter()
 
 
@@ -42,10 +44,18 @@ def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def main() -> int:
-    mode, corpus = sys.argv[1], sys.argv[2:]
-    if mode not in ("refs", "stub") or not corpus:
-        raise SystemExit(__doc__)
-    if mode == "stub":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("corpus", nargs="*", help="folders or files to index")
+    parser.add_argument("--stub", action="store_true", help="index without references")
+    parser.add_argument("--smoke", action="store_true", help="on datasets/code")
+    parser.add_argument("--json", metavar="OUT", help="also write the result to OUT")
+    args = parser.parse_args()
+    corpus = [str(REPO / "datasets" / "code")] if args.smoke else args.corpus
+    if not corpus:
+        parser.error("name a corpus (or --smoke)")
+    if args.stub:
         code.extract_references = lambda *args, **kwargs: ([], [])
         code_symbols._REFS_QUERIES = Path("/nonexistent/no-reference-patterns")
     else:
@@ -71,17 +81,19 @@ def main() -> int:
         docql_sqlite.index(db, corpus, workers=0)
         total = time.process_time() - started
         size = db.stat().st_size
-    print(
-        json.dumps(
-            {
-                "mode": mode,
-                "cpu_s": round(total, 2),
-                "db_bytes": size,
-                "phases_cpu_s": {k: round(v, 2) for k, v in sorted(SPENT.items())},
-            },
-            indent=2,
-        )
+    result = json.dumps(
+        {
+            "mode": "without references" if args.stub else "with references",
+            "corpus": corpus,
+            "cpu_s": round(total, 2),
+            "db_bytes": size,
+            "phases_cpu_s": {k: round(v, 2) for k, v in sorted(SPENT.items())},
+        },
+        indent=2,
     )
+    print(result)
+    if args.json:
+        Path(args.json).write_text(result + "\n", encoding="utf-8")
     return 0
 
 

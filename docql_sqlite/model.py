@@ -85,13 +85,6 @@ class Symbol:
     parent: str | None = None  # qualified name of the enclosing symbol
 
 
-# How the index stores a reference's kind and resolution (schema 11): as the position of
-# the name in these tuples, a small integer (0 and 1 take no byte in an SQLite record).
-# The compiled DocQL SQL turns them back into these names (`query/items.py`).
-REFERENCE_KINDS = ("call", "type", "inherit", "import")
-RESOLUTIONS = ("unresolved", "local", "import", "unique", "ambiguous")
-
-
 @dataclass(slots=True)
 class Reference:
     """An identifier used in code: a call, a type use, an import or an inheritance."""

@@ -2,7 +2,7 @@
 -- most +25 % of index time and size).
 --
 -- * `kind` and `resolution` are small integers, their position in
---   model.REFERENCE_KINDS (0 call, 1 type, 2 inherit, 3 import) and model.RESOLUTIONS
+--   ref_codes.REFERENCE_KINDS (0 call, 1 type, 2 inherit, 3 import) and ref_codes.RESOLUTIONS
 --   (0 unresolved, 1 local, 2 import, 3 unique, 4 ambiguous): 0 and 1 take no byte of a
 --   record. The compiled DocQL SQL names them again (docs/schema.md).
 -- * `end_line` is NULL when it is `line` (every identifier; only an import statement's

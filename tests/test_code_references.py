@@ -8,8 +8,8 @@ from pathlib import Path
 import apsw
 
 import docql_sqlite
-from docql_sqlite.model import REFERENCE_KINDS, RESOLUTIONS
 from docql_sqlite.query.items import code_names
+from docql_sqlite.ref_codes import REFERENCE_KINDS, RESOLUTIONS
 from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():

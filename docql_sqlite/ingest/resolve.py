@@ -38,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..model import REFERENCE_KINDS, RESOLUTIONS
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 if TYPE_CHECKING:
     from ..dialect import Dialect

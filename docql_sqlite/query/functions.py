@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
-from ..model import REFERENCE_KINDS
 from ..records import Record
+from ..ref_codes import REFERENCE_KINDS
 from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql

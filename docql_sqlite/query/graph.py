@@ -12,8 +12,8 @@ from collections import defaultdict
 from typing import Any
 
 from ..dialect import Dialect
-from ..model import REFERENCE_KINDS, RESOLUTIONS
 from ..records import Record
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 
 class GraphSymbol(Record, frozen=True):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 
 from ..dialect import SQLITE, Dialect
-from ..model import REFERENCE_KINDS, RESOLUTIONS
 from ..records import Record, field, replace
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 
 class FieldSpec(Record, frozen=True):
@@ -381,7 +381,7 @@ FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})""
 
 def code_names(column: str, names: tuple[str, ...]) -> str:
     """SQL naming a code column again: `refs` stores a kind or a resolution as its position
-    in `names` (`model.REFERENCE_KINDS`, `model.RESOLUTIONS`; schema 11)."""
+    in `names` (`ref_codes.REFERENCE_KINDS`, `ref_codes.RESOLUTIONS`; schema 11)."""
     cases = " ".join(f"WHEN {code} THEN '{name}'" for code, name in enumerate(names))
     return f"CASE {column} {cases} END"
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..model import REFERENCE_KINDS
+from ..ref_codes import REFERENCE_KINDS
 from ..text import fold
 
 if TYPE_CHECKING:
@@ -430,7 +430,7 @@ def references_json(references: list[Reference]) -> str:
     """A document's references as `refs_staged.refs` holds them until the resolution pass
     (`ingest/resolve.py`) inserts them into `refs`: a JSON array of [name, kind,
     caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores them
-    (schema 11): the kind's code (`model.REFERENCE_KINDS`), `end_line` null when it is
+    (schema 11): the kind's code (`ref_codes.REFERENCE_KINDS`), `end_line` null when it is
     `line`. One row and one string per file, not a row per reference: staging costs a
     `json.dumps`, and the pass a `json.loads`."""
     code = _KIND_CODES
