@@ -512,3 +512,10 @@ def test_pg_documents_smoke_same_rows(tmp_path: Path) -> None:
     by_question = {q["question"]: q["rows"] for q in result["questions"]}
     assert by_question["xyzzy plugh"] == 0 and found > 0
     assert result["chunks"] > 0
+
+
+def test_refs_phases_smoke_times_each_phase_of_a_run_with_references(tmp_path: Path) -> None:
+    """benchmarks/refs_phases.py: the phases of a run with references are timed (C6)."""
+    result = run_smoke("refs_phases.py", tmp_path)
+    assert result["mode"] == "with references" and result["db_bytes"] > 0
+    assert {"extract_references", "pass", "query cursor"} <= set(result["phases_cpu_s"])

@@ -8,6 +8,8 @@ from pathlib import Path
 import apsw
 
 import docql_sqlite
+from docql_sqlite.query.items import code_names
+from docql_sqlite.ref_codes import REFERENCE_KINDS, RESOLUTIONS
 from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():
@@ -83,9 +85,40 @@ def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Pa
     assert [c[1] for c in _callers(db, "helper")] == ["unique"]
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     pending = conn.execute("SELECT count(*) FROM refs_pending").fetchone()
-    unresolved = conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone()
+    staged = conn.execute("SELECT count(*) FROM refs_staged").fetchone()
     conn.close()
-    assert pending == (0,) and unresolved == (0,)
+    assert pending == (0,) and staged == (0,)
+
+
+def test_reference_items_name_their_kind_and_resolution_and_keep_both_lines(
+    tmp_path: Path,
+) -> None:
+    """`refs` stores kinds and resolutions as codes and no `end_line` equal to `line`
+    (schema 11); the items carry the names and both lines, filters and all."""
+    root = _project(tmp_path)
+    (root / "app.py").write_text(
+        "from lib import (\n    helper,\n)\n\n\ndef main():\n    return helper()\n"
+    )
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    with docql_sqlite.open(db) as index:
+        found = [
+            (r["kind"], r["resolution"], r["line"], r["end_line"], r["location"].rsplit("/")[-1])
+            for r in index.query('$.code.references("helper")')
+        ]
+        calls = index.query('$.code.references("helper")[?(@.kind == "call")].resolution')
+        imported = index.query('$.code.references("helper")[?(@.resolution == "import")].kind')
+    assert found == [
+        ("import", "import", 1, 3, "app.py:1-3"),
+        ("call", "import", 7, 7, "app.py:7"),
+    ], found
+    assert list(calls) == ["import"] and list(imported) == ["import", "call"]
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    stored = conn.execute(
+        "SELECT kind, resolution, line, end_line FROM refs ORDER BY ord"
+    ).fetchall()
+    conn.close()
+    assert stored == [(3, 2, 1, 3), (0, 2, 7, None)], stored
 
 
 TWO_RUNS = """class A:
@@ -140,10 +173,12 @@ def test_each_reference_resolves_by_its_own_scope_and_the_files_imports(tmp_path
 
 
 DATASETS_CODE = Path(__file__).resolve().parent.parent / "datasets" / "code"
-# Every stored link, by the reference's file and place: what an upgraded index must equal.
-ALL_LINKS = """
-SELECT d.path, r.ord, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.col,
-       t.path || ':' || y.line, y.qualified_name, r.resolution, r.candidates
+# Every stored link, by the reference's file and place, kind and resolution by name: what
+# an upgraded index must equal.
+ALL_LINKS = f"""
+SELECT d.path, r.ord, r.name, {code_names("r.kind", REFERENCE_KINDS)}, r.caller_ord, r.line,
+       coalesce(r.end_line, r.line), r.col, t.path || ':' || y.line, y.qualified_name,
+       {code_names("r.resolution", RESOLUTIONS)}, r.candidates
 FROM refs r JOIN documents d ON d.id = r.doc_id
 LEFT JOIN symbols y ON y.id = r.target_id LEFT JOIN documents t ON t.id = y.doc_id
 ORDER BY d.path, r.ord
@@ -158,48 +193,148 @@ def _links(db: Path) -> list[tuple[object, ...]]:
         conn.close()
 
 
+def _first_code_docs(conn: apsw.Connection, count: int) -> str:
+    ids = [r[0] for r in conn.execute("SELECT DISTINCT doc_id FROM refs ORDER BY doc_id")]
+    return ",".join(str(i) for i in ids[:count]) or "NULL"
+
+
+def _as_schema_10(db: Path, interrupted_docs: int) -> None:
+    """`db` as schema 10 left it: `kind` and `resolution` as text, `end_line` always set,
+    `refs_name` on (name, kind), the files to resolve queued in `refs_pending_docs` with
+    their references written `unresolved`: those of the first `interrupted_docs` code
+    files (a run stopped before its pass)."""
+    kind = code_names("kind", REFERENCE_KINDS)
+    resolution = code_names("resolution", RESOLUTIONS)
+    conn = apsw.Connection(str(db))
+    conn.execute(f"""
+        CREATE TABLE refs10 (
+          doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+          ord INTEGER NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, caller_ord INTEGER,
+          line INTEGER NOT NULL, end_line INTEGER NOT NULL, col INTEGER NOT NULL,
+          target_id INTEGER, resolution TEXT, candidates INTEGER,
+          PRIMARY KEY (doc_id, ord)) WITHOUT ROWID;
+        INSERT INTO refs10 SELECT doc_id, ord, name, {kind}, caller_ord, line,
+          coalesce(end_line, line), col, target_id, {resolution}, candidates FROM refs;
+        DROP TABLE refs;
+        DROP TABLE refs_staged;
+        ALTER TABLE refs10 RENAME TO refs;
+        CREATE INDEX refs_name ON refs(name, kind);
+        CREATE TABLE refs_pending_docs (doc_id INTEGER PRIMARY KEY);
+    """)
+    docs = _first_code_docs(conn, interrupted_docs)
+    conn.execute(
+        "UPDATE refs SET target_id = NULL, resolution = 'unresolved', candidates = 0 "
+        f"WHERE doc_id IN ({docs})"
+    )
+    conn.execute(
+        f"INSERT INTO refs_pending_docs SELECT DISTINCT doc_id FROM refs WHERE doc_id IN ({docs})"
+    )
+    conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+    conn.close()
+
+
 def _as_schema_9(db: Path, interrupted_docs: int) -> None:
     """`db` as schema 9 left it: pending references found by `resolution IS NULL` through
     the partial index `refs_unresolved`, no `refs_pending_docs`; the references of the
     first `interrupted_docs` code files never resolved (a run stopped before its pass)."""
+    _as_schema_10(db, 0)
     conn = apsw.Connection(str(db))
     conn.execute("DROP TABLE refs_pending_docs")
     conn.execute("CREATE INDEX refs_unresolved ON refs(doc_id) WHERE resolution IS NULL")
     conn.execute(
         "UPDATE refs SET target_id = NULL, resolution = NULL, candidates = NULL "
-        "WHERE doc_id IN (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id LIMIT ?)",
-        (interrupted_docs,),
+        f"WHERE doc_id IN ({_first_code_docs(conn, interrupted_docs)})"
     )
     conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     conn.close()
 
 
-def test_a_schema_9_index_upgraded_answers_the_same_links_as_a_fresh_one(tmp_path: Path) -> None:
-    """Schema 10 queues the files to resolve in `refs_pending_docs` and writes references
-    `unresolved` until the pass links them (`ingest/resolve.py`); a schema-9 file,
-    including references a stopped run left NULL, is upgraded by the next run to exactly
-    the rows a fresh index has."""
+def _upgraded_links(db: Path) -> list[tuple[object, ...]]:
+    report = docql_sqlite.index(db, [str(DATASETS_CODE)])
+    assert not report.updated  # nothing re-parsed: the migration and the pass alone
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        assert version == (str(dbmod.SCHEMA_VERSION),)
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "refs_unresolved" not in names and "refs_pending_docs" not in names
+        assert conn.execute("SELECT count(*) FROM refs_staged").fetchone() == (0,)
+        index_sql = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'refs_name'"
+        ).fetchone()
+        assert index_sql == ("CREATE INDEX refs_name ON refs(name)",)
+    finally:
+        conn.close()
+    return _links(db)
+
+
+def _fresh_links(tmp_path: Path) -> tuple[Path, list[tuple[object, ...]]]:
     fresh = tmp_path / "fresh.db"
     docql_sqlite.index(fresh, [str(DATASETS_CODE)])
     expected = _links(fresh)
     assert len(expected) > 500
     assert {row[10] for row in expected} >= {"local", "import", "unique", "unresolved"}
+    assert {row[3] for row in expected} == set(REFERENCE_KINDS)
+    return fresh, expected
+
+
+def test_a_schema_10_index_upgraded_answers_the_same_links_as_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    """Schema 11 stores kinds and resolutions as small integers and `end_line` only when
+    it is not `line`, and holds a file's references in `refs_staged` until the pass
+    inserts them resolved (`ingest/resolve.py`); a schema-10 file, including the queued
+    references of a run stopped before its pass, is upgraded by the next run to exactly
+    the rows a fresh index has."""
+    fresh, expected = _fresh_links(tmp_path)
+    old = tmp_path / "old.db"
+    old.write_bytes(fresh.read_bytes())
+    _as_schema_10(old, interrupted_docs=5)
+    conn = apsw.Connection(str(old), flags=apsw.SQLITE_OPEN_READONLY)
+    queued = conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone()
+    conn.close()
+    assert queued == (5,)
+    assert _upgraded_links(old) == expected
+
+
+def test_a_schema_9_index_upgraded_answers_the_same_links_as_a_fresh_one(tmp_path: Path) -> None:
+    """Through schemas 10 and 11: references a stopped run left NULL are linked too."""
+    fresh, expected = _fresh_links(tmp_path)
     old = tmp_path / "old.db"
     old.write_bytes(fresh.read_bytes())
     _as_schema_9(old, interrupted_docs=5)
-    assert sum(1 for row in _links(old) if row[10] is None) > 20
-    report = docql_sqlite.index(old, [str(DATASETS_CODE)])
-    assert not report.updated  # nothing re-parsed: the pass alone links the NULL rows
-    assert _links(old) == expected
     conn = apsw.Connection(str(old), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        assert version == (str(dbmod.SCHEMA_VERSION),)
-        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-        assert "refs_unresolved" not in names and "refs_pending_docs" in names
-        assert conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone() == (0,)
-    finally:
-        conn.close()
+    nulls = conn.execute("SELECT count(*) FROM refs WHERE resolution IS NULL").fetchone()
+    conn.close()
+    assert nulls[0] > 20
+    assert _upgraded_links(old) == expected
+
+
+def test_a_stopped_run_leaves_its_references_staged_for_the_next(tmp_path: Path) -> None:
+    """The references of a file wait in `refs_staged` (committed with the file) until the
+    run's pass: a run that stops before it leaves them there, and the next run, with
+    nothing to parse, inserts them resolved."""
+    fresh, expected = _fresh_links(tmp_path)
+    stopped = tmp_path / "stopped.db"
+    conn = apsw.Connection(str(fresh))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    stopped.write_bytes(fresh.read_bytes())
+    conn = apsw.Connection(str(stopped))
+    conn.execute("""
+        INSERT INTO refs_staged(doc_id, refs)
+          SELECT doc_id, json_group_array(
+            json_array(name, kind, caller_ord, line, end_line, col) ORDER BY ord)
+          FROM refs WHERE doc_id IN
+            (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id DESC LIMIT 4)
+          GROUP BY doc_id;
+        DELETE FROM refs WHERE doc_id IN (SELECT doc_id FROM refs_staged);
+    """)
+    conn.close()
+    assert len(_links(stopped)) < len(expected)
+    report = docql_sqlite.index(stopped, [str(DATASETS_CODE)])
+    assert not report.updated
+    assert _links(stopped) == expected
 
 
 def test_only_changed_links_are_written_again(tmp_path: Path) -> None:
@@ -230,13 +365,15 @@ def test_only_changed_links_are_written_again(tmp_path: Path) -> None:
         conn.close()
 
 
-def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> None:
-    """A worker sends each reference as a tuple (`Parsed.reference_rows`), not as a
-    `Reference` object: the same rows reach the table, in less pickle."""
+def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path) -> None:
+    """A worker sends a file's references as one JSON string (`Parsed.references_json`,
+    what `refs_staged` holds), not as `Reference` objects: the same text reaches the
+    table, in less pickle."""
+    import json
     import pickle
 
     from docql_sqlite.ingest.parse import ParseTask, parse_for_writer, parse_task
-    from docql_sqlite.store.writer import Parsed, ref_rows
+    from docql_sqlite.store.writer import Parsed, staged_references
 
     path = tmp_path / "app.py"
     path.write_text(APP)
@@ -244,8 +381,77 @@ def test_references_cross_to_the_writer_as_rows_not_objects(tmp_path: Path) -> N
     local = parse_task(task)  # what `--workers 0` writes from
     sent = parse_for_writer(task)
     assert isinstance(local, Parsed) and isinstance(sent, Parsed)
-    assert local.doc.references and local.reference_rows is None  # in one process: no copy
-    assert sent.doc.references == [] and sent.reference_rows
-    assert ref_rows(7, sent) == ref_rows(7, local)
-    assert ref_rows(7, sent)[1] == (7, 1, "helper", "call", 0, 5, 5, 12, "unresolved", 0)
-    assert len(pickle.dumps(sent.reference_rows)) < len(pickle.dumps(local.doc.references))
+    assert local.doc.references and local.references_json is None  # in one process: no copy
+    assert sent.doc.references == [] and sent.references_json
+    assert staged_references(sent) == staged_references(local)
+    # [name, kind, caller_ord, line, end_line, col]: the kind's code (0, a call), no
+    # end_line on one line
+    assert json.loads(staged_references(sent) or "")[1] == ["helper", 0, 0, 5, None, 12]
+    assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))
+
+
+def test_parsing_code_and_the_pass_leave_the_garbage_collector_as_they_found_it(
+    tmp_path: Path,
+) -> None:
+    """Both pause Python's cyclic collector while they run (docs/benchmarks.md, issue
+    23) and restore its state after, on success and on error."""
+    import gc
+
+    from docql_sqlite.ingest.code import parse_code_text
+    from docql_sqlite.ingest.resolve import resolve_pending
+
+    assert gc.isenabled()
+    assert parse_code_text(APP, "app.py", "python").references
+    assert gc.isenabled()
+    try:
+        parse_code_text(APP, "app.py", "no-such-language")
+    except Exception:  # noqa: BLE001 - only the collector's state matters here
+        pass
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_code_text(APP, "app.py", "python")
+        assert not gc.isenabled()  # not switched on behind the caller's back
+    finally:
+        gc.enable()
+
+    class Broken:
+        def execute(self, *args: object) -> object:
+            raise RuntimeError("no connection")
+
+    from docql_sqlite.dialect import SQLITE
+
+    try:
+        resolve_pending(Broken(), {"x"}, [], SQLITE)
+    except RuntimeError:
+        pass
+    assert gc.isenabled()
+
+
+def _name_index(db: Path) -> list[tuple[object, ...]]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'refs'"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_refs_name_is_built_after_the_rows_of_an_empty_table_and_kept_after(
+    tmp_path: Path,
+) -> None:
+    """Into an empty `refs` the pass inserts without `refs_name` and builds it after
+    (`ingest/resolve.py`); a later pass, into a table that has rows, inserts through it.
+    Either way the index is there, defined as the migration defines it, and used."""
+    root = _project(tmp_path)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    assert _name_index(db) == [("CREATE INDEX refs_name ON refs(name)",)]
+    (root / "more.py").write_text("from lib import helper\n\nhelper()\n")
+    docql_sqlite.index(db, [str(root)])
+    assert _name_index(db) == [("CREATE INDEX refs_name ON refs(name)",)]
+    assert [c[1] for c in _callers(db, "helper")] == ["import", "import", "import"]
+    with docql_sqlite.open(db) as index:
+        plan = index.explain('$.code.callers("helper")')["plan"]
+    assert any("refs_name" in step["detail"] for step in plan), plan

@@ -367,3 +367,28 @@ def test_the_sqlite_path_never_imports_psycopg(corpus_db: Path) -> None:
         [str(REPO / ".venv" / "bin" / "python"), "-c", script], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
+
+
+def test_copy_back_keeps_staged_references_of_live_documents_only(
+    pg_server: Any, corpus_db: Path, tmp_path: Path
+) -> None:
+    """PostgreSQL's `refs_staged` has no foreign key (a writer never waits on the rows a
+    resolution pass takes), so it may hold the staged references of a document deleted
+    since; a copy to a SQLite file, whose foreign key refuses them, leaves those out."""
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(corpus_db), url)
+    with psycopg.connect(url, autocommit=True) as conn:
+        live = conn.execute("SELECT min(id) FROM documents").fetchone()[0]
+        gone = conn.execute("SELECT max(id) + 1000 FROM documents").fetchone()[0]
+        conn.execute(
+            "INSERT INTO refs_staged(doc_id, refs) VALUES (%s, %s), (%s, %s)",
+            (live, '[["f",0,null,1,null,1]]', gone, '[["g",0,null,1,null,1]]'),
+        )
+    back = tmp_path / "back.db"
+    docql_sqlite.copy(url, str(back))
+    conn = apsw.Connection(str(back), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        staged = conn.execute("SELECT doc_id, refs FROM refs_staged").fetchall()
+    finally:
+        conn.close()
+    assert staged == [(live, '[["f",0,null,1,null,1]]')]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -62,14 +63,15 @@ def extract_references(
     if matches is None:
         matches = QueryCursor(_query(language)).matches(root)
     # stable: earlier patterns claim name nodes first
-    matches = sorted(matches, key=lambda m: m[0])
+    matches = sorted(matches, key=_FIRST)
     definition_names = {o.name_byte for o in outline if o.name_byte >= 0}
     claimed: set[tuple[int, int]] = set()
     # (start byte, end byte, kind, name node, a macro's name)
     found: list[tuple[int, int, str, Node, bool]] = []
     import_nodes: list[Node] = []
     seen_imports: set[tuple[int, int]] = set()
-    kinds: dict[int, str] = {}  # pattern → its reference kind, learnt from its first match
+    kinds = _pattern_kinds(language)  # pattern → its reference kind, learnt from its first match
+    predeclared = _PREDECLARED_TYPES.get(language)
     for pattern, captures in matches:
         statements = captures.get("import")
         if statements:
@@ -94,7 +96,8 @@ def extract_references(
         if key in claimed or start in definition_names:
             continue
         if kind == "type" and (
-            _predeclared(language, src[start : key[1]]) or _is_own_name(name_node)
+            (predeclared is not None and src[start : key[1]] in predeclared)
+            or _is_own_name(name_node)
         ):
             continue
         claimed.add(key)
@@ -104,7 +107,7 @@ def extract_references(
         # its parent instead walked down from the root: a sixth of the extraction).
         macro = kind == "call" and captures["reference.call"][0].type == "macro_invocation"
         found.append((start, key[1], kind, name_node, macro))
-    found.sort(key=lambda f: f[0])
+    found.sort(key=_FIRST)
     lines = _Lines(src)
     ascii_only = lines.ascii
     refs = []
@@ -113,13 +116,13 @@ def extract_references(
         text = src[start:end]
         name = text.decode("utf-8", "replace")
         refs.append(
-            Reference(
-                name=name + "!" if macro else name,
-                kind=kind,
-                line=row + 1,
+            Reference(  # name, kind, line, end_line, column (positional: cheaper)
+                name + "!" if macro else name,
+                kind,
+                row + 1,
                 # the node's own text holds its line breaks (an identifier has none)
-                end_line=row + 1 + text.count(b"\n"),
-                column=byte_column + 1 if ascii_only else lines.column(row, byte_column),
+                row + 1 + text.count(b"\n"),
+                byte_column + 1 if ascii_only else lines.column(row, byte_column),
             )
         )
     starts = [f[0] for f in found]
@@ -154,6 +157,14 @@ def extract_references(
     return refs, imports
 
 
+_FIRST = itemgetter(0)
+
+
+@lru_cache(maxsize=128)  # per language: learnt once per process, not once per file
+def _pattern_kinds(language: str) -> dict[int, str]:
+    return {}
+
+
 def _line_range(node: Node) -> tuple[int, int]:
     """1-based first and last line of `node`; a node that ends with its newline (a C
     `#include`) ends on the line before."""
@@ -171,11 +182,6 @@ _PREDECLARED_TYPES = {
         b"rune string uint uint8 uint16 uint32 uint64 uintptr any comparable".split()
     ),
 }
-
-
-def _predeclared(language: str, name: bytes) -> bool:
-    names = _PREDECLARED_TYPES.get(language)
-    return names is not None and name in names
 
 
 def _is_own_name(node: Node) -> bool:

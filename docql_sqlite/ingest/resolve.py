@@ -1,13 +1,13 @@
 """Which definition a reference means, when that can be decided (issue 23, docs/schema.md).
 
 Runs once at the end of every `index` run (and of every watch cycle), over what the run
-changed: the references of the files it wrote (`refs_pending_docs`, filled by the
-writer, which writes each reference `unresolved`) and every reference, in any file, to
-a name whose definitions it added or removed (`refs_pending`, likewise). Only the rows
-whose link changed are written again. A changed file can change how references in
-*other* files resolve (a second `parse` appears, the only `Lexer` is deleted); the queue
-of names is what catches that, so an unchanged file's links never go stale and a
-one-file change costs one name's references, not the index's.
+changed: the references of the files it wrote (the writer holds them in `refs_staged`;
+this pass inserts them into `refs`, resolved, so each is written there once) and every
+reference, in any file, to a name whose definitions it added or removed (`refs_pending`,
+likewise): of those, only the rows whose link changed are written again. A changed file
+can change how references in *other* files resolve (a second `parse` appears, the only
+`Lexer` is deleted); the queue of names is what catches that, so an unchanged file's
+links never go stale and a one-file change costs one name's references, not the index's.
 
 For one reference (file F, name N, kind K) the candidates are the symbols named N
 (exactly, case-sensitive) of a kind that fits K: any callable or class-like kind for a
@@ -31,10 +31,14 @@ column says.
 
 from __future__ import annotations
 
+import gc
+import json
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
@@ -44,11 +48,6 @@ CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
     {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
 )
-_FITS = {
-    "call": CALLABLE | CLASS_LIKE,
-    "type": CLASS_LIKE,
-    "inherit": CLASS_LIKE,
-}
 _NOT_IMPORTABLE = frozenset({"method", "constructor"})  # an import names top-level things
 # Languages whose files can use each other's definitions (a header's declarations in C++).
 _FAMILY = {"tsx": "typescript", "javascript": "typescript", "c": "cpp"}
@@ -58,11 +57,25 @@ def _family(language: str | None) -> str:
     return _FAMILY.get(language or "", language or "")
 
 
-_UNRESOLVED: tuple[int | None, str, int] = (None, "unresolved", 0)
-_BATCH = 20_000  # references updated per statement batch
+# `refs.kind` and `refs.resolution` codes (schema 11): positions in these tuples.
+_CALL, _TYPE, _INHERIT, _IMPORT = (
+    REFERENCE_KINDS.index(k) for k in ("call", "type", "inherit", "import")
+)
+_LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
+    RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
+)
+_UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
+_FITS = {_CALL: CALLABLE | CLASS_LIKE, _TYPE: CLASS_LIKE, _INHERIT: CLASS_LIKE}
+_BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
 IMPORT_SCAN_LIMIT = 64
+# `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
+NAME_INDEX = "refs_name"
+_INSERT = (
+    "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, target_id, "
+    "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 @dataclass(slots=True)
@@ -75,10 +88,29 @@ class _Def:
     segments: tuple[str, ...]  # the file's path without extension, split at '/'
 
 
-def resolve_pending(conn: Any, names: set[str], docs: set[int], dialect: Dialect) -> int:
-    """Resolve the references of `docs` and those to `names` (the queues the writer took,
-    `refs_pending_docs` and `refs_pending`: `Writer.resolve_references` calls this in its
-    transaction). Plain SQL with `?` markers spelled for the engine
+def resolve_pending(
+    conn: Any, names: set[str], staged: list[tuple[int, str]], dialect: Dialect
+) -> int:
+    """`_resolve_pending` with Python's cyclic garbage collector paused: the pass builds
+    millions of small lists and tuples (the decoded references, their rows) and no cycle,
+    and the collector traversed the growing heap again and again — on the scale corpus'
+    code ~3 of the ~8 CPU seconds of the pass (docs/benchmarks.md, issue 23)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _resolve_pending(conn, names, staged, dialect)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _resolve_pending(
+    conn: Any, names: set[str], staged: list[tuple[int, str]], dialect: Dialect
+) -> int:
+    """Insert the `staged` references ((doc_id, refs) rows of `refs_staged`, by doc_id)
+    into `refs` resolved, and resolve again the references to `names` already there (the
+    queues the writer took: `Writer.resolve_references` calls this in its transaction
+    and empties `refs_staged` after). Plain SQL with `?` markers spelled for the engine
     (`dialect.positional`): the same pass on either engine. Returns how many references
     were resolved."""
 
@@ -86,64 +118,73 @@ def resolve_pending(conn: Any, names: set[str], docs: set[int], dialect: Dialect
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
         return conn.execute(dialect.positional(sql), params).fetchall()
 
-    for table, column in (("resolve_names", "name TEXT"), ("resolve_docs", "doc_id INTEGER")):
-        conn.execute(dialect.positional(f"CREATE TEMP TABLE IF NOT EXISTS {table}({column})"))
-        conn.execute(dialect.positional(f"DELETE FROM {table}"))
-    _many(
-        conn,
-        dialect.positional("INSERT INTO resolve_docs(doc_id) VALUES (?)"),
-        [(d,) for d in docs],
-    )
-    _many(
-        conn,
-        dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
-        [(n,) for n in names],
-    )
-    # Two lookups, each through a key (the primary key's doc_id, refs_name), not an OR
-    # that reads the whole table; disjoint, so their union needs no de-duplication, and
-    # each comes ordered by document (the resolver loads a file once). On a full run every
-    # document is queued: the second lookup then returns nothing.
-    columns = (
-        "r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.target_id, r.resolution, r.candidates"
-    )
-    work = (
-        rows(
-            f"SELECT {columns} FROM refs r WHERE r.doc_id IN (SELECT doc_id FROM resolve_docs) "
+    again: list[tuple[Any, ...]] = []
+    if names:
+        # Through `refs_name`. The staged documents have no rows in `refs` yet.
+        conn.execute(dialect.positional("CREATE TEMP TABLE IF NOT EXISTS resolve_names(name TEXT)"))
+        conn.execute(dialect.positional("DELETE FROM resolve_names"))
+        _many(
+            conn,
+            dialect.positional("INSERT INTO resolve_names(name) VALUES (?)"),
+            [(n,) for n in names],
+        )
+        again = rows(
+            "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.target_id, r.resolution, "
+            "r.candidates FROM refs r WHERE r.name IN (SELECT name FROM resolve_names) "
             "ORDER BY r.doc_id, r.ord"
         )
-        if docs
-        else []
-    )
-    if names:
-        again = rows(
-            f"SELECT {columns} FROM refs r "
-            "WHERE r.name IN (SELECT name FROM resolve_names) "
-            "AND r.doc_id NOT IN (SELECT doc_id FROM resolve_docs) ORDER BY r.doc_id, r.ord"
-        )
-        if again:
-            work += again
-            work.sort(key=lambda row: (row[0], row[1]))
-    if not work:
+    if not again and not staged:
         return 0
-    wanted = {row[2] for row in work}
+    # With staged files, every symbol's definition (most names are used somewhere: on
+    # the scale corpus' code 94 k of 128 k), so that each file's references are decoded
+    # only as they are inserted: all of them at once took ~250 MB there.
+    wanted = None if staged else {row[2] for row in again}
     resolver = _Resolver(rows, _definitions(rows, wanted))
+    defined = resolver.definitions
+    resolve = resolver.resolve
+    insert = dialect.positional(_INSERT)
+    # Into an empty `refs` (a new index, or one whose code was all parsed again) the
+    # rows go without `refs_name`, which is built after them from the sorted names: one
+    # pass instead of a random b-tree insert per row, and pages ~83 % full where the
+    # inserts left them ~72 % (on the scale corpus' code: 19.7 → 17.1 MB, and 3.7 G
+    # fewer instructions in a pass over all of it).
+    rebuild_index = bool(staged) and not rows("SELECT 1 FROM refs LIMIT 1")
+    if rebuild_index:
+        conn.execute(dialect.positional(f"DROP INDEX IF EXISTS {NAME_INDEX}"))
+    batch: list[tuple[Any, ...]] = []
+    count = len(again)
+    for doc_id, text in staged:
+        references = json.loads(text)
+        count += len(references)
+        # A reference to a name nothing defines (over half of them: built-ins, std,
+        # dependencies) is `unresolved` without a call.
+        batch += [
+            (
+                doc_id,
+                ord_,
+                *ref,
+                *(resolve(doc_id, ref[0], ref[1], ref[2]) if ref[0] in defined else _UNRESOLVED),
+            )
+            for ord_, ref in enumerate(references)
+        ]
+        if len(batch) >= _BATCH:
+            _many(conn, insert, batch)
+            batch = []
+    _many(conn, insert, batch)
+    if rebuild_index:
+        conn.execute(dialect.positional(f"CREATE INDEX {NAME_INDEX} ON refs(name)"))
     update = dialect.positional(
         "UPDATE refs SET target_id = ?, resolution = ?, candidates = ? WHERE doc_id = ? AND ord = ?"
     )
-    defined = resolver.definitions
-    for start in range(0, len(work), _BATCH):
-        # Only the rows whose link changed are written: a reference to a name nothing
-        # defines (over half of them: built-ins, std, dependencies) was written
-        # `unresolved` and stays so without a call or a write.
-        batch = []
-        for doc_id, ord_, name, kind, caller_ord, *stored in work[start : start + _BATCH]:
-            link = (
-                resolver.resolve(doc_id, name, kind, caller_ord) if name in defined else _UNRESOLVED
-            )
+    for start in range(0, len(again), _BATCH):
+        # Only the rows whose link changed are written.
+        changed = []
+        for doc_id, ord_, name, kind, caller_ord, *stored in again[start : start + _BATCH]:
+            link = resolve(doc_id, name, kind, caller_ord) if name in defined else _UNRESOLVED
             if link[0] != stored[0] or link[1] != stored[1] or link[2] != stored[2]:
-                batch.append((*link, doc_id, ord_))
-        _many(conn, update, batch)
-    return len(work)
+                changed.append((*link, doc_id, ord_))
+        _many(conn, update, changed)
+    return count
 
 
 def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
@@ -156,15 +197,16 @@ def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
             cursor.executemany(sql, params)
 
 
-def _definitions(rows: Any, wanted: set[str]) -> dict[str, list[_Def]]:
-    """The symbols named like a reference to resolve, by name (exact). Read whole and
-    kept by name in Python: one scan of `symbols`, on any engine."""
+def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
+    """The symbols named like a reference to resolve (`wanted`; None: every symbol), by
+    name (exact). Read whole and kept by name in Python: one scan of `symbols`, on any
+    engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
     for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
     ):
-        if name in wanted:
+        if wanted is None or name in wanted:
             stem = posixpath.splitext(path)[0]
             by_name[name].append(
                 _Def(sid, doc_id, kind, parent or "", _family(language), tuple(stem.split("/")))
@@ -183,13 +225,13 @@ class _Resolver:
         self.modules: list[tuple[str, ...]] = []
         self.family = ""
         # Per (name, kind group, family): the fitting candidates, and them by document.
-        self.fitting: dict[tuple[str, str, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
         self.imported_doc: dict[int, bool] = {}  # per document of a candidate, for this file
         self.module_tails: set[tuple[str, ...]] = set()  # this file's, see `_load`
         self.path_runs: dict[int, frozenset[tuple[str, ...]]] = {}  # per document, `_runs`
         # Per (name, kind group), for this file: `_decide`'s answer.
         self.decided: dict[
-            tuple[str, str], tuple[tuple[int | None, str, int], list[_Def] | None]
+            tuple[str, int], tuple[tuple[int | None, int, int], list[_Def] | None]
         ] = {}
 
     def _load(self, doc_id: int) -> None:
@@ -216,25 +258,25 @@ class _Resolver:
         self.module_tails = {m[i:] for m in self.modules for i in range(len(m))}
 
     def resolve(
-        self, doc_id: int, name: str, kind: str, caller_ord: int | None
-    ) -> tuple[int | None, str, int]:
+        self, doc_id: int, name: str, kind: int, caller_ord: int | None
+    ) -> tuple[int | None, int, int]:
         defined = self.definitions.get(name)
         if not defined:
             return _UNRESOLVED
         if doc_id != self.doc_id:
             self._load(doc_id)
-        group = kind if kind in _FITS else ""
-        decided = self.decided.get((name, group))
+        # The kind is its own group: call, type, inherit (`_FITS`) and import.
+        decided = self.decided.get((name, kind))
         if decided is None:
-            decided = self.decided[(name, group)] = self._decide(name, group, defined)
+            decided = self.decided[(name, kind)] = self._decide(name, kind, defined)
         link, local = decided
         if local is not None:  # several definitions in this file: the caller's scope picks
-            return self._closest(local, caller_ord).id, "local", link[2]
+            return self._closest(local, caller_ord).id, _LOCAL, link[2]
         return link
 
     def _decide(
-        self, name: str, group: str, defined: list[_Def]
-    ) -> tuple[tuple[int | None, str, int], list[_Def] | None]:
+        self, name: str, group: int, defined: list[_Def]
+    ) -> tuple[tuple[int | None, int, int], list[_Def] | None]:
         """The link of a reference to `name` of kind group `group` from this file: the
         same for every such reference in it, except when the file defines several (then
         the list, for `_closest`). Decided once per file and name, not per reference."""
@@ -244,18 +286,18 @@ class _Resolver:
         local = by_doc.get(self.doc_id)
         if local:
             if len(local) > 1:
-                return (None, "local", len(candidates)), local
-            return (local[0].id, "local", len(candidates)), None
+                return (None, _LOCAL, len(candidates)), local
+            return (local[0].id, _LOCAL, len(candidates)), None
         if self.modules and len(candidates) <= IMPORT_SCAN_LIMIT:
             imported = [d for d in candidates if self._imports(d)]
             if len(imported) == 1:
-                return (imported[0].id, "import", len(candidates)), None
+                return (imported[0].id, _BY_IMPORT, len(candidates)), None
         if len(candidates) == 1:
-            return (candidates[0].id, "unique", 1), None
-        return (None, "ambiguous", len(candidates)), None
+            return (candidates[0].id, _UNIQUE, 1), None
+        return (None, _AMBIGUOUS, len(candidates)), None
 
     def _fitting(
-        self, name: str, group: str, defined: list[_Def]
+        self, name: str, group: int, defined: list[_Def]
     ) -> tuple[list[_Def], dict[int, list[_Def]]]:
         key = (name, group, self.family)
         found = self.fitting.get(key)

@@ -9,7 +9,7 @@ from itertools import accumulate
 
 from ..fts_tokens import tsvector_literal
 from ..model import CodeBlock, count_lines, split_lines
-from ..store.writer import Parsed, reference_rows
+from ..store.writer import Parsed, references_json
 from ..text import fold, fts_text, stored_fold
 from .paths import raw_bytes, shown
 
@@ -71,14 +71,15 @@ def for_writer(parsed: Parsed) -> Parsed:
     """`parsed` without what only parsing needed, before it is pickled to the writer, which
     inserts the prepared rows: the sections and chunks (their rows carry them), headings,
     chunking hints, the code of blocks stored as offsets, and the `Reference` objects
-    (`reference_rows` carry them: 1.5 → 0.7 MB of pickles and 88 → 11 ms to pickle and
-    unpickle for Rust's alloc). 19.6 → 15 MB of pickles for the 10.8 MB Markdown mix,
-    ~0.2 CPU s less between the workers and the writer."""
+    (one JSON string, as `refs_staged` holds them, made here in the worker: objects took
+    1.5 MB of pickles and 88 ms to pickle and unpickle for Rust's alloc). 19.6 → 15 MB of
+    pickles for the 10.8 MB Markdown mix, ~0.2 CPU s less between the workers and the
+    writer."""
     parsed.sections, parsed.chunks = [], []
     doc = parsed.doc
     doc.headings, doc.keep_together, doc.chunk_breaks = [], [], set()
-    # Tuples for the pipe (in one process the writer reads the objects: no copy).
-    parsed.reference_rows = reference_rows(doc.references)
+    # A string for the pipe (in one process the writer reads the objects: no copy).
+    parsed.references_json = references_json(doc.references) if doc.references else None
     doc.references = []
     for block, (code, _, _) in zip(doc.codeblocks, parsed.code_storage):
         if code is None:  # rebuilt from the chunks (`codeblocks_code`): not stored

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
 from ..records import Record
+from ..ref_codes import REFERENCE_KINDS
 from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
@@ -124,6 +125,7 @@ CODE_FUNCTIONS = {
     ]
 }
 REFERENCE_FUNCTIONS = ("references", "callers", "callees")
+CALL = REFERENCE_KINDS.index("call")  # `refs.kind` of a call (schema 11)
 CLASS_KINDS = (
     "class",
     "interface",
@@ -374,19 +376,19 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         short = qualified.rsplit(".", 1)[-1] or qualified
         if function == "callees":
             # The enclosing symbols named `name` (or with that qualified name), then the
-            # calls directly inside them: the (doc, ord) pairs seek refs_doc_caller.
+            # calls directly inside them: the (doc, ord) pairs seek the key of `refs`.
             p = self.params.add(short)
             owner = f"y.name_fold = {self.params.add(fold(short))} AND y.name = {p}"
             if qualified != short:
                 owner += f" AND y.qualified_name = {self.params.add(qualified)}"
             where = (
-                f"r.kind = 'call' AND (r.doc_id, r.caller_ord) IN "
+                f"r.kind = {CALL} AND (r.doc_id, r.caller_ord) IN "
                 f"(SELECT y.doc_id, y.ord FROM symbols y WHERE {owner})"
             )
             return Source(item_sql.REFERENCE, item_sql.base_references(scope, where, dialect))
         where = f"r.name = {self.params.add(short)}"
         if function == "callers":
-            where += " AND r.kind = 'call'"
+            where += f" AND r.kind = {CALL}"
         if qualified != short:  # `A.f`: only the uses resolved to that definition
             where += f" AND t.qualified_name = {self.params.add(qualified)}"
         item = item_sql.CALLER if function == "callers" else item_sql.REFERENCE

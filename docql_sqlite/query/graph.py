@@ -13,6 +13,7 @@ from typing import Any
 
 from ..dialect import Dialect
 from ..records import Record
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 
 class GraphSymbol(Record, frozen=True):
@@ -48,14 +49,17 @@ def reference_counts(
     conn: Any, dialect: Dialect
 ) -> list[tuple[int, int | None, str, str, int | None, str, int]]:
     """(doc_id, caller_ord, name, kind, target_id, resolution, how many times), grouped:
-    one row per distinct edge, not per reference."""
+    one row per distinct edge, not per reference; the kind and the resolution by name."""
+    unresolved, imported = RESOLUTIONS.index("unresolved"), REFERENCE_KINDS.index("import")
     sql = (
         "SELECT r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution, count(*) "
-        "FROM refs r WHERE r.resolution IN ('local', 'import', 'unique', 'ambiguous') "
-        "AND r.kind != 'import' "
+        f"FROM refs r WHERE r.resolution != {unresolved} AND r.kind != {imported} "
         "GROUP BY r.doc_id, r.caller_ord, r.name, r.kind, r.target_id, r.resolution"
     )
-    return [tuple(row) for row in _execute(conn, dialect, sql)]
+    return [
+        (doc_id, caller_ord, name, REFERENCE_KINDS[kind], target, RESOLUTIONS[resolution], n)
+        for doc_id, caller_ord, name, kind, target, resolution, n in _execute(conn, dialect, sql)
+    ]
 
 
 def file_imports(conn: Any, dialect: Dialect, doc_ids: set[int]) -> dict[int, list[str]]:

@@ -13,6 +13,7 @@ import functools
 
 from ..dialect import SQLITE, Dialect
 from ..records import Record, field, replace
+from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 
 
 class FieldSpec(Record, frozen=True):
@@ -378,17 +379,30 @@ def base_symbols(scope: str, where: str = "1", score: str = "NULL", *, dialect: 
 FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE {scope} AND ({where})"""
 
 
+def code_names(column: str, names: tuple[str, ...]) -> str:
+    """SQL naming a code column again: `refs` stores a kind or a resolution as its position
+    in `names` (`ref_codes.REFERENCE_KINDS`, `ref_codes.RESOLUTIONS`; schema 11)."""
+    cases = " ".join(f"WHEN {code} THEN '{name}'" for code, name in enumerate(names))
+    return f"CASE {column} {cases} END"
+
+
+# `refs.end_line` is NULL when it is `line` (schema 11).
+REF_END_LINE = "coalesce(r.end_line, r.line)"
+
+
 def base_references(scope: str, where: str, dialect: Dialect) -> str:
     """References (`refs r`) with their enclosing symbol (`cy`) and resolved target (`t`)."""
-    loc = location("d.path", "r.line", "r.end_line", dialect=dialect)
+    loc = location("d.path", "r.line", REF_END_LINE, dialect=dialect)
     caller_loc = location("d.path", "cy.line", "cy.end_line", dialect=dialect)
     target = location("td.path", "t.line", "t.end_line", dialect=dialect)
-    return f"""SELECT 'reference' AS type, d.path AS path, r.name AS name, r.kind AS kind,
+    kind = code_names("r.kind", REFERENCE_KINDS)
+    resolution = code_names("r.resolution", RESOLUTIONS)
+    return f"""SELECT 'reference' AS type, d.path AS path, r.name AS name, {kind} AS kind,
   cy.qualified_name AS caller,
   CASE WHEN cy.id IS NULL THEN NULL ELSE {caller_loc} END AS caller_location,
-  r.line AS line, r.end_line AS end_line, r.col AS "column", {loc} AS location,
+  r.line AS line, {REF_END_LINE} AS end_line, r.col AS "column", {loc} AS location,
   CASE WHEN t.id IS NULL THEN NULL ELSE {target} END AS target,
-  r.resolution AS resolution, r.candidates AS candidates, d.language AS language,
+  {resolution} AS resolution, r.candidates AS candidates, d.language AS language,
   r.doc_id AS _doc, d.path AS _path, r.ord AS _pos, NULL AS _score,
   cy.line AS _caller_line, cy.end_line AS _caller_end_line
 FROM refs r JOIN documents d ON d.id = r.doc_id

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..ref_codes import REFERENCE_KINDS
 from ..text import fold
 
 if TYPE_CHECKING:
@@ -77,19 +78,21 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
-    # (name, kind, caller_ord, line, end_line, col) of each of `doc.references`, made by a
-    # parser worker (`rows.for_writer`, which drops the objects): tuples cross the pipe to
-    # the writer ~8x cheaper than `Reference` objects. None: read the objects.
-    reference_rows: list[tuple[Any, ...]] | None = None
+    # `doc.references` as `refs_staged` holds them (`references_json`), made by a parser
+    # worker (`rows.for_writer`, which drops the objects): one string crosses the pipe to
+    # the writer, not a `Reference` object per reference. None: read the objects.
+    references_json: str | None = None
 
+
+_KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
 
 # uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were.
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
 # (chunk id, document id, content hash, content) of a chunk without a current vector.
 StaleChunk = tuple[int, int, str, str]
-# The resolution pass of `ingest/resolve.py`: (connection, names, documents, dialect) →
-# references resolved.
-Resolve = Callable[[Any, set[str], set[int], "Dialect"], int]
+# The resolution pass of `ingest/resolve.py`: (connection, names, staged, dialect) →
+# references resolved. `staged`: (doc_id, refs) rows of `refs_staged`, by doc_id.
+Resolve = Callable[[Any, set[str], list[tuple[int, str]], "Dialect"], int]
 
 
 class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, not a crash
@@ -415,22 +418,37 @@ def symbol_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
     ]
 
 
-def ref_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
-    """`refs` columns doc_id … col, resolution, candidates: written `unresolved` with no
-    candidates, the answer for most references (built-ins, dependencies), so the
-    resolution pass (`ingest/resolve.py`) rewrites only the rows it links."""
-    rows = parsed.reference_rows
-    if rows is None:  # in one process: straight from the objects, no intermediate tuples
-        return [
-            (doc_id, i, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column, "unresolved", 0)
-            for i, r in enumerate(parsed.doc.references)
-        ]
-    return [(doc_id, i, *row, "unresolved", 0) for i, row in enumerate(rows)]
+def staged_references(parsed: Parsed) -> str | None:
+    """The `refs_staged.refs` text of `parsed`: None when it has no references."""
+    text = parsed.references_json
+    if text is None:  # in one process: straight from the objects
+        text = references_json(parsed.doc.references) if parsed.doc.references else None
+    return text if text and text != "[]" else None
 
 
-def reference_rows(references: list[Reference]) -> list[tuple[Any, ...]]:
-    """`Parsed.reference_rows` of a document's references."""
-    return [(r.name, r.kind, r.caller_ord, r.line, r.end_line, r.column) for r in references]
+def references_json(references: list[Reference]) -> str:
+    """A document's references as `refs_staged.refs` holds them until the resolution pass
+    (`ingest/resolve.py`) inserts them into `refs`: a JSON array of [name, kind,
+    caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores them
+    (schema 11): the kind's code (`ref_codes.REFERENCE_KINDS`), `end_line` null when it is
+    `line`. One row and one string per file, not a row per reference: staging costs a
+    `json.dumps`, and the pass a `json.loads`."""
+    code = _KIND_CODES
+    return json.dumps(
+        [
+            (
+                r.name,
+                code[r.kind],
+                r.caller_ord,
+                r.line,
+                None if r.end_line == r.line else r.end_line,
+                r.column,
+            )
+            for r in references
+        ],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
 
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
@@ -454,8 +472,8 @@ __all__ = [
     "entity_rows",
     "import_rows",
     "now",
-    "ref_rows",
-    "reference_rows",
+    "references_json",
+    "staged_references",
     "symbol_rows",
     "table_rows",
     "to_json",

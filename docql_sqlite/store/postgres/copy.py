@@ -41,7 +41,7 @@ TABLES: tuple[tuple[str, str], ...] = (
     ("refs", "doc_id, ord"),
     ("imports", "doc_id, ord"),
     ("refs_pending", "name"),
-    ("refs_pending_docs", "doc_id"),
+    ("refs_staged", "doc_id"),
     ("ingest_errors", "id"),
     ("chunk_vectors", "chunk_id"),
 )
@@ -205,6 +205,11 @@ def _meta_args(table: str) -> tuple[str, ...]:
 
 
 def _meta_filter(table: str, mark: str = "?") -> str:
+    """The rows of `table` that are copied: not the engine's own meta keys, and not the
+    staged references of documents that are gone (PostgreSQL's `refs_staged` keeps them
+    until the resolution pass drops them; a SQLite file's foreign key refuses them)."""
+    if table == "refs_staged":
+        return " WHERE doc_id IN (SELECT id FROM documents)"
     if table != "meta":
         return ""
     return f" WHERE key NOT IN ({', '.join(mark for _ in ENGINE_META)})"

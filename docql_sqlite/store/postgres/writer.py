@@ -48,7 +48,7 @@ from ..writer import (
     entity_rows,
     import_rows,
     now,
-    ref_rows,
+    staged_references,
     symbol_rows,
     table_rows,
     to_json,
@@ -75,7 +75,10 @@ SEQUENCE_TABLES = (
     "ingest_errors",
 )
 # Dependent rows of a document, deleted before its new rows are written (chunks first:
-# their tsvector rows go with them, and sections are referenced by chunks).
+# their tsvector rows go with them, and sections are referenced by chunks). The staged
+# references before `refs`: while a resolution pass is moving this document's staged row
+# into `refs`, the delete of `refs_staged` waits for it to commit, and the delete of
+# `refs` then sees (and removes) what it inserted.
 DEPENDENT_TABLES = (
     "chunks",
     "sections",
@@ -84,6 +87,7 @@ DEPENDENT_TABLES = (
     "frontmatter",
     "entities",
     "symbols",
+    "refs_staged",
     "refs",
     "imports",
 )
@@ -251,30 +255,42 @@ class PostgresWriter(Writer):
         self.conn.execute("DELETE FROM ingest_errors WHERE uri = %s", (uri,))
 
     def resolve_references(self, resolve: Resolve) -> None:
-        """One writer at a time (a session lock): the queues are taken and committed first,
-        so writers still writing never wait on the pass's locks (the pass resolves; they
-        only queue). A writer that queues a name again after that adds a row that its
-        own pass (which runs after its writes) reads."""
+        """One writer at a time (a session lock). The names are taken and committed
+        first, so writers still writing never wait on the pass's locks (the pass resolves;
+        they only queue); a writer that queues a name again after that adds a row that its
+        own pass (which runs after its writes) reads. The staged references are taken in
+        the pass's own transaction (a failed pass leaves them staged), then the documents
+        they belong to are locked against deletion (`FOR KEY SHARE`: a writer replacing a
+        document keeps its row and id, and is not held up), and the references of a
+        document deleted meanwhile are dropped. A writer only ever deletes the staged rows
+        of the one document it writes, which the pass may hold: then the writer waits for
+        the pass, never the other way round (`DEPENDENT_TABLES`)."""
         conn = self.conn
         conn.execute("SELECT pg_advisory_lock(%s, 1)", (SETUP_LOCK,))
         try:
             with conn.transaction():
                 names = {n for (n,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
-                docs = {
-                    d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")
-                }
             try:
                 with conn.transaction():
-                    resolve(conn, names, docs, self.store.dialect)
+                    staged = conn.execute(
+                        "DELETE FROM refs_staged RETURNING doc_id, refs"
+                    ).fetchall()
+                    if staged:
+                        live = {
+                            d
+                            for (d,) in conn.execute(
+                                "SELECT id FROM documents WHERE id = ANY(%s) ORDER BY id "
+                                "FOR KEY SHARE",
+                                (sorted(row[0] for row in staged),),
+                            )
+                        }
+                        staged = sorted(row for row in staged if row[0] in live)
+                    resolve(conn, names, staged, self.store.dialect)
             except BaseException:
-                with conn.transaction(), conn.cursor() as cursor:  # put the queues back
+                with conn.transaction(), conn.cursor() as cursor:  # put the names back
                     cursor.executemany(
                         "INSERT INTO refs_pending(name) VALUES (%s) ON CONFLICT DO NOTHING",
                         [(n,) for n in sorted(names)],
-                    )
-                    cursor.executemany(
-                        "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
-                        [(d,) for d in sorted(docs)],
                     )
                 raise
         finally:
@@ -354,13 +370,10 @@ class PostgresWriter(Writer):
         _insert_rows(conn, "tables", TABLE_COLUMNS, table_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "entities", ENTITY_COLUMNS, entity_rows(doc_id, parsed), sequence=True)
         _insert_rows(conn, "symbols", SYMBOL_COLUMNS, symbol_rows(doc_id, parsed), sequence=True)
-        refs = ref_rows(doc_id, parsed)
-        _insert_rows(conn, "refs", REF_COLUMNS, refs)
-        if refs:  # the resolution pass takes the file from here (`ingest/resolve.py`)
-            conn.execute(
-                "INSERT INTO refs_pending_docs(doc_id) VALUES (%s) ON CONFLICT DO NOTHING",
-                (doc_id,),
-            )
+        # The resolution pass inserts them into `refs` (`ingest/resolve.py`).
+        staged = staged_references(parsed)
+        if staged is not None:
+            conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (%s, %s)", (doc_id, staged))
         _insert_rows(conn, "imports", IMPORT_COLUMNS, import_rows(doc_id, parsed))
         if doc.symbols:
             self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
@@ -529,18 +542,6 @@ ENTITY_COLUMNS = (
     ("definition", "text"),
     ("line", "bigint"),
     ("end_line", "bigint"),
-)
-REF_COLUMNS = (
-    ("doc_id", "bigint"),
-    ("ord", "bigint"),
-    ("name", "text"),
-    ("kind", "text"),
-    ("caller_ord", "bigint"),
-    ("line", "bigint"),
-    ("end_line", "bigint"),
-    ("col", "bigint"),
-    ("resolution", "text"),
-    ("candidates", "bigint"),
 )
 IMPORT_COLUMNS = (
     ("doc_id", "bigint"),

@@ -31,7 +31,7 @@ from ..writer import (
     entity_rows,
     import_rows,
     now,
-    ref_rows,
+    staged_references,
     symbol_rows,
     table_rows,
     to_json,
@@ -54,6 +54,9 @@ _FTS_INSERT = "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)"
 # (`index --trigram`, db.create_chunk_trigrams), written the same way when the file has it.
 _TRIGRAM_DELETE = "INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', ?, ?)"
 _TRIGRAM_INSERT = "INSERT INTO chunks_trigram(rowid, text) VALUES (?, ?)"
+# The page cache of the resolution pass, in KiB (`resolve_references`; 64 MB measured
+# no better).
+_PASS_CACHE_KB = 16 * 1024
 _STALE = """FROM chunks c LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
            WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id !=
            c.doc_id"""
@@ -258,9 +261,28 @@ class SqliteWriter(Writer):
         self.conn.execute("DELETE FROM ingest_errors WHERE uri = ?", (uri,))
 
     def resolve_references(self, resolve: Resolve) -> None:
-        with self.conn:  # the file's one writer: take the queues and resolve at once
-            names, docs = _take_pending(self.conn)
-            resolve(self.conn, names, docs, self.store.dialect)
+        conn = self.conn
+        # The pass inserts every staged reference into `refs` (in key order: appended)
+        # and `refs_name` (in name order: its pages touched at random). With SQLite's
+        # default cache (2 MB: 125 of these 16 KB pages) most of those went out to the
+        # WAL and back: on the scale corpus' code 16 MB took the inserts from 2.3 to
+        # 1.6 CPU s (docs/benchmarks.md, issue 23).
+        previous = db.scalar(conn, "PRAGMA cache_size")
+        conn.execute(f"PRAGMA cache_size = {-_PASS_CACHE_KB}")
+        try:
+            with conn:  # the file's one writer: take the queues and resolve at once
+                names = {n for (n,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
+                staged = [
+                    (int(doc_id), str(refs))
+                    for doc_id, refs in conn.execute(
+                        "SELECT doc_id, refs FROM refs_staged ORDER BY doc_id"
+                    )
+                ]
+                resolve(conn, names, staged, self.store.dialect)
+                if staged:
+                    conn.execute("DELETE FROM refs_staged")
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(previous)}")
 
     def set_meta(self, key: str, value: str) -> None:
         with self.conn:
@@ -342,19 +364,15 @@ class SqliteWriter(Writer):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             symbol_rows(doc_id, parsed),
         )
-        if not (parsed.reference_rows or doc.references or doc.imports or doc.symbols):
+        if not (parsed.references_json or doc.references or doc.imports or doc.symbols):
             return
-        # A code file's references (unresolved until the run's resolution pass, which
-        # takes the file from `refs_pending_docs`) and imports; the names it defines are
-        # queued so that references to them elsewhere are resolved again.
-        refs = ref_rows(doc_id, parsed)
-        conn.executemany(
-            "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, "
-            "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            refs,
-        )
-        if refs:
-            conn.execute("INSERT OR IGNORE INTO refs_pending_docs(doc_id) VALUES (?)", (doc_id,))
+        # A code file's references wait in `refs_staged` (one row: a JSON array) for the
+        # run's resolution pass, which inserts them into `refs` resolved: each row of
+        # `refs` and its index is written once. The names the file defines are queued so
+        # that references to them elsewhere are resolved again.
+        staged = staged_references(parsed)
+        if staged is not None:
+            conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (?, ?)", (doc_id, staged))
         conn.executemany(
             "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -469,14 +487,6 @@ class SqliteWriter(Writer):
                 "DELETE FROM chunk_vectors WHERE chunk_id NOT IN (SELECT id FROM chunks)"
             )
         return len(orphans)
-
-
-def _take_pending(conn: db.Connection) -> tuple[set[str], set[int]]:
-    """The resolution pass's queues, emptied: the names whose definitions changed and the
-    documents whose references were written."""
-    names = {name for (name,) in conn.execute("DELETE FROM refs_pending RETURNING name")}
-    docs = {d for (d,) in conn.execute("DELETE FROM refs_pending_docs RETURNING doc_id")}
-    return names, docs
 
 
 __all__ = ["FtsWrites", "SqliteWriter"]

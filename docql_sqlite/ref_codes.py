@@ -1,0 +1,7 @@
+"""How the index stores a reference's kind and resolution (schema 11): as the position of
+the name in these tuples, a small integer (0 and 1 take no byte in an SQLite record).
+The compiled DocQL SQL turns them back into these names (`query/items.py`). A module of
+its own, importing nothing: the query compiler reads it on a CLI query's fast path."""
+
+REFERENCE_KINDS = ("call", "type", "inherit", "import")
+RESOLUTIONS = ("unresolved", "local", "import", "unique", "ambiguous")

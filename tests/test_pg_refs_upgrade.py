@@ -1,0 +1,80 @@
+"""PostgreSQL: an index of schema 10 upgraded to 11 (`sql/postgres/011_refs_compact.sql`:
+kinds and resolutions as small integers, `end_line` NULL when it is `line`, `refs_name`
+on the name, `refs_staged` in place of `refs_pending_docs`) answers the same reference
+rows as a fresh one, including the queued references of a run stopped before its pass.
+A real PostgreSQL 16 (pgserver), as the other PostgreSQL tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pg_rows import content, postgres_runner, sqlite_runner
+from pg_server import fresh_database, start_server
+
+import docql_sqlite
+
+psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
+
+DATASETS_CODE = Path(__file__).resolve().parent.parent / "datasets" / "code"
+# The layout schema 10 left, with the first five code files' references written
+# `unresolved` and queued in `refs_pending_docs` (a run stopped before its pass).
+AS_SCHEMA_10 = """
+DROP INDEX refs_name;
+ALTER TABLE refs ALTER COLUMN kind TYPE text USING
+  CASE kind WHEN 0 THEN 'call' WHEN 1 THEN 'type' WHEN 2 THEN 'inherit' ELSE 'import' END;
+ALTER TABLE refs ALTER COLUMN resolution DROP NOT NULL;
+ALTER TABLE refs ALTER COLUMN resolution TYPE text USING
+  CASE resolution WHEN 1 THEN 'local' WHEN 2 THEN 'import' WHEN 3 THEN 'unique'
+    WHEN 4 THEN 'ambiguous' ELSE 'unresolved' END;
+ALTER TABLE refs ALTER COLUMN candidates DROP NOT NULL;
+UPDATE refs SET end_line = line WHERE end_line IS NULL;
+ALTER TABLE refs ALTER COLUMN end_line SET NOT NULL;
+CREATE INDEX refs_name ON refs(name, kind);
+DROP TABLE refs_staged;
+CREATE TABLE refs_pending_docs (doc_id bigint PRIMARY KEY);
+INSERT INTO refs_pending_docs
+  SELECT DISTINCT doc_id FROM refs ORDER BY doc_id LIMIT 5;
+UPDATE refs SET target_id = NULL, resolution = 'unresolved', candidates = 0
+  WHERE doc_id IN (SELECT doc_id FROM refs_pending_docs);
+UPDATE meta SET value = '10' WHERE key = 'schema_version';
+"""
+
+
+@pytest.fixture(scope="module")
+def pg_server() -> Iterator[Any]:
+    yield from start_server()
+
+
+def test_a_schema_10_postgres_index_upgraded_answers_the_same_rows(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    fresh = fresh_database(pg_server)
+    docql_sqlite.index(fresh, [str(DATASETS_CODE)])
+    expected = content(postgres_runner(fresh))["refs"]
+    assert len(expected) > 500
+    # and the same rows as a SQLite file of the same files
+    file_db = tmp_path / "code.db"
+    docql_sqlite.index(file_db, [str(DATASETS_CODE)])
+    assert content(sqlite_runner(file_db))["refs"] == expected
+
+    old = fresh_database(pg_server)
+    docql_sqlite.index(old, [str(DATASETS_CODE)])
+    with psycopg.connect(old, autocommit=True) as conn:
+        conn.execute(AS_SCHEMA_10.encode())
+        queued = conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone()
+    assert queued == (5,)
+    report = docql_sqlite.index(old, [str(DATASETS_CODE)])
+    assert not report.updated  # nothing parsed again: the migration and the pass alone
+    assert content(postgres_runner(old))["refs"] == expected
+    with psycopg.connect(old) as conn:
+        version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        staged = conn.execute("SELECT count(*) FROM refs_staged").fetchone()
+        pending = conn.execute("SELECT to_regclass('refs_pending_docs')").fetchone()
+        index = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'refs_name'"
+        ).fetchone()
+    assert version == ("11",) and staged == (0,) and pending == (None,)
+    assert index is not None and index[0].endswith("USING btree (name)"), index
