@@ -79,6 +79,8 @@ class Sidecar:
         with self._lock:
             if self._store is None:
                 self._store = open_store(self.path, readonly=True)
+                if store.held_pages:  # a long-lived reader's cache (`Store.hold_pages`)
+                    self._store.hold_pages(store.held_pages)
             other = self._store
         other.vector_cache, other.stats_cache = store.vector_cache, store.stats_cache
         return other
