@@ -1,6 +1,6 @@
 """Smart search with a sidecar (`Index(parallel_search=True)`, `search.parallel`): the
-BM25 and name lists run on a second connection in a worker thread while the caller runs
-the others. The answer must be the one the serial search gives — the same passages, the
+lexical lists run on a second connection in a worker thread while the caller embeds the
+query, and the caller then takes those the worker has not started. The answer must be the one the serial search gives — the same passages, the
 same scores, the same explained plan — for questions of every shape; the worker must
 read through its own connection, under the caller's time limit, and stop with the index.
 """
