@@ -256,6 +256,33 @@ def measure_plain(
     return rows
 
 
+def in_process(db: Path, searches: list[str]) -> dict[str, Any]:
+    """CPU of smart searches through `Tools.search` in this process (no transport)."""
+    from docql_sqlite import settings
+    from docql_sqlite.agent.tools import Tools
+
+    parallel = settings.parallel_search()
+    tools = Tools(str(db), heavy_workers=1, parallel=parallel)
+    try:
+        tools.search("warm up", limit=1)  # the model, the vectors, the first pages
+        times, cpu = [], time.process_time()
+        for text in searches:
+            started = time.perf_counter()
+            tools.search(text, limit=10)
+            times.append(time.perf_counter() - started)
+        cpu = time.process_time() - cpu
+    finally:
+        tools.close()
+    calls = max(1, len(times))
+    return {
+        "what": "smart search in process" + (" (sidecar)" if parallel else " (one thread)"),
+        "calls": len(times),
+        "p50 ms": pct(times, 0.5) if times else None,
+        "CPU ms/call": round(1000 * cpu / calls, 1),
+        "load average": os.getloadavg()[0],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -283,6 +310,16 @@ def main() -> None:
         help="time only the calls whose label contains this text (e.g. 'smart'); runs are"
         " shorter on a shared machine",
     )
+    parser.add_argument(
+        "--in-process",
+        type=int,
+        default=None,
+        metavar="K",
+        help="no server: the first K smart searches of the workload through the tools'"
+        " own code in this process (`Tools.search`; DOCQL_PARALLEL_SEARCH=0: one thread),"
+        " CPU per call; K=0 does everything but the searches, so two runs"
+        " under cachegrind give the instructions of K searches",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     import anyio
@@ -303,6 +340,9 @@ def main() -> None:
             # A handful of files parse faster here than in a pool of worker processes.
             build(db, base, roots, model, *(((), 0) if args.smoke else (("*.md",), None)))
         searches, queries = workload(db, n)
+        if args.in_process is not None:
+            print(json.dumps(in_process(db, searches[: args.in_process])))
+            return
         # The plain client's pass asks other questions (another fixed seed): the same ones
         # again would find the caches the SDK pass filled (term counts, postings) and
         # look cheaper than a first search is.

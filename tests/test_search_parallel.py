@@ -1,8 +1,9 @@
 """Smart search with a sidecar (`Index(parallel_search=True)`, `search.parallel`): the
 lexical lists run on a second connection in a worker thread while the caller embeds the
-query, and the caller then takes those the worker has not started. The answer must be the one the serial search gives — the same passages, the
-same scores, the same explained plan — for questions of every shape; the worker must
-read through its own connection, under the caller's time limit, and stop with the index.
+query, and the caller then takes those the worker has not started. The answer must be
+the one the serial search gives — the same passages, the same scores, the same explained
+plan — for questions of every shape; the worker must read through its own connection,
+under the caller's time limit, and stop with the index.
 """
 
 from __future__ import annotations
