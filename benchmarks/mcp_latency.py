@@ -265,10 +265,10 @@ def in_process(db: Path, searches: list[str]) -> dict[str, Any]:
     tools = Tools(str(db), heavy_workers=1, parallel=parallel)
     try:
         tools.search("warm up", limit=1)  # the model, the vectors, the first pages
-        times, cpu = [], time.process_time()
+        times, errors, cpu = [], 0, time.process_time()
         for text in searches:
             started = time.perf_counter()
-            tools.search(text, limit=10)
+            errors += tools.search(text, limit=10).is_error  # under cachegrind: a deadline
             times.append(time.perf_counter() - started)
         cpu = time.process_time() - cpu
     finally:
@@ -279,6 +279,7 @@ def in_process(db: Path, searches: list[str]) -> dict[str, Any]:
         "calls": len(times),
         "p50 ms": pct(times, 0.5) if times else None,
         "CPU ms/call": round(1000 * cpu / calls, 1),
+        "errors": errors,
         "load average": os.getloadavg()[0],
     }
 
