@@ -146,8 +146,10 @@ def pct(values: list[float], p: float) -> float:
 Call = tuple[str, dict[str, Any]]
 
 
-def plans(searches: list[str], queries: list[str]) -> list[tuple[str, list[Call]]]:
-    return [
+def plans(
+    searches: list[str], queries: list[str], only: str | None = None
+) -> list[tuple[str, list[Call]]]:
+    every = [
         ("status (the transport's floor)", [("status", {})] * len(queries)),
         ("search smart", [("search", {"query": q, "limit": 10}) for q in searches]),
         (
@@ -156,6 +158,7 @@ def plans(searches: list[str], queries: list[str]) -> list[tuple[str, list[Call]
         ),
         ("docql_query", [("docql_query", {"query": q}) for q in queries]),
     ]
+    return [(label, calls) for label, calls in every if only is None or only in label]
 
 
 def figures(
@@ -174,12 +177,14 @@ def figures(
     }
 
 
-async def measure(url: str, searches: list[str], queries: list[str]) -> list[dict[str, Any]]:
+async def measure(
+    url: str, searches: list[str], queries: list[str], only: str | None = None
+) -> list[dict[str, Any]]:
     """Through the SDK's own client (`ClientSession`), as an agent built on it calls."""
     rows: list[dict[str, Any]] = [{"what": "load average", "1 min": os.getloadavg()[0]}]
     async with http_session(url) as (session, _):
         await session.call_tool("search", {"query": "warm up", "limit": 1})  # first-call costs
-        for label, calls in plans(searches, queries):
+        for label, calls in plans(searches, queries, only):
             times, errors, chars = [], 0, 0
             cpu_server, cpu_client = server_cpu(url), time.process_time()
             for name, arguments in calls:
@@ -193,7 +198,9 @@ async def measure(url: str, searches: list[str], queries: list[str]) -> list[dic
     return rows
 
 
-def measure_plain(url: str, searches: list[str], queries: list[str]) -> list[dict[str, Any]]:
+def measure_plain(
+    url: str, searches: list[str], queries: list[str], only: str | None = None
+) -> list[dict[str, Any]]:
     """The same calls as plain JSON-RPC POSTs on one keep-alive connection (the standard
     library's http.client): what the server itself costs a client, without the SDK
     client's own ~5 ms of CPU a call (pydantic models, anyio streams, task groups), which
@@ -228,7 +235,7 @@ def measure_plain(url: str, searches: list[str], queries: list[str]) -> list[dic
     }
     post({"jsonrpc": "2.0", "method": "notifications/initialized"})
     rows: list[dict[str, Any]] = []
-    for label, calls in plans(searches, queries):
+    for label, calls in plans(searches, queries, only):
         times, errors, chars = [], 0, 0
         cpu_server, cpu_client = server_cpu(url), time.process_time()
         for n, (name, arguments) in enumerate(calls, start=1):
@@ -249,6 +256,34 @@ def measure_plain(url: str, searches: list[str], queries: list[str]) -> list[dic
     return rows
 
 
+def in_process(db: Path, searches: list[str]) -> dict[str, Any]:
+    """CPU of smart searches through `Tools.search` in this process (no transport)."""
+    from docql_sqlite import settings
+    from docql_sqlite.agent.tools import Tools
+
+    parallel = settings.parallel_search()
+    tools = Tools(str(db), heavy_workers=1, parallel=parallel)
+    try:
+        tools.search("warm up", limit=1)  # the model, the vectors, the first pages
+        times, errors, cpu = [], 0, time.process_time()
+        for text in searches:
+            started = time.perf_counter()
+            errors += tools.search(text, limit=10).is_error  # under cachegrind: a deadline
+            times.append(time.perf_counter() - started)
+        cpu = time.process_time() - cpu
+    finally:
+        tools.close()
+    calls = max(1, len(times))
+    return {
+        "what": "smart search in process" + (" (sidecar)" if parallel else " (one thread)"),
+        "calls": len(times),
+        "p50 ms": pct(times, 0.5) if times else None,
+        "CPU ms/call": round(1000 * cpu / calls, 1),
+        "errors": errors,
+        "load average": os.getloadavg()[0],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -263,12 +298,38 @@ def main() -> None:
         help="an existing benchmarks/fetch_corpora.sh cache to read the mix from (its"
         " manifest.env) instead of fetching into $DOCQL_CORPORA; the index stays there",
     )
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="time this existing index as it is (not built or brought up to date), e.g. the"
+        " mix embedded with e5-small by the CLI; the server runs in its folder",
+    )
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="time only the calls whose label contains this text (e.g. 'smart'); runs are"
+        " shorter on a shared machine",
+    )
+    parser.add_argument(
+        "--in-process",
+        type=int,
+        default=None,
+        metavar="K",
+        help="no server: the first K smart searches of the workload through the tools'"
+        " own code in this process (`Tools.search`; DOCQL_PARALLEL_SEARCH=0: one thread),"
+        " CPU per call; K=0 does everything but the searches, so two runs"
+        " under cachegrind give the instructions of K searches",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     import anyio
 
     with tempfile.TemporaryDirectory() as scratch:
-        if args.smoke:
+        if args.db is not None:
+            model, n = args.model or "(the index's)", args.n or 200
+            db, base = args.db.resolve(), args.db.resolve().parent
+        elif args.smoke:
             model, n = args.model or "hash", args.n or 6
             db = Path(scratch) / "datasets.db"
             base, roots = REPO, ["datasets/zh", "datasets/code/python"]
@@ -276,9 +337,13 @@ def main() -> None:
             model, n = args.model or "use-multilingual", args.n or 200
             base, roots = fetch_corpus(args.corpora)
             db = CACHE / f"mcp-latency-{model.replace(':', '-')}.db"
-        # A handful of files parse faster here than in a pool of worker processes.
-        build(db, base, roots, model, *(((), 0) if args.smoke else (("*.md",), None)))
+        if args.db is None:
+            # A handful of files parse faster here than in a pool of worker processes.
+            build(db, base, roots, model, *(((), 0) if args.smoke else (("*.md",), None)))
         searches, queries = workload(db, n)
+        if args.in_process is not None:
+            print(json.dumps(in_process(db, searches[: args.in_process])))
+            return
         # The plain client's pass asks other questions (another fixed seed): the same ones
         # again would find the caches the SDK pass filled (term counts, postings) and
         # look cheaper than a first search is.
@@ -300,8 +365,8 @@ def main() -> None:
             }
         ]
         with http_server(db, cwd=base) as url:
-            rows += anyio.run(measure, url + "/mcp", searches, queries)
-            rows += measure_plain(url + "/mcp", plain_searches, plain_queries)
+            rows += anyio.run(measure, url + "/mcp", searches, queries, args.only)
+            rows += measure_plain(url + "/mcp", plain_searches, plain_queries, args.only)
     if args.json:
         print(json.dumps(rows, indent=1))
     else:

@@ -33,10 +33,22 @@ _REMOVED = re.compile(
 )
 _WORD = re.compile(r"[^\W_]")
 _MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][")
+# Every construct `_REMOVED` takes out begins with one of these, after whitespace at most.
+_OPENERS = re.compile(r"[\[<!]")
 
 
 def link_only(content: str) -> bool:
     """Whether `content` is made only of links, anchors, badges and link definitions."""
-    if not any(m in content for m in _MARKERS):  # the common case, without a regex
+    # The common case, without a regex: every marker holds "]" or "<" (two scans of the
+    # text where prose has neither, rather than six).
+    if ("]" not in content and "<" not in content) or not any(m in content for m in _MARKERS):
+        return False
+    first = _WORD.search(content)
+    if first is None:
+        return True
+    # A letter or digit before the first `[`, `<` or `!` is inside no removed construct,
+    # so it is left: a passage, known without rewriting the text (a prose chunk with a
+    # link; a smart search asks ~150 times, ~2 ms on the 10 MB mix).
+    if _OPENERS.search(content, 0, first.start()) is None:
         return False
     return _WORD.search(_REMOVED.sub(" ", content)) is None

@@ -1,14 +1,17 @@
 """Smart search with a sidecar (`Index(parallel_search=True)`, `search.parallel`): the
-BM25 and name lists run on a second connection in a worker thread while the caller runs
-the others. The answer must be the one the serial search gives — the same passages, the
-same scores, the same explained plan — for questions of every shape; the worker must
-read through its own connection, under the caller's time limit, and stop with the index.
+lexical lists run on a second connection in a worker thread while the caller embeds the
+query, and the caller then takes those the worker has not started. The answer must be
+the one the serial search gives — the same passages, the same scores, the same explained
+plan — for questions of every shape; the worker must read through its own connection,
+under the caller's time limit, and stop with the index.
 """
 
 from __future__ import annotations
 
 import os
 import random
+import threading
+import time
 from pathlib import Path
 
 import apsw
@@ -234,3 +237,66 @@ def _fresh_copy_bytes() -> bytes:
             conn.close()  # the last connection: the WAL is folded in, the main file is whole
             _BYTES.append(path.read_bytes())
     return _BYTES[0]
+
+
+def _threads_of_lists(monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
+    """The threads that computed each lexical list, recorded as the search runs."""
+    from docql_sqlite.search import channels
+
+    seen: dict[str, set[str]] = {}
+
+    def recorded(module: object, name: str, label: str) -> None:
+        real = getattr(module, name)
+
+        def call(*args: object, **kwargs: object) -> object:
+            seen.setdefault(label, set()).add(threading.current_thread().name)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+
+    recorded(channels.keywords, "bm25_rows", "bm25")
+    recorded(channels.documents, "channel", "documents")
+    recorded(channels.code_words, "channel", "code_words")
+    recorded(channels, "name_rows", "names")
+    return seen
+
+
+def _slowed(monkeypatch: pytest.MonkeyPatch, module: object, name: str, seconds: float) -> None:
+    real = getattr(module, name)
+
+    def slow(*args: object, **kwargs: object) -> object:
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, slow)
+
+
+@pytest.mark.parametrize("slow", ["embedding", "bm25"])
+def test_the_two_threads_share_the_lists_by_who_is_free(
+    embedded: Path, monkeypatch: pytest.MonkeyPatch, slow: str
+) -> None:
+    """A costly query embedding (e5-small: ~23 ms of CPU) leaves every lexical list to
+    the worker; a slow BM25 list on the worker leaves the others to the caller. The
+    answer is the serial one either way."""
+    from docql_sqlite.search import ranking
+
+    question = "how is authentication configured"
+    with docql_sqlite.Index(embedded, vectors_in_memory=True) as serial:
+        expected = serial.search(question, explain=True)
+    seen = _threads_of_lists(monkeypatch)
+    if slow == "embedding":
+        _slowed(monkeypatch, ranking.vectors, "query_vector", 0.5)
+    else:
+        # The worker surely takes BM25 (the first list) while the caller embeds, and is
+        # still at it when the caller is done.
+        _slowed(monkeypatch, ranking.vectors, "query_vector", 0.1)
+        _slowed(monkeypatch, ranking.stats, "common_terms", 0.6)  # in the BM25 list only
+    with docql_sqlite.Index(embedded, vectors_in_memory=True, parallel_search=True) as both:
+        assert both.search(question, explain=True) == expected
+    caller = threading.current_thread().name
+    assert set(seen) == {"bm25", "documents", "code_words", "names"}
+    if slow == "embedding":
+        assert caller not in set().union(*seen.values())
+    else:
+        assert seen["bm25"] != {caller}
+        assert seen["documents"] == seen["code_words"] == seen["names"] == {caller}

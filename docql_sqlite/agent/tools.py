@@ -215,6 +215,7 @@ class Tools:
             # A server answers many searches: the vectors are worth holding in memory, and
             # a sidecar connection lets a search run its lists on both cores.
             idx = Index(db_path, vectors_in_memory=True, parallel_search=parallel)
+            idx.store.hold_pages(limits.SEARCH_PAGES_KIB)  # and its sidecar's (`parallel`)
             if self._vectors is None:
                 self._vectors = idx.vector_cache
             idx.vector_cache = self._vectors

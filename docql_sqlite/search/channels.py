@@ -10,6 +10,7 @@ on: the code words (`code_words_weighed`) and the documents' passages (`represen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..records import Record
@@ -79,40 +80,41 @@ def collect(
     of more than LONG_QUERY words keeps more than that many). Every list but the vector
     one counts `lexical_share` of its weight; at 0 they are not run.
 
-    With a sidecar (`parallel.of`: an index opened with `parallel_search`) BM25 and the
-    first name lists (SQLite's work) run on its worker while this thread embeds the
-    query and runs the vector, entity, code-word and document lists; the lists and their
-    order are the same either way."""
+    With a sidecar (`parallel.of`: an index opened with `parallel_search`) its worker
+    computes the lexical lists (`lexical_tasks`) while this thread embeds the query and
+    finds the nearest vectors, then takes the lexical lists the worker has not started
+    (`parallel.Shared`); the lists and their order are the same either way."""
     lexical = lexical_share(store, terms)
     n_level = 0
     lists: list[fusion.Ranked] = []
     steps: list[str] = []
     doc_notes: list[str] = []
-    passages: parallel.Pending[tuple[list[fusion.Ranked], list[str], int]] | None = None
+    shared: parallel.Shared | None = None
+    pending: parallel.Pending[None] | None = None
     # `parallel` (threads: concurrent.futures, logging) loads only with a sidecar: a
     # one-off search has none (tests/test_cli_startup.py).
     sidecar = _sidecar(store) if lexical > 0 else None
     if sidecar is not None:
-        passages = sidecar.submit(
-            store, lambda other: passage_lists(other, terms, names, opts, lexical, SIDECAR_NAMES)
-        )
+        from . import parallel
+
+        shared = parallel.Shared(lexical_tasks(terms, names, opts, lexical))
+        pending = sidecar.submit(store, shared.run)
     try:
         vector = vector_list(store, text, opts) if store.has_vectors else None
         if lexical > 0:
-            if passages is None:
+            if shared is None or pending is None:
                 lists, steps, n_level = passage_lists(store, terms, names, opts, lexical)
                 others, doc_notes = other_lists(store, terms, opts, lexical, (lists[0], n_level))
             else:
-                later = name_lists(store, terms, names, opts, lexical, NAME_LISTS[SIDECAR_NAMES:])
-                others, doc_notes = other_lists(store, terms, opts, lexical, None)
-                lists, steps, n_level = passages.result()
-                passages = None
-                lists += later
-                others[0] = code_words_weighed(others[0], lists[0], n_level)
+                shared.run(store)  # the lists the worker has not taken yet
+                if not pending.drop_unstarted():
+                    pending.result()
+                pending = None
+                lists, steps, n_level, others, doc_notes = gathered(shared.results, opts, lexical)
             lists += others
     finally:
-        if passages is not None:  # an error here: the worker's task still finishes first
-            passages.wait()
+        if pending is not None:  # an error here: the worker's task still finishes first
+            pending.wait()
     if vector is not None:
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
@@ -287,12 +289,6 @@ def vector_list(store: Store, text: str, opts: ranking.Request) -> tuple[fusion.
     return ranked, plan.notes
 
 
-# With a sidecar, BM25 and this many name lists run on its worker, the others on the
-# caller's thread: the split that left the two threads about the same CPU on the 10 MB
-# mix (docs/mcp.md).
-SIDECAR_NAMES = 2
-
-
 def passage_lists(
     store: Store,
     terms: list[search_terms.Term],
@@ -357,23 +353,65 @@ def other_lists(
     terms: list[search_terms.Term],
     opts: ranking.Request,
     lexical: float,
-    bm25: tuple[fusion.Ranked, int] | None,
+    bm25: tuple[fusion.Ranked, int],
 ) -> tuple[list[fusion.Ranked], list[str]]:
     """Code words and documents (the document channel's notes too). Code words are
-    weighed by what the BM25 list answered (`code_words_weighed`): pass it and its
-    level's number of terms, or None to weigh them later, once they are known."""
+    weighed by what the BM25 list answered (`code_words_weighed`): the list and its
+    level's number of terms."""
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
     code_rows = code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH)
+    found = documents.channel(store, terms, opts.paths)
+    return _code_and_documents(code_rows, found, opts, lexical, bm25)
+
+
+def _code_and_documents(
+    code_rows: list[dict[str, Any]],
+    found: tuple[list[dict[str, Any]], list[str]],
+    opts: ranking.Request,
+    lexical: float,
+    bm25: tuple[fusion.Ranked, int],
+) -> tuple[list[fusion.Ranked], list[str]]:
     code = fusion.Ranked(
         "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
     )
-    if bm25 is not None:
-        code = code_words_weighed(code, *bm25)
-    doc_rows, doc_notes = documents.channel(store, terms, opts.paths)
+    doc_rows, doc_notes = found
     docs = fusion.Ranked(
         "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
     )
-    return [code, docs], doc_notes
+    return [code_words_weighed(code, *bm25), docs], doc_notes
+
+
+def lexical_tasks(
+    terms: list[search_terms.Term],
+    names: QueryNames,
+    opts: ranking.Request,
+    lexical: float,
+) -> list[Callable[[Store], Any]]:
+    """The lexical lists as tasks for two threads (`parallel.Shared`), the longest first
+    (on the 10 MB mix: BM25 ~5 ms, documents ~2.6, the name lists ~2.5 together), so the
+    last one a thread takes is short; `gathered` puts them in the fusion's order."""
+
+    def names_of(which: NameList) -> Callable[[Store], Any]:
+        return lambda store: name_lists(store, terms, names, opts, lexical, (which,))[0]
+
+    return [
+        lambda store: passage_lists(store, terms, names, opts, lexical, names_upto=0),
+        lambda store: documents.channel(store, terms, opts.paths),
+        *(names_of(which) for which in NAME_LISTS),
+        lambda store: code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH),
+    ]
+
+
+def gathered(
+    results: list[Any], opts: ranking.Request, lexical: float
+) -> tuple[list[fusion.Ranked], list[str], int, list[fusion.Ranked], list[str]]:
+    """The answers of `lexical_tasks` as the serial path makes them: the BM25 lists, the
+    strategy's steps, the level's number of terms, the code-word and document lists and
+    the document channel's notes."""
+    (lists, steps, n_level), found, *by_name, code_rows = results
+    lists = lists + by_name
+    others, doc_notes = _code_and_documents(code_rows, found, opts, lexical, (lists[0], n_level))
+    return lists, steps, n_level, others, doc_notes
 
 
 def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -> fusion.Ranked:

@@ -8,7 +8,7 @@ calls `run_mode`/`run_plan` for its lists (the one statement of `sqlbuild.py`) a
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import deadline
 from ..errors import SearchError
@@ -29,6 +29,7 @@ MIN_DEPTH = 30  # rows per list in hybrid fusion, at least (RRF needs some depth
 # Up to this many vectors the KNN is exact on every engine (sqlite-vec's always is; a
 # PostgreSQL index with more uses its HNSW index, approximate).
 EXACT_KNN_MAX = 100_000
+QUERY_VECTORS = 256  # query vectors kept per open index (`query_vector`)
 
 
 class Request(Record):
@@ -108,7 +109,7 @@ def add_vector(
     """Give `plan` a query vector, with k over-fetched by the stale vectors it may meet."""
     with deadline.not_counted():  # loading the model is not the query's time
         model = vectors.query_model(store, opts.model)
-        vector = vectors.query_vector(model, text, kind)
+        vector = query_vector(store, model, text, kind)
     plan.vector = sqlbuild.vector_sql(params, vectors.vector_json(vector))
     stale = stats.stale_vectors(store)
     plan.approximate = stats.vector_count(store) > EXACT_KNN_MAX
@@ -126,6 +127,22 @@ def add_vector(
         f"skipped), paths pushed into vec0 doc_id"
         if opts.paths
         else f"vector: model {model.model_id}, k = {plan.vec_k} ({wanted} wanted + {stale} stale)"
+    )
+
+
+def query_vector(store: Store, model: Any, text: str, kind: str = "query") -> list[float]:
+    """`vectors.query_vector`, remembered for the last QUERY_VECTORS texts of this index:
+    e5-small's forward pass is ~23 ms of CPU for a short query, and an agent asks the same
+    text again (the next page, `offset`; another mode). The model's name is part of the
+    key, with its dimensions; the index's vectors were checked against the model
+    (`vectors.query_model`)."""
+    recent = stats.of(store).part("query vectors", lambda: stats.Recent(QUERY_VECTORS))
+    return cast(
+        "list[float]",
+        recent.get(
+            (model.model_id, model.dimensions, kind, text),
+            lambda: vectors.query_vector(model, text, kind),
+        ),
     )
 
 

@@ -60,6 +60,32 @@ class StatsCache:
         return len(self._values)
 
 
+class Recent:
+    """The last `size` values asked for by key (least recently used forgotten first),
+    for any thread: a part of the store's cache (`StatsCache.part`)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._values: dict[Any, Any] = {}  # in order of use: the first is the oldest
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, compute: Any) -> Any:
+        with self._lock:
+            if key in self._values:
+                value = self._values.pop(key)
+                self._values[key] = value
+                return value
+        value = compute()  # outside the lock: two threads may compute the same value
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self.size:
+                del self._values[next(iter(self._values))]
+        return value
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
 _made = threading.Lock()  # one cache per store, however many threads ask first
 
 

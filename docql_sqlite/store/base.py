@@ -52,10 +52,18 @@ class Store(ABC):
     # Term statistics and other figures of one version of the index (`search.stats`): a
     # bounded dict keyed by `stamp()`, shared with the sidecar's store. None: not cached.
     stats_cache: Any = None
+    # KiB of pages a long-lived reader keeps in its own cache (`hold_pages`); 0: the default.
+    held_pages: int = 0
 
     # -- lifetime ---------------------------------------------------------------------
     @abstractmethod
     def close(self) -> None: ...
+
+    def hold_pages(self, kib: int) -> None:
+        """For a long-lived reader (the MCP server's search connections): keep up to `kib`
+        KiB of the pages it reads in the engine's own cache. A no-op where the engine
+        has no such choice (PostgreSQL)."""
+        self.held_pages = kib
 
     def refresh(self) -> None:
         """Read again what compiling depends on (`dialect`), after this process wrote."""

@@ -35,6 +35,17 @@ class SqliteStore(Store):
         self.conn: db.Connection = db.connect(self.path, readonly=readonly, create=create)
         self.dialect: Dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams() else SQLITE
 
+    def hold_pages(self, kib: int) -> None:
+        """Pages in SQLite's cache instead of mapped (`db.READER_MMAP_BYTES`): with
+        `cell_size_check` on (db.py), SQLite makes a new page object for every access to
+        a mapped page and checks its cells again each time, which doubled the BM25 list's
+        CPU on the 10 MB mix (5.7 against 2.7 ms); a cached page is checked once, when it
+        is read. For a process that answers many searches; a one-off command keeps the
+        map (it reads each page a few times at most: no difference measured)."""
+        self.conn.execute("PRAGMA mmap_size = 0")
+        self.conn.execute(f"PRAGMA cache_size = -{int(kib)}")
+        super().hold_pages(kib)
+
     def refresh(self) -> None:
         """Read again what compiling depends on (after this process wrote the index)."""
         self.dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams() else SQLITE

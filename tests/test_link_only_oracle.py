@@ -1,0 +1,87 @@
+"""`passage_text.link_only` answers without rewriting the text when a letter or digit comes
+before the first `[`, `<` or `!` (the MCP search path asks ~150 times a search). The
+oracle is the rewrite alone, kept here verbatim: the same answer for every chunk of
+`datasets/`, for the Node-shaped cases, and for random texts made of the constructs."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from conftest import query
+
+from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, link_only
+
+
+def reference(content: str) -> bool:
+    """link_only before the shortcut."""
+    if not any(m in content for m in _MARKERS):
+        return False
+    return _WORD.search(_REMOVED.sub(" ", content)) is None
+
+
+PIECES = [
+    "[a]: #x",
+    "[`fs.watch()`]: #fswatch",
+    "  [b]: b.md 'title'",
+    "[Guide](guide.md)",
+    "[![ci](https://ci/badge.svg)](https://ci)",
+    "![img](i.png)",
+    '<a id="x"></a>',
+    "<img src=x>",
+    "<!-- note -->",
+    "[foo][]",
+    "[API][api]",
+    "[ref]",
+    "word",
+    "é",
+    "7",
+    "_",
+    "!",
+    "<",
+    "[",
+    "]",
+    "(",
+    ")",
+    "-",
+    "#",
+    " ",
+    "\n",
+    "\n\n",
+    "    ",
+    "## Heading",
+    "x = a[1]: b",
+]
+
+
+def random_texts(n: int, seed: int = 19) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 12))) for _ in range(n)]
+
+
+def test_the_shortcut_gives_the_rewrites_answer_on_random_texts() -> None:
+    texts = random_texts(20_000)
+    answers = [link_only(t) for t in texts]
+    assert answers == [reference(t) for t in texts]
+    # Both answers occur, and many texts take each branch of the shortcut.
+    assert 1_000 < sum(answers) < 19_000
+
+
+def test_the_shortcut_gives_the_rewrites_answer_on_every_chunk(corpus_db: Path) -> None:
+    contents = [row[0] for row in query(corpus_db, "SELECT content FROM chunks")]
+    assert len(contents) > 100
+    assert [link_only(c) for c in contents] == [reference(c) for c in contents]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Returns an [`fs.Stats`][] object.\n",  # a word first: answered by the shortcut
+        "[x](y) and then words\n",  # a link first: the rewrite decides
+        "<!-- comment -->\n[a]: #a\n",
+        "   \n[a]: #a\n",
+    ],
+)
+def test_both_paths_on_node_shaped_texts(content: str) -> None:
+    assert link_only(content) is reference(content)
