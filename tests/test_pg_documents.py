@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from pg_server import fresh_database, start_server
-from test_search_documents_oracle import questions
+from test_search_documents_oracle import glob_scope, questions
 
 import docql_sqlite
 from docql_sqlite import SearchOptions
@@ -75,7 +75,7 @@ def fts5_counts(
     if paths:
         cond += (
             " AND v.doc IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE {ranking.scope_sql(paths, params)})"
+            f"WHERE {glob_scope(paths, params)})"
         )
     if negated:
         cond += (
@@ -96,7 +96,7 @@ def pg_counts(
     params = Params(eng.dialect)
     within = without = None
     if paths:
-        scope = ranking.scope_sql(paths, params)
+        scope = ranking.scope_sql(eng, paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
         without = eng.dialect.ids_matching(params.add(negated))
@@ -154,7 +154,7 @@ def test_body_counts_equal_fts5vocab(engines: Any) -> None:
                 params = Params(index.dialect)
                 within = without = None
                 if paths:
-                    scope = ranking.scope_sql(paths, params)
+                    scope = ranking.scope_sql(index.store, paths, params)
                     within = (
                         "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id "
                         f"WHERE {scope}"

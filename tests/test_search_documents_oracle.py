@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import docql_sqlite
-from docql_sqlite.search import documents, ranking, stats
+from docql_sqlite.search import documents, stats
 from docql_sqlite.search import terms as search_terms
 from docql_sqlite.store.sqlite import engine as sqlite_store
 from docql_sqlite.text import has_cjk
@@ -27,6 +27,14 @@ from docql_sqlite.text import has_cjk
 MCP_INDEX = Path(os.environ.get("DOCQL_CORPORA", "/work/cache/mcp")) / (
     "mcp-latency-use-multilingual.db"
 )
+
+
+def glob_scope(paths: tuple[str, ...], params: Any) -> str:
+    """The search's path scope as the globs themselves in SQL (the engine's REGEXP), the
+    oracle of `ranking.scope_sql`'s document ids found in Python."""
+    dialect = params.dialect
+    globs = (dialect.glob("d.path", params.add(dialect.glob_value(p))) for p in paths)
+    return "(" + " OR ".join(globs) + ")"
 
 
 def reference_occurrences(index: Any, token: documents.Token, paths, negated):
@@ -39,7 +47,7 @@ def reference_occurrences(index: Any, token: documents.Token, paths, negated):
     else:
         cond = f"v.term = {params.add(token.text)}"
     if paths:
-        scope = ranking.scope_sql(paths, params)
+        scope = glob_scope(paths, params)
         cond += (
             f" AND v.doc IN (SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id "
             f"WHERE {scope})"

@@ -92,7 +92,7 @@ def test_the_keyword_level_and_its_bm25_list(names_index) -> None:
     store = names_index.store
     terms = search_terms.parse("plannings")  # nowhere as typed: widened to its stem
     params = ranking.Params(store.dialect)
-    level = keywords.choose_level(store, terms, ranking.scope_sql((), params), params)
+    level = keywords.choose_level(store, terms, ranking.scope_sql(store, (), params), params)
     assert level.steps[0] == "exact: 0 chunks with every term, 0 with any"
     assert level.steps[-1].startswith("stems: ") and not level.exact and level.narrow is None
     rows = keywords.bm25_rows(store, level.terms, level.narrow, ranking.Request(), depth=2)

@@ -186,6 +186,10 @@ class Dialect(ABC):
         engine lets the query fix the join order (rows then come in outline order)."""
 
     @abstractmethod
+    def ids_in(self, expr: str, ids: str) -> str:
+        """`expr` is one of the integers of the JSON array text `ids` (a condition)."""
+
+    @abstractmethod
     def json_list(self, expr: str) -> str:
         """A FROM item: the elements of the JSON array text `expr` as rows of `j.value`."""
 

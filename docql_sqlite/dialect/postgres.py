@@ -59,6 +59,9 @@ class PostgresDialect(Dialect):
     def glob(self, expr: str, pattern: str) -> str:
         return f'{expr} COLLATE "C" ~ {pattern}'
 
+    def ids_in(self, expr: str, ids: str) -> str:
+        return f"{expr} IN (SELECT (value)::bigint FROM json_array_elements_text(({ids})::json))"
+
     def json_list(self, expr: str) -> str:
         return f"json_array_elements_text(({expr})::json) AS j(value)"
 

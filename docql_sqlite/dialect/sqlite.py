@@ -101,6 +101,9 @@ class SqliteDialect(Dialect):
         # index (50 ms at 283k sections, 0.1 ms this way).
         return "documents d CROSS JOIN sections s ON s.doc_id = d.id"
 
+    def ids_in(self, expr: str, ids: str) -> str:
+        return f"{expr} IN (SELECT value FROM json_each({ids}))"
+
     def json_list(self, expr: str) -> str:
         return f"json_each({expr}) j"
 

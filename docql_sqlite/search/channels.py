@@ -277,7 +277,7 @@ def represented(lists: list[fusion.Ranked]) -> list[fusion.Ranked]:
 def vector_list(store: Store, text: str, opts: ranking.Request) -> tuple[fusion.Ranked, list[str]]:
     """The nearest passages by meaning, and the plan's notes."""
     vparams = Params(store.dialect)
-    plan = sqlbuild.Plan(scope=ranking.scope_sql(opts.paths, vparams), rrf_k=opts.rrf_k)
+    plan = sqlbuild.Plan(scope=ranking.scope_sql(store, opts.paths, vparams), rrf_k=opts.rrf_k)
     ranking.add_vector(
         store, plan, vparams, text, ranking.Request(CHANNEL_DEPTH, opts.paths, model=opts.model)
     )
@@ -300,7 +300,7 @@ def passage_lists(
     """BM25 at the chosen keyword level, then the first `names_upto` name lists
     (`NAME_LISTS`); the keyword strategy's steps; the number of terms of that level."""
     params = Params(store.dialect)
-    scope = ranking.scope_sql(opts.paths, params)
+    scope = ranking.scope_sql(store, opts.paths, params)
     chosen = keywords.choose_level(store, terms, scope, params)
     level, narrow, steps = chosen.terms, chosen.narrow, chosen.steps
     # Name channels look for the query as typed (and its words joined: "query planner"

@@ -122,7 +122,7 @@ def _occurrences(
     params = Params(eng.dialect)
     within = without = None
     if paths:
-        scope = ranking.scope_sql(paths, params)
+        scope = ranking.scope_sql(eng, paths, params)
         within = f"SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE {scope}"
     if negated:
         without = eng.dialect.ids_matching(params.add(negated))
@@ -220,18 +220,17 @@ class Layout(Record, frozen=True):
 
 def _layout(store: Store) -> Layout:
     def compute() -> Layout:
-        chunk_doc: dict[int, int] = {}
-        lengths: dict[int, int] = {}
         # Code files are left out: a question about code is answered by a definition,
         # which the symbol and code-word channels find; ranking whole source files by
         # the question's words pushed those passages out (code set R@10 0.41 → 0.33).
-        for row in store.rows(
-            "SELECT c.id AS chunk, c.doc_id AS doc, c.end_offset - c.start_offset AS chars "
-            "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.format != 'code'"
-        ):
-            chunk, doc, chars = row["chunk"], row["doc"], row["chars"]
-            chunk_doc[chunk] = doc
-            lengths[doc] = lengths.get(doc, 0) + max(1, int(chars or 0))
+        # Read as columns (stats.columns), not a dict per chunk: 90k chunks at 279 MB.
+        prose = "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.format != 'code'"
+        chunks, docs = stats.columns(store, ["c.id", "c.doc_id"], prose, "c.id")
+        chunk_doc = dict(zip(map(int, chunks), map(int, docs)))
+        size = store.dialect.greatest("1", "coalesce(c.end_offset - c.start_offset, 0)")
+        grouped = f"SELECT c.doc_id, sum({size}) AS n {prose} GROUP BY c.doc_id"
+        by_doc, sizes = stats.columns(store, ["g.doc_id", "g.n"], f"FROM ({grouped}) g", "g.doc_id")
+        lengths = dict(zip(map(int, by_doc), map(int, sizes)))
         avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
         norms = {doc: K1 * (1.0 - B + B * n / avgdl) for doc, n in lengths.items()}
         return Layout(chunk_doc, lengths, avgdl, norms)

@@ -51,7 +51,7 @@ def rows(
     table, alias, name_col = name_list.table, name_list.alias, name_list.column
     params = Params(store.dialect)
     dialect = params.dialect
-    scope = ranking.scope_sql(paths, params)
+    scope = ranking.scope_sql(store, paths, params)
     # Code symbols are named only by strong names: a symbol called after one plain word of
     # a question (`def handle`) is what the code-words channel weighs, by its share.
     equal = [n for n in names.equal if table != "symbols" or n in names.strong]

@@ -63,12 +63,28 @@ def query_terms(text: str) -> list[search_terms.Term]:
     return terms
 
 
-def scope_sql(paths: tuple[str, ...], params: Params) -> str:
+def scope_sql(store: Store, paths: tuple[str, ...], params: Params) -> str:
+    """The condition on documents `d` of a search limited to `paths` (globs).
+
+    The documents in scope are found once per index version and set of globs, in Python,
+    and every statement of the search reads their ids: a glob in the SQL ran again in
+    each of a smart search's ~9 statements, ~0.1 s each over 34k documents."""
     dialect = params.dialect
     if not paths:
         return dialect.TRUE
-    globs = (dialect.glob("d.path", params.add(dialect.glob_value(p))) for p in paths)
-    return "(" + " OR ".join(globs) + ")"
+    return dialect.ids_in("d.id", params.add(documents_in(store, paths)))
+
+
+def documents_in(store: Store, paths: tuple[str, ...]) -> str:
+    """The ids of the documents whose path matches one of `paths`, as a JSON array."""
+    from ..globs import matcher
+
+    def compute() -> str:
+        ids, found = stats.columns(store, ["d.id", "d.path"], "FROM documents d", "d.id")
+        matches = matcher(paths)
+        return "[" + ",".join(i for i, path in zip(ids, found) if matches(path)) + "]"
+
+    return cast(str, stats.cached(store, ("documents_in", paths), compute))
 
 
 def run_mode(
@@ -79,7 +95,7 @@ def run_mode(
     terms, reduced = stats.reduce_terms(store, terms)
     plan = sqlbuild.Plan(
         terms=terms if mode in ("bm25", "hybrid") else [],
-        scope=scope_sql(opts.paths, params),
+        scope=scope_sql(store, opts.paths, params),
         min_hits=opts.limit,
         rrf_k=opts.rrf_k,
         w_fts=opts.weight("bm25"),

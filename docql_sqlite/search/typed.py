@@ -180,6 +180,6 @@ def run(store: Store, doc: QueryDocument, opts: Any) -> list[dict[str, Any]]:
 def _vector_rows(store: Store, text: str, kind: str, sub: Any) -> list[dict[str, Any]]:
 
     params = Params(store.dialect)
-    plan = sqlbuild.Plan(scope=ranking.scope_sql(sub.paths, params), rrf_k=sub.rrf_k)
+    plan = sqlbuild.Plan(scope=ranking.scope_sql(store, sub.paths, params), rrf_k=sub.rrf_k)
     ranking.add_vector(store, plan, params, text, sub, kind=kind)
     return ranking.run_plan(store, plan, params, sub.fetch, mode="vector")
