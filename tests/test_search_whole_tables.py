@@ -16,12 +16,15 @@ from typing import Any
 import pytest
 
 import docql_sqlite
-from docql_sqlite.search import documents, names, ranking, stats
+from docql_sqlite.search import documents, ranking, stats, symbol_names
 from docql_sqlite.sqlparams import Params
 from docql_sqlite.text import fold
 
 FILES = {
-    "docs/guide.md": "# Guide\n\nThe planner reads the plan.\n\n## Install\n\nRun make.\n",
+    "docs/guide.md": (
+        "# Guide\n\nThe planner reads the plan.\n\n## Install\n\nRun make.\n\n"
+        "## Planner internals\n\nHow it works.\n"
+    ),
     "docs/deep/more.md": "# More\n\nAnother plan for the planner.\n",
     "notes/todo.txt": "plan the planner work\n",
     "src/plan.py": (
@@ -125,7 +128,7 @@ def test_columns_equal_the_rows_read_one_by_one(db: Path) -> None:
 def test_the_symbol_names_table_holds_every_symbol(db: Path) -> None:
     with docql_sqlite.open(db) as idx:
         store = idx.store
-        tab = names.table(store)
+        tab = symbol_names.table(store)
         rows = store.rows(
             "SELECT y.id, y.doc_id, y.line, y.name_fold, lower(y.qualified_name) AS q, "
             "d.path, d.name AS file FROM symbols y JOIN documents d ON d.id = y.doc_id "
@@ -159,3 +162,32 @@ def test_the_document_layout_is_the_prose_chunks(db: Path) -> None:
         for r in rows:
             lengths[r["doc_id"]] = lengths.get(r["doc_id"], 0) + max(1, r["n"])
         assert layout.lengths == lengths
+
+
+NAME_QUERIES = ["planner", "plan", "make plan", "Planner internals", "über", "run", "Install", "pl"]
+
+
+@pytest.mark.parametrize("text", NAME_QUERIES)
+def test_the_name_lists_candidates_lose_no_name(
+    db: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Headings from the title trigrams and symbols from the names in memory: the same
+    rows as a scan of every name (the lists with their candidate steps turned off)."""
+    from docql_sqlite.search import name_lists
+    from docql_sqlite.search import terms as search_terms
+    from docql_sqlite.search.query_names import query_names
+
+    terms = search_terms.parse(text)
+    wanted = query_names(terms)
+    with docql_sqlite.open(db) as idx:
+        got = {
+            n.name: name_lists.rows(idx.store, n, terms, wanted, (), 30)
+            for n in name_lists.NAME_LISTS
+        }
+        monkeypatch.setattr(name_lists, "_candidates", lambda *args: None)
+        scanned = {
+            n.name: name_lists.rows(idx.store, n, terms, wanted, (), 30)
+            for n in name_lists.NAME_LISTS
+        }
+    assert got == scanned
+    assert any(got.values()) or text == "pl"

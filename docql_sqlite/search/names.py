@@ -13,17 +13,13 @@ so a search costs a scan of short strings, a few milliseconds for 15,000 symbols
 
 from __future__ import annotations
 
-import bisect
 import math
-from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
-from ..records import Record
 from ..sqlparams import Params
-from ..text import fold
-from . import stats
 from . import terms as search_terms
+from .symbol_names import NamedSymbol, table
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -31,108 +27,6 @@ if TYPE_CHECKING:
 MIN_WORD = 3
 MAX_SHARE = 0.2  # a word inside more than this share of names says nothing (get, set, …)
 MIN_SYMBOLS = 50  # … in an index with enough names for shares to mean something
-
-
-class NamedSymbol(Record, frozen=True):
-    id: int
-    doc_id: int
-    path: str
-    line: int
-    name: str  # casefolded
-
-
-class SymbolNames(Record):
-    """Every symbol of the index as columns, and its names / contexts (casefolded
-    qualified name and file name) joined into one string each, for fast search."""
-
-    # As the engine wrote them (decimal text): converted only for the symbols a search
-    # ranks, not for the 239k of a large index.
-    ids: list[str]
-    docs: list[str]
-    lines: list[str]
-    paths: dict[str, str]  # document id → path
-    names: str
-    contexts: str
-    name_starts: list[int]
-    context_starts: list[int]
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def name(self, i: int) -> str:
-        return self.names[self.name_starts[i] : self.name_starts[i + 1] - 1]
-
-    def path(self, i: int) -> str:
-        return self.paths[self.docs[i]]
-
-    def symbol(self, i: int) -> NamedSymbol:
-        return NamedSymbol(
-            int(self.ids[i]), int(self.docs[i]), self.path(i), int(self.lines[i]), self.name(i)
-        )
-
-    def containing(self, words: tuple[str, ...], context: bool = False) -> set[int]:
-        """Indexes of the symbols whose name (or context) contains any of `words`."""
-        blob, starts = (
-            (self.contexts, self.context_starts) if context else (self.names, self.name_starts)
-        )
-        found: set[int] = set()
-        for word in words:
-            at = blob.find(word)
-            while at != -1:
-                i = bisect.bisect_right(starts, at) - 1
-                found.add(i)
-                at = blob.find(word, starts[i + 1])
-        return found
-
-
-def _starts(values: list[str]) -> list[int]:
-    """Where each value begins in `"\\n".join(values)`, and one past the end."""
-    # C-level calls only (no Python frame per value): 239k names in ~20 ms.
-    return list(accumulate(map((1).__add__, map(len, values)), initial=0))
-
-
-def table(store: Store) -> SymbolNames:
-    """Every symbol of the index (cached per version of the index file)."""
-
-    def load() -> SymbolNames:
-        dialect = store.dialect
-        newline = dialect.newline()
-        ids, docs, lines, names, qualified = stats.columns(
-            store,
-            [
-                "y.id",
-                "y.doc_id",
-                "y.line",
-                f"replace(y.name_fold, {newline}, ' ')",
-                f"replace({dialect.ascii_lower('y.qualified_name')}, {newline}, ' ')",
-            ],
-            "FROM symbols y",
-            "y.id",
-        )
-        with_symbols, paths_in, file_names = stats.columns(
-            store,
-            ["d.id", "d.path", "d.name"],
-            "FROM documents d WHERE d.id IN (SELECT DISTINCT doc_id FROM symbols)",
-            "d.id",
-        )
-        paths = dict(zip(with_symbols, paths_in))
-        stems = {
-            d: fold(n.rsplit(".", 1)[0]).replace("\n", " ")
-            for d, n in zip(with_symbols, file_names)
-        }
-        contexts = [f"{q} {stems[d]}" for q, d in zip(qualified, docs)]
-        return SymbolNames(
-            ids,
-            docs,
-            lines,
-            paths,
-            "\n".join(names),
-            "\n".join(contexts),
-            _starts(names),
-            _starts(contexts),
-        )
-
-    return stats.cached(store, ("symbols",), load)
 
 
 def query_words(terms: list[search_terms.Term]) -> list[tuple[str, ...]]:
