@@ -2,13 +2,18 @@
 its signature, fitted to a token budget (`Index.repo_map`, `docql-sqlite map`, the MCP
 tool `repo_map`; docs/repomap.md).
 
-Centrality is PageRank over the reference graph (`query/graph.py`): a symbol is central
-when central code uses it. Every reference is an edge from the symbol it sits in (or its
-file, at the top level) to its target; an `ambiguous` reference is spread evenly over
-the definitions of its name in that language, with a quarter of the weight; a member
-passes a share of its rank to its class. With a focus (a symbol name or a file), the
-random walk restarts at the focus most of the time (personalised PageRank), so the map
-shows the focus and what it leans on.
+The rank measures what a maintainer means by an entry point: what *other* code uses.
+It is PageRank over the reference graph (`query/graph.py`), with the votes weighed by
+where they come from — a definition's own file barely counts, its directory half, other
+directories, tests and examples in full — and half of the random walk's restarts at the
+code that uses the map (its tests and examples, the files outside its paths that use
+it). An `ambiguous` reference is read with the identifier in front of it: `http.Get`
+is the `Get` of the package imported as `http`, `resp.Header.Get` a method, a bare
+`len(x)` no method of another file; what stays undecided is spread over every
+definition of its name in the index. Public names are preferred: they weigh more in the
+restarts, and private and test code is listed after public code of the same rank. With
+a focus (a symbol name or a file), the walk restarts at the focus most of the time
+(personalised PageRank), so the map shows the focus and what it leans on.
 
 The budget is counted in *tokens* as this module counts them (`count_tokens`: words and
 single punctuation marks, a stable unit close to what a model reads), and the map never
@@ -244,7 +249,7 @@ def _locality(source: str, target: str) -> float:
     from tests and examples (they use the public API, wherever they lie)."""
     if source == target:
         return SAME_FILE_WEIGHT
-    if _is_test_file(source):
+    if _is_test_or_example(source):
         return 1.0
     if posixpath.dirname(source) == posixpath.dirname(target):
         return SAME_DIRECTORY_WEIGHT
@@ -353,7 +358,7 @@ class _Reach:
         for i in range(len(segments)):  # the longest tail the index has files for
             files = self.module_files.get(segments[i:])
             if files:  # a test fixture is not what an import means, unless nothing else is
-                code = {f for f in files if not _is_test_file(self.all_paths[f])}
+                code = {f for f in files if not _is_test_or_example(self.all_paths[f])}
                 return code or files
         return None
 
@@ -385,7 +390,7 @@ def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """A symbol's weight in the random walk's restarts: a package's public, documented,
     top-level names are what a maintainer names first; test code is what they name last."""
     weight = 1.0
-    if _is_test_file(s.path):
+    if _is_test_or_example(s.path):
         return weight
     if visible(s):
         weight *= PUBLIC_WEIGHT
@@ -399,7 +404,7 @@ def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
 def _shown(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """What of its rank a symbol shows: a map lists the public code first, then the
     private, then the tests (which vote for the entry points, but nobody calls them)."""
-    if _is_test_file(s.path):
+    if _is_test_or_example(s.path):
         return TEST_SHOWN
     return 1.0 if visible(s) else PRIVATE_SHOWN
 
@@ -429,10 +434,17 @@ def _is_public(s: graph.GraphSymbol) -> bool:
     return re.search(r"\b(private|internal|protected)\b", signature) is None
 
 
-_TEST_DIRECTORIES = frozenset({"test", "tests", "testdata", "testing", "__tests__"})
+# Tests and examples: code that uses the API (their votes count in full, wherever they
+# lie), listed after the code itself. (`testing` is no such directory: Go's `testing`
+# package is library code.)
+_TEST_DIRECTORIES = frozenset(
+    {"test", "tests", "testdata", "__tests__", "example", "examples", "_examples"}
+)
 
 
-def _is_test_file(path: str) -> bool:
+def _is_test_or_example(path: str) -> bool:
+    """A test or an example: `*_test.go`, `test_*.py`, `*.spec.ts`, a file under `tests/`,
+    `testdata/` or `examples/`."""
     parts = path.split("/")
     stem = posixpath.splitext(parts[-1])[0]
     return (
@@ -450,7 +462,7 @@ def _users(symbols: list[graph.GraphSymbol], size: int, file_node: dict[int, int
     users[len(symbols) + len(file_node) :] = 1.0
     nodes: dict[int, list[int]] = defaultdict(list)
     for i, s in enumerate(symbols):
-        if _is_test_file(s.path):
+        if _is_test_or_example(s.path):
             nodes[s.doc_id].append(i)
     for doc_id, members in nodes.items():
         members.append(file_node[doc_id])
