@@ -88,7 +88,7 @@ def build_map(
         result = _fit([], np.zeros(0), budget, focus)
         result["note"] = f"no code symbols{where} in this index: index source files first"
         return result
-    ranks = _rank(store, symbols, everything, focus)
+    ranks = _rank(store, paths, symbols, everything, focus)
     return _fit(symbols, ranks, budget, focus)
 
 
@@ -108,6 +108,7 @@ def _selected(path: str, patterns: tuple[str, ...]) -> bool:
 
 def _rank(
     store: Store,
+    paths: tuple[str, ...],
     symbols: list[graph.GraphSymbol],
     everything: list[graph.GraphSymbol],
     focus: str | None,
@@ -122,12 +123,25 @@ def _rank(
     conn, dialect = store.conn, store.dialect
     counts = graph.reference_counts(conn, dialect)
     reach = _Reach(store, symbols, everything, {row[0] for row in counts})
-    # A file outside the map's paths that uses it is a node of its own (after the map's
-    # symbols and files): the rest of the index votes for the entry points it calls.
-    outside_node: dict[int, int] = {}
+    # Every file is a node too (after the symbols), for its top-level code: those with
+    # symbols first, the others as their uses are met. A file outside the map's paths that
+    # uses it is one of those: the rest of the index votes for the entry points it calls.
+    outside: set[int] = set()
+
+    def node_of(doc_id: int, inside: bool) -> int:
+        node = file_node.get(doc_id)
+        if node is None:
+            node = file_node[doc_id] = n + len(file_node)
+            if not inside:
+                outside.add(node)
+        return node
+
+    in_paths = dict.fromkeys(file_node, True)
     edges: dict[tuple[int, int], float] = defaultdict(float)
     for use in _uses_of(store, counts, None if len(symbols) == len(everything) else symbols):
-        inside = use.doc_id in file_node
+        inside = in_paths.get(use.doc_id)
+        if inside is None:
+            inside = in_paths[use.doc_id] = _selected(reach.path(use.doc_id), paths)
         if use.target_id is None:  # ambiguous: what it may mean, and each one's share
             meant, each = reach.targets(use, inside)
             targets = [index_of_id[s.id] for s in meant]
@@ -136,16 +150,15 @@ def _rank(
             targets, each = ([target] if target is not None else []), 1.0
         if not targets:
             continue
-        if inside:
-            source = index_of_ord.get((use.doc_id, use.caller_ord), file_node[use.doc_id])
-        else:
-            source = outside_node.setdefault(use.doc_id, n + len(docs) + len(outside_node))
+        source = index_of_ord.get((use.doc_id, use.caller_ord))
+        if source is None:
+            source = node_of(use.doc_id, inside)
         source_path = reach.path(use.doc_id)
         for target in targets:
             if target != source:
                 where = _locality(source_path, symbols[target].path)
                 edges[(source, target)] += where * each * _repeated(use.times)
-    size = n + len(docs) + len(outside_node)
+    size = n + len(file_node)
     parent_of = {}
     by_qualified = {(s.doc_id, s.qualified_name): i for i, s in enumerate(symbols)}
     for i, s in enumerate(symbols):
@@ -169,7 +182,7 @@ def _rank(
     # caller holds, the rest goes back to the restarts.
     totals = np.bincount(src, weights=weights, minlength=size)
     share = weights / np.maximum(totals[src], 1.0) if len(weights) else weights
-    users = _users(symbols, size, file_node)
+    users = _users(symbols, size, file_node, outside, reach)
     restart = _restart(symbols, size, focus, file_node, users)
     rank = restart.copy()
     for _ in range(ITERATIONS):
@@ -454,16 +467,26 @@ def _is_test_or_example(path: str) -> bool:
     )
 
 
-def _users(symbols: list[graph.GraphSymbol], size: int, file_node: dict[int, int]) -> np.ndarray:
+def _users(
+    symbols: list[graph.GraphSymbol],
+    size: int,
+    file_node: dict[int, int],
+    outside: set[int],
+    reach: _Reach,
+) -> np.ndarray:
     """The code that uses the map, one unit per file: each file outside the map's paths
-    that uses it (the nodes after the map's files), and each test or example file of the
-    map, spread over its symbols and its top level."""
+    that uses it, and each test or example file of the map, spread over its symbols and
+    its top level."""
     users = np.zeros(size)
-    users[len(symbols) + len(file_node) :] = 1.0
+    users[sorted(outside)] = 1.0
     nodes: dict[int, list[int]] = defaultdict(list)
     for i, s in enumerate(symbols):
         if _is_test_or_example(s.path):
             nodes[s.doc_id].append(i)
+    for doc_id, node in file_node.items():
+        if node not in outside and doc_id not in nodes:
+            if _is_test_or_example(reach.path(doc_id)):  # top-level code only
+                nodes[doc_id] = []
     for doc_id, members in nodes.items():
         members.append(file_node[doc_id])
         users[members] += 1.0 / len(members)

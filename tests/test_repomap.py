@@ -347,3 +347,37 @@ def test_postgresql_gives_the_same_map(packages: Path, pg_server: Any) -> None:
     assert [s["rank"] for s in on_postgres["symbols"]] == pytest.approx(
         [s["rank"] for s in on_file["symbols"]], rel=1e-6
     )
+
+
+def test_a_file_of_the_map_without_symbols_is_no_outside_user(tmp_path: Path) -> None:
+    """`boot.py` defines nothing (top-level code only) but lies in the mapped tree: it is
+    one file of the map among others, not code from outside that uses it. (Counted as
+    an outside user it held half of the restarts, and the `Rare` it builds came first:
+    rxjs' `asyncScheduler = new AsyncScheduler(...)` files put the schedulers above
+    `Observable`.)"""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "core.py").write_text(
+        'class Popular:\n    """Used everywhere."""\n\n\n'
+        'class Rare:\n    """Built once, at start."""\n'
+    )
+    for name in ("a", "b", "c"):
+        (lib / f"{name}.py").write_text(
+            f"from core import Popular\n\n\ndef use_{name}():\n    return Popular()\n"
+        )
+    (lib / "boot.py").write_text("from core import Rare\n\nINSTANCE = Rare()\n")
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["lib"])
+    finally:
+        os.chdir(here)
+    for paths in ([], ["lib"]):
+        rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, paths)}
+        assert rank["Popular"] > rank["Rare"], (paths, rank)
+
+
+def _map_symbols(db: Path, paths: list[str]) -> list[dict[str, Any]]:
+    with docql_sqlite.open(db) as index:
+        return list(index.repo_map(paths, budget=10_000)["symbols"])
