@@ -24,6 +24,7 @@ that still fit, so the map ends within one entry of the budget.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import math
 import posixpath
 import re
@@ -300,12 +301,15 @@ class _Reach:
         self.tails: dict[int, set[tuple[str, ...]]] = {}
         self.modules: dict[int, dict[str, tuple[str, ...]]] = {}
         self.loaded = False
-        self.runs = {s.doc_id: resolve.path_runs(posixpath.splitext(s.path)[0]) for s in symbols}
+        paths = {s.doc_id: s.path for s in symbols}
+        self.runs = {doc: resolve.path_runs(posixpath.splitext(p)[0]) for doc, p in paths.items()}
+        self.directory = {doc: posixpath.dirname(p) for doc, p in paths.items()}
         # A module's files: those whose directory, or path without its extension, ends
         # with the module's segments (`net/http` → net/http/*.go, `json.decoder` →
         # json/decoder.py); over the whole index, to tell a module from a type.
         self.module_files: dict[tuple[str, ...], set[int]] = defaultdict(set)
         self.all_paths = {s.doc_id: s.path for s in everything}
+        self.module_cache: dict[tuple[str, ...], set[int] | None] = {}
         for doc_id, path in self.all_paths.items():
             for parts in _module_paths(path):
                 for i in range(len(parts)):
@@ -359,7 +363,7 @@ class _Reach:
             # `connLRU.len`), and means its own package's definition when it has one.
             named = [s for s in named if not s.parent or s.doc_id == doc_id]
             directory = posixpath.dirname(path)
-            here = [s for s in named if posixpath.dirname(s.path) == directory]
+            here = [s for s in named if self.directory[s.doc_id] == directory]
             if here:
                 return here, AMBIGUOUS_WEIGHT / len(here)
         # Nothing decides it: the use is spread over every definition of its name in the
@@ -368,12 +372,15 @@ class _Reach:
         return reached, AMBIGUOUS_WEIGHT / max(use.candidates, len(reached), 1)
 
     def _module(self, segments: tuple[str, ...]) -> set[int] | None:
-        for i in range(len(segments)):  # the longest tail the index has files for
-            files = self.module_files.get(segments[i:])
-            if files:  # a test fixture is not what an import means, unless nothing else is
-                code = {f for f in files if not _is_test_or_example(self.all_paths[f])}
-                return code or files
-        return None
+        if segments not in self.module_cache:
+            self.module_cache[segments] = None
+            for i in range(len(segments)):  # the longest tail the index has files for
+                files = self.module_files.get(segments[i:])
+                if files:  # a test fixture is not what an import means, unless only it is
+                    code = {f for f in files if not _is_test_or_example(self.all_paths[f])}
+                    self.module_cache[segments] = code or files
+                    break
+        return self.module_cache[segments]
 
     def _near(
         self, doc_id: int, path: str, named: list[graph.GraphSymbol]
@@ -383,7 +390,7 @@ class _Reach:
         return [
             s
             for s in named
-            if posixpath.dirname(s.path) == directory or not tails.isdisjoint(self.runs[s.doc_id])
+            if self.directory[s.doc_id] == directory or not tails.isdisjoint(self.runs[s.doc_id])
         ]
 
 
@@ -455,6 +462,7 @@ _TEST_DIRECTORIES = frozenset(
 )
 
 
+@functools.lru_cache(maxsize=65536)  # pure; asked once per use, for a few thousand paths
 def _is_test_or_example(path: str) -> bool:
     """A test or an example: `*_test.go`, `test_*.py`, `*.spec.ts`, a file under `tests/`,
     `testdata/` or `examples/`."""

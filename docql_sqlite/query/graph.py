@@ -9,6 +9,7 @@ equal share, as a repository map built from names alone would).
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from typing import Any
 
@@ -116,9 +117,10 @@ def ambiguous_uses(
         batch = (names or [])[start : start + _PER_QUERY]
         marks = ", ".join("?" * len(batch))
         rows += _execute(conn, dialect, f"{sql} AND r.name IN ({marks})", batch)
-    wanted: dict[int, set[int]] = defaultdict(set)
+    lines_of: dict[int, set[int]] = defaultdict(set)
     for doc_id, _caller, _name, _kind, _candidates, line, _col in rows:
-        wanted[doc_id].add(line)
+        lines_of[doc_id].add(line)
+    wanted = {doc_id: sorted(lines) for doc_id, lines in lines_of.items()}
     text: dict[tuple[int, int], str] = {}
     docs = sorted(wanted)
     for start in range(0, len(docs), _PER_QUERY):
@@ -126,7 +128,8 @@ def ambiguous_uses(
         marks = ", ".join("?" * len(ids))
         chunks = f"SELECT doc_id, line, end_line, content FROM chunks WHERE doc_id IN ({marks})"
         for doc_id, first, last, content in _execute(conn, dialect, chunks, ids):
-            lines = [n for n in wanted[doc_id] if first <= n <= last]
+            held_lines = wanted[doc_id]
+            lines = held_lines[bisect_left(held_lines, first) : bisect_right(held_lines, last)]
             if lines:
                 held = content.split("\n", max(lines) - first + 1)
                 for n in lines:
