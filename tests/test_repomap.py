@@ -381,3 +381,49 @@ def test_a_file_of_the_map_without_symbols_is_no_outside_user(tmp_path: Path) ->
 def _map_symbols(db: Path, paths: list[str]) -> list[dict[str, Any]]:
     with docql_sqlite.open(db) as index:
         return list(index.repo_map(paths, budget=10_000)["symbols"])
+
+
+def test_a_method_of_an_unexported_type_is_not_public(tmp_path: Path) -> None:
+    """Go: `Len` is a capitalised name, but on the unexported `pool` it is no part of the
+    package's API (`fakeLocker.Unlock` in net/http). The two types differ only in that."""
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / "box.go").write_text(
+        "package box\n\n// Stack is a stack.\ntype Stack struct{}\n\n"
+        "// Len is its size.\nfunc (s Stack) Len() int { return 0 }\n\n"
+        "// pool is a pool.\ntype pool struct{}\n\n"
+        "// Len is its size.\nfunc (p pool) Len() int { return 0 }\n"
+    )
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["box"])
+    finally:
+        os.chdir(here)
+    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
+    assert rank["Stack.Len"] > 2 * rank["pool.Len"], rank
+
+
+def test_examples_vote_and_are_listed_after_the_code(tmp_path: Path) -> None:
+    """An `examples/` program uses the library's API like a test does: its uses count in
+    full (`entry` above the unused `other`), and it is listed after the library's code,
+    documented and public though it is."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "lib" / "api.py").write_text(
+        'def entry():\n    """The entry point."""\n    return 1\n\n\n'
+        'def other():\n    """Another function."""\n    return 2\n'
+    )
+    (tmp_path / "examples" / "demo.py").write_text(
+        "from lib.api import entry\n\n\n"
+        'def demo():\n    """Show the entry point."""\n    return entry() + entry()\n'
+    )
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["lib", "examples"])
+    finally:
+        os.chdir(here)
+    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
+    assert rank["entry"] > rank["other"] > rank["demo"], rank
