@@ -184,7 +184,8 @@ def _rank(
     totals = np.bincount(src, weights=weights, minlength=size)
     share = weights / np.maximum(totals[src], 1.0) if len(weights) else weights
     users = _users(symbols, size, file_node, outside, reach)
-    restart = _restart(symbols, size, focus, file_node, users)
+    visible = _Visibility(symbols, _exports(store, symbols))
+    restart = _restart(symbols, size, focus, file_node, users, visible)
     rank = restart.copy()
     for _ in range(ITERATIONS):
         flow = np.bincount(dst, weights=share * rank[src], minlength=size)
@@ -194,7 +195,6 @@ def _rank(
             rank = new
             break
         rank = new
-    visible = _Visibility(symbols)
     shown = np.array([_shown(s, visible) for s in symbols])
     return np.asarray(rank[:n] * shown)
 
@@ -430,17 +430,93 @@ def _shown(s: graph.GraphSymbol, visible: _Visibility) -> float:
 
 
 class _Visibility:
-    """Public: by the language's rule for the name (`_is_public`), and a member only when
+    """Public: by the language's rule for the name (`_is_public`); at the top level of a
+    module that declares its API, only what it declares (`_exports`); a member only when
     its class is public too (`fakeLocker.Unlock` is not Go's public API)."""
 
-    def __init__(self, symbols: list[graph.GraphSymbol]) -> None:
+    def __init__(
+        self, symbols: list[graph.GraphSymbol], exports: dict[int, frozenset[str]]
+    ) -> None:
         self.by_qualified = {(s.doc_id, s.qualified_name): s for s in symbols}
+        self.exports = exports
 
     def __call__(self, s: graph.GraphSymbol) -> bool:
         if not _is_public(s):
             return False
-        parent = self.by_qualified.get((s.doc_id, s.parent)) if s.parent else None
+        if not s.parent:
+            declared = self.exports.get(s.doc_id)
+            return declared is None or s.name in declared
+        parent = self.by_qualified.get((s.doc_id, s.parent))
         return parent is None or self(parent)
+
+
+def _exports(store: Store, symbols: list[graph.GraphSymbol]) -> dict[int, frozenset[str]]:
+    """The names each Python, TypeScript or JavaScript file of the map declares as its
+    API, for the files that declare one: a Python module's `__all__`; an ES module's
+    `export`ed declarations, `export { a, b as c }` lists and `export default a`; a
+    CommonJS module's `exports.a =` and `module.exports = { a, b }`. A file that declares
+    none (a script, a module without `__all__`) is left to the name rule."""
+    language_of = {s.doc_id: s.language for s in symbols if s.language in _DECLARES_EXPORTS}
+    texts = graph.file_texts(store.conn, store.dialect, sorted(language_of))
+    out: dict[int, frozenset[str]] = {}
+    for doc_id, text in texts.items():
+        python = language_of[doc_id] == "python"
+        names = _python_all(text) if python else _es_exports(text)
+        if names is not None:
+            out[doc_id] = names
+    return out
+
+
+_DECLARES_EXPORTS = frozenset({"python", "typescript", "tsx", "javascript"})
+_ALL_ASSIGNED = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*(.?)", re.MULTILINE)
+_ALL_LITERAL = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.MULTILINE)
+_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+_ES_DECLARED = re.compile(
+    r"^[ \t]*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:function\s*\*?|class|interface|type|enum|const|let|var|namespace|module)\s+([\w$]+)",
+    re.MULTILINE,
+)
+_ES_LIST = re.compile(r"^[ \t]*export\s+(?:type\s+)?\{([^}]*)\}", re.MULTILINE)
+_ES_DEFAULT = re.compile(r"^[ \t]*export\s+default\s+([\w$]+)\s*;?[ \t]*$", re.MULTILINE)
+_CJS_NAMED = re.compile(r"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=(?!=)")
+_CJS_OBJECT = re.compile(r"(?<![\w$.])module\.exports\s*=\s*(?:\{([^}]*)\}|([\w$]+))")
+_IDENTIFIER = re.compile(r"[\w$]+")
+
+
+def _python_all(text: str) -> frozenset[str] | None:
+    """The names of a module's `__all__`, when it is written as literal lists (`= [...]`,
+    `+= (...)`); None when it has none, or builds one another way."""
+    assigned = _ALL_ASSIGNED.findall(text)
+    if not assigned or any(start not in "[(" for start in assigned):
+        return None
+    return frozenset(
+        name for found in _ALL_LITERAL.findall(text) for name in _QUOTED.findall(found)
+    )
+
+
+def _es_exports(text: str) -> frozenset[str] | None:
+    names = set(_ES_DECLARED.findall(text)) | set(_ES_DEFAULT.findall(text))
+    for listed in _ES_LIST.findall(text):  # `a`, `a as b`: the local name is `a`
+        names.update(
+            found.group(0)
+            for item in listed.split(",")
+            if (found := _IDENTIFIER.search(item.strip().removeprefix("type ")))
+        )
+    if not names:  # CommonJS: `exports.a = …`, `module.exports = { a, b: c }` or `= a`
+        names.update(_CJS_NAMED.findall(text))
+        for braces, single in _CJS_OBJECT.findall(text):
+            names.update([single] if single else _object_values(braces))
+    return frozenset(names) or None
+
+
+def _object_values(braces: str) -> list[str]:
+    """The local names an object literal exports: `a` of `a`, `c` of `b: c`."""
+    values = []
+    for item in braces.split(","):
+        found = _IDENTIFIER.findall(item.split(":")[-1])
+        if found:
+            values.append(found[0])
+    return values
 
 
 def _is_public(s: graph.GraphSymbol) -> bool:
@@ -507,10 +583,10 @@ def _restart(
     focus: str | None,
     file_node: dict[int, int],
     users: np.ndarray,
+    visible: _Visibility,
 ) -> np.ndarray:
     # Symbols by their prior; the map's files and the outside files that use it count 1.
     prior = np.ones(size)
-    visible = _Visibility(symbols)
     prior[: len(symbols)] = [_prior(s, visible) for s in symbols]
     prior /= prior.sum()
     if users.sum() > 0:  # a share of the walks start at the code that uses the map

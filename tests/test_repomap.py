@@ -427,3 +427,55 @@ def test_examples_vote_and_are_listed_after_the_code(tmp_path: Path) -> None:
         os.chdir(here)
     rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
     assert rank["entry"] > rank["other"] > rank["demo"], rank
+
+
+DECLARED_API = [
+    # (file, text, a name the file declares as its API, one it does not)
+    (
+        "m.py",
+        '__all__ = ["api"]\n\n\ndef api():\n    """Run."""\n\n\ndef helper():\n    """Help."""\n',
+        "api",
+        "helper",
+    ),
+    (
+        "lib.ts",
+        "/** Run. */\nexport function api(): number { return 1; }\n\n"
+        "/** Help. */\nfunction helper(): number { return 2; }\n",
+        "api",
+        "helper",
+    ),
+    (
+        "listed.ts",
+        "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
+        "export { api as run };\n",
+        "api",
+        "helper",
+    ),
+    (
+        "server.js",
+        "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
+        "module.exports = { run: api };\n",
+        "api",
+        "helper",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "public", "private"), DECLARED_API)
+def test_a_module_that_declares_its_api_makes_the_rest_private(
+    tmp_path: Path, name: str, text: str, public: str, private: str
+) -> None:
+    """Python's `__all__`, an ES module's `export`s, CommonJS' `module.exports`: what a
+    module does not declare is not its API, whatever its name. The two functions differ
+    only in that (both documented, neither used)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(text)
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["src"])
+    finally:
+        os.chdir(here)
+    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
+    assert rank[public] > 2 * rank[private], rank

@@ -148,3 +148,18 @@ def ambiguous_uses(
 
 
 _PER_QUERY = 500  # bound parameters per statement
+
+
+def file_texts(conn: Any, dialect: Dialect, doc_ids: list[int]) -> dict[int, str]:
+    """The text of each of `doc_ids`, its chunks in order: the map reads what a module
+    declares as its API (Python's `__all__`, the `export`s of TypeScript and JavaScript)."""
+    parts: dict[int, list[str]] = defaultdict(list)
+    for start in range(0, len(doc_ids), _PER_QUERY):
+        ids = doc_ids[start : start + _PER_QUERY]
+        sql = (
+            f"SELECT doc_id, content FROM chunks WHERE doc_id IN ({', '.join('?' * len(ids))}) "
+            "ORDER BY doc_id, chunk_index"
+        )
+        for doc_id, content in _execute(conn, dialect, sql, ids):
+            parts[doc_id].append(content)
+    return {doc_id: "".join(texts) for doc_id, texts in parts.items()}
