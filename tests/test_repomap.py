@@ -429,6 +429,9 @@ def test_examples_vote_and_are_listed_after_the_code(tmp_path: Path) -> None:
     assert rank["entry"] > rank["other"] > rank["demo"], rank
 
 
+TWO_FUNCTIONS = (
+    "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
+)
 DECLARED_API = [
     # (file, text, a name the file declares as its API, one it does not)
     (
@@ -446,15 +449,13 @@ DECLARED_API = [
     ),
     (
         "listed.ts",
-        "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
-        "export { api as run };\n",
+        TWO_FUNCTIONS + "export { api as run };\n",
         "api",
         "helper",
     ),
     (
         "server.js",
-        "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
-        "module.exports = { run: api };\n",
+        TWO_FUNCTIONS + "module.exports = { run: api };\n",
         "api",
         "helper",
     ),
