@@ -2,13 +2,18 @@
 its signature, fitted to a token budget (`Index.repo_map`, `docql-sqlite map`, the MCP
 tool `repo_map`; docs/repomap.md).
 
-Centrality is PageRank over the reference graph (`query/graph.py`): a symbol is central
-when central code uses it. Every reference is an edge from the symbol it sits in (or its
-file, at the top level) to its target; an `ambiguous` reference is spread evenly over
-the definitions of its name in that language, with a quarter of the weight; a member
-passes a share of its rank to its class. With a focus (a symbol name or a file), the
-random walk restarts at the focus most of the time (personalised PageRank), so the map
-shows the focus and what it leans on.
+The rank measures what a maintainer means by an entry point: what *other* code uses.
+It is PageRank over the reference graph (`query/graph.py`), with the votes weighed by
+where they come from — a definition's own file barely counts, its directory half, other
+directories, tests and examples in full — and half of the random walk's restarts at the
+code that uses the map (its tests and examples, the files outside its paths that use
+it). An `ambiguous` reference is read with the identifier in front of it: `http.Get`
+is the `Get` of the package imported as `http`, `resp.Header.Get` a method, a bare
+`len(x)` no method of another file; what stays undecided is spread over every
+definition of its name in the index. Public names are preferred: they weigh more in the
+restarts, and private and test code is listed after public code of the same rank. With
+a focus (a symbol name or a file), the walk restarts at the focus most of the time
+(personalised PageRank), so the map shows the focus and what it leans on.
 
 The budget is counted in *tokens* as this module counts them (`count_tokens`: words and
 single punctuation marks, a stable unit close to what a model reads), and the map never
@@ -19,10 +24,12 @@ that still fit, so the map ends within one entry of the budget.
 from __future__ import annotations
 
 import fnmatch
+import functools
+import math
 import posixpath
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -36,19 +43,28 @@ if TYPE_CHECKING:
 DEFAULT_BUDGET = 1024
 MAX_BUDGET = 100_000
 DAMPING = 0.85
+ITERATIONS = 50
 FOCUS_SHARE = 0.9  # of the restart probability, given to the focus
+# Half of the other restarts are at the code that uses the map (`_users`): its tests and
+# examples, and the files outside its paths that use it.
+USERS_SHARE = 0.5
 MEMBER_WEIGHT = 0.5  # share of a member's out-weight that goes to its class
 # An ambiguous reference votes less than a resolved one: `x.get()` on a dict is not a vote
 # for every method named `get` in the repository.
 AMBIGUOUS_WEIGHT = 0.25
-# The restarts' prior (`_prior`): public, top-level, documented names weigh more, test
-# code less. Each factor doubles: a public documented top-level name weighs 8, a private
-# helper 1, anything in a test file 0.25.
+# Where a use comes from (`_locality`): a definition's own file barely votes for it, its
+# directory (package) half; other directories, tests and examples fully.
+SAME_FILE_WEIGHT = 0.1
+SAME_DIRECTORY_WEIGHT = 0.5
+# The restarts' prior (`_prior`): public, top-level, documented names weigh more. Each
+# factor doubles: a public documented top-level name weighs 8, a private helper 1.
 PUBLIC_WEIGHT = 2.0
 TOP_LEVEL_WEIGHT = 2.0
 DOCUMENTED_WEIGHT = 2.0
-TEST_WEIGHT = 0.25
-ITERATIONS = 50
+# What of its rank a symbol shows (`_shown`): private code and tests are listed after the
+# public code that ranks as high.
+PRIVATE_SHOWN = 0.25
+TEST_SHOWN = 0.1
 SIGNATURE_CHARS = 200
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
@@ -66,13 +82,14 @@ def build_map(
 ) -> dict[str, Any]:
     if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
         raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
-    symbols = [s for s in graph.symbols(store.conn, store.dialect) if _selected(s.path, paths)]
+    everything = graph.symbols(store.conn, store.dialect)
+    symbols = [s for s in everything if _selected(s.path, paths)]
     if not symbols:  # an empty map (a documents-only index), saying why
         where = f" under {', '.join(paths)}" if paths else ""
         result = _fit([], np.zeros(0), budget, focus)
         result["note"] = f"no code symbols{where} in this index: index source files first"
         return result
-    ranks = _rank(store, symbols, focus)
+    ranks = _rank(store, paths, symbols, everything, focus)
     return _fit(symbols, ranks, budget, focus)
 
 
@@ -90,7 +107,13 @@ def _selected(path: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> np.ndarray:
+def _rank(
+    store: Store,
+    paths: tuple[str, ...],
+    symbols: list[graph.GraphSymbol],
+    everything: list[graph.GraphSymbol],
+    focus: str | None,
+) -> np.ndarray:
     n = len(symbols)
     index_of_id = {s.id: i for i, s in enumerate(symbols)}
     index_of_ord: dict[tuple[int, int | None], int] = {
@@ -98,38 +121,45 @@ def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> 
     }
     docs = sorted({s.doc_id for s in symbols})
     file_node = {doc_id: n + i for i, doc_id in enumerate(docs)}
-    named = graph.by_name(symbols)
-    language_of = {s.doc_id: s.language for s in symbols}
-    counts = graph.reference_counts(store.conn, store.dialect)
-    outside = _Outside(store, symbols, named, {row[0] for row in counts})
-    # A file outside the map's paths that uses it is a node of its own (after the map's
-    # symbols and files): the rest of the index votes for the entry points it calls.
-    outside_node: dict[int, int] = {}
+    conn, dialect = store.conn, store.dialect
+    counts = graph.reference_counts(conn, dialect)
+    reach = _Reach(store, symbols, everything, {row[0] for row in counts})
+    # Every file is a node too (after the symbols), for its top-level code: those with
+    # symbols first, the others as their uses are met. A file outside the map's paths that
+    # uses it is one of those: the rest of the index votes for the entry points it calls.
+    outside: set[int] = set()
+
+    def node_of(doc_id: int, inside: bool) -> int:
+        node = file_node.get(doc_id)
+        if node is None:
+            node = file_node[doc_id] = n + len(file_node)
+            if not inside:
+                outside.add(node)
+        return node
+
+    in_paths = dict.fromkeys(file_node, True)
     edges: dict[tuple[int, int], float] = defaultdict(float)
-    for doc_id, caller_ord, name, _kind, target_id, resolution, count in counts:
-        inside = doc_id in file_node
-        weight = float(count)
-        if resolution == "ambiguous":
-            if inside:
-                spread = named.get((language_of[doc_id], name), [])
-                # narrowed to what the file imports or its own directory holds, if any
-                targets = [index_of_id[s.id] for s in outside.candidates(doc_id, name) or spread]
-            else:
-                targets = [index_of_id[s.id] for s in outside.candidates(doc_id, name)]
-            weight *= AMBIGUOUS_WEIGHT
+    for use in _uses_of(store, counts, None if len(symbols) == len(everything) else symbols):
+        inside = in_paths.get(use.doc_id)
+        if inside is None:
+            inside = in_paths[use.doc_id] = _selected(reach.path(use.doc_id), paths)
+        if use.target_id is None:  # ambiguous: what it may mean, and each one's share
+            meant, each = reach.targets(use, inside)
+            targets = [index_of_id[s.id] for s in meant]
         else:
-            target = index_of_id.get(target_id) if target_id is not None else None
-            targets = [target] if target is not None else []
+            target = index_of_id.get(use.target_id)
+            targets, each = ([target] if target is not None else []), 1.0
         if not targets:
             continue
-        if inside:
-            source = index_of_ord.get((doc_id, caller_ord), file_node[doc_id])
-        else:
-            source = outside_node.setdefault(doc_id, n + len(docs) + len(outside_node))
+        source = index_of_ord.get((use.doc_id, use.caller_ord))
+        if source is None:
+            source = node_of(use.doc_id, inside)
+        source_path = reach.path(use.doc_id)
         for target in targets:
             if target != source:
-                edges[(source, target)] += weight / len(targets)
-    size = n + len(docs) + len(outside_node)
+                where = _locality(source_path, symbols[target].path)
+                edges[(source, target)] += where * each * _repeated(use.times)
+    size = n + len(file_node)
     parent_of = {}
     by_qualified = {(s.doc_id, s.qualified_name): i for i, s in enumerate(symbols)}
     for i, s in enumerate(symbols):
@@ -148,81 +178,345 @@ def _rank(store: Store, symbols: list[graph.GraphSymbol], focus: str | None) -> 
     else:
         src = dst = np.zeros(0, dtype=np.int64)
         weights = np.zeros(0)
+    # A node hands on its rank in proportion to its votes, all of it once they weigh one
+    # use from elsewhere: a helper that only its own file calls gets a tenth of what that
+    # caller holds, the rest goes back to the restarts.
     totals = np.bincount(src, weights=weights, minlength=size)
-    share = weights / totals[src] if len(weights) else weights
-    restart = _restart(symbols, size, focus, file_node)
+    share = weights / np.maximum(totals[src], 1.0) if len(weights) else weights
+    users = _users(symbols, size, file_node, outside, reach)
+    visible = _Visibility(symbols, _exports(store, symbols))
+    restart = _restart(symbols, size, focus, file_node, users, visible)
     rank = restart.copy()
-    dangling = totals == 0
     for _ in range(ITERATIONS):
         flow = np.bincount(dst, weights=share * rank[src], minlength=size)
-        new = (1 - DAMPING) * restart + DAMPING * (flow + rank[dangling].sum() * restart)
+        kept = max(0.0, 1.0 - float(flow.sum()))  # not handed on: back to the restarts
+        new = (1 - DAMPING) * restart + DAMPING * (flow + kept * restart)
         if np.abs(new - rank).sum() < 1e-10:
             rank = new
             break
         rank = new
-    # Test code votes (tests call the entry points) but is shown last: a test function's
-    # rank is mostly its restarts, nobody calls it.
-    shown = np.array([TEST_WEIGHT if _is_test_file(s.path) else 1.0 for s in symbols])
+    shown = np.array([_shown(s, visible) for s in symbols])
     return np.asarray(rank[:n] * shown)
 
 
-class _Outside:
-    """The map's definitions an `ambiguous` use may mean: those of its name (and
-    language) in a file that the using file imports (the resolver's import rule,
-    `ingest/resolve.py`) or in its own directory (a Go package). From outside the map's
-    paths a use that reaches none of them is no vote: `x.Get()` somewhere in the index
-    says nothing about this package's `Get`; inside, it is spread over every `Get`."""
+class _Use(NamedTuple):
+    """References grouped: `times` uses of `name` from one caller. Resolved ones carry
+    their `target_id`; ambiguous ones (`target_id` None) their number of `candidates`
+    in the index and their `qualifier` (`http` in `http.Get`, "" for a bare name)."""
+
+    doc_id: int
+    caller_ord: int | None
+    name: str
+    kind: str
+    target_id: int | None
+    times: int
+    candidates: int = 0
+    qualifier: str = ""
+
+
+def _uses_of(
+    store: Store,
+    counts: list[tuple[int, int | None, str, str, int | None, str, int]],
+    symbols: list[graph.GraphSymbol] | None,
+) -> list[_Use]:
+    """Every use that may vote: the resolved ones grouped as `reference_counts` reads
+    them; the ambiguous ones (of the names of `symbols`, or all) one by one, with the
+    identifier before them, then grouped again by it."""
+    uses = [
+        _Use(doc_id, caller, name, kind, target, count)
+        for doc_id, caller, name, kind, target, resolution, count in counts
+        if resolution != "ambiguous" and target is not None
+    ]
+    names = None if symbols is None else sorted({s.name for s in symbols})
+    grouped: dict[tuple[int, int | None, str, str, int, str], int] = defaultdict(int)
+    for doc_id, caller, name, kind, candidates, before in graph.ambiguous_uses(
+        store.conn, store.dialect, names
+    ):
+        found = _QUALIFIER.search(before)
+        grouped[(doc_id, caller, name, kind, candidates, found.group(1) if found else "")] += 1
+    uses += [
+        _Use(doc_id, caller, name, kind, None, count, candidates, qualifier)
+        for (doc_id, caller, name, kind, candidates, qualifier), count in grouped.items()
+    ]
+    return uses
+
+
+# `pkg.Name`, `pkg::Name`, `value.Name`, `value->Name`: the identifier before the last
+# separator in front of a reference.
+_QUALIFIER = re.compile(r"(\w+)\s*(?:\.|::|->)\s*$")
+_FITS = {
+    "call": resolve.CALLABLE | resolve.CLASS_LIKE,
+    "type": resolve.CLASS_LIKE,
+    "inherit": resolve.CLASS_LIKE,
+}
+
+
+def _repeated(count: int) -> float:
+    """A caller's votes for one target grow with the log of how often it uses it: thirty
+    calls to one helper are one dependency, not thirty."""
+    return 1.0 + math.log(count)
+
+
+def _locality(source: str, target: str) -> float:
+    """How much a use from the file `source` says about a definition in `target`: little
+    from its own file, half from its own directory (package), fully from elsewhere and
+    from tests and examples (they use the public API, wherever they lie)."""
+    if source == target:
+        return SAME_FILE_WEIGHT
+    if _is_test_or_example(source):
+        return 1.0
+    if posixpath.dirname(source) == posixpath.dirname(target):
+        return SAME_DIRECTORY_WEIGHT
+    return 1.0
+
+
+class _Reach:
+    """Which of the map's definitions an `ambiguous` use may mean.
+
+    - With a qualifier that is the local name of a module the using file imports
+      (`http` for `"net/http"`, `json`, `fs` for `std::fs`, `decoder` for
+      `from json import decoder`), and the index has that module's files: the module's
+      top-level definitions of the name, decided (`http.Get` is net/http's `Get`, never
+      `Header.Get`); none when the map does not hold it.
+    - With another qualifier (a value, a type, `self`): the members of that name, those of
+      a class named like the qualifier first (`resp.Header.Get` → `Header.Get`,
+      `Vec::new` → `Vec.new`).
+    - Then, as for a bare name, those in a file the using file imports or in its own
+      directory (a Go package); from outside the map's paths a use that reaches none of
+      them is no vote (`x.Get()` somewhere says nothing about this package's `Get`), from
+      inside it is spread over every definition of the name.
+    Always of a kind that fits the use (a type use never means a function)."""
 
     def __init__(
         self,
         store: Store,
         symbols: list[graph.GraphSymbol],
-        named: dict[tuple[str, str], list[graph.GraphSymbol]],
+        everything: list[graph.GraphSymbol],
         doc_ids: set[int],
     ) -> None:
         self.store = store
-        self.named = named
+        self.named = graph.by_name(symbols)
         self.doc_ids = doc_ids
         self.files: dict[int, tuple[str, str]] = {}
-        self.tails: dict[int, set[tuple[str, ...]]] | None = None  # read at the first use
-        self.runs = {s.doc_id: resolve.path_runs(posixpath.splitext(s.path)[0]) for s in symbols}
+        self.tails: dict[int, set[tuple[str, ...]]] = {}
+        self.modules: dict[int, dict[str, tuple[str, ...]]] = {}
+        self.loaded = False
+        paths = {s.doc_id: s.path for s in symbols}
+        self.runs = {doc: resolve.path_runs(posixpath.splitext(p)[0]) for doc, p in paths.items()}
+        self.directory = {doc: posixpath.dirname(p) for doc, p in paths.items()}
+        # A module's files: those whose directory, or path without its extension, ends
+        # with the module's segments (`net/http` → net/http/*.go, `json.decoder` →
+        # json/decoder.py); over the whole index, to tell a module from a type.
+        self.module_files: dict[tuple[str, ...], set[int]] = defaultdict(set)
+        self.all_paths = {s.doc_id: s.path for s in everything}
+        self.module_cache: dict[tuple[str, ...], set[int] | None] = {}
+        for doc_id, path in self.all_paths.items():
+            for parts in _module_paths(path):
+                for i in range(len(parts)):
+                    self.module_files[parts[i:]].add(doc_id)
 
-    def candidates(self, doc_id: int, name: str) -> list[graph.GraphSymbol]:
-        if self.tails is None:
-            conn, dialect = self.store.conn, self.store.dialect
-            self.files = graph.documents(conn, dialect, self.doc_ids)
-            self.tails = {}
-            for used, modules in graph.file_imports(conn, dialect, self.doc_ids).items():
-                directory = posixpath.dirname(self.files.get(used, ("", ""))[0])
-                self.tails[used] = {
-                    segments[i:]
-                    for module in modules
-                    if (segments := resolve.module_segments(module, directory))
-                    for i in range(len(segments))
-                }
+    def path(self, doc_id: int) -> str:
+        self._load()
+        return self.files.get(doc_id, ("", ""))[0]
+
+    def _load(self) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        conn, dialect = self.store.conn, self.store.dialect
+        self.files = graph.documents(conn, dialect, self.doc_ids)
+        for used, imported in graph.file_imports(conn, dialect, self.doc_ids).items():
+            directory = posixpath.dirname(self.files.get(used, ("", ""))[0])
+            local: dict[str, tuple[str, ...]] = {}
+            tails: set[tuple[str, ...]] = set()
+            for module, names in imported:
+                segments = resolve.module_segments(module, directory)
+                tails.update(segments[i:] for i in range(len(segments)))
+                if segments:
+                    local.setdefault(segments[-1], segments)
+                for name in names:  # `from json import decoder`, `use std::{fs, io}`
+                    local.setdefault(name, (*segments, name))
+            self.tails[used] = tails
+            self.modules[used] = local
+
+    def targets(self, use: _Use, inside: bool) -> tuple[list[graph.GraphSymbol], float]:
+        """The definitions an ambiguous use may mean, and the weight each one gets of it."""
+        self._load()
+        doc_id, name, qualifier = use.doc_id, use.name, use.qualifier
         path, language = self.files.get(doc_id, ("", ""))
+        fits = _FITS.get(use.kind)
+        named = [s for s in self.named.get((language, name), ()) if fits is None or s.kind in fits]
+        if qualifier:
+            module = self.modules.get(doc_id, {}).get(qualifier)
+            files = self._module(module) if module else None
+            if files:  # decided: `http.Get` is the module's own `Get`, or not the map's
+                found = [s for s in named if not s.parent and s.doc_id in files]
+                return found, 1.0 / max(len(found), 1)
+            members = [s for s in named if s.parent]
+            own = [s for s in members if _last(s.parent or "") == qualifier]
+            if own:
+                reached = self._near(doc_id, path, own) or (own if inside else [])
+                return reached, AMBIGUOUS_WEIGHT / max(len(reached), 1)
+            named = members or named
+        else:
+            # A bare name is no member of a class in another file (`len(x)` does not call
+            # `connLRU.len`), and means its own package's definition when it has one.
+            named = [s for s in named if not s.parent or s.doc_id == doc_id]
+            directory = posixpath.dirname(path)
+            here = [s for s in named if self.directory[s.doc_id] == directory]
+            if here:
+                return here, AMBIGUOUS_WEIGHT / len(here)
+        # Nothing decides it: the use is spread over every definition of its name in the
+        # index (`candidates`), and the map's definitions get their share of that.
+        reached = self._near(doc_id, path, named) or (named if inside else [])
+        return reached, AMBIGUOUS_WEIGHT / max(use.candidates, len(reached), 1)
+
+    def _module(self, segments: tuple[str, ...]) -> set[int] | None:
+        if segments not in self.module_cache:
+            self.module_cache[segments] = None
+            for i in range(len(segments)):  # the longest tail the index has files for
+                files = self.module_files.get(segments[i:])
+                if files:  # a test fixture is not what an import means, unless only it is
+                    code = {f for f in files if not _is_test_or_example(self.all_paths[f])}
+                    self.module_cache[segments] = code or files
+                    break
+        return self.module_cache[segments]
+
+    def _near(
+        self, doc_id: int, path: str, named: list[graph.GraphSymbol]
+    ) -> list[graph.GraphSymbol]:
         directory = posixpath.dirname(path)
         tails = self.tails.get(doc_id, set())
         return [
             s
-            for s in self.named.get((language, name), ())
-            if posixpath.dirname(s.path) == directory or not tails.isdisjoint(self.runs[s.doc_id])
+            for s in named
+            if self.directory[s.doc_id] == directory or not tails.isdisjoint(self.runs[s.doc_id])
         ]
 
 
-def _prior(s: graph.GraphSymbol) -> float:
+def _module_paths(path: str) -> list[tuple[str, ...]]:
+    """The module paths a file answers to: its directory (a Go or Python package) and its
+    path without the extension (a Python module, a Rust file module)."""
+    stem = posixpath.splitext(path)[0]
+    directory = posixpath.dirname(path)
+    return [tuple(p for p in directory.split("/") if p), tuple(p for p in stem.split("/") if p)]
+
+
+def _last(qualified: str) -> str:
+    return re.split(r"\.|::", qualified)[-1]
+
+
+def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """A symbol's weight in the random walk's restarts: a package's public, documented,
     top-level names are what a maintainer names first; test code is what they name last."""
     weight = 1.0
-    if _is_test_file(s.path):
+    if _is_test_or_example(s.path):
         return weight
-    if _is_public(s):
+    if visible(s):
         weight *= PUBLIC_WEIGHT
         if not s.parent:
             weight *= TOP_LEVEL_WEIGHT
         if s.docstring:
             weight *= DOCUMENTED_WEIGHT
     return weight
+
+
+def _shown(s: graph.GraphSymbol, visible: _Visibility) -> float:
+    """What of its rank a symbol shows: a map lists the public code first, then the
+    private, then the tests (which vote for the entry points, but nobody calls them)."""
+    if _is_test_or_example(s.path):
+        return TEST_SHOWN
+    return 1.0 if visible(s) else PRIVATE_SHOWN
+
+
+class _Visibility:
+    """Public: by the language's rule for the name (`_is_public`); at the top level of a
+    module that declares its API, only what it declares (`_exports`); a member only when
+    its class is public too (`fakeLocker.Unlock` is not Go's public API)."""
+
+    def __init__(
+        self, symbols: list[graph.GraphSymbol], exports: dict[int, frozenset[str]]
+    ) -> None:
+        self.by_qualified = {(s.doc_id, s.qualified_name): s for s in symbols}
+        self.exports = exports
+
+    def __call__(self, s: graph.GraphSymbol) -> bool:
+        if not _is_public(s):
+            return False
+        if not s.parent:
+            declared = self.exports.get(s.doc_id)
+            return declared is None or s.name in declared
+        parent = self.by_qualified.get((s.doc_id, s.parent))
+        return parent is None or self(parent)
+
+
+def _exports(store: Store, symbols: list[graph.GraphSymbol]) -> dict[int, frozenset[str]]:
+    """The names each Python, TypeScript or JavaScript file of the map declares as its
+    API, for the files that declare one: a Python module's `__all__`; an ES module's
+    `export`ed declarations, `export { a, b as c }` lists and `export default a`; a
+    CommonJS module's `exports.a =` and `module.exports = { a, b }`. A file that declares
+    none (a script, a module without `__all__`) is left to the name rule."""
+    language_of = {s.doc_id: s.language for s in symbols if s.language in _DECLARES_EXPORTS}
+    texts = graph.file_texts(store.conn, store.dialect, sorted(language_of))
+    out: dict[int, frozenset[str]] = {}
+    for doc_id, text in texts.items():
+        python = language_of[doc_id] == "python"
+        names = _python_all(text) if python else _es_exports(text)
+        if names is not None:
+            out[doc_id] = names
+    return out
+
+
+_DECLARES_EXPORTS = frozenset({"python", "typescript", "tsx", "javascript"})
+_ALL_ASSIGNED = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*(.?)", re.MULTILINE)
+_ALL_LITERAL = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.MULTILINE)
+_QUOTED = re.compile(r"""['"]([\w.]+)['"]""")
+_ES_DECLARED = re.compile(
+    r"^[ \t]*export\s+(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+    r"(?:function\s*\*?|class|interface|type|enum|const|let|var|namespace|module)\s+([\w$]+)",
+    re.MULTILINE,
+)
+_ES_LIST = re.compile(r"^[ \t]*export\s+(?:type\s+)?\{([^}]*)\}", re.MULTILINE)
+_ES_DEFAULT = re.compile(r"^[ \t]*export\s+default\s+([\w$]+)\s*;?[ \t]*$", re.MULTILINE)
+_CJS_NAMED = re.compile(r"(?<![\w$.])(?:module\.)?exports\.([\w$]+)\s*=(?!=)")
+_CJS_OBJECT = re.compile(r"(?<![\w$.])module\.exports\s*=\s*(?:\{([^}]*)\}|([\w$]+))")
+_IDENTIFIER = re.compile(r"[\w$]+")
+
+
+def _python_all(text: str) -> frozenset[str] | None:
+    """The names of a module's `__all__`, when it is written as literal lists (`= [...]`,
+    `+= (...)`); None when it has none, or builds one another way."""
+    assigned = _ALL_ASSIGNED.findall(text)
+    if not assigned or any(start not in "[(" for start in assigned):
+        return None
+    return frozenset(
+        name for found in _ALL_LITERAL.findall(text) for name in _QUOTED.findall(found)
+    )
+
+
+def _es_exports(text: str) -> frozenset[str] | None:
+    names = set(_ES_DECLARED.findall(text)) | set(_ES_DEFAULT.findall(text))
+    for listed in _ES_LIST.findall(text):  # `a`, `a as b`: the local name is `a`
+        names.update(
+            found.group(0)
+            for item in listed.split(",")
+            if (found := _IDENTIFIER.search(item.strip().removeprefix("type ")))
+        )
+    if not names:  # CommonJS: `exports.a = …`, `module.exports = { a, b: c }` or `= a`
+        names.update(_CJS_NAMED.findall(text))
+        for braces, single in _CJS_OBJECT.findall(text):
+            names.update([single] if single else _object_values(braces))
+    return frozenset(names) or None
+
+
+def _object_values(braces: str) -> list[str]:
+    """The local names an object literal exports: `a` of `a`, `c` of `b: c`."""
+    values = []
+    for item in braces.split(","):
+        found = _IDENTIFIER.findall(item.split(":")[-1])
+        if found:
+            values.append(found[0])
+    return values
 
 
 def _is_public(s: graph.GraphSymbol) -> bool:
@@ -236,10 +530,18 @@ def _is_public(s: graph.GraphSymbol) -> bool:
     return re.search(r"\b(private|internal|protected)\b", signature) is None
 
 
-_TEST_DIRECTORIES = frozenset({"test", "tests", "testdata", "testing", "__tests__"})
+# Tests and examples: code that uses the API (their votes count in full, wherever they
+# lie), listed after the code itself. (`testing` is no such directory: Go's `testing`
+# package is library code.)
+_TEST_DIRECTORIES = frozenset(
+    {"test", "tests", "testdata", "__tests__", "example", "examples", "_examples"}
+)
 
 
-def _is_test_file(path: str) -> bool:
+@functools.lru_cache(maxsize=65536)  # pure; asked once per use, for a few thousand paths
+def _is_test_or_example(path: str) -> bool:
+    """A test or an example: `*_test.go`, `test_*.py`, `*.spec.ts`, a file under `tests/`,
+    `testdata/` or `examples/`."""
     parts = path.split("/")
     stem = posixpath.splitext(parts[-1])[0]
     return (
@@ -249,13 +551,46 @@ def _is_test_file(path: str) -> bool:
     )
 
 
+def _users(
+    symbols: list[graph.GraphSymbol],
+    size: int,
+    file_node: dict[int, int],
+    outside: set[int],
+    reach: _Reach,
+) -> np.ndarray:
+    """The code that uses the map, one unit per file: each file outside the map's paths
+    that uses it, and each test or example file of the map, spread over its symbols and
+    its top level."""
+    users = np.zeros(size)
+    users[sorted(outside)] = 1.0
+    nodes: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(symbols):
+        if _is_test_or_example(s.path):
+            nodes[s.doc_id].append(i)
+    for doc_id, node in file_node.items():
+        if node not in outside and doc_id not in nodes:
+            if _is_test_or_example(reach.path(doc_id)):  # top-level code only
+                nodes[doc_id] = []
+    for doc_id, members in nodes.items():
+        members.append(file_node[doc_id])
+        users[members] += 1.0 / len(members)
+    return users
+
+
 def _restart(
-    symbols: list[graph.GraphSymbol], size: int, focus: str | None, file_node: dict[int, int]
+    symbols: list[graph.GraphSymbol],
+    size: int,
+    focus: str | None,
+    file_node: dict[int, int],
+    users: np.ndarray,
+    visible: _Visibility,
 ) -> np.ndarray:
     # Symbols by their prior; the map's files and the outside files that use it count 1.
     prior = np.ones(size)
-    prior[: len(symbols)] = [_prior(s) for s in symbols]
+    prior[: len(symbols)] = [_prior(s, visible) for s in symbols]
     prior /= prior.sum()
+    if users.sum() > 0:  # a share of the walks start at the code that uses the map
+        prior = (1 - USERS_SHARE) * prior + USERS_SHARE * users / users.sum()
     if not focus:
         return prior
     wanted = focus.replace("::", ".")
