@@ -434,7 +434,7 @@ class SqliteWriter(Writer):
 
     def stale_chunks(self) -> list[StaleChunk]:
         return [
-            (int(a), int(b), str(c), str(d))
+            (int(a), int(b), bytes(c), str(d))
             for a, b, c, d in self.conn.execute(
                 f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
             )
@@ -443,8 +443,8 @@ class SqliteWriter(Writer):
     def chunk_count(self) -> int:
         return int(db.scalar(self.conn, "SELECT count(*) FROM chunks"))
 
-    def stored_vectors(self, hashes: set[str]) -> dict[str, Any]:
-        found: dict[str, bytes] = {}
+    def stored_vectors(self, hashes: set[bytes]) -> dict[bytes, Any]:
+        found: dict[bytes, bytes] = {}
         for chunk_id, content_hash in self.conn.execute(
             "SELECT chunk_id, content_hash FROM chunk_vectors"
         ):
@@ -459,7 +459,7 @@ class SqliteWriter(Writer):
     def vector_value(self, blob: bytes) -> Any:
         return blob
 
-    def write_vectors(self, rows: list[tuple[int, int, str, Any]]) -> None:
+    def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         with self.conn:
             for chunk_id, doc_id, content_hash, vector in rows:
                 self.conn.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,))
