@@ -54,6 +54,14 @@ _FTS_INSERT = "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)"
 # (`index --trigram`, db.create_chunk_trigrams), written the same way when the file has it.
 _TRIGRAM_DELETE = "INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', ?, ?)"
 _TRIGRAM_INSERT = "INSERT INTO chunks_trigram(rowid, text) VALUES (?, ?)"
+# The trigram index of the folded section titles (external content on `sections`), written
+# the same way since schema 12. Its triggers (schema 9-11) wrote it row by row inside each
+# document's savepoint, where FTS5 flushes: 0.25 of the writer's 1.4 CPU s on the
+# Markdown mix, and one segment per document (docs/benchmarks.md).
+_TITLE_TRIGRAM_DELETE = (
+    "INSERT INTO sections_trigram(sections_trigram, rowid, title_fold) VALUES ('delete', ?, ?)"
+)
+_TITLE_TRIGRAM_INSERT = "INSERT INTO sections_trigram(rowid, title_fold) VALUES (?, ?)"
 # The page cache of the resolution pass, in KiB (`resolve_references`; 64 MB measured
 # no better).
 _PASS_CACHE_KB = 16 * 1024
@@ -233,6 +241,12 @@ class SqliteWriter(Writer):
                 _TRIGRAM_DELETE,
                 [(cid, body if folded is None else folded) for cid, _, body, folded in rows],
             )
+        self._fts(
+            _TITLE_TRIGRAM_DELETE,
+            self.conn.execute(
+                "SELECT id, title_fold FROM sections WHERE doc_id = ?", (doc_id,)
+            ).fetchall(),
+        )
         self._queue_resolution(doc_id)
         self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -314,6 +328,7 @@ class SqliteWriter(Writer):
                 for r in rows
             ],
         )
+        self._fts(_TITLE_TRIGRAM_INSERT, [(base + r[0], r[4]) for r in rows])  # r[4] title_fold
         return {r[0]: base + r[0] for r in rows}
 
     def _insert_chunks(self, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
