@@ -2,8 +2,9 @@
 candidate rows (docs/design.md B35), never changing which rows come back.
 
 - `sections_trigram` (every file since schema 9, external content on `sections`, kept by
-  triggers in schemas 9-11, by the writer with each batch since schema 12) and `chunks_trigram` (optional, contentless, written by the writer): the SQL
-  uses them only for needles of 3+ characters, and the rows equal a scan's (the grep and
+  triggers in schemas 9-11, by the writer with each batch since schema 12) and
+  `chunks_trigram` (optional, contentless, written by the writer): the SQL uses them only
+  for needles of 3+ characters, and the rows equal a scan's (the grep and
   title oracles in test_grep_folds.py and test_docql_oracle.py run on both kinds of index);
 - a schema-7 file is refused by a reader and upgraded by the next `index` run, and then
   answers every heading query as a fresh index does;
