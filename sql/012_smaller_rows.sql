@@ -77,9 +77,9 @@ INSERT INTO sections_v12
 -- as it writes `chunks_fts` (row by row inside each document's savepoint they cost 0.25
 -- CPU s of a 3 s index run of the Markdown mix). Who changes `sections` by other means
 -- re-syncs it with: INSERT INTO sections_trigram(sections_trigram) VALUES ('rebuild').
-DROP TRIGGER sections_trigram_insert;
-DROP TRIGGER sections_trigram_delete;
-DROP TRIGGER sections_trigram_update;
+DROP TRIGGER IF EXISTS sections_trigram_insert;
+DROP TRIGGER IF EXISTS sections_trigram_delete;
+DROP TRIGGER IF EXISTS sections_trigram_update;
 DROP TABLE sections;
 ALTER TABLE sections_v12 RENAME TO sections;
 CREATE INDEX sections_doc ON sections(doc_id, ord);
