@@ -6,6 +6,7 @@
   `chunks` and `chunk_vectors`, both foreign keys and their indexes, version 11) is refused
   by a reader, upgraded by the next writer, and then holds exactly the rows of the fresh
   index, ids included, and answers DocQL queries and searches the same;
+- the optional chunk trigram index (`index --trigram`) keeps answering grep() the same;
 - the embedding cache survives: an embedded schema-11 index, upgraded, embeds nothing
   again and finds the same nearest passages;
 - a document changed after the upgrade is replaced whole (no row of its old sections or
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import apsw
 import pytest
-from conftest import chdir, query
+from conftest import chdir, query, trigram_copy
 from pg_rows import content, sqlite_runner
 
 import docql_sqlite
@@ -203,6 +204,23 @@ def test_a_schema_11_file_upgraded_holds_the_rows_of_a_fresh_one(
     assert len(query(old, trigrams)) > 3 and query(old, trigrams) == query(corpus_db, trigrams)
     assert answers(old) == answers(corpus_db)
     assert query(old, "PRAGMA foreign_key_check") == []
+
+
+def test_the_optional_chunk_trigrams_survive_the_upgrade(corpus_db: Path, tmp_path: Path) -> None:
+    """`index --trigram`'s table is contentless, keyed by chunk id: the rebuilt `chunks`
+    keeps the ids, so grep() reads the same candidates."""
+    fresh = trigram_copy(corpus_db, tmp_path / "fresh.db")
+    old = as_schema_11(fresh, tmp_path / "old.db")
+    dbmod.connect(old).close()
+    greps = ['$.content.grep("replication")', '$.content.grep("install")', '$.content.grep("架构")']
+    with docql_sqlite.open(old) as upgraded, docql_sqlite.open(fresh) as expected:
+        assert upgraded.has_chunk_trigrams
+        for grep in greps:
+            assert list(upgraded.query(grep)) == list(expected.query(grep)), grep
+        assert list(expected.query(greps[0]))
+    conn = apsw.Connection(str(old))
+    conn.execute("INSERT INTO chunks_trigram(chunks_trigram) VALUES ('integrity-check')")
+    conn.close()
 
 
 def test_the_embedding_cache_survives_the_upgrade(hash_embedded_db: Path, tmp_path: Path) -> None:
