@@ -14,3 +14,8 @@ KEY_FINGERPRINT = "embedding_fingerprint"
 # `embed` on an index without a model (the embedders' registry has the same constant;
 # repeated here so that readers import no numpy).
 DEFAULT_MODEL = "e5-small"
+# `chunks.content_hash`: this many first bytes of the sha256 of the chunk's text, a BLOB
+# (schema 12; before, 32 hex digits). It is the embedding cache key: 64 bits make a
+# collision between two different chunk texts of one index unlikely (~1 in 10^7 for a
+# million distinct chunks), and one costs a chunk the vector of another text.
+CONTENT_HASH_BYTES = 8

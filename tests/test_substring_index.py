@@ -2,8 +2,9 @@
 candidate rows (docs/design.md B35), never changing which rows come back.
 
 - `sections_trigram` (every file since schema 9, external content on `sections`, kept by
-  triggers) and `chunks_trigram` (optional, contentless, written by the writer): the SQL
-  uses them only for needles of 3+ characters, and the rows equal a scan's (the grep and
+  triggers in schemas 9-11, by the writer with each batch since schema 12) and
+  `chunks_trigram` (optional, contentless, written by the writer): the SQL uses them only
+  for needles of 3+ characters, and the rows equal a scan's (the grep and
   title oracles in test_grep_folds.py and test_docql_oracle.py run on both kinds of index);
 - a schema-7 file is refused by a reader and upgraded by the next `index` run, and then
   answers every heading query as a fresh index does;
@@ -35,6 +36,7 @@ from docql_sqlite.query.functions import MAX_TRIGRAMS, trigram_query
 from docql_sqlite.store.sqlite import db as dbmod
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
+# Schemas 9-11 kept `sections_trigram` with these; schema 12 dropped them (the writer does).
 TRIGGERS = ("sections_trigram_insert", "sections_trigram_delete", "sections_trigram_update")
 HEADINGS = [
     '$.content.heading("install")',
@@ -128,7 +130,7 @@ def without_title_trigrams(source: Path, dest: Path, version: int = 9) -> Path:
     shutil.copy(source, dest)
     conn = apsw.Connection(str(dest))
     for trigger in TRIGGERS:
-        conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute("DROP TABLE sections_trigram")
     conn.execute(f"UPDATE meta SET value = '{version}' WHERE key = 'schema_version'")
     conn.execute("VACUUM")
@@ -181,7 +183,7 @@ def test_a_schema_7_file_is_upgraded_and_answers_as_a_fresh_one(
         "SELECT count(*) FROM sections_trigram WHERE sections_trigram MATCH '\"ins\"'"
     ).fetchone()[0]
     conn.close()
-    assert {"sections_trigram", *TRIGGERS} <= names and count > 0
+    assert "sections_trigram" in names and not set(TRIGGERS) & names and count > 0
     with docql_sqlite.open(old) as index:
         assert index.status()["schema_version"] == dbmod.SCHEMA_VERSION
     for query in HEADINGS:

@@ -161,11 +161,14 @@ def _embed_missing(
         needed.sort()
     total_chunks = writer.chunk_count()
     # Each chunk's key: its content hash when the model reads its own text (the cache
-    # applies), else a hash of the vector text, which only de-duplicates this run.
+    # applies), else a hash of the vector text, which only de-duplicates this run (and is
+    # longer than any content hash, so the two never meet).
     vector_texts = _vector_texts(writer, needed)
     keys = {
         chunk_id: (
-            h if chunk_id not in vector_texts else "text:" + content_hash(vector_texts[chunk_id])
+            h
+            if chunk_id not in vector_texts
+            else b"text:" + content_hash(vector_texts[chunk_id]).encode()
         )
         for chunk_id, _, h, _ in needed
     }

@@ -9,6 +9,7 @@ from itertools import accumulate
 
 from ..fts_tokens import tsvector_literal
 from ..model import CodeBlock, count_lines, split_lines
+from ..schema import CONTENT_HASH_BYTES
 from ..store.writer import Parsed, references_json
 from ..text import fold, fts_text, stored_fold
 from .paths import raw_bytes, shown
@@ -52,7 +53,9 @@ def prepare(parsed: Parsed) -> Parsed:
             c.end_offset,
             c.content,
             stored_fold(c.content),
-            hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+            hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).digest()[
+                :CONTENT_HASH_BYTES
+            ],
             fts_text(titles[c.section]) if c.section is not None else "",
             fts_text(c.content),
         )

@@ -88,8 +88,9 @@ _KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
 
 # uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were.
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
-# (chunk id, document id, content hash, content) of a chunk without a current vector.
-StaleChunk = tuple[int, int, str, str]
+# (chunk id, document id, content hash, content) of a chunk without a current vector; the
+# hash is `chunks.content_hash` (schema.CONTENT_HASH_BYTES bytes of the text's sha256).
+StaleChunk = tuple[int, int, bytes, str]
 # The resolution pass of `ingest/resolve.py`: (connection, names, staged, dialect) →
 # references resolved. `staged`: (doc_id, refs) rows of `refs_staged`, by doc_id.
 Resolve = Callable[[Any, set[str], list[tuple[int, str]], "Dialect"], int]
@@ -245,7 +246,7 @@ class Writer(ABC):
     def chunk_count(self) -> int: ...
 
     @abstractmethod
-    def stored_vectors(self, hashes: set[str]) -> dict[str, Any]:
+    def stored_vectors(self, hashes: set[bytes]) -> dict[bytes, Any]:
         """A stored vector per content hash among `hashes` (values as `vector_value`
         gives them: only this writer reads them)."""
 
@@ -254,7 +255,7 @@ class Writer(ABC):
         """A float32 vector blob (`embedders.encode`) as this engine writes it."""
 
     @abstractmethod
-    def write_vectors(self, rows: list[tuple[int, int, str, Any]]) -> None:
+    def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         """(chunk id, document id, content hash, vector value): one transaction."""
 
     @abstractmethod
@@ -296,7 +297,7 @@ class Writer(ABC):
         """Every chunk of a document that has symbols, as `stale_chunks` gives them (what
         a change of the code vector text re-embeds)."""
         return [
-            (int(a), int(b), str(c), str(d))
+            (int(a), int(b), bytes(c), str(d))
             for a, b, c, d in self._read(
                 "SELECT c.id, c.doc_id, c.content_hash, c.content FROM chunks c "
                 "WHERE c.doc_id IN (SELECT DISTINCT doc_id FROM symbols) ORDER BY c.id",

@@ -422,7 +422,7 @@ class PostgresWriter(Writer):
 
     def stale_chunks(self) -> list[StaleChunk]:
         return [
-            (int(a), int(b), str(c), str(d))
+            (int(a), int(b), bytes(c), str(d))
             for a, b, c, d in self.conn.execute(
                 f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id".encode()
             ).fetchall()
@@ -431,7 +431,7 @@ class PostgresWriter(Writer):
     def chunk_count(self) -> int:
         return int(pg.scalar(self.conn, "SELECT count(*) FROM chunks"))
 
-    def stored_vectors(self, hashes: set[str]) -> dict[str, Any]:
+    def stored_vectors(self, hashes: set[bytes]) -> dict[bytes, Any]:
         return dict(
             self.conn.execute(
                 "SELECT DISTINCT ON (cv.content_hash) cv.content_hash, v.embedding::text "
@@ -444,7 +444,7 @@ class PostgresWriter(Writer):
     def vector_value(self, blob: bytes) -> Any:
         return vector_literal(blob)
 
-    def write_vectors(self, rows: list[tuple[int, int, str, Any]]) -> None:
+    def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         with self.conn.transaction(), self.conn.cursor() as cursor:
             cursor.executemany(
                 f"INSERT INTO {VEC_TABLE}(rowid, embedding, doc_id) VALUES (%s, %s, %s) "
@@ -510,7 +510,7 @@ CHUNK_COLUMNS = (
     ("end_offset", "bigint"),
     ("content", "text"),
     ("fold", "text"),
-    ("content_hash", "text"),
+    ("content_hash", "bytea"),
 )
 CODEBLOCK_COLUMNS = (
     ("doc_id", "bigint"),

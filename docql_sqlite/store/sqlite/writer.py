@@ -54,9 +54,25 @@ _FTS_INSERT = "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)"
 # (`index --trigram`, db.create_chunk_trigrams), written the same way when the file has it.
 _TRIGRAM_DELETE = "INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', ?, ?)"
 _TRIGRAM_INSERT = "INSERT INTO chunks_trigram(rowid, text) VALUES (?, ?)"
+# The trigram index of the folded section titles (external content on `sections`), written
+# the same way since schema 12. Its triggers (schema 9-11) wrote it row by row inside each
+# document's savepoint, where FTS5 flushes: 0.25 of the writer's 1.4 CPU s on the
+# Markdown mix, and one segment per document (docs/benchmarks.md).
+_TITLE_TRIGRAM_DELETE = (
+    "INSERT INTO sections_trigram(sections_trigram, rowid, title_fold) VALUES ('delete', ?, ?)"
+)
+_TITLE_TRIGRAM_INSERT = "INSERT INTO sections_trigram(rowid, title_fold) VALUES (?, ?)"
 # The page cache of the resolution pass, in KiB (`resolve_references`; 64 MB measured
 # no better).
 _PASS_CACHE_KB = 16 * 1024
+# A run that wrote at least this many chunk full-text rows (inserted or deleted) per chunk
+# of the index ends by merging each full-text index into one segment (`optimize`): FTS5
+# keeps a deleted row's entries, and its many segments, until merges drop them, and a
+# run that replaced every file of the Markdown mix left `chunks_fts` at 6.2 MB instead of
+# 4.2 (the file 24.2 MB instead of 21.6). The merge costs ~0.06 CPU s there, in
+# proportion to the whole index: only a run that rewrote a good part of it pays for it
+# (every cold build does: 0.15 MB less on the mix); smaller runs leave it to automerge.
+_OPTIMIZE_SHARE = 0.25
 _STALE = """FROM chunks c LEFT JOIN chunk_vectors cv ON cv.chunk_id = c.id
            WHERE cv.chunk_id IS NULL OR cv.content_hash != c.content_hash OR cv.doc_id !=
            c.doc_id"""
@@ -77,11 +93,16 @@ class FtsWrites:
     def extend(self, other: FtsWrites) -> None:
         self.ops.extend(other.ops)
 
-    def apply(self, conn: db.Connection) -> None:
-        """Run the queued writes (in the caller's transaction, outside any savepoint)."""
+    def apply(self, conn: db.Connection) -> int:
+        """Run the queued writes (in the caller's transaction, outside any savepoint);
+        how many `chunks_fts` rows they inserted or deleted."""
+        written = 0
         for statement, rows in self.ops:
             conn.executemany(statement, rows)
+            if statement in (_FTS_INSERT, _FTS_DELETE):
+                written += len(rows)
         self.ops.clear()
+        return written
 
 
 class SqliteWriter(Writer):
@@ -98,6 +119,7 @@ class SqliteWriter(Writer):
         # of the open document (applied with the batch only when all its rows went in).
         self._batch_fts: FtsWrites | None = None
         self._doc_fts: FtsWrites | None = None
+        self._fts_rows_written = 0  # `chunks_fts` rows this writer inserted or deleted
 
     # -- a run ------------------------------------------------------------------------
     @contextmanager
@@ -163,7 +185,7 @@ class SqliteWriter(Writer):
         try:
             with self.conn:  # one transaction for speed; each document in it whole or not at all
                 yield
-                self._batch_fts.apply(self.conn)
+                self._fts_rows_written += self._batch_fts.apply(self.conn)
         finally:
             self._batch_fts = None
 
@@ -187,11 +209,13 @@ class SqliteWriter(Writer):
         if self._batch_fts is not None:
             self._batch_fts.extend(mine)  # only a document whose rows were all written
         else:
-            mine.apply(self.conn)
+            self._fts_rows_written += mine.apply(self.conn)
 
     def _fts(self, statement: str, rows: list[Any]) -> None:
         if self._doc_fts is None:
             self.conn.executemany(statement, rows)
+            if statement in (_FTS_INSERT, _FTS_DELETE):
+                self._fts_rows_written += len(rows)
         else:
             self._doc_fts.add(statement, rows)
 
@@ -233,6 +257,12 @@ class SqliteWriter(Writer):
                 _TRIGRAM_DELETE,
                 [(cid, body if folded is None else folded) for cid, _, body, folded in rows],
             )
+        self._fts(
+            _TITLE_TRIGRAM_DELETE,
+            self.conn.execute(
+                "SELECT id, title_fold FROM sections WHERE doc_id = ?", (doc_id,)
+            ).fetchall(),
+        )
         self._queue_resolution(doc_id)
         self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
@@ -289,6 +319,7 @@ class SqliteWriter(Writer):
             db.set_meta(self.conn, key, value)
 
     def finish(self) -> None:
+        self._optimize_full_text()
         # Move the run's pages from the WAL into the main file, so the index is one file
         # again (and a full disk shows up here, not at some later reader's checkpoint).
         # Hand back the pages FTS5's last segment merges left free (files made with
@@ -296,6 +327,19 @@ class SqliteWriter(Writer):
         # then ends at its content's size, 1.96x the Markdown mix instead of 1.95-2.05x.
         self.conn.execute("PRAGMA incremental_vacuum").fetchall()
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def _optimize_full_text(self) -> None:
+        """Merge the full-text indexes into one segment each when this run rewrote a good
+        part of the index (`_OPTIMIZE_SHARE`)."""
+        written, self._fts_rows_written = self._fts_rows_written, 0
+        if not written or written < _OPTIMIZE_SHARE * self.chunk_count():
+            return
+        tables = ["chunks_fts", "sections_trigram"]
+        if db.writes_chunk_trigrams(self.conn):
+            tables.append(db.CHUNK_TRIGRAMS)
+        with self.conn:
+            for table in tables:
+                self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
 
     # -- the rows of a document -------------------------------------------------------
     def _next_id(self, table: str) -> int:
@@ -314,6 +358,7 @@ class SqliteWriter(Writer):
                 for r in rows
             ],
         )
+        self._fts(_TITLE_TRIGRAM_INSERT, [(base + r[0], r[4]) for r in rows])  # r[4] title_fold
         return {r[0]: base + r[0] for r in rows}
 
     def _insert_chunks(self, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
@@ -434,7 +479,7 @@ class SqliteWriter(Writer):
 
     def stale_chunks(self) -> list[StaleChunk]:
         return [
-            (int(a), int(b), str(c), str(d))
+            (int(a), int(b), bytes(c), str(d))
             for a, b, c, d in self.conn.execute(
                 f"SELECT c.id, c.doc_id, c.content_hash, c.content {_STALE} ORDER BY c.id"
             )
@@ -443,8 +488,8 @@ class SqliteWriter(Writer):
     def chunk_count(self) -> int:
         return int(db.scalar(self.conn, "SELECT count(*) FROM chunks"))
 
-    def stored_vectors(self, hashes: set[str]) -> dict[str, Any]:
-        found: dict[str, bytes] = {}
+    def stored_vectors(self, hashes: set[bytes]) -> dict[bytes, Any]:
+        found: dict[bytes, bytes] = {}
         for chunk_id, content_hash in self.conn.execute(
             "SELECT chunk_id, content_hash FROM chunk_vectors"
         ):
@@ -459,7 +504,7 @@ class SqliteWriter(Writer):
     def vector_value(self, blob: bytes) -> Any:
         return blob
 
-    def write_vectors(self, rows: list[tuple[int, int, str, Any]]) -> None:
+    def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         with self.conn:
             for chunk_id, doc_id, content_hash, vector in rows:
                 self.conn.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,))
