@@ -6,9 +6,10 @@
     python benchmarks/refs_cost.py --cpu --workers 2 CORPUS...  # CPU seconds, large corpora
 
 Runs `docql-sqlite index` on a cold database twice: as is, and without references —
-`code.extract_references` returning nothing and the languages' reference patterns left
-out of the tree-sitter query (`code_symbols._REFS_QUERIES` pointed at a missing folder),
-so neither the matching nor the extraction, rows or resolution of references is done.
+`code.extract_reference_rows` (before 2026-12-04: `code.extract_references`) returning
+nothing and the languages' reference patterns left out of the tree-sitter query
+(`code_symbols._REFS_QUERIES` pointed at a missing folder), so neither the matching nor
+the extraction, rows or resolution of references is done.
 (Until 2026-12-03 19:55 the stub kept the reference patterns in the query: its baseline
 included the tree-sitter matching of references.) The overhead is the first over the
 second, in instructions and in database size.
@@ -48,7 +49,8 @@ from pathlib import Path
 if sys.argv[1] == "stub":
     import docql_sqlite.ingest.code as code
     import docql_sqlite.ingest.code_symbols as code_symbols
-    code.extract_references = lambda *args, **kwargs: ([], [])
+    # the extraction as this tree calls it, and as commits before 2026-12-04 did
+    code.extract_reference_rows = code.extract_references = lambda *args, **kwargs: ([], [])
     code_symbols._REFS_QUERIES = Path("/nonexistent/no-reference-patterns")
 from docql_sqlite.cli import main
 sys.argv = ["docql-sqlite", "index", "--workers", sys.argv[2], *sys.argv[3:]]

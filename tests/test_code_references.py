@@ -390,6 +390,47 @@ def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path
     assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))
 
 
+def test_code_parsing_keeps_references_as_rows_and_gives_objects_on_request() -> None:
+    """The indexing path makes each reference's `refs_staged` row straight from its
+    query match ((name, kind code, caller_ord, line, end_line or None, column): no
+    `Reference` object per reference); `Document.references` makes the objects from the
+    rows for the callers that want them, the caller named from `Document.symbols`."""
+    from docql_sqlite.ingest.code import parse_code_text
+    from docql_sqlite.model import Reference
+
+    document = parse_code_text(APP, "app.py", "python")
+    assert document.reference_rows == [
+        ("helper", 3, None, 1, None, 1),  # the import: at the statement, top level
+        ("helper", 0, 0, 5, None, 12),
+        ("helper", 0, 0, 5, None, 23),
+    ]
+    assert document.references == [
+        Reference("helper", "import", 1, 1, 1, None, None),
+        Reference("helper", "call", 5, 5, 12, "main", 0),
+        Reference("helper", "call", 5, 5, 23, "main", 0),
+    ]
+
+
+UNICODE = """\
+struct Wörter;
+impl Wörter { fn neu() -> Wörter { Wörter } }
+fn größe(w: &Wörter) -> usize { let s = "ä"; größe(w) + s.len() }
+"""
+
+
+def test_reference_columns_count_characters_in_a_file_that_is_not_ascii() -> None:
+    """Columns are 1-based characters of the line, also after other non-ASCII characters
+    (tree-sitter counts bytes)."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    document = parse_code_text(UNICODE, "w.rs", "rust")
+    found = {(r.name, r.line, r.column) for r in document.references}
+    lines = UNICODE.splitlines()
+    for name, line, column in found:
+        assert lines[line - 1][column - 1 :].startswith(name.rstrip("!")), (name, line, column)
+    assert ("größe", 3, 46) in found and ("Wörter", 2, 27) in found
+
+
 def test_parsing_code_and_the_pass_leave_the_garbage_collector_as_they_found_it(
     tmp_path: Path,
 ) -> None:
