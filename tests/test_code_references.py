@@ -496,3 +496,36 @@ def test_refs_name_is_built_after_the_rows_of_an_empty_table_and_kept_after(
     with docql_sqlite.open(db) as index:
         plan = index.explain('$.code.callers("helper")')["plan"]
     assert any("refs_name" in step["detail"] for step in plan), plan
+
+
+def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> None:
+    """A file is imported by a module when one of the module's tails is a run of
+    consecutive segments of its path (`resolve._runs`, as the repository map tests it);
+    the pass tests whether the path has a segment named like the module's last part
+    (`resolve._imports_of`): the same answer, since the shortest tail is a run whenever
+    a longer one is. Checked on every module and path of a small world, and at random."""
+    import random
+
+    from docql_sqlite.ingest import resolve
+
+    def by_runs(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
+        tails = {m[i:] for m in modules for i in range(len(m))}
+        return not tails.isdisjoint(resolve._runs(path))
+
+    def by_last_parts(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
+        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path))
+        names = frozenset(m[-1] for m in modules)
+        return resolve._imports_of(names, [candidate]) == [candidate]
+
+    words = ["a", "b", "c", "net", "http", "io", ""]
+    rng = random.Random(23)
+    for _ in range(3000):
+        modules = [
+            tuple(rng.choice(words[:-1]) for _ in range(rng.randrange(1, 4)))
+            for _ in range(rng.randrange(0, 3))
+        ]
+        path = tuple(rng.choice(words) for _ in range(rng.randrange(1, 6)))
+        assert by_runs(modules, path) == by_last_parts(modules, path), (modules, path)
+    go = [resolve.module_segments("net/http")]  # Go's `import "net/http"`
+    assert by_last_parts(go, tuple("/src/net/http/server".split("/")))
+    assert not by_last_parts(go, tuple("/src/net/url/url".split("/")))
