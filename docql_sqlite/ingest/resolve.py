@@ -16,9 +16,10 @@ inheritance, any kind for an import. Then, in order:
 
 1. `local`: candidates in F itself. Several: the one whose parent encloses the
    reference (a method of the caller's own class), else the first in the file.
-2. `import`: exactly one candidate lies in a file that F imports: its path contains the
-   imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`, `"net/http"`,
-   `./util` → `util`) as consecutive path segments.
+2. `import`: exactly one candidate lies in a file that F imports: its path contains a
+   tail of the imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`,
+   `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
+   a path segment named like the module's last part (`_imports_of`).
 3. `unique`: exactly one candidate in the whole index.
 4. `ambiguous`: several candidates and nothing above decided: no target.
 5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
@@ -72,9 +73,11 @@ _BATCH = 20_000  # references written per statement batch
 IMPORT_SCAN_LIMIT = 64
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
+# Without spaces: apsw's `executemany` looks the statement up by its text for every row
+# (a hash of the text: ~1.7 k instructions a row at 150 characters).
 _INSERT = (
-    "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, target_id, "
-    "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO refs(doc_id,ord,name,kind,caller_ord,line,end_line,col,target_id,"
+    "resolution,candidates)VALUES(?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
