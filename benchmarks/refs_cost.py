@@ -4,11 +4,13 @@
     python benchmarks/refs_cost.py --rev 4d15a1a CORPUS... # the package as committed at REV
     python benchmarks/refs_cost.py --smoke --json OUT      # this tree on datasets/code
     python benchmarks/refs_cost.py --cpu --workers 2 CORPUS...  # CPU seconds, large corpora
+    python benchmarks/refs_cost.py --functions 40 CORPUS...    # and where: per C function
 
 Runs `docql-sqlite index` on a cold database twice: as is, and without references —
-`code.extract_references` returning nothing and the languages' reference patterns left
-out of the tree-sitter query (`code_symbols._REFS_QUERIES` pointed at a missing folder),
-so neither the matching nor the extraction, rows or resolution of references is done.
+`code.extract_reference_rows` (before 2026-12-04: `code.extract_references`) returning
+nothing and the languages' reference patterns left out of the tree-sitter query
+(`code_symbols._REFS_QUERIES` pointed at a missing folder), so neither the matching nor
+the extraction, rows or resolution of references is done.
 (Until 2026-12-03 19:55 the stub kept the reference patterns in the query: its baseline
 included the tree-sitter matching of references.) The overhead is the first over the
 second, in instructions and in database size.
@@ -34,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +51,8 @@ from pathlib import Path
 if sys.argv[1] == "stub":
     import docql_sqlite.ingest.code as code
     import docql_sqlite.ingest.code_symbols as code_symbols
-    code.extract_references = lambda *args, **kwargs: ([], [])
+    # the extraction as this tree calls it, and as commits before 2026-12-04 did
+    code.extract_reference_rows = code.extract_references = lambda *args, **kwargs: ([], [])
     code_symbols._REFS_QUERIES = Path("/nonexistent/no-reference-patterns")
 from docql_sqlite.cli import main
 sys.argv = ["docql-sqlite", "index", "--workers", sys.argv[2], *sys.argv[3:]]
@@ -59,8 +63,11 @@ except SystemExit:
 """
 
 
-def instructions(code: Path, db: Path, paths: list[str], stub: bool) -> int:
-    """`I refs` of one cold index run with the package in `code`."""
+def instructions(
+    code: Path, db: Path, paths: list[str], stub: bool, out: Path | None = None
+) -> int:
+    """`I refs` of one cold index run with the package in `code` (with `out`, cachegrind's
+    counts per function are written there)."""
     for stale in db.parent.glob(db.name + "*"):
         stale.unlink()
     env = dict(os.environ, PYTHONPATH=str(code), PYTHONHASHSEED="0")
@@ -69,7 +76,7 @@ def instructions(code: Path, db: Path, paths: list[str], stub: bool) -> int:
             "valgrind",
             "--tool=cachegrind",
             "--cache-sim=no",
-            "--cachegrind-out-file=/dev/null",
+            f"--cachegrind-out-file={out or '/dev/null'}",
             sys.executable,
             "-c",
             _RUN,
@@ -88,6 +95,29 @@ def instructions(code: Path, db: Path, paths: list[str], stub: bool) -> int:
     if found is None:
         raise SystemExit(f"no cachegrind total in:\n{done.stderr[-2000:]}")
     return int(found.group(1).replace(",", ""))
+
+
+def per_function(path: Path) -> Counter[str]:
+    """Instructions per function (`file:function`) of a cachegrind output file. Read by
+    hand: `cg_annotate` stops at the `cmd:` line, which holds `_RUN`'s line breaks."""
+    found: Counter[str] = Counter()
+    function = None
+    source = ""
+    events = False
+    for line in path.read_text("utf-8", "replace").splitlines():
+        if line.startswith("events:"):
+            events = True
+        elif not events:
+            continue
+        elif line.startswith("fl="):
+            source = line[3:].rsplit("/", 1)[-1]
+        elif line.startswith("fn="):
+            function = f"{source}:{line[3:]}"
+        elif function and line[:1].isdigit():
+            parts = line.split()
+            if len(parts) >= 2:
+                found[function] += int(parts[1])
+    return found
 
 
 def cpu_run(code: Path, db: Path, paths: list[str], stub: bool, workers: int) -> dict[str, Any]:
@@ -134,6 +164,12 @@ def main() -> int:
     )
     parser.add_argument("--workers", type=int, default=2, help="with --cpu (default 2)")
     parser.add_argument("--keep", metavar="DIR", help="with --cpu: leave both databases in DIR")
+    parser.add_argument(
+        "--functions",
+        type=int,
+        metavar="N",
+        help="also the N functions (C, of the interpreter or a library) that add the most",
+    )
     args = parser.parse_args()
     if args.smoke:
         args.corpus = [str(REPO / "datasets" / "code")]
@@ -161,18 +197,21 @@ def main() -> int:
                     "size_overhead_percent": _percent(refs["db_bytes"], off["db_bytes"]),
                 },
             )
-        with_refs = instructions(code, work / "refs.db", paths, stub=False)
-        without = instructions(code, work / "stub.db", paths, stub=True)
-    return _report(
-        args,
-        {
+        counts = (work / "refs.out", work / "stub.out") if args.functions else (None, None)
+        with_refs = instructions(code, work / "refs.db", paths, stub=False, out=counts[0])
+        without = instructions(code, work / "stub.db", paths, stub=True, out=counts[1])
+        found: dict[str, Any] = {
             "code": args.rev or "this tree",
             "corpus": args.corpus,
             "instructions_with_references": with_refs,
             "instructions_without_references": without,
             "overhead_percent": _percent(with_refs, without),
-        },
-    )
+        }
+        if counts[0] is not None and counts[1] is not None:
+            added = per_function(counts[0])
+            added.subtract(per_function(counts[1]))
+            found["added_by_function"] = dict(added.most_common(args.functions))
+    return _report(args, found)
 
 
 def _percent(value: float, base: float) -> float:

@@ -56,10 +56,10 @@ def main() -> int:
     if not corpus:
         parser.error("name a corpus (or --smoke)")
     if args.stub:
-        code.extract_references = lambda *args, **kwargs: ([], [])
+        code.extract_reference_rows = lambda *args, **kwargs: ([], [])
         code_symbols._REFS_QUERIES = Path("/nonexistent/no-reference-patterns")
     else:
-        code.extract_references = timed("extract_references", code.extract_references)
+        code.extract_reference_rows = timed("extract_references", code.extract_reference_rows)
         writer = sqlite_writer.SqliteWriter
         writer.resolve_references = timed("pass", writer.resolve_references)  # type: ignore[method-assign]
         resolve._many = timed("pass: inserts and updates", resolve._many)

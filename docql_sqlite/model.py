@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ref_codes import REFERENCE_KINDS
+
 
 @dataclass(frozen=True, slots=True)
 class Source:
@@ -98,6 +100,30 @@ class Reference:
     caller_ord: int | None = None  # that symbol's position in `Document.symbols`
 
 
+# One reference as code parsing keeps it and `refs_staged` stores it (schema 11): (name,
+# kind code (`ref_codes.REFERENCE_KINDS`), caller_ord, line, end_line or None when it is
+# `line`, column). A tuple, made straight from the query's match: a `Reference` object per
+# reference, turned into this row later, was a third of the extraction (issue 23).
+ReferenceRow = tuple[str, int, int | None, int, int | None, int]
+
+
+def reference_objects(rows: list[ReferenceRow], symbols: list[Symbol]) -> list[Reference]:
+    """`rows` as `Reference`s: the kind's name, `end_line` filled, the caller's qualified
+    name from `symbols` (the document's, which `caller_ord` counts in)."""
+    return [
+        Reference(
+            name,
+            REFERENCE_KINDS[kind],
+            line,
+            line if end_line is None else end_line,
+            column,
+            None if caller_ord is None else symbols[caller_ord].qualified_name,
+            caller_ord,
+        )
+        for name, kind, caller_ord, line, end_line, column in rows
+    ]
+
+
 @dataclass(slots=True)
 class Import:
     """One imported module (or header, package, crate path) as the file writes it."""
@@ -127,7 +153,8 @@ class Document:
     tables: list[Table] = field(default_factory=list)
     entities: list[Entity] = field(default_factory=list)
     symbols: list[Symbol] = field(default_factory=list)
-    references: list[Reference] = field(default_factory=list)  # code only
+    # code only: the references as rows (`references` gives them as objects)
+    reference_rows: list[ReferenceRow] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)  # code only
     # PDF: the first line of each page, in page order (page 1 starts at page_lines[0])
     page_lines: list[int] | None = None
@@ -140,6 +167,11 @@ class Document:
     @property
     def line_count(self) -> int:
         return count_lines(self.text)
+
+    @property
+    def references(self) -> list[Reference]:
+        """The references of code, as objects (made on each call, from `reference_rows`)."""
+        return reference_objects(self.reference_rows, self.symbols)
 
     @property
     def page_count(self) -> int | None:

@@ -89,3 +89,70 @@ def test_rust_macro_names_carry_their_bang() -> None:
         ("new", 9),
         ("m!", 10),
     ]
+
+
+def _sweep_owners(extents: list[tuple[int, int]], starts: range) -> list[int | None]:
+    """The enclosing symbol of a reference at each of `starts` (in order), as the sweep
+    before `_owner_runs` found them: a stack of the symbols (by start, the longer first)
+    started so far, popping those a new symbol's start ends, then those the reference's
+    byte ends; the top is the owner."""
+    order = sorted(range(len(extents)), key=lambda i: (extents[i][0], -extents[i][1]))
+    stack: list[int] = []
+    found: list[int | None] = []
+    next_symbol = 0
+    for start in starts:
+        while next_symbol < len(order) and extents[order[next_symbol]][0] <= start:
+            symbol = order[next_symbol]
+            while stack and extents[stack[-1]][1] <= extents[symbol][0]:
+                stack.pop()
+            stack.append(symbol)
+            next_symbol += 1
+        while stack and extents[stack[-1]][1] <= start:
+            stack.pop()
+        found.append(stack[-1] if stack else None)
+    return found
+
+
+def _owners(extents: list[tuple[int, int]], starts: range) -> list[int | None]:
+    from bisect import bisect_right
+
+    from docql_sqlite.ingest.code_symbols import Outlined
+    from docql_sqlite.model import Symbol
+
+    outline = [
+        Outlined("s", 0, 1, 1, Symbol("function", "s", "s", 1, 1, "go"), a, b) for a, b in extents
+    ]
+    bounds, owners = code_refs._owner_runs(outline)
+    assert bounds == sorted(bounds)
+    return [owners[bisect_right(bounds, start) - 1] for start in starts]
+
+
+OWNER_CASES = [
+    [],  # no symbol: every reference at the top level
+    [(0, 100)],
+    [(0, 100), (10, 20), (20, 30), (40, 90), (50, 60)],  # nested and adjacent
+    [(5, 5), (5, 9), (9, 9)],  # empty extents
+    [(0, 50), (0, 50), (10, 50)],  # equal extents: the later in the outline is inside
+    [(0, 100), (50, 400), (60, 70)],  # not nested: a C# file-scoped namespace to the end
+    [(30, 400), (0, 100), (10, 40)],  # the outline's order is not the byte order
+]
+
+
+@pytest.mark.parametrize("extents", OWNER_CASES)
+def test_owner_runs_give_the_sweeps_caller_at_every_byte(extents: list[tuple[int, int]]) -> None:
+    """`_owner_runs` flattens the outline once per file so that a reference's caller is
+    one `bisect`; at every byte it must name the symbol the per-reference sweep named."""
+    assert _owners(extents, range(410)) == _sweep_owners(extents, range(410))
+
+
+def test_random_extents_give_the_sweeps_caller() -> None:
+    import random
+
+    rng = random.Random(23)
+    for _ in range(500):
+        extents = []
+        for _ in range(rng.randrange(1, 8)):
+            start = rng.randrange(0, 60)
+            extents.append((start, start + rng.randrange(0, 40)))
+        starts = range(0, 101, rng.randrange(1, 4))  # a sweep over sparse references too
+        assert _owners(extents, starts) == _sweep_owners(extents, starts), extents

@@ -390,6 +390,47 @@ def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path
     assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))
 
 
+def test_code_parsing_keeps_references_as_rows_and_gives_objects_on_request() -> None:
+    """The indexing path makes each reference's `refs_staged` row straight from its
+    query match ((name, kind code, caller_ord, line, end_line or None, column): no
+    `Reference` object per reference); `Document.references` makes the objects from the
+    rows for the callers that want them, the caller named from `Document.symbols`."""
+    from docql_sqlite.ingest.code import parse_code_text
+    from docql_sqlite.model import Reference
+
+    document = parse_code_text(APP, "app.py", "python")
+    assert document.reference_rows == [
+        ("helper", 3, None, 1, None, 1),  # the import: at the statement, top level
+        ("helper", 0, 0, 5, None, 12),
+        ("helper", 0, 0, 5, None, 23),
+    ]
+    assert document.references == [
+        Reference("helper", "import", 1, 1, 1, None, None),
+        Reference("helper", "call", 5, 5, 12, "main", 0),
+        Reference("helper", "call", 5, 5, 23, "main", 0),
+    ]
+
+
+UNICODE = """\
+struct Wörter;
+impl Wörter { fn neu() -> Wörter { Wörter } }
+fn größe(w: &Wörter) -> usize { let s = "ä"; größe(w) + s.len() }
+"""
+
+
+def test_reference_columns_count_characters_in_a_file_that_is_not_ascii() -> None:
+    """Columns are 1-based characters of the line, also after other non-ASCII characters
+    (tree-sitter counts bytes)."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    document = parse_code_text(UNICODE, "w.rs", "rust")
+    found = {(r.name, r.line, r.column) for r in document.references}
+    lines = UNICODE.splitlines()
+    for name, line, column in found:
+        assert lines[line - 1][column - 1 :].startswith(name.rstrip("!")), (name, line, column)
+    assert ("größe", 3, 46) in found and ("Wörter", 2, 27) in found
+
+
 def test_parsing_code_and_the_pass_leave_the_garbage_collector_as_they_found_it(
     tmp_path: Path,
 ) -> None:
@@ -455,3 +496,36 @@ def test_refs_name_is_built_after_the_rows_of_an_empty_table_and_kept_after(
     with docql_sqlite.open(db) as index:
         plan = index.explain('$.code.callers("helper")')["plan"]
     assert any("refs_name" in step["detail"] for step in plan), plan
+
+
+def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> None:
+    """A file is imported by a module when one of the module's tails is a run of
+    consecutive segments of its path (`resolve._runs`, as the repository map tests it);
+    the pass tests whether the path has a segment named like the module's last part
+    (`resolve._imports_of`): the same answer, since the shortest tail is a run whenever
+    a longer one is. Checked on every module and path of a small world, and at random."""
+    import random
+
+    from docql_sqlite.ingest import resolve
+
+    def by_runs(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
+        tails = {m[i:] for m in modules for i in range(len(m))}
+        return not tails.isdisjoint(resolve._runs(path))
+
+    def by_last_parts(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
+        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path))
+        names = frozenset(m[-1] for m in modules)
+        return resolve._imports_of(names, [candidate]) == [candidate]
+
+    words = ["a", "b", "c", "net", "http", "io", ""]
+    rng = random.Random(23)
+    for _ in range(3000):
+        modules = [
+            tuple(rng.choice(words[:-1]) for _ in range(rng.randrange(1, 4)))
+            for _ in range(rng.randrange(0, 3))
+        ]
+        path = tuple(rng.choice(words) for _ in range(rng.randrange(1, 6)))
+        assert by_runs(modules, path) == by_last_parts(modules, path), (modules, path)
+    go = [resolve.module_segments("net/http")]  # Go's `import "net/http"`
+    assert by_last_parts(go, tuple("/src/net/http/server".split("/")))
+    assert not by_last_parts(go, tuple("/src/net/url/url".split("/")))

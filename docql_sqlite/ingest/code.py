@@ -31,7 +31,7 @@ import posixpath
 from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest.code_refs import extract_references
+from docql_sqlite.ingest.code_refs import extract_reference_rows
 from docql_sqlite.ingest.code_symbols import (
     CLASS_KINDS,
     Outlined,
@@ -107,7 +107,7 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
         language=language,
     )
     _fill(document, outline, line_count)
-    document.references, document.imports = extract_references(
+    document.reference_rows, document.imports = extract_reference_rows(
         tree.root_node, src, language, outline, ref_matches
     )
     if tree.root_node.has_error:

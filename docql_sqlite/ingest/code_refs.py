@@ -16,6 +16,7 @@ Resolution (which definition a reference means) needs the whole index: `resolve.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
 from operator import itemgetter
@@ -26,11 +27,11 @@ from tree_sitter import Node, Query, QueryCursor
 
 from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
-from docql_sqlite.model import Import, Reference
+from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
+from docql_sqlite.ref_codes import REFERENCE_KINDS
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
-KINDS = ("call", "type", "inherit", "import")
 # Languages whose imports name files (headers, module specifiers), not identifiers.
 _FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
 
@@ -48,6 +49,13 @@ def _query(language: str) -> Query:
 
 Match = tuple[int, dict[str, list[Node]]]
 
+_CALL, _TYPE, _IMPORT = (REFERENCE_KINDS.index(k) for k in ("call", "type", "import"))
+# What a pattern of a language's reference query is, learnt from its first match
+# (`_pattern_kinds`): an import statement, a pattern that records nothing, or a
+# reference: (kind code, suffix of the name: "!" for a Rust macro).
+_IMPORT_PATTERN = (-1, "")
+_NOTHING = (-2, "")
+
 
 def extract_references(
     root: Node,
@@ -56,8 +64,26 @@ def extract_references(
     outline: list[Outlined],
     matches: list[Match] | None = None,
 ) -> tuple[list[Reference], list[Import]]:
-    """The references (in source order) and imports of one file. `matches`: this file's
-    reference matches when the caller ran the query (`code_symbols.query_matches`)."""
+    """`extract_reference_rows` with the references as `Reference` objects."""
+    rows, imports = extract_reference_rows(root, src, language, outline, matches)
+    return reference_objects(rows, [o.symbol for o in outline if o.symbol is not None]), imports
+
+
+def extract_reference_rows(
+    root: Node,
+    src: bytes,
+    language: str,
+    outline: list[Outlined],
+    matches: list[Match] | None = None,
+) -> tuple[list[ReferenceRow], list[Import]]:
+    """The references (in source order, as `ReferenceRow`s: what `refs_staged` stores) and
+    imports of one file. `matches`: this file's reference matches when the caller ran the
+    query (`code_symbols.query_matches`).
+
+    Run for every reference of every code file indexed (~2 M on the scale corpus' code),
+    so it does as little Python per match as it can: the pattern's kind is learnt once
+    per process, and each reference becomes its row in one step (no object per
+    reference, issue 23)."""
     if not has_refs_query(language):
         return [], []
     if matches is None:
@@ -66,94 +92,105 @@ def extract_references(
     matches = sorted(matches, key=_FIRST)
     definition_names = {o.name_byte for o in outline if o.name_byte >= 0}
     claimed: set[tuple[int, int]] = set()
-    # (start byte, end byte, kind, name node, a macro's name)
-    found: list[tuple[int, int, str, Node, bool]] = []
+    # (start byte, end byte, kind code, name node, suffix of the name)
+    found: list[tuple[int, int, int, Node, str]] = []
     import_nodes: list[Node] = []
     seen_imports: set[tuple[int, int]] = set()
-    kinds = _pattern_kinds(language)  # pattern → its reference kind, learnt from its first match
+    kinds = _pattern_kinds(language)
     predeclared = _PREDECLARED_TYPES.get(language)
     for pattern, captures in matches:
-        statements = captures.get("import")
-        if statements:
-            node = statements[0]
-            key = (node.start_byte, node.end_byte)
-            if key not in seen_imports:
-                seen_imports.add(key)
-                import_nodes.append(node)
+        kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
+        if kind < 0:
+            if kind == -1:  # _IMPORT_PATTERN
+                node = captures["import"][0]
+                key = (node.start_byte, node.end_byte)
+                if key not in seen_imports:
+                    seen_imports.add(key)
+                    import_nodes.append(node)
             continue
         names = captures.get("name")
         if not names:
             continue
-        kind = kinds.get(pattern)
-        if kind is None:
-            kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
-            if kind is None:
-                continue
-            kinds[pattern] = kind
         name_node = names[0]
         start = name_node.start_byte
         key = (start, name_node.end_byte)
         if key in claimed or start in definition_names:
             continue
-        if kind == "type" and (
+        if kind == _TYPE and (
             (predeclared is not None and src[start : key[1]] in predeclared)
             or _is_own_name(name_node)
         ):
             continue
         claimed.add(key)
-        # A Rust macro's name (`println!`, `alloc::vec!`) is recorded with its `!`, so it
-        # never resolves to a function of the same name (`assert!` is not `fn assert`).
-        # Its pattern captures the `macro_invocation` itself (asking the name node for
-        # its parent instead walked down from the root: a sixth of the extraction).
-        macro = kind == "call" and captures["reference.call"][0].type == "macro_invocation"
-        found.append((start, key[1], kind, name_node, macro))
+        found.append((start, key[1], kind, name_node, suffix))
     found.sort(key=_FIRST)
     lines = _Lines(src)
-    ascii_only = lines.ascii
-    refs = []
-    for start, end, kind, node, macro in found:
-        row, byte_column = node.start_point
-        text = src[start:end]
-        name = text.decode("utf-8", "replace")
-        refs.append(
-            Reference(  # name, kind, line, end_line, column (positional: cheaper)
-                name + "!" if macro else name,
+    bounds, owners = _owner_runs(outline)
+    if lines.ascii:  # bytes are characters: slice the text, no decode per name
+        text = src.decode("ascii")
+        refs = [
+            (
+                (name := text[start:end]) + suffix,
                 kind,
-                row + 1,
+                owners[bisect_right(bounds, start) - 1],
+                (point := node.start_point)[0] + 1,
                 # the node's own text holds its line breaks (an identifier has none)
-                row + 1 + text.count(b"\n"),
-                byte_column + 1 if ascii_only else lines.column(row, byte_column),
+                None if "\n" not in name else point[0] + 1 + name.count("\n"),
+                point[1] + 1,
             )
-        )
-    starts = [f[0] for f in found]
+            for start, end, kind, node, suffix in found
+        ]
+    else:
+        refs = []
+        for start, end, kind, node, suffix in found:
+            row, byte_column = node.start_point
+            name = src[start:end].decode("utf-8", "replace")
+            refs.append(
+                (
+                    name + suffix,
+                    kind,
+                    owners[bisect_right(bounds, start) - 1],
+                    row + 1,
+                    None if "\n" not in name else row + 1 + name.count("\n"),
+                    # the characters of the line before the name (its bytes end at `start`)
+                    len(src[start - byte_column : start].decode("utf-8", "replace")) + 1,
+                )
+            )
     imports: list[Import] = []
     reader = _IMPORT_READERS.get(_QUERY_FILE.get(language, language))
-    for node in sorted(import_nodes, key=lambda n: n.start_byte):
-        if reader is None:
-            continue
-        line, end_line = _line_range(node)
-        column = lines.column(node.start_point[0], node.start_point[1])
-        for module, names, *spec in reader(src, node):
-            if not module and not names:
-                continue
-            if spec:  # one import of a group (Go's `import ( ... )`): its own line
-                line, end_line = _line_range(spec[0])
-            imports.append(Import(module, names, line, end_line))
-            # A module imported whole is a use of its last name where that is an
-            # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
-            used = names or ([module] if language not in _FILE_MODULES else [])
-            for name in used:
-                short = _last_part(module if name == "self" else name)
-                if short and short != "*" and short.isidentifier():
-                    refs.append(Reference(short, "import", line, end_line, column))
-                    starts.append(node.start_byte)
-    if len(refs) > len(found):  # merge the import references in: by start, imports first
-        # (a key list: no Python key function called per reference)
-        keys = [(start, ref.kind != "import") for start, ref in zip(starts, refs)]
-        order = sorted(range(len(refs)), key=keys.__getitem__)
-        refs = [refs[i] for i in order]
-        starts = [starts[i] for i in order]
-    _set_callers(refs, starts, outline)
+    if import_nodes and reader is not None:
+        starts = [f[0] for f in found]
+        for node in sorted(import_nodes, key=lambda n: n.start_byte):
+            line, end_line = _line_range(node)
+            column = lines.column(node.start_point[0], node.start_point[1])
+            caller = owners[bisect_right(bounds, node.start_byte) - 1]
+            for module, names, *spec in reader(src, node):
+                if not module and not names:
+                    continue
+                if spec:  # one import of a group (Go's `import ( ... )`): its own line
+                    line, end_line = _line_range(spec[0])
+                imports.append(Import(module, names, line, end_line))
+                # A module imported whole is a use of its last name where that is an
+                # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
+                used = names or ([module] if language not in _FILE_MODULES else [])
+                for name in used:
+                    short = _last_part(module if name == "self" else name)
+                    if short and short != "*" and short.isidentifier():
+                        refs.append(
+                            (
+                                short,
+                                _IMPORT,
+                                caller,
+                                line,
+                                None if end_line == line else end_line,
+                                column,
+                            )
+                        )
+                        starts.append(node.start_byte)
+        if len(refs) > len(found):  # merge the import references in: by start, imports first
+            # (a key list: no Python key function called per reference)
+            keys = [(start, ref[1] != _IMPORT) for start, ref in zip(starts, refs)]
+            refs = [refs[i] for i in sorted(range(len(refs)), key=keys.__getitem__)]
     return refs, imports
 
 
@@ -161,8 +198,32 @@ _FIRST = itemgetter(0)
 
 
 @lru_cache(maxsize=128)  # per language: learnt once per process, not once per file
-def _pattern_kinds(language: str) -> dict[int, str]:
+def _pattern_kinds(language: str) -> dict[int, tuple[int, str]]:
+    """Pattern index → what it records (`_IMPORT_PATTERN`, `_NOTHING`, or (kind code,
+    name suffix)), filled by `_learn`."""
     return {}
+
+
+def _learn(
+    kinds: dict[int, tuple[int, str]], pattern: int, captures: dict[str, list[Node]]
+) -> tuple[int, str]:
+    """What `pattern` records, from its first match's captures (the pattern's own node is
+    always captured, so the first match tells)."""
+    if captures.get("import"):
+        learnt = _IMPORT_PATTERN
+    else:
+        kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
+        if kind is None:
+            learnt = _NOTHING
+        else:
+            # A Rust macro's name (`println!`, `alloc::vec!`) is recorded with its `!`, so
+            # it never resolves to a function of the same name (`assert!` is not `fn
+            # assert`). Its pattern captures the `macro_invocation` itself (asking the name
+            # node for its parent instead walked down from the root).
+            macro = kind == "call" and captures["reference.call"][0].type == "macro_invocation"
+            learnt = (REFERENCE_KINDS.index(kind), "!" if macro else "")
+    kinds[pattern] = learnt
+    return learnt
 
 
 def _line_range(node: Node) -> tuple[int, int]:
@@ -198,27 +259,49 @@ def _is_own_name(node: Node) -> bool:
     return False
 
 
-def _set_callers(refs: list[Reference], starts: list[int], outline: list[Outlined]) -> None:
-    """Each reference's innermost enclosing symbol, by byte extent (a sweep: both lists
-    are in source order)."""
+def _owner_runs(outline: list[Outlined]) -> tuple[list[int], list[int | None]]:
+    """(bounds, owners): from byte `bounds[i]` on, up to the next bound, the innermost
+    enclosing symbol is `owners[i]` (its position in `Document.symbols`; None: the top
+    level), so a reference's caller is one `bisect` (`owners[bisect_right(bounds, byte) -
+    1]`) where a sweep over the symbols cost a dozen Python steps per reference.
+
+    Exactly what a sweep over the references in byte order finds, a stack of the symbols
+    started so far (by start, the longer first) that pops those ended: at byte p, push
+    every symbol that starts at or before p (first popping those ended by its start),
+    then pop those ended by p; the owner is the top. Bounds go where that answer changes
+    (a symbol starts, or the symbols on top end), in order, the last of equal bounds
+    winning; extents that do not nest (a C# file-scoped namespace runs to the end of the
+    file) give the sweep's answer too."""
     in_outline = [o for o in outline if o.symbol is not None]  # Document.symbols' order
-    ords = {id(o): i for i, o in enumerate(in_outline)}
-    symbols = sorted(in_outline, key=lambda o: (o.start_byte, -o.end_byte))
-    stack: list[Outlined] = []
-    next_symbol = 0
-    for ref, start in zip(refs, starts):
-        while next_symbol < len(symbols) and symbols[next_symbol].start_byte <= start:
-            symbol = symbols[next_symbol]
-            while stack and stack[-1].end_byte <= symbol.start_byte:
+    ordered = sorted(
+        range(len(in_outline)),
+        key=lambda i: (in_outline[i].start_byte, -in_outline[i].end_byte),
+    )
+    bounds: list[int] = [0]
+    owners: list[int | None] = [None]
+    stack: list[tuple[int, int]] = []  # (end byte, ord) of the symbols open
+    for i in ordered:
+        start = in_outline[i].start_byte
+        while stack and stack[-1][0] < start:  # ends before this start: a bound of its own
+            end = stack[-1][0]
+            while stack and stack[-1][0] <= end:
                 stack.pop()
-            stack.append(symbol)
-            next_symbol += 1
-        while stack and stack[-1].end_byte <= start:
+            bounds.append(end)
+            owners.append(stack[-1][1] if stack else None)
+        while stack and stack[-1][0] <= start:
             stack.pop()
-        if stack:
-            owner = stack[-1]
-            ref.caller = owner.symbol.qualified_name if owner.symbol is not None else None
-            ref.caller_ord = ords[id(owner)]
+        stack.append((in_outline[i].end_byte, i))
+        while stack and stack[-1][0] <= start:  # an empty extent ends where it starts
+            stack.pop()
+        bounds.append(start)
+        owners.append(stack[-1][1] if stack else None)
+    while stack:
+        end = stack[-1][0]
+        while stack and stack[-1][0] <= end:
+            stack.pop()
+        bounds.append(end)
+        owners.append(stack[-1][1] if stack else None)
+    return bounds, owners
 
 
 class _Lines:

@@ -16,9 +16,10 @@ inheritance, any kind for an import. Then, in order:
 
 1. `local`: candidates in F itself. Several: the one whose parent encloses the
    reference (a method of the caller's own class), else the first in the file.
-2. `import`: exactly one candidate lies in a file that F imports: its path contains the
-   imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`, `"net/http"`,
-   `./util` → `util`) as consecutive path segments.
+2. `import`: exactly one candidate lies in a file that F imports: its path contains a
+   tail of the imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`,
+   `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
+   a path segment named like the module's last part (`_imports_of`).
 3. `unique`: exactly one candidate in the whole index.
 4. `ambiguous`: several candidates and nothing above decided: no target.
 5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
@@ -72,9 +73,11 @@ _BATCH = 20_000  # references written per statement batch
 IMPORT_SCAN_LIMIT = 64
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
+# Without spaces: apsw's `executemany` looks the statement up by its text for every row
+# (a hash of the text: ~1.7 k instructions a row at 150 characters).
 _INSERT = (
-    "INSERT INTO refs(doc_id, ord, name, kind, caller_ord, line, end_line, col, target_id, "
-    "resolution, candidates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO refs(doc_id,ord,name,kind,caller_ord,line,end_line,col,target_id,"
+    "resolution,candidates)VALUES(?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -85,7 +88,9 @@ class _Def:
     kind: str
     parent: str
     family: str  # the language family (`_FAMILY`): references resolve within it
-    segments: tuple[str, ...]  # the file's path without extension, split at '/'
+    # The segments of the file's path without extension (split at '/'): one set per
+    # document, shared by its symbols (`_imports_of`).
+    segments: frozenset[str]
 
 
 def resolve_pending(
@@ -140,7 +145,6 @@ def _resolve_pending(
     # only as they are inserted: all of them at once took ~250 MB there.
     wanted = None if staged else {row[2] for row in again}
     resolver = _Resolver(rows, _definitions(rows, wanted))
-    defined = resolver.definitions
     resolve = resolver.resolve
     insert = dialect.positional(_INSERT)
     # Into an empty `refs` (a new index, or one whose code was all parsed again) the
@@ -156,16 +160,23 @@ def _resolve_pending(
     for doc_id, text in staged:
         references = json.loads(text)
         count += len(references)
-        # A reference to a name nothing defines (over half of them: built-ins, std,
-        # dependencies) is `unresolved` without a call.
+        # The file's links by (name, kind), filled as they are decided: most references
+        # repeat a name of their file, and then cost one lookup, no call.
+        known = resolver.load(doc_id).get
+        decide = resolver.link
         batch += [
             (
                 doc_id,
                 ord_,
-                *ref,
-                *(resolve(doc_id, ref[0], ref[1], ref[2]) if ref[0] in defined else _UNRESOLVED),
+                name,
+                kind,
+                caller_ord,
+                line,
+                end_line,
+                col,
+                *(known((name, kind)) or decide(name, kind, caller_ord)),
             )
-            for ord_, ref in enumerate(references)
+            for ord_, (name, kind, caller_ord, line, end_line, col) in enumerate(references)
         ]
         if len(batch) >= _BATCH:
             _many(conn, insert, batch)
@@ -180,7 +191,7 @@ def _resolve_pending(
         # Only the rows whose link changed are written.
         changed = []
         for doc_id, ord_, name, kind, caller_ord, *stored in again[start : start + _BATCH]:
-            link = resolve(doc_id, name, kind, caller_ord) if name in defined else _UNRESOLVED
+            link = resolve(doc_id, name, kind, caller_ord)
             if link[0] != stored[0] or link[1] != stored[1] or link[2] != stored[2]:
                 changed.append((*link, doc_id, ord_))
         _many(conn, update, changed)
@@ -202,15 +213,16 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     name (exact). Read whole and kept by name in Python: one scan of `symbols`, on any
     engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
+    segments: dict[int, frozenset[str]] = {}  # per document
     for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
     ):
         if wanted is None or name in wanted:
-            stem = posixpath.splitext(path)[0]
-            by_name[name].append(
-                _Def(sid, doc_id, kind, parent or "", _family(language), tuple(stem.split("/")))
-            )
+            split = segments.get(doc_id)
+            if split is None:
+                split = segments[doc_id] = path_segments(posixpath.splitext(path)[0])
+            by_name[name].append(_Def(sid, doc_id, kind, parent or "", _family(language), split))
     return by_name
 
 
@@ -221,58 +233,69 @@ class _Resolver:
         self.rows = rows
         self.definitions = definitions
         self.doc_id = -1
-        self.callers: dict[int, str] = {}
-        self.modules: list[tuple[str, ...]] = []
         self.family = ""
+        # The last segment of each module this file imports (`_imports_of`).
+        self.imported_names: frozenset[str] = frozenset()
+        # This file's links by (name, kind) where one link serves every such reference
+        # (`link`): all but a name the file defines several times.
+        self.links: dict[tuple[str, int], tuple[int | None, int, int]] = {}
+        # (name, kind) → (the link, the file's own definitions): the caller's scope picks.
+        self.several: dict[tuple[str, int], tuple[tuple[int | None, int, int], list[_Def]]] = {}
+        self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
+        self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
-        self.imported_doc: dict[int, bool] = {}  # per document of a candidate, for this file
-        self.module_tails: set[tuple[str, ...]] = set()  # this file's, see `_load`
-        self.path_runs: dict[int, frozenset[tuple[str, ...]]] = {}  # per document, `_runs`
-        # Per (name, kind group), for this file: `_decide`'s answer.
-        self.decided: dict[
-            tuple[str, int], tuple[tuple[int | None, int, int], list[_Def] | None]
-        ] = {}
 
-    def _load(self, doc_id: int) -> None:
-        self.doc_id = doc_id
-        self.imported_doc = {}
-        self.decided = {}
-        self.callers = {
-            ord_: qualified
-            for ord_, qualified in self.rows(
-                "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (doc_id,)
-            )
-        }
-        found = self.rows("SELECT path, language FROM documents WHERE id = ?", (doc_id,))
-        row = found[0] if found else None
-        directory = posixpath.dirname(row[0]) if row else ""
-        self.family = _family(row[1]) if row else ""
-        self.modules = [
-            segments
-            for (module,) in self.rows("SELECT module FROM imports WHERE doc_id = ?", (doc_id,))
-            if (segments := module_segments(module, directory))
-        ]
-        # Every module's tails at once: a candidate's file is imported when one of them
-        # is one of its path's runs (`_runs`).
-        self.module_tails = {m[i:] for m in self.modules for i in range(len(m))}
+    def load(self, doc_id: int) -> dict[tuple[str, int], tuple[int | None, int, int]]:
+        """Start on the references of `doc_id`; its links so far (empty when it is new)."""
+        if doc_id != self.doc_id:
+            self.doc_id = doc_id
+            self.links = {}
+            self.several = {}
+            self._callers = None
+            self._file_read = False  # `_read_file`, when a name has definitions
+        return self.links
+
+    def _read_file(self) -> None:
+        """The loaded file's language family and the modules it imports."""
+        self._file_read = True
+        found = self.rows(
+            "SELECT d.path, d.language, i.module FROM documents d "
+            "LEFT JOIN imports i ON i.doc_id = d.id WHERE d.id = ?",
+            (self.doc_id,),
+        )
+        self.family = _family(found[0][1]) if found else ""
+        directory = posixpath.dirname(found[0][0]) if found else ""
+        self.imported_names = frozenset(
+            segments[-1]
+            for _, _, module in found
+            if module is not None and (segments := module_segments(module, directory))
+        )
 
     def resolve(
         self, doc_id: int, name: str, kind: int, caller_ord: int | None
     ) -> tuple[int | None, int, int]:
-        defined = self.definitions.get(name)
-        if not defined:
-            return _UNRESOLVED
-        if doc_id != self.doc_id:
-            self._load(doc_id)
-        # The kind is its own group: call, type, inherit (`_FITS`) and import.
-        decided = self.decided.get((name, kind))
-        if decided is None:
-            decided = self.decided[(name, kind)] = self._decide(name, kind, defined)
-        link, local = decided
-        if local is not None:  # several definitions in this file: the caller's scope picks
-            return self._closest(local, caller_ord).id, _LOCAL, link[2]
-        return link
+        """The link of one reference of `doc_id`: (target_id, resolution, candidates)."""
+        known = self.load(doc_id).get((name, kind))
+        return known if known is not None else self.link(name, kind, caller_ord)
+
+    def link(self, name: str, kind: int, caller_ord: int | None) -> tuple[int | None, int, int]:
+        """The link of a reference of the loaded file not in `links` yet. The kind is its
+        own group: call, type, inherit (`_FITS`) and import."""
+        key = (name, kind)
+        several = self.several.get(key)
+        if several is None:
+            defined = self.definitions.get(name)
+            if not defined:  # over half of them: built-ins, std, dependencies
+                self.links[key] = _UNRESOLVED
+                return _UNRESOLVED
+            link, local = self._decide(name, kind, defined)
+            if local is None:
+                self.links[key] = link
+                return link
+            several = self.several[key] = (link, local)
+        link, local = several
+        return self._closest(local, caller_ord).id, _LOCAL, link[2]
 
     def _decide(
         self, name: str, group: int, defined: list[_Def]
@@ -280,6 +303,8 @@ class _Resolver:
         """The link of a reference to `name` of kind group `group` from this file: the
         same for every such reference in it, except when the file defines several (then
         the list, for `_closest`). Decided once per file and name, not per reference."""
+        if not self._file_read:
+            self._read_file()
         candidates, by_doc = self._fitting(name, group, defined)
         if not candidates:
             return _UNRESOLVED, None
@@ -288,8 +313,8 @@ class _Resolver:
             if len(local) > 1:
                 return (None, _LOCAL, len(candidates)), local
             return (local[0].id, _LOCAL, len(candidates)), None
-        if self.modules and len(candidates) <= IMPORT_SCAN_LIMIT:
-            imported = [d for d in candidates if self._imports(d)]
+        if self.imported_names and len(candidates) <= IMPORT_SCAN_LIMIT:
+            imported = _imports_of(self.imported_names, candidates)
             if len(imported) == 1:
                 return (imported[0].id, _BY_IMPORT, len(candidates)), None
         if len(candidates) == 1:
@@ -315,26 +340,35 @@ class _Resolver:
             found = self.fitting[key] = (candidates, dict(by_doc))
         return found
 
-    def _imports(self, d: _Def) -> bool:
-        """`d`'s file is one this file imports (cached per file while resolving this one)."""
-        known = self.imported_doc.get(d.doc_id)
-        if known is None:
-            runs = self.path_runs.get(d.doc_id)
-            if runs is None:
-                runs = self.path_runs[d.doc_id] = _runs(d.segments)
-            known = self.imported_doc[d.doc_id] = not self.module_tails.isdisjoint(runs)
-        return known
-
     def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
         if len(local) == 1 or caller_ord is None:
             return local[0]
-        scope = self.callers.get(caller_ord, "")
+        if self._callers is None:
+            self._callers = {
+                ord_: qualified
+                for ord_, qualified in self.rows(
+                    "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (self.doc_id,)
+                )
+            }
+        scope = self._callers.get(caller_ord, "")
         while scope:
             for d in local:
                 if d.parent == scope:
                     return d
             scope = scope.rpartition(".")[0]
         return next((d for d in local if not d.parent), local[0])
+
+
+def _imports_of(imported_names: frozenset[str], candidates: list[_Def]) -> list[_Def]:
+    """The candidates in a file the importing file imports: a file is imported by a module
+    when one of the module's tails (its parts without a prefix: `a.b.c` → `a.b.c`, `b.c`,
+    `c`) is a run of consecutive segments of the file's path (`_runs`, which the
+    repository map uses). The shortest tail, the module's last part, is a run whenever a
+    longer one is, so that is the same as: the path has a segment named like the last
+    part of a module the file imports — a set test per candidate, with names whose hash
+    is kept (the runs were tuples, hashed again in every test: ~1 s of the pass on the
+    scale corpus' code, issue 23)."""
+    return [d for d in candidates if not imported_names.isdisjoint(d.segments)]
 
 
 def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
@@ -372,6 +406,11 @@ _FILE_EXTENSIONS = frozenset(
 
 def _has_file_extension(text: str) -> bool:
     return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
+
+
+def path_segments(path_without_extension: str) -> frozenset[str]:
+    """The segments of a file's path (without its extension): `_imports_of` tests them."""
+    return frozenset(path_without_extension.split("/"))
 
 
 def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:

@@ -73,17 +73,17 @@ def prepare(parsed: Parsed) -> Parsed:
 def for_writer(parsed: Parsed) -> Parsed:
     """`parsed` without what only parsing needed, before it is pickled to the writer, which
     inserts the prepared rows: the sections and chunks (their rows carry them), headings,
-    chunking hints, the code of blocks stored as offsets, and the `Reference` objects
-    (one JSON string, as `refs_staged` holds them, made here in the worker: objects took
-    1.5 MB of pickles and 88 ms to pickle and unpickle for Rust's alloc). 19.6 → 15 MB of
-    pickles for the 10.8 MB Markdown mix, ~0.2 CPU s less between the workers and the
-    writer."""
+    chunking hints, the code of blocks stored as offsets, and the reference rows (one
+    JSON string, as `refs_staged` holds them, made here in the worker: `Reference`
+    objects took 1.5 MB of pickles and 88 ms to pickle and unpickle for Rust's alloc).
+    19.6 → 15 MB of pickles for the 10.8 MB Markdown mix, ~0.2 CPU s less between the
+    workers and the writer."""
     parsed.sections, parsed.chunks = [], []
     doc = parsed.doc
     doc.headings, doc.keep_together, doc.chunk_breaks = [], [], set()
     # A string for the pipe (in one process the writer reads the objects: no copy).
-    parsed.references_json = references_json(doc.references) if doc.references else None
-    doc.references = []
+    parsed.references_json = references_json(doc.reference_rows) if doc.reference_rows else None
+    doc.reference_rows = []
     for block, (code, _, _) in zip(doc.codeblocks, parsed.code_storage):
         if code is None:  # rebuilt from the chunks (`codeblocks_code`): not stored
             block.code = ""

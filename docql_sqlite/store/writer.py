@@ -27,14 +27,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..ref_codes import REFERENCE_KINDS
 from ..text import fold
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
     from ..ingest.chunk import ChunkInfo
     from ..ingest.sections import SectionInfo
-    from ..model import Document, Reference
+    from ..model import Document, ReferenceRow
     from .base import Store
 
 
@@ -78,13 +77,11 @@ class Parsed:
     content_rules: int | None = None  # parse.content_rules(format) the rows were built with
     uri_bytes: bytes | None = None  # the exact path when `uri` is an escaped form
     tsvectors: list[str] | None = None  # PostgreSQL's full-text rows (`Writer.wants_tsvectors`)
-    # `doc.references` as `refs_staged` holds them (`references_json`), made by a parser
-    # worker (`rows.for_writer`, which drops the objects): one string crosses the pipe to
-    # the writer, not a `Reference` object per reference. None: read the objects.
+    # `doc.reference_rows` as `refs_staged` holds them (`references_json`), made by a
+    # parser worker (`rows.for_writer`, which drops the rows): one string crosses the pipe
+    # to the writer, not a tuple per reference. None: read the rows.
     references_json: str | None = None
 
-
-_KIND_CODES = {kind: code for code, kind in enumerate(REFERENCE_KINDS)}
 
 # uri → ((size, mtime_ns), reason) of the files whose last parse failed, as they were.
 FailedFiles = dict[str, tuple[tuple[int, int | None], str]]
@@ -423,33 +420,19 @@ def staged_references(parsed: Parsed) -> str | None:
     """The `refs_staged.refs` text of `parsed`: None when it has no references."""
     text = parsed.references_json
     if text is None:  # in one process: straight from the objects
-        text = references_json(parsed.doc.references) if parsed.doc.references else None
+        rows = parsed.doc.reference_rows
+        text = references_json(rows) if rows else None
     return text if text and text != "[]" else None
 
 
-def references_json(references: list[Reference]) -> str:
+def references_json(rows: list[ReferenceRow]) -> str:
     """A document's references as `refs_staged.refs` holds them until the resolution pass
-    (`ingest/resolve.py`) inserts them into `refs`: a JSON array of [name, kind,
-    caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores them
-    (schema 11): the kind's code (`ref_codes.REFERENCE_KINDS`), `end_line` null when it is
-    `line`. One row and one string per file, not a row per reference: staging costs a
-    `json.dumps`, and the pass a `json.loads`."""
-    code = _KIND_CODES
-    return json.dumps(
-        [
-            (
-                r.name,
-                code[r.kind],
-                r.caller_ord,
-                r.line,
-                None if r.end_line == r.line else r.end_line,
-                r.column,
-            )
-            for r in references
-        ],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    (`ingest/resolve.py`) inserts them into `refs`: a JSON array of its `reference_rows`,
+    [name, kind, caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores
+    them (schema 11): the kind's code (`ref_codes.REFERENCE_KINDS`), `end_line` null when
+    it is `line`. One row and one string per file, not a row per reference: staging costs
+    a `json.dumps`, and the pass a `json.loads`."""
+    return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:

@@ -409,7 +409,7 @@ class SqliteWriter(Writer):
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             symbol_rows(doc_id, parsed),
         )
-        if not (parsed.references_json or doc.references or doc.imports or doc.symbols):
+        if not (parsed.references_json or doc.reference_rows or doc.imports or doc.symbols):
             return
         # A code file's references wait in `refs_staged` (one row: a JSON array) for the
         # run's resolution pass, which inserts them into `refs` resolved: each row of

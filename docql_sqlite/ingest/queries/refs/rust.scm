@@ -1,23 +1,28 @@
 ; References in Rust. Conventions: README.md here and ingest/code_refs.py.
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
-(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
-(call_expression function: (generic_function function: (identifier) @name)) @reference.call
+; One pattern per node kind with the forms as alternatives: the same matches as a pattern
+; per form, and a third less to compile (the query is compiled once per process).
 (call_expression
-  function: (generic_function
-    function: (scoped_identifier name: (identifier) @name))) @reference.call
-(call_expression
-  function: (generic_function
-    function: (field_expression field: (field_identifier) @name))) @reference.call
-(macro_invocation macro: (identifier) @name) @reference.call
-(macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
+  function: [
+    (identifier) @name
+    (field_expression field: (field_identifier) @name)
+    (scoped_identifier name: (identifier) @name)
+    (generic_function function: (identifier) @name)
+    (generic_function function: (scoped_identifier name: (identifier) @name))
+    (generic_function function: (field_expression field: (field_identifier) @name))
+  ]) @reference.call
+(macro_invocation
+  macro: [
+    (identifier) @name
+    (scoped_identifier name: (identifier) @name)
+  ]) @reference.call
 
-(impl_item trait: (type_identifier) @name) @reference.inherit
-(impl_item trait: (scoped_type_identifier name: (type_identifier) @name)) @reference.inherit
-(impl_item trait: (generic_type type: (type_identifier) @name)) @reference.inherit
 (impl_item
-  trait: (generic_type type: (scoped_type_identifier name: (type_identifier) @name)))
-  @reference.inherit
+  trait: [
+    (type_identifier) @name
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]) @reference.inherit
 
 (type_identifier) @name @reference.type
 
