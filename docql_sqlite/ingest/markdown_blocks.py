@@ -190,7 +190,11 @@ def rs_available() -> bool:
 
 
 def scan_rs(text: str) -> list[Block]:
-    """Blocks from markdown-it-pyrs; raises RuntimeError when it fails on `text`."""
+    """Blocks from markdown-it-pyrs; raises RuntimeError when it fails on `text`.
+
+    Unlike `scan_py`, text blocks come only for paragraphs that hold a backtick (the
+    only text the document is built from: code spans); `parse_markdown` gives the same
+    document from either."""
     parser = _rs_parser()
     if parser is None:
         raise RuntimeError("markdown-it-pyrs is not installed")
@@ -233,10 +237,42 @@ class _Lines:
         return line, line + data.count(b"\n", start, max(start, stop - 1))
 
 
+class _Paragraph:
+    """Text lines on consecutive lines, joined as one text block (a code span can break
+    across lines). Kept as byte spans of the source: a text node's `meta["content"]` is
+    its source bytes (with a newline more, at most), and reading `meta` from a Rust node
+    costs ~2 µs, most of the walk when every line of prose is a node. The text is made
+    only for a paragraph that has a backtick: no other text is used (`parse_markdown`)."""
+
+    __slots__ = ("line", "first", "last", "pieces", "tick")
+
+    def __init__(
+        self, line: int, first: int, last: int, piece: tuple[int, int] | bytes, tick: bool
+    ) -> None:
+        self.line = line  # of byte `first`, where the paragraph starts
+        self.first, self.last = first, last  # `last`: the last line's last byte
+        self.pieces = [piece]  # (start, stop) in the source, or the content itself
+        self.tick = tick
+
+    def block(self, data: bytes) -> Block:
+        raw = b""
+        for piece in self.pieces:
+            text = data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece
+            # a newline between two lines unless the first ends with one, as the joined
+            # contents would have it (a last line's own newline may be missing: no code
+            # span can end after the last backtick)
+            raw += (b"" if not raw or raw.endswith(b"\n") else b"\n") + text
+        end_line = self.line + data.count(b"\n", self.first, self.last)
+        return Block("text", self.line, end_line, raw=raw.decode("utf-8", "surrogatepass"))
+
+
 def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`)."""
     top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
     blocks: list[Block] = []
+    data = lines.data
+    find, count = data.find, data.count
+    paragraph: _Paragraph | None = None  # the text block being joined, if it is the last one
     inside_until = -1  # end of the heading or table whose descendants walk() is yielding
     for node in tree.walk():
         name = node.name
@@ -246,36 +282,42 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
         if srcmap is None or srcmap[0] < inside_until:
             continue
         start, stop = srcmap
-        line, end = lines.span(start, stop)
         if name == "text":
-            content = node.meta.get("content", "")
-            previous = blocks[-1] if blocks else None
-            if (
-                previous is not None
-                and previous.kind == "text"
-                and previous.end_line + 1 == line
-                and content
-            ):
-                # a paragraph arrives one text node per line: join them, so a code span
-                # broken across lines is still one span
-                previous.raw += ("" if previous.raw.endswith("\n") else "\n") + content
-                previous.end_line = end
-            elif content:
-                blocks.append(Block("text", line, end, raw=content))
-        elif name in ("heading", "lheading"):
+            piece: tuple[int, int] | bytes = (start, stop)
+            if start < stop:
+                tick = find(b"`", start, stop) >= 0
+            else:  # no source bytes stand for the content (never seen): read it
+                content = node.meta.get("content", "")
+                if not content:
+                    continue
+                piece, tick = content.encode("utf-8", "surrogatepass"), "`" in content
+            # on the line after the paragraph's last one: joined (one newline between)
+            if paragraph is not None and count(b"\n", paragraph.last, start) == 1:
+                paragraph.pieces.append(piece)
+                paragraph.last = max(start, stop - 1)
+                paragraph.tick = paragraph.tick or tick
+            else:
+                if paragraph is not None and paragraph.tick:
+                    blocks.append(paragraph.block(data))
+                line = lines.span(start, start)[0]
+                paragraph = _Paragraph(line, start, max(start, stop - 1), piece, tick)
+            continue
+        line, end = lines.span(start, stop)
+        if name in ("heading", "lheading"):
             inside_until = stop
-            if srcmap in top_headings:  # a heading inside a list or quote is not in the outline
-                raw = "".join(c.meta.get("content", "") for c in node.children)
-                blocks.append(Block("heading", line, end, level=int(node.meta["level"]), raw=raw))
+            if srcmap not in top_headings:  # a heading inside a list or quote is not in
+                continue  # the outline (nor does it end a paragraph's lines)
+            raw = "".join(c.meta.get("content", "") for c in node.children)
+            block = Block("heading", line, end, level=int(node.meta["level"]), raw=raw)
         elif name == "fence":
             meta = node.meta
-            blocks.append(
-                Block("fence", line, end, raw=meta.get("content", ""), info=meta.get("info", ""))
+            block = Block(
+                "fence", line, end, raw=meta.get("content", ""), info=meta.get("info", "")
             )
         elif name == "html_block":
-            blocks.append(Block("html", line, end))
+            block = Block("html", line, end)
         elif name == "front_matter":
-            blocks.append(Block("front_matter", line, end, raw=node.meta.get("content", "")))
+            block = Block("front_matter", line, end, raw=node.meta.get("content", ""))
         else:  # table
             inside_until = stop
             block = Block("table", line, end)
@@ -290,5 +332,11 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
                         if part.name == "thead"
                         else block.rows.append(cells)
                     )
-            blocks.append(block)
+        if paragraph is not None:
+            if paragraph.tick:
+                blocks.append(paragraph.block(data))
+            paragraph = None
+        blocks.append(block)
+    if paragraph is not None and paragraph.tick:
+        blocks.append(paragraph.block(data))
     return blocks
