@@ -16,6 +16,7 @@ chunks still concatenate to the body. Cost is linear in the text and in the head
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
@@ -68,7 +69,7 @@ def chunk_document(
     }
     inside, edges, sticky = _block_lines(doc, lines, offsets, max_chars)
     if doc.format == "markdown":
-        boundaries.update(_definition_block_edges(lines, first, inside))
+        boundaries.update(_definition_block_edges(doc.text, lines, first, inside))
     starts = sorted(n for n in boundaries if first <= n <= total)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
@@ -104,28 +105,44 @@ def chunk_document(
     return chunks
 
 
-def _definition_block_edges(lines: list[str], first: int, inside: set[int]) -> set[int]:
+def _definition_block_edges(text: str, lines: list[str], first: int, inside: set[int]) -> set[int]:
     """The first line of each block of Markdown link reference definitions (blank lines
     may separate them) and the line after it: such a block is a chunk of its own, not
     the tail of the passage before it, so search can leave it out (`passage_text`)."""
     edges: set[int] = set()
     n, total = first, len(lines)
-    while n <= total:
-        if n not in inside and LINK_DEFINITION.match(lines[n - 1]):
-            start = end = n
-            m = n + 1
-            while m <= total and m not in inside:
-                text = lines[m - 1]
-                if LINK_DEFINITION.match(text):
-                    end = m
-                elif text.strip():
-                    break
-                m += 1
-            edges.update((start, end + 1))
-            n = end + 1
-        else:
-            n += 1
+    for start in _definition_lines(text):
+        if start < n or start in inside or start > total:
+            continue
+        end = start
+        m = start + 1
+        while m <= total and m not in inside:
+            line = lines[m - 1]
+            if LINK_DEFINITION.match(line):
+                end = m
+            elif line.strip():
+                break
+            m += 1
+        edges.update((start, end + 1))
+        n = end + 1
     return edges
+
+
+# A definition line found by the newline before it: a pattern that opens with a literal
+# is searched for that character first, where `^` in MULTILINE mode (or a match per line)
+# is tried at every position or line (~7x the CPU on prose).
+_DEFINITION_AFTER_NEWLINE = re.compile("\n" + LINK_DEFINITION.pattern.removeprefix("^"))
+
+
+def _definition_lines(text: str) -> list[int]:
+    """The numbers of the lines `LINK_DEFINITION` matches, in order."""
+    found = [1] if LINK_DEFINITION.match(text) else []
+    line, counted = 1, 0
+    for match in _DEFINITION_AFTER_NEWLINE.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.append(line + 1)  # the match starts at the newline that ends `line`
+    return found
 
 
 def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
