@@ -152,8 +152,17 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
     return plain_inline(raw).strip(), anchor
 
 
-_SIMPLE_CODE_SPANS = re.compile(r"[^`\\]*(?:`[^`]+`[^`\\]*)+")
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
+# An inline link whose label and destination hold no syntax: `[docker ps](ps.md)`. The
+# destination has no blank, control character, parenthesis, `<`, quote or escape (so no
+# title and no nesting); its label none of the characters that open inline syntax.
+_SIMPLE_LINK = re.compile(r"\[([^\[\]`<>*_&!\\\n]+)\]\(([^\s\x00-\x1f\x7f()<>\[\]\\`\"']+)\)")
+# markdown-it's `validateLink`: a link to one of these is not a link (kept as text)
+_UNSAFE_LINK = re.compile(r"(?:javascript|vbscript|file|data):", re.I)
+_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}")
+# An underscore run that can open or close emphasis: not between two ASCII letters or
+# digits (a run inside a word, `SYS_ADMIN`, is neither left- nor right-flanking only).
+_FLANKING_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9_])_|_(?![A-Za-z0-9_])")
 
 
 def _code_span_text(match: re.Match[str]) -> str:
@@ -164,17 +173,26 @@ def _code_span_text(match: re.Match[str]) -> str:
     return content
 
 
+def _simple_syntax_text(match: re.Match[str]) -> str:
+    return _code_span_text(match) if match.group(1) is not None else match.group(2)
+
+
 def plain_inline(raw: str) -> str:
     """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
     if not any(ch in raw for ch in "*_`[]<>!\\&"):
         return raw
-    if "``" not in raw and _SIMPLE_CODE_SPANS.fullmatch(raw):
-        # Only single-backtick code spans (`fs.readFile(path[, options])`), and no other
-        # inline syntax outside them: the common case, without a parser. Inside a code
-        # span `*_[]<>!&` are literal (the span opens before any of them).
-        outside = _ONE_CODE_SPAN.sub("", raw) if "`" in raw else raw
-        if not any(ch in outside for ch in "*_[]<>!&"):
-            return _ONE_CODE_SPAN.sub(_code_span_text, raw)
+    if "``" not in raw and "\\" not in raw:
+        # The common cases without a parser: single-backtick code spans
+        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`) and
+        # underscores inside words (`SYS_ADMIN`), and no other inline syntax outside them.
+        # Inside a code span `*_[]<>!&` are literal (the span opens before any of them).
+        outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
+        if (
+            not any(ch in outside for ch in "*`[]<>!&")
+            and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
+            and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
+        ):
+            return _SIMPLE_SYNTAX.sub(_simple_syntax_text, raw)
     tokens = _inline_parser().parseInline(raw)
     parts: list[str] = []
     for child in tokens[0].children or []:

@@ -259,15 +259,17 @@ class _Paragraph:
         self.tick = tick
 
     def block(self, data: bytes) -> Block:
-        raw = b""
+        parts: list[bytes] = []
         for piece in self.pieces:
-            text = data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece
             # a newline between two lines unless the first ends with one, as the joined
             # contents would have it (a last line's own newline may be missing: no code
             # span can end after the last backtick)
-            raw += (b"" if not raw or raw.endswith(b"\n") else b"\n") + text
+            if parts and parts[-1][-1:] != b"\n":
+                parts.append(b"\n")
+            parts.append(data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece)
+        raw = b"".join(parts).decode("utf-8", "surrogatepass")
         end_line = self.line + data.count(b"\n", self.first, self.last)
-        return Block("text", self.line, end_line, raw=raw.decode("utf-8", "surrogatepass"))
+        return Block("text", self.line, end_line, raw=raw)
 
 
 def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
