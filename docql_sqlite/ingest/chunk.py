@@ -21,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import accumulate
 
-from ..model import Document, split_lines
+from ..model import Document
 from ..passage_text import LINK_DEFINITION
+from .lines import lines_of
 from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
@@ -52,7 +53,7 @@ class ChunkInfo:
 def chunk_document(
     doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
 ) -> list[ChunkInfo]:
-    lines = split_lines(doc.text)
+    lines = lines_of(doc.text)
     total = len(lines)
     first = doc.body_start_line
     if first > total:
