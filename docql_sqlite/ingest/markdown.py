@@ -90,11 +90,14 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
         elif block.kind == "text" and "`" in block.raw:
             raw, line, counted = block.raw, block.line, 0
             for m in _CODE_SPAN.finditer(raw):
-                # the lines before each span, counted from the previous span on (from the
+                span = m.group(2)
+                if "(" not in span and "/" not in span:
+                    continue  # not a call nor an endpoint: never an API (`extract_entities`)
+                # the lines before each span, counted from the previous one on (from the
                 # block's start each time was quadratic in long paragraphs)
                 line += raw.count("\n", counted, m.start())
                 counted = m.start()
-                inline_code.append((line, m.group(2).strip()))
+                inline_code.append((line, span.strip()))
     if warning:
         doc.warnings.append(warning)
     doc.title = _title(doc)

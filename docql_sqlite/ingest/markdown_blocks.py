@@ -250,13 +250,16 @@ class _Paragraph:
 
     __slots__ = ("line", "first", "last", "pieces", "tick")
 
-    def __init__(
-        self, line: int, first: int, last: int, piece: tuple[int, int] | bytes, tick: bool
-    ) -> None:
+    def __init__(self, line: int, first: int, last: int, piece: tuple[int, int] | bytes):
         self.line = line  # of byte `first`, where the paragraph starts
         self.first, self.last = first, last  # `last`: the last line's last byte
         self.pieces = [piece]  # (start, stop) in the source, or the content itself
-        self.tick = tick
+        self.tick = False  # a content piece has a backtick
+
+    def has_tick(self, data: bytes) -> bool:
+        # Between its lines' bytes the range holds only the lines' container prefixes
+        # (`>`, list markers, indentation): never a backtick.
+        return self.tick or data.find(b"`", self.first, self.last + 1) >= 0
 
     def block(self, data: bytes) -> Block:
         parts: list[bytes] = []
@@ -277,7 +280,7 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
     blocks: list[Block] = []
     data = lines.data
-    find, count = data.find, data.count
+    count = data.count
     paragraph: _Paragraph | None = None  # the text block being joined, if it is the last one
     inside_until = -1  # end of the heading or table whose descendants walk() is yielding
     for node in tree.walk():
@@ -289,24 +292,22 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
             continue
         start, stop = srcmap
         if name == "text":
-            piece: tuple[int, int] | bytes = (start, stop)
-            if start < stop:
-                tick = find(b"`", start, stop) >= 0
-            else:  # no source bytes stand for the content (never seen): read it
+            piece: tuple[int, int] | bytes = srcmap
+            if start >= stop:  # no source bytes stand for the content (never seen): read it
                 content = node.meta.get("content", "")
                 if not content:
                     continue
-                piece, tick = content.encode("utf-8", "surrogatepass"), "`" in content
+                piece, stop = content.encode("utf-8", "surrogatepass"), start + 1
             # on the line after the paragraph's last one: joined (one newline between)
             if paragraph is not None and count(b"\n", paragraph.last, start) == 1:
                 paragraph.pieces.append(piece)
-                paragraph.last = max(start, stop - 1)
-                paragraph.tick = paragraph.tick or tick
+                paragraph.last = stop - 1
             else:
-                if paragraph is not None and paragraph.tick:
+                if paragraph is not None and paragraph.has_tick(data):
                     blocks.append(paragraph.block(data))
-                line = lines.span(start, start)[0]
-                paragraph = _Paragraph(line, start, max(start, stop - 1), piece, tick)
+                paragraph = _Paragraph(lines.span(start, start)[0], start, stop - 1, piece)
+            if isinstance(piece, bytes) and b"`" in piece:
+                paragraph.tick = True
             continue
         line, end = lines.span(start, stop)
         if name in ("heading", "lheading"):
@@ -339,10 +340,10 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
                         else block.rows.append(cells)
                     )
         if paragraph is not None:
-            if paragraph.tick:
+            if paragraph.has_tick(data):
                 blocks.append(paragraph.block(data))
             paragraph = None
         blocks.append(block)
-    if paragraph is not None and paragraph.tick:
+    if paragraph is not None and paragraph.has_tick(data):
         blocks.append(paragraph.block(data))
     return blocks
