@@ -53,7 +53,9 @@ class ChunkInfo:
 def chunk_document(
     doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
 ) -> list[ChunkInfo]:
-    lines = lines_of(doc.text)
+    text = doc.text
+    lines = lines_of(text)
+    ends_with_newline = text.endswith("\n")
     total = len(lines)
     first = doc.body_start_line
     if first > total:
@@ -86,10 +88,11 @@ def chunk_document(
                     (offsets[piece_start] + a, text)
                     for a, text in split_long_line(lines[piece_start - 1], bound)
                 ]
-            else:
-                pieces = [
-                    (offsets[piece_start], "\n".join(lines[piece_start - 1 : piece_end]) + "\n")
-                ]
+            else:  # lines piece_start..piece_end, each with its '\n': one slice of the text
+                content = text[offsets[piece_start] : offsets[piece_end + 1]]
+                if piece_end == total and not ends_with_newline:
+                    content += "\n"
+                pieces = [(offsets[piece_start], content)]
             for offset, content in pieces:
                 chunks.append(
                     ChunkInfo(
@@ -194,7 +197,8 @@ def _block_lines(
         if end < len(lines) and lines[end].strip():
             edges.add(end + 1)
     glued, sticky = _glued(doc, lines, offsets, block_ends, max_chars)
-    return inside | glued, edges, sticky
+    inside |= glued
+    return inside, edges, sticky
 
 
 def _glued(
@@ -243,12 +247,11 @@ def _glued(
         return offsets[last + 1] - offsets[first]
 
     comments: list[tuple[int, int]] = []  # (first line, last line)
-    n = 1 if "<!--" in doc.text else total + 1  # most documents have no comment at all
-    while n <= total:
-        if lines[n - 1].lstrip().startswith("<!--"):
-            comments.append((n, comment_end(n)))
-            n = comments[-1][1]
-        n += 1
+    n = 1
+    for first in _comment_lines(doc.text):
+        if first >= n:  # not inside the comment before
+            comments.append((first, comment_end(first)))
+            n = comments[-1][1] + 1
     glued: set[int] = set()
     sticky: set[int] = set()
     prose = doc.format != "code"
@@ -283,6 +286,25 @@ def _glued(
             if prose and first not in heading_lines and chars(first, total) <= max_chars:
                 sticky.update(range(first, after + 1))  # a comment at the end of the document
     return glued, sticky
+
+
+# A line opening an HTML comment (`line.lstrip().startswith("<!--")`), found by the newline
+# before it (a pattern that opens with a literal is searched for that character first).
+_COMMENT_START = re.compile(r"[^\S\n]*<!--")
+_COMMENT_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*<!--")
+
+
+def _comment_lines(text: str) -> list[int]:
+    """The numbers of the lines that open an HTML comment, in order."""
+    if "<!--" not in text:  # most documents have no comment at all
+        return []
+    found = [1] if _COMMENT_START.match(text) else []
+    line, counted = 1, 0
+    for match in _COMMENT_AFTER_NEWLINE.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.append(line + 1)
+    return found
 
 
 def _split(
