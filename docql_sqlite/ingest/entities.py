@@ -102,12 +102,16 @@ def extract_entities(
         if entity and entity.name not in api_names:
             found.append(entity)
             api_names.add(entity.name)
-    skip = _non_prose_lines(document)
     # One C-speed scan each decides whether the per-line passes are needed at all.
-    if _ANY_DEF_LINE.match(document.text) or _ANY_DEF_LINE_AFTER_NEWLINE.search(document.text):
-        found += _definition_list_terms(lines, skip)
-    if "**" in document.text:
-        found += _bold_terms(lines, skip)
+    text = document.text
+    definitions = bool(_ANY_DEF_LINE.match(text) or _ANY_DEF_LINE_AFTER_NEWLINE.search(text))
+    bold = _lines_with(text, "**")
+    if definitions or bold:
+        skip = _non_prose_lines(document)
+        if definitions:
+            found += _definition_list_terms(lines, skip)
+        if bold:
+            found += _bold_terms(lines, skip, bold)
     for table in document.tables:
         found += _glossary_terms(table, lines)
     return _dedupe(found)
@@ -256,12 +260,27 @@ def _term_line(line: str) -> bool:
     return not re.match(r"^[=\-*_~]{3,}$", text)  # thematic breaks, setext underlines
 
 
-def _bold_terms(lines: list[str], skip: set[int]) -> list[Entity]:
-    """Paragraphs and list items that open with `**Term**: definition`."""
+def _lines_with(text: str, needle: str) -> list[int]:
+    """The numbers of the lines of `text` that hold `needle`, in order (found in C)."""
+    found: list[int] = []
+    line, counted, at = 1, 0, text.find(needle)
+    while at >= 0:
+        line += text.count("\n", counted, at)
+        counted = at
+        found.append(line)
+        end = text.find("\n", at)
+        at = text.find(needle, end) if end >= 0 else -1
+    return found
+
+
+def _bold_terms(lines: list[str], skip: set[int], candidates: list[int]) -> list[Entity]:
+    """Paragraphs and list items that open with `**Term**: definition`; `candidates`: the
+    numbers of the lines that hold `**` (`_lines_with`)."""
     found = []
-    for i, line in enumerate(lines):
-        number = i + 1
-        if number in skip or "**" not in line:
+    for number in candidates:
+        i = number - 1
+        line = lines[i]
+        if number in skip:
             continue
         is_item = bool(_LIST_ITEM.match(line))
         starts_paragraph = i == 0 or not lines[i - 1].strip() or number - 1 in skip
