@@ -150,3 +150,30 @@ def test_paragraph_byte_spans_give_the_text_nodes_contents(text: str) -> None:
         (line, end, raw.removesuffix("\n")) for line, end, raw in _reference_paragraphs(text)
     ]
     assert fast == reference
+
+
+_HEADING_PIECES = ["# ", "## ", "   ### ", "###### ", "####### ", "#", " #", "a", "`c`", " ", "\t"]
+_HEADING_PIECES += ["\n", "\n===\n", "\n---\n", "\n  =\n", "> ", "- ", "é", "\\#", " ##\n", "{#x}"]
+
+
+@needs_rs
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_PIECES), max_size=24).map("".join))
+def test_heading_level_and_text_from_the_source_bytes(text: str) -> None:
+    """A heading's level and title text come from its source bytes, not from `meta`
+    (issue 24): the same as markdown-it-pyrs' own `level` and text contents."""
+    text, _ = markdown_blocks.bound_nesting(text)
+    tree = markdown_blocks._rs_parser().tree(text)
+    lines = markdown_blocks._Lines(text.encode("utf-8", "surrogatepass"))
+    reference = []
+    for node in tree.children:
+        if node.name in ("heading", "lheading"):
+            raw = "".join(c.meta.get("content", "") for c in node.children)
+            line, end = lines.span(*node.srcmap)
+            reference.append((int(node.meta["level"]), raw, line, end))
+    fast = [
+        (b.level, b.raw, b.line, b.end_line)
+        for b in markdown_blocks.scan_rs(text)
+        if b.kind == "heading"
+    ]
+    assert fast == reference
