@@ -87,7 +87,8 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
             )
         elif block.kind == "html":
             doc.keep_together.append((block.line, block.end_line))
-        elif block.kind == "text" and "`" in block.raw:
+        elif block.kind == "text" and "`" in block.raw and ("(" in block.raw or "/" in block.raw):
+            # (only a span with a "(" or a "/" can be an API: none without one in the text)
             raw, line, counted = block.raw, block.line, 0
             for m in _CODE_SPAN.finditer(raw):
                 span = m.group(2)
@@ -156,6 +157,8 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
 
 
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
+_INLINE_SYNTAX = re.compile(r"[*_`\[\]<>!\\&]")  # a character that may open inline syntax
+_OTHER_SYNTAX = re.compile(r"[*`\[\]<>!&]")  # the same but `_` (looked at apart) and `\\` (none)
 # An inline link whose label and destination hold no syntax: `[docker ps](ps.md)`. The
 # destination has no blank, control character, parenthesis, `<`, quote or escape (so no
 # title and no nesting); its label none of the characters that open inline syntax.
@@ -182,7 +185,7 @@ def _simple_syntax_text(match: re.Match[str]) -> str:
 
 def plain_inline(raw: str) -> str:
     """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
-    if not any(ch in raw for ch in "*_`[]<>!\\&"):
+    if not _INLINE_SYNTAX.search(raw):
         return raw
     if "``" not in raw and "\\" not in raw:
         # The common cases without a parser: single-backtick code spans
@@ -191,7 +194,7 @@ def plain_inline(raw: str) -> str:
         # Inside a code span `*_[]<>!&` are literal (the span opens before any of them).
         outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
         if (
-            not any(ch in outside for ch in "*`[]<>!&")
+            not _OTHER_SYNTAX.search(outside)
             and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
             and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
         ):
