@@ -17,9 +17,11 @@ chunks still concatenate to the body. Cost is linear in the text and in the head
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import not_
 
 from ..model import Document
 from ..passage_text import LINK_DEFINITION
@@ -229,19 +231,20 @@ def _glued(
             n += 1
         return n
 
-    run_ends: list[int] = []  # run_ends[n]: the last line of the non-blank run after line n
+    blank_lines: list[int] = []  # the numbers of the blank lines, then total + 1
 
     def block_end(n: int) -> int:  # a code block, table or paragraph starting on line n
         if n in block_ends:
             return block_ends[n]
-        if not run_ends:
-            # Computed once, backwards, on first use: walking the paragraph from every
-            # heading was quadratic in code files (a symbol per line of one long run).
-            run_ends.extend(range(total + 1))
-            for m in range(total - 1, 0, -1):
-                if lines[m].strip():
-                    run_ends[m] = run_ends[m + 1]
-        return run_ends[n] if n < total else n
+        if n >= total:
+            return n
+        if not blank_lines:
+            # Found once, on first use, in C (no Python step per line): walking the
+            # paragraph from every heading was quadratic in code files (a symbol per line
+            # of one long run). The run after line n ends before the next blank line.
+            blank_lines.extend(compress(count(1), map(not_, map(str.strip, lines))))
+            blank_lines.append(total + 1)
+        return blank_lines[bisect_right(blank_lines, n)] - 1
 
     def chars(first: int, last: int) -> int:  # characters of lines first..last with their '\n'
         return offsets[last + 1] - offsets[first]
