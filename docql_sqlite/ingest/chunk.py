@@ -87,8 +87,8 @@ def chunk_document(
             page = doc.page_of(piece_start)
             if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > bound:
                 pieces = [
-                    (offsets[piece_start] + a, text)
-                    for a, text in split_long_line(lines[piece_start - 1], bound)
+                    (offsets[piece_start] + a, part)
+                    for a, part in split_long_line(lines[piece_start - 1], bound)
                 ]
             else:  # lines piece_start..piece_end, each with its '\n': one slice of the text
                 content = text[offsets[piece_start] : offsets[piece_end + 1]]
