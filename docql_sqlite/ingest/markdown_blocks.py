@@ -285,6 +285,15 @@ def _heading_level(name: str, data: bytes, start: int, stop: int) -> int:
     return 1 if data[start:stop].rstrip()[-1:] == b"=" else 2
 
 
+def _heading_text(node: Any, data: bytes) -> str:
+    """A heading's title text: its text nodes' source bytes, which are their contents
+    (checked on 12,132 headings of the corpora), or their contents if one has no source."""
+    spans = [child.srcmap for child in node.children]
+    if None in spans:
+        return "".join(child.meta.get("content", "") for child in node.children)
+    return b"".join(data[a:b] for a, b in spans).decode("utf-8", "surrogatepass")
+
+
 def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`)."""
     top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
@@ -324,10 +333,8 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
             inside_until = stop
             if srcmap not in top_headings:  # a heading inside a list or quote is not in
                 continue  # the outline (nor does it end a paragraph's lines)
-            block = Block("heading", line, end, level=_heading_level(name, data, start, stop))
-            block.raw = b"".join(data[a:b] for a, b in (c.srcmap for c in node.children)).decode(
-                "utf-8", "surrogatepass"
-            )  # its text nodes' source bytes: their contents (checked on 12,132 headings)
+            level = _heading_level(name, data, start, stop)
+            block = Block("heading", line, end, level=level, raw=_heading_text(node, data))
         elif name == "fence":
             meta = node.meta
             block = Block(
