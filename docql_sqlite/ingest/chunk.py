@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from itertools import accumulate, compress, count
 from operator import not_
 
-from ..model import Document
+from ..model import Document, split_lines
 from ..passage_text import LINK_DEFINITION
-from .lines import lines_of
 from .sections import SectionInfo, innermost_sections
 
 DEFAULT_MAX_CHARS = 1500
@@ -56,7 +55,7 @@ def chunk_document(
     doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
 ) -> list[ChunkInfo]:
     text = doc.text
-    lines = lines_of(text)
+    lines = split_lines(text)
     ends_with_newline = text.endswith("\n")
     total = len(lines)
     first = doc.body_start_line

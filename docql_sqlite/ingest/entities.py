@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.model import Document, Entity, Heading, Table
-
-from .lines import lines_of
+from docql_sqlite.model import Document, Entity, Heading, Table, split_lines
 
 # Bold lead-ins that introduce an admonition, not a defined term.
 ADMONITIONS = frozenset(
@@ -82,7 +80,7 @@ def extract_entities(
     document: Document, inline_code_spans: list[tuple[int, str]] | None = None
 ) -> list[Entity]:
     """All API, ClassEntity and Term entities of `document`, in line order, deduplicated."""
-    lines = lines_of(document.text)
+    lines = split_lines(document.text)
     found: list[Entity] = []
     api_names: set[str] = set()
     ends = _section_ends(document.headings, len(lines))

@@ -8,11 +8,9 @@ import hashlib
 from itertools import accumulate
 
 from ..fts_tokens import tsvector_literal
-from ..model import CodeBlock, count_lines
+from ..model import CodeBlock, count_lines, split_lines
 from ..store.writer import Parsed, references_json
 from ..text import fold, fts_text, stored_fold
-from .lines import forget as forget_lines
-from .lines import lines_of
 from .paths import raw_bytes, shown
 
 __all__ = ["Parsed", "add_tsvectors", "for_writer", "prepare"]
@@ -66,7 +64,6 @@ def prepare(parsed: Parsed) -> Parsed:
         offsets = _line_offsets(doc.text)
         parsed.code_storage = [_code_storage(doc.text, offsets, b) for b in doc.codeblocks]
     doc.text = ""
-    forget_lines()
     return parsed
 
 
@@ -113,7 +110,7 @@ def _code_storage(
 def _line_offsets(text: str) -> list[int]:
     """offsets[n] = character offset where line n+1 starts; the last entry is the text's end
     (+1 when the text does not end in '\n'). Summed in C, not in a Python loop."""
-    return [0, *accumulate(map((1).__add__, map(len, lines_of(text))))]
+    return [0, *accumulate(map((1).__add__, map(len, split_lines(text))))]
 
 
 def _header_text(text: str, body_line: int) -> str:
