@@ -1,13 +1,17 @@
 """The fast Markdown block scanner (markdown-it-pyrs) agrees with the reference
-(markdown-it-py) on every file of the datasets, and a failure of the fast one falls
-back to the reference with a warning."""
+(markdown-it-py) on every file of the datasets, a failure of the fast one falls back to
+the reference with a warning, and the fast walk's paragraphs (source byte spans) are
+those of the text nodes' own contents."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DATASETS, file_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docql_sqlite.ingest import markdown, markdown_blocks
 from docql_sqlite.ingest.markdown import parse_markdown
@@ -87,11 +91,89 @@ def _reference_inline(raw: str) -> str:
     return "".join(parts)
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-
 @settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="`ab .()\\", max_size=24))  # callers pass one-line text
 def test_plain_inline_fast_path_equals_the_inline_parser(raw: str) -> None:
     assert markdown.plain_inline(raw) == _reference_inline(raw)
+
+
+def _reference_paragraphs(text: str) -> list[tuple[int, int, str]]:
+    """The text blocks of the walk before issue 24 (each text node's `meta["content"]`,
+    joined line after line), those with a backtick: (line, end_line, joined text)."""
+    tree = markdown_blocks._rs_parser().tree(text)
+    lines = markdown_blocks._Lines(text.encode("utf-8", "surrogatepass"))
+    top = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
+    blocks: list[list[Any]] = []  # [kind, line, end_line, raw]
+    inside_until = -1
+    for node in tree.walk():
+        if node.name not in markdown_blocks._RS_KINDS or node.srcmap is None:
+            continue
+        start, stop = node.srcmap
+        if start < inside_until:
+            continue
+        line, end = lines.span(start, stop)
+        if node.name == "text":
+            content = node.meta.get("content", "")
+            previous = blocks[-1] if blocks else None
+            if previous and previous[0] == "text" and previous[2] + 1 == line and content:
+                previous[3] += ("" if previous[3].endswith("\n") else "\n") + content
+                previous[2] = end
+            elif content:
+                blocks.append(["text", line, end, content])
+        elif node.name in ("heading", "lheading", "table"):
+            inside_until = stop
+            if node.name == "table" or node.srcmap in top:
+                blocks.append([node.name, line, end, ""])
+        else:
+            blocks.append([node.name, line, end, ""])
+    return [(b[1], b[2], b[3]) for b in blocks if b[0] == "text" and "`" in b[3]]
+
+
+_MARKDOWN_PIECES = ["`a(b)`", "`", "``", "x", " ", "\n", "\n\n", "> ", "- ", "1. ", "  ", "\t"]
+_MARKDOWN_PIECES += ["# h ", "```\n", "| a |\n|---|\n", "<div>\n", "[r]: /u\n", "---\n"]
+
+
+@needs_rs
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_MARKDOWN_PIECES), max_size=30).map("".join))
+def test_paragraph_byte_spans_give_the_text_nodes_contents(text: str) -> None:
+    """Paragraphs are joined from the source bytes of their text nodes, not from each
+    node's `meta` (issue 24): the same lines, and the same text up to a last newline,
+    so the same code spans."""
+    text, _ = markdown_blocks.bound_nesting(text)
+    fast = [
+        (b.line, b.end_line, b.raw.removesuffix("\n"))
+        for b in markdown_blocks.scan_rs(text)
+        if b.kind == "text" and "`" in b.raw
+    ]
+    reference = [
+        (line, end, raw.removesuffix("\n")) for line, end, raw in _reference_paragraphs(text)
+    ]
+    assert fast == reference
+
+
+_HEADING_PIECES = ["# ", "## ", "   ### ", "###### ", "####### ", "#", " #", "a", "`c`", " ", "\t"]
+_HEADING_PIECES += ["\n", "\n===\n", "\n---\n", "\n  =\n", "> ", "- ", "é", "\\#", " ##\n", "{#x}"]
+
+
+@needs_rs
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_HEADING_PIECES), max_size=24).map("".join))
+def test_heading_level_and_text_from_the_source_bytes(text: str) -> None:
+    """A heading's level and title text come from its source bytes, not from `meta`
+    (issue 24): the same as markdown-it-pyrs' own `level` and text contents."""
+    text, _ = markdown_blocks.bound_nesting(text)
+    tree = markdown_blocks._rs_parser().tree(text)
+    lines = markdown_blocks._Lines(text.encode("utf-8", "surrogatepass"))
+    reference = []
+    for node in tree.children:
+        if node.name in ("heading", "lheading"):
+            raw = "".join(c.meta.get("content", "") for c in node.children)
+            line, end = lines.span(*node.srcmap)
+            reference.append((int(node.meta["level"]), raw, line, end))
+    fast = [
+        (b.level, b.raw, b.line, b.end_line)
+        for b in markdown_blocks.scan_rs(text)
+        if b.kind == "heading"
+    ]
+    assert fast == reference

@@ -16,9 +16,12 @@ chunks still concatenate to the body. Cost is linear in the text and in the head
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import not_
 
 from ..model import Document, split_lines
 from ..passage_text import LINK_DEFINITION
@@ -51,7 +54,9 @@ class ChunkInfo:
 def chunk_document(
     doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
 ) -> list[ChunkInfo]:
-    lines = split_lines(doc.text)
+    text = doc.text
+    lines = split_lines(text)
+    ends_with_newline = text.endswith("\n")
     total = len(lines)
     first = doc.body_start_line
     if first > total:
@@ -68,7 +73,7 @@ def chunk_document(
     }
     inside, edges, sticky = _block_lines(doc, lines, offsets, max_chars)
     if doc.format == "markdown":
-        boundaries.update(_definition_block_edges(lines, first, inside))
+        boundaries.update(_definition_block_edges(doc.text, lines, first, inside))
     starts = sorted(n for n in boundaries if first <= n <= total)
     chunks: list[ChunkInfo] = []
     owners = innermost_sections(sections, starts)
@@ -81,13 +86,14 @@ def chunk_document(
             page = doc.page_of(piece_start)
             if piece_start == piece_end and len(lines[piece_start - 1]) + 1 > bound:
                 pieces = [
-                    (offsets[piece_start] + a, text)
-                    for a, text in split_long_line(lines[piece_start - 1], bound)
+                    (offsets[piece_start] + a, part)
+                    for a, part in split_long_line(lines[piece_start - 1], bound)
                 ]
-            else:
-                pieces = [
-                    (offsets[piece_start], "\n".join(lines[piece_start - 1 : piece_end]) + "\n")
-                ]
+            else:  # lines piece_start..piece_end, each with its '\n': one slice of the text
+                content = text[offsets[piece_start] : offsets[piece_end + 1]]
+                if piece_end == total and not ends_with_newline:
+                    content += "\n"
+                pieces = [(offsets[piece_start], content)]
             for offset, content in pieces:
                 chunks.append(
                     ChunkInfo(
@@ -104,28 +110,44 @@ def chunk_document(
     return chunks
 
 
-def _definition_block_edges(lines: list[str], first: int, inside: set[int]) -> set[int]:
+def _definition_block_edges(text: str, lines: list[str], first: int, inside: set[int]) -> set[int]:
     """The first line of each block of Markdown link reference definitions (blank lines
     may separate them) and the line after it: such a block is a chunk of its own, not
     the tail of the passage before it, so search can leave it out (`passage_text`)."""
     edges: set[int] = set()
     n, total = first, len(lines)
-    while n <= total:
-        if n not in inside and LINK_DEFINITION.match(lines[n - 1]):
-            start = end = n
-            m = n + 1
-            while m <= total and m not in inside:
-                text = lines[m - 1]
-                if LINK_DEFINITION.match(text):
-                    end = m
-                elif text.strip():
-                    break
-                m += 1
-            edges.update((start, end + 1))
-            n = end + 1
-        else:
-            n += 1
+    for start in _definition_lines(text):
+        if start < n or start in inside or start > total:
+            continue
+        end = start
+        m = start + 1
+        while m <= total and m not in inside:
+            line = lines[m - 1]
+            if LINK_DEFINITION.match(line):
+                end = m
+            elif line.strip():
+                break
+            m += 1
+        edges.update((start, end + 1))
+        n = end + 1
     return edges
+
+
+# A definition line found by the newline before it: a pattern that opens with a literal
+# is searched for that character first, where `^` in MULTILINE mode (or a match per line)
+# is tried at every position or line (~7x the CPU on prose).
+_DEFINITION_AFTER_NEWLINE = re.compile("\n" + LINK_DEFINITION.pattern.removeprefix("^"))
+
+
+def _definition_lines(text: str) -> list[int]:
+    """The numbers of the lines `LINK_DEFINITION` matches, in order."""
+    found = [1] if LINK_DEFINITION.match(text) else []
+    line, counted = 1, 0
+    for match in _DEFINITION_AFTER_NEWLINE.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.append(line + 1)  # the match starts at the newline that ends `line`
+    return found
 
 
 def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
@@ -176,7 +198,8 @@ def _block_lines(
         if end < len(lines) and lines[end].strip():
             edges.add(end + 1)
     glued, sticky = _glued(doc, lines, offsets, block_ends, max_chars)
-    return inside | glued, edges, sticky
+    inside |= glued
+    return inside, edges, sticky
 
 
 def _glued(
@@ -207,30 +230,30 @@ def _glued(
             n += 1
         return n
 
-    run_ends: list[int] = []  # run_ends[n]: the last line of the non-blank run after line n
+    blank_lines: list[int] = []  # the numbers of the blank lines, then total + 1
 
     def block_end(n: int) -> int:  # a code block, table or paragraph starting on line n
         if n in block_ends:
             return block_ends[n]
-        if not run_ends:
-            # Computed once, backwards, on first use: walking the paragraph from every
-            # heading was quadratic in code files (a symbol per line of one long run).
-            run_ends.extend(range(total + 1))
-            for m in range(total - 1, 0, -1):
-                if lines[m].strip():
-                    run_ends[m] = run_ends[m + 1]
-        return run_ends[n] if n < total else n
+        if n >= total:
+            return n
+        if not blank_lines:
+            # Found once, on first use, in C (no Python step per line): walking the
+            # paragraph from every heading was quadratic in code files (a symbol per line
+            # of one long run). The run after line n ends before the next blank line.
+            blank_lines.extend(compress(count(1), map(not_, map(str.strip, lines))))
+            blank_lines.append(total + 1)
+        return blank_lines[bisect_right(blank_lines, n)] - 1
 
     def chars(first: int, last: int) -> int:  # characters of lines first..last with their '\n'
         return offsets[last + 1] - offsets[first]
 
     comments: list[tuple[int, int]] = []  # (first line, last line)
-    n = 1 if "<!--" in doc.text else total + 1  # most documents have no comment at all
-    while n <= total:
-        if lines[n - 1].lstrip().startswith("<!--"):
-            comments.append((n, comment_end(n)))
-            n = comments[-1][1]
-        n += 1
+    n = 1
+    for first in _comment_lines(doc.text):
+        if first >= n:  # not inside the comment before
+            comments.append((first, comment_end(first)))
+            n = comments[-1][1] + 1
     glued: set[int] = set()
     sticky: set[int] = set()
     prose = doc.format != "code"
@@ -265,6 +288,25 @@ def _glued(
             if prose and first not in heading_lines and chars(first, total) <= max_chars:
                 sticky.update(range(first, after + 1))  # a comment at the end of the document
     return glued, sticky
+
+
+# A line opening an HTML comment (`line.lstrip().startswith("<!--")`), found by the newline
+# before it (a pattern that opens with a literal is searched for that character first).
+_COMMENT_START = re.compile(r"[^\S\n]*<!--")
+_COMMENT_AFTER_NEWLINE = re.compile(r"\n[^\S\n]*<!--")
+
+
+def _comment_lines(text: str) -> list[int]:
+    """The numbers of the lines that open an HTML comment, in order."""
+    if "<!--" not in text:  # most documents have no comment at all
+        return []
+    found = [1] if _COMMENT_START.match(text) else []
+    line, counted = 1, 0
+    for match in _COMMENT_AFTER_NEWLINE.finditer(text):
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        found.append(line + 1)
+    return found
 
 
 def _split(

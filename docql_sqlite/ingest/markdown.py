@@ -87,14 +87,18 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
             )
         elif block.kind == "html":
             doc.keep_together.append((block.line, block.end_line))
-        elif block.kind == "text" and "`" in block.raw:
+        elif block.kind == "text" and "`" in block.raw and ("(" in block.raw or "/" in block.raw):
+            # (only a span with a "(" or a "/" can be an API: none without one in the text)
             raw, line, counted = block.raw, block.line, 0
             for m in _CODE_SPAN.finditer(raw):
-                # the lines before each span, counted from the previous span on (from the
+                span = m.group(2)
+                if "(" not in span and "/" not in span:
+                    continue  # not a call nor an endpoint: never an API (`extract_entities`)
+                # the lines before each span, counted from the previous one on (from the
                 # block's start each time was quadratic in long paragraphs)
                 line += raw.count("\n", counted, m.start())
                 counted = m.start()
-                inline_code.append((line, m.group(2).strip()))
+                inline_code.append((line, span.strip()))
     if warning:
         doc.warnings.append(warning)
     doc.title = _title(doc)
@@ -152,8 +156,19 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
     return plain_inline(raw).strip(), anchor
 
 
-_SIMPLE_CODE_SPANS = re.compile(r"[^`\\]*(?:`[^`]+`[^`\\]*)+")
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
+_INLINE_SYNTAX = re.compile(r"[*_`\[\]<>!\\&]")  # a character that may open inline syntax
+_OTHER_SYNTAX = re.compile(r"[*`\[\]<>!&]")  # the same but `_` (looked at apart) and `\\` (none)
+# An inline link whose label and destination hold no syntax: `[docker ps](ps.md)`. The
+# destination has no blank, control character, parenthesis, `<`, quote or escape (so no
+# title and no nesting); its label none of the characters that open inline syntax.
+_SIMPLE_LINK = re.compile(r"\[([^\[\]`<>*_&!\\\n]+)\]\(([^\s\x00-\x1f\x7f()<>\[\]\\`\"']+)\)")
+# markdown-it's `validateLink`: a link to one of these is not a link (kept as text)
+_UNSAFE_LINK = re.compile(r"(?:javascript|vbscript|file|data):", re.I)
+_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}")
+# An underscore run that can open or close emphasis: not between two ASCII letters or
+# digits (a run inside a word, `SYS_ADMIN`, is neither left- nor right-flanking only).
+_FLANKING_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9_])_|_(?![A-Za-z0-9_])")
 
 
 def _code_span_text(match: re.Match[str]) -> str:
@@ -164,17 +179,26 @@ def _code_span_text(match: re.Match[str]) -> str:
     return content
 
 
+def _simple_syntax_text(match: re.Match[str]) -> str:
+    return _code_span_text(match) if match.group(1) is not None else match.group(2)
+
+
 def plain_inline(raw: str) -> str:
     """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
-    if not any(ch in raw for ch in "*_`[]<>!\\&"):
+    if not _INLINE_SYNTAX.search(raw):
         return raw
-    if "``" not in raw and _SIMPLE_CODE_SPANS.fullmatch(raw):
-        # Only single-backtick code spans (`fs.readFile(path[, options])`), and no other
-        # inline syntax outside them: the common case, without a parser. Inside a code
-        # span `*_[]<>!&` are literal (the span opens before any of them).
-        outside = _ONE_CODE_SPAN.sub("", raw) if "`" in raw else raw
-        if not any(ch in outside for ch in "*_[]<>!&"):
-            return _ONE_CODE_SPAN.sub(_code_span_text, raw)
+    if "``" not in raw and "\\" not in raw:
+        # The common cases without a parser: single-backtick code spans
+        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`) and
+        # underscores inside words (`SYS_ADMIN`), and no other inline syntax outside them.
+        # Inside a code span `*_[]<>!&` are literal (the span opens before any of them).
+        outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
+        if (
+            not _OTHER_SYNTAX.search(outside)
+            and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
+            and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
+        ):
+            return _SIMPLE_SYNTAX.sub(_simple_syntax_text, raw)
     tokens = _inline_parser().parseInline(raw)
     parts: list[str] = []
     for child in tokens[0].children or []:
