@@ -529,3 +529,25 @@ def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> No
     go = [resolve.module_segments("net/http")]  # Go's `import "net/http"`
     assert by_last_parts(go, tuple("/src/net/http/server".split("/")))
     assert not by_last_parts(go, tuple("/src/net/url/url".split("/")))
+
+
+RUST_USES = """\
+use std::io;
+struct Foo { a: u32 }
+fn f() -> io::Error {
+    let x = Foo { a: 1 };
+    todo!()
+}
+"""
+
+
+def test_a_paths_last_part_and_a_struct_literals_type_are_type_uses() -> None:
+    """`io::Error` and `Foo { a: 1 }` name a type they use (their parent's `name` field
+    points at it): not the declaration's own name, which `struct Foo` alone is."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    document = parse_code_text(RUST_USES, "u.rs", "rust")
+    found = {(r.name, r.kind, r.line) for r in document.references}
+    assert ("Error", "type", 3) in found
+    assert ("Foo", "type", 4) in found
+    assert not any(name == "Foo" and line == 2 for name, _, line in found)

@@ -245,6 +245,17 @@ _PREDECLARED_TYPES = {
 }
 
 
+_NAMED_USES = frozenset(
+    (
+        "generic_type",
+        "qualified_type",
+        "nested_type_identifier",
+        "scoped_type_identifier",  # Rust `io::Error`
+        "struct_expression",  # Rust `Foo { a: 1 }`
+    )
+)
+
+
 def _is_own_name(node: Node) -> bool:
     """`node` names the declaration it sits in (`type_spec name:`, C's typedef name)."""
     parent = node.parent
@@ -252,7 +263,8 @@ def _is_own_name(node: Node) -> bool:
         return False
     named = parent.child_by_field_name("name")
     if named is not None and named.start_byte == node.start_byte:
-        return parent.type not in ("generic_type", "qualified_type", "nested_type_identifier")
+        # The `name` of these is a use: `Vec<T>`, `a.B`, `io::Error`, `Foo { a: 1 }`.
+        return parent.type not in _NAMED_USES
     if parent.type == "type_definition":  # C/C++ `typedef struct {...} T;`
         declarator = parent.child_by_field_name("declarator")
         return declarator is not None and declarator.start_byte == node.start_byte

@@ -19,8 +19,9 @@ from .sections import bounded_title, build_sections
 # HTML comments after it come with the section's first block; a PDF's printed contents
 # pages are front matter; printed chapter numbers are the section numbers. Markdown 3: a
 # block of link reference definitions is a chunk of its own (search leaves it out).
-# code 2: references and imports (issue 23).
-CONTENT_RULES: dict[str, int] = {"code": 2, "markdown": 3}
+# code 2: references and imports (issue 23); code 3: Rust's `io::Error` and `Foo { .. }`
+# are type references.
+CONTENT_RULES: dict[str, int] = {"code": 3, "markdown": 3}
 DEFAULT_CONTENT_RULES = 2
 
 
