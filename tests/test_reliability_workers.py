@@ -56,7 +56,9 @@ def make_corpus(root: Path, files: int) -> None:
 
 @pytest.mark.parametrize("kill_after", [0.5, 1.5])
 def test_workers_exit_when_index_is_killed(tmp_path: Path, kill_after: float) -> None:
-    make_corpus(tmp_path / "docs", 300)
+    # Large enough to outlast the kill on a quiet machine (300 files did not, once the
+    # Markdown parse got faster).
+    make_corpus(tmp_path / "docs", 1000)
     proc = subprocess.Popen(
         [str(CLI), "index", str(tmp_path / "t.db"), str(tmp_path / "docs"), "--workers", "2"],
         stdout=subprocess.DEVNULL,
