@@ -141,7 +141,5 @@ def _symbol_candidates(store: Store, names: list[str]) -> str:
     """The ids of the symbols whose name contains one of `names` (so also those equal to
     one), as a JSON array."""
     tab = symbol_names.table(store)
-    found: set[int] = set()
-    for name in dict.fromkeys(names):
-        found |= tab.containing((name,))
+    found = tab.containing(tuple(dict.fromkeys(names)))
     return "[" + ",".join(tab.ids[i] for i in sorted(found)) + "]"

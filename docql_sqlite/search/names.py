@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
 from ..sqlparams import Params
+from . import ranking
 from . import terms as search_terms
 from .symbol_names import NamedSymbol, table
 
@@ -54,16 +55,13 @@ def ranked_symbols(
 ) -> list[tuple[float, float, NamedSymbol, float]]:
     """(score, share of the query's words held that BM25 cannot see, symbol, share of the
     query's words held at all) for the best-matching symbols."""
-    from ..globs import matcher
-
     words = query_words(terms)
     if not words:
         return []
     tab = table(store)
     allowed: set[int] | None = None
     if paths:
-        matches = matcher(paths)
-        docs = {d for d, path in tab.paths.items() if matches(path)}
+        docs = frozenset(ranking.documents_in(store, paths))
         allowed = {i for i, d in enumerate(tab.docs) if d in docs}
     n = len(tab) if allowed is None else len(allowed)
     if n == 0:

@@ -72,19 +72,21 @@ def scope_sql(store: Store, paths: tuple[str, ...], params: Params) -> str:
     dialect = params.dialect
     if not paths:
         return dialect.TRUE
-    return dialect.ids_in("d.id", params.add(documents_in(store, paths)))
+    ids = documents_in(store, paths)
+    return dialect.ids_in("d.id", params.add("[" + ",".join(ids) + "]"))
 
 
-def documents_in(store: Store, paths: tuple[str, ...]) -> str:
-    """The ids of the documents whose path matches one of `paths`, as a JSON array."""
+def documents_in(store: Store, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The ids (as decimal text) of the documents whose path matches one of `paths`, in
+    id order: every list of a search limited to `paths` reads them."""
     from ..globs import matcher
 
-    def compute() -> str:
+    def compute() -> tuple[str, ...]:
         ids, found = stats.columns(store, ["d.id", "d.path"], "FROM documents d", "d.id")
         matches = matcher(paths)
-        return "[" + ",".join(i for i, path in zip(ids, found) if matches(path)) + "]"
+        return tuple(i for i, path in zip(ids, found) if matches(path))
 
-    return cast(str, stats.cached(store, ("documents_in", paths), compute))
+    return cast(tuple, stats.cached(store, ("documents_in", paths), compute))
 
 
 def run_mode(
