@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest import grammars
+from docql_sqlite.ingest import code, grammars
 from docql_sqlite.ingest.code import parse, parse_code_text
 from docql_sqlite.ingest.code_symbols import _query
 from docql_sqlite.ingest.read import decode_text
@@ -724,6 +724,15 @@ def test_syntax_warning_lists_several_lines() -> None:
         "syntax errors at lines 1, 7: extracted what tree-sitter recovered"
     ]
     assert [s.name for s in document.symbols] == ["a", "ok"]
+
+
+def test_syntax_warning_without_a_line_says_so() -> None:
+    # tree-sitter can flag a whole tree (`has_error`) with no ERROR or MISSING node in it
+    # (Go's go/types/testdata/check/cycles5.go): no empty "at lines :" then.
+    assert code._syntax_warning([]) == (
+        "syntax errors (tree-sitter named no line): extracted what tree-sitter recovered"
+    )
+    assert code._syntax_warning([3]).startswith("syntax errors at line 3:")
 
 
 def test_decoding_bom_crlf_and_legacy_encodings() -> None:
