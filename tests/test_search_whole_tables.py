@@ -34,6 +34,8 @@ FILES = {
     # A newline in a path: the column reader must fall back to exact rows.
     "odd\nname.md": "# Odd\n\nThe planner, oddly named.\n",
     "Überblick.md": "# Überblick\n\nDer Planner plant.\n",
+    # Non-ASCII capitals in a qualified name: the table lowers A-Z only, as SQLite's lower().
+    "src/ünïcode.py": "class ÜberPLAN:\n    def RunÄ(self):\n        pass\n",
 }
 
 
@@ -123,6 +125,22 @@ def test_columns_equal_the_rows_read_one_by_one(db: Path) -> None:
         plain = stats.columns(store, ["d.id", "d.name"], "FROM documents d WHERE d.id > 0", "d.id")
         assert plain[0] == want[0]
         assert stats.columns(store, ["d.id"], "FROM documents d WHERE d.id < 0", "d.id") == [[]]
+        # In any order (no ORDER BY on SQLite): the same rows, each list aligned with the
+        # others, through the joined read and through the exact fallback alike.
+        for columns in (exprs, ["d.id", "d.name"]):
+            unordered = stats.columns(store, columns, "FROM documents d", "d.id", any_order=True)
+            ordered = stats.columns(store, columns, "FROM documents d", "d.id")
+            assert sorted(zip(*unordered)) == sorted(zip(*ordered))
+            assert len(unordered[0]) == len(rows)
+
+
+def test_ascii_lower_is_sqlites_lower(db: Path) -> None:
+    text = "ÜberPLAN.RunÄ İstanbul ΣΑΣ straße ABC\u00c9 z"
+    with docql_sqlite.open(db) as idx:
+        assert symbol_names._ascii_lower(text) == idx.store.scalar("SELECT lower(?)", [text])
+    assert symbol_names._ascii_lower("PLAIN Ascii") == "plain ascii"
+    assert symbol_names._one_line_each(["a\nb", "c"]) == "a b\nc"
+    assert symbol_names._one_line_each([]) == ""
 
 
 def test_the_symbol_names_table_holds_every_symbol(db: Path) -> None:
@@ -135,7 +153,11 @@ def test_the_symbol_names_table_holds_every_symbol(db: Path) -> None:
             "ORDER BY y.id"
         )
         assert len(tab) == len(rows) > 0
-        for i, r in enumerate(rows):
+        position = {tab.symbol(i).id: i for i in range(len(tab))}  # read in any order
+        assert sorted(position) == [r["id"] for r in rows]
+        assert any(not r["q"].isascii() for r in rows)
+        for r in rows:
+            i = position[r["id"]]
             s = tab.symbol(i)
             assert (s.id, s.doc_id, s.line, s.name, s.path) == (
                 r["id"],

@@ -84,6 +84,9 @@ class Dialect(ABC):
     # exact test runs on those only (docs/design.md B35): `sections_trigram` over the
     # folded titles, and `chunks_trigram` over the chunks' text when `chunk_trigrams`.
     TITLE_TRIGRAMS: ClassVar[bool]
+    # Whether several `concat_rows` of one SELECT with no ORDER BY see the rows in the same
+    # order (one row stream through every aggregate), so their lists stay aligned.
+    ALIGNED_UNORDERED_CONCAT: ClassVar[bool]
     # The class constants above, which every engine's class sets itself.
     CONSTANTS: ClassVar[tuple[str, ...]] = (
         "name",
@@ -93,6 +96,7 @@ class Dialect(ABC):
         "PARAM",
         "PARAM_PATTERN",
         "TITLE_TRIGRAMS",
+        "ALIGNED_UNORDERED_CONCAT",
     )
     chunk_trigrams: bool = False
 

@@ -28,6 +28,8 @@ class SqliteDialect(Dialect):
     PARAM_PATTERN: ClassVar[str] = r":(p\d+)\b"
     # `sections_trigram` over the folded titles is in every file (schema 9).
     TITLE_TRIGRAMS: ClassVar[bool] = True
+    # One aggregate pass over one row stream: every group_concat sees the rows in turn.
+    ALIGNED_UNORDERED_CONCAT: ClassVar[bool] = True
 
     def __init__(self, chunk_trigrams: bool = False) -> None:
         # `chunks_trigram` exists when the file was built with `index --trigram`.

@@ -225,11 +225,13 @@ def _layout(store: Store) -> Layout:
         # the question's words pushed those passages out (code set R@10 0.41 → 0.33).
         # Read as columns (stats.columns), not a dict per chunk: 90k chunks at 279 MB.
         prose = "FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.format != 'code'"
-        chunks, docs = stats.columns(store, ["c.id", "c.doc_id"], prose, "c.id")
+        chunks, docs = stats.columns(store, ["c.id", "c.doc_id"], prose, "c.id", any_order=True)
         chunk_doc = dict(zip(map(int, chunks), map(int, docs)))
         size = store.dialect.greatest("1", "coalesce(c.end_offset - c.start_offset, 0)")
         grouped = f"SELECT c.doc_id, sum({size}) AS n {prose} GROUP BY c.doc_id"
-        by_doc, sizes = stats.columns(store, ["g.doc_id", "g.n"], f"FROM ({grouped}) g", "g.doc_id")
+        by_doc, sizes = stats.columns(
+            store, ["g.doc_id", "g.n"], f"FROM ({grouped}) g", "g.doc_id", any_order=True
+        )
         lengths = dict(zip(map(int, by_doc), map(int, sizes)))
         avgdl = sum(lengths.values()) / len(lengths) if lengths else 1.0
         norms = {doc: K1 * (1.0 - B + B * n / avgdl) for doc, n in lengths.items()}
