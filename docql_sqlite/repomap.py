@@ -441,7 +441,7 @@ class _Visibility:
         self.exports = exports
 
     def __call__(self, s: graph.GraphSymbol) -> bool:
-        if not _is_public(s):
+        if not _is_public(s) or _is_deprecated(s):
             return False
         if not s.parent:
             declared = self.exports.get(s.doc_id)
@@ -517,6 +517,24 @@ def _object_values(braces: str) -> list[str]:
         if found:
             values.append(found[0])
     return values
+
+
+# A doc comment that declares its symbol deprecated: a line that opens with the word (Go's
+# "Deprecated: use X" paragraph, Python's "Deprecated, use X" or "Deprecated." docstrings),
+# JSDoc's and Javadoc's `@deprecated`, Sphinx's `.. deprecated::`; or a signature carrying
+# Java's `@Deprecated` or Rust's `#[deprecated]`.
+_DEPRECATED_DOC = re.compile(r"^[ \t*/#]*(?:\.\.\s*|@)?deprecated\b", re.IGNORECASE | re.MULTILINE)
+_DEPRECATED_SIGNATURE = re.compile(r"@Deprecated\b|#\[deprecated\b")
+
+
+def _is_deprecated(s: graph.GraphSymbol) -> bool:
+    """Deprecated API is no entry point: an agent reading the map should not be sent to
+    it (Go's `httputil.ClientConn`: "Deprecated: Use the Client or Transport in package
+    net/http instead"). It is listed with the private code."""
+    return bool(
+        (s.docstring and _DEPRECATED_DOC.search(s.docstring))
+        or (s.signature and _DEPRECATED_SIGNATURE.search(s.signature))
+    )
 
 
 def _is_public(s: graph.GraphSymbol) -> bool:

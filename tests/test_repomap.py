@@ -480,3 +480,46 @@ def test_a_module_that_declares_its_api_makes_the_rest_private(
         os.chdir(here)
     rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
     assert rank[public] > 2 * rank[private], rank
+
+
+DEPRECATION = [
+    # (file, text: `old` is declared deprecated, `new` is not; both used the same way)
+    (
+        "box.go",
+        "package box\n\n// Old opens a box.\n//\n// Deprecated: Use New instead.\nfunc Old() int "
+        "{ return 1 }\n\n// New opens a box; the deprecated Old is kept.\nfunc New() int "
+        "{ return 2 }\n",
+    ),
+    (
+        "box.py",
+        'def old():\n    """Open a box.\n\n    Deprecated, use new() instead.\n    """\n\n\n'
+        'def new():\n    """Open a box (old() is deprecated)."""\n',
+    ),
+    (
+        "box.ts",
+        "/**\n * Open a box.\n * @deprecated use new\n */\nexport function old(): number "
+        "{ return 1; }\n\n/** Open a box; deprecated: nothing. */\nexport function new_(): "
+        "number { return 2; }\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), DEPRECATION)
+def test_deprecated_api_is_listed_after_the_live_api(tmp_path: Path, name: str, text: str) -> None:
+    """A doc comment that declares its symbol deprecated (Go's `Deprecated:` paragraph,
+    a Python docstring line opening with "Deprecated", JSDoc's `@deprecated`) makes it no
+    entry point; the word elsewhere in a sentence does not."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(text)
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["src"])
+    finally:
+        os.chdir(here)
+    rank = {s["name"]: s["rank"] for s in _map_symbols(db, [])}
+    new = rank.get("New", rank.get("new", rank.get("new_")))
+    old = rank.get("Old", rank.get("old"))
+    assert new is not None and old is not None, rank
+    assert new > 2 * old, rank
