@@ -513,9 +513,9 @@ def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> No
         return not tails.isdisjoint(resolve._runs(path))
 
     def by_last_parts(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
-        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path))
+        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path), "/".join(path))
         names = frozenset(m[-1] for m in modules)
-        return resolve._imports_of(names, [candidate]) == [candidate]
+        return resolve._imports_of(names, frozenset(), [candidate]) == [candidate]
 
     words = ["a", "b", "c", "net", "http", "io", ""]
     rng = random.Random(23)
@@ -529,6 +529,51 @@ def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> No
     go = [resolve.module_segments("net/http")]  # Go's `import "net/http"`
     assert by_last_parts(go, tuple("/src/net/http/server".split("/")))
     assert not by_last_parts(go, tuple("/src/net/url/url".split("/")))
+
+
+RELATIVE = {
+    # Two packages with a `types` module each; `pipe` is a method of both.
+    "rx/types.ts": "export class Observable {\n  pipe(): Observable { return this; }\n}\n",
+    "zod/types.ts": "export class ZodType {\n  pipe(): ZodType { return this; }\n}\n",
+    "zod/schemas/index.ts": "export class Schema {\n  check(): number { return 1; }\n}\n",
+    "rx/ops/map.ts": (
+        "import { Observable } from '../types';\n\n"
+        "export function map(o: Observable): Observable {\n  return o.pipe();\n}\n"
+    ),
+    "zod/use.ts": (
+        "import { ZodType } from './types.js';\nimport { Schema } from './schemas';\n\n"
+        "export function use(z: ZodType, s: Schema): number {\n"
+        "  z.pipe();\n  return s.check();\n}\n"
+    ),
+    # A bare module name keeps the rule by the module's last part.
+    "app/main.ts": (
+        "import { Observable } from 'types';\n\n"
+        "export function main(o: Observable): void {\n  o.pipe();\n}\n"
+    ),
+}
+
+
+def test_a_relative_import_names_one_file(tmp_path: Path) -> None:
+    """`../types` from rx/ops/map.ts is rx/types.ts, not every file named `types`: its
+    `o.pipe()` resolves through the import to `Observable.pipe` (by the module's last part
+    both `types.ts` were imported, and the call stayed ambiguous). `./types.js` is
+    types.ts, `./schemas` is schemas/index.ts; a bare `'types'` keeps the loose rule."""
+    root = tmp_path / "src"
+    for name, text in RELATIVE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    found = {
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, "pipe") + _callers(db, "check")
+    }
+    assert found == {
+        ("rx/ops/map.ts:4", "import", "rx/types.ts:2"),
+        ("zod/use.ts:5", "import", "zod/types.ts:2"),
+        ("zod/use.ts:6", "import", "zod/schemas/index.ts:2"),
+        ("app/main.ts:4", "ambiguous", ""),
+    }, found
 
 
 RUST_USES = """\

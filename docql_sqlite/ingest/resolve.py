@@ -91,6 +91,9 @@ class _Def:
     # The segments of the file's path without extension (split at '/'): one set per
     # document, shared by its symbols (`_imports_of`).
     segments: frozenset[str]
+    # The file's path without extension as `module_segments` spells a relative import's
+    # target (`path_key`): one string per document.
+    key: str
 
 
 def resolve_pending(
@@ -213,7 +216,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     name (exact). Read whole and kept by name in Python: one scan of `symbols`, on any
     engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
-    segments: dict[int, frozenset[str]] = {}  # per document
+    segments: dict[int, tuple[frozenset[str], str]] = {}  # per document
     for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
@@ -221,8 +224,11 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
         if wanted is None or name in wanted:
             split = segments.get(doc_id)
             if split is None:
-                split = segments[doc_id] = path_segments(posixpath.splitext(path)[0])
-            by_name[name].append(_Def(sid, doc_id, kind, parent or "", _family(language), split))
+                stem = posixpath.splitext(path)[0]
+                split = segments[doc_id] = (path_segments(stem), path_key(path))
+            by_name[name].append(
+                _Def(sid, doc_id, kind, parent or "", _family(language), split[0], split[1])
+            )
     return by_name
 
 
@@ -234,8 +240,10 @@ class _Resolver:
         self.definitions = definitions
         self.doc_id = -1
         self.family = ""
-        # The last segment of each module this file imports (`_imports_of`).
+        # The last segment of each module this file imports by name (`_imports_of`), and
+        # the files its relative imports (`./x`, `../types`) name: exactly those.
         self.imported_names: frozenset[str] = frozenset()
+        self.imported_paths: frozenset[str] = frozenset()
         # This file's links by (name, kind) where one link serves every such reference
         # (`link`): all but a name the file defines several times.
         self.links: dict[tuple[str, int], tuple[int | None, int, int]] = {}
@@ -266,11 +274,17 @@ class _Resolver:
         )
         self.family = _family(found[0][1]) if found else ""
         directory = posixpath.dirname(found[0][0]) if found else ""
-        self.imported_names = frozenset(
-            segments[-1]
-            for _, _, module in found
-            if module is not None and (segments := module_segments(module, directory))
-        )
+        names: set[str] = set()
+        paths: set[str] = set()
+        for _, _, module in found:
+            if module is None or not (segments := module_segments(module, directory)):
+                continue
+            if module.startswith(("./", "../")):  # a file relative to this one: that file
+                target = "/".join(segments)
+                paths.update((target, target + "/index"))  # `./lib` may be lib/index.ts
+            else:
+                names.add(segments[-1])
+        self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
 
     def resolve(
         self, doc_id: int, name: str, kind: int, caller_ord: int | None
@@ -313,8 +327,8 @@ class _Resolver:
             if len(local) > 1:
                 return (None, _LOCAL, len(candidates)), local
             return (local[0].id, _LOCAL, len(candidates)), None
-        if self.imported_names and len(candidates) <= IMPORT_SCAN_LIMIT:
-            imported = _imports_of(self.imported_names, candidates)
+        if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
+            imported = _imports_of(self.imported_names, self.imported_paths, candidates)
             if len(imported) == 1:
                 return (imported[0].id, _BY_IMPORT, len(candidates)), None
         if len(candidates) == 1:
@@ -359,7 +373,9 @@ class _Resolver:
         return next((d for d in local if not d.parent), local[0])
 
 
-def _imports_of(imported_names: frozenset[str], candidates: list[_Def]) -> list[_Def]:
+def _imports_of(
+    imported_names: frozenset[str], imported_paths: frozenset[str], candidates: list[_Def]
+) -> list[_Def]:
     """The candidates in a file the importing file imports: a file is imported by a module
     when one of the module's tails (its parts without a prefix: `a.b.c` → `a.b.c`, `b.c`,
     `c`) is a run of consecutive segments of the file's path (`_runs`, which the
@@ -367,8 +383,16 @@ def _imports_of(imported_names: frozenset[str], candidates: list[_Def]) -> list[
     longer one is, so that is the same as: the path has a segment named like the last
     part of a module the file imports — a set test per candidate, with names whose hash
     is kept (the runs were tuples, hashed again in every test: ~1 s of the pass on the
-    scale corpus' code, issue 23)."""
-    return [d for d in candidates if not imported_names.isdisjoint(d.segments)]
+    scale corpus' code, issue 23).
+
+    A relative import (`./x`, `../types`: JavaScript, TypeScript, C's `#include "../x.h"`)
+    names one file, relative to the importing one: only that file (or the directory's
+    `index`) is imported by it — `../types` in rxjs is not zod's `v3/types.ts`."""
+    return [
+        d
+        for d in candidates
+        if d.key in imported_paths or not imported_names.isdisjoint(d.segments)
+    ]
 
 
 def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
@@ -411,6 +435,15 @@ def _has_file_extension(text: str) -> bool:
 def path_segments(path_without_extension: str) -> frozenset[str]:
     """The segments of a file's path (without its extension): `_imports_of` tests them."""
     return frozenset(path_without_extension.split("/"))
+
+
+def path_key(path: str) -> str:
+    """A file's path without its extension, spelled as `module_segments` spells the target
+    of a relative import (`src/a/../b.ts` → `src/b`; `types.d.ts` → `types`)."""
+    stem = posixpath.splitext(path)[0]
+    if path.endswith(".d.ts"):
+        stem = stem[:-2]
+    return "/".join(module_segments("./" + stem.lstrip("/")) if stem else ())
 
 
 def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:
