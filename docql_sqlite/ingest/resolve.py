@@ -19,7 +19,8 @@ inheritance, any kind for an import. Then, in order:
 2. `import`: exactly one candidate lies in a file that F imports: its path contains a
    tail of the imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`,
    `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
-   a path segment named like the module's last part (`_imports_of`).
+   a path segment named like the module's last part (`_imports_of`). A relative
+   import (`./x`, `../types`) imports the one file it names, relative to F.
 3. `unique`: exactly one candidate in the whole index.
 4. `ambiguous`: several candidates and nothing above decided: no target.
 5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
