@@ -16,6 +16,7 @@ Resolution (which definition a reference means) needs the whole index: `resolve.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from functools import lru_cache
@@ -25,6 +26,7 @@ from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
 
+from docql_sqlite.ingest import resolve
 from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
@@ -126,9 +128,45 @@ def extract_reference_rows(
     found.sort(key=_FIRST)
     lines = _Lines(src)
     bounds, owners = _owner_runs(outline)
+    imports: list[Import] = []
+    import_refs: list[ReferenceRow] = []
+    import_starts: list[int] = []
+    reader = _IMPORT_READERS.get(_QUERY_FILE.get(language, language))
+    if import_nodes and reader is not None:
+        for node in sorted(import_nodes, key=lambda n: n.start_byte):
+            line, end_line = _line_range(node)
+            column = lines.column(node.start_point[0], node.start_point[1])
+            caller = owners[bisect_right(bounds, node.start_byte) - 1]
+            for module, names, *spec in reader(src, node):
+                if not module and not names:
+                    continue
+                if spec:  # one import of a group (Go's `import ( ... )`): its own line
+                    line, end_line = _line_range(spec[0])
+                imports.append(Import(module, names, line, end_line))
+                # A module imported whole is a use of its last name where that is an
+                # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
+                used = names or ([module] if language not in _FILE_MODULES else [])
+                for name in used:
+                    short = _last_part(module if name == "self" else name)
+                    if short and short != "*" and short.isidentifier():
+                        import_refs.append(
+                            (
+                                short,
+                                _IMPORT,
+                                caller,
+                                line,
+                                None if end_line == line else end_line,
+                                column,
+                                None,
+                            )
+                        )
+                        import_starts.append(node.start_byte)
+    # The module a use names (`http.Get`, `json.dumps`, `fs::read`): the local name of an
+    # import of this file in front of it, found for the whole file by one scan.
+    qualifier = (_qualified_uses(src, imports) if imports else {}).get
     if lines.ascii:  # bytes are characters: slice the text, no decode per name
         text = src.decode("ascii")
-        refs = [
+        refs: list[ReferenceRow] = [
             (
                 (name := text[start:end]) + suffix,
                 kind,
@@ -137,6 +175,7 @@ def extract_reference_rows(
                 # the node's own text holds its line breaks (an identifier has none)
                 None if "\n" not in name else point[0] + 1 + name.count("\n"),
                 point[1] + 1,
+                qualifier(start),
             )
             for start, end, kind, node, suffix in found
         ]
@@ -154,43 +193,15 @@ def extract_reference_rows(
                     None if "\n" not in name else row + 1 + name.count("\n"),
                     # the characters of the line before the name (its bytes end at `start`)
                     len(src[start - byte_column : start].decode("utf-8", "replace")) + 1,
+                    qualifier(start),
                 )
             )
-    imports: list[Import] = []
-    reader = _IMPORT_READERS.get(_QUERY_FILE.get(language, language))
-    if import_nodes and reader is not None:
-        starts = [f[0] for f in found]
-        for node in sorted(import_nodes, key=lambda n: n.start_byte):
-            line, end_line = _line_range(node)
-            column = lines.column(node.start_point[0], node.start_point[1])
-            caller = owners[bisect_right(bounds, node.start_byte) - 1]
-            for module, names, *spec in reader(src, node):
-                if not module and not names:
-                    continue
-                if spec:  # one import of a group (Go's `import ( ... )`): its own line
-                    line, end_line = _line_range(spec[0])
-                imports.append(Import(module, names, line, end_line))
-                # A module imported whole is a use of its last name where that is an
-                # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
-                used = names or ([module] if language not in _FILE_MODULES else [])
-                for name in used:
-                    short = _last_part(module if name == "self" else name)
-                    if short and short != "*" and short.isidentifier():
-                        refs.append(
-                            (
-                                short,
-                                _IMPORT,
-                                caller,
-                                line,
-                                None if end_line == line else end_line,
-                                column,
-                            )
-                        )
-                        starts.append(node.start_byte)
-        if len(refs) > len(found):  # merge the import references in: by start, imports first
-            # (a key list: no Python key function called per reference)
-            keys = [(start, ref[1] != _IMPORT) for start, ref in zip(starts, refs)]
-            refs = [refs[i] for i in sorted(range(len(refs)), key=keys.__getitem__)]
+    if import_refs:  # merge the import references in: by start, imports first
+        starts = [f[0] for f in found] + import_starts
+        refs += import_refs
+        # (a key list: no Python key function called per reference)
+        keys = [(start, ref[1] != _IMPORT) for start, ref in zip(starts, refs)]
+        refs = [refs[i] for i in sorted(range(len(refs)), key=keys.__getitem__)]
     return refs, imports
 
 
@@ -339,6 +350,30 @@ class _Lines:
 
 def _text(src: bytes, node: Node) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _qualified_uses(src: bytes, imports: list[Import]) -> dict[int, str]:
+    """Byte offset of a name → the import's local name written in front of it with `.`,
+    `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`): the module
+    a use names, which the resolution pass reads (`resolve.py`). The local names are a
+    module's last part and the names imported from it (`from json import decoder`, `use
+    std::{fs, io}`); one regular expression of them over the file, not a look back per
+    reference. A match inside a comment or a string is never at a reference's offset."""
+    local = frozenset(
+        name
+        for name in resolve.local_modules((i.module, i.names) for i in imports)
+        if name.isidentifier()
+    )
+    if not local:
+        return {}
+    pattern = _qualifier_pattern(local)
+    return {m.end(): m.group(1).decode() for m in pattern.finditer(src)}
+
+
+@lru_cache(maxsize=4096)  # files of a package import the same modules
+def _qualifier_pattern(local: frozenset[str]) -> re.Pattern[bytes]:
+    names = b"|".join(re.escape(n.encode()) for n in sorted(local, key=len, reverse=True))
+    return re.compile(rb"(?<![\w.$])(" + names + rb")\s*(?:\.|::|->)\s*(?=[\w$])")
 
 
 def _last_part(name: str) -> str:
