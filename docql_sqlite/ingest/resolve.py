@@ -260,6 +260,8 @@ class _Resolver:
         self.several: dict[tuple[str, int], tuple[tuple[int | None, int, int], list[_Def]]] = {}
         # The names this file's imports bind → the module path each stands for.
         self.modules: dict[str, tuple[str, ...]] = {}
+        # (name, kind group, family, module path) → the link `_in_module` decided, or None.
+        self.in_module: dict[tuple[str, int, str, str], tuple[int | None, int, int] | None] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
@@ -315,10 +317,15 @@ class _Resolver:
         own group: call, type, inherit (`_FITS`) and import. A qualifier that names one
         of the file's imports (`http.Get`) is tried first (`_in_module`)."""
         if qualifier is not None:
-            decided = self._in_module(name, kind, qualifier)
-            if decided is not None:
-                self.links[(name, kind, qualifier)] = decided
-                return decided
+            # The module's own definition; else the link the name has in this file
+            # without a qualifier (decided once for both).
+            decided = self._in_module(name, kind, qualifier) or self.links.get((name, kind, None))
+            if decided is None:
+                decided = self.link(name, kind, caller_ord)
+                if (name, kind) in self.several:  # picked per caller: not one link
+                    return decided
+            self.links[(name, kind, qualifier)] = decided
+            return decided
         key = (name, kind)
         several = self.several.get(key)
         if several is None:
@@ -374,16 +381,19 @@ class _Resolver:
         defined = self.definitions.get(name)
         if not module or not defined:
             return None
-        candidates, _ = self._fitting(name, group, defined)
         tail = "/".join(module)
-        inside = [
-            d
-            for d in candidates
-            if not d.parent and (_ends_with(d.key, tail) or _ends_with(d.directory, tail))
-        ]
-        if len(inside) != 1:
-            return None
-        return inside[0].id, _BY_IMPORT, len(candidates)
+        key = (name, group, self.family, tail)
+        if key not in self.in_module:  # the same for every file that names this module
+            candidates, _ = self._fitting(name, group, defined)
+            inside = [
+                d
+                for d in candidates
+                if not d.parent and (_ends_with(d.key, tail) or _ends_with(d.directory, tail))
+            ]
+            self.in_module[key] = (
+                (inside[0].id, _BY_IMPORT, len(candidates)) if len(inside) == 1 else None
+            )
+        return self.in_module[key]
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]
