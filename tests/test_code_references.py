@@ -675,6 +675,41 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
     assert ("app/main.go:9", "ambiguous", "") in after, after
 
 
+RUST_CRATES = {
+    "core/src/ptr/mod.rs": "pub fn write() {}\n",
+    "core/src/ptr/mut_ptr.rs": "pub fn write() {}\n",  # a submodule's own `write`
+    "std/src/io/mod.rs": "mod error;\npub use self::error::Error;\n",
+    "std/src/io/error.rs": "pub struct Error;\n",
+    "std/src/net/mod.rs": "pub fn write() {}\n",
+    "alloc/src/user.rs": (
+        "use core::ptr;\nuse std::io;\n\npub fn run(e: io::Error) {\n    ptr::write();\n}\n"
+    ),
+}
+
+
+def test_a_rust_module_path_reaches_its_file_then_its_folder(tmp_path: Path) -> None:
+    """A Rust file is the module path it holds (`core/src/ptr/mod.rs` is `core::ptr`):
+    `ptr::write` is mod.rs's `write`, not the submodule mut_ptr.rs's nor net's; `io::Error`,
+    which io/mod.rs only re-exports, is found in the module's folder (io/error.rs)."""
+    root = tmp_path / "src"
+    for name, text in RUST_CRATES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    with docql_sqlite.open(db) as index:
+        found = {
+            (r["name"], r["qualifier"], r["resolution"], (r["target"] or "").split("/src/", 1)[-1])
+            for r in index.query('$.code.references("write")')
+            + index.query('$.code.references("Error")')
+            if r["kind"] != "import"
+        }
+    assert found == {
+        ("write", "ptr", "import", "core/src/ptr/mod.rs:1"),
+        ("Error", "io", "import", "std/src/io/error.rs:1"),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

@@ -235,7 +235,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
             split = segments.get(doc_id)
             if split is None:
                 stem = posixpath.splitext(path)[0]
-                key = path_key(path)
+                key = path_key(path, language)
                 split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
             by_name[name].append(_Def(sid, doc_id, kind, parent or "", _family(language), *split))
     return by_name
@@ -374,7 +374,7 @@ class _Resolver:
         are those whose directory (a Go or Python package) or path without extension (a
         Python module) ends with the module's whole path; a module the index does not
         hold, or that defines the name several times or not at all, decides nothing (the
-        rules after it do)."""
+        rules after it do). The module's own file is asked before its folder."""
         if not self._file_read:
             self._read_file()
         module = self.modules.get(qualifier)
@@ -385,10 +385,12 @@ class _Resolver:
         key = (name, group, self.family, tail)
         if key not in self.in_module:  # the same for every file that names this module
             candidates, _ = self._fitting(name, group, defined)
-            inside = [
-                d
-                for d in candidates
-                if not d.parent and (_ends_with(d.key, tail) or _ends_with(d.directory, tail))
+            top = [d for d in candidates if not d.parent]
+            # The module's own file first (`core::ptr` is ptr/mod.rs), then the files of
+            # its folder (a Go package; a Rust or Python module's submodules, which hold
+            # what it re-exports: `io::Error` is io/error.rs).
+            inside = [d for d in top if _ends_with(d.key, tail)] or [
+                d for d in top if _ends_with(d.directory, tail)
             ]
             self.in_module[key] = (
                 (inside[0].id, _BY_IMPORT, len(candidates)) if len(inside) == 1 else None
@@ -527,13 +529,22 @@ def path_segments(path_without_extension: str) -> frozenset[str]:
     return frozenset(path_without_extension.split("/"))
 
 
-def path_key(path: str) -> str:
+def path_key(path: str, language: str | None = None) -> str:
     """A file's path without its extension, spelled as `module_segments` spells the target
-    of a relative import (`src/a/../b.ts` → `src/b`; `types.d.ts` → `types`)."""
+    of a relative import (`src/a/../b.ts` → `src/b`; `types.d.ts` → `types`). A Rust
+    file as the module path it holds: without the crate's `src` folder, and a `mod.rs` or
+    `lib.rs` as its folder (`std/src/fs.rs` → `std/fs`, `alloc/src/collections/mod.rs` →
+    `alloc/collections`, `std/src/lib.rs` → `std`), so that `fs::read` in a file that
+    has `use std::fs` reaches `std/src/fs.rs`."""
     stem = posixpath.splitext(path)[0]
     if path.endswith(".d.ts"):
         stem = stem[:-2]
-    return "/".join(module_segments("./" + stem.lstrip("/")) if stem else ())
+    parts = module_segments("./" + stem.lstrip("/")) if stem else ()
+    if language == "rust" and parts:
+        if parts[-1] in ("mod", "lib", "main") and len(parts) > 1:
+            parts = parts[:-1]
+        parts = tuple(p for p in parts if p != "src")
+    return "/".join(parts)
 
 
 def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:
