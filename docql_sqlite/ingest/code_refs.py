@@ -26,9 +26,9 @@ from typing import Any
 
 from tree_sitter import Node, Query, QueryCursor
 
-from docql_sqlite.ingest import resolve
 from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
+from docql_sqlite.ingest.modules import local_modules
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
 from docql_sqlite.ref_codes import REFERENCE_KINDS
 
@@ -368,7 +368,7 @@ def _qualifiers(src: bytes, imports: list[Import]) -> Callable[[int], str | None
     Python ~1 µs a reference (issue 23)."""
     local = {
         name.encode()[::-1]
-        for name in resolve.local_modules((i.module, i.names) for i in imports)
+        for name in local_modules((i.module, i.names) for i in imports)
         if name.isidentifier() and name.isascii()
     }
     if not local:
