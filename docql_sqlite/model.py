@@ -98,13 +98,17 @@ class Reference:
     column: int  # 1-based, in characters
     caller: str | None = None  # qualified name of the innermost enclosing symbol
     caller_ord: int | None = None  # that symbol's position in `Document.symbols`
+    # The local name of an import written in front of it (`http` in `http.Get`): the
+    # module the use names, which resolution follows (schema 13).
+    qualifier: str | None = None
 
 
-# One reference as code parsing keeps it and `refs_staged` stores it (schema 11): (name,
+# One reference as code parsing keeps it and `refs_staged` stores it (schema 11, 13): (name,
 # kind code (`ref_codes.REFERENCE_KINDS`), caller_ord, line, end_line or None when it is
-# `line`, column). A tuple, made straight from the query's match: a `Reference` object per
-# reference, turned into this row later, was a third of the extraction (issue 23).
-ReferenceRow = tuple[str, int, int | None, int, int | None, int]
+# `line`, column, qualifier (`Reference.qualifier`)). A tuple, made straight from the
+# query's match: a `Reference` object per reference, turned into this row later, was a
+# third of the extraction (issue 23).
+ReferenceRow = tuple[str, int, int | None, int, int | None, int, str | None]
 
 
 def reference_objects(rows: list[ReferenceRow], symbols: list[Symbol]) -> list[Reference]:
@@ -119,8 +123,9 @@ def reference_objects(rows: list[ReferenceRow], symbols: list[Symbol]) -> list[R
             column,
             None if caller_ord is None else symbols[caller_ord].qualified_name,
             caller_ord,
+            qualifier,
         )
-        for name, kind, caller_ord, line, end_line, column in rows
+        for name, kind, caller_ord, line, end_line, column, qualifier in rows
     ]
 
 

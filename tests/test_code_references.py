@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import apsw
+from conftest import query
 
 import docql_sqlite
 from docql_sqlite.query.items import code_names
@@ -310,6 +311,31 @@ def test_a_schema_9_index_upgraded_answers_the_same_links_as_a_fresh_one(tmp_pat
     assert _upgraded_links(old) == expected
 
 
+def test_a_schema_12_index_gets_its_qualifiers_from_the_next_run(tmp_path: Path) -> None:
+    """Schema 13 records the import named in front of a use (`refs.qualifier`); a
+    schema-12 file (no such column, code built with content rules 3) is upgraded by the
+    next run, which parses its code files again: then every reference, qualifier and link
+    is the fresh index's."""
+    fresh, expected = _fresh_links(tmp_path)
+    with_qualifiers = (
+        "SELECT d.path, r.ord, r.qualifier FROM refs r JOIN documents d ON d.id = r.doc_id "
+        "ORDER BY d.path, r.ord"
+    )
+    qualifiers = query(fresh, with_qualifiers)
+    assert sum(1 for row in qualifiers if row[2] is not None) > 5  # the fixtures use some
+    old = tmp_path / "old.db"
+    old.write_bytes(fresh.read_bytes())
+    conn = apsw.Connection(str(old))
+    conn.execute("ALTER TABLE refs DROP COLUMN qualifier")
+    conn.execute("UPDATE documents SET content_rules = 3 WHERE format = 'code'")
+    conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    conn.close()
+    report = docql_sqlite.index(old, [str(DATASETS_CODE)])
+    assert report.updated  # the code files, parsed again
+    assert _links(old) == expected
+    assert query(old, with_qualifiers) == qualifiers
+
+
 def test_a_stopped_run_leaves_its_references_staged_for_the_next(tmp_path: Path) -> None:
     """The references of a file wait in `refs_staged` (committed with the file) until the
     run's pass: a run that stops before it leaves them there, and the next run, with
@@ -386,28 +412,40 @@ def test_references_cross_to_the_writer_as_one_string_not_objects(tmp_path: Path
     assert staged_references(sent) == staged_references(local)
     # [name, kind, caller_ord, line, end_line, col]: the kind's code (0, a call), no
     # end_line on one line
-    assert json.loads(staged_references(sent) or "")[1] == ["helper", 0, 0, 5, None, 12]
+    assert json.loads(staged_references(sent) or "")[1] == ["helper", 0, 0, 5, None, 12, None]
     assert len(pickle.dumps(sent.references_json)) < len(pickle.dumps(local.doc.references))
 
 
 def test_code_parsing_keeps_references_as_rows_and_gives_objects_on_request() -> None:
     """The indexing path makes each reference's `refs_staged` row straight from its
-    query match ((name, kind code, caller_ord, line, end_line or None, column): no
-    `Reference` object per reference); `Document.references` makes the objects from the
-    rows for the callers that want them, the caller named from `Document.symbols`."""
+    query match ((name, kind code, caller_ord, line, end_line or None, column, qualifier):
+    no `Reference` object per reference); `Document.references` makes the objects from the
+    rows for the callers that want them, the caller named from `Document.symbols`. The
+    qualifier is the import named in front of a use (`lib.helper`), else None."""
     from docql_sqlite.ingest.code import parse_code_text
     from docql_sqlite.model import Reference
 
     document = parse_code_text(APP, "app.py", "python")
     assert document.reference_rows == [
-        ("helper", 3, None, 1, None, 1),  # the import: at the statement, top level
-        ("helper", 0, 0, 5, None, 12),
-        ("helper", 0, 0, 5, None, 23),
+        ("helper", 3, None, 1, None, 1, None),  # the import: at the statement, top level
+        ("helper", 0, 0, 5, None, 12, None),
+        ("helper", 0, 0, 5, None, 23, None),
     ]
     assert document.references == [
         Reference("helper", "import", 1, 1, 1, None, None),
         Reference("helper", "call", 5, 5, 12, "main", 0),
         Reference("helper", "call", 5, 5, 23, "main", 0),
+    ]
+    qualified = parse_code_text(
+        "import lib\nimport other as o\n\n\ndef main():\n    return lib.helper() + x.lib.helper()"
+        " + o.helper()\n",
+        "app.py",
+        "python",
+    )
+    assert [(r.name, r.column, r.qualifier) for r in qualified.references if r.kind == "call"] == [
+        ("helper", 16, "lib"),  # `lib` is an import of the file
+        ("helper", 33, None),  # `x.lib`: an attribute named lib, not the module
+        ("helper", 46, None),  # an alias is not followed
     ]
 
 
@@ -513,7 +551,8 @@ def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> No
         return not tails.isdisjoint(resolve._runs(path))
 
     def by_last_parts(modules: list[tuple[str, ...]], path: tuple[str, ...]) -> bool:
-        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path), "/".join(path))
+        key = "/".join(path)
+        candidate = resolve._Def(1, 1, "function", "", "go", frozenset(path), key, "")
         names = frozenset(m[-1] for m in modules)
         return resolve._imports_of(names, frozenset(), [candidate]) == [candidate]
 
@@ -573,6 +612,101 @@ def test_a_relative_import_names_one_file(tmp_path: Path) -> None:
         ("zod/use.ts:5", "import", "zod/types.ts:2"),
         ("zod/use.ts:6", "import", "zod/schemas/index.ts:2"),
         ("app/main.ts:4", "ambiguous", ""),
+    }, found
+
+
+QUALIFIED = {
+    # Go: two packages define `Get`, and a method `Client.Get` sits beside one of them.
+    "net/http/client.go": (
+        "package http\n\ntype Client struct{}\n\nfunc (c *Client) Get(u string) {}\n\n"
+        "func Get(u string) {}\n"
+    ),
+    "net/rpc/get.go": "package rpc\n\nfunc Get(u string) {}\n",
+    "app/main.go": (
+        'package main\n\nimport (\n\t"net/http"\n\t"net/rpc"\n)\n\n'
+        'func main() {\n\thttp.Get("a")\n\trpc.Get("b")\n\tvar c http.Client\n\tc.Get("c")\n}\n'
+    ),
+    # Python: `dumps` in the json package and in another module; the module imported whole.
+    "json/__init__.py": "def dumps(x):\n    return x\n",
+    "yaml/dump.py": "def dumps(x):\n    return x\n",
+    "tool.py": "import json\nimport yaml\n\n\ndef run():\n    return json.dumps(1)\n",
+}
+
+
+def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) -> None:
+    """`http.Get` is net/http's `Get` (not `Client.Get`, not rpc's `Get`), `rpc.Get`
+    rpc's, `json.dumps` the json package's: resolved `import` through the qualifier,
+    which the reference records (`qualifier`). `c.Get` names no import: it stays as the
+    other rules leave it (ambiguous among the three). Checked again after the definitions
+    change (the pass re-resolves stored references by their stored qualifier)."""
+    root = tmp_path / "src"
+    for name, text in QUALIFIED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+
+    def links() -> set[tuple[str, str, str]]:
+        return {
+            (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+            for c in _callers(db, "Get") + _callers(db, "dumps")
+        }
+
+    expected = {
+        ("app/main.go:9", "import", "net/http/client.go:7"),
+        ("app/main.go:10", "import", "net/rpc/get.go:3"),
+        ("app/main.go:12", "ambiguous", ""),
+        ("tool.py:6", "import", "json/__init__.py:1-2"),
+    }
+    assert links() == expected, links()
+    with docql_sqlite.open(db) as index:
+        stored = dict(
+            index.store.conn.execute(
+                "SELECT line, qualifier FROM refs WHERE name = 'Get' AND kind = 0"
+            ).fetchall()
+        )
+    assert stored == {9: "http", 10: "rpc", 12: None}, stored
+    # A new Get in net/http: http.Get is now one of two there, so the qualifier decides
+    # nothing and the use falls to the other rules; rpc.Get keeps its link.
+    (root / "net/http/more.go").write_text("package http\n\nfunc Get(u string) {}\n")
+    docql_sqlite.index(db, [str(root)])
+    after = links()
+    assert ("app/main.go:10", "import", "net/rpc/get.go:3") in after, after
+    assert ("app/main.go:9", "ambiguous", "") in after, after
+
+
+RUST_CRATES = {
+    "core/src/ptr/mod.rs": "pub fn write() {}\n",
+    "core/src/ptr/mut_ptr.rs": "pub fn write() {}\n",  # a submodule's own `write`
+    "std/src/io/mod.rs": "mod error;\npub use self::error::Error;\n",
+    "std/src/io/error.rs": "pub struct Error;\n",
+    "std/src/net/mod.rs": "pub fn write() {}\n",
+    "alloc/src/user.rs": (
+        "use core::ptr;\nuse std::io;\n\npub fn run(e: io::Error) {\n    ptr::write();\n}\n"
+    ),
+}
+
+
+def test_a_rust_module_path_reaches_its_file_then_its_folder(tmp_path: Path) -> None:
+    """A Rust file is the module path it holds (`core/src/ptr/mod.rs` is `core::ptr`):
+    `ptr::write` is mod.rs's `write`, not the submodule mut_ptr.rs's nor net's; `io::Error`,
+    which io/mod.rs only re-exports, is found in the module's folder (io/error.rs)."""
+    root = tmp_path / "src"
+    for name, text in RUST_CRATES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    with docql_sqlite.open(db) as index:
+        found = {
+            (r["name"], r["qualifier"], r["resolution"], (r["target"] or "").split("/src/", 1)[-1])
+            for r in index.query('$.code.references("write")')
+            + index.query('$.code.references("Error")')
+            if r["kind"] != "import"
+        }
+    assert found == {
+        ("write", "ptr", "import", "core/src/ptr/mod.rs:1"),
+        ("Error", "io", "import", "std/src/io/error.rs:1"),
     }, found
 
 

@@ -20,8 +20,9 @@ from .sections import bounded_title, build_sections
 # pages are front matter; printed chapter numbers are the section numbers. Markdown 3: a
 # block of link reference definitions is a chunk of its own (search leaves it out).
 # code 2: references and imports (issue 23); code 3: Rust's `io::Error` and `Foo { .. }`
-# are type references.
-CONTENT_RULES: dict[str, int] = {"code": 3, "markdown": 3}
+# are type references; code 4: a reference records the import named in front of it
+# (`http.Get`: refs.qualifier, schema 13).
+CONTENT_RULES: dict[str, int] = {"code": 4, "markdown": 3}
 DEFAULT_CONTENT_RULES = 2
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
+from .modules import local_modules, module_segments
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
@@ -77,8 +78,8 @@ NAME_INDEX = "refs_name"
 # Without spaces: apsw's `executemany` looks the statement up by its text for every row
 # (a hash of the text: ~1.7 k instructions a row at 150 characters).
 _INSERT = (
-    "INSERT INTO refs(doc_id,ord,name,kind,caller_ord,line,end_line,col,target_id,"
-    "resolution,candidates)VALUES(?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO refs(doc_id,ord,name,kind,caller_ord,line,end_line,col,qualifier,target_id,"
+    "resolution,candidates)VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 
 
@@ -93,8 +94,9 @@ class _Def:
     # document, shared by its symbols (`_imports_of`).
     segments: frozenset[str]
     # The file's path without extension as `module_segments` spells a relative import's
-    # target (`path_key`): one string per document.
+    # target (`path_key`), and its directory: one string each per document.
     key: str
+    directory: str
 
 
 def resolve_pending(
@@ -138,9 +140,9 @@ def _resolve_pending(
             [(n,) for n in names],
         )
         again = rows(
-            "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.target_id, r.resolution, "
-            "r.candidates FROM refs r WHERE r.name IN (SELECT name FROM resolve_names) "
-            "ORDER BY r.doc_id, r.ord"
+            "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.qualifier, r.target_id, "
+            "r.resolution, r.candidates FROM refs r WHERE r.name IN "
+            "(SELECT name FROM resolve_names) ORDER BY r.doc_id, r.ord"
         )
     if not again and not staged:
         return 0
@@ -163,9 +165,11 @@ def _resolve_pending(
     count = len(again)
     for doc_id, text in staged:
         references = json.loads(text)
+        if references and len(references[0]) == 6:  # staged before schema 13: unqualified
+            references = [[*r, None] for r in references]
         count += len(references)
-        # The file's links by (name, kind), filled as they are decided: most references
-        # repeat a name of their file, and then cost one lookup, no call.
+        # The file's links by (name, kind, qualifier), filled as they are decided: most
+        # references repeat a name of their file, and then cost one lookup, no call.
         known = resolver.load(doc_id).get
         decide = resolver.link
         batch += [
@@ -178,9 +182,12 @@ def _resolve_pending(
                 line,
                 end_line,
                 col,
-                *(known((name, kind)) or decide(name, kind, caller_ord)),
+                qualifier,
+                *(known((name, kind, qualifier)) or decide(name, kind, caller_ord, qualifier)),
             )
-            for ord_, (name, kind, caller_ord, line, end_line, col) in enumerate(references)
+            for ord_, (name, kind, caller_ord, line, end_line, col, qualifier) in enumerate(
+                references
+            )
         ]
         if len(batch) >= _BATCH:
             _many(conn, insert, batch)
@@ -194,8 +201,10 @@ def _resolve_pending(
     for start in range(0, len(again), _BATCH):
         # Only the rows whose link changed are written.
         changed = []
-        for doc_id, ord_, name, kind, caller_ord, *stored in again[start : start + _BATCH]:
-            link = resolve(doc_id, name, kind, caller_ord)
+        for doc_id, ord_, name, kind, caller_ord, qualifier, *stored in again[
+            start : start + _BATCH
+        ]:
+            link = resolve(doc_id, name, kind, caller_ord, qualifier)
             if link[0] != stored[0] or link[1] != stored[1] or link[2] != stored[2]:
                 changed.append((*link, doc_id, ord_))
         _many(conn, update, changed)
@@ -217,7 +226,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     name (exact). Read whole and kept by name in Python: one scan of `symbols`, on any
     engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
-    segments: dict[int, tuple[frozenset[str], str]] = {}  # per document
+    segments: dict[int, tuple[frozenset[str], str, str]] = {}  # per document
     for sid, doc_id, name, kind, parent, language, path in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
@@ -226,10 +235,9 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
             split = segments.get(doc_id)
             if split is None:
                 stem = posixpath.splitext(path)[0]
-                split = segments[doc_id] = (path_segments(stem), path_key(path))
-            by_name[name].append(
-                _Def(sid, doc_id, kind, parent or "", _family(language), split[0], split[1])
-            )
+                key = path_key(path, language)
+                split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
+            by_name[name].append(_Def(sid, doc_id, kind, parent or "", _family(language), *split))
     return by_name
 
 
@@ -247,15 +255,19 @@ class _Resolver:
         self.imported_paths: frozenset[str] = frozenset()
         # This file's links by (name, kind) where one link serves every such reference
         # (`link`): all but a name the file defines several times.
-        self.links: dict[tuple[str, int], tuple[int | None, int, int]] = {}
+        self.links: dict[tuple[str, int, str | None], tuple[int | None, int, int]] = {}
         # (name, kind) → (the link, the file's own definitions): the caller's scope picks.
         self.several: dict[tuple[str, int], tuple[tuple[int | None, int, int], list[_Def]]] = {}
+        # The names this file's imports bind → the module path each stands for.
+        self.modules: dict[str, tuple[str, ...]] = {}
+        # (name, kind group, family, module path) → the link `_in_module` decided, or None.
+        self.in_module: dict[tuple[str, int, str, str], tuple[int | None, int, int] | None] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
 
-    def load(self, doc_id: int) -> dict[tuple[str, int], tuple[int | None, int, int]]:
+    def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
         if doc_id != self.doc_id:
             self.doc_id = doc_id
@@ -269,15 +281,19 @@ class _Resolver:
         """The loaded file's language family and the modules it imports."""
         self._file_read = True
         found = self.rows(
-            "SELECT d.path, d.language, i.module FROM documents d "
-            "LEFT JOIN imports i ON i.doc_id = d.id WHERE d.id = ?",
+            "SELECT d.path, d.language, i.module, i.names FROM documents d "
+            "LEFT JOIN imports i ON i.doc_id = d.id WHERE d.id = ? ORDER BY i.ord",
             (self.doc_id,),
         )
         self.family = _family(found[0][1]) if found else ""
         directory = posixpath.dirname(found[0][0]) if found else ""
+        self.modules = local_modules(
+            ((module, json.loads(names_text)) for _, _, module, names_text in found if module),
+            directory,
+        )
         names: set[str] = set()
         paths: set[str] = set()
-        for _, _, module in found:
+        for _, _, module, _names in found:
             if module is None or not (segments := module_segments(module, directory)):
                 continue
             if module.startswith(("./", "../")):  # a file relative to this one: that file
@@ -288,25 +304,38 @@ class _Resolver:
         self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
 
     def resolve(
-        self, doc_id: int, name: str, kind: int, caller_ord: int | None
+        self, doc_id: int, name: str, kind: int, caller_ord: int | None, qualifier: str | None
     ) -> tuple[int | None, int, int]:
         """The link of one reference of `doc_id`: (target_id, resolution, candidates)."""
-        known = self.load(doc_id).get((name, kind))
-        return known if known is not None else self.link(name, kind, caller_ord)
+        known = self.load(doc_id).get((name, kind, qualifier))
+        return known if known is not None else self.link(name, kind, caller_ord, qualifier)
 
-    def link(self, name: str, kind: int, caller_ord: int | None) -> tuple[int | None, int, int]:
+    def link(
+        self, name: str, kind: int, caller_ord: int | None, qualifier: str | None = None
+    ) -> tuple[int | None, int, int]:
         """The link of a reference of the loaded file not in `links` yet. The kind is its
-        own group: call, type, inherit (`_FITS`) and import."""
+        own group: call, type, inherit (`_FITS`) and import. A qualifier that names one
+        of the file's imports (`http.Get`) is tried first (`_in_module`)."""
+        if qualifier is not None:
+            # The module's own definition; else the link the name has in this file
+            # without a qualifier (decided once for both).
+            decided = self._in_module(name, kind, qualifier) or self.links.get((name, kind, None))
+            if decided is None:
+                decided = self.link(name, kind, caller_ord)
+                if (name, kind) in self.several:  # picked per caller: not one link
+                    return decided
+            self.links[(name, kind, qualifier)] = decided
+            return decided
         key = (name, kind)
         several = self.several.get(key)
         if several is None:
             defined = self.definitions.get(name)
             if not defined:  # over half of them: built-ins, std, dependencies
-                self.links[key] = _UNRESOLVED
+                self.links[(name, kind, qualifier)] = _UNRESOLVED
                 return _UNRESOLVED
             link, local = self._decide(name, kind, defined)
             if local is None:
-                self.links[key] = link
+                self.links[(name, kind, qualifier)] = link
                 return link
             several = self.several[key] = (link, local)
         link, local = several
@@ -335,6 +364,38 @@ class _Resolver:
         if len(candidates) == 1:
             return (candidates[0].id, _UNIQUE, 1), None
         return (None, _AMBIGUOUS, len(candidates)), None
+
+    def _in_module(
+        self, name: str, group: int, qualifier: str
+    ) -> tuple[int | None, int, int] | None:
+        """`qualifier.name` where the qualifier is a name the file's imports bind: the one
+        top-level definition of `name` in that module's files, if there is exactly one —
+        `http.Get` is net/http's `Get`, not `Client.Get` or `Header.Get`. A module's files
+        are those whose directory (a Go or Python package) or path without extension (a
+        Python module) ends with the module's whole path; a module the index does not
+        hold, or that defines the name several times or not at all, decides nothing (the
+        rules after it do). The module's own file is asked before its folder."""
+        if not self._file_read:
+            self._read_file()
+        module = self.modules.get(qualifier)
+        defined = self.definitions.get(name)
+        if not module or not defined:
+            return None
+        tail = "/".join(module)
+        key = (name, group, self.family, tail)
+        if key not in self.in_module:  # the same for every file that names this module
+            candidates, _ = self._fitting(name, group, defined)
+            top = [d for d in candidates if not d.parent]
+            # The module's own file first (`core::ptr` is ptr/mod.rs), then the files of
+            # its folder (a Go package; a Rust or Python module's submodules, which hold
+            # what it re-exports: `io::Error` is io/error.rs).
+            inside = [d for d in top if _ends_with(d.key, tail)] or [
+                d for d in top if _ends_with(d.directory, tail)
+            ]
+            self.in_module[key] = (
+                (inside[0].id, _BY_IMPORT, len(candidates)) if len(inside) == 1 else None
+            )
+        return self.in_module[key]
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]
@@ -374,6 +435,11 @@ class _Resolver:
         return next((d for d in local if not d.parent), local[0])
 
 
+def _ends_with(path: str, tail: str) -> bool:
+    """`path` ends with the segments of `tail` (`a/net/http` with `net/http`)."""
+    return path == tail or path.endswith("/" + tail)
+
+
 def _imports_of(
     imported_names: frozenset[str], imported_paths: frozenset[str], candidates: list[_Def]
 ) -> list[_Def]:
@@ -396,55 +462,27 @@ def _imports_of(
     ]
 
 
-def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
-    """An imported module as path segments: `a.b` → (a, b), `std::io` → (std, io),
-    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise."""
-    text = module.strip()
-    if not text:
-        return ()
-    if text.startswith("."):
-        if "/" in text:  # a relative specifier (JS/TS, C includes)
-            joined = posixpath.normpath(posixpath.join(directory, text))
-        else:  # Python's `from ..pkg import x`
-            level = len(text) - len(text.lstrip("."))
-            base = directory
-            for _ in range(level - 1):
-                base = posixpath.dirname(base)
-            rest = text[level:].replace(".", "/")
-            joined = posixpath.join(base, rest) if rest else base
-        text = joined
-    else:
-        text = text.replace("::", "/")
-        if "/" not in text and text.count(".") and not _has_file_extension(text):
-            text = text.replace(".", "/")
-    text = posixpath.splitext(text)[0] if _has_file_extension(text) else text
-    parts = tuple(
-        p for p in text.split("/") if p and p not in (".", "..", "crate", "self", "super")
-    )
-    return parts
-
-
-_FILE_EXTENSIONS = frozenset(
-    {"h", "hh", "hpp", "hxx", "c", "cc", "cpp", "js", "mjs", "cjs", "ts", "tsx", "jsx"}
-)
-
-
-def _has_file_extension(text: str) -> bool:
-    return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS
-
-
 def path_segments(path_without_extension: str) -> frozenset[str]:
     """The segments of a file's path (without its extension): `_imports_of` tests them."""
     return frozenset(path_without_extension.split("/"))
 
 
-def path_key(path: str) -> str:
+def path_key(path: str, language: str | None = None) -> str:
     """A file's path without its extension, spelled as `module_segments` spells the target
-    of a relative import (`src/a/../b.ts` → `src/b`; `types.d.ts` → `types`)."""
+    of a relative import (`src/a/../b.ts` → `src/b`; `types.d.ts` → `types`). A Rust
+    file as the module path it holds: without the crate's `src` folder, and a `mod.rs` or
+    `lib.rs` as its folder (`std/src/fs.rs` → `std/fs`, `alloc/src/collections/mod.rs` →
+    `alloc/collections`, `std/src/lib.rs` → `std`), so that `fs::read` in a file that
+    has `use std::fs` reaches `std/src/fs.rs`."""
     stem = posixpath.splitext(path)[0]
     if path.endswith(".d.ts"):
         stem = stem[:-2]
-    return "/".join(module_segments("./" + stem.lstrip("/")) if stem else ())
+    parts = module_segments("./" + stem.lstrip("/")) if stem else ()
+    if language == "rust" and parts:
+        if parts[-1] in ("mod", "lib", "main") and len(parts) > 1:
+            parts = parts[:-1]
+        parts = tuple(p for p in parts if p != "src")
+    return "/".join(parts)
 
 
 def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:

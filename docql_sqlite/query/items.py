@@ -208,6 +208,7 @@ SYMBOL_WITH_SOURCE = ItemType("symbol", SYMBOL_FIELDS + (_t("source", expr=SYMBO
 RANKED_SYMBOL = ItemType("symbol", SYMBOL_FIELDS + (_n("score"),))
 REFERENCE_FIELDS = _COMMON + (
     _t("name"),
+    _t("qualifier"),
     _t("kind"),
     _t("caller"),
     _t("caller_location"),
@@ -397,7 +398,8 @@ def base_references(scope: str, where: str, dialect: Dialect) -> str:
     target = location("td.path", "t.line", "t.end_line", dialect=dialect)
     kind = code_names("r.kind", REFERENCE_KINDS)
     resolution = code_names("r.resolution", RESOLUTIONS)
-    return f"""SELECT 'reference' AS type, d.path AS path, r.name AS name, {kind} AS kind,
+    return f"""SELECT 'reference' AS type, d.path AS path, r.name AS name,
+  r.qualifier AS qualifier, {kind} AS kind,
   cy.qualified_name AS caller,
   CASE WHEN cy.id IS NULL THEN NULL ELSE {caller_loc} END AS caller_location,
   r.line AS line, {REF_END_LINE} AS end_line, r.col AS "column", {loc} AS location,

@@ -428,7 +428,7 @@ def staged_references(parsed: Parsed) -> str | None:
 def references_json(rows: list[ReferenceRow]) -> str:
     """A document's references as `refs_staged.refs` holds them until the resolution pass
     (`ingest/resolve.py`) inserts them into `refs`: a JSON array of its `reference_rows`,
-    [name, kind, caller_ord, line, end_line, col], in `ord` order, stored as `refs` stores
+    [name, kind, caller_ord, line, end_line, col, qualifier], in `ord` order, as `refs` stores
     them (schema 11): the kind's code (`ref_codes.REFERENCE_KINDS`), `end_line` null when
     it is `line`. One row and one string per file, not a row per reference: staging costs
     a `json.dumps`, and the pass a `json.loads`."""

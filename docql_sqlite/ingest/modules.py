@@ -1,0 +1,71 @@
+"""Module paths as code writes them, as path segments: what an import names (`net/http`,
+`std::fs`, `json.decoder`, `./types.js`) and the names a file's imports bind (`http`,
+`fs`, `decoder`). Shared by the reference extraction (`code_refs`), the resolution pass
+(`resolve`) and the repository map."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+
+def local_modules(
+    imports: Iterable[tuple[str, list[str]]], directory: str = ""
+) -> dict[str, tuple[str, ...]]:
+    """The names a file's imports bind → the module path each stands for: a module's last
+    part (`http` for `"net/http"`, `json`, `fs` for `use std::fs`) and each name imported
+    from one (`decoder` for `from json import decoder` → `json/decoder`, `fs` for `use
+    std::{fs, io}`); the first import of a name wins. `http.Get` names the module `http`
+    stands for (code_refs records the qualifier, `_Resolver` and the repository map read
+    it)."""
+    local: dict[str, tuple[str, ...]] = {}
+    for module, names in imports:
+        segments = module_segments(module, directory)
+        if segments:
+            local.setdefault(segments[-1], segments)
+        for name in names:
+            if name not in _NOT_BINDINGS:
+                local.setdefault(name, (*segments, name))
+    return local
+
+
+# Names in an import's list that bind no module of their own: a wildcard, Rust's `self`
+# (`use std::io::{self, Read}` binds `io`, already the module's last part).
+_NOT_BINDINGS = frozenset({"*", "self", "super", "crate"})
+
+
+def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
+    """An imported module as path segments: `a.b` → (a, b), `std::io` → (std, io),
+    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise."""
+    text = module.strip()
+    if not text:
+        return ()
+    if text.startswith("."):
+        if "/" in text:  # a relative specifier (JS/TS, C includes)
+            joined = posixpath.normpath(posixpath.join(directory, text))
+        else:  # Python's `from ..pkg import x`
+            level = len(text) - len(text.lstrip("."))
+            base = directory
+            for _ in range(level - 1):
+                base = posixpath.dirname(base)
+            rest = text[level:].replace(".", "/")
+            joined = posixpath.join(base, rest) if rest else base
+        text = joined
+    else:
+        text = text.replace("::", "/")
+        if "/" not in text and text.count(".") and not _has_file_extension(text):
+            text = text.replace(".", "/")
+    text = posixpath.splitext(text)[0] if _has_file_extension(text) else text
+    parts = tuple(
+        p for p in text.split("/") if p and p not in (".", "..", "crate", "self", "super")
+    )
+    return parts
+
+
+_FILE_EXTENSIONS = frozenset(
+    {"h", "hh", "hpp", "hxx", "c", "cc", "cpp", "js", "mjs", "cjs", "ts", "tsx", "jsx"}
+)
+
+
+def _has_file_extension(text: str) -> bool:
+    return text.rpartition(".")[2].lower() in _FILE_EXTENSIONS

@@ -1,0 +1,12 @@
+-- docql-sqlite schema, version 13: the module a use names (issue 23).
+--
+-- `refs.qualifier` is the local name of one of the file's imports written in front of a
+-- reference with `.`, `::` or `->` (`http` in `http.Get`, `json` in `json.dumps`, `fs` in
+-- `fs::read`), NULL for every other reference (no byte of a record): the resolution pass
+-- links such a use to the one top-level definition of that name in the module the
+-- qualifier stands for, before any other rule (`http.Get` is net/http's `Get`, not
+-- `Client.Get` or `Header.Get`). The staged rows (`refs_staged.refs`) carry it as a
+-- seventh value; rows staged before this version have six and are read as unqualified.
+-- Code files are parsed again by the next `index` run (their content rules went from 3
+-- to 4), which fills the column; until then their references keep their links.
+ALTER TABLE refs ADD COLUMN qualifier TEXT;
