@@ -41,7 +41,9 @@ def prepare(parsed: Parsed) -> Parsed:
         )
         for s in parsed.sections
     ]
-    titles = {s.ord: s.title for s in parsed.sections}
+    # Each section's title as its chunks' FTS `title` column holds it, made once per
+    # section, not once per chunk.
+    titles = {s.ord: fts_text(s.title) for s in parsed.sections}
     parsed.chunk_rows = [
         (
             c.section,
@@ -56,7 +58,7 @@ def prepare(parsed: Parsed) -> Parsed:
             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).digest()[
                 :CONTENT_HASH_BYTES
             ],
-            fts_text(titles[c.section]) if c.section is not None else "",
+            titles[c.section] if c.section is not None else "",
             fts_text(c.content),
         )
         for c in parsed.chunks
