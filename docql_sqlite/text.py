@@ -49,13 +49,10 @@ def has_cjk(text: str) -> bool:
 
 
 def fts_text(text: str) -> str:
-    """The text as stored in FTS columns: a space around every CJK character (`text`
-    itself when it has none: a chunk's content and its FTS body are then one object,
-    pickled once on the way to the writer)."""
+    """The text as stored in FTS columns: a space around every CJK character."""
     if text.isascii():
         return text
-    spaced, spaces = _cjk_one().subn(r" \1 ", text)
-    return spaced if spaces else text
+    return _cjk_one().sub(r" \1 ", text)
 
 
 def fold(text: str) -> str:
