@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..text import fold
@@ -103,9 +103,19 @@ class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, 
         self.reason = reason
 
 
+_last_second: list[Any] = [None, ""]  # (the second, its text) of the last `now()`
+
+
 def now() -> str:
-    """The time a row is written, as the index stores it (UTC, to the second)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time a row is written, as the index stores it (UTC, to the second).
+
+    The text is made once a second: `datetime.now(...).strftime` cost 5 µs a document
+    (13 ms of the writer's ~400 on the Markdown mix), this 0.7 µs."""
+    second = int(time.time())
+    if second != _last_second[0]:
+        _last_second[1] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
+        _last_second[0] = second
+    return str(_last_second[1])
 
 
 def to_json(value: Any) -> str:

