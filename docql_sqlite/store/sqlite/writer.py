@@ -92,8 +92,8 @@ class FtsWrites:
     Kept per full-text table, in each table's own order (the tables are independent:
     each FTS5 table has its own pending terms, flushed at the commit), and a document's
     rows are appended to the previous document's when the statement is the same: a
-    batch of the Markdown mix is ~3 `executemany` calls instead of one per file and
-    table (3,000 fewer calls on the mix), and every table sees the same rows in the
+    cold batch is one `executemany` per table instead of one per file and table
+    (~2,600 calls fewer on the Markdown mix), and every table sees the same rows in the
     same order as before (the same segments, docs/benchmarks-history.md, issue 24 item 2).
     """
 
