@@ -14,6 +14,8 @@ difference of two runs of this script, the same data loaded in both:
     # and the pickle of each file, minus the same run without that loop
     valgrind ... python benchmarks/row_cost.py post CORPUS... --mode once   # and: setup
 
+    python benchmarks/row_cost.py --smoke --json /tmp/row_cost.json   # datasets/en + zh, CPU
+
 `--mode time` (post) and `time` (store) print CPU seconds instead (`time.process_time`,
 the best of 3 for post). To compare with an older tree, run the same commands with
 `PYTHONPATH=OLD` (`git archive REV docql_sqlite sql | tar -x -C OLD`); compile both
@@ -25,9 +27,11 @@ Batches are counted (200 files), not timed, so the store figures repeat to ~0.01
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pickle
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +40,7 @@ def _markdown_files(roots: list[str]) -> list[Path]:
     return [p for root in roots for p in sorted(Path(root).rglob("*.md")) if p.is_file()]
 
 
-def dump(out: str, roots: list[str]) -> None:
+def dump(out: str, roots: list[str]) -> int:
     from docql_sqlite.ingest.parse import ParseTask, parse_for_writer
     from docql_sqlite.ingest.rows import Parsed
 
@@ -48,9 +52,10 @@ def dump(out: str, roots: list[str]) -> None:
     with open(out, "wb") as handle:
         pickle.dump(results, handle, protocol=5)
     print(f"{len(results)} files")
+    return len(results)
 
 
-def store(source: str, db_path: str, mode: str) -> None:
+def store(source: str, db_path: str, mode: str) -> float:
     from docql_sqlite.store.sqlite.engine import SqliteStore
 
     with open(source, "rb") as handle:
@@ -73,9 +78,10 @@ def store(source: str, db_path: str, mode: str) -> None:
     index.close()
     if mode == "time":
         print(f"store: {spent:.3f} CPU s")
+    return spent
 
 
-def post(roots: list[str], mode: str) -> None:
+def post(roots: list[str], mode: str) -> float:
     from docql_sqlite.ingest import parse
     from docql_sqlite.ingest.formats import get_format, sniff_format
     from docql_sqlite.ingest.read import read_source
@@ -102,6 +108,7 @@ def post(roots: list[str], mode: str) -> None:
             out.append(pickle.dumps(for_writer(result)))
         return out
 
+    best = 0.0
     if mode == "once":
         print(f"{sum(map(len, run()))} bytes of pickles")
     elif mode == "time":
@@ -114,28 +121,47 @@ def post(roots: list[str], mode: str) -> None:
             run()
             best = min(best, time.process_time() - started - base)
         print(f"after the parse: {best:.3f} CPU s")
+    return best
 
 
 def main(argv: list[str]) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    dumping = commands.add_parser("dump")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--smoke", action="store_true", help="all three on datasets/en + zh")
+    parser.add_argument("--json", metavar="OUT", help="with --smoke: write the figures to OUT")
+    commands = parser.add_subparsers(dest="command")
+    dumping = commands.add_parser("dump", help="parse the *.md files, pickle the results")
     dumping.add_argument("out")
     dumping.add_argument("roots", nargs="+")
-    storing = commands.add_parser("store")
+    storing = commands.add_parser("store", help="write a dump through SqliteWriter")
     storing.add_argument("source")
     storing.add_argument("db")
     storing.add_argument("mode", choices=["load", "write", "time"])
-    posting = commands.add_parser("post")
+    posting = commands.add_parser("post", help="the work after the parse")
     posting.add_argument("roots", nargs="+")
     posting.add_argument("--mode", choices=["setup", "once", "time"], default="time")
     args = parser.parse_args(argv)
-    if args.command == "dump":
+    if args.smoke:
+        datasets = Path(__file__).resolve().parents[1] / "datasets"
+        roots = [str(datasets / "en"), str(datasets / "zh")]
+        with tempfile.TemporaryDirectory(prefix="row-cost-") as tmp:
+            files = dump(str(Path(tmp) / "dump.pkl"), roots)
+            figures = {
+                "files": files,
+                "store_cpu_s": store(str(Path(tmp) / "dump.pkl"), str(Path(tmp) / "r.db"), "time"),
+                "post_cpu_s": post(roots, "time"),
+            }
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
+    elif args.command == "dump":
         dump(args.out, args.roots)
     elif args.command == "store":
         store(args.source, args.db, args.mode)
-    else:
+    elif args.command == "post":
         post(args.roots, args.mode)
+    else:
+        parser.error("name a command (dump, store, post) or --smoke")
 
 
 if __name__ == "__main__":
