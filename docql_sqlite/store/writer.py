@@ -18,6 +18,7 @@ so that neither side imports the other.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -103,19 +104,17 @@ class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, 
         self.reason = reason
 
 
-_last_second: list[Any] = [None, ""]  # (the second, its text) of the last `now()`
-
-
 def now() -> str:
     """The time a row is written, as the index stores it (UTC, to the second).
 
-    The text is made once a second: `datetime.now(...).strftime` cost 5 µs a document
-    (13 ms of the writer's ~400 on the Markdown mix), this 0.7 µs."""
-    second = int(time.time())
-    if second != _last_second[0]:
-        _last_second[1] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
-        _last_second[0] = second
-    return str(_last_second[1])
+    The text is made once a second (`_second_text`): `datetime.now(...).strftime` cost
+    5 µs a document (13 ms of the writer's ~400 on the Markdown mix)."""
+    return _second_text(int(time.time()))
+
+
+@functools.lru_cache(maxsize=1)  # a pure function of the second: the last one's text
+def _second_text(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
 
 
 def to_json(value: Any) -> str:
