@@ -519,3 +519,12 @@ def test_refs_phases_smoke_times_each_phase_of_a_run_with_references(tmp_path: P
     result = run_smoke("refs_phases.py", tmp_path)
     assert result["mode"] == "with references" and result["db_bytes"] > 0
     assert {"extract_references", "pass", "query cursor"} <= set(result["phases_cpu_s"])
+
+
+def test_row_cost_smoke(tmp_path: Path) -> None:
+    """The writer replayed from a dump and the work after the parse, on datasets/en + zh:
+    every Markdown file of the two trees parsed, dumped and written."""
+    figures = run_smoke("row_cost.py", tmp_path)
+    assert figures["files"] == len([p for p in smoke_files("en", "zh") if p.suffix == ".md"])
+    # (post: a difference of two CPU timings, which noise can make ~0 on 13 files)
+    assert figures["store_cpu_s"] > 0 and isinstance(figures["post_cpu_s"], float)

@@ -182,3 +182,76 @@ def test_sqlite_and_postgresql_writers_store_the_same_rows(
     assert on_file.summary() | {"seconds": 0} == on_pg.summary() | {"seconds": 0}
     assert on_file.updated and len(on_file.removed) == 2
     rows_agree()
+
+
+def test_sqlite_ids_stay_max_plus_one_across_rollbacks_and_deletes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SQLite writer remembers the next `sections` and `chunks` id between appends
+    (issue 24 item 2); after a document rolled back, or a deleted one that held the
+    highest ids, every id must be what max(id) + 1 gave before (oracle: the same runs
+    with a writer that asks SQLite for every id), the full-text rows on the same ids."""
+    import sqlite3
+
+    from docql_sqlite.store.sqlite.writer import SqliteWriter
+
+    original_extras = SqliteWriter._insert_extras
+    remembered_next_id = SqliteWriter._next_id
+
+    def failing(self: SqliteWriter, doc_id: int, parsed: Any) -> None:
+        if parsed.uri.endswith("2.md"):  # after its sections and chunks went in
+            raise RuntimeError("boom")
+        original_extras(self, doc_id, parsed)
+
+    def asked(self: SqliteWriter, table: str) -> int:
+        self._next_ids.clear()
+        return remembered_next_id(self, table)
+
+    def rows(index: Path) -> list[Any]:
+        conn = sqlite3.connect(index)
+        try:
+            found: list[Any] = []
+            for sql in (
+                "SELECT s.id, d.name, s.ord, s.parent_id FROM sections s "
+                "JOIN documents d ON d.id = s.doc_id ORDER BY s.id",
+                "SELECT c.id, d.name, c.chunk_index, c.section_id FROM chunks c "
+                "JOIN documents d ON d.id = c.doc_id ORDER BY c.id",
+                "SELECT rowid FROM chunks_fts ORDER BY rowid",
+                "SELECT rowid FROM sections_trigram ORDER BY rowid",
+            ):
+                found.append(conn.execute(sql).fetchall())
+            assert [r[0] for r in found[0]] == [r[0] for r in found[3]]
+            assert [r[0] for r in found[1]] == [r[0] for r in found[2]]
+            return found
+        finally:
+            conn.close()
+
+    def scenario(name: str, ask_every_time: bool) -> list[Any]:
+        docs = tmp_path / "docs"  # the same path (the same URIs) for both runs
+        shutil.rmtree(docs, ignore_errors=True)
+        docs.mkdir()
+        for i in range(6):
+            (docs / f"{i}.md").write_text(f"# Title {i}\n\ntext {i}\n\n## Sub {i}\n\nmore {i}\n")
+        index = tmp_path / name
+        with monkeypatch.context() as patch:
+            patch.setattr(SqliteWriter, "_insert_extras", failing)
+            if ask_every_time:
+                patch.setattr(SqliteWriter, "_next_id", asked)
+            report = index_paths(index, [str(docs)], IngestOptions(workers=0))
+        assert [Path(path).name for path, _ in report.failed] == ["2.md"]
+        states = [rows(index)]
+        with monkeypatch.context() as patch:
+            if ask_every_time:
+                patch.setattr(SqliteWriter, "_next_id", asked)
+            # The last file (the highest ids) changes and the failed one comes back.
+            (docs / "5.md").write_text("# Five\n\nnew\n\n## A\n\na\n\n## B\n\nb\n")
+            report = index_paths(index, [str(docs)], IngestOptions(workers=0))
+            assert [Path(path).name for path in report.added] == ["2.md"]
+            states.append(rows(index))
+            (docs / "5.md").unlink()
+            (docs / "4.md").write_text("# Four again\n\nchanged\n")
+            index_paths(index, [str(docs)], IngestOptions(workers=0))
+            states.append(rows(index))
+        return states
+
+    assert scenario("remembered.db", False) == scenario("asked.db", True)

@@ -51,19 +51,33 @@ class ChunkInfo:
     page: int | None
 
 
-def chunk_document(
-    doc: Document, sections: list[SectionInfo], max_chars: int = DEFAULT_MAX_CHARS
-) -> list[ChunkInfo]:
-    text = doc.text
+LineTable = tuple[list[str], list[int]]
+
+
+def line_table(text: str) -> LineTable:
+    """(lines, offsets) of `text`: `split_lines(text)`, and offsets[n] = the character
+    offset of line n (1-based; offsets[0] unused), offsets[len(lines) + 1] = the end (+1
+    when the text does not end in '\n'). Summed in C (accumulate over len + 1): a Python
+    loop here cost 2.5x as much. Made once a file: the chunker and `rows.prepare` (the
+    code blocks' offsets, the line count) both read it."""
     lines = split_lines(text)
+    return lines, [0, 0, *accumulate(map(_PLUS_ONE, map(len, lines)))]
+
+
+def chunk_document(
+    doc: Document,
+    sections: list[SectionInfo],
+    max_chars: int = DEFAULT_MAX_CHARS,
+    table: LineTable | None = None,
+) -> list[ChunkInfo]:
+    """The chunks of `doc`; `table`: `line_table(doc.text)` when the caller has it."""
+    text = doc.text
+    lines, offsets = table if table is not None else line_table(text)
     ends_with_newline = text.endswith("\n")
     total = len(lines)
     first = doc.body_start_line
     if first > total:
         return []
-    # offsets[n] = character offset of line n (1-based); offsets[total + 1] = the end.
-    # Summed in C (accumulate over len + 1): a Python loop here cost 2.5x as much.
-    offsets = [0, 0, *accumulate(map(_PLUS_ONE, map(len, lines)))]
 
     boundaries = {
         first,

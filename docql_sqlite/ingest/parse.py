@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..model import Document
-from .chunk import DEFAULT_MAX_CHARS, chunk_document
+from .chunk import DEFAULT_MAX_CHARS, chunk_document, line_table
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
 from .rows import Parsed, add_tsvectors, for_writer, prepare
@@ -159,8 +159,9 @@ def finish(
     if doc.title:
         doc.title = bounded_title(doc.title)
     sections = build_sections(doc)
-    chunks = chunk_document(doc, sections, max_chars)
+    table = line_table(doc.text)  # the lines and their offsets, for both steps below
+    chunks = chunk_document(doc, sections, max_chars, table)
     parsed = Parsed(path, uri, sha256, size, mtime_ns, doc, sections, chunks)
     parsed.chunk_chars = max_chars
     parsed.content_rules = content_rules(doc.format)
-    return prepare(parsed)
+    return prepare(parsed, table)

@@ -12,14 +12,16 @@ from ..model import CodeBlock, count_lines, split_lines
 from ..schema import CONTENT_HASH_BYTES
 from ..store.writer import Parsed, references_json
 from ..text import fold, fts_text, stored_fold
+from .chunk import LineTable
 from .paths import raw_bytes, shown
 
 __all__ = ["Parsed", "add_tsvectors", "for_writer", "prepare"]
 
 
-def prepare(parsed: Parsed) -> Parsed:
+def prepare(parsed: Parsed, table: LineTable | None = None) -> Parsed:
     """Work done in the parser process, so the one writer only inserts: rows with their
-    folds, hashes and FTS texts computed, and what it needs of the full text (then dropped)."""
+    folds, hashes and FTS texts computed, and what it needs of the full text (then dropped).
+    `table`: `chunk.line_table(doc.text)` when the caller made it already."""
     doc = parsed.doc
     # Names as the index stores them (undecodable bytes escaped, the exact bytes kept).
     parsed.uri_bytes = raw_bytes(parsed.uri)
@@ -41,7 +43,9 @@ def prepare(parsed: Parsed) -> Parsed:
         )
         for s in parsed.sections
     ]
-    titles = {s.ord: s.title for s in parsed.sections}
+    # Each section's title as its chunks' FTS `title` column holds it, made once per
+    # section, not once per chunk.
+    titles = {s.ord: fts_text(s.title) for s in parsed.sections}
     parsed.chunk_rows = [
         (
             c.section,
@@ -56,15 +60,16 @@ def prepare(parsed: Parsed) -> Parsed:
             hashlib.sha256(c.content.encode("utf-8", "surrogatepass")).digest()[
                 :CONTENT_HASH_BYTES
             ],
-            fts_text(titles[c.section]) if c.section is not None else "",
+            titles[c.section] if c.section is not None else "",
             fts_text(c.content),
         )
         for c in parsed.chunks
     ]
-    parsed.line_count = count_lines(doc.text)
+    parsed.line_count = count_lines(doc.text) if table is None else len(table[0])
     parsed.header_text = _header_text(doc.text, doc.body_start_line)
     if doc.codeblocks:
-        offsets = _line_offsets(doc.text)
+        # offsets[n]: where line n + 1 starts (the table's list counts lines from 1)
+        offsets = _line_offsets(doc.text) if table is None else table[1][1:]
         parsed.code_storage = [_code_storage(doc.text, offsets, b) for b in doc.codeblocks]
     doc.text = ""
     return parsed

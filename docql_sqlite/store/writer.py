@@ -18,13 +18,14 @@ so that neither side imports the other.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..text import fold
@@ -104,8 +105,16 @@ class DocumentNotStored(Exception):  # noqa: N818 - an outcome the run records, 
 
 
 def now() -> str:
-    """The time a row is written, as the index stores it (UTC, to the second)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The time a row is written, as the index stores it (UTC, to the second).
+
+    The text is made once a second (`_second_text`): `datetime.now(...).strftime` cost
+    5 µs a document (13 ms of the writer's ~400 on the Markdown mix)."""
+    return _second_text(int(time.time()))
+
+
+@functools.lru_cache(maxsize=1)  # a pure function of the second: the last one's text
+def _second_text(second: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))
 
 
 def to_json(value: Any) -> str:
