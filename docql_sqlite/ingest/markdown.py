@@ -148,8 +148,11 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
 def _heading_title(raw: str) -> tuple[str, str | None]:
     anchor = None
     # A setext heading's text can span lines; the title is one line, as a renderer shows it.
-    raw = _LINE_BREAK.sub(" ", raw.strip())
-    match = _EXPLICIT_ANCHOR.search(raw)
+    raw = raw.strip()
+    if "\n" in raw:
+        raw = _LINE_BREAK.sub(" ", raw)
+    # (the anchor pattern is tried at every position: only where a `{#` can start one)
+    match = _EXPLICIT_ANCHOR.search(raw) if "{#" in raw else None
     if match:
         anchor = match.group(1)
         raw = raw[: match.start()]
