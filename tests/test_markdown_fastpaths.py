@@ -1,7 +1,7 @@
 """The Markdown parser's CPU shortcuts give what the slow paths give (issue 24).
 
-- `plain_inline` skips the inline parser when code spans, plain inline links and
-  underscores inside words are the only syntax: oracle, markdown-it-py's inline parser,
+- `plain_inline` skips the inline parser when code spans, plain inline links,
+  underscores inside words and brackets that open no link are the only syntax: oracle, markdown-it-py's inline parser,
   on Node-style API headings, Docker-style table cells and on generated text;
 - front matter goes through libyaml when present: oracle, PyYAML's pure-Python
   `safe_load` (values, and the warnings of invalid or deeply nested YAML);
@@ -67,6 +67,16 @@ def _reference_inline(raw: str) -> str:
         "[a](b 'title')",
         "[REPL][]",
         "`[a](b)` [c](d)",
+        # brackets without a `](`: text, as no reference is defined in a fragment
+        "[Subtraction][arith], [Negation]",
+        "[`dns.resolve4()`][]",
+        "[a]`(b)`",
+        "[`a](b)`",
+        "[[a](b)]",
+        "[^1] a note",
+        "x [a] (b)",
+        "[a]: b",
+        "[a](b)](c)",
     ],
 )
 def test_plain_inline_equals_the_inline_parser(raw: str) -> None:
@@ -81,6 +91,7 @@ def test_plain_inline_equals_the_inline_parser_generated(raw: str) -> None:
 
 _PIECES = ["[", "]", "(", ")", "a", "_", "b_c", "`x`", " ", "\t", ":", "/p", "x.md", "#a", "&"]
 _PIECES += ["javascript:", "JavaScript:", "data:", "data:image/png", "http://x", "[a](b)", "é"]
+_PIECES += ["][", "[]", "](", "^1", "`]`", "`(`", "[REPL][]"]
 
 
 @settings(max_examples=600, deadline=None)

@@ -161,7 +161,11 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
 
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
 _INLINE_SYNTAX = re.compile(r"[*_`\[\]<>!\\&]")  # a character that may open inline syntax
-_OTHER_SYNTAX = re.compile(r"[*`\[\]<>!&]")  # the same but `_` (looked at apart) and `\\` (none)
+# the same but `_` (looked at apart), `\\` (none) and brackets: a `[` opens a link only
+# when its label's `]` is followed by `(` (an inline link) or names a reference, and a
+# fragment parsed alone has no references: without a `](` outside the code spans and
+# plain links, every bracket is text (`[REPL][]`, `[Subtraction][arith]`, `[^1]`)
+_OTHER_SYNTAX = re.compile(r"[*`<>!&]")
 # An inline link whose label and destination hold no syntax: `[docker ps](ps.md)`. The
 # destination has no blank, control character, parenthesis, `<`, quote or escape (so no
 # title and no nesting); its label none of the characters that open inline syntax.
@@ -198,6 +202,7 @@ def plain_inline(raw: str) -> str:
         outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
         if (
             not _OTHER_SYNTAX.search(outside)
+            and "](" not in outside
             and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
             and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
         ):
