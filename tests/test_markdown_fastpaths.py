@@ -1,8 +1,9 @@
 """The Markdown parser's CPU shortcuts give what the slow paths give (issue 24).
 
 - `plain_inline` skips the inline parser when code spans, plain inline links,
-  underscores inside words and brackets that open no link are the only syntax: oracle, markdown-it-py's inline parser,
-  on Node-style API headings, Docker-style table cells and on generated text;
+  underscores inside words and brackets that open no link are the only syntax: oracle,
+  markdown-it-py's inline parser, on Node-style API headings, Docker-style table cells
+  and on generated text;
 - front matter goes through libyaml when present: oracle, PyYAML's pure-Python
   `safe_load` (values, and the warnings of invalid or deeply nested YAML);
 - inline code spans keep their line numbers, counted per span rather than from the

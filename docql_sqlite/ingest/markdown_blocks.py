@@ -241,12 +241,20 @@ class _Lines:
         return line, line + data.count(b"\n", start, max(start, stop - 1))
 
 
-def _paragraph_block(data: bytes, line: int, first: int, last: int, pieces: list[Any]) -> Block:
+def _paragraph_block(
+    data: bytes, line: int, first: int, last: int, pieces: list[Any] | None
+) -> Block:
     """The text block of a paragraph's pieces: (start, stop) in the source, or a text
-    node's content. A text node's `meta["content"]` is its source bytes (with a newline
-    more, at most), and reading `meta` from a Rust node costs ~2 µs, most of the walk
-    when every line of prose is a node: so the text is made from the source, and only
-    for the paragraphs that are kept."""
+    node's content; None when its lines' bytes follow each other in the source (no
+    container prefix between them), so its text is bytes first..last. A text node's
+    `meta["content"]` is its source bytes (with a newline more, at most), and reading
+    `meta` from a Rust node costs ~2 µs, most of the walk when every line of prose is a
+    node: so the text is made from the source, and only for the paragraphs that are kept."""
+    if pieces is None:
+        # each line but the last ends with its newline (joined lines are one newline
+        # apart, and here nothing is between them): the joined contents are the bytes
+        raw = data[first : last + 1].decode("utf-8", "surrogatepass")
+        return Block("text", line, line + data.count(b"\n", first, last), raw=raw)
     parts: list[bytes] = []
     for piece in pieces:
         # a newline between two lines unless the first ends with one, as the joined
@@ -301,8 +309,10 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     count, find = data.count, data.find
     pieces: list[Any] = []  # the paragraph being joined: (start, stop) or content bytes
     first = last = -1  # its first byte and its last line's last byte; -1: none
+    apart = False  # bytes between two of its lines (container prefixes): not one slice
     odd = False  # a piece is content bytes (never seen): kept whatever its range holds
     inside_until = -1  # end of the heading or table whose descendants walk() is yielding
+    at = before = 0  # `_Lines.span` inline: the newlines before byte `at` (offsets rise)
     for node in tree.walk():
         name = node.name
         if name == "text":
@@ -312,23 +322,34 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
             start, stop = srcmap
             if start < inside_until:
                 continue
-            piece: tuple[int, int] | bytes = srcmap
-            rare = False
             if start >= stop:  # no source bytes stand for the content (never seen): read it
                 content = node.meta.get("content", "")
                 if not content:
                     continue
-                piece, stop, rare = content.encode("utf-8", "surrogatepass"), start + 1, True
+                if last < 0 or count(b"\n", last, start) != 1:
+                    if last >= 0 and (odd or _keep(find, first, last)):
+                        line = lines.span(first, first)[0]
+                        blocks.append(_paragraph_block(data, line, first, last, pieces))
+                    pieces, first = [], start
+                pieces.append(content.encode("utf-8", "surrogatepass"))
+                last, apart, odd = start, True, True
+                continue
             # on the line after the paragraph's last one: joined (one newline between)
             if last >= 0 and count(b"\n", last, start) == 1:
-                pieces.append(piece)
+                if start != last + 1:
+                    apart = True
+                pieces.append(srcmap)
                 last = stop - 1
-                odd = odd or rare
-            else:
-                if last >= 0 and (odd or _keep(find, first, last)):
+                continue
+            if last >= 0 and (odd or _keep(find, first, last)):
+                if first >= at:
+                    before += count(b"\n", at, first)
+                    at = first
+                    line = before + 1
+                else:  # (never: offsets come in order)
                     line = lines.span(first, first)[0]
-                    blocks.append(_paragraph_block(data, line, first, last, pieces))
-                pieces, first, last, odd = [piece], start, stop - 1, rare
+                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
+            pieces, first, last, apart, odd = [srcmap], start, stop - 1, False, False
             continue
         if name not in _RS_KINDS:
             continue
@@ -344,10 +365,21 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
             inside_until = stop
         if last >= 0:  # the paragraph ends here (its line counted before the block's)
             if odd or _keep(find, first, last):
-                line = lines.span(first, first)[0]
-                blocks.append(_paragraph_block(data, line, first, last, pieces))
-            pieces, first, last, odd = [], -1, -1, False
-        line, end = lines.span(start, stop)
+                if first >= at:
+                    before += count(b"\n", at, first)
+                    at = first
+                    line = before + 1
+                else:  # (never: offsets come in order)
+                    line = lines.span(first, first)[0]
+                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
+            pieces, first, last, apart, odd = [], -1, -1, False, False
+        if start >= at:
+            before += count(b"\n", at, start)
+            at = start
+            line = before + 1
+        else:  # (never: offsets come in order)
+            line = lines.span(start, start)[0]
+        end = line + count(b"\n", start, max(start, stop - 1))
         if name in ("heading", "lheading"):
             level = _heading_level(name, data, start, stop)
             block = Block("heading", line, end, level=level, raw=_heading_text(node, data))
@@ -364,7 +396,8 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
             block = _table(node, line, end)
         blocks.append(block)
     if last >= 0 and (odd or _keep(find, first, last)):
-        blocks.append(_paragraph_block(data, lines.span(first, first)[0], first, last, pieces))
+        line = lines.span(first, first)[0]
+        blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
     return blocks
 
 
