@@ -1,7 +1,7 @@
 """The Markdown parser's CPU shortcuts give what the slow paths give (issue 24).
 
-- `plain_inline` skips the inline parser when code spans, plain inline links,
-  underscores inside words and brackets that open no link are the only syntax: oracle,
+- `plain_inline` skips the inline parser when code spans, plain inline links, empty
+  anchors, underscores inside words and brackets that open no link are the only syntax: oracle,
   markdown-it-py's inline parser, on Node-style API headings, Docker-style table cells
   and on generated text;
 - front matter goes through libyaml when present: oracle, PyYAML's pure-Python
@@ -78,6 +78,12 @@ def _reference_inline(raw: str) -> str:
         "x [a] (b)",
         "[a]: b",
         "[a](b)](c)",
+        # an empty anchor shows no text (Docker's command tables)
+        '<a name="attach"></a> Attach to STDIN/STDOUT/STDERR (-a, --attach)',
+        '<a id="x"></a>_a_',
+        '<a name="x">text</a>',
+        '<a name="a b"></a> c',
+        '`<a name="x"></a>` <a name="y"></a>',
     ],
 )
 def test_plain_inline_equals_the_inline_parser(raw: str) -> None:
@@ -99,6 +105,17 @@ _PIECES += ["][", "[]", "](", "^1", "`]`", "`(`", "[REPL][]"]
 @given(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join))
 def test_plain_inline_links_and_underscores_equal_the_inline_parser(raw: str) -> None:
     """The fast path's inline links (`[ps](ps.md)`) and underscores inside words."""
+    assert markdown.plain_inline(raw) == _reference_inline(raw)
+
+
+_ANCHOR_PIECES = ['<a name="x"></a>', '<a id="a-b"></a>', '<a name=""></a>', "</a>", "<a "]
+_ANCHOR_PIECES += [" ", "a", "_", "`x`", "[a](b)", "<", ">", '"', "x_", "&", "*", "["]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ANCHOR_PIECES), max_size=10).map("".join))
+def test_plain_inline_empty_anchors_equal_the_inline_parser(raw: str) -> None:
+    """The fast path drops an empty `<a name="...">` anchor, as the parser's HTML tags."""
     assert markdown.plain_inline(raw) == _reference_inline(raw)
 
 

@@ -172,7 +172,11 @@ _OTHER_SYNTAX = re.compile(r"[*`<>!&]")
 _SIMPLE_LINK = re.compile(r"\[([^\[\]`<>*_&!\\\n]+)\]\(([^\s\x00-\x1f\x7f()<>\[\]\\`\"']+)\)")
 # markdown-it's `validateLink`: a link to one of these is not a link (kept as text)
 _UNSAFE_LINK = re.compile(r"(?:javascript|vbscript|file|data):", re.I)
-_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}")
+# An empty HTML anchor, `<a name="attach"></a>` (Docker's command tables): two inline HTML
+# tags, which show no text (an open tag with one quoted attribute, and its close tag;
+# no blank inside the value nor an `@`, so no autolink)
+_EMPTY_ANCHOR = r'<a (?:name|id)="[\w.:-]*"></a>'
+_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}|{_EMPTY_ANCHOR}")
 # An underscore run that can open or close emphasis: not between two ASCII letters or
 # digits (a run inside a word, `SYS_ADMIN`, is neither left- nor right-flanking only).
 _FLANKING_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9_])_|_(?![A-Za-z0-9_])")
@@ -187,7 +191,9 @@ def _code_span_text(match: re.Match[str]) -> str:
 
 
 def _simple_syntax_text(match: re.Match[str]) -> str:
-    return _code_span_text(match) if match.group(1) is not None else match.group(2)
+    if match.group(1) is not None:
+        return _code_span_text(match)
+    return match.group(2) or ""  # a link's label, or nothing for an anchor
 
 
 def plain_inline(raw: str) -> str:
@@ -196,8 +202,9 @@ def plain_inline(raw: str) -> str:
         return raw
     if "``" not in raw and "\\" not in raw:
         # The common cases without a parser: single-backtick code spans
-        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`) and
-        # underscores inside words (`SYS_ADMIN`), and no other inline syntax outside them.
+        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`), empty
+        # anchors, underscores inside words (`SYS_ADMIN`) and brackets that open no link,
+        # and no other inline syntax outside them.
         # Inside a code span `*_[]<>!&` are literal (the span opens before any of them).
         outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
         if (
