@@ -1,8 +1,9 @@
 """The Markdown parser's CPU shortcuts give what the slow paths give (issue 24).
 
-- `plain_inline` skips the inline parser when code spans, plain inline links and
-  underscores inside words are the only syntax: oracle, markdown-it-py's inline parser,
-  on Node-style API headings, Docker-style table cells and on generated text;
+- `plain_inline` skips the inline parser when code spans, plain inline links, empty
+  anchors, underscores inside words and brackets that open no link are the only syntax: oracle,
+  markdown-it-py's inline parser, on Node-style API headings, Docker-style table cells
+  and on generated text;
 - front matter goes through libyaml when present: oracle, PyYAML's pure-Python
   `safe_load` (values, and the warnings of invalid or deeply nested YAML);
 - inline code spans keep their line numbers, counted per span rather than from the
@@ -67,6 +68,22 @@ def _reference_inline(raw: str) -> str:
         "[a](b 'title')",
         "[REPL][]",
         "`[a](b)` [c](d)",
+        # brackets without a `](`: text, as no reference is defined in a fragment
+        "[Subtraction][arith], [Negation]",
+        "[`dns.resolve4()`][]",
+        "[a]`(b)`",
+        "[`a](b)`",
+        "[[a](b)]",
+        "[^1] a note",
+        "x [a] (b)",
+        "[a]: b",
+        "[a](b)](c)",
+        # an empty anchor shows no text (Docker's command tables)
+        '<a name="attach"></a> Attach to STDIN/STDOUT/STDERR (-a, --attach)',
+        '<a id="x"></a>_a_',
+        '<a name="x">text</a>',
+        '<a name="a b"></a> c',
+        '`<a name="x"></a>` <a name="y"></a>',
     ],
 )
 def test_plain_inline_equals_the_inline_parser(raw: str) -> None:
@@ -81,12 +98,24 @@ def test_plain_inline_equals_the_inline_parser_generated(raw: str) -> None:
 
 _PIECES = ["[", "]", "(", ")", "a", "_", "b_c", "`x`", " ", "\t", ":", "/p", "x.md", "#a", "&"]
 _PIECES += ["javascript:", "JavaScript:", "data:", "data:image/png", "http://x", "[a](b)", "é"]
+_PIECES += ["][", "[]", "](", "^1", "`]`", "`(`", "[REPL][]"]
 
 
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=10).map("".join))
 def test_plain_inline_links_and_underscores_equal_the_inline_parser(raw: str) -> None:
     """The fast path's inline links (`[ps](ps.md)`) and underscores inside words."""
+    assert markdown.plain_inline(raw) == _reference_inline(raw)
+
+
+_ANCHOR_PIECES = ['<a name="x"></a>', '<a id="a-b"></a>', '<a name=""></a>', "</a>", "<a "]
+_ANCHOR_PIECES += [" ", "a", "_", "`x`", "[a](b)", "<", ">", '"', "x_", "&", "*", "["]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ANCHOR_PIECES), max_size=10).map("".join))
+def test_plain_inline_empty_anchors_equal_the_inline_parser(raw: str) -> None:
+    """The fast path drops an empty `<a name="...">` anchor, as the parser's HTML tags."""
     assert markdown.plain_inline(raw) == _reference_inline(raw)
 
 

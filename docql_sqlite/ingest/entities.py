@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.model import Document, Entity, Heading, Table, split_lines
+from docql_sqlite.model import Document, Entity, Heading, Table, count_lines, split_lines
 
 # Bold lead-ins that introduce an admonition, not a defined term.
 ADMONITIONS = frozenset(
@@ -80,10 +80,10 @@ def extract_entities(
     document: Document, inline_code_spans: list[tuple[int, str]] | None = None
 ) -> list[Entity]:
     """All API, ClassEntity and Term entities of `document`, in line order, deduplicated."""
-    lines = split_lines(document.text)
     found: list[Entity] = []
     api_names: set[str] = set()
-    ends = _section_ends(document.headings, len(lines))
+    # the lines themselves only for the per-line passes below (most files need none)
+    ends = _section_ends(document.headings, count_lines(document.text))
     for heading, end in zip(document.headings, ends, strict=True):
         entity = _heading_entity(heading.title, heading.line, end)
         if entity:
@@ -104,6 +104,7 @@ def extract_entities(
     text = document.text
     definitions = bool(_ANY_DEF_LINE.match(text) or _ANY_DEF_LINE_AFTER_NEWLINE.search(text))
     bold = _lines_with(text, "**")
+    lines = split_lines(text) if definitions or bold or document.tables else []
     if definitions or bold:
         skip = _non_prose_lines(document)
         if definitions:
@@ -142,13 +143,22 @@ def _clean(text: str) -> str:
 
 def _heading_entity(title: str, line: int, end_line: int) -> Entity | None:
     text = _clean(title)
-    match = _CLASS_LABEL.match(text) or _CLASS_KW.match(text)
+    # both class patterns open with "class" (any case: no other character folds to a
+    # "c") or "类": most headings need neither regex
+    match = None
+    if text[:1] in _CLASS_FIRST:
+        match = _CLASS_LABEL.match(text) or _CLASS_KW.match(text)
     if match:
         return Entity("ClassEntity", match["name"], line, end_line, signature=text)
     return _api_entity(text, line, end_line)
 
 
+_CLASS_FIRST = frozenset("cC类")
+
+
 def _api_entity(text: str, line: int, end_line: int) -> Entity | None:
+    if "(" not in text and "/" not in text:
+        return None  # neither a call nor an HTTP path (the label cut below adds neither)
     text = _API_LABEL.sub("", text.strip(), count=1)
     if len(text) > 300:
         return None

@@ -148,8 +148,11 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
 def _heading_title(raw: str) -> tuple[str, str | None]:
     anchor = None
     # A setext heading's text can span lines; the title is one line, as a renderer shows it.
-    raw = _LINE_BREAK.sub(" ", raw.strip())
-    match = _EXPLICIT_ANCHOR.search(raw)
+    raw = raw.strip()
+    if "\n" in raw:
+        raw = _LINE_BREAK.sub(" ", raw)
+    # (the anchor pattern is tried at every position: only where a `{#` can start one)
+    match = _EXPLICIT_ANCHOR.search(raw) if "{#" in raw else None
     if match:
         anchor = match.group(1)
         raw = raw[: match.start()]
@@ -158,14 +161,22 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
 
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
 _INLINE_SYNTAX = re.compile(r"[*_`\[\]<>!\\&]")  # a character that may open inline syntax
-_OTHER_SYNTAX = re.compile(r"[*`\[\]<>!&]")  # the same but `_` (looked at apart) and `\\` (none)
+# the same but `_` (looked at apart), `\\` (none) and brackets: a `[` opens a link only
+# when its label's `]` is followed by `(` (an inline link) or names a reference, and a
+# fragment parsed alone has no references: without a `](` outside the code spans and
+# plain links, every bracket is text (`[REPL][]`, `[Subtraction][arith]`, `[^1]`)
+_OTHER_SYNTAX = re.compile(r"[*`<>!&]")
 # An inline link whose label and destination hold no syntax: `[docker ps](ps.md)`. The
 # destination has no blank, control character, parenthesis, `<`, quote or escape (so no
 # title and no nesting); its label none of the characters that open inline syntax.
 _SIMPLE_LINK = re.compile(r"\[([^\[\]`<>*_&!\\\n]+)\]\(([^\s\x00-\x1f\x7f()<>\[\]\\`\"']+)\)")
 # markdown-it's `validateLink`: a link to one of these is not a link (kept as text)
 _UNSAFE_LINK = re.compile(r"(?:javascript|vbscript|file|data):", re.I)
-_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}")
+# An empty HTML anchor, `<a name="attach"></a>` (Docker's command tables): two inline HTML
+# tags, which show no text (an open tag with one quoted attribute, and its close tag;
+# no blank inside the value nor an `@`, so no autolink)
+_EMPTY_ANCHOR = r'<a (?:name|id)="[\w.:-]*"></a>'
+_SIMPLE_SYNTAX = re.compile(f"{_ONE_CODE_SPAN.pattern}|{_SIMPLE_LINK.pattern}|{_EMPTY_ANCHOR}")
 # An underscore run that can open or close emphasis: not between two ASCII letters or
 # digits (a run inside a word, `SYS_ADMIN`, is neither left- nor right-flanking only).
 _FLANKING_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9_])_|_(?![A-Za-z0-9_])")
@@ -180,7 +191,9 @@ def _code_span_text(match: re.Match[str]) -> str:
 
 
 def _simple_syntax_text(match: re.Match[str]) -> str:
-    return _code_span_text(match) if match.group(1) is not None else match.group(2)
+    if match.group(1) is not None:
+        return _code_span_text(match)
+    return match.group(2) or ""  # a link's label, or nothing for an anchor
 
 
 def plain_inline(raw: str) -> str:
@@ -189,12 +202,14 @@ def plain_inline(raw: str) -> str:
         return raw
     if "``" not in raw and "\\" not in raw:
         # The common cases without a parser: single-backtick code spans
-        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`) and
-        # underscores inside words (`SYS_ADMIN`), and no other inline syntax outside them.
+        # (`fs.readFile(path[, options])`), plain inline links (`[ps](ps.md)`), empty
+        # anchors, underscores inside words (`SYS_ADMIN`) and brackets that open no link,
+        # and no other inline syntax outside them.
         # Inside a code span `*_[]<>!&` are literal (the span opens before any of them).
         outside = _SIMPLE_SYNTAX.sub("\x00", raw)  # a placeholder that is not a word character
         if (
             not _OTHER_SYNTAX.search(outside)
+            and "](" not in outside
             and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
             and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
         ):

@@ -196,9 +196,9 @@ def rs_available() -> bool:
 def scan_rs(text: str) -> list[Block]:
     """Blocks from markdown-it-pyrs; raises RuntimeError when it fails on `text`.
 
-    Unlike `scan_py`, text blocks come only for paragraphs that hold a backtick (the
-    only text the document is built from: code spans); `parse_markdown` gives the same
-    document from either."""
+    Unlike `scan_py`, text blocks come only for paragraphs that hold a backtick and a
+    "(" or a "/" (the only text the document is built from: code spans that can be an
+    API); `parse_markdown` gives the same document from either."""
     parser = _rs_parser()
     if parser is None:
         raise RuntimeError("markdown-it-pyrs is not installed")
@@ -241,38 +241,30 @@ class _Lines:
         return line, line + data.count(b"\n", start, max(start, stop - 1))
 
 
-class _Paragraph:
-    """Text lines on consecutive lines, joined as one text block (a code span can break
-    across lines). Kept as byte spans of the source: a text node's `meta["content"]` is
-    its source bytes (with a newline more, at most), and reading `meta` from a Rust node
-    costs ~2 µs, most of the walk when every line of prose is a node. The text is made
-    only for a paragraph that has a backtick: no other text is used (`parse_markdown`)."""
-
-    __slots__ = ("line", "first", "last", "pieces", "tick")
-
-    def __init__(self, line: int, first: int, last: int, piece: tuple[int, int] | bytes):
-        self.line = line  # of byte `first`, where the paragraph starts
-        self.first, self.last = first, last  # `last`: the last line's last byte
-        self.pieces = [piece]  # (start, stop) in the source, or the content itself
-        self.tick = False  # a content piece has a backtick
-
-    def has_tick(self, data: bytes) -> bool:
-        # Between its lines' bytes the range holds only the lines' container prefixes
-        # (`>`, list markers, indentation): never a backtick.
-        return self.tick or data.find(b"`", self.first, self.last + 1) >= 0
-
-    def block(self, data: bytes) -> Block:
-        parts: list[bytes] = []
-        for piece in self.pieces:
-            # a newline between two lines unless the first ends with one, as the joined
-            # contents would have it (a last line's own newline may be missing: no code
-            # span can end after the last backtick)
-            if parts and parts[-1][-1:] != b"\n":
-                parts.append(b"\n")
-            parts.append(data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece)
-        raw = b"".join(parts).decode("utf-8", "surrogatepass")
-        end_line = self.line + data.count(b"\n", self.first, self.last)
-        return Block("text", self.line, end_line, raw=raw)
+def _paragraph_block(
+    data: bytes, line: int, first: int, last: int, pieces: list[Any] | None
+) -> Block:
+    """The text block of a paragraph's pieces: (start, stop) in the source, or a text
+    node's content; None when its lines' bytes follow each other in the source (no
+    container prefix between them), so its text is bytes first..last. A text node's
+    `meta["content"]` is its source bytes (with a newline more, at most), and reading
+    `meta` from a Rust node costs ~2 µs, most of the walk when every line of prose is a
+    node: so the text is made from the source, and only for the paragraphs that are kept."""
+    if pieces is None:
+        # each line but the last ends with its newline (joined lines are one newline
+        # apart, and here nothing is between them): the joined contents are the bytes
+        raw = data[first : last + 1].decode("utf-8", "surrogatepass")
+        return Block("text", line, line + data.count(b"\n", first, last), raw=raw)
+    parts: list[bytes] = []
+    for piece in pieces:
+        # a newline between two lines unless the first ends with one, as the joined
+        # contents would have it (a last line's own newline may be missing: no code
+        # span can end after the last backtick)
+        if parts and parts[-1][-1:] != b"\n":
+            parts.append(b"\n")
+        parts.append(data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece)
+    raw = b"".join(parts).decode("utf-8", "surrogatepass")
+    return Block("text", line, line + data.count(b"\n", first, last), raw=raw)
 
 
 def _heading_level(name: str, data: bytes, start: int, stop: int) -> int:
@@ -294,45 +286,101 @@ def _heading_text(node: Any, data: bytes) -> str:
     return b"".join(data[a:b] for a, b in spans).decode("utf-8", "surrogatepass")
 
 
+def _keep(find: Any, first: int, last: int) -> bool:
+    """Whether the paragraph over bytes first..last can hold a code span that is an API
+    (a backtick, and a "(" or a "/": `parse_markdown` reads no other text). The range is
+    a superset of the paragraph's text (its lines' container prefixes between them)."""
+    return find(b"`", first, last + 1) >= 0 and (
+        find(b"(", first, last + 1) >= 0 or find(b"/", first, last + 1) >= 0
+    )
+
+
 def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
-    """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`)."""
-    top_headings = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
+    """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`).
+
+    Text nodes on consecutive lines are joined as one paragraph (a code span can break
+    across lines), kept as byte spans of the source from the first's start (`first`) to
+    the last's last byte (`last`): most nodes are text, so their path is the short one.
+    Its text is made only for a paragraph that can hold an API's code span (`_keep`):
+    `parse_markdown` reads no other paragraph text."""
+    top = set(map(id, tree.children))  # the same objects as walk()'s: no name read
     blocks: list[Block] = []
     data = lines.data
-    count = data.count
-    paragraph: _Paragraph | None = None  # the text block being joined, if it is the last one
+    count, find = data.count, data.find
+    pieces: list[Any] = []  # the paragraph being joined: (start, stop) or content bytes
+    first = last = -1  # its first byte and its last line's last byte; -1: none
+    apart = False  # bytes between two of its lines (container prefixes): not one slice
+    odd = False  # a piece is content bytes (never seen): kept whatever its range holds
     inside_until = -1  # end of the heading or table whose descendants walk() is yielding
+    at = before = 0  # `_Lines.span` inline: the newlines before byte `at` (offsets rise)
     for node in tree.walk():
         name = node.name
+        if name == "text":
+            srcmap = node.srcmap
+            if srcmap is None:
+                continue
+            start, stop = srcmap
+            if start < inside_until:
+                continue
+            if start >= stop:  # no source bytes stand for the content (never seen): read it
+                content = node.meta.get("content", "")
+                if not content:
+                    continue
+                if last < 0 or count(b"\n", last, start) != 1:
+                    if last >= 0 and (odd or _keep(find, first, last)):
+                        line = lines.span(first, first)[0]
+                        blocks.append(_paragraph_block(data, line, first, last, pieces))
+                    pieces, first = [], start
+                pieces.append(content.encode("utf-8", "surrogatepass"))
+                last, apart, odd = start, True, True
+                continue
+            # on the line after the paragraph's last one: joined (one newline between)
+            if last >= 0 and count(b"\n", last, start) == 1:
+                if start != last + 1:
+                    apart = True
+                pieces.append(srcmap)
+                last = stop - 1
+                continue
+            if last >= 0 and (odd or _keep(find, first, last)):
+                if first >= at:
+                    before += count(b"\n", at, first)
+                    at = first
+                    line = before + 1
+                else:  # (never: offsets come in order)
+                    line = lines.span(first, first)[0]
+                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
+            pieces, first, last, apart, odd = [srcmap], start, stop - 1, False, False
+            continue
         if name not in _RS_KINDS:
             continue
         srcmap = node.srcmap
         if srcmap is None or srcmap[0] < inside_until:
             continue
         start, stop = srcmap
-        if name == "text":
-            piece: tuple[int, int] | bytes = srcmap
-            if start >= stop:  # no source bytes stand for the content (never seen): read it
-                content = node.meta.get("content", "")
-                if not content:
-                    continue
-                piece, stop = content.encode("utf-8", "surrogatepass"), start + 1
-            # on the line after the paragraph's last one: joined (one newline between)
-            if paragraph is not None and count(b"\n", paragraph.last, start) == 1:
-                paragraph.pieces.append(piece)
-                paragraph.last = stop - 1
-            else:
-                if paragraph is not None and paragraph.has_tick(data):
-                    blocks.append(paragraph.block(data))
-                paragraph = _Paragraph(lines.span(start, start)[0], start, stop - 1, piece)
-            if isinstance(piece, bytes) and b"`" in piece:
-                paragraph.tick = True
-            continue
-        line, end = lines.span(start, stop)
         if name in ("heading", "lheading"):
             inside_until = stop
-            if srcmap not in top_headings:  # a heading inside a list or quote is not in
-                continue  # the outline (nor does it end a paragraph's lines)
+            if id(node) not in top:  # a heading inside a list or quote is not in the
+                continue  # outline (nor does it end a paragraph's lines)
+        elif name == "table":
+            inside_until = stop
+        if last >= 0:  # the paragraph ends here (its line counted before the block's)
+            if odd or _keep(find, first, last):
+                if first >= at:
+                    before += count(b"\n", at, first)
+                    at = first
+                    line = before + 1
+                else:  # (never: offsets come in order)
+                    line = lines.span(first, first)[0]
+                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
+            pieces, first, last, apart, odd = [], -1, -1, False, False
+        if start >= at:
+            before += count(b"\n", at, start)
+            at = start
+            line = before + 1
+        else:  # (never: offsets come in order)
+            line = lines.span(start, start)[0]
+        end = line + count(b"\n", start, max(start, stop - 1))
+        if name in ("heading", "lheading"):
             level = _heading_level(name, data, start, stop)
             block = Block("heading", line, end, level=level, raw=_heading_text(node, data))
         elif name == "fence":
@@ -345,24 +393,20 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
         elif name == "front_matter":
             block = Block("front_matter", line, end, raw=node.meta.get("content", ""))
         else:  # table
-            inside_until = stop
-            block = Block("table", line, end)
-            for part in node.children:
-                for row in part.children:
-                    cells = [
-                        "".join(t.meta.get("content", "") for t in cell.children)
-                        for cell in row.children
-                    ]
-                    (
-                        block.header.extend(cells)
-                        if part.name == "thead"
-                        else block.rows.append(cells)
-                    )
-        if paragraph is not None:
-            if paragraph.has_tick(data):
-                blocks.append(paragraph.block(data))
-            paragraph = None
+            block = _table(node, line, end)
         blocks.append(block)
-    if paragraph is not None and paragraph.has_tick(data):
-        blocks.append(paragraph.block(data))
+    if last >= 0 and (odd or _keep(find, first, last)):
+        line = lines.span(first, first)[0]
+        blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
     return blocks
+
+
+def _table(node: Any, line: int, end: int) -> Block:
+    block = Block("table", line, end)
+    for part in node.children:
+        for row in part.children:
+            cells = [
+                "".join(t.meta.get("content", "") for t in cell.children) for cell in row.children
+            ]
+            (block.header.extend(cells) if part.name == "thead" else block.rows.append(cells))
+    return block
