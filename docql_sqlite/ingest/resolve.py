@@ -288,12 +288,12 @@ class _Resolver:
         self.family = _family(found[0][1]) if found else ""
         directory = posixpath.dirname(found[0][0]) if found else ""
         self.modules = local_modules(
-            ((module, json.loads(names_text)) for _, _, module, names_text in found if module),
+            ((module, _names(text)) for _, _, module, text in found if module),
             directory,
         )
         names: set[str] = set()
         paths: set[str] = set()
-        for _, _, module, _names in found:
+        for _, _, module, _text in found:
             if module is None or not (segments := module_segments(module, directory)):
                 continue
             if module.startswith(("./", "../")):  # a file relative to this one: that file
@@ -433,6 +433,11 @@ class _Resolver:
                     return d
             scope = scope.rpartition(".")[0]
         return next((d for d in local if not d.parent), local[0])
+
+
+def _names(text: str) -> list[str]:
+    """An `imports.names` JSON list; most are empty (a Go import, `import os`)."""
+    return [] if text == "[]" else list(json.loads(text))
 
 
 def _ends_with(path: str, tail: str) -> bool:
