@@ -570,6 +570,17 @@ def test_the_import_rule_by_last_parts_equals_the_rule_by_tails_and_runs() -> No
     assert not by_last_parts(go, tuple("/src/net/url/url".split("/")))
 
 
+def _index_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
+    """`files` (path → text) written under tmp_path/src and indexed: (src, the index)."""
+    root = tmp_path / "src"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)])
+    return root, db
+
+
 RELATIVE = {
     # Two packages with a `types` module each; `pipe` is a method of both.
     "rx/types.ts": "export class Observable {\n  pipe(): Observable { return this; }\n}\n",
@@ -597,12 +608,7 @@ def test_a_relative_import_names_one_file(tmp_path: Path) -> None:
     `o.pipe()` resolves through the import to `Observable.pipe` (by the module's last part
     both `types.ts` were imported, and the call stayed ambiguous). `./types.js` is
     types.ts, `./schemas` is schemas/index.ts; a bare `'types'` keeps the loose rule."""
-    root = tmp_path / "src"
-    for name, text in RELATIVE.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    db = tmp_path / "index.db"
-    docql_sqlite.index(db, [str(root)])
+    root, db = _index_tree(tmp_path, RELATIVE)
     found = {
         (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
         for c in _callers(db, "pipe") + _callers(db, "check")
@@ -639,12 +645,7 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
     which the reference records (`qualifier`). `c.Get` names no import: it stays as the
     other rules leave it (ambiguous among the three). Checked again after the definitions
     change (the pass re-resolves stored references by their stored qualifier)."""
-    root = tmp_path / "src"
-    for name, text in QUALIFIED.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    db = tmp_path / "index.db"
-    docql_sqlite.index(db, [str(root)])
+    root, db = _index_tree(tmp_path, QUALIFIED)
 
     def links() -> set[tuple[str, str, str]]:
         return {
@@ -691,12 +692,7 @@ def test_a_rust_module_path_reaches_its_file_then_its_folder(tmp_path: Path) -> 
     """A Rust file is the module path it holds (`core/src/ptr/mod.rs` is `core::ptr`):
     `ptr::write` is mod.rs's `write`, not the submodule mut_ptr.rs's nor net's; `io::Error`,
     which io/mod.rs only re-exports, is found in the module's folder (io/error.rs)."""
-    root = tmp_path / "src"
-    for name, text in RUST_CRATES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text)
-    db = tmp_path / "index.db"
-    docql_sqlite.index(db, [str(root)])
+    root, db = _index_tree(tmp_path, RUST_CRATES)
     with docql_sqlite.open(db) as index:
         found = {
             (r["name"], r["qualifier"], r["resolution"], (r["target"] or "").split("/src/", 1)[-1])

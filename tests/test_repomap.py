@@ -469,6 +469,13 @@ def test_a_module_that_declares_its_api_makes_the_rest_private(
     """Python's `__all__`, an ES module's `export`s, CommonJS' `module.exports`: what a
     module does not declare is not its API, whatever its name. The two functions differ
     only in that (both documented, neither used)."""
+    db = _index_one_file(tmp_path, name, text)
+    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
+    assert rank[public] > 2 * rank[private], rank
+
+
+def _index_one_file(tmp_path: Path, name: str, text: str) -> Path:
+    """An index of `src/<name>`, its paths relative to `tmp_path`."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / name).write_text(text)
     db = tmp_path / "index.db"
@@ -478,8 +485,7 @@ def test_a_module_that_declares_its_api_makes_the_rest_private(
         docql_sqlite.index(db, ["src"])
     finally:
         os.chdir(here)
-    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
-    assert rank[public] > 2 * rank[private], rank
+    return db
 
 
 DEPRECATION = [
@@ -509,15 +515,7 @@ def test_deprecated_api_is_listed_after_the_live_api(tmp_path: Path, name: str, 
     """A doc comment that declares its symbol deprecated (Go's `Deprecated:` paragraph,
     a Python docstring line opening with "Deprecated", JSDoc's `@deprecated`) makes it no
     entry point; the word elsewhere in a sentence does not."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / name).write_text(text)
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["src"])
-    finally:
-        os.chdir(here)
+    db = _index_one_file(tmp_path, name, text)
     rank = {s["name"]: s["rank"] for s in _map_symbols(db, [])}
     new = rank.get("New", rank.get("new", rank.get("new_")))
     old = rank.get("Old", rank.get("old"))
