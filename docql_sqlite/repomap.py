@@ -35,6 +35,7 @@ import numpy as np
 
 from .errors import UsageError
 from .ingest import resolve
+from .ingest.modules import local_modules
 from .query import graph
 
 if TYPE_CHECKING:
@@ -327,17 +328,14 @@ class _Reach:
         self.files = graph.documents(conn, dialect, self.doc_ids)
         for used, imported in graph.file_imports(conn, dialect, self.doc_ids).items():
             directory = posixpath.dirname(self.files.get(used, ("", ""))[0])
-            local: dict[str, tuple[str, ...]] = {}
             tails: set[tuple[str, ...]] = set()
-            for module, names in imported:
+            for module, _names in imported:
                 segments = resolve.module_segments(module, directory)
                 tails.update(segments[i:] for i in range(len(segments)))
-                if segments:
-                    local.setdefault(segments[-1], segments)
-                for name in names:  # `from json import decoder`, `use std::{fs, io}`
-                    local.setdefault(name, (*segments, name))
             self.tails[used] = tails
-            self.modules[used] = local
+            # the names the imports bind, as the resolution pass reads them
+            # (`from json import decoder`, `use std::{fs, io}`)
+            self.modules[used] = local_modules(imported, directory)
 
     def targets(self, use: _Use, inside: bool) -> tuple[list[graph.GraphSymbol], float]:
         """The definitions an ambiguous use may mean, and the weight each one gets of it."""
