@@ -65,6 +65,7 @@ DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
   $.code.callers("f")        every call site of f with its caller and the caller's source;
                              callees("f") what f calls, references("T") every use of T,
                              imports, importers("os"); each says how its target was resolved
+                             and which import named it: [?(@.qualifier=="http")] is http.Get
   $.entities[?(@.type=="API")]   terms, APIs, class entities found in documents
   $.files[?(@.extension=="md")]  documents; scope any root: $.files[?(@.path~="zh/")].toc
 Filters: == != < <= > >= ~= (contains) =~ /regex/i startsWith endsWith contains, && || !
