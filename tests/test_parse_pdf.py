@@ -16,9 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pypdf import PageObject, PdfWriter
+from pypdf import PageObject, PdfReader, PdfWriter
 from pypdf.errors import DependencyError
-from pypdf.generic import DecodedStreamObject, DictionaryObject, IndirectObject, NameObject
+from pypdf.generic import (
+    DecodedStreamObject,
+    DictionaryObject,
+    IndirectObject,
+    NameObject,
+    TextStringObject,
+)
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import pdf as pdf_module
@@ -458,6 +464,9 @@ def test_pdfium_reads_every_pdf_as_pypdf_would(monkeypatch: pytest.MonkeyPatch, 
 
     monkeypatch.setattr(pdf_module, "_page_text", unused)
     monkeypatch.setattr(pdf_module, "_pdftotext", unused)
+    # Nor does pypdf read the file: its page tree in Python objects costs what PDFium's
+    # text does (R's refman.pdf: 2.6 s and ~150 MB only to count the pages).
+    monkeypatch.setattr(pdf_module, "_open", unused)
     document = parse_pdf(data, "long.pdf")
     assert document.warnings == [] and document.page_count == pages
     assert document.text == by_pypdf.text
@@ -466,6 +475,44 @@ def test_pdfium_reads_every_pdf_as_pypdf_would(monkeypatch: pytest.MonkeyPatch, 
         (h.title, h.line, h.page) for h in by_pypdf.headings
     ]
     assert len(document.headings) == len(outline)
+
+
+def outline_with_actions(kinds: list[str]) -> bytes:
+    """GUIDE_PAGES with one outline entry per kind: "dest" (a /Dest array), "goto" (a
+    GoTo action, as LaTeX's hyperref writes them) or "uri" (an action to a web page)."""
+    reader = PdfReader(
+        io.BytesIO(make_pdf(GUIDE_PAGES, [(0, f"E{i}", 3) for i, _ in enumerate(kinds)]))
+    )
+    writer = PdfWriter(clone_from=reader)
+    item = writer._root_object["/Outlines"].get_object()["/First"]
+    for kind in kinds:
+        entry = item.get_object()  # pypdf's writer gives each entry a GoTo action
+        action = entry[N("/A")].get_object()
+        if kind == "dest":
+            entry[N("/Dest")] = action[N("/D")]
+            del entry[N("/A")]
+        elif kind == "uri":
+            uri = {N("/S"): N("/URI"), N("/URI"): TextStringObject("https://example.org")}
+            entry[N("/A")] = DictionaryObject(uri)
+        item = entry.get("/Next")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("extractor", ["pypdf", pytest.param("PDFium", marks=needs_pdfium)])
+def test_outline_destinations_and_goto_actions(
+    monkeypatch: pytest.MonkeyPatch, extractor: str
+) -> None:
+    """A bookmark's page comes from its /Dest or its GoTo action; one with another action
+    has none and keeps the previous entry's place, the same with either reader."""
+    if extractor == "pypdf":
+        monkeypatch.setattr(pdf_module, "_pdfium", lambda: None)
+    document = parse_pdf(outline_with_actions(["dest", "goto", "uri"]), "a.pdf")
+    assert [(h.title, h.page) for h in document.headings] == [("E0", 4), ("E1", 4), ("E2", 4)]
+    assert document.warnings == [
+        "outline: 1 entry has no destination page; placed after the previous entry"
+    ]
 
 
 @needs_pdfium
@@ -528,13 +575,26 @@ def test_encrypted_with_empty_user_password_opens() -> None:
     assert document.text == "open text\n"
 
 
-def test_encryption_needing_missing_dependency(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_encryption_needing_missing_dependency(
+    monkeypatch: pytest.MonkeyPatch, pypdf_text: None
+) -> None:
+    """Without PDFium, pypdf needs `cryptography` for AES: the file's error says so."""
+
     def decrypt(self: object, password: str) -> None:
         raise DependencyError("cryptography>=3.1 is required for AES algorithm")
 
     monkeypatch.setattr(pdf_module.PdfReader, "decrypt", decrypt)
     with pytest.raises(IngestError, match=r"^encrypted PDF: cryptography>=3.1 is required"):
         parse_pdf(make_pdf([["x"]], user_password=""), "s.pdf")
+
+
+@needs_pdfium
+def test_pdfium_opens_what_pypdf_needs_a_dependency_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    def decrypt(self: object, password: str) -> None:
+        raise DependencyError("cryptography>=3.1 is required for AES algorithm")
+
+    monkeypatch.setattr(pdf_module.PdfReader, "decrypt", decrypt)
+    assert parse_pdf(make_pdf([["x"]], user_password=""), "s.pdf").text == "x\n"
 
 
 @pytest.mark.parametrize(

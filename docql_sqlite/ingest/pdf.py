@@ -1,8 +1,8 @@
 """PDF → `Document`: page text, page → line map, and a table of contents.
 
 This module owns everything PDF-specific: opening (encrypted and corrupt files become
-`IngestError`), text per page (PDFium through pypdfium2; else poppler's pdftotext for a
-long file, else pypdf: docs/design.md B32), the page layout of `Document.text`
+`IngestError`), text per page and the outline (PDFium through pypdfium2; else pypdf, with
+poppler's pdftotext for a long file's text: docs/design.md B32), the page layout of `Document.text`
 (`page_lines`), headings from the outline (bookmarks) or, failing that, from numbered
 lines, the printed section numbers of outline entries, the printed contents pages (front
 matter, not chunked), and the "glued words" check for PDFs whose extracted text lost its
@@ -12,6 +12,7 @@ spaces.
 from __future__ import annotations
 
 import bisect
+import ctypes
 import io
 import logging
 import re
@@ -54,6 +55,7 @@ _PDFIUM_HYPHEN = "\ufffe"
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
 _NON_WORD = re.compile(r"[\W_]+")
+_WHITESPACE = re.compile(r"\s+")
 _SENTENCE_END = tuple(".!?:;。！？：")
 # "Chapter 2 ", "2.3 ", "A.1 ", "IV. ": what an outline title may add to the printed one.
 _LEADING_NUMBER = re.compile(
@@ -85,9 +87,15 @@ def parse(source: Source) -> Document:
 
 def parse_pdf(data: bytes, path: str) -> Document:
     """Parse PDF bytes. Raises `IngestError` for encrypted or unreadable files."""
-    reader = _open(data)
     warnings: list[str] = []
-    pages = _pages(reader, data, warnings)
+    read = _read_with_pdfium(data, warnings)
+    if read is None:  # no pypdfium2, or PDFium cannot open the file: pypdf says why
+        read = _read_with_pypdf(data, warnings)
+    pages, outline, metadata_title, extractor = read
+    # pdftotext keeps the spaces: only the other extractors' pages are checked.
+    glued = [] if extractor == "pdftotext" else [i for i, t in enumerate(pages) if _is_glued(t)]
+    if glued:
+        _fix_glued(data, pages, glued, warnings, extractor)
 
     lines: list[str] = []
     page_lines: list[int] = []
@@ -95,7 +103,7 @@ def parse_pdf(data: bytes, path: str) -> Document:
         page_lines.append(len(lines) + 1)
         lines += _page_lines(text)
     contents = contents_pages(lines, page_lines)
-    headings = _outline_headings(reader, lines, page_lines, warnings)
+    headings = _outline_headings(outline, lines, page_lines, warnings)
     from_outline = headings is not None
     if headings is None:
         headings = _numbered_headings(lines, page_lines, contents)
@@ -103,7 +111,7 @@ def parse_pdf(data: bytes, path: str) -> Document:
     document = Document(
         format="pdf",
         text="\n".join(lines) + "\n" if lines else "",
-        title=_metadata_title(reader)
+        title=metadata_title
         or (headings[0].title if from_outline and headings else None)
         or path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1],
         headings=headings,
@@ -115,24 +123,45 @@ def parse_pdf(data: bytes, path: str) -> Document:
     return document
 
 
-def _pages(reader: PdfReader, data: bytes, warnings: list[str]) -> list[str]:
-    """Each page's text: PDFium's when pypdfium2 is installed and sees the same pages;
-    else pdftotext's for a long PDF when it is installed and sees the same pages; else
-    pypdf's. Pages whose words came out glued are taken from pdftotext where it can."""
+# What a reader gives `parse_pdf`: each page's text, the outline's entries (depth, title,
+# 0-based page or None) or None when it has no readable outline, the metadata title, and
+# the extractor's name for warnings.
+_Read = tuple[list[str], list[tuple[int, str, int | None]] | None, str | None, str]
+
+
+def _read_with_pdfium(data: bytes, warnings: list[str]) -> _Read | None:
+    """Pages, outline and title by PDFium, or None when pypdfium2 is missing or PDFium
+    cannot open the file (encrypted with a password, damaged: pypdf then reports why).
+
+    The outline comes from PDFium too: pypdf needs the whole page tree in Python objects
+    to turn a destination into a page number (R's 2,415-page refman.pdf: 3.3 s of CPU and
+    ~230 MB, against PDFium's 0.3 s and none), and the entries are the same (every
+    outline of the R manuals and the Debian reference, `tests/test_parse_pdf.py`)."""
+    pdfium = _pdfium()
+    if pdfium is None:
+        return None
+    try:
+        document = pdfium.PdfDocument(data)
+    except Exception:  # PdfiumError, and whatever a damaged file raises: use pypdf
+        return None
+    try:
+        pages = [_pdfium_page_text(document, i, warnings) for i in range(len(document))]
+        outline = _pdfium_outline(document, warnings)
+        title = _clean_title(_pdfium_metadata_title(document))
+    finally:
+        document.close()
+    return pages, outline, title, "PDFium"
+
+
+def _read_with_pypdf(data: bytes, warnings: list[str]) -> _Read:
+    reader = _open(data)
     count = len(reader.pages)
-    pages = _pdfium_pages(data, count, warnings)
-    extractor = "PDFium"
-    if pages is None and count >= LARGE_PDF_PAGES and shutil.which("pdftotext"):
+    if count >= LARGE_PDF_PAGES and shutil.which("pdftotext"):
         fast = _pdftotext(data)
         if fast is not None and len(fast) == count:
-            return fast
-    if pages is None:
-        pages = [_page_text(reader, i, warnings) for i in range(count)]
-        extractor = "pypdf"
-    glued = [i for i, text in enumerate(pages) if _is_glued(text)]
-    if glued:
-        _fix_glued(data, pages, glued, warnings, extractor)
-    return pages
+            return fast, _pypdf_outline(reader, warnings), _metadata_title(reader), "pdftotext"
+    pages = [_page_text(reader, i, warnings) for i in range(count)]
+    return pages, _pypdf_outline(reader, warnings), _metadata_title(reader), "pypdf"
 
 
 def _pdfium() -> Any:
@@ -142,24 +171,6 @@ def _pdfium() -> Any:
     except ImportError:
         return None
     return pypdfium2
-
-
-def _pdfium_pages(data: bytes, count: int, warnings: list[str]) -> list[str] | None:
-    """Each page's text by PDFium, or None when it is missing, cannot open the file or
-    counts other pages than pypdf (whose outline destinations name pages by number)."""
-    pdfium = _pdfium()
-    if pdfium is None:
-        return None
-    try:
-        document = pdfium.PdfDocument(data)
-    except Exception:  # PdfiumError, and whatever a damaged file raises: use pypdf
-        return None
-    try:
-        if len(document) != count:
-            return None
-        return [_pdfium_page_text(document, i, warnings) for i in range(count)]
-    finally:
-        document.close()
 
 
 def _pdfium_page_text(document: Any, index: int, warnings: list[str]) -> str:
@@ -178,6 +189,67 @@ def _pdfium_page_text(document: Any, index: int, warnings: list[str]) -> str:
         warnings.append(f"page {index + 1}: text extraction failed: {exc or type(exc).__name__}")
         return ""
     return text.replace(_PDFIUM_HYPHEN, "-\n")
+
+
+# Deeper than any real outline; a cyclic or absurdly deep bookmark tree stops here.
+MAX_OUTLINE_DEPTH = 64
+
+
+def _pdfium_outline(document: Any, warnings: list[str]) -> list[tuple[int, str, int | None]] | None:
+    """The bookmarks as (depth, title, 0-based page or None), in document order, through
+    PDFium's C API (pypdfium2's own helpers differ between its major versions)."""
+    import pypdfium2.raw as raw
+
+    entries: list[tuple[int, str, int | None]] = []
+    seen: set[int] = set()
+    try:
+        stack = [(raw.FPDFBookmark_GetFirstChild(document.raw, None), 0)]
+        while stack:
+            mark, depth = stack.pop()
+            if not mark:
+                continue
+            address = ctypes.addressof(mark.contents)
+            if address in seen:  # a bookmark that points back into the tree
+                continue
+            seen.add(address)
+            # Its next sibling after its children: the stack pops the children first.
+            stack.append((raw.FPDFBookmark_GetNextSibling(document.raw, mark), depth))
+            if depth + 1 < MAX_OUTLINE_DEPTH:
+                stack.append((raw.FPDFBookmark_GetFirstChild(document.raw, mark), depth + 1))
+            title = _WHITESPACE.sub(" ", _bookmark_title(raw, mark)).strip()
+            if title:
+                entries.append((depth, title, _bookmark_page(raw, document, mark)))
+    except Exception as exc:  # a damaged outline loses the outline, not the document
+        warnings.append(f"outline unreadable: {exc or type(exc).__name__}")
+        return None
+    return entries
+
+
+def _bookmark_title(raw: Any, mark: Any) -> str:
+    size = raw.FPDFBookmark_GetTitle(mark, None, 0)  # bytes of UTF-16LE, NUL included
+    if size <= 2:
+        return ""
+    buffer = ctypes.create_string_buffer(size)
+    raw.FPDFBookmark_GetTitle(mark, buffer, size)
+    return buffer.raw[: size - 2].decode("utf-16-le", "replace")
+
+
+def _bookmark_page(raw: Any, document: Any, mark: Any) -> int | None:
+    """The 0-based page a bookmark goes to, or None (an action to a web page, a broken
+    destination). PDFium reads a /Dest and, failing that, a GoTo action's (LaTeX's
+    hyperref writes actions)."""
+    dest = raw.FPDFBookmark_GetDest(document.raw, mark)
+    if not dest:
+        return None
+    page = raw.FPDFDest_GetDestPageIndex(document.raw, dest)
+    return page if page >= 0 else None
+
+
+def _pdfium_metadata_title(document: Any) -> str | None:
+    try:
+        return str(document.get_metadata_dict().get("Title") or "")
+    except Exception:
+        return None
 
 
 def contents_pages(lines: list[str], page_lines: list[int]) -> set[int]:
@@ -330,14 +402,18 @@ def _metadata_title(reader: PdfReader) -> str | None:
         title = reader.metadata.title if reader.metadata else None
     except Exception:
         return None
-    title = re.sub(r"\s+", " ", str(title or "")).strip()
+    return _clean_title(str(title or ""))
+
+
+def _clean_title(title: str | None) -> str | None:
+    title = _WHITESPACE.sub(" ", title or "").strip()
     return title or None
 
 
-def _outline_headings(
-    reader: PdfReader, lines: list[str], page_lines: list[int], warnings: list[str]
-) -> list[Heading] | None:
-    """Headings from the PDF outline, or None when the PDF has no (readable) outline."""
+def _pypdf_outline(
+    reader: PdfReader, warnings: list[str]
+) -> list[tuple[int, str, int | None]] | None:
+    """The outline's entries by pypdf (without PDFium), as `_pdfium_outline` gives them."""
     try:
         outline = reader.outline
     except Exception as exc:
@@ -345,6 +421,16 @@ def _outline_headings(
         return None
     entries: list[tuple[int, str, int | None]] = []
     _walk_outline(reader, outline, 0, entries)
+    return entries
+
+
+def _outline_headings(
+    entries: list[tuple[int, str, int | None]] | None,
+    lines: list[str],
+    page_lines: list[int],
+    warnings: list[str],
+) -> list[Heading] | None:
+    """Headings from the outline's entries, or None when the PDF has no (readable) outline."""
     if not entries:
         return None
     normalized = _LazyNorm(lines)
@@ -388,7 +474,7 @@ def _walk_outline(
         if isinstance(item, list):
             _walk_outline(reader, item, depth + 1, out)
         elif isinstance(item, Destination):
-            title = re.sub(r"\s+", " ", str(item.title or "")).strip()
+            title = _WHITESPACE.sub(" ", str(item.title or "")).strip()
             if not title:
                 continue
             try:
