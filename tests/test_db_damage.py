@@ -426,3 +426,72 @@ def test_busy_index(good_db: Path, tmp_path: Path, command: str) -> None:
         holder.close()
     assert proc.returncode == EXIT_BUSY, proc.stderr
     assert_one_line(proc, "error: ", str(db), "is busy")
+
+
+# -- the check an index run starts before its walk ------------------------------------------
+def test_an_index_run_checks_the_file_on_a_thread_while_it_walks(
+    good_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's one quick_check runs on its own thread, started before the walk (which
+    the check overlaps); the writer's open takes its verdict instead of checking again.
+    A damaged file is refused from that verdict, its bytes as they were."""
+    import threading
+
+    from docql_sqlite.errors import DatabaseCorrupt
+    from docql_sqlite.ingest import run as ingest_run
+    from docql_sqlite.store.sqlite import db as sqlite_db
+
+    calls: list[str] = []
+    check = sqlite_db.check_damage
+
+    def recording(*args: object, **kwargs: object) -> object:
+        calls.append(threading.current_thread().name)
+        return check(*args, **kwargs)  # type: ignore[arg-type]
+
+    walked_while_checking: list[bool] = []
+    walk_inputs = ingest_run.walk_inputs
+
+    def walk(*args: object) -> object:
+        # The check began before the walk: its thread runs, or has already checked.
+        running = any(t.name == "docql-quick-check" for t in threading.enumerate())
+        walked_while_checking.append(running or bool(calls))
+        return walk_inputs(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_db, "check_damage", recording)
+    monkeypatch.setattr(ingest_run, "walk_inputs", walk)
+    db = tmp_path / "index.db"
+    shutil.copy(good_db, db)
+    ingest_run.index_paths(db, [str(good_db.parent / "docs")])
+    assert calls == ["docql-quick-check"] and walked_while_checking == [True]
+
+    calls.clear()
+    flip_bits(db, flips=200, seed=1)
+    before = db.read_bytes()
+    with pytest.raises(DatabaseCorrupt, match="is damaged"):
+        ingest_run.index_paths(db, [str(good_db.parent / "docs")])
+    assert calls == ["docql-quick-check"]
+    assert db.read_bytes() == before
+
+
+def test_a_run_that_fails_before_opening_the_file_stops_its_check(
+    good_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docql_sqlite.errors import IngestError
+    from docql_sqlite.ingest import run as ingest_run
+
+    started: list[object] = []
+    start_check = ingest_run.start_check
+
+    def keep(location: object) -> object:
+        started.append(start_check(location))
+        return started[-1]
+
+    monkeypatch.setattr(ingest_run, "start_check", keep)
+    db = tmp_path / "index.db"
+    shutil.copy(good_db, db)
+    with pytest.raises(IngestError, match="no such file"):
+        ingest_run.index_paths(db, [str(tmp_path / "missing")])
+    (check,) = started
+    assert check.stopped  # type: ignore[attr-defined]
+    check.thread.join(timeout=10)  # type: ignore[attr-defined]
+    assert not check.thread.is_alive()  # type: ignore[attr-defined]

@@ -41,7 +41,7 @@ from typing import Any
 from ..errors import DocQLError, IngestError
 from ..options import EmbedOptions, IngestOptions
 from ..schema import KEY_MODEL
-from ..store import Store, open_store
+from ..store import Store, open_store, start_check
 from ..store.writer import DocumentNotStored, FailedFiles, Parsed, StoredDoc, Writer
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
@@ -166,8 +166,15 @@ def index_paths(
     options = options or IngestOptions()
     started = time.monotonic()
     report = IngestReport()
-    urls, roots, found, stats = walk_inputs(paths, options, report)
-    store = open_store(location, readonly=False)
+    # The file's structure is checked while the walk runs (store.start_check).
+    checked = start_check(location)
+    try:
+        urls, roots, found, stats = walk_inputs(paths, options, report)
+        store = open_store(location, readonly=False, checked=checked)
+    except BaseException:
+        if checked is not None:
+            checked.stop()  # no writer will take its verdict
+        raise
     try:
         writer = store.writer()
         with writer.run_errors():

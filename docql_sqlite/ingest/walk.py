@@ -116,6 +116,9 @@ def _walk_tree(
 ) -> Iterator[FoundFile]:
     # Depth first, entries sorted by name; each stack entry carries its ignore chain and,
     # when links are followed, the (device, inode) of its ancestors to detect loops.
+    # What `display_path` does, with the current directory read once: an entry's absolute
+    # path is its directory's (made absolute once) joined with its name.
+    cwd_prefix = os.getcwd().rstrip(os.sep) + os.sep
     root_id = _dir_id(str(root))
     stack: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = [
         (str(root), chain, frozenset({root_id}) if root_id else frozenset())
@@ -149,7 +152,9 @@ def _walk_tree(
             if chain and _ignored(chain, absolute, is_dir):
                 stats.counts[SKIP_IGNORED] += 1
                 continue
-            display = display_path(path)
+            display = absolute[len(cwd_prefix) :] if absolute.startswith(cwd_prefix) else absolute
+            if os.sep != "/":
+                display = display.replace(os.sep, "/")
             if options.exclude and _matches(display, options.exclude, is_dir):
                 stats.counts[SKIP_EXCLUDED] += 1
                 continue

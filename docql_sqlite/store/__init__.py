@@ -18,18 +18,32 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def open_store(location: object, *, readonly: bool = True, create: bool = True) -> Store:
+def open_store(
+    location: object, *, readonly: bool = True, create: bool = True, checked: Any = None
+) -> Store:
     """The store of the index at `location`: a postgresql:// URL opens PostgreSQL (the
     `postgres` extra), anything else the SQLite file. The one place that chooses.
     A writable store is created when missing unless `create` is False (`embed`: there
-    must be an index to embed)."""
+    must be an index to embed); `checked` is `start_check`'s handle for this location."""
     if is_url(location):
         with _needs_psycopg():
             from .postgres.engine import PostgresStore
         return PostgresStore(str(location), readonly=readonly, create=create)
     from .sqlite.engine import SqliteStore
 
-    return SqliteStore(str(location), readonly=readonly, create=create)
+    return SqliteStore(str(location), readonly=readonly, create=create, checked=checked)
+
+
+def start_check(location: object) -> Any:
+    """Start the structure check a writer of `location` runs before its first write, in
+    the background, for a caller with other work to do first (an index run's walk); pass
+    the handle to `open_store`, or call its `stop()` when no store will be opened. None:
+    nothing to start (PostgreSQL, a new file, checks off)."""
+    if is_url(location):
+        return None
+    from .sqlite.db import start_check as start_file_check
+
+    return start_file_check(str(location))
 
 
 def copy_index(source: str, dest: str) -> dict[str, Any]:

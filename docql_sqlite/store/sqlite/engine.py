@@ -29,10 +29,19 @@ PREFIX_END = "\uffff"  # above every character a token can hold (in UTF-8 byte o
 class SqliteStore(Store):
     """An index file: read-only unless `readonly=False` (the one writer's connection)."""
 
-    def __init__(self, path: str, *, readonly: bool = True, create: bool = True) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        readonly: bool = True,
+        create: bool = True,
+        checked: db.BackgroundCheck | None = None,
+    ) -> None:
         self.path = self.label = str(path)
         self.readonly = readonly
-        self.conn: db.Connection = db.connect(self.path, readonly=readonly, create=create)
+        self.conn: db.Connection = db.connect(
+            self.path, readonly=readonly, create=create, checked=checked
+        )
         self.dialect: Dialect = SQLITE_CHUNK_TRIGRAMS if self.has_chunk_trigrams() else SQLITE
 
     def hold_pages(self, kib: int) -> None:
