@@ -786,3 +786,16 @@ def test_context_table_lists_the_blocks(deep: TmpIndex) -> None:
         help_text = invoke(command, "--help").stdout
         assert re.search(r"--text +\S.*\(default on a terminal\)", help_text)
         assert help_text.count("(default on a terminal)") == 1
+
+
+def test_a_python_warning_about_a_users_regex_is_one_line(deep: TmpIndex) -> None:
+    """Python's `re` warns of `&&` in a character class ("Possible set intersection"): the
+    CLI shows it as one `warning:` line and answers (it printed a TypeError traceback)."""
+    proc = run(
+        "query", str(deep.db), "$.toc[?(@.title=~/[I&&n]/)]", "--fields", "title", cwd=deep.root
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines() == [
+        "warning: FutureWarning: Possible set intersection at position 2"
+    ]
+    assert json.loads(proc.stdout)

@@ -185,12 +185,28 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _show_note(message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
-    """A `DocQLNote` as one `note:` line on stderr; other warnings as Python shows them."""
-    if issubclass(category, DocQLNote):
-        echo(f"note: {message}", err=True)
-    else:
-        sys.stderr.write(warnings.formatwarning(message, category, *args, **kwargs))
+def _show_note(
+    message: Any,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: Any = None,
+    line: str | None = None,
+) -> None:
+    """`warnings.showwarning` for the CLI: a `DocQLNote` as one `note:` line on stderr,
+    any other warning (Python's `re` on a user's regex: "Possible set intersection") as
+    one `warning:` line, without Python's source line."""
+    said = (
+        f"note: {message}"
+        if issubclass(category, DocQLNote)
+        else (f"warning: {category.__name__}: {message}")
+    )
+    if said not in _SAID:  # once: a regex is compiled by the parser and by SQLite's calls
+        _SAID.add(said)
+        echo(said, err=True)
+
+
+_SAID: set[str] = set()
 
 
 def fail(message: str, code: int) -> NoReturn:
