@@ -137,6 +137,11 @@ class Import:
     names: list[str]  # the names imported from it ("*" for a wildcard); [] for the module
     line: int
     end_line: int
+    # The local name the import binds instead of the module's or the name's own: `np` in
+    # `import numpy as np`, `mr` in Go's `mr "math/rand"`, `u` in `import * as u from
+    # './util'`, `dec` in `from json import decoder as dec` (then `names` is that one
+    # name); `_` and `.` for Go's blank and dot imports. None: no alias.
+    alias: str | None = None
 
 
 @dataclass(slots=True)

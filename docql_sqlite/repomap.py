@@ -353,7 +353,7 @@ class _Reach:
         for used, imported in graph.file_imports(conn, dialect, self.doc_ids).items():
             directory = posixpath.dirname(self.files.get(used, ("", ""))[0])
             tails: set[tuple[str, ...]] = set()
-            for module, _names in imported:
+            for module, _names, _alias in imported:
                 segments = resolve.module_segments(module, directory)
                 tails.update(segments[i:] for i in range(len(segments)))
             self.tails[used] = tails

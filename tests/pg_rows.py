@@ -31,8 +31,8 @@ CONTENT_SQL = {
     "refs": "SELECT d.path, r.ord, r.name, r.kind, r.caller_ord, r.line, r.end_line, r.col, "
     "td.path, t.ord, r.resolution, r.candidates FROM refs r JOIN documents d ON d.id = r.doc_id "
     "LEFT JOIN symbols t ON t.id = r.target_id LEFT JOIN documents td ON td.id = t.doc_id",
-    "imports": "SELECT d.path, m.ord, m.module, m.names, m.line, m.end_line FROM imports m "
-    "JOIN documents d ON d.id = m.doc_id",
+    "imports": "SELECT d.path, m.ord, m.module, m.names, m.line, m.end_line, m.alias "
+    "FROM imports m JOIN documents d ON d.id = m.doc_id",
     "ingest_errors": "SELECT path, uri, severity, reason FROM ingest_errors",
 }
 

@@ -3,9 +3,11 @@ resolution follows changes in other files (`ingest/resolve.py`)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import apsw
+import pytest
 from conftest import query
 
 import docql_sqlite
@@ -221,6 +223,7 @@ def _as_schema_10(db: Path, interrupted_docs: int) -> None:
         ALTER TABLE refs10 RENAME TO refs;
         CREATE INDEX refs_name ON refs(name, kind);
         CREATE TABLE refs_pending_docs (doc_id INTEGER PRIMARY KEY);
+        ALTER TABLE imports DROP COLUMN alias;
     """)
     docs = _first_code_docs(conn, interrupted_docs)
     conn.execute(
@@ -311,29 +314,132 @@ def test_a_schema_9_index_upgraded_answers_the_same_links_as_a_fresh_one(tmp_pat
     assert _upgraded_links(old) == expected
 
 
-def test_a_schema_12_index_gets_its_qualifiers_from_the_next_run(tmp_path: Path) -> None:
-    """Schema 13 records the import named in front of a use (`refs.qualifier`); a
-    schema-12 file (no such column, code built with content rules 3) is upgraded by the
-    next run, which parses its code files again: then every reference, qualifier and link
-    is the fresh index's."""
-    fresh, expected = _fresh_links(tmp_path)
+# Imports under another name, one per language that has them (`Import.alias`).
+ALIASED = {
+    "py/pkg/helpers.py": "def load(path):\n    return path\n",
+    "py/pkg/other.py": "def load(x):\n    return x\n",
+    "py/other.py": "def load(x):\n    return x\n",
+    "py/main.py": (
+        "import pkg.helpers as h\n"
+        "from pkg import helpers as hp, other\n"
+        "import os, numpy as np\n"
+        "\n"
+        "def run():\n"
+        '    h.load("a")\n'
+        '    hp.load("b")\n'
+        "    np.array([1])\n"
+        "    other.load(1)\n"
+    ),
+    "go/math/rand/rand.go": "package rand\n\nfunc Intn(n int) int { return n }\n",
+    "go/app/main.go": (
+        "package main\n\n"
+        'import (\n\tmr "math/rand"\n\t_ "embed"\n)\n\n'
+        "func Intn(n int) int { return 0 }\n\n"
+        "func main() {\n\tmr.Intn(3)\n}\n"
+    ),
+    "js/util.js": "export function join(a, b) { return a + b; }\n",
+    "js/other.js": "export function join(a) { return a; }\n",
+    "js/main.js": (
+        "import * as u from './util.js';\nexport function run() { return u.join(1, 2); }\n"
+    ),
+    "rs/main.rs": 'use std::fs as f;\n\nfn main() {\n    f::read("x");\n}\n',
+}
+
+
+def _aliased_corpus(root: Path) -> Path:
+    for name, text in ALIASED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_an_import_alias_is_the_qualifier_that_names_its_module(tmp_path: Path) -> None:
+    """`h.load` (`import pkg.helpers as h`), `hp.load` (`from pkg import helpers as hp`),
+    Go's `mr.Intn` (`mr "math/rand"`) and `u.join` (`import * as u`) are uses of that
+    module's definition: the alias is recorded on the import and as the use's qualifier,
+    and decides the link (Go's own `Intn` in the same file, and the other `load` and
+    `join`, are not it). An alias of a module the index lacks (`np`) decides nothing."""
+    corpus = _aliased_corpus(tmp_path / "code")
+    db = tmp_path / "a.db"
+    docql_sqlite.index(db, [str(corpus)])
+    with docql_sqlite.open(db) as index:
+        imports = {
+            (m["path"].rsplit("code/", 1)[-1], m["module"], tuple(m["names"]), m["alias"])
+            for m in index.query("$.code.imports")
+        }
+        calls = {
+            (c["name"], c["qualifier"]): (c["resolution"], (c["target"] or "").split("code/")[-1])
+            for name in ("load", "Intn", "join", "array", "read")
+            for c in index.query(f'$.code.callers("{name}")')
+        }
+    assert imports >= {
+        ("py/main.py", "pkg.helpers", (), "h"),
+        ("py/main.py", "pkg", ("helpers",), "hp"),
+        ("py/main.py", "pkg", ("other",), None),
+        ("py/main.py", "numpy", (), "np"),
+        ("py/main.py", "os", (), None),
+        ("go/app/main.go", "math/rand", (), "mr"),
+        ("go/app/main.go", "embed", (), "_"),
+        ("js/main.js", "./util.js", ("*",), "u"),
+        ("rs/main.rs", "std", ("fs",), "f"),
+    }
+    assert calls[("load", "h")] == ("import", "py/pkg/helpers.py:1-2")
+    assert calls[("load", "hp")] == ("import", "py/pkg/helpers.py:1-2")
+    assert calls[("load", "other")] == ("import", "py/pkg/other.py:1-2")
+    assert calls[("Intn", "mr")] == ("import", "go/math/rand/rand.go:3")
+    assert calls[("join", "u")] == ("import", "js/util.js:1")
+    assert calls[("array", "np")][0] == "unresolved"
+    assert ("read", "f") in calls  # `f::read`: std is not in the index
+
+
+@pytest.mark.parametrize("schema", [12, 13])
+def test_an_older_index_gets_its_qualifiers_and_aliases_from_the_next_run(
+    tmp_path: Path, schema: int
+) -> None:
+    """Schema 13 records the import named in front of a use (`refs.qualifier`), schema 14
+    the alias an import binds (`imports.alias`, which a qualifier may be); a schema-12
+    file (neither column, code built with content rules 3) and a schema-13 one (no alias,
+    content rules 4) are upgraded by the next run, which parses their code files again:
+    then every reference, qualifier, alias and link is the fresh index's."""
+    corpus = tmp_path / "code"
+    shutil.copytree(DATASETS_CODE, corpus)
+    _aliased_corpus(corpus / "aliased")
+    fresh = tmp_path / "fresh.db"
+    docql_sqlite.index(fresh, [str(corpus)])
+    expected = _links(fresh)
     with_qualifiers = (
         "SELECT d.path, r.ord, r.qualifier FROM refs r JOIN documents d ON d.id = r.doc_id "
         "ORDER BY d.path, r.ord"
     )
-    qualifiers = query(fresh, with_qualifiers)
+    with_aliases = (
+        "SELECT d.path, m.ord, m.module, m.alias FROM imports m "
+        "JOIN documents d ON d.id = m.doc_id ORDER BY d.path, m.ord"
+    )
+    qualifiers, aliases = query(fresh, with_qualifiers), query(fresh, with_aliases)
     assert sum(1 for row in qualifiers if row[2] is not None) > 5  # the fixtures use some
+    assert sorted(row[3] for row in aliases if row[3] is not None) == [
+        "_",
+        "f",
+        "h",
+        "hp",
+        "mr",
+        "np",
+        "u",
+    ]
     old = tmp_path / "old.db"
     old.write_bytes(fresh.read_bytes())
     conn = apsw.Connection(str(old))
-    conn.execute("ALTER TABLE refs DROP COLUMN qualifier")
-    conn.execute("UPDATE documents SET content_rules = 3 WHERE format = 'code'")
-    conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+    conn.execute("ALTER TABLE imports DROP COLUMN alias")
+    if schema == 12:
+        conn.execute("ALTER TABLE refs DROP COLUMN qualifier")
+    conn.execute(f"UPDATE documents SET content_rules = {schema - 9} WHERE format = 'code'")
+    conn.execute(f"UPDATE meta SET value = '{schema}' WHERE key = 'schema_version'")
     conn.close()
-    report = docql_sqlite.index(old, [str(DATASETS_CODE)])
+    report = docql_sqlite.index(old, [str(corpus)])
     assert report.updated  # the code files, parsed again
     assert _links(old) == expected
     assert query(old, with_qualifiers) == qualifiers
+    assert query(old, with_aliases) == aliases
 
 
 def test_a_stopped_run_leaves_its_references_staged_for_the_next(tmp_path: Path) -> None:
@@ -445,7 +551,7 @@ def test_code_parsing_keeps_references_as_rows_and_gives_objects_on_request() ->
     assert [(r.name, r.column, r.qualifier) for r in qualified.references if r.kind == "call"] == [
         ("helper", 16, "lib"),  # `lib` is an import of the file
         ("helper", 33, None),  # `x.lib`: an attribute named lib, not the module
-        ("helper", 46, None),  # an alias is not followed
+        ("helper", 46, "o"),  # `import other as o`: the alias is the module's local name
     ]
 
 

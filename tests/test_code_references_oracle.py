@@ -41,7 +41,7 @@ class Oracle:
     def __init__(self, files: dict[str, bytes]) -> None:
         self.defined: Counter[str] = Counter()
         self.calls: dict[str, set[tuple[str, int, int]]] = {}
-        self.imports: set[tuple[str, int, str, tuple[str, ...]]] = set()
+        self.imports: set[tuple[str, int, str, tuple[str, ...], str | None]] = set()
         for path, data in files.items():
             lines = data.split(b"\n")
             tree = ast.parse(data)
@@ -62,11 +62,17 @@ class Oracle:
                     self.calls.setdefault(name, set()).add(site)
                 elif isinstance(node, ast.Import):
                     for alias in node.names:
-                        self.imports.add((path, node.lineno, alias.name, ()))
+                        self.imports.add((path, node.lineno, alias.name, (), alias.asname))
                 elif isinstance(node, ast.ImportFrom):
+                    # the names imported as they are in one row, each renamed one
+                    # (`from a import b as c`) in a row of its own with its alias
                     module = "." * node.level + (node.module or "")
-                    names = tuple(a.name for a in node.names)
-                    self.imports.add((path, node.lineno, module, names))
+                    plain = tuple(a.name for a in node.names if a.asname is None)
+                    renamed = [a for a in node.names if a.asname is not None]
+                    if plain or not renamed:
+                        self.imports.add((path, node.lineno, module, plain, None))
+                    for a in renamed:
+                        self.imports.add((path, node.lineno, module, (a.name,), a.asname))
 
     def defined_once(self) -> list[str]:
         return sorted(name for name, n in self.defined.items() if n == 1)
@@ -126,7 +132,7 @@ def test_imports_match_the_ast_import_nodes(stdlib_index) -> None:
     db, oracle = stdlib_index
     with docql_sqlite.open(db) as index:
         found = {
-            (m["path"], m["line"], m["module"], tuple(m["names"]))
+            (m["path"], m["line"], m["module"], tuple(m["names"]), m["alias"])
             for m in index.query("$.code.imports")
         }
     tp, nf, ne = _score(found, oracle.imports)

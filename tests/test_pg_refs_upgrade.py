@@ -79,3 +79,41 @@ def test_a_schema_10_postgres_index_upgraded_answers_the_same_rows(
         ).fetchone()
     assert version == (str(SCHEMA_VERSION),) and staged == (0,) and pending == (None,)
     assert index is not None and index[0].endswith("USING btree (name)"), index
+
+
+def test_a_schema_13_postgres_index_gets_the_aliases_from_the_next_run(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    """Schema 14 (`sql/postgres/014_import_aliases.sql`): an import's alias, which a
+    qualifier may be (`h.load` with `import pkg.helpers as h`). A schema-13 index of
+    PostgreSQL (no `imports.alias`, code of content rules 4) parsed again by the next run
+    holds the rows of a fresh one, which are the SQLite file's."""
+    import shutil
+
+    from test_code_references import _aliased_corpus
+
+    corpus = tmp_path / "code"
+    shutil.copytree(DATASETS_CODE, corpus)
+    _aliased_corpus(corpus / "aliased")
+    fresh = fresh_database(pg_server)
+    docql_sqlite.index(fresh, [str(corpus)])
+    expected = content(postgres_runner(fresh))
+    aliases = sorted(row[-1] for row in expected["imports"] if row[-1] is not None)
+    assert aliases == ["_", "f", "h", "hp", "mr", "np", "u"], expected["imports"][:3]
+    file_db = tmp_path / "code.db"
+    docql_sqlite.index(file_db, [str(corpus)])
+    on_file = content(sqlite_runner(file_db))
+    assert on_file["imports"] == expected["imports"] and on_file["refs"] == expected["refs"]
+
+    old = fresh_database(pg_server)
+    docql_sqlite.index(old, [str(corpus)])
+    with psycopg.connect(old, autocommit=True) as conn:
+        conn.execute(
+            b"ALTER TABLE imports DROP COLUMN alias; "
+            b"UPDATE documents SET content_rules = 4 WHERE format = 'code'; "
+            b"UPDATE meta SET value = '13' WHERE key = 'schema_version';"
+        )
+    report = docql_sqlite.index(old, [str(corpus)])
+    assert report.updated  # the code files, parsed again
+    upgraded = content(postgres_runner(old))
+    assert upgraded["imports"] == expected["imports"] and upgraded["refs"] == expected["refs"]

@@ -28,6 +28,7 @@ ALTER TABLE chunk_vectors ALTER COLUMN content_hash TYPE text
 UPDATE chunk_vectors cv SET content_hash = c.content_hash FROM chunks c
   WHERE c.id = cv.chunk_id AND left(c.content_hash, 16) = left(cv.content_hash, 16);
 ALTER TABLE refs DROP COLUMN qualifier;
+ALTER TABLE imports DROP COLUMN alias;
 UPDATE meta SET value = '11' WHERE key = 'schema_version';
 """
 VECTOR_KEYS = "SELECT chunk_id, doc_id, content_hash FROM chunk_vectors ORDER BY chunk_id"
@@ -65,6 +66,6 @@ def test_a_schema_11_postgres_index_upgraded_holds_the_same_rows(
     assert not report.updated and not report.added  # the migration alone
     assert content(postgres_runner(old)) == expected
     assert rows(old, VECTOR_KEYS) == keys
-    assert rows(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("13",)]
+    assert rows(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("14",)]
     again = docql_sqlite.embed(old, "hash")
     assert again["embedded"] == 0 and again["unchanged"] == again["chunks"]

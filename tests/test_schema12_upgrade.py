@@ -113,6 +113,7 @@ DROP TABLE chunk_vectors;
 ALTER TABLE chunk_vectors_v11 RENAME TO chunk_vectors;
 CREATE INDEX chunk_vectors_hash ON chunk_vectors(content_hash);
 ALTER TABLE refs DROP COLUMN qualifier;
+ALTER TABLE imports DROP COLUMN alias;
 UPDATE meta SET value = '11' WHERE key = 'schema_version';
 """
 # Every stored row, ids included (a migration keeps ids): table → SELECT.
@@ -191,7 +192,7 @@ def test_a_schema_11_file_upgraded_holds_the_rows_of_a_fresh_one(
         ("text", 32)
     ]
     assert {"chunks_section", "sections_parent"} <= names(old, "index")
-    with pytest.raises(DatabaseError, match="schema 11; this docql-sqlite needs schema 13"):
+    with pytest.raises(DatabaseError, match="schema 11; this docql-sqlite needs schema 14"):
         docql_sqlite.open(old)
     dbmod.connect(old).close()  # what the next `index` run does first
     assert raw_rows(old) == raw_rows(corpus_db)

@@ -140,9 +140,10 @@ def extract_reference_rows(
             for module, names, *spec in reader(src, node):
                 if not module and not names:
                     continue
-                if spec:  # one import of a group (Go's `import ( ... )`): its own line
-                    line, end_line = _line_range(spec[0])
-                imports.append(Import(module, names, line, end_line))
+                alias = spec[0] if spec else None
+                if len(spec) > 1:  # one import of a group (Go's `import ( ... )`): its line
+                    line, end_line = _line_range(spec[1])
+                imports.append(Import(module, names, line, end_line, alias))
                 # A module imported whole is a use of its last name where that is an
                 # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
                 used = names or ([module] if language not in _FILE_MODULES else [])
@@ -368,7 +369,7 @@ def _qualifiers(src: bytes, imports: list[Import]) -> Callable[[int], str | None
     Python ~1 µs a reference (issue 23)."""
     local = {
         name.encode()[::-1]
-        for name in local_modules((i.module, i.names) for i in imports)
+        for name in local_modules((i.module, i.names, i.alias) for i in imports)
         if name.isidentifier() and name.isascii()
     }
     if not local:
@@ -417,7 +418,8 @@ def _unquote(text: str) -> str:
 
 
 # -- imports, per language: (module as written, names imported from it) -----------------
-# (module, names) or (module, names, node whose lines the import takes)
+# (module, names), (module, names, alias) or (module, names, alias, node whose lines the
+# import takes): `alias` the local name it binds instead (`Import.alias`), or None.
 _Read = Callable[[bytes, Node], list[tuple[Any, ...]]]
 
 
@@ -425,22 +427,33 @@ def _field_children(node: Node, field: str) -> list[Node]:
     return [c for i, c in enumerate(node.children) if node.field_name_for_child(i) == field]
 
 
-def _python(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+def _python(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     def dotted(n: Node) -> str:
         if n.type == "aliased_import":
             inner = n.child_by_field_name("name")
             return _text(src, inner) if inner is not None else ""
         return _text(src, n)
 
-    if node.type == "import_statement":
-        return [(dotted(n), []) for n in _field_children(node, "name")]
+    def alias(n: Node) -> str | None:
+        name = n.child_by_field_name("alias") if n.type == "aliased_import" else None
+        return _text(src, name) if name is not None else None
+
+    if node.type == "import_statement":  # `import numpy as np`: np binds numpy
+        return [(dotted(n), [], alias(n)) for n in _field_children(node, "name")]
     if node.type == "future_import_statement":
         return [("__future__", [dotted(n) for n in _field_children(node, "name")])]
-    module = node.child_by_field_name("module_name")
-    names = [dotted(n) for n in _field_children(node, "name")]
+    module_node = node.child_by_field_name("module_name")
+    module = "".join(_text(src, module_node).split()) if module_node is not None else ""
+    plain: list[str] = []
+    out: list[tuple[Any, ...]] = []
+    for n in _field_children(node, "name"):
+        if alias(n) is None:
+            plain.append(dotted(n))
+        else:  # `from json import decoder as dec`: an import of its own, `dec` its name
+            out.append((module, [dotted(n)], alias(n)))
     if any(c.type == "wildcard_import" for c in node.children):
-        names.append("*")
-    return [("".join(_text(src, module).split()) if module is not None else "", names)]
+        plain.append("*")
+    return ([(module, plain)] if plain or not out else []) + out
 
 
 def _go(src: bytes, node: Node) -> list[tuple[Any, ...]]:
@@ -450,14 +463,16 @@ def _go(src: bytes, node: Node) -> list[tuple[Any, ...]]:
         n = stack.pop()
         if n.type == "import_spec":
             path = n.child_by_field_name("path")
+            name = n.child_by_field_name("name")  # `mr "math/rand"`, `_ "embed"`, `. "x"`
             if path is not None:
-                out.append((_unquote(_text(src, path)), [], n))
+                alias = _text(src, name) if name is not None else None
+                out.append((_unquote(_text(src, path)), [], alias, n))
         else:
             stack.extend(reversed(n.named_children))
     return out
 
 
-def _rust(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+def _rust(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     if node.type == "extern_crate_declaration":
         name = node.child_by_field_name("name")
         return [(_text(src, name), [])] if name is not None else []
@@ -471,7 +486,7 @@ def _rust(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
             return (_text(src, path) if path is not None else ""), [
                 _text(src, name) if name is not None else ""
             ]
-        if n.type == "use_as_clause":
+        if n.type == "use_as_clause":  # the alias is read by the caller
             path = n.child_by_field_name("path")
             return split(path) if path is not None else ("", [])
         if n.type == "use_wildcard":
@@ -486,7 +501,9 @@ def _rust(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
         return _text(src, n), []
 
     module, names = split(argument)
-    return [(" ".join(module.split()), [" ".join(n.split()) for n in names])]
+    alias_node = argument.child_by_field_name("alias") if argument.type == "use_as_clause" else None
+    alias = _text(src, alias_node) if alias_node is not None else None  # `use std::fs as f`
+    return [(" ".join(module.split()), [" ".join(n.split()) for n in names], alias)]
 
 
 def _dotted_import(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
@@ -511,7 +528,7 @@ def _dotted_import(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [(module or text, [name] if module else [])]
 
 
-def _javascript(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     if node.type == "call_expression":  # require("m")
         arguments = node.child_by_field_name("arguments")
         string = arguments.named_children[0] if arguments is not None else None
@@ -520,18 +537,21 @@ def _javascript(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     if source is None:
         return []
     names: list[str] = []
+    alias: str | None = None
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     for child in clause.named_children if clause is not None else []:
         if child.type == "identifier":
             names.append("default")
-        elif child.type == "namespace_import":
+        elif child.type == "namespace_import":  # `* as u`: u binds the module
             names.append("*")
+            bound = next((c for c in child.named_children if c.type == "identifier"), None)
+            alias = _text(src, bound) if bound is not None else None
         elif child.type == "named_imports":
             for spec in child.named_children:
                 name = spec.child_by_field_name("name")
                 if name is not None:
                     names.append(_unquote(_text(src, name)))
-    return [(_unquote(_text(src, source)), names)]
+    return [(_unquote(_text(src, source)), names, alias)]
 
 
 def _include(src: bytes, node: Node) -> list[tuple[str, list[str]]]:

@@ -10,17 +10,27 @@ from collections.abc import Iterable
 
 
 def local_modules(
-    imports: Iterable[tuple[str, list[str]]], directory: str = ""
+    imports: Iterable[tuple[str, list[str], str | None]], directory: str = ""
 ) -> dict[str, tuple[str, ...]]:
     """The names a file's imports bind → the module path each stands for: a module's last
     part (`http` for `"net/http"`, `json`, `fs` for `use std::fs`) and each name imported
     from one (`decoder` for `from json import decoder` → `json/decoder`, `fs` for `use
-    std::{fs, io}`); the first import of a name wins. `http.Get` names the module `http`
-    stands for (code_refs records the qualifier, `_Resolver` and the repository map read
-    it)."""
+    std::{fs, io}`); an import with an alias binds the alias alone (`np` for `import
+    numpy as np`, `mr` for Go's `mr "math/rand"`, `u` for `import * as u from './util'`,
+    `dec` for `from json import decoder as dec` → `json/decoder`; Go's `_` and `.` bind
+    nothing). The first import of a name wins. `http.Get` names the module `http` stands
+    for (code_refs records the qualifier, `_Resolver` and the repository map read it).
+    `imports`: (module, names, alias) as `Import` holds them."""
     local: dict[str, tuple[str, ...]] = {}
-    for module, names in imports:
+    for module, names, alias in imports:
         segments = module_segments(module, directory)
+        if alias is not None:
+            bound = [n for n in names if n not in _NOT_BINDINGS]
+            if alias not in _NOT_BINDINGS and alias.isidentifier() and segments:
+                # `from json import decoder as dec` names one name; `* as u` the module
+                one = len(bound) == 1 and "*" not in names
+                local.setdefault(alias, (*segments, bound[0]) if one else segments)
+            continue
         if segments:
             local.setdefault(segments[-1], segments)
         for name in names:
@@ -30,8 +40,9 @@ def local_modules(
 
 
 # Names in an import's list that bind no module of their own: a wildcard, Rust's `self`
-# (`use std::io::{self, Read}` binds `io`, already the module's last part).
-_NOT_BINDINGS = frozenset({"*", "self", "super", "crate"})
+# (`use std::io::{self, Read}` binds `io`, already the module's last part); as an alias,
+# Go's blank and dot imports (`_ "embed"`, `. "fmt"`).
+_NOT_BINDINGS = frozenset({"*", "self", "super", "crate", "_", "."})
 
 
 def module_segments(module: str, directory: str = "") -> tuple[str, ...]:

@@ -21,8 +21,9 @@ from .sections import bounded_title, build_sections
 # block of link reference definitions is a chunk of its own (search leaves it out).
 # code 2: references and imports (issue 23); code 3: Rust's `io::Error` and `Foo { .. }`
 # are type references; code 4: a reference records the import named in front of it
-# (`http.Get`: refs.qualifier, schema 13).
-CONTENT_RULES: dict[str, int] = {"code": 4, "markdown": 3}
+# (`http.Get`: refs.qualifier, schema 13); code 5: an import's alias (`np` in `import
+# numpy as np`: imports.alias, schema 14) is a local name a qualifier may be.
+CONTENT_RULES: dict[str, int] = {"code": 5, "markdown": 3}
 DEFAULT_CONTENT_RULES = 2
 
 

@@ -281,19 +281,19 @@ class _Resolver:
         """The loaded file's language family and the modules it imports."""
         self._file_read = True
         found = self.rows(
-            "SELECT d.path, d.language, i.module, i.names FROM documents d "
+            "SELECT d.path, d.language, i.module, i.names, i.alias FROM documents d "
             "LEFT JOIN imports i ON i.doc_id = d.id WHERE d.id = ? ORDER BY i.ord",
             (self.doc_id,),
         )
         self.family = _family(found[0][1]) if found else ""
         directory = posixpath.dirname(found[0][0]) if found else ""
         self.modules = local_modules(
-            ((module, _names(text)) for _, _, module, text in found if module),
+            ((module, _names(text), alias) for _, _, module, text, alias in found if module),
             directory,
         )
         names: set[str] = set()
         paths: set[str] = set()
-        for _, _, module, _text in found:
+        for _, _, module, _text, _alias in found:
             if module is None or not (segments := module_segments(module, directory)):
                 continue
             if module.startswith(("./", "../")):  # a file relative to this one: that file

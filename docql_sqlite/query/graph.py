@@ -66,16 +66,17 @@ def reference_counts(
 
 def file_imports(
     conn: Any, dialect: Dialect, doc_ids: set[int]
-) -> dict[int, list[tuple[str, list[str]]]]:
+) -> dict[int, list[tuple[str, list[str], str | None]]]:
     """The modules each of `doc_ids` imports, as written, with the names imported from
-    them: the map narrows an ambiguous use to the definitions in what the using file
-    imports, and reads `http.Get` as the `Get` of the module imported as `http`."""
-    out: dict[int, list[tuple[str, list[str]]]] = defaultdict(list)
-    for doc_id, module, names in _execute(
-        conn, dialect, "SELECT doc_id, module, names FROM imports"
+    them and the alias they are bound to: the map narrows an ambiguous use to the
+    definitions in what the using file imports, and reads `http.Get` as the `Get` of the
+    module imported as `http`."""
+    out: dict[int, list[tuple[str, list[str], str | None]]] = defaultdict(list)
+    for doc_id, module, names, alias in _execute(
+        conn, dialect, "SELECT doc_id, module, names, alias FROM imports"
     ):
         if doc_id in doc_ids:
-            out[doc_id].append((module, json.loads(names) if names else []))
+            out[doc_id].append((module, json.loads(names) if names else [], alias))
     return out
 
 

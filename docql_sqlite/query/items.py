@@ -231,6 +231,7 @@ IMPORT = ItemType(
     + (
         _t("module"),
         FieldSpec("names", "list"),
+        _t("alias"),
         _n("line"),
         _n("end_line"),
         _LOC,
@@ -417,7 +418,8 @@ WHERE {scope} AND ({where})"""
 def base_imports(scope: str, where: str, dialect: Dialect) -> str:
     loc = location("d.path", "m.line", "m.end_line", dialect=dialect)
     return f"""SELECT 'import' AS type, d.path AS path, m.module AS module, m.names AS names,
-  m.line AS line, m.end_line AS end_line, {loc} AS location, d.language AS language,
+  m.alias AS alias, m.line AS line, m.end_line AS end_line, {loc} AS location,
+  d.language AS language,
   m.doc_id AS _doc, d.path AS _path, m.ord AS _pos, NULL AS _score
 FROM imports m JOIN documents d ON d.id = m.doc_id WHERE {scope} AND ({where})"""
 

@@ -446,7 +446,7 @@ def references_json(rows: list[ReferenceRow]) -> str:
 
 def import_rows(doc_id: int, parsed: Parsed) -> list[tuple[Any, ...]]:
     return [
-        (doc_id, i, m.module, to_json(m.names), m.line, m.end_line)
+        (doc_id, i, m.module, to_json(m.names), m.line, m.end_line, m.alias)
         for i, m in enumerate(parsed.doc.imports)
     ]
 

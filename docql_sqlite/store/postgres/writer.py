@@ -550,6 +550,7 @@ IMPORT_COLUMNS = (
     ("names", "text"),
     ("line", "bigint"),
     ("end_line", "bigint"),
+    ("alias", "text"),
 )
 SYMBOL_COLUMNS = (
     ("doc_id", "bigint"),

@@ -526,8 +526,8 @@ class SqliteWriter(Writer):
             conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (?, ?)", (doc_id, staged))
         if doc.imports:
             conn.executemany(
-                "INSERT INTO imports(doc_id, ord, module, names, line, end_line) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO imports(doc_id, ord, module, names, line, end_line, alias) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 import_rows(doc_id, parsed),
             )
         self._queue_resolution(doc_id)
