@@ -287,7 +287,7 @@ def _locality(source: str, target: str) -> float:
 # The per-path and per-name helpers below run for every use of a large repository (Go's
 # src/: ~1.2M times each); remembered, the whole map takes a third of the time. Bounded:
 # an MCP server maps many indexes in one process.
-@functools.lru_cache(maxsize=1 << 17)
+@functools.lru_cache(maxsize=131072)
 def _directory(path: str) -> str:
     return posixpath.dirname(path)
 
@@ -433,7 +433,7 @@ def _module_paths(path: str) -> list[tuple[str, ...]]:
     return [tuple(p for p in directory.split("/") if p), tuple(p for p in stem.split("/") if p)]
 
 
-@functools.lru_cache(maxsize=1 << 17)
+@functools.lru_cache(maxsize=131072)
 def _last(qualified: str) -> str:
     return _SEPARATOR.split(qualified)[-1]
 
@@ -592,7 +592,7 @@ _TEST_DIRECTORIES = frozenset(
 
 
 @functools.lru_cache(maxsize=65536)  # pure; asked once per use, for a few thousand paths
-@functools.lru_cache(maxsize=1 << 17)
+@functools.lru_cache(maxsize=131072)
 def _is_test_or_example(path: str) -> bool:
     """A test or an example: `*_test.go`, `test_*.py`, `*.spec.ts`, a file under `tests/`,
     `testdata/` or `examples/`."""

@@ -155,10 +155,12 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        # Library notes (`DocQLNote`, e.g. "reading … as an immutable file") print as one
-        # line, once, for the rest of this process.
+        # Library notes (`DocQLNote`, e.g. "reading … as an immutable file") and any other
+        # warning print as one line, once for this command wherever they are raised (a
+        # user's regex is read by the parser and by the compiler: Python's `re` warns of
+        # its "Possible set intersection" at each, and its "once" filter lets both by).
         warnings.simplefilter("once", DocQLNote)
-        warnings.showwarning = _show_note
+        warnings.showwarning = functools.partial(_show_note, set())
         try:
             result = func(*args, **kwargs)
             sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
@@ -186,6 +188,7 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _show_note(
+    said: set[str],
     message: Any,
     category: type[Warning],
     filename: str,
@@ -193,20 +196,18 @@ def _show_note(
     file: Any = None,
     line: str | None = None,
 ) -> None:
-    """`warnings.showwarning` for the CLI: a `DocQLNote` as one `note:` line on stderr,
-    any other warning (Python's `re` on a user's regex: "Possible set intersection") as
-    one `warning:` line, without Python's source line."""
-    said = (
+    """`warnings.showwarning` for the CLI, with `said` (the lines shown so far) bound: a
+    `DocQLNote` as one `note:` line on stderr, any other warning (Python's `re` on a
+    user's regex: "Possible set intersection") as one `warning:` line, without Python's
+    source line; a line already shown is not shown again."""
+    line_shown = (
         f"note: {message}"
         if issubclass(category, DocQLNote)
-        else (f"warning: {category.__name__}: {message}")
+        else f"warning: {category.__name__}: {message}"
     )
-    if said not in _SAID:  # once: a regex is compiled by the parser and by SQLite's calls
-        _SAID.add(said)
-        echo(said, err=True)
-
-
-_SAID: set[str] = set()
+    if line_shown not in said:  # `said`: the lines this command has shown
+        said.add(line_shown)
+        echo(line_shown, err=True)
 
 
 def fail(message: str, code: int) -> NoReturn:

@@ -500,10 +500,29 @@ def _rust(src: bytes, node: Node) -> list[tuple[Any, ...]]:
             return "", [_text(src, c) for c in n.named_children]
         return _text(src, n), []
 
+    def alias_of(n: Node) -> str | None:
+        alias = n.child_by_field_name("alias") if n.type == "use_as_clause" else None
+        return _text(src, alias) if alias is not None else None
+
+    def row(module: str, names: list[str], alias: str | None) -> tuple[Any, ...]:
+        return (" ".join(module.split()), [" ".join(n.split()) for n in names], alias)
+
+    items = argument.child_by_field_name("list") if argument.type == "scoped_use_list" else None
+    if items is not None and any(c.type == "use_as_clause" for c in items.named_children):
+        # `use std::{fs as f, io}`: the names as they are in one row, each renamed one in
+        # a row of its own with its alias (as Python's `from m import a as b`)
+        path = argument.child_by_field_name("path")
+        base = _text(src, path) if path is not None else ""
+        plain = [_text(src, c) for c in items.named_children if c.type != "use_as_clause"]
+        out = [row(base, plain, None)] if plain else []
+        for item in items.named_children:
+            if item.type == "use_as_clause":
+                inner, names = split(item)
+                module = "::".join(part for part in (base, inner) if part) if names else base
+                out.append(row(module, names or [inner], alias_of(item)))
+        return out
     module, names = split(argument)
-    alias_node = argument.child_by_field_name("alias") if argument.type == "use_as_clause" else None
-    alias = _text(src, alias_node) if alias_node is not None else None  # `use std::fs as f`
-    return [(" ".join(module.split()), [" ".join(n.split()) for n in names], alias)]
+    return [row(module, names, alias_of(argument))]  # `use std::fs as f`: f binds std::fs
 
 
 def _dotted_import(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
