@@ -827,3 +827,29 @@ def test_book_pdf_end_to_end(tmp_path: Path) -> None:
     assert hits and all(h["page"] != 2 for h in hits)
     assert hits[0]["section"] == "Compaction of segments"
     assert "Table of Contents" in cli("get", str(db), "book.pdf:page 2", "--text")
+
+
+# -- decompression bombs -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extractor", ["pypdf", pytest.param("PDFium", marks=needs_pdfium)])
+def test_a_stream_that_inflates_past_the_limit_fails_the_file_before_any_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extractor: str
+) -> None:
+    """A one-page PDF whose content stream inflates to 8 MB against a 4 MB limit is
+    refused with its reason (PDFium would hold the stream whole, and aborts when that
+    fails); one that inflates to 2 MB is read; a long stream that is not zlib is no bomb."""
+    from hostile.make import _zip_bomb_pdf
+
+    if extractor == "pypdf":
+        monkeypatch.setattr(pdf_module, "_pdfium", lambda: None)
+    monkeypatch.setattr(pdf_module, "INFLATE_LIMIT", 4 << 20)
+    bomb, fine = tmp_path / "bomb.pdf", tmp_path / "fine.pdf"
+    _zip_bomb_pdf(bomb, 8 << 20)
+    _zip_bomb_pdf(fine, 2 << 20)
+    with pytest.raises(IngestError, match=r"^PDF decompression bomb: a stream of [\d,]+ bytes"):
+        parse_pdf(bomb.read_bytes(), "bomb.pdf")
+    assert parse_pdf(fine.read_bytes(), "fine.pdf").text.startswith("bomb")
+    noise = bytes(range(256)) * 40_000  # 10 MB that zlib does not read
+    assert pdf_module.inflation_bomb(b"1 0 obj\n<<>>\nstream\n" + noise + b"\nendstream") is None
+    assert pdf_module.inflation_bomb(bomb.read_bytes()) is not None

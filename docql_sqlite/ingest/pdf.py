@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import unicodedata
+import zlib
 from typing import Any
 
 from pypdf import PasswordType, PdfReader
@@ -86,7 +87,11 @@ def parse(source: Source) -> Document:
 
 
 def parse_pdf(data: bytes, path: str) -> Document:
-    """Parse PDF bytes. Raises `IngestError` for encrypted or unreadable files."""
+    """Parse PDF bytes. Raises `IngestError` for encrypted or unreadable files, and for a
+    decompression bomb (`inflation_bomb`)."""
+    bomb = inflation_bomb(data)
+    if bomb is not None:
+        raise IngestError(bomb)
     warnings: list[str] = []
     read = _read_with_pdfium(data, warnings)
     if read is None:  # no pypdfium2, or PDFium cannot open the file: pypdf says why
@@ -121,6 +126,61 @@ def parse_pdf(data: bytes, path: str) -> Document:
     document.body_start_line = _body_start(contents, headings, page_lines, len(lines))
     document.entities = extract_entities(document)
     return document
+
+
+# A decompression bomb: PDFium inflates a page's content streams whole, in memory (a
+# 1 MB PDF whose one content stream inflates to 1 GB took 2.1 GB), and it aborts the
+# process when an allocation fails, so no memory limit on a worker can contain it (and
+# `--watch` parses in the process that holds the index). A stream that inflates past this
+# many bytes fails the file before PDFium sees it (docs/design.md B32).
+INFLATE_LIMIT = 256 << 20
+# Deflate's largest expansion is ~1032:1: a stream shorter than INFLATE_LIMIT / this
+# cannot reach the limit, and is not inflated here (none of the 3,030 streams of R's
+# refman.pdf is that long; finding them all takes ~4 ms).
+_DEFLATE_MAX_RATIO = 1032
+_INFLATE_STEP = 1 << 20
+
+
+def inflation_bomb(data: bytes) -> str | None:
+    """Why `data` is a decompression bomb (a stream that inflates past INFLATE_LIMIT), or
+    None. Streams are found by their `stream`/`endstream` keywords; each one long enough
+    to reach the limit is inflated (zlib, as FlateDecode) a megabyte at a time, never
+    held whole; a stream that is not zlib data (an image, another filter) is no bomb."""
+    shortest = INFLATE_LIMIT // _DEFLATE_MAX_RATIO
+    at = data.find(b"stream")
+    while at != -1:
+        begin = at + len(b"stream")
+        if data[at - 3 : at] == b"end":  # the end of a stream, not the start of one
+            at = data.find(b"stream", begin)
+            continue
+        begin += 2 if data[begin : begin + 2] == b"\r\n" else 1
+        end = data.find(b"endstream", begin)
+        end = len(data) if end == -1 else end
+        if end - begin >= shortest and _inflates_past(memoryview(data)[begin:end], INFLATE_LIMIT):
+            return (
+                f"PDF decompression bomb: a stream of {end - begin:,} bytes inflates past "
+                f"{INFLATE_LIMIT >> 20} MB (the PDF library would hold it whole in memory)"
+            )
+        at = data.find(b"stream", end + len(b"endstream"))
+    return None
+
+
+def _inflates_past(stream: memoryview, limit: int) -> bool:
+    inflate = zlib.decompressobj()
+    total = 0
+    try:
+        for start in range(0, len(stream), _INFLATE_STEP):
+            pending = bytes(stream[start : start + _INFLATE_STEP])
+            while pending:
+                total += len(inflate.decompress(pending, _INFLATE_STEP))
+                if total > limit:
+                    return True
+                pending = inflate.unconsumed_tail
+            if inflate.eof:
+                return False
+    except zlib.error:
+        return False  # not zlib data: not a FlateDecode stream
+    return False
 
 
 # What a reader gives `parse_pdf`: each page's text, the outline's entries (depth, title,
