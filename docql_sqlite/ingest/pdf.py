@@ -1,12 +1,12 @@
 """PDF → `Document`: page text, page → line map, and a table of contents.
 
-This module owns everything PDF-specific: opening (encrypted and corrupt files become
-`IngestError`), text per page and the outline (PDFium through pypdfium2; else pypdf, with
-poppler's pdftotext for a long file's text: docs/design.md B32), the page layout of `Document.text`
-(`page_lines`), headings from the outline (bookmarks) or, failing that, from numbered
-lines, the printed section numbers of outline entries, the printed contents pages (front
-matter, not chunked), and the "glued words" check for PDFs whose extracted text lost its
-spaces.
+This module owns everything PDF-specific: opening (encrypted and corrupt files, and
+decompression bombs, become `IngestError`), text per page and the outline (PDFium through
+pypdfium2; else pypdf, with poppler's pdftotext for a long file's text: docs/design.md
+B32), the page layout of `Document.text` (`page_lines`), headings from the outline
+(bookmarks) or, failing that, from numbered lines, the printed section numbers of outline
+entries, the printed contents pages (front matter, not chunked), and the "glued words"
+check for PDFs whose extracted text lost its spaces.
 """
 
 from __future__ import annotations
