@@ -340,7 +340,8 @@ ALIASED = {
     "js/util.js": "export function join(a, b) { return a + b; }\n",
     "js/other.js": "export function join(a) { return a; }\n",
     "js/main.js": (
-        "import * as u from './util.js';\nexport function run() { return u.join(1, 2); }\n"
+        "import * as u from './util.js';\nimport { join as j2 } from './other.js';\n"
+        "export function run() { return u.join(1, 2); }\n"
     ),
     "rs/main.rs": 'use std::fs as f;\n\nfn main() {\n    f::read("x");\n}\n',
     "rs/util/mod.rs": "pub fn helper() {}\n",
@@ -383,6 +384,7 @@ def test_an_import_alias_is_the_qualifier_that_names_its_module(tmp_path: Path) 
         ("go/app/main.go", "math/rand", (), "mr"),
         ("go/app/main.go", "embed", (), "_"),
         ("js/main.js", "./util.js", ("*",), "u"),
+        ("js/main.js", "./other.js", ("join",), "j2"),  # `{ join as j2 }`: a row of its own
         ("rs/main.rs", "std", ("fs",), "f"),
         ("rs/lib.rs", "crate::util", ("self",), "u"),  # a use list: a row per renamed item
         ("rs/lib.rs", "crate::util", ("helper",), "h"),
@@ -423,7 +425,7 @@ def test_an_older_index_gets_its_qualifiers_and_aliases_from_the_next_run(
     qualifiers, aliases = query(fresh, with_qualifiers), query(fresh, with_aliases)
     assert sum(1 for row in qualifiers if row[2] is not None) > 5  # the fixtures use some
     aliases_bound = sorted(row[3] for row in aliases if row[3] is not None)
-    assert aliases_bound == ["_", "f", "h", "h", "hp", "mr", "np", "u", "u"]
+    assert aliases_bound == ["_", "f", "h", "h", "hp", "j2", "mr", "np", "u", "u"]
     old = tmp_path / "old.db"
     old.write_bytes(fresh.read_bytes())
     conn = apsw.Connection(str(old))

@@ -555,8 +555,10 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     source = node.child_by_field_name("source")
     if source is None:
         return []
+    module = _unquote(_text(src, source))
     names: list[str] = []
     alias: str | None = None
+    renamed: list[tuple[Any, ...]] = []
     clause = next((c for c in node.named_children if c.type == "import_clause"), None)
     for child in clause.named_children if clause is not None else []:
         if child.type == "identifier":
@@ -568,9 +570,14 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
         elif child.type == "named_imports":
             for spec in child.named_children:
                 name = spec.child_by_field_name("name")
-                if name is not None:
+                if name is None:
+                    continue
+                local = spec.child_by_field_name("alias")
+                if local is None:
                     names.append(_unquote(_text(src, name)))
-    return [(_unquote(_text(src, source)), names, alias)]
+                else:  # `{ join as j }`: an import of its own, `j` its local name
+                    renamed.append((module, [_unquote(_text(src, name))], _text(src, local)))
+    return ([(module, names, alias)] if names or not renamed else []) + renamed
 
 
 def _include(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
