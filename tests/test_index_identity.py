@@ -94,3 +94,22 @@ def test_parse_cpu_smoke_counts_every_file(tmp_path: Path) -> None:
     }
     assert "query cursor pass (symbols + references)" in code["stages_cpu_s_min"]
     assert all(v >= 0 for r in (markdown, code) for v in r["stages_cpu_s_min"].values())
+
+
+def test_the_options_after_double_dash_go_to_index(tmp_path: Path) -> None:
+    """`index_identity.py --build REV CORPUS -- OPTIONS`: OPTIONS go to `docql-sqlite index`
+    for both trees (they were read as more corpus paths: "no such file")."""
+    corpus = tmp_path / "docs"
+    corpus.mkdir()
+    (corpus / "a.md").write_text("# A\n\n" + "some words on a line\n" * 100)
+    (corpus / "b.md").write_text("# B\n\ntext\n")
+    out = tmp_path / "identity.json"
+    command = [sys.executable, str(SCRIPT), "--build", "HEAD", str(corpus), "--json", str(out)]
+    done = subprocess.run(
+        [*command, "--", "--chunk-chars", "500"], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "identical" in done.stdout
+    tables = json.loads(out.read_text())["tables"]
+    assert tables["documents"][0] == 2
+    assert tables["chunks"][0] >= 5  # 2,100 characters in chunks of at most 500
