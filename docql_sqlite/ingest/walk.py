@@ -80,8 +80,12 @@ def display_path(path: Path | str, cwd: Path | None = None) -> str:
     """A path relative to the current directory when inside it, else absolute; '/' separators."""
     # Plain string work: this runs for every file of a walk, and pathlib costs ~10x more.
     base = str(cwd) if cwd is not None else os.getcwd()
-    absolute = os.path.abspath(path)
-    prefix = base.rstrip(os.sep) + os.sep
+    return _shown(os.path.abspath(path), base.rstrip(os.sep) + os.sep)
+
+
+def _shown(absolute: str, prefix: str) -> str:
+    """`display_path` of an absolute, normalized path, given the current directory as
+    `prefix` (ending in the separator): what the walk calls per entry."""
     shown = absolute[len(prefix) :] if absolute.startswith(prefix) else absolute
     return shown.replace(os.sep, "/") if os.sep != "/" else shown
 
@@ -116,8 +120,8 @@ def _walk_tree(
 ) -> Iterator[FoundFile]:
     # Depth first, entries sorted by name; each stack entry carries its ignore chain and,
     # when links are followed, the (device, inode) of its ancestors to detect loops.
-    # What `display_path` does, with the current directory read once: an entry's absolute
-    # path is its directory's (made absolute once) joined with its name.
+    # `display_path` with the current directory read once: an entry's absolute path is
+    # its directory's (made absolute once) joined with its name.
     cwd_prefix = os.getcwd().rstrip(os.sep) + os.sep
     root_id = _dir_id(str(root))
     stack: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = [
@@ -152,9 +156,7 @@ def _walk_tree(
             if chain and _ignored(chain, absolute, is_dir):
                 stats.counts[SKIP_IGNORED] += 1
                 continue
-            display = absolute[len(cwd_prefix) :] if absolute.startswith(cwd_prefix) else absolute
-            if os.sep != "/":
-                display = display.replace(os.sep, "/")
+            display = _shown(absolute, cwd_prefix)
             if options.exclude and _matches(display, options.exclude, is_dir):
                 stats.counts[SKIP_EXCLUDED] += 1
                 continue
