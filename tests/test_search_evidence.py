@@ -353,3 +353,77 @@ def test_a_boosted_vector_passage_holding_none_of_the_words_counts_half(
         share = 1.0 if section == "Bread" else channels.WORDLESS_WEIGHT
         assert explain["rrf"]["vector"] == pytest.approx(8 * share / (60 + rank), abs=1e-6)
     assert hits[0]["section"] == "Bread"
+
+
+# -- nearness in meaning (fusion.Nearness, docs/search.md "Nearness in meaning") ----------
+def _fused(chunk: int, lists: dict[str, dict], rrf: dict[str, float]) -> fusion.Fused:
+    row = {"_chunk": chunk, "_path": f"entry{chunk}.md", "_pos": 0, "content": "x"}
+    return fusion.Fused(row, lists, rrf, sum(rrf.values()))
+
+
+def test_nearness_turns_a_clear_vector_first_over_a_sibling_that_the_lexical_lists_hold() -> None:
+    """An FAQ's sibling answer holds the question's words (BM25 and documents rank 1,
+    vector rank 2 at distance .110); the answer is the vector list's first (.080) and in
+    no lexical list. RRF alone ranks the sibling first; with the nearness term of a full
+    boost (150 points per unit of distance) the answer is first."""
+    names = query_names(search_terms.parse("how can I keep my system current"))
+    sibling = _fused(
+        1,
+        {
+            "bm25": {"rank": 1, "bm25": 3.0},
+            "documents": {"rank": 1},
+            "vector": {"rank": 2, "distance": 0.110},
+        },
+        {"bm25": 1 / 61, "documents": 1 / 61, "vector": 8 / 62},
+    )
+    answer = _fused(2, {"vector": {"rank": 1, "distance": 0.080}}, {"vector": 8 / 61})
+    far = _fused(3, {"bm25": {"rank": 2, "bm25": 2.0}}, {"bm25": 1 / 62})
+    near = fusion.Nearness(channels.NEARNESS_WEIGHT, 0.080, 0.140)
+
+    assert fusion.composite(sibling, names) > fusion.composite(answer, names)
+    assert fusion.composite(answer, names, 1.0, near) > fusion.composite(sibling, names, 1.0, near)
+    # The term itself: weight x (farthest - distance), 0 outside the vector list.
+    assert near.term(answer) == pytest.approx(150 * 0.060)
+    assert near.term(sibling) == pytest.approx(150 * 0.030)
+    assert near.term(far) == 0.0
+    assert fusion.composite(far, names, 1.0, near) == fusion.composite(far, names)
+
+
+@pytest.mark.parametrize("share, weight", [(1.0, 150.0), (0.4, 150.0 * 0.064), (0.0, None)])
+def test_nearness_weighs_the_share_of_the_boost_cubed(share: float, weight: float | None) -> None:
+    rows = [{"_distance": 0.2}, {"_distance": 0.1}, {"_chunk": 3}]
+    near = channels.nearness(rows, share)
+    if weight is None:
+        assert near is None
+    else:
+        assert near is not None
+        assert (near.weight, near.nearest, near.farthest) == (pytest.approx(weight), 0.1, 0.2)
+
+
+def test_a_boosted_question_adds_each_passages_nearness_to_its_score(
+    e5_db, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With e5-small and a question no passage holds whole (boost x8): every result's
+    score is what it was without the term plus 150 x (farthest distance - its distance),
+    and the plan says so. A weight given for the vector list boosts nothing: no term."""
+    database, env = e5_db
+    monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
+    query = "how long should bread dough bake"
+    with docql_sqlite.open(database) as idx:
+        hits = idx.search(query, explain=True)
+        monkeypatch.setattr(channels, "NEARNESS_WEIGHT", 0.0)
+        without = {h["section"]: h["score"] for h in idx.search(query, explain=True)}
+        monkeypatch.undo()
+        monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
+        given = idx.search(query, explain=True, weights={"vector": 8.0})
+    distances = {h["section"]: h["explain"]["lists"]["vector"]["distance"] for h in hits}
+    farthest, nearest = max(distances.values()), min(distances.values())
+    strategy = hits[0]["explain"]["plan"]["strategy"]
+    assert (
+        f"nearness in meaning → 150.0 x (farthest distance {farthest:.4f} - a passage's; "
+        f"the nearest {nearest:.4f})"
+    ) in strategy
+    for h in hits:
+        term = 150.0 * (farthest - distances[h["section"]])
+        assert h["score"] == pytest.approx(without[h["section"]] + term, abs=1e-3)
+    assert not any("nearness" in s for s in given[0]["explain"]["plan"]["strategy"])

@@ -67,6 +67,7 @@ class Candidates(Record):
     steps: list[str]  # the keyword strategy's steps (and the vector plan's notes)
     documents: list[str]  # the document channel's notes
     lexical: float  # the lexical lists' share (`lexical_share`)
+    nearness: fusion.Nearness | None = None  # with a boosted vector list (`nearness`)
 
 
 def collect(
@@ -115,6 +116,7 @@ def collect(
     finally:
         if pending is not None:  # an error here: the worker's task still finishes first
             pending.wait()
+    near = None
     if vector is not None:
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
@@ -122,13 +124,20 @@ def collect(
             if boost > 1.0:
                 vector[0].weight *= boost
                 steps.append(f"a strong encoder and a question → vector list weight x{boost:.2f}")
+                strength = model_strength(store, opts)
+                near = nearness(vector[0].rows, (boost - 1.0) / (strength - 1.0))
+                if near is not None:
+                    steps.append(
+                        f"nearness in meaning → {near.weight:.1f} x (farthest distance "
+                        f"{near.farthest:.4f} - a passage's; the nearest {near.nearest:.4f})"
+                    )
                 vector[0].rows, wordless = wordless_weighed(vector[0].rows, terms)
                 if wordless:
                     steps.append(
                         f"{wordless} vector passages hold none of the words → x{WORDLESS_WEIGHT}"
                     )
         lists.append(vector[0])
-    return Candidates(represented(lists), steps, doc_notes, lexical)
+    return Candidates(represented(lists), steps, doc_notes, lexical, near)
 
 
 # What the vector list may weigh, for a model measured strong, when no passage holds
@@ -173,6 +182,11 @@ SUBJECTS = frozenset(
 )
 
 
+def model_strength(store: Store, opts: ranking.Request) -> float:
+    """The vector list's greatest weight for the search's model (`STRONG_VECTORS`, else 1)."""
+    return STRONG_VECTORS.get(opts.model or store.meta(KEY_MODEL) or "", 1.0)
+
+
 def vector_boost(
     store: Store,
     text: str,
@@ -189,7 +203,7 @@ def vector_boost(
     Not for other queries: a fragment (an option's description, a doc comment's
     sentence, a name) is a known item, where BM25 is the better list (git's option set
     lost .13 R@10 at x3)."""
-    strength = STRONG_VECTORS.get(opts.model or store.meta(KEY_MODEL) or "", 1.0)
+    strength = model_strength(store, opts)
     if strength <= 1.0 or not is_question(text):
         return 1.0
     if n_level < evidence.MIN_TERMS:
@@ -199,6 +213,27 @@ def vector_boost(
         # The list's weight: EXACT_WEIGHT x selectivity x lexical x the user's exact weight.
         held = min(1.0, exact.weight / evidence.EXACT_WEIGHT) if exact is not None else 0.0
     return max(min(strength, QUESTION_FLOOR), 1.0 + (strength - 1.0) * (1.0 - held))
+
+
+# Composite points per unit of cosine distance, at the model's full strength
+# (`fusion.Nearness`): 1.5 points per 0.01, about one membership in a lexical list at
+# rank 1. Tuned on the tune halves of the FAQ sets (docs/search.md, "Nearness in meaning").
+NEARNESS_WEIGHT = 150.0
+
+
+def nearness(rows: list[dict[str, Any]], share: float) -> fusion.Nearness | None:
+    """The nearness term of a boosted vector list: NEARNESS_WEIGHT x `share` cubed, where
+    `share` is how much of the model's strength the boost took: 1 when no passage holds
+    every word of the question, less when a few do. Cubed, because such a question is
+    often a known item whose answer holds its words ("how do I watch a file for changes"
+    → `fs.watch()`, which the vector list ranks 9th behind `--watch` and "Watch mode"):
+    at share 0.4 the term weighs 0.064 of its full weight, not 0.4 (docs/search.md,
+    "Nearness in meaning"). None without distances. A weight given with `--weight
+    vector=N` boosts nothing, so it adds no nearness either."""
+    distances = [r["_distance"] for r in rows if r.get("_distance") is not None]
+    if not distances or share <= 0:
+        return None
+    return fusion.Nearness(NEARNESS_WEIGHT * share**3, min(distances), max(distances))
 
 
 # The share of its list weight that a vector row holding none of the question's words

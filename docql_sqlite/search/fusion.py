@@ -27,6 +27,30 @@ NAME_EXACT, NAME_PREFIX = 1.0, 0.2
 BM25_BONUS = 0.5
 
 
+class Nearness(Record):
+    """How near in meaning each fused passage is to the question, as a term of the
+    composite score: `weight` x (the vector list's farthest distance - the passage's),
+    most for the list's nearest passage, 0 for its farthest and for a passage the list
+    does not hold (a constant per search would not change the order; this keeps every
+    score positive).
+
+    Why: RRF with k = 60 hardly tells the vector list's first rank from its fifth (8/61
+    against 8/65 at the strongest weight: 0.8 of the composite), while one membership in
+    a lexical list is worth 1.6; so among an FAQ's sibling answers, which share their
+    words, the lexical lists picked the sibling and the vector list's clear first was
+    second or fourth (docs/search.md, "Nearness in meaning")."""
+
+    weight: float
+    nearest: float
+    farthest: float
+
+    def term(self, entry: Fused) -> float:
+        distance = entry.lists.get("vector", {}).get("distance")
+        if distance is None:
+            return 0.0
+        return self.weight * (self.farthest - distance)
+
+
 class Ranked(Record):
     """One named ranked list of chunk rows (each row has `_chunk`, `_path`, `_pos`)."""
 
@@ -95,7 +119,9 @@ def rrf(lists: list[Ranked], k: int = RRF_K) -> list[Fused]:
     return sorted(fused.values(), key=lambda f: f.key)
 
 
-def composite(entry: Fused, names: QueryNames, lexical: float = 1.0) -> float:
+def composite(
+    entry: Fused, names: QueryNames, lexical: float = 1.0, nearness: Nearness | None = None
+) -> float:
     """The final score of a fused passage: 100 x RRF + 0.5 x squashed BM25 + the best
     result-type priority + a bonus when a name the lists matched equals the query (1.0)
     or starts with it (0.2). Ties (in the caller's sort): path, then position.
@@ -104,7 +130,8 @@ def composite(entry: Fused, names: QueryNames, lexical: float = 1.0) -> float:
     (1/words), so a passage that covers every word can outrank a symbol named after one.
     A strong name (an identifier as typed, the words joined) gets the whole bonus.
     `lexical` (`channels.lexical_share`) scales everything but the RRF score: at 0 the
-    vector list's order alone."""
+    vector list's order alone. `nearness`, when the vector list was boosted for a
+    question, adds how near in meaning the passage is (`Nearness.term`)."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
@@ -115,4 +142,7 @@ def composite(entry: Fused, names: QueryNames, lexical: float = 1.0) -> float:
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):
             match = max(match, NAME_PREFIX * share)
-    return 100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match)
+    near = nearness.term(entry) if nearness is not None else 0.0
+    return (
+        100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match) + near
+    )

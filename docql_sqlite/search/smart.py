@@ -47,7 +47,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # passages; the BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
     fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not link_only(f.row["content"])]
     scored = sorted(
-        ((fusion.composite(f, names, lexical), f) for f in fused),
+        ((fusion.composite(f, names, lexical, found.nearness), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )[: opts.fetch]
     # 4. result items
