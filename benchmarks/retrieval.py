@@ -1086,9 +1086,15 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     """`qmd search` (BM25, per file) on the same files. Code relevance is then per file."""
     home = data.root.parent / "qmdhome"
     env = dict(os.environ, HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"))
-    mask = {"lee": "**/*.txt", "go": "**/*.go", "pg": "**/*.html", "git": "**/*.html"}.get(
-        data.name, "**/*.py"
-    )
+    mask = {
+        "lee": "**/*.txt",
+        "go": "**/*.go",
+        "pg": "**/*.html",
+        "git": "**/*.html",
+        "debfaq": "**/*.md",  # FAQ entries and the Markdown mix
+        "rfaq": "**/*.md",
+        "smoke": "**/*.md",
+    }.get(data.name, "**/*.py")
     if not (home / ".cache" / "qmd").exists():
         subprocess.run(
             [qmd, "collection", "add", str(data.root), "--name", data.name, "--mask", mask],
