@@ -407,12 +407,12 @@ GROWTH_CLASSES = ("heading", "grep")
 GROWTH_EXTRA = {"grep": ["$.content.grep(/EADDR\\w+USE/)"]}
 
 
-def growth_worker(db: Path, runs: int) -> None:
+def growth_worker(db: Path, runs: int, classes: tuple[str, ...] = GROWTH_CLASSES) -> None:
     """Print the in-process latency of the growth classes on `db` as JSON (run in a child
     whose PYTHONPATH chooses the docql_sqlite package being measured)."""
     import docql_sqlite
 
-    latency.CLASSES = set(GROWTH_CLASSES)
+    latency.CLASSES = set(classes)
     for name, extra in GROWTH_EXTRA.items():
         latency.QUERIES[name] = latency.QUERIES[name] + extra
     out = latency.in_process(db, runs, False)
@@ -420,7 +420,9 @@ def growth_worker(db: Path, runs: int) -> None:
     print(json.dumps(out))
 
 
-def growth(specs: list[str], runs: int, rounds: int = 2) -> str:
+def growth(
+    specs: list[str], runs: int, rounds: int = 2, classes: tuple[str, ...] = GROWTH_CLASSES
+) -> str:
     """CPU p50 of heading() and grep() on a small and a large index, for each SPEC
     `LABEL=CODE_DIR:SMALL_DB:LARGE_DB` (CODE_DIR: a source tree of docql_sqlite, e.g. a
     `git archive` of the commit before; empty for this one), in alternation (every spec's
@@ -437,6 +439,7 @@ def growth(specs: list[str], runs: int, rounds: int = 2) -> str:
             for size, db in (("small", small), ("large", large)):
                 env = dict(os.environ, DOCQL_GROWTH_CODE=code)
                 cmd = [sys.executable, __file__, "--growth-worker", str(db), "--runs", str(runs)]
+                cmd += ["--growth-classes", ",".join(classes)]
                 done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
                 if done.returncode != 0:
                     raise SystemExit(f"{' '.join(cmd)} failed: {done.stderr.strip()[-800:]}")
@@ -444,7 +447,7 @@ def growth(specs: list[str], runs: int, rounds: int = 2) -> str:
     rows = []
     for label, _, small, large in parsed:
         first = samples[(label, "small")][0]
-        for cls in GROWTH_CLASSES:
+        for cls in classes:
             for n, q in enumerate(first[cls]["queries"]):
                 cpu = {
                     size: bl.median(
@@ -521,15 +524,25 @@ def main() -> None:
         help="only compare heading() and grep() CPU p50 on a small and a large index, per "
         "code tree (repeatable; CODE_DIR empty: this tree), before/after in one run",
     )
+    parser.add_argument(
+        "--growth-classes",
+        default=",".join(GROWTH_CLASSES),
+        help="with --growth: the query classes to compare (benchmarks/latency.py's names, "
+        "e.g. structural,chapter; default: heading,grep)",
+    )
+    parser.add_argument(
+        "--growth-rounds", type=int, default=2, help="with --growth: rounds of alternation"
+    )
     parser.add_argument("--growth-worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.growth_worker:
         os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
-        growth_worker(args.growth_worker, args.runs)
+        growth_worker(args.growth_worker, args.runs, tuple(args.growth_classes.split(",")))
         return
     if args.growth:
         os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
-        text = growth(args.growth, args.runs)
+        classes = tuple(args.growth_classes.split(","))
+        text = growth(args.growth, args.runs, args.growth_rounds, classes)
         print(text)
         bl.write_json(args.json_out, {"machine": bl.machine(), "growth": text})
         return

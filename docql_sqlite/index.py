@@ -120,6 +120,7 @@ class Index:
         # memory, the sidecar, and the term statistics and postings (`search.stats.of`:
         # made on first use, one per store, gone with it).
         self._compiled: dict[tuple[Any, ...], Compiled] = {}
+        self._reads = 0  # read blocks begun (`snapshot`): a second one holds the pages
         if vectors_in_memory:
             from .search.vectors import VectorCache
 
@@ -174,7 +175,18 @@ class Index:
         state. An answer takes several statements (find a document, then read its chunks;
         rank chunks, then fetch them), and an `index` run may commit between two of them: the
         document is then replaced under a new id, and the second statement found nothing (a
-        `get` returned an empty document). Nested blocks share the outer transaction."""
+        `get` returned an empty document). Nested blocks share the outer transaction.
+
+        From the second read on, the pages are held in the engine's own cache
+        (`Store.hold_pages`), as the MCP server's readers hold theirs: every connection
+        checks each b-tree page it reads (`cell_size_check`), and a mapped page is checked
+        anew at every access, so an index that answers more than one call pays that for
+        every page of every statement (issue 24: a third of a structural query's CPU on
+        the 279 MB scale index; docs/benchmarks-history.md). A one-off command keeps the
+        map (its first read is its only one)."""
+        self._reads += 1
+        if self._reads == 2 and not self.store.held_pages:
+            self.store.hold_pages(HELD_PAGES_KIB)
         with self.store.snapshot():
             yield
 
@@ -471,6 +483,9 @@ class Index:
 
 
 COMPILED_CACHE = 256  # compiled queries kept per open index (then forgotten all at once)
+# KiB of pages an index that answers more than one call keeps in its cache (`snapshot`); the
+# MCP server's readers keep as many (agent/limits.py: 8, 16 and 32 MB cost the same CPU).
+HELD_PAGES_KIB = 16 << 10
 
 
 def _no_document(name: str) -> LocationError:

@@ -40,6 +40,9 @@ QUERIES = (
     "$.content.codeblock[*]",
     "$.content.table[*]",
     "$.frontmatter[*]",
+    # read from the trigram tables (external content: their rows are rebuilt, not copied)
+    '$.content.heading("install")',
+    '$.code.symbols[?(@.name~="index")]',
 )
 
 

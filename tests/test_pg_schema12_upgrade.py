@@ -15,6 +15,7 @@ from pg_rows import content, postgres_runner, sqlite_runner
 from pg_server import fresh_database, start_server
 
 import docql_sqlite
+from docql_sqlite.store.sqlite import db as dbmod
 
 psycopg = pytest.importorskip("psycopg", reason="PostgreSQL tests need the 'postgres' extra")
 
@@ -66,6 +67,8 @@ def test_a_schema_11_postgres_index_upgraded_holds_the_same_rows(
     assert not report.updated and not report.added  # the migration alone
     assert content(postgres_runner(old)) == expected
     assert rows(old, VECTOR_KEYS) == keys
-    assert rows(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("14",)]
+    assert rows(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [
+        (str(dbmod.SCHEMA_VERSION),)
+    ]
     again = docql_sqlite.embed(old, "hash")
     assert again["embedded"] == 0 and again["unchanged"] == again["chunks"]

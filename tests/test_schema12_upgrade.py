@@ -192,7 +192,9 @@ def test_a_schema_11_file_upgraded_holds_the_rows_of_a_fresh_one(
         ("text", 32)
     ]
     assert {"chunks_section", "sections_parent"} <= names(old, "index")
-    with pytest.raises(DatabaseError, match="schema 11; this docql-sqlite needs schema 14"):
+    with pytest.raises(
+        DatabaseError, match=f"schema 11; this docql-sqlite needs schema {dbmod.SCHEMA_VERSION}"
+    ):
         docql_sqlite.open(old)
     dbmod.connect(old).close()  # what the next `index` run does first
     assert raw_rows(old) == raw_rows(corpus_db)

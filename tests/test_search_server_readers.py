@@ -9,6 +9,7 @@ import docql_sqlite
 from docql_sqlite import SearchOptions
 from docql_sqlite.agent.limits import SEARCH_PAGES_KIB
 from docql_sqlite.agent.tools import HEAVY, Tools
+from docql_sqlite.index import HELD_PAGES_KIB
 from docql_sqlite.search import ranking, stats
 
 DOCS = {
@@ -88,3 +89,8 @@ def test_the_servers_search_connections_hold_their_pages(corpus_db) -> None:  # 
     with docql_sqlite.open(corpus_db) as idx:
         mapped, _, checked = pragmas(idx.store.conn)
         assert mapped > 0 and checked == 1
+        first = idx.query("$.toc[?(@.level==1)][0:5]")
+        assert pragmas(idx.store.conn)[0] == mapped  # one read: still mapped
+        # An index that answers a second call holds its pages, as the server's readers.
+        assert idx.query("$.toc[?(@.level==1)][0:5]") == first
+        assert pragmas(idx.store.conn) == (0, -HELD_PAGES_KIB, 1)

@@ -32,7 +32,7 @@ from docql_sqlite.dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, SqliteDialect
 from docql_sqlite.dialect.postgres import POSTGRES
 from docql_sqlite.errors import DatabaseError
 from docql_sqlite.query.compiler import compile_query
-from docql_sqlite.query.functions import MAX_TRIGRAMS, trigram_query
+from docql_sqlite.query.filters import MAX_TRIGRAMS, trigram_query
 from docql_sqlite.store.sqlite import db as dbmod
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")

@@ -105,10 +105,25 @@ class FilterCompiler:
             return f"({x} IS NOT NULL)"
         p = self.params.add(kw)
         if op == "contains":
-            return f"({dialect.contains(hay, p)})"
+            return f"({self._candidates(spec, kw)}{dialect.contains(hay, p)})"
         if op == "startswith":
             return f"({dialect.starts_with(hay, p)})"
         return f"({dialect.ends_with(hay, p)})"
+
+    def _candidates(self, spec: FieldSpec, folded: str) -> str:
+        """`<rowid> IN (the rows of the field's trigram table that can contain `folded`) AND `,
+        or '' when the field has no such table in this dialect or the needle is too short
+        (the exact test alone then answers). Only a filter: the exact test follows."""
+        if spec.trigrams is None or not self.params.dialect.SYMBOL_TRIGRAMS:
+            return ""
+        match = trigram_query(folded)
+        if match is None:
+            return ""
+        table = spec.trigrams
+        return (
+            f"{spec.trigram_rowid} IN (SELECT rowid FROM {table} WHERE {table} MATCH "
+            f"{self.params.add(match)}) AND "
+        )
 
     def _text_value(self, value: Literal, op: str) -> str:
         if value.kind == "string":
@@ -293,3 +308,44 @@ def _as_number(value: Literal) -> int | float | None:
         except ValueError:
             return None
     return None
+
+
+# -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------
+# At most this many trigrams in one FTS5 query: each costs a read of its row list (the
+# list of a common trigram such as "ion" holds most chunks), and a few rare ones already
+# leave few candidates for the exact test.
+MAX_TRIGRAMS = 6
+
+
+def trigram_query(needle: str) -> str | None:
+    """An FTS5 query that every text of a `tokenize='trigram'` table containing `needle`
+    (up to the case of the letters) matches, or None when `needle` is too short (< 3
+    characters: the trigram tokenizer has no shorter tokens).
+
+    An AND of quoted trigrams, not a phrase: the tables are `detail=none` (row ids only),
+    where FTS5 has no phrase queries. Sound because the tokenizer maps each character to
+    one character (its case fold) in the stored text and in the query alike, so a text
+    holding `needle` holds each of its trigrams. The exact test runs on the candidates.
+    """
+    if len(needle) < 3 or "\x00" in needle:
+        # FTS5's query parser ends a string at a NUL ("unterminated string"); no indexed
+        # text holds one (B22), so the exact test alone answers, and answers nothing.
+        return None
+    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
+        rarest = sorted(grams, key=lambda g: -sum(_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
+        grams = [g for g in grams if g in rarest]
+    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+# Letters from most to least frequent in English prose and code; ' ' is the most frequent.
+_FREQUENCY = " etaoinsrhldcumfpgwybvkxjqz"
+
+
+def _rarity(ch: str) -> int:
+    lower = ch.lower()
+    if lower in _FREQUENCY:
+        return _FREQUENCY.index(lower)
+    if lower.isdigit():
+        return 20
+    return 30 if ord(ch) > 127 else 15

@@ -14,7 +14,13 @@ from ..ref_codes import REFERENCE_KINDS
 from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
-from .filters import ascii_lower, regex_condition, required_regex_literal
+from .filters import (  # trigram_query: also imported from here (search/name_lists.py)
+    _rarity,
+    ascii_lower,
+    regex_condition,
+    required_regex_literal,
+    trigram_query,
+)
 from .nodes import Call, Regex
 
 
@@ -408,33 +414,6 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
 
 
 # -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------
-# At most this many trigrams in one FTS5 query: each costs a read of its row list (the
-# list of a common trigram such as "ion" holds most chunks), and a few rare ones already
-# leave few candidates for the exact test.
-MAX_TRIGRAMS = 6
-
-
-def trigram_query(needle: str) -> str | None:
-    """An FTS5 query that every text of a `tokenize='trigram'` table containing `needle`
-    (up to the case of the letters) matches, or None when `needle` is too short (< 3
-    characters: the trigram tokenizer has no shorter tokens).
-
-    An AND of quoted trigrams, not a phrase: the tables are `detail=none` (row ids only),
-    where FTS5 has no phrase queries. Sound because the tokenizer maps each character to
-    one character (its case fold) in the stored text and in the query alike, so a text
-    holding `needle` holds each of its trigrams. The exact test runs on the candidates.
-    """
-    if len(needle) < 3 or "\x00" in needle:
-        # FTS5's query parser ends a string at a NUL ("unterminated string"); no indexed
-        # text holds one (B22), so the exact test alone answers, and answers nothing.
-        return None
-    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
-    if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
-        rarest = sorted(grams, key=lambda g: -sum(_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
-        grams = [g for g in grams if g in rarest]
-    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
-
-
 def title_contains(folded: str, param: str, params: Params) -> str:
     """SQL: section `s`'s folded title contains `folded` (bound as `param`); the titles
     that can are read from `sections_trigram` first when the needle has 3+ characters."""
@@ -483,19 +462,6 @@ def chunk_contains(keyword: str, params: Params) -> str:
         rare_like = params.dialect.like(text, params.add(like_pattern(rare)))
         condition = f"{rare_like} AND {condition}"
     return condition
-
-
-# Letters from most to least frequent in English prose and code; ' ' is the most frequent.
-_FREQUENCY = " etaoinsrhldcumfpgwybvkxjqz"
-
-
-def _rarity(ch: str) -> int:
-    lower = ch.lower()
-    if lower in _FREQUENCY:
-        return _FREQUENCY.index(lower)
-    if lower.isdigit():
-        return 20
-    return 30 if ord(ch) > 127 else 15
 
 
 def _rare_suffix(keyword: str) -> str | None:

@@ -24,6 +24,10 @@ class FieldSpec(Record, frozen=True):
         # SQL giving the Unicode-casefolded text, when the index stores it (else ASCII-only lower())
         None
     )
+    # A trigram table over `fold` (docs/design.md B35) and the SQL of the row id it holds
+    # for the stage row: `~=` reads the candidate rows from it before the exact test.
+    trigrams: str | None = None
+    trigram_rowid: str = ""
 
     @property
     def sql(self) -> str:
@@ -193,7 +197,7 @@ TABLE = ItemType(
 )
 SYMBOL_FIELDS = _COMMON + (
     _t("kind"),
-    _t("name", "r._f_name"),
+    FieldSpec("name", "text", fold="r._f_name", trigrams="symbols_trigram", trigram_rowid="r._sym"),
     _t("qualified_name"),
     _t("signature"),
     _t("language"),
@@ -372,7 +376,7 @@ def symbol_columns(score: str = "NULL", *, dialect: Dialect) -> str:
   y.end_line AS end_line,
   y.docstring AS docstring, {loc} AS location,
   y.doc_id AS _doc, d.path AS _path, y.ord AS _pos, {score} AS _score, y.name_fold AS _f_name,
-  {dialect.ascii_lower("y.qualified_name")} AS _f_qualified_name"""
+  {dialect.ascii_lower("y.qualified_name")} AS _f_qualified_name, y.id AS _sym"""
 
 
 def base_symbols(scope: str, where: str = "1", score: str = "NULL", *, dialect: Dialect) -> str:

@@ -163,6 +163,9 @@ class SqliteSide:
             "INSERT INTO chunks_fts(rowid, title, body) VALUES (?, ?, ?)",
             [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in source],
         )
+        # The trigram indexes read their text from the copied rows (external content).
+        for table in ("sections_trigram", "symbols_trigram"):
+            self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
     def dimensions(self) -> int | None:
         value = db.get_meta(self.conn, "embedding_dimensions")

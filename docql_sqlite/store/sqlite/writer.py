@@ -62,6 +62,12 @@ _TITLE_TRIGRAM_DELETE = (
     "INSERT INTO sections_trigram(sections_trigram, rowid, title_fold) VALUES ('delete', ?, ?)"
 )
 _TITLE_TRIGRAM_INSERT = "INSERT INTO sections_trigram(rowid, title_fold) VALUES (?, ?)"
+# The trigram index of the folded symbol names (schema 15, external content on `symbols`),
+# written the same way.
+_NAME_TRIGRAM_DELETE = (
+    "INSERT INTO symbols_trigram(symbols_trigram, rowid, name_fold) VALUES ('delete', ?, ?)"
+)
+_NAME_TRIGRAM_INSERT = "INSERT INTO symbols_trigram(rowid, name_fold) VALUES (?, ?)"
 _FTS_TABLES = {
     _FTS_DELETE: "chunks_fts",
     _FTS_INSERT: "chunks_fts",
@@ -69,6 +75,8 @@ _FTS_TABLES = {
     _TRIGRAM_INSERT: "chunks_trigram",
     _TITLE_TRIGRAM_DELETE: "sections_trigram",
     _TITLE_TRIGRAM_INSERT: "sections_trigram",
+    _NAME_TRIGRAM_DELETE: "symbols_trigram",
+    _NAME_TRIGRAM_INSERT: "symbols_trigram",
 }
 # The page cache of the resolution pass, in KiB (`resolve_references`; 64 MB measured
 # no better).
@@ -300,6 +308,12 @@ class SqliteWriter(Writer):
                 "SELECT id, title_fold FROM sections WHERE doc_id = ?", (doc_id,)
             ).fetchall(),
         )
+        self._fts(
+            _NAME_TRIGRAM_DELETE,
+            self.conn.execute(
+                "SELECT id, name_fold FROM symbols WHERE doc_id = ?", (doc_id,)
+            ).fetchall(),
+        )
         self._queue_resolution(doc_id)
         self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         self._next_ids.clear()  # the document's ids may be the highest: max(id) + 1 again
@@ -372,7 +386,7 @@ class SqliteWriter(Writer):
         written, self._fts_rows_written = self._fts_rows_written, 0
         if not written or written < _OPTIMIZE_SHARE * self.chunk_count():
             return
-        tables = ["chunks_fts", "sections_trigram"]
+        tables = ["chunks_fts", "sections_trigram", "symbols_trigram"]
         if db.writes_chunk_trigrams(self.conn):
             tables.append(db.CHUNK_TRIGRAMS)
         with self.conn:
@@ -381,7 +395,7 @@ class SqliteWriter(Writer):
 
     # -- the rows of a document -------------------------------------------------------
     def _next_id(self, table: str) -> int:
-        """max(id) + 1 of `table` (`sections` or `chunks`)."""
+        """max(id) + 1 of `table` (`sections`, `chunks` or `symbols`)."""
         known = self._next_ids.get(table)
         if known is not None:
             return known
@@ -509,12 +523,18 @@ class SqliteWriter(Writer):
                 entity_rows(doc_id, parsed),
             )
         if doc.symbols:
+            # Ids given here (as sections' and chunks'), so the name trigrams are queued
+            # without reading the rows back.
+            base = self._next_id("symbols")
+            symbols = [(base + row[1], *row) for row in symbol_rows(doc_id, parsed)]
             conn.executemany(
-                "INSERT INTO symbols(doc_id, ord, kind, name, name_fold, qualified_name, "
+                "INSERT INTO symbols(id, doc_id, ord, kind, name, name_fold, qualified_name, "
                 "signature, language, parent, line, end_line, docstring) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                symbol_rows(doc_id, parsed),
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                symbols,
             )
+            self._fts(_NAME_TRIGRAM_INSERT, [(row[0], row[5]) for row in symbols])
+            self._next_ids["symbols"] = base + len(symbols)
         if not (parsed.references_json or doc.reference_rows or doc.imports or doc.symbols):
             return
         # A code file's references wait in `refs_staged` (one row: a JSON array) for the
