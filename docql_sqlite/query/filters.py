@@ -333,7 +333,7 @@ def trigram_query(needle: str) -> str | None:
         return None
     grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
     if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
-        rarest = sorted(grams, key=lambda g: -sum(_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
+        rarest = sorted(grams, key=lambda g: -sum(letter_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
         grams = [g for g in grams if g in rarest]
     return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
 
@@ -342,7 +342,7 @@ def trigram_query(needle: str) -> str | None:
 _FREQUENCY = " etaoinsrhldcumfpgwybvkxjqz"
 
 
-def _rarity(ch: str) -> int:
+def letter_rarity(ch: str) -> int:
     lower = ch.lower()
     if lower in _FREQUENCY:
         return _FREQUENCY.index(lower)

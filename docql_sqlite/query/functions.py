@@ -15,8 +15,8 @@ from ..sqlparams import Params
 from ..text import fold, fold_non_ascii, like_pattern
 from . import items as item_sql
 from .filters import (  # trigram_query: also imported from here (search/name_lists.py)
-    _rarity,
     ascii_lower,
+    letter_rarity,
     regex_condition,
     required_regex_literal,
     trigram_query,
@@ -470,8 +470,8 @@ def _rare_suffix(keyword: str) -> str | None:
     positions = range(1, len(keyword) - 3)
     if not positions:
         return None
-    best = max(positions, key=lambda i: (_rarity(keyword[i]), -i))
-    return keyword[best:] if _rarity(keyword[best]) > _rarity(keyword[0]) + 2 else None
+    best = max(positions, key=lambda i: (letter_rarity(keyword[i]), -i))
+    return keyword[best:] if letter_rarity(keyword[best]) > letter_rarity(keyword[0]) + 2 else None
 
 
 def unknown_name(
