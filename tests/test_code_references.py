@@ -399,6 +399,75 @@ def test_an_import_alias_is_the_qualifier_that_names_its_module(tmp_path: Path) 
     assert ("read", "f") in calls  # `f::read`: std is not in the index
 
 
+# Names an import renames, used bare: `Sq(3)`, `j('a', 'b')`, a Rust type `Sq`. Each
+# corpus has a decoy that defines the alias's own name, which the use must not reach.
+RENAMED = {
+    "py/shapes.py": (
+        "class Square:\n    def __init__(self, n):\n        self.n = n\n\n\n"
+        "def area(s):\n    return s.n * s.n\n"
+    ),
+    "py/decoy.py": "class Sq:\n    pass\n\n\ndef ar(x):\n    return x\n",
+    "py/main.py": (
+        "from shapes import Square as Sq, area as ar\n\n\ndef build():\n    return ar(Sq(3))\n"
+    ),
+    "js/path.js": "export function join(a, b) { return a + b; }\n",
+    "js/decoy.js": "export function j(a) { return a; }\n",
+    "js/app.js": (
+        "import { join as j } from './path.js';\nexport function run() { return j('a', 'b'); }\n"
+    ),
+    "rs/shapes/mod.rs": "pub struct Square {\n    pub n: u32,\n}\n",
+    "rs/decoy.rs": "pub struct Sq;\n",
+    "rs/main.rs": "use crate::shapes::Square as Sq;\n\nfn make(s: Sq) -> Sq {\n    s\n}\n",
+}
+
+
+def _renamed_uses(db: Path, name: str, function: str = "references") -> set[tuple[str, ...]]:
+    with docql_sqlite.open(db) as index:
+        return {
+            (
+                r["location"].split("code/")[-1],
+                r["name"],
+                r["resolution"],
+                (r["target"] or "").split("code/")[-1],
+            )
+            for r in index.query(f'$.code.{function}("{name}")')
+            if r["kind"] != "import"
+        }
+
+
+def test_a_name_an_import_renames_resolves_as_the_name_it_renames(tmp_path: Path) -> None:
+    """`Sq(3)` after `from shapes import Square as Sq` is a use of shapes' `Square`, not of
+    the `Sq` another file defines; so are JS's `j()` after `import { join as j }` and a
+    Rust type `Sq` after `use crate::shapes::Square as Sq`. `callers("Square")` finds the
+    use by its other name. When `Square` goes, the use is unresolved (never the decoy);
+    when it comes back, it is linked again (the pass re-decides a renamed name's uses
+    when the name it renames changes)."""
+    root = tmp_path / "code"
+    for name, text in RENAMED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = tmp_path / "r.db"
+    docql_sqlite.index(db, [str(root)])
+    assert _renamed_uses(db, "Sq") == {
+        ("py/main.py:5", "Sq", "import", "py/shapes.py:1-3"),
+        ("rs/main.rs:3", "Sq", "import", "rs/shapes/mod.rs:1-3"),
+    }
+    assert _renamed_uses(db, "Square", "callers") == {
+        ("py/main.py:5", "Sq", "import", "py/shapes.py:1-3")
+    }
+    assert _renamed_uses(db, "area", "callers") == {
+        ("py/main.py:5", "ar", "import", "py/shapes.py:6-7")
+    }
+    assert _renamed_uses(db, "join", "callers") == {("js/app.js:2", "j", "import", "js/path.js:1")}
+    shapes = root / "py" / "shapes.py"
+    shapes.write_text("def area(s):\n    return s.n * s.n\n")
+    docql_sqlite.index(db, [str(root)])
+    assert ("py/main.py:5", "Sq", "unresolved", "") in _renamed_uses(db, "Sq")
+    shapes.write_text(RENAMED["py/shapes.py"])
+    docql_sqlite.index(db, [str(root)])
+    assert ("py/main.py:5", "Sq", "import", "py/shapes.py:1-3") in _renamed_uses(db, "Sq")
+
+
 @pytest.mark.parametrize("schema", [12, 13])
 def test_an_older_index_gets_its_qualifiers_and_aliases_from_the_next_run(
     tmp_path: Path, schema: int

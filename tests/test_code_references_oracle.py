@@ -2,7 +2,9 @@
 
 For every function defined exactly once in the sample, the call sites `$.code.callers`
 finds must be the calls `ast` sees (a call of the name, directly or as an attribute:
-`f(...)`, `x.f(...)`), at the identifier's line and column; `$.code.imports` must be
+`f(...)`, `x.f(...)`; and a call of a name an import renamed, `g(...)` after `from m
+import f as g`, when `m` is the sample's file that defines `f`), at the identifier's line
+and column; `$.code.imports` must be
 `ast`'s `Import`/`ImportFrom` nodes. Precision and recall are printed (`-s`) and held
 to 1.00 / ≥ 0.98 (issue 23).
 """
@@ -42,9 +44,28 @@ class Oracle:
         self.defined: Counter[str] = Counter()
         self.calls: dict[str, set[tuple[str, int, int]]] = {}
         self.imports: set[tuple[str, int, str, tuple[str, ...], str | None]] = set()
+        trees = {path: ast.parse(data) for path, data in files.items()}
+        # The functions each module of the sample defines (by its file's stem).
+        defines = {
+            path.rsplit("/", 1)[-1].removesuffix(".py"): {
+                n.name
+                for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            }
+            for path, tree in trees.items()
+        }
         for path, data in files.items():
             lines = data.split(b"\n")
-            tree = ast.parse(data)
+            tree = trees[path]
+            # `from m import f as g` with `m` a module of the sample defining `f`: a call
+            # of `g` is a call of `f`.
+            renamed_calls = {
+                a.asname: a.name
+                for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) and n.level == 0 and n.module in defines
+                for a in n.names
+                if a.asname is not None and a.name in defines[n.module]
+            }
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     self.defined[node.name] += 1
@@ -52,6 +73,7 @@ class Oracle:
                     func = node.func
                     if isinstance(func, ast.Name):
                         name, line, col = func.id, func.lineno, func.col_offset
+                        name = renamed_calls.get(name, name)
                     elif isinstance(func, ast.Attribute):
                         assert func.end_lineno is not None and func.end_col_offset is not None
                         name, line = func.attr, func.end_lineno

@@ -25,11 +25,10 @@ def local_modules(
     for module, names, alias in imports:
         segments = module_segments(module, directory)
         if alias is not None:
-            bound = [n for n in names if n not in _NOT_BINDINGS]
             if alias not in _NOT_BINDINGS and alias.isidentifier() and segments:
                 # `from json import decoder as dec` names one name; `* as u` the module
-                one = len(bound) == 1 and "*" not in names
-                local.setdefault(alias, (*segments, bound[0]) if one else segments)
+                one = renamed_name(names, alias)
+                local.setdefault(alias, (*segments, one) if one else segments)
             continue
         if segments:
             local.setdefault(segments[-1], segments)
@@ -37,6 +36,17 @@ def local_modules(
             if name not in _NOT_BINDINGS:
                 local.setdefault(name, (*segments, name))
     return local
+
+
+def renamed_name(names: list[str], alias: str | None) -> str | None:
+    """The one name an import binds under `alias`, if it binds one: `Square` for `from m
+    import Square as Sq`, `join` for `import { join as j }`, `File` for `use
+    std::fs::File as F`; None for a module bound under another name (`import numpy as
+    np`, `* as u`, Go's `mr "math/rand"`) or an import without an alias."""
+    if alias is None or "*" in names:
+        return None
+    bound = [n for n in names if n not in _NOT_BINDINGS]
+    return bound[0] if len(bound) == 1 else None
 
 
 # Names in an import's list that bind no module of their own: a wildcard, Rust's `self`

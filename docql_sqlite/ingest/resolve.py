@@ -25,6 +25,11 @@ inheritance, any kind for an import. Then, in order:
 4. `ambiguous`: several candidates and nothing above decided: no target.
 5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
 
+A name one of F's imports renames (`Sq` after `from m import Square as Sq`, JS's
+`{ join as j }`, Rust's `use m::Square as Sq`) skips these rules: it is the one top-level
+`Square` of m's files (`import`), else `unresolved` (`_Resolver._renamed`); when the
+definitions of `Square` change, the uses of `Sq` are decided again with it.
+
 `candidates` records how many there were, so an answer can say "one of 7".
 Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
 called on an object resolves locally or by uniqueness only, which the `resolution`
@@ -41,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
-from .modules import local_modules, module_segments
+from .modules import local_modules, module_segments, renamed_name
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
@@ -129,6 +134,16 @@ def _resolve_pending(
         # Tuples on either engine (apsw's rows, psycopg's default row factory).
         return conn.execute(dialect.positional(sql), params).fetchall()
 
+    renamed = _renamed_imports(rows) if names or staged else {}
+    if names:
+        # A name an import renames resolves as the name it renames (`Sq` as `Square`):
+        # when `Square`'s definitions change, the uses of `Sq` are decided again too.
+        names = names | {
+            alias
+            for bound in renamed.values()
+            for alias, (_, original) in bound.items()
+            if original in names
+        }
     again: list[tuple[Any, ...]] = []
     if names:
         # Through `refs_name`. The staged documents have no rows in `refs` yet.
@@ -150,7 +165,14 @@ def _resolve_pending(
     # the scale corpus' code 94 k of 128 k), so that each file's references are decoded
     # only as they are inserted: all of them at once took ~250 MB there.
     wanted = None if staged else {row[2] for row in again}
-    resolver = _Resolver(rows, _definitions(rows, wanted))
+    if wanted is not None:
+        wanted |= {
+            original
+            for bound in renamed.values()
+            for alias, (_, original) in bound.items()
+            if alias in wanted
+        }
+    resolver = _Resolver(rows, _definitions(rows, wanted), renamed)
     resolve = resolver.resolve
     insert = dialect.positional(_INSERT)
     # Into an empty `refs` (a new index, or one whose code was all parsed again) the
@@ -241,12 +263,37 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     return by_name
 
 
+def _renamed_imports(rows: Any) -> dict[int, dict[str, tuple[str, str]]]:
+    """The names imports bind under another name, by document: alias → (module, the name
+    it renames): `Sq` → (`m`, `Square`) for `from m import Square as Sq`, `j` for `import
+    { join as j } from './path'`, `F` for `use std::fs::File as F` (`renamed_name`). A
+    module bound under another name (`import numpy as np`) renames no name: its alias is
+    a qualifier (`_in_module`). Aliases are few (one statement, a few hundred rows on
+    Go's `src/`), so every file's are read at once instead of a query per file."""
+    found: dict[int, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for doc_id, module, text, alias in rows(
+        "SELECT doc_id, module, names, alias FROM imports WHERE alias IS NOT NULL "
+        "ORDER BY doc_id, ord"
+    ):
+        original = renamed_name(_names(text), alias) if module else None
+        if original is not None and alias.isidentifier():
+            found[doc_id].setdefault(alias, (module, original))  # the first import wins
+    return dict(found)
+
+
 class _Resolver:
     """Resolves references file by file (the work comes ordered by document)."""
 
-    def __init__(self, rows: Any, definitions: dict[str, list[_Def]]) -> None:
+    def __init__(
+        self,
+        rows: Any,
+        definitions: dict[str, list[_Def]],
+        renamed: dict[int, dict[str, tuple[str, str]]] | None = None,
+    ) -> None:
         self.rows = rows
         self.definitions = definitions
+        self.renamed = renamed or {}  # `_renamed_imports`
+        self.directory = ""  # the loaded file's directory (`_read_file`)
         self.doc_id = -1
         self.family = ""
         # The last segment of each module this file imports by name (`_imports_of`), and
@@ -286,7 +333,7 @@ class _Resolver:
             (self.doc_id,),
         )
         self.family = _family(found[0][1]) if found else ""
-        directory = posixpath.dirname(found[0][0]) if found else ""
+        directory = self.directory = posixpath.dirname(found[0][0]) if found else ""
         self.modules = local_modules(
             ((module, _names(text), alias) for _, _, module, text, alias in found if module),
             directory,
@@ -315,7 +362,34 @@ class _Resolver:
     ) -> tuple[int | None, int, int]:
         """The link of a reference of the loaded file not in `links` yet. The kind is its
         own group: call, type, inherit (`_FITS`) and import. A qualifier that names one
-        of the file's imports (`http.Get`) is tried first (`_in_module`)."""
+        of the file's imports (`http.Get`) is tried first (`_in_module`); a name one of
+        its imports renames (`Sq`) resolves as the name it renames (`_renamed`)."""
+        if qualifier is None:
+            renamed = self.renamed.get(self.doc_id)
+            if renamed is not None and name in renamed:
+                return self._renamed(name, kind, *renamed[name])
+        return self._link(name, kind, caller_ord, qualifier)
+
+    def _renamed(
+        self, alias: str, kind: int, module: str, original: str
+    ) -> tuple[int | None, int, int]:
+        """`alias`, which an import of this file binds to `original` of `module` (`from m
+        import Square as Sq`; `Sq(3)`): the one top-level `original` of that module's
+        files when there is exactly one, else unresolved. Never the definitions named
+        `alias`, nor another `original` (this file's own, a unique one elsewhere): the
+        import says where the name comes from, and a module the index lacks is a
+        built-in or a dependency (`from builtins import abs as _abs` in a file that
+        defines `abs`; `from html import escape as html_escape` beside `re.escape`)."""
+        if not self._file_read:
+            self._read_file()
+        segments = module_segments(module, self.directory)
+        decided = self._in_path(original, kind, segments) if segments else None
+        self.links[(alias, kind, None)] = decided = decided or _UNRESOLVED
+        return decided
+
+    def _link(
+        self, name: str, kind: int, caller_ord: int | None, qualifier: str | None = None
+    ) -> tuple[int | None, int, int]:
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
             # without a qualifier (decided once for both).
@@ -377,7 +451,13 @@ class _Resolver:
         rules after it do). The module's own file is asked before its folder."""
         if not self._file_read:
             self._read_file()
-        module = self.modules.get(qualifier)
+        return self._in_path(name, group, self.modules.get(qualifier))
+
+    def _in_path(
+        self, name: str, group: int, module: tuple[str, ...] | None
+    ) -> tuple[int | None, int, int] | None:
+        """The one top-level definition of `name` in the files of the module at the path
+        `module` (`_in_module`), or None."""
         defined = self.definitions.get(name)
         if not module or not defined:
             return None

@@ -6,6 +6,7 @@ compilation, "did you mean" hints and the function table in docs/docql.md.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
@@ -392,7 +393,15 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
                 f"(SELECT y.doc_id, y.ord FROM symbols y WHERE {owner})"
             )
             return Source(item_sql.REFERENCE, item_sql.base_references(scope, where, dialect))
-        where = f"r.name = {self.params.add(short)}"
+        p = self.params.add(short)
+        # Uses under a name an import gave it (`Sq(3)` after `from m import Square as Sq`)
+        # count when they resolve to a definition named `name`: such an import is a row
+        # of its own with that one name (`imports.names` = '["Square"]').
+        renamed = self.params.add(json.dumps([short], ensure_ascii=False))  # as `to_json`
+        where = (
+            f"(r.name = {p} OR (r.name IN (SELECT a.alias FROM imports a WHERE a.alias IS NOT "
+            f"NULL AND a.names = {renamed}) AND t.name = {p}))"
+        )
         if function == "callers":
             where += f" AND r.kind = {CALL}"
         if qualified != short:  # `A.f`: only the uses resolved to that definition
