@@ -38,6 +38,8 @@ LOOKUPS = {
     # ~= on a name reads its candidates from the name trigrams (schema 15)
     '$.code.classes[?(@.name~="query")]': "SCAN symbols_trigram VIRTUAL TABLE",
     '$.code.functions[?(@.name=="main")]': "USING INDEX symbols_kind_name",
+    # and on an entity's name from theirs (schema 16)
+    '$.entities[?(@.name~="index")]': "SCAN entities_trigram VIRTUAL TABLE",
 }
 # One query per class the indexes could touch, answered with and without them.
 SAME_ANSWERS = [

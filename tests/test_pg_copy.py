@@ -43,6 +43,7 @@ QUERIES = (
     # read from the trigram tables (external content: their rows are rebuilt, not copied)
     '$.content.heading("install")',
     '$.code.symbols[?(@.name~="index")]',
+    '$.entities[?(@.name~="index")]',
 )
 
 
@@ -78,6 +79,9 @@ def test_round_trip_answers_like_the_original(
         assert list(copied.query(query)) == list(original.query(query)), query
     for words in ("index configuration", "架构", "search"):
         assert copied.search(words, mode="bm25") == original.search(words, mode="bm25")
+    # smart search's entities list reads the entity-name trigrams (schema 16)
+    for words in ("IndexWriter", "compaction", "倒排索引"):
+        assert copied.search(words) == original.search(words)
 
 
 def _fts5_ids(db: Path, match: str) -> set[int]:

@@ -84,8 +84,10 @@ class Dialect(ABC):
     # exact test runs on those only (docs/design.md B35): `sections_trigram` over the
     # folded titles, and `chunks_trigram` over the chunks' text when `chunk_trigrams`.
     TITLE_TRIGRAMS: ClassVar[bool]
-    # `symbols_trigram` over the folded code symbol names (schema 15): `~=` on a name.
-    SYMBOL_TRIGRAMS: ClassVar[bool]
+    # Trigram tables over folded names: `symbols_trigram` (code symbols, schema 15) and
+    # `entities_trigram` (entities, schema 16), for `~=` on a `name` and smart search's
+    # entities list.
+    NAME_TRIGRAMS: ClassVar[bool]
     # Whether several `concat_rows` of one SELECT with no ORDER BY see the rows in the same
     # order (one row stream through every aggregate), so their lists stay aligned.
     ALIGNED_UNORDERED_CONCAT: ClassVar[bool]
@@ -98,7 +100,7 @@ class Dialect(ABC):
         "PARAM",
         "PARAM_PATTERN",
         "TITLE_TRIGRAMS",
-        "SYMBOL_TRIGRAMS",
+        "NAME_TRIGRAMS",
         "ALIGNED_UNORDERED_CONCAT",
     )
     chunk_trigrams: bool = False

@@ -30,8 +30,8 @@ class PostgresDialect(Dialect):
     PARAM_PATTERN: ClassVar[str] = r"%\((p\d+)\)s"
     # No trigram tables: heading() and grep() stay exact scans (strpos, ILIKE).
     TITLE_TRIGRAMS: ClassVar[bool] = False
-    # Nor over symbol names: `~=` on a name stays a strpos() scan.
-    SYMBOL_TRIGRAMS: ClassVar[bool] = False
+    # Nor over symbol or entity names: `~=` on a name stays a strpos() scan.
+    NAME_TRIGRAMS: ClassVar[bool] = False
     # An aggregate may run in parallel workers whose partial strings are combined: only an
     # ORDER BY inside each string_agg keeps several of them aligned.
     ALIGNED_UNORDERED_CONCAT: ClassVar[bool] = False

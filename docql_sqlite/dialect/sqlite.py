@@ -28,8 +28,9 @@ class SqliteDialect(Dialect):
     PARAM_PATTERN: ClassVar[str] = r":(p\d+)\b"
     # `sections_trigram` over the folded titles is in every file (schema 9).
     TITLE_TRIGRAMS: ClassVar[bool] = True
-    # `symbols_trigram` over the folded symbol names is in every file (schema 15).
-    SYMBOL_TRIGRAMS: ClassVar[bool] = True
+    # `symbols_trigram` over the folded symbol names is in every file since schema 15,
+    # `entities_trigram` over the folded entity names since schema 16.
+    NAME_TRIGRAMS: ClassVar[bool] = True
     # One aggregate pass over one row stream: every group_concat sees the rows in turn.
     ALIGNED_UNORDERED_CONCAT: ClassVar[bool] = True
 

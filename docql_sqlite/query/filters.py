@@ -114,7 +114,7 @@ class FilterCompiler:
         """`<rowid> IN (the rows of the field's trigram table that can contain `folded`) AND `,
         or '' when the field has no such table in this dialect or the needle is too short
         (the exact test alone then answers). Only a filter: the exact test follows."""
-        if spec.trigrams is None or not self.params.dialect.SYMBOL_TRIGRAMS:
+        if spec.trigrams is None or not self.params.dialect.NAME_TRIGRAMS:
             return ""
         match = trigram_query(folded)
         if match is None:

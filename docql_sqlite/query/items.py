@@ -137,7 +137,9 @@ ENTITY = ItemType(
     _COMMON
     + (
         _t("entity_type"),
-        _t("name", "r._f_name"),
+        FieldSpec(
+            "name", "text", fold="r._f_name", trigrams="entities_trigram", trigram_rowid="r._ent"
+        ),
         _t("signature"),
         _t("definition"),
         _n("line"),
@@ -364,7 +366,8 @@ def base_entities(scope: str, dialect: Dialect) -> str:
       name,
   e.signature AS signature, e.definition AS definition, e.line AS line, e.end_line AS end_line,
   {loc} AS location,
-  e.doc_id AS _doc, d.path AS _path, e.ord AS _pos, NULL AS _score, e.name_fold AS _f_name
+  e.doc_id AS _doc, d.path AS _path, e.ord AS _pos, NULL AS _score, e.name_fold AS _f_name,
+  e.id AS _ent
 FROM entities e JOIN documents d ON d.id = e.doc_id WHERE {scope}"""
 
 

@@ -113,23 +113,30 @@ def _candidates(
 
     Headings: their title trigrams (~50 → 4–11 ms a search on the 279 MB index). Symbols:
     the code-words channel's names in memory, which smart search reads anyway (~40 → 5–25
-    ms). Entities have neither and are scanned."""
+    ms). Entities: their name trigrams (schema 16)."""
     names = equal + contain
-    if table == "sections":  # no index on the titles themselves: equality scanned too
-        titles = _title_candidates(names, params)
+    # Neither titles nor entity names have an index of their own: equality is read from
+    # the trigrams too, else it scanned every name.
+    if table == "sections":
+        titles = _trigram_candidates(names, params, params.dialect.TITLE_TRIGRAMS)
         if titles is None:
             return None
         return f"s.id IN (SELECT rowid FROM sections_trigram WHERE sections_trigram MATCH {titles})"
+    if table == "entities":
+        found = _trigram_candidates(names, params, params.dialect.NAME_TRIGRAMS)
+        if found is None:
+            return None
+        return f"e.id IN (SELECT rowid FROM entities_trigram WHERE entities_trigram MATCH {found})"
     if table == "symbols" and contain:  # equality alone: the index on the names
         return params.dialect.ids_in("y.id", params.add(_symbol_candidates(store, names)))
     return None
 
 
-def _title_candidates(names: list[str], params: Params) -> str | None:
-    """A parameter: the trigram query that every title equal to or containing one of
-    `names` matches (an OR of each name's trigrams), or None when the index has no title
-    trigrams or a name is too short to have one."""
-    if not params.dialect.TITLE_TRIGRAMS or not names:
+def _trigram_candidates(names: list[str], params: Params, indexed: bool) -> str | None:
+    """A parameter: the trigram query that every name (title) equal to or containing one
+    of `names` matches (an OR of each name's trigrams), or None when the index has no such
+    trigram table (`indexed` false) or a name is too short to have one."""
+    if not indexed or not names:
         return None
     grams = [trigram_query(name) for name in dict.fromkeys(names)]
     if any(g is None for g in grams):

@@ -164,7 +164,7 @@ class SqliteSide:
             [(cid, fts_text(str(title)), fts_text(str(body))) for cid, title, body in source],
         )
         # The trigram indexes read their text from the copied rows (external content).
-        for table in ("sections_trigram", "symbols_trigram"):
+        for table in ("sections_trigram", "symbols_trigram", "entities_trigram"):
             self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
     def dimensions(self) -> int | None:

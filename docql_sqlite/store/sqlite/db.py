@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pathlib is imported where a schema file is read (the writer
 
     Params = Sequence[Any] | Mapping[str, Any]
 
-SCHEMA_VERSION = 15
+SCHEMA_VERSION = 16
 APPLICATION = "docql-sqlite"
 # Bump when `text.fts_text` changes: contentless FTS rows are deleted by re-supplying the
 # exact indexed text, so a different spacing rule means the FTS index must be rebuilt.

@@ -68,6 +68,11 @@ _NAME_TRIGRAM_DELETE = (
     "INSERT INTO symbols_trigram(symbols_trigram, rowid, name_fold) VALUES ('delete', ?, ?)"
 )
 _NAME_TRIGRAM_INSERT = "INSERT INTO symbols_trigram(rowid, name_fold) VALUES (?, ?)"
+# And of the folded entity names (schema 16, external content on `entities`).
+_ENTITY_TRIGRAM_DELETE = (
+    "INSERT INTO entities_trigram(entities_trigram, rowid, name_fold) VALUES ('delete', ?, ?)"
+)
+_ENTITY_TRIGRAM_INSERT = "INSERT INTO entities_trigram(rowid, name_fold) VALUES (?, ?)"
 _FTS_TABLES = {
     _FTS_DELETE: "chunks_fts",
     _FTS_INSERT: "chunks_fts",
@@ -77,6 +82,8 @@ _FTS_TABLES = {
     _TITLE_TRIGRAM_INSERT: "sections_trigram",
     _NAME_TRIGRAM_DELETE: "symbols_trigram",
     _NAME_TRIGRAM_INSERT: "symbols_trigram",
+    _ENTITY_TRIGRAM_DELETE: "entities_trigram",
+    _ENTITY_TRIGRAM_INSERT: "entities_trigram",
 }
 # The page cache of the resolution pass, in KiB (`resolve_references`; 64 MB measured
 # no better).
@@ -314,6 +321,12 @@ class SqliteWriter(Writer):
                 "SELECT id, name_fold FROM symbols WHERE doc_id = ?", (doc_id,)
             ).fetchall(),
         )
+        self._fts(
+            _ENTITY_TRIGRAM_DELETE,
+            self.conn.execute(
+                "SELECT id, name_fold FROM entities WHERE doc_id = ?", (doc_id,)
+            ).fetchall(),
+        )
         self._queue_resolution(doc_id)
         self.conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         self._next_ids.clear()  # the document's ids may be the highest: max(id) + 1 again
@@ -386,7 +399,7 @@ class SqliteWriter(Writer):
         written, self._fts_rows_written = self._fts_rows_written, 0
         if not written or written < _OPTIMIZE_SHARE * self.chunk_count():
             return
-        tables = ["chunks_fts", "sections_trigram", "symbols_trigram"]
+        tables = ["chunks_fts", "sections_trigram", "symbols_trigram", "entities_trigram"]
         if db.writes_chunk_trigrams(self.conn):
             tables.append(db.CHUNK_TRIGRAMS)
         with self.conn:
@@ -395,7 +408,7 @@ class SqliteWriter(Writer):
 
     # -- the rows of a document -------------------------------------------------------
     def _next_id(self, table: str) -> int:
-        """max(id) + 1 of `table` (`sections`, `chunks` or `symbols`)."""
+        """max(id) + 1 of `table` (`sections`, `chunks`, `entities` or `symbols`)."""
         known = self._next_ids.get(table)
         if known is not None:
             return known
@@ -517,11 +530,17 @@ class SqliteWriter(Writer):
                 table_rows(doc_id, parsed),
             )
         if doc.entities:
+            # Ids given here, as the symbols' below: the name trigrams are queued without
+            # reading the rows back.
+            base = self._next_id("entities")
+            entities = [(base + row[1], *row) for row in entity_rows(doc_id, parsed)]
             conn.executemany(
-                "INSERT INTO entities(doc_id, ord, entity_type, name, name_fold, signature, "
-                "definition, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                entity_rows(doc_id, parsed),
+                "INSERT INTO entities(id, doc_id, ord, entity_type, name, name_fold, "
+                "signature, definition, line, end_line) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                entities,
             )
+            self._fts(_ENTITY_TRIGRAM_INSERT, [(row[0], row[5]) for row in entities])
+            self._next_ids["entities"] = base + len(entities)
         if doc.symbols:
             # Ids given here (as sections' and chunks'), so the name trigrams are queued
             # without reading the rows back.
