@@ -23,3 +23,5 @@ INSERT INTO entities_trigram(entities_trigram) VALUES ('rebuild');
 -- the next (the 13 MB reference index came out with 35 or with 57 rows of segment data,
 -- its trigram queries 0.03 or 0.21 ms).
 INSERT INTO entities_trigram(entities_trigram) VALUES ('optimize');
+-- The same for schema 15's `symbols_trigram`, whose upgrade ended with a plain rebuild.
+INSERT INTO symbols_trigram(symbols_trigram) VALUES ('optimize');
