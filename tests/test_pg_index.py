@@ -421,3 +421,41 @@ def test_cli_index_and_embed_into_a_url(pg_server: Any, tmp_index: Any) -> None:
     assert status["embedding_model"] == "hash:32" and status["chunks"] == 2
     watch = _cli("index", url, "docs", "--watch", cwd=tmp_index.root)
     assert watch.returncode == 2 and "--watch keeps a file current" in watch.stderr
+
+
+def test_renamed_names_resolve_on_postgresql_as_in_the_file(pg_server: Any, tmp_path: Path) -> None:
+    """The resolution pass runs the same on either engine: `Sq(3)` after `from shapes import
+    Square as Sq` (and the JS and Rust renames) links to the same definitions, through a
+    PostgreSQL index run and through a file's, and keeps doing so after the renamed
+    definition goes and comes back."""
+    from test_code_references import RENAMED
+
+    root = tmp_path / "code"
+    for name, text in RENAMED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    url = fresh_database(pg_server)
+    db = tmp_path / "r.db"
+
+    def links(where: str) -> list[tuple[Any, ...]]:
+        with docql_sqlite.open(where) as index:
+            return sorted(
+                (r["path"].rsplit("code/", 1)[-1], r["line"], r["name"], r["resolution"],
+                 (r["target"] or "").rsplit("code/", 1)[-1])
+                for name in ("Square", "join", "area")
+                for r in index.query(f'$.code.references("{name}")')
+            )  # fmt: skip
+
+    for _ in range(2):
+        for where in (url, str(db)):
+            docql_sqlite.index(where, [str(root)])
+        assert links(url) == links(str(db))
+        assert ("py/main.py", 5, "Sq", "import", "py/shapes.py:1-3") in links(url)
+        shapes = root / "py" / "shapes.py"
+        shapes.write_text("def area(s):\n    return s.n * s.n\n")
+        for where in (url, str(db)):
+            docql_sqlite.index(where, [str(root)])
+        assert links(url) == links(str(db))
+        # unresolved: no longer a use of any Square (Rust's `Sq` still is)
+        assert not any(row[0] == "py/main.py" and row[2] == "Sq" for row in links(url))
+        shapes.write_text(RENAMED["py/shapes.py"])
