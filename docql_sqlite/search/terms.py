@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..errors import SearchError
 from ..records import Record
 from ..text import CJK_RUN, fold, fts_text, has_cjk
 from . import cjk
@@ -136,31 +135,6 @@ def _unique(terms: list[Term]) -> list[Term]:
 
 def positives(terms: list[Term]) -> list[Term]:
     return [t for t in terms if not t.negated]
-
-
-def match_and(terms: list[Term]) -> str:
-    """Every positive term, none of the negated ones."""
-    return _with_negation(" AND ".join(t.fts for t in positives(terms)), terms)
-
-
-def match_or(terms: list[Term], skip: frozenset[str] = frozenset()) -> str:
-    """Any positive term (but those in `skip`, very common ones), none of the negated ones."""
-    kept = [t for t in positives(terms) if t.fts not in skip] or positives(terms)
-    return _with_negation(" OR ".join(t.fts for t in kept), terms, kept)
-
-
-def _with_negation(expr: str, terms: list[Term], kept: list[Term] | None = None) -> str:
-    negative = [t.fts for t in terms if t.negated]
-    if not expr:
-        raise SearchError("a search needs at least one word that is not negated")
-    if negative:
-        # FTS5's NOT binds tighter than AND/OR, so both sides get parentheses.
-        expr = f"({expr}) NOT ({' OR '.join(negative)})"
-    # The title column holds the section title on every chunk of the section, so a
-    # title-only match would rank blank lines and closing braces of a matching section
-    # (code files have many): a passage must also hold a term in its own text.
-    any_term = " OR ".join(t.fts for t in (kept or positives(terms)))
-    return f"({expr}) AND body : ({any_term})"
 
 
 # -- long search text ------------------------------------------------------------------
