@@ -120,11 +120,11 @@ def collect(
     if vector is not None:
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
-            boost = vector_boost(store, text, opts, lists, n_level, names)
+            strength = model_strength(store, opts)
+            boost = vector_boost(strength, text, lists, n_level, names)
             if boost > 1.0:
                 vector[0].weight *= boost
                 steps.append(f"a strong encoder and a question → vector list weight x{boost:.2f}")
-                strength = model_strength(store, opts)
                 near = nearness(vector[0].rows, (boost - 1.0) / (strength - 1.0))
                 if near is not None:
                     steps.append(
@@ -188,14 +188,13 @@ def model_strength(store: Store, opts: ranking.Request) -> float:
 
 
 def vector_boost(
-    store: Store,
+    strength: float,
     text: str,
-    opts: ranking.Request,
     lists: list[fusion.Ranked],
     n_level: int,
     names: QueryNames,
 ) -> float:
-    """For a question, between QUESTION_FLOOR and the model's strength: 1 + (strength
+    """For a question, between QUESTION_FLOOR and `strength` (`model_strength`): 1 + (strength
     - 1) x (1 - the exact evidence held). A question whose words many passages hold, or
     none (question → answer), leans on meaning; one that a few passages hold word for
     word keeps more of its lexical lists. The evidence of a question of one term ("What
@@ -203,7 +202,6 @@ def vector_boost(
     Not for other queries: a fragment (an option's description, a doc comment's
     sentence, a name) is a known item, where BM25 is the better list (git's option set
     lost .13 R@10 at x3)."""
-    strength = model_strength(store, opts)
     if strength <= 1.0 or not is_question(text):
         return 1.0
     if n_level < evidence.MIN_TERMS:
