@@ -551,6 +551,8 @@ def main() -> None:
     # 0.3 s of CPU can wait past it, and one timed-out call would end an hour's run.
     os.environ.setdefault("DOCQL_QUERY_TIMEOUT", "0")
     meta = bl.machine()
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="docql-scale-", dir=args.work) as tmp:
         work = Path(tmp)
         if args.smoke:

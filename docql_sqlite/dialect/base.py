@@ -242,14 +242,18 @@ class Dialect(ABC):
         """One term as a full-text query of its own (coverage, document frequency)."""
 
     @abstractmethod
-    def match_and(self, terms: Sequence[FtsTerm]) -> str:
+    def match_and(self, terms: Sequence[FtsTerm], scored: bool = False) -> str:
         """Every positive term, none of the negated ones; a passage also holds a term in
-        its own text (not only in its section's title)."""
+        its own text (not only in its section's title). `scored`: the expression of a
+        statement that ranks by `bm25` and tests it with `scored_matches` (which may
+        check that last condition itself)."""
 
     @abstractmethod
-    def match_or(self, terms: Sequence[FtsTerm], skip: frozenset[str] = frozenset()) -> str:
+    def match_or(
+        self, terms: Sequence[FtsTerm], skip: frozenset[str] = frozenset(), scored: bool = False
+    ) -> str:
         """Any positive term (but those whose `fts` is in `skip`: very common ones), none
-        of the negated ones."""
+        of the negated ones; `scored` as for `match_and`."""
 
     @abstractmethod
     def any_of(self, terms: Sequence[FtsTerm]) -> str:
@@ -271,6 +275,10 @@ class Dialect(ABC):
     @abstractmethod
     def matches(self, query: str) -> str:
         """The condition on a `chunks_fts` row of the FROM: it matches `query` (SQL)."""
+
+    @abstractmethod
+    def scored_matches(self, query: str) -> str:
+        """`matches` for an expression built with `scored=True`: the same rows."""
 
     @abstractmethod
     def ids_matching(self, query: str) -> str:

@@ -202,13 +202,15 @@ class PostgresDialect(Dialect):
         body = " | ".join(self._phrase(t, "B") for t in kept)
         return f"({expr}) & ({body})"
 
-    def match_and(self, terms: Sequence[FtsTerm]) -> str:
+    def match_and(self, terms: Sequence[FtsTerm], scored: bool = False) -> str:
         positive = positives(terms)
         if not positive:
             raise SearchError("a search needs at least one word that is not negated")
         return self._query(" & ".join(self._phrase(t) for t in positive), terms, positive)
 
-    def match_or(self, terms: Sequence[FtsTerm], skip: frozenset[str] = frozenset()) -> str:
+    def match_or(
+        self, terms: Sequence[FtsTerm], skip: frozenset[str] = frozenset(), scored: bool = False
+    ) -> str:
         positive = positives(terms)
         if not positive:
             raise SearchError("a search needs at least one word that is not negated")
@@ -232,6 +234,10 @@ class PostgresDialect(Dialect):
 
     def matches(self, query: str) -> str:
         return f"chunks_fts.tsv @@ CAST({query} AS tsquery)"
+
+    def scored_matches(self, query: str) -> str:
+        # The body condition stays in the tsquery (`:B`): its statistics are stored.
+        return self.matches(query)
 
     def ids_matching(self, query: str) -> str:
         return f"SELECT rowid FROM chunks_fts WHERE tsv @@ CAST({query} AS tsquery)"
@@ -257,13 +263,14 @@ class PostgresDialect(Dialect):
         params: Params,
         skip: Any = frozenset(),
     ) -> str:
-        """FTS5's bm25() with column weights, computed from the row's tsvector.
+        """SQLite's ranked score (`SqliteDialect.bm25`), computed from the row's tsvector.
 
-        As fts5_aux.c: -Σ idf(p)·f(p)·(k1+1) / (f(p) + k1·(1 − b + b·|row|/avgdl)) over the
-        phrases of the MATCH expression — each kept term in any column (f = 3 × title
-        hits + body hits), then each again in the body alone (`body : (…)`, f = body
-        hits) — with idf = ln((N − n + 0.5)/(n + 0.5)) (1e-6 when ≤ 0), n the rows
-        matching that phrase. Negated phrases add 0 to matching rows, and so does a term
+        There it is FTS5's bm25() twice over the phrases of the MATCH expression (each
+        kept term): once with the column weights (f = 3 × title hits + body hits), once
+        with the title's weight 0 (f = body hits), added. Each is, as fts5_aux.c,
+        -Σ idf(p)·f(p)·(k1+1) / (f(p) + k1·(1 − b + b·|row|/avgdl)) with
+        idf = ln((N − n + 0.5)/(n + 0.5)) (1e-6 when ≤ 0), n the rows matching the term
+        in any column. Negated phrases add 0 to matching rows, and so does a term
         left out of an OR expression (`skip`: its idf is bound as 0). The idf values and
         avgdl come from the index's statistics, bound when the statement runs; the
         arithmetic follows FTS5's order, so the scores equal FTS5's to the last bit when
@@ -274,13 +281,16 @@ class PostgresDialect(Dialect):
             raise SearchError("BM25 on PostgreSQL needs the index's term statistics")
         title_w, body_w = (self.real(repr(float(w))) for w in weights)
         positive = positives(terms)
-        phrases = [(t, self._phrase(t), False) for t in positive]
-        phrases += [(t, self._phrase(t, "B"), True) for t in positive]
+        idfs = [
+            params.add(_idf_deferred(stats, self._phrase(t), t, positive, skip)) for t in positive
+        ]
         avgdl = params.add(Deferred("average tokens per chunk", lambda: stats.corpus()[1]))
         k1, b = self.real(repr(BM25_K1)), self.real(repr(BM25_B))
         freqs, parts = [], []
-        for i, (term, query, body_only) in enumerate(phrases):
-            idf = params.add(_idf_deferred(stats, query, term, positive, skip))
+        phrases = [
+            (t, idf, body_only) for body_only in (False, True) for t, idf in zip(positive, idfs)
+        ]
+        for i, (term, idf, body_only) in enumerate(phrases):
             f = self._frequency(term, body_only, title_w, body_w, params)
             freqs.append(f"{f} AS f{i}")
             parts.append(
@@ -289,8 +299,11 @@ class PostgresDialect(Dialect):
             )
         # One pass over the row's lexemes (`u`), aggregated: the frequencies and the row
         # length are computed once per row, however often the formula names them.
+        half = len(positive)
+        zero = self.real("0.0")
         return (
-            f"(SELECT -({self.real('0.0')} + {' + '.join(parts)}) "
+            f"(SELECT (-({zero} + {' + '.join(parts[:half])})) + "
+            f"(-({zero} + {' + '.join(parts[half:])})) "
             f"FROM (SELECT {', '.join(freqs)}, coalesce(sum(cardinality(u.positions)), 0) AS dl "
             f"FROM unnest(chunks_fts.tsv) u) s)"
         )

@@ -134,9 +134,9 @@ def _or_expression(plan: Plan, sq: Dialect) -> str | Deferred:
         terms = plan.terms
         return Deferred(
             "FTS OR expression (the index's common terms left out)",
-            lambda: sq.match_or(terms, common()),
+            lambda: sq.match_or(terms, common(), scored=True),
         )
-    return sq.match_or(plan.terms, common)
+    return sq.match_or(plan.terms, common, scored=True)
 
 
 def _vec_k(plan: Plan) -> int | Deferred:
@@ -156,7 +156,7 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
     positive = search_terms.positives(plan.terms)
     exact = {t: cond for t in positive if (cond := exact_cjk(t, params)) is not None}
     src, scope = _fts_from(plan, bool(exact)), _scope_and(plan)
-    q_and = params.add(sq.match_and(plan.terms))
+    q_and = params.add(sq.match_and(plan.terms, scored=True))
     bm25_and = sq.bm25(plan.terms, plan.weights, plan.statistics, params)
     n = len(positive)
     and_exact = "".join(f" AND {cond}" for cond in exact.values())
@@ -164,7 +164,7 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         (
             "fts_and",
             f"SELECT chunks_fts.rowid AS id, {bm25_and} AS bm25 FROM {src} "
-            f"WHERE {sq.matches(q_and)}{scope}{and_exact}",
+            f"WHERE {sq.scored_matches(q_and)}{scope}{and_exact}",
         )
     ]
     if n > 1:
@@ -186,8 +186,8 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
                 "fts_or",
                 f"SELECT * FROM (SELECT chunks_fts.rowid AS id, {bm25_or} AS bm25, {coverage} AS "
                 f"coverage "
-                f"FROM {src} WHERE {sq.matches(q_or)}{scope} "
-                f"AND (SELECT count(*) FROM fts_and) < {min_hits}){covered}",
+                f"FROM {src} WHERE (SELECT count(*) FROM fts_and) < {min_hits} "
+                f"AND {sq.scored_matches(q_or)}{scope}){covered}",
             )
         )
         union = (
@@ -330,8 +330,13 @@ def ranked_chunks_sql(plan: Plan, params: Params, sql_snippet: bool = True) -> s
         f"FROM fused x JOIN chunks c ON c.id = x.id JOIN documents d ON d.id = c.doc_id "
         f"LEFT JOIN sections sec ON sec.id = c.section_id WHERE {plan.scope}"
     )
+    # fts_and is read three times when an OR list follows (its count twice, its rows
+    # once), and its body test calls bm25(): computed once, not at each read.
+    names = {name for name, _ in ctes}
+    materialized = {"vec_raw"} | ({"fts_and"} if "fts_or" in names else set())
     with_clause = "WITH " + ",\n".join(
-        f"{name} AS {'MATERIALIZED ' if name == 'vec_raw' else ''}({body})" for name, body in ctes
+        f"{name} AS {'MATERIALIZED ' if name in materialized else ''}({body})"
+        for name, body in ctes
     )
     snippet = snippet_sql(params.dialect) if sql_snippet else "NULL"
     return f"{with_clause}\nSELECT g.*, {snippet} AS snippet FROM ({inner}) g"
