@@ -189,6 +189,34 @@ def test_api_heading() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "html, headings",
+    [
+        # SQLite's keyword index page: `<h2 align=center>Keyword Index</h1>`, then links
+        # (libxml2 kept the h2 open to the end of the page: one title of every link).
+        (
+            '<h2 align=center>Keyword Index</h1>\n<div><a href="a.html">abs()</a>\n'
+            '<a href="b.html">ACID</a></div>\n<h2>Next</h2><div>more</div>',
+            [(2, "Keyword Index", 1), (2, "Next", 5)],
+        ),
+        ("<h3>Three</h2><div>body</div>", [(3, "Three", 1)]),
+        ("<H1>Upper</H4><div>body</div>", [(1, "Upper", 1)]),
+        # <hr>, <head>, <header> are no headings; matched tags are left alone.
+        (
+            "<html><head><title>t</title></head><body><header>top</header><hr>"
+            "<h1>Title</h1><div>x</div></body></html>",
+            [(1, "Title", 3)],
+        ),
+    ],
+)
+def test_a_heading_ends_at_any_heading_end_tag(html: str, headings: list) -> None:
+    document = parse_html(html, "a.html")
+    assert [(h.level, h.title, h.line) for h in document.headings] == headings
+    lines = document.text.split("\n")
+    for level, title, line in headings:
+        assert lines[line - 1] == title
+
+
 def test_empty_and_broken_html() -> None:
     assert parse_html("", "a.html").text == ""
     # libxml2 closes the unclosed <h1> where the <p> starts: the block breaks the line.

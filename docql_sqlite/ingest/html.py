@@ -103,8 +103,40 @@ def parse_html(text: str, path: str) -> Document:
     return document
 
 
+# A heading's start or end tag (not <hr>, <head>, <header>).
+_HEADING_TAG = re.compile(r"<(/?)h([1-6])(?=[\s/>])", re.IGNORECASE)
+
+
+def _close_headings(text: str) -> str:
+    """`text` with each heading closed by its own end tag, as browsers close it.
+
+    HTML5 ends an open h1–h6 at any h1–h6 end tag (`<h2>Keyword Index</h1>`, on
+    SQLite's own keyword index page). libxml2 ignores a mismatched end tag, so the
+    heading ran to the end of the page and swallowed its text. The end tag that follows
+    the last heading start tag is made that heading's (one digit rewritten)."""
+    fixes: list[tuple[int, str]] = []
+    open_level: str | None = None
+    for tag in _HEADING_TAG.finditer(text):
+        closing, level = tag.groups()
+        if not closing:
+            open_level = level
+            continue
+        if open_level is not None and level != open_level:
+            fixes.append((tag.start(2), open_level))
+        open_level = None
+    if not fixes:
+        return text
+    parts, start = [], 0
+    for at, level in fixes:
+        parts += [text[start:at], level]
+        start = at + 1
+    parts.append(text[start:])
+    return "".join(parts)
+
+
 def _tree(text: str) -> Element | None:
     """The page's <html> element; None when libxml2 stopped at its nesting limit."""
+    text = _close_headings(text)
     parser = etree.HTMLParser(encoding="utf-8", huge_tree=True)
     # Bytes, not str: lxml refuses a str that carries an XML encoding declaration.
     root = etree.fromstring(text.encode("utf-8", "replace"), parser) if text.strip() else None
