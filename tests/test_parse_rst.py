@@ -162,6 +162,23 @@ HEADING_CASES = [
         [(1, "Title emphasis and ref", 1)],
         id="inline-markup-in-title",
     ),
+    # Sphinx roles, unknown to docutils, read as Sphinx shows them (Django's manual)
+    pytest.param(
+        "If :setting:`CSRF_USE_SESSIONS` is True\n=======================================\n",
+        [(1, "If CSRF_USE_SESSIONS is True", 1)],
+        id="sphinx-role-in-title",
+    ),
+    pytest.param(
+        "The :class:`~django.db.models.Field` API\n========================================\n",
+        [(1, "The Field API", 1)],
+        id="sphinx-role-tilde-keeps-last-part",
+    ),
+    pytest.param(
+        "See :doc:`the models </topics/db/models>` and :py:meth:`!x.y`\n"
+        "==============================================================\n",
+        [(1, "See the models and x.y", 1)],
+        id="sphinx-role-with-title-and-bang",
+    ),
 ]
 
 
@@ -242,3 +259,23 @@ def test_codeblock_whose_first_line_repeats() -> None:
     assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
         ("c", "}\nx;\n}", 5, 7)
     ]
+
+
+def test_sphinx_roles_in_anchors_tables_and_terms() -> None:
+    source = (
+        ".. _csrf-ajax:\n\n"
+        "Using :setting:`CSRF` with AJAX\n===============================\n\n"
+        "Plain :func:`title`\n-------------------\n\n"
+        ":setting:`DEBUG`\n   Turns on :class:`~a.b.Debug` pages.\n\n"
+        "==========  =====\nName        Type\n==========  =====\n"
+        ":class:`X`  int\n==========  =====\n"
+    )
+    document = parse_rst(source, "x.txt")
+    # only the explicit target is an anchor, never the title's own name with its markup
+    assert [(h.title, h.anchor) for h in document.headings] == [
+        ("Using CSRF with AJAX", "csrf-ajax"),
+        ("Plain title", None),
+    ]
+    assert [(t.headers, t.rows) for t in document.tables] == [(["Name", "Type"], [["X", "int"]])]
+    terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]
+    assert ("DEBUG", "Turns on Debug pages.") in terms

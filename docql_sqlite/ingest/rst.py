@@ -37,6 +37,10 @@ _OBJECT_DIRECTIVE = re.compile(
     r"(?P<kind>function|method|classmethod|staticmethod|class|exception)::\s+(?P<sig>\S.*)$"
 )
 _SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|<)")
+# A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
+# tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
+_ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
+_ROLE_TITLE = re.compile(r"(?P<title>.*?\S)\s*<[^<>]*>", re.S)
 
 
 def parse(source: Source) -> Document:
@@ -90,16 +94,44 @@ def _heading(section: nodes.section, lines: list[str]) -> Heading | None:
     if title is None:
         return None
     level = sum(1 for a in _ancestors(section) if isinstance(a, nodes.section)) + 1
-    text = re.sub(r"\s+", " ", title.astext()).strip()
+    raw = re.sub(r"\s+", " ", title.astext()).strip()
+    text = re.sub(r"\s+", " ", _text(title)).strip()
     # docutils reports the underline's line for section titles; the title is above it.
     line = _find_line(lines, title.rawsource, (title.line or 1) - 1, before=2, after=1)
     # Only an explicit target (`.. _install-guide:`) is an anchor; docutils' own ids are
     # derived from the title, and deriving anchors is the sections builder's job.
-    own = nodes.fully_normalize_name(text)
+    own = nodes.fully_normalize_name(raw)
     explicit = [name for name in section.get("names", []) if name != own]
     return Heading(
         min(level, 6), text, line, anchor=nodes.make_id(explicit[0]) if explicit else None
     )
+
+
+def _text(node: nodes.Node) -> str:
+    """The text a reader sees: `astext()`, except that a role docutils does not know is
+    shown as Sphinx shows it (`:doc:`the models </topics/db/models>`` → `the models`,
+    `:class:`~django.db.models.Field`` → `Field`) instead of as its markup."""
+    if isinstance(node, nodes.problematic):
+        return _role_text(node.astext())
+    if isinstance(node, nodes.Text):
+        return node.astext()
+    if isinstance(node, nodes.system_message):
+        return ""
+    return "".join(_text(child) for child in node.children)
+
+
+def _role_text(raw: str) -> str:
+    match = _ROLE.fullmatch(raw)
+    if match is None:
+        return raw  # some other markup error (an unclosed `*`): its source, as written
+    body = match["body"]
+    titled = _ROLE_TITLE.fullmatch(body)
+    if titled:
+        return titled["title"]
+    body = body.lstrip("!")  # `!x`: no link, same text
+    if body.startswith("~"):  # `~a.b.C`: the last part
+        return body[1:].rsplit(".", 1)[-1]
+    return body
 
 
 def _ancestors(node: nodes.Node) -> list[nodes.Node]:
@@ -144,7 +176,7 @@ def _table(node: nodes.table, lines: list[str]) -> Table | None:
     headers: list[str] = []
     for part in node.findall(nodes.row):
         cells = [
-            re.sub(r"\s+", " ", entry.astext()).strip()
+            re.sub(r"\s+", " ", _text(entry)).strip()
             for entry in part.children
             if isinstance(entry, nodes.entry)
         ]
@@ -186,7 +218,7 @@ def _term(item: nodes.definition_list_item) -> Entity | None:
         return None
     body_lines = [part for part in item.rawsource.rstrip("\n").split("\n")]
     end = item.line + max(0, len(body_lines) - 1)
-    return term_entity(term.astext(), definition.astext() if definition else None, item.line, end)
+    return term_entity(_text(term), _text(definition) if definition else None, item.line, end)
 
 
 def _object_directives(lines: list[str]) -> list[Entity]:
