@@ -408,6 +408,55 @@ def test_symbols_per_language(language: str) -> None:
     assert document.format == "code" and document.language == language
 
 
+# CommonJS and prototype-style JavaScript (Express 4, most older npm packages): the API
+# is functions assigned to members, not declarations.
+COMMONJS = """\
+var res = module.exports = {};
+function Route(path) {
+  this.path = path;
+}
+Route.prototype.dispatch = function dispatch(req, done) {
+  function next(err) {
+    return done(err);
+  }
+  next();
+};
+exports.etag = function (body) {
+  return body;
+};
+module.exports.compile = (val) => val;
+res.send = function send(body) {
+  this.end(body);
+};
+res.json = async (obj) => obj;
+function wire(req) {
+  req.onerror = function () {};
+}
+res.notAFunction = 3;
+Route.prototype.path = "/";
+"""
+
+
+def test_commonjs_and_prototype_assignments_are_symbols() -> None:
+    document = parse_code_text(COMMONJS, "lib/router.js", "javascript")
+    assert _symbols(document) == [
+        ("function", "Route", "Route", 2, 4, None),
+        ("method", "dispatch", "Route.dispatch", 5, 10, "Route"),
+        ("function", "next", "Route.dispatch.next", 6, 8, "Route.dispatch"),
+        ("function", "etag", "etag", 11, 13, None),
+        ("function", "compile", "compile", 14, 14, None),
+        ("method", "send", "res.send", 15, 17, "res"),
+        ("method", "json", "res.json", 18, 18, "res"),
+        # inside a function, a member assignment is wiring (a callback), not a definition
+        ("function", "wire", "wire", 19, 21, None),
+    ]
+    assert _by_name(document, "res.send").signature == "res.send = function send(body)"
+    assert _by_name(document, "Route.dispatch").signature == (
+        "Route.prototype.dispatch = function dispatch(req, done)"
+    )
+    assert document.warnings == []
+
+
 def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
     assert set(CASES) == set(grammars.LANGUAGES)
     for language in grammars.LANGUAGES:
