@@ -6,9 +6,11 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from docql_sqlite.cli import cli
+from docql_sqlite.cli.commands.documents import toc_lines
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = REPO / ".venv" / "bin" / "docql-sqlite"
@@ -74,6 +76,30 @@ def test_toc_indents_by_nesting_and_prints_a_number_once(tmp_path: Path) -> None
     depths = [len(line) - len(line.lstrip(" ")) for line in guide]
     assert depths == [2, 4, 4, 6], guide
     assert all(line.strip()[0].isdigit() or line.strip()[0].isalpha() for line in guide)
+
+
+@pytest.mark.parametrize(
+    "number, title, shown",
+    [
+        ("1", "1. Make a Docker image", "1. Make a Docker image"),
+        ("2", "2 Extract rootfs", "2 Extract rootfs"),
+        ("3", "3) Run", "3) Run"),
+        ("1.2", "1.2: Related software", "1.2: Related software"),
+        ("4", "4", "4"),
+        # a version as a title (Express's History.md): its first digit is not the number
+        ("4", "4.22.0", "4 4.22.0"),
+        ("1", "1.5 release notes", "1 1.5 release notes"),
+        ("1", "10 things", "1 10 things"),
+        ("2", "Install", "2 Install"),
+        ("", "Preface", "Preface"),
+    ],
+)
+def test_toc_prints_the_number_unless_the_title_starts_with_it(
+    number: str, title: str, shown: str
+) -> None:
+    item = {"path": "a.md", "level": 1, "number": number, "title": title}
+    item |= {"line": 1, "end_line": 2, "page": None}
+    assert toc_lines([item]) == ["a.md", f"  {shown}  (1-2)"]
 
 
 def test_the_summary_line_adds_up_to_the_json(tmp_path: Path) -> None:

@@ -319,9 +319,14 @@ def toc_lines(items: list[dict[str, Any]]) -> list[str]:
 
 
 def _starts_with_number(title: str, number: str) -> bool:
-    """Whether `title` begins with `number` as a printed section number (`1.`, `1.2 `, `1)`)."""
+    """Whether `title` begins with `number` as a printed section number (`1.`, `1.2 `, `1)`),
+    not with a longer one: `4.22.0` (a version in a changelog) does not print the number 4."""
     rest = title[len(number) :] if title.startswith(number) else None
-    return rest is not None and (not rest or rest[0] in ". )\t:")
+    if rest is None:
+        return False
+    if rest.startswith(".") and rest[1:2].isdigit():
+        return False
+    return not rest or rest[0] in ". )\t:"
 
 
 @click.command(short_help="Print lines of an indexed document, read from the index.")
