@@ -457,6 +457,32 @@ def test_commonjs_and_prototype_assignments_are_symbols() -> None:
     assert document.warnings == []
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # the module's export: named by the function's own name, never `module.exports`
+        (
+            "module.exports = function serveStatic(root) {\n  return root;\n};\n",
+            [("function", "serveStatic", "serveStatic", 1, 3, None)],
+        ),
+        ("module.exports = function (a) {\n  return a;\n};\n", []),
+        ("module.exports = (a) => a;\n", []),
+        # Express's router: `var proto = module.exports = function (options) {…}`
+        (
+            "var proto = module.exports = function(options) {\n  function router() {}\n};\n",
+            [
+                ("function", "proto", "proto", 1, 3, None),
+                ("function", "router", "proto.router", 2, 2, "proto"),
+            ],
+        ),
+        ("const f = exports.f = () => 1;\n", [("function", "f", "f", 1, 1, None)]),
+        ("exports = module.exports = createApplication;\n", []),
+    ],
+)
+def test_module_exports_assignments(text: str, expected: list[tuple]) -> None:
+    assert _symbols(parse_code_text(text, "lib/x.js", "javascript")) == expected
+
+
 def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
     assert set(CASES) == set(grammars.LANGUAGES)
     for language in grammars.LANGUAGES:

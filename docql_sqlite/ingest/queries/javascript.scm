@@ -87,6 +87,42 @@
     ])
   (#eq? @_exports "exports")) @definition.function
 
+; `module.exports = function serveStatic(root) {…}`: the function, by its own name (an
+; anonymous one has none to give).
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @_exports)
+    right: [
+      (function_expression name: (identifier) @name body: (_) @body)
+      (generator_function name: (identifier) @name body: (_) @body)
+    ])
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @definition.function
+
+; `var proto = module.exports = function (options) {…}` (Express's router): named after
+; the variable, as `var f = function …` is.
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (assignment_expression
+      right: [
+        (arrow_function body: (_) @body)
+        (function_expression body: (_) @body)
+        (generator_function body: (_) @body)
+      ]))) @definition.function
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: (assignment_expression
+      right: [
+        (arrow_function body: (_) @body)
+        (function_expression body: (_) @body)
+        (generator_function body: (_) @body)
+      ]))) @definition.function
+
 ; `res.send = function send(body) {…}`, `app.use = …` at the top of a module: a method
 ; of that object. Only top-level statements: inside a function, such assignments are
 ; mostly callbacks being wired (`req.onerror = function …`).
@@ -100,4 +136,5 @@
         (function_expression body: (_) @body)
         (arrow_function body: (_) @body)
         (generator_function body: (_) @body)
-      ])) @definition.method)
+      ])
+    (#not-eq? @receiver "module")) @definition.method)
