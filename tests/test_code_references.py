@@ -901,3 +901,51 @@ def test_a_paths_last_part_and_a_struct_literals_type_are_type_uses() -> None:
     assert ("Error", "type", 3) in found
     assert ("Foo", "type", 4) in found
     assert not any(name == "Foo" and line == 2 for name, _, line in found)
+
+
+BUILTINS = {
+    # Django in small: the one method named `super`, `tuple` and `set` in the index, and
+    # a class named `Warning` that another module imports by name.
+    "template/loader_tags.py": "class BlockNode:\n    def super(self):\n        return 1\n",
+    "geos/collections.py": "class GeometryCollection:\n    def tuple(self):\n        return ()\n",
+    "cache/base.py": "class BaseCache:\n    def set(self, key):\n        return key\n",
+    "checks/messages.py": "class Warning:\n    pass\n",
+    "app.py": (
+        "from template import loader_tags\n"
+        "from checks.messages import Warning\n\n\n"
+        "class View(Base):\n"
+        "    def get(self, objs):\n"
+        "        super().get()\n"
+        "        seen = set()\n"
+        "        return tuple(objs), Warning(), len(seen)\n"
+    ),
+    # a file that defines a built-in's name uses its own
+    "own.py": "def len(x):\n    return 0\n\n\ndef size(x):\n    return len(x)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # a Python built-in the file neither defines nor imports is the built-in
+        ("super", {("app.py:7", "unresolved", "")}),
+        ("set", {("app.py:8", "unresolved", "")}),
+        ("tuple", {("app.py:9", "unresolved", "")}),
+        # imported by name: the import says which definition
+        ("Warning", {("app.py:9", "import", "checks/messages.py:1-2")}),
+        # defined in the file: its own
+        ("len", {("app.py:9", "unresolved", ""), ("own.py:6", "local", "own.py:1-2")}),
+    ],
+)
+def test_a_python_builtin_is_not_another_files_method(
+    tmp_path: Path, name: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """`super()` in Django resolved `unique` to the one method named `super` (1,235
+    times), `tuple(x)` to `GeometryCollection.tuple`: a built-in name that a file neither
+    defines nor imports is `unresolved` (the built-in), whatever other files define."""
+    _, db = _index_tree(tmp_path, BUILTINS)
+    found = {
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, name)
+    }
+    assert found == expected
