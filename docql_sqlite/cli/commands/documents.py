@@ -283,7 +283,10 @@ def status(
 @output_options
 @handle_errors
 def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...] | None) -> None:
-    """Show the outline of the document PATH (or of every document)."""
+    """Show the outline of the document PATH (or of every document).
+
+    PATH is a document's path, a tail only one document ends in, or any location the tool
+    prints (`…/api/stream.md`, `guide.md:40-59`: that document)."""
     with open_index(database) as idx:
         items = idx.toc(path)
     if default_format(fmt) != "table" or fields:
