@@ -279,3 +279,26 @@ def test_sphinx_roles_in_anchors_tables_and_terms() -> None:
     assert [(t.headers, t.rows) for t in document.tables] == [(["Name", "Type"], [["X", "int"]])]
     terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]
     assert ("DEBUG", "Turns on Debug pages.") in terms
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["    :caption: ``mysite/urls.py``"],  # Sphinx-only: docutils dropped the block
+        ["    :emphasize-lines: 2", "    :linenos:"],
+        ["    :name: urls"],  # docutils knows it, but gave the block no line
+        ["    :caption: a", "    :name: b", "    :class: c", "    :number-lines: 3"],
+    ],
+)
+def test_code_block_options_keep_the_block_and_its_lines(options: list[str]) -> None:
+    head = ["Title", "=====", "", ".. code-block:: python", *options, ""]
+    code = ["urlpatterns = [", '    url(r"^polls/", include("polls.urls")),', "]"]
+    tail = ["", "Text with ``:caption:`` words::", "", "    :caption: this is code"]
+    source = "\n".join(head + ["    " + line for line in code] + tail) + "\n"
+    document = parse_rst(source, "releases/1.9.txt")
+    first = len(head) + 1
+    assert [(b.language, b.code, b.line, b.end_line) for b in document.codeblocks] == [
+        ("python", "\n".join(code), first, first + 2),
+        (None, ":caption: this is code", first + 6, first + 6),
+    ]
+    assert document.text == source  # the document is the source as written

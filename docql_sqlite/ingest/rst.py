@@ -37,6 +37,13 @@ _OBJECT_DIRECTIVE = re.compile(
     r"(?P<kind>function|method|classmethod|staticmethod|class|exception)::\s+(?P<sig>\S.*)$"
 )
 _SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|<)")
+# A code block's options: Sphinx's (`:caption:`, `:emphasize-lines:`, `:linenos:`) make
+# docutils drop the whole block as an error, and with any option at all, even one it
+# knows (`:name:`), docutils gives the block no line. None of them changes the code:
+# their lines are blanked before docutils reads the text (`_docutils_text`), which keeps
+# every line number. Django's manual has 134 blocks with a caption or emphasized lines.
+_CODE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:code-block|sourcecode|code)::")
+_OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
 _ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
@@ -55,7 +62,9 @@ def parse_rst(text: str, path: str) -> Document:
     fallback = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     document = Document(format="rst", text=text)
     try:
-        tree = publish_doctree(text, source_path=path, settings_overrides=_SETTINGS)
+        tree = publish_doctree(
+            _docutils_text(lines), source_path=path, settings_overrides=_SETTINGS
+        )
     except Exception as exc:  # docutils bugs on odd input must not lose the file
         document.title = fallback
         document.warnings.append(
@@ -87,6 +96,21 @@ def parse_rst(text: str, path: str) -> Document:
         extract_entities(document), native + _object_directives(lines)
     )
     return document
+
+
+def _docutils_text(lines: list[str]) -> str:
+    """The source as docutils should read it: the same lines, with the option lists of
+    code blocks blanked (`_CODE_DIRECTIVE`), so the code keeps its line numbers."""
+    out = list(lines)
+    number = 0
+    while number < len(lines):
+        number += 1
+        if not _CODE_DIRECTIVE.match(lines[number - 1]):
+            continue
+        while number < len(lines) and _OPTION.match(lines[number]):
+            out[number] = ""
+            number += 1
+    return "\n".join(out)
 
 
 def _heading(section: nodes.section, lines: list[str]) -> Heading | None:
