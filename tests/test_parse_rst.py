@@ -302,3 +302,48 @@ def test_code_block_options_keep_the_block_and_its_lines(options: list[str]) -> 
         (None, ":caption: this is code", first + 6, first + 6),
     ]
     assert document.text == source  # the document is the source as written
+
+
+NESTED_CODE = """\
+Title
+=====
+
+* The test client now takes headers. For
+  example:
+
+  .. code-block:: python
+
+     self.client.get("/home/", headers={"accept-language": "fr"})
+
+.. note::
+
+   Before:
+
+   .. code-block:: python
+
+       a = 1
+       b = 2
+
+.. warning::
+
+   A literal block::
+
+       a = 1
+
+.. unknown-sphinx-directive:: x
+
+   .. code-block:: python
+
+       never = "a block: docutils drops an unknown directive's body"
+"""
+
+
+def test_code_blocks_nested_in_lists_and_admonitions_have_their_lines() -> None:
+    """docutils gives a `.. code-block::` inside a list item or a `.. note::` no line:
+    such a block is placed where its lines are, after the nodes before it."""
+    document = parse_rst(NESTED_CODE, "releases/4.2.txt")
+    assert [(b.language, b.line, b.end_line, b.code) for b in document.codeblocks] == [
+        ("python", 9, 9, 'self.client.get("/home/", headers={"accept-language": "fr"})'),
+        ("python", 17, 18, "a = 1\nb = 2"),
+        (None, 24, 24, "a = 1"),  # the same text again: its own place, not the first
+    ]

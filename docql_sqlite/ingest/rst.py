@@ -73,13 +73,28 @@ def parse_rst(text: str, path: str) -> Document:
         return document
 
     native: list[Entity] = []
+    # Where the last node with a line is: docutils gives a code block nested in a list
+    # item or an admonition (`.. note::` holding a `.. code-block::`) no line, and such a
+    # block is looked for from there on (`_find_after`).
+    seen = 1
     for node in tree.findall(nodes.Element):
+        if node.line is not None:
+            seen = max(seen, node.line)
         if isinstance(node, nodes.section):
             heading = _heading(node, lines)
             if heading:
                 document.headings.append(heading)
-        elif isinstance(node, nodes.literal_block) and node.line is not None:
-            document.codeblocks.append(_codeblock(node, lines))
+        elif isinstance(node, nodes.literal_block):
+            block: CodeBlock | None
+            if node.line is not None:
+                block = _codeblock(node, lines)
+            elif not _in_system_message(node):  # not an unknown directive's own source
+                block = _codeblock_after(node, lines, seen)
+            else:
+                continue
+            if block is not None:
+                document.codeblocks.append(block)
+                seen = max(seen, block.end_line)
         elif isinstance(node, nodes.table):
             table = _table(node, lines)
             if table:
@@ -193,6 +208,25 @@ def _codeblock(node: nodes.literal_block, lines: list[str]) -> CodeBlock:
     return CodeBlock(
         classes[0] if classes else None, code, start, min(start + count - 1, max(len(lines), 1))
     )
+
+
+def _codeblock_after(node: nodes.literal_block, lines: list[str], seen: int) -> CodeBlock | None:
+    """A code block docutils gave no line: the first place at or after line `seen`
+    (less a few lines: a node's line may be its last) where its lines are the source's,
+    else None (no line is made up)."""
+    code = node.astext()
+    want = [part.strip() for part in code.split("\n")]
+    if not any(want):
+        return None
+    for start in range(max(0, seen - 3), len(lines) - len(want) + 1):
+        if all(line.strip() == w for line, w in zip(lines[start:], want, strict=False)):
+            classes = [c for c in node.get("classes", []) if c != "code"]
+            return CodeBlock(classes[0] if classes else None, code, start + 1, start + len(want))
+    return None
+
+
+def _in_system_message(node: nodes.Node) -> bool:
+    return any(isinstance(a, nodes.system_message) for a in _ancestors(node))
 
 
 def _table(node: nodes.table, lines: list[str]) -> Table | None:
