@@ -334,7 +334,7 @@ Title
 
    .. code-block:: python
 
-       never = "a block: docutils drops an unknown directive's body"
+       found = "an unknown directive's body is parsed as a container's"
 """
 
 
@@ -346,4 +346,72 @@ def test_code_blocks_nested_in_lists_and_admonitions_have_their_lines() -> None:
         ("python", 9, 9, 'self.client.get("/home/", headers={"accept-language": "fr"})'),
         ("python", 17, 18, "a = 1\nb = 2"),
         (None, 24, 24, "a = 1"),  # the same text again: its own place, not the first
+        ("python", 30, 30, "found = \"an unknown directive's body is parsed as a container's\""),
+    ]
+
+
+SPHINX_API = """\
+QuerySet API
+============
+
+.. class:: Client(defaults=None, *, headers=None)
+
+    .. method:: Client.get(path, data=None)
+        :noindex:
+
+        Makes a GET request:
+
+        .. code-block:: pycon
+
+            >>> c.get("/customers/")
+
+        .. versionchanged:: 5.1
+
+            ==========  =====
+            Argument    Added
+            ==========  =====
+            ``query``   5.1
+            ==========  =====
+
+.. glossary::
+
+    slug
+        A short label.
+
+        See :doc:`/topics/http/urls`.
+
+How to write it::
+
+    .. method:: shown.as_an(example)
+
+    .. code-block:: python
+        :caption: shown too
+
+        x = 1
+"""
+
+
+def test_sphinx_directive_bodies_are_parsed_not_dropped() -> None:
+    """Sphinx's `.. method::`, `.. versionchanged::`, `.. glossary::` (and `.. class::`
+    with a signature, which docutils' own `class` refuses) are unknown to docutils, which
+    dropped their bodies: their code blocks, tables and terms are found, at their lines,
+    and a literal block showing such markup stays as written."""
+    document = parse_rst(SPHINX_API, "ref/request.txt")
+    assert [(b.language, b.line, b.code) for b in document.codeblocks] == [
+        ("pycon", 13, '>>> c.get("/customers/")'),
+        (
+            None,
+            32,
+            ".. method:: shown.as_an(example)\n\n.. code-block:: python\n"
+            "    :caption: shown too\n\n    x = 1",
+        ),
+    ]
+    assert [(t.headers, t.rows, t.line) for t in document.tables] == [
+        (["Argument", "Added"], [["query", "5.1"]], 17)
+    ]
+    terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]
+    assert ("slug", "A short label. See /topics/http/urls.") in terms
+    assert [(e.entity_type, e.name) for e in document.entities if e.entity_type != "Term"] == [
+        ("ClassEntity", "Client"),
+        ("API", "Client.get"),
     ]

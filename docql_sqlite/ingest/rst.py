@@ -11,10 +11,13 @@ is a line of the file.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from docutils import nodes
 from docutils.core import publish_doctree
+from docutils.parsers.rst import directives as rst_directives
+from docutils.parsers.rst.languages import en as rst_en
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
 from docql_sqlite.ingest.read import parse_decoded
@@ -44,6 +47,9 @@ _SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|
 # every line number. Django's manual has 134 blocks with a caption or emphasized lines.
 _CODE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:code-block|sourcecode|code)::")
 _OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
+# Directives whose body is text as written, never markup.
+_LITERAL_DIRECTIVES = frozenset({"parsed-literal", "raw", "math", "productionlist"})
+_DIRECTIVE = re.compile(r"(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w][\w:+.-]*)::(?:[ \t]|$)")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
 _ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
@@ -62,9 +68,8 @@ def parse_rst(text: str, path: str) -> Document:
     fallback = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     document = Document(format="rst", text=text)
     try:
-        tree = publish_doctree(
-            _docutils_text(lines), source_path=path, settings_overrides=_SETTINGS
-        )
+        readable, literal = _docutils_text(lines)
+        tree = publish_doctree(readable, source_path=path, settings_overrides=_SETTINGS)
     except Exception as exc:  # docutils bugs on odd input must not lose the file
         document.title = fallback
         document.warnings.append(
@@ -108,24 +113,59 @@ def parse_rst(text: str, path: str) -> Document:
         document.keep_together.append((block.line, block.end_line))
     document.title = document.headings[0].title if document.headings else fallback
     document.entities = merge_entities(
-        extract_entities(document), native + _object_directives(lines)
+        extract_entities(document), native + _object_directives(lines, literal)
     )
     return document
 
 
-def _docutils_text(lines: list[str]) -> str:
-    """The source as docutils should read it: the same lines, with the option lists of
-    code blocks blanked (`_CODE_DIRECTIVE`), so the code keeps its line numbers."""
+def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
+    """The source as docutils should read it, line for line (every line number stays):
+    a code block's option list blanked (`_CODE_DIRECTIVE`), and a directive docutils does
+    not know (Sphinx's `.. method::`, `.. versionadded::`, Django's `.. setting::`) read
+    as a `.. container::` without its options, so its body is parsed, not dropped: the
+    code blocks, tables and terms of an API reference are in those bodies. Literal text
+    (a code block, a `::` block: reST shown as an example) is left as written; the
+    second value is the 0-based numbers of its lines."""
     out = list(lines)
+    in_literal: set[int] = set()
+    literal: int | None = None  # the indent of what opened the literal block we are in
     number = 0
     while number < len(lines):
+        line = lines[number]
         number += 1
-        if not _CODE_DIRECTIVE.match(lines[number - 1]):
+        indent = len(line) - len(line.lstrip())
+        if literal is not None:
+            if not line.strip() or indent > literal:
+                in_literal.add(number - 1)
+                continue
+            literal = None
+        directive = _DIRECTIVE.match(line)
+        if directive is None:
+            if line.rstrip().endswith("::"):  # `Text::` then an indented literal block
+                literal = indent
             continue
+        name = directive["name"]
+        if _CODE_DIRECTIVE.match(line) or name.lower() in _LITERAL_DIRECTIVES:
+            literal = indent
+        elif _known_directive(name) and not (name == "class" and "(" in line):
+            # (`.. class:: Client(defaults=None, *, …)` is Sphinx's: docutils' own
+            # `class` refuses that argument, and drops the body with it)
+            continue
+        else:
+            out[number - 1] = f"{directive['indent']}.. container::"
         while number < len(lines) and _OPTION.match(lines[number]):
             out[number] = ""
             number += 1
-    return "\n".join(out)
+    return "\n".join(out), frozenset(in_literal)
+
+
+@lru_cache(maxsize=256)
+def _known_directive(name: str) -> bool:
+    """Whether docutils has a directive `name` (by its English name or alias)."""
+    canonical = rst_en.directives.get(name.lower(), name.lower())
+    registry = getattr(rst_directives, "_directive_registry", {})
+    registered = getattr(rst_directives, "_directives", {})
+    return canonical in registry or canonical in registered
 
 
 def _heading(section: nodes.section, lines: list[str]) -> Heading | None:
@@ -156,7 +196,8 @@ def _text(node: nodes.Node) -> str:
         return node.astext()
     if isinstance(node, nodes.system_message):
         return ""
-    return "".join(_text(child) for child in node.children)
+    separator = getattr(node, "child_text_separator", "")  # as astext(): blocks by "\n\n"
+    return separator.join(_text(child) for child in node.children)
 
 
 def _role_text(raw: str) -> str:
@@ -279,10 +320,11 @@ def _term(item: nodes.definition_list_item) -> Entity | None:
     return term_entity(_text(term), _text(definition) if definition else None, item.line, end)
 
 
-def _object_directives(lines: list[str]) -> list[Entity]:
+def _object_directives(lines: list[str], literal: frozenset[int] = frozenset()) -> list[Entity]:
+    """Sphinx object descriptions, except those shown in a literal block (an example)."""
     found = []
     for index, line in enumerate(lines):
-        match = _OBJECT_DIRECTIVE.match(line)
+        match = _OBJECT_DIRECTIVE.match(line) if index not in literal else None
         if not match:
             continue
         signature = match["sig"].strip()
