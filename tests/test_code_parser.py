@@ -718,6 +718,18 @@ def test_python_docstrings_are_cleaned_like_ast() -> None:
         ("kotlin", "// Top level.\nfun top() {\n}\n", "top", "Top level."),
         # a blank line between comment and code: not a doc comment
         ("java", "// License header.\n\nclass B {}\n", "B", None),
+        # except a JSDoc block in JavaScript and TypeScript (Express's style)
+        (
+            "javascript",
+            "'use strict';\n\n/**\n * Set status `code`.\n *\n * @public\n */\n\n"
+            "res.status = function status(code) {};\n",
+            "res.status",
+            "Set status `code`.\n\n@public",
+        ),
+        ("typescript", "let a = 1;\n/** Adds. */\n\nfunction add() {}\n", "add", "Adds."),
+        ("javascript", "let a = 1;\n// A line comment.\n\nfunction f() {}\n", "f", None),
+        ("javascript", "/** File header. */\n\nfunction f() {}\n", "f", None),
+        ("javascript", "/** One. */\nlet x = 1;\n\nfunction f() {}\n", "f", None),
         # a comment trailing the previous line's code belongs to that code
         ("c", "int x; // the x\nint f(void) { return x; }\n", "f", None),
     ],
