@@ -415,3 +415,31 @@ def test_sphinx_directive_bodies_are_parsed_not_dropped() -> None:
         ("ClassEntity", "Client"),
         ("API", "Client.get"),
     ]
+
+
+def test_a_simple_table_with_blank_lines_between_rows_ends_at_its_border() -> None:
+    source = (
+        "Options\n=======\n\n"
+        "=================  ==============================\n"
+        "Argument           Description\n"
+        "=================  ==============================\n"
+        "``model``          The geographic model.\n"
+        "\n"
+        "``data_source``    The path to the data source\n"
+        "                   file (e.g., a shapefile).\n"
+        "=================  ==============================\n"
+        "\nAfter.\n\n"
+        "+------+------+\n| a    | b    |\n+------+------+\n\nEnd.\n"
+    )
+    document = parse_rst(source, "ref/layermapping.txt")
+    assert [(t.line, t.end_line, t.rows) for t in document.tables] == [
+        (
+            4,
+            11,
+            [
+                ["model", "The geographic model."],
+                ["data_source", "The path to the data source file (e.g., a shapefile)."],
+            ],
+        ),
+        (15, 17, [["a", "b"]]),
+    ]

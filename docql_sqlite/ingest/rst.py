@@ -50,6 +50,7 @@ _OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
 # Directives whose body is text as written, never markup.
 _LITERAL_DIRECTIVES = frozenset({"parsed-literal", "raw", "math", "productionlist"})
 _DIRECTIVE = re.compile(r"(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w][\w:+.-]*)::(?:[ \t]|$)")
+_SIMPLE_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
 _ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
@@ -304,6 +305,14 @@ def _block_end(lines: list[str], start: int) -> int:
             if line.strip():
                 end = number
         return end
+    if _SIMPLE_TABLE_BORDER.fullmatch(head):
+        # A simple table may hold blank lines between its rows: it ends at a border
+        # followed by a blank line or the end of the text.
+        for number in range(start + 1, len(lines) + 1):
+            if _SIMPLE_TABLE_BORDER.fullmatch(lines[number - 1]) and (
+                number == len(lines) or not lines[number].strip()
+            ):
+                return number
     end = start
     while end < len(lines) and lines[end].strip():
         end += 1
