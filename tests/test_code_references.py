@@ -494,7 +494,8 @@ def test_an_older_index_gets_its_qualifiers_and_aliases_from_the_next_run(
     qualifiers, aliases = query(fresh, with_qualifiers), query(fresh, with_aliases)
     assert sum(1 for row in qualifiers if row[2] is not None) > 5  # the fixtures use some
     aliases_bound = sorted(row[3] for row in aliases if row[3] is not None)
-    assert aliases_bound == ["_", "f", "h", "h", "hp", "j2", "mr", "np", "u", "u"]
+    # `http`: `const http = require("node:http")` in datasets/code/javascript/server.js
+    assert aliases_bound == ["_", "f", "h", "h", "hp", "http", "j2", "mr", "np", "u", "u"]
     old = tmp_path / "old.db"
     old.write_bytes(fresh.read_bytes())
     conn = apsw.Connection(str(old))
@@ -949,3 +950,50 @@ def test_a_python_builtin_is_not_another_files_method(
         for c in _callers(db, name)
     }
     assert found == expected
+
+
+COMMONJS = {
+    # Two modules define `helper`; a third defines `etag`.
+    "lib/util.js": "exports.helper = function () {\n  return 1;\n};\n",
+    "lib/other.js": "exports.helper = function () {\n  return 2;\n};\n",
+    "lib/etag.js": "exports.etag = function (body) {\n  return body;\n};\n",
+    "app.js": (
+        'const u = require("./lib/util");\n'
+        'const { helper: h } = require("./lib/other");\n'
+        'var tag = require("./lib/etag").etag;\n'
+        'const path = require("node:path");\n\n'
+        "function run() {\n"
+        '  return u.helper() + h() + tag("x") + path.join("a");\n'
+        "}\n"
+    ),
+}
+
+
+def test_a_commonjs_require_binds_its_module_or_names_as_an_import_does(tmp_path: Path) -> None:
+    """`const u = require("./lib/util")` binds the module as `u` (as `import * as u`):
+    `u.helper()` is util.js's `helper`, by its qualifier; `const { helper: h } =
+    require(...)` and `var tag = require(...).etag` bind one name under another, as `{
+    helper as h }` does. Before, a require bound nothing and both `helper`s stayed
+    ambiguous."""
+    _, db = _index_tree(tmp_path, COMMONJS)
+    with docql_sqlite.open(db) as index:
+        imports = [
+            (m["module"], m["names"], m["alias"])
+            for m in index.query('$.code.imports[?(@.path endsWith "app.js")]')
+        ]
+        calls = {
+            (r["name"], r["qualifier"], r["resolution"], (r["target"] or "").split("/src/")[-1])
+            for r in index.query('$.code.callees("run")')
+        }
+    assert imports == [
+        ("./lib/util", [], "u"),
+        ("./lib/other", ["helper"], "h"),
+        ("./lib/etag", ["etag"], "tag"),
+        ("node:path", [], "path"),
+    ]
+    assert calls == {
+        ("helper", "u", "import", "lib/util.js:1-3"),
+        ("h", None, "import", "lib/other.js:1-3"),
+        ("tag", None, "import", "lib/etag.js:1-3"),
+        ("join", "path", "unresolved", ""),
+    }
