@@ -225,12 +225,12 @@ def _silence_stdout() -> None:
         pass
 
 
-def note_unmatched_paths(idx: Index, paths: tuple[str, ...]) -> None:
-    """Say so on stderr when the `--path` globs match no indexed document: then "no
-    results" means nothing was searched, not that nothing in those documents matched.
-    The usual cause is an anchored glob (`docs/**`) over paths that start higher up
-    (`django/docs/index.txt`)."""
-    if not paths or idx.documents(paths):
+def note_unmatched_paths(idx: Index, paths: tuple[str, ...], fmt: str | None) -> None:
+    """Say so on stderr, beside the "no results" of the formats that print it, when the
+    `--path` globs match no indexed document: then nothing was searched, not nothing in
+    those documents matched. The usual cause is an anchored glob (`docs/**`) over paths
+    that start higher up (`django/docs/index.txt`)."""
+    if not paths or default_format(fmt) not in ("table", "md", "csv") or idx.documents(paths):
         return
     example = next(iter(idx.query("$.files.path", limit=1)), None)
     shown = ", ".join(f"'{glob}'" for glob in paths)

@@ -111,7 +111,7 @@ def run_query(
             return
         result = idx.query(query, options)
         if not len(result):
-            note_unmatched_paths(idx, paths)
+            note_unmatched_paths(idx, paths, fmt)
     if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
         from .. import structure_text
 
