@@ -67,14 +67,18 @@ def test_a_schema_7_index_gets_references_on_the_next_run(tmp_path: Path) -> Non
 
 
 def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Path) -> None:
+    # A method called on an object: resolved by its name alone (a top-level function of
+    # another Python file is reached only through an import).
+    lib = "class Lib:\n    def helper(self):\n        return 1\n"
     root = _project(tmp_path)
-    (root / "app.py").write_text("def main():\n    return helper()\n")
+    (root / "lib.py").write_text(lib)
+    (root / "app.py").write_text("def main(x):\n    return x.helper()\n")
     db = tmp_path / "index.db"
     docql_sqlite.index(db, [str(root)])
     [(_, resolution, target)] = _callers(db, "helper")
-    assert resolution == "unique" and target is not None and target.endswith("lib.py:1-2")
+    assert resolution == "unique" and target is not None and target.endswith("lib.py:2-3")
     # A second `helper` in another file: app.py did not change, its call is now ambiguous.
-    (root / "other.py").write_text("def helper():\n    return 2\n")
+    (root / "other.py").write_text("class Other:\n    def helper(self):\n        return 2\n")
     docql_sqlite.index(db, [str(root)])
     assert [c[1:] for c in _callers(db, "helper")] == [("ambiguous", None)]
     # Both go: nothing left to resolve to.
@@ -83,7 +87,7 @@ def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Pa
     docql_sqlite.index(db, [str(root)])
     assert [c[1:] for c in _callers(db, "helper")] == [("unresolved", None)]
     # One comes back: unique again, and nothing is left pending.
-    (root / "lib.py").write_text(LIB)
+    (root / "lib.py").write_text(lib)
     docql_sqlite.index(db, [str(root)])
     assert [c[1] for c in _callers(db, "helper")] == ["unique"]
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
@@ -997,3 +1001,51 @@ def test_a_commonjs_require_binds_its_module_or_names_as_an_import_does(tmp_path
         ("tag", None, "import", "lib/etag.js:1-3"),
         ("join", "path", "unresolved", ""),
     }
+
+
+TOP_LEVEL = {
+    # Django in small: one top-level `lower` (a template filter), one `unquote`, a class
+    # re-exported by the module a file imports it from, and one method `frobnicate`.
+    "template/defaultfilters.py": "def lower(value):\n    return value\n",
+    "admin/utils.py": "def unquote(s):\n    return s\n",
+    "template/exceptions.py": "class TemplateSyntaxError(Exception):\n    pass\n",
+    "template/base.py": "from .exceptions import TemplateSyntaxError\n",
+    "widgets.py": "class Widget:\n    def frobnicate(self):\n        return 1\n",
+    "template/tags.py": (
+        "from urllib.parse import unquote\n"
+        "from .base import TemplateSyntaxError\n\n\n"
+        "def tag(name, widget):\n"
+        "    if name.lower() != unquote(name):\n"
+        "        raise TemplateSyntaxError(name)\n"
+        "    return widget.frobnicate()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # `name.lower()` is str.lower: never the one top-level `lower` of another file
+        ("lower", ("unresolved", "")),
+        # imported from a module the index lacks: that module's, not admin's
+        ("unquote", ("unresolved", "")),
+        # imported from a module the index holds, which re-exports it: the one there is
+        ("TemplateSyntaxError", ("unique", "template/exceptions.py:1-2")),
+        # a method stays reachable by its name alone (`obj.method()`)
+        ("frobnicate", ("unique", "widgets.py:2-3")),
+    ],
+)
+def test_a_python_top_level_definition_is_reached_only_through_an_import(
+    tmp_path: Path, name: str, expected: tuple[str, str]
+) -> None:
+    """Django's 173 `x.lower()` calls resolved `unique` to defaultfilters' `lower`, and
+    `from urllib.parse import unquote` to admin's: a top-level definition of another
+    Python file is reachable only by importing it, so a name the file neither defines
+    nor imports (from a module in the index) does not resolve to one by uniqueness."""
+    _, db = _index_tree(tmp_path, TOP_LEVEL)
+    found = [
+        (c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, name)
+        if c[0].split("/src/", 1)[1].startswith("template/tags.py")
+    ]
+    assert found == [expected]
