@@ -443,3 +443,23 @@ def test_a_simple_table_with_blank_lines_between_rows_ends_at_its_border() -> No
         ),
         (15, 17, [["a", "b"]]),
     ]
+
+
+def test_a_highlight_directive_names_the_language_of_the_literal_blocks_after_it() -> None:
+    """Sphinx's `.. highlight:: c` is the language of the `::` blocks that follow (Python's
+    C API manual); `none` ends it; a `.. code-block:: x` keeps its own; reST shown in a
+    literal block changes nothing."""
+    source = (
+        "T\n=\n\nBefore::\n\n    a\n\n.. highlight:: c\n\nSome::\n\n    int x;\n\n"
+        ".. code-block:: python\n\n    y = 1\n\nExample::\n\n    .. highlight:: rust\n\n"
+        "After::\n\n    int y;\n\n.. highlight:: none\n\nMore::\n\n    raw\n"
+    )
+    document = parse_rst(source, "c-api/intro.rst")
+    assert [(b.language, b.code) for b in document.codeblocks] == [
+        (None, "a"),
+        ("c", "int x;"),
+        ("python", "y = 1"),
+        ("c", ".. highlight:: rust"),
+        ("c", "int y;"),
+        (None, "raw"),
+    ]

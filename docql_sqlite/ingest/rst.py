@@ -50,6 +50,7 @@ _OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
 # Directives whose body is text as written, never markup.
 _LITERAL_DIRECTIVES = frozenset({"parsed-literal", "raw", "math", "productionlist"})
 _DIRECTIVE = re.compile(r"(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w][\w:+.-]*)::(?:[ \t]|$)")
+_HIGHLIGHT = re.compile(r"\.\.[ \t]+highlight::[ \t]+(?P<language>[\w+.#-]+)[ \t]*$")
 _SIMPLE_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
@@ -110,6 +111,7 @@ def parse_rst(text: str, path: str) -> Document:
             if term:
                 native.append(term)
     document.headings.sort(key=lambda h: h.line)
+    _highlight_literals(document.codeblocks, lines, literal)
     for block in document.codeblocks:
         document.keep_together.append((block.line, block.end_line))
     document.title = document.headings[0].title if document.headings else fallback
@@ -250,6 +252,29 @@ def _codeblock(node: nodes.literal_block, lines: list[str]) -> CodeBlock:
     return CodeBlock(
         classes[0] if classes else None, code, start, min(start + count - 1, max(len(lines), 1))
     )
+
+
+def _highlight_literals(blocks: list[CodeBlock], lines: list[str], literal: frozenset[int]) -> None:
+    """A `::` block has the language of the `.. highlight:: c` above it (Sphinx's default
+    for the rest of the file; `none` and `default` name none): Python's C API manual is
+    C in `::` blocks. A `.. code-block:: x` keeps its own."""
+    changes = [
+        (number + 1, match["language"])
+        for number, line in enumerate(lines)
+        if number not in literal and (match := _HIGHLIGHT.match(line))
+    ]
+    if not changes:
+        return
+    for index, block in enumerate(blocks):
+        if block.language is not None:
+            continue
+        language = None
+        for line, named in changes:
+            if line > block.line:
+                break
+            language = None if named.lower() in ("none", "default") else named
+        if language is not None:
+            blocks[index] = CodeBlock(language, block.code, block.line, block.end_line)
 
 
 def _codeblock_after(node: nodes.literal_block, lines: list[str], seen: int) -> CodeBlock | None:
