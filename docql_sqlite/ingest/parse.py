@@ -29,7 +29,8 @@ from .sections import bounded_title, build_sections
 # file's definition (`super()`). text 3: a `.txt` file that is reStructuredText is read
 # as reST (Django's manual); rst 3: Sphinx roles in titles, cells and terms read as
 # Sphinx shows them, code blocks with options or nested in a list or an admonition are
-# found, the bodies of Sphinx directives are parsed.
+# found, the bodies of Sphinx directives are parsed, `.. highlight::` names the language
+# of `::` blocks, a simple table ends at its bottom border.
 CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 3, "text": 3, "rst": 3}
 DEFAULT_CONTENT_RULES = 2
 
