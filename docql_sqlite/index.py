@@ -191,11 +191,19 @@ class Index:
             yield
 
     def resolve_path(self, path: str) -> tuple[int, str]:
-        """The (doc id, path) of the document named `path` (exact path, URI or unique suffix)."""
-        found = catalog.find_document(self.store, path)
-        if found is None:
-            raise _no_document(path)
-        return found
+        """The (doc id, path) of the document named `path` (exact path, URI or unique
+        suffix), also as the tool prints it: shortened by a narrow table (`…/std/fs.md`),
+        with its control characters escaped, or as a location (`guide.md:12-40`: its
+        document), as `get` reads it."""
+        specs = [path]
+        if "\\x" in path:
+            specs.append(unescape_controls(path))
+        readings = [reading for spec in specs for reading in candidates(spec)]
+        for reading in readings:
+            found = catalog.find_document(self.store, reading.path)
+            if found is not None:
+                return found
+        raise _no_document(readings[-1].path)  # as `get` names it: without its lines
 
     def documents(self, globs: tuple[str, ...] = ()) -> list[dict[str, Any]]:
         """Every indexed document (path, format, lines, pages, size), optionally by glob."""

@@ -480,3 +480,52 @@ def _write_md(items: Iterator[Any], stream: TextIO, fields: Sequence[str] | None
 
 
 _WRITERS = {"json": _write_json, "nl": _write_nl, "csv": _write_csv}
+
+
+def outline_lines(
+    items: Iterable[dict[str, Any]], where: Callable[[dict[str, Any]], str]
+) -> list[str]:
+    """An outline as indented text, the one `toc` prints: each document's path, then its
+    headings (`outline_entries`)."""
+    lines: list[str] = []
+    for head, line in outline_entries(items, where):
+        if head is not None:
+            lines.append(head)
+        lines.append(line)
+    return lines
+
+
+def outline_entries(
+    items: Iterable[dict[str, Any]], where: Callable[[dict[str, Any]], str]
+) -> Iterator[tuple[str | None, str]]:
+    """Per heading: (its document's path when it is the document's first heading, else
+    None; the heading's line). The line is indented two spaces deeper per level of
+    nesting (a child is one step under its parent even where heading levels are skipped
+    or the document starts at `##`), shows the section number unless the title already
+    starts with it (`1. Make a Docker image`, not `1 1. Make …`), then `(where(item))`.
+    The CLI's `toc` and the MCP `toc` tool print these."""
+    current = None
+    open_levels: list[int] = []  # heading levels of the current item's ancestors
+    for item in items:
+        head = None
+        if item["path"] != current:
+            current = head = item["path"]
+            open_levels = []
+        while open_levels and open_levels[-1] >= item["level"]:
+            open_levels.pop()
+        indent = "  " * (len(open_levels) + 1)
+        open_levels.append(item["level"])
+        number, title = item["number"] or "", item["title"]
+        shown = f"{number} {title}" if number and not _starts_with_number(title, number) else title
+        yield head, f"{indent}{shown}  ({where(item)})"
+
+
+def _starts_with_number(title: str, number: str) -> bool:
+    """Whether `title` begins with `number` as a printed section number (`1.`, `1.2 `, `1)`),
+    not with a longer one: `4.22.0` (a version in a changelog) does not print the number 4."""
+    rest = title[len(number) :] if title.startswith(number) else None
+    if rest is None:
+        return False
+    if rest.startswith(".") and rest[1:2].isdigit():
+        return False
+    return not rest or rest[0] in ". )\t:"

@@ -150,3 +150,27 @@ def test_no_document_names_the_path_without_lines(
     code, _, err = invoke(["get", str(db), location])
     assert code != 0
     assert f"no document '{named}' in the index" in err, err
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        "…/std_misc/fs.md",  # as a narrow table prints it
+        "std_misc/fs.md",
+        "vendor/rust/books/rust-by-example/src/std_misc/fs.md:3-4",  # a location: its document
+        "…/std_misc/fs.md:1",
+    ],
+)
+def test_toc_takes_a_printed_location_too(indexed: tuple[Path, Path], location: str) -> None:
+    _, db = indexed
+    code, out, err = invoke(["toc", str(db), location, "--json"])
+    assert code == 0, err
+    assert {h["path"] for h in json.loads(out)} == {
+        "vendor/rust/books/rust-by-example/src/std_misc/fs.md"
+    }
+
+
+def test_toc_of_no_document_names_the_path_without_lines(indexed: tuple[Path, Path]) -> None:
+    _, db = indexed
+    code, _, err = invoke(["toc", str(db), "…/nope.md:7"])
+    assert code != 0 and "no document 'nope.md' in the index" in err, err

@@ -799,3 +799,33 @@ def test_a_python_warning_about_a_users_regex_is_one_line(deep: TmpIndex) -> Non
         "warning: FutureWarning: Possible set intersection at position 2"
     ]
     assert json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["query", "$.toc"],
+        ["search", "snapshot"],
+    ],
+)
+@pytest.mark.parametrize(
+    "glob, hint",
+    [
+        # anchored at the start: the indexed paths start with docs/
+        ("reference/**", "'**/reference/**' matches it at any depth"),
+        ("nothing.md", None),
+    ],
+)
+def test_a_path_glob_that_matches_no_document_says_so(
+    deep: TmpIndex, command: list[str], glob: str, hint: str | None
+) -> None:
+    """`--path reference/**` over paths that start with `docs/` matched nothing and printed
+    "no results", as if nothing in those documents matched the query."""
+    result = invoke(command[0], str(deep.db), command[1], "--path", glob, "-t")
+    assert result.exit_code == 0, result.output
+    note = f"note: --path '{glob}' matches no indexed document (indexed paths look like 'docs/"
+    assert note in result.output
+    assert (hint in result.output) if hint else ("anchored" not in result.output)
+    # a glob that matches documents, with nothing found in them: no such note
+    found = invoke(command[0], str(deep.db), command[1], "--path", "**/reference/**", "-t")
+    assert "matches no indexed document" not in found.output

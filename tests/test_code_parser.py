@@ -408,6 +408,81 @@ def test_symbols_per_language(language: str) -> None:
     assert document.format == "code" and document.language == language
 
 
+# CommonJS and prototype-style JavaScript (Express 4, most older npm packages): the API
+# is functions assigned to members, not declarations.
+COMMONJS = """\
+var res = module.exports = {};
+function Route(path) {
+  this.path = path;
+}
+Route.prototype.dispatch = function dispatch(req, done) {
+  function next(err) {
+    return done(err);
+  }
+  next();
+};
+exports.etag = function (body) {
+  return body;
+};
+module.exports.compile = (val) => val;
+res.send = function send(body) {
+  this.end(body);
+};
+res.json = async (obj) => obj;
+function wire(req) {
+  req.onerror = function () {};
+}
+res.notAFunction = 3;
+Route.prototype.path = "/";
+"""
+
+
+def test_commonjs_and_prototype_assignments_are_symbols() -> None:
+    document = parse_code_text(COMMONJS, "lib/router.js", "javascript")
+    assert _symbols(document) == [
+        ("function", "Route", "Route", 2, 4, None),
+        ("method", "dispatch", "Route.dispatch", 5, 10, "Route"),
+        ("function", "next", "Route.dispatch.next", 6, 8, "Route.dispatch"),
+        ("function", "etag", "etag", 11, 13, None),
+        ("function", "compile", "compile", 14, 14, None),
+        ("method", "send", "res.send", 15, 17, "res"),
+        ("method", "json", "res.json", 18, 18, "res"),
+        # inside a function, a member assignment is wiring (a callback), not a definition
+        ("function", "wire", "wire", 19, 21, None),
+    ]
+    assert _by_name(document, "res.send").signature == "res.send = function send(body)"
+    assert _by_name(document, "Route.dispatch").signature == (
+        "Route.prototype.dispatch = function dispatch(req, done)"
+    )
+    assert document.warnings == []
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # the module's export: named by the function's own name, never `module.exports`
+        (
+            "module.exports = function serveStatic(root) {\n  return root;\n};\n",
+            [("function", "serveStatic", "serveStatic", 1, 3, None)],
+        ),
+        ("module.exports = function (a) {\n  return a;\n};\n", []),
+        ("module.exports = (a) => a;\n", []),
+        # Express's router: `var proto = module.exports = function (options) {…}`
+        (
+            "var proto = module.exports = function(options) {\n  function router() {}\n};\n",
+            [
+                ("function", "proto", "proto", 1, 3, None),
+                ("function", "router", "proto.router", 2, 2, "proto"),
+            ],
+        ),
+        ("const f = exports.f = () => 1;\n", [("function", "f", "f", 1, 1, None)]),
+        ("exports = module.exports = createApplication;\n", []),
+    ],
+)
+def test_module_exports_assignments(text: str, expected: list[tuple]) -> None:
+    assert _symbols(parse_code_text(text, "lib/x.js", "javascript")) == expected
+
+
 def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
     assert set(CASES) == set(grammars.LANGUAGES)
     for language in grammars.LANGUAGES:
@@ -643,6 +718,18 @@ def test_python_docstrings_are_cleaned_like_ast() -> None:
         ("kotlin", "// Top level.\nfun top() {\n}\n", "top", "Top level."),
         # a blank line between comment and code: not a doc comment
         ("java", "// License header.\n\nclass B {}\n", "B", None),
+        # except a JSDoc block in JavaScript and TypeScript (Express's style)
+        (
+            "javascript",
+            "'use strict';\n\n/**\n * Set status `code`.\n *\n * @public\n */\n\n"
+            "res.status = function status(code) {};\n",
+            "res.status",
+            "Set status `code`.\n\n@public",
+        ),
+        ("typescript", "let a = 1;\n/** Adds. */\n\nfunction add() {}\n", "add", "Adds."),
+        ("javascript", "let a = 1;\n// A line comment.\n\nfunction f() {}\n", "f", None),
+        ("javascript", "/** File header. */\n\nfunction f() {}\n", "f", None),
+        ("javascript", "/** One. */\nlet x = 1;\n\nfunction f() {}\n", "f", None),
         # a comment trailing the previous line's code belongs to that code
         ("c", "int x; // the x\nint f(void) { return x; }\n", "f", None),
     ],

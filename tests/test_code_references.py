@@ -67,14 +67,18 @@ def test_a_schema_7_index_gets_references_on_the_next_run(tmp_path: Path) -> Non
 
 
 def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Path) -> None:
+    # A method called on an object: resolved by its name alone (a top-level function of
+    # another Python file is reached only through an import).
+    lib = "class Lib:\n    def helper(self):\n        return 1\n"
     root = _project(tmp_path)
-    (root / "app.py").write_text("def main():\n    return helper()\n")
+    (root / "lib.py").write_text(lib)
+    (root / "app.py").write_text("def main(x):\n    return x.helper()\n")
     db = tmp_path / "index.db"
     docql_sqlite.index(db, [str(root)])
     [(_, resolution, target)] = _callers(db, "helper")
-    assert resolution == "unique" and target is not None and target.endswith("lib.py:1-2")
+    assert resolution == "unique" and target is not None and target.endswith("lib.py:2-3")
     # A second `helper` in another file: app.py did not change, its call is now ambiguous.
-    (root / "other.py").write_text("def helper():\n    return 2\n")
+    (root / "other.py").write_text("class Other:\n    def helper(self):\n        return 2\n")
     docql_sqlite.index(db, [str(root)])
     assert [c[1:] for c in _callers(db, "helper")] == [("ambiguous", None)]
     # Both go: nothing left to resolve to.
@@ -83,7 +87,7 @@ def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Pa
     docql_sqlite.index(db, [str(root)])
     assert [c[1:] for c in _callers(db, "helper")] == [("unresolved", None)]
     # One comes back: unique again, and nothing is left pending.
-    (root / "lib.py").write_text(LIB)
+    (root / "lib.py").write_text(lib)
     docql_sqlite.index(db, [str(root)])
     assert [c[1] for c in _callers(db, "helper")] == ["unique"]
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
@@ -494,7 +498,8 @@ def test_an_older_index_gets_its_qualifiers_and_aliases_from_the_next_run(
     qualifiers, aliases = query(fresh, with_qualifiers), query(fresh, with_aliases)
     assert sum(1 for row in qualifiers if row[2] is not None) > 5  # the fixtures use some
     aliases_bound = sorted(row[3] for row in aliases if row[3] is not None)
-    assert aliases_bound == ["_", "f", "h", "h", "hp", "j2", "mr", "np", "u", "u"]
+    # `http`: `const http = require("node:http")` in datasets/code/javascript/server.js
+    assert aliases_bound == ["_", "f", "h", "h", "hp", "http", "j2", "mr", "np", "u", "u"]
     old = tmp_path / "old.db"
     old.write_bytes(fresh.read_bytes())
     conn = apsw.Connection(str(old))
@@ -901,3 +906,146 @@ def test_a_paths_last_part_and_a_struct_literals_type_are_type_uses() -> None:
     assert ("Error", "type", 3) in found
     assert ("Foo", "type", 4) in found
     assert not any(name == "Foo" and line == 2 for name, _, line in found)
+
+
+BUILTINS = {
+    # Django in small: the one method named `super`, `tuple` and `set` in the index, and
+    # a class named `Warning` that another module imports by name.
+    "template/loader_tags.py": "class BlockNode:\n    def super(self):\n        return 1\n",
+    "geos/collections.py": "class GeometryCollection:\n    def tuple(self):\n        return ()\n",
+    "cache/base.py": "class BaseCache:\n    def set(self, key):\n        return key\n",
+    "checks/messages.py": "class Warning:\n    pass\n",
+    "app.py": (
+        "from template import loader_tags\n"
+        "from checks.messages import Warning\n\n\n"
+        "class View(Base):\n"
+        "    def get(self, objs):\n"
+        "        super().get()\n"
+        "        seen = set()\n"
+        "        return tuple(objs), Warning(), len(seen)\n"
+    ),
+    # a file that defines a built-in's name uses its own
+    "own.py": "def len(x):\n    return 0\n\n\ndef size(x):\n    return len(x)\n",
+}
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # a Python built-in the file neither defines nor imports is the built-in
+        ("super", {("app.py:7", "unresolved", "")}),
+        ("set", {("app.py:8", "unresolved", "")}),
+        ("tuple", {("app.py:9", "unresolved", "")}),
+        # imported by name: the import says which definition
+        ("Warning", {("app.py:9", "import", "checks/messages.py:1-2")}),
+        # defined in the file: its own
+        ("len", {("app.py:9", "unresolved", ""), ("own.py:6", "local", "own.py:1-2")}),
+    ],
+)
+def test_a_python_builtin_is_not_another_files_method(
+    tmp_path: Path, name: str, expected: set[tuple[str, str, str]]
+) -> None:
+    """`super()` in Django resolved `unique` to the one method named `super` (1,235
+    times), `tuple(x)` to `GeometryCollection.tuple`: a built-in name that a file neither
+    defines nor imports is `unresolved` (the built-in), whatever other files define."""
+    _, db = _index_tree(tmp_path, BUILTINS)
+    found = {
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, name)
+    }
+    assert found == expected
+
+
+COMMONJS = {
+    # Two modules define `helper`; a third defines `etag`.
+    "lib/util.js": "exports.helper = function () {\n  return 1;\n};\n",
+    "lib/other.js": "exports.helper = function () {\n  return 2;\n};\n",
+    "lib/etag.js": "exports.etag = function (body) {\n  return body;\n};\n",
+    "app.js": (
+        'const u = require("./lib/util");\n'
+        'const { helper: h } = require("./lib/other");\n'
+        'var tag = require("./lib/etag").etag;\n'
+        'const path = require("node:path");\n\n'
+        "function run() {\n"
+        '  return u.helper() + h() + tag("x") + path.join("a");\n'
+        "}\n"
+    ),
+}
+
+
+def test_a_commonjs_require_binds_its_module_or_names_as_an_import_does(tmp_path: Path) -> None:
+    """`const u = require("./lib/util")` binds the module as `u` (as `import * as u`):
+    `u.helper()` is util.js's `helper`, by its qualifier; `const { helper: h } =
+    require(...)` and `var tag = require(...).etag` bind one name under another, as `{
+    helper as h }` does. Before, a require bound nothing and both `helper`s stayed
+    ambiguous."""
+    _, db = _index_tree(tmp_path, COMMONJS)
+    with docql_sqlite.open(db) as index:
+        imports = [
+            (m["module"], m["names"], m["alias"])
+            for m in index.query('$.code.imports[?(@.path endsWith "app.js")]')
+        ]
+        calls = {
+            (r["name"], r["qualifier"], r["resolution"], (r["target"] or "").split("/src/")[-1])
+            for r in index.query('$.code.callees("run")')
+        }
+    assert imports == [
+        ("./lib/util", [], "u"),
+        ("./lib/other", ["helper"], "h"),
+        ("./lib/etag", ["etag"], "tag"),
+        ("node:path", [], "path"),
+    ]
+    assert calls == {
+        ("helper", "u", "import", "lib/util.js:1-3"),
+        ("h", None, "import", "lib/other.js:1-3"),
+        ("tag", None, "import", "lib/etag.js:1-3"),
+        ("join", "path", "unresolved", ""),
+    }
+
+
+TOP_LEVEL = {
+    # Django in small: one top-level `lower` (a template filter), one `unquote`, a class
+    # re-exported by the module a file imports it from, and one method `frobnicate`.
+    "template/defaultfilters.py": "def lower(value):\n    return value\n",
+    "admin/utils.py": "def unquote(s):\n    return s\n",
+    "template/exceptions.py": "class TemplateSyntaxError(Exception):\n    pass\n",
+    "template/base.py": "from .exceptions import TemplateSyntaxError\n",
+    "widgets.py": "class Widget:\n    def frobnicate(self):\n        return 1\n",
+    "template/tags.py": (
+        "from urllib.parse import unquote\n"
+        "from .base import TemplateSyntaxError\n\n\n"
+        "def tag(name, widget):\n"
+        "    if name.lower() != unquote(name):\n"
+        "        raise TemplateSyntaxError(name)\n"
+        "    return widget.frobnicate()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # `name.lower()` is str.lower: never the one top-level `lower` of another file
+        ("lower", ("unresolved", "")),
+        # imported from a module the index lacks: that module's, not admin's
+        ("unquote", ("unresolved", "")),
+        # imported from a module the index holds, which re-exports it: the one there is
+        ("TemplateSyntaxError", ("unique", "template/exceptions.py:1-2")),
+        # a method stays reachable by its name alone (`obj.method()`)
+        ("frobnicate", ("unique", "widgets.py:2-3")),
+    ],
+)
+def test_a_python_top_level_definition_is_reached_only_through_an_import(
+    tmp_path: Path, name: str, expected: tuple[str, str]
+) -> None:
+    """Django's 173 `x.lower()` calls resolved `unique` to defaultfilters' `lower`, and
+    `from urllib.parse import unquote` to admin's: a top-level definition of another
+    Python file is reachable only by importing it, so a name the file neither defines
+    nor imports (from a module in the index) does not resolve to one by uniqueness."""
+    _, db = _index_tree(tmp_path, TOP_LEVEL)
+    found = [
+        (c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, name)
+        if c[0].split("/src/", 1)[1].startswith("template/tags.py")
+    ]
+    assert found == [expected]

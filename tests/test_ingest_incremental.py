@@ -870,3 +870,27 @@ def test_documents_built_with_older_content_rules_are_reparsed(tmp_index: TmpInd
     )
     assert first.startswith("## fs.open(path)\n") and "* `path` {string}" in first
     assert tmp_index.index(max_chars=300).unchanged == 3
+
+
+def test_a_txt_file_indexed_as_text_before_is_reparsed_as_rst(tmp_index: TmpIndex) -> None:
+    """An index built before `.txt` files that are reST were read as reST (text rules 2)
+    gets them re-parsed by a plain re-run: a Sphinx manual gains its outline."""
+    from docql_sqlite.ingest.parse import content_rules
+
+    tmp_index.write("csrf.txt", "=====\nCSRF\n=====\n\n.. _ajax:\n\nAJAX\n====\n\ntext\n")
+    tmp_index.write("notes.txt", "plain notes\n")
+    tmp_index.index()
+    assert tmp_index.query("SELECT path, format FROM documents ORDER BY path") == [
+        ("docs/csrf.txt", "rst"),
+        ("docs/notes.txt", "text"),
+    ]
+    with apsw.Connection(str(tmp_index.db)) as conn:  # as the older version stored them
+        conn.execute("UPDATE documents SET format = 'text', content_rules = 2")
+        conn.execute("DELETE FROM sections")
+    report = tmp_index.index()
+    assert sorted(report.updated) == ["docs/csrf.txt", "docs/notes.txt"]
+    assert tmp_index.query("SELECT path, format, content_rules FROM documents ORDER BY path") == [
+        ("docs/csrf.txt", "rst", content_rules("rst")),
+        ("docs/notes.txt", "text", content_rules("text")),
+    ]
+    assert tmp_index.query("SELECT title FROM sections ORDER BY line") == [("CSRF",), ("AJAX",)]

@@ -162,6 +162,23 @@ HEADING_CASES = [
         [(1, "Title emphasis and ref", 1)],
         id="inline-markup-in-title",
     ),
+    # Sphinx roles, unknown to docutils, read as Sphinx shows them (Django's manual)
+    pytest.param(
+        "If :setting:`CSRF_USE_SESSIONS` is True\n=======================================\n",
+        [(1, "If CSRF_USE_SESSIONS is True", 1)],
+        id="sphinx-role-in-title",
+    ),
+    pytest.param(
+        "The :class:`~django.db.models.Field` API\n========================================\n",
+        [(1, "The Field API", 1)],
+        id="sphinx-role-tilde-keeps-last-part",
+    ),
+    pytest.param(
+        "See :doc:`the models </topics/db/models>` and :py:meth:`!x.y`\n"
+        "==============================================================\n",
+        [(1, "See the models and x.y", 1)],
+        id="sphinx-role-with-title-and-bang",
+    ),
 ]
 
 
@@ -241,4 +258,208 @@ def test_codeblock_whose_first_line_repeats() -> None:
     document = parse_rst(source, "a.rst")
     assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
         ("c", "}\nx;\n}", 5, 7)
+    ]
+
+
+def test_sphinx_roles_in_anchors_tables_and_terms() -> None:
+    source = (
+        ".. _csrf-ajax:\n\n"
+        "Using :setting:`CSRF` with AJAX\n===============================\n\n"
+        "Plain :func:`title`\n-------------------\n\n"
+        ":setting:`DEBUG`\n   Turns on :class:`~a.b.Debug` pages.\n\n"
+        "==========  =====\nName        Type\n==========  =====\n"
+        ":class:`X`  int\n==========  =====\n"
+    )
+    document = parse_rst(source, "x.txt")
+    # only the explicit target is an anchor, never the title's own name with its markup
+    assert [(h.title, h.anchor) for h in document.headings] == [
+        ("Using CSRF with AJAX", "csrf-ajax"),
+        ("Plain title", None),
+    ]
+    assert [(t.headers, t.rows) for t in document.tables] == [(["Name", "Type"], [["X", "int"]])]
+    terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]
+    assert ("DEBUG", "Turns on Debug pages.") in terms
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["    :caption: ``mysite/urls.py``"],  # Sphinx-only: docutils dropped the block
+        ["    :emphasize-lines: 2", "    :linenos:"],
+        ["    :name: urls"],  # docutils knows it, but gave the block no line
+        ["    :caption: a", "    :name: b", "    :class: c", "    :number-lines: 3"],
+    ],
+)
+def test_code_block_options_keep_the_block_and_its_lines(options: list[str]) -> None:
+    head = ["Title", "=====", "", ".. code-block:: python", *options, ""]
+    code = ["urlpatterns = [", '    url(r"^polls/", include("polls.urls")),', "]"]
+    tail = ["", "Text with ``:caption:`` words::", "", "    :caption: this is code"]
+    source = "\n".join(head + ["    " + line for line in code] + tail) + "\n"
+    document = parse_rst(source, "releases/1.9.txt")
+    first = len(head) + 1
+    assert [(b.language, b.code, b.line, b.end_line) for b in document.codeblocks] == [
+        ("python", "\n".join(code), first, first + 2),
+        (None, ":caption: this is code", first + 6, first + 6),
+    ]
+    assert document.text == source  # the document is the source as written
+
+
+NESTED_CODE = """\
+Title
+=====
+
+* The test client now takes headers. For
+  example:
+
+  .. code-block:: python
+
+     self.client.get("/home/", headers={"accept-language": "fr"})
+
+.. note::
+
+   Before:
+
+   .. code-block:: python
+
+       a = 1
+       b = 2
+
+.. warning::
+
+   A literal block::
+
+       a = 1
+
+.. unknown-sphinx-directive:: x
+
+   .. code-block:: python
+
+       found = "an unknown directive's body is parsed as a container's"
+"""
+
+
+def test_code_blocks_nested_in_lists_and_admonitions_have_their_lines() -> None:
+    """docutils gives a `.. code-block::` inside a list item or a `.. note::` no line:
+    such a block is placed where its lines are, after the nodes before it."""
+    document = parse_rst(NESTED_CODE, "releases/4.2.txt")
+    assert [(b.language, b.line, b.end_line, b.code) for b in document.codeblocks] == [
+        ("python", 9, 9, 'self.client.get("/home/", headers={"accept-language": "fr"})'),
+        ("python", 17, 18, "a = 1\nb = 2"),
+        (None, 24, 24, "a = 1"),  # the same text again: its own place, not the first
+        ("python", 30, 30, "found = \"an unknown directive's body is parsed as a container's\""),
+    ]
+
+
+SPHINX_API = """\
+QuerySet API
+============
+
+.. class:: Client(defaults=None, *, headers=None)
+
+    .. method:: Client.get(path, data=None)
+        :noindex:
+
+        Makes a GET request:
+
+        .. code-block:: pycon
+
+            >>> c.get("/customers/")
+
+        .. versionchanged:: 5.1
+
+            ==========  =====
+            Argument    Added
+            ==========  =====
+            ``query``   5.1
+            ==========  =====
+
+.. glossary::
+
+    slug
+        A short label.
+
+        See :doc:`/topics/http/urls`.
+
+How to write it::
+
+    .. method:: shown.as_an(example)
+
+    .. code-block:: python
+        :caption: shown too
+
+        x = 1
+"""
+
+
+def test_sphinx_directive_bodies_are_parsed_not_dropped() -> None:
+    """Sphinx's `.. method::`, `.. versionchanged::`, `.. glossary::` (and `.. class::`
+    with a signature, which docutils' own `class` refuses) are unknown to docutils, which
+    dropped their bodies: their code blocks, tables and terms are found, at their lines,
+    and a literal block showing such markup stays as written."""
+    document = parse_rst(SPHINX_API, "ref/request.txt")
+    assert [(b.language, b.line, b.code) for b in document.codeblocks] == [
+        ("pycon", 13, '>>> c.get("/customers/")'),
+        (
+            None,
+            32,
+            ".. method:: shown.as_an(example)\n\n.. code-block:: python\n"
+            "    :caption: shown too\n\n    x = 1",
+        ),
+    ]
+    assert [(t.headers, t.rows, t.line) for t in document.tables] == [
+        (["Argument", "Added"], [["query", "5.1"]], 17)
+    ]
+    terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]
+    assert ("slug", "A short label. See /topics/http/urls.") in terms
+    assert [(e.entity_type, e.name) for e in document.entities if e.entity_type != "Term"] == [
+        ("ClassEntity", "Client"),
+        ("API", "Client.get"),
+    ]
+
+
+def test_a_simple_table_with_blank_lines_between_rows_ends_at_its_border() -> None:
+    source = (
+        "Options\n=======\n\n"
+        "=================  ==============================\n"
+        "Argument           Description\n"
+        "=================  ==============================\n"
+        "``model``          The geographic model.\n"
+        "\n"
+        "``data_source``    The path to the data source\n"
+        "                   file (e.g., a shapefile).\n"
+        "=================  ==============================\n"
+        "\nAfter.\n\n"
+        "+------+------+\n| a    | b    |\n+------+------+\n\nEnd.\n"
+    )
+    document = parse_rst(source, "ref/layermapping.txt")
+    assert [(t.line, t.end_line, t.rows) for t in document.tables] == [
+        (
+            4,
+            11,
+            [
+                ["model", "The geographic model."],
+                ["data_source", "The path to the data source file (e.g., a shapefile)."],
+            ],
+        ),
+        (15, 17, [["a", "b"]]),
+    ]
+
+
+def test_a_highlight_directive_names_the_language_of_the_literal_blocks_after_it() -> None:
+    """Sphinx's `.. highlight:: c` is the language of the `::` blocks that follow (Python's
+    C API manual); `none` ends it; a `.. code-block:: x` keeps its own; reST shown in a
+    literal block changes nothing."""
+    source = (
+        "T\n=\n\nBefore::\n\n    a\n\n.. highlight:: c\n\nSome::\n\n    int x;\n\n"
+        ".. code-block:: python\n\n    y = 1\n\nExample::\n\n    .. highlight:: rust\n\n"
+        "After::\n\n    int y;\n\n.. highlight:: none\n\nMore::\n\n    raw\n"
+    )
+    document = parse_rst(source, "c-api/intro.rst")
+    assert [(b.language, b.code) for b in document.codeblocks] == [
+        (None, "a"),
+        ("c", "int x;"),
+        ("python", "y = 1"),
+        ("c", ".. highlight:: rust"),
+        ("c", "int y;"),
+        (None, "raw"),
     ]

@@ -40,6 +40,115 @@ def test_terms_are_still_found() -> None:
     ]
 
 
+# -- .txt files that are reStructuredText (Django keeps its manual in .txt) ------------
+
+from docql_sqlite.ingest.plaintext import looks_like_rst, parse  # noqa: E402
+from docql_sqlite.model import Source  # noqa: E402
+
+DJANGO_LIKE = """\
+.. _using-csrf:
+
+===================================
+How to use Django's CSRF protection
+===================================
+
+To take advantage of CSRF protection in your views, follow these steps:
+
+Using CSRF protection with AJAX
+===============================
+
+While the above method can be used for AJAX POST requests, see
+:setting:`CSRF_COOKIE_NAME`.
+
+Setting the token on the AJAX request
+-------------------------------------
+
+Acquiring the token::
+
+    token = getCookie("csrftoken")
+"""
+
+ASCIIDOC = """\
+git-show-ref(1)
+===============
+
+NAME
+----
+git-show-ref - List references in a local repository
+
+EXAMPLES
+--------
+
+-----------------------------------------------------------------
+git show-ref --head --dereference
+-----------------------------------------------------------------
+"""
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (DJANGO_LIKE, True),
+        # an overlined title at the top is reST's own (a Django release note)
+        (
+            "==========================\nDjango 1.5.1 release notes\n"
+            "==========================\n\n*March 28, 2013*\n",
+            True,
+        ),
+        # one underlined title and a role, a link or a directive
+        ("Usage\n=====\n\nSee :class:`Foo`.\n", True),
+        ("Usage\n=====\n\nSee `the site <https://example.org>`_.\n", True),
+        ("Usage\n=====\n\n.. note::\n\n   Careful.\n", True),
+        ("\ufeffUsage\r\n=====\r\n\r\n.. _usage:\r\n", True),
+        # AsciiDoc underlines titles and delimits listings with ----: not reST
+        (ASCIIDOC, False),
+        # underlined words, no reST mark: plain notes
+        ("TODO\n====\n\n- buy milk\n\nDONE\n----\n- nothing\n", False),
+        # a title whose underline is too short is no title
+        ("1 Introduction\n=====\n\n.. note:: x\n", False),
+        # a directive with no title at all: stays text
+        ("Some notes.\n\n.. note:: x\n", False),
+        ("requests==2.0\nDjango>=4\n", False),
+        ("", False),
+    ],
+)
+def test_looks_like_rst(text: str, expected: bool) -> None:
+    assert looks_like_rst(text) is expected
+
+
+def _source(path: str, text: str) -> Source:
+    return Source(path, "/abs/" + path, text.encode(), "0" * 64)
+
+
+def test_rst_in_a_txt_file_is_parsed_as_rst() -> None:
+    document = parse(_source("docs/howto/csrf.txt", DJANGO_LIKE))
+    assert document.format == "rst"
+    assert document.title == "How to use Django's CSRF protection"
+    assert [(h.level, h.title, h.line) for h in document.headings] == [
+        (1, "How to use Django's CSRF protection", 4),
+        (2, "Using CSRF protection with AJAX", 9),
+        (3, "Setting the token on the AJAX request", 15),
+    ]
+    assert [(b.line, b.code) for b in document.codeblocks] == [
+        (20, 'token = getCookie("csrftoken")')
+    ]
+
+
+@pytest.mark.parametrize(
+    "path, format",
+    [
+        ("notes.TXT", "rst"),
+        ("notes.text", "rst"),
+        ("notes.log", "text"),  # only .txt/.text may be reST in disguise
+        ("conf.ini", "text"),
+        ("man/git-show-ref.txt", "text"),
+    ],
+)
+def test_which_text_files_are_read_as_rst(path: str, format: str) -> None:
+    text = ASCIIDOC if path.startswith("man/") else DJANGO_LIKE
+    assert parse(_source(path, text)).format == format
+
+
 # -- notebooks (docql_sqlite.ingest.notebook): JSON around Markdown-like text ----------
 
 import json  # noqa: E402

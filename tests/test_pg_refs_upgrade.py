@@ -99,9 +99,9 @@ def test_a_schema_13_postgres_index_gets_the_aliases_from_the_next_run(
     docql_sqlite.index(fresh, [str(corpus)])
     expected = content(postgres_runner(fresh))
     aliases = sorted(row[-1] for row in expected["imports"] if row[-1] is not None)
-    assert aliases == ["_", "f", "h", "h", "hp", "j2", "mr", "np", "u", "u"], expected["imports"][
-        :3
-    ]
+    assert aliases == ["_", "f", "h", "h", "hp", "http", "j2", "mr", "np", "u", "u"], expected[
+        "imports"
+    ][:3]
     file_db = tmp_path / "code.db"
     docql_sqlite.index(file_db, [str(corpus)])
     on_file = content(sqlite_runner(file_db))

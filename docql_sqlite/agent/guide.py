@@ -60,8 +60,10 @@ DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
   $.content.grep("text")     every chunk containing text (or a regex: grep(/Lex[a-z]+/i))
   $.content.search("words")  full-text (BM25) passages; .similar("...") by meaning
   $.content.codeblock  $.content.table  $.content.page(3)   (page: PDFs)
-  $.code.class("Name")       a class with its full source; also function(), method(),
-                             query("kw"), and the lists classes, functions, methods, symbols
+  $.code.class("Name")       a class with its full source; also function(), method()
+                             (a qualified name too: method("QuerySet.filter")), query("kw"),
+                             and the lists classes, functions, methods, symbols; a class's
+                             methods: $.code.methods[?(@.parent=="Name")]
   $.code.callers("f")        every call site of f with its caller and the caller's source;
                              callees("f") what f calls, references("T") every use of T,
                              imports, importers("os"); each says how its target was resolved

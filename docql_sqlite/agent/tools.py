@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import DocQLError, Excerpt, Index, QueryError, SearchOptions, deadline, globs, settings
+from ..output import outline_entries
 from . import limits
 from .limits import (
     CHAR_CAP,
@@ -489,15 +490,22 @@ class Tools:
                     f"{path or 'the index'} has no headings; try get {path or ''}",
                     data={"headings": [], "next_offset": None},
                 )
-            lines, rows, current = [], [], None
-            for item in items[offset:]:
-                head = ""
-                if item["path"] != current:
-                    current = item["path"]
-                    head = f"{current}\n"
-                where = f"{item['path']}:{item['line']}-{item['end_line']}"
-                indent = "  " * max(0, item["level"] - 1)
-                lines.append(f"{head}  {indent}{item['number']} {item['title']}  ({where})")
+            lines, rows = [], []
+
+            def location(item: dict[str, Any]) -> str:
+                return f"{item['path']}:{item['line']}-{item['end_line']}"
+
+            # From the first heading, so that a page's indents are the whole outline's;
+            # a page's first heading names its document (its own "path" line).
+            entries = outline_entries(items, location)
+            for _ in range(min(offset, len(items))):
+                next(entries)
+            for index, (head, line) in enumerate(entries):
+                item = items[offset + index]
+                if head is None and index == 0:
+                    head = item["path"]
+                where = location(item)
+                lines.append(f"{head}\n{line}" if head is not None else line)
                 rows.append(
                     {
                         "path": item["path"],

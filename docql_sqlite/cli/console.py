@@ -225,6 +225,27 @@ def _silence_stdout() -> None:
         pass
 
 
+def note_unmatched_paths(idx: Index, paths: tuple[str, ...], fmt: str | None) -> None:
+    """Say so on stderr, beside the "no results" of the formats that print it, when the
+    `--path` globs match no indexed document: then nothing was searched, not nothing in
+    those documents matched. The usual cause is an anchored glob (`docs/**`) over paths
+    that start higher up (`django/docs/index.txt`)."""
+    if not paths or default_format(fmt) not in ("table", "md", "csv") or idx.documents(paths):
+        return
+    example = next(iter(idx.query("$.files.path", limit=1)), None)
+    shown = ", ".join(f"'{glob}'" for glob in paths)
+    message = f"note: --path {shown} matches no indexed document"
+    if example is not None:
+        message += f" (indexed paths look like '{example}')"
+    anchored = [g for g in paths if "/" in g.rstrip("/") and not g.startswith(("/", "**/"))]
+    if anchored:
+        message += (
+            f"; a glob with a '/' is anchored at the start of the path: "
+            f"'**/{anchored[0]}' matches it at any depth"
+        )
+    echo(message, err=True)
+
+
 def open_index(path: str) -> Index:
     # The CLI runs no user SQL, so it skips the docql() table function (~30 ms).
     return Index(path, table_function=False)

@@ -18,7 +18,7 @@ from .. import output, settings
 from ..errors import UsageError
 from ..options import QueryOptions
 from . import flags
-from .console import default_format, echo, emit, handle_errors, open_index
+from .console import default_format, echo, emit, handle_errors, note_unmatched_paths, open_index
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
 if TYPE_CHECKING:
@@ -110,6 +110,8 @@ def run_query(
                     echo("-- params: " + output.dumps(compiled.params))
             return
         result = idx.query(query, options)
+        if not len(result):
+            note_unmatched_paths(idx, paths, fmt)
     if result.compiled.post == "structure" and default_format(fmt) == "table" and not fields:
         from .. import structure_text
 

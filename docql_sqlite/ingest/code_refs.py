@@ -551,7 +551,9 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     if node.type == "call_expression":  # require("m")
         arguments = node.child_by_field_name("arguments")
         string = arguments.named_children[0] if arguments is not None else None
-        return [(_unquote(_text(src, string)), [])] if string is not None else []
+        if string is None:
+            return []
+        return _required(src, node, _unquote(_text(src, string)))
     source = node.child_by_field_name("source")
     if source is None:
         return []
@@ -578,6 +580,53 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
                 else:  # `{ join as j }`: an import of its own, `j` its local name
                     renamed.append((module, [_unquote(_text(src, name))], _text(src, local)))
     return ([(module, names, alias)] if names or not renamed else []) + renamed
+
+
+def _required(src: bytes, call: Node, module: str) -> list[tuple[Any, ...]]:
+    """What a CommonJS `require("m")` binds, as the ES import that binds the same:
+    `const u = require("./util")` the module, as `u` (`import * as u`); `const { a, b: c }
+    = require("m")` the names a, and b as c; `var e = require("m").etag` the name etag
+    (as `e` when it is called otherwise). Anything else (`require("debug")("x")`, a bare
+    `require("m")`) binds no name of it: the module alone."""
+    parent = call.parent
+    member = None
+    if parent is not None and parent.type == "member_expression":
+        if _same(parent.child_by_field_name("object"), call):
+            member = parent.child_by_field_name("property")
+            parent = parent.parent
+    if parent is None or parent.type != "variable_declarator":
+        return [(module, [])]
+    target = parent.child_by_field_name("name")
+    if target is None:
+        return [(module, [])]
+    if member is not None:
+        name = _text(src, member)
+        local = _text(src, target) if target.type == "identifier" else None
+        if local is None:
+            return [(module, [name])]
+        return [(module, [name], None if local == name else local)]
+    if target.type == "identifier":
+        return [(module, [], _text(src, target))]
+    if target.type != "object_pattern":
+        return [(module, [])]
+    names: list[str] = []
+    renamed: list[tuple[Any, ...]] = []
+    for part in target.named_children:
+        if part.type == "shorthand_property_identifier_pattern":
+            names.append(_text(src, part))
+        elif part.type == "pair_pattern":
+            key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
+            if key is not None and value is not None and value.type == "identifier":
+                renamed.append((module, [_unquote(_text(src, key))], _text(src, value)))
+    return ([(module, names)] if names or not renamed else []) + renamed
+
+
+def _same(a: Node | None, b: Node) -> bool:
+    return a is not None and (a.start_byte, a.end_byte, a.type) == (
+        b.start_byte,
+        b.end_byte,
+        b.type,
+    )
 
 
 def _include(src: bytes, node: Node) -> list[tuple[str, list[str]]]:

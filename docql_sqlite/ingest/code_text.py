@@ -262,7 +262,9 @@ def doc_comment(src: bytes, node: Node, language: str) -> str | None:
         sibling = sibling.prev_sibling
     comments: list[Node] = []
     while sibling is not None and sibling.type.endswith("comment"):
-        if end_row(sibling) < next_row - 1:
+        if end_row(sibling) < next_row - 1 and not (
+            not comments and _jsdoc_above(src, sibling, language)
+        ):
             break  # a blank line separates it
         before = sibling.prev_sibling
         if before is not None and end_row(before) == sibling.start_point[0]:
@@ -279,6 +281,21 @@ def doc_comment(src: bytes, node: Node, language: str) -> str | None:
     if language == "c_sharp":
         text = _CS_DOC_TAGS.sub("", text).strip()
     return text or None
+
+
+# JSDoc and TypeScript read a `/** … */` block as the doc of the next declaration across
+# blank lines, and much JavaScript is written so (Express: every method of `res` and
+# `app`). Not at the top of a file, where such a block is the file's own header.
+_JSDOC_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
+
+
+def _jsdoc_above(src: bytes, comment: Node, language: str) -> bool:
+    return (
+        language in _JSDOC_LANGUAGES
+        and comment.start_point[0] > 0
+        and src[comment.start_byte : comment.start_byte + 3] == b"/**"
+        and src[comment.start_byte : comment.start_byte + 4] != b"/**/"
+    )
 
 
 def _comment_lines(text: str) -> list[str]:

@@ -22,8 +22,16 @@ from .sections import bounded_title, build_sections
 # code 2: references and imports (issue 23); code 3: Rust's `io::Error` and `Foo { .. }`
 # are type references; code 4: a reference records the import named in front of it
 # (`http.Get`: refs.qualifier, schema 13); code 5: an import's alias (`np` in `import
-# numpy as np`: imports.alias, schema 14) is a local name a qualifier may be.
-CONTENT_RULES: dict[str, int] = {"code": 5, "markdown": 3}
+# numpy as np`: imports.alias, schema 14) is a local name a qualifier may be; code 6:
+# JavaScript functions assigned to members (`Route.prototype.dispatch = function …`,
+# `exports.etag = …`) are symbols, a JSDoc block is a doc comment across blank lines,
+# and a Python built-in name the file neither defines nor imports resolves to no other
+# file's definition (`super()`). text 3: a `.txt` file that is reStructuredText is read
+# as reST (Django's manual); rst 3: Sphinx roles in titles, cells and terms read as
+# Sphinx shows them, code blocks with options or nested in a list or an admonition are
+# found, the bodies of Sphinx directives are parsed, `.. highlight::` names the language
+# of `::` blocks, a simple table ends at its bottom border.
+CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 3, "text": 3, "rst": 3}
 DEFAULT_CONTENT_RULES = 2
 
 

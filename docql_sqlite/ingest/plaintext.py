@@ -4,18 +4,83 @@ This module owns the simplest format: a plain-text file has no headings (the who
 file is preamble, searchable and chunked but in no section), its title is the file
 name, and line ends are normalised to `\\n`. Term patterns (`Term` / `: definition`,
 `**Term**: definition`) are still picked up, since README-style .txt files use them.
+
+A `.txt` file that is reStructuredText (Sphinx projects such as Django keep their whole
+manual in `.txt` files) is read by the reST parser instead: `looks_like_rst`.
 """
 
 from __future__ import annotations
+
+import re
 
 from docql_sqlite.ingest.entities import extract_entities
 from docql_sqlite.ingest.read import parse_decoded
 from docql_sqlite.model import Document, Source
 
+# The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
+RST_CANDIDATES = ("txt", "text")
+# A reST section adornment: one punctuation character repeated, 3 or more times.
+_ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}[ \t]*")
+# Marks only reST writes: explicit markup (a directive, a hyperlink target, a
+# substitution definition), an interpreted-text role, an embedded-URI link.
+_RST_MARKS = (
+    re.compile(r"^\.\.[ \t]+(?:[\w:+-]+::|_[^\n:]+:|\|[^|\n]+\|[ \t]+[\w:-]+::)", re.M),
+    re.compile(r"(?<![\w`]):[a-z][\w:+.-]*:`[^`\n]+`"),
+    re.compile(r"`[^`\n]+ <[^>\n]+>`__?"),
+)
+# How much of a file the sniff reads: titles and directives show early in a reST file.
+_SNIFF_CHARS = 100_000
+
 
 def parse(source: Source) -> Document:
-    """The plain-text parser (`formats.PARSERS`): decode, then `parse_text`."""
+    """The plain-text parser (`formats.PARSERS`): decode, then `parse_text` (or the reST
+    parser for a `.txt` file that `looks_like_rst`)."""
+    name = source.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if name.rpartition(".")[2].lower() in RST_CANDIDATES:
+        return parse_decoded(source, _parse_txt)
     return parse_decoded(source, parse_text)
+
+
+def _parse_txt(text: str, path: str) -> Document:
+    if looks_like_rst(text):
+        from docql_sqlite.ingest.rst import parse_rst  # docutils: only when needed
+
+        return parse_rst(text, path)
+    return parse_text(text, path)
+
+
+def looks_like_rst(text: str) -> bool:
+    """True when the text is reStructuredText: a section title (a line with an adornment
+    of punctuation at least as long under it) and a mark only reST writes — explicit
+    markup (`.. directive::`, `.. _target:`), a role (``:class:`Foo` ``), a link
+    (`` `text <url>`_ ``), or a title overlined at the top of the file. Underlined titles
+    alone are not enough: AsciiDoc (git's manual pages) and plain notes underline titles
+    too, and an AsciiDoc listing of one line between `----` delimiters has the shape of
+    an overlined title (hence "at the top")."""
+    head = text[:_SNIFF_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = head.split("\n")
+    titles = 0
+    for above, line in zip(lines, lines[1:], strict=False):
+        title = above.strip()
+        if (
+            title
+            and _ADORNMENT.fullmatch(line)
+            and not _ADORNMENT.fullmatch(above)
+            and len(title) <= len(line.rstrip())
+        ):
+            titles += 1
+            break
+    if not titles:
+        return False
+    top = head.lstrip("\n").split("\n", 3)
+    if (
+        len(top) >= 3
+        and _ADORNMENT.fullmatch(top[0])
+        and top[0].rstrip() == top[2].rstrip()
+        and top[1].strip()
+    ):
+        return True
+    return any(mark.search(head) for mark in _RST_MARKS)
 
 
 def parse_text(text: str, path: str) -> Document:

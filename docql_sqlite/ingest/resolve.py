@@ -21,9 +21,13 @@ inheritance, any kind for an import. Then, in order:
    `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
    a path segment named like the module's last part (`_imports_of`). A relative
    import (`./x`, `../types`) imports the one file it names, relative to F.
-3. `unique`: exactly one candidate in the whole index.
+3. `unique`: exactly one candidate in the whole index. In Python, a top-level one only
+   when F imports the name from a module the index holds (a re-export): a top-level
+   definition of another file is reachable by an import alone (`_reexported`).
 4. `ambiguous`: several candidates and nothing above decided: no target.
-5. `unresolved`: no candidate (a built-in, the standard library, a dependency).
+5. `unresolved`: no candidate (a built-in, the standard library, a dependency); also a
+   Python built-in name (`super`, `len`, `dict`) that F neither defines nor imports,
+   whatever definitions of that name other files have (`_BUILTINS`).
 
 A name one of F's imports renames (`Sq` after `from m import Square as Sq`, JS's
 `{ join as j }`, Rust's `use m::Square as Sq`) skips these rules: it is the one top-level
@@ -38,6 +42,7 @@ column says.
 
 from __future__ import annotations
 
+import builtins
 import gc
 import json
 import posixpath
@@ -78,6 +83,14 @@ _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
 IMPORT_SCAN_LIMIT = 64
+# Python's built-in names, which every module sees without an import: a use of one that
+# the file neither defines nor imports is the built-in (`super()`, `len(x)`, `dict(a)`,
+# `x: list`), never the only method of that name somewhere else (Django's one
+# `BlockNode.super` took all 1,235 `super()` calls of Django, `tuple(x)` went to
+# `GeometryCollection.tuple`). Per language family; only Python's for now.
+_BUILTINS: dict[str, frozenset[str]] = {
+    "python": frozenset(name for name in dir(builtins) if not name.startswith("_"))
+}
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
 # Without spaces: apsw's `executemany` looks the statement up by its text for every row
@@ -313,6 +326,11 @@ class _Resolver:
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        self.name_sources: dict[str, str] = {}  # `_read_file`
+        # Every indexed file's module path and its folders', by last segment, and the
+        # answers given (`_indexed_module`): read on first use.
+        self._modules_by_last: dict[str, list[str]] | None = None
+        self._indexed: dict[str, bool] = {}
 
     def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
@@ -340,9 +358,15 @@ class _Resolver:
         )
         names: set[str] = set()
         paths: set[str] = set()
-        for _, _, module, _text, _alias in found:
+        # The names the file imports from a module by name (`from m import a`, JS's
+        # `import { a } from "m"`): the module each comes from (`_reexported`).
+        self.name_sources = {}
+        for _, _, module, text, alias in found:
             if module is None or not (segments := module_segments(module, directory)):
                 continue
+            if alias is None:
+                for imported in _names(text):
+                    self.name_sources.setdefault(imported, "/".join(segments))
             if module.startswith(("./", "../")):  # a file relative to this one: that file
                 target = "/".join(segments)
                 paths.update((target, target + "/index"))  # `./lib` may be lib/index.ts
@@ -431,13 +455,52 @@ class _Resolver:
             if len(local) > 1:
                 return (None, _LOCAL, len(candidates)), local
             return (local[0].id, _LOCAL, len(candidates)), None
+        if name in _BUILTINS.get(self.family, ()) and name not in self.modules:
+            return (None, _UNRESOLVED[1], len(candidates)), None
         if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
             imported = _imports_of(self.imported_names, self.imported_paths, candidates)
             if len(imported) == 1:
                 return (imported[0].id, _BY_IMPORT, len(candidates)), None
         if len(candidates) == 1:
+            if self.family == "python" and not candidates[0].parent and not self._reexported(name):
+                return (None, _UNRESOLVED[1], 1), None
             return (candidates[0].id, _UNIQUE, 1), None
         return (None, _AMBIGUOUS, len(candidates)), None
+
+    def _reexported(self, name: str) -> bool:
+        """Python: whether the file imports `name` from a module the index holds (which
+        then re-exports it: `from .base import TemplateSyntaxError`, defined in
+        exceptions.py). A top-level definition of another file is only reachable by an
+        import: a name the file neither defines nor imports is a built-in's or a
+        method's (`x.lower()` is `str.lower`, never the one top-level `lower` of
+        defaultfilters.py), and one imported from a module the index lacks is that
+        module's (`from urllib.parse import unquote`, `import time`)."""
+        module = self.name_sources.get(name)
+        return module is not None and self._indexed_module(module)
+
+    def _indexed_module(self, tail: str) -> bool:
+        """Whether an indexed Python file or folder is the module at `tail`
+        (`django/template/base`): its path without extension, or a folder of it, ends
+        with the whole of `tail` (the one family `_reexported` asks about)."""
+        known = self._indexed.get(tail)
+        if known is not None:
+            return known
+        if self._modules_by_last is None:
+            by_last: dict[str, set[str]] = defaultdict(set)
+            for path, language in self.rows(
+                "SELECT path, language FROM documents WHERE language = ?", (self.family,)
+            ):
+                key = path_key(path, language)
+                while key:
+                    by_last[key.rsplit("/", 1)[-1]].add(key)
+                    key = posixpath.dirname(key)
+            self._modules_by_last = {last: sorted(keys) for last, keys in by_last.items()}
+        last = tail.rsplit("/", 1)[-1]
+        found = any(
+            key == tail or key.endswith("/" + tail) for key in self._modules_by_last.get(last, ())
+        )
+        self._indexed[tail] = found
+        return found
 
     def _in_module(
         self, name: str, group: int, qualifier: str

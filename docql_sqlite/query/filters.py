@@ -24,6 +24,18 @@ _OP_SHOWN = {
 }
 
 
+# What a symbol has no field for but people ask it for (`.methods` of a class): the list
+# whose items name it as their `parent`.
+_MEMBER_LISTS = {
+    "methods": "methods",
+    "functions": "functions",
+    "classes": "classes",
+    "members": "symbols",
+    "symbols": "symbols",
+    "children": "symbols",
+}
+
+
 class FilterCompiler:
     def __init__(self, item: ItemType, params: Params, source: str) -> None:
         self.item = item
@@ -52,6 +64,12 @@ class FilterCompiler:
         if hint:
             message += f"; did you mean '{hint}'?"
         message += f" fields: {', '.join(names)}" if hint else f"; fields: {', '.join(names)}"
+        member_list = _MEMBER_LISTS.get(name) if self.item.name == "symbol" else None
+        if member_list is not None:  # `$.code.class("QuerySet").methods`, as people ask
+            message += (
+                f"; a class's {name} are the symbols whose parent it is: "
+                f'$.code.{member_list}[?(@.parent=="ClassName")]'
+            )
         raise DocQLNameError(message, source=self.source, offset=offset, suggestion=hint)
 
     def _compare(self, cmp: Compare) -> str:

@@ -361,7 +361,20 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
         name = self.text_arg(call)
         where = _kinds(kinds)
-        if name not in ("", "*"):
+        qualified = name.strip().replace("::", ".")
+        short = qualified.rsplit(".", 1)[-1]
+        if "." in qualified.strip(".") and short:
+            # `method("QuerySet.filter")`, `function("dispatch.next")`: the symbols named
+            # like its last part whose qualified name is it, or ends with it after a dot
+            # (and, as before, a symbol whose own name is it: `[Symbol.iterator]`)
+            q = ascii_lower(qualified)
+            held = dialect.ascii_lower("y.qualified_name")
+            where += (
+                f" AND (y.name_fold = {self.params.add(fold(name))} OR "
+                f"(y.name_fold = {self.params.add(fold(short))} AND ({held} = "
+                f"{self.params.add(q)} OR {dialect.ends_with(held, self.params.add('.' + q))})))"
+            )
+        elif name not in ("", "*"):
             where += f" AND y.name_fold = {self.params.add(fold(name))}"
         return Source(
             item_sql.SYMBOL_WITH_SOURCE, item_sql.base_symbols(scope, where, dialect=dialect)

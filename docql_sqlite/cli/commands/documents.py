@@ -9,6 +9,7 @@ import click
 
 from ...errors import UsageError
 from ...options import IngestOptions
+from ...output import outline_lines
 from ..click_options import database_argument, output_options, text_output_options
 from ..console import (
     default_format,
@@ -282,7 +283,10 @@ def status(
 @output_options
 @handle_errors
 def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...] | None) -> None:
-    """Show the outline of the document PATH (or of every document)."""
+    """Show the outline of the document PATH (or of every document).
+
+    PATH is a document's path, a tail only one document ends in, or any location the tool
+    prints (`…/api/stream.md`, `guide.md:40-59`: that document)."""
     with open_index(database) as idx:
         items = idx.toc(path)
     if default_format(fmt) != "table" or fields:
@@ -295,33 +299,13 @@ def toc(database: str, path: str | None, fmt: str | None, fields: tuple[str, ...
 
 
 def toc_lines(items: list[dict[str, Any]]) -> list[str]:
-    """An outline as indented text: each document's path, then its headings, two spaces
-    deeper per level of nesting (a child is one step under its parent even where heading
-    levels are skipped or the document starts at `##`), with the section number unless
-    the title already starts with it (`1. Make a Docker image`, not `1 1. Make …`)."""
-    lines: list[str] = []
-    current = None
-    open_levels: list[int] = []  # heading levels of the current item's ancestors
-    for item in items:
-        if item["path"] != current:
-            current = item["path"]
-            lines.append(current)
-            open_levels = []
-        while open_levels and open_levels[-1] >= item["level"]:
-            open_levels.pop()
-        indent = "  " * (len(open_levels) + 1)
-        open_levels.append(item["level"])
-        number, title = item["number"] or "", item["title"]
-        shown = f"{number} {title}" if number and not _starts_with_number(title, number) else title
-        where = f"{item['line']}-{item['end_line']}" + (f" p{item['page']}" if item["page"] else "")
-        lines.append(f"{indent}{shown}  ({where})")
-    return lines
+    """An outline as indented text (`output.outline_lines`), each heading's lines (and
+    page) in parentheses."""
 
+    def where(item: dict[str, Any]) -> str:
+        return f"{item['line']}-{item['end_line']}" + (f" p{item['page']}" if item["page"] else "")
 
-def _starts_with_number(title: str, number: str) -> bool:
-    """Whether `title` begins with `number` as a printed section number (`1.`, `1.2 `, `1)`)."""
-    rest = title[len(number) :] if title.startswith(number) else None
-    return rest is not None and (not rest or rest[0] in ". )\t:")
+    return outline_lines(items, where)
 
 
 @click.command(short_help="Print lines of an indexed document, read from the index.")

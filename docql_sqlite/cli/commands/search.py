@@ -18,6 +18,7 @@ from ..console import (
     embed_summary,
     emit,
     handle_errors,
+    note_unmatched_paths,
     open_index,
     visible_on_terminal,
 )
@@ -129,6 +130,8 @@ def search_command(
     )
     with open_index(database) as idx:
         items = idx.search(text, options)
+        if not items:
+            note_unmatched_paths(idx, paths, fmt)
         if mode == "hybrid" and model is None and not idx.has_vectors:
             echo(
                 f"note: {database} has no embeddings, so hybrid ran as bm25; "
