@@ -1049,3 +1049,15 @@ def test_a_python_top_level_definition_is_reached_only_through_an_import(
         if c[0].split("/src/", 1)[1].startswith("template/tags.py")
     ]
     assert found == [expected]
+
+
+def test_the_python_built_ins_are_written_out_and_cover_this_interpreters() -> None:
+    """The resolver's built-in names are a literal (an index must not depend on the Python
+    that built it) and hold every public name of this interpreter's `builtins`."""
+    import builtins
+
+    from docql_sqlite.ingest import resolve
+
+    here = {name for name in dir(builtins) if not name.startswith("_")}
+    assert here <= resolve._BUILTINS["python"]
+    assert {"super", "len", "tuple", "isinstance"} <= resolve._BUILTINS["python"]

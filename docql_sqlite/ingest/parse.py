@@ -30,8 +30,9 @@ from .sections import bounded_title, build_sections
 # as reST (Django's manual); rst 3: Sphinx roles in titles, cells and terms read as
 # Sphinx shows them, code blocks with options or nested in a list or an admonition are
 # found, the bodies of Sphinx directives are parsed, `.. highlight::` names the language
-# of `::` blocks, a simple table ends at its bottom border.
-CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 3, "text": 3, "rst": 3}
+# of `::` blocks, a simple table ends at its bottom border. html 3: a heading ends at
+# any h1–h6 end tag (`<h2>Keyword Index</h1>`), as browsers end it.
+CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 3, "text": 3, "rst": 3, "html": 3}
 DEFAULT_CONTENT_RULES = 2
 
 

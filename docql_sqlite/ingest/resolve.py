@@ -42,7 +42,6 @@ column says.
 
 from __future__ import annotations
 
-import builtins
 import gc
 import json
 import posixpath
@@ -87,10 +86,32 @@ IMPORT_SCAN_LIMIT = 64
 # the file neither defines nor imports is the built-in (`super()`, `len(x)`, `dict(a)`,
 # `x: list`), never the only method of that name somewhere else (Django's one
 # `BlockNode.super` took all 1,235 `super()` calls of Django, `tuple(x)` went to
-# `GeometryCollection.tuple`). Per language family; only Python's for now.
-_BUILTINS: dict[str, frozenset[str]] = {
-    "python": frozenset(name for name in dir(builtins) if not name.startswith("_"))
-}
+# `GeometryCollection.tuple`). Per language family; only Python's for now. Written out
+# (Python 3.11–3.13's `dir(builtins)` without `_` names), not read from the running
+# interpreter: the links an index holds must not depend on which Python built it.
+_PYTHON_BUILTINS = """
+    ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup
+    BlockingIOError BrokenPipeError BufferError BytesWarning ChildProcessError
+    ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError
+    DeprecationWarning EOFError Ellipsis EncodingWarning EnvironmentError Exception
+    ExceptionGroup False FileExistsError FileNotFoundError FloatingPointError
+    FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError
+    IndexError InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError
+    MemoryError ModuleNotFoundError NameError None NotADirectoryError NotImplemented
+    NotImplementedError OSError OverflowError PendingDeprecationWarning PermissionError
+    ProcessLookupError PythonFinalizationError RecursionError ReferenceError
+    ResourceWarning RuntimeError RuntimeWarning StopAsyncIteration StopIteration
+    SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError True
+    TypeError UnboundLocalError UnicodeDecodeError UnicodeEncodeError UnicodeError
+    UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning
+    ZeroDivisionError abs aiter all anext any ascii bin bool breakpoint bytearray bytes
+    callable chr classmethod compile complex copyright credits delattr dict dir divmod
+    enumerate eval exec exit filter float format frozenset getattr globals hasattr hash
+    help hex id input int isinstance issubclass iter len license list locals map max
+    memoryview min next object oct open ord pow print property quit range repr reversed
+    round set setattr slice sorted staticmethod str sum super tuple type vars zip
+"""
+_BUILTINS: dict[str, frozenset[str]] = {"python": frozenset(_PYTHON_BUILTINS.split())}
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
 # Without spaces: apsw's `executemany` looks the statement up by its text for every row
