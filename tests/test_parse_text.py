@@ -142,6 +142,10 @@ def test_rst_in_a_txt_file_is_parsed_as_rst() -> None:
         ("notes.log", "text"),  # only .txt/.text may be reST in disguise
         ("conf.ini", "text"),
         ("man/git-show-ref.txt", "text"),
+        # Sphinx's copies of the sources of the HTML pages built beside them.
+        ("html/_sources/library/os.rst.txt", "text"),
+        ("html/_sources/howto/csrf.txt", "text"),
+        ("docs/_sources_notes/csrf.txt", "rst"),
     ],
 )
 def test_which_text_files_are_read_as_rst(path: str, format: str) -> None:
