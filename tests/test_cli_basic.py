@@ -112,8 +112,13 @@ def test_index_summary_and_exit_codes(guide: TmpIndex) -> None:
 
 
 def test_index_usage_errors(guide: TmpIndex) -> None:
-    missing = invoke("index", "index.db", "no-such-dir")
-    assert missing.exit_code == 1 and "no such file or directory" in missing.stderr
+    guide.index()
+    before = guide.scalar("SELECT count(*) FROM documents")
+    # A missing root is the command's mistake (exit 2, README "Exit codes"), and nothing
+    # is indexed or removed, not even beside a good path.
+    missing = invoke("index", "index.db", "docs", "no-such-dir")
+    assert missing.exit_code == 2 and "no such file or directory: 'no-such-dir'" in missing.stderr
+    assert guide.scalar("SELECT count(*) FROM documents") == before
     assert invoke("index", "index.db").exit_code == 2  # no PATHS: click usage error
 
 

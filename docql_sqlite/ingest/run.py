@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import DocQLError, IngestError
+from ..errors import DocQLError, IngestError, UsageError
 from ..options import EmbedOptions, IngestOptions
 from ..schema import KEY_MODEL
 from ..store import Store, open_store, start_check
@@ -143,7 +143,9 @@ def walk_inputs(
     roots = [Path(p) for p in paths if not is_url(p)]
     for root in roots:
         if not root.exists() and not root.is_symlink():
-            raise IngestError(f"no such file or directory: '{root}'")
+            # The request, not a file, is wrong (exit 2: fix the command), and nothing is
+            # indexed: a mistyped or unmounted root must not read as its files removed.
+            raise UsageError(f"no such file or directory: '{root}'")
     walk_options = WalkOptions(
         include=options.include,
         exclude=options.exclude,
