@@ -476,7 +476,7 @@ def test_an_index_run_checks_the_file_on_a_thread_while_it_walks(
 def test_a_run_that_fails_before_opening_the_file_stops_its_check(
     good_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from docql_sqlite.errors import IngestError
+    from docql_sqlite.errors import UsageError
     from docql_sqlite.ingest import run as ingest_run
 
     started: list[object] = []
@@ -489,9 +489,36 @@ def test_a_run_that_fails_before_opening_the_file_stops_its_check(
     monkeypatch.setattr(ingest_run, "start_check", keep)
     db = tmp_path / "index.db"
     shutil.copy(good_db, db)
-    with pytest.raises(IngestError, match="no such file"):
+    with pytest.raises(UsageError, match="no such file"):
         ingest_run.index_paths(db, [str(tmp_path / "missing")])
     (check,) = started
     assert check.stopped  # type: ignore[attr-defined]
     check.thread.join(timeout=10)  # type: ignore[attr-defined]
     assert not check.thread.is_alive()  # type: ignore[attr-defined]
+
+
+def test_a_first_read_that_meets_sqlite_protocol_is_tried_again_then_busy() -> None:
+    """SQLITE_PROTOCOL (a WAL index changing under a reader) is transient: the first read
+    of a file tries again, and when it keeps failing the answer is busy (exit 5: run
+    again), not "cannot read" (exit 2: fix the command)."""
+    import apsw
+
+    from docql_sqlite.errors import DatabaseBusy
+    from docql_sqlite.store.sqlite import db
+
+    class Flaky:
+        def __init__(self, failures: int) -> None:
+            self.failures = failures
+
+        def execute(self, sql: str) -> list[tuple[str]]:
+            if self.failures:
+                self.failures -= 1
+                raise apsw.ProtocolError("locking protocol")
+            return [("meta",), ("documents",)]
+
+    flaky = Flaky(db.PROTOCOL_RETRIES)
+    assert db._table_names(flaky, "x.db") == {"meta", "documents"}  # type: ignore[arg-type]
+    with pytest.raises(DatabaseBusy) as caught:
+        db._table_names(Flaky(db.PROTOCOL_RETRIES + 1), "x.db")  # type: ignore[arg-type]
+    assert caught.value.exit_code == 5 and "'x.db' is busy" in str(caught.value)
+    assert isinstance(db.translate(apsw.ProtocolError("locking protocol"), "x.db"), DatabaseBusy)
