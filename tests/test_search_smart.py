@@ -360,3 +360,52 @@ def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget:
     assert first["text"].startswith(top["content"][: len(first["text"]) - 20].rstrip()[:40])
     if budget >= 3000:  # room to spread: other documents' best hits come in too
         assert len({b["path"] for b in pack["blocks"]}) > 1
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("django.middleware.csrf.CsrfViewMiddleware", ("csrfviewmiddleware", "csrf")),
+        ("std::io::Error", ("error", "io")),
+        ("fs.readFile?", ("readfile", "fs")),
+        ("QuerySet.filter", ("filter", "queryset")),
+        ("os.path", ("path", "os")),
+        ("io.rs", None),  # a last part under 3 characters: no name to look for
+        ("a.b", None),
+        ("CsrfViewMiddleware", None),
+        ("v1.2", None),
+    ],
+)
+def test_a_query_that_is_one_qualified_name(text: str, expected: object) -> None:
+    from docql_sqlite.search.query_names import qualified
+
+    assert qualified(text) == expected
+
+
+QUALIFIED_DOCS = {
+    "pkg/http/routing.py": "class Router:\n    '''Routes requests.'''\n\n    def add(self, path):\n"
+    "        return path\n",
+    "pkg/cli/commands.py": "class Router:\n    '''Routes sub-commands.'''\n\n    def run(self):\n"
+    "        return 0\n",
+    "guide.md": "# Guide\n\n## Routing\n\nThe pkg.http.routing.Router class routes requests; "
+    "one is made at start-up.\n\n## Commands\n\nThe CLI has its own router.\n",
+}
+
+
+@pytest.mark.parametrize("text", ["pkg.http.routing.Router", "routing.Router", "http.Router"])
+def test_a_qualified_name_finds_its_symbol_under_the_part_before_its_name(
+    tmp_index, text: str
+) -> None:
+    """A query that is one qualified name finds the symbol of its last name whose file or
+    folder is the part before it (as an equal name: the bonus of a name equal to the
+    query), beside the prose that holds the name as written; the other `Router`
+    (pkg/cli/commands.py) is no such symbol. Before, neither `Router` was in the symbols
+    list, and the definition ranked below every passage of the phrase."""
+    tmp_index.write_many(QUALIFIED_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search(text, limit=5, explain=True)
+        top = [h["location"] for h in hits[:2]]
+        assert any("pkg/http/routing.py:1-" in location for location in top), top
+        symbols = [h["location"] for h in hits if "symbols" in h["explain"]["lists"]]
+        assert len(symbols) == 1 and "pkg/http/routing.py:1-" in symbols[0]

@@ -135,10 +135,13 @@ def composite(
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
-    for info in entry.lists.values():
+    # A query that is one qualified name: the symbols list holds only the symbols of its
+    # last name under the part before it (`name_lists._qualified_symbol`), each as equal.
+    qualified = names.qualified[0] if names.qualified else None
+    for list_name, info in entry.lists.items():
         found = fold(str(info.get("match") or ""))
         share = names.weight(found)
-        if found and found in names.equal:
+        if found and (found in names.equal or (list_name == "symbols" and found == qualified)):
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):
             match = max(match, NAME_PREFIX * share)

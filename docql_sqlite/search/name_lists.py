@@ -73,6 +73,13 @@ def rows(
         p = params.add(name)
         conds.append(dialect.contains(col, p))
         prefix.append(f"WHEN {dialect.starts_with(col, p)} THEN 2")
+    if table == "symbols" and names.qualified:
+        # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
+        # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
+        # part before it, as an exact match.
+        cond = _qualified_symbol(names.qualified, col, params)
+        conds.append(cond)
+        exact.append(f"WHEN {cond} THEN 3")
     scope_names, scope_chunks = scope, dialect.TRUE
     if table != "symbols":
         # In code files headings and entities repeat the symbols (spec §1): count a
@@ -83,7 +90,9 @@ def rows(
         neg = params.add(dialect.any_of(negated))
         scope_chunks = f"c.id NOT IN ({dialect.ids_matching(neg)})"
     where = " OR ".join(conds)
-    narrowed = _candidates(store, table, equal, contain, params)
+    narrowed = _candidates(
+        store, table, equal + ([names.qualified[0]] if names.qualified else []), contain, params
+    )
     if narrowed is not None:
         where = f"{narrowed} AND ({where})"
     tier = "CASE " + " ".join(exact + prefix) + " ELSE 1 END"
@@ -102,6 +111,22 @@ JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section
 WHERE {scope_chunks}
 ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
     return [dict(r, _weight=names.weight(r["_match"])) for r in store.rows(sql, params.values)]
+
+
+def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:
+    """The condition on a symbol (`y`, its document `d`) named like the last part of a
+    qualified name whose folder, file stem or parent is the part before it."""
+    last, parent = qualified
+    dialect = params.dialect
+    path = "'/' || " + dialect.ascii_lower("d.path")
+    held = dialect.ascii_lower("coalesce(y.qualified_name, '')")
+    q = params.add(f"{parent}.{last}")
+    return (
+        f"({col} = {params.add(last)} AND ("
+        f"{dialect.contains(path, params.add(f'/{parent}/'))} OR "
+        f"{dialect.contains(path, params.add(f'/{parent}.'))} OR "
+        f"{held} = {q} OR {dialect.ends_with(held, params.add(f'.{parent}.{last}'))}))"
+    )
 
 
 def _candidates(

@@ -6,6 +6,8 @@ counts) and by the final score (`fusion.composite`: the bonus of a name equal to
 
 from __future__ import annotations
 
+import re
+
 from ..records import Record
 from ..text import fold
 from . import terms as search_terms
@@ -30,6 +32,10 @@ class QueryNames(Record, frozen=True):
     contain: list[str]
     strong: frozenset[str]
     words: int  # positive terms (names and plain words alike)
+    # A query that is one qualified name (`django.middleware.csrf.CsrfViewMiddleware`,
+    # `std::io::Error`, `fs.readFile`): its last part, and the part before it, which a
+    # symbol of that name must have as a folder, its file's stem or its parent's name.
+    qualified: tuple[str, str] | None = None
 
     def weight(self, match: str | None) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`)."""
@@ -73,4 +79,22 @@ def query_names(terms: list[search_terms.Term]) -> QueryNames:
         list(dict.fromkeys(n for n in contain if len(n) >= 3)),
         frozenset(strong),
         len(search_terms.positives(terms)),
+        qualified(positive[0].text) if len(positive) == 1 else None,
     )
+
+
+# `a.b.C`, `a::b::C`, `a/b.C`: segments of names, the last one a name of 3+ characters.
+_QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|/)[A-Za-z_$][\w$]*)+")
+
+
+def qualified(text: str) -> tuple[str, str] | None:
+    """(last part, the part before it), folded, of a query that is one qualified name;
+    None for anything else (a sentence mentioning `pkg.Func` keeps its words: matching
+    the mention lost the Go set a known item, `SENTENCE_MARKS`)."""
+    text = text.rstrip(SENTENCE_MARKS)
+    if not _QUALIFIED.fullmatch(text):
+        return None
+    parts = re.split(r"\.|::|/", text)
+    if len(parts[-1]) < 3:
+        return None
+    return fold(parts[-1]), fold(parts[-2])
