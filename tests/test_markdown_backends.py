@@ -186,3 +186,27 @@ def test_heading_level_and_text_from_the_source_bytes(text: str) -> None:
         if b.kind == "heading"
     ]
     assert fast == reference
+
+
+@pytest.mark.parametrize(
+    "text, title",
+    [
+        # zod's README: a logo, then a centred HTML <h1>, then `###` headings.
+        (
+            '<p align="center">\n  <img src="logo.svg" alt="Zod logo" />\n'
+            '  <h1 align="center">Zod</h1>\n  <p align="center">Schemas</p>\n</p>\n\n'
+            "### Read the docs\n",
+            "Zod",
+        ),
+        ('<h1 align="center">\n  <b>Foo</b> &amp; Bar\n</h1>\n\n## Install\n', "Foo & Bar"),
+        # A Markdown heading above it: the HTML <h1> below is not the page's title.
+        ("# Real\n\n<h1>Later</h1>\n", "Real"),
+        ('<p align="center"><img src="x.png"></p>\n\n# Real\n\ntext\n', "Real"),
+        # Inside a code block it is an example, not HTML.
+        ("```html\n<h1>Code</h1>\n```\n\n## Usage\n", "Usage"),
+        ("---\ntitle: From front matter\n---\n<h1>Html</h1>\n", "From front matter"),
+    ],
+)
+def test_an_html_h1_above_every_heading_is_the_title(text: str, title: str) -> None:
+    backends = ("py", "rs") if markdown_blocks.rs_available() else ("py",)
+    assert {parse_markdown(text, "README.md", b).title for b in backends} == {title}

@@ -63,10 +63,13 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     blocks, warning = scan_blocks(text, backend)
     doc = Document(format="markdown", text=text)
     inline_code: list[tuple[int, str]] = []
+    html_title: str | None = None  # an HTML <h1> above every Markdown heading
     for block in blocks:
         if block.kind == "front_matter":
             doc.body_start_line = block.end_line + 1
             doc.frontmatter = _load_front_matter(block.raw, doc.warnings)
+        elif block.kind == "html" and not doc.headings and html_title is None:
+            html_title = _html_h1(text, block.line, block.end_line)
         elif block.kind == "heading":
             title, anchor = _heading_title(block.raw)
             doc.headings.append(
@@ -101,7 +104,7 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
                 inline_code.append((line, span.strip()))
     if warning:
         doc.warnings.append(warning)
-    doc.title = _title(doc)
+    doc.title = _title(doc, html_title)
     from .entities import extract_entities
 
     doc.entities = extract_entities(doc, inline_code)
@@ -226,9 +229,30 @@ def plain_inline(raw: str) -> str:
     return "".join(parts)
 
 
-def _title(doc: Document) -> str | None:
+_HTML_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _html_h1(text: str, line: int, end_line: int) -> str | None:
+    """The text of the first `<h1>` of the HTML block at `line`..`end_line`, as a browser
+    shows it (tags dropped, entities decoded, whitespace collapsed), or None."""
+    import html
+
+    lines = text.split("\n", end_line)[line - 1 : end_line]
+    found = _HTML_H1.search("\n".join(lines))
+    if found is None:
+        return None
+    shown = " ".join(html.unescape(re.sub(r"<[^>]*>", " ", found.group(1))).split())
+    return shown or None
+
+
+def _title(doc: Document, html_title: str | None = None) -> str | None:
+    """Front matter's `title`; else an HTML `<h1>` above every Markdown heading (a
+    GitHub README's centred `<h1 align="center">Zod</h1>`: it is the page's first
+    heading as shown); else the first level-1 heading; else the first heading."""
     if doc.frontmatter and isinstance(doc.frontmatter.get("title"), str):
         return doc.frontmatter["title"].strip()
+    if html_title:
+        return html_title
     for heading in doc.headings:
         if heading.level == 1:
             return heading.title

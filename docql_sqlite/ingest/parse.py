@@ -31,8 +31,9 @@ from .sections import bounded_title, build_sections
 # Sphinx shows them, code blocks with options or nested in a list or an admonition are
 # found, the bodies of Sphinx directives are parsed, `.. highlight::` names the language
 # of `::` blocks, a simple table ends at its bottom border. html 3: a heading ends at
-# any h1–h6 end tag (`<h2>Keyword Index</h1>`), as browsers end it.
-CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 3, "text": 3, "rst": 3, "html": 3}
+# any h1–h6 end tag (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML
+# `<h1>` above every Markdown heading is the document's title (a GitHub README's).
+CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 4, "text": 3, "rst": 3, "html": 3}
 DEFAULT_CONTENT_RULES = 2
 
 
