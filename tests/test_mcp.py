@@ -228,6 +228,33 @@ def test_caps_page_with_offset(corpus_db: Path, corpus_url: str) -> None:
     run(session())
 
 
+def test_query_page_cut_by_limit_names_the_next_offset(corpus_db: Path, corpus_url: str) -> None:
+    """A `docql_query` page cut by `limit` names the offset to call again with (it ended
+    with no "more" line and next_offset None), and the pages cover every result once."""
+    with docql_sqlite.open(corpus_db) as idx:
+        files = [f["path"] for f in idx.query("$.files")]
+    assert len(files) > 3
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            seen: list[str] = []
+            offset: int | None = 0
+            while offset is not None:
+                reply = await s.call_tool(
+                    "docql_query", {"query": "$.files", "limit": 2, "offset": offset}
+                )
+                data = reply.structured_content
+                assert data is not None
+                seen += [i["path"] for i in data["items"]]
+                offset = data["next_offset"]
+                if offset is not None:
+                    assert text(reply).endswith(f"call again with offset={offset}")
+                    assert data["more_than_found"] is True
+            assert seen == files
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

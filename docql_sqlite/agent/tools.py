@@ -307,11 +307,14 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("query", query, MAX_QUERY_CHARS)
-            wanted = FETCH_CAP + 1 if limit is None else min(limit, FETCH_CAP + 1)
-            found = list(idx.query(query, limit=offset + wanted, offset=offset))
+            # One more than a page keeps (FETCH_CAP, or the caller's `limit`): that one
+            # says whether more results follow, so that a page cut by `limit` names the
+            # offset to call again with (it ended with no "more" line and next_offset None).
+            cap = FETCH_CAP if limit is None else min(limit, FETCH_CAP)
+            found = list(idx.query(query, limit=offset + cap + 1, offset=offset))
             # More than a page can hold: counted as "over N", and never all built.
-            over = len(found) > FETCH_CAP
-            items = [with_location(i) for i in found[:FETCH_CAP]]
+            over = len(found) > cap
+            items = [with_location(i) for i in found[:cap]]
             if not items:
                 note = f" at offset {offset}" if offset else ""
                 return Reply(
