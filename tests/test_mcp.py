@@ -255,6 +255,26 @@ def test_query_page_cut_by_limit_names_the_next_offset(corpus_db: Path, corpus_u
     run(session())
 
 
+def test_search_offset_past_its_hits_says_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `search` offset past its hits says so instead of "no passages match" (which sent
+    a model to rephrase a query that works)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            every = await s.call_tool("search", {"query": "configuration", "limit": 100})
+            assert every.structured_content is not None
+            count = len(every.structured_content["hits"])
+            assert 0 < count < 100
+            past = await s.call_tool(
+                "search", {"query": "configuration", "limit": 5, "offset": count}
+            )
+            assert not past.is_error
+            assert text(past).startswith(f"no more hits: {count} passages match 'configuration'")
+            assert f"offset {count} is past them" in text(past)
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

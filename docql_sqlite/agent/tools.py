@@ -367,7 +367,17 @@ class Tools:
                 intent=intent or None,
                 snippets=False,
             )
-            hits = idx.search(query, options)[offset:]
+            found = idx.search(query, options)
+            hits = found[offset:]
+            if not hits and found:
+                # Paged past the end: the passages exist, the offset is past them (this said
+                # "no passages match", sending the model to rephrase a query that works).
+                return Reply(
+                    f"no more hits: {len(found)} passages match {query!r} (mode {mode}) and "
+                    f"offset {offset} is past them — call again with an offset below "
+                    f"{len(found)}.",
+                    data={"query": query, "mode": mode, "hits": [], "next_offset": None},
+                )
             if not hits:
                 vector = " or mode='hybrid'" if idx.has_vectors else ""
                 return Reply(
