@@ -275,6 +275,23 @@ def test_search_offset_past_its_hits_says_so(corpus_db: Path, corpus_url: str) -
     run(session())
 
 
+def test_repo_map_of_no_code_says_why(corpus_db: Path, corpus_url: str) -> None:
+    """A map whose paths hold no code answers with its note and an empty map (it reached
+    the client as "Error executing tool repo_map": the note had no structured content for
+    the tool's output schema)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            empty = await s.call_tool("repo_map", {"paths": ["nothing/**"]})
+            assert not empty.is_error, text(empty)
+            assert text(empty).startswith("no code symbols under nothing/**")
+            data = empty.structured_content
+            assert data is not None
+            assert data["symbols"] == [] and data["note"] == text(empty)
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

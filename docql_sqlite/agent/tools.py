@@ -580,7 +580,9 @@ class Tools:
                 check_text("focus", focus, MAX_PATH_CHARS)
             result = idx.repo_map(paths or [], budget=budget, focus=focus or None)
             if result["note"]:
-                return Reply(result["note"])
+                # With its data: the tool has an output schema, and a reply without the
+                # structured content reached the client as "Error executing tool repo_map".
+                return Reply(result["note"], data=result)
             head = f"{result['tokens']} of {budget} tokens; {result['left_out']} symbols left out"
             return Reply(f"{result['text']}({head}; read a symbol with get path:line)", data=result)
 
