@@ -292,6 +292,27 @@ def test_repo_map_of_no_code_says_why(corpus_db: Path, corpus_url: str) -> None:
     run(session())
 
 
+def test_get_a_location_with_count(corpus_db: Path, corpus_url: str) -> None:
+    """`get` takes a location as results print it (`path:12`, `path:12-40`) together with
+    `count`: that many lines from the location's line (it answered "no document
+    'path:12'", the location read as one path)."""
+    doc = "datasets/en/handbook/04-configuration.md"
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            for path, count, first in [(f"{doc}:5", 3, 5), (f"{doc}:7-40", 2, 7)]:
+                reply = await s.call_tool("get", {"path": path, "count": count})
+                assert not reply.is_error, text(reply)
+                data = reply.structured_content
+                assert data is not None
+                assert (data["first"], data["last"]) == (first, first + count - 1)
+                assert data["text"] == lines_of(doc, first, first + count - 1)
+            missing = await s.call_tool("get", {"path": "datasets/nothing.md:5", "count": 2})
+            assert missing.is_error and "no document 'datasets/nothing.md'" in text(missing)
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",
