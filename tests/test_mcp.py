@@ -313,6 +313,26 @@ def test_get_a_location_with_count(corpus_db: Path, corpus_url: str) -> None:
     run(session())
 
 
+def test_toc_offset_past_the_end_says_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `toc` offset past the outline says how many headings there are (the reply was
+    empty text, which a model cannot act on)."""
+    doc = "datasets/en/handbook/03-architecture.md"
+    with docql_sqlite.open(corpus_db) as idx:
+        count = len(idx.toc(doc))
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            past = await s.call_tool("toc", {"path": doc, "offset": count})
+            assert not past.is_error
+            assert text(past) == (
+                f"no headings at offset {count}: {doc} has {count} headings — call again "
+                f"with an offset below {count}"
+            )
+            assert past.structured_content == {"headings": [], "next_offset": None}
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

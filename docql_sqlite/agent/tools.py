@@ -503,6 +503,13 @@ class Tools:
                     f"{path or 'the index'} has no headings; try get {path or ''}",
                     data={"headings": [], "next_offset": None},
                 )
+            if offset >= len(items):  # paged past the end: the reply was empty text
+                return Reply(
+                    f"no headings at offset {offset}: {path or 'the index'} has {len(items)} "
+                    f"heading{'s' if len(items) != 1 else ''} — call again with an offset "
+                    f"below {len(items)}",
+                    data={"headings": [], "next_offset": None},
+                )
             lines, rows = [], []
 
             def location(item: dict[str, Any]) -> str:
