@@ -333,6 +333,27 @@ def test_toc_offset_past_the_end_says_so(corpus_db: Path, corpus_url: str) -> No
     run(session())
 
 
+def test_search_paths_matching_no_document_say_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `paths` filter that matches no indexed document is named as the cause (the reply
+    said "no passages match … try fewer or broader words", sending the model to rephrase
+    words that match: here `en/**` for paths that start with `datasets/`)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            found = await s.call_tool("search", {"query": "configuration", "paths": ["**/en/**"]})
+            assert text(found).startswith("[1] datasets/en/")
+            rooted = await s.call_tool("search", {"query": "configuration", "paths": ["en/**"]})
+            assert not rooted.is_error
+            assert text(rooted).startswith(
+                "no indexed document matches the paths filter ['en/**'], so nothing was searched"
+            )
+            assert "'**/name/**' matches at any depth" in text(rooted)
+            words = await s.call_tool("search", {"query": "zqxjv wplmk", "paths": ["**/en/**"]})
+            assert text(words).startswith("no passages match 'zqxjv wplmk'")
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

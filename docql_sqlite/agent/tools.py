@@ -378,6 +378,19 @@ class Tools:
                     f"{len(found)}.",
                     data={"query": query, "mode": mode, "hits": [], "next_offset": None},
                 )
+            documents = idx.documents() if not hits and paths else []
+            in_scope = globs.matcher(paths or ())
+            if documents and not any(in_scope(d["path"]) for d in documents):
+                # The filter, not the words: "no passages match … try broader words" sent
+                # the model to rephrase. (The search matched the same globs already.)
+                example = documents[0]["path"]
+                return Reply(
+                    f"no indexed document matches the paths filter {list(paths or ())}, so nothing "
+                    f"was searched. A glob with '/' starts at the index's root (paths look "
+                    f"like {example!r}); '**/name/**' matches at any depth. Drop the filter, "
+                    "or list the paths with docql_query $.files",
+                    data={"query": query, "mode": mode, "hits": [], "next_offset": None},
+                )
             if not hits:
                 vector = " or mode='hybrid'" if idx.has_vectors else ""
                 return Reply(
