@@ -18,7 +18,7 @@ from . import deadline, settings
 from .dialect import Dialect
 from .errors import LocationError
 from .globs import matcher
-from .locations import Location, candidates, from_parts, unescape_controls
+from .locations import Location, candidates, parts_readings, unescape_controls
 from .options import (
     ContextOptions,
     EmbedOptions,
@@ -226,7 +226,7 @@ class Index:
             reading
             for spec in specs
             for reading in (
-                [from_parts(spec, start, count)]
+                parts_readings(spec, start, count)
                 if start is not None or count is not None
                 else candidates(spec)
             )

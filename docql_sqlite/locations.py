@@ -102,6 +102,24 @@ def from_parts(path: str, first: int | None = None, count: int | None = None) ->
     return Location(path, first, None if count is None else first + _positive(count, path) - 1)
 
 
+def parts_readings(spec: str, first: int | None = None, count: int | None = None) -> list[Location]:
+    """Every reading of `spec` with separate `first`/`count` (the MCP `get`): the whole
+    text as a path first, then each line location `spec` holds (`path:136` from a
+    result), starting at its line unless `first` is given, `count` lines long. A location
+    with `count` was read as one path and answered "no document 'path:136'"."""
+    readings = [from_parts(spec, first, count)]
+    for reading in candidates(spec)[1:]:
+        if reading.first is None:  # a page: `first`/`count` are lines, not pages
+            continue
+        start = reading.first if first is None else _positive(first, spec)
+        if count is not None:
+            last: int | None = start + _positive(count, spec) - 1
+        else:
+            last = reading.last if first is None else None
+        readings.append(Location(reading.path, start, last))
+    return readings
+
+
 def _positive(value: int, spec: str) -> int:
     if value < 1:
         raise LocationError(f"'{spec}': lines and pages are numbered from 1, got {value}")

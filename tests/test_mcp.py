@@ -228,6 +228,132 @@ def test_caps_page_with_offset(corpus_db: Path, corpus_url: str) -> None:
     run(session())
 
 
+def test_query_page_cut_by_limit_names_the_next_offset(corpus_db: Path, corpus_url: str) -> None:
+    """A `docql_query` page cut by `limit` names the offset to call again with (it ended
+    with no "more" line and next_offset None), and the pages cover every result once."""
+    with docql_sqlite.open(corpus_db) as idx:
+        files = [f["path"] for f in idx.query("$.files")]
+    assert len(files) > 3
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            seen: list[str] = []
+            offset: int | None = 0
+            while offset is not None:
+                reply = await s.call_tool(
+                    "docql_query", {"query": "$.files", "limit": 2, "offset": offset}
+                )
+                data = reply.structured_content
+                assert data is not None
+                seen += [i["path"] for i in data["items"]]
+                offset = data["next_offset"]
+                if offset is not None:
+                    assert text(reply).endswith(f"call again with offset={offset}")
+                    assert data["more_than_found"] is True
+            assert seen == files
+
+    run(session())
+
+
+def test_search_offset_past_its_hits_says_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `search` offset past its hits says so instead of "no passages match" (which sent
+    a model to rephrase a query that works)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            every = await s.call_tool("search", {"query": "configuration", "limit": 100})
+            assert every.structured_content is not None
+            count = len(every.structured_content["hits"])
+            assert 0 < count < 100
+            past = await s.call_tool(
+                "search", {"query": "configuration", "limit": 5, "offset": count}
+            )
+            assert not past.is_error
+            assert text(past).startswith(f"no more hits: {count} passages match 'configuration'")
+            assert f"offset {count} is past them" in text(past)
+
+    run(session())
+
+
+def test_repo_map_of_no_code_says_why(corpus_db: Path, corpus_url: str) -> None:
+    """A map whose paths hold no code answers with its note and an empty map (it reached
+    the client as "Error executing tool repo_map": the note had no structured content for
+    the tool's output schema)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            empty = await s.call_tool("repo_map", {"paths": ["nothing/**"]})
+            assert not empty.is_error, text(empty)
+            assert text(empty).startswith("no code symbols under nothing/**")
+            data = empty.structured_content
+            assert data is not None
+            assert data["symbols"] == [] and data["note"] == text(empty)
+
+    run(session())
+
+
+def test_get_a_location_with_count(corpus_db: Path, corpus_url: str) -> None:
+    """`get` takes a location as results print it (`path:12`, `path:12-40`) together with
+    `count`: that many lines from the location's line (it answered "no document
+    'path:12'", the location read as one path)."""
+    doc = "datasets/en/handbook/04-configuration.md"
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            for path, count, first in [(f"{doc}:5", 3, 5), (f"{doc}:7-40", 2, 7)]:
+                reply = await s.call_tool("get", {"path": path, "count": count})
+                assert not reply.is_error, text(reply)
+                data = reply.structured_content
+                assert data is not None
+                assert (data["first"], data["last"]) == (first, first + count - 1)
+                assert data["text"] == lines_of(doc, first, first + count - 1)
+            missing = await s.call_tool("get", {"path": "datasets/nothing.md:5", "count": 2})
+            assert missing.is_error and "no document 'datasets/nothing.md'" in text(missing)
+
+    run(session())
+
+
+def test_toc_offset_past_the_end_says_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `toc` offset past the outline says how many headings there are (the reply was
+    empty text, which a model cannot act on)."""
+    doc = "datasets/en/handbook/03-architecture.md"
+    with docql_sqlite.open(corpus_db) as idx:
+        count = len(idx.toc(doc))
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            past = await s.call_tool("toc", {"path": doc, "offset": count})
+            assert not past.is_error
+            assert text(past) == (
+                f"no headings at offset {count}: {doc} has {count} headings — call again "
+                f"with an offset below {count}"
+            )
+            assert past.structured_content == {"headings": [], "next_offset": None}
+
+    run(session())
+
+
+def test_search_paths_matching_no_document_say_so(corpus_db: Path, corpus_url: str) -> None:
+    """A `paths` filter that matches no indexed document is named as the cause (the reply
+    said "no passages match … try fewer or broader words", sending the model to rephrase
+    words that match: here `en/**` for paths that start with `datasets/`)."""
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            found = await s.call_tool("search", {"query": "configuration", "paths": ["**/en/**"]})
+            assert text(found).startswith("[1] datasets/en/")
+            rooted = await s.call_tool("search", {"query": "configuration", "paths": ["en/**"]})
+            assert not rooted.is_error
+            assert text(rooted).startswith(
+                "no indexed document matches the paths filter ['en/**'], so nothing was searched"
+            )
+            assert "'**/name/**' matches at any depth" in text(rooted)
+            words = await s.call_tool("search", {"query": "zqxjv wplmk", "paths": ["**/en/**"]})
+            assert text(words).startswith("no passages match 'zqxjv wplmk'")
+
+    run(session())
+
+
 # -- glob get, resources, prompt -------------------------------------------------------
 @pytest.mark.parametrize(
     "pattern, path, matches",

@@ -307,11 +307,14 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("query", query, MAX_QUERY_CHARS)
-            wanted = FETCH_CAP + 1 if limit is None else min(limit, FETCH_CAP + 1)
-            found = list(idx.query(query, limit=offset + wanted, offset=offset))
+            # One more than a page keeps (FETCH_CAP, or the caller's `limit`): that one
+            # says whether more results follow, so that a page cut by `limit` names the
+            # offset to call again with (it ended with no "more" line and next_offset None).
+            cap = FETCH_CAP if limit is None else min(limit, FETCH_CAP)
+            found = list(idx.query(query, limit=offset + cap + 1, offset=offset))
             # More than a page can hold: counted as "over N", and never all built.
-            over = len(found) > FETCH_CAP
-            items = [with_location(i) for i in found[:FETCH_CAP]]
+            over = len(found) > cap
+            items = [with_location(i) for i in found[:cap]]
             if not items:
                 note = f" at offset {offset}" if offset else ""
                 return Reply(
@@ -364,7 +367,30 @@ class Tools:
                 intent=intent or None,
                 snippets=False,
             )
-            hits = idx.search(query, options)[offset:]
+            found = idx.search(query, options)
+            hits = found[offset:]
+            if not hits and found:
+                # Paged past the end: the passages exist, the offset is past them (this said
+                # "no passages match", sending the model to rephrase a query that works).
+                return Reply(
+                    f"no more hits: {len(found)} passages match {query!r} (mode {mode}) and "
+                    f"offset {offset} is past them — call again with an offset below "
+                    f"{len(found)}.",
+                    data={"query": query, "mode": mode, "hits": [], "next_offset": None},
+                )
+            documents = idx.documents() if not hits and paths else []
+            in_scope = globs.matcher(paths or ())
+            if documents and not any(in_scope(d["path"]) for d in documents):
+                # The filter, not the words: "no passages match … try broader words" sent
+                # the model to rephrase. (The search matched the same globs already.)
+                example = documents[0]["path"]
+                return Reply(
+                    f"no indexed document matches the paths filter {list(paths or ())}, so nothing "
+                    f"was searched. A glob with '/' starts at the index's root (paths look "
+                    f"like {example!r}); '**/name/**' matches at any depth. Drop the filter, "
+                    "or list the paths with docql_query $.files",
+                    data={"query": query, "mode": mode, "hits": [], "next_offset": None},
+                )
             if not hits:
                 vector = " or mode='hybrid'" if idx.has_vectors else ""
                 return Reply(
@@ -490,6 +516,13 @@ class Tools:
                     f"{path or 'the index'} has no headings; try get {path or ''}",
                     data={"headings": [], "next_offset": None},
                 )
+            if offset >= len(items):  # paged past the end: the reply was empty text
+                return Reply(
+                    f"no headings at offset {offset}: {path or 'the index'} has {len(items)} "
+                    f"heading{'s' if len(items) != 1 else ''} — call again with an offset "
+                    f"below {len(items)}",
+                    data={"headings": [], "next_offset": None},
+                )
             lines, rows = [], []
 
             def location(item: dict[str, Any]) -> str:
@@ -567,7 +600,9 @@ class Tools:
                 check_text("focus", focus, MAX_PATH_CHARS)
             result = idx.repo_map(paths or [], budget=budget, focus=focus or None)
             if result["note"]:
-                return Reply(result["note"])
+                # With its data: the tool has an output schema, and a reply without the
+                # structured content reached the client as "Error executing tool repo_map".
+                return Reply(result["note"], data=result)
             head = f"{result['tokens']} of {budget} tokens; {result['left_out']} symbols left out"
             return Reply(f"{result['text']}({head}; read a symbol with get path:line)", data=result)
 
