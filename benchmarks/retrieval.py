@@ -1040,13 +1040,18 @@ def evaluate(
     return rows
 
 
+SERVER = False  # --server
+
+
 def _evaluate(
     data: Dataset, db_path: Path, modes: list[str], by_file: bool, per_query: bool = False
 ) -> list[dict]:
     import docql_sqlite
 
     rows = []
-    with docql_sqlite.open(db_path) as idx:
+    # --server: the index as the MCP server opens it (vectors in memory, the query engine
+    # of a long-lived process: e5-small's onnxruntime engine).
+    with docql_sqlite.Index(db_path, vectors_in_memory=SERVER) as idx:
         for mode in modes:
             scores, times = [], []
             for q in data.queries:
@@ -1183,8 +1188,14 @@ def main() -> None:
         metavar="DB",
         help="fill the passage vector cache from an index embedded with --model (repeatable)",
     )
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="search as the MCP server does (vectors in memory; e5-small's onnxruntime queries)",
+    )
     args = parser.parse_args()
-    global CACHE
+    global CACHE, SERVER
+    SERVER = args.server
     with tempfile.TemporaryDirectory(prefix="docql-retrieval-") as tmp:
         if args.smoke:  # nothing read from or written to the corpus cache
             CACHE = Path(tmp)

@@ -57,6 +57,12 @@ class EmbeddingModel(ABC):
         caller can do it ahead of time: a search starts it on a thread while its SQL runs.
         Default: nothing to load."""
 
+    def expect_many(self) -> None:
+        """A hint that this process will embed many queries (a server: `vectors.query_model`
+        gives it when the index keeps its vectors in memory), so a model with a query engine
+        that is costly to load but cheaper per query may use it for every query from here
+        on (e5-small: `e5_onnx`). Default: nothing changes."""
+
     @abstractmethod
     def embed_batch(self, texts: list[str]) -> np.ndarray | list[list[float]]:
         """Embed one batch (at most `batch_size` texts), one row per text, in order."""

@@ -353,12 +353,15 @@ class Encoder:
         self._position = model.f32("emb.pos").reshape(-1, h)
         self._position += model.f32("emb.type")[:h]  # token type 0, added to every token
         self._embed_ln = (model.f32("emb.ln.w"), model.f32("emb.ln.b"))
-        self._layers = [Layer(model, i) for i in range(model.layers)]
         self.ffn = model.ffn
+        self._load_layers(model)
         self._local = threading.local()  # each thread's Workspace
         self.threads = max(1, threads)
         self._executor: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    def _load_layers(self, model: ModelFile) -> None:
+        self._layers = [Layer(model, i) for i in range(model.layers)]
 
     # -- tokens --------------------------------------------------------------------------
     def token_ids(self, text: str, kind: str) -> list[int]:
@@ -422,6 +425,13 @@ class Encoder:
             self._local.space = space
         return space
 
+    def _embed_tokens(self, ids: list[int], positions: list[int], out: np.ndarray) -> None:
+        """The input of the first layer: word (dequantised on gather) + position + type
+        embeddings of each token, LayerNorm-ed, written to `out` [len(ids), hidden]."""
+        out[:] = _dequantise(self._word[np.asarray(ids)], len(ids), self.hidden)
+        out += self._position[np.asarray(positions)]
+        layer_norm(out, *self._embed_ln, self.eps)
+
     def _forward(self, windows: list[tuple[int, list[int]]]) -> np.ndarray:
         """Mean-pooled final hidden states of each window (e5.c `forward_batch`)."""
         h, heads = self.hidden, self.heads
@@ -438,9 +448,7 @@ class Encoder:
         x, ctx, tmp = space.x[:tokens], space.ctx[:tokens], space.tmp[:tokens]
         qkv = space.wide[: tokens * 3 * h].reshape(tokens, 3 * h)
         mid = space.wide[: tokens * self.ffn].reshape(tokens, self.ffn)  # qkv is dead by then
-        x[:] = _dequantise(self._word[np.asarray(ids)], tokens, h)
-        x += self._position[np.asarray(positions)]
-        layer_norm(x, *self._embed_ln, self.eps)
+        self._embed_tokens(ids, positions, out=x)
         spans = list(zip(bounds, bounds[1:]))
         for layer in self._layers:
             np.matmul(x, layer.qkv_w, out=qkv)

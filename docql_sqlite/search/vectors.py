@@ -31,14 +31,23 @@ def load_model(name: str) -> EmbeddingModel:
     return loaded_model(name)
 
 
-def start_loading(name: str) -> threading.Thread:
+def start_loading(name: str, many: bool = False) -> threading.Thread:
     """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
     search overlaps the model load (a session for a real model: ~0.5 s) with its own
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
     load if it is not done. A failure is left for that call to report. Once per name and
     process: a long-lived server does not start a thread per search (a later call gets the
     first, perhaps finished, thread). e5-small's numpy-free query engine loads instead
-    of the embedders package when it may answer (`e5_query.applies`)."""
+    of the embedders package when it may answer (`e5_query.applies`); `many` (a process
+    that will embed many queries: `Index(vectors_in_memory=True)`) tells it so first, so
+    that the thread loads the engine such a process uses (`expect_many`; `query_model`
+    tells it again before each query)."""
+    if many:
+        from . import e5_query
+
+        fast = e5_query.shared() if e5_query.applies(name) else None
+        if fast is not None:
+            fast.expect_many()
     return _loading_thread(name)
 
 
@@ -107,7 +116,9 @@ def query_model(store: Store, name: str | None = None) -> EmbeddingModel | E5Que
     """The model to embed queries with: `name`, else the index's own; checked against the
     index's `meta` rows (`Store.embedding_meta`: the store reads them, this loads). For
     e5-small in a process without the embedders registry, its numpy-free query engine
-    when its fingerprint is the index's (`e5_query.py`: the same vectors)."""
+    when its fingerprint is the index's (`e5_query.py`: the same vectors). A store that
+    holds its vectors in memory is a server's: the model is told to expect many queries
+    (`expect_many`)."""
     if not store.has_embeddings():
         raise no_embeddings()
     if not store.has_vectors:
@@ -120,10 +131,16 @@ def query_model(store: Store, name: str | None = None) -> EmbeddingModel | E5Que
     from . import e5_query
 
     fast = e5_query.for_index(wanted, meta.get(KEY_DIMENSIONS), meta.get(KEY_FINGERPRINT))
+    model: EmbeddingModel | E5Query
     if fast is not None:
-        return fast
-    model = load_model(wanted)
-    check_model_meta(meta, model)
+        model = fast
+    else:
+        model = load_model(wanted)
+        check_model_meta(meta, model)
+    if store.vector_cache is not None:
+        # A long-lived process (`Index(vectors_in_memory=True)`): many queries will follow.
+        # Given before this query is embedded, so every query of the process gets one engine.
+        model.expect_many()
     return model
 
 
