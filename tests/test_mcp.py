@@ -255,6 +255,30 @@ def test_query_page_cut_by_limit_names_the_next_offset(corpus_db: Path, corpus_u
     run(session())
 
 
+def test_query_with_limit_zero_counts_the_results(corpus_db: Path, corpus_url: str) -> None:
+    """`limit: 0` answers how many results there are (it said "no results", which sent a
+    model to widen a query that matches)."""
+    with docql_sqlite.open(corpus_db) as idx:
+        files = [f["path"] for f in idx.query("$.files")]
+
+    async def session() -> None:
+        async with http_session(corpus_url) as (s, _):
+            reply = await s.call_tool("docql_query", {"query": "$.files", "limit": 0})
+            data = reply.structured_content
+            assert data is not None and not reply.is_error
+            assert text(reply).startswith(f"{len(files)} results from offset 0; none shown")
+            assert (data["found"], data["items"], data["next_offset"]) == (len(files), [], 0)
+            reply = await s.call_tool("docql_query", {"query": "$.files", "limit": 0, "offset": 2})
+            assert reply.structured_content["found"] == len(files) - 2  # type: ignore[index]
+            reply = await s.call_tool(
+                "docql_query", {"query": '$.files[?(@.name == "no-such-file")]', "limit": 0}
+            )
+            assert text(reply).startswith("0 results from offset 0; none shown")
+            assert reply.structured_content["next_offset"] is None  # type: ignore[index]
+
+    run(session())
+
+
 def test_search_offset_past_its_hits_says_so(corpus_db: Path, corpus_url: str) -> None:
     """A `search` offset past its hits says so instead of "no passages match" (which sent
     a model to rephrase a query that works)."""

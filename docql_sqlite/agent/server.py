@@ -150,7 +150,12 @@ def build(tools: Tools) -> DocQLServer:
         query: QueryText,
         ctx: Context[Any, Any],
         limit: Annotated[
-            int | None, Field(ge=0, le=MAX_QUERY_LIMIT, description="Keep at most this many")
+            int | None,
+            Field(
+                ge=0,
+                le=MAX_QUERY_LIMIT,
+                description="Keep at most this many (0: count them, show none)",
+            ),
         ] = None,
         offset: Annotated[
             int, Field(ge=0, le=limits.MAX_OFFSET, description="Skip this many results first")

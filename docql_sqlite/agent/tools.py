@@ -310,6 +310,8 @@ class Tools:
             # One more than a page keeps (FETCH_CAP, or the caller's `limit`): that one
             # says whether more results follow, so that a page cut by `limit` names the
             # offset to call again with (it ended with no "more" line and next_offset None).
+            if limit == 0:  # how many, not which: a count (it read "no results")
+                return count_only(idx, query, offset)
             cap = FETCH_CAP if limit is None else min(limit, FETCH_CAP)
             found = list(idx.query(query, limit=offset + cap + 1, offset=offset))
             # More than a page can hold: counted as "over N", and never all built.
@@ -617,6 +619,20 @@ class Tools:
     def documents(self) -> list[dict[str, Any]]:
         with self.pools[QUICK].borrow() as idx, deadline.limit(limits.call_seconds()):
             return idx.documents()
+
+
+def count_only(idx: Index, query: str, offset: int) -> Reply:
+    """`docql_query` with limit 0: how many results there are from `offset` (up to
+    FETCH_CAP, then "over"), none shown, and the offset to read them from."""
+    found = sum(1 for _ in idx.query(query, limit=offset + FETCH_CAP + 1, offset=offset))
+    over = found > FETCH_CAP
+    found = min(found, FETCH_CAP)
+    count = f"over {found}" if over else str(found)
+    plural = "" if found == 1 and not over else "s"
+    head = f"{count} result{plural} from offset {offset}; none shown (limit=0 counts them)"
+    tail = f"read them with a limit > 0 from offset={offset}" if found else ""
+    data = query_data(query, offset, found, over, [], offset if found else None)
+    return Reply("\n".join([head, tail]).rstrip("\n"), data=data)
 
 
 def query_data(
