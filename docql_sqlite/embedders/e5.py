@@ -46,8 +46,9 @@ INSTALL_HINT = "install it with: pip install 'docql-sqlite[semantic]'"
 # pools: see docs/search.md for the curve. 0 = no limit.
 DEFAULT_MAX_CHARS = 500
 ENGINES = ("auto", "c", "numpy", "onnx")
-# From this many passages in one batch, "auto" loads the numpy engine: its ~0.3 CPU-s of
-# loading is repaid by the ~0.25 CPU-s it saves on each 500-character passage.
+# From this many passages in one batch, "auto" loads the bulk engine: its loading (~0.6
+# CPU-s with onnxruntime's import, ~0.3 for numpy's engine) is repaid by the ~0.24 CPU-s
+# it saves on each 500-character passage against the C engine.
 BULK_TEXTS = 16
 
 
