@@ -108,25 +108,27 @@ def test_ties_at_the_kth_place_are_broken_as_vec0_breaks_them(tmp_path: Path) ->
 
 
 def test_partial_selection_equals_a_full_sort() -> None:
-    """`knn` sorts only the rows at or below the k-th distance: the same ids, order and
-    distances as sorting every row (ties at the k-th place keep the higher ids), on
-    random vectors with many exact duplicates."""
+    """`knn` screens every row in float32 and sorts only the rows at or below the k-th
+    distance: the same ids, order and distances as the exact distance of every row,
+    fully sorted (ties at the k-th place keep the higher ids), on random vectors with
+    many exact duplicates and on near-ties (copies moved by less than float32's step)."""
     import numpy as np
 
-    from docql_sqlite.search.vectors import VectorCache
+    from docql_sqlite.search.vectors import VectorCache, exact_distances
 
     rng = np.random.default_rng(11)
     base = rng.standard_normal((40, 16))
     rows = base[rng.integers(0, len(base), 600)]  # every vector about 15 times
+    rows[::7] += rng.standard_normal((len(rows[::7]), 16)) * 1e-6  # near-ties
     unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     ids = rng.permutation(10_000)[: len(rows)].astype(np.int64)
     cache = VectorCache()
     cache._load = lambda conn: None  # type: ignore[method-assign]  # rows set below
-    cache._ids, cache._rows = ids, unit
+    cache.hold(ids, unit)
     for trial in range(40):
         query = base[trial % len(base)] if trial % 2 else rng.standard_normal(16)
         q = np.asarray([round(float(x), 7) for x in query])
-        distances = (1.0 - unit @ (q / np.linalg.norm(q))).astype(np.float32)
+        distances = exact_distances(unit, q / np.linalg.norm(q))  # every row
         for k in (1, 5, 14, 15, 16, 90, 600, 700):
             full = np.lexsort((-ids, distances))[:k]
             want = [[int(ids[i]), float(distances[i])] for i in full]
