@@ -256,6 +256,30 @@ def test_expect_many_loads_onnx_before_the_first_query() -> None:
     assert engine.engine == "onnx"
 
 
+def test_queries_from_several_threads_get_the_vectors_of_one() -> None:
+    """An MCP server's readers embed at the same time through one shared engine."""
+    import threading
+
+    from docql_sqlite.search import e5_query
+
+    engine = e5_query.E5Query(e5_query.shared().package)  # type: ignore[union-attr]
+    engine.expect_many()
+    texts = [f"question {i} about sockets and their timeouts" for i in range(24)]
+    alone = [engine.embed_one(t) for t in texts]
+    together: list[list[float] | None] = [None] * len(texts)
+
+    def work(part: range) -> None:
+        for i in part:
+            together[i] = engine.embed_one(texts[i])
+
+    threads = [threading.Thread(target=work, args=(range(k, len(texts), 3),)) for k in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert engine.engine == "onnx" and together == alone
+
+
 def test_without_onnxruntime_the_c_engine_stays(monkeypatch: pytest.MonkeyPatch) -> None:
     from docql_sqlite.embedders.e5_onnx import shared_encoder
     from docql_sqlite.search import e5_query
