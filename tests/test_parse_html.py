@@ -217,6 +217,41 @@ def test_a_heading_ends_at_any_heading_end_tag(html: str, headings: list) -> Non
         assert lines[line - 1] == title
 
 
+def test_sqlites_hidden_section_markers_are_headings_below_the_last_visible_one() -> None:
+    """pragma.html: one visible "List Of PRAGMAs", then each PRAGMA's part starts with a
+    hidden `<h _id=…>` (SQLite's search index's sections). Each is a heading one level
+    below the last visible heading, siblings of each other, with its `_id` as anchor;
+    other hidden elements stay out of the text."""
+    html = (
+        "<h1>PRAGMA Statements</h1><p>intro</p>"
+        "<h2>List Of PRAGMAs</h2><p>the list</p>"
+        '<a name="pragma_analysis_limit"></a>'
+        '<h _id=pragma_analysis_limit style="display:none"> PRAGMA analysis_limit</h><hr>'
+        "<p><b>PRAGMA analysis_limit;</b></p><p>limits ANALYZE.</p>"
+        '<h _id=pragma_journal_mode style="display:none"> PRAGMA journal_mode</h><hr>'
+        "<p><b>PRAGMA journal_mode;</b></p>"
+        '<div style="display:none">not shown</div>'
+        "<h2>After</h2><p>end</p>"
+        '<h _id=late style="display:none">Late part</h><p>x</p>'
+    )
+    document = parse_html(html, "pragma.html")
+    got = [(h.level, h.title, h.anchor) for h in document.headings]
+    assert got == [
+        (1, "PRAGMA Statements", None),
+        (2, "List Of PRAGMAs", None),
+        (3, "PRAGMA analysis_limit", "pragma_analysis_limit"),
+        (3, "PRAGMA journal_mode", "pragma_journal_mode"),
+        (2, "After", None),
+        (3, "Late part", "late"),
+    ]
+    lines = document.text.split("\n")
+    for heading in document.headings:
+        assert lines[heading.line - 1] == heading.title
+    assert "not shown" not in document.text
+    # A hidden h1-h6 is no heading: its text is not on the page.
+    assert [h.title for h in parse_html('<h2 style="display:none">x</h2>', "a.html").headings] == []
+
+
 def test_empty_and_broken_html() -> None:
     assert parse_html("", "a.html").text == ""
     # libxml2 closes the unclosed <h1> where the <p> starts: the block breaks the line.

@@ -350,6 +350,7 @@ class _Renderer:
         self.lines: list[str] = []
         self.inline: list[str] = []
         self.headings: list[Heading] = []
+        self.visible_level = 0  # of the last h1-h6 (`section_marker`)
         self.codeblocks: list[CodeBlock] = []
         self.tables: list[Table] = []
         self.terms: list[Entity] = []
@@ -385,15 +386,33 @@ class _Renderer:
         if node.text:
             self.inline.append(node.text)
         for child in node:
-            if isinstance(child.tag, str) and not _hidden(child):
-                self.element(child)
+            if isinstance(child.tag, str):
+                if not _hidden(child):
+                    self.element(child)
+                elif child.tag == "h":
+                    self.section_marker(child)
             if child.tail:
                 self.inline.append(child.tail)
+
+    def section_marker(self, tag: Element) -> None:
+        """SQLite's documentation marks each part of a long page with a hidden `<h
+        _id=pragma_journal_mode style="display:none">PRAGMA journal_mode</h>` (the
+        sections of its own search index; 74 on pragma.html, under one visible "List Of
+        PRAGMAs"). Each is a heading one level below the last visible one (its text
+        rendered as the section's first line; its `_id` the anchor), so
+        `heading("journal_mode")`, `chapter("#pragma_journal_mode")` and a search's
+        section name find the part, not the whole list."""
+        marker_id = tag.get("_id")
+        before = len(self.headings)
+        self.heading(tag, min(6, self.visible_level + 1))
+        if marker_id and len(self.headings) > before and not self.headings[-1].anchor:
+            self.headings[-1].anchor = str(marker_id)
 
     def element(self, tag: Element) -> None:
         name = tag.tag
         if name in _HEADINGS:
-            self.heading(tag, int(name[1]))
+            self.visible_level = int(name[1])
+            self.heading(tag, self.visible_level)
         elif name == "pre":
             self.pre(tag)
         elif name == "table":
