@@ -48,8 +48,11 @@ DEFAULT_MAX_CHARS = 500
 ENGINES = ("auto", "c", "numpy", "onnx")
 # From this many passages in one batch, "auto" loads the bulk engine: its loading (~0.6
 # CPU-s with onnxruntime's import, ~0.3 for numpy's engine) is repaid by the ~0.24 CPU-s
-# it saves on each 500-character passage against the C engine.
-BULK_TEXTS = 16
+# it saves on each 500-character passage against the C engine. Measured, a fresh process
+# embedding N passages of the Node docs (CPU-s, imports and loads included), C / onnx:
+# 2: 0.61 / 0.61, 4: 1.02 / 0.66, 8: 2.06 / 0.80, 16: 4.34 / 1.13 (an `index` run that
+# re-embeds a few edited passages, `--watch`).
+BULK_TEXTS = 4
 
 
 def _model_path() -> Path | None:
