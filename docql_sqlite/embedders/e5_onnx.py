@@ -85,30 +85,26 @@ class _Graph:
         raw = self.model.q4_raw(name, rows, cols)
         if name.split(".")[1] in self.dynamic:
             weights, channel_scales = int8_columns(raw, rows, cols)
+            inputs = [
+                x,
+                self.constant(name + ".i8", weights),
+                self.constant(name + ".s", channel_scales),
+            ]
+            product = self.add("DynamicQuantizeMatMul", inputs, name + ".product", "com.microsoft")
+        else:
+            packed, scales = repack_q4(raw)
+            inputs = [x, self.constant(name + ".q4", packed), self.constant(name + ".s", scales)]
             product = self.add(
-                "DynamicQuantizeMatMul",
-                [
-                    x,
-                    self.constant(name + ".i8", weights),
-                    self.constant(name + ".s", channel_scales),
-                ],
+                "MatMulNBits",
+                inputs,
                 name + ".product",
-                domain="com.microsoft",
+                "com.microsoft",
+                K=cols,
+                N=rows,
+                bits=4,
+                block_size=QK,
+                accuracy_level=ACCURACY_INT8,
             )
-            bias = self.constant(name[:-1] + "b", self.model.f32(name[:-1] + "b"))
-            return self.add("Add", [product, bias], name + ".out")
-        packed, scales = repack_q4(raw)
-        product = self.add(
-            "MatMulNBits",
-            [x, self.constant(name + ".q4", packed), self.constant(name + ".scales", scales)],
-            name + ".product",
-            domain="com.microsoft",
-            K=cols,
-            N=rows,
-            bits=4,
-            block_size=QK,
-            accuracy_level=ACCURACY_INT8,
-        )
         bias = self.constant(name[:-1] + "b", self.model.f32(name[:-1] + "b"))
         return self.add("Add", [product, bias], name + ".out")
 
