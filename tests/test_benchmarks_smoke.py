@@ -22,10 +22,10 @@ BENCH = REPO / "benchmarks"
 SCRIPTS = sorted(p.name for p in BENCH.glob("*.py") if p.name != "benchlib.py")
 
 
-def run_smoke(script: str, tmp: Path) -> dict:
+def run_smoke(script: str, tmp: Path, *options: str) -> dict:
     out = tmp / f"{script}.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--smoke", "--json", str(out)],
+        [sys.executable, str(BENCH / script), "--smoke", "--json", str(out), *options],
         capture_output=True,
         text=True,
         timeout=600,
@@ -481,6 +481,19 @@ def test_retrieval_smoke_metrics(tmp_path: Path) -> None:
             assert bm25[f"smoke:smoke/{rel}"]["MRR@10"] == 1.0, rel
             known += 1
     assert known >= 5
+
+
+def test_retrieval_smoke_as_the_server_searches(tmp_path: Path) -> None:
+    """`--server` opens the index as the MCP server does (vectors held in memory): with
+    the hash model every query scores what the plain run scores (the in-memory nearest
+    search gives vec0's answer)."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "server").mkdir()
+    plain = run_smoke("retrieval.py", tmp_path / "plain")
+    server = run_smoke("retrieval.py", tmp_path / "server", "--server")
+    assert [r["system"] for r in server] == [r["system"] for r in plain]
+    for a, b in zip(plain, server, strict=True):
+        assert a["per_query"] == b["per_query"], a["system"]
 
 
 def test_load_smoke_no_errors(tmp_path: Path) -> None:
