@@ -1051,6 +1051,45 @@ def test_a_python_top_level_definition_is_reached_only_through_an_import(
     assert found == [expected]
 
 
+STDLIB_NAMES = {
+    # Django in small: a `date` filter, a nested module named like the standard library's
+    # `datetime` (django/db/models/functions/datetime.py), and a file that imports both
+    # `date` from the standard library and the filters module.
+    # (An empty file is not indexed: these hold a line, as Django's do.)
+    "template/__init__.py": '"""Templates."""\n',
+    "template/defaultfilters.py": "def date(value):\n    return value\n",
+    "db/__init__.py": '"""Databases."""\n',
+    "db/functions/__init__.py": "from .datetime import date\n",
+    "db/functions/datetime.py": "def date(value):\n    return value\n",
+    "humanize.py": (
+        "from datetime import date\n"
+        "from template import defaultfilters\n\n\n"
+        "def naturalday(value):\n"
+        "    if value == date.today():\n"
+        "        return date(2000, 1, 1)\n"
+        "    return defaultfilters.date(value)\n"
+    ),
+}
+
+
+def test_a_name_imported_from_a_module_the_index_lacks_is_that_modules(tmp_path: Path) -> None:
+    """Django's humanize.py: `date(...)` after `from datetime import date` linked to the
+    `date` filter of defaultfilters.py (a file it also imports), and in gdal/field.py, by
+    uniqueness, because django/db/models/functions/datetime.py was taken for the module
+    `datetime`. A module nested in a package is never named by its last part alone, and a
+    name the file imports from a module the index lacks is that module's."""
+    _, db = _index_tree(tmp_path, STDLIB_NAMES)
+    found = sorted(
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, "date")
+        if "humanize.py" in c[0]
+    )
+    assert found == [
+        ("humanize.py:7", "unresolved", ""),  # date(2000, 1, 1): the standard library's
+        ("humanize.py:8", "import", "template/defaultfilters.py:1-2"),
+    ]
+
+
 def test_the_python_built_ins_are_written_out_and_cover_this_interpreters() -> None:
     """The resolver's built-in names are a literal (an index must not depend on the Python
     that built it) and hold every public name of this interpreter's `builtins`."""

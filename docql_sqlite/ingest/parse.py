@@ -15,26 +15,29 @@ from .sections import bounded_title, build_sections
 
 # Bump a format's number when what its documents' sections or chunks hold changes (a
 # parser or chunking rule): `index` re-parses every document built with an older number
-# (`documents.content_rules`), as it does for another --chunk-chars. 2: a heading and the
-# HTML comments after it come with the section's first block; a PDF's printed contents
-# pages are front matter; printed chapter numbers are the section numbers. Markdown 3: a
-# block of link reference definitions is a chunk of its own (search leaves it out).
-# code 2: references and imports (issue 23); code 3: Rust's `io::Error` and `Foo { .. }`
-# are type references; code 4: a reference records the import named in front of it
-# (`http.Get`: refs.qualifier, schema 13); code 5: an import's alias (`np` in `import
-# numpy as np`: imports.alias, schema 14) is a local name a qualifier may be; code 6:
-# JavaScript functions assigned to members (`Route.prototype.dispatch = function …`,
-# `exports.etag = …`) are symbols, a JSDoc block is a doc comment across blank lines,
-# and a Python built-in name the file neither defines nor imports resolves to no other
-# file's definition (`super()`). text 3: a `.txt` file that is reStructuredText is read
-# as reST (Django's manual); rst 3: Sphinx roles in titles, cells and terms read as
-# Sphinx shows them, code blocks with options or nested in a list or an admonition are
-# found, the bodies of Sphinx directives are parsed, `.. highlight::` names the language
-# of `::` blocks, a simple table ends at its bottom border. html 3: a heading ends at
-# any h1–h6 end tag (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML
-# `<h1>` above every Markdown heading is the document's title (a GitHub README's). html 4:
-# SQLite's hidden `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 6, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+# (`documents.content_rules`), as it does for another --chunk-chars. 2: a heading and
+# the HTML comments after it come with the section's first block; a PDF's printed
+# contents pages are front matter; printed chapter numbers are the section numbers.
+# Markdown 3: a block of link reference definitions is a chunk of its own (search leaves
+# it out). code 2: references and imports (issue 23); code 3: Rust's `io::Error` and
+# `Foo { .. }` are type references; code 4: a reference records the import named in
+# front of it (`http.Get`: refs.qualifier, schema 13); code 5: an import's alias (`np`
+# in `import numpy as np`: imports.alias, schema 14) is a local name a qualifier may be;
+# code 6: JavaScript functions assigned to members (`Route.prototype.dispatch = function
+# …`, `exports.etag = …`) are symbols, a JSDoc block is a doc comment across blank
+# lines, and a Python built-in name the file neither defines nor imports resolves to no
+# other file's definition (`super()`); code 7: a Python name the file imports from a
+# module the index lacks resolves to none of the index's definitions (`from datetime
+# import date`), and a module nested in a package is not named by its last part alone.
+# text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
+# 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
+# options or nested in a list or an admonition are found, the bodies of Sphinx
+# directives are parsed, `.. highlight::` names the language of `::` blocks, a simple
+# table ends at its bottom border. html 3: a heading ends at any h1–h6 end tag
+# (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
+# Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
+# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
+CONTENT_RULES: dict[str, int] = {"code": 7, "markdown": 4, "text": 3, "rst": 3, "html": 4}
 DEFAULT_CONTENT_RULES = 2
 
 

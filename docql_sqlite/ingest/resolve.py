@@ -27,7 +27,11 @@ inheritance, any kind for an import. Then, in order:
 4. `ambiguous`: several candidates and nothing above decided: no target.
 5. `unresolved`: no candidate (a built-in, the standard library, a dependency); also a
    Python built-in name (`super`, `len`, `dict`) that F neither defines nor imports,
-   whatever definitions of that name other files have (`_BUILTINS`).
+   whatever definitions of that name other files have (`_BUILTINS`), and a name F
+   imports from a module the index does not hold (`from datetime import date`: the
+   standard library's `date`, not a `date` of a file F also imports). A module nested in
+   a package (a folder with an indexed `__init__.py`) is not the module its last part
+   names: django/db/models/functions/datetime.py is not `datetime`.
 
 A name one of F's imports renames (`Sq` after `from m import Square as Sq`, JS's
 `{ join as j }`, Rust's `use m::Square as Sq`) skips these rules: it is the one top-level
@@ -352,6 +356,7 @@ class _Resolver:
         # answers given (`_indexed_module`): read on first use.
         self._modules_by_last: dict[str, list[str]] | None = None
         self._indexed: dict[str, bool] = {}
+        self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
 
     def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
@@ -478,6 +483,14 @@ class _Resolver:
             return (local[0].id, _LOCAL, len(candidates)), None
         if name in _BUILTINS.get(self.family, ()) and name not in self.modules:
             return (None, _UNRESOLVED[1], len(candidates)), None
+        if self.family == "python":
+            # `from datetime import date`: the file says where `date` comes from; a module
+            # the index does not hold is the standard library's or a dependency's, so no
+            # `date` of the index is it (not the filter of defaultfilters.py, which the
+            # file also imports).
+            source = self.name_sources.get(name)
+            if source is not None and not self._indexed_module(source):
+                return (None, _UNRESOLVED[1], len(candidates)), None
         if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
             imported = _imports_of(self.imported_names, self.imported_paths, candidates)
             if len(imported) == 1:
@@ -502,7 +515,10 @@ class _Resolver:
     def _indexed_module(self, tail: str) -> bool:
         """Whether an indexed Python file or folder is the module at `tail`
         (`django/template/base`): its path without extension, or a folder of it, ends
-        with the whole of `tail` (the one family `_reexported` asks about)."""
+        with the whole of `tail`, and what comes before `tail` is no package (a folder
+        with an `__init__.py`): `django/db/models/functions/datetime.py` is the module
+        `django.db.models.functions.datetime`, which `import datetime` never names (the
+        one family `_reexported` asks about)."""
         known = self._indexed.get(tail)
         if known is not None:
             return known
@@ -512,13 +528,17 @@ class _Resolver:
                 "SELECT path, language FROM documents WHERE language = ?", (self.family,)
             ):
                 key = path_key(path, language)
+                if key.rsplit("/", 1)[-1] == "__init__":
+                    self._packages.add(posixpath.dirname(key))
                 while key:
                     by_last[key.rsplit("/", 1)[-1]].add(key)
                     key = posixpath.dirname(key)
             self._modules_by_last = {last: sorted(keys) for last, keys in by_last.items()}
         last = tail.rsplit("/", 1)[-1]
         found = any(
-            key == tail or key.endswith("/" + tail) for key in self._modules_by_last.get(last, ())
+            key == tail
+            or (key.endswith("/" + tail) and key[: -len(tail) - 1] not in self._packages)
+            for key in self._modules_by_last.get(last, ())
         )
         self._indexed[tail] = found
         return found
