@@ -1056,7 +1056,10 @@ STDLIB_NAMES = {
     # `datetime` (django/db/models/functions/datetime.py), and a file that imports both
     # `date` from the standard library and the filters module.
     # (An empty file is not indexed: these hold a line, as Django's do.)
-    "template/__init__.py": '"""Templates."""\n',
+    "template/__init__.py": (
+        "class Registry:\n    def render(self, value):\n        return value\n\n\n"
+        "registry = Registry()\n"
+    ),
     "template/defaultfilters.py": "def date(value):\n    return value\n",
     "db/__init__.py": '"""Databases."""\n',
     "db/functions/__init__.py": "from .datetime import date\n",
@@ -1068,6 +1071,13 @@ STDLIB_NAMES = {
         "    if value == date.today():\n"
         "        return date(2000, 1, 1)\n"
         "    return defaultfilters.date(value)\n"
+    ),
+    "admin_list.py": (
+        "import datetime\n"
+        "from template import defaultfilters, registry\n\n\n"
+        "def day(value):\n"
+        "    registry.render(value)\n"
+        "    return datetime.date(2000, 1, 1)\n"
     ),
 }
 
@@ -1088,6 +1098,14 @@ def test_a_name_imported_from_a_module_the_index_lacks_is_that_modules(tmp_path:
         ("humanize.py:7", "unresolved", ""),  # date(2000, 1, 1): the standard library's
         ("humanize.py:8", "import", "template/defaultfilters.py:1-2"),
     ]
+    # `datetime.date(...)` after `import datetime`: that module's too, even though the
+    # file imports defaultfilters, which defines a `date`.
+    qualified = [c[1] for c in _callers(db, "date") if "admin_list.py" in c[0]]
+    assert qualified == ["unresolved"]
+    # An object imported from a module the index holds (`registry`) is no module of
+    # its own: `registry.render` still finds the method.
+    render = [(c[1], (c[2] or "").split("/src/")[-1]) for c in _callers(db, "render")]
+    assert render == [("import", "template/__init__.py:2-3")]
 
 
 def test_the_python_built_ins_are_written_out_and_cover_this_interpreters() -> None:

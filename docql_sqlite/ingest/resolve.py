@@ -29,7 +29,8 @@ inheritance, any kind for an import. Then, in order:
    Python built-in name (`super`, `len`, `dict`) that F neither defines nor imports,
    whatever definitions of that name other files have (`_BUILTINS`), and a name F
    imports from a module the index does not hold (`from datetime import date`: the
-   standard library's `date`, not a `date` of a file F also imports). A module nested in
+   standard library's `date`, not a `date` of a file F also imports), bare or qualified
+   (`datetime.date` after `import datetime`: `_outside`). A module nested in
    a package (a folder with an indexed `__init__.py`) is not the module its last part
    names: django/db/models/functions/datetime.py is not `datetime`.
 
@@ -443,7 +444,11 @@ class _Resolver:
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
             # without a qualifier (decided once for both).
-            decided = self._in_module(name, kind, qualifier) or self.links.get((name, kind, None))
+            decided = (
+                self._in_module(name, kind, qualifier)
+                or self._outside(qualifier)
+                or self.links.get((name, kind, None))
+            )
             if decided is None:
                 decided = self.link(name, kind, caller_ord)
                 if (name, kind) in self.several:  # picked per caller: not one link
@@ -543,6 +548,20 @@ class _Resolver:
         self._indexed[tail] = found
         return found
 
+    def _outside(self, qualifier: str) -> tuple[int | None, int, int] | None:
+        """Python: `unresolved` for `qualifier.name` when the qualifier is a module the
+        index does not hold (`datetime.date` after `import datetime`: the standard
+        library's, not the `date` filter of another file); else None. A qualifier
+        imported from a module (`from django.db import router`) may be an object of it
+        rather than a submodule: held when that module is."""
+        module = self.modules.get(qualifier)
+        if self.family != "python" or not module:
+            return None
+        held = self._indexed_module("/".join(module)) or (
+            len(module) > 1 and self._indexed_module("/".join(module[:-1]))
+        )
+        return None if held else _UNRESOLVED
+
     def _in_module(
         self, name: str, group: int, qualifier: str
     ) -> tuple[int | None, int, int] | None:
@@ -567,6 +586,10 @@ class _Resolver:
             return None
         tail = "/".join(module)
         key = (name, group, self.family, tail)
+        if key not in self.in_module and self.family == "python" and not self._indexed_module(tail):
+            # `datetime` is no module of the index even though a nested
+            # django/db/models/functions/datetime.py ends with its name.
+            self.in_module[key] = None
         if key not in self.in_module:  # the same for every file that names this module
             candidates, _ = self._fitting(name, group, defined)
             top = [d for d in candidates if not d.parent]
