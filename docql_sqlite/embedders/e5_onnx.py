@@ -216,3 +216,12 @@ def shared_encoder(path: Path) -> OnnxEncoder:
     path and the e5-small embedder both use it). Raises `EmbeddingError` (not cached: the
     next call tries again) when it cannot load."""
     return OnnxEncoder(path)
+
+
+def load_shared(path: Path) -> tuple[OnnxEncoder | None, str | None]:
+    """`shared_encoder(path)`, or None and why it cannot load (onnxruntime missing, a
+    graph it refuses, a model file it cannot read): the caller's C engine then answers."""
+    try:
+        return shared_encoder(path), None
+    except (ImportError, EmbeddingError, OSError, ValueError) as err:
+        return None, str(err) or type(err).__name__

@@ -143,11 +143,12 @@ class E5Query:
                 try:
                     from pathlib import Path
 
-                    from ..embedders.e5_onnx import shared_encoder
-
-                    self._onnx = shared_encoder(Path(self.package, "e5-small-q4.bin"))
-                except (ImportError, EmbeddingError, OSError, ValueError) as err:
-                    self.onnx_error = str(err) or type(err).__name__
+                    from ..embedders.e5_onnx import load_shared
+                except ImportError as err:  # numpy missing: no engine but C
+                    self.onnx_error = str(err)
+                else:
+                    path = Path(self.package, "e5-small-q4.bin")
+                    self._onnx, self.onnx_error = load_shared(path)
         return self._onnx
 
     def _load(self) -> tuple[Any, Any]:

@@ -31,23 +31,14 @@ def load_model(name: str) -> EmbeddingModel:
     return loaded_model(name)
 
 
-def start_loading(name: str, many: bool = False) -> threading.Thread:
+def start_loading(name: str) -> threading.Thread:
     """Load model `name` on a daemon thread (`EmbeddingModel.warm_up`), so that a one-off
     search overlaps the model load (a session for a real model: ~0.5 s) with its own
     SQL; the query's `load_model(name)` then gets the same instance, and waits for the
     load if it is not done. A failure is left for that call to report. Once per name and
     process: a long-lived server does not start a thread per search (a later call gets the
     first, perhaps finished, thread). e5-small's numpy-free query engine loads instead
-    of the embedders package when it may answer (`e5_query.applies`); `many` (a process
-    that will embed many queries: `Index(vectors_in_memory=True)`) tells it so first, so
-    that the thread loads the engine such a process uses (`expect_many`; `query_model`
-    tells it again before each query)."""
-    if many:
-        from . import e5_query
-
-        fast = e5_query.shared() if e5_query.applies(name) else None
-        if fast is not None:
-            fast.expect_many()
+    of the embedders package when it may answer (`e5_query.applies`)."""
     return _loading_thread(name)
 
 
