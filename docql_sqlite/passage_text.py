@@ -1,4 +1,5 @@
-"""What is not a search passage: text made only of links, anchors and badges.
+"""What is not a search passage: text made only of links, anchors, badges and comments,
+or of no words at all.
 
 Node's API pages end with a block of Markdown link reference definitions (24 to 200
 lines of `` [`fs.watch()`]: #fswatchfilename-options-listener ``): every API name of the
@@ -11,7 +12,12 @@ does not return it. Markdown chunking cuts a definition block into chunks of its
 Link-only: once reference definitions, HTML anchors (`<a id="x"></a>`), comments,
 images and badges (`![ci](…)`, `[![ci](…)](…)`) and links with their text (`[API](api.md)`,
 `[foo][]`) are taken out, no letter or digit is left. A heading, a sentence or a
-list item with words of its own keeps the chunk a passage.
+list item with words of its own keeps the chunk a passage. A chunk of HTML comments
+alone is no passage either: its words are not shown where the page is read (Docker's
+435 `<!-- This file is maintained within the moby/moby GitHub repository … -->` chunks
+of the Markdown mix), and the embedders' text, comments taken out, is empty. Nor is a
+chunk without a letter or digit (407 blank chunks of the same mix, between Docker's
+comments and its front matter).
 """
 
 from __future__ import annotations
@@ -32,20 +38,22 @@ _REMOVED = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _WORD = re.compile(r"[^\W_]")
-_MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][")
+_MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][", "<!--")
 # Every construct `_REMOVED` takes out begins with one of these, after whitespace at most.
 _OPENERS = re.compile(r"[\[<!]")
 
 
-def link_only(content: str) -> bool:
-    """Whether `content` is made only of links, anchors, badges and link definitions."""
-    # The common case, without a regex: every marker holds "]" or "<" (two scans of the
-    # text where prose has neither, rather than six).
-    if ("]" not in content and "<" not in content) or not any(m in content for m in _MARKERS):
-        return False
+def no_passage(content: str) -> bool:
+    """Whether `content` shows no words where it is read: no letter or digit at all (a
+    blank chunk, punctuation alone), or none left once links, anchors, badges, link
+    definitions and HTML comments are taken out."""
     first = _WORD.search(content)
     if first is None:
         return True
+    # The common case, without a regex: every marker holds "]" or "<" (two scans of the
+    # text where prose has neither, rather than seven).
+    if ("]" not in content and "<" not in content) or not any(m in content for m in _MARKERS):
+        return False
     # A letter or digit before the first `[`, `<` or `!` is inside no removed construct,
     # so it is left: a passage, known without rewriting the text (a prose chunk with a
     # link; a smart search asks ~150 times, ~2 ms on the 10 MB mix).

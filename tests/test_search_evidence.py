@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite.passage_text import link_only
+from docql_sqlite.passage_text import no_passage
 from docql_sqlite.search import channels, evidence, fusion
 from docql_sqlite.search import terms as search_terms
 from docql_sqlite.search.query_names import query_names
@@ -213,7 +213,7 @@ def test_link_definition_blocks_are_not_returned(node_db: Path, mode: str, query
         hits = idx.search(query, mode=mode, limit=20)
     assert hits, query
     for hit in hits:
-        assert not link_only(hit["content"]), hit["location"]
+        assert not no_passage(hit["content"]), hit["location"]
         assert "]: #" not in hit["content"], hit["location"]
 
 
@@ -236,7 +236,7 @@ def test_link_definitions_are_a_chunk_of_their_own_and_stay_in_the_text(node_db:
     text = "".join(contents)
     assert text == _node_page()  # chunks tile the body: `get` shows the definitions
     defs = [c for c in contents if "]: #" in c]
-    assert defs and all(link_only(c) for c in defs)
+    assert defs and all(no_passage(c) for c in defs)
     # the passage before the block keeps its words and loses the block
     stat = next(c for c in contents if "Returns an" in c)
     assert "]: #" not in stat
@@ -254,10 +254,19 @@ def test_link_definitions_are_a_chunk_of_their_own_and_stay_in_the_text(node_db:
         ("Returns an [`fs.Stats`][] object.\n", False),
         ("plain text with no link\n", False),
         ("x = a[1]: b\n", False),  # not at the start of a line
+        # Comments alone (Docker's boilerplate) show nothing where the page is read.
+        ("\n<!-- This file is maintained within the moby/moby\n     repository -->\n", True),
+        ("<!-- DO NOT EDIT -->\n\n[TOC]\n\n", True),
+        ("<!-- type=misc -->\nThe recursive option is only supported on macOS.\n", False),
+        ("a <!-- b --> c\n", False),
+        ("\n", True),  # blank: Docker's 407 chunks between its comments and the text
+        ("}\n})\n", True),
+        ("[TOC]\n", False),  # no link of its own: a lone [ref] line is a passage
+        ("数据库\n", False),
     ],
 )
 def test_link_only(content: str, expected: bool) -> None:
-    assert link_only(content) is expected
+    assert no_passage(content) is expected
 
 
 # -- the vector list's weight with a strong encoder (docs/search.md) ---------------------

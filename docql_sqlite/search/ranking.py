@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .. import deadline
 from ..errors import SearchError
-from ..passage_text import link_only
+from ..passage_text import no_passage
 from ..records import Record, field
 from ..sqlparams import Params
 from . import snippets, sqlbuild, stats, vectors
@@ -173,7 +173,7 @@ def run_plan(
         + f"\nORDER BY _score DESC, {params.dialect.sort_key('_path')}, _pos LIMIT {int(fetch)}"
     )
     # Chunks of links alone (a Markdown page's link definitions) are no passages.
-    rows = [r for r in store.rows(sql, params.values) if not link_only(r["content"])]
+    rows = [r for r in store.rows(sql, params.values) if not no_passage(r["content"])]
     info: dict[str, Any] = {"mode": mode, "notes": list(plan.notes)}
     if plan.has_fts:
         n = len(search_terms.positives(plan.terms))

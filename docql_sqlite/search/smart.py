@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..passage_text import link_only
+from ..passage_text import no_passage
 from . import channels, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -45,7 +45,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     # 3. fusion. Chunks of links alone (a Markdown page's link definitions) are no
     # passages; the BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
-    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not link_only(f.row["content"])]
+    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not no_passage(f.row["content"])]
     scored = sorted(
         ((fusion.composite(f, names, lexical, found.nearness), f) for f in fused),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),

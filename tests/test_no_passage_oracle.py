@@ -1,4 +1,4 @@
-"""`passage_text.link_only` answers without rewriting the text when a letter or digit comes
+"""`passage_text.no_passage` answers without rewriting the text when a letter or digit comes
 before the first `[`, `<` or `!` (the MCP search path asks ~150 times a search). The
 oracle is the rewrite alone, kept here verbatim: the same answer for every chunk of
 `datasets/`, for the Node-shaped cases, and for random texts made of the constructs."""
@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 from conftest import query
 
-from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, link_only
+from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, no_passage
 
 
 def reference(content: str) -> bool:
-    """link_only before the shortcut."""
+    """no_passage before the shortcut."""
+    if _WORD.search(content) is None:  # no word at all
+        return True
     if not any(m in content for m in _MARKERS):
         return False
     return _WORD.search(_REMOVED.sub(" ", content)) is None
@@ -62,7 +64,7 @@ def random_texts(n: int, seed: int = 19) -> list[str]:
 
 def test_the_shortcut_gives_the_rewrites_answer_on_random_texts() -> None:
     texts = random_texts(20_000)
-    answers = [link_only(t) for t in texts]
+    answers = [no_passage(t) for t in texts]
     assert answers == [reference(t) for t in texts]
     # Both answers occur, and many texts take each branch of the shortcut.
     assert 1_000 < sum(answers) < 19_000
@@ -71,7 +73,7 @@ def test_the_shortcut_gives_the_rewrites_answer_on_random_texts() -> None:
 def test_the_shortcut_gives_the_rewrites_answer_on_every_chunk(corpus_db: Path) -> None:
     contents = [row[0] for row in query(corpus_db, "SELECT content FROM chunks")]
     assert len(contents) > 100
-    assert [link_only(c) for c in contents] == [reference(c) for c in contents]
+    assert [no_passage(c) for c in contents] == [reference(c) for c in contents]
 
 
 @pytest.mark.parametrize(
@@ -84,4 +86,4 @@ def test_the_shortcut_gives_the_rewrites_answer_on_every_chunk(corpus_db: Path) 
     ],
 )
 def test_both_paths_on_node_shaped_texts(content: str) -> None:
-    assert link_only(content) is reference(content)
+    assert no_passage(content) is reference(content)
