@@ -371,10 +371,19 @@ def test_a_moved_folder_keeps_its_documents_on_postgresql(pg_server: Any, tmp_pa
 def test_embed_into_pgvector_gives_sqlite_vec_values(pg_server: Any, tmp_index: Any) -> None:
     tmp_index.write("a.md", "# Alpha\n\nThe quick brown fox.\n\n## Beta\n\n数据库 架构 notes.\n")
     tmp_index.write("b.md", "# Gamma\n\nLazy dogs sleep all day long.\n")
+    # A block of link definitions: a chunk of its own, no search passage, no vector.
+    links = "\n".join(f"[`fox{i}()`]: #fox{i}" for i in range(4))
+    tmp_index.write("c.md", f"# Delta\n\nThe fox again, see [`fox1()`][].\n\n{links}\n")
     url = fresh_database(pg_server)
     docql_sqlite.index(tmp_index.db, ["docs"], embed="hash:64")
     report = docql_sqlite.index(url, ["docs"], embed="hash:64")
     assert report.embedding and report.embedding["embedded"] > 0, report.embedding_error
+    assert report.embedding["no_passage"] == 1
+    without = (
+        "SELECT c.content FROM chunks c JOIN chunk_vectors cv ON cv.chunk_id = c.id "
+        "WHERE c.id NOT IN (SELECT rowid FROM chunks_vec)"
+    )
+    assert [r[0] for r in postgres_runner(url)(without)] == [links + "\n"]
     sql_pg = (
         "SELECT d.path, c.chunk_index, v.embedding::real[] FROM chunks_vec v "
         "JOIN chunks c ON c.id = v.rowid JOIN documents d ON d.id = c.doc_id"

@@ -56,7 +56,13 @@ def test_vec0_round_trip(embedded_db: Path) -> None:
         }
         n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         assert conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == n_chunks
-        assert conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == n_chunks
+        # Every search passage has a vector; a blank chunk or one of links alone has none.
+        from docql_sqlite.passage_text import no_passage
+
+        contents = [row[0] for row in conn.execute("SELECT content FROM chunks")]
+        passages = sum(not no_passage(c) for c in contents)
+        assert 0 < passages < n_chunks
+        assert conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == passages
         model = get_model("hash")
         for chunk_id, content, doc_id in conn.execute(
             "SELECT id, content, doc_id FROM chunks ORDER BY id LIMIT 25"
@@ -340,3 +346,96 @@ def test_a_passage_as_query_without_vectors_is_lexical(corpus_db: Path) -> None:
         hits = search(idx, PASSAGE, mode="smart", limit=5, explain=True)
     assert hits and "bm25" in hits[0]["explain"]["plan"]["channels"]
     assert not any("passage as query" in s for s in hits[0]["explain"]["plan"]["strategy"])
+
+
+# -- chunks of links alone get no vector -----------------------------------------------------
+def _page_with_link_block(i: int) -> str:
+    """A Node-shaped page: prose about a timeout, then a block of link definitions whose
+    labels name timeouts too (a chunk of its own, no search passage)."""
+    links = "\n".join(f"[`timeout.option{i}x{k}`]: #timeout-option-{i}-{k}" for k in range(6))
+    return f"# Page {i}\n\nSet the timeout of request {i} with care.\n\n{links}\n"
+
+
+def _vector_ids(db: Path) -> set[int]:
+    with docql_sqlite.open(db) as idx:
+        return {r["rowid"] for r in idx.rows("SELECT rowid FROM chunks_vec")}
+
+
+def _link_chunk_ids(db: Path) -> set[int]:
+    from docql_sqlite.passage_text import no_passage
+
+    with docql_sqlite.open(db) as idx:
+        return {
+            r["id"] for r in idx.rows("SELECT id, content FROM chunks") if no_passage(r["content"])
+        }
+
+
+def test_chunks_of_links_alone_get_no_vector(tmp_index, counting_model) -> None:
+    from docql_sqlite.passage_text import no_passage
+
+    tmp_index.write_many({f"p{i}.md": _page_with_link_block(i) for i in range(12)})
+    tmp_index.index()
+    report = embed(tmp_index.db, "counting")
+    links = _link_chunk_ids(tmp_index.db)
+    assert len(links) == 12 and report["no_passage"] == 12
+    # The model never saw them; their bookkeeping rows make them current, not pending.
+    assert counting_model.texts and not any(no_passage(t) for t in counting_model.texts)
+    assert _vector_ids(tmp_index.db).isdisjoint(links)
+    assert tmp_index.scalar("SELECT count(*) FROM chunk_vectors") == tmp_index.scalar(
+        "SELECT count(*) FROM chunks"
+    )
+    assert embed(tmp_index.db)["embedded"] == 0
+    # Their link labels are nearer to the query than the prose by the hash model's
+    # words; with vectors they took the vector list's places and 10 asked gave fewer.
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "timeout option", mode="vector", limit=10)
+    assert len(hits) == 10 and not any(no_passage(h["content"]) for h in hits)
+    with pytest.raises(Exception, match="no search passage"):
+        with docql_sqlite.open(tmp_index.db) as idx:
+            idx.query(f"$.content.similar({min(links)})")
+
+
+def test_an_index_embedded_before_drops_the_vectors_of_link_chunks(
+    tmp_index, counting_model, tmp_path_factory
+) -> None:
+    from docql_sqlite.embedders import encode
+    from docql_sqlite.ingest.embed import PASSAGES_KEY, pending
+
+    pages = {f"p{i}.md": _page_with_link_block(i) for i in range(12)}
+    tmp_index.write_many(pages)
+    tmp_index.index()
+    embed(tmp_index.db, "counting")
+    links = _link_chunk_ids(tmp_index.db)
+    # As an index embedded before the rule left it: a vector for every chunk, no meta row.
+    store = docql_sqlite.Index(tmp_index.db, readonly=False).store
+    writer = store.writer()
+    rows = [(c, d, h, None) for c, d, h, _ in writer.embedded_chunks() if c in links]
+    model = get_model("counting")
+    texts = {r["id"]: r["content"] for r in store.rows("SELECT id, content FROM chunks")}
+    writer.write_vectors(
+        [(c, d, h, encode(model.embed([texts[c]], kind="passage")[0])) for c, d, h, _ in rows]
+    )
+    store.conn.execute("DELETE FROM meta WHERE key = ?", (PASSAGES_KEY,))
+    store.close()
+    assert _vector_ids(tmp_index.db) >= links
+    assert pending(tmp_index.db) == ("counting", 12)
+    # The next index run (nothing changed on disk) drops them, and then answers as a
+    # fresh index of the same files does.
+    report = tmp_index.index().embedding
+    assert report is not None and report["removed"] == 12 and report["embedded"] == 0
+    assert _vector_ids(tmp_index.db).isdisjoint(links) and pending(tmp_index.db) == ("counting", 0)
+    fresh = tmp_path_factory.mktemp("fresh")
+    (fresh / "docs").mkdir()
+    for name, text in pages.items():
+        (fresh / "docs" / name).write_text(text, encoding="utf-8")
+    index_paths(fresh / "f.db", [str(fresh / "docs")], IngestOptions(workers=0))
+    embed(fresh / "f.db", "counting")
+    for db in (tmp_index.db, fresh / "f.db"):
+        with docql_sqlite.open(db) as idx:
+            got = [
+                (h["path"].rsplit("/", 1)[-1], h["line"], round(h["score"], 6))
+                for h in search(idx, "timeout option", mode="vector", limit=10)
+            ]
+        if db == tmp_index.db:
+            upgraded = got
+    assert upgraded == got and len(got) == 10

@@ -212,8 +212,14 @@ def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counti
     counting_model.texts = []
     report = embed(tmp_index.db)
     # Every code chunk again: the seven that declare something embedded anew, the
-    # others (comments, blank lines, read as they are) from the cache; no Markdown chunk.
-    assert report["reused"] + report["embedded"] == code_chunks
+    # others (comments, read as they are) from the cache, blank ones given no vector (no
+    # search passage); no Markdown chunk.
+    blank = tmp_index.scalar(
+        "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT doc_id FROM symbols) "
+        "AND trim(content, ' ' || char(9) || char(10)) = ''"
+    )
+    assert blank > 0 and report["no_passage"] == blank
+    assert report["reused"] + report["embedded"] + blank == code_chunks
     assert report["embedded"] == len(counting_model.texts) == 7
     assert not any("Guide" in t for t in counting_model.texts)
     assert "Buffer bytes\nBytes returns" in "".join(counting_model.texts)

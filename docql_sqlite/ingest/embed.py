@@ -18,6 +18,16 @@ the policy (`meta.embedding_text`); an index embedded under another one (before 
 recorded: the raw chunk text) stays searchable, and its code chunks count as pending
 until the next `embed` (or `index` run) re-embeds them.
 
+A chunk that is no search passage (made only of links or HTML comments, or of no
+words at all: a Markdown page's block of link reference definitions, Docker's licence
+comments, blank chunks; `passage_text.no_passage`) gets no vector: search never returns
+it, and its text, once the links and comments are taken out, is nothing, so every such
+chunk had the same vector — 1,748 of the 16k of the Node + Docker + Rust mix, nearer to
+a short query than most passages, where they took the places of real ones in the vector
+list ("Pitfalls" asked for 10 and got 2). Its `chunk_vectors` row records that its text
+was seen. The index records this rule (`meta.embedding_passages`); an index embedded
+before it drops those vectors at its next `embed` (or `index` run).
+
 The one driver for both engines: the store's writer (`store/writer.py`) does the
 writing, into sqlite-vec's vec0 table or pgvector (where other writers may embed at
 once: its vector rows are upserts, its table is created under a lock).
@@ -41,6 +51,7 @@ from ..embedders import (
 )
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
+from ..passage_text import no_passage
 from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL
 from ..store import Store, open_store
 from ..store.writer import StaleChunk, Writer
@@ -83,6 +94,12 @@ def embed_store(store: Store, options: EmbedOptions) -> dict[str, Any]:
     return report
 
 
+# Chunks that are no search passage have no vector (the module's doc); an index without
+# this meta value may still hold vectors of such chunks.
+PASSAGES_KEY = "embedding_passages"
+PASSAGES_POLICY = "none-for-links-or-comments-only"
+
+
 def pending(index: Store | str | Path) -> tuple[str | None, int]:
     """(the index's embedding model or None, chunks without a current vector), of an
     open store or of the index at a path or URL."""
@@ -100,6 +117,8 @@ def pending(index: Store | str | Path) -> tuple[str | None, int]:
     if _text_policy(index) != vector_text.POLICY:
         # Code chunks embedded under another text policy: current chunks, stale vectors.
         stale += writer.code_chunk_count()
+    if index.meta(PASSAGES_KEY) != PASSAGES_POLICY:
+        stale += len(_no_passage_vectors(writer))
     return model, stale
 
 
@@ -137,8 +156,9 @@ def _prepare(
         model.model_id, model.dimensions, model.fingerprint(), replace=drop
     )
     if drop or not meta.get(KEY_MODEL):
-        # A new vector table: every vector it will hold is of the current text policy.
+        # A new vector table: every vector it will hold is of the current text policies.
         _record_text_policy(store, writer)
+        writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
     if not drop and writer.concurrent:
         # Another writer may have created the table meanwhile: it must be this model.
         check_model(store.embedding_meta(), model)
@@ -160,6 +180,17 @@ def _embed_missing(
         needed += [c for c in writer.code_chunks() if c[0] not in stale_ids]
         needed.sort()
     total_chunks = writer.chunk_count()
+    unchanged = total_chunks - len(needed)
+    # No vector for a chunk of links alone (the module's doc), and none kept from before.
+    skipped = {c[0]: c for c in needed if no_passage(c[3])}
+    needed = [c for c in needed if c[0] not in skipped]
+    dropped = 0
+    if store.meta(PASSAGES_KEY) != PASSAGES_POLICY:
+        old = [c for c in _no_passage_vectors(writer) if c[0] not in skipped]
+        dropped = len(old)
+        skipped.update((c[0], c) for c in old)
+    if skipped:
+        writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in skipped.values()])
     # Each chunk's key: its content hash when the model reads its own text (the cache
     # applies), else a hash of the vector text, which only de-duplicates this run (and is
     # longer than any content hash, so the two never meet).
@@ -203,13 +234,23 @@ def _embed_missing(
     removed = writer.drop_orphan_vectors()
     if policy_changed:
         _record_text_policy(store, writer)
+    if store.meta(PASSAGES_KEY) != PASSAGES_POLICY:
+        writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
     return {
         "chunks": total_chunks,
         "embedded": computed,
         "reused": reused,
-        "unchanged": total_chunks - len(needed),
-        "removed": removed,
+        "unchanged": unchanged - dropped,
+        "no_passage": len(skipped),
+        "removed": removed + dropped,
     }
+
+
+def _no_passage_vectors(writer: Writer) -> list[StaleChunk]:
+    """Chunks that are no search passage and hold a current vector (embedded before such
+    chunks got none). Reads every embedded chunk: once per index, until the embed run
+    that drops them records `PASSAGES_POLICY`."""
+    return [c for c in writer.embedded_chunks() if no_passage(c[3])]
 
 
 def _vector_texts(writer: Writer, chunks: list[StaleChunk]) -> dict[int, str]:

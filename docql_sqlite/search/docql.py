@@ -26,6 +26,7 @@ from ..errors import DocQLTypeError, EmbeddingError
 from ..query import items as item_sql
 from ..query.functions import Source
 from ..query.nodes import Call
+from ..schema import VEC_TABLE
 from ..sqlparams import Deferred, Params
 from . import sqlbuild, stats, vectors
 from . import terms as search_terms
@@ -102,12 +103,13 @@ def _depth_with_stale(store: Store) -> Any:
 def _checked_chunk_id(store: Store, chunk_id: int) -> Deferred:
     def check() -> int:
         params = Params(store.dialect)
-        sql = f"SELECT 1 AS found FROM chunk_vectors WHERE chunk_id = {params.add(chunk_id)}"
+        sql = f"SELECT 1 AS found FROM {VEC_TABLE} WHERE rowid = {params.add(chunk_id)}"
         if store.rows(sql, params.values):
             return chunk_id
         raise DocQLTypeError(
-            f"similar({chunk_id}): no chunk with that id has a vector "
-            f"(chunk ids are chunks.id, the rowid of chunks_fts and chunks_vec)"
+            f"similar({chunk_id}): no chunk with that id has a vector (chunk ids are "
+            f"chunks.id, the rowid of chunks_fts and {VEC_TABLE}; a chunk that is "
+            "no search passage, made only of links or without words, has none)"
         )
 
     return Deferred(f"chunk id {chunk_id} (checked to have a vector)", check)

@@ -251,6 +251,16 @@ class Writer(ABC):
     @abstractmethod
     def chunk_count(self) -> int: ...
 
+    def embedded_chunks(self) -> list[StaleChunk]:
+        """(id, document id, content hash, content) of the chunks with a current
+        `chunk_vectors` row, in id order. The same SQL on both engines."""
+        sql = (
+            "SELECT c.id, c.doc_id, c.content_hash, c.content FROM chunks c "
+            "JOIN chunk_vectors cv ON cv.chunk_id = c.id AND cv.content_hash = c.content_hash "
+            "AND cv.doc_id = c.doc_id ORDER BY c.id"
+        )
+        return [(int(a), int(b), bytes(h), str(t)) for a, b, h, t in self._read(sql, [])]
+
     @abstractmethod
     def stored_vectors(self, hashes: set[bytes]) -> dict[bytes, Any]:
         """A stored vector per content hash among `hashes` (values as `vector_value`
@@ -262,7 +272,10 @@ class Writer(ABC):
 
     @abstractmethod
     def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
-        """(chunk id, document id, content hash, vector value): one transaction."""
+        """(chunk id, document id, content hash, vector value): one transaction. A vector
+        of None: the chunk is no search passage (`passage_text.no_passage`): its
+        `chunk_vectors` row records that its text was seen (it is not stale), and any
+        vector it had goes."""
 
     @abstractmethod
     def drop_orphan_vectors(self) -> int:

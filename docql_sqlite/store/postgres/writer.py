@@ -446,12 +446,18 @@ class PostgresWriter(Writer):
 
     def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         with self.conn.transaction(), self.conn.cursor() as cursor:
-            cursor.executemany(
-                f"INSERT INTO {VEC_TABLE}(rowid, embedding, doc_id) VALUES (%s, %s, %s) "
-                "ON CONFLICT (rowid) DO UPDATE SET embedding = excluded.embedding, "
-                "doc_id = excluded.doc_id".encode(),
-                [(chunk_id, vector, doc_id) for chunk_id, doc_id, _, vector in rows],
-            )
+            vectors = [(c, vector, doc_id) for c, doc_id, _, vector in rows if vector is not None]
+            if vectors:
+                cursor.executemany(
+                    f"INSERT INTO {VEC_TABLE}(rowid, embedding, doc_id) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (rowid) DO UPDATE SET embedding = excluded.embedding, "
+                    "doc_id = excluded.doc_id".encode(),
+                    vectors,
+                )
+            # No search passage, no vector (the base's doc): one it had goes.
+            none = [c for c, _, _, vector in rows if vector is None]
+            if none:
+                cursor.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ANY(%s)".encode(), (none,))
             cursor.executemany(
                 "INSERT INTO chunk_vectors(chunk_id, doc_id, content_hash) VALUES (%s, %s, %s) "
                 "ON CONFLICT (chunk_id) DO UPDATE SET doc_id = excluded.doc_id, "
