@@ -20,7 +20,10 @@ Full mode (the published table): `python benchmarks/search_latency.py` (and `--c
 code`). `--smoke` indexes a tiny tree copied from datasets/ into a temporary folder with
 the hash embedder (no model files, no corpus cache), 6 queries in process and 2 per CLI
 mode; its timings mean nothing. `--json OUT` writes the rows to OUT (`--json` alone:
-stdout); each row counts the calls that failed (`errors`) or found nothing (`empty`).
+stdout); each row counts the calls that failed (`errors`) or found nothing (`empty`), and
+the in-process rows the searches that gave fewer than the 10 asked (`short`: every
+corpus holds more than 10 passages; vector mode gave short lists while the chunks of
+links alone had vectors, docs/search.md "Clean content at ingest").
 """
 
 from __future__ import annotations
@@ -157,12 +160,13 @@ def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict
                 }
             )
         for mode in modes:
-            times, empty = [], 0
+            times, empty, short = [], 0, 0
             for q in queries:
                 started = time.perf_counter()
                 hits = idx.search(q, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
                 empty += not hits
+                short += len(hits) < 10
             rows.append(
                 {
                     "what": f"in-process {mode}",
@@ -170,6 +174,7 @@ def in_process(db_path: Path, queries: list[str], modes: list[str]) -> list[dict
                     "p95 ms": pct(times, 0.95),
                     "queries": len(times),
                     "empty": empty,
+                    "short": short,
                 }
             )
     return rows

@@ -440,8 +440,11 @@ def test_search_latency_smoke(tmp_path: Path) -> None:
     by_what = {r["what"]: r for r in rows}
     for mode in ("bm25", "smart", "vector", "hybrid"):  # hash vectors: every mode runs
         row = by_what[f"in-process {mode}"]
-        # the queries are the index's own titles and passages: each finds something
+        # the queries are the index's own titles and passages: each finds something, and
+        # where vectors take part a full page (datasets/ has hundreds of passages; bm25
+        # finds only the passages that hold the words)
         assert row["queries"] == 6 and row["empty"] == 0, row
+        assert row["short"] == 0 or mode == "bm25", row
     for mode in ("bm25", "smart", "hybrid"):
         row = by_what[f"CLI end to end {mode}"]
         assert row["queries"] == 2 and row["errors"] == 0 and row["empty"] == 0, row
