@@ -1055,7 +1055,7 @@ STDLIB_NAMES = {
     # Django in small: a `date` filter, a nested module named like the standard library's
     # `datetime` (django/db/models/functions/datetime.py), and a file that imports both
     # `date` from the standard library and the filters module.
-    # (An empty file is not indexed: these hold a line, as Django's do.)
+    # (Each `__init__.py` holds a line here; the test runs again with them empty.)
     "template/__init__.py": (
         "class Registry:\n    def render(self, value):\n        return value\n\n\n"
         "registry = Registry()\n"
@@ -1082,13 +1082,35 @@ STDLIB_NAMES = {
 }
 
 
-def test_a_name_imported_from_a_module_the_index_lacks_is_that_modules(tmp_path: Path) -> None:
+@pytest.mark.parametrize("packages", ["with a line", "empty"])
+def test_a_name_imported_from_a_module_the_index_lacks_is_that_modules(
+    tmp_path: Path, packages: str
+) -> None:
     """Django's humanize.py: `date(...)` after `from datetime import date` linked to the
     `date` filter of defaultfilters.py (a file it also imports), and in gdal/field.py, by
     uniqueness, because django/db/models/functions/datetime.py was taken for the module
     `datetime`. A module nested in a package is never named by its last part alone, and a
-    name the file imports from a module the index lacks is that module's."""
-    _, db = _index_tree(tmp_path, STDLIB_NAMES)
+    name the file imports from a module the index lacks is that module's. An empty
+    `__init__.py` (147 of Django's 195) makes a package as well: it is indexed, without
+    chunks, where other empty files are skipped."""
+    tree = dict(STDLIB_NAMES)
+    if packages == "empty":
+        tree["db/__init__.py"] = ""
+        tree["db/functions/__init__.py"] = "\n"
+        tree["db/functions/datetime.py"] = "def date(value):\n    return value\n"
+    _, db = _index_tree(tmp_path, tree)
+    if packages == "empty":
+        rows = query(
+            db,
+            "SELECT d.path, d.lines, count(c.id) FROM documents d "
+            "LEFT JOIN chunks c ON c.doc_id = d.id WHERE d.path LIKE '%/db/%__init__.py' "
+            "GROUP BY d.id ORDER BY d.path",
+        )
+        # The blank one keeps its line as a chunk (chunks tile the text), no search passage.
+        assert [(p.split("/src/", 1)[1], n, c) for p, n, c in rows] == [
+            ("db/__init__.py", 0, 0),
+            ("db/functions/__init__.py", 1, 1),
+        ]
     found = sorted(
         (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
         for c in _callers(db, "date")

@@ -28,7 +28,9 @@ from .sections import bounded_title, build_sections
 # lines, and a Python built-in name the file neither defines nor imports resolves to no
 # other file's definition (`super()`); code 7: a Python name the file imports from a
 # module the index lacks resolves to none of the index's definitions (`from datetime
-# import date`), and a module nested in a package is not named by its last part alone.
+# import date`), and a module nested in a package is not named by its last part alone;
+# code 8: an empty `__init__.py` is indexed (a package marker, `PACKAGE_MARKER`), so the
+# references of every code file are resolved again knowing those packages.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -37,7 +39,7 @@ from .sections import bounded_title, build_sections
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
 # `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 7, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+CONTENT_RULES: dict[str, int] = {"code": 8, "markdown": 4, "text": 3, "rst": 3, "html": 4}
 DEFAULT_CONTENT_RULES = 2
 
 
@@ -126,6 +128,18 @@ def parse_for_writer(task: ParseTask) -> Parsed | Unchanged | Skipped:
     return for_writer(result) if isinstance(result, Parsed) else result
 
 
+# An empty (or blank) `__init__.py` is indexed all the same, as a code document without
+# sections or chunks, where any other empty file is skipped: it makes its folder a
+# Python package, which resolving references reads (`resolve._Resolver._packages`:
+# django/db/models/functions/datetime.py is not the module `datetime`). 147 of Django's
+# 195 `__init__.py` files are empty.
+PACKAGE_MARKER = "__init__.py"
+
+
+def _package_marker(path: str, fmt: str | None) -> bool:
+    return fmt in (None, "code") and path.replace("\\", "/").rsplit("/", 1)[-1] == PACKAGE_MARKER
+
+
 def _parse_task(task: ParseTask) -> Parsed | Unchanged:
     if task.is_url:
         from .fetch import fetch_url
@@ -138,10 +152,20 @@ def _parse_task(task: ParseTask) -> Parsed | Unchanged:
     if task.known_sha256 is not None and source.sha256 == task.known_sha256:
         return Unchanged(source.uri, source.mtime_ns)
     if not source.data.strip():
-        reason = "empty file (0 bytes)" if not source.data else "no text content (only whitespace)"
-        raise Skip(SKIP_EMPTY, reason, task.display)
-    fmt = get_format(task.format or source.format or sniff_format(source.data))
-    doc = fmt.parse(source)
+        if not _package_marker(source.path, task.format or source.format):
+            reason = (
+                "empty file (0 bytes)" if not source.data else "no text content (only whitespace)"
+            )
+            raise Skip(SKIP_EMPTY, reason, task.display)
+        doc = Document(
+            format="code",
+            text=source.data.decode("ascii", "replace"),
+            title=PACKAGE_MARKER,
+            language="python",
+        )
+    else:
+        fmt = get_format(task.format or source.format or sniff_format(source.data))
+        doc = fmt.parse(source)
     parsed = finish(
         doc,
         source.path,
@@ -168,7 +192,8 @@ def finish(
     """Add sections and chunks to a parsed document (shared by files and fetched URLs)."""
     doc.warnings[:0] = warnings
     if not doc.text.strip() and doc.format not in ("pdf", "docx"):
-        raise Skip(SKIP_EMPTY, "no text content (only whitespace)", path)
+        if not _package_marker(path, doc.format):
+            raise Skip(SKIP_EMPTY, "no text content (only whitespace)", path)
     if doc.page_lines:
         doc.chunk_breaks.update(doc.page_lines)  # a chunk never spans pages, so page(n) is exact
     if doc.title:

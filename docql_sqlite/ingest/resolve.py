@@ -31,8 +31,9 @@ inheritance, any kind for an import. Then, in order:
    imports from a module the index does not hold (`from datetime import date`: the
    standard library's `date`, not a `date` of a file F also imports), bare or qualified
    (`datetime.date` after `import datetime`: `_outside`). A module nested in
-   a package (a folder with an indexed `__init__.py`) is not the module its last part
-   names: django/db/models/functions/datetime.py is not `datetime`.
+   a package (a folder with an indexed `__init__.py`; an empty one is indexed too,
+   `parse.PACKAGE_MARKER`) is not the module its last part names:
+   django/db/models/functions/datetime.py is not `datetime`.
 
 A name one of F's imports renames (`Sq` after `from m import Square as Sq`, JS's
 `{ join as j }`, Rust's `use m::Square as Sq`) skips these rules: it is the one top-level
