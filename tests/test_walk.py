@@ -226,23 +226,27 @@ def test_python_tree_with_empty_init_files_exits_0(tmp_path: Path) -> None:
             "pkg/sub/__init__.py": "\n",
             "pkg/core.py": "def run():\n    return 1\n",
             "pkg/big.py": "x = 1\n" * 2000,
+            "pkg/NOTES.md": "",
+            "pkg/todo.txt": "\n  \n",
         },
     )
     run = cli("index", "--max-bytes", "5000", "x.db", "proj", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
+    # The empty __init__.py files are indexed (they make their folders packages); other
+    # empty files are skipped.
     assert (
-        "1 added, 0 updated, 0 unchanged, 0 removed, 0 failed, 3 skipped "
+        "3 added, 0 updated, 0 unchanged, 0 removed, 0 failed, 3 skipped "
         "(2 empty file, 1 over --max-bytes) in " in run.stderr
     )
     code, summary = index_json("--max-bytes", "5000", "x.db", "proj", cwd=tmp_path)
     assert code == 0 and summary["failed"] == 0 and summary["skipped"] == 3
     reasons = {s["path"]: s["reason"] for s in summary["skipped_list"]}
-    assert reasons["proj/pkg/__init__.py"] == "empty file (0 bytes)"
-    assert reasons["proj/pkg/sub/__init__.py"] == "no text content (only whitespace)"
+    assert reasons["proj/pkg/NOTES.md"] == "empty file (0 bytes)"
+    assert reasons["proj/pkg/todo.txt"] == "no text content (only whitespace)"
     assert reasons["proj/pkg/big.py"].startswith("file too large (12,000 bytes; the limit is 5,000")
     status = json.loads(cli("status", "--json", "x.db", cwd=tmp_path).stdout)[0]
     assert status["skipped"] == {"empty file": 2, "over --max-bytes": 1}
-    assert status["errors"] == 0 and status["documents"] == 1
+    assert status["errors"] == 0 and status["documents"] == 3
 
 
 def test_emptied_file_leaves_the_index(tmp_index: TmpIndex) -> None:
