@@ -26,7 +26,8 @@ chunk had the same vector — 1,748 of the 16k of the Node + Docker + Rust mix, 
 a short query than most passages, where they took the places of real ones in the vector
 list ("Pitfalls" asked for 10 and got 2). Its `chunk_vectors` row records that its text
 was seen. The index records this rule (`meta.embedding_passages`); an index embedded
-before it drops those vectors at its next `embed` (or `index` run).
+before it drops those vectors at its next `embed` or `index` run (which needs no model
+for that: `drop_no_passage_vectors`).
 
 The one driver for both engines: the store's writer (`store/writer.py`) does the
 writing, into sqlite-vec's vec0 table or pgvector (where other writers may embed at
@@ -117,8 +118,6 @@ def pending(index: Store | str | Path) -> tuple[str | None, int]:
     if _text_policy(index) != vector_text.POLICY:
         # Code chunks embedded under another text policy: current chunks, stale vectors.
         stale += writer.code_chunk_count()
-    if index.meta(PASSAGES_KEY) != PASSAGES_POLICY:
-        stale += len(_no_passage_vectors(writer))
     return model, stale
 
 
@@ -182,15 +181,12 @@ def _embed_missing(
     total_chunks = writer.chunk_count()
     unchanged = total_chunks - len(needed)
     # No vector for a chunk of links alone (the module's doc), and none kept from before.
-    skipped = {c[0]: c for c in needed if no_passage(c[3])}
-    needed = [c for c in needed if c[0] not in skipped]
-    dropped = 0
-    if store.meta(PASSAGES_KEY) != PASSAGES_POLICY:
-        old = [c for c in _no_passage_vectors(writer) if c[0] not in skipped]
-        dropped = len(old)
-        skipped.update((c[0], c) for c in old)
+    # First the current vectors an older index gave such chunks, then the new ones.
+    dropped = drop_no_passage_vectors(store, writer)
+    skipped = [c for c in needed if no_passage(c[3])]
+    needed = [c for c in needed if not no_passage(c[3])]
     if skipped:
-        writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in skipped.values()])
+        writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in skipped])
     # Each chunk's key: its content hash when the model reads its own text (the cache
     # applies), else a hash of the vector text, which only de-duplicates this run (and is
     # longer than any content hash, so the two never meet).
@@ -234,23 +230,29 @@ def _embed_missing(
     removed = writer.drop_orphan_vectors()
     if policy_changed:
         _record_text_policy(store, writer)
-    if store.meta(PASSAGES_KEY) != PASSAGES_POLICY:
-        writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
     return {
         "chunks": total_chunks,
         "embedded": computed,
         "reused": reused,
         "unchanged": unchanged - dropped,
-        "no_passage": len(skipped),
+        "no_passage": len(skipped) + dropped,
         "removed": removed + dropped,
     }
 
 
-def _no_passage_vectors(writer: Writer) -> list[StaleChunk]:
-    """Chunks that are no search passage and hold a current vector (embedded before such
-    chunks got none). Reads every embedded chunk: once per index, until the embed run
-    that drops them records `PASSAGES_POLICY`."""
-    return [c for c in writer.embedded_chunks() if no_passage(c[3])]
+def drop_no_passage_vectors(store: Store, writer: Writer) -> int:
+    """Once per index embedded before chunks that are no search passage got no vector
+    (`PASSAGES_KEY` not yet recorded): drop their vectors, keeping their `chunk_vectors`
+    rows, and record the rule; how many went. No model is needed, so an `index` run
+    does it even where the index's model is not installed. Reads every embedded chunk,
+    that once."""
+    if store.meta(PASSAGES_KEY) == PASSAGES_POLICY:
+        return 0
+    old = [c for c in writer.embedded_chunks() if no_passage(c[3])]
+    if old:
+        writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in old])
+    writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
+    return len(old)
 
 
 def _vector_texts(writer: Writer, chunks: list[StaleChunk]) -> dict[int, str]:
