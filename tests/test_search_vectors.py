@@ -399,7 +399,9 @@ def test_an_index_embedded_before_drops_the_vectors_of_link_chunks(
     tmp_index, counting_model, tmp_path_factory
 ) -> None:
     from docql_sqlite.embedders import encode
-    from docql_sqlite.ingest.embed import PASSAGES_KEY, pending
+    from docql_sqlite.ingest.embed import pending
+    from docql_sqlite.passage_text import no_passage
+    from docql_sqlite.schema import KEY_PASSAGES
 
     pages = {f"p{i}.md": _page_with_link_block(i) for i in range(12)}
     tmp_index.write_many(pages)
@@ -415,10 +417,18 @@ def test_an_index_embedded_before_drops_the_vectors_of_link_chunks(
     writer.write_vectors(
         [(c, d, h, encode(model.embed([texts[c]], kind="passage")[0])) for c, d, h, _ in rows]
     )
-    store.conn.execute("DELETE FROM meta WHERE key = ?", (PASSAGES_KEY,))
+    store.conn.execute("DELETE FROM meta WHERE key = ?", (KEY_PASSAGES,))
     store.close()
     assert _vector_ids(tmp_index.db) >= links
     assert pending(tmp_index.db) == ("counting", 0)  # no chunk needs the model
+    # A server reading it meanwhile (it writes nothing) leaves those vectors out.
+    with docql_sqlite.Index(tmp_index.db, vectors_in_memory=True) as idx:
+        hits = search(idx, "timeout option", mode="vector", limit=10)
+        assert (
+            "in memory"
+            in search(idx, "x", mode="vector", explain=True)[0]["explain"]["plan"]["notes"][0]
+        )
+    assert len(hits) == 10 and not any(no_passage(h["content"]) for h in hits)
     # The next index run (nothing changed on disk) drops them, and then answers as a
     # fresh index of the same files does. It needs no model: here none is installed.
     from docql_sqlite.embedders import reload_plugins
@@ -430,7 +440,7 @@ def test_an_index_embedded_before_drops_the_vectors_of_link_chunks(
     assert run.embedding is None and run.embedding_error is None
     assert _vector_ids(tmp_index.db).isdisjoint(links)
     with docql_sqlite.open(tmp_index.db) as idx:
-        assert idx.rows("SELECT value FROM meta WHERE key = ?", [PASSAGES_KEY])
+        assert idx.rows("SELECT value FROM meta WHERE key = ?", [KEY_PASSAGES])
     register("counting", lambda arg, **_: counting_model())
     fresh = tmp_path_factory.mktemp("fresh")
     (fresh / "docs").mkdir()

@@ -53,7 +53,14 @@ from ..embedders import (
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
 from ..passage_text import no_passage
-from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL
+from ..schema import (
+    DEFAULT_MODEL,
+    KEY_DIMENSIONS,
+    KEY_FINGERPRINT,
+    KEY_MODEL,
+    KEY_PASSAGES,
+    PASSAGES_POLICY,
+)
 from ..store import Store, open_store
 from ..store.writer import StaleChunk, Writer
 from . import vector_text
@@ -93,12 +100,6 @@ def embed_store(store: Store, options: EmbedOptions) -> dict[str, Any]:
         seconds=round(time.monotonic() - started, 3),
     )
     return report
-
-
-# Chunks that are no search passage have no vector (the module's doc); an index without
-# this meta value may still hold vectors of such chunks.
-PASSAGES_KEY = "embedding_passages"
-PASSAGES_POLICY = "none-for-links-or-comments-only"
 
 
 def pending(index: Store | str | Path) -> tuple[str | None, int]:
@@ -157,7 +158,7 @@ def _prepare(
     if drop or not meta.get(KEY_MODEL):
         # A new vector table: every vector it will hold is of the current text policies.
         _record_text_policy(store, writer)
-        writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
+        writer.set_meta(KEY_PASSAGES, PASSAGES_POLICY)
     if not drop and writer.concurrent:
         # Another writer may have created the table meanwhile: it must be this model.
         check_model(store.embedding_meta(), model)
@@ -242,16 +243,16 @@ def _embed_missing(
 
 def drop_no_passage_vectors(store: Store, writer: Writer) -> int:
     """Once per index embedded before chunks that are no search passage got no vector
-    (`PASSAGES_KEY` not yet recorded): drop their vectors, keeping their `chunk_vectors`
+    (`KEY_PASSAGES` not yet recorded): drop their vectors, keeping their `chunk_vectors`
     rows, and record the rule; how many went. No model is needed, so an `index` run
     does it even where the index's model is not installed. Reads every embedded chunk,
     that once."""
-    if store.meta(PASSAGES_KEY) == PASSAGES_POLICY:
+    if store.meta(KEY_PASSAGES) == PASSAGES_POLICY:
         return 0
     old = [c for c in writer.embedded_chunks() if no_passage(c[3])]
     if old:
         writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in old])
-    writer.set_meta(PASSAGES_KEY, PASSAGES_POLICY)
+    writer.set_meta(KEY_PASSAGES, PASSAGES_POLICY)
     return len(old)
 
 

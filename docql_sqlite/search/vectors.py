@@ -15,7 +15,15 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..errors import EmbeddingError
-from ..schema import DEFAULT_MODEL, KEY_DIMENSIONS, KEY_FINGERPRINT, KEY_MODEL, VEC_TABLE
+from ..schema import (
+    DEFAULT_MODEL,
+    KEY_DIMENSIONS,
+    KEY_FINGERPRINT,
+    KEY_MODEL,
+    KEY_PASSAGES,
+    PASSAGES_POLICY,
+    VEC_TABLE,
+)
 
 if TYPE_CHECKING:  # the embedders' names import numpy: BM25-only searches never load it
     from ..embedders import EmbeddingModel
@@ -276,10 +284,28 @@ class VectorCache:
                 break  # a writer added rows since the count: the next data_version reloads
             ids[n], rows[n] = rowid, np.frombuffer(blob, dtype=np.float32)
             n += 1
-        unit = rows[:n].astype(np.float64)
+        ids, rows = ids[:n], rows[:n]
+        if store.meta(KEY_PASSAGES) != PASSAGES_POLICY:
+            # Embedded before chunks that are no search passage got no vector, and read
+            # here (a read-only server) before an `index` or `embed` run dropped theirs:
+            # leave them out, or their one shared vector fills short queries' lists.
+            keep = ~np.isin(ids, _no_passage_ids(store))
+            ids, rows = ids[keep], rows[keep]
+        unit = rows.astype(np.float64)
         norms = np.linalg.norm(unit, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
-        self.hold(ids[:n], unit / norms)
+        self.hold(ids, unit / norms)
+
+
+def _no_passage_ids(store: Store) -> list[int]:
+    """Ids of the chunks that are no search passage (`passage_text.no_passage`)."""
+    from ..passage_text import no_passage
+
+    return [
+        int(i)
+        for i, text in store.conn.execute("SELECT id, content FROM chunks")
+        if no_passage(text)
+    ]
 
 
 # Vectors whose chunk is gone or changed since they were computed (dropped by searches);
