@@ -12,12 +12,14 @@ does not return it. Markdown chunking cuts a definition block into chunks of its
 Link-only: once reference definitions, HTML anchors (`<a id="x"></a>`), comments,
 images and badges (`![ci](…)`, `[![ci](…)](…)`) and links with their text (`[API](api.md)`,
 `[foo][]`) are taken out, no letter or digit is left. A heading, a sentence or a
-list item with words of its own keeps the chunk a passage. A chunk of HTML comments
-alone is no passage either: its words are not shown where the page is read (Docker's
-435 `<!-- This file is maintained within the moby/moby GitHub repository … -->` chunks
-of the Markdown mix), and the embedders' text, comments taken out, is empty. Nor is a
-chunk without a letter or digit (407 blank chunks of the same mix, between Docker's
-comments and its front matter).
+list item with words of its own keeps the chunk a passage. Nor is a chunk without a
+letter or digit a passage (407 blank chunks of the Markdown mix, between Docker's front
+matter and its first heading).
+
+A chunk of HTML comments alone (Docker's 435 `<!-- This file is maintained within the
+moby/moby GitHub repository … -->`) stays a passage for word search — a phrase that is
+only in a comment still finds it — but has nothing to embed (`nothing_to_embed`): the
+embedders' text, comments taken out, is empty, and every such chunk had one vector.
 """
 
 from __future__ import annotations
@@ -38,20 +40,20 @@ _REMOVED = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 _WORD = re.compile(r"[^\W_]")
-_MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][", "<!--")
+_MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][")
 # Every construct `_REMOVED` takes out begins with one of these, after whitespace at most.
 _OPENERS = re.compile(r"[\[<!]")
 
 
 def no_passage(content: str) -> bool:
-    """Whether `content` shows no words where it is read: no letter or digit at all (a
-    blank chunk, punctuation alone), or none left once links, anchors, badges, link
-    definitions and HTML comments are taken out."""
+    """Whether `content` is no search passage: no letter or digit at all (a blank chunk,
+    punctuation alone), or made only of links, anchors, badges and link definitions
+    (none left once those, and comments, are taken out)."""
     first = _WORD.search(content)
     if first is None:
         return True
     # The common case, without a regex: every marker holds "]" or "<" (two scans of the
-    # text where prose has neither, rather than seven).
+    # text where prose has neither, rather than six).
     if ("]" not in content and "<" not in content) or not any(m in content for m in _MARKERS):
         return False
     # A letter or digit before the first `[`, `<` or `!` is inside no removed construct,
@@ -60,3 +62,11 @@ def no_passage(content: str) -> bool:
     if _OPENERS.search(content, 0, first.start()) is None:
         return False
     return _WORD.search(_REMOVED.sub(" ", content)) is None
+
+
+def nothing_to_embed(content: str) -> bool:
+    """Whether `content` has no words to embed: no search passage, or HTML comments alone
+    (with blank lines, links or anchors around them)."""
+    if no_passage(content):
+        return True
+    return "<!--" in content and _WORD.search(_REMOVED.sub(" ", content)) is None

@@ -11,10 +11,10 @@ VEC_TABLE = "chunks_vec"
 KEY_MODEL = "embedding_model"
 KEY_DIMENSIONS = "embedding_dimensions"
 KEY_FINGERPRINT = "embedding_fingerprint"
-# Chunks that are no search passage (`passage_text.no_passage`) have no vector; an index
+# Chunks with nothing to embed (`passage_text.nothing_to_embed`) have no vector; an index
 # without this value may still hold vectors of such chunks (`ingest/embed.py`).
 KEY_PASSAGES = "embedding_passages"
-PASSAGES_POLICY = "none-for-links-or-comments-only"
+PASSAGES_POLICY = "nothing-to-embed-v1"
 # `embed` on an index without a model (the embedders' registry has the same constant;
 # repeated here so that readers import no numpy).
 DEFAULT_MODEL = "e5-small"

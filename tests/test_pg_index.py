@@ -378,7 +378,7 @@ def test_embed_into_pgvector_gives_sqlite_vec_values(pg_server: Any, tmp_index: 
     docql_sqlite.index(tmp_index.db, ["docs"], embed="hash:64")
     report = docql_sqlite.index(url, ["docs"], embed="hash:64")
     assert report.embedding and report.embedding["embedded"] > 0, report.embedding_error
-    assert report.embedding["no_passage"] == 1
+    assert report.embedding["nothing_to_embed"] == 1
     without = (
         "SELECT c.content FROM chunks c JOIN chunk_vectors cv ON cv.chunk_id = c.id "
         "WHERE c.id NOT IN (SELECT rowid FROM chunks_vec)"

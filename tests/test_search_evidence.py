@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import docql_sqlite
-from docql_sqlite.passage_text import no_passage
+from docql_sqlite.passage_text import no_passage, nothing_to_embed
 from docql_sqlite.search import channels, evidence, fusion
 from docql_sqlite.search import terms as search_terms
 from docql_sqlite.search.query_names import query_names
@@ -254,19 +254,49 @@ def test_link_definitions_are_a_chunk_of_their_own_and_stay_in_the_text(node_db:
         ("Returns an [`fs.Stats`][] object.\n", False),
         ("plain text with no link\n", False),
         ("x = a[1]: b\n", False),  # not at the start of a line
-        # Comments alone (Docker's boilerplate) show nothing where the page is read.
-        ("\n<!-- This file is maintained within the moby/moby\n     repository -->\n", True),
-        ("<!-- DO NOT EDIT -->\n\n[TOC]\n\n", True),
-        ("<!-- type=misc -->\nThe recursive option is only supported on macOS.\n", False),
-        ("a <!-- b --> c\n", False),
-        ("\n", True),  # blank: Docker's 407 chunks between its comments and the text
+        ("\n", True),  # blank: Docker's 407 chunks between its front matter and the text
         ("}\n})\n", True),
         ("[TOC]\n", False),  # no link of its own: a lone [ref] line is a passage
         ("数据库\n", False),
+        # Comments alone (Docker's boilerplate): found by their words, not embedded.
+        ("\n<!-- This file is maintained within the moby/moby\n     repository -->\n", False),
     ],
 )
-def test_link_only(content: str, expected: bool) -> None:
+def test_no_passage(content: str, expected: bool) -> None:
     assert no_passage(content) is expected
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        ("\n<!-- This file is maintained within the moby/moby\n     repository -->\n", True),
+        ("<!-- DO NOT EDIT -->\n\n[TOC]\n\n", True),
+        ('<!-- YAML\nadded: v1.0.0\n-->\n<a id="x"></a>\n', True),
+        ("<!-- type=misc -->\nThe recursive option is only supported on macOS.\n", False),
+        ("a <!-- b --> c\n", False),
+        ("[`fs.watch()`]: #fswatch\n", True),  # no passage: nothing to embed either
+        ("\n\n", True),
+        ("Plain words.\n", False),
+    ],
+)
+def test_nothing_to_embed(content: str, expected: bool) -> None:
+    assert nothing_to_embed(content) is expected
+
+
+def test_a_phrase_only_in_a_comment_still_finds_it(tmp_path: Path) -> None:
+    """Docker's pages open with a licence comment before their first heading (a chunk of
+    its own): word search finds it by its words; it has no vector."""
+    from docql_sqlite.ingest import IngestOptions, index_paths
+
+    (tmp_path / "attach.md").write_text(
+        "---\ntitle: attach\n---\n\n<!-- This file is maintained within the moby/moby "
+        "GitHub repository. -->\n\n# attach\n\nAttach to a running container.\n",
+        encoding="utf-8",
+    )
+    index_paths(tmp_path / "d.db", [str(tmp_path)], IngestOptions(workers=0))
+    with docql_sqlite.open(tmp_path / "d.db") as idx:
+        hits = idx.search("maintained within the moby repository", mode="bm25")
+    assert hits and "moby/moby" in hits[0]["content"]
 
 
 # -- the vector list's weight with a strong encoder (docs/search.md) ---------------------

@@ -57,16 +57,15 @@ def test_vec0_round_trip(embedded_db: Path) -> None:
         n_chunks = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         assert conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0] == n_chunks
         # Every search passage has a vector; a blank chunk or one of links alone has none.
-        from docql_sqlite.passage_text import no_passage
+        from docql_sqlite.passage_text import nothing_to_embed
 
         contents = [row[0] for row in conn.execute("SELECT content FROM chunks")]
-        passages = sum(not no_passage(c) for c in contents)
+        passages = sum(not nothing_to_embed(c) for c in contents)
         assert 0 < passages < n_chunks
         assert conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == passages
         model = get_model("hash")
-        for chunk_id, content, doc_id in conn.execute(
-            "SELECT id, content, doc_id FROM chunks ORDER BY id LIMIT 25"
-        ):
+        rows = conn.execute("SELECT id, content, doc_id FROM chunks ORDER BY id").fetchall()
+        for chunk_id, content, doc_id in [r for r in rows if not nothing_to_embed(r[1])][:25]:
             blob, stored_doc = conn.execute(
                 "SELECT embedding, doc_id FROM chunks_vec WHERE rowid = ?", (chunk_id,)
             ).fetchone()
@@ -361,6 +360,11 @@ def _vector_ids(db: Path) -> set[int]:
         return {r["rowid"] for r in idx.rows("SELECT rowid FROM chunks_vec")}
 
 
+def _chunk_ids(db: Path) -> set[int]:
+    with docql_sqlite.open(db) as idx:
+        return {r["id"] for r in idx.rows("SELECT id FROM chunks")}
+
+
 def _link_chunk_ids(db: Path) -> set[int]:
     from docql_sqlite.passage_text import no_passage
 
@@ -377,7 +381,7 @@ def test_chunks_of_links_alone_get_no_vector(tmp_index, counting_model) -> None:
     tmp_index.index()
     report = embed(tmp_index.db, "counting")
     links = _link_chunk_ids(tmp_index.db)
-    assert len(links) == 12 and report["no_passage"] == 12
+    assert len(links) == 12 and report["nothing_to_embed"] == 12
     # The model never saw them; their bookkeeping rows make them current, not pending.
     assert counting_model.texts and not any(no_passage(t) for t in counting_model.texts)
     assert _vector_ids(tmp_index.db).isdisjoint(links)
@@ -390,7 +394,7 @@ def test_chunks_of_links_alone_get_no_vector(tmp_index, counting_model) -> None:
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = search(idx, "timeout option", mode="vector", limit=10)
     assert len(hits) == 10 and not any(no_passage(h["content"]) for h in hits)
-    with pytest.raises(Exception, match="no search passage"):
+    with pytest.raises(Exception, match="nothing to embed"):
         with docql_sqlite.open(tmp_index.db) as idx:
             idx.query(f"$.content.similar({min(links)})")
 
@@ -411,12 +415,15 @@ def test_an_index_embedded_before_drops_the_vectors_of_link_chunks(
     # As an index embedded before the rule left it: a vector for every chunk, no meta row.
     store = docql_sqlite.Index(tmp_index.db, readonly=False).store
     writer = store.writer()
-    rows = [(c, d, h, None) for c, d, h, _ in writer.embedded_chunks() if c in links]
     model = get_model("counting")
-    texts = {r["id"]: r["content"] for r in store.rows("SELECT id, content FROM chunks")}
     writer.write_vectors(
-        [(c, d, h, encode(model.embed([texts[c]], kind="passage")[0])) for c, d, h, _ in rows]
+        [
+            (r["id"], r["doc_id"], r["content_hash"], encode(model.embed([r["content"]])[0]))
+            for r in store.rows("SELECT id, doc_id, content_hash, content FROM chunks")
+            if r["id"] in links
+        ]
     )
+    assert len(writer.chunks_with_vectors()) == len(_chunk_ids(tmp_index.db))
     store.conn.execute("DELETE FROM meta WHERE key = ?", (KEY_PASSAGES,))
     store.close()
     assert _vector_ids(tmp_index.db) >= links

@@ -218,7 +218,7 @@ def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counti
         "SELECT count(*) FROM chunks WHERE doc_id IN (SELECT doc_id FROM symbols) "
         "AND trim(content, ' ' || char(9) || char(10)) = ''"
     )
-    assert blank > 0 and report["no_passage"] == blank
+    assert blank > 0 and report["nothing_to_embed"] == blank
     assert report["reused"] + report["embedded"] + blank == code_chunks
     assert report["embedded"] == len(counting_model.texts) == 7
     assert not any("Guide" in t for t in counting_model.texts)

@@ -18,16 +18,16 @@ the policy (`meta.embedding_text`); an index embedded under another one (before 
 recorded: the raw chunk text) stays searchable, and its code chunks count as pending
 until the next `embed` (or `index` run) re-embeds them.
 
-A chunk that is no search passage (made only of links or HTML comments, or of no
-words at all: a Markdown page's block of link reference definitions, Docker's licence
-comments, blank chunks; `passage_text.no_passage`) gets no vector: search never returns
-it, and its text, once the links and comments are taken out, is nothing, so every such
-chunk had the same vector — 1,748 of the 16k of the Node + Docker + Rust mix, nearer to
-a short query than most passages, where they took the places of real ones in the vector
-list ("Pitfalls" asked for 10 and got 2). Its `chunk_vectors` row records that its text
-was seen. The index records this rule (`meta.embedding_passages`); an index embedded
-before it drops those vectors at its next `embed` or `index` run (which needs no model
-for that: `drop_no_passage_vectors`).
+A chunk with nothing to embed (`passage_text.nothing_to_embed`: no search passage —
+links alone, or no words at all — or HTML comments alone: a Markdown page's block of
+link reference definitions, blank chunks, Docker's licence comments) gets no vector: its
+text, once links and comments are taken out, is nothing, so every such chunk had the
+same vector — 1,748 of the 16k of the Node + Docker + Rust mix, nearer to a short query
+than most passages, where they took the places of real ones in the vector list
+("Pitfalls" asked for 10 and got 2). Its `chunk_vectors` row records that its text was
+seen. The index records this rule (`meta.embedding_passages`); an index embedded before
+it drops those vectors at its next `embed` or `index` run (which needs no model for
+that: `drop_textless_vectors`).
 
 The one driver for both engines: the store's writer (`store/writer.py`) does the
 writing, into sqlite-vec's vec0 table or pgvector (where other writers may embed at
@@ -52,7 +52,7 @@ from ..embedders import (
 )
 from ..errors import EmbeddingError
 from ..options import EmbedOptions, EmbedProgress
-from ..passage_text import no_passage
+from ..passage_text import nothing_to_embed
 from ..schema import (
     DEFAULT_MODEL,
     KEY_DIMENSIONS,
@@ -183,9 +183,9 @@ def _embed_missing(
     unchanged = total_chunks - len(needed)
     # No vector for a chunk of links alone (the module's doc), and none kept from before.
     # First the current vectors an older index gave such chunks, then the new ones.
-    dropped = drop_no_passage_vectors(store, writer)
-    skipped = [c for c in needed if no_passage(c[3])]
-    needed = [c for c in needed if not no_passage(c[3])]
+    dropped = drop_textless_vectors(store, writer)
+    skipped = [c for c in needed if nothing_to_embed(c[3])]
+    needed = [c for c in needed if not nothing_to_embed(c[3])]
     if skipped:
         writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in skipped])
     # Each chunk's key: its content hash when the model reads its own text (the cache
@@ -236,20 +236,20 @@ def _embed_missing(
         "embedded": computed,
         "reused": reused,
         "unchanged": unchanged - dropped,
-        "no_passage": len(skipped) + dropped,
+        "nothing_to_embed": len(skipped) + dropped,
         "removed": removed + dropped,
     }
 
 
-def drop_no_passage_vectors(store: Store, writer: Writer) -> int:
-    """Once per index embedded before chunks that are no search passage got no vector
+def drop_textless_vectors(store: Store, writer: Writer) -> int:
+    """Once per index embedded before chunks with nothing to embed got no vector
     (`KEY_PASSAGES` not yet recorded): drop their vectors, keeping their `chunk_vectors`
     rows, and record the rule; how many went. No model is needed, so an `index` run
     does it even where the index's model is not installed. Reads every embedded chunk,
     that once."""
     if store.meta(KEY_PASSAGES) == PASSAGES_POLICY:
         return 0
-    old = [c for c in writer.embedded_chunks() if no_passage(c[3])]
+    old = [c for c in writer.chunks_with_vectors() if nothing_to_embed(c[3])]
     if old:
         writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in old])
     writer.set_meta(KEY_PASSAGES, PASSAGES_POLICY)

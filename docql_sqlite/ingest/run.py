@@ -614,13 +614,13 @@ def _keep_vectors_current(store: Store, options: IngestOptions, report: IngestRe
             # Nothing to embed: `.embed` is not even imported (it imports numpy, ~0.1 CPU
             # s, a quarter of an index run's fixed cost).
             return
-        from .embed import drop_no_passage_vectors, embed_store, pending
+        from .embed import drop_textless_vectors, embed_store, pending
 
         if options.embed is None:
             model, stale = pending(store)
             if model is None or not stale:
                 if model is not None and store.has_vectors:
-                    drop_no_passage_vectors(store, store.writer())
+                    drop_textless_vectors(store, store.writer())
                 return
         report.embedding = embed_store(
             store, EmbedOptions(model=options.embed, progress=options.embed_progress)

@@ -108,8 +108,8 @@ def _checked_chunk_id(store: Store, chunk_id: int) -> Deferred:
             return chunk_id
         raise DocQLTypeError(
             f"similar({chunk_id}): no chunk with that id has a vector (chunk ids are "
-            f"chunks.id, the rowid of chunks_fts and {VEC_TABLE}; a chunk that is "
-            "no search passage, made only of links or without words, has none)"
+            f"chunks.id, the rowid of chunks_fts and {VEC_TABLE}; a chunk with "
+            "nothing to embed, only links, comments or no words, has none)"
         )
 
     return Deferred(f"chunk id {chunk_id} (checked to have a vector)", check)

@@ -286,10 +286,10 @@ class VectorCache:
             n += 1
         ids, rows = ids[:n], rows[:n]
         if store.meta(KEY_PASSAGES) != PASSAGES_POLICY:
-            # Embedded before chunks that are no search passage got no vector, and read
+            # Embedded before chunks with nothing to embed got no vector, and read
             # here (a read-only server) before an `index` or `embed` run dropped theirs:
             # leave them out, or their one shared vector fills short queries' lists.
-            keep = ~np.isin(ids, _no_passage_ids(store))
+            keep = ~np.isin(ids, _textless_ids(store))
             ids, rows = ids[keep], rows[keep]
         unit = rows.astype(np.float64)
         norms = np.linalg.norm(unit, axis=1, keepdims=True)
@@ -297,14 +297,14 @@ class VectorCache:
         self.hold(ids, unit / norms)
 
 
-def _no_passage_ids(store: Store) -> list[int]:
-    """Ids of the chunks that are no search passage (`passage_text.no_passage`)."""
-    from ..passage_text import no_passage
+def _textless_ids(store: Store) -> list[int]:
+    """Ids of the chunks with nothing to embed (`passage_text.nothing_to_embed`)."""
+    from ..passage_text import nothing_to_embed
 
     return [
         int(i)
         for i, text in store.conn.execute("SELECT id, content FROM chunks")
-        if no_passage(text)
+        if nothing_to_embed(text)
     ]
 
 

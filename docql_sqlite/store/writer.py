@@ -28,6 +28,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..schema import VEC_TABLE
 from ..text import fold
 
 if TYPE_CHECKING:
@@ -251,13 +252,14 @@ class Writer(ABC):
     @abstractmethod
     def chunk_count(self) -> int: ...
 
-    def embedded_chunks(self) -> list[StaleChunk]:
-        """(id, document id, content hash, content) of the chunks with a current
-        `chunk_vectors` row, in id order. The same SQL on both engines."""
+    def chunks_with_vectors(self) -> list[StaleChunk]:
+        """(id, document id, content hash, content) of the chunks with a current vector,
+        in id order. The same SQL on both engines."""
         sql = (
             "SELECT c.id, c.doc_id, c.content_hash, c.content FROM chunks c "
             "JOIN chunk_vectors cv ON cv.chunk_id = c.id AND cv.content_hash = c.content_hash "
-            "AND cv.doc_id = c.doc_id ORDER BY c.id"
+            f"AND cv.doc_id = c.doc_id WHERE c.id IN (SELECT rowid FROM {VEC_TABLE}) "
+            "ORDER BY c.id"
         )
         return [(int(a), int(b), bytes(h), str(t)) for a, b, h, t in self._read(sql, [])]
 
@@ -273,7 +275,7 @@ class Writer(ABC):
     @abstractmethod
     def write_vectors(self, rows: list[tuple[int, int, bytes, Any]]) -> None:
         """(chunk id, document id, content hash, vector value): one transaction. A vector
-        of None: the chunk is no search passage (`passage_text.no_passage`): its
+        of None: the chunk has nothing to embed (`passage_text.nothing_to_embed`): its
         `chunk_vectors` row records that its text was seen (it is not stale), and any
         vector it had goes."""
 

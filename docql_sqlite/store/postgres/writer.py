@@ -454,7 +454,7 @@ class PostgresWriter(Writer):
                     "doc_id = excluded.doc_id".encode(),
                     vectors,
                 )
-            # No search passage, no vector (the base's doc): one it had goes.
+            # Nothing to embed, no vector (the base's doc): one it had goes.
             none = [c for c, _, _, vector in rows if vector is None]
             if none:
                 cursor.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ANY(%s)".encode(), (none,))

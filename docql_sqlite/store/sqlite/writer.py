@@ -654,7 +654,7 @@ class SqliteWriter(Writer):
         with self.conn:
             for chunk_id, doc_id, content_hash, vector in rows:
                 self.conn.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (chunk_id,))
-                if vector is not None:  # None: no search passage, no vector (the base's doc)
+                if vector is not None:  # None: nothing to embed, no vector (the base's doc)
                     self.conn.execute(
                         f"INSERT INTO {VEC_TABLE}(rowid, embedding, doc_id) VALUES (?, ?, ?)",
                         (chunk_id, vector, doc_id),
