@@ -274,11 +274,14 @@ def test_more_like_chunk_n_in_the_3_40_shell(embedded_db: Path) -> None:
 def test_cli_embed_and_index_embed(tmp_index) -> None:
     from docql_sqlite.cli import cli
 
-    tmp_index.write_many({"a.md": "# A\n\napples\n", "b.md": "# B\n\nbananas\n"})
+    tmp_index.write_many(
+        {"a.md": "# A\n\napples\n\n[apples]: #a\n[pears]: #b\n", "b.md": "# B\n\nbananas\n"}
+    )
     runner = CliRunner()
     done = runner.invoke(cli, ["index", str(tmp_index.db), str(tmp_index.docs), "--embed", "hash"])
     assert done.exit_code == 0, done.output
     assert "embedded" in done.output
+    assert "1 chunks with nothing to embed (links, comments or blank alone)" in done.output
     done = runner.invoke(cli, ["embed", str(tmp_index.db), "--json"])
     assert done.exit_code == 0 and '"embedded": 0' in done.output
     done = runner.invoke(cli, ["embed", str(tmp_index.db), "--model", "hash:64"])

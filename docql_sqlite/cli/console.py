@@ -139,9 +139,15 @@ def visible_on_terminal(text: str) -> str:
 
 
 def embed_summary(report: dict[str, Any]) -> str:
+    nothing = report.get("nothing_to_embed") or 0
     return (
         "embedded {embedded} texts with {model} ({reused} reused from the cache, "
-        "{unchanged} unchanged, {removed} removed) in {seconds:.2f}s".format(**report)
+        "{unchanged} unchanged, {removed} removed{nothing}) in {seconds:.2f}s".format(
+            **report,
+            nothing=f", {nothing} chunks with nothing to embed (links, comments or blank alone)"
+            if nothing
+            else "",
+        )
     )
 
 
