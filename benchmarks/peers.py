@@ -52,7 +52,9 @@ CORPORA: dict[str, tuple[tuple[str, ...], tuple[str, ...], bool]] = {
     "pdf": (("pdf_r", "pdf_debref_en", "pdf_debref_zh"), ("*.pdf",), False),
     "html_python": (("html_python",), ("*.html",), False),
 }
-GOAL_VS_QMD, GOAL_VS_FLOOR, GOAL_DB_RATIO, GOAL_RSS_MB = 2.0, 6.0, 2.0, 500.0
+# Issue 24's goals: QMD ÷ docql >= 2 in wall *and* CPU time, docql <= 7x the FTS5 floor
+# in CPU time, the file <= 1.8x the corpus (the RSS bound is issue 12's).
+GOAL_VS_QMD, GOAL_VS_FLOOR_CPU, GOAL_DB_RATIO, GOAL_RSS_MB = 2.0, 7.0, 1.8, 500.0
 EMBED_MODEL = "use-multilingual"
 
 
@@ -445,20 +447,23 @@ def report(results: list[dict[str, Any]], profile: dict | None) -> str:
         out.append("\ngoals on the Markdown mix:")
         if q and "seconds" in q:
             x = q["seconds"] / d["seconds"]
+            cpu = q["cpu_s"] / d["cpu_s"] if q.get("cpu_s") and d.get("cpu_s") else 0.0
             out.append(
-                f"  {_ok(x >= GOAL_VS_QMD)} vs qmd: {x:.2f}× faster in wall time, "
-                f"{_cpu_ratio(d, q)} in CPU time (goal ≥ {GOAL_VS_QMD}×)"
+                f"  {_ok(min(x, cpu) >= GOAL_VS_QMD)} vs qmd: {x:.2f}× faster in wall time, "
+                f"{_cpu_ratio(d, q)} in CPU time (goal ≥ {GOAL_VS_QMD}× in both)"
             )
         else:
             out.append(f"  n/a  vs qmd: {q}")
         if fl and "seconds" in fl:
             x = d["seconds"] / fl["seconds"]
+            cpu = d["cpu_s"] / fl["cpu_s"]
             out.append(
-                f"  {_ok(x <= GOAL_VS_FLOOR)} vs floor: {x:.2f}× slower in wall time, "
-                f"{d['cpu_s'] / fl['cpu_s']:.1f}× in CPU time (goal ≤ 6×)"
+                f"  {_ok(cpu <= GOAL_VS_FLOOR_CPU)} vs floor: {cpu:.1f}× slower in CPU time "
+                f"(goal ≤ {GOAL_VS_FLOOR_CPU:g}×), {x:.2f}× in wall time"
             )
         out.append(
-            f"  {_ok(d['db_ratio'] <= GOAL_DB_RATIO)} db: {d['db_ratio']:.2f}× corpus (goal ≤ 2.0×)"
+            f"  {_ok(d['db_ratio'] <= GOAL_DB_RATIO)} db: {d['db_ratio']:.2f}× corpus "
+            f"(goal ≤ {GOAL_DB_RATIO}×)"
         )
         worst = max(r["median"]["docql"]["rss_mb"] for r in results)
         out.append(f"  {_ok(worst <= GOAL_RSS_MB)} peak RSS (any corpus): {worst:.0f} MB (≤ 500)")
