@@ -5,3 +5,10 @@ its own, importing nothing: the query compiler reads it on a CLI query's fast pa
 
 REFERENCE_KINDS = ("call", "type", "inherit", "import")
 RESOLUTIONS = ("unresolved", "local", "import", "unique", "ambiguous")
+# `refs.qualifier` of a member of another object than the method's own (`x.name` where x
+# is not `self`/`this`, an import or a definition of the file: `ingest/code_refs.py`); NULL
+# is no qualifier, any other text the local name of an import.
+OTHER_OBJECT = ""
+# `refs.qualifier` of a member of a built-in object (`JSON.parse`, `Math.max`, `str.join`,
+# `dict.fromkeys`): no definition of the index is it.
+BUILT_IN_OBJECT = "."

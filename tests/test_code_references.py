@@ -530,7 +530,7 @@ def test_a_stopped_run_leaves_its_references_staged_for_the_next(tmp_path: Path)
     conn.execute("""
         INSERT INTO refs_staged(doc_id, refs)
           SELECT doc_id, json_group_array(
-            json_array(name, kind, caller_ord, line, end_line, col) ORDER BY ord)
+            json_array(name, kind, caller_ord, line, end_line, col, qualifier) ORDER BY ord)
           FROM refs WHERE doc_id IN
             (SELECT DISTINCT doc_id FROM refs ORDER BY doc_id DESC LIMIT 4)
           GROUP BY doc_id;
@@ -624,7 +624,7 @@ def test_code_parsing_keeps_references_as_rows_and_gives_objects_on_request() ->
     )
     assert [(r.name, r.column, r.qualifier) for r in qualified.references if r.kind == "call"] == [
         ("helper", 16, "lib"),  # `lib` is an import of the file
-        ("helper", 33, None),  # `x.lib`: an attribute named lib, not the module
+        ("helper", 33, ""),  # `x.lib`: an attribute named lib, not the module: another object
         ("helper", 46, "o"),  # `import other as o`: the alias is the module's local name
     ]
 
@@ -1140,3 +1140,64 @@ def test_the_python_built_ins_are_written_out_and_cover_this_interpreters() -> N
     here = {name for name in dir(builtins) if not name.startswith("_")}
     assert here <= resolve._BUILTINS["python"]
     assert {"super", "len", "tuple", "isinstance"} <= resolve._BUILTINS["python"]
+
+
+OTHER_OBJECTS = {
+    # express: `app.handle` calls the router's `handle`, a method of another object.
+    "lib/application.js": (
+        "var Router = require('./router');\n"
+        "var app = exports = module.exports = {};\n\n"
+        "app.handle = function handle(req, res) {\n"
+        "  var router = this._router;\n"
+        "  router.handle(req, res);\n"
+        "  this.handle(req, res);\n"
+        "};\n"
+    ),
+    "lib/router/index.js": (
+        "var proto = module.exports = {};\n\n"
+        "proto.handle = function handle(req, res) {\n  return req;\n};\n"
+    ),
+    # Django: registry.py defines `get_models` and calls an AppConfig's, imported for it.
+    "apps/config.py": (
+        "class AppConfig:\n    def get_models(self):\n        return []\n\n"
+        "    def save(self):\n        return 1\n"
+    ),
+    "apps/registry.py": (
+        "from .config import AppConfig\n\n\n"
+        "class Apps:\n"
+        "    def get_models(self):\n"
+        "        return [m for c in self.configs for m in c.get_models()]\n\n"
+        "    def all(self):\n"
+        "        return self.get_models()\n\n"
+        "    def save(self):\n"
+        "        return super().save()\n"
+    ),
+}
+
+
+def test_a_member_of_another_object_is_not_the_files_own_definition(tmp_path: Path) -> None:
+    """`router.handle(...)` inside express's `app.handle` linked to `app.handle` itself
+    (the file's own `handle`), `c.get_models()` in Django's registry.py to `Apps.get_models`:
+    a member of another object than `self`/`this` skips the local rule and resolves by
+    the files the file imports (the receiver's class is imported for it), else uniquely,
+    else stays ambiguous; `self.x`/`this.x` keep the local rule; `super().save()` is the
+    parent's, never the class's own."""
+    _, db = _index_tree(tmp_path, OTHER_OBJECTS)
+
+    def links(name: str) -> list[tuple[str, str, str]]:
+        return sorted(
+            (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+            for c in _callers(db, name)
+            if not c[0].endswith((":1", ":1-1"))
+        )
+
+    assert links("handle") == [
+        ("lib/application.js:6", "import", "lib/router/index.js:3-5"),
+        ("lib/application.js:7", "local", "lib/application.js:4-8"),
+    ]
+    assert links("get_models") == [
+        ("apps/registry.py:6", "import", "apps/config.py:2-3"),
+        ("apps/registry.py:9", "local", "apps/registry.py:5-6"),
+    ]
+    # AppConfig.save is the only other `save`: the parent's, found uniquely here (imported).
+    assert links("save") == [("apps/registry.py:12", "import", "apps/config.py:5-6")]

@@ -30,7 +30,7 @@ from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.ingest.modules import local_modules
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
-from docql_sqlite.ref_codes import REFERENCE_KINDS
+from docql_sqlite.ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
@@ -163,8 +163,20 @@ def extract_reference_rows(
                         )
                         import_starts.append(node.start_byte)
     # The module a use names (`http.Get`, `json.dumps`, `fs::read`): the local name of an
-    # import of this file in front of it, found for the whole file by one scan.
-    qualifier = (_qualifiers(src, imports) if imports else None) or _no_qualifier
+    # import of this file in front of it, found for the whole file by one scan; where
+    # methods name their own object (`self`, `this`), a member of any other is marked.
+    own = _OWN_RECEIVERS.get(language)
+    qualifier = (
+        _qualifiers(
+            src,
+            imports,
+            own,
+            {o.symbol.name for o in outline if o.symbol},
+            _BUILT_IN_RECEIVERS.get(language, frozenset()),
+        )
+        if imports or own
+        else None
+    ) or _no_qualifier
     if lines.ascii:  # bytes are characters: slice the text, no decode per name
         text = src.decode("ascii")
         refs: list[ReferenceRow] = [
@@ -353,14 +365,61 @@ def _text(src: bytes, node: Node) -> str:
     return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
-def _qualifiers(src: bytes, imports: list[Import]) -> Callable[[int], str | None] | None:
+# Languages whose methods name their own object by convention: a member of anything else
+# (`router.handle(...)` in `app.handle`, `app_config.get_models()` in registry.py, `super()
+# .save()`, `this._router.use`) is another object's, and `refs.qualifier` says so with
+# `OTHER_OBJECT` (resolve.py then never links it to this file's definition of the name, nor
+# guesses by the files it imports). Not Go: its receivers have any name (`b.grow()` in
+# `func (b *Buffer)`).
+_OWN_RECEIVERS: dict[str, frozenset[str]] = {
+    "python": frozenset({"self", "cls"}),
+    "starlark": frozenset({"self", "cls"}),
+    # `var self = this;` (and `that`, `_this`, compiled TypeScript's) name it in closures
+    "javascript": frozenset({"this", "self", "that", "_this"}),
+    "typescript": frozenset({"this", "self", "that", "_this"}),
+    "tsx": frozenset({"this", "self", "that", "_this"}),
+}
+_JS_GLOBALS = frozenset(
+    {
+        *("JSON", "Math", "Object", "Array", "Promise", "Number", "String", "Boolean"),
+        *("Symbol", "Reflect", "Date", "RegExp", "Error", "Map", "Set", "WeakMap"),
+        *("console", "process", "Buffer", "window", "document", "globalThis", "Intl"),
+    }
+)
+# Built-in objects whose members no file of the index defines (`BUILT_IN_OBJECT`).
+_BUILT_IN_RECEIVERS: dict[str, frozenset[str]] = {
+    "python": frozenset(
+        {"str", "bytes", "int", "float", "dict", "list", "set", "tuple", "object", "type"}
+    ),
+    "javascript": _JS_GLOBALS,
+    "typescript": _JS_GLOBALS,
+    "tsx": _JS_GLOBALS,
+}
+_BUILT_IN_RECEIVERS["starlark"] = _BUILT_IN_RECEIVERS["python"]
+
+
+def _qualifiers(
+    src: bytes,
+    imports: list[Import],
+    own: frozenset[str] | None = None,
+    defined: set[str] | None = None,
+    built_in: frozenset[str] = frozenset(),
+) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
-    (None instead of the function: the file's imports bind no name). That is the module a
-    use names, which the resolution pass reads (`resolve.py`). The local names are a
-    module's last part and the names imported from it (`from json import decoder`, `use
-    std::{fs, io}`); a qualifier that is itself a member (`x.http.Get`) or the end of a
-    longer word (`radio.x` for `io`) is none.
+    (None instead of the function: the file's imports bind no name and `own` is None).
+    That is the module a use names, which the resolution pass reads (`resolve.py`). The
+    local names are a module's last part and the names imported from it (`from json
+    import decoder`, `use std::{fs, io}`); a qualifier that is itself a member
+    (`x.http.Get`) or the end of a longer word (`radio.x` for `io`) is none.
+
+    With `own` (the names a method gives its own object: `_OWN_RECEIVERS`), a name after
+    `.` that is a member of anything else — another name that is not one of `defined`
+    (this file's definitions: `Foo.bar()` calls its own class), a member (`self.a.b`),
+    `super()` — gives `OTHER_OBJECT`, and a member of a `built_in` object the file does
+    not define (`JSON.parse`, `str.join`) `BUILT_IN_OBJECT`. After another call or an
+    index (`A().run()`, `a[0].x`) the file's rules stay (`A()` is often a class of the
+    file).
 
     Per reference, one anchored match on the file's bytes reversed (what stands right
     before the name is then at the start): most references fail at their first byte. One
@@ -372,18 +431,35 @@ def _qualifiers(src: bytes, imports: list[Import]) -> Callable[[int], str | None
         for name in local_modules((i.module, i.names, i.alias) for i in imports)
         if name.isidentifier() and name.isascii()
     }
-    if not local:
+    if not local and own is None:
         return None
     reverse = src[::-1]
     size = len(src)
     match = _QUALIFIER_REVERSED.match
+    member = _MEMBER_REVERSED.match
+    kept = {n.encode()[::-1] for n in (own or ())} | {
+        n.encode()[::-1] for n in (defined or ()) if n.isascii()
+    }
+    built_ins = {n.encode()[::-1] for n in built_in} - kept
 
     def qualifier(start: int) -> str | None:
         found = match(reverse, size - start)
-        if found is None:
+        if found is not None and found.group(1) in local:
+            return found.group(1)[::-1].decode()
+        if own is None:
             return None
-        name = found.group(1)
-        return name[::-1].decode() if name in local else None
+        after_dot = member(reverse, size - start)
+        if after_dot is None:  # not after `.` (Python's `x: Foo`, `a::b`)
+            return None
+        name = after_dot.group(1)
+        if name is None:  # after a call or an index: `super().save()` is the parent's
+            return OTHER_OBJECT if _SUPER_CALL.match(reverse, after_dot.end()) else None
+        if after_dot.group(2) is None:
+            if name in kept:
+                return None  # `self.x`, `this.x`, `Foo.x` with Foo defined here
+            if name in built_ins:
+                return BUILT_IN_OBJECT
+        return OTHER_OBJECT
 
     return qualifier
 
@@ -392,6 +468,13 @@ def _qualifiers(src: bytes, imports: list[Import]) -> Callable[[int], str | None
 # `->` reversed), blanks, the qualifier, and then no word character, `.` or `$` (a
 # longer word, or a member: `x.http.Get`).
 _QUALIFIER_REVERSED = re.compile(rb"[ \t\r\n]*(?:\.|::|>-)[ \t\r\n]*(\w*[A-Za-z_])(?![\w.$])")
+# A member, read backwards: blanks, `.`, blanks, then the receiver's name (group 1; None
+# when a call, an index or a string ends there) and whether a `.` comes right before it
+# (group 2: a member of a member; not across blanks: a comment's full stop ends the line
+# before `self.x`).
+# `super()` or `super(Cls, self)` right before that `.`, read backwards.
+_SUPER_CALL = re.compile(rb"[ \t\r\n]*\)[^()]*\([ \t\r\n]*repus(?![\w$])")
+_MEMBER_REVERSED = re.compile(rb"[ \t\r\n]*\.[ \t\r\n]*(?:([\w$]*[A-Za-z_$])(?![\w$])(\.)?)?")
 
 
 def _no_qualifier(start: int) -> None:

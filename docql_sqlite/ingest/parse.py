@@ -30,7 +30,9 @@ from .sections import bounded_title, build_sections
 # module the index lacks resolves to none of the index's definitions (`from datetime
 # import date`), and a module nested in a package is not named by its last part alone;
 # code 8: an empty `__init__.py` is indexed (a package marker, `PACKAGE_MARKER`), so the
-# references of every code file are resolved again knowing those packages.
+# references of every code file are resolved again knowing those packages; in Python and
+# JavaScript/TypeScript a member of another object than `self`/`this` is no local link
+# (`refs.qualifier` '' and '.', `code_refs._OWN_RECEIVERS`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

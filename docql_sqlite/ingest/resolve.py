@@ -15,7 +15,13 @@ call (a class is called to construct it), class-like kinds for a type use or an
 inheritance, any kind for an import. Then, in order:
 
 1. `local`: candidates in F itself. Several: the one whose parent encloses the
-   reference (a method of the caller's own class), else the first in the file.
+   reference (a method of the caller's own class), else the first in the file. Not for
+   a member of another object than the method's own (`refs.qualifier` `OTHER_OBJECT`,
+   Python and JavaScript/TypeScript: `router.handle(...)` inside express's `app.handle`
+   is the router's, `super().save()` the parent's): such a reference takes rule 2 with
+   F's own definitions left out, then 3 (in Python among members only), else stays
+   ambiguous; a member of a built-in object (`BUILT_IN_OBJECT`: `JSON.parse`, `str.join`)
+   is unresolved.
 2. `import`: exactly one candidate lies in a file that F imports: its path contains a
    tail of the imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`,
    `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
@@ -55,7 +61,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
+from ..ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS, RESOLUTIONS
 from .modules import local_modules, module_segments, renamed_name
 
 if TYPE_CHECKING:
@@ -442,6 +448,13 @@ class _Resolver:
     def _link(
         self, name: str, kind: int, caller_ord: int | None, qualifier: str | None = None
     ) -> tuple[int | None, int, int]:
+        if qualifier == BUILT_IN_OBJECT:  # `JSON.parse`: the language's, not the index's
+            self.links[(name, kind, qualifier)] = _UNRESOLVED
+            return _UNRESOLVED
+        if qualifier == OTHER_OBJECT:
+            member = self._member_of_another(name, kind)
+            self.links[(name, kind, qualifier)] = member
+            return member
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
             # without a qualifier (decided once for both).
@@ -604,6 +617,34 @@ class _Resolver:
                 (inside[0].id, _BY_IMPORT, len(candidates)) if len(inside) == 1 else None
             )
         return self.in_module[key]
+
+    def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
+        """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):
+        the rules of `_decide` but the first. This file's `name` is not known to be it
+        (`router.handle(...)` inside express's `app.handle`, `app_config.get_models()`
+        in Django's registry.py, `super().save()`); the one in a file it imports is the
+        likely one (the receiver's class is imported for its type: `o: Observable` from
+        '../types'). In Python only a member (a definition inside a class) can be it."""
+        defined = self.definitions.get(name)
+        if not defined:
+            return _UNRESOLVED
+        if not self._file_read:
+            self._read_file()
+        candidates, _ = self._fitting(name, group, defined)
+        if self.family == "python":
+            candidates = [d for d in candidates if d.parent]
+        if not candidates:
+            return _UNRESOLVED
+        if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
+            # Not this file, even when an import names it (`from html.parser import …` in
+            # django/test/html.py): its own definitions are what this rule refuses.
+            elsewhere = [d for d in candidates if d.doc_id != self.doc_id]
+            imported = _imports_of(self.imported_names, self.imported_paths, elsewhere)
+            if len(imported) == 1:
+                return imported[0].id, _BY_IMPORT, len(candidates)
+        if len(candidates) == 1:
+            return candidates[0].id, _UNIQUE, 1
+        return None, _AMBIGUOUS, len(candidates)
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]
