@@ -368,9 +368,9 @@ def _text(src: bytes, node: Node) -> str:
 # Languages whose methods name their own object by convention: a member of anything else
 # (`router.handle(...)` in `app.handle`, `app_config.get_models()` in registry.py, `super()
 # .save()`, `this._router.use`) is another object's, and `refs.qualifier` says so with
-# `OTHER_OBJECT` (resolve.py then never links it to this file's definition of the name, nor
-# guesses by the files it imports). Not Go: its receivers have any name (`b.grow()` in
-# `func (b *Buffer)`).
+# `OTHER_OBJECT` (resolve.py then never links it to this file's own definition of the
+# name: it tries the files this one imports, then uniqueness). Not Go: its receivers have
+# any name (`b.grow()` in `func (b *Buffer)`).
 _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "python": frozenset({"self", "cls"}),
     "starlark": frozenset({"self", "cls"}),
