@@ -241,14 +241,15 @@ def _embed_missing(
     }
 
 
-def drop_textless_vectors(store: Store, writer: Writer) -> int:
+def drop_textless_vectors(store: Store, writer: Writer | None = None) -> int:
     """Once per index embedded before chunks with nothing to embed got no vector
     (`KEY_PASSAGES` not yet recorded): drop their vectors, keeping their `chunk_vectors`
     rows, and record the rule; how many went. No model is needed, so an `index` run
     does it even where the index's model is not installed. Reads every embedded chunk,
-    that once."""
-    if store.meta(KEY_PASSAGES) == PASSAGES_POLICY:
+    that once; otherwise one meta read (a writer is made only when there is work)."""
+    if store.meta(KEY_PASSAGES) == PASSAGES_POLICY or not store.has_vectors:
         return 0
+    writer = writer or store.writer()
     old = [c for c in writer.chunks_with_vectors() if nothing_to_embed(c[3])]
     if old:
         writer.write_vectors([(c, doc_id, h, None) for c, doc_id, h, _ in old])

@@ -510,10 +510,9 @@ class _Resolver:
             source = self.name_sources.get(name)
             if source is not None and not self._indexed_module(source):
                 return (None, _UNRESOLVED[1], len(candidates)), None
-        if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
-            imported = _imports_of(self.imported_names, self.imported_paths, candidates)
-            if len(imported) == 1:
-                return (imported[0].id, _BY_IMPORT, len(candidates)), None
+        imported = self._one_imported(candidates, candidates)
+        if imported is not None:
+            return (imported.id, _BY_IMPORT, len(candidates)), None
         if len(candidates) == 1:
             if self.family == "python" and not candidates[0].parent and not self._reexported(name):
                 return (None, _UNRESOLVED[1], 1), None
@@ -635,16 +634,24 @@ class _Resolver:
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
-        if (self.imported_names or self.imported_paths) and len(candidates) <= IMPORT_SCAN_LIMIT:
-            # Not this file, even when an import names it (`from html.parser import …` in
-            # django/test/html.py): its own definitions are what this rule refuses.
-            elsewhere = [d for d in candidates if d.doc_id != self.doc_id]
-            imported = _imports_of(self.imported_names, self.imported_paths, elsewhere)
-            if len(imported) == 1:
-                return imported[0].id, _BY_IMPORT, len(candidates)
+        # Not this file, even when an import names it (`from html.parser import …` in
+        # django/test/html.py): its own definitions are what this rule refuses.
+        imported = self._one_imported(
+            candidates, [d for d in candidates if d.doc_id != self.doc_id]
+        )
+        if imported is not None:
+            return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
             return candidates[0].id, _UNIQUE, 1
         return None, _AMBIGUOUS, len(candidates)
+
+    def _one_imported(self, candidates: list[_Def], among: list[_Def]) -> _Def | None:
+        """The one of `among` that lies in a file this file imports (rule 2), when there
+        is exactly one; not tried past IMPORT_SCAN_LIMIT `candidates`."""
+        if not (self.imported_names or self.imported_paths) or len(candidates) > IMPORT_SCAN_LIMIT:
+            return None
+        imported = _imports_of(self.imported_names, self.imported_paths, among)
+        return imported[0] if len(imported) == 1 else None
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..errors import DocQLError, IngestError, UsageError
 from ..options import EmbedOptions, IngestOptions
-from ..schema import KEY_MODEL, KEY_PASSAGES, PASSAGES_POLICY
+from ..schema import KEY_MODEL
 from ..store import Store, open_store, start_check
 from ..store.writer import DocumentNotStored, FailedFiles, Parsed, StoredDoc, Writer
 from .grammars import is_optional, language_for_extension, unavailable_reason
@@ -619,12 +619,8 @@ def _keep_vectors_current(store: Store, options: IngestOptions, report: IngestRe
         if options.embed is None:
             model, stale = pending(store)
             if model is None or not stale:
-                if (
-                    model is not None
-                    and store.meta(KEY_PASSAGES) != PASSAGES_POLICY
-                    and store.has_vectors
-                ):  # once per index embedded before the rule (no model needed)
-                    drop_textless_vectors(store, store.writer())
+                if model is not None:  # once per index embedded before the rule
+                    drop_textless_vectors(store)
                 return
         report.embedding = embed_store(
             store, EmbedOptions(model=options.embed, progress=options.embed_progress)
