@@ -13,6 +13,8 @@ import contextlib
 import multiprocessing as mp
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -116,3 +118,37 @@ def test_tree_cpu_counts_children() -> None:
         time.sleep(0.02)
     child.join()
     assert seen is not None and before is not None and seen - before >= 0.2
+
+
+def _spin_then_block(task: tuple[str, float, int]) -> str:
+    """The first task works (in this process, or in a child as `pdftotext` would), the
+    second blocks for good."""
+    kind, seconds, fd = task
+    if kind == "spin":
+        return _spin(seconds)
+    if kind == "child":
+        spin = f"import time\nend = time.process_time() + {seconds}\n"
+        spin += "while time.process_time() < end: pass"
+        subprocess.run([sys.executable, "-c", spin], check=True)
+        return "done"
+    os.read(fd, 1)
+    return "never"
+
+
+@pytest.mark.parametrize("first", ["spin", "child"])
+def test_a_stalled_task_after_a_busy_one_is_charged_its_own_cpu_alone(first: str) -> None:
+    """The worker's CPU at the start of a task comes with its reply to the one before (not
+    from /proc): a task that blocks after one that used 0.5 s (itself, or a child process
+    it waited for) is reported having used next to nothing, not 0.5 s."""
+    read_end, write_end = os.pipe()
+    try:
+        tasks = [("busy", (first, 0.5, read_end)), ("blocked", ("block", 0.0, read_end))]
+        results = dict(run_tasks(_spin_then_block, tasks, workers=1, timeout=0.8))
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert results["busy"] == "done"
+    error = results["blocked"]
+    assert isinstance(error, IngestError), error
+    used = float(error.message.split("having used ")[1].split(" s")[0])
+    assert used < 0.2, error.message
