@@ -31,8 +31,9 @@ from docql_sqlite.cli import cli
 from docql_sqlite.dialect import SQLITE, SQLITE_CHUNK_TRIGRAMS, SqliteDialect
 from docql_sqlite.dialect.postgres import POSTGRES
 from docql_sqlite.errors import DatabaseError
+from docql_sqlite.query.common_trigrams import COMMON_TRIGRAMS
 from docql_sqlite.query.compiler import compile_query
-from docql_sqlite.query.filters import MAX_TRIGRAMS, trigram_query
+from docql_sqlite.query.filters import COMMON_CUT, MAX_TRIGRAMS, MIN_TRIGRAMS, trigram_query
 from docql_sqlite.store.sqlite import db as dbmod
 
 SQLITE3 = shutil.which("sqlite3", path="/usr/bin") or shutil.which("sqlite3")
@@ -94,6 +95,52 @@ def test_a_long_needle_asks_for_its_rarest_trigrams() -> None:
     assert len(grams) == MAX_TRIGRAMS
     assert all(g in needle for g in grams)
     assert "jum" in grams and "the" not in grams  # rare letters first, common ones left out
+
+
+@pytest.mark.parametrize(
+    ("needle", "left_out"),
+    [
+        ("EADDRINUSE", {"ADD", "USE", "RIN", "EAD"}),  # letters alone took ADD and USE for rare
+        ("ValueError", {"Val", "alu", "lue", "Err"}),
+        ("createReadStream", {"cre", "rea", "ead", "ate", "Str"}),
+        ("setTimeout", {"set", "out"}),
+    ],
+)
+def test_common_trigrams_are_left_out_once_rarer_ones_are_named(
+    needle: str, left_out: set[str]
+) -> None:
+    """A trigram's row list is as long as the share of chunks that hold it: the query
+    names the needle's rare trigrams, and a very common one (in the first COMMON_CUT of
+    the table) only while fewer than MIN_TRIGRAMS are named."""
+    query = trigram_query(needle)
+    assert query is not None
+    grams = re.findall(r'"((?:[^"]|"")*)"', query)
+    assert MIN_TRIGRAMS <= len(grams) <= MAX_TRIGRAMS
+    assert not set(grams) & left_out, grams
+    every = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
+    assert [g for g in every if g in grams] == grams  # in needle order
+
+    def common(gram: str) -> bool:
+        return gram.lower() in COMMON_TRIGRAMS[:COMMON_CUT]
+
+    if sum(1 for g in every if not common(g)) >= MIN_TRIGRAMS:
+        assert not any(common(g) for g in grams), grams
+    else:
+        assert len(grams) == MIN_TRIGRAMS
+
+
+def test_a_needle_of_common_trigrams_still_names_some() -> None:
+    """Every trigram of `SELECT` is common: two are still named (any subset is sound)."""
+    query = trigram_query("select")
+    assert query is not None
+    assert len(re.findall(r'"((?:[^"]|"")*)"', query)) == MIN_TRIGRAMS
+
+
+def test_the_common_trigram_table() -> None:
+    """scripts/common_trigrams.py's output: distinct lower-case ASCII trigrams."""
+    assert len(COMMON_TRIGRAMS) == len(set(COMMON_TRIGRAMS)) == 1024
+    assert all(len(g) == 3 and g.isascii() and g == g.lower() for g in COMMON_TRIGRAMS)
+    assert COMMON_TRIGRAMS.index("the") < COMMON_CUT and "xyz" not in COMMON_TRIGRAMS
 
 
 # -- which SQL uses them ----------------------------------------------------------------------

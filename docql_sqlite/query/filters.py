@@ -13,6 +13,7 @@ from ..dialect import Dialect, python_regex
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
 from ..sqlparams import Params
 from ..text import fold, like_pattern
+from .common_trigrams import COMMON_TRIGRAMS
 from .items import FieldSpec, ItemType
 from .nodes import And, Compare, Expr, Literal, Not, Or, Regex
 
@@ -330,9 +331,16 @@ def _as_number(value: Literal) -> int | float | None:
 
 # -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------
 # At most this many trigrams in one FTS5 query: each costs a read of its row list (the
-# list of a common trigram such as "ion" holds most chunks), and a few rare ones already
-# leave few candidates for the exact test.
+# list of a common trigram such as "ion" holds a quarter of the chunks), and a few rare ones
+# already leave few candidates for the exact test.
 MAX_TRIGRAMS = 6
+# The COMMON_CUT most common trigrams of `COMMON_TRIGRAMS` (each in ~4 % or more of the
+# chunks) are left out once MIN_TRIGRAMS are named: reading their long lists
+# costs more than the candidates they remove. Fewer than three named left too many
+# candidates to test (`EADDR`: 13 → 30 ms at 279 MB with two).
+COMMON_CUT = 512
+MIN_TRIGRAMS = 3
+_COMMON_RANK = {gram: rank for rank, gram in enumerate(COMMON_TRIGRAMS)}
 
 
 def trigram_query(needle: str) -> str | None:
@@ -343,17 +351,45 @@ def trigram_query(needle: str) -> str | None:
     An AND of quoted trigrams, not a phrase: the tables are `detail=none` (row ids only),
     where FTS5 has no phrase queries. Sound because the tokenizer maps each character to
     one character (its case fold) in the stored text and in the query alike, so a text
-    holding `needle` holds each of its trigrams. The exact test runs on the candidates.
+    holding `needle` holds each of its trigrams; any of them will do, and the exact test
+    runs on the candidates. Which: the rarest (`_rarest`), in needle order.
     """
     if len(needle) < 3 or "\x00" in needle:
         # FTS5's query parser ends a string at a NUL ("unterminated string"); no indexed
         # text holds one (B22), so the exact test alone answers, and answers nothing.
         return None
     grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
-    if len(grams) > MAX_TRIGRAMS:  # the rarest (by their letters), in needle order
-        rarest = sorted(grams, key=lambda g: -sum(letter_rarity(ch) for ch in g))[:MAX_TRIGRAMS]
-        grams = [g for g in grams if g in rarest]
+    if len(grams) > MIN_TRIGRAMS:
+        chosen = _rarest(grams)
+        grams = [g for g in grams if g in chosen]
     return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+
+
+def _rarest(grams: list[str]) -> set[str]:
+    """The trigrams of a needle worth reading: up to MAX_TRIGRAMS, rarest first, where a
+    trigram not in `COMMON_TRIGRAMS` is rarer than any in it (among those, by their
+    letters), and the very common ones (`COMMON_CUT`) only while fewer than MIN_TRIGRAMS
+    are chosen. By letters alone, `EADDRINUSE` read `add` and `use` and `ValueError`
+    `val`, `err` and `ror`, each in 9–14 % of the chunks of a large tree:
+    25 needles on the 279 MB index 209 → 158 ms of CPU, on the Markdown mix 9.6 → 7.2
+    (`ValueError` 25 → 2.2 ms; benchmarks-history.md, "Trigram choice by
+    commonness")."""
+
+    def commonness(gram: str) -> tuple[int, int]:
+        rank = _COMMON_RANK.get(gram.lower())
+        if rank is None:
+            return (0, -sum(letter_rarity(ch) for ch in gram))
+        return (1, -rank)
+
+    chosen: set[str] = set()
+    for gram in sorted(grams, key=commonness):
+        rank = _COMMON_RANK.get(gram.lower())
+        if len(chosen) >= MAX_TRIGRAMS or (
+            len(chosen) >= MIN_TRIGRAMS and rank is not None and rank < COMMON_CUT
+        ):
+            break
+        chosen.add(gram)
+    return chosen
 
 
 # Letters from most to least frequent in English prose and code; ' ' is the most frequent.
