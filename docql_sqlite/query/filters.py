@@ -7,7 +7,9 @@ time, so the SQL needs nothing but `instr`/`substr` (it runs in any shell).
 
 from __future__ import annotations
 
+import functools
 import re
+from operator import itemgetter
 
 from ..dialect import Dialect, python_regex
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
@@ -343,6 +345,7 @@ MIN_TRIGRAMS = 3
 _COMMON_RANK = {gram: rank for rank, gram in enumerate(COMMON_TRIGRAMS)}
 
 
+@functools.lru_cache(maxsize=4096)  # a server meets the same names in search after search
 def trigram_query(needle: str) -> str | None:
     """An FTS5 query that every text of a `tokenize='trigram'` table containing `needle`
     (up to the case of the letters) matches, or None when `needle` is too short (< 3
@@ -375,21 +378,29 @@ def _rarest(grams: list[str]) -> set[str]:
     (`ValueError` 25 → 2.2 ms; benchmarks-history.md, "Trigram choice by
     commonness")."""
 
-    def commonness(gram: str) -> tuple[int, int]:
+    ranked = []
+    for gram in grams:
         rank = _COMMON_RANK.get(gram.lower())
-        if rank is None:
-            return (0, -sum(letter_rarity(ch) for ch in gram))
-        return (1, -rank)
-
+        ranked.append(((0, -_letters(gram)) if rank is None else (1, -rank), rank, gram))
+    ranked.sort(key=itemgetter(0))  # stable: equals keep the needle's order
     chosen: set[str] = set()
-    for gram in sorted(grams, key=commonness):
-        rank = _COMMON_RANK.get(gram.lower())
+    for _, rank, gram in ranked:
         if len(chosen) >= MAX_TRIGRAMS or (
             len(chosen) >= MIN_TRIGRAMS and rank is not None and rank < COMMON_CUT
         ):
             break
         chosen.add(gram)
     return chosen
+
+
+def _letters(gram: str) -> int:
+    """How rare a trigram's letters are (`letter_rarity` summed; a search's name lists ask
+    for the trigrams of every name of a long query, hence the table)."""
+    total = 0
+    for ch in gram:
+        rarity = _ASCII_RARITY.get(ch)
+        total += letter_rarity(ch) if rarity is None else rarity
+    return total
 
 
 # Letters from most to least frequent in English prose and code; ' ' is the most frequent.
@@ -403,3 +414,6 @@ def letter_rarity(ch: str) -> int:
     if lower.isdigit():
         return 20
     return 30 if ord(ch) > 127 else 15
+
+
+_ASCII_RARITY = {chr(i): letter_rarity(chr(i)) for i in range(128)}
