@@ -375,9 +375,8 @@ def _rarest(grams: list[str]) -> set[str]:
     are chosen. By letters alone, `EADDRINUSE` read `add` and `use` and `ValueError`
     `val`, `err` and `ror`, each in 9–14 % of the chunks of a large tree:
     25 needles on the 279 MB index 209 → 158 ms of CPU, on the Markdown mix 9.6 → 7.2
-    (`ValueError` 25 → 2.2 ms; benchmarks-history.md, "Trigram choice by
-    commonness")."""
-
+    (`ValueError` 25 → 2.2 ms; benchmarks-history.md, "A worker's CPU with its reply;
+    trigram choice by commonness")."""
     ranked = []
     for gram in grams:
         rank = _COMMON_RANK.get(gram.lower())
