@@ -89,7 +89,18 @@ def stored_fold(text: str) -> str | None:
     return None if folded == text else folded
 
 
-def like_pattern(keyword: str) -> str:
-    """A `LIKE ... ESCAPE '\\'` pattern matching `keyword` as a substring."""
-    escaped = keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+def like_pattern(keyword: str, *more: str) -> str:
+    """A `LIKE ... ESCAPE '\\'` pattern matching `keyword` as a substring (and each of
+    `more` after it, in that order)."""
+    return "%" + "%".join(_like_escaped(k) for k in (keyword, *more)) + "%"
+
+
+def _like_escaped(keyword: str) -> str:
+    return keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def glob_pattern(keyword: str, *more: str) -> str:
+    """A GLOB pattern (SQLite's: case-sensitive) matching `keyword` as a substring, and
+    each of `more` after it, in that order. `*`, `?` and `[` are matched as themselves by
+    a class of one."""
+    return "*" + "*".join(re.sub(r"([*?\[])", r"[\1]", k) for k in (keyword, *more)) + "*"

@@ -323,6 +323,91 @@ def test_required_literal(pattern, ignore_case, literal) -> None:
     assert required_literal(pattern, ignore_case) == literal
 
 
+@pytest.mark.parametrize(
+    ("pattern", "ignore_case", "runs"),
+    [
+        (r"EADDR\w+USE", False, ["EADDR", "USE"]),
+        ("abc?d", False, ["ab", "d"]),
+        ("MCP|TLS", True, []),
+        ("(?i)STRASSE", False, ["TRA", "E"]),  # s and S end runs under (?i)
+        ("Lexikon", True, ["Lex", "on"]),
+        (r"a(?=b)bc\bd", False, ["a", "bc", "d"]),  # a lookaround or \b ends a run
+        (r"x(y|z)w", False, ["x", "w"]),
+        (r"\[\*\]\?", False, ["[*]?"]),
+    ],
+)
+def test_required_literals(pattern, ignore_case, runs) -> None:
+    from docql_sqlite.query.filters import required_literals
+
+    assert required_literals(pattern, ignore_case) == runs
+
+
+def test_the_regex_prefilter_never_drops_a_match() -> None:
+    """Every text a regex matches passes its pre-filter (the runs in order: GLOB in exact
+    case, LIKE under `i`), on texts made to trip it: the runs out of order, in another case,
+    GLOB's and LIKE's own special characters, Unicode case partners; and the pre-filter
+    drops some texts (a filter that keeps everything would pass the first check)."""
+    import random
+    import re
+
+    import apsw
+
+    from docql_sqlite.dialect import SQLITE
+    from docql_sqlite.dialect.base import python_regex
+    from docql_sqlite.query.filters import regex_condition
+    from docql_sqlite.sqlparams import Params
+
+    patterns = [
+        (r"EADDR\w+USE", ""),
+        (r"EADDR\w+USE", "i"),
+        (r"a\*b.\?c\[d", ""),
+        (r"100%\s+_x_", ""),
+        (r"(?i)kelvin\d", ""),
+        (r"Abc(?=D)Dx\b", ""),
+        (r"[a-z]+_id\s*=\s*\\n", ""),
+    ]
+    pieces = [
+        "EADDR",
+        "eaddr",
+        "USE",
+        "use",
+        "a*b",
+        "x?c",
+        "[d",
+        "100%",
+        "_x_",
+        "\u212aelvin",
+        "kelvin",
+        "KELVIN",
+        "7",
+        "AbcDx",
+        "abcdx",
+        " ",
+        "\n",
+        "user_id",
+        "=",
+        "\\n",
+        "Q",
+    ]
+    rng = random.Random(5)
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 7))) for _ in range(4000)]
+    conn = apsw.Connection(":memory:")
+    conn.execute("CREATE TABLE t(content TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(t,) for t in texts])
+    for pattern, flags in patterns:
+        params = Params(SQLITE)
+        condition = regex_condition("content", pattern, flags, params)
+        prefilter = condition.split(" AND ", 1)[0].lstrip("(")
+        assert "LIKE" in prefilter or "GLOB" in prefilter, condition
+        kept = {
+            t for (t,) in conn.execute(f"SELECT content FROM t WHERE {prefilter}", params.values)
+        }
+        regex = re.compile(python_regex(pattern, flags), re.IGNORECASE if "i" in flags else 0)
+        matched = {t for t in texts if regex.search(t)}
+        assert matched <= kept, (pattern, flags, sorted(matched - kept)[:3])
+        assert len(kept) < len(set(texts)), (pattern, flags)
+
+
 def test_required_literal_is_sound_with_unicode_case_partners(tmp_index) -> None:
     """/k/i matches the Kelvin sign, /s/i the long s, /i/i the dotted capital İ: the LIKE
     pre-filter must not drop those texts."""

@@ -191,6 +191,40 @@ def test_the_trigram_index_changes_no_row(corpus_db: Path, with_trigrams: Path, 
     assert answers(with_trigrams, query) == expected, query
 
 
+REGEX_GREPS = [
+    ("/repl\\w+tion/", r"repl\w+tion", 0),
+    ("/WAL\\s+rec\\w+/", r"WAL\s+rec\w+", 0),  # not the wal of "wall"
+    ("/Wal\\s*RECORD/i", r"Wal\s*RECORD", re.IGNORECASE),
+    ("/(?i)wal\\s+record/", r"(?i)wal\s+record", 0),
+    ("/The\\s+\\w+ \\w+ is/", r"The\s+\w+ \w+ is", 0),
+    ("/e[a-z]+s\\.$/m", r"(?m)e[a-z]+s\.$", 0),
+]
+
+
+@pytest.mark.parametrize(("query", "pattern", "flags"), REGEX_GREPS)
+def test_a_regex_grep_equals_a_scan_of_every_chunk(
+    corpus_db: Path, with_trigrams: Path, query: str, pattern: str, flags: int
+) -> None:
+    """grep(/…/) with its pre-filters (the literal runs in order, in the trigram table and
+    by GLOB or LIKE) returns exactly the chunks Python's regex finds in a scan of all."""
+    conn = apsw.Connection(str(corpus_db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        rows = conn.execute(
+            "SELECT d.path, c.chunk_index, c.content FROM chunks c JOIN documents d "
+            "ON d.id = c.doc_id"
+        ).fetchall()
+    finally:
+        conn.close()
+    regex = re.compile(pattern, flags)
+    expected = sorted((path, n) for path, n, text in rows if regex.search(text))
+    assert expected, query  # the corpus has matches: an empty answer would pass otherwise
+    for db in (corpus_db, with_trigrams):
+        found = sorted(
+            (r["path"], r["chunk_index"]) for r in answers(db, f"$.content.grep({query})")
+        )
+        assert found == expected, (db.name, query)
+
+
 class TitleScan(SqliteDialect):
     """SQLite without the title trigrams: instr() over every title, as before schema 9."""
 

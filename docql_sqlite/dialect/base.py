@@ -160,6 +160,14 @@ class Dialect(ABC):
         """`expr` LIKE `pattern` (escape `\\`), ignoring the case of A-Z only, as SQLite's."""
 
     @abstractmethod
+    def in_order(self, expr: str, pattern: str) -> str:
+        """`expr` holds the texts of `in_order_value`, one after the other, case and all."""
+
+    @abstractmethod
+    def in_order_value(self, runs: list[str]) -> str:
+        """The bound pattern for `in_order()`: `runs`, in that order."""
+
+    @abstractmethod
     def regex(self, expr: str, pattern: str, ignore_case: bool) -> str:
         """`expr` matches the regular expression `pattern` somewhere."""
 

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from ..errors import SearchError
 from ..sqlparams import Deferred, Params
+from ..text import like_pattern
 from .base import Dialect, FtsTerm, TermStatistics, positives, text_literal, unscoped
 
 # FTS5's BM25 constants (fts5_aux.c), for BM25 computed in SQL.
@@ -87,6 +88,12 @@ class PostgresDialect(Dialect):
 
     def newline(self) -> str:
         return "chr(10)"
+
+    def in_order(self, expr: str, pattern: str) -> str:
+        return f"{expr} COLLATE \"C\" LIKE {pattern} ESCAPE '\\'"
+
+    def in_order_value(self, runs: list[str]) -> str:
+        return like_pattern(*runs)
 
     def like(self, expr: str, pattern: str) -> str:
         # ILIKE under the "C" collation lower-cases A-Z only, whatever the database's locale.

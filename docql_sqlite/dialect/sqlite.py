@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import SearchError
+from ..text import glob_pattern
 from .base import Dialect, FtsTerm, TermStatistics, positives, python_regex, unscoped
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
@@ -70,6 +71,12 @@ class SqliteDialect(Dialect):
 
     def like(self, expr: str, pattern: str) -> str:
         return f"{expr} LIKE {pattern} ESCAPE '\\'"
+
+    def in_order(self, expr: str, pattern: str) -> str:
+        return f"{expr} GLOB {pattern}"  # LIKE ignores the case of A-Z; GLOB does not
+
+    def in_order_value(self, runs: list[str]) -> str:
+        return glob_pattern(*runs)
 
     def regex(self, expr: str, pattern: str, ignore_case: bool) -> str:
         return f"regexpi({pattern}, {expr})" if ignore_case else f"{expr} REGEXP {pattern}"

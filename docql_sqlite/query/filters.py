@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-from operator import itemgetter
 
 from ..dialect import Dialect, python_regex
 from ..errors import DocQLNameError, DocQLTypeError, did_you_mean
@@ -259,48 +258,76 @@ def regex_condition(expr: str, pattern: str, flags: str, params: Params) -> str:
     pattern = _unescape_slashes(pattern)
     dialect = params.dialect
     p = params.add(dialect.regex_value(pattern, flags))
-    match = dialect.regex(expr, p, "i" in flags)
+    ignore_case = "i" in flags
+    match = dialect.regex(expr, p, ignore_case)
     # (from the Python pattern: the pre-filter means the same on every engine)
-    literal = required_literal(python_regex(pattern, flags), "i" in flags)
-    if literal is None:
+    runs, ignore_case = _literal_runs(python_regex(pattern, flags), ignore_case)
+    if max(map(len, runs), default=0) < MIN_LITERAL:
         return f"({match})"
-    # Every match contains this run of literal characters: a LIKE (fast, in SQLite) skips
-    # the texts without it before the regex (a Python call per row) runs. LIKE ignores
-    # ASCII case only, so it never rejects a text the regex would match.
-    return f"({dialect.like(expr, params.add(like_pattern(literal)))} AND {match})"
+    # Every match holds these runs of literal characters, in this order: a LIKE or GLOB
+    # (fast, in SQLite) skips the texts without them before the regex (a Python call per
+    # row) runs. Under `i` a LIKE, which ignores ASCII case only, so it never rejects a
+    # text the regex would match; else the exact case (`/EADDR\w+USE/` no longer tests
+    # every `RemoteAddr`: 865 → 208 regex calls on the 279 MB index).
+    if ignore_case:  # `i`, or `(?i)` in the pattern
+        prefilter = dialect.like(expr, params.add(like_pattern(*runs)))
+    else:
+        prefilter = dialect.in_order(expr, params.add(dialect.in_order_value(runs)))
+    return f"({prefilter} AND {match})"
 
 
-def required_regex_literal(pattern: str, flags: str) -> str | None:
-    """`required_literal` of a DocQL regex as written (`/.../flags`)."""
+def required_regex_literals(pattern: str, flags: str) -> list[str]:
+    """`required_literals` of a DocQL regex as written (`/.../flags`)."""
     pattern = _unescape_slashes(pattern)
-    return required_literal(python_regex(pattern, flags), "i" in flags)
+    return required_literals(python_regex(pattern, flags), "i" in flags)
 
 
-def required_literal(pattern: str, ignore_case: bool, min_chars: int = 3) -> str | None:
-    """The longest run of plain characters every match of `pattern` must contain.
+# A pre-filter is made when a run has at least this many characters (shorter ones leave
+# nearly every text).
+MIN_LITERAL = 3
+
+
+def required_literal(pattern: str, ignore_case: bool, min_chars: int = MIN_LITERAL) -> str | None:
+    """The longest of `required_literals` (the first of the longest), when it has at least
+    `min_chars` characters."""
+    best = max(required_literals(pattern, ignore_case), key=len, default="")
+    return best if len(best) >= min_chars else None
+
+
+def required_literals(pattern: str, ignore_case: bool) -> list[str]:
+    """The runs of plain characters every match of `pattern` holds, in the order it holds
+    them.
 
     Only top-level consecutive literals count (a repeat, class, group, alternation or
-    anchor ends a run), so the run is mandatory. Under case-insensitive matching only
-    ASCII characters qualify, minus i, k and s: Python's regexes also match those with
+    anchor ends a run), so each run is mandatory, and a match consumes them one after the
+    other (a lookaround consumes nothing). Under case-insensitive matching only ASCII
+    characters qualify, minus i, k and s: Python's regexes also match those with
     non-ASCII letters (İ ı, K KELVIN SIGN, ſ LONG S), which LIKE would not.
     """
+    return _literal_runs(pattern, ignore_case)[0]
+
+
+def _literal_runs(pattern: str, ignore_case: bool) -> tuple[list[str], bool]:
+    """`required_literals`, and whether the pattern ignores case (`ignore_case`, or an
+    inline `(?i)`)."""
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
 
         parsed = sre_parse.parse(pattern)
     except Exception:  # noqa: BLE001 - no pre-filter is always a correct answer
-        return None
+        return [], True
     ignore_case = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
-    best, run = "", []
+    runs: list[str] = []
+    run: list[str] = []
     for op, arg in list(parsed) + [(None, None)]:
         ch = chr(arg) if str(op) == "LITERAL" else None
         if ch is not None and (not ignore_case or (ch.isascii() and ch.lower() not in "iks")):
             run.append(ch)
             continue
-        if len(run) > len(best):
-            best = "".join(run)
+        if run:
+            runs.append("".join(run))
         run = []
-    return best if len(best) >= min_chars else None
+    return runs, ignore_case
 
 
 def _unescape_slashes(pattern: str) -> str:
@@ -346,10 +373,12 @@ _COMMON_RANK = {gram: rank for rank, gram in enumerate(COMMON_TRIGRAMS)}
 
 
 @functools.lru_cache(maxsize=4096)  # a server meets the same names in search after search
-def trigram_query(needle: str) -> str | None:
+def trigram_query(needle: str, *more: str) -> str | None:
     """An FTS5 query that every text of a `tokenize='trigram'` table containing `needle`
     (up to the case of the letters) matches, or None when `needle` is too short (< 3
-    characters: the trigram tokenizer has no shorter tokens).
+    characters: the trigram tokenizer has no shorter tokens). With `more`: a text that
+    also contains each of them (a regex's literal runs); those shorter than 3 characters
+    are left out.
 
     An AND of quoted trigrams, not a phrase: the tables are `detail=none` (row ids only),
     where FTS5 has no phrase queries. Sound because the tokenizer maps each character to
@@ -357,18 +386,29 @@ def trigram_query(needle: str) -> str | None:
     holding `needle` holds each of its trigrams; any of them will do, and the exact test
     runs on the candidates. Which: the rarest (`_rarest`), in needle order.
     """
-    if len(needle) < 3 or "\x00" in needle:
+    needles = [needle, *(m for m in more if len(m) >= 3)]
+    if len(needle) < 3 or any("\x00" in n for n in needles):
         # FTS5's query parser ends a string at a NUL ("unterminated string"); no indexed
         # text holds one (B22), so the exact test alone answers, and answers nothing.
         return None
-    grams = list(dict.fromkeys(needle[i : i + 3] for i in range(len(needle) - 2)))
-    if len(grams) > MIN_TRIGRAMS:
-        chosen = _rarest(grams)
-        grams = [g for g in grams if g in chosen]
-    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams)
+    grams = list(dict.fromkeys(n[i : i + 3] for n in needles for i in range(len(n) - 2)))
+    chosen = _rarest(_grams(needle)) if len(_grams(needle)) > MIN_TRIGRAMS else _grams(needle)
+    # Another run of a regex is another place in the match: its rarest trigram narrows
+    # the candidates on its own, even a common one (`/EADDR\w+USE/`: `use` takes the
+    # chunks holding ead, add and ddr from 3,703 to 1,542 at 279 MB), where a third common
+    # trigram of the same run mostly repeats the other two.
+    for extra in needles[1:]:
+        if len(chosen) >= MAX_TRIGRAMS:
+            break
+        chosen.add(min(_grams(extra), key=_commonness))
+    return " ".join('"' + gram.replace('"', '""') + '"' for gram in grams if gram in chosen)
 
 
-def _rarest(grams: list[str]) -> set[str]:
+def _grams(needle: str) -> set[str]:
+    return {needle[i : i + 3] for i in range(len(needle) - 2)}
+
+
+def _rarest(grams: set[str]) -> set[str]:
     """The trigrams of a needle worth reading: up to MAX_TRIGRAMS, rarest first, where a
     trigram not in `COMMON_TRIGRAMS` is rarer than any in it (among those, by their
     letters), and the very common ones (`COMMON_CUT`) only while fewer than MIN_TRIGRAMS
@@ -377,19 +417,23 @@ def _rarest(grams: list[str]) -> set[str]:
     25 needles on the 279 MB index 209 → 158 ms of CPU, on the Markdown mix 9.6 → 7.2
     (`ValueError` 25 → 2.2 ms; benchmarks-history.md, "A worker's CPU with its reply;
     trigram choice by commonness")."""
-    ranked = []
-    for gram in grams:
-        rank = _COMMON_RANK.get(gram.lower())
-        ranked.append(((0, -_letters(gram)) if rank is None else (1, -rank), rank, gram))
-    ranked.sort(key=itemgetter(0))  # stable: equals keep the needle's order
     chosen: set[str] = set()
-    for _, rank, gram in ranked:
+    for gram in sorted(grams, key=_commonness):
+        rank = _COMMON_RANK.get(gram.lower())
         if len(chosen) >= MAX_TRIGRAMS or (
             len(chosen) >= MIN_TRIGRAMS and rank is not None and rank < COMMON_CUT
         ):
             break
         chosen.add(gram)
     return chosen
+
+
+def _commonness(gram: str) -> tuple[int, int, str]:
+    """Sorts trigrams rarest first: those not in `COMMON_TRIGRAMS` by their letters, then
+    the others from the least common (ties: by the trigram itself, so the choice does not
+    depend on the order it is asked in)."""
+    rank = _COMMON_RANK.get(gram.lower())
+    return (0, -_letters(gram), gram) if rank is None else (1, -rank, gram)
 
 
 def _letters(gram: str) -> int:

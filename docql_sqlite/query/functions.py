@@ -19,7 +19,7 @@ from .filters import (  # trigram_query: also imported from here (search/name_li
     ascii_lower,
     letter_rarity,
     regex_condition,
-    required_regex_literal,
+    required_regex_literals,
     trigram_query,
 )
 from .nodes import Call, Regex
@@ -279,12 +279,21 @@ class FunctionCompiler:
         columns = item_sql.chunk_columns(dialect)
         if isinstance(arg.value, Regex):
             cond = regex_condition("c.content", arg.value.pattern, arg.value.flags, self.params)
-            literal = required_regex_literal(arg.value.pattern, arg.value.flags)
             # The trigram table holds coalesce(fold, content): an ASCII run of `content`
-            # is also a run of its fold (only non-ASCII characters are folded), so an
-            # ASCII literal every match contains is a sound filter; a non-ASCII one is not.
-            if literal is not None and literal.isascii():
-                candidates = chunk_candidates(literal, self.params)
+            # is also a run of its fold (only non-ASCII characters are folded), so the
+            # ASCII literal runs every match contains are a sound filter (each of them:
+            # `/EADDR\w+USE/` reads the trigrams of EADDR and USE); a non-ASCII one is not.
+            runs = sorted(  # the longest first: its trigrams are the main filter
+                (
+                    r
+                    for r in required_regex_literals(arg.value.pattern, arg.value.flags)
+                    if r.isascii() and len(r) >= 3
+                ),
+                key=len,
+                reverse=True,
+            )
+            if runs:
+                candidates = chunk_candidates(runs[0], self.params, *runs[1:])
                 cond = cond if candidates is None else f"{candidates} AND {cond}"
             sql = (
                 f"SELECT {columns}, NULL AS _score, c.line AS hit_line, "
@@ -450,10 +459,11 @@ def title_contains(folded: str, param: str, params: Params) -> str:
     return f"{candidates} AND {exact}"
 
 
-def chunk_candidates(needle: str, params: Params) -> str | None:
-    """SQL: chunk `c` may contain `needle` (its fold: the text `chunks_trigram` holds), from
-    the trigram table; None when the index has none or the needle is too short."""
-    match = trigram_query(needle) if params.dialect.chunk_trigrams else None
+def chunk_candidates(needle: str, params: Params, *more: str) -> str | None:
+    """SQL: chunk `c` may contain `needle` (its fold: the text `chunks_trigram` holds), and
+    each of `more`, from the trigram table; None when the index has none or the needle
+    is too short."""
+    match = trigram_query(needle, *more) if params.dialect.chunk_trigrams else None
     if match is None:
         return None
     return (
