@@ -24,6 +24,7 @@ import ctypes
 import ctypes.util
 import multiprocessing as mp
 import os
+import pickle
 import re
 import signal
 import sys
@@ -82,7 +83,7 @@ def _worker_main(
     signal.signal(signal.SIGPROF, signal.SIG_DFL)
     while True:
         try:
-            task = conn.recv()
+            task = _recv(conn)
         except (EOFError, OSError):
             return
         if task is None:
@@ -91,16 +92,26 @@ def _worker_main(
         try:
             with _cpu_limit(cpu_limit):
                 value = func(task)
-            conn.send(("ok", value, own_cpu_seconds()))
+            _send(conn, ("ok", value, own_cpu_seconds()))
         except DocQLError as exc:
-            conn.send(("error", exc.message, own_cpu_seconds()))
+            _send(conn, ("error", exc.message, own_cpu_seconds()))
         except RecursionError:
-            conn.send(("error", "parser failed: input nested too deeply", own_cpu_seconds()))
+            _send(conn, ("error", "parser failed: input nested too deeply", own_cpu_seconds()))
         except Exception as exc:  # a parser bug must cost one file, not the run
             last = traceback.extract_tb(exc.__traceback__)[-1:]
             where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
             reason = f"parser failed: {type(exc).__name__}: {exc}{where}"
-            conn.send(("error", reason, own_cpu_seconds()))
+            _send(conn, ("error", reason, own_cpu_seconds()))
+
+
+def _send(conn: Connection, message: object) -> None:
+    """`conn.send` without multiprocessing's ForkingPickler (made anew for every message,
+    with a copy of its reducer table): the messages are plain data."""
+    conn.send_bytes(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _recv(conn: Connection) -> Any:
+    return pickle.loads(conn.recv_bytes())
 
 
 def own_cpu_seconds() -> float:
@@ -219,7 +230,7 @@ class _Worker:
             self.start_task()
         self.queue.append((key, task))
         try:
-            self.conn.send((task, self.cpu_limit))
+            _send(self.conn, (task, self.cpu_limit))
         except OSError:
             pass  # the worker died: its oldest task is reported, the rest go to its replacement
 
@@ -228,7 +239,7 @@ class _Worker:
             self.process.kill()
         else:
             try:
-                self.conn.send(None)
+                _send(self.conn, None)
             except OSError:
                 pass
         self.process.join(timeout=5)
@@ -290,7 +301,7 @@ def run_tasks(
                 worker = active[conn]
                 key, _ = worker.queue.popleft()
                 try:
-                    status, value, cpu = worker.conn.recv()
+                    status, value, cpu = _recv(worker.conn)
                 except (EOFError, OSError):
                     worker.process.join(timeout=5)  # EOF can come before the exit status is known
                     code = worker.process.exitcode
