@@ -152,3 +152,30 @@ def test_a_stalled_task_after_a_busy_one_is_charged_its_own_cpu_alone(first: str
     assert isinstance(error, IngestError), error
     used = float(error.message.split("having used ")[1].split(" s")[0])
     assert used < 0.2, error.message
+
+
+def _big_then_block(task: tuple[str, int]) -> str:
+    kind, fd = task
+    if kind == "big":
+        return "x" * 64_000_000  # writing it to the pipe takes several clock ticks of CPU
+    os.read(fd, 1)
+    return "never"
+
+
+def test_a_stall_after_a_large_result_is_found_in_one_window() -> None:
+    """A long reply takes the worker CPU to write into the pipe after it read the CPU time
+    the reply carries: taken as the next task's start, that writing counted as its
+    progress, and a task blocked right after it was stopped after two stall windows
+    instead of one. After a long reply the start is read from /proc."""
+    read_end, write_end = os.pipe()
+    window = WALL_FACTOR * 0.4
+    try:
+        tasks = [("big", ("big", read_end)), ("blocked", ("block", read_end))]
+        arrived: dict[str, float] = {}
+        for key, _ in run_tasks(_big_then_block, tasks, workers=1, timeout=0.4):
+            arrived[key] = time.monotonic()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    waited = arrived["blocked"] - arrived["big"]
+    assert window <= waited < 1.5 * window, waited

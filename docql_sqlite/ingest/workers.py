@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import io
 import multiprocessing as mp
 import os
 import pickle
 import re
 import signal
+import struct
 import sys
 import time
 import traceback
@@ -92,16 +94,16 @@ def _worker_main(
         try:
             with _cpu_limit(cpu_limit):
                 value = func(task)
-            _send(conn, ("ok", value, own_cpu_seconds()))
+            _reply(conn, "ok", value)
         except DocQLError as exc:
-            _send(conn, ("error", exc.message, own_cpu_seconds()))
+            _reply(conn, "error", exc.message)
         except RecursionError:
-            _send(conn, ("error", "parser failed: input nested too deeply", own_cpu_seconds()))
+            _reply(conn, "error", "parser failed: input nested too deeply")
         except Exception as exc:  # a parser bug must cost one file, not the run
             last = traceback.extract_tb(exc.__traceback__)[-1:]
             where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
             reason = f"parser failed: {type(exc).__name__}: {exc}{where}"
-            _send(conn, ("error", reason, own_cpu_seconds()))
+            _reply(conn, "error", reason)
 
 
 def _send(conn: Connection, message: object) -> None:
@@ -112,6 +114,34 @@ def _send(conn: Connection, message: object) -> None:
 
 def _recv(conn: Connection) -> Any:
     return pickle.loads(conn.recv_bytes())
+
+
+_CPU = struct.Struct("<d")
+
+
+def _reply(conn: Connection, status: str, value: object) -> None:
+    """Send a task's (status, value), then the worker's CPU seconds read once that is
+    pickled: the next task starts from there (`_reply_of`)."""
+    buffer = io.BytesIO()
+    pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL).dump((status, value))
+    buffer.write(_CPU.pack(own_cpu_seconds()))
+    conn.send_bytes(buffer.getbuffer())
+
+
+# A reply this long takes the worker measurable CPU to write into the pipe after it read
+# its CPU time: that time would pass for the next task's progress (a task blocked right
+# after it was stopped after two stall windows, not one), so the next task's start is read
+# from /proc instead. Shorter replies take microseconds.
+_LONG_REPLY = 1 << 20
+
+
+def _reply_of(conn: Connection) -> tuple[str, Any, float | None]:
+    """A worker's (status, value, CPU seconds as the next task starts: None after a
+    reply too long to tell), as `_reply` sent them."""
+    data = conn.recv_bytes()
+    (cpu,) = _CPU.unpack_from(data, len(data) - _CPU.size)
+    status, value = pickle.loads(memoryview(data)[: -_CPU.size])
+    return status, value, cpu if len(data) <= _LONG_REPLY else None
 
 
 def own_cpu_seconds() -> float:
@@ -301,7 +331,7 @@ def run_tasks(
                 worker = active[conn]
                 key, _ = worker.queue.popleft()
                 try:
-                    status, value, cpu = _recv(worker.conn)
+                    status, value, cpu = _reply_of(worker.conn)
                 except (EOFError, OSError):
                     worker.process.join(timeout=5)  # EOF can come before the exit status is known
                     code = worker.process.exitcode
