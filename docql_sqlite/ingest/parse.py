@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import Document
+from ..model import Document, pickled_by_fields
 from .chunk import DEFAULT_MAX_CHARS, chunk_document, line_table
 from .formats import get_format, sniff_format
 from .read import DEFAULT_MAX_BYTES, SKIP_EMPTY, Skip, read_source
@@ -50,6 +50,7 @@ def content_rules(format_name: str | None) -> int:
     return CONTENT_RULES.get(format_name or "", DEFAULT_CONTENT_RULES)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ParseTask:
     path: str  # filesystem path as found
@@ -67,6 +68,7 @@ class ParseTask:
     tsvectors: bool = False
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Unchanged:
     """The file's bytes hash to what is stored; only its mtime moved."""
@@ -75,6 +77,7 @@ class Unchanged:
     mtime_ns: int | None
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """The file is deliberately not indexed (empty, over --max-bytes); not a failure."""

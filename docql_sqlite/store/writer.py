@@ -28,6 +28,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..model import pickled_by_fields
 from ..schema import VEC_TABLE
 from ..text import fold
 
@@ -53,6 +54,7 @@ class StoredDoc(NamedTuple):
     content_rules: int | None = None  # None: indexed before content rules were recorded
 
 
+@pickled_by_fields
 @dataclass(slots=True)
 class Parsed:
     """Everything a parser process hands the writer for one file (`ingest/rows.py`
