@@ -164,7 +164,7 @@ class Dialect(ABC):
         """`expr` holds the texts of `in_order_value`, one after the other, case and all."""
 
     @abstractmethod
-    def in_order_value(self, runs: list[str]) -> str:
+    def in_order_value(self, runs: Sequence[str]) -> str:
         """The bound pattern for `in_order()`: `runs`, in that order."""
 
     @abstractmethod

@@ -92,7 +92,7 @@ class PostgresDialect(Dialect):
     def in_order(self, expr: str, pattern: str) -> str:
         return f"{expr} COLLATE \"C\" LIKE {pattern} ESCAPE '\\'"
 
-    def in_order_value(self, runs: list[str]) -> str:
+    def in_order_value(self, runs: Sequence[str]) -> str:
         return like_pattern(*runs)
 
     def like(self, expr: str, pattern: str) -> str:

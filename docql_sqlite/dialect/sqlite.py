@@ -75,7 +75,7 @@ class SqliteDialect(Dialect):
     def in_order(self, expr: str, pattern: str) -> str:
         return f"{expr} GLOB {pattern}"  # LIKE ignores the case of A-Z; GLOB does not
 
-    def in_order_value(self, runs: list[str]) -> str:
+    def in_order_value(self, runs: Sequence[str]) -> str:
         return glob_pattern(*runs)
 
     def regex(self, expr: str, pattern: str, ignore_case: bool) -> str:

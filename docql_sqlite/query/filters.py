@@ -287,13 +287,6 @@ def required_regex_literals(pattern: str, flags: str) -> list[str]:
 MIN_LITERAL = 3
 
 
-def required_literal(pattern: str, ignore_case: bool, min_chars: int = MIN_LITERAL) -> str | None:
-    """The longest of `required_literals` (the first of the longest), when it has at least
-    `min_chars` characters."""
-    best = max(required_literals(pattern, ignore_case), key=len, default="")
-    return best if len(best) >= min_chars else None
-
-
 def required_literals(pattern: str, ignore_case: bool) -> list[str]:
     """The runs of plain characters every match of `pattern` holds, in the order it holds
     them.
@@ -304,10 +297,11 @@ def required_literals(pattern: str, ignore_case: bool) -> list[str]:
     characters qualify, minus i, k and s: Python's regexes also match those with
     non-ASCII letters (İ ı, K KELVIN SIGN, ſ LONG S), which LIKE would not.
     """
-    return _literal_runs(pattern, ignore_case)[0]
+    return list(_literal_runs(pattern, ignore_case)[0])
 
 
-def _literal_runs(pattern: str, ignore_case: bool) -> tuple[list[str], bool]:
+@functools.lru_cache(maxsize=256)  # a grep asks twice: its trigram query and its pre-filter
+def _literal_runs(pattern: str, ignore_case: bool) -> tuple[tuple[str, ...], bool]:
     """`required_literals`, and whether the pattern ignores case (`ignore_case`, or an
     inline `(?i)`)."""
     try:
@@ -315,7 +309,7 @@ def _literal_runs(pattern: str, ignore_case: bool) -> tuple[list[str], bool]:
 
         parsed = sre_parse.parse(pattern)
     except Exception:  # noqa: BLE001 - no pre-filter is always a correct answer
-        return [], True
+        return (), True
     ignore_case = ignore_case or bool(parsed.state.flags & re.IGNORECASE)
     runs: list[str] = []
     run: list[str] = []
@@ -327,7 +321,7 @@ def _literal_runs(pattern: str, ignore_case: bool) -> tuple[list[str], bool]:
         if run:
             runs.append("".join(run))
         run = []
-    return runs, ignore_case
+    return tuple(runs), ignore_case
 
 
 def _unescape_slashes(pattern: str) -> str:
@@ -392,7 +386,7 @@ def trigram_query(needle: str, *more: str) -> str | None:
         # text holds one (B22), so the exact test alone answers, and answers nothing.
         return None
     grams = list(dict.fromkeys(n[i : i + 3] for n in needles for i in range(len(n) - 2)))
-    chosen = _rarest(_grams(needle)) if len(_grams(needle)) > MIN_TRIGRAMS else _grams(needle)
+    chosen = _rarest(_grams(needle))  # all of them when there are MIN_TRIGRAMS or fewer
     # Another run of a regex is another place in the match: its rarest trigram narrows
     # the candidates on its own, even a common one (`/EADDR\w+USE/`: `use` takes the
     # chunks holding ead, add and ddr from 3,703 to 1,542 at 279 MB), where a third common
