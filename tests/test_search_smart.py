@@ -409,3 +409,89 @@ def test_a_qualified_name_finds_its_symbol_under_the_part_before_its_name(
         assert any("pkg/http/routing.py:1-" in location for location in top), top
         symbols = [h["location"] for h in hits if "symbols" in h["explain"]["lists"]]
         assert len(symbols) == 1 and "pkg/http/routing.py:1-" in symbols[0]
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        # runs of 2..6 consecutive content words holding more than half of the query's,
+        # each with its share of the query
+        (
+            "where is the magic trailing comma explained",
+            {
+                "magic trailing comma": 0.75,
+                "magic trailing comma explained": 1.0,
+                "trailing comma explained": 0.75,
+            },
+        ),
+        ("line length", {"line length": 1.0}),
+        (
+            "what is the code of conduct for the mailing lists",
+            {
+                "code conduct mailing": 0.75,
+                "code conduct mailing lists": 1.0,
+                "conduct mailing lists": 0.75,
+            },
+        ),
+        ('"write ahead log"', {"write ahead log": 1.0}),  # one quoted term of 3 words
+        ("createReadStream", {}),  # an identifier: a name the query equals, no run
+        ("by_ref", {}),
+        ("} from 'react'; import type { InputNumberProps } from 'antd';", {}),  # code
+        ("timeout", {}),  # one word names no run
+        ("b c d e f g h j k l m n o p", {}),  # 13 terms: a pasted passage, none
+        ("如何配置主题", {}),  # CJK: the passage channels rank it (cjk.py)
+    ],
+)
+def test_the_runs_a_heading_may_be_named_by(query: str, expected: dict[str, float]) -> None:
+    from docql_sqlite.search import ranking
+    from docql_sqlite.search.query_names import query_names
+
+    assert query_names(ranking.query_terms(query)).phrases == expected
+
+
+@pytest.mark.parametrize(
+    "title, key",
+    [
+        ("The magic trailing comma", "magic trailing comma"),
+        ("Write-Ahead Log", "write ahead log"),
+        ("`fs.watch()` caveats", "fs watch caveats"),
+        ("How to", ""),  # only stopwords: no words (no run is empty)
+    ],
+)
+def test_a_headings_content_words(title: str, key: str) -> None:
+    from docql_sqlite.search.query_names import content_key
+
+    assert content_key(title) == key
+
+
+NAMED_SECTION_DOCS = {
+    # shaped like Black's docs: the style guide names each rule in a heading, while the
+    # options and the FAQ repeat the rule's words more often
+    "style.md": "# The Black code style\n\n## Line length\n\nBlack defaults to 88 characters "
+    "per row, 10 % over 80.\n\n## The magic trailing comma\n\nA comma at the end of a "
+    "collection keeps it exploded, one item per row.\n",
+    "options.md": "# Options\n\n## -C, --skip-magic-trailing-comma\n\nDo not use the magic "
+    "trailing comma as a reason to split lines; a trailing comma is removed when the "
+    "collection fits.\n\n## -l, --line-length\n\nHow many characters per line to allow: a "
+    "line length of 88 unless the configuration sets another line length.\n",
+    "faq.md": "# FAQ\n\n## The trailing comma is not removed\n\nA trailing comma, magic or "
+    "not, stays: a trailing comma in a call keeps the call exploded.\n\n## Why those "
+    "options?\n\nisort wraps imports at its own line length; set the line length of "
+    "isort to Black's by default.\n",
+}
+
+
+@pytest.mark.parametrize(
+    "question, section",
+    [
+        ("where is the magic trailing comma explained", "The magic trailing comma"),
+        ("where is the line length explained", "Line length"),
+    ],
+)
+def test_a_section_the_question_names_comes_first(tmp_index, question: str, section: str) -> None:
+    tmp_index.write_many(NAMED_SECTION_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        top = search(idx, question, explain=True)[0]
+    assert top["section"] == section, top
+    assert top["explain"]["lists"]["headings"]["phrase"] > 0

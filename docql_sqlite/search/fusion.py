@@ -92,6 +92,8 @@ def describe(row: dict[str, Any], rank: int) -> dict[str, Any]:
         info["distance"] = round(row["_distance"], 6)
     if row.get("_match") is not None:
         info["match"] = row["_match"]
+    if row.get("_phrase") is not None:
+        info["phrase"] = row["_phrase"]
     if row.get("_words") is not None:
         info["words_score"] = row["_words"]
     return info
@@ -145,6 +147,8 @@ def composite(
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):
             match = max(match, NAME_PREFIX * share)
+        # A heading made of a run of the question's words: its share of the question.
+        match = max(match, NAME_EXACT * info.get("phrase", 0.0))
     near = nearness.term(entry) if nearness is not None else 0.0
     return (
         100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match) + near

@@ -14,7 +14,7 @@ from ..query.functions import trigram_query
 from ..sqlparams import Params
 from . import ranking, symbol_names
 from . import terms as search_terms
-from .query_names import QueryNames
+from .query_names import QueryNames, content_key
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -57,6 +57,10 @@ def rows(
     # a question (`def handle`) is what the code-words channel weighs, by its share.
     equal = [n for n in names.equal if table != "symbols" or n in names.strong]
     contain = names.contain
+    # Headings a question names by a run of its words (`QueryNames.phrases`), as titles
+    # equal to the query's, each with its share of the query.
+    named = _phrase_titles(store, names) if table == "sections" else {}
+    equal += [title for title in named if title not in equal]
     if not equal and not contain:
         return []
     col = f"{alias}.{name_col}"
@@ -110,7 +114,61 @@ FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
 ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
-    return [dict(r, _weight=names.weight(r["_match"])) for r in store.rows(sql, params.values)]
+    out = []
+    for r in store.rows(sql, params.values):
+        share = named.get(r["_match"])
+        if share is None:
+            out.append(dict(r, _weight=names.weight(r["_match"])))
+        else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
+            out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
+    return out
+
+
+def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
+    """The folded titles of headings made of a run of the query's content words
+    (`QueryNames.phrases`), each with that run's share of the query.
+
+    Every run holds more than half of the query's terms, so the middle ones are in all of
+    them: a candidate title holds each of those words (their trigrams, where the index
+    has them) and is not much longer than the longest run (stopwords and punctuation);
+    `content_key` then compares its words with the runs'. On the 279 MB index the longest
+    word of each run alone gave thousands of candidates ("default": 7.6 ms a search on
+    average, 197 at most)."""
+    if not names.phrases:
+        return {}
+    keys = [key.split() for key in names.phrases]
+    core = sorted(set(keys[0]).intersection(*keys[1:]), key=lambda w: (-len(w), w))
+    if not core or len(core[0]) < 3:
+        return {}  # no word of 3+ characters in every run: too common to look up
+    params = Params(store.dialect)
+    longest = max(len(key) for key in names.phrases)
+    if params.dialect.TITLE_TRIGRAMS:
+        grams = trigram_query(core[0], *core[1:])
+        if grams is None:
+            return {}
+        match = params.add(grams)
+        where = f"s.id IN (SELECT rowid FROM sections_trigram WHERE sections_trigram MATCH {match})"
+    else:
+        where = " AND ".join(
+            params.dialect.contains("s.title_fold", params.add(word)) for word in core
+        )
+    # Not in code files, as the headings list (their headings repeat the symbols).
+    sql = (
+        f"SELECT DISTINCT s.title_fold AS title FROM sections s JOIN documents d "
+        f"ON d.id = s.doc_id WHERE {where} AND d.format != 'code' "
+        f"AND length(s.title_fold) <= {2 * longest + TITLE_SLACK}"
+    )
+    found: dict[str, float] = {}
+    for row in store.rows(sql, params.values):
+        title = row["title"]
+        share = names.phrases.get(content_key(title)) if title else None
+        if share is not None:
+            found[title] = share
+    return found
+
+
+# Characters a title may have beyond twice its words' ("The", "What is", backticks, `()`).
+TITLE_SLACK = 16
 
 
 def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:

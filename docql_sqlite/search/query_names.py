@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import re
 
-from ..records import Record
-from ..text import fold
+from ..records import Record, field
+from ..text import fold, has_cjk
 from . import terms as search_terms
 
 # Name lists match a name *containing* a term only for short queries: in a pasted
 # sentence every common word is inside some identifier.
 SHORT_QUERY = 3
+# A section a question names ("where is the magic trailing comma explained" → "The magic
+# trailing comma", "what line length does black use" → "Line length"): a heading whose
+# content words are a run of MIN_PHRASE_TOKENS or more of the question's, up to
+# MAX_PHRASE_TERMS terms, in questions of at most PHRASE_QUERY terms (a pasted passage
+# holds every common heading somewhere). The run must be more than MIN_PHRASE_SHARE of
+# the question's terms: "porcelain format" of "show porcelain format with per-line commit
+# information" named two other pages' sections above the option asked for (git set), and
+# "code of conduct" of "… for the mailing lists" the Rust books' above the FAQ's answer.
+MIN_PHRASE_TOKENS, MAX_PHRASE_TERMS, PHRASE_QUERY = 2, 6, 12
+MIN_PHRASE_SHARE = 0.5
 
 
 class QueryNames(Record, frozen=True):
@@ -36,6 +46,9 @@ class QueryNames(Record, frozen=True):
     # `std::io::Error`, `fs.readFile`): its last part, and the part before it, which a
     # symbol of that name must have as a folder, its file's stem or its parent's name.
     qualified: tuple[str, str] | None = None
+    # Runs of the query's content words a heading may be made of (`content_key` of the
+    # run → the share of the query it stands for: its terms / `words`).
+    phrases: dict[str, float] = field(default_factory=dict)
 
     def weight(self, match: str | None) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`)."""
@@ -80,7 +93,63 @@ def query_names(terms: list[search_terms.Term]) -> QueryNames:
         frozenset(strong),
         len(search_terms.positives(terms)),
         qualified(positive[0].text) if len(positive) == 1 else None,
+        phrases(positive),
     )
+
+
+def content_words(text: str) -> list[str]:
+    """The words of `text` as unicode61 tokens, casefolded, stopwords out ("The magic
+    trailing comma" → magic, trailing, comma; "Write-Ahead Log" → write, ahead, log).
+    One regex pass: it runs on every candidate title of a search."""
+    return [
+        w for w in search_terms.WORD.findall(text.casefold()) if w not in search_terms.STOPWORDS
+    ]
+
+
+def content_key(text: str) -> str:
+    """A title's content words joined by spaces: what a heading is compared with a run of
+    the query's words by (`phrases` makes the runs with the same words)."""
+    return " ".join(content_words(text))
+
+
+def phrases(positive: list[search_terms.Term]) -> dict[str, float]:
+    """The runs of consecutive content terms a heading may be named by (`QueryNames.phrases`):
+    2 to MAX_PHRASE_TERMS terms, or one term of several words ("magic trailing comma" in
+    quotes), of MIN_PHRASE_TOKENS tokens or more and more than MIN_PHRASE_SHARE of the
+    terms; none for a long query."""
+    if len(positive) > PHRASE_QUERY or not all(_plain(t) for t in positive):
+        return {}
+    words = [content_words(t.text) for t in positive]
+    out: dict[str, float] = {}
+    for start in range(len(positive)):
+        tokens: list[str] = []
+        for end in range(start, min(start + MAX_PHRASE_TERMS, len(positive))):
+            tokens += words[end]
+            share = (end - start + 1) / len(positive)
+            if len(tokens) >= MIN_PHRASE_TOKENS and share > MIN_PHRASE_SHARE:
+                key = " ".join(tokens)
+                out[key] = max(out.get(key, 0.0), share)
+    return out
+
+
+def _plain(term: search_terms.Term) -> bool:
+    """A word of prose (`explained?` too) or a quoted phrase: what a heading's title is
+    made of. An identifier (`by_ref`, `InputNumberProps`), a prefix, code punctuation or
+    CJK (ranked by the passage channels, cjk.py) makes the query no question that names
+    a section."""
+    if term.phrase:
+        return not has_cjk(term.text)
+    return (
+        not term.prefix
+        and not has_cjk(term.text)
+        and _PROSE_WORD.fullmatch(term.text) is not None
+        and not search_terms.is_identifier(term.text)
+    )
+
+
+# A word as prose writes it: letters, digits, inner apostrophes and hyphens, and a
+# sentence's mark after it; no CJK (`has_cjk`'s characters are letters to `\w`).
+_PROSE_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*[.,;:?!]?")
 
 
 # `a.b.C`, `a::b::C`, `a/b.C`: segments of names, the last one a name of 3+ characters.
