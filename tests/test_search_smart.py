@@ -495,3 +495,28 @@ def test_a_section_the_question_names_comes_first(tmp_index, question: str, sect
         top = search(idx, question, explain=True)[0]
     assert top["section"] == section, top
     assert top["explain"]["lists"]["headings"]["phrase"] > 0
+
+
+@pytest.mark.parametrize(
+    "headings, exact_weight, boost",
+    [
+        ([], None, 8.0),  # a question no passage holds word for word: meaning leads
+        ([{"_phrase": 0.75}], None, 3.0),  # it names a section: a known item (the floor)
+        ([{"_phrase": 0.6}], None, 3.8),  # 1 + 7 x (1 - 0.6)
+        ([{}], None, 8.0),  # a heading equal to one word names no section
+        ([{"_phrase": 0.6}], 2.0, 3.0),  # every word in a few passages: the floor anyway
+    ],
+)
+def test_a_named_section_holds_the_vector_boost_back(
+    headings: list[dict], exact_weight: float | None, boost: float
+) -> None:
+    from docql_sqlite.search import channels, fusion, ranking
+    from docql_sqlite.search.query_names import query_names
+
+    text = "where is the magic trailing comma explained"
+    terms = ranking.query_terms(text)
+    lists = [fusion.Ranked("headings", 0.8, headings)]
+    if exact_weight is not None:
+        lists.append(fusion.Ranked("exact", exact_weight, [{}]))
+    got = channels.vector_boost(8.0, text, lists, len(terms), query_names(terms))
+    assert got == pytest.approx(boost)

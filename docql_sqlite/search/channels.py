@@ -210,7 +210,19 @@ def vector_boost(
         exact = next((r for r in lists if r.name == "exact"), None)
         # The list's weight: EXACT_WEIGHT x selectivity x lexical x the user's exact weight.
         held = min(1.0, exact.weight / evidence.EXACT_WEIGHT) if exact is not None else 0.0
+    # A section the question names ("where is the magic trailing comma explained") is a
+    # known item as much as a passage holding every word: its run's share counts.
+    held = max(held, named_share(lists))
     return max(min(strength, QUESTION_FLOOR), 1.0 + (strength - 1.0) * (1.0 - held))
+
+
+def named_share(lists: list[fusion.Ranked]) -> float:
+    """The greatest share of the question that a heading it names stands for (the
+    headings list's phrase rows, `name_lists._phrase_titles`); 0 when none."""
+    return max(
+        (row.get("_phrase") or 0.0 for r in lists if r.name == "headings" for row in r.rows),
+        default=0.0,
+    )
 
 
 # Composite points per unit of cosine distance, at the model's full strength
