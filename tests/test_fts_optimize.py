@@ -63,3 +63,62 @@ def docql_sqlite_cwd(path: Path) -> Any:
     from conftest import chdir
 
     return chdir(path)
+
+
+def automerge(db: Path, table: str) -> int | None:
+    """The table's stored `automerge` (None: never set, FTS5's default)."""
+    from conftest import scalar
+
+    value = scalar(db, f"SELECT v FROM {table}_config WHERE k = 'automerge'")
+    return None if value is None else int(value)
+
+
+TABLES = ["chunks_fts", "sections_trigram", "symbols_trigram", "entities_trigram"]
+
+
+def test_a_cold_build_merges_once_and_leaves_automerge_on(tmp_index: Any) -> None:
+    """A cold build runs with FTS5's automerge off and merges at its end (writer.py
+    `_AUTOMERGE`): each batch's segment stays until then, and the file is left with the
+    default, which later small runs rely on."""
+    from docql_sqlite.store.sqlite.writer import SqliteWriter
+
+    tmp_index.write_many({f"d{n:02}.md": document(n) for n in range(40)})
+    seen: list[tuple[int | None, int]] = []
+    finish = SqliteWriter.finish
+
+    def watched(self: SqliteWriter) -> None:  # the state just before the final merge
+        self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        seen.append((automerge(tmp_index.db, "chunks_fts"), segments(tmp_index.db, "chunks_fts")))
+        finish(self)
+
+    SqliteWriter.finish = watched  # type: ignore[method-assign]
+    try:
+        tmp_index.index(batch_docs=4, workers=0)
+    finally:
+        SqliteWriter.finish = finish  # type: ignore[method-assign]
+    # off during the run: the ten batches' ten segments, merged once at the end
+    assert seen == [(0, 10)]
+    assert segments(tmp_index.db, "chunks_fts") == 1
+    assert [automerge(tmp_index.db, t) for t in TABLES] == [4] * len(TABLES)
+
+
+def test_a_cold_build_stopped_before_its_end_leaves_the_next_run_the_default(
+    tmp_index: Any,
+) -> None:
+    from docql_sqlite.store.sqlite.writer import SqliteWriter
+
+    tmp_index.write_many({f"d{n:02}.md": document(n) for n in range(8)})
+    finish = SqliteWriter.finish
+    SqliteWriter.finish = lambda self: None  # type: ignore[method-assign]  # stopped
+    try:
+        tmp_index.index(workers=0)
+    finally:
+        SqliteWriter.finish = finish  # type: ignore[method-assign]
+    assert automerge(tmp_index.db, "chunks_fts") == 0
+    tmp_index.write("d03.md", document(3) + "\nOne more line.\n")
+    SqliteWriter.finish = lambda self: None  # type: ignore[method-assign]  # stopped again
+    try:
+        tmp_index.index(workers=0)  # not cold: automerge is set back before any write
+    finally:
+        SqliteWriter.finish = finish  # type: ignore[method-assign]
+    assert [automerge(tmp_index.db, t) for t in TABLES] == [4] * len(TABLES)
