@@ -12,6 +12,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 import apsw
 
@@ -821,9 +822,20 @@ def migrate(conn: apsw.Connection, path: str = "") -> None:
         return
     # Take the write lock first, then read the version again: two writers opening one new
     # (or old) file at once must not both apply the same migration.
+    with write_locked(conn):
+        _apply_migrations(conn, path, views_sql, views_sha)
+
+
+@contextmanager
+def write_locked(conn: apsw.Connection) -> Iterator[None]:
+    """A transaction that takes the write lock before its first statement (`BEGIN
+    IMMEDIATE`, waiting the busy timeout for another writer), for work that reads before
+    it writes: a deferred transaction whose snapshot another run's commit made stale
+    fails at its first write at once (FTS5's special inserts read their table's
+    configuration first)."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        _apply_migrations(conn, path, views_sql, views_sha)
+        yield
     except BaseException:
         if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
             conn.execute("ROLLBACK")

@@ -188,11 +188,13 @@ class SqliteWriter(Writer):
             ) from None
 
     def prepare(self, *, trigram: bool) -> None:
-        with self.conn:
-            if trigram:
+        # Read before the write transaction: a read in it would make its first write fail
+        # at once (not wait) when another run committed since (a stale snapshot).
+        cold = not db.scalar(self.conn, "SELECT EXISTS (SELECT 1 FROM chunks)")
+        if trigram:
+            with self.conn:
                 db.create_chunk_trigrams(self.conn)
-            cold = self.conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
-            self._set_automerge(0 if cold else _AUTOMERGE)
+        self._set_automerge(0 if cold else _AUTOMERGE)
 
     def stored_documents(self) -> dict[str, StoredDoc]:
         return {
@@ -394,8 +396,7 @@ class SqliteWriter(Writer):
 
     def finish(self) -> None:
         self._optimize_full_text()
-        with self.conn:
-            self._set_automerge(_AUTOMERGE)
+        self._set_automerge(_AUTOMERGE)
         # Move the run's pages from the WAL into the main file, so the index is one file
         # again (and a full disk shows up here, not at some later reader's checkpoint).
         # Hand back the pages FTS5's last segment merges left free (files made with
@@ -410,8 +411,9 @@ class SqliteWriter(Writer):
         written, self._fts_rows_written = self._fts_rows_written, 0
         if not written or written < _OPTIMIZE_SHARE * self.chunk_count():
             return
-        with self.conn:
-            for table in self._full_text_tables():
+        tables = self._full_text_tables()
+        with db.write_locked(self.conn):  # FTS5's special inserts read before they write
+            for table in tables:
                 self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
 
     def _full_text_tables(self) -> list[str]:
@@ -421,11 +423,13 @@ class SqliteWriter(Writer):
         return tables
 
     def _set_automerge(self, value: int) -> None:
-        """FTS5's `automerge` of every full-text table (`_AUTOMERGE`); kept in the file."""
-        for table in self._full_text_tables():
-            self.conn.execute(
-                f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (value,)
-            )
+        """FTS5's `automerge` of every full-text table (`_AUTOMERGE`), kept in the file."""
+        tables = self._full_text_tables()
+        with db.write_locked(self.conn):
+            for table in tables:
+                self.conn.execute(
+                    f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (value,)
+                )
 
     # -- the rows of a document -------------------------------------------------------
     def _next_id(self, table: str) -> int:
