@@ -36,6 +36,7 @@ import numpy as np
 from .errors import UsageError
 from .ingest import resolve
 from .ingest.modules import local_modules
+from .path_kinds import is_test_or_example
 from .query import graph
 
 if TYPE_CHECKING:
@@ -277,7 +278,7 @@ def _locality(source: str, target: str) -> float:
     from tests and examples (they use the public API, wherever they lie)."""
     if source == target:
         return SAME_FILE_WEIGHT
-    if _is_test_or_example(source):
+    if is_test_or_example(source):
         return 1.0
     if _directory(source) == _directory(target):
         return SAME_DIRECTORY_WEIGHT
@@ -416,7 +417,7 @@ class _Reach:
                     if parts[-len(tail) :] == tail
                 }
                 if files:  # a test fixture is not what an import means, unless only it is
-                    code = {f for f in files if not _is_test_or_example(self.all_paths[f])}
+                    code = {f for f in files if not is_test_or_example(self.all_paths[f])}
                     self.module_cache[segments] = code or files
                     break
         return self.module_cache[segments]
@@ -453,7 +454,7 @@ def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """A symbol's weight in the random walk's restarts: a package's public, documented,
     top-level names are what a maintainer names first; test code is what they name last."""
     weight = 1.0
-    if _is_test_or_example(s.path):
+    if is_test_or_example(s.path):
         return weight
     if visible(s):
         weight *= PUBLIC_WEIGHT
@@ -467,7 +468,7 @@ def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
 def _shown(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """What of its rank a symbol shows: a map lists the public code first, then the
     private, then the tests (which vote for the entry points, but nobody calls them)."""
-    if _is_test_or_example(s.path):
+    if is_test_or_example(s.path):
         return TEST_SHOWN
     return 1.0 if visible(s) else PRIVATE_SHOWN
 
@@ -591,28 +592,6 @@ def _is_public(s: graph.GraphSymbol) -> bool:
     return re.search(r"\b(private|internal|protected)\b", signature) is None
 
 
-# Tests and examples: code that uses the API (their votes count in full, wherever they
-# lie), listed after the code itself. (`testing` is no such directory: Go's `testing`
-# package is library code.)
-_TEST_DIRECTORIES = frozenset(
-    {"test", "tests", "testdata", "__tests__", "example", "examples", "_examples"}
-)
-
-
-@functools.lru_cache(maxsize=65536)  # pure; asked once per use, for a few thousand paths
-@functools.lru_cache(maxsize=131072)
-def _is_test_or_example(path: str) -> bool:
-    """A test or an example: `*_test.go`, `test_*.py`, `*.spec.ts`, a file under `tests/`,
-    `testdata/` or `examples/`."""
-    parts = path.split("/")
-    stem = posixpath.splitext(parts[-1])[0]
-    return (
-        stem.endswith(("_test", "_tests", ".test", ".spec"))
-        or stem.startswith("test_")
-        or not _TEST_DIRECTORIES.isdisjoint(parts[:-1])
-    )
-
-
 def _users(
     symbols: list[graph.GraphSymbol],
     size: int,
@@ -627,11 +606,11 @@ def _users(
     users[sorted(outside)] = 1.0
     nodes: dict[int, list[int]] = defaultdict(list)
     for i, s in enumerate(symbols):
-        if _is_test_or_example(s.path):
+        if is_test_or_example(s.path):
             nodes[s.doc_id].append(i)
     for doc_id, node in file_node.items():
         if node not in outside and doc_id not in nodes:
-            if _is_test_or_example(reach.path(doc_id)):  # top-level code only
+            if is_test_or_example(reach.path(doc_id)):  # top-level code only
                 nodes[doc_id] = []
     for doc_id, members in nodes.items():
         members.append(file_node[doc_id])

@@ -520,3 +520,36 @@ def test_a_named_section_holds_the_vector_boost_back(
         lists.append(fusion.Ranked("exact", exact_weight, [{}]))
     got = channels.vector_boost(8.0, text, lists, len(terms), query_names(terms))
     assert got == pytest.approx(boost)
+
+
+TESTS_AND_DOCS = {
+    # the page that explains the feature, and tests whose names and literals repeat its words
+    "docs/usage.md": "# Usage\n\n## Ignoring sections\n\nTo skip a block of code, start it "
+    "with `# fmt: off` and end it with `# fmt: on`; a line ending in `# fmt: skip` is "
+    "left alone too.\n",
+    "tests/test_skip.py": "def test_skip_block():\n    '''skip a block of code'''\n"
+    "    assert format('skip block code') == 'skip block code'\n\n\n"
+    "def test_skip_line_in_block():\n    '''skip a line of code in a block'''\n"
+    "    assert format('skip the block code') == 'skip the block code'\n",
+    "src/formatter.py": "def format(source):\n    '''Format source code.'''\n    return source\n",
+}
+
+
+def test_a_test_file_counts_less_unless_tests_are_asked_for(tmp_index) -> None:
+    tmp_index.write_many(TESTS_AND_DOCS)
+    tmp_index.index()
+
+    def ranked(question: str) -> tuple[list[str], list[str]]:
+        with docql_sqlite.open(tmp_index.db) as idx:
+            hits = search(idx, question, explain=True)
+        return [h["path"] for h in hits], hits[0]["explain"]["plan"]["strategy"]
+
+    # a question about the feature: its page, not the tests that repeat its words
+    paths, steps = ranked("how do I skip a block of code")
+    assert paths[0].endswith("docs/usage.md"), paths
+    assert any("test files x0.7" in step for step in steps)
+    # a query that asks for tests counts them in full
+    for question in ("which tests skip a block of code", "test_skip_block"):
+        paths, steps = ranked(question)
+        assert not any("test files" in step for step in steps), question
+    assert paths[0].endswith("tests/test_skip.py"), paths

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..path_kinds import is_test
 from ..records import Record, field
 from ..text import fold
+from . import terms as search_terms
 from .query_names import QueryNames
 from .sqlbuild import RRF_K
 
@@ -153,3 +155,28 @@ def composite(
     return (
         100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match) + near
     )
+
+
+# A passage of a test file (`path_kinds.is_test`: `tests/`, `test_*.py`, `*_test.go`,
+# `*.spec.ts`, `FooTest.java`) counts this share of its score, unless the query asks for
+# tests. Why: tests repeat the words of what they test in their names and literals
+# (`test_skip_source_first_line`, `test_weakrefable`), so a question about a feature
+# found them before the page that explains it ("how do I make black skip a block of
+# code": the docs' "Ignoring sections" 5th behind four tests with e5-small vectors).
+TEST_SHARE = 0.7
+TEST_WORDS = frozenset(
+    "test tests testing tested testcase unittest pytest spec specs mock mocks fixture "
+    "fixtures".split()
+)
+
+
+def test_share(terms: list[search_terms.Term]) -> float:
+    """TEST_SHARE, or 1 when a word of the query is about tests (`test_weakrefable` is:
+    its tokens are test and weakrefable)."""
+    asked = any(token in TEST_WORDS for t in search_terms.positives(terms) for token in t.tokens)
+    return 1.0 if asked else TEST_SHARE
+
+
+def share(entry: Fused, tests: float) -> float:
+    """The share of its composite score a fused passage keeps (`test_share`)."""
+    return tests if tests != 1.0 and is_test(entry.row["_path"]) else 1.0

@@ -12,7 +12,8 @@ A pipeline, each stage a module with one job; this module only runs them in orde
    (`documents.py`), vectors when present;
 3. fusion (`fusion.py`): RRF over the lists, then a composite score (100 x RRF + BM25
    squashed to 0..1 x 0.5 + the best result-type priority + a bonus when a symbol,
-   heading or entity name equals the query or starts with it); ties by path, position;
+   heading or entity name equals the query or starts with it), a test file's at a share
+   unless the query asks for tests; ties by path, position;
 4. result items with their marked snippets (`results.py`, `snippets.py`).
 
 Reranking, when asked for, comes after (`api.search`, `rerank.py`).
@@ -46,8 +47,14 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 3. fusion. Chunks of links alone (a Markdown page's link definitions) are no
     # passages; the BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
     fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not no_passage(f.row["content"])]
+    tests = fusion.test_share(terms)
+    if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
+        steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
     scored = sorted(
-        ((fusion.composite(f, names, lexical, found.nearness), f) for f in fused),
+        (
+            (fusion.composite(f, names, lexical, found.nearness) * fusion.share(f, tests), f)
+            for f in fused
+        ),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )[: opts.fetch]
     # 4. result items

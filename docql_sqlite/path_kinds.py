@@ -1,0 +1,35 @@
+"""What a file's path says it holds: tests, examples.
+
+Read by the repository map (tests and examples use the API: their votes count, they are
+listed after the code) and by smart search (a test is seldom the answer to a question
+that does not ask for tests). Paths as stored: `/`-separated.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+
+# Directories that hold tests. (`testing` is no such directory: Go's `testing` package is
+# library code.)
+TEST_DIRECTORIES = frozenset({"test", "tests", "testdata", "__tests__"})
+EXAMPLE_DIRECTORIES = frozenset({"example", "examples", "_examples"})
+# A test file's own name: `foo_test.go`, `test_foo.py`, `foo.spec.ts`, `foo.test.js`,
+# `FooTest.java`, `FooTests.cs` (a capital after a lower-case letter or a digit:
+# `Contest.java`, `Latest.kt` are not tests).
+_TEST_STEM = re.compile(r"^test_|(?:_tests?|\.test|\.spec)$|[a-z0-9]Tests?$")
+
+
+@functools.lru_cache(maxsize=131072)  # pure; asked for the same few thousand paths
+def is_test(path: str) -> bool:
+    """A test: its name says so, or a directory on its way is a test directory."""
+    parts = path.split("/")
+    stem = posixpath.splitext(parts[-1])[0]
+    return _TEST_STEM.search(stem) is not None or not TEST_DIRECTORIES.isdisjoint(parts[:-1])
+
+
+@functools.lru_cache(maxsize=131072)
+def is_test_or_example(path: str) -> bool:
+    """A test (`is_test`) or a file under an examples directory."""
+    return is_test(path) or not EXAMPLE_DIRECTORIES.isdisjoint(path.split("/")[:-1])
