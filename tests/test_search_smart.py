@@ -553,3 +553,25 @@ def test_a_test_file_counts_less_unless_tests_are_asked_for(tmp_index) -> None:
         paths, steps = ranked(question)
         assert not any("test files" in step for step in steps), question
     assert paths[0].endswith("tests/test_skip.py"), paths
+
+
+REPEATED_TITLE_DOCS = {
+    # a changelog repeats the title under every release; the docs' page has it once
+    "CHANGES.md": "# Changes\n\n"
+    + "".join(
+        f"## 1.{n}\n\n### Preview style\n\n- Wrap the return annotation of case {n}.\n\n"
+        for n in range(6)
+    ),
+    "docs/future_style.md": "# The future style\n\n## Preview style\n\nExperimental "
+    "changes are first released in the preview style, behind a flag.\n",
+}
+
+
+def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_index) -> None:
+    tmp_index.write_many(REPEATED_TITLE_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "what is the preview style", explain=True)
+    assert hits[0]["path"].endswith("docs/future_style.md"), [h["location"] for h in hits]
+    # the headings list names the page's section first, then the changelog's
+    assert hits[0]["explain"]["lists"]["headings"]["rank"] == 1

@@ -100,20 +100,25 @@ def rows(
     if narrowed is not None:
         where = f"{narrowed} AND ({where})"
     tier = "CASE " + " ".join(exact + prefix) + " ELSE 1 END"
+    # A heading repeated in its document ("Preview style" under each of a changelog's 30
+    # releases, "Returns" under each function) names none of those sections in
+    # particular: of equal tiers, the titles a document uses once come first (the docs'
+    # own "Preview style" page was 29th, after the changelog's, in path order).
+    repeats = f"count(*) OVER (PARTITION BY {alias}.doc_id, {col})" if table == "sections" else "1"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
   SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {col} AS name, {tier} AS tier, d.path AS
-  path
+  path, {repeats} AS repeats
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
-  ORDER BY tier DESC, length({col}), {dialect.sort_key("d.path")}, {alias}.line
+  ORDER BY tier DESC, repeats, length({col}), {dialect.sort_key("d.path")}, {alias}.line
   LIMIT {int(depth)})
 SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
-ORDER BY n.tier DESC, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
+ORDER BY n.tier DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
     out = []
     for r in store.rows(sql, params.values):
         share = named.get(r["_match"])
