@@ -28,6 +28,16 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
 
     python benchmarks/retrieval.py --sets debfaq,rfaq --model '' --modes bm25,smart --baseline
 
+- `djfaq`: how-to questions over a repository of documentation and code. Django 5.1.4's
+  sdist (`pip download`): its `docs/` (reST in .txt files) and its `django/` package
+  (Python, templates, locales) indexed together (~33k passages); each question of
+  `docs/faq/*.txt` (53) becomes "FAQ entry N" in the indexed copy, the rest of the page
+  kept; the question is the query, its section's lines the answer (span relevance, and
+  the file level too). The other pages of the docs often answer too: the figures are
+  strict lower bounds, for comparing systems, not for an absolute recall.
+
+    python benchmarks/retrieval.py --sets djfaq --model '' --modes bm25,smart --baseline
+
 Known-item sets (issue 19), each query's item and file both judged (`(file level)` rows),
 names masked, only unambiguous items (a query text two items share is left out):
 
@@ -722,6 +732,86 @@ def rfaq_set(cache: Path = CACHE) -> Dataset:
     return data
 
 
+# -- Django's FAQ inside Django: how-to questions over a repository of docs and code ------
+DJANGO = "django==5.1.4"
+# A reST section title: a line of text over an underline of one punctuation character at
+# least as long (Django's FAQ pages: "=" over and under the page title, "=" under each
+# question, "-" under the subsections of an answer).
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{3,}\s*$")
+
+
+def django_faq_entries(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, question) of each question of one FAQ page (1-based): a
+    title underlined with "=" and not overlined (the page title is overlined), up to the
+    line before the next such title or the end of the page."""
+    lines = text.splitlines()
+    starts = []
+    for i in range(1, len(lines)):
+        title, under = lines[i - 1], lines[i]
+        overlined = i >= 2 and _RST_UNDERLINE.match(lines[i - 2]) is not None
+        if (
+            title.strip()
+            and not _RST_UNDERLINE.match(title)
+            and under.startswith("=")
+            and _RST_UNDERLINE.match(under)
+            and len(under.strip()) >= len(title.rstrip())
+            and not overlined
+        ):
+            starts.append((i, " ".join(title.split())))  # the title's 1-based line is i
+    return [
+        (line, (starts[k + 1][0] - 1 if k + 1 < len(starts) else len(lines)), question)
+        for k, (line, question) in enumerate(starts)
+    ]
+
+
+def djfaq_set(cache: Path = CACHE) -> Dataset:
+    """How-to questions over a repository of documentation and code: Django 5.1.4's sdist
+    (`pip download`), its `docs/` (reST in .txt files) and its `django/` package (Python,
+    the distractors that compete with the docs). Each question of `docs/faq/*.txt` becomes
+    "FAQ entry N" in the indexed copy (the question removed, the rest of the page as it
+    is); the question is the query, its section's lines the answer (span relevance)."""
+    import tarfile
+
+    top = cache / "djfaq" / "djfaq"
+    downloads = cache / "djfaq" / "download"
+    if not (top / "docs" / "faq").is_dir():
+        downloads.mkdir(parents=True, exist_ok=True)
+        if not list(downloads.glob("*.tar.gz")):
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                 DJANGO, "-d", str(downloads)],
+                check=True,
+            )  # fmt: skip
+        with tarfile.open(sorted(downloads.glob("*.tar.gz"))[-1]) as archive:
+            for member in archive.getmembers():
+                parts = Path(member.name).parts
+                if len(parts) > 2 and parts[1] in ("docs", "django") and member.isfile():
+                    target = top.joinpath(*parts[1:])
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    source = archive.extractfile(member)
+                    if source is not None:
+                        target.write_bytes(source.read())
+    data = Dataset("djfaq", top, granularity="span")
+    n = 0
+    originals = cache / "djfaq" / "faq-originals"  # outside the indexed tree
+    originals.mkdir(parents=True, exist_ok=True)
+    for page in sorted((top / "docs" / "faq").glob("*.txt")):
+        original = originals / page.name
+        if not original.exists():
+            shutil.copyfile(page, original)
+        lines = original.read_text(encoding="utf-8").splitlines()
+        for line, end, question in django_faq_entries("\n".join(lines)):
+            n += 1
+            heading = f"FAQ entry {n}"
+            lines[line - 1], lines[line] = heading, "=" * len(heading)
+            relevant = f"djfaq/docs/faq/{page.name}:{line}-{end}"
+            data.queries.append(Query(f"djfaq{n}", question, {relevant: 1.0}))
+        text = "\n".join(lines) + "\n"
+        if page.read_text(encoding="utf-8") != text:
+            page.write_text(text, encoding="utf-8")
+    return data
+
+
 def _copy_mix(mix_dir: Path) -> None:
     for k, src in enumerate(_mix_dirs()):
         for path in sorted(src.rglob("*.md")):
@@ -1212,6 +1302,7 @@ def run(args: argparse.Namespace) -> None:
             "zh": zh_set,
             "debfaq": faq_set,
             "rfaq": rfaq_set,
+            "djfaq": djfaq_set,
             "smoke": lambda: smoke_set(CACHE),
             "go": lambda: go_set(sample=args.sample),
             "pg": lambda: pg_set(sample=args.sample),

@@ -205,6 +205,48 @@ def test_r_faq_entries() -> None:
     assert how.startswith("Untar the sources") and "Unix-like" not in how
 
 
+# -- the Django FAQ retrieval set: reST pages, a question per "="-underlined title ------
+DJANGO_FAQ_PAGE = """=========================
+FAQ: Databases and models
+=========================
+
+.. _faq-see-raw-sql-queries:
+
+How can I see the raw SQL queries Django is running?
+====================================================
+
+Make sure your Django DEBUG setting is set to True.
+
+Subsection of the answer
+------------------------
+
+Still the same answer.
+
+Does Django support NoSQL databases?
+====================================
+
+Not officially.
+"""
+
+
+def test_django_faq_entries() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import retrieval
+    finally:
+        sys.path.remove(str(BENCH))
+    entries = retrieval.django_faq_entries(DJANGO_FAQ_PAGE)
+    # the overlined page title is no question; a "-" subsection belongs to its answer;
+    # each answer runs to the line before the next question's title
+    assert entries == [
+        (7, 16, "How can I see the raw SQL queries Django is running?"),
+        (17, 20, "Does Django support NoSQL databases?"),
+    ]
+    lines = DJANGO_FAQ_PAGE.splitlines()
+    assert lines[7 - 1].startswith("How can I see") and lines[17 - 1].startswith("Does Django")
+    assert lines[16 - 1] == "" and lines[20 - 1] == "Not officially." and len(lines) == 20
+
+
 def test_pg_scale_smoke_stores_every_file_once(tmp_path: Path) -> None:
     pytest.importorskip("psycopg", reason="pg_scale.py needs the 'postgres' extra")
     pytest.importorskip("pgserver", reason="pg_scale.py needs the 'postgres' extra")
