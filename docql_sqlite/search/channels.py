@@ -156,16 +156,18 @@ QUESTION_FLOOR = 3.0
 def is_question(text: str) -> bool:
     """A question as people ask one: ends in "?", opens with "how" or "why", with another
     question word and an auxiliary ("what is", "where can", "when should", "which does"),
-    or with an auxiliary and its subject ("can I", "is there", "does it"). A manual's
-    sentences open with such words too, and are known items: "When set to on, ...",
-    "Can be used to ...", "Which is the default" without a subject, "do not fetch tags"."""
+    or with an auxiliary and its subject ("can I", "is there", "does it"); and a problem
+    told in the first person ("I can't log in …", "My admin-site CSS … not displaying"),
+    which a manual's sentences never open with. A manual's sentences open with the other
+    words too, and are known items: "When set to on, ...", "Can be used to ...", "Which
+    is the default" without a subject, "do not fetch tags"."""
     if text.rstrip().endswith("?"):
         return True
-    words = text.lower().split(None, 2)
+    words = text.lower().replace("’", "'").split(None, 2)
     if not words:
         return False
     first, second = words[0], (words[1] if len(words) > 1 else "")
-    if first in ("how", "why"):
+    if first in ("how", "why") or (first in FIRST_PERSON and second):
         return True
     if first in WH_WORDS:
         return second in AUXILIARIES or second == "to"
@@ -173,6 +175,7 @@ def is_question(text: str) -> bool:
 
 
 WH_WORDS = frozenset("what where when which who whom whose".split())
+FIRST_PERSON = frozenset("i i'm i've i'd i'll my".split())
 AUXILIARIES = frozenset(
     "is are was were am do does did can could should would will may might shall must "
     "has have had".split()
