@@ -16,7 +16,7 @@ from . import terms as search_terms
 # sentence every common word is inside some identifier.
 SHORT_QUERY = 3
 # A section a question names ("where is the magic trailing comma explained" → "The magic
-# trailing comma", "what line length does black use" → "Line length"): a heading whose
+# trailing comma", "what is the write-ahead log" → "Write-Ahead Log"): a heading whose
 # content words are a run of MIN_PHRASE_TOKENS or more of the question's, up to
 # MAX_PHRASE_TERMS terms, in questions of at most PHRASE_QUERY terms (a pasted passage
 # holds every common heading somewhere). The run must be more than MIN_PHRASE_SHARE of
