@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,13 +186,18 @@ copy the script to a place where users can invoke it.</p>
 """
 
 
-def test_r_faq_entries() -> None:
+def retrieval_module() -> Any:
+    """benchmarks/retrieval.py, imported with its folder on the path for the import only."""
     sys.path.insert(0, str(BENCH))
     try:
         import retrieval
     finally:
         sys.path.remove(str(BENCH))
-    entries = retrieval.r_faq_entries(R_FAQ_PAGE)
+    return retrieval
+
+
+def test_r_faq_entries() -> None:
+    entries = retrieval_module().r_faq_entries(R_FAQ_PAGE)
     assert [q for q, _ in entries] == ["What is R?", "How can R be installed?"]
     what, how = entries[0][1], entries[1][1]
     assert what == (
@@ -230,12 +236,7 @@ Not officially.
 
 
 def test_django_faq_entries() -> None:
-    sys.path.insert(0, str(BENCH))
-    try:
-        import retrieval
-    finally:
-        sys.path.remove(str(BENCH))
-    entries = retrieval.django_faq_entries(DJANGO_FAQ_PAGE)
+    entries = retrieval_module().django_faq_entries(DJANGO_FAQ_PAGE)
     # the overlined page title is no question; a "-" subsection belongs to its answer;
     # each answer runs to the line before the next question's title
     assert entries == [
