@@ -24,6 +24,7 @@ from typing import Any
 import apsw
 import pytest
 from click.testing import CliRunner
+from conftest import query as read_rows
 from conftest import trigram_copy
 
 import docql_sqlite
@@ -207,14 +208,10 @@ def test_a_regex_grep_equals_a_scan_of_every_chunk(
 ) -> None:
     """grep(/…/) with its pre-filters (the literal runs in order, in the trigram table and
     by GLOB or LIKE) returns exactly the chunks Python's regex finds in a scan of all."""
-    conn = apsw.Connection(str(corpus_db), flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        rows = conn.execute(
-            "SELECT d.path, c.chunk_index, c.content FROM chunks c JOIN documents d "
-            "ON d.id = c.doc_id"
-        ).fetchall()
-    finally:
-        conn.close()
+    rows = read_rows(
+        corpus_db,
+        "SELECT d.path, c.chunk_index, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id",
+    )
     regex = re.compile(pattern, flags)
     expected = sorted((path, n) for path, n, text in rows if regex.search(text))
     assert expected, query  # the corpus has matches: an empty answer would pass otherwise
