@@ -38,6 +38,11 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
 
     python benchmarks/retrieval.py --sets djfaq --model '' --modes bm25,smart --baseline
 
+- `djwhere`: "where is <page title> explained / documented / described?" over djfaq's
+  index, for each page of Django's docs (release notes and the FAQ aside) whose title no
+  other page has (223); that page is the answer (file level). Code named like the title
+  (`Middleware`, `Signals`) and the other pages on the topic compete.
+
 Known-item sets (issue 19), each query's item and file both judged (`(file level)` rows),
 names masked, only unambiguous items (a query text two items share is left out):
 
@@ -125,6 +130,7 @@ class Dataset:
     root: Path  # the directory to index (paths are stored relative to its parent)
     queries: list[Query] = field(default_factory=list)
     granularity: str = "file"  # file: relevance per document; span: per line range
+    index: str = ""  # the index's name when another set's (default: `name`)
 
 
 # -- Lee -------------------------------------------------------------------------------------
@@ -812,6 +818,51 @@ def djfaq_set(cache: Path = CACHE) -> Dataset:
     return data
 
 
+# Words of a "where" question's frame: the judged pages are asked for with each.
+WHERE_FRAMES = ("explained", "documented", "described")
+# reST section adornments (a title's underline, and overline when it has one).
+_ADORNMENT = re.compile(r"^([=\-~*^#+`'\"])\1{2,}\s*$")
+
+
+def djwhere_set(cache: Path = CACHE) -> Dataset:
+    """ "Where is ⟨page title⟩ explained?" over `djfaq`'s index (Django's docs and code):
+    each page of `docs/` (but release notes and the FAQ) whose title no other page has;
+    the question asks for that title, lowercased, with a frame word in turn (`WHERE_FRAMES`);
+    the page is the answer (file level). Code files named like the title (`Middleware`,
+    `Signals`, `Sessions`) and the other pages on the topic compete."""
+    top = djfaq_set(cache).root  # the tree and its index are djfaq's
+    data = Dataset("djwhere", top, index="djfaq")
+    titles: dict[str, list[str]] = {}
+    for page in sorted((top / "docs").rglob("*.txt")):
+        rel = page.relative_to(top.parent).as_posix()
+        if "/releases/" in rel or "/faq/" in rel:
+            continue
+        title = _rst_title(page.read_text(encoding="utf-8", errors="replace"))
+        if title and re.search(r"[A-Za-z]{3,}", title) and not re.search(r"[`:|*]", title):
+            titles.setdefault(title.casefold(), []).append(rel)
+    for n, (title, pages) in enumerate(sorted(titles.items())):
+        if len(pages) == 1:
+            frame = WHERE_FRAMES[n % len(WHERE_FRAMES)]
+            data.queries.append(Query(f"djwhere{n}", f"where is {title} {frame}?", {pages[0]: 1.0}))
+    return data
+
+
+def _rst_title(text: str) -> str | None:
+    """The first section title of a reST page: a line underlined by an adornment at least
+    as long (an overline above it, when there is one, changes nothing)."""
+    lines = text.splitlines()
+    for i in range(len(lines) - 1):
+        title = lines[i].strip()
+        if (
+            title
+            and not _ADORNMENT.match(lines[i])
+            and _ADORNMENT.match(lines[i + 1])
+            and len(lines[i + 1].rstrip()) >= len(title)
+        ):
+            return title
+    return None
+
+
 def _copy_mix(mix_dir: Path) -> None:
     for k, src in enumerate(_mix_dirs()):
         for path in sorted(src.rglob("*.md")):
@@ -1026,7 +1077,7 @@ def build_index(data: Dataset, model: str | None, seeds: list[Path] = ()) -> Pat
     from docql_sqlite import embed
     from docql_sqlite.ingest import IngestOptions, index_paths
 
-    db_path = data.root.parent / f"{data.name}.db"
+    db_path = data.root.parent / f"{data.index or data.name}.db"
     stored = None
     if db_path.exists():
         # Read with the standard library: an index of an older schema is refused by a
@@ -1303,6 +1354,7 @@ def run(args: argparse.Namespace) -> None:
             "debfaq": faq_set,
             "rfaq": rfaq_set,
             "djfaq": djfaq_set,
+            "djwhere": djwhere_set,
             "smoke": lambda: smoke_set(CACHE),
             "go": lambda: go_set(sample=args.sample),
             "pg": lambda: pg_set(sample=args.sample),

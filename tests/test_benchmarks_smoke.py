@@ -248,6 +248,20 @@ def test_django_faq_entries() -> None:
     assert lines[16 - 1] == "" and lines[20 - 1] == "Not officially." and len(lines) == 20
 
 
+@pytest.mark.parametrize(
+    "page, title",
+    [
+        ("======================\nWriting your first app\n======================\n\nText.\n",
+         "Writing your first app"),
+        (".. _topics-http:\n\nURL dispatcher\n==============\n\nText.\n", "URL dispatcher"),
+        ("Intro\n===\n", None),  # an underline shorter than its title is no adornment
+        ("No title at all.\n\n----\n", None),  # a transition under a blank line
+    ],
+)  # fmt: skip
+def test_rst_page_titles(page: str, title: str | None) -> None:
+    assert retrieval_module()._rst_title(page) == title
+
+
 def test_pg_scale_smoke_stores_every_file_once(tmp_path: Path) -> None:
     pytest.importorskip("psycopg", reason="pg_scale.py needs the 'postgres' extra")
     pytest.importorskip("pgserver", reason="pg_scale.py needs the 'postgres' extra")

@@ -486,6 +486,8 @@ NAMED_SECTION_DOCS = {
     [
         ("where is the magic trailing comma explained", "The magic trailing comma"),
         ("where is the line length explained", "Line length"),
+        # named in full: the section is first in the exact list (`channels.named_exact`)
+        ("what is the magic trailing comma?", "The magic trailing comma"),
     ],
 )
 def test_a_section_the_question_names_comes_first(tmp_index, question: str, section: str) -> None:
@@ -575,3 +577,85 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
     assert hits[0]["path"].endswith("docs/future_style.md"), [h["location"] for h in hits]
     # the headings list names the page's section first, then the changelog's
     assert hits[0]["explain"]["lists"]["headings"]["rank"] == 1
+
+
+@pytest.mark.parametrize(
+    "text, dropped",
+    [
+        ("where is the application context explained?", "explained"),
+        ("Where are signals documented", "documented"),
+        ("where is url routing described", "described"),
+        ("where is Flask.route defined", "defined"),
+        # the word is the topic, or the question is not a "where" question
+        ("what happens when a variable is not defined?", None),
+        ("how is the request context explained", None),
+        ("where explained", None),  # nothing else to search for
+        ('where is "explained" used', None),  # quoted: a word asked for
+        ("documented options of the parser", None),
+    ],
+)
+def test_the_frame_word_of_a_where_question_is_dropped(text: str, dropped: str | None) -> None:
+    from docql_sqlite.search import ranking
+    from docql_sqlite.search import terms as search_terms
+
+    terms = ranking.query_terms(text)
+    kept = search_terms.without_frame(text, terms)
+    gone = [t.text.rstrip("?") for t in terms if t not in kept]
+    assert gone == ([dropped] if dropped else [])
+
+
+def test_a_where_question_finds_its_topic_not_the_frame_word(tmp_index, monkeypatch) -> None:
+    # Shaped like Flask's docs: "application" and "context" are common, "explained" rare.
+    # BM25's OR candidates come from the rare words (`stats.common_terms`), so with the
+    # frame word kept its passages were the only candidates and the page about the
+    # application context was no BM25 candidate at all.
+    from docql_sqlite.search import stats
+
+    docs = {
+        f"p{i}.md": f"# Page {i}\n\nThe application pushes a context for request {i}.\n"
+        for i in range(40)
+    }
+    docs["appcontext.md"] = (
+        "# The Application Context\n\nThe application context keeps track of the "
+        "application-level data during a request or a command.\n"
+    )
+    docs["uploads.md"] = "# Uploads\n\nThis page explained uploads to an application.\n"
+    tmp_index.write_many(docs)
+    tmp_index.index()
+    monkeypatch.setattr(stats, "MIN_CHUNKS", 1)
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "where is the application context explained?", explain=True)
+    assert hits[0]["path"].endswith("docs/appcontext.md"), [h["location"] for h in hits]
+    assert "uploads.md" not in [h["path"].rsplit("/", 1)[-1] for h in hits[:3]]
+
+
+DOCS_AND_CODE = {
+    # a docs page on blueprints, and code whose names equal the question's word
+    "docs/blueprints.md": "# Modular applications with blueprints\n\nBlueprints make the "
+    "components of an application. Register blueprints on the application to run the "
+    "operations they record.\n\n## The concept of blueprints\n\nThe basic concept of "
+    "blueprints is that they record operations; blueprints are registered once or more.\n",
+    "src/app.py": 'class Blueprint:\n    """A blueprint of routes."""\n\n\n'
+    'def blueprints(app):\n    """The blueprints registered on the app."""\n'
+    "    return app.blueprints\n",
+}
+
+
+def test_a_question_asking_where_a_thing_is_explained_prefers_prose(tmp_index) -> None:
+    others = {f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)}
+    tmp_index.write_many({**DOCS_AND_CODE, **others})
+    tmp_index.index()
+
+    def ranked(question: str) -> tuple[list[str], list[str]]:
+        with docql_sqlite.open(tmp_index.db) as idx:
+            hits = search(idx, question, explain=True)
+        return [h["path"] for h in hits], plan(hits)["strategy"]
+
+    paths, steps = ranked("where are blueprints described?")
+    assert paths[0].endswith("docs/blueprints.md"), paths
+    assert any("code files x0.5" in step for step in steps), steps
+    # where a thing is defined is its code; other queries are left alone
+    for question in ("where is blueprints defined", "blueprints"):
+        paths, steps = ranked(question)
+        assert paths[0].endswith("src/app.py"), (question, paths)
+        assert not any("code files" in step for step in steps), question

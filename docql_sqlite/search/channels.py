@@ -137,7 +137,32 @@ def collect(
                         f"{wordless} vector passages hold none of the words → x{WORDLESS_WEIGHT}"
                     )
         lists.append(vector[0])
+    named = named_exact(lists)
+    if named:
+        steps.append(f"{named} sections named by the whole question → first in the exact list")
     return Candidates(represented(lists), steps, doc_notes, lexical, near)
+
+
+def named_exact(lists: list[fusion.Ranked]) -> int:
+    """Put the passages of headings that the whole question names (a `_phrase` share of
+    1: "where is the magic trailing comma explained" → "The magic trailing comma") first
+    in the exact list, when there is one; how many were put there.
+
+    The exact list leaves a passage's heading line out of its own text, so that a sibling
+    whose heading merely names the words does not count as holding them; but a section
+    the question names in full is about those words, and without this the passages that
+    repeat them (the option `--skip-magic-trailing-comma`, an FAQ entry) outranked it
+    once the question's frame word was no longer a term (`terms.without_frame`)."""
+    exact = next((r for r in lists if r.name == "exact"), None)
+    headings = next((r for r in lists if r.name == "headings"), None)
+    if exact is None or headings is None:
+        return 0
+    named = [dict(row, _weight=1.0) for row in headings.rows if row.get("_phrase") == 1.0]
+    if not named:
+        return 0
+    ids = {row["_chunk"] for row in named}
+    exact.rows = named + [row for row in exact.rows if row["_chunk"] not in ids]
+    return len(ids)
 
 
 # What the vector list may weigh, for a model measured strong, when no passage holds

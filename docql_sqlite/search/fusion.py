@@ -177,6 +177,16 @@ def test_share(terms: list[search_terms.Term]) -> float:
     return 1.0 if asked else TEST_SHARE
 
 
-def share(entry: Fused, tests: float) -> float:
-    """The share of its composite score a fused passage keeps (`test_share`)."""
-    return tests if tests != 1.0 and is_test(entry.row["_path"]) else 1.0
+# A passage of a code file counts this share of its score when the question asks where
+# something is explained or documented (`terms.PROSE_FRAMES`): "where are blueprints
+# described" found the property `blueprints` and `iter_blueprints` before the docs' page
+# on blueprints, whose names the symbols list rewards as equal to the question.
+CODE_SHARE = 0.5
+
+
+def share(entry: Fused, tests: float, code_docs: frozenset[int] = frozenset()) -> float:
+    """The share of its composite score a fused passage keeps: `test_share` for a test
+    file's, CODE_SHARE for a passage of one of `code_docs` (the code files among the
+    candidates of a question asking for prose; empty otherwise)."""
+    kept = tests if tests != 1.0 and is_test(entry.row["_path"]) else 1.0
+    return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept

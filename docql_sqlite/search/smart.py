@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
+from ..sqlparams import Params
 from . import channels, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -35,7 +36,9 @@ if TYPE_CHECKING:
 
 def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
-    terms, reduced = stats.reduce_terms(store, ranking.query_terms(text))
+    frame = search_terms.frame_word(text)
+    terms = search_terms.without_frame(text, ranking.query_terms(text))
+    terms, reduced = stats.reduce_terms(store, terms)
     names = query_names(terms)
     # 2. the candidate lists
     found = channels.collect(store, text, terms, names, opts)
@@ -50,9 +53,23 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     tests = fusion.test_share(terms)
     if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
         steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
+    code_docs = (
+        code_documents(store, {f.row["_doc"] for f in fused})
+        if frame in search_terms.PROSE_FRAMES
+        else frozenset()
+    )
+    if code_docs:
+        steps.append(
+            f"passages of code files x{fusion.CODE_SHARE} (the question asks where something "
+            f"is {frame})"
+        )
     scored = sorted(
         (
-            (fusion.composite(f, names, lexical, found.nearness) * fusion.share(f, tests), f)
+            (
+                fusion.composite(f, names, lexical, found.nearness)
+                * fusion.share(f, tests, code_docs),
+                f,
+            )
             for f in fused
         ),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
@@ -67,3 +84,13 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     }
     items = [results.fused_item(score, entry, pats, opts, plan) for score, entry in scored]
     return results.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
+
+
+def code_documents(store: Store, doc_ids: set[int]) -> frozenset[int]:
+    """Those of `doc_ids` that are code files (format 'code')."""
+    if not doc_ids:
+        return frozenset()
+    params = Params(store.dialect)
+    ids = params.add("[" + ",".join(str(int(i)) for i in sorted(doc_ids)) + "]")
+    sql = f"SELECT id FROM documents WHERE format = 'code' AND {store.dialect.ids_in('id', ids)}"
+    return frozenset(int(r["id"]) for r in store.rows(sql, params.values))
