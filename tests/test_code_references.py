@@ -1201,3 +1201,29 @@ def test_a_member_of_another_object_is_not_the_files_own_definition(tmp_path: Pa
     ]
     # AppConfig.save is the only other `save`: the parent's, found uniquely here (imported).
     assert links("save") == [("apps/registry.py:12", "import", "apps/config.py:5-6")]
+
+
+FROM_A_PACKAGE = {
+    # Flask in small: the package re-exports a helper, and a class under the same folder
+    # has a method of the same name; an example imports the helper from the package.
+    "flask/__init__.py": "from .helpers import url_for as url_for\n",
+    "flask/helpers.py": "def url_for(endpoint):\n    return endpoint\n",
+    "flask/app.py": ("class Flask:\n    def url_for(self, endpoint):\n        return endpoint\n"),
+    "examples/auth.py": (
+        "from flask import url_for\n\n\ndef login():\n    return url_for('index')\n"
+    ),
+}
+
+
+def test_a_name_imported_from_a_package_is_its_top_level_definition(tmp_path: Path) -> None:
+    """Flask's examples: `url_for(...)` after `from flask import url_for` was ambiguous
+    between helpers.py's function and the method `Flask.url_for` (both under flask/),
+    while `flask.url_for(...)` after `import flask` resolved to the function. A module
+    exports top-level names: the one top-level `url_for` of the package's files is it."""
+    _, db = _index_tree(tmp_path, FROM_A_PACKAGE)
+    found = [
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, "url_for")
+        if "auth.py" in c[0]
+    ]
+    assert found == [("examples/auth.py:5", "import", "flask/helpers.py:1-2")]

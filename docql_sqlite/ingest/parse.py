@@ -32,7 +32,10 @@ from .sections import bounded_title, build_sections
 # code 8: an empty `__init__.py` is indexed (a package marker, `PACKAGE_MARKER`), so the
 # references of every code file are resolved again knowing those packages; in Python and
 # JavaScript/TypeScript a member of another object than `self`/`this` is no local link
-# (`refs.qualifier` '' and '.', `code_refs._OWN_RECEIVERS`).
+# (`refs.qualifier` '' and '.', `code_refs._OWN_RECEIVERS`); code 9: a name a file
+# imports from a module (`from flask import url_for`) is the one top-level definition of
+# that module's files when there is one (`resolve._Resolver._decide`), not ambiguous
+# with a method of the same name under the module's folder.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -41,7 +44,7 @@ from .sections import bounded_title, build_sections
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
 # `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 8, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+CONTENT_RULES: dict[str, int] = {"code": 9, "markdown": 4, "text": 3, "rst": 3, "html": 4}
 DEFAULT_CONTENT_RULES = 2
 
 

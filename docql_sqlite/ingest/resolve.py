@@ -510,6 +510,14 @@ class _Resolver:
             source = self.name_sources.get(name)
             if source is not None and not self._indexed_module(source):
                 return (None, _UNRESOLVED[1], len(candidates)), None
+        source = self.name_sources.get(name)
+        if source is not None:
+            # `from flask import url_for`: a module exports top-level names, so the one
+            # top-level `url_for` of flask's files (helpers.py, which the package
+            # re-exports), not also the method `Flask.url_for` under the same folder.
+            from_module = self._in_path(name, group, tuple(source.split("/")))
+            if from_module is not None:
+                return from_module, None
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
             return (imported.id, _BY_IMPORT, len(candidates)), None
