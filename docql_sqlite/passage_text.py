@@ -45,12 +45,35 @@ _MARKERS = ("](", "]:", "<a ", "<a\n", "<img", "][")
 _OPENERS = re.compile(r"[\[<!]")
 
 
+# A line of an index or a table of contents: an entry, a dot leader, page numbers
+# ("evaluation, lazy . . . . . . 2, 38, 39", "1 Introduction ........ 1").
+_LEADER_LINE = re.compile(r"(?:\.\s?){4,}\s*(?:[0-9ivxlc]+[,–-]?\s*)+$", re.IGNORECASE)
+LEADER_SHARE = 0.5  # of a chunk's non-blank lines
+MIN_LEADER_LINES = 3
+
+
+def pointer_page(content: str) -> bool:
+    """Whether `content` is a page of an index or a table of contents: at least
+    MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
+    dot leader and page numbers. It points to the pages that answer, and answers
+    nothing itself: R-lang.pdf's "Concept Index" page ranked first for "what is lazy
+    evaluation" ("evaluation, lazy . . . 2, 38, 39"), above page 38."""
+    if ". . . ." not in content and "...." not in content:
+        return False
+    lines = [line for line in content.splitlines() if line.strip()]
+    leaders = sum(1 for line in lines if _LEADER_LINE.search(line))
+    return leaders >= MIN_LEADER_LINES and leaders > LEADER_SHARE * len(lines)
+
+
 def no_passage(content: str) -> bool:
     """Whether `content` is no search passage: no letter or digit at all (a blank chunk,
-    punctuation alone), or made only of links, anchors, badges and link definitions
-    (none left once those, and comments, are taken out)."""
+    punctuation alone), made only of links, anchors, badges and link definitions (none
+    left once those, and comments, are taken out), or a page of an index or a table of
+    contents (`pointer_page`)."""
     first = _WORD.search(content)
     if first is None:
+        return True
+    if pointer_page(content):
         return True
     # The common case, without a regex: every marker holds "]" or "<" (two scans of the
     # text where prose has neither, rather than six).

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 from conftest import query
 
-from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, no_passage
+from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, no_passage, pointer_page
 
 
 def reference(content: str) -> bool:
     """no_passage before the shortcut."""
     if _WORD.search(content) is None:  # no word at all
+        return True
+    if pointer_page(content):  # an index page: a rule of its own, tested below
         return True
     if not any(m in content for m in _MARKERS):
         return False
@@ -87,3 +89,26 @@ def test_the_shortcut_gives_the_rewrites_answer_on_every_chunk(corpus_db: Path) 
 )
 def test_both_paths_on_node_shaped_texts(content: str) -> None:
     assert no_passage(content) is reference(content)
+
+
+INDEX_PAGE = (
+    "evaluation, argument. . . . . . . . . . . . . . . . . . 27\n"
+    "evaluation, lazy . . . . . . . . . . . . . . . . . 2, 38, 39\n"
+    "F\n"
+    "frame . . . . . . . . . . . . . . . . . . . . . . . . . 22\n"
+)
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        (INDEX_PAGE, True),  # R-lang.pdf's concept index: letters between the entries
+        ("Contents\n1 Introduction ........ 1\n2 Usage ........ 7\n3 Index ........ ix\n", True),
+        ("See the index.\n" + "term . . . . . . . 3\n" * 2 + "More prose here.\n", False),
+        ("A sentence that trails off . . . .\nAnd another....\nAnd one more....\n", False),
+        ("Wait.... 10 seconds.\nThen 20.... 30\nOK\n", False),  # two leader lines only
+    ],
+)
+def test_an_index_or_contents_page_is_no_passage(content: str, expected: bool) -> None:
+    assert pointer_page(content) is expected
+    assert no_passage(content) is expected
