@@ -38,10 +38,11 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
 
     python benchmarks/retrieval.py --sets djfaq --model '' --modes bm25,smart --baseline
 
-- `djwhere`: "where is <page title> explained / documented / described?" over djfaq's
-  index, for each page of Django's docs (release notes and the FAQ aside) whose title no
-  other page has (223); that page is the answer (file level). Code named like the title
-  (`Middleware`, `Signals`) and the other pages on the topic compete.
+- `djwhere`: "where is <page title> explained?", "which page describes …?", "where can
+  I read about …?", "where is … documented?" over djfaq's index, for each page of
+  Django's docs (release notes and the FAQ aside) whose title no other page has (223);
+  that page is the answer (file level). Code named like the title (`Middleware`,
+  `Signals`) and the other pages on the topic compete.
 
 Known-item sets (issue 19), each query's item and file both judged (`(file level)` rows),
 names masked, only unambiguous items (a query text two items share is left out):
@@ -818,8 +819,13 @@ def djfaq_set(cache: Path = CACHE) -> Dataset:
     return data
 
 
-# Words of a "where" question's frame: the judged pages are asked for with each.
-WHERE_FRAMES = ("explained", "documented", "described")
+# The frames of `djwhere`'s questions, each page asked for with one in turn.
+WHERE_FRAMES = (
+    "where is {} explained?",
+    "which page describes {}?",
+    "where can I read about {}?",
+    "where is {} documented?",
+)
 # reST section adornments (a title's underline, and overline when it has one).
 _ADORNMENT = re.compile(r"^([=\-~*^#+`'\"])\1{2,}\s*$")
 
@@ -827,8 +833,9 @@ _ADORNMENT = re.compile(r"^([=\-~*^#+`'\"])\1{2,}\s*$")
 def djwhere_set(cache: Path = CACHE) -> Dataset:
     """ "Where is ⟨page title⟩ explained?" over `djfaq`'s index (Django's docs and code):
     each page of `docs/` (but release notes and the FAQ) whose title no other page has;
-    the question asks for that title, lowercased, with a frame word in turn (`WHERE_FRAMES`);
-    the page is the answer (file level). Code files named like the title (`Middleware`,
+    the question asks for that title, lowercased, in one of the frames in turn
+    (`WHERE_FRAMES`: "which page describes …?", "where can I read about …?"); the page
+    is the answer (file level). Code files named like the title (`Middleware`,
     `Signals`, `Sessions`) and the other pages on the topic compete."""
     top = djfaq_set(cache).root  # the tree and its index are djfaq's
     data = Dataset("djwhere", top, index="djfaq")
@@ -842,8 +849,8 @@ def djwhere_set(cache: Path = CACHE) -> Dataset:
             titles.setdefault(title.casefold(), []).append(rel)
     for n, (title, pages) in enumerate(sorted(titles.items())):
         if len(pages) == 1:
-            frame = WHERE_FRAMES[n % len(WHERE_FRAMES)]
-            data.queries.append(Query(f"djwhere{n}", f"where is {title} {frame}?", {pages[0]: 1.0}))
+            question = WHERE_FRAMES[n % len(WHERE_FRAMES)].format(title)
+            data.queries.append(Query(f"djwhere{n}", question, {pages[0]: 1.0}))
     return data
 
 

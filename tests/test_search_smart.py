@@ -580,28 +580,32 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
 
 
 @pytest.mark.parametrize(
-    "text, dropped",
+    "text, topic, prose",
     [
-        ("where is the application context explained?", "explained"),
-        ("Where are signals documented", "documented"),
-        ("where is url routing described", "described"),
-        ("where is Flask.route defined", "defined"),
-        # the word is the topic, or the question is not a "where" question
-        ("what happens when a variable is not defined?", None),
-        ("how is the request context explained", None),
-        ("where explained", None),  # nothing else to search for
-        ('where is "explained" used', None),  # quoted: a word asked for
-        ("documented options of the parser", None),
+        ("where is the application context explained?", "the application context", True),
+        ("Where are signals documented", "signals", True),
+        ("where is url routing described in the docs?", "url routing", True),
+        ("where is Flask.route defined", "Flask.route", False),
+        ("which page explains the application context", "the application context", True),
+        ("What section of the docs covers `url_for`?", "`url_for`", True),
+        ("where can I read about blueprints?", "blueprints", True),
+        ("Where do I find information on the test client", "the test client", True),
+        # the word is the topic, or the question is not framed so
+        ("what happens when a variable is not defined?", None, None),
+        ("how is the request context explained", None, None),
+        ("where explained", None, None),
+        ("documented options of the parser", None, None),
+        ("which pages?", None, None),
+        ("where can I find the config file", None, None),  # a file, not a text about it
     ],
 )
-def test_the_frame_word_of_a_where_question_is_dropped(text: str, dropped: str | None) -> None:
-    from docql_sqlite.search import ranking
-    from docql_sqlite.search import terms as search_terms
+def test_the_frame_of_a_question_is_not_its_topic(
+    text: str, topic: str | None, prose: bool | None
+) -> None:
+    from docql_sqlite.search import frames
 
-    terms = ranking.query_terms(text)
-    kept = search_terms.without_frame(text, terms)
-    gone = [t.text.rstrip("?") for t in terms if t not in kept]
-    assert gone == ([dropped] if dropped else [])
+    found = frames.frame(text)
+    assert (found.topic, found.prose) == (topic, prose) if found else topic is None
 
 
 def test_a_where_question_finds_its_topic_not_the_frame_word(tmp_index, monkeypatch) -> None:
@@ -659,3 +663,35 @@ def test_a_question_asking_where_a_thing_is_explained_prefers_prose(tmp_index) -
         paths, steps = ranked(question)
         assert paths[0].endswith("src/app.py"), (question, paths)
         assert not any("code files" in step for step in steps), question
+
+
+def test_a_passage_found_in_two_files_is_shown_once(tmp_index) -> None:
+    # R's refman.pdf and fullrefman.pdf hold the same pages: each answer took two places
+    page = "# read.table\n\nReads a file in table format and creates a data frame from it.\n"
+    docs = {"refman.md": page, "fullrefman.md": page}
+    docs.update({f"topic{i}.md": f"# Topic {i}\n\nA frame of topic {i}.\n" for i in range(8)})
+    tmp_index.write_many(docs)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "read a file into a data frame", limit=5, explain=True)
+    texts = [h["content"] for h in hits]
+    assert len(texts) == len(set(texts)) == 5  # no copy, and the limit still filled
+    first = next(h for h in hits if h["section"] == "read.table")
+    assert first["path"] == "docs/fullrefman.md"  # the first by path on a tie
+    assert first["explain"]["copies"] == ["docs/refman.md:1-3"]
+    assert any("same text as a better one" in step for step in plan(hits)["strategy"])
+
+
+def test_the_same_text_elsewhere_in_another_document_is_not_a_copy(tmp_index) -> None:
+    # a paragraph two pages include at different places (git's shared option texts):
+    # another place to read it, kept
+    para = "## --porcelain\n\nShow in a format designed for machine consumption.\n"
+    docs = {
+        "git-blame.md": "# git blame\n\nBlame lines.\n\n" + para,
+        "git-annotate.md": "# git annotate\n\nAnnotate lines.\n\nMore text here.\n\n" + para,
+    }
+    tmp_index.write_many(docs)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "format designed for machine consumption", limit=5)
+    assert [h["section"] for h in hits[:2]] == ["--porcelain", "--porcelain"], hits

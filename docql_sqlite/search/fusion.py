@@ -190,3 +190,29 @@ def share(entry: Fused, tests: float, code_docs: frozenset[int] = frozenset()) -
     candidates of a question asking for prose; empty otherwise)."""
     kept = tests if tests != 1.0 and is_test(entry.row["_path"]) else 1.0
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
+
+
+def distinct(scored: list[tuple[float, Fused]]) -> tuple[list[tuple[float, Fused]], int]:
+    """`scored` (best first) without the passages that copy a better one: the same text
+    at the same lines (and page) of another file; and how many were left out. Each kept
+    passage lists the locations of its copies in `row["_copies"]` (`--explain` shows
+    them).
+
+    Why: a corpus often holds a file twice — R's refman.pdf and fullrefman.pdf (4,734
+    identical passages of 11,418, page for page), a vendored library, a licence in every
+    package — and each answer then took two of the ten places. The same text elsewhere
+    in a document (a paragraph that git's manual includes in several commands' pages)
+    is another place to read it, in another context: it stays (git's option set lost
+    .014 R@10 when those were folded too)."""
+    seen: dict[tuple[str, int, int, int | None], Fused] = {}
+    kept: list[tuple[float, Fused]] = []
+    for score, entry in scored:
+        row = entry.row
+        key = (row["content"], row["line"], row["end_line"], row.get("page"))
+        first = seen.get(key)
+        if first is None:
+            seen[key] = entry
+            kept.append((score, entry))
+        else:
+            first.row.setdefault("_copies", []).append(row["location"])
+    return kept, len(scored) - len(kept)

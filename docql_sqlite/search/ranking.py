@@ -89,6 +89,16 @@ def documents_in(store: Store, paths: tuple[str, ...]) -> tuple[str, ...]:
     return cast(tuple, stats.cached(store, ("documents_in", paths), compute))
 
 
+def code_documents(store: Store, doc_ids: set[int]) -> frozenset[int]:
+    """Those of `doc_ids` that are code files (format 'code')."""
+    if not doc_ids:
+        return frozenset()
+    params = Params(store.dialect)
+    ids = params.add("[" + ",".join(str(int(i)) for i in sorted(doc_ids)) + "]")
+    sql = f"SELECT id FROM documents WHERE format = 'code' AND {store.dialect.ids_in('id', ids)}"
+    return frozenset(int(r["id"]) for r in store.rows(sql, params.values))
+
+
 def run_mode(
     store: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:

@@ -110,4 +110,6 @@ def fused_item(
             "final": round(score, 6),
             "plan": dict(plan),
         }
+        if entry.row.get("_copies"):
+            it["explain"]["copies"] = entry.row["_copies"]
     return it

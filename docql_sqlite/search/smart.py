@@ -24,8 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
-from ..sqlparams import Params
-from . import channels, fusion, ranking, results, snippets, stats
+from . import channels, frames, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
 from .query_names import query_names
@@ -36,8 +35,8 @@ if TYPE_CHECKING:
 
 def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
-    frame = search_terms.frame_word(text)
-    terms = search_terms.without_frame(text, ranking.query_terms(text))
+    framed = frames.frame(text)
+    terms = ranking.query_terms(framed.topic if framed is not None else text)
     terms, reduced = stats.reduce_terms(store, terms)
     names = query_names(terms)
     # 2. the candidate lists
@@ -54,14 +53,16 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
         steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
     code_docs = (
-        code_documents(store, {f.row["_doc"] for f in fused})
-        if frame in search_terms.PROSE_FRAMES
+        ranking.code_documents(store, {f.row["_doc"] for f in fused})
+        if framed is not None and framed.prose
         else frozenset()
     )
+    if framed is not None:
+        steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
     if code_docs:
         steps.append(
             f"passages of code files x{fusion.CODE_SHARE} (the question asks where something "
-            f"is {frame})"
+            f"is explained)"
         )
     scored = sorted(
         (
@@ -73,7 +74,11 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             for f in fused
         ),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
-    )[: opts.fetch]
+    )
+    scored, copies = fusion.distinct(scored)
+    if copies:
+        steps.append(f"{copies} passages with the same text as a better one left out")
+    scored = scored[: opts.fetch]
     # 4. result items
     pats = snippets.patterns(terms) or snippets.patterns(search_terms.expand(terms).components)
     plan = {
@@ -84,13 +89,3 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     }
     items = [results.fused_item(score, entry, pats, opts, plan) for score, entry in scored]
     return results.group_files(items, opts) if opts.group == "file" else items[: opts.limit]
-
-
-def code_documents(store: Store, doc_ids: set[int]) -> frozenset[int]:
-    """Those of `doc_ids` that are code files (format 'code')."""
-    if not doc_ids:
-        return frozenset()
-    params = Params(store.dialect)
-    ids = params.add("[" + ",".join(str(int(i)) for i in sorted(doc_ids)) + "]")
-    sql = f"SELECT id FROM documents WHERE format = 'code' AND {store.dialect.ids_in('id', ids)}"
-    return frozenset(int(r["id"]) for r in store.rows(sql, params.values))

@@ -30,14 +30,6 @@ STOPWORDS = frozenset(
     "me my no not of on or our so than that the their then there these this to was we what "
     "when where which who why will with you your".split()
 )
-# Words that say where a "where" question wants its answer found, not what it is about:
-# "where is the application context explained?" asks for the application context. As the
-# question's last word they are dropped (`without_frame`); elsewhere they stay words.
-FRAME_WORDS = frozenset(
-    "explained documented described discussed covered mentioned defined".split()
-)
-# ... those of them that ask for prose: where a thing is *defined* is its code.
-PROSE_FRAMES = FRAME_WORDS - {"defined"}
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "es", "ed", "ly", "s")
 
@@ -107,31 +99,6 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if content:
             terms = [t for t in terms if t.negated or not t.is_stopword]
     return _unique(terms)
-
-
-def frame_word(text: str) -> str | None:
-    """The closing frame word (`FRAME_WORDS`) of a question that opens with "where"
-    ("where is authentication explained?", "where are signals documented"), casefolded;
-    None for any other text."""
-    words = text.strip().rstrip("?!. ").split()
-    if len(words) < 3 or words[0].lower() != "where" or fold(words[-1]) not in FRAME_WORDS:
-        return None
-    return fold(words[-1])
-
-
-def without_frame(text: str, terms: list[Term]) -> list[Term]:
-    """`terms` without the question's frame word (`frame_word`), when other words are left.
-
-    Such a word names no topic, yet in BM25 it is often the rarest word of the question:
-    its passages were the only OR candidates beside the common ones (a file-upload page
-    that "explained" something, a function `_get_source_explained`), ahead of the page
-    about the application context. Kept in every other question ("what happens when a
-    variable is not defined?") and in queries that are not questions."""
-    frame = frame_word(text)
-    if frame is None:
-        return terms
-    kept = [t for t in terms if t.negated or t.phrase or t.prefix or t.tokens != [frame]]
-    return kept if positives(kept) else terms
 
 
 def split_cjk(terms: list[Term]) -> list[Term]:

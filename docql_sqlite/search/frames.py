@@ -1,0 +1,78 @@
+"""Question frames: the words of a question that say where it wants its answer found,
+not what it is about — "where is X explained?", "which page describes X?", "where can I
+read about X?".
+
+Smart search searches for the topic (X) alone, and when the frame asks for prose
+(every frame but "defined": where a thing is *defined* is its code), passages of code
+files count less (`fusion.CODE_SHARE`). Why: a frame word names no topic, yet in BM25 it
+is often the question's rarest word, so its passages were the only OR candidates beside
+the common words (`stats.common_terms`): on Flask's sdist "where is the application
+context explained" found a file-upload page that "explained" something and the function
+`_get_source_explained`, and "which page explains the application context" the pages
+with "page" and "explains"; and code whose names equal the topic (the property
+`blueprints`, the class `RequestContext`) came before the docs that explain it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..records import Record
+
+_PARTICIPLES = r"explained|documented|described|discussed|covered|mentioned|defined"
+_VERBS = (
+    r"explains|describes|documents|discusses|covers|mentions|defines|talks\s+about"
+    r"|is\s+about|deals\s+with"
+)
+_PLACES = (
+    r"pages?|sections?|chapters?|parts?|docs?|documents?|documentation|guides?|manuals?"
+    r"|articles?|topics?"
+)
+_FRAMES = [
+    # where is X explained [in the docs]
+    re.compile(
+        rf"^where\s+(?:is|are|was|were)\s+(?P<topic>.+?)\s+(?P<frame>{_PARTICIPLES})"
+        rf"(?:\s+in\s+(?:the\s+)?(?:{_PLACES}))?$",
+        re.IGNORECASE,
+    ),
+    # where can I read / learn / find information about X
+    re.compile(
+        r"^where\s+(?:can|could|do|should|would|might)\s+(?:i|we|you|one)\s+"
+        r"(?P<frame>read|learn|find\s+out|find\s+(?:information|docs|documentation|details)"
+        r"|look)(?:\s+(?:more|up))?\s+(?:about|on|for)\s+(?P<topic>.+)$",
+        re.IGNORECASE,
+    ),
+    # which page / section of the docs explains X
+    re.compile(
+        rf"^(?:which|what)\s+(?:{_PLACES})(?:\s+of\s+the\s+(?:{_PLACES}))?\s+"
+        rf"(?P<frame>{_VERBS})\s+(?P<topic>.+)$",
+        re.IGNORECASE,
+    ),
+]
+_CODE_FRAMES = frozenset({"defined", "defines"})
+_WORD = re.compile(r"[^\W_]")
+
+
+class Frame(Record, frozen=True):
+    """A question's frame: its topic as written, the frame's verb (casefolded, spaces
+    single), and whether it asks for prose."""
+
+    topic: str
+    words: str
+    prose: bool
+
+
+def frame(text: str) -> Frame | None:
+    """The frame of `text` (see the module doc), or None: not such a question, or
+    nothing left to search for once the frame is taken out."""
+    stripped = text.strip().rstrip("?!. ")
+    for pattern in _FRAMES:
+        found = pattern.match(stripped)
+        if found is None:
+            continue
+        topic = found["topic"].strip()
+        if not _WORD.search(topic):
+            return None
+        words = " ".join(found["frame"].lower().split())
+        return Frame(topic, words, words not in _CODE_FRAMES)
+    return None
