@@ -7,6 +7,7 @@ compilation, "did you mean" hints and the function table in docs/docql.md.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
@@ -133,6 +134,7 @@ CODE_FUNCTIONS = {
 }
 REFERENCE_FUNCTIONS = ("references", "callers", "callees")
 CALL = REFERENCE_KINDS.index("call")  # `refs.kind` of a call (schema 11)
+IMPORT = REFERENCE_KINDS.index("import")  # of a name an import statement takes
 CLASS_KINDS = (
     "class",
     "interface",
@@ -439,9 +441,60 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
             dialect.starts_with("m.module", self.params.add(module + sep))
             for sep in (".", "/", "::")
         )
-        return Source(
-            item_sql.IMPORT, item_sql.base_imports(scope, f"m.module = {p} OR {inside}", dialect)
+        where = f"m.module = {p} OR {inside}"
+        relative = self._relative_importers(module)
+        if relative:
+            where += f" OR ({relative})"
+        return Source(item_sql.IMPORT, item_sql.base_imports(scope, where, dialect))
+
+    def _relative_importers(self, module: str) -> str | None:
+        """The condition on an import `m` written relative to its file that takes
+        `module`: `from .helpers import url_for` and `from "../core/util.js"` for
+        `flask.helpers` and `core/util`, `import * as util from "../core/util.js"`, `from
+        . import helpers`. Its text ends with the module's last part (or it imports that
+        part by name), and the index resolved a name it brought in to a definition in a
+        file at `module`'s path (…/flask/helpers.py) or inside it: one of the names it
+        imports (`refs` of kind import on its lines), or a name used through the alias or
+        the module it binds (`util.clone(…)`, `helpers.url_for(…)`). An import none of
+        whose names the index resolved is not found this way. None when `module` has no
+        path."""
+        path = _module_path(module)
+        if not path:
+            return None
+        dialect = self.params.dialect
+        last = path.rsplit("/", 1)[-1]
+        held = "'/' || td.path"
+        in_module = " OR ".join(
+            dialect.contains(held, self.params.add(f"/{path}{end}")) for end in (".", "/")
         )
+        named = self.params.add(json.dumps([last]))
+        ends = " OR ".join(
+            dialect.ends_with("m.module", self.params.add(last + end))
+            for end in ("", ".js", ".ts", ".mjs", ".jsx", ".tsx")
+        )
+        brought = (
+            f"(r.kind = {IMPORT} AND r.line BETWEEN m.line AND m.end_line) "
+            f"OR r.qualifier = m.alias "
+            f"OR (m.names = {named} AND r.qualifier = {self.params.add(last)})"
+        )
+        return (
+            f"{dialect.starts_with('m.module', self.params.add('.'))} AND ({ends} OR m.names = "
+            f"{named}) AND EXISTS (SELECT 1 FROM refs r JOIN symbols t ON t.id = r.target_id "
+            f"JOIN documents td ON td.id = t.doc_id WHERE r.doc_id = m.doc_id AND ({brought}) "
+            f"AND ({in_module}))"
+        )
+
+
+_SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|cs|h|hpp|c|cc|cpp)$")
+
+
+def _module_path(module: str) -> str:
+    """A module as the path of its files, without extension: `flask.helpers` and
+    `src/flask/helpers.py` → `flask/helpers`, `src/flask/helpers`; `std::io` → `std/io`."""
+    text = _SOURCE_SUFFIX.sub("", module.strip().replace("::", "/"))
+    if "/" not in text:
+        text = text.replace(".", "/")
+    return text.strip("/")
 
 
 # -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------
