@@ -254,8 +254,16 @@ class _Compiler:
     ) -> tuple[list[Step], Property | None, list[Step]]:
         for i, step in enumerate(steps):
             if isinstance(step, Call):
+                hint = ""
+                if step.name in CONTENT_FUNCTIONS:
+                    # `$.files[?(@.name == "x.md")].chapter("1.2")`: a natural first try
+                    hint = (
+                        f"; {step.name}() starts from $.content, and a filter after it keeps "
+                        f'one file\'s: $.content.{step.name}(…)[?(@.path endsWith "x.md")] '
+                        f"(or --path GLOB)"
+                    )
                 raise DocQLSyntaxError(
-                    f"unexpected function call '{step.name}(…)' here",
+                    f"unexpected function call '{step.name}(…)' here{hint}",
                     source=self.source,
                     offset=step.offset,
                 )
