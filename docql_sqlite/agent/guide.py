@@ -109,8 +109,9 @@ Work from the outline down, and cite locations:
 1. `toc` (or `docql_query` with `$.toc[?(@.level<=2)]`) to see how a document is organised.
 2. Open a part: `$.content.chapter("2.1")` by its number, `$.content.heading("install")` by
    its title, `$.code.class("IndexWriter")` for a class's full source.
-3. Find what the outline does not show: `search` with plain words (any language; Chinese
-   works), or a typed document:
+3. Find what the outline does not show: `search` with plain words or a question as you
+   would ask it ("where is retry explained?", "which page describes X?": it searches
+   for X and prefers the docs to code; any language, Chinese works), or a typed document:
        lex: "exact phrase" -unwanted
        vec: a question in your own words
 4. Read around a hit with `get` at the location it printed (`path:120-160`, or `path` with
