@@ -2,7 +2,8 @@
 
 A pipeline, each stage a module with one job; this module only runs them in order:
 
-1. the query: terms (`terms.py`), the longest texts cut to their rarest terms
+1. the query: its frame taken out ("where is X explained?" searches for X: `frames.py`),
+   terms (`terms.py`), the longest texts cut to their rarest terms
    (`stats.reduce_terms`), the names the query stands for (`query_names.py`);
 2. the candidate lists (`channels.py`), each ranked, the lexical ones weighed down when
    the query is a pasted passage and the index has vectors (`channels.lexical_share`):
@@ -13,7 +14,9 @@ A pipeline, each stage a module with one job; this module only runs them in orde
 3. fusion (`fusion.py`): RRF over the lists, then a composite score (100 x RRF + BM25
    squashed to 0..1 x 0.5 + the best result-type priority + a bonus when a symbol,
    heading or entity name equals the query or starts with it), a test file's at a share
-   unless the query asks for tests; ties by path, position;
+   unless the query asks for tests, a code file's at a share when the question asks
+   where something is explained; ties by path, position; a copy of a better passage
+   (the same text at the same lines of another file) left out (`fusion.distinct`);
 4. result items with their marked snippets (`results.py`, `snippets.py`).
 
 Reranking, when asked for, comes after (`api.search`, `rerank.py`).
