@@ -35,7 +35,7 @@ import numpy as np
 
 from .errors import UsageError
 from .ingest import resolve
-from .ingest.modules import local_modules
+from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
 

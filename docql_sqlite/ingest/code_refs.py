@@ -28,8 +28,8 @@ from tree_sitter import Node, Query, QueryCursor
 
 from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
-from docql_sqlite.ingest.modules import local_modules
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
+from docql_sqlite.module_paths import local_modules
 from docql_sqlite.ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"

@@ -61,8 +61,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..module_paths import local_modules, module_segments, renamed_name
 from ..ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS, RESOLUTIONS
-from .modules import local_modules, module_segments, renamed_name
 
 if TYPE_CHECKING:
     from ..dialect import Dialect

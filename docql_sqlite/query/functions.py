@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from ..errors import DocQLNameError, DocQLSyntaxError, DocQLTypeError, did_you_mean
+from ..module_paths import module_segments
 from ..records import Record
 from ..ref_codes import REFERENCE_KINDS
 from ..sqlparams import Params
@@ -485,16 +486,15 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         )
 
 
-_SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|js|mjs|cjs|jsx|ts|tsx|rs|go|java|kt|cs|h|hpp|c|cc|cpp)$")
+# A Python, Rust, Go, … source file's extension: `module_segments` keeps it (`a.b` is the
+# module `a/b` there), but an `importers` argument may be a file's path.
+_SOURCE_SUFFIX = re.compile(r"\.(?:py|pyi|rs|go|java|kt|cs)$")
 
 
 def _module_path(module: str) -> str:
     """A module as the path of its files, without extension: `flask.helpers` and
     `src/flask/helpers.py` → `flask/helpers`, `src/flask/helpers`; `std::io` → `std/io`."""
-    text = _SOURCE_SUFFIX.sub("", module.strip().replace("::", "/"))
-    if "/" not in text:
-        text = text.replace(".", "/")
-    return text.strip("/")
+    return "/".join(module_segments(_SOURCE_SUFFIX.sub("", module.strip())))
 
 
 # -- substring tests, narrowed by the trigram tables (docs/design.md B35) -------------------

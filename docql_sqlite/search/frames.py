@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from ..records import Record
+from . import terms as search_terms
 
 _PARTICIPLES = r"explained|documented|described|discussed|covered|mentioned|defined"
 _VERBS = (
@@ -50,7 +51,6 @@ _FRAMES = [
     ),
 ]
 _CODE_FRAMES = frozenset({"defined", "defines"})
-_WORD = re.compile(r"[^\W_]")
 
 
 class Frame(Record, frozen=True):
@@ -71,7 +71,7 @@ def frame(text: str) -> Frame | None:
         if found is None:
             continue
         topic = found["topic"].strip()
-        if not _WORD.search(topic):
+        if not search_terms.WORD.search(topic):
             return None
         words = " ".join(found["frame"].lower().split())
         return Frame(topic, words, words not in _CODE_FRAMES)

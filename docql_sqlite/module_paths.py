@@ -1,7 +1,8 @@
 """Module paths as code writes them, as path segments: what an import names (`net/http`,
 `std::fs`, `json.decoder`, `./types.js`) and the names a file's imports bind (`http`,
-`fs`, `decoder`). Shared by the reference extraction (`code_refs`), the resolution pass
-(`resolve`) and the repository map."""
+`fs`, `decoder`). Shared by the reference extraction (`ingest/code_refs`), the
+resolution pass (`ingest/resolve`), the repository map and DocQL's `importers` (outside
+the ingest package, whose import loads the parsers)."""
 
 from __future__ import annotations
 
