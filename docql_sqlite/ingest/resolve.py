@@ -502,16 +502,13 @@ class _Resolver:
             return (local[0].id, _LOCAL, len(candidates)), None
         if name in _BUILTINS.get(self.family, ()) and name not in self.modules:
             return (None, _UNRESOLVED[1], len(candidates)), None
-        if self.family == "python":
-            # `from datetime import date`: the file says where `date` comes from; a module
-            # the index does not hold is the standard library's or a dependency's, so no
-            # `date` of the index is it (not the filter of defaultfilters.py, which the
-            # file also imports).
-            source = self.name_sources.get(name)
-            if source is not None and not self._indexed_module(source):
-                return (None, _UNRESOLVED[1], len(candidates)), None
-        source = self.name_sources.get(name)
+        source = self.name_sources.get(name)  # `from m import name`: m
         if source is not None:
+            if self.family == "python" and not self._indexed_module(source):
+                # `from datetime import date`: a module the index does not hold is the
+                # standard library's or a dependency's, so no `date` of the index is it
+                # (not the filter of defaultfilters.py, which the file also imports).
+                return (None, _UNRESOLVED[1], len(candidates)), None
             # `from flask import url_for`: a module exports top-level names, so the one
             # top-level `url_for` of flask's files (helpers.py, which the package
             # re-exports), not also the method `Flask.url_for` under the same folder.

@@ -152,7 +152,7 @@ def named_exact(lists: list[fusion.Ranked]) -> int:
     whose heading merely names the words does not count as holding them; but a section
     the question names in full is about those words, and without this the passages that
     repeat them (the option `--skip-magic-trailing-comma`, an FAQ entry) outranked it
-    once the question's frame word was no longer a term (`terms.without_frame`)."""
+    once the question's frame word was no longer a term (`frames.py`)."""
     exact = next((r for r in lists if r.name == "exact"), None)
     headings = next((r for r in lists if r.name == "headings"), None)
     if exact is None or headings is None:
