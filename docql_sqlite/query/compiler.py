@@ -260,7 +260,7 @@ class _Compiler:
                     hint = (
                         f"; {step.name}() starts from $.content, and a filter after it keeps "
                         f'one file\'s: $.content.{step.name}(…)[?(@.path endsWith "x.md")] '
-                        f"(or --path GLOB)"
+                        f"(on the command line also --path GLOB)"
                     )
                 raise DocQLSyntaxError(
                     f"unexpected function call '{step.name}(…)' here{hint}",
