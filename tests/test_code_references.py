@@ -1029,8 +1029,9 @@ TOP_LEVEL = {
         ("lower", ("unresolved", "")),
         # imported from a module the index lacks: that module's, not admin's
         ("unquote", ("unresolved", "")),
-        # imported from a module the index holds, which re-exports it: the one there is
-        ("TemplateSyntaxError", ("unique", "template/exceptions.py:1-2")),
+        # imported from a module the index holds, which re-exports it: the definition
+        # its import names (followed through the re-export)
+        ("TemplateSyntaxError", ("import", "template/exceptions.py:1-2")),
         # a method stays reachable by its name alone (`obj.method()`)
         ("frobnicate", ("unique", "widgets.py:2-3")),
     ],
@@ -1227,3 +1228,154 @@ def test_a_name_imported_from_a_package_is_its_top_level_definition(tmp_path: Pa
         if "auth.py" in c[0]
     ]
     assert found == [("examples/auth.py:5", "import", "flask/helpers.py:1-2")]
+
+
+FUNCTION_LOCAL = {
+    # pytest in small: a test defines a class inside its function, and a library module
+    # uses the same name for a TypeVar (an assignment, no symbol); a helper defined
+    # inside one function is called by name from another function of its file.
+    "lib/code.py": (
+        'E = TypeVar("E")\n\n\n'
+        "class Info:\n    def __init__(self, exc: E) -> None:\n        self.exc = exc\n"
+    ),
+    "tests/test_raises.py": (
+        "def test_inflight():\n"
+        "    class E(Exception):\n        pass\n\n"
+        "    def check():\n        raise E()\n\n"
+        "    raise E()\n"
+    ),
+    "lib/util.py": (
+        "def outer():\n    def fin():\n        return 1\n\n    return fin()\n\n\n"
+        "def other():\n    return fin()\n"
+    ),
+    "web/app.js": (
+        "function outer() {\n  function inner() { return 1; }\n  return inner();\n}\n\n"
+        "function other() {\n  return inner();\n}\n"
+    ),
+    # Flask's tests: a class defined in a test function; its method `add` was the one
+    # `add` of the index for `x.add(...)` in the library.
+    "tests/test_ns.py": (
+        "def test_ns():\n    class Namespace:\n        def add(self, x):\n            return x\n\n"
+        "        def twice(self, x):\n            return self.add(x) + self.add(x)\n\n"
+        "    return Namespace().twice(1)\n"
+    ),
+    "lib/app.py": "def build(names):\n    names.add('x')\n",
+    # express: a method assigned to a constructor function's prototype, outside its body,
+    # is a member of it, not a name of its body.
+    "web/route.js": (
+        "function Route(path) {\n  this.path = path;\n}\n\n"
+        "Route.prototype.dispatch = function dispatch(req) {\n  return req;\n};\n\n"
+        "module.exports = Route;\n"
+    ),
+    "web/server.js": (
+        "const Route = require('./route');\n\nfunction handle(r) {\n  return r.dispatch(1);\n}\n"
+    ),
+}
+
+
+def test_a_definition_inside_a_function_is_seen_only_inside_it(tmp_path: Path) -> None:
+    """pytest's `_code/code.py` uses `E` (a TypeVar) as a type: every use linked to the
+    one class `E` defined inside a test function of another file (`unique`), and the
+    repository map ranked that test's class among pytest's most central symbols. A class
+    or function defined in a function's body is a name of that body only: it resolves
+    references inside it (and its nested functions), in Python as in JavaScript, and
+    nothing outside — not in another file, not elsewhere in its own."""
+    _, db = _index_tree(tmp_path, FUNCTION_LOCAL)
+    with docql_sqlite.open(db) as index:
+        found = sorted(
+            (r["location"].split("/src/", 1)[1], r["kind"], r["resolution"], r["target"])
+            for name in ("E", "fin", "inner", "add", "dispatch")
+            for r in index.query(f'$.code.references("{name}")')
+        )
+    target = {
+        "E": "tests/test_raises.py:2-3",
+        "fin": "lib/util.py:2-3",
+        "inner": "web/app.js:2",
+        "add": "tests/test_ns.py:3-4",
+        "dispatch": "web/route.js:5-7",
+    }
+
+    def local(name: str) -> str:
+        return str(tmp_path / "src" / target[name])
+
+    assert found == sorted(
+        [
+            ("lib/app.py:2", "call", "unresolved", None),
+            ("lib/code.py:5", "type", "unresolved", None),
+            ("lib/util.py:5", "call", "local", local("fin")),
+            ("lib/util.py:9", "call", "unresolved", None),
+            ("tests/test_raises.py:6", "call", "local", local("E")),
+            ("tests/test_ns.py:7", "call", "local", local("add")),
+            ("tests/test_ns.py:7", "call", "local", local("add")),
+            ("tests/test_raises.py:8", "call", "local", local("E")),
+            ("web/app.js:3", "call", "local", local("inner")),
+            ("web/app.js:7", "call", "unresolved", None),
+            ("web/server.js:4", "call", "import", local("dispatch")),
+        ]
+    )
+
+
+REEXPORTS = {
+    # pytest in small: the public package re-exports what the private one defines, once
+    # under another name; another module has a method of the same name, and two packages
+    # re-export each other's name (a cycle, which must end).
+    "pytest/__init__.py": (
+        "from _pytest.python_api import raises\n"
+        "from _pytest.python_api import approx as approx\n"
+        "from _pytest.outcomes import skip as skip_test\n"
+        "from cyc_a import loop\n"
+    ),
+    "_pytest/__init__.py": "",
+    "_pytest/python_api.py": (
+        "@overload\ndef raises(exc: type) -> int: ...\n\n\n"
+        "@overload\ndef raises(exc: type, func: object) -> str: ...\n\n\n"
+        "def raises(exc, func=None):\n    return exc\n\n\ndef approx(x):\n    return x\n"
+    ),
+    "_pytest/outcomes.py": "def skip(reason):\n    return reason\n",
+    "_pytest/other.py": (
+        "class Checker:\n    def raises(self):\n        return 1\n\n"
+        "    def approx(self):\n        return 2\n\n    def loop(self):\n        return 3\n\n\n"
+        "class Other:\n    def loop(self):\n        return 4\n"
+    ),
+    "cyc_a/__init__.py": "from cyc_b import loop\n",
+    "cyc_b/__init__.py": "from cyc_a import loop\n",
+    "testing/test_x.py": (
+        "import pytest\nfrom pytest import approx\n\n\ndef test_a():\n"
+        "    pytest.raises(ValueError)\n    pytest.skip_test('no')\n    approx(1)\n"
+        "    pytest.loop()\n"
+    ),
+}
+
+
+def test_a_name_a_package_re_exports_is_the_definition_it_imports(tmp_path: Path) -> None:
+    """pytest's own tests call `pytest.raises(...)` 397 times: `pytest/__init__.py`
+    defines no `raises` but imports it from `_pytest.python_api`, and every use was
+    ambiguous (a method `raises` elsewhere). A module's import of a name is followed to
+    the definition it imports, through renames and other re-exports; a cycle of
+    re-exports decides nothing. Overloads (`@overload` twice, then the implementation)
+    are one name of their module: the implementation, last."""
+    _, db = _index_tree(tmp_path, REEXPORTS)
+    with docql_sqlite.open(db) as index:
+        found = sorted(
+            (r["location"].split("/src/", 1)[1], r["resolution"], r["target"])
+            for name in ("raises", "skip_test", "approx", "loop")
+            for r in index.query(f'$.code.callers("{name}")')
+        )
+
+    def at(where: str) -> str:
+        return str(tmp_path / "src" / where)
+
+    # `raises` at its implementation, after its two overloads
+    assert found == [
+        ("testing/test_x.py:6", "import", at("_pytest/python_api.py:9-10")),
+        ("testing/test_x.py:7", "import", at("_pytest/outcomes.py:1-2")),
+        ("testing/test_x.py:8", "import", at("_pytest/python_api.py:13-14")),
+        ("testing/test_x.py:9", "ambiguous", None),
+    ]
+    # The package stops re-exporting `raises`: its uses elsewhere are decided again.
+    init = tmp_path / "src" / "pytest" / "__init__.py"
+    init.write_text(init.read_text().replace("from _pytest.python_api import raises\n", ""))
+    docql_sqlite.index(db, [str(tmp_path / "src")])
+    assert [(c[1], c[2]) for c in _callers(db, "raises") if "test_x.py:6" in c[0]] == [
+        ("ambiguous", None)
+    ]

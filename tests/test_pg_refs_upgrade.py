@@ -119,3 +119,39 @@ def test_a_schema_13_postgres_index_gets_the_aliases_from_the_next_run(
     assert report.updated  # the code files, parsed again
     upgraded = content(postgres_runner(old))
     assert upgraded["imports"] == expected["imports"] and upgraded["refs"] == expected["refs"]
+
+
+def test_a_re_export_removed_decides_its_uses_again_on_both_engines(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    """`pytest.raises` resolves through the package's re-export (`resolve._reexport`);
+    when the package stops re-exporting it, the writer queued the names its imports bound
+    and the pass decides those uses again: on PostgreSQL as on a SQLite file, row for
+    row, before and after."""
+    import shutil
+
+    from test_code_references import REEXPORTS
+
+    corpus = tmp_path / "src"
+    for name, text in REEXPORTS.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(text)
+    server, file_db = fresh_database(pg_server), tmp_path / "code.db"
+    for target in (server, file_db):
+        docql_sqlite.index(target, [str(corpus)])
+    before = content(postgres_runner(server))["refs"]
+    assert content(sqlite_runner(file_db))["refs"] == before
+    init = corpus / "pytest" / "__init__.py"
+    init.write_text(init.read_text().replace("from _pytest.python_api import raises\n", ""))
+    for target in (server, file_db):
+        docql_sqlite.index(target, [str(corpus)])
+    after = content(postgres_runner(server))["refs"]
+    assert content(sqlite_runner(file_db))["refs"] == after
+    with docql_sqlite.open(server) as index:
+        links = [
+            (r["resolution"], r["target"])
+            for r in index.query('$.code.callers("raises")')
+            if "test_x.py" in r["location"]
+        ]
+    assert links == [("ambiguous", None)]
+    shutil.rmtree(corpus)

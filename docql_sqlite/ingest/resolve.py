@@ -15,7 +15,11 @@ call (a class is called to construct it), class-like kinds for a type use or an
 inheritance, any kind for an import. Then, in order:
 
 1. `local`: candidates in F itself. Several: the one whose parent encloses the
-   reference (a method of the caller's own class), else the first in the file. Not for
+   reference (a method of the caller's own class), else the file's top-level one, else
+   the first. A definition inside a function's body (or inside a class defined there:
+   `_Def.scope`) is a candidate only for references inside that function, never for
+   the rest of F or another file (pytest's TypeVar `E` is not a test's local `class E`).
+   Not for
    a member of another object than the method's own (`refs.qualifier` `OTHER_OBJECT`,
    Python and JavaScript/TypeScript: `router.handle(...)` inside express's `app.handle`
    is the router's, `super().save()` the parent's): such a reference takes rule 2 with
@@ -26,7 +30,13 @@ inheritance, any kind for an import. Then, in order:
    tail of the imported module's parts (`a.b` → `a/b`, `std::io` → `std/io`,
    `"net/http"`, `./util` → `util`) as consecutive path segments — which is the same as
    a path segment named like the module's last part (`_imports_of`). A relative
-   import (`./x`, `../types`) imports the one file it names, relative to F.
+   import (`./x`, `../types`) imports the one file it names, relative to F. A module
+   asked for a name (`pytest.raises`, `from flask import url_for`: `_in_path`) answers
+   with its one top-level definition (overloads in one Python or TypeScript file: the
+   last), else, in Python, with the definition its own file imports under that name
+   (a re-export: `_reexport`, followed up to REEXPORT_DEPTH modules); the writer
+   queues the names a file's imports bind, so a re-export that changes decides its
+   uses again.
 3. `unique`: exactly one candidate in the whole index. In Python, a top-level one only
    when F imports the name from a module the index holds (a re-export): a top-level
    definition of another file is reachable by an import alone (`_reexported`).
@@ -94,6 +104,13 @@ _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
 IMPORT_SCAN_LIMIT = 64
+# Languages whose overloads are definitions of one name in one file, the implementation
+# last: Python's `typing.overload`, TypeScript's overload signatures (`_in_path`).
+_OVERLOADING = frozenset({"python", "typescript"})
+# How many modules that import a name and define none (`pytest` → `_pytest.python_api`)
+# `_Resolver._in_path` follows before it gives up: a package re-exporting a subpackage's
+# re-export is two.
+REEXPORT_DEPTH = 4
 # Python's built-in names, which every module sees without an import: a use of one that
 # the file neither defines nor imports is the built-in (`super()`, `len(x)`, `dict(a)`,
 # `x: list`), never the only method of that name somewhere else (Django's one
@@ -148,6 +165,11 @@ class _Def:
     # target (`path_key`), and its directory: one string each per document.
     key: str
     directory: str
+    # The qualified name of the innermost function or method whose body defines it, or
+    # a class it defines ("" for a definition of a module, or of a class or namespace
+    # outside any function): such a definition is a name of that body only (`_closest`),
+    # never a candidate for another file or function.
+    scope: str = ""
 
 
 def resolve_pending(
@@ -295,17 +317,36 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
     segments: dict[int, tuple[frozenset[str], str, str]] = {}  # per document
-    for sid, doc_id, name, kind, parent, language, path in rows(
-        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.language, d.path FROM symbols y "
-        "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
+    # The document's symbols so far (a parent comes before what it defines, by `ord`):
+    # qualified name → (the scope of what it defines: itself for a function, its lines).
+    scopes: dict[str, tuple[str, int, int]] = {}
+    document = -1
+    for sid, doc_id, name, kind, parent, qualified, line, end_line, language, path in rows(
+        "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.qualified_name, y.line, "
+        "y.end_line, y.language, d.path FROM symbols y JOIN documents d ON d.id = y.doc_id "
+        "ORDER BY y.doc_id, y.ord"
     ):
+        if doc_id != document:
+            document, scopes = doc_id, {}
+        scope = ""
+        if parent and (outer := scopes.get(parent)) is not None:
+            # Inside the parent's lines: its body's (a method assigned outside a
+            # function's body, JavaScript's `Route.prototype.dispatch = function …`,
+            # is a member of it, seen as any member is).
+            if outer[1] <= line <= outer[2]:
+                scope = outer[0]
+        scopes.setdefault(
+            qualified, (qualified if kind in CALLABLE else scope, line, end_line or line)
+        )
         if wanted is None or name in wanted:
             split = segments.get(doc_id)
             if split is None:
                 stem = posixpath.splitext(path)[0]
                 key = path_key(path, language)
                 split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
-            by_name[name].append(_Def(sid, doc_id, kind, parent or "", _family(language), *split))
+            by_name[name].append(
+                _Def(sid, doc_id, kind, parent or "", _family(language), *split, scope)
+            )
     return by_name
 
 
@@ -365,6 +406,9 @@ class _Resolver:
         self._modules_by_last: dict[str, list[str]] | None = None
         self._indexed: dict[str, bool] = {}
         self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
+        # Module path's last segment → (module path, doc_id, directory) of the files that
+        # are that module (`_module_files`): read on first use.
+        self._module_file: dict[str, list[tuple[str, int, str]]] | None = None
 
     def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
@@ -482,47 +526,69 @@ class _Resolver:
                 return link
             several = self.several[key] = (link, local)
         link, local = several
-        return self._closest(local, caller_ord).id, _LOCAL, link[2]
+        found = self._closest(local, caller_ord)
+        return link if found is None else (found.id, _LOCAL, link[2])
 
     def _decide(
         self, name: str, group: int, defined: list[_Def]
     ) -> tuple[tuple[int | None, int, int], list[_Def] | None]:
         """The link of a reference to `name` of kind group `group` from this file: the
-        same for every such reference in it, except when the file defines several (then
-        the list, for `_closest`). Decided once per file and name, not per reference."""
+        same for every such reference in it, except when the file defines several, or
+        one inside a function (then the link for a reference no definition of the file
+        encloses, and the list, for `_closest`). Decided once per file and name, not per
+        reference."""
         if not self._file_read:
             self._read_file()
         candidates, by_doc = self._fitting(name, group, defined)
-        if not candidates:
-            return _UNRESOLVED, None
         local = by_doc.get(self.doc_id)
         if local:
-            if len(local) > 1:
-                return (None, _LOCAL, len(candidates)), local
-            return (local[0].id, _LOCAL, len(candidates)), None
+            if not any(d.scope for d in local):
+                if len(local) > 1:
+                    return (None, _LOCAL, len(candidates)), local
+                return (local[0].id, _LOCAL, len(candidates)), None
+            # Some are inside a function: `_closest` picks per reference, and a reference
+            # outside them takes the file's other definitions, else the rules after.
+            visible = [d for d in local if not d.scope]
+            if visible:
+                link = (visible[0].id if len(visible) == 1 else None, _LOCAL, len(candidates))
+            else:
+                link = self._elsewhere(name, group, candidates)
+            return link, local
+        return self._elsewhere(name, group, candidates), None
+
+    def _elsewhere(
+        self, name: str, group: int, candidates: list[_Def]
+    ) -> tuple[int | None, int, int]:
+        """The link of a reference to `name` that no definition of this file can be: by
+        the rules after the first (`import`, `unique`, `ambiguous`, `unresolved`)."""
+        if not candidates:
+            return _UNRESOLVED
         if name in _BUILTINS.get(self.family, ()) and name not in self.modules:
-            return (None, _UNRESOLVED[1], len(candidates)), None
+            return None, _UNRESOLVED[1], len(candidates)
         source = self.name_sources.get(name)  # `from m import name`: m
         if source is not None:
             if self.family == "python" and not self._indexed_module(source):
                 # `from datetime import date`: a module the index does not hold is the
                 # standard library's or a dependency's, so no `date` of the index is it
                 # (not the filter of defaultfilters.py, which the file also imports).
-                return (None, _UNRESOLVED[1], len(candidates)), None
+                return None, _UNRESOLVED[1], len(candidates)
             # `from flask import url_for`: a module exports top-level names, so the one
             # top-level `url_for` of flask's files (helpers.py, which the package
             # re-exports), not also the method `Flask.url_for` under the same folder.
             from_module = self._in_path(name, group, tuple(source.split("/")))
             if from_module is not None:
-                return from_module, None
+                return from_module
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
-            return (imported.id, _BY_IMPORT, len(candidates)), None
+            return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
-            if self.family == "python" and not candidates[0].parent and not self._reexported(name):
-                return (None, _UNRESOLVED[1], 1), None
-            return (candidates[0].id, _UNIQUE, 1), None
-        return (None, _AMBIGUOUS, len(candidates)), None
+            only = candidates[0]
+            if only.scope or (
+                self.family == "python" and not only.parent and not self._reexported(name)
+            ):
+                return None, _UNRESOLVED[1], 1
+            return only.id, _UNIQUE, 1
+        return None, _AMBIGUOUS, len(candidates)
 
     def _reexported(self, name: str) -> bool:
         """Python: whether the file imports `name` from a module the index holds (which
@@ -595,32 +661,84 @@ class _Resolver:
         return self._in_path(name, group, self.modules.get(qualifier))
 
     def _in_path(
-        self, name: str, group: int, module: tuple[str, ...] | None
+        self, name: str, group: int, module: tuple[str, ...] | None, depth: int = 0
     ) -> tuple[int | None, int, int] | None:
         """The one top-level definition of `name` in the files of the module at the path
-        `module` (`_in_module`), or None."""
-        defined = self.definitions.get(name)
-        if not module or not defined:
+        `module` (`_in_module`), or None. A Python module that defines no `name` but
+        imports it (`from _pytest.python_api import raises` in pytest/__init__.py, which
+        re-exports it) leads to the definition in the module it imports from
+        (`_reexport`), through at most REEXPORT_DEPTH such modules."""
+        if not module:
             return None
         tail = "/".join(module)
         key = (name, group, self.family, tail)
-        if key not in self.in_module and self.family == "python" and not self._indexed_module(tail):
-            # `datetime` is no module of the index even though a nested
-            # django/db/models/functions/datetime.py ends with its name.
-            self.in_module[key] = None
-        if key not in self.in_module:  # the same for every file that names this module
-            candidates, _ = self._fitting(name, group, defined)
-            top = [d for d in candidates if not d.parent]
-            # The module's own file first (`core::ptr` is ptr/mod.rs), then the files of
-            # its folder (a Go package; a Rust or Python module's submodules, which hold
-            # what it re-exports: `io::Error` is io/error.rs).
-            inside = [d for d in top if _ends_with(d.key, tail)] or [
-                d for d in top if _ends_with(d.directory, tail)
-            ]
-            self.in_module[key] = (
-                (inside[0].id, _BY_IMPORT, len(candidates)) if len(inside) == 1 else None
-            )
-        return self.in_module[key]
+        if key in self.in_module:  # the same for every file that names this module
+            return self.in_module[key]
+        self.in_module[key] = None  # meanwhile: a cycle of re-exports ends here
+        decided: tuple[int | None, int, int] | None = None
+        if self.family != "python" or self._indexed_module(tail):
+            # (Else: `datetime` is no module of the index even though a nested
+            # django/db/models/functions/datetime.py ends with its name.)
+            defined = self.definitions.get(name)
+            inside: list[_Def] = []
+            if defined:
+                candidates, _ = self._fitting(name, group, defined)
+                top = [d for d in candidates if not d.parent]
+                # The module's own file first (`core::ptr` is ptr/mod.rs), then the
+                # files of its folder (a Go package; a Rust or Python module's
+                # submodules, which hold what it re-exports: `io::Error` is io/error.rs).
+                inside = [d for d in top if _ends_with(d.key, tail)] or [
+                    d for d in top if _ends_with(d.directory, tail)
+                ]
+                if len(inside) == 1 or (
+                    self.family in _OVERLOADING and len({d.doc_id for d in inside}) == 1
+                ):
+                    # Several in one file are overloads (`@overload def raises(...)` twice,
+                    # then the implementation, which comes last) or a definition per
+                    # platform: the module's one name, at its last definition.
+                    decided = (inside[-1].id, _BY_IMPORT, len(candidates))
+            if not inside and self.family == "python" and depth < REEXPORT_DEPTH:
+                source = self._reexport(name, tail)
+                if source is not None:
+                    decided = self._in_path(source[1], group, source[0], depth + 1)
+        self.in_module[key] = decided
+        return decided
+
+    def _reexport(self, name: str, tail: str) -> tuple[tuple[str, ...], str] | None:
+        """Where the Python module at `tail` imports `name` from, when its own file (`tail`
+        .py or `tail`/__init__.py) binds `name` by an import: (that module's path, the
+        name it has there: `skip` for `from _pytest.outcomes import skip as skip_test`)."""
+        for doc_id, directory in self._module_files(tail):
+            for module, text, alias in self.rows(
+                "SELECT module, names, alias FROM imports WHERE doc_id = ? ORDER BY ord",
+                (doc_id,),
+            ):
+                names = _names(text)
+                original = renamed_name(names, alias) if alias else None
+                if (original is not None and alias == name) or (alias is None and name in names):
+                    segments = module_segments(module, directory)
+                    if segments:
+                        return segments, original or name
+        return None
+
+    def _module_files(self, tail: str) -> list[tuple[int, str]]:
+        """The files of this family that are the module at `tail` (`a/b.py`, or the
+        package `a/b/__init__.py`): (doc_id, its directory), read once for all."""
+        if self._module_file is None:
+            found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
+            for doc_id, path, language in self.rows(
+                "SELECT id, path, language FROM documents WHERE language = ?", (self.family,)
+            ):
+                key = path_key(path, language)
+                if key.rsplit("/", 1)[-1] == "__init__":
+                    key = posixpath.dirname(key)
+                found[key.rsplit("/", 1)[-1]].append((key, doc_id, posixpath.dirname(path)))
+            self._module_file = dict(found)
+        return [
+            (doc_id, directory)
+            for key, doc_id, directory in self._module_file.get(tail.rsplit("/", 1)[-1], ())
+            if _ends_with(key, tail)
+        ]
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):
@@ -647,7 +765,9 @@ class _Resolver:
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
-            return candidates[0].id, _UNIQUE, 1
+            return (
+                (None, _UNRESOLVED[1], 1) if candidates[0].scope else (candidates[0].id, _UNIQUE, 1)
+            )
         return None, _AMBIGUOUS, len(candidates)
 
     def _one_imported(self, candidates: list[_Def], among: list[_Def]) -> _Def | None:
@@ -656,7 +776,9 @@ class _Resolver:
         if not (self.imported_names or self.imported_paths) or len(candidates) > IMPORT_SCAN_LIMIT:
             return None
         imported = _imports_of(self.imported_names, self.imported_paths, among)
-        return imported[0] if len(imported) == 1 else None
+        # (A definition inside a function is seen by no other file: it counts, so that two
+        # such names stay undecided, but it is never the link.)
+        return imported[0] if len(imported) == 1 and not imported[0].scope else None
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]
@@ -665,21 +787,27 @@ class _Resolver:
         found = self.fitting.get(key)
         if found is None:
             fits = _FITS.get(group)
-            candidates = [
+            fitting = [
                 d
                 for d in defined
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
             by_doc: dict[int, list[_Def]] = defaultdict(list)
-            for d in candidates:
+            for d in fitting:
                 by_doc[d.doc_id].append(d)
-            found = self.fitting[key] = (candidates, dict(by_doc))
+            found = self.fitting[key] = (fitting, dict(by_doc))
         return found
 
-    def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def:
-        if len(local) == 1 or caller_ord is None:
-            return local[0]
+    def _closest(self, local: list[_Def], caller_ord: int | None) -> _Def | None:
+        """Of this file's definitions of a name, the one a reference inside the symbol
+        `caller_ord` means: defined by the caller's innermost enclosing scope that
+        defines one, else the file's top-level one (else its first). A definition inside
+        a function is seen only inside that function: None when only such definitions
+        exist and none encloses the reference (the link decided without them counts)."""
+        visible = [d for d in local if not d.scope]
+        if caller_ord is None or (len(local) == 1 and visible):
+            return next((d for d in visible if not d.parent), visible[0] if visible else None)
         if self._callers is None:
             self._callers = {
                 ord_: qualified
@@ -693,7 +821,7 @@ class _Resolver:
                 if d.parent == scope:
                     return d
             scope = scope.rpartition(".")[0]
-        return next((d for d in local if not d.parent), local[0])
+        return next((d for d in visible if not d.parent), visible[0] if visible else None)
 
 
 def _names(text: str) -> list[str]:

@@ -79,6 +79,13 @@ SEQUENCE_TABLES = (
 # references before `refs`: while a resolution pass is moving this document's staged row
 # into `refs`, the delete of `refs_staged` waits for it to commit, and the delete of
 # `refs` then sees (and removes) what it inserted.
+# The names a document defines or binds by an import, queued for the resolution pass
+# (`ingest/resolve.py`: a package's imports are what it re-exports).
+_NAMES_OF_DOCUMENT = (
+    "SELECT name FROM symbols WHERE doc_id = %s "
+    "UNION SELECT jsonb_array_elements_text(names::jsonb) FROM imports WHERE doc_id = %s "
+    "UNION SELECT alias FROM imports WHERE doc_id = %s AND alias IS NOT NULL"
+)
 DEPENDENT_TABLES = (
     "chunks",
     "sections",
@@ -215,7 +222,7 @@ class PostgresWriter(Writer):
         section_ids, chunk_ids = [int(i) for i in row[2]], [int(i) for i in row[3]]
         # The rest needs no answer: pipelined (`document`), one statement a table.
         if not inserted:
-            self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
+            self._queue_resolution(_NAMES_OF_DOCUMENT, (doc_id, doc_id, doc_id))
             for table in DEPENDENT_TABLES:
                 conn.execute(f"DELETE FROM {table} WHERE doc_id = %s".encode(), (doc_id,))
         ids = self._insert_sections(doc_id, parsed.section_rows, section_ids)
@@ -225,8 +232,8 @@ class PostgresWriter(Writer):
     def delete_document(self, uri: str) -> None:
         """Its dependent rows go with it (ON DELETE CASCADE)."""
         self._queue_resolution(
-            "SELECT y.name FROM symbols y JOIN documents d ON d.id = y.doc_id WHERE d.uri = %s",
-            (uri,),
+            _NAMES_OF_DOCUMENT.replace("= %s", "= (SELECT id FROM documents WHERE uri = %s)"),
+            (uri, uri, uri),
         )
         self.conn.execute("DELETE FROM documents WHERE uri = %s", (uri,))
 
@@ -305,7 +312,8 @@ class PostgresWriter(Writer):
 
     # -- the rows of a document -------------------------------------------------------
     def _queue_resolution(self, names_sql: str, params: tuple[Any, ...]) -> None:
-        """The names a document defines, queued for the resolution pass."""
+        """The names a document defines or binds by an import (`_NAMES_OF_DOCUMENT`),
+        queued for the resolution pass."""
         self.conn.execute(
             # In name order: two writers queueing the same names lock them in one order
             # (no deadlock between their transactions).
@@ -375,8 +383,8 @@ class PostgresWriter(Writer):
         if staged is not None:
             conn.execute("INSERT INTO refs_staged(doc_id, refs) VALUES (%s, %s)", (doc_id, staged))
         _insert_rows(conn, "imports", IMPORT_COLUMNS, import_rows(doc_id, parsed))
-        if doc.symbols:
-            self._queue_resolution("SELECT name FROM symbols WHERE doc_id = %s", (doc_id,))
+        if doc.symbols or doc.imports:
+            self._queue_resolution(_NAMES_OF_DOCUMENT, (doc_id, doc_id, doc_id))
 
     # -- vectors ----------------------------------------------------------------------
     @contextmanager

@@ -73,6 +73,12 @@ _ENTITY_TRIGRAM_DELETE = (
     "INSERT INTO entities_trigram(entities_trigram, rowid, name_fold) VALUES ('delete', ?, ?)"
 )
 _ENTITY_TRIGRAM_INSERT = "INSERT INTO entities_trigram(rowid, name_fold) VALUES (?, ?)"
+# The names a document defines or binds by an import (`SqliteWriter._queue_resolution`).
+_QUEUE_NAMES = (
+    "INSERT OR IGNORE INTO refs_pending(name) SELECT name FROM symbols WHERE doc_id = ? "
+    "UNION SELECT j.value FROM imports i, json_each(i.names) j WHERE i.doc_id = ? "
+    "UNION SELECT alias FROM imports WHERE doc_id = ? AND alias IS NOT NULL"
+)
 _FTS_TABLES = {
     _FTS_DELETE: "chunks_fts",
     _FTS_INSERT: "chunks_fts",
@@ -597,13 +603,10 @@ class SqliteWriter(Writer):
         self._queue_resolution(doc_id)
 
     def _queue_resolution(self, doc_id: int) -> None:
-        """Queue the names `doc_id` defines (before a delete, after an insert): references
-        to them anywhere may now resolve differently (`ingest/resolve.py`)."""
-        self.conn.execute(
-            "INSERT OR IGNORE INTO refs_pending(name) SELECT DISTINCT name FROM symbols "
-            "WHERE doc_id = ?",
-            (doc_id,),
-        )
+        """Queue the names `doc_id` defines and the names its imports bind (before a
+        delete, after an insert): references to them anywhere may now resolve differently
+        (`ingest/resolve.py`; a package's imports are what it re-exports)."""
+        self.conn.execute(_QUEUE_NAMES, (doc_id, doc_id, doc_id))
 
     # -- vectors ----------------------------------------------------------------------
     @contextmanager
