@@ -601,3 +601,31 @@ def test_row_cost_smoke(tmp_path: Path) -> None:
     assert figures["files"] == len([p for p in smoke_files("en", "zh") if p.suffix == ".md"])
     # (post: a difference of two CPU timings, which noise can make ~0 on 13 files)
     assert figures["store_cpu_s"] > 0 and isinstance(figures["post_cpu_s"], float)
+
+
+def test_name_lookup_smoke_asks_for_every_class_defined_once(tmp_path: Path) -> None:
+    """benchmarks/name_lookup.py on datasets/code: the classes it asks for are the class
+    names defined once there (a brute-force scan of the files), and the known items are
+    found (DocQLLexer first)."""
+    import re
+
+    rows = {r["kind"]: r for r in run_smoke("name_lookup.py", tmp_path)}  # type: ignore[attr-defined]
+    classes = rows["class"]
+    python = [p for p in smoke_files("code") if p.suffix == ".py" and "test" not in p.name]
+    defined = [
+        m.group(1)
+        for p in python
+        for m in re.finditer(r"^class (\w+)", p.read_text(encoding="utf-8"), re.M)
+    ]
+    everything = "\n".join(p.read_text(encoding="utf-8") for p in smoke_files("code"))
+
+    def declared(name: str) -> int:  # in any language of the tree
+        kinds = r"(?:class|struct|interface|enum|trait|type|record)"
+        return len(re.findall(rf"\b{kinds}\s+{name}\b", everything))
+
+    once = {name for name in defined if len(name) >= 3 and declared(name) == 1}
+    assert once and once <= set(classes["names"])  # every language's classes, Python's too
+    assert "DocQLLexer" in classes["names"] and "DocQLLexer" not in classes["missed"]
+    for row in rows.values():
+        assert row["queries"] == len(row["names"]) > 0
+        assert 0 <= row["p@1"] <= row["mrr@10"] <= 1

@@ -695,3 +695,62 @@ def test_the_same_text_elsewhere_in_another_document_is_not_a_copy(tmp_index) ->
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = search(idx, "format designed for machine consumption", limit=5)
     assert [h["section"] for h in hits[:2]] == ["--porcelain", "--porcelain"], hits
+
+
+@pytest.mark.parametrize(
+    "query, cased",
+    [
+        ("Config", {"Config"}),  # the query's one word, typed with a capital
+        ("HTTPServer", {"HTTPServer"}),
+        ("what is DocQLLexer?", {"DocQLLexer"}),  # a word written like an identifier
+        ("source of class MonkeyPatch", {"MonkeyPatch"}),
+        ("config", set()),  # no capital: no case said
+        ("How do I set the Environment", set()),  # a sentence's capitals say nothing
+        ("Environment loader", set()),
+        ("fs.readFile", set()),  # a qualified name: its own rule (`qualified`)
+        ("__init__", set()),
+    ],
+)
+def test_the_names_a_query_gives_a_case(query: str, cased: set[str]) -> None:
+    from docql_sqlite.search.query_names import query_names
+    from docql_sqlite.search.terms import parse
+
+    assert query_names(parse(query)).cased == cased
+
+
+CASED_DOCS = {
+    # pytest in small: the class `Config`, whose first passage is a long docstring, and
+    # short definitions whose names hold "config" in other cases.
+    "pkg/config.py": (
+        "class Config:\n"
+        '    """Access to configuration values, pluginmanager and plugin hooks.\n\n'
+        + "".join(
+            f"    The {w} of a run is read from the command line, the ini file and the "
+            f"environment, in that order; {w} values are cached per session.\n"
+            for w in ("option", "setting", "value", "flag", "path", "marker", "hook", "plugin")
+        )
+        + '    """\n\n    def __init__(self, args):\n        self.args = args\n'
+    ),
+    "pkg/request.py": (
+        "class Request:\n    @property\n    def config(self):\n"
+        "        return self.session.config\n\n\n"
+        "def get_config():\n    return None\n\n\ndef set_config(value):\n    return value\n\n\n"
+        "def parse_config(text):\n    return text.split()\n"
+    ),
+}
+
+
+def test_a_name_typed_with_its_capitals_finds_that_definition_first(tmp_index) -> None:
+    """ "Config" on pytest put the property `config` (short, in the BM25 list and both
+    name lists) first and `class Config` (a long docstring, far down BM25's) fifth;
+    "Environment" on Jinja2 four functions named `*_environment` before the class. Code
+    is case-sensitive: a capital typed in a name says which definition is meant, and the
+    names spelled otherwise count half (`QueryNames.case_share`). Without a capital the
+    query says nothing of case: `config` is a definition of it as much as `Config`."""
+    tmp_index.write_many(CASED_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        first = idx.search("Config", limit=5)[0]
+        assert (first["path"].rsplit("/", 1)[-1], first["line"]) == ("config.py", 1), first
+        lower = [h["location"] for h in idx.search("config", limit=5)]
+        assert any("request.py:3-" in location for location in lower[:2]), lower

@@ -105,13 +105,17 @@ def collect(
         if lexical > 0:
             if shared is None or pending is None:
                 lists, steps, n_level = passage_lists(store, terms, names, opts, lexical)
-                others, doc_notes = other_lists(store, terms, opts, lexical, (lists[0], n_level))
+                others, doc_notes = other_lists(
+                    store, terms, opts, lexical, (lists[0], n_level), names
+                )
             else:
                 shared.run(store)  # the lists the worker has not taken yet
                 if not pending.drop_unstarted():
                     pending.result()
                 pending = None
-                lists, steps, n_level, others, doc_notes = gathered(shared.results, opts, lexical)
+                lists, steps, n_level, others, doc_notes = gathered(
+                    shared.results, opts, lexical, names
+                )
             lists += others
     finally:
         if pending is not None:  # an error here: the worker's task still finishes first
@@ -427,6 +431,7 @@ def other_lists(
     opts: ranking.Request,
     lexical: float,
     bm25: tuple[fusion.Ranked, int],
+    names: QueryNames,
 ) -> tuple[list[fusion.Ranked], list[str]]:
     """Code words and documents (the document channel's notes too). Code words are
     weighed by what the BM25 list answered (`code_words_weighed`): the list and its
@@ -434,7 +439,7 @@ def other_lists(
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
     code_rows = code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH)
     found = documents.channel(store, terms, opts.paths)
-    return _code_and_documents(code_rows, found, opts, lexical, bm25)
+    return _code_and_documents(code_rows, found, opts, lexical, bm25, names)
 
 
 def _code_and_documents(
@@ -443,6 +448,7 @@ def _code_and_documents(
     opts: ranking.Request,
     lexical: float,
     bm25: tuple[fusion.Ranked, int],
+    names: QueryNames,
 ) -> tuple[list[fusion.Ranked], list[str]]:
     code = fusion.Ranked(
         "code_words", lexical * opts.weight("code_words", WEIGHTS["code_words"]), code_rows
@@ -451,7 +457,7 @@ def _code_and_documents(
     docs = fusion.Ranked(
         "documents", lexical * opts.weight("documents", WEIGHTS["documents"]), doc_rows
     )
-    return [code_words_weighed(code, *bm25), docs], doc_notes
+    return [code_words_weighed(code, *bm25, names), docs], doc_notes
 
 
 def lexical_tasks(
@@ -476,22 +482,27 @@ def lexical_tasks(
 
 
 def gathered(
-    results: list[Any], opts: ranking.Request, lexical: float
+    results: list[Any], opts: ranking.Request, lexical: float, names: QueryNames
 ) -> tuple[list[fusion.Ranked], list[str], int, list[fusion.Ranked], list[str]]:
     """The answers of `lexical_tasks` as the serial path makes them: the BM25 lists, the
     strategy's steps, the level's number of terms, the code-word and document lists and
     the document channel's notes."""
     (lists, steps, n_level), found, *by_name, code_rows = results
     lists = lists + by_name
-    others, doc_notes = _code_and_documents(code_rows, found, opts, lexical, (lists[0], n_level))
+    others, doc_notes = _code_and_documents(
+        code_rows, found, opts, lexical, (lists[0], n_level), names
+    )
     return lists, steps, n_level, others, doc_notes
 
 
-def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -> fusion.Ranked:
+def code_words_weighed(
+    code: fusion.Ranked, bm25: fusion.Ranked, n_level: int, names: QueryNames | None = None
+) -> fusion.Ranked:
     """When a passage holds every word of a question, a name counts by the share of the
     question it adds (`def handle` adds nothing to "how do I handle errors in a request
     handler" that BM25 did not see); otherwise a name match is the best evidence there
-    is (a docstring's words rarely occur in the code) and counts fully."""
+    is (a docstring's words rarely occur in the code) and counts fully. A name spelled
+    otherwise than the query's capitals say counts less (`QueryNames.case_share`)."""
     answered = n_level > 1 and any(r["_coverage"] == n_level for r in bm25.rows)
     if answered:
         rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
@@ -500,6 +511,9 @@ def code_words_weighed(code: fusion.Ranked, bm25: fusion.Ranked, n_level: int) -
         # authentication explained?") is no hidden evidence: it counts by the share of
         # the question it holds, as a passage's coverage does in the BM25 list.
         rows = [dict(r, _weight=1.0 if r["_share"] > 0 else r["_held"]) for r in code.rows]
+    if names is not None and names.cased:
+        for r in rows:
+            r["_weight"] *= names.case_share(r["_match"])
     return fusion.Ranked(code.name, code.weight, rows)
 
 

@@ -21,6 +21,8 @@ from .sqlbuild import RRF_K
 
 # Small next to one RRF rank step at the top (100 x (1/61 - 1/62) ≈ 0.026 … 1.6 for rank 1):
 # they order passages the lists rank alike, they do not overturn the lists.
+# The lists whose matches are code symbols, spelled as the code spells them.
+CODE_NAME_LISTS = frozenset({"symbols", "code_words"})
 TYPE_PRIORITY = {"symbols": 0.1, "code_words": 0.05, "headings": 0.05, "entities": 0.03}
 NAME_EXACT, NAME_PREFIX = 1.0, 0.2
 # The squashed BM25 term of the composite (0..1) x this: worth up to ~20 rank steps of
@@ -145,6 +147,8 @@ def composite(
     for list_name, info in entry.lists.items():
         found = fold(str(info.get("match") or ""))
         share = names.weight(found)
+        if list_name in CODE_NAME_LISTS:  # `Config` asked: `config` is not it
+            share *= names.case_share(info.get("match"))
         if found and (found in names.equal or (list_name == "symbols" and found == qualified)):
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):

@@ -65,6 +65,12 @@ def rows(
         return []
     col = f"{alias}.{name_col}"
     conds, exact, prefix = [], [], []
+    # A symbol keeps its own spelling (`_match`): the query's capitals tell `Config` from
+    # `config` (`QueryNames.case_share`); the exact spelling is the first tier.
+    spelled = f"{alias}.name" if table == "symbols" else col
+    if table == "symbols" and names.cased:
+        cased = ", ".join(params.add(name) for name in sorted(names.cased))
+        exact.append(f"WHEN {spelled} IN ({cased}) THEN 4")
     equal_params = [params.add(name) for name in equal]
     if equal_params:
         # One IN list, not an OR of equalities: the scan of every name then probes one
@@ -108,8 +114,8 @@ def rows(
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
-  SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {col} AS name, {tier} AS tier, d.path AS
-  path, {repeats} AS repeats
+  SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {spelled} AS name, {tier} AS tier,
+  d.path AS path, {repeats} AS repeats
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
   ORDER BY tier DESC, repeats, length({col}), {dialect.sort_key("d.path")}, {alias}.line
@@ -123,7 +129,10 @@ ORDER BY n.tier DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")}, c
     for r in store.rows(sql, params.values):
         share = named.get(r["_match"])
         if share is None:
-            out.append(dict(r, _weight=names.weight(r["_match"])))
+            weight = names.weight(r["_match"])
+            if table == "symbols":
+                weight *= names.case_share(r["_match"])
+            out.append(dict(r, _weight=weight))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
     return out

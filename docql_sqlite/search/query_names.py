@@ -25,6 +25,13 @@ SHORT_QUERY = 3
 # "code of conduct" of "… for the mailing lists" the Rust books' above the FAQ's answer.
 MIN_PHRASE_TOKENS, MAX_PHRASE_TERMS, PHRASE_QUERY = 2, 6, 12
 MIN_PHRASE_SHARE = 0.5
+# A symbol the query names with another case, or inside a longer name, counts this share
+# in the code name lists and the name bonus (`QueryNames.case_share`): "Environment" on
+# Jinja2 ranked `set_environment` and three other functions before `class Environment`
+# (each in the BM25 list and both name lists; the class's first passage, a docstring,
+# far down BM25's), "Config" on pytest the property `config` before `class Config`.
+CASE_SHARE = 0.5
+_CASED = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 class QueryNames(Record, frozen=True):
@@ -49,10 +56,24 @@ class QueryNames(Record, frozen=True):
     # Runs of the query's content words a heading may be made of (`content_key` of the
     # run → the share of the query it stands for: its terms / `words`).
     phrases: dict[str, float] = field(default_factory=dict)
+    # The query's names typed with a capital (`Config`, `MonkeyPatch`, `HTTPServer`):
+    # code is case-sensitive, so a symbol spelled otherwise (`config`, `set_environment`
+    # for `Environment`) is not the one asked for (`case_share`).
+    cased: frozenset[str] = frozenset()
 
     def weight(self, match: str | None) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`)."""
         return 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
+
+    def case_share(self, symbol: str | None) -> float:
+        """CASE_SHARE for a code symbol's name that holds a name the query typed with a
+        capital, folded, but is not that name as typed (`config` or `get_config` for
+        `Config`); else 1. Only the code name lists ask (symbols, code words): headings
+        and prose are not case-sensitive."""
+        if not self.cased or not symbol or symbol in self.cased:
+            return 1.0
+        folded = fold(symbol)
+        return CASE_SHARE if any(fold(c) in folded for c in self.cased) else 1.0
 
 
 # A question's last word keeps its mark as a term ("what is DocQLLexer?"): as a name
@@ -87,6 +108,16 @@ def query_names(terms: list[search_terms.Term]) -> QueryNames:
     strong = set(joined) | {as_name(t.text) for t in positive if search_terms.is_identifier(t.text)}
     if len(positive) == 1:
         strong.update(words)
+    # A capital is a case only in a name: the query's one word, or a word written like
+    # an identifier — not the first word of a sentence ("How do I …", "Environment
+    # variables …").
+    cased = {
+        text
+        for t in positive
+        if (text := t.text.rstrip(SENTENCE_MARKS)) != text.lower()
+        and _CASED.fullmatch(text)
+        and (len(positive) == 1 or search_terms.is_identifier(text))
+    }
     return QueryNames(
         equal,
         list(dict.fromkeys(n for n in contain if len(n) >= 3)),
@@ -94,6 +125,7 @@ def query_names(terms: list[search_terms.Term]) -> QueryNames:
         len(search_terms.positives(terms)),
         qualified(positive[0].text) if len(positive) == 1 else None,
         phrases(positive),
+        frozenset(cased),
     )
 
 
