@@ -42,6 +42,9 @@ class Source:
     sha256: str
     mtime_ns: int | None = None
     format: str | None = None  # detected by ingest.formats.detect_format
+    # The file's own size when `data` is not its bytes (a compressed file, read inside):
+    # what the next run compares with the disk to tell it unchanged.
+    size: int | None = None
 
 
 @pickled_by_fields

@@ -201,6 +201,9 @@ class IngestOptions(Record):
     hidden: bool = False  # walk hidden files and directories
     ignore_files: bool = True  # respect .gitignore / .ignore / .git/info/exclude
     follow_symlinks: bool = False  # follow links to directories and to files outside the roots
+    # Read the document inside a compressed file (`README.md.gz`, `changelog.Debian.gz`;
+    # .gz, .bz2, .xz): ingest/formats.py COMPRESSIONS. Off, they are left out and counted.
+    decompress: bool = False
     # Parse again the files that failed before even if unchanged (by default a failed file is
     # skipped until its size or mtime changes).
     retry_failed: bool = False

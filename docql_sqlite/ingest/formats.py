@@ -153,9 +153,39 @@ def extension_of(path: str) -> str:
     return name[dot + 1 :].lower() if 0 < dot < len(name) - 1 else ""
 
 
-def format_for_path(path: str) -> str | None:
-    """The format a file's name implies, or None when the name says nothing we index."""
+# Compressions a document's name may end with (`README.md.gz`, `changelog.Debian.gz`:
+# Debian compresses most of /usr/share/doc): `index --decompress` reads the document
+# inside (`read.read_source`), as ripgrep's `--search-zip` does; without it they are
+# left out, and counted apart so that the run says so.
+COMPRESSIONS = {"gz": "gzip", "bz2": "bz2", "xz": "lzma"}
+# A compressed file whose inner name has no format of ours is sniffed after it is
+# decompressed (a Debian changelog, NEWS.Debian): this marks the format "read inside".
+SNIFF = ""
+
+
+def compression_of(path: str) -> str | None:
+    """The compression suffix of `path` (`gz`, `bz2`, `xz`), or None."""
     ext = extension_of(path)
+    return ext if ext in COMPRESSIONS else None
+
+
+def decompressed_name(path: str) -> str:
+    """`path` without its compression suffix (`a/README.md.gz` → `a/README.md`)."""
+    ext = compression_of(path)
+    return path[: -len(ext) - 1] if ext else path
+
+
+def format_for_path(path: str, decompress: bool = False) -> str | None:
+    """The format a file's name implies, or None when the name says nothing we index.
+    With `decompress`, a compressed file's is its inner name's (`README.md.gz`: markdown;
+    SNIFF when that says nothing: `changelog.Debian.gz`); code inside is read as text
+    (a compressed example is read, not parsed for its symbols)."""
+    ext = extension_of(path)
+    if ext in COMPRESSIONS:
+        if not decompress:
+            return None
+        inner = format_for_path(path[: -len(ext) - 1])
+        return SNIFF if inner is None else ("text" if inner == "code" else inner)
     if ext:
         return formats().extensions.get(ext)
     name = PurePosixPath(path).name.lower()

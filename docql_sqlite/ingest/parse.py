@@ -71,6 +71,8 @@ class ParseTask:
     file_stat: tuple[int, int | None] | None = None
     # A PostgreSQL writer asks for the chunks' tsvector literals (`rows.add_tsvectors`).
     tsvectors: bool = False
+    # `index --decompress`: a compressed file is the document inside (`read.read_source`).
+    decompress: bool = False
 
 
 @pickled_by_fields
@@ -157,7 +159,11 @@ def _parse_task(task: ParseTask) -> Parsed | Unchanged:
         source = fetch_url(task.path, max_bytes=task.max_bytes, timeout=task.fetch_timeout)
     else:
         source = read_source(
-            Path(task.path), task.display, max_bytes=task.max_bytes, fmt=task.format
+            Path(task.path),
+            task.display,
+            max_bytes=task.max_bytes,
+            fmt=task.format,
+            decompress=task.decompress,
         )
     if task.known_sha256 is not None and source.sha256 == task.known_sha256:
         return Unchanged(source.uri, source.mtime_ns)
@@ -181,7 +187,7 @@ def _parse_task(task: ParseTask) -> Parsed | Unchanged:
         source.path,
         source.uri,
         source.sha256,
-        len(source.data),
+        len(source.data) if source.size is None else source.size,
         source.mtime_ns,
         [],
         task.max_chars,

@@ -15,9 +15,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from stat import S_ISDIR, S_ISREG
+from typing import Any
 
 from ..errors import IngestError
 from ..model import Document, Source
+from .formats import SNIFF, compression_of
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 # PEP 263 coding cookie on line 1 or 2 (`# -*- coding: koi8-r -*-`, `# vim: set fileencoding=…`)
@@ -36,6 +38,7 @@ UNREADABLE = (
 # Skip kinds, the keys under which a run counts its skipped files.
 SKIP_EMPTY = "empty file"
 SKIP_TOO_LARGE = "over --max-bytes"
+SKIP_COMPRESSED_BINARY = "compressed, not a document"
 
 
 class Skip(IngestError):
@@ -58,9 +61,16 @@ read_hook: Callable[[str, Path], None] | None = None
 
 
 def read_source(
-    path: Path, display_path: str, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: str | None = None
+    path: Path,
+    display_path: str,
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    fmt: str | None = None,
+    decompress: bool = False,
 ) -> Source:
     """Read `path` (a regular file) whole, with the size cap checked before reading.
+    With `decompress`, a file named as compressed (`README.md.gz`, `formats.COMPRESSIONS`)
+    is the document inside it (`_decompressed`: the cap holds for what it expands to).
 
     The bytes are one version of the file, never a mix: the file's identity, size, mtime
     and ctime must be the same before the open, after it, after the last block and (by
@@ -102,14 +112,67 @@ def read_source(
             f"file too large (over the {max_bytes:,}-byte limit; raise it with --max-bytes)",
             display_path,
         )
+    size, kind = None, compression_of(display_path)
+    if kind is not None and not decompress and not fmt:
+        raise IngestError(
+            f"a compressed file (.{kind}): index --decompress reads the document inside",
+            display_path,
+        )
+    if decompress and kind is not None:
+        size, data = len(data), _decompressed(data, kind, max_bytes, display_path)
+        if fmt == SNIFF and b"\0" in data[:8192]:
+            raise Skip(
+                SKIP_COMPRESSED_BINARY, "compressed binary data, not a document", display_path
+            )
     return Source(
         path=display_path,
         uri=os.path.abspath(path),  # not resolved: two symlinks to one file are two documents
         data=data,
         sha256=hashlib.sha256(data).hexdigest(),
         mtime_ns=stat.st_mtime_ns,
-        format=fmt,
+        format=fmt or None,
+        size=size,
     )
+
+
+def _decompressed(data: bytes, kind: str, max_bytes: int, display_path: str) -> bytes:
+    """The document inside compressed `data`, read in blocks and stopped past `max_bytes`
+    (a small file can expand to gigabytes: never more than the cap is held)."""
+    import bz2
+    import gzip
+    import io
+
+    try:
+        import lzma
+    except ImportError:  # a Python built without it
+        lzma = None  # type: ignore[assignment]
+    if kind == "gz":
+        stream: Any = gzip.GzipFile(fileobj=io.BytesIO(data))
+    elif kind == "bz2":
+        stream = bz2.BZ2File(io.BytesIO(data))
+    elif lzma is not None:
+        stream = lzma.LZMAFile(io.BytesIO(data))
+    else:
+        raise IngestError("cannot read .xz files: this Python has no lzma module", display_path)
+    blocks, size = [], 0
+    try:
+        with stream:
+            while size <= max_bytes:
+                block = stream.read(min(READ_BLOCK, max_bytes + 1 - size))
+                if not block:
+                    break
+                blocks.append(block)
+                size += len(block)
+    except (OSError, EOFError, ValueError) as exc:
+        # gzip.BadGzipFile and lzma.LZMAError are OSErrors; a cut file is an EOFError
+        raise IngestError(f"not a valid .{kind} file: {exc}", display_path) from None
+    if size > max_bytes:
+        raise Skip(
+            SKIP_TOO_LARGE,
+            f"decompresses to over the {max_bytes:,}-byte limit (raise it with --max-bytes)",
+            display_path,
+        )
+    return b"".join(blocks)
 
 
 def _check_readable(stat: os.stat_result, max_bytes: int, display_path: str) -> None:

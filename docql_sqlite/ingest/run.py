@@ -152,6 +152,7 @@ def walk_inputs(
         hidden=options.hidden,
         ignore_files=options.ignore_files,
         follow_symlinks=options.follow_symlinks,
+        decompress=options.decompress,
     )
     stats = WalkStats()
     found = list(walk(roots, walk_options, stats))
@@ -317,6 +318,7 @@ def plan(
             max_bytes=options.max_bytes,
             max_chars=options.max_chars,
             file_stat=file_stat,
+            decompress=options.decompress,
         )
         tasks.append((item, task))
     return result

@@ -30,7 +30,7 @@ from pathlib import Path
 import pathspec
 
 from .. import globs
-from .formats import format_for_path
+from .formats import compression_of, format_for_path
 from .read import link_problem
 
 # Reasons an entry is left out by the walk (keys of WalkStats.counts).
@@ -39,6 +39,7 @@ SKIP_HIDDEN = "hidden"
 SKIP_EXCLUDED = "excluded by --exclude"
 SKIP_NOT_INCLUDED = "not matched by --include"
 SKIP_UNKNOWN = "not a document format"
+SKIP_COMPRESSED = "compressed (--decompress reads them)"
 SKIP_SPECIAL = "not a regular file"
 SKIP_SYMLINK_OUTSIDE = "symlink to outside the indexed paths"
 SKIP_SYMLINK_DIR = "symlink to a directory"
@@ -53,6 +54,7 @@ class WalkOptions:
     hidden: bool = False  # --hidden: enter hidden files and directories
     ignore_files: bool = True  # --no-ignore turns this off
     follow_symlinks: bool = False  # --follow-symlinks
+    decompress: bool = False  # --decompress: a compressed document is read inside
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +107,9 @@ def walk(
     for root in roots:
         if not root.is_dir():
             display = display_path(root)
-            yield FoundFile(root, display, format_for_path(display), explicit=True)
+            yield FoundFile(
+                root, display, format_for_path(display, options.decompress), explicit=True
+            )
             continue
         chain = _ancestor_ignores(os.path.abspath(root)) if options.ignore_files else ()
         yield from _walk_tree(root, chain, real_roots, options, stats)
@@ -190,9 +194,11 @@ def _walk_tree(
             if options.include and not _matches(display, options.include):
                 stats.counts[SKIP_NOT_INCLUDED] += 1
                 continue
-            fmt = format_for_path(display)
+            fmt = format_for_path(display, options.decompress)
             if fmt is None and not options.include:
-                stats.counts[SKIP_UNKNOWN] += 1  # images, archives...: not documents
+                # images, archives...: not documents; a compressed one may hold one
+                compressed = not options.decompress and compression_of(display) is not None
+                stats.counts[SKIP_COMPRESSED if compressed else SKIP_UNKNOWN] += 1
                 continue
             if is_link:
                 found = _symlinked_file(Path(path), display, fmt, real_roots, options, stats)

@@ -94,6 +94,13 @@ from ..progress import ProgressBar
     help="Follow symlinks to directories and to files outside PATHS",
 )
 @click.option(
+    "-z",
+    "--decompress",
+    is_flag=True,
+    help="Read the document inside compressed files (README.md.gz, changelog.Debian.gz; "
+    ".gz, .bz2, .xz)",
+)
+@click.option(
     "--embed",
     "embed_model",
     metavar="MODEL",
@@ -125,6 +132,7 @@ def index_command(
     hidden: bool,
     no_ignore: bool,
     follow_symlinks: bool,
+    decompress: bool,
     embed_model: str | None,
     keep_watching: bool,
     fmt: str | None,
@@ -165,6 +173,7 @@ def index_command(
         hidden=hidden,
         ignore_files=not no_ignore,
         follow_symlinks=follow_symlinks,
+        decompress=decompress,
         embed=embed_model,
         progress=bar.update,
         embed_progress=embed_bar.update,
