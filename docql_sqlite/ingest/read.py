@@ -106,12 +106,7 @@ def read_source(
         raise IngestError("is a directory", display_path) from None
     except OSError as exc:
         raise IngestError(f"cannot read: {exc.strerror or exc}", display_path) from None
-    if len(data) > max_bytes:
-        raise Skip(
-            SKIP_TOO_LARGE,
-            f"file too large (over the {max_bytes:,}-byte limit; raise it with --max-bytes)",
-            display_path,
-        )
+    _within(data, max_bytes, display_path, TOO_LARGE)
     size, kind = None, compression_of(display_path)
     if kind is not None and not decompress and not fmt:
         raise IngestError(
@@ -154,24 +149,38 @@ def _decompressed(data: bytes, kind: str, max_bytes: int, display_path: str) -> 
         stream = lzma.LZMAFile(io.BytesIO(data))
     else:
         raise IngestError("cannot read .xz files: this Python has no lzma module", display_path)
-    blocks, size = [], 0
     try:
         with stream:
-            while size <= max_bytes:
-                block = stream.read(min(READ_BLOCK, max_bytes + 1 - size))
-                if not block:
-                    break
-                blocks.append(block)
-                size += len(block)
+            data = _read_capped(stream, max_bytes)
     except (OSError, EOFError, ValueError) as exc:
         # gzip.BadGzipFile and lzma.LZMAError are OSErrors; a cut file is an EOFError
         raise IngestError(f"not a valid .{kind} file: {exc}", display_path) from None
-    if size > max_bytes:
-        raise Skip(
-            SKIP_TOO_LARGE,
-            f"decompresses to over the {max_bytes:,}-byte limit (raise it with --max-bytes)",
-            display_path,
-        )
+    _within(data, max_bytes, display_path, EXPANDS_TOO_LARGE)
+    return data
+
+
+TOO_LARGE = "file too large (over the {limit:,}-byte limit; raise it with --max-bytes)"
+EXPANDS_TOO_LARGE = "decompresses to over the {limit:,}-byte limit (raise it with --max-bytes)"
+
+
+def _within(data: bytes, max_bytes: int, display_path: str, message: str) -> None:
+    """Skip the file (SKIP_TOO_LARGE, `message` with the limit) when `data` is over it."""
+    if len(data) > max_bytes:
+        raise Skip(SKIP_TOO_LARGE, message.format(limit=max_bytes), display_path)
+
+
+def _read_capped(handle: Any, max_bytes: int, path: Path | None = None) -> bytes:
+    """What `handle` reads, in READ_BLOCK blocks, up to `max_bytes` + 1 bytes (one more
+    than the cap says it is over it). With `path`, `_hook` hears of each block."""
+    blocks, size = [], 0
+    while size <= max_bytes:
+        block = handle.read(min(READ_BLOCK, max_bytes + 1 - size))
+        if not block:
+            break
+        blocks.append(block)
+        size += len(block)
+        if path is not None:
+            _hook("block", path)
     return b"".join(blocks)
 
 
@@ -201,20 +210,14 @@ def _read_one_version(path: Path, before: os.stat_result, max_bytes: int) -> byt
     with open(path, "rb") as handle:
         opened = os.fstat(handle.fileno())
         _hook("open", path)
-        blocks, size = [], 0
-        while size <= max_bytes:
-            block = handle.read(min(READ_BLOCK, max_bytes + 1 - size))
-            if not block:
-                break
-            blocks.append(block)
-            size += len(block)
-            _hook("block", path)
+        data = _read_capped(handle, max_bytes, path)
+        size = len(data)
         after = os.fstat(handle.fileno())
     now = path.stat()  # FileNotFoundError: deleted while read (the caller records it)
     versions = {_version(before), _version(opened), _version(after), _version(now)}
     if len(versions) != 1 or (size != after.st_size and size <= max_bytes):
         return None
-    return b"".join(blocks)
+    return data
 
 
 def _hook(step: str, path: Path) -> None:
