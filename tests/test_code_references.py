@@ -1379,3 +1379,63 @@ def test_a_name_a_package_re_exports_is_the_definition_it_imports(tmp_path: Path
     assert [(c[1], c[2]) for c in _callers(db, "raises") if "test_x.py:6" in c[0]] == [
         ("ambiguous", None)
     ]
+
+
+BARRELS = {
+    # zod in small: a namespace import of a barrel file whose names come from star and
+    # named re-exports (one renamed), and a class with a method named like a re-export.
+    "ts/core/util.ts": "export function clone(x: number): number {\n  return x;\n}\n",
+    "ts/core/checks.ts": "export function _lte(x: number): number {\n  return x;\n}\n",
+    "ts/core/schemas.ts": (
+        'export { clone } from "./util.js";\n'
+        "export class ZodType {\n  clone(): ZodType {\n    return this;\n  }\n}\n"
+    ),
+    "ts/core/index.ts": (
+        'export * from "./schemas.js";\nexport * as util from "./util.js";\n'
+        'export { _lte as maximum } from "./checks.js";\n'
+    ),
+    "ts/classic/schemas.ts": (
+        'import * as core from "../core/index.js";\n\n'
+        "export function make(x: number): number {\n"
+        "  return core.clone(x) + core.maximum(x);\n}\n"
+    ),
+    # two star re-exports that both hold `dup`: JavaScript leaves the name out
+    "ts/a.ts": "export function dup(): number {\n  return 1;\n}\n",
+    "ts/b.ts": "export function dup(): number {\n  return 2;\n}\n",
+    "ts/both.ts": 'export * from "./a.js";\nexport * from "./b.js";\n',
+    "ts/use.ts": 'import * as both from "./both.js";\n\nboth.dup();\n',
+}
+
+
+def test_a_barrel_files_re_exports_lead_to_their_definitions(tmp_path: Path) -> None:
+    """zod's `core.clone(…)` (`import * as core from "../core/index.js"`) was ambiguous
+    with the method `ZodType.clone`: core/index.ts defines nothing; it re-exports
+    (`export * from "./schemas.js"`, where `export { clone } from "./util.js"`). Re-exports
+    are import rows now, and resolution follows them as Python's; two star re-exports
+    holding the name decide nothing."""
+    _, db = _index_tree(tmp_path, BARRELS)
+    with docql_sqlite.open(db) as index:
+        found = sorted(
+            (r["location"].split("/src/", 1)[1], r["resolution"], r["target"])
+            for name in ("clone", "maximum", "dup")
+            for r in index.query(f'$.code.callers("{name}")')
+        )
+        exported = {
+            (r["path"].split("/src/", 1)[1], r["module"], tuple(r["names"]), r.get("alias"))
+            for r in index.query("$.code.imports")
+            if "core/index.ts" in r["path"]
+        }
+
+    def at(where: str) -> str:
+        return str(tmp_path / "src" / where)
+
+    assert found == [
+        ("ts/classic/schemas.ts:4", "import", at("ts/core/checks.ts:1-3")),  # maximum
+        ("ts/classic/schemas.ts:4", "import", at("ts/core/util.ts:1-3")),  # clone
+        ("ts/use.ts:3", "ambiguous", None),
+    ]
+    assert exported == {
+        ("ts/core/index.ts", "./schemas.js", ("*",), None),
+        ("ts/core/index.ts", "./util.js", ("*",), "util"),
+        ("ts/core/index.ts", "./checks.js", ("_lte",), "maximum"),
+    }

@@ -641,6 +641,8 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
     if source is None:
         return []
     module = _unquote(_text(src, source))
+    if node.type == "export_statement":
+        return _re_exported(src, node, module)
     names: list[str] = []
     alias: str | None = None
     renamed: list[tuple[Any, ...]] = []
@@ -663,6 +665,33 @@ def _javascript(src: bytes, node: Node) -> list[tuple[Any, ...]]:
                 else:  # `{ join as j }`: an import of its own, `j` its local name
                     renamed.append((module, [_unquote(_text(src, name))], _text(src, local)))
     return ([(module, names, alias)] if names or not renamed else []) + renamed
+
+
+def _re_exported(src: bytes, node: Node, module: str) -> list[tuple[Any, ...]]:
+    """A re-export (`export * from "./schemas.js"`, `export * as core from "…"`, `export {
+    a, b as c } from "./m.js"`) as the import rows it amounts to: the module is a
+    dependency of the file (`importers`), and a barrel file's names come from it
+    (`resolve._Resolver._reexport`). `export *` is the name `*`; `* as core` and `b as
+    c` are aliases, as an import's are."""
+    names: list[str] = []
+    renamed: list[tuple[Any, ...]] = []
+    for child in node.children:
+        if child.type == "*":
+            return [(module, ["*"])]
+        if child.type == "namespace_export":
+            bound = next((c for c in child.named_children if c.type == "identifier"), None)
+            return [(module, ["*"], _text(src, bound) if bound is not None else None)]
+        if child.type == "export_clause":
+            for spec in child.named_children:
+                parts = [c for c in spec.named_children if c.type in ("identifier", "string")]
+                if not parts:
+                    continue
+                name = _unquote(_text(src, parts[0]))
+                if len(parts) > 1 and _unquote(_text(src, parts[1])) != name:
+                    renamed.append((module, [name], _unquote(_text(src, parts[1]))))
+                else:
+                    names.append(name)
+    return ([(module, names)] if names or not renamed else []) + renamed
 
 
 def _required(src: bytes, call: Node, module: str) -> list[tuple[Any, ...]]:

@@ -107,6 +107,11 @@ IMPORT_SCAN_LIMIT = 64
 # Languages whose overloads are definitions of one name in one file, the implementation
 # last: Python's `typing.overload`, TypeScript's overload signatures (`_in_path`).
 _OVERLOADING = frozenset({"python", "typescript"})
+# Language families whose modules re-export what they import (`_Resolver._reexports`:
+# Python's package `__init__.py`, JavaScript/TypeScript's barrel files), and the file
+# that is its folder's module.
+_REEXPORTING = frozenset({"python", "typescript"})
+_PACKAGE_FILES = frozenset({"__init__", "index"})
 # How many modules that import a name and define none (`pytest` → `_pytest.python_api`)
 # `_Resolver._in_path` follows before it gives up: a package re-exporting a subpackage's
 # re-export is two.
@@ -406,9 +411,9 @@ class _Resolver:
         self._modules_by_last: dict[str, list[str]] | None = None
         self._indexed: dict[str, bool] = {}
         self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
-        # Module path's last segment → (module path, doc_id, directory) of the files that
-        # are that module (`_module_files`): read on first use.
-        self._module_file: dict[str, list[tuple[str, int, str]]] | None = None
+        # Per language family: a module path's last segment → (module path, doc_id,
+        # directory) of the files that are that module (`_module_files`), on first use.
+        self._module_file: dict[str, dict[str, list[tuple[str, int, str]]]] = {}
 
     def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
@@ -664,10 +669,11 @@ class _Resolver:
         self, name: str, group: int, module: tuple[str, ...] | None, depth: int = 0
     ) -> tuple[int | None, int, int] | None:
         """The one top-level definition of `name` in the files of the module at the path
-        `module` (`_in_module`), or None. A Python module that defines no `name` but
-        imports it (`from _pytest.python_api import raises` in pytest/__init__.py, which
-        re-exports it) leads to the definition in the module it imports from
-        (`_reexport`), through at most REEXPORT_DEPTH such modules."""
+        `module` (`_in_module`), or None. A Python or JavaScript/TypeScript module that
+        defines no `name` but re-exports it (`from _pytest.python_api import raises` in
+        pytest/__init__.py; `export * from "./schemas.js"` in zod's external.ts) leads to
+        the definition in the module it takes it from (`_reexports`), through at most
+        REEXPORT_DEPTH such modules."""
         if not module:
             return None
         tail = "/".join(module)
@@ -697,17 +703,25 @@ class _Resolver:
                     # then the implementation, which comes last) or a definition per
                     # platform: the module's one name, at its last definition.
                     decided = (inside[-1].id, _BY_IMPORT, len(candidates))
-            if not inside and self.family == "python" and depth < REEXPORT_DEPTH:
-                source = self._reexport(name, tail)
-                if source is not None:
-                    decided = self._in_path(source[1], group, source[0], depth + 1)
+            if not inside and self.family in _REEXPORTING and depth < REEXPORT_DEPTH:
+                found = [
+                    link
+                    for source, original in self._reexports(name, tail)
+                    if (link := self._in_path(original, group, source, depth + 1)) is not None
+                ]
+                # Two star re-exports that both hold the name: JavaScript leaves it out,
+                # and so does this (undecided).
+                decided = found[0] if len({link[0] for link in found}) == 1 else None
         self.in_module[key] = decided
         return decided
 
-    def _reexport(self, name: str, tail: str) -> tuple[tuple[str, ...], str] | None:
-        """Where the Python module at `tail` imports `name` from, when its own file (`tail`
-        .py or `tail`/__init__.py) binds `name` by an import: (that module's path, the
-        name it has there: `skip` for `from _pytest.outcomes import skip as skip_test`)."""
+    def _reexports(self, name: str, tail: str) -> list[tuple[tuple[str, ...], str]]:
+        """Where the module at `tail` takes `name` from, when its own file (`tail`.py,
+        `tail`/__init__.py, `tail`.ts, `tail`/index.ts) binds or re-exports it: (that
+        module's path, the name it has there: `skip` for `from _pytest.outcomes import skip
+        as skip_test`). A binding by name is the one answer; else every star (`from m import
+        *`, `export * from "m"`) is a place to look."""
+        stars: list[tuple[tuple[str, ...], str]] = []
         for doc_id, directory in self._module_files(tail):
             for module, text, alias in self.rows(
                 "SELECT module, names, alias FROM imports WHERE doc_id = ? ORDER BY ord",
@@ -715,28 +729,38 @@ class _Resolver:
             ):
                 names = _names(text)
                 original = renamed_name(names, alias) if alias else None
-                if (original is not None and alias == name) or (alias is None and name in names):
-                    segments = module_segments(module, directory)
-                    if segments:
-                        return segments, original or name
-        return None
+                named = (original is not None and alias == name) or (
+                    alias is None and name in names
+                )
+                star = alias is None and names == ["*"]
+                if (named or star) and (segments := module_segments(module, directory)):
+                    if named:
+                        return [(segments, original or name)]
+                    stars.append((segments, name))
+        return stars
 
     def _module_files(self, tail: str) -> list[tuple[int, str]]:
-        """The files of this family that are the module at `tail` (`a/b.py`, or the
-        package `a/b/__init__.py`): (doc_id, its directory), read once for all."""
-        if self._module_file is None:
+        """The files of this language family that are the module at `tail` (`a/b.py`, the
+        package `a/b/__init__.py`; `a/b.ts`, `a/b/index.ts`): (doc_id, its directory),
+        read once for all."""
+        by_last = self._module_file.get(self.family)
+        if by_last is None:
             found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
             for doc_id, path, language in self.rows(
-                "SELECT id, path, language FROM documents WHERE language = ?", (self.family,)
+                "SELECT id, path, language FROM documents WHERE format = 'code'"
             ):
+                if _family(language) != self.family:
+                    continue
                 key = path_key(path, language)
-                if key.rsplit("/", 1)[-1] == "__init__":
-                    key = posixpath.dirname(key)
-                found[key.rsplit("/", 1)[-1]].append((key, doc_id, posixpath.dirname(path)))
-            self._module_file = dict(found)
+                keys = [key]
+                if key.rsplit("/", 1)[-1] in _PACKAGE_FILES:  # the package is its folder
+                    keys.append(posixpath.dirname(key))
+                for one in keys:
+                    found[one.rsplit("/", 1)[-1]].append((one, doc_id, posixpath.dirname(path)))
+            by_last = self._module_file[self.family] = dict(found)
         return [
             (doc_id, directory)
-            for key, doc_id, directory in self._module_file.get(tail.rsplit("/", 1)[-1], ())
+            for key, doc_id, directory in by_last.get(tail.rsplit("/", 1)[-1], ())
             if _ends_with(key, tail)
         ]
 

@@ -10,6 +10,7 @@
 (class_heritage (member_expression property: (property_identifier) @name)) @reference.inherit
 
 (import_statement) @import
+(export_statement source: (string)) @import
 ((call_expression
    function: (identifier) @_require
    arguments: (arguments . (string) .)) @import

@@ -17,6 +17,7 @@
 (type_identifier) @name @reference.type
 
 (import_statement) @import
+(export_statement source: (string)) @import
 ((call_expression
    function: (identifier) @_require
    arguments: (arguments . (string) .)) @import
