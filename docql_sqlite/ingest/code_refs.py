@@ -671,7 +671,7 @@ def _re_exported(src: bytes, node: Node, module: str) -> list[tuple[Any, ...]]:
     """A re-export (`export * from "./schemas.js"`, `export * as core from "…"`, `export {
     a, b as c } from "./m.js"`) as the import rows it amounts to: the module is a
     dependency of the file (`importers`), and a barrel file's names come from it
-    (`resolve._Resolver._reexport`). `export *` is the name `*`; `* as core` and `b as
+    (`resolve._Resolver._reexports`). `export *` is the name `*`; `* as core` and `b as
     c` are aliases, as an import's are."""
     names: list[str] = []
     renamed: list[tuple[Any, ...]] = []

@@ -33,10 +33,10 @@ inheritance, any kind for an import. Then, in order:
    import (`./x`, `../types`) imports the one file it names, relative to F. A module
    asked for a name (`pytest.raises`, `from flask import url_for`: `_in_path`) answers
    with its one top-level definition (overloads in one Python or TypeScript file: the
-   last), else, in Python, with the definition its own file imports under that name
-   (a re-export: `_reexport`, followed up to REEXPORT_DEPTH modules); the writer
-   queues the names a file's imports bind, so a re-export that changes decides its
-   uses again.
+   last), else, in Python and JavaScript/TypeScript, with the definition its own file
+   re-exports under that name (`from m import name`, `export { name } from "m"`, else
+   a star: `_reexports`, followed up to REEXPORT_DEPTH modules); the writer queues the
+   names a file's imports bind, so a re-export that changes decides its uses again.
 3. `unique`: exactly one candidate in the whole index. In Python, a top-level one only
    when F imports the name from a module the index holds (a re-export): a top-level
    definition of another file is reachable by an import alone (`_reexported`).
