@@ -1439,3 +1439,20 @@ def test_a_barrel_files_re_exports_lead_to_their_definitions(tmp_path: Path) -> 
         ("ts/core/index.ts", "./util.js", ("*",), "util"),
         ("ts/core/index.ts", "./checks.js", ("_lte",), "maximum"),
     }
+
+    # The barrel drops its star line, then takes it back: the uses through it follow
+    # (the writer queues a mark for a star, which the pass turns into the names it carries).
+    def clone_link() -> tuple[str, str | None]:
+        with docql_sqlite.open(db) as index:
+            (row,) = [r for r in index.query('$.code.callers("clone")')]
+            return row["resolution"], row["target"]
+
+    barrel = tmp_path / "src" / "ts" / "core" / "index.ts"
+    text = barrel.read_text()
+    for content, expected in [
+        (text.replace('export * from "./schemas.js";\n', ""), ("ambiguous", None)),
+        (text, ("import", at("ts/core/util.ts:1-3"))),
+    ]:
+        barrel.write_text(content)
+        docql_sqlite.index(db, [str(tmp_path / "src")])
+        assert clone_link() == expected

@@ -155,3 +155,29 @@ def test_a_re_export_removed_decides_its_uses_again_on_both_engines(
         ]
     assert links == [("ambiguous", None)]
     shutil.rmtree(corpus)
+
+
+def test_a_star_re_export_removed_decides_its_uses_again_on_both_engines(
+    pg_server: Any, tmp_path: Path
+) -> None:
+    """A barrel file drops `export * from "./schemas.js"`: both writers queue a mark for the
+    star (`resolve.STAR_MARK`), which the pass turns into the names the module behind it
+    carries; PostgreSQL's rows equal the SQLite file's, before and after."""
+    from test_code_references import BARRELS
+
+    corpus = tmp_path / "src"
+    for name, text in BARRELS.items():
+        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / name).write_text(text)
+    server, file_db = fresh_database(pg_server), tmp_path / "code.db"
+    for target in (server, file_db):
+        docql_sqlite.index(target, [str(corpus)])
+    assert content(sqlite_runner(file_db))["refs"] == content(postgres_runner(server))["refs"]
+    barrel = corpus / "ts" / "core" / "index.ts"
+    barrel.write_text(barrel.read_text().replace('export * from "./schemas.js";\n', ""))
+    for target in (server, file_db):
+        docql_sqlite.index(target, [str(corpus)])
+    assert content(sqlite_runner(file_db))["refs"] == content(postgres_runner(server))["refs"]
+    with docql_sqlite.open(server) as index:
+        links = [(r["resolution"], r["target"]) for r in index.query('$.code.callers("clone")')]
+    assert links == [("ambiguous", None)]

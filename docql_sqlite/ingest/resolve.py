@@ -208,6 +208,11 @@ def _resolve_pending(
         return conn.execute(dialect.positional(sql), params).fetchall()
 
     renamed = _renamed_imports(rows) if names or staged else {}
+    marks = {n for n in names if n.startswith(STAR_MARK)}
+    if marks:
+        # A star re-export written or deleted: the uses of what it carries may now go
+        # another way (or none); a mark is no name of any reference.
+        names = (names - marks) | _star_names(rows, marks)
     if names:
         # A name an import renames resolves as the name it renames (`Sq` as `Square`):
         # when `Square`'s definitions change, the uses of `Sq` are decided again too.
@@ -304,6 +309,64 @@ def _resolve_pending(
                 changed.append((*link, doc_id, ord_))
         _many(conn, update, changed)
     return count
+
+
+# How a writer queues a star import or re-export (`_QUEUE_NAMES` of either writer): this,
+# then the file's language, its path and the module, one per line.
+STAR_MARK = "*\n"
+
+
+def _star_names(rows: Any, marks: set[str]) -> set[str]:
+    """The names the modules behind star marks hold, to decide their uses again: their
+    files' top-level definitions and the names they import or re-export, and through
+    their own stars, up to REEXPORT_DEPTH modules (`_Resolver._reexports` goes as far).
+    Only for the families whose stars resolution follows (Java's `import a.b.*` is a
+    star too, and follows nothing)."""
+    files: dict[str, list[tuple[str, int, str]]] = defaultdict(list)  # last segment → files
+    for doc_id, path, language in rows(
+        "SELECT id, path, language FROM documents WHERE format = 'code'"
+    ):
+        if _family(language) in _REEXPORTING:
+            key = path_key(path, language)
+            for one in [key] + (
+                [posixpath.dirname(key)] if key.rsplit("/", 1)[-1] in _PACKAGE_FILES else []
+            ):
+                files[one.rsplit("/", 1)[-1]].append((one, doc_id, posixpath.dirname(path)))
+    pending: list[tuple[tuple[str, ...], int]] = []
+    for mark in marks:
+        _, language, path, module = mark.split("\n", 3)
+        if _family(language) in _REEXPORTING:
+            pending.append((module_segments(module, posixpath.dirname(path)), 0))
+    found: set[str] = set()
+    seen: set[str] = set()
+    while pending:
+        segments, depth = pending.pop()
+        tail = "/".join(segments)
+        if not tail or tail in seen:
+            continue
+        seen.add(tail)
+        for _, doc_id, directory in (
+            f for f in files.get(tail.rsplit("/", 1)[-1], ()) if _ends_with(f[0], tail)
+        ):
+            found.update(
+                name
+                for (name,) in rows(
+                    "SELECT name FROM symbols WHERE doc_id = ? AND (parent IS NULL OR parent = '')",
+                    (doc_id,),
+                )
+            )
+            for module, text, alias in rows(
+                "SELECT module, names, alias FROM imports WHERE doc_id = ?", (doc_id,)
+            ):
+                names = _names(text)
+                if names == ["*"] and alias is None:
+                    if depth + 1 < REEXPORT_DEPTH:
+                        pending.append((module_segments(module, directory), depth + 1))
+                else:
+                    found.update(n for n in names if n != "*")
+                    if alias:
+                        found.add(alias)
+    return found
 
 
 def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:

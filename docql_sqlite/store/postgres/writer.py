@@ -81,9 +81,14 @@ SEQUENCE_TABLES = (
 # `refs` then sees (and removes) what it inserted.
 # The names a document defines or binds by an import, queued for the resolution pass
 # (`ingest/resolve.py`: a package's imports are what it re-exports).
+# A star (`export * from "m"`, `from m import *`) as `resolve.star_mark`'s line, which the
+# pass turns into the names the module behind it holds.
 _NAMES_OF_DOCUMENT = (
     "SELECT name FROM symbols WHERE doc_id = %s "
-    "UNION SELECT jsonb_array_elements_text(names::jsonb) FROM imports WHERE doc_id = %s "
+    "UNION SELECT CASE WHEN j.value = '*' THEN '*' || chr(10) || coalesce(d.language, '') "
+    "|| chr(10) || d.path || chr(10) || i.module ELSE j.value END "
+    "FROM imports i JOIN documents d ON d.id = i.doc_id, "
+    "jsonb_array_elements_text(i.names::jsonb) j(value) WHERE i.doc_id = %s "
     "UNION SELECT alias FROM imports WHERE doc_id = %s AND alias IS NOT NULL"
 )
 DEPENDENT_TABLES = (

@@ -73,10 +73,15 @@ _ENTITY_TRIGRAM_DELETE = (
     "INSERT INTO entities_trigram(entities_trigram, rowid, name_fold) VALUES ('delete', ?, ?)"
 )
 _ENTITY_TRIGRAM_INSERT = "INSERT INTO entities_trigram(rowid, name_fold) VALUES (?, ?)"
-# The names a document defines or binds by an import (`SqliteWriter._queue_resolution`).
+# The names a document defines or binds by an import (`SqliteWriter._queue_resolution`);
+# a star (`export * from "m"`, `from m import *`) as `resolve.star_mark`'s line, which the
+# pass turns into the names the module behind it holds.
 _QUEUE_NAMES = (
     "INSERT OR IGNORE INTO refs_pending(name) SELECT name FROM symbols WHERE doc_id = ? "
-    "UNION SELECT j.value FROM imports i, json_each(i.names) j WHERE i.doc_id = ? "
+    "UNION SELECT CASE WHEN j.value = '*' THEN '*' || char(10) || coalesce(d.language, '') "
+    "|| char(10) || d.path || char(10) || i.module ELSE j.value END "
+    "FROM imports i JOIN documents d ON d.id = i.doc_id, json_each(i.names) j "
+    "WHERE i.doc_id = ? "
     "UNION SELECT alias FROM imports WHERE doc_id = ? AND alias IS NOT NULL"
 )
 _FTS_TABLES = {
