@@ -121,63 +121,36 @@ def test_a_schema_13_postgres_index_gets_the_aliases_from_the_next_run(
     assert upgraded["imports"] == expected["imports"] and upgraded["refs"] == expected["refs"]
 
 
+@pytest.mark.parametrize(
+    "tree, barrel, line, name",
+    [
+        # `pytest.raises` through the package's `from _pytest.python_api import raises`:
+        # the writer queues the names a file's imports bind
+        ("REEXPORTS", "pytest/__init__.py", "from _pytest.python_api import raises\n", "raises"),
+        # zod's `core.clone(…)` through `export * from "./schemas.js"`: a mark for the
+        # star (`resolve.STAR_MARK`), which the pass turns into the names behind it
+        ("BARRELS", "ts/core/index.ts", 'export * from "./schemas.js";\n', "clone"),
+    ],
+)
 def test_a_re_export_removed_decides_its_uses_again_on_both_engines(
-    pg_server: Any, tmp_path: Path
+    pg_server: Any, tmp_path: Path, tree: str, barrel: str, line: str, name: str
 ) -> None:
-    """`pytest.raises` resolves through the package's re-export (`resolve._reexport`);
-    when the package stops re-exporting it, the writer queued the names its imports bound
-    and the pass decides those uses again: on PostgreSQL as on a SQLite file, row for
-    row, before and after."""
-    import shutil
-
-    from test_code_references import REEXPORTS
+    """A module stops re-exporting a name: the pass decides its uses again, on
+    PostgreSQL as on a SQLite file, row for row, before and after."""
+    import test_code_references
 
     corpus = tmp_path / "src"
-    for name, text in REEXPORTS.items():
-        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
-        (corpus / name).write_text(text)
-    server, file_db = fresh_database(pg_server), tmp_path / "code.db"
-    for target in (server, file_db):
-        docql_sqlite.index(target, [str(corpus)])
-    before = content(postgres_runner(server))["refs"]
-    assert content(sqlite_runner(file_db))["refs"] == before
-    init = corpus / "pytest" / "__init__.py"
-    init.write_text(init.read_text().replace("from _pytest.python_api import raises\n", ""))
-    for target in (server, file_db):
-        docql_sqlite.index(target, [str(corpus)])
-    after = content(postgres_runner(server))["refs"]
-    assert content(sqlite_runner(file_db))["refs"] == after
-    with docql_sqlite.open(server) as index:
-        links = [
-            (r["resolution"], r["target"])
-            for r in index.query('$.code.callers("raises")')
-            if "test_x.py" in r["location"]
-        ]
-    assert links == [("ambiguous", None)]
-    shutil.rmtree(corpus)
-
-
-def test_a_star_re_export_removed_decides_its_uses_again_on_both_engines(
-    pg_server: Any, tmp_path: Path
-) -> None:
-    """A barrel file drops `export * from "./schemas.js"`: both writers queue a mark for the
-    star (`resolve.STAR_MARK`), which the pass turns into the names the module behind it
-    carries; PostgreSQL's rows equal the SQLite file's, before and after."""
-    from test_code_references import BARRELS
-
-    corpus = tmp_path / "src"
-    for name, text in BARRELS.items():
-        (corpus / name).parent.mkdir(parents=True, exist_ok=True)
-        (corpus / name).write_text(text)
+    for path, text in getattr(test_code_references, tree).items():
+        (corpus / path).parent.mkdir(parents=True, exist_ok=True)
+        (corpus / path).write_text(text)
     server, file_db = fresh_database(pg_server), tmp_path / "code.db"
     for target in (server, file_db):
         docql_sqlite.index(target, [str(corpus)])
     assert content(sqlite_runner(file_db))["refs"] == content(postgres_runner(server))["refs"]
-    barrel = corpus / "ts" / "core" / "index.ts"
-    barrel.write_text(barrel.read_text().replace('export * from "./schemas.js";\n', ""))
+    (corpus / barrel).write_text((corpus / barrel).read_text().replace(line, ""))
     for target in (server, file_db):
         docql_sqlite.index(target, [str(corpus)])
     assert content(sqlite_runner(file_db))["refs"] == content(postgres_runner(server))["refs"]
     with docql_sqlite.open(server) as index:
-        links = [(r["resolution"], r["target"]) for r in index.query('$.code.callers("clone")')]
-    assert links == [("ambiguous", None)]
+        links = [(r["resolution"], r["target"]) for r in index.query(f'$.code.callers("{name}")')]
+    assert links == [("ambiguous", None)]  # the one call, through the re-export before
