@@ -322,32 +322,21 @@ def _star_names(rows: Any, marks: set[str]) -> set[str]:
     their own stars, up to REEXPORT_DEPTH modules (`_Resolver._reexports` goes as far).
     Only for the families whose stars resolution follows (Java's `import a.b.*` is a
     star too, and follows nothing)."""
-    files: dict[str, list[tuple[str, int, str]]] = defaultdict(list)  # last segment → files
-    for doc_id, path, language in rows(
-        "SELECT id, path, language FROM documents WHERE format = 'code'"
-    ):
-        if _family(language) in _REEXPORTING:
-            key = path_key(path, language)
-            for one in [key] + (
-                [posixpath.dirname(key)] if key.rsplit("/", 1)[-1] in _PACKAGE_FILES else []
-            ):
-                files[one.rsplit("/", 1)[-1]].append((one, doc_id, posixpath.dirname(path)))
-    pending: list[tuple[tuple[str, ...], int]] = []
+    files = _module_file_map(rows)
+    pending: list[tuple[str, tuple[str, ...], int]] = []
     for mark in marks:
         _, language, path, module = mark.split("\n", 3)
-        if _family(language) in _REEXPORTING:
-            pending.append((module_segments(module, posixpath.dirname(path)), 0))
+        if (family := _family(language)) in _REEXPORTING:
+            pending.append((family, module_segments(module, posixpath.dirname(path)), 0))
     found: set[str] = set()
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     while pending:
-        segments, depth = pending.pop()
+        family, segments, depth = pending.pop()
         tail = "/".join(segments)
-        if not tail or tail in seen:
+        if not tail or (family, tail) in seen:
             continue
-        seen.add(tail)
-        for _, doc_id, directory in (
-            f for f in files.get(tail.rsplit("/", 1)[-1], ()) if _ends_with(f[0], tail)
-        ):
+        seen.add((family, tail))
+        for doc_id, directory in _files_of(files.get(family, {}), tail):
             found.update(
                 name
                 for (name,) in rows(
@@ -361,12 +350,44 @@ def _star_names(rows: Any, marks: set[str]) -> set[str]:
                 names = _names(text)
                 if names == ["*"] and alias is None:
                     if depth + 1 < REEXPORT_DEPTH:
-                        pending.append((module_segments(module, directory), depth + 1))
+                        pending.append((family, module_segments(module, directory), depth + 1))
                 else:
                     found.update(n for n in names if n != "*")
                     if alias:
                         found.add(alias)
     return found
+
+
+def _module_file_map(rows: Any) -> dict[str, dict[str, list[tuple[str, int, str]]]]:
+    """Per language family that re-exports (`_REEXPORTING`): a module path's last segment
+    → (module path, doc_id, directory) of the code files that are that module — a file by
+    its path without extension, a package file (`__init__.py`, `index.ts`) also as its
+    folder. One scan of `documents`."""
+    found: dict[str, dict[str, list[tuple[str, int, str]]]] = {
+        family: defaultdict(list) for family in _REEXPORTING
+    }
+    for doc_id, path, language in rows(
+        "SELECT id, path, language FROM documents WHERE format = 'code'"
+    ):
+        by_last = found.get(_family(language))
+        if by_last is None:
+            continue
+        key = path_key(path, language)
+        keys = [key]
+        if key.rsplit("/", 1)[-1] in _PACKAGE_FILES:
+            keys.append(posixpath.dirname(key))
+        for one in keys:
+            by_last[one.rsplit("/", 1)[-1]].append((one, doc_id, posixpath.dirname(path)))
+    return {family: dict(by_last) for family, by_last in found.items()}
+
+
+def _files_of(by_last: dict[str, list[tuple[str, int, str]]], tail: str) -> list[tuple[int, str]]:
+    """(doc_id, directory) of the files of `_module_file_map`'s family map at `tail`."""
+    return [
+        (doc_id, directory)
+        for key, doc_id, directory in by_last.get(tail.rsplit("/", 1)[-1], ())
+        if _ends_with(key, tail)
+    ]
 
 
 def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
@@ -474,9 +495,8 @@ class _Resolver:
         self._modules_by_last: dict[str, list[str]] | None = None
         self._indexed: dict[str, bool] = {}
         self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
-        # Per language family: a module path's last segment → (module path, doc_id,
-        # directory) of the files that are that module (`_module_files`), on first use.
-        self._module_file: dict[str, dict[str, list[tuple[str, int, str]]]] = {}
+        # `_module_file_map`, read on first use (`_module_files`).
+        self._module_file: dict[str, dict[str, list[tuple[str, int, str]]]] | None = None
 
     def load(self, doc_id: int) -> dict[tuple[str, int, str | None], tuple[int | None, int, int]]:
         """Start on the references of `doc_id`; its links so far (empty when it is new)."""
@@ -805,27 +825,10 @@ class _Resolver:
     def _module_files(self, tail: str) -> list[tuple[int, str]]:
         """The files of this language family that are the module at `tail` (`a/b.py`, the
         package `a/b/__init__.py`; `a/b.ts`, `a/b/index.ts`): (doc_id, its directory),
-        read once for all."""
-        by_last = self._module_file.get(self.family)
-        if by_last is None:
-            found: dict[str, list[tuple[str, int, str]]] = defaultdict(list)
-            for doc_id, path, language in self.rows(
-                "SELECT id, path, language FROM documents WHERE format = 'code'"
-            ):
-                if _family(language) != self.family:
-                    continue
-                key = path_key(path, language)
-                keys = [key]
-                if key.rsplit("/", 1)[-1] in _PACKAGE_FILES:  # the package is its folder
-                    keys.append(posixpath.dirname(key))
-                for one in keys:
-                    found[one.rsplit("/", 1)[-1]].append((one, doc_id, posixpath.dirname(path)))
-            by_last = self._module_file[self.family] = dict(found)
-        return [
-            (doc_id, directory)
-            for key, doc_id, directory in by_last.get(tail.rsplit("/", 1)[-1], ())
-            if _ends_with(key, tail)
-        ]
+        the map read once for all (`_module_file_map`)."""
+        if self._module_file is None:
+            self._module_file = _module_file_map(self.rows)
+        return _files_of(self._module_file.get(self.family, {}), tail)
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):

@@ -146,9 +146,8 @@ def composite(
     qualified = names.qualified[0] if names.qualified else None
     for list_name, info in entry.lists.items():
         found = fold(str(info.get("match") or ""))
-        share = names.weight(found)
-        if list_name in CODE_NAME_LISTS:  # `Config` asked: `config` is not it
-            share *= names.case_share(info.get("match"))
+        # (a code list's match as its code spells it: `Config` asked, `config` is not it)
+        share = names.weight(info.get("match"), code=list_name in CODE_NAME_LISTS)
         if found and (found in names.equal or (list_name == "symbols" and found == qualified)):
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):

@@ -129,10 +129,7 @@ ORDER BY n.tier DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")}, c
     for r in store.rows(sql, params.values):
         share = named.get(r["_match"])
         if share is None:
-            weight = names.weight(r["_match"])
-            if table == "symbols":
-                weight *= names.case_share(r["_match"])
-            out.append(dict(r, _weight=weight))
+            out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
     return out

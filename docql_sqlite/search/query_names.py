@@ -61,9 +61,12 @@ class QueryNames(Record, frozen=True):
     # for `Environment`) is not the one asked for (`case_share`).
     cased: frozenset[str] = frozenset()
 
-    def weight(self, match: str | None) -> float:
-        """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`)."""
-        return 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
+    def weight(self, match: str | None, code: bool = False) -> float:
+        """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
+        name as matched; `code` for a code symbol's name, as its code spells it (which
+        the query's capitals may not: `case_share`)."""
+        share = 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
+        return share * self.case_share(match) if code else share
 
     def case_share(self, symbol: str | None) -> float:
         """CASE_SHARE for a code symbol's name that holds a name the query typed with a
