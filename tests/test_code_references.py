@@ -12,7 +12,7 @@ from conftest import query
 
 import docql_sqlite
 from docql_sqlite.query.items import code_names
-from docql_sqlite.ref_codes import REFERENCE_KINDS, RESOLUTIONS
+from docql_sqlite.ref_codes import OTHER_OBJECT, REFERENCE_KINDS, RESOLUTIONS
 from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():
@@ -1456,3 +1456,88 @@ def test_a_barrel_files_re_exports_lead_to_their_definitions(tmp_path: Path) -> 
         barrel.write_text(content)
         docql_sqlite.index(db, [str(tmp_path / "src")])
         assert clone_link() == expected
+
+
+TYPE_MEMBERS = {
+    # pydantic-core in small: `ValError::new` in a file whose own `JsonArgs` has a `new`.
+    "core/src/errors/mod.rs": "mod line_error;\npub use self::line_error::ValError;\n",
+    "core/src/errors/line_error.rs": (
+        "pub struct ValError;\n\nimpl ValError {\n    pub fn new() -> Self {\n        ValError\n"
+        "    }\n}\n"
+    ),
+    "core/src/definitions.rs": "pub fn add() {}\n",
+    "core/src/sys/unix/mod.rs": "pub fn cleanup() {}\n",
+    "core/src/collections.rs": (
+        "pub struct VecDeque;\n\nimpl VecDeque {\n    fn copy_nonoverlapping(&self) {}\n\n"
+        "    fn len(&self) -> usize {\n        0\n    }\n}\n"
+    ),
+    "core/src/input.rs": (
+        "use std::sync::Arc;\nuse crate::errors::ValError;\nuse crate::definitions;\n"
+        "use crate::{ptr, sys};\n\n"
+        "pub struct JsonArgs;\n\nimpl JsonArgs {\n"
+        "    pub fn new() -> Self {\n        JsonArgs\n    }\n\n"
+        "    pub fn len(&self) -> usize {\n        0\n    }\n\n"
+        "    pub fn run(&self, definitions: Vec<u8>, other: Vec<u8>) {\n"
+        "        let e = ValError::new();\n"  # line 18: ValError's member
+        "        let a = Arc::new(1);\n"  # 19: a type of another crate: unresolved
+        "        definitions.add();\n"  # 20: a variable named like a module
+        "        other.len();\n"  # 21: another object's `len`: not JsonArgs'
+        "        self.len();\n"  # 22: its own
+        "        ptr::copy_nonoverlapping();\n"  # 23: a module's item, not a method
+        "        sys::cleanup();\n"  # 24: in a file under sys/
+        "        inner::exit();\n"  # 25: the file's inline module's (no import: no qualifier)
+        "    }\n}\n\n"
+        "mod inner {\n    pub fn exit() {}\n}\n"
+    ),
+    # Python: two classes named Field; the file imports the forms one.
+    "dj/forms/fields.py": "class Field:\n    def clean(self):\n        return 1\n",
+    "dj/db/fields/__init__.py": "class Field:\n    def clean(self):\n        return 2\n",
+    "dj/forms/models.py": (
+        "from dj.forms.fields import Field\n\n\n"
+        "class ModelField(Field):\n"
+        "    def clean(self):\n"
+        "        return Field.clean(self)\n"  # line 6
+    ),
+}
+
+
+def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
+    """`Type::name` / `Type.name` with `Type` imported is a member of that type
+    (`_member_of_type`): pydantic-core's `ValError::new(...)` linked `local` to the file's
+    own `JsonArgs::new` (96 such links there), Django's `Field.__init__(self)` to
+    `ModelChoiceField.__init__`; a Rust type with no such member in the index
+    (`Arc::new`) is another crate's (unresolved). Rust's `module::name` is an item of
+    that module (`_item_of_module`: an inline `mod`, a file under its folder), never a
+    type's method (Rust's library linked `ptr::copy_nonoverlapping` to
+    `VecDeque::copy_nonoverlapping`). In Rust only `::` names a module's item:
+    `definitions.add()` is a method of a variable, and `other.len()` another object's
+    (`self` alone is the method's own)."""
+    _, db = _index_tree(tmp_path, TYPE_MEMBERS)
+    with docql_sqlite.open(db) as index:
+        rows = index.store.conn.execute(
+            "SELECT d.path, r.line, r.name, r.qualifier, r.resolution, t.qualified_name, "
+            "td.path FROM refs r JOIN documents d ON d.id = r.doc_id "
+            "LEFT JOIN symbols t ON t.id = r.target_id "
+            "LEFT JOIN documents td ON td.id = t.doc_id WHERE r.kind != 3"
+        ).fetchall()
+    found = {
+        (path.split("/src/", 1)[1], line, name, qualifier, RESOLUTIONS[resolution], target)
+        + ((home.split("/src/", 1)[1],) if home else ())
+        for path, line, name, qualifier, resolution, target, home in rows
+        if path.endswith(("input.rs", "models.py"))
+        and name in {"new", "add", "len", "clean", "copy_nonoverlapping", "cleanup", "exit"}
+    }
+    assert found == {
+        ("core/src/input.rs", 18, "new", "ValError", "import", "ValError.new")
+        + ("core/src/errors/line_error.rs",),
+        ("core/src/input.rs", 19, "new", "Arc", "unresolved", None),
+        ("core/src/input.rs", 20, "add", OTHER_OBJECT, "unresolved", None),
+        ("core/src/input.rs", 21, "len", OTHER_OBJECT, "ambiguous", None),
+        ("core/src/input.rs", 22, "len", None, "local", "JsonArgs.len", "core/src/input.rs"),
+        ("core/src/input.rs", 23, "copy_nonoverlapping", "ptr", "unresolved", None),
+        ("core/src/input.rs", 24, "cleanup", "sys", "import", "cleanup")
+        + ("core/src/sys/unix/mod.rs",),
+        ("core/src/input.rs", 25, "exit", None, "local", "inner.exit", "core/src/input.rs"),
+        ("dj/forms/models.py", 6, "clean", "Field", "import", "Field.clean")
+        + ("dj/forms/fields.py",),
+    }, found

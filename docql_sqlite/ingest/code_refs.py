@@ -173,6 +173,7 @@ def extract_reference_rows(
             own,
             {o.symbol.name for o in outline if o.symbol},
             _BUILT_IN_RECEIVERS.get(language, frozenset()),
+            language in _PATHS_WITH_COLONS,
         )
         if imports or own
         else None
@@ -378,6 +379,9 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "javascript": frozenset({"this", "self", "that", "_this"}),
     "typescript": frozenset({"this", "self", "that", "_this"}),
     "tsx": frozenset({"this", "self", "that", "_this"}),
+    # A method's own object is `self` and nothing else; `Self::f()` and `Type::f()` are
+    # paths, not members.
+    "rust": frozenset({"self"}),
 }
 _JS_GLOBALS = frozenset(
     {
@@ -396,6 +400,10 @@ _BUILT_IN_RECEIVERS: dict[str, frozenset[str]] = {
     "tsx": _JS_GLOBALS,
 }
 _BUILT_IN_RECEIVERS["starlark"] = _BUILT_IN_RECEIVERS["python"]
+# Languages that name a module's items with `::` alone: a name after `.` is a member of a
+# value, never a module's, even when the value is named like a module the file imports
+# (pydantic-core's `definitions.add_definition(…)`, `errors.is_empty()`: local variables).
+_PATHS_WITH_COLONS = frozenset({"rust"})
 
 
 def _qualifiers(
@@ -404,6 +412,7 @@ def _qualifiers(
     own: frozenset[str] | None = None,
     defined: set[str] | None = None,
     built_in: frozenset[str] = frozenset(),
+    colons_only: bool = False,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -435,7 +444,7 @@ def _qualifiers(
         return None
     reverse = src[::-1]
     size = len(src)
-    match = _QUALIFIER_REVERSED.match
+    match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
     member = _MEMBER_REVERSED.match
     kept = {n.encode()[::-1] for n in (own or ())} | {
         n.encode()[::-1] for n in (defined or ()) if n.isascii()
@@ -468,6 +477,7 @@ def _qualifiers(
 # `->` reversed), blanks, the qualifier, and then no word character, `.` or `$` (a
 # longer word, or a member: `x.http.Get`).
 _QUALIFIER_REVERSED = re.compile(rb"[ \t\r\n]*(?:\.|::|>-)[ \t\r\n]*(\w*[A-Za-z_])(?![\w.$])")
+_PATH_QUALIFIER_REVERSED = re.compile(rb"[ \t\r\n]*::[ \t\r\n]*(\w*[A-Za-z_])(?![\w.$])")
 # A member, read backwards: blanks, `.`, blanks, then the receiver's name (group 1; None
 # when a call, an index or a string ends there) and whether a `.` comes right before it
 # (group 2: a member of a member; not across blanks: a comment's full stop ends the line

@@ -39,7 +39,10 @@ from .sections import bounded_title, build_sections
 # defined inside a function's body is a name of that body only (`resolve._Def.scope`):
 # pytest's TypeVar `E` no longer links to a class a test function defines; code 11: a
 # JavaScript/TypeScript re-export (`export * from "./schemas.js"`, `export { a } from …`)
-# is an import row, which resolution follows through barrel files.
+# is an import row, which resolution follows through barrel files; code 12: `Type::name`
+# / `Type.name` with `Type` imported is a member of that type (`_member_of_type`:
+# `ValError::new` is not the file's own `JsonArgs::new`), and in Rust a name after `.` is
+# no module's (`definitions.add(…)` with a variable named like a module).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -48,7 +51,7 @@ from .sections import bounded_title, build_sections
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
 # `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 11, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 4}
 DEFAULT_CONTENT_RULES = 2
 
 

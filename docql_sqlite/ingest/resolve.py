@@ -56,6 +56,15 @@ A name one of F's imports renames (`Sq` after `from m import Square as Sq`, JS's
 `Square` of m's files (`import`), else `unresolved` (`_Resolver._renamed`); when the
 definitions of `Square` change, the uses of `Sq` are decided again with it.
 
+A name written after an imported qualifier that is no module of the index holding it
+(`ValError::new`, `Field.clean(self)`, Rust's `ptr::null()`) is decided by the qualifier
+(`_Resolver._through_qualifier`): a member of the type it names (the one the import names
+when several types share the name), else — in Rust, where a path says whether it names
+a type (capitalised) or a module — an item of an inline `mod` or of a file under a folder
+of that name, else `unresolved` (another crate's type or module: `Arc::new`,
+`libc::exit`); elsewhere the rules above. In Rust only `::` writes a path: `x.len()`
+is a value's method, and a value other than `self` is another object.
+
 `candidates` records how many there were, so an answer can say "one of 7".
 Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
 called on an object resolves locally or by uniqueness only, which the `resolution`
@@ -242,7 +251,8 @@ def _resolve_pending(
     # With staged files, every symbol's definition (most names are used somewhere: on
     # the scale corpus' code 94 k of 128 k), so that each file's references are decoded
     # only as they are inserted: all of them at once took ~250 MB there.
-    wanted = None if staged else {row[2] for row in again}
+    # (With the qualifiers: `Field.__init__` asks which file `Field` is defined in.)
+    wanted = None if staged else {row[2] for row in again} | {row[5] for row in again if row[5]}
     if wanted is not None:
         wanted |= {
             original
@@ -593,6 +603,7 @@ class _Resolver:
             decided = (
                 self._in_module(name, kind, qualifier)
                 or self._outside(qualifier)
+                or self._through_qualifier(name, kind, qualifier)
                 or self.links.get((name, kind, None))
             )
             if decided is None:
@@ -734,6 +745,82 @@ class _Resolver:
         )
         return None if held else _UNRESOLVED
 
+    def _through_qualifier(
+        self, name: str, group: int, qualifier: str
+    ) -> tuple[int | None, int, int] | None:
+        """`qualifier::name` / `qualifier.name` where the file imports `qualifier` and the
+        module it names defines no top-level `name` (`_in_module`): in Rust a path says
+        which it is (types are capitalised, modules are not: the language's naming
+        rule), elsewhere the definitions do."""
+        defined = self.definitions.get(name)
+        candidates = self._fitting(name, group, defined)[0] if defined else []
+        if self.family == "rust" and not qualifier[:1].isupper():
+            return self._item_of_module(qualifier, candidates)
+        return self._member_of_type(qualifier, candidates)
+
+    def _member_of_type(
+        self, qualifier: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """`Type::name` / `Type.name`: a member of that type, the candidates whose parent
+        is named `qualifier` (`ValError::new` is `impl ValError`'s `new`, never the `new`
+        of the file's own `JsonArgs`), one of them by the import when several types share
+        the name. A Rust type with no such member in the index has it from elsewhere (a
+        derive, a trait, another crate: `Arc::new`, `SchemaFilter::default`): unresolved.
+        Else None: another rule decides (in Python or TypeScript an inherited method is
+        the base class's)."""
+        members = [d for d in candidates if d.parent.rpartition(".")[2] == qualifier]
+        if not members:
+            return (None, _UNRESOLVED[1], len(candidates)) if self.family == "rust" else None
+        if len(members) > 1:
+            # Several types of that name (Django's two `Field`s): the members in the file
+            # of the one the import names (`from django.forms.fields import Field`).
+            members = self._in_type_of_import(qualifier, members) or members
+        return self._one_of(members, candidates)
+
+    def _item_of_module(
+        self, qualifier: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int]:
+        """Rust's `module::name` that `_in_module` did not find: an item of an inline
+        `mod module { … }` (its parent), else a top-level item of a file under a folder of
+        that name (`sys::cleanup` in sys/unix/mod.rs); never a method of a type, nor
+        another module's item (`ptr::copy_nonoverlapping` is not
+        `VecDeque::copy_nonoverlapping`, `libc::exit` not the file's own `exit`):
+        unresolved when none is (another crate's)."""
+        inline = [d for d in candidates if d.parent.rpartition(".")[2] == qualifier]
+        under = [d for d in candidates if not d.parent and qualifier in d.segments]
+        return self._one_of(inline or under, candidates) or _UNRESOLVED
+
+    def _one_of(
+        self, found: list[_Def], candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """The link to the one of `found` (by rule 2 when several), `ambiguous` when it
+        cannot be told; None when `found` is empty."""
+        if not found:
+            return None
+        if len(found) == 1:
+            if found[0].scope:
+                return None, _UNRESOLVED[1], len(candidates)
+            resolution = _LOCAL if found[0].doc_id == self.doc_id else _BY_IMPORT
+            return found[0].id, resolution, len(candidates)
+        imported = self._one_imported(candidates, found)
+        if imported is not None:
+            return imported.id, _BY_IMPORT, len(candidates)
+        return None, _AMBIGUOUS, len(candidates)
+
+    def _in_type_of_import(self, qualifier: str, members: list[_Def]) -> list[_Def]:
+        """Of `members`, those in the file of the type `qualifier` that the file imports
+        from a module by name (`_in_path`), or [] when the import does not decide it."""
+        source = self.name_sources.get(qualifier)
+        if source is None:
+            return []
+        found = self._in_path(qualifier, _TYPE, tuple(source.split("/")))
+        if found is None or found[0] is None:
+            return []
+        home = next(
+            (d.doc_id for d in self.definitions.get(qualifier, ()) if d.id == found[0]), None
+        )
+        return [d for d in members if d.doc_id == home]
+
     def _in_module(
         self, name: str, group: int, qualifier: str
     ) -> tuple[int | None, int, int] | None:
@@ -836,14 +923,15 @@ class _Resolver:
         (`router.handle(...)` inside express's `app.handle`, `app_config.get_models()`
         in Django's registry.py, `super().save()`); the one in a file it imports is the
         likely one (the receiver's class is imported for its type: `o: Observable` from
-        '../types'). In Python only a member (a definition inside a class) can be it."""
+        '../types'). In Python and Rust only a member (a definition inside a class or an
+        `impl`) can be it."""
         defined = self.definitions.get(name)
         if not defined:
             return _UNRESOLVED
         if not self._file_read:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
-        if self.family == "python":
+        if self.family in ("python", "rust"):  # a value's methods, never a free function
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
