@@ -7,8 +7,14 @@ REFERENCE_KINDS = ("call", "type", "inherit", "import")
 RESOLUTIONS = ("unresolved", "local", "import", "unique", "ambiguous")
 # `refs.qualifier` of a member of another object than the method's own (`x.name` where x
 # is not `self`/`this`, an import or a definition of the file: `ingest/code_refs.py`); NULL
-# is no qualifier, any other text the local name of an import.
+# is no qualifier, any other text the local name of an import (or, in Rust, a type's
+# name written before `::`).
 OTHER_OBJECT = ""
 # `refs.qualifier` of a member of a built-in object (`JSON.parse`, `Math.max`, `str.join`,
 # `dict.fromkeys`): no definition of the index is it.
 BUILT_IN_OBJECT = "."
+# `refs.qualifier` of Rust's `self.x` and `Self::x`: a member of the method's own type,
+# where a bare `x` never is one (a Rust path names what it means; other languages leave
+# `self.x` unqualified).
+OWN_MEMBER = "self"
+OWN_TYPE = "Self"

@@ -1467,13 +1467,18 @@ TYPE_MEMBERS = {
     ),
     "core/src/definitions.rs": "pub fn add() {}\n",
     "core/src/sys/unix/mod.rs": "pub fn cleanup() {}\n",
+    # an inline `mod net` of another file: not `crate::net`
+    "core/src/sys/l4re.rs": "pub mod net {\n    pub struct TcpStream;\n}\n",
+    "core/src/net/tcp.rs": "pub struct TcpStream;\n",
+    "core/src/sys/unix/net.rs": "pub struct TcpStream;\n",
+    "core/src/sys/wasi/net.rs": "pub struct TcpStream;\n",
     "core/src/collections.rs": (
         "pub struct VecDeque;\n\nimpl VecDeque {\n    fn copy_nonoverlapping(&self) {}\n\n"
         "    fn len(&self) -> usize {\n        0\n    }\n}\n"
     ),
     "core/src/input.rs": (
         "use std::sync::Arc;\nuse crate::errors::ValError;\nuse crate::definitions;\n"
-        "use crate::{ptr, sys};\n\n"
+        "use crate::{net, ptr, sys};\n\n"
         "pub struct JsonArgs;\n\nimpl JsonArgs {\n"
         "    pub fn new() -> Self {\n        JsonArgs\n    }\n\n"
         "    pub fn len(&self) -> usize {\n        0\n    }\n\n"
@@ -1486,8 +1491,13 @@ TYPE_MEMBERS = {
         "        ptr::copy_nonoverlapping();\n"  # 23: a module's item, not a method
         "        sys::cleanup();\n"  # 24: in a file under sys/
         "        inner::exit();\n"  # 25: the file's inline module's (no import: no qualifier)
+        "        let j = JsonArgs::new();\n"  # 26: a type of the file, by its path
+        "        let k = Self::new();\n"  # 27: the method's own type
+        "        let r: Result<u8, u8> = Err(1);\n"  # 28: not the `impl`'s `type Err`
+        "        let t: net::TcpStream;\n"  # 29: one of the net files', not l4re.rs's inline one
         "    }\n}\n\n"
-        "mod inner {\n    pub fn exit() {}\n}\n"
+        "mod inner {\n    pub fn exit() {}\n}\n\n"
+        "impl std::str::FromStr for JsonArgs {\n    type Err = u8;\n}\n"
     ),
     # Python: two classes named Field; the file imports the forms one.
     "dj/forms/fields.py": "class Field:\n    def clean(self):\n        return 1\n",
@@ -1511,7 +1521,8 @@ def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
     type's method (Rust's library linked `ptr::copy_nonoverlapping` to
     `VecDeque::copy_nonoverlapping`). In Rust only `::` names a module's item:
     `definitions.add()` is a method of a variable, and `other.len()` another object's
-    (`self` alone is the method's own)."""
+    (`self` alone is the method's own: qualifier `self`; `Self::new()` qualifier `Self`);
+    a bare name is never a type's member (`Err(1)` is not the `impl`'s `type Err`)."""
     _, db = _index_tree(tmp_path, TYPE_MEMBERS)
     with docql_sqlite.open(db) as index:
         rows = index.store.conn.execute(
@@ -1525,7 +1536,18 @@ def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
         + ((home.split("/src/", 1)[1],) if home else ())
         for path, line, name, qualifier, resolution, target, home in rows
         if path.endswith(("input.rs", "models.py"))
-        and name in {"new", "add", "len", "clean", "copy_nonoverlapping", "cleanup", "exit"}
+        and name
+        in {
+            "new",
+            "add",
+            "len",
+            "clean",
+            "copy_nonoverlapping",
+            "cleanup",
+            "exit",
+            "Err",
+            "TcpStream",
+        }
     }
     assert found == {
         ("core/src/input.rs", 18, "new", "ValError", "import", "ValError.new")
@@ -1533,11 +1555,15 @@ def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
         ("core/src/input.rs", 19, "new", "Arc", "unresolved", None),
         ("core/src/input.rs", 20, "add", OTHER_OBJECT, "unresolved", None),
         ("core/src/input.rs", 21, "len", OTHER_OBJECT, "ambiguous", None),
-        ("core/src/input.rs", 22, "len", None, "local", "JsonArgs.len", "core/src/input.rs"),
+        ("core/src/input.rs", 22, "len", "self", "local", "JsonArgs.len", "core/src/input.rs"),
         ("core/src/input.rs", 23, "copy_nonoverlapping", "ptr", "unresolved", None),
         ("core/src/input.rs", 24, "cleanup", "sys", "import", "cleanup")
         + ("core/src/sys/unix/mod.rs",),
         ("core/src/input.rs", 25, "exit", None, "local", "inner.exit", "core/src/input.rs"),
+        ("core/src/input.rs", 26, "new", "JsonArgs", "local", "JsonArgs.new", "core/src/input.rs"),
+        ("core/src/input.rs", 27, "new", "Self", "local", "JsonArgs.new", "core/src/input.rs"),
+        ("core/src/input.rs", 28, "Err", None, "unresolved", None),
+        ("core/src/input.rs", 29, "TcpStream", "net", "ambiguous", None),
         ("dj/forms/models.py", 6, "clean", "Field", "import", "Field.clean")
         + ("dj/forms/fields.py",),
     }, found

@@ -30,7 +30,7 @@ from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
 from docql_sqlite.module_paths import local_modules
-from docql_sqlite.ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS
+from docql_sqlite.ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, OWN_MEMBER, REFERENCE_KINDS
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
@@ -446,15 +446,22 @@ def _qualifiers(
     size = len(src)
     match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
     member = _MEMBER_REVERSED.match
+    # (In Rust a name before `.` is a value, never a type: the file's definitions are no
+    # receivers of their own.)
     kept = {n.encode()[::-1] for n in (own or ())} | {
-        n.encode()[::-1] for n in (defined or ()) if n.isascii()
+        n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
     }
     built_ins = {n.encode()[::-1] for n in built_in} - kept
 
     def qualifier(start: int) -> str | None:
         found = match(reverse, size - start)
-        if found is not None and found.group(1) in local:
-            return found.group(1)[::-1].decode()
+        if found is not None:
+            written = found.group(1)
+            if written in local:
+                return written[::-1].decode()
+            if colons_only and written[-1:].isupper():
+                # A type's path, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`).
+                return written[::-1].decode()
         if own is None:
             return None
         after_dot = member(reverse, size - start)
@@ -462,10 +469,14 @@ def _qualifiers(
             return None
         name = after_dot.group(1)
         if name is None:  # after a call or an index: `super().save()` is the parent's
+            if colons_only:  # Rust: a value's method (`Vec::new().len()`), never a file's `fn`
+                return OTHER_OBJECT
             return OTHER_OBJECT if _SUPER_CALL.match(reverse, after_dot.end()) else None
         if after_dot.group(2) is None:
             if name in kept:
-                return None  # `self.x`, `this.x`, `Foo.x` with Foo defined here
+                # `self.x`, `this.x`, `Foo.x` with Foo defined here; Rust's `self.x` says
+                # so (a bare `x` there is never a member).
+                return OWN_MEMBER if colons_only else None
             if name in built_ins:
                 return BUILT_IN_OBJECT
         return OTHER_OBJECT

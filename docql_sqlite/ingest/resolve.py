@@ -63,7 +63,9 @@ when several types share the name), else — in Rust, where a path says whether 
 a type (capitalised) or a module — an item of an inline `mod` or of a file under a folder
 of that name, else `unresolved` (another crate's type or module: `Arc::new`,
 `libc::exit`); elsewhere the rules above. In Rust only `::` writes a path: `x.len()`
-is a value's method, and a value other than `self` is another object.
+is a value's method, a value other than `self` is another object, and a bare name is
+never a type's member (`_decide`: `Ok(…)` is not an `impl`'s `type Ok`); `self.x` and
+`Self::x` (`refs.qualifier` `self`, `Self`) take rule 1 with the members.
 
 `candidates` records how many there were, so an answer can say "one of 7".
 Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
@@ -81,7 +83,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..module_paths import local_modules, module_segments, renamed_name
-from ..ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, REFERENCE_KINDS, RESOLUTIONS
+from ..ref_codes import (
+    BUILT_IN_OBJECT,
+    OTHER_OBJECT,
+    OWN_MEMBER,
+    OWN_TYPE,
+    REFERENCE_KINDS,
+    RESOLUTIONS,
+)
 
 if TYPE_CHECKING:
     from ..dialect import Dialect
@@ -116,6 +125,12 @@ IMPORT_SCAN_LIMIT = 64
 # Languages whose overloads are definitions of one name in one file, the implementation
 # last: Python's `typing.overload`, TypeScript's overload signatures (`_in_path`).
 _OVERLOADING = frozenset({"python", "typescript"})
+# Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
+# a bare name is no member (`_decide`), a qualifier is a type or a module by its case
+# (`_through_qualifier`).
+_PATH_FAMILIES = frozenset({"rust"})
+# Rust's qualifiers of the method's own type (`ref_codes.OWN_MEMBER`, `OWN_TYPE`).
+_OWN = frozenset({OWN_MEMBER, OWN_TYPE})
 # Language families whose modules re-export what they import (`_Resolver._reexports`:
 # Python's package `__init__.py`, JavaScript/TypeScript's barrel files), and the file
 # that is its folder's module.
@@ -489,8 +504,11 @@ class _Resolver:
         # This file's links by (name, kind) where one link serves every such reference
         # (`link`): all but a name the file defines several times.
         self.links: dict[tuple[str, int, str | None], tuple[int | None, int, int]] = {}
-        # (name, kind) → (the link, the file's own definitions): the caller's scope picks.
-        self.several: dict[tuple[str, int], tuple[tuple[int | None, int, int], list[_Def]]] = {}
+        # (name, kind, qualifier: None or `_OWN`) → (the link, the file's own definitions):
+        # the caller's scope picks.
+        self.several: dict[
+            tuple[str, int, str | None], tuple[tuple[int | None, int, int], list[_Def]]
+        ] = {}
         # The names this file's imports bind → the module path each stands for.
         self.modules: dict[str, tuple[str, ...]] = {}
         # (name, kind group, family, module path) → the link `_in_module` decided, or None.
@@ -597,6 +615,11 @@ class _Resolver:
             member = self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
+        if qualifier in _OWN:
+            if not self._file_read:
+                self._read_file()
+            if self.family in _PATH_FAMILIES:  # Rust's `self.x`, `Self::x`: of the file
+                return self._unqualified(name, kind, caller_ord, qualifier)
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
             # without a qualifier (decided once for both).
@@ -608,18 +631,25 @@ class _Resolver:
             )
             if decided is None:
                 decided = self.link(name, kind, caller_ord)
-                if (name, kind) in self.several:  # picked per caller: not one link
+                if (name, kind, None) in self.several:  # picked per caller: not one link
                     return decided
             self.links[(name, kind, qualifier)] = decided
             return decided
-        key = (name, kind)
+        return self._unqualified(name, kind, caller_ord, None)
+
+    def _unqualified(
+        self, name: str, kind: int, caller_ord: int | None, qualifier: str | None
+    ) -> tuple[int | None, int, int]:
+        """The link of a name written bare (`qualifier` None) or as the method's own
+        member (`_OWN`): by the rules of `_decide`."""
+        key = (name, kind, qualifier)
         several = self.several.get(key)
         if several is None:
             defined = self.definitions.get(name)
             if not defined:  # over half of them: built-ins, std, dependencies
                 self.links[(name, kind, qualifier)] = _UNRESOLVED
                 return _UNRESOLVED
-            link, local = self._decide(name, kind, defined)
+            link, local = self._decide(name, kind, defined, bare=qualifier is None)
             if local is None:
                 self.links[(name, kind, qualifier)] = link
                 return link
@@ -629,17 +659,22 @@ class _Resolver:
         return link if found is None else (found.id, _LOCAL, link[2])
 
     def _decide(
-        self, name: str, group: int, defined: list[_Def]
+        self, name: str, group: int, defined: list[_Def], bare: bool = False
     ) -> tuple[tuple[int | None, int, int], list[_Def] | None]:
         """The link of a reference to `name` of kind group `group` from this file: the
         same for every such reference in it, except when the file defines several, or
         one inside a function (then the link for a reference no definition of the file
         encloses, and the list, for `_closest`). Decided once per file and name, not per
-        reference."""
+        reference. A `bare` name in Rust is never a type's member (a method, an
+        associated type or constant is written `self.x`, `Self::x` or `Type::x`: `Ok(…)`
+        is not an `impl`'s `type Ok`), only a top-level item or an inline module's."""
         if not self._file_read:
             self._read_file()
         candidates, by_doc = self._fitting(name, group, defined)
         local = by_doc.get(self.doc_id)
+        if bare and self.family in _PATH_FAMILIES:
+            candidates = [d for d in candidates if not _in_a_type(d)]
+            local = [d for d in local if not _in_a_type(d)] if local else local
         if local:
             if not any(d.scope for d in local):
                 if len(local) > 1:
@@ -754,7 +789,7 @@ class _Resolver:
         rule), elsewhere the definitions do."""
         defined = self.definitions.get(name)
         candidates = self._fitting(name, group, defined)[0] if defined else []
-        if self.family == "rust" and not qualifier[:1].isupper():
+        if self.family in _PATH_FAMILIES and not qualifier[:1].isupper():
             return self._item_of_module(qualifier, candidates)
         return self._member_of_type(qualifier, candidates)
 
@@ -770,7 +805,9 @@ class _Resolver:
         the base class's)."""
         members = [d for d in candidates if d.parent.rpartition(".")[2] == qualifier]
         if not members:
-            return (None, _UNRESOLVED[1], len(candidates)) if self.family == "rust" else None
+            if self.family in _PATH_FAMILIES:
+                return None, _UNRESOLVED[1], len(candidates)
+            return None
         if len(members) > 1:
             # Several types of that name (Django's two `Field`s): the members in the file
             # of the one the import names (`from django.forms.fields import Field`).
@@ -786,7 +823,16 @@ class _Resolver:
         another module's item (`ptr::copy_nonoverlapping` is not
         `VecDeque::copy_nonoverlapping`, `libc::exit` not the file's own `exit`):
         unresolved when none is (another crate's)."""
-        inline = [d for d in candidates if d.parent.rpartition(".")[2] == qualifier]
+        # An inline module of this file, or of the file that is the module's parent
+        # (`use crate::sys::l4re::net` → l4re.rs's `mod net`; `crate::net` is no inline
+        # `mod net` of sys/unix/l4re.rs).
+        outer = "/".join(self.modules.get(qualifier, ())[:-1])
+        inline = [
+            d
+            for d in candidates
+            if d.parent.rpartition(".")[2] == qualifier
+            and (d.doc_id == self.doc_id or (outer and _ends_with(d.key, outer)))
+        ]
         under = [d for d in candidates if not d.parent and qualifier in d.segments]
         return self._one_of(inline or under, candidates) or _UNRESOLVED
 
@@ -1005,6 +1051,12 @@ class _Resolver:
 def _names(text: str) -> list[str]:
     """An `imports.names` JSON list; most are empty (a Go import, `import os`)."""
     return [] if text == "[]" else list(json.loads(text))
+
+
+def _in_a_type(definition: _Def) -> bool:
+    """Whether a Rust definition is a type's member: its parent is capitalised (a type,
+    by the language's naming rule; a lowercase parent is an inline module)."""
+    return definition.parent.rpartition(".")[2][:1].isupper()
 
 
 def _ends_with(path: str, tail: str) -> bool:
