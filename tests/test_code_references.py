@@ -1567,3 +1567,52 @@ def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
         ("dj/forms/models.py", 6, "clean", "Field", "import", "Field.clean")
         + ("dj/forms/fields.py",),
     }, found
+
+
+RUST_MACRO_TOKENS = """\
+macro_rules! check {
+    ($e:expr) => {
+        #[derive(Debug)]
+        struct Local;
+        fn helper(x: u8) -> u8 { x }
+        if (a) { return (b) }
+        let v = $e(1);
+        Err(ValError::new(tri!(parse(v))))
+    };
+}
+#[cfg_attr(test, derive(Debug))]
+#[pyo3(signature = (input, strict=None))]
+fn t() {
+    assert_eq!(compute(1), Foo::new(2));
+    let v = vec![a.len(), b];
+    let w = m! { x[0] };
+}
+"""
+
+
+def test_calls_among_a_macros_tokens_are_references() -> None:
+    """The grammar leaves a macro's arguments and a `macro_rules!` body as token trees:
+    a call there (`assert_eq!(compute(1), …)`, `vec![a.len()]`, pydantic-core's
+    `ValError::new(…)` in its macros: 10 of its 209 calls) was no reference. A name right
+    before `( … )` is one (a macro's with its `!`), with its qualifier; a definition
+    (`fn helper(`), an attribute's tokens (`derive(Debug)`, `signature = (…)`), a keyword
+    (`if (a)`), `$e(1)` and an index (`x[0]`) are not."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    document = parse_code_text(RUST_MACRO_TOKENS, "m.rs", "rust")
+    calls = {(r.name, r.line) for r in document.references if r.kind == "call"}
+    assert calls == {
+        ("Err", 8),
+        ("new", 8),
+        ("tri!", 8),
+        ("parse", 8),
+        ("assert_eq!", 14),
+        ("compute", 14),
+        ("new", 14),
+        ("vec!", 15),
+        ("len", 15),
+        ("m!", 16),
+    }, calls
+    qualifiers = {(r.name, r.line): r.qualifier for r in document.references}
+    assert qualifiers[("new", 8)] == "ValError" and qualifiers[("new", 14)] == "Foo"
+    assert qualifiers[("len", 15)] == OTHER_OBJECT

@@ -118,6 +118,12 @@ def extract_reference_rows(
         key = (start, name_node.end_byte)
         if key in claimed or start in definition_names:
             continue
+        arguments = captures.get("arguments")
+        if arguments is not None:  # a call among a macro's tokens (queries/refs/rust.scm)
+            called = _token_call(src, name_node, arguments[0])
+            if called is None:
+                continue
+            suffix = called
         if kind == _TYPE and (
             (predeclared is not None and src[start : key[1]] in predeclared)
             or _is_own_name(name_node)
@@ -220,6 +226,29 @@ def extract_reference_rows(
 
 
 _FIRST = itemgetter(0)
+# What may stand between a name and its `( … )` among a macro's tokens: nothing (a call)
+# or `!` (a macro called inside another's arguments: `tri!(…)`, recorded as `tri!`).
+_TOKEN_CALL_GAP = {b"": "", b"!": "!"}
+_DEFINING = re.compile(rb"(?:^|[^\w])fn\s*$")
+
+
+def _token_call(src: bytes, name: Node, arguments: Node) -> str | None:
+    """The suffix of a name called among a macro's tokens (`""`, or `"!"` for a macro), or
+    None when it is no call: another token stands between (`signature = (…)`), it is
+    defined there (`fn to_python(…)` in a `macro_rules!` body), or the tokens are an
+    attribute's (`#[cfg_attr(x, derive(Debug))]`)."""
+    gap = _TOKEN_CALL_GAP.get(src[name.end_byte : arguments.start_byte].strip())
+    if gap is None or _DEFINING.search(src, max(0, name.start_byte - 16), name.start_byte):
+        return None
+    group = name.parent
+    if group is not None and src[group.start_byte : group.start_byte + 1] == b"[":
+        # `#[derive(Debug)]` written in a `macro_rules!` body: an attribute's tokens
+        if src[max(0, group.start_byte - 2) : group.start_byte].rstrip().endswith((b"#", b"#!")):
+            return None
+    outer = group
+    while outer is not None and outer.type == "token_tree":
+        outer = outer.parent
+    return None if outer is not None and outer.type == "attribute" else gap
 
 
 @lru_cache(maxsize=128)  # per language: learnt once per process, not once per file

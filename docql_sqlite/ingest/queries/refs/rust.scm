@@ -15,6 +15,14 @@
     (identifier) @name
     (scoped_identifier name: (identifier) @name)
   ]) @reference.call
+; A call inside a macro's tokens (`assert_eq!(parse(x), 1)`, `vec![Foo::new()]`, the
+; bodies of `macro_rules!`): a name right before a `( … )` group. The grammar leaves
+; macro arguments as token trees, where keywords (`if (a)`) and `$x` are no identifiers.
+(token_tree
+  (identifier) @name
+  .
+  (token_tree) @arguments
+  (#match? @arguments "^[(]")) @reference.call
 
 (impl_item
   trait: [
