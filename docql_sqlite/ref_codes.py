@@ -18,3 +18,11 @@ BUILT_IN_OBJECT = "."
 # `self.x` unqualified).
 OWN_MEMBER = "self"
 OWN_TYPE = "Self"
+# Symbol kinds a reference's kind fits (the resolution pass, the repository map): a call
+# names a callable or a class-like kind (a class is called to construct it), a type use
+# or an inheritance a class-like one; `Foo.x` with a class-like `Foo` of the file is a
+# member of that type (`ingest/code_refs.py`).
+CALLABLE = frozenset({"function", "method", "constructor"})
+CLASS_LIKE = frozenset(
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
+)

@@ -38,6 +38,7 @@ from .ingest import resolve
 from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
+from .ref_codes import CALLABLE, CLASS_LIKE
 
 if TYPE_CHECKING:
     from .store import Store
@@ -259,11 +260,7 @@ def _qualifier(before: str) -> str:
     return found.group(1) if found else ""
 
 
-_FITS = {
-    "call": resolve.CALLABLE | resolve.CLASS_LIKE,
-    "type": resolve.CLASS_LIKE,
-    "inherit": resolve.CLASS_LIKE,
-}
+_FITS = {"call": CALLABLE | CLASS_LIKE, "type": CLASS_LIKE, "inherit": CLASS_LIKE}
 
 
 def _repeated(count: int) -> float:

@@ -1616,3 +1616,29 @@ def test_calls_among_a_macros_tokens_are_references() -> None:
     qualifiers = {(r.name, r.line): r.qualifier for r in document.references}
     assert qualifiers[("new", 8)] == "ValError" and qualifiers[("new", 14)] == "Foo"
     assert qualifiers[("len", 15)] == OTHER_OBJECT
+
+
+OWN_CLASSES = {
+    # Django's writer.py in small: two classes of one file with a `serialize` each.
+    "writer.py": (
+        "class OperationWriter:\n"
+        "    def serialize(self):\n"
+        "        return MigrationWriter.serialize(1)\n"  # line 3: the other class's
+        "\n\n"
+        "class MigrationWriter:\n"
+        "    @classmethod\n"
+        "    def serialize(cls, value):\n"
+        "        return value\n"
+    ),
+}
+
+
+def test_a_member_of_a_class_of_the_file_is_that_classs(tmp_path: Path) -> None:
+    """`MigrationWriter.serialize(…)` inside `OperationWriter.serialize` linked to the
+    caller itself (the file's rule picks the caller's own class first): the class named
+    in front of it decides (qualifier `MigrationWriter`, `_member_of_type`)."""
+    _, db = _index_tree(tmp_path, OWN_CLASSES)
+    calls = [c for c in _callers(db, "serialize") if ":3" in c[0]]
+    assert [(c[1], (c[2] or "").split("/src/")[-1]) for c in calls] == [
+        ("local", "writer.py:8-9")
+    ], calls

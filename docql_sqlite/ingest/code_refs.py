@@ -30,7 +30,13 @@ from docql_sqlite.ingest.code_symbols import Outlined
 from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
 from docql_sqlite.module_paths import local_modules
-from docql_sqlite.ref_codes import BUILT_IN_OBJECT, OTHER_OBJECT, OWN_MEMBER, REFERENCE_KINDS
+from docql_sqlite.ref_codes import (
+    BUILT_IN_OBJECT,
+    CLASS_LIKE,
+    OTHER_OBJECT,
+    OWN_MEMBER,
+    REFERENCE_KINDS,
+)
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
@@ -180,6 +186,7 @@ def extract_reference_rows(
             {o.symbol.name for o in outline if o.symbol},
             _BUILT_IN_RECEIVERS.get(language, frozenset()),
             language in _PATHS_WITH_COLONS,
+            {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
         )
         if imports or own
         else None
@@ -442,6 +449,7 @@ def _qualifiers(
     defined: set[str] | None = None,
     built_in: frozenset[str] = frozenset(),
     colons_only: bool = False,
+    types: set[str] | None = None,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -455,9 +463,16 @@ def _qualifiers(
     `.` that is a member of anything else — another name that is not one of `defined`
     (this file's definitions: `Foo.bar()` calls its own class), a member (`self.a.b`),
     `super()` — gives `OTHER_OBJECT`, and a member of a `built_in` object the file does
-    not define (`JSON.parse`, `str.join`) `BUILT_IN_OBJECT`. After another call or an
-    index (`A().run()`, `a[0].x`) the file's rules stay (`A()` is often a class of the
-    file).
+    not define (`JSON.parse`, `str.join`) `BUILT_IN_OBJECT`; a member of one of `types`
+    (the file's classes) has that type as its qualifier (`MigrationWriter.serialize(…)`
+    inside `OperationWriter`). After another call or an index (`A().run()`, `a[0].x`)
+    the file's rules stay (`A()` is often a class of the file).
+
+    With `colons_only` (Rust: `_PATHS_WITH_COLONS`) only `::` writes a path: a type's
+    name before it is recorded, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`),
+    the file's definitions are no receivers (`x.len()` is a value's), `self.x` has the
+    qualifier `self` (`OWN_MEMBER`) and a member after a call or an index is another
+    object's.
 
     Per reference, one anchored match on the file's bytes reversed (what stands right
     before the name is then at the start): most references fail at their first byte. One
@@ -481,6 +496,7 @@ def _qualifiers(
         n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
     }
     built_ins = {n.encode()[::-1] for n in built_in} - kept
+    classes = {n.encode()[::-1] for n in (types or ()) if n.isascii() and not colons_only}
 
     def qualifier(start: int) -> str | None:
         found = match(reverse, size - start)
@@ -502,6 +518,8 @@ def _qualifiers(
                 return OTHER_OBJECT
             return OTHER_OBJECT if _SUPER_CALL.match(reverse, after_dot.end()) else None
         if after_dot.group(2) is None:
+            if name in classes:
+                return name[::-1].decode()
             if name in kept:
                 # `self.x`, `this.x`, `Foo.x` with Foo defined here; Rust's `self.x` says
                 # so (a bare `x` there is never a member).

@@ -85,6 +85,8 @@ from typing import TYPE_CHECKING, Any
 from ..module_paths import local_modules, module_segments, renamed_name
 from ..ref_codes import (
     BUILT_IN_OBJECT,
+    CALLABLE,
+    CLASS_LIKE,
     OTHER_OBJECT,
     OWN_MEMBER,
     OWN_TYPE,
@@ -96,10 +98,6 @@ if TYPE_CHECKING:
     from ..dialect import Dialect
 
 
-CALLABLE = frozenset({"function", "method", "constructor"})
-CLASS_LIKE = frozenset(
-    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
-)
 _NOT_IMPORTABLE = frozenset({"method", "constructor"})  # an import names top-level things
 # Languages whose files can use each other's definitions (a header's declarations in C++).
 _FAMILY = {"tsx": "typescript", "javascript": "typescript", "c": "cpp"}
