@@ -88,6 +88,7 @@ def test_rust_macro_names_carry_their_bang() -> None:
         ("len", 8),
         ("new", 9),
         ("m!", 10),
+        ("inner", 10),  # a call among the macro's tokens
     ]
 
 
