@@ -1642,3 +1642,52 @@ def test_a_member_of_a_class_of_the_file_is_that_classs(tmp_path: Path) -> None:
     assert [(c[1], (c[2] or "").split("/src/")[-1]) for c in calls] == [
         ("local", "writer.py:8-9")
     ], calls
+
+
+BUILT_IN_METHODS = {
+    # sqlglot in small: the one `get` of the index is a classmethod of a dialect class,
+    # and `e.args.get(…)` is a dict's.
+    "sg/dialect.py": (
+        "class Dialect:\n    @classmethod\n    def get(cls, name):\n        return name\n"
+    ),
+    "sg/transforms.py": (
+        "from sg.dialect import Dialect\n\n\n"
+        "def move(e, lines):\n"
+        "    lines.append(e.args.get('on'))\n"  # line 5: a dict's and a list's
+        "    return e.dialect_of()\n"  # 6: no built-in type has it: the index's
+    ),
+    "sg/reporter.py": (
+        "class Reporter:\n    def append(self, x):\n        return x\n\n"
+        "    def dialect_of(self):\n        return 1\n"
+    ),
+    "web/list.js": "class Stack {\n  push(x) { return x; }\n}\nfunction f(a) {\n  a.push(1);\n}\n",
+    "rs/src/url.rs": (
+        "pub struct Parts;\n\nimpl Parts {\n    pub fn is_empty(&self) -> bool {\n        true\n"
+        "    }\n}\n\npub fn check(errors: Vec<u8>) -> bool {\n    errors.is_empty()\n}\n"
+    ),
+}
+
+
+def test_a_built_in_types_method_on_another_object_is_not_linked(tmp_path: Path) -> None:
+    """`e.args.get(…)`, `lines.append(…)`, JavaScript's `a.push(1)`, Rust's
+    `errors.is_empty()`: a method that the language's built-in types have, called on a
+    value whose type is not known, was linked to the index's one definition of that name
+    (sqlglot's 888 `.get(…)` all to `Dialect.get`): it stays `ambiguous`. A name no
+    built-in type has keeps the rules (`e.dialect_of()` → the index's one)."""
+    _, db = _index_tree(tmp_path, BUILT_IN_METHODS)
+    with docql_sqlite.open(db) as index:
+        rows = index.store.conn.execute(
+            "SELECT d.path, r.line, r.name, r.resolution FROM refs r "
+            "JOIN documents d ON d.id = r.doc_id WHERE r.kind = 0 AND r.qualifier = ''"
+        ).fetchall()
+    found = {
+        (path.split("/src/", 1)[1], line, name, RESOLUTIONS[resolution])
+        for path, line, name, resolution in rows
+    }
+    assert found == {
+        ("sg/transforms.py", 5, "append", "ambiguous"),
+        ("sg/transforms.py", 5, "get", "ambiguous"),
+        ("sg/transforms.py", 6, "dialect_of", "unique"),
+        ("web/list.js", 5, "push", "ambiguous"),
+        ("rs/src/url.rs", 10, "is_empty", "ambiguous"),
+    }, found

@@ -168,6 +168,57 @@ _PYTHON_BUILTINS = """
     round set setattr slice sorted staticmethod str sum super tuple type vars zip
 """
 _BUILTINS: dict[str, frozenset[str]] = {"python": frozenset(_PYTHON_BUILTINS.split())}
+# The methods of each language's built-in types (Python's str, bytes, list, dict, set,
+# tuple and numbers; JavaScript's Array, String, Promise, Function and Object.prototype,
+# not Map's and Set's `get`/`set`/`has`/`add`/`delete`/`clear`, which a library's own
+# classes name as often (rxjs's `Subscription.add`); Rust's Vec, slices, str, String,
+# Option, Result, HashMap and Iterator): `x.get(…)`, `x.append(…)`, `x.push(…)` on a
+# value whose type is not known is as likely the built-in's as any definition of the
+# index, so such a member of another
+# object is never linked by the import or the uniqueness rule (`_member_of_another`):
+# sqlglot's 888 `e.args.get(…)` all went to `_Dialect.get`, pytest's 271 `x.append(…)` to
+# `_NodeReporter.append`. Written out, as `_PYTHON_BUILTINS` is.
+_PYTHON_BUILT_IN_METHODS = """
+    add append as_integer_ratio bit_count bit_length capitalize casefold center clear
+    conjugate copy count decode denominator difference difference_update discard encode
+    endswith expandtabs extend find format format_map from_bytes fromhex fromkeys get hex
+    imag index insert intersection intersection_update is_integer isalnum isalpha isascii
+    isdecimal isdigit isdisjoint isidentifier islower isnumeric isprintable isspace
+    issubset issuperset istitle isupper items join keys ljust lower lstrip maketrans
+    numerator partition pop popitem real remove removeprefix removesuffix replace reverse
+    rfind rindex rjust rpartition rsplit rstrip setdefault sort split splitlines
+    startswith strip swapcase symmetric_difference symmetric_difference_update title
+    to_bytes translate union update upper values zfill
+"""
+_JS_BUILT_IN_METHODS = """
+    at concat copyWithin entries every fill filter find findIndex findLast findLastIndex
+    flat flatMap forEach includes indexOf join keys lastIndexOf map pop push reduce
+    reduceRight reverse shift slice some sort splice toReversed toSorted toSpliced unshift
+    values with charAt charCodeAt codePointAt endsWith localeCompare match matchAll
+    normalize padEnd padStart repeat replace replaceAll search split startsWith substring
+    substr toLowerCase toUpperCase toLocaleLowerCase toLocaleUpperCase trim trimEnd
+    trimStart toString toLocaleString valueOf hasOwnProperty isPrototypeOf
+    propertyIsEnumerable then catch finally apply bind call exec test toFixed toPrecision
+    toISOString toJSON getTime
+"""
+_RUST_BUILT_IN_METHODS = """
+    len is_empty push pop insert remove get get_mut contains contains_key iter iter_mut
+    into_iter map map_err and_then or_else unwrap unwrap_or unwrap_or_else
+    unwrap_or_default expect ok ok_or ok_or_else err is_some is_none is_ok is_err as_ref
+    as_mut as_str as_slice as_bytes as_ptr as_mut_ptr clone cloned copied to_string
+    to_owned to_vec into collect filter filter_map flat_map find position fold any all
+    count sum min max next last first split split_at trim starts_with ends_with chars
+    bytes lines join extend append clear entry or_insert or_insert_with or_default keys
+    values sort sort_by sort_by_key sort_unstable dedup retain truncate reserve capacity
+    borrow borrow_mut lock read write take replace cmp partial_cmp eq ne hash fmt
+    rev zip enumerate skip step_by chain peekable windows chunks with_capacity drain
+    push_str to_lowercase to_uppercase parse is_ascii
+"""
+_BUILT_IN_METHODS: dict[str, frozenset[str]] = {
+    "python": frozenset(_PYTHON_BUILT_IN_METHODS.split()),
+    "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
+    "rust": frozenset(_RUST_BUILT_IN_METHODS.split()),
+}
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
 # Without spaces: apsw's `executemany` looks the statement up by its text for every row
@@ -968,7 +1019,8 @@ class _Resolver:
         in Django's registry.py, `super().save()`); the one in a file it imports is the
         likely one (the receiver's class is imported for its type: `o: Observable` from
         '../types'). In Python and Rust only a member (a definition inside a class or an
-        `impl`) can be it."""
+        `impl`) can be it; a name that built-in types have as a method (`_BUILT_IN_METHODS`)
+        stays ambiguous."""
         defined = self.definitions.get(name)
         if not defined:
             return _UNRESOLVED
@@ -979,6 +1031,11 @@ class _Resolver:
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
+        if name in _BUILT_IN_METHODS.get(self.family, ()):
+            # `args.get(…)`: a dict's as likely as the index's one `get` (a definition
+            # inside a function is seen by no other: none visible, none it can be).
+            visible = any(not d.scope for d in candidates)
+            return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         # Not this file, even when an import names it (`from html.parser import …` in
         # django/test/html.py): its own definitions are what this rule refuses.
         imported = self._one_imported(
