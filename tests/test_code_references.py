@@ -1691,3 +1691,53 @@ def test_a_built_in_types_method_on_another_object_is_not_linked(tmp_path: Path)
         ("web/list.js", 5, "push", "ambiguous"),
         ("rs/src/url.rs", 10, "is_empty", "ambiguous"),
     }, found
+
+
+GENERIC_PARAMETERS = [
+    # (language, file name, source, the type uses expected as (name, line))
+    (
+        "rust",
+        "vec.rs",
+        "use core::fmt;\n"
+        "impl<T, A: Allocator> Vec<T, A> {\n"
+        "    fn into<B>(self, b: B) -> A { let x: T; }\n"
+        "}\n"
+        "fn outside() -> A { }\n"
+        "impl<BorrowType: marker::BorrowType> Handle<BorrowType> { }\n",
+        {("Allocator", 2), ("Vec", 2), ("A", 5), ("BorrowType", 6), ("Handle", 6)},
+    ),
+    (
+        "typescript",
+        "c.ts",
+        "class C<T extends Base> {\n  m<V>(v: V): T { return v as T; }\n}\nlet t: T;\n",
+        {("Base", 1), ("T", 4)},
+    ),
+    (
+        "java",
+        "C.java",
+        "class C<T extends Base> {\n  <V> V m(T t) { return null; }\n}\n",
+        {("Base", 1)},
+    ),
+    ("go", "l.go", "package p\n\ntype L[T any] struct{ x T }\n\nvar y T\n", {("T", 5)}),
+    (
+        "cpp",
+        "f.cpp",
+        "template <typename T>\nT f(Arg a) { return T(); }\nT g();\n",
+        {("Arg", 2), ("T", 3)},
+    ),
+]
+
+
+@pytest.mark.parametrize(("language", "name", "source", "expected"), GENERIC_PARAMETERS)
+def test_a_type_parameter_is_no_reference_inside_its_declaration(
+    language: str, name: str, source: str, expected: set[tuple[str, int]]
+) -> None:
+    """`impl<T, A: Allocator> Vec<T, A>` declares `A`: its uses inside the `impl` name no
+    definition (Rust's library linked the allocator parameter `A` 545 times to a test's
+    `struct A`). The declaration and its uses inside its owner are not recorded; the
+    same name outside it is a type use as before."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    document = parse_code_text(source, name, language)
+    found = {(r.name, r.line) for r in document.references if r.kind == "type"}
+    assert found == expected, found

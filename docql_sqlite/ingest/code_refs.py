@@ -63,6 +63,7 @@ _CALL, _TYPE, _IMPORT = (REFERENCE_KINDS.index(k) for k in ("call", "type", "imp
 # reference: (kind code, suffix of the name: "!" for a Rust macro).
 _IMPORT_PATTERN = (-1, "")
 _NOTHING = (-2, "")
+_GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
 
 
 def extract_references(
@@ -106,6 +107,8 @@ def extract_reference_rows(
     seen_imports: set[tuple[int, int]] = set()
     kinds = _pattern_kinds(language)
     predeclared = _PREDECLARED_TYPES.get(language)
+    # A type parameter's name → the byte extents of the declarations that declare it.
+    generics: dict[bytes, list[tuple[int, int]]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -115,6 +118,12 @@ def extract_reference_rows(
                 if key not in seen_imports:
                     seen_imports.add(key)
                     import_nodes.append(node)
+            elif kind == -3:  # _GENERIC_PATTERN: `<A: Allocator>`, `<T extends X>`
+                node = captures["generic"][0]
+                owner = _generic_owner(node)
+                generics.setdefault(src[node.start_byte : node.end_byte], []).append(
+                    (owner.start_byte, owner.end_byte)
+                )
             continue
         names = captures.get("name")
         if not names:
@@ -137,6 +146,17 @@ def extract_reference_rows(
             continue
         claimed.add(key)
         found.append((start, key[1], kind, name_node, suffix))
+    if generics:
+        # A use of a type parameter names no definition (Rust's allocator `A` linked 545
+        # times to a test's `struct A`): the declaration and its uses inside its owner;
+        # not a path's last part (`BorrowType: marker::BorrowType` names the trait too).
+        found = [
+            f
+            for f in found
+            if f[2] != _TYPE
+            or src[f[0] - 1 : f[0]] in _AFTER_PATH
+            or not any(a <= f[0] < b for a, b in generics.get(src[f[0] : f[1]], ()))
+        ]
     found.sort(key=_FIRST)
     lines = _Lines(src)
     bounds, owners = _owner_runs(outline)
@@ -272,6 +292,8 @@ def _learn(
     always captured, so the first match tells)."""
     if captures.get("import"):
         learnt = _IMPORT_PATTERN
+    elif captures.get("generic"):
+        learnt = _GENERIC_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:
@@ -285,6 +307,26 @@ def _learn(
             learnt = (REFERENCE_KINDS.index(kind), "!" if macro else "")
     kinds[pattern] = learnt
     return learnt
+
+
+def _generic_owner(name: Node) -> Node:
+    """The declaration a type parameter belongs to (its scope): the parent of the
+    parameter list (`fn`, `impl`, `struct`, class, method, type alias)."""
+    node = name
+    for _ in range(3):  # name → parameter → parameter list → owner
+        if node.parent is None:
+            break
+        node = node.parent
+        if node.type in _TYPE_PARAMETER_LISTS:
+            return node.parent or node
+    return node
+
+
+_AFTER_PATH = frozenset({b":", b"."})
+# The node types that list a declaration's type parameters.
+_TYPE_PARAMETER_LISTS = frozenset(
+    {"type_parameters", "type_parameter_list", "template_parameter_list"}
+)
 
 
 def _line_range(node: Node) -> tuple[int, int]:

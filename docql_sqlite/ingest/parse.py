@@ -46,7 +46,8 @@ from .sections import bounded_title, build_sections
 # than `self` is another object, a type's path is recorded (`Self::new`: qualifier
 # `Self`, `self.len()`: `self`), a bare name is never a type's member (`Ok(…)`), and a
 # call among a macro's tokens is a reference (`assert_eq!(parse(x), 1)`); a built-in
-# type's method on another object (`args.get(…)`) is never linked by import or uniqueness.
+# type's method on another object (`args.get(…)`) is never linked by import or uniqueness,
+# and a type parameter's uses inside its declaration are no references (`<A: Allocator>`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

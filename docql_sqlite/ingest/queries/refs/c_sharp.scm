@@ -21,3 +21,6 @@
 (type_argument_list (identifier) @name) @reference.type
 
 (using_directive) @import
+
+; A type parameter (`<T>`): its uses inside its declaration name no definition.
+(type_parameter name: (identifier) @generic)

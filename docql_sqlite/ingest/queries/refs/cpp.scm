@@ -15,3 +15,6 @@
 (type_identifier) @name @reference.type
 
 (preproc_include) @import
+
+; A template's type parameter (`template <typename T>`): its uses inside it name no definition.
+(type_parameter_declaration (type_identifier) @generic)

@@ -24,3 +24,6 @@
 (type_identifier) @name @reference.type
 
 (import_declaration) @import
+
+; A type parameter (`[T any]`): its uses inside its declaration name no definition.
+(type_parameter_declaration name: (identifier) @generic)

@@ -15,3 +15,6 @@
 (type_identifier) @name @reference.type
 
 (import_declaration) @import
+
+; A type parameter (`<T extends X>`): its uses inside its declaration name no definition.
+(type_parameter . (type_identifier) @generic)

@@ -9,3 +9,6 @@
 (user_type (identifier) @name .) @reference.type
 
 (import) @import
+
+; A type parameter (`<T : X>`): its uses inside its declaration name no definition.
+(type_parameter . (identifier) @generic)

@@ -36,3 +36,6 @@
 
 (use_declaration) @import
 (extern_crate_declaration) @import
+
+; A type parameter (`<A: Allocator>`): its uses inside its declaration name no definition.
+(type_parameter name: (type_identifier) @generic)

@@ -22,3 +22,6 @@
    function: (identifier) @_require
    arguments: (arguments . (string) .)) @import
  (#eq? @_require "require"))
+
+; A type parameter (`<T extends X>`): its uses inside its declaration name no definition.
+(type_parameter name: (type_identifier) @generic)
