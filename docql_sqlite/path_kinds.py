@@ -17,8 +17,9 @@ TEST_DIRECTORIES = frozenset({"test", "tests", "testdata", "__tests__"})
 EXAMPLE_DIRECTORIES = frozenset({"example", "examples", "_examples"})
 # A test file's own name: `foo_test.go`, `test_foo.py`, `foo.spec.ts`, `foo.test.js`,
 # `FooTest.java`, `FooTests.cs` (a capital after a lower-case letter or a digit:
-# `Contest.java`, `Latest.kt` are not tests).
-_TEST_STEM = re.compile(r"^test_|(?:_tests?|\.test|\.spec)$|[a-z0-9]Tests?$")
+# `Contest.java`, `Latest.kt` are not tests), `tests.rs` (a Rust module's `mod tests`, a
+# Django app's `tests.py`; not `test.py`: Django's `test` command, `messages/test.py`).
+_TEST_STEM = re.compile(r"^test_|^tests$|(?:_tests?|\.test|\.spec)$|[a-z0-9]Tests?$")
 
 
 @functools.lru_cache(maxsize=131072)  # pure; asked for the same few thousand paths

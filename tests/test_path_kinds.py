@@ -17,6 +17,9 @@ from docql_sqlite.path_kinds import is_test, is_test_or_example
         ("lib/test_utils.py", True, False),
         ("net/http/server_test.go", True, False),
         ("src/parser_tests.rs", True, False),
+        ("alloc/src/collections/btree/map/tests.rs", True, False),  # `mod tests`
+        ("app/tests.py", True, False),
+        ("django/core/management/commands/test.py", False, False),  # the `test` command
         ("web/app.spec.ts", True, False),
         ("web/app.test.js", True, False),
         ("web/__tests__/app.js", True, False),

@@ -83,6 +83,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..module_paths import local_modules, module_segments, renamed_name
+from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
     CALLABLE,
@@ -248,6 +249,9 @@ class _Def:
     # outside any function): such a definition is a name of that body only (`_closest`),
     # never a candidate for another file or function.
     scope: str = ""
+    # Whether its file is a test (`path_kinds.is_test`): no other file but a test reaches
+    # it by the loose rules (`_hidden`).
+    test: bool = False
 
 
 def resolve_pending(
@@ -480,6 +484,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     engine."""
     by_name: dict[str, list[_Def]] = defaultdict(list)
     segments: dict[int, tuple[frozenset[str], str, str]] = {}  # per document
+    tests: dict[int, bool] = {}  # per document: a test file
     # The document's symbols so far (a parent comes before what it defines, by `ord`):
     # qualified name → (the scope of what it defines: itself for a function, its lines).
     scopes: dict[str, tuple[str, int, int]] = {}
@@ -507,8 +512,11 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
                 stem = posixpath.splitext(path)[0]
                 key = path_key(path, language)
                 split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
+                tests[doc_id] = is_test(path)
             by_name[name].append(
-                _Def(sid, doc_id, kind, parent or "", _family(language), *split, scope)
+                _Def(
+                    sid, doc_id, kind, parent or "", _family(language), *split, scope, tests[doc_id]
+                )
             )
     return by_name
 
@@ -546,6 +554,7 @@ class _Resolver:
         self.directory = ""  # the loaded file's directory (`_read_file`)
         self.doc_id = -1
         self.family = ""
+        self.in_test = False  # the loaded file is a test (`_hidden`)
         # The last segment of each module this file imports by name (`_imports_of`), and
         # the files its relative imports (`./x`, `../types`) name: exactly those.
         self.imported_names: frozenset[str] = frozenset()
@@ -594,6 +603,7 @@ class _Resolver:
             (self.doc_id,),
         )
         self.family = _family(found[0][1]) if found else ""
+        self.in_test = bool(found) and is_test(found[0][0])
         directory = self.directory = posixpath.dirname(found[0][0]) if found else ""
         self.modules = local_modules(
             ((module, _names(text), alias) for _, _, module, text, alias in found if module),
@@ -766,12 +776,21 @@ class _Resolver:
             return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
             only = candidates[0]
-            if only.scope or (
+            if self._hidden(only) or (
                 self.family == "python" and not only.parent and not self._reexported(name)
             ):
                 return None, _UNRESOLVED[1], 1
             return only.id, _UNIQUE, 1
         return None, _AMBIGUOUS, len(candidates)
+
+    def _hidden(self, definition: _Def) -> bool:
+        """Whether a definition of another file is never this file's link by the loose
+        rules (rule 2 by path segments, rule 3), though it counts as a candidate: one
+        inside a function (`_Def.scope`), or one of a test file when this file is none
+        (pytest's `self.trace(…)` is not a test's `FakeConfig.trace`, Go's
+        `buf.WriteByte` no `_test.go` type's; an explicit import still reaches it:
+        `from django.test import TestCase`)."""
+        return bool(definition.scope) or (definition.test and not self.in_test)
 
     def _reexported(self, name: str) -> bool:
         """Python: whether the file imports `name` from a module the index holds (which
@@ -1034,7 +1053,7 @@ class _Resolver:
         if name in _BUILT_IN_METHODS.get(self.family, ()):
             # `args.get(…)`: a dict's as likely as the index's one `get` (a definition
             # inside a function is seen by no other: none visible, none it can be).
-            visible = any(not d.scope for d in candidates)
+            visible = any(not self._hidden(d) for d in candidates)
             return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         # Not this file, even when an import names it (`from html.parser import …` in
         # django/test/html.py): its own definitions are what this rule refuses.
@@ -1044,9 +1063,9 @@ class _Resolver:
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
-            return (
-                (None, _UNRESOLVED[1], 1) if candidates[0].scope else (candidates[0].id, _UNIQUE, 1)
-            )
+            if self._hidden(candidates[0]):
+                return None, _UNRESOLVED[1], 1
+            return candidates[0].id, _UNIQUE, 1
         return None, _AMBIGUOUS, len(candidates)
 
     def _one_imported(self, candidates: list[_Def], among: list[_Def]) -> _Def | None:
@@ -1055,9 +1074,9 @@ class _Resolver:
         if not (self.imported_names or self.imported_paths) or len(candidates) > IMPORT_SCAN_LIMIT:
             return None
         imported = _imports_of(self.imported_names, self.imported_paths, among)
-        # (A definition inside a function is seen by no other file: it counts, so that two
-        # such names stay undecided, but it is never the link.)
-        return imported[0] if len(imported) == 1 and not imported[0].scope else None
+        # (A definition inside a function, or a test's, is seen by no other file: it
+        # counts, so that two such names stay undecided, but it is never the link.)
+        return imported[0] if len(imported) == 1 and not self._hidden(imported[0]) else None
 
     def _fitting(
         self, name: str, group: int, defined: list[_Def]
