@@ -237,6 +237,9 @@ def _as_schema_10(db: Path, interrupted_docs: int) -> None:
     conn.execute(
         f"INSERT INTO refs_pending_docs SELECT DISTINCT doc_id FROM refs WHERE doc_id IN ({docs})"
     )
+    # A schema-10 file was written by code content rules 3 at most (qualifiers came with
+    # 4): its next run parses its code files again, as it would any older file's.
+    conn.execute("UPDATE documents SET content_rules = 3 WHERE format = 'code'")
     conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
     conn.close()
 
@@ -258,8 +261,13 @@ def _as_schema_9(db: Path, interrupted_docs: int) -> None:
 
 
 def _upgraded_links(db: Path) -> list[tuple[object, ...]]:
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    (code_files,) = conn.execute("SELECT count(*) FROM documents WHERE format = 'code'").fetchone()
+    conn.close()
     report = docql_sqlite.index(db, [str(DATASETS_CODE)])
-    assert not report.updated  # nothing re-parsed: the migration and the pass alone
+    # Only the code files are parsed again (older content rules: their references then
+    # get the qualifiers the old schema did not store); the rest is the migration's.
+    assert len(report.updated) == code_files
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
         version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
@@ -822,8 +830,9 @@ QUALIFIED = {
 def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) -> None:
     """`http.Get` is net/http's `Get` (not `Client.Get`, not rpc's `Get`), `rpc.Get`
     rpc's, `json.dumps` the json package's: resolved `import` through the qualifier,
-    which the reference records (`qualifier`). `c.Get` names no import: it stays as the
-    other rules leave it (ambiguous among the three). Checked again after the definitions
+    which the reference records (`qualifier`). `c.Get` names no import: a value's method
+    (qualifier `""`), it is one of the methods named `Get` — `Client.Get`, in the package
+    the file imports — never a package's function. Checked again after the definitions
     change (the pass re-resolves stored references by their stored qualifier)."""
     root, db = _index_tree(tmp_path, QUALIFIED)
 
@@ -836,7 +845,7 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
     expected = {
         ("app/main.go:9", "import", "net/http/client.go:7"),
         ("app/main.go:10", "import", "net/rpc/get.go:3"),
-        ("app/main.go:12", "ambiguous", ""),
+        ("app/main.go:12", "import", "net/http/client.go:5"),
         ("tool.py:6", "import", "json/__init__.py:1-2"),
     }
     assert links() == expected, links()
@@ -846,7 +855,7 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
                 "SELECT line, qualifier FROM refs WHERE name = 'Get' AND kind = 0"
             ).fetchall()
         )
-    assert stored == {9: "http", 10: "rpc", 12: None}, stored
+    assert stored == {9: "http", 10: "rpc", 12: OTHER_OBJECT}, stored
     # A new Get in net/http: http.Get is now one of two there, so the qualifier decides
     # nothing and the use falls to the other rules; rpc.Get keeps its link.
     (root / "net/http/more.go").write_text("package http\n\nfunc Get(u string) {}\n")
@@ -1741,3 +1750,46 @@ def test_a_type_parameter_is_no_reference_inside_its_declaration(
     document = parse_code_text(source, name, language)
     found = {(r.name, r.line) for r in document.references if r.kind == "type"}
     assert found == expected, found
+
+
+GO_RECEIVERS = {
+    # Go's net/http in small: a method's own receiver, another value, a bare call.
+    "buf/buffer.go": (
+        "package buf\n\n"
+        "type Buffer struct{}\n\n"
+        "func (b *Buffer) grow(n int) int { return n }\n\n"
+        "func (b *Buffer) Write(p []byte) {\n"
+        "\tb.grow(1)\n"  # line 8: its own receiver's
+        "\tconn.Close()\n"  # 9: another value's: not Conn.Close of this file by locality
+        "\tgrow(2)\n"  # 10: a function named grow, never the method
+        "}\n\n"
+        "type Conn struct{}\n\n"
+        "func (c *Conn) Close() {}\n"
+    ),
+    "dump/dump.go": "package dump\n\ntype dumpConn struct{}\n\nfunc (d *dumpConn) Close() {}\n",
+}
+
+
+def test_a_go_methods_receiver_is_its_own_object(tmp_path: Path) -> None:
+    """A Go method names its receiver as it likes (`func (b *Buffer)`): `b.grow()` inside
+    it is its own (`refs.qualifier` `self`, the file's method), `conn.Close()` another
+    value's (`""`: one of the methods named `Close`, here two: ambiguous — it linked
+    `local` to whatever `Close` the file had), and a bare `grow(2)` is never a method
+    (net/http's `pw.Close()` → `dumpConn.Close`, `cc.Close()` →
+    `http2closeWaiter.Close` were such local links)."""
+    _, db = _index_tree(tmp_path, GO_RECEIVERS)
+    with docql_sqlite.open(db) as index:
+        rows = index.store.conn.execute(
+            "SELECT r.line, r.name, r.qualifier, r.resolution, t.qualified_name FROM refs r "
+            "JOIN documents d ON d.id = r.doc_id LEFT JOIN symbols t ON t.id = r.target_id "
+            "WHERE r.kind = 0 AND d.path LIKE '%buffer.go'"
+        ).fetchall()
+    found = {
+        (line, name, qualifier, RESOLUTIONS[res], target)
+        for line, name, qualifier, res, target in rows
+    }
+    assert found == {
+        (8, "grow", "self", "local", "Buffer.grow"),
+        (9, "Close", OTHER_OBJECT, "ambiguous", None),
+        (10, "grow", None, "unresolved", None),
+    }, found

@@ -64,6 +64,7 @@ _CALL, _TYPE, _IMPORT = (REFERENCE_KINDS.index(k) for k in ("call", "type", "imp
 _IMPORT_PATTERN = (-1, "")
 _NOTHING = (-2, "")
 _GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
+_RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 
 
 def extract_references(
@@ -109,6 +110,8 @@ def extract_reference_rows(
     predeclared = _PREDECLARED_TYPES.get(language)
     # A type parameter's name → the byte extents of the declarations that declare it.
     generics: dict[bytes, list[tuple[int, int]]] = {}
+    # Go: each method's extent and the name its receiver has there.
+    receivers: list[tuple[int, int, bytes]] = []
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -124,6 +127,13 @@ def extract_reference_rows(
                 generics.setdefault(src[node.start_byte : node.end_byte], []).append(
                     (owner.start_byte, owner.end_byte)
                 )
+            elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
+                node = captures["receiver"][0]
+                method = node.parent.parent.parent if node.parent and node.parent.parent else None
+                if method is not None and method.parent is not None:
+                    receivers.append(
+                        (method.start_byte, method.end_byte, src[node.start_byte : node.end_byte])
+                    )
             continue
         names = captures.get("name")
         if not names:
@@ -207,8 +217,9 @@ def extract_reference_rows(
             _BUILT_IN_RECEIVERS.get(language, frozenset()),
             language in _PATHS_WITH_COLONS,
             {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
+            sorted(receivers) if language == "go" else None,
         )
-        if imports or own
+        if imports or own is not None
         else None
     ) or _no_qualifier
     if lines.ascii:  # bytes are characters: slice the text, no decode per name
@@ -294,6 +305,8 @@ def _learn(
         learnt = _IMPORT_PATTERN
     elif captures.get("generic"):
         learnt = _GENERIC_PATTERN
+    elif captures.get("receiver"):
+        learnt = _RECEIVER_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:
@@ -460,6 +473,9 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     # A method's own object is `self` and nothing else; `Self::f()` and `Type::f()` are
     # paths, not members.
     "rust": frozenset({"self"}),
+    # A Go method names its receiver as it likes (`func (b *Buffer)`): no fixed word, the
+    # receivers of the file's methods (`_qualifiers`' `receivers`) say which is its own.
+    "go": frozenset(),
 }
 _JS_GLOBALS = frozenset(
     {
@@ -492,6 +508,7 @@ def _qualifiers(
     built_in: frozenset[str] = frozenset(),
     colons_only: bool = False,
     types: set[str] | None = None,
+    receivers: list[tuple[int, int, bytes]] | None = None,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -507,8 +524,11 @@ def _qualifiers(
     `super()` — gives `OTHER_OBJECT`, and a member of a `built_in` object the file does
     not define (`JSON.parse`, `str.join`) `BUILT_IN_OBJECT`; a member of one of `types`
     (the file's classes) has that type as its qualifier (`MigrationWriter.serialize(…)`
-    inside `OperationWriter`). After another call or an index (`A().run()`, `a[0].x`)
-    the file's rules stay (`A()` is often a class of the file).
+    inside `OperationWriter`). With `receivers` (Go: each method's extent and its
+    receiver's name) the method's own object is the receiver of the innermost method
+    around the name (`b.grow()` in `func (b *Buffer) Write`), not a fixed word. After
+    another call or an index (`A().run()`, `a[0].x`) the file's rules stay (`A()` is
+    often a class of the file), but in Rust and Go that is a value's method.
 
     With `colons_only` (Rust: `_PATHS_WITH_COLONS`) only `::` writes a path: a type's
     name before it is recorded, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`),
@@ -539,6 +559,18 @@ def _qualifiers(
     }
     built_ins = {n.encode()[::-1] for n in built_in} - kept
     classes = {n.encode()[::-1] for n in (types or ()) if n.isascii() and not colons_only}
+    # (None: not a language whose methods are found by their receiver: not Go.)
+    methods = None if receivers is None else [(a, b, name[::-1]) for a, b, name in receivers]
+
+    def own_receiver(start: int) -> bytes | None:
+        """The receiver's name (reversed) of the innermost method holding `start`."""
+        found = None
+        for a, b, name in methods or ():
+            if a > start:
+                break
+            if start < b:
+                found = name  # sorted by start: a later one is nested deeper
+        return found
 
     def qualifier(start: int) -> str | None:
         found = match(reverse, size - start)
@@ -556,12 +588,15 @@ def _qualifiers(
             return None
         name = after_dot.group(1)
         if name is None:  # after a call or an index: `super().save()` is the parent's
-            if colons_only:  # Rust: a value's method (`Vec::new().len()`), never a file's `fn`
+            if colons_only or methods is not None:
+                # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`)
                 return OTHER_OBJECT
             return OTHER_OBJECT if _SUPER_CALL.match(reverse, after_dot.end()) else None
         if after_dot.group(2) is None:
             if name in classes:
                 return name[::-1].decode()
+            if methods and name == own_receiver(start):
+                return OWN_MEMBER  # (then a bare name is never a member: resolve.py)
             if name in kept:
                 # `self.x`, `this.x`, `Foo.x` with Foo defined here; Rust's `self.x` says
                 # so (a bare `x` there is never a member).

@@ -128,6 +128,10 @@ _OVERLOADING = frozenset({"python", "typescript"})
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
 # (`_through_qualifier`).
 _PATH_FAMILIES = frozenset({"rust"})
+# Language families where a member is always written through its object (`self.x`,
+# `Self::x`, Go's `b.grow()`): a bare name is never a member of a type (`_decide`), and
+# `refs.qualifier` `self` marks the method's own object.
+_RECEIVER_FAMILIES = frozenset({"rust", "go"})
 # Rust's qualifiers of the method's own type (`ref_codes.OWN_MEMBER`, `OWN_TYPE`).
 _OWN = frozenset({OWN_MEMBER, OWN_TYPE})
 # Language families whose modules re-export what they import (`_Resolver._reexports`:
@@ -581,6 +585,8 @@ class _Resolver:
         self._modules_by_last: dict[str, list[str]] | None = None
         self._indexed: dict[str, bool] = {}
         self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
+        self._go_folders: set[str] | None = None  # `_go_package_held`, read on first use
+        self._go_held: dict[str, bool] = {}
         # `_module_file_map`, read on first use (`_module_files`).
         self._module_file: dict[str, dict[str, list[tuple[str, int, str]]]] | None = None
 
@@ -677,7 +683,7 @@ class _Resolver:
         if qualifier in _OWN:
             if not self._file_read:
                 self._read_file()
-            if self.family in _PATH_FAMILIES:  # Rust's `self.x`, `Self::x`: of the file
+            if self.family in _RECEIVER_FAMILIES:  # `self.x`, `Self::x`, Go's `b.grow()`
                 return self._unqualified(name, kind, caller_ord, qualifier)
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
@@ -731,9 +737,10 @@ class _Resolver:
             self._read_file()
         candidates, by_doc = self._fitting(name, group, defined)
         local = by_doc.get(self.doc_id)
-        if bare and self.family in _PATH_FAMILIES:
-            candidates = [d for d in candidates if not _in_a_type(d)]
-            local = [d for d in local if not _in_a_type(d)] if local else local
+        if bare and self.family in _RECEIVER_FAMILIES:
+            member = _in_a_type if self.family == "rust" else _a_method
+            candidates = [d for d in candidates if not member(d)]
+            local = [d for d in local if not member(d)] if local else local
         if local:
             if not any(d.scope for d in local):
                 if len(local) > 1:
@@ -839,14 +846,31 @@ class _Resolver:
         index does not hold (`datetime.date` after `import datetime`: the standard
         library's, not the `date` filter of another file); else None. A qualifier
         imported from a module (`from django.db import router`) may be an object of it
-        rather than a submodule: held when that module is."""
+        rather than a submodule: held when that module is. Go: a package is a folder,
+        held when an indexed Go file's folder ends with the last two parts of its path
+        (`errors.Is` with Go's `errors` not indexed is not another package's `Is`)."""
         module = self.modules.get(qualifier)
+        if self.family == "go" and module:
+            # (Its last two parts: a module's own prefix, `example.com/`, is no folder.)
+            return None if self._go_package_held("/".join(module[-2:])) else _UNRESOLVED
         if self.family != "python" or not module:
             return None
         held = self._indexed_module("/".join(module)) or (
             len(module) > 1 and self._indexed_module("/".join(module[:-1]))
         )
         return None if held else _UNRESOLVED
+
+    def _go_package_held(self, tail: str) -> bool:
+        """Whether an indexed Go file lies in a folder ending with `tail` (`net/http`)."""
+        known = self._go_held.get(tail)
+        if known is None:
+            if self._go_folders is None:
+                self._go_folders = {
+                    posixpath.dirname(path)
+                    for (path,) in self.rows("SELECT path FROM documents WHERE language = 'go'")
+                }
+            known = self._go_held[tail] = any(_ends_with(f, tail) for f in self._go_folders)
+        return known
 
     def _through_qualifier(
         self, name: str, group: int, qualifier: str
@@ -1037,16 +1061,16 @@ class _Resolver:
         (`router.handle(...)` inside express's `app.handle`, `app_config.get_models()`
         in Django's registry.py, `super().save()`); the one in a file it imports is the
         likely one (the receiver's class is imported for its type: `o: Observable` from
-        '../types'). In Python and Rust only a member (a definition inside a class or an
-        `impl`) can be it; a name that built-in types have as a method (`_BUILT_IN_METHODS`)
-        stays ambiguous."""
+        '../types'). In Python, Rust and Go only a member (a definition inside a class,
+        an `impl`, a method of a type) can be it; a name that built-in types have as a
+        method (`_BUILT_IN_METHODS`) stays ambiguous."""
         defined = self.definitions.get(name)
         if not defined:
             return _UNRESOLVED
         if not self._file_read:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
-        if self.family in ("python", "rust"):  # a value's methods, never a free function
+        if self.family in ("python", "rust", "go"):  # a value's methods, never a free function
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
@@ -1125,6 +1149,13 @@ class _Resolver:
 def _names(text: str) -> list[str]:
     """An `imports.names` JSON list; most are empty (a Go import, `import os`)."""
     return [] if text == "[]" else list(json.loads(text))
+
+
+def _a_method(definition: _Def) -> bool:
+    """Whether a Go definition is a member: a method (its parent is its receiver's type;
+    a type declared inside a function has that function as its parent, and is no
+    member)."""
+    return definition.kind == "method"
 
 
 def _in_a_type(definition: _Def) -> bool:

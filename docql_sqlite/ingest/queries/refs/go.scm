@@ -27,3 +27,8 @@
 
 ; A type parameter (`[T any]`): its uses inside its declaration name no definition.
 (type_parameter_declaration name: (identifier) @generic)
+
+; A method's receiver name (`func (b *Buffer) grow()`): `b.x` inside it is the method's own
+; object, any other value's `.x` another object's (`code_refs._qualifiers`).
+(method_declaration
+  receiver: (parameter_list (parameter_declaration name: (identifier) @receiver)))
