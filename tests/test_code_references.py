@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -767,6 +768,30 @@ def _index_tree(tmp_path: Path, files: dict[str, str]) -> tuple[Path, Path]:
     db = tmp_path / "index.db"
     docql_sqlite.index(db, [str(root)])
     return root, db
+
+
+def _resolved(db: Path, where: str) -> list[tuple[Any, ...]]:
+    """(path under src/, line, name, qualifier, resolution, the target's qualified name and
+    its path under src/) of the references `where` selects (SQL over `refs r`)."""
+    with docql_sqlite.open(db) as index:
+        rows = index.store.conn.execute(
+            "SELECT d.path, r.line, r.name, r.qualifier, r.resolution, t.qualified_name, "
+            "td.path FROM refs r JOIN documents d ON d.id = r.doc_id "
+            "LEFT JOIN symbols t ON t.id = r.target_id "
+            f"LEFT JOIN documents td ON td.id = t.doc_id WHERE {where}"
+        ).fetchall()
+    return [
+        (
+            path.split("/src/", 1)[1],
+            line,
+            name,
+            qualifier,
+            RESOLUTIONS[resolution],
+            target,
+            home.split("/src/", 1)[1] if home else None,
+        )
+        for path, line, name, qualifier, resolution, target, home in rows
+    ]
 
 
 RELATIVE = {
@@ -1533,17 +1558,9 @@ def test_a_member_named_through_its_type_is_that_types(tmp_path: Path) -> None:
     (`self` alone is the method's own: qualifier `self`; `Self::new()` qualifier `Self`);
     a bare name is never a type's member (`Err(1)` is not the `impl`'s `type Err`)."""
     _, db = _index_tree(tmp_path, TYPE_MEMBERS)
-    with docql_sqlite.open(db) as index:
-        rows = index.store.conn.execute(
-            "SELECT d.path, r.line, r.name, r.qualifier, r.resolution, t.qualified_name, "
-            "td.path FROM refs r JOIN documents d ON d.id = r.doc_id "
-            "LEFT JOIN symbols t ON t.id = r.target_id "
-            "LEFT JOIN documents td ON td.id = t.doc_id WHERE r.kind != 3"
-        ).fetchall()
     found = {
-        (path.split("/src/", 1)[1], line, name, qualifier, RESOLUTIONS[resolution], target)
-        + ((home.split("/src/", 1)[1],) if home else ())
-        for path, line, name, qualifier, resolution, target, home in rows
+        (path, line, name, qualifier, resolution, target) + ((home,) if home else ())
+        for path, line, name, qualifier, resolution, target, home in _resolved(db, "r.kind != 3")
         if path.endswith(("input.rs", "models.py"))
         and name
         in {
@@ -1684,14 +1701,11 @@ def test_a_built_in_types_method_on_another_object_is_not_linked(tmp_path: Path)
     (sqlglot's 888 `.get(…)` all to `Dialect.get`): it stays `ambiguous`. A name no
     built-in type has keeps the rules (`e.dialect_of()` → the index's one)."""
     _, db = _index_tree(tmp_path, BUILT_IN_METHODS)
-    with docql_sqlite.open(db) as index:
-        rows = index.store.conn.execute(
-            "SELECT d.path, r.line, r.name, r.resolution FROM refs r "
-            "JOIN documents d ON d.id = r.doc_id WHERE r.kind = 0 AND r.qualifier = ''"
-        ).fetchall()
     found = {
-        (path.split("/src/", 1)[1], line, name, RESOLUTIONS[resolution])
-        for path, line, name, resolution in rows
+        (path, line, name, resolution)
+        for path, line, name, _, resolution, _, _ in _resolved(
+            db, "r.kind = 0 AND r.qualifier = ''"
+        )
     }
     assert found == {
         ("sg/transforms.py", 5, "append", "ambiguous"),
@@ -1778,15 +1792,10 @@ def test_a_go_methods_receiver_is_its_own_object(tmp_path: Path) -> None:
     (net/http's `pw.Close()` → `dumpConn.Close`, `cc.Close()` →
     `http2closeWaiter.Close` were such local links)."""
     _, db = _index_tree(tmp_path, GO_RECEIVERS)
-    with docql_sqlite.open(db) as index:
-        rows = index.store.conn.execute(
-            "SELECT r.line, r.name, r.qualifier, r.resolution, t.qualified_name FROM refs r "
-            "JOIN documents d ON d.id = r.doc_id LEFT JOIN symbols t ON t.id = r.target_id "
-            "WHERE r.kind = 0 AND d.path LIKE '%buffer.go'"
-        ).fetchall()
     found = {
-        (line, name, qualifier, RESOLUTIONS[res], target)
-        for line, name, qualifier, res, target in rows
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if path == "buf/buffer.go"
     }
     assert found == {
         (8, "grow", "self", "local", "Buffer.grow"),
