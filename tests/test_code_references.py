@@ -1802,3 +1802,41 @@ def test_a_go_methods_receiver_is_its_own_object(tmp_path: Path) -> None:
         (9, "Close", OTHER_OBJECT, "ambiguous", None),
         (10, "grow", None, "unresolved", None),
     }, found
+
+
+JAVA_RECEIVERS = {
+    # JPype in small: a class whose `write` and `toString` are its own, a field's writer.
+    "org/HtmlWriter.java": (
+        "package org;\n\n"
+        "public class HtmlWriter {\n"
+        "  java.io.Writer writer;\n"
+        "  public void write(String s) {\n"
+        "    writer.write(s);\n"  # line 6: the field's Writer, not this class's write
+        "    this.flush();\n"  # 7: its own
+        "    int m = Math.max(1, 2);\n"  # 8: the JDK's
+        "  }\n"
+        "  public void flush() {}\n"
+        "  public String toString() { return sb.toString(); }\n"  # 11: a StringBuilder's
+        "}\n"
+    ),
+    "org/Log.java": "package org;\n\npublic class Log {\n  public void write(String s) {}\n}\n",
+}
+
+
+def test_a_java_member_of_another_object_is_not_the_classs_own(tmp_path: Path) -> None:
+    """Java names its own object `this`: `writer.write(s)` inside `HtmlWriter.write`
+    linked `local` to the method itself, `sb.toString()` to the class's own `toString`;
+    another object's member skips the file's rule (`""`: one of the two `write`s), a JDK
+    type's method on a value stays ambiguous, and `Math.max` is the JDK's (`"."`)."""
+    _, db = _index_tree(tmp_path, JAVA_RECEIVERS)
+    found = {
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if path == "org/HtmlWriter.java"
+    }
+    assert found == {
+        (6, "write", OTHER_OBJECT, "ambiguous", None),
+        (7, "flush", None, "local", "HtmlWriter.flush"),
+        (8, "max", ".", "unresolved", None),
+        (11, "toString", OTHER_OBJECT, "ambiguous", None),
+    }, found

@@ -473,6 +473,11 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     # A method's own object is `self` and nothing else; `Self::f()` and `Type::f()` are
     # paths, not members.
     "rust": frozenset({"self"}),
+    # Java, C# and Kotlin: `this` (a bare call is the class's own too, as the file's rules
+    # have it).
+    "java": frozenset({"this"}),
+    "c_sharp": frozenset({"this"}),
+    "kotlin": frozenset({"this"}),
     # A Go method names its receiver as it likes (`func (b *Buffer)`): no fixed word, the
     # receivers of the file's methods (`_qualifiers`' `receivers`) say which is its own.
     "go": frozenset(),
@@ -494,6 +499,15 @@ _BUILT_IN_RECEIVERS: dict[str, frozenset[str]] = {
     "tsx": _JS_GLOBALS,
 }
 _BUILT_IN_RECEIVERS["starlark"] = _BUILT_IN_RECEIVERS["python"]
+# The JDK's classes whose static members no file of the index defines (`Math.max`,
+# `String.valueOf`, `Arrays.asList`, `System.out`).
+_BUILT_IN_RECEIVERS["java"] = frozenset(
+    {
+        *("Math", "String", "Integer", "Long", "Double", "Float", "Boolean", "Character"),
+        *("Byte", "Short", "Arrays", "Collections", "Objects", "System", "Thread", "List"),
+        *("Map", "Set", "Optional", "Stream", "Collectors", "Files", "Paths", "Path"),
+    }
+)
 # Languages that name a module's items with `::` alone: a name after `.` is a member of a
 # value, never a module's, even when the value is named like a module the file imports
 # (pydantic-core's `definitions.add_definition(…)`, `errors.is_empty()`: local variables).

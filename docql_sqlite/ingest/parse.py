@@ -47,7 +47,8 @@ from .sections import bounded_title, build_sections
 # `Self`, `self.len()`: `self`), a bare name is never a type's member (`Ok(…)`), and a
 # call among a macro's tokens is a reference (`assert_eq!(parse(x), 1)`); a built-in
 # type's method on another object (`args.get(…)`) is never linked by import or uniqueness,
-# and a type parameter's uses inside its declaration are no references (`<A: Allocator>`).
+# and a type parameter's uses inside its declaration are no references (`<A: Allocator>`);
+# a Go method's receiver and Java/C#/Kotlin's `this` are the method's own object.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

@@ -219,7 +219,17 @@ _RUST_BUILT_IN_METHODS = """
     rev zip enumerate skip step_by chain peekable windows chunks with_capacity drain
     push_str to_lowercase to_uppercase parse is_ascii
 """
+# Java's Object, String, StringBuilder, the collections, Optional and streams.
+_JAVA_BUILT_IN_METHODS = """
+    toString equals hashCode getClass length charAt substring indexOf lastIndexOf
+    startsWith endsWith contains isEmpty trim split replace replaceAll toLowerCase
+    toUpperCase format append insert reverse size get put remove add addAll removeAll
+    containsKey containsValue keySet values entrySet iterator hasNext next clear stream
+    map filter collect forEach orElse orElseGet isPresent ifPresent getKey getValue
+    compareTo toArray asList sort getName
+"""
 _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
+    "java": frozenset(_JAVA_BUILT_IN_METHODS.split()),
     "python": frozenset(_PYTHON_BUILT_IN_METHODS.split()),
     "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
     "rust": frozenset(_RUST_BUILT_IN_METHODS.split()),
@@ -1070,7 +1080,8 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
-        if self.family in ("python", "rust", "go"):  # a value's methods, never a free function
+        # a value's methods, never a free function (Java has none but members)
+        if self.family in ("python", "rust", "go"):
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
