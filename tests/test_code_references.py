@@ -1840,3 +1840,26 @@ def test_a_java_member_of_another_object_is_not_the_classs_own(tmp_path: Path) -
         (8, "max", ".", "unresolved", None),
         (11, "toString", OTHER_OBJECT, "ambiguous", None),
     }, found
+
+
+GO_PACKAGES = {
+    # net/http and its httptest both define NewRequest; client.go calls its package's.
+    "net/http/request.go": "package http\n\nfunc NewRequest(m string) int { return 1 }\n",
+    "net/http/client.go": 'package http\n\nfunc Get() int {\n\treturn NewRequest("GET")\n}\n',
+    "net/http/httptest/httptest.go": (
+        'package httptest\n\nimport "net/http"\n\nfunc NewRequest(m string) int { return 2 }\n'
+    ),
+}
+
+
+def test_a_bare_go_name_is_of_its_own_package(tmp_path: Path) -> None:
+    """A bare Go name is a definition of the file's own package, the files of its folder:
+    net/http/client.go's `NewRequest(…)` was ambiguous with httptest's (143 of the 183
+    callers of `NewRequest` in Go's `src/`)."""
+    _, db = _index_tree(tmp_path, GO_PACKAGES)
+    found = [
+        (path, line, resolution, home)
+        for path, line, name, _, resolution, _, home in _resolved(db, "r.kind = 0")
+        if name == "NewRequest"
+    ]
+    assert found == [("net/http/client.go", 4, "import", "net/http/request.go")], found

@@ -48,7 +48,8 @@ from .sections import bounded_title, build_sections
 # call among a macro's tokens is a reference (`assert_eq!(parse(x), 1)`); a built-in
 # type's method on another object (`args.get(…)`) is never linked by import or uniqueness,
 # and a type parameter's uses inside its declaration are no references (`<A: Allocator>`);
-# a Go method's receiver and Java/C#/Kotlin's `this` are the method's own object.
+# a Go method's receiver and Java/C#/Kotlin's `this` are the method's own object, and a
+# bare Go name is its own package's.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

@@ -566,6 +566,7 @@ class _Resolver:
         self.definitions = definitions
         self.renamed = renamed or {}  # `_renamed_imports`
         self.directory = ""  # the loaded file's directory (`_read_file`)
+        self.package = ""  # … as `path_key` spells it
         self.doc_id = -1
         self.family = ""
         self.in_test = False  # the loaded file is a test (`_hidden`)
@@ -621,6 +622,8 @@ class _Resolver:
         self.family = _family(found[0][1]) if found else ""
         self.in_test = bool(found) and is_test(found[0][0])
         directory = self.directory = posixpath.dirname(found[0][0]) if found else ""
+        # Its folder as `_Def.directory` spells it (Go's package: `_elsewhere`).
+        self.package = posixpath.dirname(path_key(found[0][0], found[0][1])) if found else ""
         self.modules = local_modules(
             ((module, _names(text), alias) for _, _, module, text, alias in found if module),
             directory,
@@ -788,6 +791,15 @@ class _Resolver:
             from_module = self._in_path(name, group, tuple(source.split("/")))
             if from_module is not None:
                 return from_module
+        if self.family == "go":
+            # Go: a bare name is of the file's own package, the files of its folder
+            # (`NewRequest(…)` in net/http/client.go is request.go's, not httptest's).
+            package = [d for d in candidates if d.directory == self.package]
+            if package:
+                visible = [d for d in package if not self._hidden(d)]
+                if len(visible) == 1 and len(package) == 1:
+                    return visible[0].id, _BY_IMPORT, len(candidates)
+                return None, _AMBIGUOUS, len(candidates)
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
