@@ -718,6 +718,7 @@ NOT_REPO_FILES = {
     "docs/drafts/*": "an example --exclude glob in the README",
     "docs/guide.md": "an example location in datasette.md",
     "sql/postgres/": "where design D12 puts a schema that is not written yet",
+    "tests.py": "the name of a Django app's tests, in the rules that tell a test file",
 }
 REPO_PATH = re.compile(
     r"(?<![\w/.~-])((?:docql_sqlite|sql|tests|datasets|benchmarks|scripts|docs|\.ci)/[\w./*+-]*)"
