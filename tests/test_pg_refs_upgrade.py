@@ -40,6 +40,9 @@ INSERT INTO refs_pending_docs
   SELECT DISTINCT doc_id FROM refs ORDER BY doc_id LIMIT 5;
 UPDATE refs SET target_id = NULL, resolution = 'unresolved', candidates = 0
   WHERE doc_id IN (SELECT doc_id FROM refs_pending_docs);
+-- A schema-10 index was written by code content rules 3 at most (qualifiers came with
+-- 4): its next run parses its code files again.
+UPDATE documents SET content_rules = 3 WHERE format = 'code';
 UPDATE meta SET value = '10' WHERE key = 'schema_version';
 """
 
@@ -67,8 +70,14 @@ def test_a_schema_10_postgres_index_upgraded_answers_the_same_rows(
         conn.execute(AS_SCHEMA_10.encode())
         queued = conn.execute("SELECT count(*) FROM refs_pending_docs").fetchone()
     assert queued == (5,)
+    with psycopg.connect(old) as conn:
+        (code_files,) = conn.execute(
+            "SELECT count(*) FROM documents WHERE format = 'code'"
+        ).fetchone()
     report = docql_sqlite.index(old, [str(DATASETS_CODE)])
-    assert not report.updated  # nothing parsed again: the migration and the pass alone
+    # The code files alone are parsed again (older content rules); the rest is the
+    # migration's and the pass's.
+    assert len(report.updated) == code_files
     assert content(postgres_runner(old))["refs"] == expected
     with psycopg.connect(old) as conn:
         version = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

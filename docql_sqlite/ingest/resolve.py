@@ -869,12 +869,12 @@ class _Resolver:
         library's, not the `date` filter of another file); else None. A qualifier
         imported from a module (`from django.db import router`) may be an object of it
         rather than a submodule: held when that module is. Go: a package is a folder,
-        held when an indexed Go file's folder ends with the last two parts of its path
-        (`errors.Is` with Go's `errors` not indexed is not another package's `Is`)."""
+        held when an indexed Go file's folder is named like the last part of its path
+        (`errors.Is` with no folder `errors` indexed is not another package's `Is`)."""
         module = self.modules.get(qualifier)
         if self.family == "go" and module:
-            # (Its last two parts: a module's own prefix, `example.com/`, is no folder.)
-            return None if self._go_package_held("/".join(module[-2:])) else _UNRESOLVED
+            # (Its last part: a module's own path, `example.com/web`, is no folder chain.)
+            return None if self._go_package_held(module[-1]) else _UNRESOLVED
         if self.family != "python" or not module:
             return None
         held = self._indexed_module("/".join(module)) or (
