@@ -794,6 +794,16 @@ def _resolved(db: Path, where: str) -> list[tuple[Any, ...]]:
     ]
 
 
+def _calls_in(db: Path, file: str) -> set[tuple[Any, ...]]:
+    """(line, name, qualifier, resolution, the target's qualified name) of the calls in
+    `file` (its path under src/)."""
+    return {
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if path == file
+    }
+
+
 RELATIVE = {
     # Two packages with a `types` module each; `pipe` is a method of both.
     "rx/types.ts": "export class Observable {\n  pipe(): Observable { return this; }\n}\n",
@@ -1792,11 +1802,7 @@ def test_a_go_methods_receiver_is_its_own_object(tmp_path: Path) -> None:
     (net/http's `pw.Close()` → `dumpConn.Close`, `cc.Close()` →
     `http2closeWaiter.Close` were such local links)."""
     _, db = _index_tree(tmp_path, GO_RECEIVERS)
-    found = {
-        (line, name, qualifier, resolution, target)
-        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
-        if path == "buf/buffer.go"
-    }
+    found = _calls_in(db, "buf/buffer.go")
     assert found == {
         (8, "grow", "self", "local", "Buffer.grow"),
         (9, "Close", OTHER_OBJECT, "ambiguous", None),
@@ -1829,11 +1835,7 @@ def test_a_java_member_of_another_object_is_not_the_classs_own(tmp_path: Path) -
     another object's member skips the file's rule (`""`: one of the two `write`s), a JDK
     type's method on a value stays ambiguous, and `Math.max` is the JDK's (`"."`)."""
     _, db = _index_tree(tmp_path, JAVA_RECEIVERS)
-    found = {
-        (line, name, qualifier, resolution, target)
-        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
-        if path == "org/HtmlWriter.java"
-    }
+    found = _calls_in(db, "org/HtmlWriter.java")
     assert found == {
         (6, "write", OTHER_OBJECT, "ambiguous", None),
         (7, "flush", None, "local", "HtmlWriter.flush"),
