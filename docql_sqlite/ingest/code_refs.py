@@ -65,6 +65,7 @@ _IMPORT_PATTERN = (-1, "")
 _NOTHING = (-2, "")
 _GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
 _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
+_ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
 
 
 def extract_references(
@@ -112,6 +113,10 @@ def extract_reference_rows(
     generics: dict[bytes, list[tuple[int, int]]] = {}
     # Go: each method's extent and the name its receiver has there.
     receivers: list[tuple[int, int, bytes]] = []
+    # Rust: the calls found among a macro's tokens (by start), and the attributes' extents
+    # (whose tokens hold none).
+    token_calls: set[int] = set()
+    attributes: list[tuple[int, int]] = []
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -127,6 +132,9 @@ def extract_reference_rows(
                 generics.setdefault(src[node.start_byte : node.end_byte], []).append(
                     (owner.start_byte, owner.end_byte)
                 )
+            elif kind == -5:  # _ATTRIBUTE_PATTERN: `(test, derive(Debug))` of a `#[cfg_attr…]`
+                node = captures["attribute"][0]
+                attributes.append((node.start_byte, node.end_byte))
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = node.parent.parent.parent if node.parent and node.parent.parent else None
@@ -145,10 +153,11 @@ def extract_reference_rows(
             continue
         arguments = captures.get("arguments")
         if arguments is not None:  # a call among a macro's tokens (queries/refs/rust.scm)
-            called = _token_call(src, name_node, arguments[0])
+            called = _token_call(src, name_node, arguments[0], captures["reference.call"][0])
             if called is None:
                 continue
             suffix = called
+            token_calls.add(start)
         if kind == _TYPE and (
             (predeclared is not None and src[start : key[1]] in predeclared)
             or _is_own_name(name_node)
@@ -156,6 +165,15 @@ def extract_reference_rows(
             continue
         claimed.add(key)
         found.append((start, key[1], kind, name_node, suffix))
+    if token_calls and attributes:
+        attributes.sort()
+        starts = [a for a, _ in attributes]
+
+        def in_attribute(at: int) -> bool:
+            i = bisect_right(starts, at) - 1
+            return i >= 0 and at < attributes[i][1]
+
+        found = [f for f in found if f[0] not in token_calls or not in_attribute(f[0])]
     if generics:
         # A use of a type parameter names no definition (Rust's allocator `A` linked 545
         # times to a test's `struct A`): the declaration and its uses inside its owner;
@@ -270,23 +288,21 @@ _TOKEN_CALL_GAP = {b"": "", b"!": "!"}
 _DEFINING = re.compile(rb"(?:^|[^\w])fn\s*$")
 
 
-def _token_call(src: bytes, name: Node, arguments: Node) -> str | None:
+def _token_call(src: bytes, name: Node, arguments: Node, group: Node) -> str | None:
     """The suffix of a name called among a macro's tokens (`""`, or `"!"` for a macro), or
     None when it is no call: another token stands between (`signature = (…)`), it is
-    defined there (`fn to_python(…)` in a `macro_rules!` body), or the tokens are an
-    attribute's (`#[cfg_attr(x, derive(Debug))]`)."""
+    defined there (`fn to_python(…)` in a `macro_rules!` body), or `group` (the tokens
+    that hold it) is an attribute written among a macro's tokens (`#[derive(Debug)]`).
+    An attribute item's tokens are left out after (`extract_reference_rows`: its
+    `@attribute` extent). No node's parent is asked: tree-sitter finds it by walking
+    down from the root, and 1,000 nested calls in one macro took 9 s that way."""
     gap = _TOKEN_CALL_GAP.get(src[name.end_byte : arguments.start_byte].strip())
     if gap is None or _DEFINING.search(src, max(0, name.start_byte - 16), name.start_byte):
         return None
-    group = name.parent
-    if group is not None and src[group.start_byte : group.start_byte + 1] == b"[":
-        # `#[derive(Debug)]` written in a `macro_rules!` body: an attribute's tokens
+    if src[group.start_byte : group.start_byte + 1] == b"[":
         if src[max(0, group.start_byte - 2) : group.start_byte].rstrip().endswith((b"#", b"#!")):
             return None
-    outer = group
-    while outer is not None and outer.type == "token_tree":
-        outer = outer.parent
-    return None if outer is not None and outer.type == "attribute" else gap
+    return gap
 
 
 @lru_cache(maxsize=128)  # per language: learnt once per process, not once per file
@@ -307,6 +323,8 @@ def _learn(
         learnt = _GENERIC_PATTERN
     elif captures.get("receiver"):
         learnt = _RECEIVER_PATTERN
+    elif captures.get("attribute"):
+        learnt = _ATTRIBUTE_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:

@@ -23,6 +23,9 @@
   .
   (token_tree) @arguments
   (#match? @arguments "^[(]")) @reference.call
+; An attribute's argument tokens hold no call (`#[cfg_attr(test, derive(Debug))]`; a
+; value, `#[doc = concat!(…)]`, is an expression whose macros are calls).
+(attribute arguments: (token_tree) @attribute)
 
 (impl_item
   trait: [
