@@ -593,16 +593,15 @@ def _qualifiers(
     classes = {n.encode()[::-1] for n in (types or ()) if n.isascii() and not colons_only}
     # (None: not a language whose methods are found by their receiver: not Go.)
     methods = None if receivers is None else [(a, b, name[::-1]) for a, b, name in receivers]
+    method_starts = [a for a, _, _ in methods or ()]
 
     def own_receiver(start: int) -> bytes | None:
-        """The receiver's name (reversed) of the innermost method holding `start`."""
-        found = None
-        for a, b, name in methods or ():
-            if a > start:
-                break
-            if start < b:
-                found = name  # sorted by start: a later one is nested deeper
-        return found
+        """The receiver's name (reversed) of the method holding `start` (Go's methods are
+        top-level declarations: none holds another)."""
+        i = bisect_right(method_starts, start) - 1
+        if i < 0 or not methods or start >= methods[i][1]:
+            return None
+        return methods[i][2]
 
     def qualifier(start: int) -> str | None:
         found = match(reverse, size - start)
