@@ -822,6 +822,105 @@ def test_syntax_warning_without_a_line_says_so() -> None:
     assert code._syntax_warning([3]).startswith("syntax errors at line 3:")
 
 
+# --- C and C++ as real libraries write them: macros the grammar cannot expand ----------
+# Found on Brotli 1.1.0 (PyPI sdist): 80 of its 93 C files warned of syntax errors,
+# signatures ended at the macro (`static BROTLI_INLINE`), and `decode.h` named a
+# function `void` after its error-code macro, whose continued lines hold comments.
+
+_BROTLI_SHAPED_HEADER = """\
+#ifndef DEC_H_
+#define DEC_H_
+#if defined(__cplusplus) || defined(c_plusplus)
+extern "C" {
+#endif
+
+#define ERROR_CODES_LIST(ERROR_CODE, SEPARATOR) \\
+  ERROR_CODE(_, NO_ERROR, 0) SEPARATOR       \\
+  /* Same as Result values */                \\
+  ERROR_CODE(_, SUCCESS, 1)
+
+/** Callback to fire on metadata block start. */
+typedef void (*metadata_start_func)(void* opaque, size_t size);
+
+/** Decompresses the data. */
+DEC_API Result Decompress(
+    size_t encoded_size, const uint8_t* encoded_buffer);
+
+DEC_API const char* ErrorString(int c);
+
+#if defined(__cplusplus) || defined(c_plusplus)
+}  /* extern "C" */
+#endif
+#endif  /* DEC_H_ */
+"""
+
+
+def test_c_macros_neither_hide_definitions_nor_warn() -> None:
+    document = parse_code_text(_BROTLI_SHAPED_HEADER, "decode.h", "c")
+    assert [(s.name, s.line, s.signature) for s in document.symbols] == [
+        (
+            "Decompress",
+            16,
+            "DEC_API Result Decompress( size_t encoded_size, const uint8_t* encoded_buffer)",
+        ),
+        ("ErrorString", 19, "DEC_API const char* ErrorString(int c)"),
+    ]
+    assert document.symbols[0].docstring == "Decompresses the data."
+    assert document.warnings == []
+    # the text itself is untouched: only what tree-sitter reads has blanks
+    assert document.text == _BROTLI_SHAPED_HEADER
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_macro_word_in_a_header_stays_in_the_signature(language: str) -> None:
+    text = (
+        "static BROTLI_INLINE void memmove16(uint8_t* dst, uint8_t* BROTLI_RESTRICT src) {\n"
+        "  memcpy(dst, src, 16);\n}\n"
+        "static Code BROTLI_NOINLINE\nSkipBlock(State* s) {\n  return 0;\n}\n"
+    )
+    document = parse_code_text(text, "x.c", language)
+    assert [(s.name, s.line, s.end_line, s.signature) for s in document.symbols] == [
+        (
+            "memmove16",
+            1,
+            3,
+            "static BROTLI_INLINE void memmove16(uint8_t* dst, uint8_t* BROTLI_RESTRICT src)",
+        ),
+        ("SkipBlock", 4, 7, "static Code BROTLI_NOINLINE SkipBlock(State* s)"),
+    ]
+    assert document.warnings == []
+
+
+def test_c_real_syntax_errors_still_warn_beside_macro_words() -> None:
+    text = "static INLINE int f(int a) {\n  return a;\n}\nint g(int a {\n  return a;\n}\n"
+    document = parse_code_text(text, "x.c", "c")
+    assert document.warnings and document.warnings[0].startswith("syntax errors at line 4")
+    assert document.symbols[0].signature == "static INLINE int f(int a)"
+
+
+def test_a_statement_after_a_macro_is_no_function() -> None:
+    # CPython's `Py_END_ALLOW_THREADS` before `if (!ok) {…}` parses as the header of a
+    # function named `if`, nested in the real one.
+    text = (
+        "static int compress(Enc* e) {\n  Py_BEGIN_ALLOW_THREADS\n  ok = run(e);\n"
+        "  Py_END_ALLOW_THREADS\n  if (!ok) {\n    goto error;\n  }\n  return 1;\n}\n"
+    )
+    document = parse_code_text(text, "x.c", "c")
+    assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("compress", 1, 9)]
+
+
+def test_directive_comment_blanking_keeps_every_offset() -> None:
+    src = _BROTLI_SHAPED_HEADER.encode() + b"#define X 1 /* one\n two */\nint y;\n"
+    blanked = code._directive_comments_blanked(src)
+    assert len(blanked) == len(src)
+    assert [i for i, b in enumerate(src) if b == 10] == [
+        i for i, b in enumerate(blanked) if b == 10
+    ]
+    assert b"Same as" not in blanked and b'extern "C"' not in blanked
+    assert b"/* one\n two */" in blanked  # a comment that leaves its directive stays
+    assert b"DEC_API Result Decompress(" in blanked and b"int y;" in blanked
+
+
 def test_decoding_bom_crlf_and_legacy_encodings() -> None:
     data = codecs.BOM_UTF8 + b"def f():\r\n    return 'h\xc3\xa9'\r\n"
     document = parse(_source(data))

@@ -49,7 +49,10 @@ from .sections import bounded_title, build_sections
 # type's method on another object (`args.get(…)`) is never linked by import or uniqueness,
 # and a type parameter's uses inside its declaration are no references (`<A: Allocator>`);
 # a Go method's receiver and Java/C#/Kotlin's `this` are the method's own object, and a
-# bare Go name is its own package's.
+# bare Go name is its own package's. code 13: C/C++ are parsed with the comments inside
+# preprocessor directives and the `extern "C"` guard lines blanked, a macro's word in a
+# header (`static BROTLI_INLINE void f(…)`) stays in the signature and is no syntax
+# error, and a "function" named `if`/`while`/… (a statement after a macro) is none.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -58,7 +61,7 @@ from .sections import bounded_title, build_sections
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
 # `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+CONTENT_RULES: dict[str, int] = {"code": 13, "markdown": 4, "text": 3, "rst": 3, "html": 4}
 DEFAULT_CONTENT_RULES = 2
 
 
