@@ -38,7 +38,7 @@ from .ingest import resolve
 from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
-from .ref_codes import CALLABLE, CLASS_LIKE
+from .ref_codes import CALL_FITS, CLASS_LIKE, TYPE_FITS
 
 if TYPE_CHECKING:
     from .store import Store
@@ -260,7 +260,7 @@ def _qualifier(before: str) -> str:
     return found.group(1) if found else ""
 
 
-_FITS = {"call": CALLABLE | CLASS_LIKE, "type": CLASS_LIKE, "inherit": CLASS_LIKE}
+_FITS = {"call": CALL_FITS, "type": TYPE_FITS, "inherit": CLASS_LIKE}
 
 
 def _repeated(count: int) -> float:

@@ -858,6 +858,12 @@ DEC_API const char* ErrorString(int c);
 def test_c_macros_neither_hide_definitions_nor_warn() -> None:
     document = parse_code_text(_BROTLI_SHAPED_HEADER, "decode.h", "c")
     assert [(s.name, s.line, s.signature) for s in document.symbols] == [
+        ("ERROR_CODES_LIST", 7, "#define ERROR_CODES_LIST(ERROR_CODE, SEPARATOR)"),
+        (
+            "metadata_start_func",
+            13,
+            "typedef void (*metadata_start_func)(void* opaque, size_t size)",
+        ),
         (
             "Decompress",
             16,
@@ -865,7 +871,7 @@ def test_c_macros_neither_hide_definitions_nor_warn() -> None:
         ),
         ("ErrorString", 19, "DEC_API const char* ErrorString(int c)"),
     ]
-    assert document.symbols[0].docstring == "Decompresses the data."
+    assert document.symbols[2].docstring == "Decompresses the data."
     assert document.warnings == []
     # the text itself is untouched: only what tree-sitter reads has blanks
     assert document.text == _BROTLI_SHAPED_HEADER
@@ -889,6 +895,40 @@ def test_a_macro_word_in_a_header_stays_in_the_signature(language: str) -> None:
         ("SkipBlock", 4, 7, "static Code BROTLI_NOINLINE SkipBlock(State* s)"),
     ]
     assert document.warnings == []
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_c_typedefs_and_macros_are_symbols(language: str) -> None:
+    text = (
+        "typedef unsigned long ul;\n"  # 1
+        "typedef struct S *SP;\n"
+        "typedef struct T { int a; } T;\n"  # the struct, not also a type
+        "typedef void (*cb_func)(void* opaque);\n"
+        "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"  # 5
+        "#define LIMIT 10\n"
+        "#define GUARD_H_\n"  # an include guard: no symbol
+        "#define LOOP(x) \\\n  do { f(x); \\\n  } while (0)\n"  # 8-10
+        "int f(int x) { return MAX(x, LIMIT); }\n"
+    )
+    document = parse_code_text(text, "x.h", language)
+    assert [(s.kind, s.name, s.line, s.end_line, s.signature) for s in document.symbols] == [
+        ("type", "ul", 1, 1, "typedef unsigned long ul"),
+        ("type", "SP", 2, 2, "typedef struct S *SP"),
+        ("struct", "T", 3, 3, "struct T"),
+        ("type", "cb_func", 4, 4, "typedef void (*cb_func)(void* opaque)"),
+        ("macro", "MAX", 5, 5, "#define MAX(a, b)"),
+        ("macro", "LIMIT", 6, 6, "#define LIMIT"),
+        ("macro", "LOOP", 8, 10, "#define LOOP(x)"),
+        ("function", "f", 11, 11, "int f(int x)"),
+    ]
+
+
+def test_cpp_using_declares_a_type() -> None:
+    document = parse_code_text("namespace n {\nusing Vec = std::vector<int>;\n}\n", "x.hpp", "cpp")
+    assert [(s.kind, s.qualified_name) for s in document.symbols] == [
+        ("namespace", "n"),
+        ("type", "n.Vec"),
+    ]
 
 
 def test_c_real_syntax_errors_still_warn_beside_macro_words() -> None:

@@ -1882,3 +1882,48 @@ def test_calls_nested_deep_in_a_macro_cost_a_linear_time() -> None:
     document = parse_code_text(source, "deep.rs", "rust")
     assert len([r for r in document.references if r.name == "f"]) == depth
     assert time.process_time() - started < 5.0
+
+
+# --- C: macros and typedefs are what a use names; `#if` alternatives are one ----------
+# Brotli 1.1.0: `static BROTLI_INLINE …`, `BROTLI_DCHECK(…)`, `brotli_reg_t` were
+# unresolved (no symbol) and then, with macros and typedefs as symbols, ambiguous
+# between the `#if` branches of platform.h.
+C_TREE = {
+    "common/platform.h": (
+        "#if defined(_MSC_VER)\n#define BROTLI_INLINE __forceinline\n"
+        "#else\n#define BROTLI_INLINE inline\n#endif\n"
+        "#if defined(DEBUG)\n#define BROTLI_DCHECK(x) assert(x)\n"
+        "#else\n#define BROTLI_DCHECK(x)\n#endif\n"
+        "#if defined(BITS64)\ntypedef uint64_t brotli_reg_t;\n"
+        "#else\ntypedef uint32_t brotli_reg_t;\n#endif\n"
+    ),
+    "dec/other.h": "#define BROTLI_DCHECK(x) check(x)\n",
+    "dec/decode.c": (
+        '#include "../common/platform.h"\n\n'
+        "static BROTLI_INLINE brotli_reg_t Bits(brotli_reg_t n) {\n"
+        "  BROTLI_DCHECK(n < 32);\n  return n;\n}\n"
+    ),
+}
+
+
+def test_c_macros_and_typedefs_resolve_to_their_first_alternative(tmp_path: Path) -> None:
+    _, db = _index_tree(tmp_path, C_TREE)
+    rows = {
+        (line, name, resolution, target, home)
+        for path, line, name, _, resolution, target, home in _resolved(db, "1")
+        if path == "dec/decode.c"
+    }
+    platform = "common/platform.h"
+    assert {
+        (3, "BROTLI_INLINE", "import", "BROTLI_INLINE", platform),
+        (3, "brotli_reg_t", "import", "brotli_reg_t", platform),
+        (4, "BROTLI_DCHECK", "import", "BROTLI_DCHECK", platform),
+    } <= rows
+    with docql_sqlite.open(db) as index:
+        lines = dict(
+            index.store.conn.execute(
+                "SELECT s.name, s.line FROM refs r JOIN symbols s ON s.id = r.target_id "
+                "WHERE r.name IN ('BROTLI_INLINE', 'BROTLI_DCHECK', 'brotli_reg_t')"
+            ).fetchall()
+        )
+    assert lines == {"BROTLI_INLINE": 2, "BROTLI_DCHECK": 7, "brotli_reg_t": 12}

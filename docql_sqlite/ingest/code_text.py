@@ -60,7 +60,7 @@ _WORD_TYPES = frozenset({"identifier", "type_identifier", "primitive_type"})
 
 SIGNATURE_MAX = 400
 _WS = re.compile(r"\s+")
-_TRAILING = ("=>", "{", ":", ";", "=")
+_TRAILING = ("=>", "{", ":", ";", "=", "\\")  # `\\`: a macro's value on the next line
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
 _CS_DOC_TAGS = re.compile(r"</?(?:summary|remarks|para)>")
 
@@ -186,6 +186,8 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
                 end = child.start_byte
                 break
     raw = src[start:end]
+    if b"\\\n" in raw:  # a continued line (`\` at its end) is one line
+        raw = raw.replace(b"\\\n", b" \n")
     if b"#" in raw or b"//" in raw or b"/*" in raw:
         raw = _strip_comments(src, node, start, end)
     text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()

@@ -86,6 +86,7 @@ from ..module_paths import local_modules, module_segments, renamed_name
 from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
+    CALL_FITS,
     CALLABLE,
     CLASS_LIKE,
     OTHER_OBJECT,
@@ -93,6 +94,7 @@ from ..ref_codes import (
     OWN_TYPE,
     REFERENCE_KINDS,
     RESOLUTIONS,
+    TYPE_FITS,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +118,7 @@ _LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
     RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
 )
 _UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
-_FITS = {_CALL: CALLABLE | CLASS_LIKE, _TYPE: CLASS_LIKE, _INHERIT: CLASS_LIKE}
+_FITS = {_CALL: CALL_FITS, _TYPE: TYPE_FITS, _INHERIT: CLASS_LIKE}
 _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
@@ -124,6 +126,12 @@ IMPORT_SCAN_LIMIT = 64
 # Languages whose overloads are definitions of one name in one file, the implementation
 # last: Python's `typing.overload`, TypeScript's overload signatures (`_in_path`).
 _OVERLOADING = frozenset({"python", "typescript"})
+# Language families where one name defined more than once in one file, in the same
+# scope, is one definition: C/C++'s alternatives under `#if` (`#define BROTLI_INLINE …`
+# once per compiler, `typedef … brotli_reg_t` per word size) and C++'s overloads. The
+# first stands for all (`_first_per_file`); without it every use of Brotli's macros and
+# typedefs from another file was ambiguous.
+_ONE_PER_FILE = frozenset({"cpp"})
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
 # (`_through_qualifier`).
@@ -266,6 +274,17 @@ class _Def:
     # Whether its file is a test (`path_kinds.is_test`): no other file but a test reaches
     # it by the loose rules (`_hidden`).
     test: bool = False
+
+
+def _first_per_file(definitions: list[_Def]) -> list[_Def]:
+    """The first of the definitions each file holds under one parent (`_ONE_PER_FILE`)."""
+    seen: set[tuple[int, str]] = set()
+    first = []
+    for d in definitions:
+        if (d.doc_id, d.parent) not in seen:
+            seen.add((d.doc_id, d.parent))
+            first.append(d)
+    return first
 
 
 def resolve_pending(
@@ -1138,6 +1157,8 @@ class _Resolver:
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
+            if self.family in _ONE_PER_FILE:
+                fitting = _first_per_file(fitting)
             by_doc: dict[int, list[_Def]] = defaultdict(list)
             for d in fitting:
                 by_doc[d.doc_id].append(d)
