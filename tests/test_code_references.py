@@ -1927,3 +1927,29 @@ def test_c_macros_and_typedefs_resolve_to_their_first_alternative(tmp_path: Path
             ).fetchall()
         )
     assert lines == {"BROTLI_INLINE": 2, "BROTLI_DCHECK": 7, "brotli_reg_t": 12}
+
+
+def test_c_a_header_declaration_leads_to_its_source_files_definition(tmp_path: Path) -> None:
+    # Every file including memory.h imports memory.h and memory.c alike (a path without
+    # its extension is the module): the prototype and the definition made each use
+    # ambiguous. The definition is the link; a file including nothing finds it too.
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "enc/memory.h": "void BrotliFree(MemoryManager* m, void* p);\n",
+            "enc/memory.c": (
+                '#include "memory.h"\n\nvoid BrotliFree(MemoryManager* m, void* p) {\n'
+                "  free(p);\n}\n"
+            ),
+            "enc/encode.c": '#include "memory.h"\n\nvoid Done(M* m) {\n  BrotliFree(m, 0);\n}\n',
+            "dec/state.c": "void Other(M* m) {\n  BrotliFree(m, 0);\n}\n",
+        },
+    )
+    rows = {
+        (path, name, resolution, home)
+        for path, _, name, _, resolution, _, home in _resolved(db, "r.name = 'BrotliFree'")
+    }
+    assert rows == {
+        ("enc/encode.c", "BrotliFree", "import", "enc/memory.c"),
+        ("dec/state.c", "BrotliFree", "unique", "enc/memory.c"),
+    }

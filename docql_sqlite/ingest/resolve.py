@@ -132,6 +132,7 @@ _OVERLOADING = frozenset({"python", "typescript"})
 # first stands for all (`_first_per_file`); without it every use of Brotli's macros and
 # typedefs from another file was ambiguous.
 _ONE_PER_FILE = frozenset({"cpp"})
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
 # (`_through_qualifier`).
@@ -274,6 +275,21 @@ class _Def:
     # Whether its file is a test (`path_kinds.is_test`): no other file but a test reaches
     # it by the loose rules (`_hidden`).
     test: bool = False
+    # Whether its file is a C/C++ header (`_sources_over_headers`).
+    header: bool = False
+
+
+def _sources_over_headers(definitions: list[_Def]) -> list[_Def]:
+    """Without the header declarations (`memory.h`'s `void BrotliFree(…);`) of what the
+    source file of the same name defines under the same parent (`memory.c`'s
+    `BrotliFree`): one function, declared where callers include it and defined where it
+    is compiled. Every file that includes `memory.h` imports both (a path without its
+    extension is the module), so the pair made each use ambiguous; the definition is the
+    link."""
+    sources = {(d.key, d.parent) for d in definitions if not d.header}
+    if not sources:
+        return definitions
+    return [d for d in definitions if not (d.header and (d.key, d.parent) in sources)]
 
 
 def _first_per_file(definitions: list[_Def]) -> list[_Def]:
@@ -546,9 +562,18 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
                 key = path_key(path, language)
                 split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
                 tests[doc_id] = is_test(path)
+            family = _family(language)
             by_name[name].append(
                 _Def(
-                    sid, doc_id, kind, parent or "", _family(language), *split, scope, tests[doc_id]
+                    sid,
+                    doc_id,
+                    kind,
+                    parent or "",
+                    family,
+                    *split,
+                    scope,
+                    tests[doc_id],
+                    family in _ONE_PER_FILE and path.endswith(_C_HEADERS),
                 )
             )
     return by_name
@@ -1158,7 +1183,7 @@ class _Resolver:
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
             if self.family in _ONE_PER_FILE:
-                fitting = _first_per_file(fitting)
+                fitting = _sources_over_headers(_first_per_file(fitting))
             by_doc: dict[int, list[_Def]] = defaultdict(list)
             for d in fitting:
                 by_doc[d.doc_id].append(d)
