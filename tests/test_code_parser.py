@@ -923,6 +923,22 @@ def test_c_typedefs_and_macros_are_symbols(language: str) -> None:
     ]
 
 
+def test_a_macro_renaming_a_function_leaves_its_prototype() -> None:
+    # xxhash.h (in lz4): a namespacing macro for each public function, then the
+    # prototypes; the prototypes were dropped as "defined in the file".
+    text = (
+        "#define XXH32_digest XXH_NAME2(XXH_NAMESPACE, XXH32_digest)\n"
+        "XXH_PUBLIC_API XXH32_hash_t XXH32_digest(const XXH32_state_t* statePtr);\n"
+        "XXH_PUBLIC_API XXH32_hash_t XXH32 (const void* input, size_t length);\n"
+    )
+    document = parse_code_text(text, "xxhash.h", "c")
+    assert [(s.kind, s.name, s.line) for s in document.symbols] == [
+        ("macro", "XXH32_digest", 1),
+        ("function", "XXH32_digest", 2),
+        ("function", "XXH32", 3),  # tree-sitter's name node is `XXH32_hash_t` here
+    ]
+
+
 def test_cpp_using_declares_a_type() -> None:
     document = parse_code_text("namespace n {\nusing Vec = std::vector<int>;\n}\n", "x.hpp", "cpp")
     assert [(s.kind, s.qualified_name) for s in document.symbols] == [
@@ -949,9 +965,27 @@ def test_a_statement_after_a_macro_is_no_function() -> None:
     assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("compress", 1, 9)]
 
 
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_bare_define_with_trailing_blanks_hides_nothing(language: str) -> None:
+    # tree-sitter-c takes the line after `#define X ` (blanks, no value) as X's value:
+    # cffi's `# define ENUM_PRIMITIVE_TYPES_WCHAR   /* nothing */` hid what followed.
+    text = (
+        "#ifdef WIDE\n# define WCHAR_TYPES   /* nothing */\n#endif\n"
+        "#define GUARD_H_ \nstatic int after_guard(void)\n{\n  return 1;\n}\n"
+        "#define EMPTY() \t\nint after_empty(void) { return 2; }\n"
+    )
+    document = parse_code_text(text, "x.c", language)
+    assert [(s.name, s.line, s.signature) for s in document.symbols] == [
+        ("after_guard", 5, "static int after_guard(void)"),
+        ("EMPTY", 9, "#define EMPTY()"),
+        ("after_empty", 10, "int after_empty(void)"),
+    ]
+    assert document.warnings == []
+
+
 def test_directive_comment_blanking_keeps_every_offset() -> None:
     src = _BROTLI_SHAPED_HEADER.encode() + b"#define X 1 /* one\n two */\nint y;\n"
-    blanked = code._directive_comments_blanked(src)
+    blanked = code._as_the_parser_reads(src)
     assert len(blanked) == len(src)
     assert [i for i, b in enumerate(src) if b == 10] == [
         i for i, b in enumerate(blanked) if b == 10

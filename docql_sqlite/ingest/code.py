@@ -46,14 +46,22 @@ from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 
 _MAX_ERROR_LINES = 10
-# C and C++ are parsed with the comments of their preprocessor directives blanked (the
-# same number of bytes, so every offset and line stays): a compiler replaces each comment
-# by a space before it reads directives (translation phase 3), while tree-sitter-c ends
-# a `#define`'s value at a comment, so the continued lines after one (`/* note */ \`)
-# became code and an ERROR swallowed the rest of the file — Brotli's `decode.h` lost its
-# public API after its error-code macro and named a function `void`.
+# C and C++ are parsed from a copy of the bytes with three things tree-sitter-c reads
+# wrong put right, each the same number of bytes, so every offset and line stays
+# (`_as_the_parser_reads`; the stored text is the file's):
+# - the comments of a continued `#define` are blanked: a compiler replaces each comment
+#   by a space before it reads directives (translation phase 3), while tree-sitter ends
+#   the value at a comment, so the continued lines after one (`/* note */ \`) became
+#   code and an ERROR swallowed the rest of the file — Brotli's `decode.h` lost its
+#   public API after its error-code macro and named a function `void`;
+# - a `#define X` with no value but trailing blanks is written `#define    X`: with the
+#   blanks tree-sitter takes the next line as the value (a function after it vanished);
+# - the `extern "C"` guard lines are blanked (`_CPLUSPLUS_GUARD`).
 _PREPROCESSED = frozenset({"c", "cpp"})
 _DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
+_BARE_DEFINE = re.compile(
+    rb"^([ \t]*#[ \t]*define)([ \t]+)(\w+(?:\([^)\n]*\))?)([ \t]+)$", re.MULTILINE
+)
 _BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.DOTALL)
 _NOT_NEWLINE = re.compile(rb"[^\n]")
 # Where a C/C++ declaration's header holds a macro's word (`static INLINE int f(…)`):
@@ -126,8 +134,12 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     src = text.encode("utf-8", "replace")  # lone surrogates cannot reach tree-sitter
     line_count = count_lines(text)
     parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
+    if language in _PREPROCESSED:
+        # names, signatures and references are read from what the parser was given: the
+        # tree's offsets are that text's (the document keeps the file's own text)
+        src = _as_the_parser_reads(src)
     try:
-        tree = parser.parse(_directive_comments_blanked(src) if language in _PREPROCESSED else src)
+        tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
         raise IngestError(f"tree-sitter could not parse the file: {exc}", path) from exc
     outline: list[Outlined] = []
@@ -152,19 +164,25 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     return document
 
 
-def _directive_comments_blanked(src: bytes) -> bytes:
-    """`src` with each `/* … */` inside a preprocessor directive (continued lines
-    included), and the lines of `extern "C"` guards, turned into spaces, newlines kept."""
+def _as_the_parser_reads(src: bytes) -> bytes:
+    """`src` as tree-sitter is given it, and read back (`_PREPROCESSED`): the comments of
+    continued directives and the `extern "C"` guard lines turned into spaces, a bare
+    `#define`'s trailing blanks moved before its name; newlines kept."""
     if b"#" not in src:
         return src
 
     def blank_comments(directive: re.Match[bytes]) -> bytes:
         text = directive.group()
-        if b"/*" not in text:
+        if b"/*" not in text or b"\\\n" not in text:
+            # One line: tree-sitter reads its comment right, and blanking it would leave
+            # `# define X   /* nothing */` with no value, which it reads worse (cffi's
+            # backend became one ERROR from its first line)
             return text
         return _BLOCK_COMMENT.sub(lambda c: _NOT_NEWLINE.sub(b" ", c.group()), text)
 
     src = _DIRECTIVE.sub(blank_comments, src)
+    if b"define" in src:
+        src = _BARE_DEFINE.sub(lambda m: m[1] + m[2] + m[4] + m[3], src)
     if b"__cplusplus" in src:
         src = _CPLUSPLUS_GUARD.sub(
             lambda m: m.group()[: m.start(1) - m.start()] + _NOT_NEWLINE.sub(b" ", m.group(1)), src

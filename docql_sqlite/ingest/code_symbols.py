@@ -258,7 +258,9 @@ def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
 
 
 def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
-    defined = {d.qualified for d in defs if d.role == "definition"}
+    # (A macro is no definition of what it renames: xxhash's `#define XXH32_digest
+    # XXH_NAME2(…)` beside the prototype `XXH32_hash_t XXH32_digest(…);`.)
+    defined = {d.qualified for d in defs if d.role == "definition" and d.kind != "macro"}
     dropped = {
         id(d)
         for d in defs

@@ -117,6 +117,13 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
                 if inner.type == "parenthesized_declarator":  # `int (*fp)(int)`
                     return None
                 saw_function = True
+                # `API XXH32_hash_t XXH32 (…);`: tree-sitter took the return type for
+                # the name and left the name, before the parameters, in an ERROR
+                for word in node.children:  # (not `next_sibling`: it walks from the root)
+                    if word.start_byte >= inner.end_byte:
+                        if is_macro_word(word) and word.child_count == 1:
+                            inner = word.children[0]
+                        break
             node = inner
         if not saw_function:
             return None
