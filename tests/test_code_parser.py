@@ -939,6 +939,25 @@ def test_a_macro_renaming_a_function_leaves_its_prototype() -> None:
     ]
 
 
+def test_a_cpp_header_named_dot_h_is_read_as_cpp() -> None:
+    # sentencepiece names its 40 C++ headers `.h`: read as C, `namespace port {` was a
+    # function and `virtual` a type reference. A `.h` with C++'s signs is C++; a C header
+    # (its `extern "C"` guard included) stays C.
+    cpp = (
+        "namespace util {\nclass ReadableFile {\n public:\n"
+        "  virtual ~ReadableFile() {}\n  virtual bool ReadLine(std::string *line) = 0;\n};\n}\n"
+    )
+    document = parse(_source(cpp.encode(), "src/filesystem.h"))
+    assert document.language == "cpp"
+    assert [(s.kind, s.qualified_name) for s in document.symbols][:2] == [
+        ("namespace", "util"),
+        ("class", "util.ReadableFile"),
+    ]
+    assert not any(row[0] == "virtual" for row in document.reference_rows)
+    c = '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n'
+    assert parse(_source(c.encode(), "src/api.h")).language == "c"
+
+
 def test_cpp_using_declares_a_type() -> None:
     document = parse_code_text("namespace n {\nusing Vec = std::vector<int>;\n}\n", "x.hpp", "cpp")
     assert [(s.kind, s.qualified_name) for s in document.symbols] == [

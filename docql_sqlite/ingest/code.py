@@ -46,6 +46,14 @@ from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 
 _MAX_ERROR_LINES = 10
+# A `.h` file is C++ when it says so: C++ projects name their headers `.h` too
+# (sentencepiece's 40), and read as C their classes, namespaces and templates were
+# errors (`virtual` a type, `namespace port {` a function).
+_CPP_SIGNS = re.compile(
+    r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|using[ \t]+namespace\b"
+    r"|(?:public|private|protected)[ \t]*:|class[ \t]+\w+[^;\n]*\{)|\bstd::\w",
+    re.MULTILINE,
+)
 # C and C++ are parsed from a copy of the bytes with three things tree-sitter-c reads
 # wrong put right, each the same number of bytes, so every offset and line stays
 # (`_as_the_parser_reads`; the stored text is the file's):
@@ -102,6 +110,8 @@ def parse(source: Source) -> Document:
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
+    if language == "c" and name.endswith(".h") and _CPP_SIGNS.search(text):
+        language = "cpp"
     try:
         document = parse_code_text(text, source.path, language)
     except GrammarUnavailable:
