@@ -1953,3 +1953,34 @@ def test_c_a_header_declaration_leads_to_its_source_files_definition(tmp_path: P
         ("enc/encode.c", "BrotliFree", "import", "enc/memory.c"),
         ("dec/state.c", "BrotliFree", "unique", "enc/memory.c"),
     }
+
+
+def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
+    # sentencepiece: `sp.IsControl(3)` in a test linked to the file's MockModel,
+    # `agenda.size()` to Lattice::size, `fp_->status()` to the caller's own class; and in C
+    # a call through a struct's field (`m->free_func(…)`) is no function of the index.
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "lattice.cc": (
+                "class Lattice {\n public:\n  int size() const { return n_; }\n"
+                "  int Twice() const { return this->size() * 2; }\n"
+                "  int Agenda(const std::vector<int>& agenda) const {\n"
+                "    return agenda.size() + Count(agenda);\n  }\n"
+                "  int Count(const std::vector<int>& v) const { return v.size(); }\n};\n"
+            ),
+            "memory.c": (
+                "void free_func(void* p) {}\n"
+                "void BrotliFree(MemoryManager* m, void* p) {\n  m->free_func(m->opaque, p);\n}\n"
+            ),
+        },
+    )
+    calls = _calls_in(db, "lattice.cc")
+    assert (4, "size", None, "local", "Lattice.size") in calls  # this->size()
+    assert (6, "Count", None, "local", "Lattice.Count") in calls
+    # `agenda.size()`, `v.size()`: the standard library's as likely as Lattice's
+    assert {c for c in calls if c[0] in (6, 8) and c[1] == "size"} == {
+        (6, "size", "", "ambiguous", None),
+        (8, "size", "", "ambiguous", None),
+    }
+    assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}

@@ -257,6 +257,7 @@ def extract_reference_rows(
             language in _PATHS_WITH_COLONS,
             {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
             sorted(receivers) if language == "go" else None,
+            language in _ARROW_LANGUAGES,
         )
         if imports or own is not None
         else None
@@ -520,7 +521,13 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     # A Go method names its receiver as it likes (`func (b *Buffer)`): no fixed word, the
     # receivers of the file's methods (`_qualifiers`' `receivers`) say which is its own.
     "go": frozenset(),
+    # C++: `this->x`; C has no methods: `m->free_func(…)` calls a struct's field, no
+    # function of the index (`_ARROW_LANGUAGES` read `->` as a member too).
+    "cpp": frozenset({"this"}),
+    "c": frozenset(),
 }
+# Languages where `->` is a member's separator as `.` is (a pointer's member).
+_ARROW_LANGUAGES = frozenset({"c", "cpp"})
 _JS_GLOBALS = frozenset(
     {
         *("JSON", "Math", "Object", "Array", "Promise", "Number", "String", "Boolean"),
@@ -562,6 +569,7 @@ def _qualifiers(
     colons_only: bool = False,
     types: set[str] | None = None,
     receivers: list[tuple[int, int, bytes]] | None = None,
+    arrows: bool = False,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -604,7 +612,7 @@ def _qualifiers(
     reverse = src[::-1]
     size = len(src)
     match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
-    member = _MEMBER_REVERSED.match
+    member = (_ARROW_MEMBER_REVERSED if arrows else _MEMBER_REVERSED).match
     # (In Rust a name before `.` is a value, never a type: the file's definitions are no
     # receivers of their own.)
     kept = {n.encode()[::-1] for n in (own or ())} | {
@@ -672,6 +680,10 @@ _PATH_QUALIFIER_REVERSED = re.compile(rb"[ \t\r\n]*::[ \t\r\n]*(\w*[A-Za-z_])(?!
 # `super()` or `super(Cls, self)` right before that `.`, read backwards.
 _SUPER_CALL = re.compile(rb"[ \t\r\n]*\)[^()]*\([ \t\r\n]*repus(?![\w$])")
 _MEMBER_REVERSED = re.compile(rb"[ \t\r\n]*\.[ \t\r\n]*(?:([\w$]*[A-Za-z_$])(?![\w$])(\.)?)?")
+# The same in C and C++, where `p->x` is a member too (a member of a member: `a.b->x`).
+_ARROW_MEMBER_REVERSED = re.compile(
+    rb"[ \t\r\n]*(?:\.|>-)[ \t\r\n]*(?:([\w$]*[A-Za-z_$])(?![\w$])(\.|>-)?)?"
+)
 
 
 def _no_qualifier(start: int) -> None:

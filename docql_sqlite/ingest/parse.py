@@ -53,7 +53,8 @@ from .sections import bounded_title, build_sections
 # preprocessor directives and the `extern "C"` guard lines blanked, a macro's word in a
 # header (`static BROTLI_INLINE void f(…)`) stays in the signature and is no syntax
 # error, a "function" named `if`/`while`/… (a statement after a macro) is none, and
-# macros and typedefs are symbols, and a `.h` file with C++'s signs is C++.
+# macros and typedefs are symbols, a `.h` file with C++'s signs is C++, and a member of
+# another object (`x.f()`, `p->f()`) is no local link in C++ and no function in C.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

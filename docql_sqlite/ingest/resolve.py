@@ -237,7 +237,20 @@ _JAVA_BUILT_IN_METHODS = """
     map filter collect forEach orElse orElseGet isPresent ifPresent getKey getValue
     compareTo toArray asList sort getName
 """
+# The C++ standard library's members (containers, strings, smart pointers, streams):
+# `pieces.size()`, `v.push_back(x)`, `p.get()`.
+_CPP_BUILT_IN_METHODS = """
+    size empty begin end cbegin cend rbegin rend data clear insert erase emplace
+    emplace_back push_back pop_back push_front pop_front front back at find count reserve
+    resize swap c_str substr append compare length get reset release first second
+    lower_bound upper_bound equal_range assign str what value has_value load store
+"""
+# Families where `x.name` on another object is a member, never a free function: Python,
+# Rust, Go, C++ (a method has its class as parent) and C (none is: a call through
+# `m->free_func(…)` is a struct field's pointer, no function of the index).
+_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp"})
 _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
+    "cpp": frozenset(_CPP_BUILT_IN_METHODS.split()),
     "java": frozenset(_JAVA_BUILT_IN_METHODS.split()),
     "python": frozenset(_PYTHON_BUILT_IN_METHODS.split()),
     "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
@@ -1137,7 +1150,7 @@ class _Resolver:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
         # a value's methods, never a free function (Java has none but members)
-        if self.family in ("python", "rust", "go"):
+        if self.family in _MEMBERS_ONLY:
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
