@@ -104,9 +104,11 @@ def parse_pdf(data: bytes, path: str) -> Document:
 
     lines: list[str] = []
     page_lines: list[int] = []
-    for text in pages:
+    split = [_page_lines(text) for text in pages]
+    drop_running_lines(split)
+    for page in split:
         page_lines.append(len(lines) + 1)
-        lines += _page_lines(text)
+        lines += page or [""]
     contents = contents_pages(lines, page_lines)
     headings = _outline_headings(outline, lines, page_lines, warnings)
     from_outline = headings is not None
@@ -399,6 +401,85 @@ def _page_lines(text: str) -> list[str]:
     return lines or [""]
 
 
+# A running header or footer: a page's first or last line that carries the page's printed
+# number — alone ("36"), before or after a title ("Chapter 7: R Miscellanea 38",
+# "2 .Device"), or as "13 / 233" ("Debian Reference 13 / 233"), or "Page 3 of 9".
+_RUNNING = re.compile(
+    r"^(?:(?P<alone>\d{1,4})|.*?(?:^|\s)(?P<of>\d{1,4})\s*(?:/|(?i:of))\s*\d{1,4}"
+    r"|(?P<lead>\d{1,4})\s+\S.*|.*\S\s+(?P<trail>\d{1,4}))$"
+)
+_ROMAN = re.compile(r"^[ivxlc]{1,7}$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+# The printed numbers must follow the page index on this share of the pages (at least
+# RUNNING_MIN_PAGES): then a page's edge line with its number is layout, not text.
+RUNNING_SHARE = 0.3
+RUNNING_MIN_PAGES = 3
+
+
+def drop_running_lines(pages: list[list[str]]) -> int:
+    """Remove running headers and footers from the pages' lines, in place; how many.
+
+    A page's first or last non-empty line is one when it prints the page's number, and
+    the printed numbers follow the page index (printed − index the same) on at least
+    RUNNING_SHARE of the pages: the R manuals' "Chapter 7: R Miscellanea 38" and bare
+    "36", the refman's "2 .Device" and ".Machine 3", the Debian reference's
+    "Debian Reference 13 / 233". Roman page numbers of the front matter ("xxi", alone on
+    the line) are dropped the same way. A line whose number does not follow the pages (a
+    code line ending in 1024, a section "2 Setup") stays.
+    """
+    edges: list[list[tuple[int, int, bool]]] = []  # per page: (line index, number, roman)
+    offsets: dict[tuple[bool, int], int] = {}
+    for index, page in enumerate(pages):
+        found: list[tuple[int, int, bool, bool]] = []
+        filled = [i for i, line in enumerate(page) if line.strip()]
+        for at in sorted({filled[0], filled[-1]}) if filled else ():
+            printed = _printed_page(page[at].strip())
+            if printed is not None:
+                found.append((at, *printed))
+        # One page number a page: a number alone on its line wins over a line that adds a
+        # title, which is then a heading ("1 Setup" above a footer "1").
+        if len(found) == 2 and found[0][3] != found[1][3]:
+            found = [edge for edge in found if edge[3]]
+        for _, number, roman, _ in found:
+            key = (roman, number - index)
+            offsets[key] = offsets.get(key, 0) + 1
+        edges.append([(at, number, roman) for at, number, roman, _ in found])
+    need = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(pages))
+    kept = {key for key, count in offsets.items() if count >= need or (key[0] and count >= 2)}
+    # Roman numbers only count in a document whose arabic numbers follow the pages.
+    if not any(not roman for roman, _ in kept):
+        return 0
+    dropped = 0
+    for index, page_edges in enumerate(edges):
+        gone = {at for at, number, roman in page_edges if (roman, number - index) in kept}
+        if gone:
+            page = [line for i, line in enumerate(pages[index]) if i not in gone]
+            while page and not page[-1].strip():
+                page.pop()
+            while page and not page[0].strip():
+                page.pop(0)
+            pages[index][:] = page
+            dropped += len(gone)
+    return dropped
+
+
+def _printed_page(line: str) -> tuple[int, bool, bool] | None:
+    """The page number `line` prints, whether it is roman, and whether the line is only
+    the number ("36", "xxi", "13 / 233", "Page 3 of 9"); or None."""
+    if _ROMAN.match(line):
+        total = 0
+        for char, following in zip(line, line[1:] + " ", strict=True):
+            value = _ROMAN_VALUES[char]
+            total += -value if _ROMAN_VALUES.get(following, 0) > value else value
+        return total, True, True
+    match = _RUNNING.match(line)
+    if match is None:
+        return None
+    if match["alone"] or match["of"]:
+        return int(match["alone"] or match["of"]), False, line[0].isdigit() or line[:4] == "Page"
+    return int(match["lead"] or match["trail"]), False, False
+
+
 def _is_glued(text: str) -> bool:
     if not _LONG_RUN.search(text):
         return False  # the common case, decided by one regex scan
@@ -545,11 +626,13 @@ def _walk_outline(
 
 
 class _LazyNorm:
-    """`_norm` of each line, computed only for the pages that outline entries point at."""
+    """`_norm` of each line, computed only for the pages that outline entries point at;
+    `bare(index)` is the same without a printed section number ("5.1 Arrays" → "arrays")."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.cache: dict[int, str] = {}
+        self.bare_cache: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -558,6 +641,18 @@ class _LazyNorm:
         if index not in self.cache:
             self.cache[index] = _norm(self.lines[index])
         return self.cache[index]
+
+    def bare(self, index: int) -> str:
+        """The line without its printed number: a number of digits, or any after "Chapter",
+        "Appendix", … (a bare capital would strip "A" from "A specific example")."""
+        if index not in self.bare_cache:
+            line = self.lines[index].strip()
+            match = _PRINTED_PREFIX.match(line)
+            if match and (match["word"] or not match["number"].isalpha()):
+                self.bare_cache[index] = _norm(line[match.end() :])
+            else:
+                self.bare_cache[index] = self[index]
+        return self.bare_cache[index]
 
 
 def _number_on_page(line: str, title: str) -> str | None:
@@ -581,34 +676,59 @@ def _number_on_page(line: str, title: str) -> str | None:
 def _find_title(normalized: _LazyNorm, title: str, first: int, last: int) -> int | None:
     """The 1-based line in first..last showing `title`, best match first.
 
-    Tiers: the whole line; the line starts with the title (or the title wraps onto the
-    next line); the same without a leading section number; the line contains the title.
+    Tiers: the whole line, or the line after its printed number ("5.1 Arrays" for the
+    entry "Arrays"); the line starts with the title, or the title wraps onto the next
+    lines ("7.18 Why does the output from anova() depend on the" / "order of factors in
+    the model?"); the same without the title's own leading section number or letter (the
+    entry "A Essential and useful other programs under a Unix-alike" for the lines
+    "Appendix A Essential and useful other programs" / "under a Unix-alike"); the line
+    contains the title. Within a tier the first line wins, so a running header that
+    merely contains a short title ("Chapter 4: Ordered and unordered factors" for
+    "Ordered factors") loses to the numbered heading line below it.
     """
     want = _norm(title)
     bare = _norm(_LEADING_NUMBER.sub("", title))
     if not want:
         return None
+    end = min(last, len(normalized))
     best: tuple[int, int] | None = None
-    for number in range(first, min(last, len(normalized)) + 1):
+    for number in range(first, end + 1):
         line = normalized[number - 1]
         if not line:
             continue
-        joined = line + (normalized[number] if number < len(normalized) else "")
-        if line == want:
-            tier = 0
-        elif joined.startswith(want):  # also a title wrapped onto the next line
+        stripped = normalized.bare(number - 1)
+        if line == want or stripped == want:
+            return number
+        if _wraps_onto(normalized, number, line, want, end) or (
+            stripped != line and _wraps_onto(normalized, number, stripped, want, end)
+        ):
             tier = 1
-        elif bare and bare != want and (line == bare or line.startswith(bare)):
-            tier = 2
+        elif bare and bare != want and _wraps_onto(normalized, number, stripped, bare, end):
+            tier = 2  # "Appendix A Essential and useful" / "under a Unix-alike"
         elif want in line:
             tier = 3
         else:
             continue
         if best is None or tier < best[0]:
             best = (tier, number)
-            if tier == 0:
-                break
     return best[1] if best else None
+
+
+# A title wrapped over more lines than this is not looked for across them.
+_WRAP_LINES = 4
+
+
+def _wraps_onto(normalized: _LazyNorm, number: int, line: str, want: str, end: int) -> bool:
+    """Whether `want` starts `line` (the normalized line `number`), alone or continued on
+    the next lines (up to _WRAP_LINES in all, not past line `end`)."""
+    if not want.startswith(line[: len(want)]):
+        return False
+    joined = line
+    following = number  # the 0-based index of the next line
+    while len(joined) < len(want) and following < min(end, number + _WRAP_LINES - 1):
+        joined += normalized[following]
+        following += 1
+    return joined.startswith(want)
 
 
 def _numbered_headings(
