@@ -2,9 +2,10 @@
 
 This module owns reading the body of a .docx in order: one line per paragraph (a
 manual line break inside a paragraph starts a new line; runs of empty paragraphs
-collapse to one blank line), tables rendered one row per line as `cell | cell` and
-kept as `Table`s, headings from paragraph styles, and `Term`s from paragraphs that
-open with bold text and a colon or dash.
+collapse to one blank line; a list item shows its bullet or number, `_Lists`), tables
+rendered one row per line as `cell | cell` and kept as `Table`s, headings from
+paragraph styles, and `Term`s from paragraphs that open with bold text and a colon or
+dash.
 
 Headings: a paragraph is a heading when its style (or a style it is based on) is
 "Heading 1".."Heading 9" (levels above 6 become 6), or when it carries an outline
@@ -66,6 +67,7 @@ def parse_docx(data: bytes, path: str) -> Document:
     tables: list[Table] = []
     terms: list[Entity] = []
     title_paragraph: str | None = None
+    lists = _Lists(word)
     for block in blocks:
         if isinstance(block, DocxTable):
             table = _table(block, len(lines) + 1)
@@ -80,9 +82,13 @@ def parse_docx(data: bytes, path: str) -> Document:
                 lines.append("")  # one blank line however many empty paragraphs
             continue
         start = len(lines) + 1
-        lines += parts
         style = _style_name(block)
         level = _heading_level(block)
+        marker = None if level else lists.marker(block)
+        if marker:
+            # a line break inside an item continues under its text, as in Markdown
+            parts = [marker + parts[0], *(" " * len(marker) + p if p else p for p in parts[1:])]
+        lines += parts
         if style.casefold() == "title":
             title_paragraph = title_paragraph or " ".join(p for p in parts if p)
         elif level:
@@ -146,6 +152,130 @@ def _children(parent: object, word: docx.document.Document) -> Iterator[Paragrap
             content = child.find(qn("w:sdtContent"))
             if content is not None:
                 yield from _children(content, word)
+
+
+# A list's number formats as text; any other format (ordinal words, CJK counting…) is
+# written as a decimal number, and a bullet (whatever its glyph: often a private-use
+# character of the Symbol font) as "-".
+_ROMAN_STEPS = (
+    (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+    (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+)  # fmt: skip
+_LIST_STYLE_LEVEL = re.compile(r"^list(?: bullet| number| continue)?\s+(?P<level>[2-9])$", re.I)
+# Deeper than any real list; bounds the indentation of a hostile ilvl.
+MAX_LIST_LEVEL = 8
+
+
+class _Lists:
+    """List markers of numbered and bulleted paragraphs, as Word shows them: "- " for a
+    bullet, "1. ", "a) ", "2.1. " (the level's text with its counters) for a number,
+    indented two spaces a level. Counters run per list (`numId`) and a level restarts
+    after a shallower item, as in Word."""
+
+    def __init__(self, word: docx.document.Document) -> None:
+        self.levels: dict[str, dict[int, tuple[str, int, str]]] = {}  # numId → ilvl → fmt
+        self.counters: dict[str, list[int]] = {}
+        try:
+            numbering = word.part.numbering_part.element
+        except Exception:  # no numbering part: no lists
+            return
+        abstract: dict[str, dict[int, tuple[str, int, str]]] = {}
+        for node in numbering.findall(qn("w:abstractNum")):
+            levels: dict[int, tuple[str, int, str]] = {}
+            for lvl in node.findall(qn("w:lvl")):
+                ilvl = _int(lvl.get(qn("w:ilvl")))
+                if ilvl is None:
+                    continue
+                levels[ilvl] = (
+                    _val(lvl, "w:numFmt") or "decimal",
+                    _int(_val(lvl, "w:start")) or 1,
+                    _val(lvl, "w:lvlText") or "",
+                )
+            abstract[node.get(qn("w:abstractNumId")) or ""] = levels
+        for node in numbering.findall(qn("w:num")):
+            self.levels[node.get(qn("w:numId")) or ""] = abstract.get(
+                _val(node, "w:abstractNumId") or "", {}
+            )
+
+    def marker(self, paragraph: Paragraph) -> str | None:
+        found = _num_pr(paragraph)
+        if found is None:
+            return None
+        num_id, ilvl = found
+        levels = self.levels.get(num_id)
+        if not levels or num_id == "0":
+            return None  # numId 0 turns numbering off
+        ilvl = min(ilvl, MAX_LIST_LEVEL)
+        fmt, start, text = levels.get(ilvl, ("bullet", 1, ""))
+        indent = ilvl
+        style = _LIST_STYLE_LEVEL.match(_style_name(paragraph))
+        if ilvl == 0 and style:  # "List Bullet 2": a single-level list indented by style
+            indent = int(style["level"]) - 1
+        counters = self.counters.setdefault(num_id, [])
+        while len(counters) <= ilvl:
+            counters.append(levels.get(len(counters), ("", 1, ""))[1] - 1)
+        counters[ilvl] += 1
+        for deeper in range(ilvl + 1, len(counters)):  # restart the deeper levels
+            counters[deeper] = levels.get(deeper, ("", 1, ""))[1] - 1
+        if fmt in ("bullet", "none"):
+            return "  " * indent + "- "
+        label = (
+            re.sub(
+                r"%([1-9])",
+                lambda m: _format_number(
+                    counters[int(m[1]) - 1] if int(m[1]) - 1 < len(counters) else 1,
+                    levels.get(int(m[1]) - 1, (fmt, 1, ""))[0],
+                ),
+                text,
+            ).strip()
+            or _format_number(counters[ilvl], fmt) + "."
+        )
+        return "  " * indent + label + " "
+
+
+def _num_pr(paragraph: Paragraph) -> tuple[str, int] | None:
+    """(numId, ilvl) of the paragraph's own numbering, or of its style's."""
+    ppr = paragraph._p.pPr
+    num_pr = ppr.find(qn("w:numPr")) if ppr is not None else None
+    if num_pr is None:
+        try:
+            style = paragraph.style
+            style_ppr = style.element.pPr if style is not None else None
+        except Exception:
+            style_ppr = None
+        num_pr = style_ppr.find(qn("w:numPr")) if style_ppr is not None else None
+    if num_pr is None:
+        return None
+    num_id = _val(num_pr, "w:numId")
+    if num_id is None:
+        return None
+    return num_id, _int(_val(num_pr, "w:ilvl")) or 0
+
+
+def _val(node: object, tag: str) -> str | None:
+    child = node.find(qn(tag))  # type: ignore[attr-defined]
+    return child.get(qn("w:val")) if child is not None else None
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() and len(value) < 6 else None
+
+
+def _format_number(number: int, fmt: str) -> str:
+    if fmt in ("lowerLetter", "upperLetter") and number > 0:
+        letters = ""
+        while number > 0:
+            number, rest = divmod(number - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters.upper() if fmt == "upperLetter" else letters
+    if fmt in ("lowerRoman", "upperRoman") and 0 < number < 4000:
+        roman = ""
+        for value, digits in _ROMAN_STEPS:
+            while number >= value:
+                roman += digits
+                number -= value
+        return roman.upper() if fmt == "upperRoman" else roman
+    return str(number)
 
 
 def _style_name(paragraph: Paragraph) -> str:

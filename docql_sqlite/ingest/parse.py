@@ -61,7 +61,8 @@ from .sections import bounded_title, build_sections
 # headers and footers that print the page's number are dropped from the text
 # (`pdf.drop_running_lines`), and an outline entry is placed on the line that prints it
 # after its section number ("5.1 Arrays"), also wrapped over lines, not on a body line
-# or a running header that merely contains its title.
+# or a running header that merely contains its title. docx 3: a list item's line shows its
+# bullet or number as Word does ("- ", "2. ", "a) "), indented two spaces a level.
 CONTENT_RULES: dict[str, int] = {
     "code": 12,
     "markdown": 4,
@@ -69,6 +70,7 @@ CONTENT_RULES: dict[str, int] = {
     "rst": 3,
     "html": 4,
     "pdf": 3,
+    "docx": 3,
 }
 DEFAULT_CONTENT_RULES = 2
 
