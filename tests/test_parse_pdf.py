@@ -300,6 +300,67 @@ NUMBERED_CASES = [
         [(1, "1 Introduction", 1, 1), (2, "1.1 Scope", 3, 1)],
         id="sentences-rejected-and-needs-paragraph-start",
     ),
+    # Shapes of R-data.pdf and R-intro.pdf without their outline:
+    pytest.param(
+        [
+            ["1 Introduction", "Text.", "1.1 Imports", "The format:"],
+            ["1. Header line", "2. Separator", "3. Missing values"],
+            ["2 Spreadsheet-like data", "Text."],
+        ],
+        [
+            (1, "1 Introduction", 1, 1),
+            (2, "1.1 Imports", 3, 1),
+            (1, "2 Spreadsheet-like data", 8, 3),
+        ],
+        id="numbered-list-items-with-a-dot-are-no-sections-without-one",
+    ),
+    pytest.param(
+        [
+            [
+                "1 Arrays",
+                "Text.",
+                "> dim(z) <- c(3,5,100)",
+                "1.1 Index matrices",
+                "make prefix=/path/to/here uninstall-libR",
+                "1.2 Sub-architectures",
+                "1 SYMSXP symbols",
+                "2 LISTSXP pairlists",
+                "as the values,",
+                "1.3 Not a section",
+            ]
+        ],
+        [
+            (1, "1 Arrays", 1, 1),
+            (2, "1.1 Index matrices", 4, 1),
+            (2, "1.2 Sub-architectures", 6, 1),
+        ],
+        id="after-a-code-line-the-next-number-opens-a-section",
+    ),
+    pytest.param(
+        [
+            [
+                "1 Commands",
+                "Text.",
+                "1.1 R commands, case sensitivity, etc.",
+                "Text.",
+                "1.2 attach() and detach()",
+                "Text.",
+                "1.3 .Internal vs .Primitive",
+                "Text.",
+                "1.4 The '...' argument",
+                "Text.",
+                "1.5 Nevada 12.2",
+            ]
+        ],
+        [
+            (1, "1 Commands", 1, 1),
+            (2, "1.1 R commands, case sensitivity, etc.", 3, 1),
+            (2, "1.2 attach() and detach()", 5, 1),
+            (2, "1.3 .Internal vs .Primitive", 7, 1),
+            (2, "1.4 The '...' argument", 9, 1),
+        ],
+        id="titles-of-code-names-etc-and-an-ellipsis",
+    ),
 ]
 
 

@@ -61,7 +61,9 @@ from .sections import bounded_title, build_sections
 # headers and footers that print the page's number are dropped from the text
 # (`pdf.drop_running_lines`), and an outline entry is placed on the line that prints it
 # after its section number ("5.1 Arrays"), also wrapped over lines, not on a body line
-# or a running header that merely contains its title. docx 3: a list item's line shows its
+# or a running header that merely contains its title; without an outline, numbered
+# headings keep one style (a final dot or none: "2. Header line" is a list item under
+# "1 Introduction"), may follow a code line, and may open with a name from code. docx 3: a list item's line shows its
 # bullet or number as Word does ("- ", "2. ", "a) "), indented two spaces a level.
 CONTENT_RULES: dict[str, int] = {
     "code": 12,

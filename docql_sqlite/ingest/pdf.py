@@ -55,6 +55,7 @@ _PDFIUM_HYPHEN = "\ufffe"
 
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
+_NUMBERED_ROW = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.?\s")
 _NON_WORD = re.compile(r"[\W_]+")
 _WHITESPACE = re.compile(r"\s+")
 _SENTENCE_END = tuple(".!?:;。！？：")
@@ -752,6 +753,7 @@ def _numbered_headings(
     }
     headings: list[Heading] = []
     previous: list[int] | None = None
+    style_dotted = False
     for index, raw in enumerate(lines):
         number = index + 1
         match = _NUMBERED.match(raw.strip())
@@ -763,24 +765,63 @@ def _numbered_headings(
             or number - 1 in page_starts  # below a running header
             or not before
             or before.endswith(_SENTENCE_END)
+            # a code example or a table row, not prose wrapped onto this line
+            or not _PROSE_END.search(before)
+            or _next_after_code(previous, match["number"], before)
             or (headings and headings[-1].line == number - 1)
         )
         parts = [int(p) for p in match["number"].split(".")]
-        if not opens or not _continues(previous, parts) or len(parts) > 6:
+        dotted = raw.strip()[len(match["number"])] == "."
+        if len(parts) > 6 or not _continues(previous, parts):
             continue
+        # "2 Setup" after "1 Introduction", not the list item "2. Header line": a document
+        # writes its section numbers one way, with or without a final dot.
+        if headings and dotted != style_dotted:
+            continue
+        if not opens:
+            continue
+        if not headings:
+            style_dotted = dotted
         previous = parts
         page = max(1, bisect.bisect_right(page_lines, number))
         headings.append(Heading(len(parts), raw.strip(), number, page=page))
     return headings if len(headings) >= 2 else []
 
 
+# How a line of prose that wraps onto the next line ends: a word, a comma, a hyphen.
+_PROSE_END = re.compile(r"[^\W\d_],?$|[,\-]$")
+# A title may open with a name from code: "attach() and detach()", ".Internal vs
+# .Primitive", "useDynLib".
+_CODE_TITLE = re.compile(r"^(?:[a-z_][\w.]*\(|\.[A-Za-z]|[a-z]+[A-Z])")
+# Dot leaders or an ellipsis ending a printed table-of-contents row ("Setup .... 12").
+_LEADER_END = re.compile(r"(?:\.{3,}|…|(?:\. ){2,}\.?)\s*\d*$|\s\d+(?:\.\d+)*$")
+
+
 def _title_like(title: str) -> bool:
     first = title[0]
-    if not (first.isupper() or "\u4e00" <= first <= "\u9fff"):
+    if not (first.isupper() or "\u4e00" <= first <= "\u9fff" or _CODE_TITLE.match(title)):
         return False
-    if title.endswith((".", ",", ";", ":")) or re.search(r"\.{3,}|…|\s\d+$", title):
+    if title.endswith(("etc.", "etc.)")):  # "R commands, case sensitivity, etc."
+        title = title.rstrip(".)")
+    if title.endswith((".", ",", ";", ":")) or _LEADER_END.search(title):
         return False  # sentences and printed table-of-contents rows ("Setup .... 12")
     return len(title.split()) <= 12
+
+
+def _next_after_code(previous: list[int] | None, number: str, before: str) -> bool:
+    """Whether a section number continuing the sequence ("2.6" after "2.5.1") opens a
+    section below a line that may be prose: after a code example or a table nothing
+    ends a sentence ("make prefix=/path/to/here uninstall-libR"). Not a chapter (those
+    open a page), not below a numbered row ("1 SYMSXP symbols" above "2 LISTSXP
+    pairlists"), not after a line that breaks mid-phrase (a comma, a hyphen)."""
+    parts = [int(p) for p in number.split(".")]
+    return (
+        previous is not None
+        and len(parts) > 1
+        and _continues(previous, parts)
+        and not before.endswith((",", "-"))
+        and not _NUMBERED_ROW.match(before)
+    )
 
 
 def _continues(previous: list[int] | None, parts: list[int]) -> bool:
