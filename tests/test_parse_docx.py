@@ -317,3 +317,43 @@ def test_list_items_show_their_markers() -> None:
         ("Options", 1),
         ("Numbered heading", 14),
     ]
+
+
+def run_xml(text: str, deleted: bool = False) -> str:
+    tag = "w:delText" if deleted else "w:t"
+    return f'<w:r><{tag} xml:space="preserve">{text}</{tag}></w:r>'
+
+
+def test_text_inside_insertions_content_controls_and_fields_is_read() -> None:
+    """Word writes a reviewed document's inserted words inside `w:ins`, a template's
+    filled-in values inside inline content controls, a cross-reference's text inside a
+    field: all of it is the paragraph's text. Deleted and moved-away words are not."""
+    word = docx.Document()
+    word.add_heading("Review", level=1)
+    paragraph = word.add_paragraph("The limit is ")
+    w = nsdecls("w")
+    for xml in [
+        f'<w:del {w} w:id="1" w:author="a">{run_xml("10 MB", deleted=True)}</w:del>',
+        f'<w:ins {w} w:id="2" w:author="a">{run_xml("50 MB")}</w:ins>',
+        f"<w:sdt {w}><w:sdtContent>{run_xml(' per file')}</w:sdtContent></w:sdt>",
+        f'<w:fldSimple {w} w:instr="REF t3 \\h">{run_xml(" (Table 3)")}</w:fldSimple>',
+        f'<w:smartTag {w} w:uri="u" w:element="e">{run_xml(" since")}</w:smartTag>',
+        f'<w:moveFrom {w} w:id="3" w:author="a">{run_xml(" 2019")}</w:moveFrom>',
+        f'<w:moveTo {w} w:id="4" w:author="a">{run_xml(" 2020")}</w:moveTo>',
+        f'<w:hyperlink {w} w:anchor="x">{run_xml(".")}</w:hyperlink>',
+    ]:
+        paragraph._p.append(parse_xml(xml))
+    table = word.add_table(rows=2, cols=1)
+    table.cell(0, 0).text = "Limit"
+    table.cell(1, 0).paragraphs[0]._p.append(
+        parse_xml(f'<w:ins {w} w:id="5" w:author="a">{run_xml("50 MB")}</w:ins>')
+    )
+    document = parse_docx(save(word), "review.docx")
+    assert document.text.split("\n") == [
+        "Review",
+        "The limit is 50 MB per file (Table 3) since 2020.",
+        "Limit",
+        "50 MB",
+        "",
+    ]
+    assert [(t.headers, t.rows) for t in document.tables] == [(["Limit"], [["50 MB"]])]

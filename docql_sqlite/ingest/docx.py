@@ -12,7 +12,9 @@ Headings: a paragraph is a heading when its style (or a style it is based on) is
 level. The "Title" style is *not* a heading: it becomes `Document.title`, so the
 author's "Heading 1" stays level 1 and numbers as 1, 2, 3 rather than 2, 3, 4.
 Word's generated table of contents (a content control) is skipped: it repeats the
-headings. Headers, footers, footnotes, comments and text boxes are not read.
+headings. A paragraph's text includes tracked insertions, inline content controls and
+fields, not tracked deletions (`paragraph_text`). Headers, footers, footnotes, comments
+and text boxes are not read.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def parse_docx(data: bytes, path: str) -> Document:
                 tables.append(table)
                 lines += [" | ".join(row) for row in [table.headers, *table.rows]]
             continue
-        text = block.text.replace("\r", "\n").replace("\x0b", "\n")
+        text = paragraph_text(block).replace("\r", "\n").replace("\x0b", "\n")
         parts = [part.rstrip() for part in text.split("\n")]
         if not any(parts):
             if lines and lines[-1]:
@@ -278,6 +280,24 @@ def _format_number(number: int, fmt: str) -> str:
     return str(number)
 
 
+# A paragraph's text is that of its runs, wherever they sit: inside a hyperlink, a tracked
+# insertion (`w:ins`), an inline content control (`w:sdt`), a simple field (`w:fldSimple`:
+# "Table 3" of a cross-reference), a smart tag or custom XML. python-docx's
+# `Paragraph.text` reads only the runs and hyperlinks directly under the paragraph, so a
+# reviewed document lost every inserted word. Not read: tracked deletions and moves away
+# (`w:del`, `w:moveFrom`), text boxes (`w:txbxContent`, a drawing's own paragraphs), a
+# ruby's phonetic guide (`w:rt`).
+_RUNS = (
+    "descendant::w:r[not(ancestor::w:del) and not(ancestor::w:moveFrom)"
+    " and not(ancestor::w:txbxContent) and not(ancestor::w:rt)]"
+)
+
+
+def paragraph_text(paragraph: Paragraph) -> str:
+    """The text a reader sees in the paragraph: its runs' text, in document order."""
+    return "".join(run.text for run in paragraph._p.xpath(_RUNS))
+
+
 def _style_name(paragraph: Paragraph) -> str:
     try:
         return (paragraph.style.name or "") if paragraph.style is not None else ""
@@ -325,7 +345,10 @@ def _table(table: DocxTable, line: int) -> Table | None:
             if cell._tc is previous:
                 continue  # a horizontally merged cell is repeated once per grid column
             previous = cell._tc
-            cells.append(re.sub(r"\s+", " ", cell.text).strip())
+            text = "\n".join(
+                paragraph_text(Paragraph(p, cell)) for p in cell._tc.iterchildren(qn("w:p"))
+            )
+            cells.append(re.sub(r"\s+", " ", text).strip())
         if any(cells):
             rows.append(cells)
     if not rows:
@@ -347,7 +370,7 @@ def _bold_term(paragraph: Paragraph, line: int, end_line: int) -> Entity | None:
             break
         lead.append(item.text)
     term = "".join(lead).strip()
-    full = re.sub(r"\s+", " ", paragraph.text).strip()
+    full = re.sub(r"\s+", " ", paragraph_text(paragraph)).strip()
     found = split_bold_term(term, full)
     return term_entity(found[0], found[1], line, end_line) if found else None
 
