@@ -579,21 +579,44 @@ def test_outline_destinations_and_goto_actions(
 
 
 @needs_pdfium
-def test_pdfium_hyphenated_line_ends_keep_the_hyphen_and_the_line() -> None:
-    """PDFium joins a word hyphenated across lines with U+FFFE; the page keeps "-" and the
-    line break, as pypdf and pdftotext give them."""
+def test_pdfium_hyphenated_words_are_whole_on_the_second_line() -> None:
+    """PDFium joins a word hyphenated across lines with U+FFFE; the whole word goes to the
+    second line, so search finds it, and the page keeps its number of lines. The hyphen
+    stays before a capital, and where the document writes the word with its hyphen and
+    never without."""
     pdfium = pdf_module._pdfium()
-    document = pdfium.PdfDocument(make_pdf([["a word inves-", "tigated here"]]))
+    page = [
+        "a word inves-",
+        "tigated here",
+        "uses floating-",
+        "point numbers, as floating-point",
+        "says the S-",
+        "Plus manual, and inves-",
+        "tigated.",
+    ]
+    document = pdfium.PdfDocument(make_pdf([page]))
     try:
         raw = document[0].get_textpage().get_text_range()
-        text = pdf_module._pdfium_page_text(document, 0, [])
     finally:
         document.close()
-    assert "inves\ufffetigated" in raw  # PDFium's marker
-    assert "inves-\ntigated" in text and "\ufffe" not in text
-    assert parse_pdf(make_pdf([["a word inves-", "tigated here"]]), "h.pdf").text == (
-        "a word inves-\ntigated here\n"
-    )
+    assert "inves\ufffetigated" in raw  # PDFium's marker, the lines joined
+    parsed = parse_pdf(make_pdf([page]), "h.pdf")
+    assert parsed.text.split("\n") == [
+        "a word",
+        "investigated here",
+        "uses",
+        "floating-point numbers, as floating-point",
+        "says the",
+        "S-Plus manual, and",
+        "investigated.",
+        "",
+    ]
+
+
+def test_pypdf_keeps_the_hyphen_and_the_line(pypdf_text: None) -> None:
+    """Without PDFium's mark a line-end hyphen may be a dash or a compound's: kept."""
+    document = parse_pdf(make_pdf([["a word inves-", "tigated here"]]), "h.pdf")
+    assert document.text == "a word inves-\ntigated here\n"
 
 
 @needs_pdfium

@@ -49,9 +49,13 @@ PDFTOTEXT_TIMEOUT_S = 120
 # pdftotext when that is installed (R's 2,415-page refman.pdf: pypdf 50 s of CPU, near the
 # 60 s parse limit), a shorter one's from pypdf.
 LARGE_PDF_PAGES = 200
-# PDFium marks a word hyphenated across a line end with U+FFFE and joins the lines; pypdf
-# and pdftotext keep "-" and the line break, which is what the page's lines are.
+# PDFium marks a word hyphenated across a line end with U+FFFE and joins the lines
+# ("about 25 pack\ufffeages supplied"); `join_hyphenated` moves the whole word to the
+# second line ("about 25" / "packages supplied"). pypdf and pdftotext keep "-" and the
+# line break.
 _PDFIUM_HYPHEN = "\ufffe"
+# What is stripped around a word when the document's vocabulary is gathered.
+_PUNCTUATION = ".,;:!?()[]{}<>\"'“”‘’`*/=|"
 
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
@@ -102,6 +106,7 @@ def parse_pdf(data: bytes, path: str) -> Document:
     glued = [] if extractor == "pdftotext" else [i for i, t in enumerate(pages) if _is_glued(t)]
     if glued:
         _fix_glued(data, pages, glued, warnings, extractor)
+    join_hyphenated(pages)
 
     lines: list[str] = []
     page_lines: list[int] = []
@@ -251,7 +256,7 @@ def _pdfium_page_text(document: Any, index: int, warnings: list[str]) -> str:
     except Exception as exc:
         warnings.append(f"page {index + 1}: text extraction failed: {exc or type(exc).__name__}")
         return ""
-    return text.replace(_PDFIUM_HYPHEN, "-\n")
+    return text
 
 
 # Deeper than any real outline; a cyclic or absurdly deep bookmark tree stops here.
@@ -400,6 +405,49 @@ def _page_lines(text: str) -> list[str]:
     while lines and not lines[-1]:
         lines.pop()
     return lines or [""]
+
+
+def join_hyphenated(pages: list[str]) -> int:
+    """Complete the words PDFium marks as hyphenated across a line end, in place; how many.
+
+    "group of com\ufffeponents of the first" becomes "group of" and "components of the
+    first": the word is whole on the second line (so "components" is found by search),
+    and the page keeps as many lines as pypdf and pdftotext give it ("group of com-",
+    "ponents of the first"). The hyphen stays where it belongs to the word: before a
+    capital or a digit ("S-Plus", "non-UTF-8"), or when the document writes the word with
+    its hyphen elsewhere and never without ("floating-point").
+    """
+    if not any(_PDFIUM_HYPHEN in page for page in pages):
+        return 0
+    # the document's words, punctuation around them stripped (R's refman: ~0.15 s)
+    tokens = set(" ".join(pages).casefold().split())
+    words = {token.strip(_PUNCTUATION) for token in tokens if _PDFIUM_HYPHEN not in token}
+    count = 0
+    for index, page in enumerate(pages):
+        if _PDFIUM_HYPHEN not in page:
+            continue
+        parts = page.split(_PDFIUM_HYPHEN)
+        out = [parts[0]]
+        for part in parts[1:]:
+            before = out[-1]
+            cut = max(before.rfind(" "), before.rfind("\n"), before.rfind("\r"))
+            left = before[cut + 1 :]
+            right = "" if part[:1].isspace() or not part else part.split(None, 1)[0]
+            if not left or not right:
+                out.append("-\n" + part)
+                continue
+            count += 1
+            head, tail = left.casefold().strip(_PUNCTUATION), right.casefold().strip(_PUNCTUATION)
+            keep = not right[0].islower() or (
+                f"{head}-{tail}" in words and f"{head}{tail}" not in words
+            )
+            # the space before the word becomes the line break (a word that opens its
+            # line leaves that line empty)
+            start = cut if cut >= 0 and before[cut] == " " else cut + 1
+            out[-1] = before[:start]
+            out.append(f"\n{left}{'-' if keep else ''}{part}")
+        pages[index] = "".join(out)
+    return count
 
 
 # A running header or footer: a page's first or last line that carries the page's printed
