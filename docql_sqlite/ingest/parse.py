@@ -63,7 +63,8 @@ from .sections import bounded_title, build_sections
 # after its section number ("5.1 Arrays"), also wrapped over lines, not on a body line
 # or a running header that merely contains its title; without an outline, numbered
 # headings keep one style (a final dot or none: "2. Header line" is a list item under
-# "1 Introduction"), may follow a code line, and may open with a name from code. docx
+# "1 Introduction"), may follow a code line, and may open with a name from code; a word
+# PDFium marks as hyphenated across lines is whole on the second line. docx
 # 3: a list item's line shows its bullet or number as Word does ("- ", "2. ", "a) "),
 # indented two spaces a level, and a paragraph's text includes tracked insertions,
 # inline content controls and fields.
