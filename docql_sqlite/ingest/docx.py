@@ -3,9 +3,10 @@
 This module owns reading the body of a .docx in order: one line per paragraph (a
 manual line break inside a paragraph starts a new line; runs of empty paragraphs
 collapse to one blank line; a list item shows its bullet or number, `_Lists`), tables
-rendered one row per line as `cell | cell` and kept as `Table`s, headings from
-paragraph styles, and `Term`s from paragraphs that open with bold text and a colon or
-dash.
+rendered one row per line as `cell | cell` and kept as `Table`s, paragraphs in a code
+style ("Source Code", "HTML Preformatted", …) kept as `CodeBlock`s (language unknown),
+headings from paragraph styles, and `Term`s from paragraphs that open with bold text
+and a colon or dash.
 
 Headings: a paragraph is a heading when its style (or a style it is based on) is
 "Heading 1".."Heading 9" (levels above 6 become 6), or when it carries an outline
@@ -37,7 +38,7 @@ from docql_sqlite.ingest.entities import (
     split_bold_term,
     term_entity,
 )
-from docql_sqlite.model import Document, Entity, Heading, Source, Table
+from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
 
 _HEADING_STYLE = re.compile(r"^heading\s*(?P<level>[1-9])$", re.I)
 
@@ -68,6 +69,7 @@ def parse_docx(data: bytes, path: str) -> Document:
     headings: list[Heading] = []
     tables: list[Table] = []
     terms: list[Entity] = []
+    codeblocks: list[CodeBlock] = []
     title_paragraph: str | None = None
     lists = _Lists(word)
     for block in blocks:
@@ -91,6 +93,16 @@ def parse_docx(data: bytes, path: str) -> Document:
             # a line break inside an item continues under its text, as in Markdown
             parts = [marker + parts[0], *(" " * len(marker) + p if p else p for p in parts[1:])]
         lines += parts
+        if not level and _is_code(block):
+            previous = codeblocks[-1] if codeblocks else None
+            if previous is not None and previous.end_line == start - 1:
+                # the next paragraph of the same listing (Word: one paragraph a line)
+                codeblocks[-1] = CodeBlock(
+                    None, previous.code + "\n" + "\n".join(parts), previous.line, len(lines)
+                )
+            else:
+                codeblocks.append(CodeBlock(None, "\n".join(parts), start, len(lines)))
+            continue
         if style.casefold() == "title":
             title_paragraph = title_paragraph or " ".join(p for p in parts if p)
         elif level:
@@ -109,7 +121,10 @@ def parse_docx(data: bytes, path: str) -> Document:
         text="\n".join(lines) + "\n" if lines else "",
         headings=headings,
         tables=tables,
-        keep_together=[(t.line, t.end_line) for t in tables],
+        codeblocks=codeblocks,
+        keep_together=sorted(
+            [(t.line, t.end_line) for t in tables] + [(c.line, c.end_line) for c in codeblocks]
+        ),
     )
     document.title = (
         _core_title(word)
@@ -296,6 +311,29 @@ _RUNS = (
 def paragraph_text(paragraph: Paragraph) -> str:
     """The text a reader sees in the paragraph: its runs' text, in document order."""
     return "".join(run.text for run in paragraph._p.xpath(_RUNS))
+
+
+# Paragraph styles of program text: pandoc's "Source Code", Word's "HTML Preformatted",
+# "Plain Text" and "Macro Text", and the "Code" styles people make (compared casefolded,
+# also through the styles a style is based on).
+_CODE_STYLES = frozenset(
+    {"source code", "code", "code block", "html preformatted", "plain text", "macro text"}
+)
+
+
+def _is_code(paragraph: Paragraph) -> bool:
+    """Whether the paragraph's style (or a style it is based on) is one of _CODE_STYLES."""
+    try:
+        style = paragraph.style
+    except Exception:
+        return False
+    seen = 0
+    while style is not None and seen < 10:  # base-style chains can loop in broken files
+        if (style.name or "").strip().casefold() in _CODE_STYLES:
+            return True
+        style = style.base_style
+        seen += 1
+    return False
 
 
 def _style_name(paragraph: Paragraph) -> str:

@@ -66,8 +66,8 @@ from .sections import bounded_title, build_sections
 # "1 Introduction"), may follow a code line, and may open with a name from code; a word
 # PDFium marks as hyphenated across lines is whole on the second line. docx
 # 3: a list item's line shows its bullet or number as Word does ("- ", "2. ", "a) "),
-# indented two spaces a level, and a paragraph's text includes tracked insertions,
-# inline content controls and fields.
+# indented two spaces a level, a paragraph's text includes tracked insertions, inline
+# content controls and fields, and paragraphs in a code style are code blocks.
 CONTENT_RULES: dict[str, int] = {
     "code": 12,
     "markdown": 4,
