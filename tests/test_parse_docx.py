@@ -360,27 +360,32 @@ def test_text_inside_insertions_content_controls_and_fields_is_read() -> None:
 
 
 def test_paragraphs_in_a_code_style_are_code_blocks() -> None:
-    """pandoc writes a code block as a "Source Code" paragraph (line breaks inside), Word
-    users one "HTML Preformatted" (or a style based on it) paragraph a line."""
+    """pandoc writes a code block as one "Source Code" paragraph (line breaks inside),
+    Word users one "HTML Preformatted" (or a style based on it) paragraph a line."""
     word = docx.Document()
     word.styles.add_style("Source Code", WD_STYLE_TYPE.PARAGRAPH)
     word.styles.add_style("HTML Preformatted", WD_STYLE_TYPE.PARAGRAPH)
     listing = word.styles.add_style("Listing", WD_STYLE_TYPE.PARAGRAPH)
     listing.base_style = word.styles["HTML Preformatted"]
     word.add_heading("Example", level=1)  # 1
-    code = word.add_paragraph("import fs from 'node:fs';", style="Source Code")  # 2
-    code.add_run().add_break()
-    code.add_run("  fs.unlinkSync('/tmp/x');")  # 3
-    word.add_paragraph("Or, line by line:")  # 4
-    word.add_paragraph("$ make", style="HTML Preformatted")  # 5
-    word.add_paragraph("$ make install", style="Listing")  # 6
-    word.add_paragraph("Done.")  # 7
+    for first, second in [
+        ("import fs from 'node:fs';", "  fs.unlinkSync('/tmp/x');"),  # 2-3
+        ("const fs = require('node:fs');", "fs.unlinkSync('/tmp/x');"),  # 4-5: a 2nd block
+    ]:
+        code = word.add_paragraph(first, style="Source Code")
+        code.add_run().add_break()
+        code.add_run(second)
+    word.add_paragraph("Or, line by line:")  # 6
+    word.add_paragraph("$ make", style="HTML Preformatted")  # 7
+    word.add_paragraph("$ make install", style="Listing")  # 8
+    word.add_paragraph("Done.")  # 9
     document = parse_docx(save(word), "code.docx")
     assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
         (None, "import fs from 'node:fs';\n  fs.unlinkSync('/tmp/x');", 2, 3),
-        (None, "$ make\n$ make install", 5, 6),
+        (None, "const fs = require('node:fs');\nfs.unlinkSync('/tmp/x');", 4, 5),
+        (None, "$ make\n$ make install", 7, 8),
     ]
-    assert document.keep_together == [(2, 3), (5, 6)]
+    assert document.keep_together == [(2, 3), (4, 5), (7, 8)]
     assert document.text.split("\n")[1:3] == [
         "import fs from 'node:fs';",
         "  fs.unlinkSync('/tmp/x');",

@@ -70,6 +70,7 @@ def parse_docx(data: bytes, path: str) -> Document:
     tables: list[Table] = []
     terms: list[Entity] = []
     codeblocks: list[CodeBlock] = []
+    single_line_code = False  # the last code paragraph was one line
     title_paragraph: str | None = None
     lists = _Lists(word)
     for block in blocks:
@@ -95,13 +96,20 @@ def parse_docx(data: bytes, path: str) -> Document:
         lines += parts
         if not level and _is_code(block):
             previous = codeblocks[-1] if codeblocks else None
-            if previous is not None and previous.end_line == start - 1:
-                # the next paragraph of the same listing (Word: one paragraph a line)
+            if (
+                previous is not None
+                and previous.end_line == start - 1
+                and len(parts) == 1
+                and single_line_code
+            ):
+                # the next line of the same listing (Word: one paragraph a line; pandoc
+                # writes each block as one paragraph, two blocks in a row stay two)
                 codeblocks[-1] = CodeBlock(
                     None, previous.code + "\n" + "\n".join(parts), previous.line, len(lines)
                 )
             else:
                 codeblocks.append(CodeBlock(None, "\n".join(parts), start, len(lines)))
+            single_line_code = len(parts) == 1
             continue
         if style.casefold() == "title":
             title_paragraph = title_paragraph or " ".join(p for p in parts if p)
