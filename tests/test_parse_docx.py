@@ -375,17 +375,21 @@ def test_paragraphs_in_a_code_style_are_code_blocks() -> None:
         code = word.add_paragraph(first, style="Source Code")
         code.add_run().add_break()
         code.add_run(second)
-    word.add_paragraph("Or, line by line:")  # 6
-    word.add_paragraph("$ make", style="HTML Preformatted")  # 7
-    word.add_paragraph("$ make install", style="Listing")  # 8
-    word.add_paragraph("Done.")  # 9
+    word.add_paragraph("import 'a';", style="Source Code")  # 6: blocks of one line each
+    word.add_paragraph("require('a');", style="Source Code")  # 7
+    word.add_paragraph("Or, line by line:")  # 8
+    word.add_paragraph("$ make", style="HTML Preformatted")  # 9
+    word.add_paragraph("$ make install", style="Listing")  # 10
+    word.add_paragraph("Done.")  # 11
     document = parse_docx(save(word), "code.docx")
     assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
         (None, "import fs from 'node:fs';\n  fs.unlinkSync('/tmp/x');", 2, 3),
         (None, "const fs = require('node:fs');\nfs.unlinkSync('/tmp/x');", 4, 5),
-        (None, "$ make\n$ make install", 7, 8),
+        (None, "import 'a';", 6, 6),
+        (None, "require('a');", 7, 7),
+        (None, "$ make\n$ make install", 9, 10),
     ]
-    assert document.keep_together == [(2, 3), (4, 5), (7, 8)]
+    assert document.keep_together == [(2, 3), (4, 5), (6, 6), (7, 7), (9, 10)]
     assert document.text.split("\n")[1:3] == [
         "import fs from 'node:fs';",
         "  fs.unlinkSync('/tmp/x');",

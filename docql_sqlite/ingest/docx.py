@@ -101,9 +101,11 @@ def parse_docx(data: bytes, path: str) -> Document:
                 and previous.end_line == start - 1
                 and len(parts) == 1
                 and single_line_code
+                and style != "Source Code"
             ):
                 # the next line of the same listing (Word: one paragraph a line; pandoc
-                # writes each block as one paragraph, two blocks in a row stay two)
+                # writes each block as one "Source Code" paragraph: two blocks in a row,
+                # even of one line each, stay two)
                 codeblocks[-1] = CodeBlock(
                     None, previous.code + "\n" + "\n".join(parts), previous.line, len(lines)
                 )
