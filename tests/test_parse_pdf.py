@@ -204,6 +204,32 @@ def test_empty_pages_only() -> None:
 
 
 @pytest.mark.parametrize(
+    "pages, warning",
+    [
+        pytest.param(
+            [[], []],
+            "no text on any of its 2 pages: a scanned or image-only PDF? Nothing in it can "
+            "be searched until it is OCRed",
+            id="no-text-at-all",
+        ),
+        pytest.param(
+            [["Cover"], [], [], []],
+            "no text on 3 of its 4 pages: scanned or image-only pages? Their words cannot "
+            "be searched until the file is OCRed",
+            id="mostly-images",
+        ),
+        pytest.param([["Text"], [], ["More"], ["End"]], None, id="a-blank-page-is-no-news"),
+        pytest.param([["Title"], []], None, id="too-short-to-say"),
+    ],
+)
+def test_pages_without_text_are_reported(pages: list[list[str]], warning: str | None) -> None:
+    """An image-only (scanned) PDF is stored, but nothing in it can be found: the index
+    report says so instead of a silent empty document."""
+    document = parse_pdf(make_pdf(pages), "scan.pdf")
+    assert document.warnings == ([warning] if warning else [])
+
+
+@pytest.mark.parametrize(
     "title, outline, path, expected",
     [
         ("The Manual", [(0, "Introduction", 1)], "a/guide.pdf", "The Manual"),

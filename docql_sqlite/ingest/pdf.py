@@ -107,6 +107,7 @@ def parse_pdf(data: bytes, path: str) -> Document:
     if glued:
         _fix_glued(data, pages, glued, warnings, extractor)
     join_hyphenated(pages)
+    _warn_textless(pages, warnings)
 
     lines: list[str] = []
     page_lines: list[int] = []
@@ -405,6 +406,31 @@ def _page_lines(text: str) -> list[str]:
     while lines and not lines[-1]:
         lines.pop()
     return lines or [""]
+
+
+# A PDF with no text on this share of its pages (of at least TEXTLESS_MIN_PAGES) is said
+# to be mostly images; one without text on any page, whatever its length.
+TEXTLESS_SHARE = 0.5
+TEXTLESS_MIN_PAGES = 4
+
+
+def _warn_textless(pages: list[str], warnings: list[str]) -> None:
+    """A warning for a PDF whose pages carry no text: scanned or image-only pages are
+    stored, but none of their words can be found until the file is OCRed."""
+    empty = sum(1 for page in pages if not page.strip())
+    if not pages or not empty:
+        return
+    if empty == len(pages):
+        where = "its one page" if len(pages) == 1 else f"any of its {len(pages)} pages"
+        warnings.append(
+            f"no text on {where}: "
+            "a scanned or image-only PDF? Nothing in it can be searched until it is OCRed"
+        )
+    elif len(pages) >= TEXTLESS_MIN_PAGES and empty >= TEXTLESS_SHARE * len(pages):
+        warnings.append(
+            f"no text on {empty} of its {len(pages)} pages: scanned or image-only pages? "
+            "Their words cannot be searched until the file is OCRed"
+        )
 
 
 def join_hyphenated(pages: list[str]) -> int:
