@@ -218,6 +218,7 @@ def test_empty_pages_only() -> None:
             "be searched until the file is OCRed",
             id="mostly-images",
         ),
+        pytest.param([], "no pages: the PDF holds nothing to search", id="no-pages"),
         pytest.param([["Text"], [], ["More"], ["End"]], None, id="a-blank-page-is-no-news"),
         pytest.param([["Title"], []], None, id="too-short-to-say"),
     ],

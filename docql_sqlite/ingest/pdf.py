@@ -417,8 +417,11 @@ TEXTLESS_MIN_PAGES = 4
 def _warn_textless(pages: list[str], warnings: list[str]) -> None:
     """A warning for a PDF whose pages carry no text: scanned or image-only pages are
     stored, but none of their words can be found until the file is OCRed."""
+    if not pages:
+        warnings.append("no pages: the PDF holds nothing to search")
+        return
     empty = sum(1 for page in pages if not page.strip())
-    if not pages or not empty:
+    if not empty:
         return
     if empty == len(pages):
         where = "its one page" if len(pages) == 1 else f"any of its {len(pages)} pages"
