@@ -62,8 +62,26 @@ from .sections import bounded_title, build_sections
 # table ends at its bottom border. html 3: a heading ends at any h1–h6 end tag
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
-# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 13, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs). pdf 3: running
+# headers and footers that print the page's number are dropped from the text
+# (`pdf.drop_running_lines`), and an outline entry is placed on the line that prints it
+# after its section number ("5.1 Arrays"), also wrapped over lines, not on a body line
+# or a running header that merely contains its title; without an outline, numbered
+# headings keep one style (a final dot or none: "2. Header line" is a list item under
+# "1 Introduction"), may follow a code line, and may open with a name from code; a word
+# PDFium marks as hyphenated across lines is whole on the second line. docx
+# 3: a list item's line shows its bullet or number as Word does ("- ", "2. ", "a) "),
+# indented two spaces a level, a paragraph's text includes tracked insertions, inline
+# content controls and fields, and paragraphs in a code style are code blocks.
+CONTENT_RULES: dict[str, int] = {
+    "code": 13,
+    "markdown": 4,
+    "text": 3,
+    "rst": 3,
+    "html": 4,
+    "pdf": 3,
+    "docx": 3,
+}
 DEFAULT_CONTENT_RULES = 2
 
 
