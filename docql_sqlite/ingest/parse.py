@@ -85,6 +85,13 @@ CONTENT_RULES: dict[str, int] = {
 DEFAULT_CONTENT_RULES = 2
 
 
+def rules_fingerprint() -> str:
+    """Every format's content-rules number, as one string (`run.FAILURES_RULES_KEY`)."""
+    return ",".join(f"{name}:{n}" for name, n in sorted(CONTENT_RULES.items())) + (
+        f",*:{DEFAULT_CONTENT_RULES}"
+    )
+
+
 def content_rules(format_name: str | None) -> int:
     """The current content-rules number for documents of `format_name`."""
     return CONTENT_RULES.get(format_name or "", DEFAULT_CONTENT_RULES)
