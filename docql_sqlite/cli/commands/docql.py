@@ -23,9 +23,9 @@ from ..fastpath import is_docql, run_query
 def query(**params: Any) -> None:
     """Run a DocQL QUERY (such as '$.toc[?(@.level==1)]') against DATABASE."""
     if not is_docql(params["query"]):
-        from ...query.functions import as_docql
+        import docql_sqlite
 
-        meant = as_docql(params["query"])
+        meant = docql_sqlite.as_docql(params["query"])
         if meant is not None:
             raise click.UsageError(
                 f"'{params['query']}' is not DocQL (a DocQL query starts with '$'): did you "
