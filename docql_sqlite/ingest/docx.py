@@ -24,6 +24,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
+from typing import Any
 
 import docx
 from docx.oxml.ns import qn
@@ -331,19 +332,25 @@ _CODE_STYLES = frozenset(
 )
 
 
-def _is_code(paragraph: Paragraph) -> bool:
-    """Whether the paragraph's style (or a style it is based on) is one of _CODE_STYLES."""
+def _styles(paragraph: Paragraph) -> Iterator[Any]:
+    """The paragraph's style and the styles it is based on, nearest first (at most 10:
+    base-style chains can loop in broken files; a dangling style id yields none)."""
     try:
         style = paragraph.style
     except Exception:
-        return False
-    seen = 0
-    while style is not None and seen < 10:  # base-style chains can loop in broken files
-        if (style.name or "").strip().casefold() in _CODE_STYLES:
-            return True
+        return
+    for _ in range(10):
+        if style is None:
+            return
+        yield style
         style = style.base_style
-        seen += 1
-    return False
+
+
+def _is_code(paragraph: Paragraph) -> bool:
+    """Whether the paragraph's style (or a style it is based on) is one of _CODE_STYLES."""
+    return any(
+        (style.name or "").strip().casefold() in _CODE_STYLES for style in _styles(paragraph)
+    )
 
 
 def _style_name(paragraph: Paragraph) -> str:
@@ -358,20 +365,13 @@ def _heading_level(paragraph: Paragraph) -> int | None:
     level = _outline_level(paragraph._p.pPr)
     if level:
         return level
-    try:
-        style = paragraph.style
-    except Exception:
-        return None
-    seen = 0
-    while style is not None and seen < 10:  # base-style chains can loop in broken files
+    for style in _styles(paragraph):
         match = _HEADING_STYLE.match((style.name or "").strip())
         if match:
             return int(match["level"])
         level = _outline_level(style.element.pPr)
         if level:
             return level
-        style = style.base_style
-        seen += 1
     return None
 
 
