@@ -399,3 +399,129 @@ def test_sphinx_std_opcodes_and_describe_blocks_are_api_entities() -> None:
         ("API", "iter", "iter(context)"),
     ]
     assert "¶" not in document.text
+
+
+# -- main content: a page whose sections are sibling <div>s (DocBook, AsciiDoc) ----------------
+# The longest section holds most (DOMINANT_SHARE) of the page's text; its sibling sections
+# are the page too. Shapes saved from postgresql-doc-15 and git-doc (Debian 12).
+LONG = "<p>" + "Long words of the one big section that readers come for. " * 40 + "</p>"
+DOCBOOK_REFENTRY = f"""<html><head><title>clusterdb</title></head><body>
+<div class="navheader"><table><tr><th>clusterdb</th></tr><tr><td><a href="p.html">Prev</a></td>
+<td><a href="index.html">Home</a></td></tr></table><hr /></div>
+<div class="refentry" id="APP-CLUSTERDB"><div class="titlepage"></div>
+<div class="refnamediv"><h2>clusterdb</h2><p>clusterdb — cluster a database</p></div>
+<div class="refsynopsisdiv"><h2>Synopsis</h2><div class="cmdsynopsis"><p>clusterdb
+[connection-option...] [--verbose] [dbname]</p></div></div>
+<div class="refsect1"><h2>Description</h2><p>clusterdb is a utility for reclustering
+tables in a PostgreSQL database.</p></div>
+<div class="refsect1"><h2>Options</h2>{LONG}</div>
+<div class="refsect1"><h2>Environment</h2><p>PGDATABASE: default connection
+parameters.</p></div></div>
+<div class="navfooter"><hr /><table><tr><td><a href="p.html">Prev</a></td></tr></table></div>
+</body></html>"""
+
+ASCIIDOC_MANPAGE = f"""<html><head><title>git-am(1)</title></head><body class="manpage">
+<div id="header"><h1>git-am(1) Manual Page</h1><h2>NAME</h2><div class="sectionbody">
+<p>git-am - Apply a series of patches from a mailbox</p></div></div>
+<div id="content"><div class="sect1"><h2 id="_synopsis">SYNOPSIS</h2>
+<div class="sectionbody"><pre>git am [--signoff] [--keep]</pre></div></div>
+<div class="sect1"><h2 id="_options">OPTIONS</h2><div class="sectionbody">{LONG}</div></div>
+<div class="sect1"><h2 id="_hooks">HOOKS</h2><div class="sectionbody"><p>This command can
+run applypatch-msg, pre-applypatch, and post-applypatch hooks.</p></div></div></div>
+<div id="footnotes"><hr></div><div id="footer"><div id="footer-text">Last updated
+2024-05-31 00:35:55 UTC</div></div></body></html>"""
+
+DOCBOOK_SECT1 = f"""<html><head><title>19.10. GSSAPI</title></head><body>
+<div class="navheader"><table><tr><th>19.10. GSSAPI</th></tr></table><hr /></div>
+<div class="sect1" id="GSSAPI-ENC"><div class="titlepage"><div><div>
+<h2 class="title">19.10. Secure TCP/IP Connections with GSSAPI Encryption</h2></div></div></div>
+<div class="toc"><dl class="toc"><dt><span class="sect2"><a href="#GSSAPI-SETUP">19.10.1.
+Basic Setup</a></span></dt></dl></div>
+<p>PostgreSQL also has native support for using GSSAPI to encrypt connections.</p>
+<div class="sect2" id="GSSAPI-SETUP"><div class="titlepage"><div><div>
+<h3 class="title">19.10.1. Basic Setup</h3></div></div></div>{LONG}</div></div>
+</body></html>"""
+
+DOCBOOK_APPENDIX = f"""<html><head><title>Appendix L. Acronyms</title></head><body>
+<div class="navheader"><table><tr><th>Appendix L. Acronyms</th></tr></table><hr /></div>
+<div class="appendix" id="ACRONYMS"><div class="titlepage"><div><div>
+<h2 class="title">Appendix L. Acronyms</h2></div></div></div>
+<p>This is a list of acronyms commonly used in the PostgreSQL documentation.</p>
+<div class="variablelist"><dl class="variablelist">
+{"<dt>ANSI</dt><dd>American National Standards Institute, a standards body.</dd>" * 30}
+</dl></div></div></body></html>"""
+
+# Not content: a site's name as a linked <h1> in a <div> header, a navigation column whose
+# title is a link; the article beside them is the page.
+SITE_HEADER = f"""<html><head><title>Setup</title></head><body>
+<div id="top"><h1><a href="/">Example Site</a></h1></div>
+<div id="side"><h3><a href="/topics">Topics</a></h3><ul><li><a href="/a">Alpha</a></li>
+<li><a href="/b">Beta</a></li></ul></div>
+<div id="page"><h1>Setup</h1>{LONG}<h2>Install</h2><p>Run the installer.</p></div>
+</body></html>"""
+
+
+@pytest.mark.parametrize(
+    "html, headings, words, chrome",
+    [
+        (
+            DOCBOOK_REFENTRY,
+            [
+                (2, "clusterdb"),
+                (2, "Synopsis"),
+                (2, "Description"),
+                (2, "Options"),
+                (2, "Environment"),
+            ],
+            ["cluster a database", "reclustering", "PGDATABASE", "Long words"],
+            ["Prev", "Home"],
+        ),
+        (
+            ASCIIDOC_MANPAGE,
+            [
+                (1, "git-am(1) Manual Page"),
+                (2, "NAME"),
+                (2, "SYNOPSIS"),
+                (2, "OPTIONS"),
+                (2, "HOOKS"),
+            ],
+            ["Apply a series of patches", "git am [--signoff]", "applypatch-msg", "Long words"],
+            ["Last updated"],
+        ),
+        (
+            DOCBOOK_SECT1,
+            [
+                (2, "19.10. Secure TCP/IP Connections with GSSAPI Encryption"),
+                (3, "19.10.1. Basic Setup"),
+            ],
+            ["native support for using GSSAPI", "Long words"],
+            [],
+        ),
+        (
+            DOCBOOK_APPENDIX,
+            [(2, "Appendix L. Acronyms")],
+            ["list of acronyms commonly used", "American National Standards"],
+            [],
+        ),
+        (SITE_HEADER, [(1, "Setup"), (2, "Install")], ["Long words"], ["Example Site", "Alpha"]),
+    ],
+    ids=[
+        "docbook-refentry",
+        "asciidoc-manpage",
+        "docbook-sect1",
+        "docbook-appendix",
+        "site-header",
+    ],
+)
+def test_sibling_sections_of_the_longest_one_are_content(
+    html: str, headings: list[tuple[int, str]], words: list[str], chrome: list[str]
+) -> None:
+    """postgresql-doc-15 and git-doc: the page's longest section held over 60% of its
+    text, and the page was cut down to it (clusterdb.html kept "Options" alone of its
+    8 sections, git-am.html "OPTIONS" alone of 10)."""
+    document = parse_html(html, "page.html")
+    assert [(h.level, h.title) for h in document.headings] == headings
+    for word in words:
+        assert word in document.text, word
+    for word in chrome:
+        assert word not in document.text, word

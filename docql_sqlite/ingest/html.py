@@ -234,6 +234,8 @@ _CHROME_CLASSES = {
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
     "md-source-file",
 }  # fmt: skip
+# AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
+_CHROME_IDS = {"footer"}
 DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the content
 MIN_PAGE_TEXT = 1000  # characters; below this a page is taken whole
 
@@ -268,7 +270,63 @@ def main_content(root: Element) -> Element:
         best = max(children, key=lambda c: sizes[c], default=None)
         if best is None or sizes[best] < DOMINANT_SHARE * sizes[node]:
             return node
+        if _sibling_sections(node, best):
+            return node
         node = best
+
+
+_SECTION_TEXT = 20  # characters outside headings and links that make a part a section
+
+
+def _sibling_sections(node: Element, best: Element) -> bool:
+    """Whether a child of `node` other than `best` holds part of the page's own content,
+    so that `node`, not `best`, is the content: a child with a heading (not a link alone,
+    as a site's name or a navigation column's title is) when `best` has no heading (the
+    title above a long list: PostgreSQL's "Appendix L. Acronyms"), or one at `best`'s
+    top level or above (a DocBook or AsciiDoc page's other sections beside its longest
+    one: PostgreSQL's "Description" beside "Options", git's `<div id="header">` with the
+    page's title and NAME line, a DocBook section's title above its one subsection), or
+    a heading with text of its own outside headings and links. A site header
+    (`<header>`: Node's "Node.js v18 documentation") and navigation are not content."""
+    levels = [int(h.tag[1]) for h in _descendants(best, *_HEADINGS) if not _hidden(h)]
+    top = min(levels, default=7)
+    for child in _elements(node):
+        if child is best or _hidden(child) or _is_chrome(child) or child.tag == "header":
+            continue
+        headings = [h for h in _descendants(child, *_HEADINGS) if _titles(h)]
+        if child.tag in _HEADINGS and _titles(child):
+            headings.append(child)
+        if headings and (
+            min(int(h.tag[1]) for h in headings) <= top or _own_text(child) >= _SECTION_TEXT
+        ):
+            return True
+    return False
+
+
+def _titles(heading: Element) -> bool:
+    """Whether a visible heading has text outside links (a permalink mark aside)."""
+    if _hidden(heading):
+        return False
+    linked = sum(len(_text(a).strip()) for a in _descendants(heading, "a"))
+    return len(_text(heading).strip()) > linked
+
+
+def _own_text(node: Element) -> int:
+    """Characters of visible text under `node` outside headings, links and chrome."""
+    size = 0
+    stack = [node]
+    while stack:  # not recursive: a page may nest deeper than Python's recursion limit
+        tag = stack.pop()
+        if tag.text and tag.tag not in _HEADINGS:
+            size += len(tag.text.strip())
+        for child in tag:
+            if _is_element(child) and not (
+                child.tag in _HEADINGS or child.tag == "a" or _hidden(child) or _is_chrome(child)
+            ):
+                stack.append(child)
+            if child.tail:
+                size += len(child.tail.strip())
+    return size
 
 
 _MARK_TAGS = {name for name, *_ in _MAIN_MARKS if name is not None}
@@ -294,19 +352,24 @@ def strip_chrome(root: Element) -> None:
     """Remove navigation, sidebars, footers and permalink marks (`¶`) from the content."""
     chrome = []
     for tag in _descendants(root):
-        if (
-            tag.tag in _CHROME_TAGS
-            or tag.get("role") in _CHROME_ROLES
-            or not _CHROME_CLASSES.isdisjoint(_classes(tag))
-            or (
-                tag.tag == "a"
-                and str(tag.get("href", "")).startswith("#")
-                and _text(tag).strip() in _PERMALINK_TEXT - {""}
-            )
+        if _is_chrome(tag) or (
+            tag.tag == "a"
+            and str(tag.get("href", "")).startswith("#")
+            and _text(tag).strip() in _PERMALINK_TEXT - {""}
         ):
             chrome.append(tag)
     for tag in chrome:
         _drop(tag)
+
+
+def _is_chrome(tag: Element) -> bool:
+    """Navigation, a sidebar, a footer, a page's table of contents."""
+    return (
+        tag.tag in _CHROME_TAGS
+        or tag.get("role") in _CHROME_ROLES
+        or not _CHROME_CLASSES.isdisjoint(_classes(tag))
+        or tag.get("id") in _CHROME_IDS
+    )
 
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}

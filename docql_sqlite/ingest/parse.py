@@ -57,8 +57,10 @@ from .sections import bounded_title, build_sections
 # table ends at its bottom border. html 3: a heading ends at any h1–h6 end tag
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
-# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs).
-CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 4}
+# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs). html 5: a page's
+# content is not cut down to its longest section when sibling sections hold headings
+# (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome.
+CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 
 
