@@ -507,8 +507,11 @@ class _Renderer:
         title = _collapse(" ".join(self.lines[start - 1 :]))
         if title:
             target = next((a for a in _descendants(tag, "a") if a.get("id") or a.get("name")), None)
-            anchor = tag.get("id") or (
-                target.get("id") or target.get("name") if target is not None else None
+            anchor = (
+                tag.get("id")
+                or (target.get("id") or target.get("name") if target is not None else None)
+                or _wrapper_id(tag)
+                or _target_before(tag)
             )
             self.headings.append(
                 Heading(level, title, start, anchor=str(anchor) if anchor else None)
@@ -663,6 +666,54 @@ def _object_name(dt: Element) -> str | None:
     parts = [p for p in _descendants(dt) if not _NAME_PARTS.isdisjoint(_classes(p))]
     name = "".join(_text(p) for p in parts).strip()
     return name.split("(", 1)[0].strip() or None  # `describe`: "iter(context)" names iter
+
+
+_WRAPPERS = {"section", "div", "article"}
+_WRAPPER_DEPTH = 4  # DocBook: div.sect1#id > div.titlepage > div > div > h2
+_GENERATED_ID = re.compile(r"id[\d.-]*\d")
+_LAYOUT_IDS = {"header", "content", "main", "page", "body", "container", "wrapper"}
+
+
+def _wrapper_id(heading: Element) -> str | None:
+    """The id of the element a heading opens: Sphinx's `<section id="module-json"><h1>`,
+    DocBook's `<div class="sect1" id="GSSAPI-ENC"><div class="titlepage"><div><div><h2>`.
+    The heading must be the first element with text of each wrapper on the way up (a
+    section's id is not the anchor of its second heading; Sphinx's empty `<span id>`
+    targets may come before it)."""
+    node = heading
+    for _ in range(_WRAPPER_DEPTH):
+        parent = node.getparent()
+        if parent is None or parent.tag not in _WRAPPERS:
+            return None
+        first = next((c for c in _elements(parent) if c is node or _has_text(c)), None)
+        if first is not node or (parent.text or "").strip():
+            return None
+        ident = parent.get("id")
+        if ident:
+            ident = str(ident)
+            # A generated id (Sphinx's "id1" for a repeated title, DocBook's
+            # "id-1.9.3.74.5") or a layout box's is no name: the title's slug is better.
+            return None if _GENERATED_ID.fullmatch(ident) or ident in _LAYOUT_IDS else ident
+        node = parent
+    return None
+
+
+def _target_before(heading: Element) -> str | None:
+    """The id of an empty `<span id>` or `<a name>` right before a heading: Texinfo's
+    `<span id="Introduction-and-preliminaries-1"></span><h2>` (R's manuals)."""
+    previous = heading.getprevious()
+    while previous is not None and not _is_element(previous) and not (previous.tail or "").strip():
+        previous = previous.getprevious()  # a comment between them
+    if (
+        previous is None
+        or not _is_element(previous)
+        or previous.tag not in ("span", "a")
+        or (previous.tail or "").strip()
+        or _has_text(previous)
+    ):
+        return None
+    ident = previous.get("id") or previous.get("name")
+    return str(ident) if ident else None
 
 
 def _language(pre: Element) -> str | None:

@@ -59,7 +59,9 @@ from .sections import bounded_title, build_sections
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
 # `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs). html 5: a page's
 # content is not cut down to its longest section when sibling sections hold headings
-# (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome.
+# (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome,
+# a heading's anchor is the id of the `<section>`/`<div>` it opens (Sphinx, DocBook) or
+# of an empty `<span id>` right before it (Texinfo).
 CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 
