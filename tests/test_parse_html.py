@@ -585,3 +585,29 @@ def test_a_heading_takes_the_id_of_the_section_it_opens(html: str, anchors: list
     manuals' 1,157 headings (Texinfo), 825."""
     document = parse_html(html, "page.html")
     assert [(h.title, h.anchor) for h in document.headings] == anchors
+
+
+@pytest.mark.parametrize(
+    "cell, text",
+    [
+        # postgresql-doc-15's functions-string.html: "NFD, NFKC, or NFKD." read "NFD , NFKC ,"
+        ("<code>NFD</code>, <code>NFKC</code>, or <code>NFKD</code>.", "NFD, NFKC, or NFKD."),
+        # R's manuals' index: "<a><code>.Device</code></a>:" read ".Device :"
+        ('<a href="#i"><code>.Device</code></a>:', ".Device:"),
+        ("pg_<b>stat</b>_activity", "pg_stat_activity"),
+        # blocks inside a cell still part words
+        ("<p>one</p><p>two</p>three<br>four", "one two three four"),
+        ("a<table><tr><td>in1</td><td>in2</td></tr></table>b", "a in1 in2 b"),
+        ("<ul><li>x</li><li>y</li></ul>", "x y"),
+        # comments, hidden and invisible parts
+        ("a<!-- c -->b<span hidden>no<b>x</b></span>c<script>no</script>d", "abcd"),
+    ],
+    ids=["code-comma", "link-colon", "inline-bold", "paragraphs", "nested-table", "list", "hidden"],
+)
+def test_table_cells_join_inline_markup_as_written(cell: str, text: str) -> None:
+    """A cell's text was its strings joined by spaces: 1,432 of postgresql-doc-15's 20,194
+    cells and 1,718 of R's 8,661 had a space before a comma, a dot or a colon."""
+    html = f"<table><caption><i>Table</i>, 1</caption><tr><td>{cell}</td><td>z</td></tr></table>"
+    document = parse_html(html, "page.html")
+    assert document.tables[0].rows == [[text, "z"]]
+    assert document.text.split("\n")[:2] == ["Table, 1", f"{text} | z"]

@@ -51,6 +51,7 @@ _BREAKS = {
     "div", "li", "dt", "dd", "tr", "br", "figcaption", "summary", "caption", "legend",
     "center", "dialog", "hgroup", "body", "html",
 }  # fmt: skip
+_BLOCKS = _PARAGRAPHS | _BREAKS | {"td", "th"}
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
 _PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
 _SPACES = re.compile(r"\s+")
@@ -185,6 +186,29 @@ def _strings(node: Element) -> Iterator[str]:
 
 def _text(node: Element, separator: str = "") -> str:
     return separator.join(_strings(node))
+
+
+def _cell_text(node: Element) -> str:
+    """The text of a table cell or caption on one line: inline markup joined as written
+    (`<code>NFD</code>,` is "NFD,", not "NFD ,"), a space where a block (a paragraph,
+    a list item, a nested table's cell, `<br>`) begins or ends."""
+    parts: list[str] = []
+    walk = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
+    for event, element in walk:
+        if event in ("comment", "pi"):  # its tail is its parent's text
+            parts.append(element.tail or "")
+        elif event == "start":
+            if element is not node and _hidden(element):
+                walk.skip_subtree()  # its "end" still comes, with its tail
+            else:
+                parts.append(" " if element.tag in _BLOCKS else "")
+                parts.append(element.text or "")
+        else:
+            if element is node or not _hidden(element):
+                parts.append(" " if element.tag in _BLOCKS else "")
+            if element is not node:
+                parts.append(element.tail or "")
+    return "".join(parts)
 
 
 def _has_text(node: Element) -> bool:
@@ -546,7 +570,7 @@ class _Renderer:
         self.blank()
         caption = next(_descendants(tag, "caption"), None)
         if caption is not None and _nearest(caption, "table") is tag:
-            self.inline.append(_text(caption, " "))
+            self.inline.append(_cell_text(caption))
             self.flush()
         headers: list[str] = []
         rows: list[list[str]] = []
@@ -555,7 +579,7 @@ class _Renderer:
             if _nearest(row, "table") is not tag or _hidden(row):
                 continue  # rows of nested tables are part of their cell's text
             cell_tags = [c for c in _elements(row) if c.tag in ("td", "th")]
-            cells = [_collapse(_text(c, " ")) for c in cell_tags]
+            cells = [_collapse(_cell_text(c)) for c in cell_tags]
             if not cells:
                 continue
             head = _nearest(row, "thead")

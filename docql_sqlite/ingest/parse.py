@@ -61,7 +61,8 @@ from .sections import bounded_title, build_sections
 # content is not cut down to its longest section when sibling sections hold headings
 # (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome,
 # a heading's anchor is the id of the `<section>`/`<div>` it opens (Sphinx, DocBook) or
-# of an empty `<span id>` right before it (Texinfo).
+# of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
+# joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,").
 CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 
