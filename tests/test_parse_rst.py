@@ -463,3 +463,24 @@ def test_a_highlight_directive_names_the_language_of_the_literal_blocks_after_it
         ("c", "int y;"),
         (None, "raw"),
     ]
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x1c", "\x1d", "\x1e"])
+def test_characters_that_splitlines_breaks_at_keep_the_file_lines(separator: str) -> None:
+    """docutils splits its input with `str.splitlines`, which also ends a line at U+2028,
+    NEL, and the file/group/record separators: each one in a paragraph put every later
+    heading and code block one line low (a line is what `split_lines` says it is)."""
+    text = (
+        "Intro\n=====\n\n"
+        + f"one{separator}two{separator}three{separator}four\n\n"
+        + "Second\n======\n\nText.\n\n::\n\n    code line\n\nThird\n-----\n\nEnd.\n"
+    )
+    document = parse_rst(text, "page.rst")
+    lines = text.split("\n")
+    assert [(h.title, h.line) for h in document.headings] == [
+        ("Intro", 1),
+        ("Second", 6),
+        ("Third", 15),
+    ]
+    assert [(c.line, c.end_line) for c in document.codeblocks] == [(13, 13)]
+    assert lines[12].strip() == "code line"

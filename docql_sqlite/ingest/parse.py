@@ -62,8 +62,10 @@ from .sections import bounded_title, build_sections
 # (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome,
 # a heading's anchor is the id of the `<section>`/`<div>` it opens (Sphinx, DocBook) or
 # of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
-# joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,").
-CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 3, "html": 5}
+# joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,"). rst 4: U+2028, NEL
+# and the other characters `str.splitlines` ends a line at no longer shift docutils'
+# line numbers (every heading after one was a line low).
+CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 4, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 
 

@@ -54,6 +54,10 @@ _HIGHLIGHT = re.compile(r"\.\.[ \t]+highlight::[ \t]+(?P<language>[\w+.#-]+)[ \t
 _SIMPLE_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
+# Characters `str.splitlines` (and so docutils) ends a line at besides "\n": a space for
+# docutils, so that its line numbers are the file's (one U+2028 in a paragraph put every
+# later heading one line low). "\v" and "\f" docutils makes spaces itself.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
 _ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
 _ROLE_TITLE = re.compile(r"(?P<title>.*?\S)\s*<[^<>]*>", re.S)
 
@@ -159,7 +163,7 @@ def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
         while number < len(lines) and _OPTION.match(lines[number]):
             out[number] = ""
             number += 1
-    return "\n".join(out), frozenset(in_literal)
+    return "\n".join(out).translate(_LINE_BREAKS), frozenset(in_literal)
 
 
 @lru_cache(maxsize=256)
