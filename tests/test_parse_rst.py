@@ -484,3 +484,70 @@ def test_characters_that_splitlines_breaks_at_keep_the_file_lines(separator: str
     ]
     assert [(c.line, c.end_line) for c in document.codeblocks] == [(13, 13)]
     assert lines[12].strip() == "code line"
+
+
+SECTNUM = """\
+====================
+ Generating LaTeX
+====================
+
+.. contents::
+.. sectnum::
+   :depth: 3
+
+LaTeX
+=====
+
+Document classes
+----------------
+
+Text.
+"""
+
+SUBSTITUTION = """\
+.. |ver| replace:: 3.11
+
+What's new in |ver|
+===================
+
+.. _explicit-one:
+
+New in |ver| too
+----------------
+
+.. _skip-xfail-with-parametrize:
+
+Skip/xfail with parametrize
+---------------------------
+"""
+
+
+@pytest.mark.parametrize(
+    "source, headings",
+    [
+        # docutils' latex.rst: "1.1 LaTeX" where docutils' own HTML shows "1 LaTeX"
+        (
+            SECTNUM,
+            [
+                ("Generating LaTeX", 2, None),
+                ("LaTeX", 9, None),
+                ("Document classes", 12, None),
+            ],
+        ),
+        # a title's own name is its source's ("what's new in |ver|"), not an explicit
+        # target: it was the anchor `what-s-new-in-ver`; a target named like its title
+        # (pytest's skipping.rst) is the anchor Sphinx gives it
+        (
+            SUBSTITUTION,
+            [
+                ("What's new in 3.11", 3, None),
+                ("New in 3.11 too", 8, "explicit-one"),
+                ("Skip/xfail with parametrize", 13, "skip-xfail-with-parametrize"),
+            ],
+        ),
+    ],
+    ids=["sectnum", "substitution"],
+)
+def test_titles_and_anchors_are_the_sources(source: str, headings: list) -> None:
+    document = parse_rst(source, "page.rst")
+    assert [(h.title, h.line, h.anchor) for h in document.headings] == headings

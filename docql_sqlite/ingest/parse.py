@@ -64,7 +64,8 @@ from .sections import bounded_title, build_sections
 # of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
 # joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,"). rst 4: U+2028, NEL
 # and the other characters `str.splitlines` ends a line at no longer shift docutils'
-# line numbers (every heading after one was a line low).
+# line numbers (every heading after one was a line low); `.. sectnum::` no longer puts
+# docutils' numbers into titles; an anchor is a target the document calls explicit.
 CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 4, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 
