@@ -193,22 +193,24 @@ def _cell_text(node: Element) -> str:
     (`<code>NFD</code>,` is "NFD,", not "NFD ,"), a space where a block (a paragraph,
     a list item, a nested table's cell, `<br>`) begins or ends."""
     parts: list[str] = []
-    walk = etree.iterwalk(node, events=("start", "end", "comment", "pi"))
-    for event, element in walk:
-        if event in ("comment", "pi"):  # its tail is its parent's text
-            parts.append(element.tail or "")
-        elif event == "start":
-            if element is not node and _hidden(element):
-                walk.skip_subtree()  # its "end" still comes, with its tail
-            else:
-                parts.append(" " if element.tag in _BLOCKS else "")
-                parts.append(element.text or "")
-        else:
-            if element is node or not _hidden(element):
-                parts.append(" " if element.tag in _BLOCKS else "")
-            if element is not node:
-                parts.append(element.tail or "")
+    _cell_parts(node, parts)
     return "".join(parts)
+
+
+def _cell_parts(node: Element, parts: list[str]) -> None:
+    if node.text:
+        parts.append(node.text)
+    for child in node:
+        tag = child.tag
+        if isinstance(tag, str) and not _hidden(child):  # not a comment, not hidden
+            if tag in _BLOCKS:
+                parts.append(" ")
+                _cell_parts(child, parts)
+                parts.append(" ")
+            else:
+                _cell_parts(child, parts)
+        if child.tail:
+            parts.append(child.tail)
 
 
 def _has_text(node: Element) -> bool:
@@ -375,11 +377,21 @@ def _main_rank(tag: Element) -> int | None:
 def strip_chrome(root: Element) -> None:
     """Remove navigation, sidebars, footers and permalink marks (`¶`) from the content."""
     chrome = []
-    for tag in _descendants(root):
-        if _is_chrome(tag) or (
-            tag.tag == "a"
-            and str(tag.get("href", "")).startswith("#")
-            and _text(tag).strip() in _PERMALINK_TEXT - {""}
+    marks = _PERMALINK_TEXT - {""}
+    for tag in root.iterdescendants():  # `_is_chrome` inline: every element of every page
+        name = tag.tag
+        if not isinstance(name, str):
+            continue  # a comment
+        get = tag.get
+        classes = get("class")
+        if (
+            name in _CHROME_TAGS
+            or get("role") in _CHROME_ROLES
+            or get("id") in _CHROME_IDS
+            or (classes and not _CHROME_CLASSES.isdisjoint(classes.split()))
+            or (
+                name == "a" and str(get("href", "")).startswith("#") and _text(tag).strip() in marks
+            )
         ):
             chrome.append(tag)
     for tag in chrome:
@@ -388,12 +400,13 @@ def strip_chrome(root: Element) -> None:
 
 def _is_chrome(tag: Element) -> bool:
     """Navigation, a sidebar, a footer, a page's table of contents."""
-    return (
-        tag.tag in _CHROME_TAGS
-        or tag.get("role") in _CHROME_ROLES
-        or not _CHROME_CLASSES.isdisjoint(_classes(tag))
-        or tag.get("id") in _CHROME_IDS
-    )
+    if tag.tag in _CHROME_TAGS:
+        return True
+    get = tag.get  # called for every element of every page: attribute reads only
+    if get("role") in _CHROME_ROLES or get("id") in _CHROME_IDS:
+        return True
+    classes = get("class")
+    return bool(classes) and not _CHROME_CLASSES.isdisjoint(classes.split())
 
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
