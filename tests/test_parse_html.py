@@ -611,3 +611,32 @@ def test_table_cells_join_inline_markup_as_written(cell: str, text: str) -> None
     document = parse_html(html, "page.html")
     assert document.tables[0].rows == [[text, "z"]]
     assert document.text.split("\n")[:2] == ["Table, 1", f"{text} | z"]
+
+
+@pytest.mark.parametrize(
+    "html, text",
+    [
+        # postgresql-doc-15's DocBook pages break long identifiers with a literal U+200B
+        (
+            "<h2>37.11. collation_character_set_\u200bapplicability</h2>",
+            "37.11. collation_character_set_applicability",
+        ),
+        (
+            "<p>hy&shy;phen&#173;ated, x&#8203;y, z&ZeroWidthSpace;w, q&#x200B;r</p>",
+            "hyphenated, xy, zw, qr",
+        ),
+        ("<pre>pg_stat_\u2060activity\u00ad</pre>", "pg_stat_activity"),
+        # shown as written: an escaped reference, the joiners some scripts need
+        (
+            "<p>&amp;#8203; &amp;shy; \u0645\u200c\u0627 \U0001f468\u200d\U0001f4bb</p>",
+            "&#8203; &shy; \u0645\u200c\u0627 \U0001f468\u200d\U0001f4bb",
+        ),
+    ],
+    ids=["docbook-zwsp", "references", "pre", "kept"],
+)
+def test_zero_width_spaces_and_soft_hyphens_are_not_text(html: str, text: str) -> None:
+    """A word with an invisible break inside was not found by its spelling: grep and
+    heading("collation_character_set_applicability") missed 179 places in PostgreSQL's
+    manual."""
+    document = parse_html(html, "page.html")
+    assert document.text == text + "\n"
