@@ -551,3 +551,64 @@ Skip/xfail with parametrize
 def test_titles_and_anchors_are_the_sources(source: str, headings: list) -> None:
     document = parse_rst(source, "page.rst")
     assert [(h.title, h.line, h.anchor) for h in document.headings] == headings
+
+
+DOCTESTS = """\
+Title
+=====
+
+Some text.
+
+>>> 1 + 1
+2
+
+* An item.
+
+  >>> print("in a list")
+  in a list
+
+.. doctest::
+   :hide:
+
+   >>> import json
+   >>> json.dumps([1, 2])
+   '[1, 2]'
+
+.. testcode::
+
+   def f(x):
+       return x + 1
+
+.. testoutput::
+
+   2
+
+.. testsetup:: *
+
+   import os
+
+Shown as an example::
+
+   .. doctest::
+
+      >>> example
+"""
+
+
+def test_doctest_blocks_and_sphinx_doctest_directives_are_code_blocks() -> None:
+    """docutils' doctest blocks (`>>>` after a paragraph: 851 in Python's reST sources)
+    were no code blocks, and sphinx.ext.doctest's directives' bodies were paragraphs:
+    python3.11's sources had 4,372 code blocks, 5,246 after, 759 of them pycon."""
+    document = parse_rst(DOCTESTS, "page.rst")
+    assert [(c.language, c.line, c.end_line) for c in document.codeblocks] == [
+        ("pycon", 6, 7),
+        ("pycon", 11, 12),
+        ("pycon", 17, 19),
+        ("python", 23, 24),
+        (None, 28, 28),
+        ("python", 32, 32),
+        (None, 36, 38),
+    ]
+    assert document.codeblocks[2].code == ">>> import json\n>>> json.dumps([1, 2])\n'[1, 2]'"
+    assert document.codeblocks[-1].code == ".. doctest::\n\n   >>> example"
+    assert (6, 7) in document.keep_together

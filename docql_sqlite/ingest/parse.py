@@ -67,7 +67,7 @@ from .sections import bounded_title, build_sections
 # rst 4: U+2028, NEL and the other characters `str.splitlines` ends a line at no longer
 # shift docutils' line numbers (every heading after one was a line low); `.. sectnum::`
 # no longer puts docutils' numbers into titles; an anchor is a target the document calls
-# explicit.
+# explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's directives are code blocks.
 CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 4, "html": 5}
 DEFAULT_CONTENT_RULES = 2
 

@@ -51,6 +51,15 @@ _OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
 # title as chapter 1 (docutils' own HTML makes the title no section): "1.1 LaTeX" where
 # the page shows "1 LaTeX". Titles stay as written; the sections get their numbers.
 _SECTNUM = frozenset({"sectnum", "section-numbering"})
+# sphinx.ext.doctest's directives: their bodies are code, shown as code blocks (Python's
+# reST sources have 382 `.. doctest::`), read as a `.. code::` in this language.
+_DOCTEST_DIRECTIVES: dict[str, str | None] = {
+    "doctest": "pycon",
+    "testcode": "python",
+    "testsetup": "python",
+    "testcleanup": "python",
+    "testoutput": None,
+}
 # Directives whose body is text as written, never markup.
 _LITERAL_DIRECTIVES = frozenset({"parsed-literal", "raw", "math", "productionlist"})
 _DIRECTIVE = re.compile(r"(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w][\w:+.-]*)::(?:[ \t]|$)")
@@ -99,7 +108,7 @@ def parse_rst(text: str, path: str) -> Document:
             heading = _heading(node, lines, tree.nametypes)
             if heading:
                 document.headings.append(heading)
-        elif isinstance(node, nodes.literal_block):
+        elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
             block: CodeBlock | None
             if node.line is not None:
                 block = _codeblock(node, lines)
@@ -107,6 +116,12 @@ def parse_rst(text: str, path: str) -> Document:
                 block = _codeblock_after(node, lines, seen)
             else:
                 continue
+            if (
+                block is not None
+                and block.language is None
+                and isinstance(node, nodes.doctest_block)
+            ):  # `>>> 1 + 1` after a paragraph: Sphinx shows it as a Python session
+                block = CodeBlock("pycon", block.code, block.line, block.end_line)
             if block is not None:
                 document.codeblocks.append(block)
                 seen = max(seen, block.end_line)
@@ -132,10 +147,11 @@ def parse_rst(text: str, path: str) -> Document:
 def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
     """The source as docutils should read it, line for line (every line number stays):
     a code block's option list blanked (`_CODE_DIRECTIVE`), `.. sectnum::` blanked
-    (`_SECTNUM`), and a directive docutils does not know (Sphinx's `.. method::`,
-    `.. versionadded::`, Django's `.. setting::`) read as a `.. container::` without its
-    options, so its body is parsed, not dropped: the code blocks, tables and terms of an
-    API reference are in those bodies. Literal text
+    (`_SECTNUM`), sphinx.ext.doctest's directives read as code blocks
+    (`_DOCTEST_DIRECTIVES`), and a directive docutils does not know (Sphinx's
+    `.. method::`, `.. versionadded::`, Django's `.. setting::`) read as a
+    `.. container::` without its options, so its body is parsed, not dropped: the code
+    blocks, tables and terms of an API reference are in those bodies. Literal text
     (a code block, a `::` block: reST shown as an example) is left as written; the
     second value is the 0-based numbers of its lines."""
     out = list(lines)
@@ -158,6 +174,10 @@ def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
             continue
         name = directive["name"]
         if _CODE_DIRECTIVE.match(line) or name.lower() in _LITERAL_DIRECTIVES:
+            literal = indent
+        elif name.lower() in _DOCTEST_DIRECTIVES:
+            language = _DOCTEST_DIRECTIVES[name.lower()]
+            out[number - 1] = f"{directive['indent']}.. code::{' ' + language if language else ''}"
             literal = indent
         elif name.lower() in _SECTNUM:
             out[number - 1] = ""
