@@ -640,3 +640,18 @@ def test_zero_width_spaces_and_soft_hyphens_are_not_text(html: str, text: str) -
     manual."""
     document = parse_html(html, "page.html")
     assert document.text == text + "\n"
+
+
+def test_nodes_source_links_are_not_part_of_a_title() -> None:
+    """Node's API pages end 4 class headings with a link to the source on GitHub:
+    "Class: assert.AssertionError[src]"."""
+    html = """<div id="apicontent"><h3>Class: <code>assert.AssertionError</code><a
+class="srclink" href="https://github.com/nodejs/node/blob/master/lib/assert.js#L178">[src]</a><span><a
+class="mark" href="#class-assertassertionerror" id="class-assertassertionerror">#</a></span><a
+aria-hidden="true" class="legacy" id="assert_class_assert_assertionerror"></a></h3>
+<p>Indicates the failure of an assertion.</p></div>"""
+    document = parse_html(html, "assert.html")
+    assert [(h.title, h.anchor) for h in document.headings] == [
+        ("Class: assert.AssertionError", "assert_class_assert_assertionerror")
+    ]
+    assert "[src]" not in document.text

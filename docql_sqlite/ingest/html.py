@@ -281,7 +281,7 @@ _CHROME_ROLES = {"navigation", "complementary", "contentinfo", "search"}
 _CHROME_CLASSES = {
     "sphinxsidebar", "related", "headerlink", "md-sidebar", "theme-doc-toc-mobile",
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
-    "md-source-file",
+    "md-source-file", "srclink",
 }  # fmt: skip
 # AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
 _CHROME_IDS = {"footer"}

@@ -63,7 +63,8 @@ from .sections import bounded_title, build_sections
 # a heading's anchor is the id of the `<section>`/`<div>` it opens (Sphinx, DocBook) or
 # of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
 # joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,"), zero-width spaces,
-# soft hyphens and word joiners are dropped (DocBook's `set_\u200bapplicability`).
+# soft hyphens and word joiners are dropped (DocBook's `set_\u200bapplicability`),
+# Node's `[src]` links are chrome.
 # rst 4: U+2028, NEL and the other characters `str.splitlines` ends a line at no longer
 # shift docutils' line numbers (every heading after one was a line low); `.. sectnum::`
 # no longer puts docutils' numbers into titles; an anchor is a target the document calls
