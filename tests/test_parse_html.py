@@ -655,3 +655,26 @@ aria-hidden="true" class="legacy" id="assert_class_assert_assertionerror"></a></
         ("Class: assert.AssertionError", "assert_class_assert_assertionerror")
     ]
     assert "[src]" not in document.text
+
+
+LAYOUT = """<html><body><table width="100%"><tr><td class="nav"><a href="a.html">Home</a><br>
+<a href="b.html">Docs</a></td><td><h1>Manual</h1><p>Intro para.</p><h2>Install</h2>
+<p>Run make.</p><pre>make install</pre><table border="1"><tr><th>Opt</th><th>Meaning</th></tr>
+<tr><td>-v</td><td>verbose</td></tr></table></td></tr></table></body></html>"""
+
+
+def test_a_table_that_lays_out_a_page_keeps_its_structure() -> None:
+    """A page laid out in a table (a navigation cell beside the content) was one table
+    row: 'Home Docs | Manual Intro para. Install Run make. make install Opt Meaning -v
+    verbose', no heading, code block or inner table."""
+    document = parse_html(LAYOUT, "manual.html")
+    lines = document.text.split("\n")
+    assert [(h.level, h.title) for h in document.headings] == [(1, "Manual"), (2, "Install")]
+    assert all(lines[h.line - 1] == h.title for h in document.headings)
+    assert [(c.code, lines[c.line - 1]) for c in document.codeblocks] == [
+        ("make install", "make install")
+    ]
+    assert [(t.headers, t.rows) for t in document.tables] == [
+        (["Opt", "Meaning"], [["-v", "verbose"]])
+    ]
+    assert lines[document.tables[0].line - 1] == "Opt | Meaning"

@@ -603,6 +603,9 @@ class _Renderer:
         self.blank()
 
     def table(self, tag: Element) -> None:
+        if _is_layout(tag):
+            self.layout_table(tag)
+            return
         self.blank()
         caption = next(_descendants(tag, "caption"), None)
         if caption is not None and _nearest(caption, "table") is tag:
@@ -629,6 +632,19 @@ class _Renderer:
         if headers or rows:
             self.tables.append(Table(headers, rows, start, self.next_line - 1))
         self.blank()
+
+    def layout_table(self, tag: Element) -> None:
+        """A table that lays out a page (a navigation cell beside a content cell holding
+        the headings): each cell is rendered as a block of the page, so its headings,
+        paragraphs, code and tables keep their structure instead of becoming one row."""
+        for row in _descendants(tag, "tr"):
+            if _nearest(row, "table") is not tag or _hidden(row):
+                continue
+            for cell in _elements(row):
+                if cell.tag in ("td", "th") and not _hidden(cell):
+                    self.blank()
+                    self.render(cell)
+                    self.blank()
 
     def definition_list(self, tag: Element) -> None:
         kind = _object_kind(tag)
@@ -774,6 +790,12 @@ def _target_before(heading: Element) -> str | None:
         return None
     ident = previous.get("id") or previous.get("name")
     return str(ident) if ident else None
+
+
+def _is_layout(table: Element) -> bool:
+    """Whether a table holds a heading in one of its own cells (not a nested table's): a
+    data table's cells hold values, a page laid out in a table holds its sections."""
+    return any(_nearest(heading, "table") is table for heading in _descendants(table, *_HEADINGS))
 
 
 def _language(pre: Element) -> str | None:

@@ -64,7 +64,8 @@ from .sections import bounded_title, build_sections
 # of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
 # joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,"), zero-width spaces,
 # soft hyphens and word joiners are dropped (DocBook's `set_\u200bapplicability`),
-# Node's `[src]` links are chrome.
+# Node's `[src]` links are chrome, a table holding a heading in its own cells lays out
+# the page and its cells are rendered as blocks.
 # rst 4: U+2028, NEL and the other characters `str.splitlines` ends a line at no longer
 # shift docutils' line numbers (every heading after one was a line low); `.. sectnum::`
 # no longer puts docutils' numbers into titles; an anchor is a target the document calls
