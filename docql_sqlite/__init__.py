@@ -61,6 +61,8 @@ def __getattr__(name: str) -> Any:
         from .query.results import structure_text as value
     elif name == "item_fields":  # the fields of each DocQL item type
         from .query.fields import item_fields as value
+    elif name == "as_docql":  # the DocQL a query without its `$` likely meant
+        from .query.functions import as_docql as value
     else:
         raise AttributeError(f"module 'docql_sqlite' has no attribute '{name}'")
     globals()[name] = value
@@ -86,6 +88,7 @@ __all__ = [
     "SearchOptions",
     "UsageError",
     "__version__",
+    "as_docql",
     "canned_queries",
     "copy",
     "embed",

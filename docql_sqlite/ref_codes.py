@@ -26,3 +26,8 @@ CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
     {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
 )
+# A C/C++ macro (`#define MIN(a, b) …`, `#define BROTLI_BOOL int`) stands for what it
+# expands to: a call or a type use may name one, nothing inherits from one.
+MACRO = "macro"
+CALL_FITS = CALLABLE | CLASS_LIKE | {MACRO}
+TYPE_FITS = CLASS_LIKE | {MACRO}

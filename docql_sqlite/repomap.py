@@ -38,7 +38,7 @@ from .ingest import resolve
 from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
-from .ref_codes import CALLABLE, CLASS_LIKE
+from .ref_codes import CALL_FITS, CLASS_LIKE, MACRO, TYPE_FITS
 
 if TYPE_CHECKING:
     from .store import Store
@@ -85,7 +85,10 @@ def build_map(
 ) -> dict[str, Any]:
     if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET:
         raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
-    everything = graph.symbols(store.conn, store.dialect)
+    # C/C++ macros are the preprocessor's vocabulary, not the code's structure: attribute
+    # words (`BROTLI_INLINE`, `BROTLI_DEC_API`) and helpers used by every declaration,
+    # which held the first ten places of Brotli's map above every function and type.
+    everything = [s for s in graph.symbols(store.conn, store.dialect) if s.kind != MACRO]
     symbols = [s for s in everything if _selected(s.path, paths)]
     if not symbols:  # an empty map (a documents-only index), saying why
         where = f" under {', '.join(paths)}" if paths else ""
@@ -260,7 +263,7 @@ def _qualifier(before: str) -> str:
     return found.group(1) if found else ""
 
 
-_FITS = {"call": CALLABLE | CLASS_LIKE, "type": CLASS_LIKE, "inherit": CLASS_LIKE}
+_FITS = {"call": CALL_FITS, "type": TYPE_FITS, "inherit": CLASS_LIKE}
 
 
 def _repeated(count: int) -> float:

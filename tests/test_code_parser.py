@@ -822,6 +822,198 @@ def test_syntax_warning_without_a_line_says_so() -> None:
     assert code._syntax_warning([3]).startswith("syntax errors at line 3:")
 
 
+# --- C and C++ as real libraries write them: macros the grammar cannot expand ----------
+# Found on Brotli 1.1.0 (PyPI sdist): 80 of its 93 C files warned of syntax errors,
+# signatures ended at the macro (`static BROTLI_INLINE`), and `decode.h` named a
+# function `void` after its error-code macro, whose continued lines hold comments.
+
+_BROTLI_SHAPED_HEADER = """\
+#ifndef DEC_H_
+#define DEC_H_
+#if defined(__cplusplus) || defined(c_plusplus)
+extern "C" {
+#endif
+
+#define ERROR_CODES_LIST(ERROR_CODE, SEPARATOR) \\
+  ERROR_CODE(_, NO_ERROR, 0) SEPARATOR       \\
+  /* Same as Result values */                \\
+  ERROR_CODE(_, SUCCESS, 1)
+
+/** Callback to fire on metadata block start. */
+typedef void (*metadata_start_func)(void* opaque, size_t size);
+
+/** Decompresses the data. */
+DEC_API Result Decompress(
+    size_t encoded_size, const uint8_t* encoded_buffer);
+
+DEC_API const char* ErrorString(int c);
+
+#if defined(__cplusplus) || defined(c_plusplus)
+}  /* extern "C" */
+#endif
+#endif  /* DEC_H_ */
+"""
+
+
+def test_c_macros_neither_hide_definitions_nor_warn() -> None:
+    document = parse_code_text(_BROTLI_SHAPED_HEADER, "decode.h", "c")
+    assert [(s.name, s.line, s.signature) for s in document.symbols] == [
+        ("ERROR_CODES_LIST", 7, "#define ERROR_CODES_LIST(ERROR_CODE, SEPARATOR)"),
+        (
+            "metadata_start_func",
+            13,
+            "typedef void (*metadata_start_func)(void* opaque, size_t size)",
+        ),
+        (
+            "Decompress",
+            16,
+            "DEC_API Result Decompress( size_t encoded_size, const uint8_t* encoded_buffer)",
+        ),
+        ("ErrorString", 19, "DEC_API const char* ErrorString(int c)"),
+    ]
+    assert document.symbols[2].docstring == "Decompresses the data."
+    assert document.warnings == []
+    # the text itself is untouched: only what tree-sitter reads has blanks
+    assert document.text == _BROTLI_SHAPED_HEADER
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_macro_word_in_a_header_stays_in_the_signature(language: str) -> None:
+    text = (
+        "static BROTLI_INLINE void memmove16(uint8_t* dst, uint8_t* BROTLI_RESTRICT src) {\n"
+        "  memcpy(dst, src, 16);\n}\n"
+        "static Code BROTLI_NOINLINE\nSkipBlock(State* s) {\n  return 0;\n}\n"
+    )
+    document = parse_code_text(text, "x.c", language)
+    assert [(s.name, s.line, s.end_line, s.signature) for s in document.symbols] == [
+        (
+            "memmove16",
+            1,
+            3,
+            "static BROTLI_INLINE void memmove16(uint8_t* dst, uint8_t* BROTLI_RESTRICT src)",
+        ),
+        ("SkipBlock", 4, 7, "static Code BROTLI_NOINLINE SkipBlock(State* s)"),
+    ]
+    assert document.warnings == []
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_c_typedefs_and_macros_are_symbols(language: str) -> None:
+    text = (
+        "typedef unsigned long ul;\n"  # 1
+        "typedef struct S *SP;\n"
+        "typedef struct T { int a; } T;\n"  # the struct, not also a type
+        "typedef void (*cb_func)(void* opaque);\n"
+        "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"  # 5
+        "#define LIMIT 10\n"
+        "#define GUARD_H_\n"  # an include guard: no symbol
+        "#define LOOP(x) \\\n  do { f(x); \\\n  } while (0)\n"  # 8-10
+        "int f(int x) { return MAX(x, LIMIT); }\n"
+    )
+    document = parse_code_text(text, "x.h", language)
+    assert [(s.kind, s.name, s.line, s.end_line, s.signature) for s in document.symbols] == [
+        ("type", "ul", 1, 1, "typedef unsigned long ul"),
+        ("type", "SP", 2, 2, "typedef struct S *SP"),
+        ("struct", "T", 3, 3, "struct T"),
+        ("type", "cb_func", 4, 4, "typedef void (*cb_func)(void* opaque)"),
+        ("macro", "MAX", 5, 5, "#define MAX(a, b)"),
+        ("macro", "LIMIT", 6, 6, "#define LIMIT"),
+        ("macro", "LOOP", 8, 10, "#define LOOP(x)"),
+        ("function", "f", 11, 11, "int f(int x)"),
+    ]
+
+
+def test_a_macro_renaming_a_function_leaves_its_prototype() -> None:
+    # xxhash.h (in lz4): a namespacing macro for each public function, then the
+    # prototypes; the prototypes were dropped as "defined in the file".
+    text = (
+        "#define XXH32_digest XXH_NAME2(XXH_NAMESPACE, XXH32_digest)\n"
+        "XXH_PUBLIC_API XXH32_hash_t XXH32_digest(const XXH32_state_t* statePtr);\n"
+        "XXH_PUBLIC_API XXH32_hash_t XXH32 (const void* input, size_t length);\n"
+    )
+    document = parse_code_text(text, "xxhash.h", "c")
+    assert [(s.kind, s.name, s.line) for s in document.symbols] == [
+        ("macro", "XXH32_digest", 1),
+        ("function", "XXH32_digest", 2),
+        ("function", "XXH32", 3),  # tree-sitter's name node is `XXH32_hash_t` here
+    ]
+
+
+def test_a_cpp_header_named_dot_h_is_read_as_cpp() -> None:
+    # sentencepiece names its 40 C++ headers `.h`: read as C, `namespace port {` was a
+    # function and `virtual` a type reference. A `.h` with C++'s signs is C++; a C header
+    # (its `extern "C"` guard included) stays C.
+    cpp = (
+        "namespace util {\nclass ReadableFile {\n public:\n"
+        "  virtual ~ReadableFile() {}\n  virtual bool ReadLine(std::string *line) = 0;\n};\n}\n"
+    )
+    document = parse(_source(cpp.encode(), "src/filesystem.h"))
+    assert document.language == "cpp"
+    assert [(s.kind, s.qualified_name) for s in document.symbols][:2] == [
+        ("namespace", "util"),
+        ("class", "util.ReadableFile"),
+    ]
+    assert not any(row[0] == "virtual" for row in document.reference_rows)
+    c = '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n'
+    assert parse(_source(c.encode(), "src/api.h")).language == "c"
+
+
+def test_cpp_using_declares_a_type() -> None:
+    document = parse_code_text("namespace n {\nusing Vec = std::vector<int>;\n}\n", "x.hpp", "cpp")
+    assert [(s.kind, s.qualified_name) for s in document.symbols] == [
+        ("namespace", "n"),
+        ("type", "n.Vec"),
+    ]
+
+
+def test_c_real_syntax_errors_still_warn_beside_macro_words() -> None:
+    text = "static INLINE int f(int a) {\n  return a;\n}\nint g(int a {\n  return a;\n}\n"
+    document = parse_code_text(text, "x.c", "c")
+    assert document.warnings and document.warnings[0].startswith("syntax errors at line 4")
+    assert document.symbols[0].signature == "static INLINE int f(int a)"
+
+
+def test_a_statement_after_a_macro_is_no_function() -> None:
+    # CPython's `Py_END_ALLOW_THREADS` before `if (!ok) {…}` parses as the header of a
+    # function named `if`, nested in the real one.
+    text = (
+        "static int compress(Enc* e) {\n  Py_BEGIN_ALLOW_THREADS\n  ok = run(e);\n"
+        "  Py_END_ALLOW_THREADS\n  if (!ok) {\n    goto error;\n  }\n  return 1;\n}\n"
+    )
+    document = parse_code_text(text, "x.c", "c")
+    assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("compress", 1, 9)]
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_bare_define_with_trailing_blanks_hides_nothing(language: str) -> None:
+    # tree-sitter-c takes the line after `#define X ` (blanks, no value) as X's value:
+    # cffi's `# define ENUM_PRIMITIVE_TYPES_WCHAR   /* nothing */` hid what followed.
+    text = (
+        "#ifdef WIDE\n# define WCHAR_TYPES   /* nothing */\n#endif\n"
+        "#define GUARD_H_ \nstatic int after_guard(void)\n{\n  return 1;\n}\n"
+        "#define EMPTY() \t\nint after_empty(void) { return 2; }\n"
+    )
+    document = parse_code_text(text, "x.c", language)
+    assert [(s.name, s.line, s.signature) for s in document.symbols] == [
+        ("after_guard", 5, "static int after_guard(void)"),
+        ("EMPTY", 9, "#define EMPTY()"),
+        ("after_empty", 10, "int after_empty(void)"),
+    ]
+    assert document.warnings == []
+
+
+def test_directive_comment_blanking_keeps_every_offset() -> None:
+    src = _BROTLI_SHAPED_HEADER.encode() + b"#define X 1 /* one\n two */\nint y;\n"
+    blanked = code._as_the_parser_reads(src)
+    assert len(blanked) == len(src)
+    assert [i for i, b in enumerate(src) if b == 10] == [
+        i for i, b in enumerate(blanked) if b == 10
+    ]
+    assert b"Same as" not in blanked and b'extern "C"' not in blanked
+    assert b"/* one\n two */" in blanked  # a comment that leaves its directive stays
+    assert b"DEC_API Result Decompress(" in blanked and b"int y;" in blanked
+
+
 def test_decoding_bom_crlf_and_legacy_encodings() -> None:
     data = codecs.BOM_UTF8 + b"def f():\r\n    return 'h\xc3\xa9'\r\n"
     document = parse(_source(data))

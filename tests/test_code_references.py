@@ -1882,3 +1882,105 @@ def test_calls_nested_deep_in_a_macro_cost_a_linear_time() -> None:
     document = parse_code_text(source, "deep.rs", "rust")
     assert len([r for r in document.references if r.name == "f"]) == depth
     assert time.process_time() - started < 5.0
+
+
+# --- C: macros and typedefs are what a use names; `#if` alternatives are one ----------
+# Brotli 1.1.0: `static BROTLI_INLINE …`, `BROTLI_DCHECK(…)`, `brotli_reg_t` were
+# unresolved (no symbol) and then, with macros and typedefs as symbols, ambiguous
+# between the `#if` branches of platform.h.
+C_TREE = {
+    "common/platform.h": (
+        "#if defined(_MSC_VER)\n#define BROTLI_INLINE __forceinline\n"
+        "#else\n#define BROTLI_INLINE inline\n#endif\n"
+        "#if defined(DEBUG)\n#define BROTLI_DCHECK(x) assert(x)\n"
+        "#else\n#define BROTLI_DCHECK(x)\n#endif\n"
+        "#if defined(BITS64)\ntypedef uint64_t brotli_reg_t;\n"
+        "#else\ntypedef uint32_t brotli_reg_t;\n#endif\n"
+    ),
+    "dec/other.h": "#define BROTLI_DCHECK(x) check(x)\n",
+    "dec/decode.c": (
+        '#include "../common/platform.h"\n\n'
+        "static BROTLI_INLINE brotli_reg_t Bits(brotli_reg_t n) {\n"
+        "  BROTLI_DCHECK(n < 32);\n  return n;\n}\n"
+    ),
+}
+
+
+def test_c_macros_and_typedefs_resolve_to_their_first_alternative(tmp_path: Path) -> None:
+    _, db = _index_tree(tmp_path, C_TREE)
+    rows = {
+        (line, name, resolution, target, home)
+        for path, line, name, _, resolution, target, home in _resolved(db, "1")
+        if path == "dec/decode.c"
+    }
+    platform = "common/platform.h"
+    assert {
+        (3, "BROTLI_INLINE", "import", "BROTLI_INLINE", platform),
+        (3, "brotli_reg_t", "import", "brotli_reg_t", platform),
+        (4, "BROTLI_DCHECK", "import", "BROTLI_DCHECK", platform),
+    } <= rows
+    with docql_sqlite.open(db) as index:
+        lines = dict(
+            index.store.conn.execute(
+                "SELECT s.name, s.line FROM refs r JOIN symbols s ON s.id = r.target_id "
+                "WHERE r.name IN ('BROTLI_INLINE', 'BROTLI_DCHECK', 'brotli_reg_t')"
+            ).fetchall()
+        )
+    assert lines == {"BROTLI_INLINE": 2, "BROTLI_DCHECK": 7, "brotli_reg_t": 12}
+
+
+def test_c_a_header_declaration_leads_to_its_source_files_definition(tmp_path: Path) -> None:
+    # Every file including memory.h imports memory.h and memory.c alike (a path without
+    # its extension is the module): the prototype and the definition made each use
+    # ambiguous. The definition is the link; a file including nothing finds it too.
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "enc/memory.h": "void BrotliFree(MemoryManager* m, void* p);\n",
+            "enc/memory.c": (
+                '#include "memory.h"\n\nvoid BrotliFree(MemoryManager* m, void* p) {\n'
+                "  free(p);\n}\n"
+            ),
+            "enc/encode.c": '#include "memory.h"\n\nvoid Done(M* m) {\n  BrotliFree(m, 0);\n}\n',
+            "dec/state.c": "void Other(M* m) {\n  BrotliFree(m, 0);\n}\n",
+        },
+    )
+    rows = {
+        (path, name, resolution, home)
+        for path, _, name, _, resolution, _, home in _resolved(db, "r.name = 'BrotliFree'")
+    }
+    assert rows == {
+        ("enc/encode.c", "BrotliFree", "import", "enc/memory.c"),
+        ("dec/state.c", "BrotliFree", "unique", "enc/memory.c"),
+    }
+
+
+def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
+    # sentencepiece: `sp.IsControl(3)` in a test linked to the file's MockModel,
+    # `agenda.size()` to Lattice::size, `fp_->status()` to the caller's own class; and in C
+    # a call through a struct's field (`m->free_func(…)`) is no function of the index.
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "lattice.cc": (
+                "class Lattice {\n public:\n  int size() const { return n_; }\n"
+                "  int Twice() const { return this->size() * 2; }\n"
+                "  int Agenda(const std::vector<int>& agenda) const {\n"
+                "    return agenda.size() + Count(agenda);\n  }\n"
+                "  int Count(const std::vector<int>& v) const { return v.size(); }\n};\n"
+            ),
+            "memory.c": (
+                "void free_func(void* p) {}\n"
+                "void BrotliFree(MemoryManager* m, void* p) {\n  m->free_func(m->opaque, p);\n}\n"
+            ),
+        },
+    )
+    calls = _calls_in(db, "lattice.cc")
+    assert (4, "size", None, "local", "Lattice.size") in calls  # this->size()
+    assert (6, "Count", None, "local", "Lattice.Count") in calls
+    # `agenda.size()`, `v.size()`: the standard library's as likely as Lattice's
+    assert {c for c in calls if c[0] in (6, 8) and c[1] == "size"} == {
+        (6, "size", "", "ambiguous", None),
+        (8, "size", "", "ambiguous", None),
+    }
+    assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}

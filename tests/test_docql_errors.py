@@ -37,9 +37,15 @@ def index(corpus_db: Path):
 def test_cli_reports_the_same_error_with_exit_code_2(corpus_db: Path, case) -> None:
     result = CliRunner().invoke(cli, ["query", str(corpus_db), case.query, "--json"])
     if not case.query.lstrip().startswith("$"):
-        # Free text is not DocQL: a usage error that points to `search`.
+        # Not DocQL: a usage error that points to the query it likely meant, else to
+        # `search` (free text).
         assert result.exit_code == 2
-        assert "is not DocQL" in result.output and "docql-sqlite search" in result.output
+        assert "is not DocQL" in result.output
+        if "did you mean" in case.error:
+            meant = case.error.split("did you mean ", 1)[1].split("? at line", 1)[0]
+            assert f"did you mean docql-sqlite query {corpus_db} '{meant}'?" in result.output
+        else:
+            assert "docql-sqlite search" in result.output
         return
     assert result.exit_code == 2, result.output
     assert result.output == case.error + "\n"  # CliRunner mixes stderr in; stdout stays empty

@@ -92,6 +92,30 @@ def test_failed_file_is_parsed_again_only_when_it_changes(
     assert SKIP_FAILED_UNCHANGED not in report.skip_counts if parsed else True
 
 
+def test_a_failed_file_is_tried_again_once_the_content_rules_change(
+    failed: TmpIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parser that learnt to read what it refused (nbformat 3 notebooks, which failed
+    "corrupt notebook" until notebook.py read them) comes with a content-rules bump: the
+    memo of failures kept under the old rules is not trusted then, once. The fixed
+    content with size and mtime put back shows the file was parsed."""
+    from docql_sqlite.ingest import parse
+
+    path = failed.docs / "bad.md"
+    mtime_ns = path.stat().st_mtime_ns
+    path.write_bytes(FIXED)
+    restore_mtime(path, mtime_ns)
+    assert failed.index().skip_counts.get(SKIP_FAILED_UNCHANGED) == 1  # same rules: skipped
+    path.write_bytes(BINARY)  # broken again, same size and mtime
+    restore_mtime(path, mtime_ns)
+    monkeypatch.setitem(parse.CONTENT_RULES, "markdown", parse.CONTENT_RULES["markdown"] + 1)
+    report = failed.index()
+    assert [p for p, _ in report.failed] == ["docs/bad.md"]  # parsed again under new rules
+    assert SKIP_FAILED_UNCHANGED not in report.skip_counts
+    again = failed.index()  # and remembered under them
+    assert again.skip_counts.get(SKIP_FAILED_UNCHANGED) == 1 and again.failed == []
+
+
 def test_a_failed_update_keeps_the_last_good_version_and_is_not_retried(
     tmp_index: TmpIndex,
 ) -> None:

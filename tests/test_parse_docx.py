@@ -9,7 +9,7 @@ import docx
 import pytest
 from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml import parse_xml
-from docx.oxml.ns import nsdecls
+from docx.oxml.ns import nsdecls, qn
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest.docx import parse_docx
@@ -221,3 +221,176 @@ def test_broken_document_xml() -> None:
     files["word/document.xml"] = "<w:document><not-closed>"
     with pytest.raises(IngestError, match=r"^corrupt DOCX: "):
         parse_docx(zip_bytes(files), "bad.docx")
+
+
+def numbered(word: docx.document.Document, text: str, num_id: int, ilvl: int) -> None:
+    """A paragraph in list `num_id` at level `ilvl`, as Word and pandoc write them."""
+    paragraph = word.add_paragraph(text)
+    paragraph._p.get_or_add_pPr().append(
+        parse_xml(
+            f'<w:numPr {nsdecls("w")}><w:ilvl w:val="{ilvl}"/><w:numId w:val="{num_id}"/></w:numPr>'
+        )
+    )
+
+
+def add_list(word: docx.document.Document, levels: list[tuple[str, str]]) -> int:
+    """A multi-level list definition (numFmt, lvlText per level); its numId."""
+    numbering = word.part.numbering_part.element
+    ids = [int(n.get(qn("w:abstractNumId"))) for n in numbering.findall(qn("w:abstractNum"))]
+    abstract_id = max(ids) + 1
+    num_ids = [int(n.get(qn("w:numId"))) for n in numbering.findall(qn("w:num"))]
+    num_id = max(num_ids) + 1
+    lvls = "".join(
+        f'<w:lvl w:ilvl="{i}"><w:start w:val="1"/><w:numFmt w:val="{fmt}"/>'
+        f'<w:lvlText w:val="{text}"/></w:lvl>'
+        for i, (fmt, text) in enumerate(levels)
+    )
+    abstract = parse_xml(
+        f'<w:abstractNum {nsdecls("w")} w:abstractNumId="{abstract_id}">{lvls}</w:abstractNum>'
+    )
+    # abstract definitions come before the w:num elements
+    numbering.insert(len(numbering.findall(qn("w:abstractNum"))), abstract)
+    numbering.append(
+        parse_xml(
+            f'<w:num {nsdecls("w")} w:numId="{num_id}">'
+            f'<w:abstractNumId w:val="{abstract_id}"/></w:num>'
+        )
+    )
+    return num_id
+
+
+def test_list_items_show_their_markers() -> None:
+    """Bullets and numbers are not in a paragraph's text but in its numbering: the lines
+    show them as Word does ("- ", "1. ", "a) ", "1.b.1."), indented by level; a numbered
+    heading keeps its title as the heading's text."""
+    word = docx.Document()
+    word.add_heading("Options", level=1)  # 1
+    word.add_paragraph("Bullet item", style="List Bullet")  # 2
+    word.add_paragraph("Nested by style", style="List Bullet 2")  # 3
+    word.add_paragraph("First step", style="List Number")  # 4
+    item = word.add_paragraph("Second step", style="List Number")  # 5
+    item.add_run().add_break()
+    item.add_run("continued")  # 6
+    outline = add_list(
+        word,
+        [
+            ("decimal", "%1."),
+            ("lowerLetter", "%2)"),
+            ("decimal", "%1.%2.%3."),
+            ("bullet", "\uf0b7"),
+        ],
+    )
+    numbered(word, "one", outline, 0)  # 7
+    numbered(word, "one a", outline, 1)  # 8
+    numbered(word, "one b", outline, 1)  # 9
+    numbered(word, "deep", outline, 2)  # 10
+    numbered(word, "dot", outline, 3)  # 11
+    numbered(word, "two", outline, 0)  # 12
+    numbered(word, "two a", outline, 1)  # 13: restarts after a shallower item
+    heading = word.add_heading("Numbered heading", level=2)  # 14
+    heading._p.get_or_add_pPr().append(
+        parse_xml(
+            f'<w:numPr {nsdecls("w")}><w:ilvl w:val="0"/><w:numId w:val="{outline}"/></w:numPr>'
+        )
+    )
+    word.add_paragraph("Plain paragraph.")  # 15
+    document = parse_docx(save(word), "lists.docx")
+    assert document.text.split("\n") == [
+        "Options",
+        "- Bullet item",
+        "  - Nested by style",
+        "1. First step",
+        "2. Second step",
+        "   continued",
+        "1. one",
+        "  a) one a",
+        "  b) one b",
+        "    1.b.1. deep",  # each %n in its own level's format, as Word shows it
+        "      - dot",
+        "2. two",
+        "  a) two a",
+        "Numbered heading",
+        "Plain paragraph.",
+        "",
+    ]
+    assert [(h.title, h.line) for h in document.headings] == [
+        ("Options", 1),
+        ("Numbered heading", 14),
+    ]
+
+
+def run_xml(text: str, deleted: bool = False) -> str:
+    tag = "w:delText" if deleted else "w:t"
+    return f'<w:r><{tag} xml:space="preserve">{text}</{tag}></w:r>'
+
+
+def test_text_inside_insertions_content_controls_and_fields_is_read() -> None:
+    """Word writes a reviewed document's inserted words inside `w:ins`, a template's
+    filled-in values inside inline content controls, a cross-reference's text inside a
+    field: all of it is the paragraph's text. Deleted and moved-away words are not."""
+    word = docx.Document()
+    word.add_heading("Review", level=1)
+    paragraph = word.add_paragraph("The limit is ")
+    w = nsdecls("w")
+    for xml in [
+        f'<w:del {w} w:id="1" w:author="a">{run_xml("10 MB", deleted=True)}</w:del>',
+        f'<w:ins {w} w:id="2" w:author="a">{run_xml("50 MB")}</w:ins>',
+        f"<w:sdt {w}><w:sdtContent>{run_xml(' per file')}</w:sdtContent></w:sdt>",
+        f'<w:fldSimple {w} w:instr="REF t3 \\h">{run_xml(" (Table 3)")}</w:fldSimple>',
+        f'<w:smartTag {w} w:uri="u" w:element="e">{run_xml(" since")}</w:smartTag>',
+        f'<w:moveFrom {w} w:id="3" w:author="a">{run_xml(" 2019")}</w:moveFrom>',
+        f'<w:moveTo {w} w:id="4" w:author="a">{run_xml(" 2020")}</w:moveTo>',
+        f'<w:hyperlink {w} w:anchor="x">{run_xml(".")}</w:hyperlink>',
+    ]:
+        paragraph._p.append(parse_xml(xml))
+    table = word.add_table(rows=2, cols=1)
+    table.cell(0, 0).text = "Limit"
+    table.cell(1, 0).paragraphs[0]._p.append(
+        parse_xml(f'<w:ins {w} w:id="5" w:author="a">{run_xml("50 MB")}</w:ins>')
+    )
+    document = parse_docx(save(word), "review.docx")
+    assert document.text.split("\n") == [
+        "Review",
+        "The limit is 50 MB per file (Table 3) since 2020.",
+        "Limit",
+        "50 MB",
+        "",
+    ]
+    assert [(t.headers, t.rows) for t in document.tables] == [(["Limit"], [["50 MB"]])]
+
+
+def test_paragraphs_in_a_code_style_are_code_blocks() -> None:
+    """pandoc writes a code block as one "Source Code" paragraph (line breaks inside),
+    Word users one "HTML Preformatted" (or a style based on it) paragraph a line."""
+    word = docx.Document()
+    word.styles.add_style("Source Code", WD_STYLE_TYPE.PARAGRAPH)
+    word.styles.add_style("HTML Preformatted", WD_STYLE_TYPE.PARAGRAPH)
+    listing = word.styles.add_style("Listing", WD_STYLE_TYPE.PARAGRAPH)
+    listing.base_style = word.styles["HTML Preformatted"]
+    word.add_heading("Example", level=1)  # 1
+    for first, second in [
+        ("import fs from 'node:fs';", "  fs.unlinkSync('/tmp/x');"),  # 2-3
+        ("const fs = require('node:fs');", "fs.unlinkSync('/tmp/x');"),  # 4-5: a 2nd block
+    ]:
+        code = word.add_paragraph(first, style="Source Code")
+        code.add_run().add_break()
+        code.add_run(second)
+    word.add_paragraph("import 'a';", style="Source Code")  # 6: blocks of one line each
+    word.add_paragraph("require('a');", style="Source Code")  # 7
+    word.add_paragraph("Or, line by line:")  # 8
+    word.add_paragraph("$ make", style="HTML Preformatted")  # 9
+    word.add_paragraph("$ make install", style="Listing")  # 10
+    word.add_paragraph("Done.")  # 11
+    document = parse_docx(save(word), "code.docx")
+    assert [(c.language, c.code, c.line, c.end_line) for c in document.codeblocks] == [
+        (None, "import fs from 'node:fs';\n  fs.unlinkSync('/tmp/x');", 2, 3),
+        (None, "const fs = require('node:fs');\nfs.unlinkSync('/tmp/x');", 4, 5),
+        (None, "import 'a';", 6, 6),
+        (None, "require('a');", 7, 7),
+        (None, "$ make\n$ make install", 9, 10),
+    ]
+    assert document.keep_together == [(2, 3), (4, 5), (6, 6), (7, 7), (9, 10)]
+    assert document.text.split("\n")[1:3] == [
+        "import fs from 'node:fs';",
+        "  fs.unlinkSync('/tmp/x');",
+    ]

@@ -204,6 +204,33 @@ def test_empty_pages_only() -> None:
 
 
 @pytest.mark.parametrize(
+    "pages, warning",
+    [
+        pytest.param(
+            [[], []],
+            "no text on any of its 2 pages: a scanned or image-only PDF? Nothing in it can "
+            "be searched until it is OCRed",
+            id="no-text-at-all",
+        ),
+        pytest.param(
+            [["Cover"], [], [], []],
+            "no text on 3 of its 4 pages: scanned or image-only pages? Their words cannot "
+            "be searched until the file is OCRed",
+            id="mostly-images",
+        ),
+        pytest.param([], "no pages: the PDF holds nothing to search", id="no-pages"),
+        pytest.param([["Text"], [], ["More"], ["End"]], None, id="a-blank-page-is-no-news"),
+        pytest.param([["Title"], []], None, id="too-short-to-say"),
+    ],
+)
+def test_pages_without_text_are_reported(pages: list[list[str]], warning: str | None) -> None:
+    """An image-only (scanned) PDF is stored, but nothing in it can be found: the index
+    report says so instead of a silent empty document."""
+    document = parse_pdf(make_pdf(pages), "scan.pdf")
+    assert document.warnings == ([warning] if warning else [])
+
+
+@pytest.mark.parametrize(
     "title, outline, path, expected",
     [
         ("The Manual", [(0, "Introduction", 1)], "a/guide.pdf", "The Manual"),
@@ -299,6 +326,67 @@ NUMBERED_CASES = [
         ],
         [(1, "1 Introduction", 1, 1), (2, "1.1 Scope", 3, 1)],
         id="sentences-rejected-and-needs-paragraph-start",
+    ),
+    # Shapes of R-data.pdf and R-intro.pdf without their outline:
+    pytest.param(
+        [
+            ["1 Introduction", "Text.", "1.1 Imports", "The format:"],
+            ["1. Header line", "2. Separator", "3. Missing values"],
+            ["2 Spreadsheet-like data", "Text."],
+        ],
+        [
+            (1, "1 Introduction", 1, 1),
+            (2, "1.1 Imports", 3, 1),
+            (1, "2 Spreadsheet-like data", 8, 3),
+        ],
+        id="numbered-list-items-with-a-dot-are-no-sections-without-one",
+    ),
+    pytest.param(
+        [
+            [
+                "1 Arrays",
+                "Text.",
+                "> dim(z) <- c(3,5,100)",
+                "1.1 Index matrices",
+                "make prefix=/path/to/here uninstall-libR",
+                "1.2 Sub-architectures",
+                "1 SYMSXP symbols",
+                "2 LISTSXP pairlists",
+                "as the values,",
+                "1.3 Not a section",
+            ]
+        ],
+        [
+            (1, "1 Arrays", 1, 1),
+            (2, "1.1 Index matrices", 4, 1),
+            (2, "1.2 Sub-architectures", 6, 1),
+        ],
+        id="after-a-code-line-the-next-number-opens-a-section",
+    ),
+    pytest.param(
+        [
+            [
+                "1 Commands",
+                "Text.",
+                "1.1 R commands, case sensitivity, etc.",
+                "Text.",
+                "1.2 attach() and detach()",
+                "Text.",
+                "1.3 .Internal vs .Primitive",
+                "Text.",
+                "1.4 The '...' argument",
+                "Text.",
+                "1.5 Nevada 12.2",
+            ]
+        ],
+        [
+            (1, "1 Commands", 1, 1),
+            (2, "1.1 R commands, case sensitivity, etc.", 3, 1),
+            (2, "1.2 attach() and detach()", 5, 1),
+            (2, "1.3 .Internal vs .Primitive", 7, 1),
+            (2, "1.4 The '...' argument", 9, 1),
+        ],
+        id="titles-of-code-names-etc-and-an-ellipsis",
     ),
 ]
 
@@ -398,8 +486,10 @@ def test_real_pdftotext_keeps_page_count(pypdf_text: None) -> None:
 
 
 def long_pdf(pages: int) -> tuple[bytes, list[list[str]], Outline]:
-    texts = [[f"Section {n}", f"Body of page {n} about topic{n}."] for n in range(pages)]
-    outline = tuple((0, f"Section {n}", n) for n in range(0, pages, 25))
+    # Not "Section {n}" alone: a page's first line ending in its own page number is a
+    # running header (`drop_running_lines`).
+    texts = [[f"Section {n} overview", f"Body of page {n} about topic{n}."] for n in range(pages)]
+    outline = tuple((0, f"Section {n} overview", n) for n in range(0, pages, 25))
     return make_pdf(texts, outline), texts, outline
 
 
@@ -516,21 +606,44 @@ def test_outline_destinations_and_goto_actions(
 
 
 @needs_pdfium
-def test_pdfium_hyphenated_line_ends_keep_the_hyphen_and_the_line() -> None:
-    """PDFium joins a word hyphenated across lines with U+FFFE; the page keeps "-" and the
-    line break, as pypdf and pdftotext give them."""
+def test_pdfium_hyphenated_words_are_whole_on_the_second_line() -> None:
+    """PDFium joins a word hyphenated across lines with U+FFFE; the whole word goes to the
+    second line, so search finds it, and the page keeps its number of lines. The hyphen
+    stays before a capital, and where the document writes the word with its hyphen and
+    never without."""
     pdfium = pdf_module._pdfium()
-    document = pdfium.PdfDocument(make_pdf([["a word inves-", "tigated here"]]))
+    page = [
+        "a word inves-",
+        "tigated here",
+        "uses floating-",
+        "point numbers, as floating-point",
+        "says the S-",
+        "Plus manual, and inves-",
+        "tigated.",
+    ]
+    document = pdfium.PdfDocument(make_pdf([page]))
     try:
         raw = document[0].get_textpage().get_text_range()
-        text = pdf_module._pdfium_page_text(document, 0, [])
     finally:
         document.close()
-    assert "inves\ufffetigated" in raw  # PDFium's marker
-    assert "inves-\ntigated" in text and "\ufffe" not in text
-    assert parse_pdf(make_pdf([["a word inves-", "tigated here"]]), "h.pdf").text == (
-        "a word inves-\ntigated here\n"
-    )
+    assert "inves\ufffetigated" in raw  # PDFium's marker, the lines joined
+    parsed = parse_pdf(make_pdf([page]), "h.pdf")
+    assert parsed.text.split("\n") == [
+        "a word",
+        "investigated here",
+        "uses",
+        "floating-point numbers, as floating-point",
+        "says the",
+        "S-Plus manual, and",
+        "investigated.",
+        "",
+    ]
+
+
+def test_pypdf_keeps_the_hyphen_and_the_line(pypdf_text: None) -> None:
+    """Without PDFium's mark a line-end hyphen may be a dash or a compound's: kept."""
+    document = parse_pdf(make_pdf([["a word inves-", "tigated here"]]), "h.pdf")
+    assert document.text == "a word inves-\ntigated here\n"
 
 
 @needs_pdfium
@@ -790,6 +903,134 @@ def test_outline_entries_take_their_printed_numbers() -> None:
         ("Leader election", "2.1"),
         ("Index", None),
     ]
+
+
+# Shapes of the R manuals (texinfo): the outline drops the printed number, each page opens
+# with a running header naming its chapter, and long titles wrap over two or three lines.
+MANUAL_PAGES = [
+    [
+        "Chapter 5: Arrays and matrices 26",  # line 1
+        "5 Arrays and matrices",
+        "5.1 Arrays",
+        "An array can be considered as a multiply subscripted collection.",
+        "Arrays can be one-dimensional: such arrays are usually treated as vectors.",
+        "5.2 Ordered factors",  # line 6
+        "Ordered factors are factors whose levels are ordered.",
+    ],
+    [
+        "Chapter 4: Ordered and unordered factors 18",  # line 8
+        "This page talks about ordered factors in passing.",
+        "4.3 Ordered factors",  # line 10
+        "The levels of ordered factors are sorted.",
+        "7.18 Why does the output from anova() depend on the",  # line 12
+        "order of factors in the model? And why does it",
+        "change?",
+        "Because the sums of squares are sequential.",
+    ],
+    [
+        "41",  # line 16: a footnote's number
+        "Appendix A Essential and useful other programs",
+        "under a Unix-alike",
+        "This appendix gives details of programs you will need.",
+    ],
+]
+
+
+@pytest.mark.parametrize(
+    "outline, expected",
+    [
+        pytest.param(
+            [(0, "Arrays and matrices", 0), (1, "Arrays", 0)],
+            [("Arrays and matrices", 2), ("Arrays", 3)],
+            id="a-numbered-line-beats-a-body-line-starting-with-the-title",
+        ),
+        pytest.param(
+            [(0, "Ordered factors", 1)],
+            [("Ordered factors", 10)],
+            id="a-numbered-line-beats-a-running-header-containing-the-title",
+        ),
+        pytest.param(
+            [
+                (0, "Ordered factors", 1),
+                (
+                    0,
+                    "Why does the output from anova() depend on the order of factors in the "
+                    "model? And why does it change?",
+                    1,
+                ),
+            ],
+            [
+                ("Ordered factors", 10),
+                (
+                    "Why does the output from anova() depend on the order of factors in the "
+                    "model? And why does it change?",
+                    12,
+                ),
+            ],
+            id="a-numbered-title-wrapped-over-three-lines",
+        ),
+        pytest.param(
+            [(0, "A Essential and useful other programs under a Unix-alike", 2)],
+            [("A Essential and useful other programs under a Unix-alike", 17)],
+            id="an-appendix-title-wrapped-after-its-word",
+        ),
+    ],
+)
+def test_outline_titles_without_their_printed_numbers(
+    outline: Outline, expected: list[tuple[str, int]]
+) -> None:
+    document = parse_pdf(make_pdf(MANUAL_PAGES, outline), "manual.pdf")
+    assert [(h.title, h.line) for h in document.headings] == expected
+
+
+RUNNING_PAGES = [
+    ["A Guide to Things", "i"],  # front matter numbered in roman numbers
+    ["Contents", "1 Setup . . . . 1", "2 Use . . . . 2", "ii"],
+    ["1 Setup", "Install it.", "Then run it.", "1"],  # a chapter opening: the number alone
+    ["Chapter 1: Setup 2", "More about setup.", "2 Use", "x = 1024"],
+    ["3", "Use it.", "Page three ends here."],
+    ["Chapter 2: Use 4", "Guide 4 / 4"],  # a header and a footer: the page is empty
+]
+
+
+def test_running_headers_and_footers_are_dropped() -> None:
+    """A page's first or last line printing the page's number, when the numbers follow the
+    pages, is layout: dropped from the text. Lines with other numbers stay."""
+    document = parse_pdf(make_pdf(RUNNING_PAGES, [(0, "Setup", 2), (0, "Use", 3)]), "guide.pdf")
+    lines = document.text.split("\n")
+    pages = [
+        lines[start - 1 : end - 1]
+        for start, end in zip(
+            document.page_lines, [*document.page_lines[1:], len(lines)], strict=True
+        )
+    ]
+    assert pages == [
+        ["A Guide to Things"],
+        ["Contents", "1 Setup . . . . 1", "2 Use . . . . 2"],
+        ["1 Setup", "Install it.", "Then run it."],
+        ["More about setup.", "2 Use", "x = 1024"],
+        ["Use it.", "Page three ends here."],
+        [""],
+    ]
+    assert [(h.title, lines[h.line - 1]) for h in document.headings] == [
+        ("Setup", "1 Setup"),
+        ("Use", "2 Use"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        pytest.param([["Intro", "We have 2"], ["Text", "and 3"]], id="too-few-pages"),
+        pytest.param(
+            [["Results 10", "a"], ["Results 30", "b"], ["Results 20", "c"], ["Results 5", "d"]],
+            id="numbers-that-do-not-follow-the-pages",
+        ),
+    ],
+)
+def test_edge_lines_with_numbers_that_are_no_page_numbers_stay(pages: list[list[str]]) -> None:
+    document = parse_pdf(make_pdf(pages), "x.pdf")
+    assert document.text.split("\n")[:-1] == [line for page in pages for line in page]
 
 
 def test_book_pdf_end_to_end(tmp_path: Path) -> None:

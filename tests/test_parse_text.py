@@ -223,7 +223,81 @@ def test_notebook() -> None:
     assert "big output" not in document.text
 
 
-@pytest.mark.parametrize("text", ["", "not json", "[]", '{"cells": 3}', '{"metadata": {}}'])
+# nbformat 3 (IPython 1-2; nbformat's own tests/test3.ipynb): cells in worksheets, a
+# code cell's text in "input" and its language on the cell, headings as cells of their own.
+NOTEBOOK_V3 = {
+    "metadata": {"name": ""},
+    "nbformat": 3,
+    "nbformat_minor": 0,
+    "worksheets": [
+        {
+            "cells": [
+                {"cell_type": "heading", "level": 1, "source": ["nbconvert latex test"]},
+                {"cell_type": "markdown", "source": ["**Lorem ipsum** dolor."]},
+                {"cell_type": "heading", "level": 2, "source": ["Printed Using Python"]},
+                {
+                    "cell_type": "code",
+                    "input": ['print("hello")'],
+                    "language": "python",
+                    "outputs": [{"text": "hello"}],
+                    "prompt_number": 1,
+                },
+            ]
+        },
+        {"cells": [{"cell_type": "markdown", "source": "The second worksheet."}]},
+    ],
+}
+
+
+def test_notebook_v3_worksheets() -> None:
+    document = parse_notebook(json.dumps(NOTEBOOK_V3), "nb/old.ipynb")
+    assert document.text.split("\n") == [
+        "# nbconvert latex test",
+        "",
+        "**Lorem ipsum** dolor.",
+        "",
+        "## Printed Using Python",
+        "",
+        "```python",
+        'print("hello")',
+        "```",
+        "",
+        "The second worksheet.",
+        "",
+    ]
+    assert document.title == "nbconvert latex test"
+    assert document.language == "python"
+    assert [(h.level, h.title, h.line) for h in document.headings] == [
+        (1, "nbconvert latex test", 1),
+        (2, "Printed Using Python", 5),
+    ]
+    assert [(c.language, c.code, c.line) for c in document.codeblocks] == [
+        ("python", 'print("hello")', 7)
+    ]
+
+
+def test_notebook_v2_lines_without_line_ends() -> None:
+    notebook = {
+        "nbformat": 2,
+        "metadata": {"name": "intro"},
+        "worksheets": [
+            {
+                "cells": [
+                    {"cell_type": "markdown", "source": ["# An introduction", "", "Cells."]},
+                    {"cell_type": "code", "language": "python", "input": ["a = 1", "b = 2"]},
+                ]
+            }
+        ],
+    }
+    document = parse_notebook(json.dumps(notebook), "nb/intro.ipynb")
+    assert document.text.split("\n")[:3] == ["# An introduction", "", "Cells."]
+    assert [(h.title, h.line) for h in document.headings] == [("An introduction", 1)]
+    assert [c.code for c in document.codeblocks] == ["a = 1\nb = 2"]
+
+
+@pytest.mark.parametrize(
+    "text", ["", "not json", "[]", '{"cells": 3}', '{"metadata": {}}', '{"worksheets": 3}']
+)
 def test_corrupt_notebook(text: str) -> None:
     with pytest.raises(IngestError, match=r"^corrupt notebook: "):
         parse_notebook(text, "bad.ipynb")

@@ -521,3 +521,25 @@ def test_deprecated_api_is_listed_after_the_live_api(tmp_path: Path, name: str, 
     old = rank.get("Old", rank.get("old"))
     assert new is not None and old is not None, rank
     assert new > 2 * old, rank
+
+
+def test_c_macros_are_no_entries_of_the_map(tmp_path: Path) -> None:
+    """Brotli's map listed its attribute macros (`BROTLI_INLINE`, `BROTLI_DEC_API`: used
+    by every declaration) above every function and type; a typedef'd struct's line shows
+    its name (`typedef struct { … } Reader;` read `typedef struct`)."""
+    db = _index_one_file(
+        tmp_path,
+        "lib.c",
+        "#define INLINE inline\n#define API extern\n"
+        "typedef struct {\n  int n;\n} Reader;\n\n"
+        "static INLINE int Read(Reader* r) {\n  return r->n;\n}\n"
+        "API int Twice(Reader* r) {\n  return Read(r) + Read(r);\n}\n"
+        "API int Thrice(Reader* r) {\n  return Read(r) + Twice(r);\n}\n",
+    )
+    with docql_sqlite.open(db) as index:
+        symbols = index.repo_map(budget=10_000)["symbols"]
+    assert [s["kind"] for s in symbols if s["kind"] == "macro"] == []
+    assert {s["name"] for s in symbols} == {"Reader", "Read", "Twice", "Thrice"}
+    assert next(s for s in symbols if s["name"] == "Reader")["signature"] == (
+        "typedef struct Reader"
+    )

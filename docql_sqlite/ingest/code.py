@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import posixpath
+import re
 
 from tree_sitter import Node
 
@@ -39,12 +40,62 @@ from docql_sqlite.ingest.code_symbols import (
     has_query,
     query_matches,
 )
-from docql_sqlite.ingest.code_text import first_sentence
+from docql_sqlite.ingest.code_text import first_sentence, is_macro_scope, is_macro_word
 from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
 from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 
 _MAX_ERROR_LINES = 10
+# A `.h` file is C++ when it says so: C++ projects name their headers `.h` too
+# (sentencepiece's 40), and read as C their classes, namespaces and templates were
+# errors (`virtual` a type, `namespace port {` a function).
+_CPP_SIGNS = re.compile(
+    r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|using[ \t]+namespace\b"
+    r"|(?:public|private|protected)[ \t]*:|class[ \t]+\w+[^;\n]*\{)|\bstd::\w",
+    re.MULTILINE,
+)
+# C and C++ are parsed from a copy of the bytes with three things tree-sitter-c reads
+# wrong put right, each the same number of bytes, so every offset and line stays
+# (`_as_the_parser_reads`; the stored text is the file's):
+# - the comments of a continued `#define` are blanked: a compiler replaces each comment
+#   by a space before it reads directives (translation phase 3), while tree-sitter ends
+#   the value at a comment, so the continued lines after one (`/* note */ \`) became
+#   code and an ERROR swallowed the rest of the file — Brotli's `decode.h` lost its
+#   public API after its error-code macro and named a function `void`;
+# - a `#define X` with no value but trailing blanks is written `#define    X`: with the
+#   blanks tree-sitter takes the next line as the value (a function after it vanished);
+# - the `extern "C"` guard lines are blanked (`_CPLUSPLUS_GUARD`).
+_PREPROCESSED = frozenset({"c", "cpp"})
+_DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
+_BARE_DEFINE = re.compile(
+    rb"^([ \t]*#[ \t]*define)([ \t]+)(\w+(?:\([^)\n]*\))?)([ \t]+)$", re.MULTILINE
+)
+_BLOCK_COMMENT = re.compile(rb"/\*.*?\*/", re.DOTALL)
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+# Where a C/C++ declaration's header holds a macro's word (`static INLINE int f(…)`):
+# tree-sitter puts the word in an ERROR that is no syntax error of the file's.
+_HEADER_TYPES = frozenset(
+    {
+        "function_definition",
+        "declaration",
+        "field_declaration",
+        "parameter_list",  # `uint8_t* BROTLI_RESTRICT dst`
+        "parameter_declaration",
+        "pointer_declarator",
+        "init_declarator",
+    }
+)
+# The C/C++ header idiom `#ifdef __cplusplus` / `extern "C" {` / `#endif` … `#ifdef
+# __cplusplus` / `}` / `#endif`: tree-sitter pairs no brace across directives, so the
+# first `#endif` went missing and the whole file parsed inside the `#if` (Brotli lost
+# definitions to the recovery). A C compiler never reads those lines, and neither
+# changes what a C++ one declares: both are blanked before the parse.
+_CPLUSPLUS_GUARD = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus\b|[^\n]*\bdefined[ \t]*\(?[ \t]*__cplusplus\b)"
+    rb'[^\n]*\n((?:[ \t]*(?:extern[ \t]+"C"[ \t]*\{|\})[ \t]*(?://[^\n]*|/\*[^\n]*?\*/)?'
+    rb"[ \t]*\n)+)(?=[ \t]*#[ \t]*endif)",
+    re.MULTILINE,
+)
 _ENTITY_TYPE = {
     "constructor": "ConstructorEntity",
     "function": "FunctionEntity",
@@ -59,6 +110,8 @@ def parse(source: Source) -> Document:
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
+    if language == "c" and name.endswith(".h") and _CPP_SIGNS.search(text):
+        language = "cpp"
     try:
         document = parse_code_text(text, source.path, language)
     except GrammarUnavailable:
@@ -91,6 +144,10 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     src = text.encode("utf-8", "replace")  # lone surrogates cannot reach tree-sitter
     line_count = count_lines(text)
     parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
+    if language in _PREPROCESSED:
+        # names, signatures and references are read from what the parser was given: the
+        # tree's offsets are that text's (the document keeps the file's own text)
+        src = _as_the_parser_reads(src)
     try:
         tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
@@ -111,23 +168,81 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
         tree.root_node, src, language, outline, ref_matches
     )
     if tree.root_node.has_error:
-        document.warnings.append(_syntax_warning(error_lines(tree.root_node)))
+        lines = error_lines(tree.root_node, macros=language in _PREPROCESSED)
+        if lines is not None:
+            document.warnings.append(_syntax_warning(lines))
     return document
 
 
-def error_lines(root: Node) -> list[int]:
-    """1-based lines where tree-sitter found ERROR or MISSING nodes."""
+def _as_the_parser_reads(src: bytes) -> bytes:
+    """`src` as tree-sitter is given it, and read back (`_PREPROCESSED`): the comments of
+    continued directives and the `extern "C"` guard lines turned into spaces, a bare
+    `#define`'s trailing blanks moved before its name; newlines kept."""
+    if b"#" not in src:
+        return src
+
+    def blank_comments(directive: re.Match[bytes]) -> bytes:
+        text = directive.group()
+        if b"/*" not in text or b"\\\n" not in text:
+            # One line: tree-sitter reads its comment right, and blanking it would leave
+            # `# define X   /* nothing */` with no value, which it reads worse (cffi's
+            # backend became one ERROR from its first line)
+            return text
+        return _BLOCK_COMMENT.sub(lambda c: _NOT_NEWLINE.sub(b" ", c.group()), text)
+
+    src = _DIRECTIVE.sub(blank_comments, src)
+    if b"define" in src:
+        src = _BARE_DEFINE.sub(lambda m: m[1] + m[2] + m[4] + m[3], src)
+    if b"__cplusplus" in src:
+        src = _CPLUSPLUS_GUARD.sub(
+            lambda m: m.group()[: m.start(1) - m.start()] + _NOT_NEWLINE.sub(b" ", m.group(1)), src
+        )
+    return src
+
+
+def error_lines(root: Node, macros: bool = False) -> list[int] | None:
+    """1-based lines where tree-sitter found ERROR or MISSING nodes; None when the only
+    errors are macro words in C/C++ declaration headers (`macros`), which are none."""
     lines: set[int] = set()
+    words = 0
     stack = [root]
     while stack:
         node = stack.pop()
         inner = [child for child in node.children if child.has_error or child.is_missing]
+        if macros and node.type in _HEADER_TYPES:
+            kept = [child for child in inner if not is_macro_word(child)]
+            words += len(inner) - len(kept)
+            inner = kept
+        elif macros and node.type == "qualified_identifier" and is_macro_scope(node):
+            words += 1
+            continue
+        elif macros and node.type == "expression_statement" and _macro_statement(node):
+            # `PYBIND11_NAMESPACE_BEGIN(detail)`, `Py_END_ALLOW_THREADS`: no `;` after a
+            # macro's use, which compiles only because the macro brings its own
+            words += 1
+            inner = [child for child in inner if not child.is_missing]
         if (node.is_error or node.is_missing) and not inner:
             # Only innermost errors: recovery often wraps half a file in one ERROR node
             # that starts far from the real problem.
             lines.add(node.start_point[0] + 1)
         stack.extend(inner)
+    if words and not lines:
+        return None
     return sorted(lines)
+
+
+def _macro_statement(node: Node) -> bool:
+    """A statement of one call or one name that lacks its `;` (tree-sitter made it up)."""
+    last = node.children[-1] if node.child_count else None
+    first = node.named_children[0] if node.named_child_count else None
+    return (
+        last is not None
+        and last.is_missing
+        and last.type == ";"
+        and first is not None
+        and first.type in ("call_expression", "identifier")
+        and not first.has_error
+    )
 
 
 def _syntax_warning(lines: list[int]) -> str:

@@ -42,6 +42,24 @@ _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
 # Languages whose imports name files (headers, module specifiers), not identifiers.
 _FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
+# Words a C/C++ name never is: where tree-sitter's recovery around a macro reads one as a
+# name (`virtual ~ReadableFile() {}`, `static_cast<int>(x)` after a broken line), it is no
+# reference (sentencepiece: `virtual` 108, `static_cast` 160 unresolved uses).
+_C_KEYWORDS = frozenset(
+    b"alignof auto break case char const continue default do double else enum extern float "
+    b"for goto if inline int long register restrict return short signed sizeof static "
+    b"struct switch typedef typeof union unsigned void volatile while".split()
+)
+_KEYWORDS: dict[str, frozenset[bytes]] = {
+    "c": _C_KEYWORDS,
+    "cpp": _C_KEYWORDS
+    | frozenset(
+        b"alignas bool catch class const_cast constexpr decltype delete dynamic_cast "
+        b"explicit friend mutable namespace new noexcept nullptr operator private protected "
+        b"public reinterpret_cast static_assert static_cast template this throw try typeid "
+        b"typename using virtual".split()
+    ),
+}
 
 
 @lru_cache(maxsize=128)  # per language (~40)
@@ -102,6 +120,7 @@ def extract_reference_rows(
     # stable: earlier patterns claim name nodes first
     matches = sorted(matches, key=_FIRST)
     definition_names = {o.name_byte for o in outline if o.name_byte >= 0}
+    keywords = _KEYWORDS.get(language)
     claimed: set[tuple[int, int]] = set()
     # (start byte, end byte, kind code, name node, suffix of the name)
     found: list[tuple[int, int, int, Node, str]] = []
@@ -150,6 +169,8 @@ def extract_reference_rows(
         start = name_node.start_byte
         key = (start, name_node.end_byte)
         if key in claimed or start in definition_names:
+            continue
+        if keywords is not None and src[start : key[1]] in keywords:
             continue
         arguments = captures.get("arguments")
         if arguments is not None:  # a call among a macro's tokens (queries/refs/rust.scm)
@@ -236,6 +257,7 @@ def extract_reference_rows(
             language in _PATHS_WITH_COLONS,
             {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
             sorted(receivers) if language == "go" else None,
+            language in _ARROW_LANGUAGES,
         )
         if imports or own is not None
         else None
@@ -499,7 +521,13 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     # A Go method names its receiver as it likes (`func (b *Buffer)`): no fixed word, the
     # receivers of the file's methods (`_qualifiers`' `receivers`) say which is its own.
     "go": frozenset(),
+    # C++: `this->x`; C has no methods: `m->free_func(…)` calls a struct's field, no
+    # function of the index (`_ARROW_LANGUAGES` read `->` as a member too).
+    "cpp": frozenset({"this"}),
+    "c": frozenset(),
 }
+# Languages where `->` is a member's separator as `.` is (a pointer's member).
+_ARROW_LANGUAGES = frozenset({"c", "cpp"})
 _JS_GLOBALS = frozenset(
     {
         *("JSON", "Math", "Object", "Array", "Promise", "Number", "String", "Boolean"),
@@ -541,6 +569,7 @@ def _qualifiers(
     colons_only: bool = False,
     types: set[str] | None = None,
     receivers: list[tuple[int, int, bytes]] | None = None,
+    arrows: bool = False,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -583,7 +612,7 @@ def _qualifiers(
     reverse = src[::-1]
     size = len(src)
     match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
-    member = _MEMBER_REVERSED.match
+    member = (_ARROW_MEMBER_REVERSED if arrows else _MEMBER_REVERSED).match
     # (In Rust a name before `.` is a value, never a type: the file's definitions are no
     # receivers of their own.)
     kept = {n.encode()[::-1] for n in (own or ())} | {
@@ -651,6 +680,10 @@ _PATH_QUALIFIER_REVERSED = re.compile(rb"[ \t\r\n]*::[ \t\r\n]*(\w*[A-Za-z_])(?!
 # `super()` or `super(Cls, self)` right before that `.`, read backwards.
 _SUPER_CALL = re.compile(rb"[ \t\r\n]*\)[^()]*\([ \t\r\n]*repus(?![\w$])")
 _MEMBER_REVERSED = re.compile(rb"[ \t\r\n]*\.[ \t\r\n]*(?:([\w$]*[A-Za-z_$])(?![\w$])(\.)?)?")
+# The same in C and C++, where `p->x` is a member too (a member of a member: `a.b->x`).
+_ARROW_MEMBER_REVERSED = re.compile(
+    rb"[ \t\r\n]*(?:\.|>-)[ \t\r\n]*(?:([\w$]*[A-Za-z_$])(?![\w$])(\.|>-)?)?"
+)
 
 
 def _no_qualifier(start: int) -> None:

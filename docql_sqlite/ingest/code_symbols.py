@@ -53,6 +53,7 @@ _CONSTRUCTOR_BY_NAME = {
 }
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
 _DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})
+_TYPEDEF_LANGUAGES = frozenset({"c", "cpp"})
 
 
 @dataclass(slots=True)
@@ -257,7 +258,9 @@ def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
 
 
 def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
-    defined = {d.qualified for d in defs if d.role == "definition"}
+    # (A macro is no definition of what it renames: xxhash's `#define XXH32_digest
+    # XXH_NAME2(…)` beside the prototype `XXH32_hash_t XXH32_digest(…);`.)
+    defined = {d.qualified for d in defs if d.role == "definition" and d.kind != "macro"}
     dropped = {
         id(d)
         for d in defs
@@ -276,6 +279,9 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
         start = code_text.header_start(d.node)
         line = start.start_point[0] + 1
         sig = code_text.signature(src, start.start_byte, d.node, d.body)
+        if language in _TYPEDEF_LANGUAGES and sig.startswith("typedef ") and d.name not in sig:
+            # `typedef struct { … } BrotliBitReader;`: the name comes after the body
+            sig = f"{sig} {d.name}"
         if d.role == "scope":
             out.append(Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte))
             continue

@@ -47,10 +47,20 @@ _DECLARATOR_WRAPPERS = frozenset(
     }
 )
 _TEMPLATED = frozenset({"template_function", "template_type", "template_method"})
+# A "function" named by a keyword is code that a macro before it turned into a header:
+# `Py_END_ALLOW_THREADS` / `if (!ok) { … }` parsed as the definition of `if`, Highway's
+# `const RepartitionToWide<decltype(d8)> d16;` as one of `decltype` (numpy: 608).
+_C_STATEMENT_WORDS = frozenset(
+    {"if", "else", "while", "for", "switch", "case", "return", "goto", "do", "sizeof"}
+    | {"decltype", "const", "static", "typeof", "alignof"}
+)
+# What a C/C++ macro word in a header parses as: `static BROTLI_INLINE void f(…)` and
+# `API_EXPORT int g(…);` leave the word the grammar cannot place in an ERROR of its own.
+_WORD_TYPES = frozenset({"identifier", "type_identifier", "primitive_type"})
 
 SIGNATURE_MAX = 400
 _WS = re.compile(r"\s+")
-_TRAILING = ("=>", "{", ":", ";", "=")
+_TRAILING = ("=>", "{", ":", ";", "=", "\\")  # `\\`: a macro's value on the next line
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
 _CS_DOC_TAGS = re.compile(r"</?(?:summary|remarks|para)>")
 
@@ -107,13 +117,22 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
                 if inner.type == "parenthesized_declarator":  # `int (*fp)(int)`
                     return None
                 saw_function = True
+                # `API XXH32_hash_t XXH32 (…);`: tree-sitter took the return type for
+                # the name and left the name, before the parameters, in an ERROR
+                for word in node.children:  # (not `next_sibling`: it walks from the root)
+                    if word.start_byte >= inner.end_byte:
+                        if is_macro_word(word) and word.child_count == 1:
+                            inner = word.children[0]
+                        break
             node = inner
         if not saw_function:
+            return None
+        if node_text(src, node) in _C_STATEMENT_WORDS:
             return None
     scope: list[str] = []
     while node.type == "qualified_identifier":
         part = node.child_by_field_name("scope")
-        if part is not None:
+        if part is not None and not is_macro_scope(node):
             scope.append(_plain_name(src, part))
         inner = node.child_by_field_name("name")
         if inner is None:
@@ -164,13 +183,18 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
                 end = child.start_byte
                 break
     if node.has_error:
-        # stop before broken code, or where a body lost to the error would have begun
+        # stop before broken code, or where a body lost to the error would have begun;
+        # a macro's word (`static BROTLI_INLINE void f(…)`) is no broken code
         stops = (":", "{", "ERROR") if body is None else ("ERROR",)
         for child in node.children:
             if child.type in stops and start < child.start_byte < end:
+                if is_macro_word(child):
+                    continue
                 end = child.start_byte
                 break
     raw = src[start:end]
+    if b"\\\n" in raw:  # a continued line (`\` at its end) is one line
+        raw = raw.replace(b"\\\n", b" \n")
     if b"#" in raw or b"//" in raw or b"/*" in raw:
         raw = _strip_comments(src, node, start, end)
     text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
@@ -181,6 +205,24 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
     if len(text) > SIGNATURE_MAX:
         text = text[: SIGNATURE_MAX - 1].rstrip() + "…"
     return text
+
+
+def is_macro_word(node: Node) -> bool:
+    """An ERROR node that is one or two bare words: in a C/C++ declaration's header
+    (`static BROTLI_INLINE void f(…)`, `API int g(void);`) a macro the grammar cannot
+    expand, which a compiler's preprocessor turns into an attribute or nothing."""
+    return (
+        node.type == "ERROR"
+        and 0 < node.child_count <= 2
+        and all(child.type in _WORD_TYPES for child in node.children)
+    )
+
+
+def is_macro_scope(node: Node) -> bool:
+    """A C++ `qualified_identifier` whose `::` tree-sitter had to invent: a macro's word
+    before the name (`static Code BROTLI_NOINLINE\nSkip(…)` reads as `BROTLI_NOINLINE::
+    Skip` with a MISSING `::`), no scope."""
+    return any(child.is_missing and child.type == "::" for child in node.children)
 
 
 def _strip_comments(src: bytes, node: Node, start: int, end: int) -> bytes:

@@ -1,9 +1,13 @@
 """Jupyter notebook (.ipynb) → `Document`.
 
-This module owns turning nbformat-4 JSON into a Markdown-like text: markdown and raw
+This module owns turning notebook JSON into a Markdown-like text: markdown and raw
 cells as written, code cells as fenced blocks in the kernel's language, cells
-separated by one blank line. Outputs are left out (they are generated, often huge,
-and not what a reader searches for). Headings are the ATX headings (`#`..`######`)
+separated by one blank line. nbformat 4 keeps its cells in `cells`; nbformat 2 and 3
+(IPython's) in `worksheets[*].cells`, with a code cell's text in `input`, its language
+on the cell, and headings as cells of their own (`heading`, with a `level`), written
+here as ATX headings; nbformat 2 lists a cell's lines without their line ends.
+Outputs are left out (they are generated, often huge, and not what a reader searches
+for). Headings are the ATX headings (`#`..`######`)
 of markdown cells outside fences; setext headings are not recognised here.
 """
 
@@ -32,13 +36,17 @@ def parse_notebook(text: str, path: str) -> Document:
     """Parse notebook JSON text. Raises `IngestError("corrupt notebook: ...")`."""
     try:
         notebook = json.loads(text)
-        cells = notebook["cells"]
-        if not isinstance(cells, list):
-            raise TypeError("'cells' is not a list")
-    except (ValueError, KeyError, TypeError) as exc:
+        if not isinstance(notebook, dict):
+            raise TypeError("not a JSON object")
+        cells = _cells(notebook)
+    except (ValueError, TypeError) as exc:
         raise IngestError(f"corrupt notebook: {exc}") from exc
-    metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    language = _language(metadata)
+    found = notebook.get("metadata")
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
+    language = _language(metadata) or _cell_language(cells)
+    # nbformat 2 lists a cell's lines without their line ends; 3 and 4 keep them
+    version = notebook.get("nbformat")
+    joiner = "\n" if isinstance(version, int) and version < 3 else ""
 
     lines: list[str] = []
     headings: list[Heading] = []
@@ -47,17 +55,32 @@ def parse_notebook(text: str, path: str) -> Document:
     for cell in cells:
         if not isinstance(cell, dict):
             continue
-        source = cell.get("source", "")
-        body = "".join(source) if isinstance(source, list) else str(source)
+        kind = cell.get("cell_type")
+        # nbformat 3 and earlier keep a code cell's text in "input"
+        source = (
+            cell.get("input", "")
+            if kind == "code" and "source" not in cell
+            else cell.get("source", "")
+        )
+        body = joiner.join(map(str, source)) if isinstance(source, list) else str(source)
         body_lines = body.replace("\r\n", "\n").replace("\r", "\n").rstrip("\n").split("\n")
         if not body.strip():
             continue
         if lines:
             lines.append("")
         start = len(lines) + 1
-        if cell.get("cell_type") == "code":
-            lines += [f"```{language or ''}", *body_lines, "```"]
-            codeblocks.append(CodeBlock(language, "\n".join(body_lines), start, len(lines)))
+        if kind == "code":
+            lang = cell.get("language") if isinstance(cell.get("language"), str) else None
+            lang = (lang or "").lower() or language
+            lines += [f"```{lang or ''}", *body_lines, "```"]
+            codeblocks.append(CodeBlock(lang, "\n".join(body_lines), start, len(lines)))
+            continue
+        if kind == "heading":  # nbformat 3: a cell of its own, with its level
+            level = cell.get("level")
+            level = min(max(level, 1), 6) if isinstance(level, int) else 1
+            title = " ".join(part.strip() for part in body_lines if part.strip())
+            lines.append("#" * level + " " + title)
+            headings.append(Heading(level, title, start))
             continue
         lines += body_lines
         if cell.get("cell_type") == "markdown":
@@ -78,6 +101,33 @@ def parse_notebook(text: str, path: str) -> Document:
     )
     document.entities = extract_entities(document, spans)
     return document
+
+
+def _cells(notebook: dict[str, Any]) -> list[Any]:
+    """The cells of nbformat 4 (`cells`), or of nbformat 2-3 (`worksheets[*].cells`)."""
+    if "cells" in notebook:
+        cells = notebook["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("'cells' is not a list")
+        return cells
+    worksheets = notebook.get("worksheets")
+    if not isinstance(worksheets, list):
+        raise TypeError("neither 'cells' (nbformat 4) nor 'worksheets' (nbformat 2-3)")
+    cells = []
+    for sheet in worksheets:
+        if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list):
+            cells += sheet["cells"]
+    return cells
+
+
+def _cell_language(cells: list[Any]) -> str | None:
+    """nbformat 3 names the language on each code cell."""
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            language = cell.get("language")
+            if isinstance(language, str) and language:
+                return language.lower()
+    return None
 
 
 def _language(metadata: dict[str, Any]) -> str | None:

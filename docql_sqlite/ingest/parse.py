@@ -49,7 +49,12 @@ from .sections import bounded_title, build_sections
 # type's method on another object (`args.get(…)`) is never linked by import or uniqueness,
 # and a type parameter's uses inside its declaration are no references (`<A: Allocator>`);
 # a Go method's receiver and Java/C#/Kotlin's `this` are the method's own object, and a
-# bare Go name is its own package's.
+# bare Go name is its own package's. code 13: C/C++ are parsed with the comments inside
+# preprocessor directives and the `extern "C"` guard lines blanked, a macro's word in a
+# header (`static BROTLI_INLINE void f(…)`) stays in the signature and is no syntax
+# error, a "function" named `if`/`while`/… (a statement after a macro) is none, and
+# macros and typedefs are symbols, a `.h` file with C++'s signs is C++, and a member of
+# another object (`x.f()`, `p->f()`) is no local link in C++ and no function in C.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -57,21 +62,49 @@ from .sections import bounded_title, build_sections
 # table ends at its bottom border. html 3: a heading ends at any h1–h6 end tag
 # (`<h2>Keyword Index</h1>`), as browsers end it. markdown 4: an HTML `<h1>` above every
 # Markdown heading is the document's title (a GitHub README's). html 4: SQLite's hidden
-# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs). html 5: a page's
-# content is not cut down to its longest section when sibling sections hold headings
-# (DocBook, AsciiDoc: PostgreSQL's and git's manual pages), AsciiDoc's `#footer` is chrome,
-# a heading's anchor is the id of the `<section>`/`<div>` it opens (Sphinx, DocBook) or
-# of an empty `<span id>` right before it (Texinfo), a table cell's inline markup is
-# joined as written (`<code>NFD</code>,` is "NFD,", not "NFD ,"), zero-width spaces,
-# soft hyphens and word joiners are dropped (DocBook's `set_\u200bapplicability`),
-# Node's `[src]` links are chrome, a table holding a heading in its own cells lays out
-# the page and its cells are rendered as blocks.
-# rst 4: U+2028, NEL and the other characters `str.splitlines` ends a line at no longer
-# shift docutils' line numbers (every heading after one was a line low); `.. sectnum::`
-# no longer puts docutils' numbers into titles; an anchor is a target the document calls
-# explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's directives are code blocks.
-CONTENT_RULES: dict[str, int] = {"code": 12, "markdown": 4, "text": 3, "rst": 4, "html": 5}
+# `<h _id=…>` section markers are headings (pragma.html's 74 PRAGMAs). pdf 3: running
+# headers and footers that print the page's number are dropped from the text
+# (`pdf.drop_running_lines`), and an outline entry is placed on the line that prints it
+# after its section number ("5.1 Arrays"), also wrapped over lines, not on a body line
+# or a running header that merely contains its title; without an outline, numbered
+# headings keep one style (a final dot or none: "2. Header line" is a list item under
+# "1 Introduction"), may follow a code line, and may open with a name from code; a word
+# PDFium marks as hyphenated across lines is whole on the second line. docx
+# 3: a list item's line shows its bullet or number as Word does ("- ", "2. ", "a) "),
+# indented two spaces a level, a paragraph's text includes tracked insertions, inline
+# content controls and fields, and paragraphs in a code style are code blocks.
+# markdown 5, text 4, rst 4, html 5 (and pdf 3, docx 3 above): an unnumbered heading
+# never takes a number the document prints (`sections.build_sections`: a "Note" between
+# "8.1.2." and "8.1.3." took 8.1.3). html 6: a page's content is not cut down to its
+# longest section when sibling sections hold headings (DocBook, AsciiDoc: PostgreSQL's
+# and git's manual pages), AsciiDoc's `#footer` is chrome, a heading's anchor is the id
+# of the `<section>`/`<div>` it opens (Sphinx, DocBook) or of an empty `<span id>` right
+# before it (Texinfo), a table cell's inline markup is joined as written
+# (`<code>NFD</code>,` is "NFD,", not "NFD ,"), zero-width spaces, soft hyphens and word
+# joiners are dropped (DocBook's `set_\u200bapplicability`), Node's `[src]` links are
+# chrome, a table holding a heading in its own cells lays out the page and its cells are
+# rendered as blocks. rst 5: U+2028, NEL and the other characters `str.splitlines` ends
+# a line at no longer shift docutils' line numbers (every heading after one was a line
+# low); `.. sectnum::` no longer puts docutils' numbers into titles; an anchor is a
+# target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
+# directives are code blocks.
+CONTENT_RULES: dict[str, int] = {
+    "code": 13,
+    "markdown": 5,
+    "text": 4,
+    "rst": 5,
+    "html": 6,
+    "pdf": 3,
+    "docx": 3,
+}
 DEFAULT_CONTENT_RULES = 2
+
+
+def rules_fingerprint() -> str:
+    """Every format's content-rules number, as one string (`run.FAILURES_RULES_KEY`)."""
+    return ",".join(f"{name}:{n}" for name, n in sorted(CONTENT_RULES.items())) + (
+        f",*:{DEFAULT_CONTENT_RULES}"
+    )
 
 
 def content_rules(format_name: str | None) -> int:

@@ -49,12 +49,17 @@ PDFTOTEXT_TIMEOUT_S = 120
 # pdftotext when that is installed (R's 2,415-page refman.pdf: pypdf 50 s of CPU, near the
 # 60 s parse limit), a shorter one's from pypdf.
 LARGE_PDF_PAGES = 200
-# PDFium marks a word hyphenated across a line end with U+FFFE and joins the lines; pypdf
-# and pdftotext keep "-" and the line break, which is what the page's lines are.
+# PDFium marks a word hyphenated across a line end with U+FFFE and joins the lines
+# ("about 25 pack\ufffeages supplied"); `join_hyphenated` moves the whole word to the
+# second line ("about 25" / "packages supplied"). pypdf and pdftotext keep "-" and the
+# line break.
 _PDFIUM_HYPHEN = "\ufffe"
+# What is stripped around a word when the document's vocabulary is gathered.
+_PUNCTUATION = ".,;:!?()[]{}<>\"'“”‘’`*/=|"
 
 # "2.3 Setup" — at most 6 levels, 1–2 digit components, a capital (or CJK) title.
 _NUMBERED = re.compile(r"^(?P<number>\d{1,2}(?:\.\d{1,2}){0,5})\.?\s+(?P<title>\S.{0,78})$")
+_NUMBERED_ROW = re.compile(r"^\d{1,3}(?:\.\d{1,3})*\.?\s")
 _NON_WORD = re.compile(r"[\W_]+")
 _WHITESPACE = re.compile(r"\s+")
 _SENTENCE_END = tuple(".!?:;。！？：")
@@ -101,12 +106,16 @@ def parse_pdf(data: bytes, path: str) -> Document:
     glued = [] if extractor == "pdftotext" else [i for i, t in enumerate(pages) if _is_glued(t)]
     if glued:
         _fix_glued(data, pages, glued, warnings, extractor)
+    join_hyphenated(pages)
+    _warn_textless(pages, warnings)
 
     lines: list[str] = []
     page_lines: list[int] = []
-    for text in pages:
+    split = [_page_lines(text) for text in pages]
+    drop_running_lines(split)
+    for page in split:
         page_lines.append(len(lines) + 1)
-        lines += _page_lines(text)
+        lines += page or [""]
     contents = contents_pages(lines, page_lines)
     headings = _outline_headings(outline, lines, page_lines, warnings)
     from_outline = headings is not None
@@ -248,7 +257,7 @@ def _pdfium_page_text(document: Any, index: int, warnings: list[str]) -> str:
     except Exception as exc:
         warnings.append(f"page {index + 1}: text extraction failed: {exc or type(exc).__name__}")
         return ""
-    return text.replace(_PDFIUM_HYPHEN, "-\n")
+    return text
 
 
 # Deeper than any real outline; a cyclic or absurdly deep bookmark tree stops here.
@@ -399,6 +408,159 @@ def _page_lines(text: str) -> list[str]:
     return lines or [""]
 
 
+# A PDF with no text on this share of its pages (of at least TEXTLESS_MIN_PAGES) is said
+# to be mostly images; one without text on any page, whatever its length.
+TEXTLESS_SHARE = 0.5
+TEXTLESS_MIN_PAGES = 4
+
+
+def _warn_textless(pages: list[str], warnings: list[str]) -> None:
+    """A warning for a PDF whose pages carry no text: scanned or image-only pages are
+    stored, but none of their words can be found until the file is OCRed."""
+    if not pages:
+        warnings.append("no pages: the PDF holds nothing to search")
+        return
+    empty = sum(1 for page in pages if not page.strip())
+    if not empty:
+        return
+    if empty == len(pages):
+        where = "its one page" if len(pages) == 1 else f"any of its {len(pages)} pages"
+        warnings.append(
+            f"no text on {where}: "
+            "a scanned or image-only PDF? Nothing in it can be searched until it is OCRed"
+        )
+    elif len(pages) >= TEXTLESS_MIN_PAGES and empty >= TEXTLESS_SHARE * len(pages):
+        warnings.append(
+            f"no text on {empty} of its {len(pages)} pages: scanned or image-only pages? "
+            "Their words cannot be searched until the file is OCRed"
+        )
+
+
+def join_hyphenated(pages: list[str]) -> int:
+    """Complete the words PDFium marks as hyphenated across a line end, in place; how many.
+
+    "group of com\ufffeponents of the first" becomes "group of" and "components of the
+    first": the word is whole on the second line (so "components" is found by search),
+    and the page keeps as many lines as pypdf and pdftotext give it ("group of com-",
+    "ponents of the first"). The hyphen stays where it belongs to the word: before a
+    capital or a digit ("S-Plus", "non-UTF-8"), or when the document writes the word with
+    its hyphen elsewhere and never without ("floating-point").
+    """
+    if not any(_PDFIUM_HYPHEN in page for page in pages):
+        return 0
+    # the document's words, punctuation around them stripped (R's refman: ~0.15 s)
+    tokens: set[str] = set()
+    for page in pages:  # page by page: no copy of the whole text (R's refman: 4.4 MB)
+        tokens.update(page.casefold().split())
+    words = {token.strip(_PUNCTUATION) for token in tokens if _PDFIUM_HYPHEN not in token}
+    del tokens
+    count = 0
+    for index, page in enumerate(pages):
+        if _PDFIUM_HYPHEN not in page:
+            continue
+        parts = page.split(_PDFIUM_HYPHEN)
+        out = [parts[0]]
+        for part in parts[1:]:
+            before = out[-1]
+            cut = max(before.rfind(" "), before.rfind("\n"), before.rfind("\r"))
+            left = before[cut + 1 :]
+            right = "" if part[:1].isspace() or not part else part.split(None, 1)[0]
+            if not left or not right:
+                out.append("-\n" + part)
+                continue
+            count += 1
+            head, tail = left.casefold().strip(_PUNCTUATION), right.casefold().strip(_PUNCTUATION)
+            keep = not right[0].islower() or (
+                f"{head}-{tail}" in words and f"{head}{tail}" not in words
+            )
+            # the space before the word becomes the line break (a word that opens its
+            # line leaves that line empty)
+            start = cut if cut >= 0 and before[cut] == " " else cut + 1
+            out[-1] = before[:start]
+            out.append(f"\n{left}{'-' if keep else ''}{part}")
+        pages[index] = "".join(out)
+    return count
+
+
+# A running header or footer: a page's first or last line that carries the page's printed
+# number — alone ("36"), before or after a title ("Chapter 7: R Miscellanea 38",
+# "2 .Device"), or as "13 / 233" ("Debian Reference 13 / 233"), or "Page 3 of 9".
+_RUNNING = re.compile(
+    r"^(?:(?P<alone>\d{1,4})|.*?(?:^|\s)(?P<of>\d{1,4})\s*(?:/|(?i:of))\s*\d{1,4}"
+    r"|(?P<lead>\d{1,4})\s+\S.*|.*\S\s+(?P<trail>\d{1,4}))$"
+)
+_ROMAN = re.compile(r"^[ivxlc]{1,7}$")
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100}
+# The printed numbers must follow the page index on this share of the pages (at least
+# RUNNING_MIN_PAGES): then a page's edge line with its number is layout, not text.
+RUNNING_SHARE = 0.3
+RUNNING_MIN_PAGES = 3
+
+
+def drop_running_lines(pages: list[list[str]]) -> int:
+    """Remove running headers and footers from the pages' lines, in place; how many.
+
+    A page's first or last non-empty line is one when it prints the page's number, and
+    the printed numbers follow the page index (printed − index the same) on at least
+    RUNNING_SHARE of the pages: the R manuals' "Chapter 7: R Miscellanea 38" and bare
+    "36", the refman's "2 .Device" and ".Machine 3", the Debian reference's
+    "Debian Reference 13 / 233". Roman page numbers of the front matter ("xxi", alone on
+    the line) are dropped the same way. A line whose number does not follow the pages (a
+    code line ending in 1024, a section "2 Setup") stays.
+    """
+    edges: list[list[tuple[int, int, bool]]] = []  # per page: (line index, number, roman)
+    offsets: dict[tuple[bool, int], int] = {}
+    for index, page in enumerate(pages):
+        found: list[tuple[int, int, bool, bool]] = []
+        filled = [i for i, line in enumerate(page) if line.strip()]
+        for at in sorted({filled[0], filled[-1]}) if filled else ():
+            printed = _printed_page(page[at].strip())
+            if printed is not None:
+                found.append((at, *printed))
+        # One page number a page: a number alone on its line wins over a line that adds a
+        # title, which is then a heading ("1 Setup" above a footer "1").
+        if len(found) == 2 and found[0][3] != found[1][3]:
+            found = [edge for edge in found if edge[3]]
+        for _, number, roman, _ in found:
+            key = (roman, number - index)
+            offsets[key] = offsets.get(key, 0) + 1
+        edges.append([(at, number, roman) for at, number, roman, _ in found])
+    need = max(RUNNING_MIN_PAGES, RUNNING_SHARE * len(pages))
+    kept = {key for key, count in offsets.items() if count >= need or (key[0] and count >= 2)}
+    # Roman numbers only count in a document whose arabic numbers follow the pages.
+    if not any(not roman for roman, _ in kept):
+        return 0
+    dropped = 0
+    for index, page_edges in enumerate(edges):
+        gone = {at for at, number, roman in page_edges if (roman, number - index) in kept}
+        if gone:
+            page = [line for i, line in enumerate(pages[index]) if i not in gone]
+            while page and not page[-1].strip():
+                page.pop()
+            while page and not page[0].strip():
+                page.pop(0)
+            pages[index][:] = page
+            dropped += len(gone)
+    return dropped
+
+
+def _printed_page(line: str) -> tuple[int, bool, bool] | None:
+    """The page number `line` prints, whether it is roman, and whether the line is only
+    the number ("36", "xxi", "13 / 233", "Page 3 of 9"); or None."""
+    if _ROMAN.match(line):
+        total = 0
+        for char, following in zip(line, line[1:] + " ", strict=True):
+            value = _ROMAN_VALUES[char]
+            total += -value if _ROMAN_VALUES.get(following, 0) > value else value
+        return total, True, True
+    match = _RUNNING.match(line)
+    if match is None:
+        return None
+    if match["alone"] or match["of"]:
+        return int(match["alone"] or match["of"]), False, line[0].isdigit() or line[:4] == "Page"
+    return int(match["lead"] or match["trail"]), False, False
+
+
 def _is_glued(text: str) -> bool:
     if not _LONG_RUN.search(text):
         return False  # the common case, decided by one regex scan
@@ -545,11 +707,13 @@ def _walk_outline(
 
 
 class _LazyNorm:
-    """`_norm` of each line, computed only for the pages that outline entries point at."""
+    """`_norm` of each line, computed only for the pages that outline entries point at;
+    `bare(index)` is the same without a printed section number ("5.1 Arrays" → "arrays")."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.cache: dict[int, str] = {}
+        self.bare_cache: dict[int, str] = {}
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -558,6 +722,18 @@ class _LazyNorm:
         if index not in self.cache:
             self.cache[index] = _norm(self.lines[index])
         return self.cache[index]
+
+    def bare(self, index: int) -> str:
+        """The line without its printed number: a number of digits, or any after "Chapter",
+        "Appendix", … (a bare capital would strip "A" from "A specific example")."""
+        if index not in self.bare_cache:
+            line = self.lines[index].strip()
+            match = _PRINTED_PREFIX.match(line)
+            if match and (match["word"] or not match["number"].isalpha()):
+                self.bare_cache[index] = _norm(line[match.end() :])
+            else:
+                self.bare_cache[index] = self[index]
+        return self.bare_cache[index]
 
 
 def _number_on_page(line: str, title: str) -> str | None:
@@ -581,34 +757,59 @@ def _number_on_page(line: str, title: str) -> str | None:
 def _find_title(normalized: _LazyNorm, title: str, first: int, last: int) -> int | None:
     """The 1-based line in first..last showing `title`, best match first.
 
-    Tiers: the whole line; the line starts with the title (or the title wraps onto the
-    next line); the same without a leading section number; the line contains the title.
+    Tiers: the whole line, or the line after its printed number ("5.1 Arrays" for the
+    entry "Arrays"); the line starts with the title, or the title wraps onto the next
+    lines ("7.18 Why does the output from anova() depend on the" / "order of factors in
+    the model?"); the same without the title's own leading section number or letter (the
+    entry "A Essential and useful other programs under a Unix-alike" for the lines
+    "Appendix A Essential and useful other programs" / "under a Unix-alike"); the line
+    contains the title. Within a tier the first line wins, so a running header that
+    merely contains a short title ("Chapter 4: Ordered and unordered factors" for
+    "Ordered factors") loses to the numbered heading line below it.
     """
     want = _norm(title)
     bare = _norm(_LEADING_NUMBER.sub("", title))
     if not want:
         return None
+    end = min(last, len(normalized))
     best: tuple[int, int] | None = None
-    for number in range(first, min(last, len(normalized)) + 1):
+    for number in range(first, end + 1):
         line = normalized[number - 1]
         if not line:
             continue
-        joined = line + (normalized[number] if number < len(normalized) else "")
-        if line == want:
-            tier = 0
-        elif joined.startswith(want):  # also a title wrapped onto the next line
+        stripped = normalized.bare(number - 1)
+        if line == want or stripped == want:
+            return number
+        if _wraps_onto(normalized, number, line, want, end) or (
+            stripped != line and _wraps_onto(normalized, number, stripped, want, end)
+        ):
             tier = 1
-        elif bare and bare != want and (line == bare or line.startswith(bare)):
-            tier = 2
+        elif bare and bare != want and _wraps_onto(normalized, number, stripped, bare, end):
+            tier = 2  # "Appendix A Essential and useful" / "under a Unix-alike"
         elif want in line:
             tier = 3
         else:
             continue
         if best is None or tier < best[0]:
             best = (tier, number)
-            if tier == 0:
-                break
     return best[1] if best else None
+
+
+# A title wrapped over more lines than this is not looked for across them.
+_WRAP_LINES = 4
+
+
+def _wraps_onto(normalized: _LazyNorm, number: int, line: str, want: str, end: int) -> bool:
+    """Whether `want` starts `line` (the normalized line `number`), alone or continued on
+    the next lines (up to _WRAP_LINES in all, not past line `end`)."""
+    if not want.startswith(line[: len(want)]):
+        return False
+    joined = line
+    following = number  # the 0-based index of the next line
+    while len(joined) < len(want) and following < min(end, number + _WRAP_LINES - 1):
+        joined += normalized[following]
+        following += 1
+    return joined.startswith(want)
 
 
 def _numbered_headings(
@@ -632,6 +833,7 @@ def _numbered_headings(
     }
     headings: list[Heading] = []
     previous: list[int] | None = None
+    style_dotted = False
     for index, raw in enumerate(lines):
         number = index + 1
         match = _NUMBERED.match(raw.strip())
@@ -643,24 +845,63 @@ def _numbered_headings(
             or number - 1 in page_starts  # below a running header
             or not before
             or before.endswith(_SENTENCE_END)
+            # a code example or a table row, not prose wrapped onto this line
+            or not _PROSE_END.search(before)
+            or _next_after_code(previous, match["number"], before)
             or (headings and headings[-1].line == number - 1)
         )
         parts = [int(p) for p in match["number"].split(".")]
-        if not opens or not _continues(previous, parts) or len(parts) > 6:
+        dotted = raw.strip()[len(match["number"])] == "."
+        if len(parts) > 6 or not _continues(previous, parts):
             continue
+        # "2 Setup" after "1 Introduction", not the list item "2. Header line": a document
+        # writes its section numbers one way, with or without a final dot.
+        if headings and dotted != style_dotted:
+            continue
+        if not opens:
+            continue
+        if not headings:
+            style_dotted = dotted
         previous = parts
         page = max(1, bisect.bisect_right(page_lines, number))
         headings.append(Heading(len(parts), raw.strip(), number, page=page))
     return headings if len(headings) >= 2 else []
 
 
+# How a line of prose that wraps onto the next line ends: a word, a comma, a hyphen.
+_PROSE_END = re.compile(r"[^\W\d_],?$|[,\-]$")
+# A title may open with a name from code: "attach() and detach()", ".Internal vs
+# .Primitive", "useDynLib".
+_CODE_TITLE = re.compile(r"^(?:[a-z_][\w.]*\(|\.[A-Za-z]|[a-z]+[A-Z])")
+# Dot leaders or an ellipsis ending a printed table-of-contents row ("Setup .... 12").
+_LEADER_END = re.compile(r"(?:\.{3,}|…|(?:\. ){2,}\.?)\s*\d*$|\s\d+(?:\.\d+)*$")
+
+
 def _title_like(title: str) -> bool:
     first = title[0]
-    if not (first.isupper() or "\u4e00" <= first <= "\u9fff"):
+    if not (first.isupper() or "\u4e00" <= first <= "\u9fff" or _CODE_TITLE.match(title)):
         return False
-    if title.endswith((".", ",", ";", ":")) or re.search(r"\.{3,}|…|\s\d+$", title):
+    if title.endswith(("etc.", "etc.)")):  # "R commands, case sensitivity, etc."
+        title = title.rstrip(".)")
+    if title.endswith((".", ",", ";", ":")) or _LEADER_END.search(title):
         return False  # sentences and printed table-of-contents rows ("Setup .... 12")
     return len(title.split()) <= 12
+
+
+def _next_after_code(previous: list[int] | None, number: str, before: str) -> bool:
+    """Whether a section number continuing the sequence ("2.6" after "2.5.1") opens a
+    section below a line that may be prose: after a code example or a table nothing
+    ends a sentence ("make prefix=/path/to/here uninstall-libR"). Not a chapter (those
+    open a page), not below a numbered row ("1 SYMSXP symbols" above "2 LISTSXP
+    pairlists"), not after a line that breaks mid-phrase (a comma, a hyphen)."""
+    parts = [int(p) for p in number.split(".")]
+    return (
+        previous is not None
+        and len(parts) > 1
+        and _continues(previous, parts)
+        and not before.endswith((",", "-"))
+        and not _NUMBERED_ROW.match(before)
+    )
 
 
 def _continues(previous: list[int] | None, parts: list[int]) -> bool:

@@ -86,6 +86,7 @@ from ..module_paths import local_modules, module_segments, renamed_name
 from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
+    CALL_FITS,
     CALLABLE,
     CLASS_LIKE,
     OTHER_OBJECT,
@@ -93,6 +94,7 @@ from ..ref_codes import (
     OWN_TYPE,
     REFERENCE_KINDS,
     RESOLUTIONS,
+    TYPE_FITS,
 )
 
 if TYPE_CHECKING:
@@ -116,7 +118,7 @@ _LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
     RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
 )
 _UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
-_FITS = {_CALL: CALLABLE | CLASS_LIKE, _TYPE: CLASS_LIKE, _INHERIT: CLASS_LIKE}
+_FITS = {_CALL: CALL_FITS, _TYPE: TYPE_FITS, _INHERIT: CLASS_LIKE}
 _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
@@ -124,6 +126,13 @@ IMPORT_SCAN_LIMIT = 64
 # Languages whose overloads are definitions of one name in one file, the implementation
 # last: Python's `typing.overload`, TypeScript's overload signatures (`_in_path`).
 _OVERLOADING = frozenset({"python", "typescript"})
+# Language families where one name defined more than once in one file, in the same
+# scope, is one definition: C/C++'s alternatives under `#if` (`#define BROTLI_INLINE …`
+# once per compiler, `typedef … brotli_reg_t` per word size) and C++'s overloads. The
+# first stands for all (`_first_per_file`); without it every use of Brotli's macros and
+# typedefs from another file was ambiguous.
+_ONE_PER_FILE = frozenset({"cpp"})
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
 # (`_through_qualifier`).
@@ -228,7 +237,20 @@ _JAVA_BUILT_IN_METHODS = """
     map filter collect forEach orElse orElseGet isPresent ifPresent getKey getValue
     compareTo toArray asList sort getName
 """
+# The C++ standard library's members (containers, strings, smart pointers, streams):
+# `pieces.size()`, `v.push_back(x)`, `p.get()`.
+_CPP_BUILT_IN_METHODS = """
+    size empty begin end cbegin cend rbegin rend data clear insert erase emplace
+    emplace_back push_back pop_back push_front pop_front front back at find count reserve
+    resize swap c_str substr append compare length get reset release first second
+    lower_bound upper_bound equal_range assign str what value has_value load store
+"""
+# Families where `x.name` on another object is a member, never a free function: Python,
+# Rust, Go, C++ (a method has its class as parent) and C (none is: a call through
+# `m->free_func(…)` is a struct field's pointer, no function of the index).
+_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp"})
 _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
+    "cpp": frozenset(_CPP_BUILT_IN_METHODS.split()),
     "java": frozenset(_JAVA_BUILT_IN_METHODS.split()),
     "python": frozenset(_PYTHON_BUILT_IN_METHODS.split()),
     "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
@@ -266,6 +288,32 @@ class _Def:
     # Whether its file is a test (`path_kinds.is_test`): no other file but a test reaches
     # it by the loose rules (`_hidden`).
     test: bool = False
+    # Whether its file is a C/C++ header (`_sources_over_headers`).
+    header: bool = False
+
+
+def _sources_over_headers(definitions: list[_Def]) -> list[_Def]:
+    """Without the header declarations (`memory.h`'s `void BrotliFree(…);`) of what the
+    source file of the same name defines under the same parent (`memory.c`'s
+    `BrotliFree`): one function, declared where callers include it and defined where it
+    is compiled. Every file that includes `memory.h` imports both (a path without its
+    extension is the module), so the pair made each use ambiguous; the definition is the
+    link."""
+    sources = {(d.key, d.parent) for d in definitions if not d.header}
+    if not sources:
+        return definitions
+    return [d for d in definitions if not (d.header and (d.key, d.parent) in sources)]
+
+
+def _first_per_file(definitions: list[_Def]) -> list[_Def]:
+    """The first of the definitions each file holds under one parent (`_ONE_PER_FILE`)."""
+    seen: set[tuple[int, str]] = set()
+    first = []
+    for d in definitions:
+        if (d.doc_id, d.parent) not in seen:
+            seen.add((d.doc_id, d.parent))
+            first.append(d)
+    return first
 
 
 def resolve_pending(
@@ -527,9 +575,18 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
                 key = path_key(path, language)
                 split = segments[doc_id] = (path_segments(stem), key, posixpath.dirname(key))
                 tests[doc_id] = is_test(path)
+            family = _family(language)
             by_name[name].append(
                 _Def(
-                    sid, doc_id, kind, parent or "", _family(language), *split, scope, tests[doc_id]
+                    sid,
+                    doc_id,
+                    kind,
+                    parent or "",
+                    family,
+                    *split,
+                    scope,
+                    tests[doc_id],
+                    family in _ONE_PER_FILE and path.endswith(_C_HEADERS),
                 )
             )
     return by_name
@@ -1093,7 +1150,7 @@ class _Resolver:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
         # a value's methods, never a free function (Java has none but members)
-        if self.family in ("python", "rust", "go"):
+        if self.family in _MEMBERS_ONLY:
             candidates = [d for d in candidates if d.parent]
         if not candidates:
             return _UNRESOLVED
@@ -1138,6 +1195,8 @@ class _Resolver:
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
+            if self.family in _ONE_PER_FILE:
+                fitting = _sources_over_headers(_first_per_file(fitting))
             by_doc: dict[int, list[_Def]] = defaultdict(list)
             for d in fitting:
                 by_doc[d.doc_id].append(d)

@@ -50,6 +50,7 @@ from .parse import (
     Unchanged,
     content_rules,
     parse_for_writer,
+    rules_fingerprint,
     warm_up,
 )
 from .paths import raw_bytes, shown
@@ -68,6 +69,8 @@ from .workers import run_tasks, timed_out_after
 # A file whose parse failed and that has not changed since (same size and mtime): not parsed
 # again until it changes, or with `IngestOptions.retry_failed`; its error row stays.
 SKIP_FAILED_UNCHANGED = "failed before, unchanged"
+# `meta`: the content rules (`parse.rules_fingerprint`) the failed-file memo was kept under.
+FAILURES_RULES_KEY = "failures_content_rules"
 _FAILED_UNCHANGED_REASON = (
     "failed before and unchanged since: not parsed again (its error is in `status --errors`; "
     "--retry-failed parses it again)"
@@ -199,7 +202,12 @@ def _index(
     report: IngestReport,
 ) -> None:
     writer.prepare(trigram=options.trigram)
-    failed_before = {} if options.retry_failed else writer.failed_files()
+    # A file that failed under other content rules (an older version of the parsers) is
+    # tried again once: the rules that changed may be what made it fail (nbformat 3
+    # notebooks failed "corrupt notebook" until notebook.py read them).
+    rules = rules_fingerprint()
+    new_rules = writer.meta(FAILURES_RULES_KEY) != rules
+    failed_before = {} if options.retry_failed or new_rules else writer.failed_files()
     planned = plan(found, writer.stored_documents(), failed_before, options)
     planned.report_to(report)
     stored = planned.stored
@@ -222,6 +230,8 @@ def _index(
     counts.update(report.skip_counts)
     report.skip_counts = dict(sorted(counts.items()))
     writer.set_meta("last_run_skipped", json.dumps(report.skip_counts))
+    if new_rules:
+        writer.set_meta(FAILURES_RULES_KEY, rules)
     writer.finish()
 
 

@@ -10,7 +10,8 @@ carry a printed number ("1.2 Related software", "Appendix B Invoking R", a PDF o
 entry whose page line shows one), a numbered heading keeps its printed number, an
 unnumbered heading under a numbered one continues its parent's numbering, and unnumbered
 front or back matter ("Preface", "Concept index") gets no number ('') instead of
-shifting every chapter after it.
+shifting every chapter after it — as does an unnumbered heading whose number would be
+one the document prints (a "Note" between "8.1.2." and "8.1.3.": not 8.1.3).
 """
 
 from __future__ import annotations
@@ -97,6 +98,10 @@ def build_sections(doc: Document) -> list[SectionInfo]:
     base = min(h.level for h in headings)
     counters = [0] * 6
     printed = _printed_numbers(doc, headings)
+    # A number the document prints is never given to an unnumbered heading too: a "Note"
+    # between "8.1.2." and "8.1.3." in PostgreSQL's manual took 8.1.3, and
+    # `chapter("8.1.3")` answered twice; it gets none.
+    printed_numbers = {number for number in printed or () if number}
     path: list[str] = []  # printed numbering: the parts of the last number given
     used_anchors: dict[str, int] = {}
     sections: list[SectionInfo] = []
@@ -112,7 +117,11 @@ def build_sections(doc: Document) -> list[SectionInfo]:
         if printed is None:
             number = _next_number(counters, heading.level - base)
         else:
-            number, path = _printed_next(printed[ord_], parent.number if parent else "", path)
+            number, taken = _printed_next(printed[ord_], parent.number if parent else "", path)
+            if printed[ord_] is None and number in printed_numbers:
+                number = ""  # (and the numbering goes on as if it had none)
+            else:
+                path = taken
         info = SectionInfo(
             ord=ord_,
             level=heading.level,

@@ -583,3 +583,26 @@ def needs_function(owner: str, source: str, offset: int) -> DocQLSyntaxError:
     return DocQLSyntaxError(
         f"$.code needs a list or a function: {listing}", source=source, offset=offset
     )
+
+
+_FIRST_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def as_docql(text: str) -> str | None:
+    """The DocQL query `text` most likely meant when it lacks its `$`: `chapter("1.2")` →
+    `$.content.chapter("1.2")`, `toc` → `$.toc`, `.files` → `$.files`,
+    `callers("f")` → `$.code.callers("f")`; None for anything else (free text)."""
+    text = text.strip()
+    if text.startswith("."):
+        return "$" + text
+    word = _FIRST_WORD.match(text)
+    if word is None or (len(text) > word.end() and text[word.end()] not in ".[("):
+        return None
+    name = word.group()
+    if name in ROOTS:
+        return "$." + text
+    if name in CONTENT_FUNCTIONS or name in CONTENT_LISTS:
+        return "$.content." + text
+    if name in CODE_FUNCTIONS or name in CODE_LISTS:
+        return "$.code." + text
+    return None

@@ -135,7 +135,11 @@ class Parser:
         if text[start] != "$":
             # Checked on the raw text so free text ("架构 design") gets this message,
             # not a lexer complaint about its first odd character.
-            raise DocQLSyntaxError("query must start with '$'", source=text, offset=start)
+            from docql_sqlite.query.functions import as_docql  # (the error path only)
+
+            meant = as_docql(text)
+            hint = f": did you mean {meant}?" if meant else ""
+            raise DocQLSyntaxError(f"query must start with '$'{hint}", source=text, offset=start)
         self._tokens = iter_tokens(text)
         self.tok = next(self._tokens)
         dollar = self._advance()

@@ -218,6 +218,10 @@ class Writer(ABC):
         every write of the run is done, one writer at a time."""
 
     @abstractmethod
+    def meta(self, key: str) -> str | None:
+        """One `meta` value, or None."""
+
+    @abstractmethod
     def set_meta(self, key: str, value: str) -> None:
         """One `meta` row, committed."""
 

@@ -23,6 +23,14 @@ from ..fastpath import is_docql, run_query
 def query(**params: Any) -> None:
     """Run a DocQL QUERY (such as '$.toc[?(@.level==1)]') against DATABASE."""
     if not is_docql(params["query"]):
+        import docql_sqlite
+
+        meant = docql_sqlite.as_docql(params["query"])
+        if meant is not None:
+            raise click.UsageError(
+                f"'{params['query']}' is not DocQL (a DocQL query starts with '$'): did you "
+                f"mean docql-sqlite query {params['database']} '{meant}'?"
+            )
         raise click.UsageError(
             f"'{params['query']}' is not DocQL (a DocQL query starts with '$'); for free-text "
             f"search use: docql-sqlite search {params['database']} '{params['query']}'"

@@ -40,3 +40,31 @@
 
 (field_declaration
   declarator: [(function_declarator) (pointer_declarator) (reference_declarator)] @name) @declaration.function
+
+; Other typedefs and `using X = …;` are named types; a typedef of a struct or class with
+; a body is that struct or class (above).
+(type_definition
+  type: [(primitive_type) (type_identifier) (sized_type_specifier) (qualified_identifier)
+         (template_type) (struct_specifier !body) (union_specifier !body)
+         (enum_specifier !body) (class_specifier !body)]
+  declarator: [(type_identifier) @name
+               (pointer_declarator declarator: (type_identifier) @name)
+               (function_declarator
+                 declarator: (parenthesized_declarator
+                   (pointer_declarator declarator: (type_identifier) @name)))]) @definition.type
+
+(alias_declaration
+  name: (type_identifier) @name) @definition.type
+
+; Macros with a value or parameters; a bare `#define X_H_` is none (c.scm).
+(preproc_function_def
+  name: (identifier) @name
+  value: (preproc_arg) @body) @definition.macro
+
+(preproc_function_def
+  name: (identifier) @name
+  !value) @definition.macro
+
+(preproc_def
+  name: (identifier) @name
+  value: (preproc_arg) @body) @definition.macro

@@ -308,6 +308,9 @@ class PostgresWriter(Writer):
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s, 1)", (SETUP_LOCK,))
 
+    def meta(self, key: str) -> str | None:
+        return pg.get_meta(self.conn, key)
+
     def set_meta(self, key: str, value: str) -> None:
         with self.conn.transaction():
             pg.set_meta(self.conn, key, value)

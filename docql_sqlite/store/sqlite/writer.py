@@ -401,6 +401,9 @@ class SqliteWriter(Writer):
         finally:
             conn.execute(f"PRAGMA cache_size = {int(previous)}")
 
+    def meta(self, key: str) -> str | None:
+        return db.get_meta(self.conn, key)
+
     def set_meta(self, key: str, value: str) -> None:
         with self.conn:
             db.set_meta(self.conn, key, value)
