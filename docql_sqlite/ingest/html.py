@@ -51,6 +51,7 @@ _BREAKS = {
     "div", "li", "dt", "dd", "tr", "br", "figcaption", "summary", "caption", "legend",
     "center", "dialog", "hgroup", "body", "html",
 }  # fmt: skip
+_BLOCKS = _PARAGRAPHS | _BREAKS | {"td", "th"}
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
 _PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
 _SPACES = re.compile(r"\s+")
@@ -66,6 +67,7 @@ def parse(source: Source) -> Document:
 def parse_html(text: str, path: str) -> Document:
     """Parse an HTML page (any text libxml2's forgiving HTML parser accepts)."""
     name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    text = _drop_zero_width(text)
     root = _tree(text)
     if root is None:  # nested past libxml2's depth limit: its tree would lose the words
         lines = [_collapse(s) for s in _strip_tags(text).split("\n")]
@@ -101,6 +103,28 @@ def parse_html(text: str, path: str) -> Document:
     document.title = page_title or first_h1 or name
     document.entities = merge_entities(extract_entities(document), renderer.terms)
     return document
+
+
+# Characters that show nothing and only allow a line break or a hyphen, as themselves or
+# as references: DocBook splits long identifiers with U+200B
+# (`collation_character_set_&#8203;applicability`, 179 on postgresql-doc-15's pages), and
+# a word with one inside is not found by its spelling (grep, heading, phrase search).
+# Joiners (U+200C, U+200D) stay: they change how some scripts and emoji are written.
+_ZERO_WIDTH_CHARS = "\u200b\u00ad\u2060"
+_ZERO_WIDTH_REF = re.compile(
+    "&(?:#8203|#x200[bB]|ZeroWidthSpace|shy|#173|#x[aA][dD]|#8288|#x2060|NoBreak);"
+)
+_ZERO_WIDTH = re.compile(f"[{_ZERO_WIDTH_CHARS}]|{_ZERO_WIDTH_REF.pattern}")
+
+
+def _drop_zero_width(text: str) -> str:
+    """`text` without zero-width spaces, soft hyphens and word joiners. Looked for first:
+    a search for a character the page cannot hold returns at once, and a pattern that
+    starts with `&` is searched at C speed (0.035 s on python3.11-doc's 50 MB, where a
+    substitution over every page took 0.57 s)."""
+    if any(char in text for char in _ZERO_WIDTH_CHARS) or _ZERO_WIDTH_REF.search(text):
+        return _ZERO_WIDTH.sub("", text)
+    return text
 
 
 # A heading's start or end tag (not <hr>, <head>, <header>).
@@ -187,6 +211,31 @@ def _text(node: Element, separator: str = "") -> str:
     return separator.join(_strings(node))
 
 
+def _cell_text(node: Element) -> str:
+    """The text of a table cell or caption on one line: inline markup joined as written
+    (`<code>NFD</code>,` is "NFD,", not "NFD ,"), a space where a block (a paragraph,
+    a list item, a nested table's cell, `<br>`) begins or ends."""
+    parts: list[str] = []
+    _cell_parts(node, parts)
+    return "".join(parts)
+
+
+def _cell_parts(node: Element, parts: list[str]) -> None:
+    if node.text:
+        parts.append(node.text)
+    for child in node:
+        tag = child.tag
+        if isinstance(tag, str) and not _hidden(child):  # not a comment, not hidden
+            if tag in _BLOCKS:
+                parts.append(" ")
+                _cell_parts(child, parts)
+                parts.append(" ")
+            else:
+                _cell_parts(child, parts)
+        if child.tail:
+            parts.append(child.tail)
+
+
 def _has_text(node: Element) -> bool:
     return any(s.strip() for s in _strings(node))
 
@@ -232,8 +281,10 @@ _CHROME_ROLES = {"navigation", "complementary", "contentinfo", "search"}
 _CHROME_CLASSES = {
     "sphinxsidebar", "related", "headerlink", "md-sidebar", "theme-doc-toc-mobile",
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
-    "md-source-file",
+    "md-source-file", "srclink",
 }  # fmt: skip
+# AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
+_CHROME_IDS = {"footer"}
 DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the content
 MIN_PAGE_TEXT = 1000  # characters; below this a page is taken whole
 
@@ -268,7 +319,63 @@ def main_content(root: Element) -> Element:
         best = max(children, key=lambda c: sizes[c], default=None)
         if best is None or sizes[best] < DOMINANT_SHARE * sizes[node]:
             return node
+        if _sibling_sections(node, best):
+            return node
         node = best
+
+
+_SECTION_TEXT = 20  # characters outside headings and links that make a part a section
+
+
+def _sibling_sections(node: Element, best: Element) -> bool:
+    """Whether a child of `node` other than `best` holds part of the page's own content,
+    so that `node`, not `best`, is the content: a child with a heading (not a link alone,
+    as a site's name or a navigation column's title is) when `best` has no heading (the
+    title above a long list: PostgreSQL's "Appendix L. Acronyms"), or one at `best`'s
+    top level or above (a DocBook or AsciiDoc page's other sections beside its longest
+    one: PostgreSQL's "Description" beside "Options", git's `<div id="header">` with the
+    page's title and NAME line, a DocBook section's title above its one subsection), or
+    a heading with text of its own outside headings and links. A site header
+    (`<header>`: Node's "Node.js v18 documentation") and navigation are not content."""
+    levels = [int(h.tag[1]) for h in _descendants(best, *_HEADINGS) if not _hidden(h)]
+    top = min(levels, default=7)
+    for child in _elements(node):
+        if child is best or _hidden(child) or _is_chrome(child) or child.tag == "header":
+            continue
+        headings = [h for h in _descendants(child, *_HEADINGS) if _titles(h)]
+        if child.tag in _HEADINGS and _titles(child):
+            headings.append(child)
+        if headings and (
+            min(int(h.tag[1]) for h in headings) <= top or _own_text(child) >= _SECTION_TEXT
+        ):
+            return True
+    return False
+
+
+def _titles(heading: Element) -> bool:
+    """Whether a visible heading has text outside links (a permalink mark aside)."""
+    if _hidden(heading):
+        return False
+    linked = sum(len(_text(a).strip()) for a in _descendants(heading, "a"))
+    return len(_text(heading).strip()) > linked
+
+
+def _own_text(node: Element) -> int:
+    """Characters of visible text under `node` outside headings, links and chrome."""
+    size = 0
+    stack = [node]
+    while stack:  # not recursive: a page may nest deeper than Python's recursion limit
+        tag = stack.pop()
+        if tag.text and tag.tag not in _HEADINGS:
+            size += len(tag.text.strip())
+        for child in tag:
+            if _is_element(child) and not (
+                child.tag in _HEADINGS or child.tag == "a" or _hidden(child) or _is_chrome(child)
+            ):
+                stack.append(child)
+            if child.tail:
+                size += len(child.tail.strip())
+    return size
 
 
 _MARK_TAGS = {name for name, *_ in _MAIN_MARKS if name is not None}
@@ -293,20 +400,36 @@ def _main_rank(tag: Element) -> int | None:
 def strip_chrome(root: Element) -> None:
     """Remove navigation, sidebars, footers and permalink marks (`¶`) from the content."""
     chrome = []
-    for tag in _descendants(root):
+    marks = _PERMALINK_TEXT - {""}
+    for tag in root.iterdescendants():  # `_is_chrome` inline: every element of every page
+        name = tag.tag
+        if not isinstance(name, str):
+            continue  # a comment
+        get = tag.get
+        classes = get("class")
         if (
-            tag.tag in _CHROME_TAGS
-            or tag.get("role") in _CHROME_ROLES
-            or not _CHROME_CLASSES.isdisjoint(_classes(tag))
+            name in _CHROME_TAGS
+            or get("role") in _CHROME_ROLES
+            or get("id") in _CHROME_IDS
+            or (classes and not _CHROME_CLASSES.isdisjoint(classes.split()))
             or (
-                tag.tag == "a"
-                and str(tag.get("href", "")).startswith("#")
-                and _text(tag).strip() in _PERMALINK_TEXT - {""}
+                name == "a" and str(get("href", "")).startswith("#") and _text(tag).strip() in marks
             )
         ):
             chrome.append(tag)
     for tag in chrome:
         _drop(tag)
+
+
+def _is_chrome(tag: Element) -> bool:
+    """Navigation, a sidebar, a footer, a page's table of contents."""
+    if tag.tag in _CHROME_TAGS:
+        return True
+    get = tag.get  # called for every element of every page: attribute reads only
+    if get("role") in _CHROME_ROLES or get("id") in _CHROME_IDS:
+        return True
+    classes = get("class")
+    return bool(classes) and not _CHROME_CLASSES.isdisjoint(classes.split())
 
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
@@ -444,8 +567,11 @@ class _Renderer:
         title = _collapse(" ".join(self.lines[start - 1 :]))
         if title:
             target = next((a for a in _descendants(tag, "a") if a.get("id") or a.get("name")), None)
-            anchor = tag.get("id") or (
-                target.get("id") or target.get("name") if target is not None else None
+            anchor = (
+                tag.get("id")
+                or (target.get("id") or target.get("name") if target is not None else None)
+                or _wrapper_id(tag)
+                or _target_before(tag)
             )
             self.headings.append(
                 Heading(level, title, start, anchor=str(anchor) if anchor else None)
@@ -477,10 +603,13 @@ class _Renderer:
         self.blank()
 
     def table(self, tag: Element) -> None:
+        if _is_layout(tag):
+            self.layout_table(tag)
+            return
         self.blank()
         caption = next(_descendants(tag, "caption"), None)
         if caption is not None and _nearest(caption, "table") is tag:
-            self.inline.append(_text(caption, " "))
+            self.inline.append(_cell_text(caption))
             self.flush()
         headers: list[str] = []
         rows: list[list[str]] = []
@@ -489,7 +618,7 @@ class _Renderer:
             if _nearest(row, "table") is not tag or _hidden(row):
                 continue  # rows of nested tables are part of their cell's text
             cell_tags = [c for c in _elements(row) if c.tag in ("td", "th")]
-            cells = [_collapse(_text(c, " ")) for c in cell_tags]
+            cells = [_collapse(_cell_text(c)) for c in cell_tags]
             if not cells:
                 continue
             head = _nearest(row, "thead")
@@ -503,6 +632,19 @@ class _Renderer:
         if headers or rows:
             self.tables.append(Table(headers, rows, start, self.next_line - 1))
         self.blank()
+
+    def layout_table(self, tag: Element) -> None:
+        """A table that lays out a page (a navigation cell beside a content cell holding
+        the headings): each cell is rendered as a block of the page, so its headings,
+        paragraphs, code and tables keep their structure instead of becoming one row."""
+        for row in _descendants(tag, "tr"):
+            if _nearest(row, "table") is not tag or _hidden(row):
+                continue
+            for cell in _elements(row):
+                if cell.tag in ("td", "th") and not _hidden(cell):
+                    self.blank()
+                    self.render(cell)
+                    self.blank()
 
     def definition_list(self, tag: Element) -> None:
         kind = _object_kind(tag)
@@ -600,6 +742,60 @@ def _object_name(dt: Element) -> str | None:
     parts = [p for p in _descendants(dt) if not _NAME_PARTS.isdisjoint(_classes(p))]
     name = "".join(_text(p) for p in parts).strip()
     return name.split("(", 1)[0].strip() or None  # `describe`: "iter(context)" names iter
+
+
+_WRAPPERS = {"section", "div", "article"}
+_WRAPPER_DEPTH = 4  # DocBook: div.sect1#id > div.titlepage > div > div > h2
+_GENERATED_ID = re.compile(r"id[\d.-]*\d")
+_LAYOUT_IDS = {"header", "content", "main", "page", "body", "container", "wrapper"}
+
+
+def _wrapper_id(heading: Element) -> str | None:
+    """The id of the element a heading opens: Sphinx's `<section id="module-json"><h1>`,
+    DocBook's `<div class="sect1" id="GSSAPI-ENC"><div class="titlepage"><div><div><h2>`.
+    The heading must be the first element with text of each wrapper on the way up (a
+    section's id is not the anchor of its second heading; Sphinx's empty `<span id>`
+    targets may come before it)."""
+    node = heading
+    for _ in range(_WRAPPER_DEPTH):
+        parent = node.getparent()
+        if parent is None or parent.tag not in _WRAPPERS:
+            return None
+        first = next((c for c in _elements(parent) if c is node or _has_text(c)), None)
+        if first is not node or (parent.text or "").strip():
+            return None
+        ident = parent.get("id")
+        if ident:
+            ident = str(ident)
+            # A generated id (Sphinx's "id1" for a repeated title, DocBook's
+            # "id-1.9.3.74.5") or a layout box's is no name: the title's slug is better.
+            return None if _GENERATED_ID.fullmatch(ident) or ident in _LAYOUT_IDS else ident
+        node = parent
+    return None
+
+
+def _target_before(heading: Element) -> str | None:
+    """The id of an empty `<span id>` or `<a name>` right before a heading: Texinfo's
+    `<span id="Introduction-and-preliminaries-1"></span><h2>` (R's manuals)."""
+    previous = heading.getprevious()
+    while previous is not None and not _is_element(previous) and not (previous.tail or "").strip():
+        previous = previous.getprevious()  # a comment between them
+    if (
+        previous is None
+        or not _is_element(previous)
+        or previous.tag not in ("span", "a")
+        or (previous.tail or "").strip()
+        or _has_text(previous)
+    ):
+        return None
+    ident = previous.get("id") or previous.get("name")
+    return str(ident) if ident else None
+
+
+def _is_layout(table: Element) -> bool:
+    """Whether a table holds a heading in one of its own cells (not a nested table's): a
+    data table's cells hold values, a page laid out in a table holds its sections."""
+    return any(_nearest(heading, "table") is table for heading in _descendants(table, *_HEADINGS))
 
 
 def _language(pre: Element) -> str | None:

@@ -75,13 +75,25 @@ from .sections import bounded_title, build_sections
 # content controls and fields, and paragraphs in a code style are code blocks.
 # markdown 5, text 4, rst 4, html 5 (and pdf 3, docx 3 above): an unnumbered heading
 # never takes a number the document prints (`sections.build_sections`: a "Note" between
-# "8.1.2." and "8.1.3." took 8.1.3).
+# "8.1.2." and "8.1.3." took 8.1.3). html 6: a page's content is not cut down to its
+# longest section when sibling sections hold headings (DocBook, AsciiDoc: PostgreSQL's
+# and git's manual pages), AsciiDoc's `#footer` is chrome, a heading's anchor is the id
+# of the `<section>`/`<div>` it opens (Sphinx, DocBook) or of an empty `<span id>` right
+# before it (Texinfo), a table cell's inline markup is joined as written
+# (`<code>NFD</code>,` is "NFD,", not "NFD ,"), zero-width spaces, soft hyphens and word
+# joiners are dropped (DocBook's `set_\u200bapplicability`), Node's `[src]` links are
+# chrome, a table holding a heading in its own cells lays out the page and its cells are
+# rendered as blocks. rst 5: U+2028, NEL and the other characters `str.splitlines` ends
+# a line at no longer shift docutils' line numbers (every heading after one was a line
+# low); `.. sectnum::` no longer puts docutils' numbers into titles; an anchor is a
+# target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
+# directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
     "code": 13,
     "markdown": 5,
     "text": 4,
-    "rst": 4,
-    "html": 5,
+    "rst": 5,
+    "html": 6,
     "pdf": 3,
     "docx": 3,
 }

@@ -47,6 +47,19 @@ _SIG_NAME = re.compile(r"^(?:[\w.]+\s+)*?(?P<name>[A-Za-z_$][\w$.:]*)\s*(?:\(|$|
 # every line number. Django's manual has 134 blocks with a caption or emphasized lines.
 _CODE_DIRECTIVE = re.compile(r"[ \t]*\.\.[ \t]+(?:code-block|sourcecode|code)::")
 _OPTION = re.compile(r"[ \t]+:[\w-]+:(?:[ \t]|$)")
+# `.. sectnum::` would put docutils' numbers into the titles, counted from the document's
+# title as chapter 1 (docutils' own HTML makes the title no section): "1.1 LaTeX" where
+# the page shows "1 LaTeX". Titles stay as written; the sections get their numbers.
+_SECTNUM = frozenset({"sectnum", "section-numbering"})
+# sphinx.ext.doctest's directives: their bodies are code, shown as code blocks (Python's
+# reST sources have 382 `.. doctest::`), read as a `.. code::` in this language.
+_DOCTEST_DIRECTIVES: dict[str, str | None] = {
+    "doctest": "pycon",
+    "testcode": "python",
+    "testsetup": "python",
+    "testcleanup": "python",
+    "testoutput": None,
+}
 # Directives whose body is text as written, never markup.
 _LITERAL_DIRECTIVES = frozenset({"parsed-literal", "raw", "math", "productionlist"})
 _DIRECTIVE = re.compile(r"(?P<indent>[ \t]*)\.\.[ \t]+(?P<name>[\w][\w:+.-]*)::(?:[ \t]|$)")
@@ -54,6 +67,10 @@ _HIGHLIGHT = re.compile(r"\.\.[ \t]+highlight::[ \t]+(?P<language>[\w+.#-]+)[ \t
 _SIMPLE_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*")
 # A role docutils does not know (Sphinx's :class:, :doc:, :setting:, ...) stays in the
 # tree as its raw source in a `problematic` node: `:setting:`CSRF_USE_SESSIONS``.
+# Characters `str.splitlines` (and so docutils) ends a line at besides "\n": a space for
+# docutils, so that its line numbers are the file's (one U+2028 in a paragraph put every
+# later heading one line low). "\v" and "\f" docutils makes spaces itself.
+_LINE_BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
 _ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
 _ROLE_TITLE = re.compile(r"(?P<title>.*?\S)\s*<[^<>]*>", re.S)
 
@@ -88,10 +105,10 @@ def parse_rst(text: str, path: str) -> Document:
         if node.line is not None:
             seen = max(seen, node.line)
         if isinstance(node, nodes.section):
-            heading = _heading(node, lines)
+            heading = _heading(node, lines, tree.nametypes)
             if heading:
                 document.headings.append(heading)
-        elif isinstance(node, nodes.literal_block):
+        elif isinstance(node, (nodes.literal_block, nodes.doctest_block)):
             block: CodeBlock | None
             if node.line is not None:
                 block = _codeblock(node, lines)
@@ -99,6 +116,12 @@ def parse_rst(text: str, path: str) -> Document:
                 block = _codeblock_after(node, lines, seen)
             else:
                 continue
+            if (
+                block is not None
+                and block.language is None
+                and isinstance(node, nodes.doctest_block)
+            ):  # `>>> 1 + 1` after a paragraph: Sphinx shows it as a Python session
+                block = CodeBlock("pycon", block.code, block.line, block.end_line)
             if block is not None:
                 document.codeblocks.append(block)
                 seen = max(seen, block.end_line)
@@ -123,10 +146,12 @@ def parse_rst(text: str, path: str) -> Document:
 
 def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
     """The source as docutils should read it, line for line (every line number stays):
-    a code block's option list blanked (`_CODE_DIRECTIVE`), and a directive docutils does
-    not know (Sphinx's `.. method::`, `.. versionadded::`, Django's `.. setting::`) read
-    as a `.. container::` without its options, so its body is parsed, not dropped: the
-    code blocks, tables and terms of an API reference are in those bodies. Literal text
+    a code block's option list blanked (`_CODE_DIRECTIVE`), `.. sectnum::` blanked
+    (`_SECTNUM`), sphinx.ext.doctest's directives read as code blocks
+    (`_DOCTEST_DIRECTIVES`), and a directive docutils does not know (Sphinx's
+    `.. method::`, `.. versionadded::`, Django's `.. setting::`) read as a
+    `.. container::` without its options, so its body is parsed, not dropped: the code
+    blocks, tables and terms of an API reference are in those bodies. Literal text
     (a code block, a `::` block: reST shown as an example) is left as written; the
     second value is the 0-based numbers of its lines."""
     out = list(lines)
@@ -150,6 +175,12 @@ def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
         name = directive["name"]
         if _CODE_DIRECTIVE.match(line) or name.lower() in _LITERAL_DIRECTIVES:
             literal = indent
+        elif name.lower() in _DOCTEST_DIRECTIVES:
+            language = _DOCTEST_DIRECTIVES[name.lower()]
+            out[number - 1] = f"{directive['indent']}.. code::{' ' + language if language else ''}"
+            literal = indent
+        elif name.lower() in _SECTNUM:
+            out[number - 1] = ""
         elif _known_directive(name) and not (name == "class" and "(" in line):
             # (`.. class:: Client(defaults=None, *, …)` is Sphinx's: docutils' own
             # `class` refuses that argument, and drops the body with it)
@@ -159,7 +190,7 @@ def _docutils_text(lines: list[str]) -> tuple[str, frozenset[int]]:
         while number < len(lines) and _OPTION.match(lines[number]):
             out[number] = ""
             number += 1
-    return "\n".join(out), frozenset(in_literal)
+    return "\n".join(out).translate(_LINE_BREAKS), frozenset(in_literal)
 
 
 @lru_cache(maxsize=256)
@@ -171,19 +202,21 @@ def _known_directive(name: str) -> bool:
     return canonical in registry or canonical in registered
 
 
-def _heading(section: nodes.section, lines: list[str]) -> Heading | None:
+def _heading(
+    section: nodes.section, lines: list[str], nametypes: dict[str, bool]
+) -> Heading | None:
     title = next((c for c in section.children if isinstance(c, nodes.title)), None)
     if title is None:
         return None
     level = sum(1 for a in _ancestors(section) if isinstance(a, nodes.section)) + 1
-    raw = re.sub(r"\s+", " ", title.astext()).strip()
     text = re.sub(r"\s+", " ", _text(title)).strip()
     # docutils reports the underline's line for section titles; the title is above it.
     line = _find_line(lines, title.rawsource, (title.line or 1) - 1, before=2, after=1)
     # Only an explicit target (`.. _install-guide:`) is an anchor; docutils' own ids are
-    # derived from the title, and deriving anchors is the sections builder's job.
-    own = nodes.fully_normalize_name(raw)
-    explicit = [name for name in section.get("names", []) if name != own]
+    # derived from the title, and deriving anchors is the sections builder's job. The
+    # document says which names are explicit: a title's own name is its source's
+    # (`what's new in |ver|` for "What's new in 3.11"), not the text shown.
+    explicit = [name for name in section.get("names", []) if nametypes.get(name)]
     return Heading(
         min(level, 6), text, line, anchor=nodes.make_id(explicit[0]) if explicit else None
     )
