@@ -50,19 +50,28 @@ _OPENERS = re.compile(r"[\[<!]")
 _LEADER_LINE = re.compile(r"(?:\.\s?){4,}\s*(?:[0-9ivxlc]+[,–-]?\s*)+$", re.IGNORECASE)
 LEADER_SHARE = 0.5  # of a chunk's non-blank lines
 MIN_LEADER_LINES = 3
+# A row of a Texinfo HTML index (`<table class="index-cp">`), as the page is rendered:
+# " | evaluation, lazy: |  | Arguments" — the entry, an empty cell, the section it points to.
+_INDEX_ROW = re.compile(r"^[ |]*[^|\n]{1,120}:[ \t]*\|[ \t]*\|[ \t]*[^|\n]{1,160}$")
 
 
 def pointer_page(content: str) -> bool:
     """Whether `content` is a page of an index or a table of contents: at least
     MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
-    dot leader and page numbers. It points to the pages that answer, and answers
-    nothing itself: R-lang.pdf's "Concept Index" page ranked first for "what is lazy
-    evaluation" ("evaluation, lazy . . . 2, 38, 39"), above page 38."""
-    if ". . . ." not in content and "...." not in content:
+    dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`). It
+    points to the pages that answer, and answers nothing itself: R-lang.pdf's "Concept
+    Index" page ranked first for "what is lazy evaluation" ("evaluation, lazy . . . 2,
+    38, 39"), above page 38, and R-lang.html's for "lazy evaluation of function arguments
+    promise" above "2.1.8 Promise objects"."""
+    if ". . . ." in content or "...." in content:
+        pattern = _LEADER_LINE
+    elif ": |" in content:
+        pattern = _INDEX_ROW
+    else:
         return False
     lines = [line for line in content.splitlines() if line.strip()]
-    leaders = sum(1 for line in lines if _LEADER_LINE.search(line))
-    return leaders >= MIN_LEADER_LINES and leaders > LEADER_SHARE * len(lines)
+    pointers = sum(1 for line in lines if pattern.search(line))
+    return pointers >= MIN_LEADER_LINES and pointers > LEADER_SHARE * len(lines)
 
 
 def no_passage(content: str) -> bool:

@@ -107,6 +107,15 @@ INDEX_PAGE = (
         ("See the index.\n" + "term . . . . . . . 3\n" * 2 + "More prose here.\n", False),
         ("A sentence that trails off . . . .\nAnd another....\nAnd one more....\n", False),
         ("Wait.... 10 seconds.\nThen 20.... 30\nOK\n", False),  # two leader lines only
+        # R-lang.html's Texinfo concept index, as the page renders its table rows
+        (
+            " | environment: |  | Stacks\n | environment: |  | Search path\n"
+            " | evaluation, lazy: |  | Arguments\nF\n | frame: |  | Scope\n",
+            True,
+        ),
+        # a table of options with a colon in a cell is a table, not an index
+        ("| Option | Meaning |\n| -q: | quiet |\nSee the table above for more.\n", False),
+        (" | a: |  | b\n | c: |  | d\nProse that follows the two rows.\nAnd more.\n", False),
     ],
 )
 def test_an_index_or_contents_page_is_no_passage(content: str, expected: bool) -> None:
