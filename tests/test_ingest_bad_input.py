@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import faulthandler
+import gzip
 import json
 import os
 import shutil
@@ -470,6 +471,12 @@ LATE_NUL: dict[str, tuple[bytes, str]] = {
     "utf16-nul.md": (
         codecs.BOM_UTF16_LE + "# UTF-16\n\nbefore\x00after\n".encode("utf-16-le"),
         "binary file (contains NUL characters, the first at character 16)",
+    ),
+    # a server's cached page, gzip data under `.html`: said so, with what reads it
+    "cached.html": (
+        gzip.compress(b"<h1>Cached</h1>" * 20, mtime=0),
+        "gzip-compressed data under a name without its extension; not indexed (named with "
+        "it, index --decompress reads the document inside)",
     ),
 }
 

@@ -130,6 +130,14 @@ def read_source(
     )
 
 
+# The first bytes of the compressed formats `--decompress` reads (`formats.COMPRESSIONS`).
+_COMPRESSED_MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+)
+
+
 def _decompressed(data: bytes, kind: str, max_bytes: int, display_path: str) -> bytes:
     """The document inside compressed `data`, read in blocks and stopped past `max_bytes`
     (a small file can expand to gigabytes: never more than the cap is held)."""
@@ -297,6 +305,13 @@ def decode_text(
     # one rule for the whole file, so no NUL ever reaches the index from a text file.
     nul = data.find(b"\x00")
     if nul >= 0:
+        packed = next((name for magic, name in _COMPRESSED_MAGIC if data.startswith(magic)), None)
+        if packed is not None:  # a `.html` that is gzip data (a server's cached page)
+            raise IngestError(
+                f"{packed}-compressed data under a name without its extension; not indexed "
+                f"(named with it, index --decompress reads the document inside)",
+                path,
+            )
         raise IngestError(
             f"binary file (contains NUL bytes, the first at byte {nul:,}); not indexed", path
         )
