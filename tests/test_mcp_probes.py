@@ -1,0 +1,104 @@
+"""What an agent found by probing the MCP server on a repository nobody here wrote
+(starlette and FastAPI's sources): replies that were unbounded, empty or said nothing.
+Each through the SDK's own client against a live `docql-sqlite mcp --http` server on
+127.0.0.1; the expected text comes from the files on disk.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP tests need the mcp extra (make test installs it)")
+
+from mcp_client import http_server, http_session, text  # noqa: E402
+
+import docql_sqlite  # noqa: E402
+from docql_sqlite.agent.limits import RESOURCE_CHAR_CAP  # noqa: E402
+
+BIG_LINES = 14_000  # 14,000 lines of 100 characters: 1.4 MB, over the resource cap
+
+
+def big_line(n: int) -> str:
+    return f"line {n:06} " + "y" * 88
+
+
+@pytest.fixture(scope="module")
+def probe_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("probes")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "big.txt").write_text("".join(big_line(n) + "\n" for n in range(1, BIG_LINES + 1)))
+    (docs / "a.md").write_text("# Alpha\n\nThe first document.\n\n## Beta\n\nMore text.\n")
+    (docs / "b.md").write_text("# Gamma\n\nThe second document.\n")
+    db = root / "index.db"
+    # Stored paths are relative to the directory the index is built from.
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        docql_sqlite.index(db, ["docs"], workers=0)
+    finally:
+        os.chdir(here)
+    with http_server(db, cwd=root) as base:
+        yield base + "/mcp", root
+
+
+def run(coro: Any) -> Any:
+    return anyio.run(lambda: coro)
+
+
+def test_a_resource_over_the_cap_is_cut_on_a_line_and_names_the_rest(probe_url: Any) -> None:
+    """Before: `docql://docs/big.txt` came back whole, however large (a 20 MB document:
+    20 MB a read; six clients reading it held `status` for ~1 s)."""
+    url, root = probe_url
+    lines = (root / "docs" / "big.txt").read_text().split("\n")[:-1]
+
+    async def session() -> None:
+        async with http_session(url) as (s, _):
+            read = await s.read_resource("docql://docs/big.txt")
+            body = read.contents[0].text
+            assert len(body) <= RESOURCE_CHAR_CAP + 300
+            shown, note = body.rstrip("\n").rsplit("\n", 1)
+            kept = shown.split("\n")
+            assert kept == lines[: len(kept)]  # whole lines, as in the file
+            assert len("\n".join(kept)) + 1 <= RESOURCE_CHAR_CAP < len("\n".join(kept)) + 103
+            rest = f"docs/big.txt:{len(kept) + 1}-{BIG_LINES}"
+            assert note == (
+                f"…[cut at {RESOURCE_CHAR_CAP:,} characters: lines 1-{len(kept)} of "
+                f"{BIG_LINES}; the rest is the resource docql://{rest}, or the get tool "
+                f"with path {rest}]"
+            )
+            # Following the note gives the rest of the document, exactly.
+            more = (await s.read_resource(f"docql://{rest}")).contents[0].text
+            assert more.split("\n")[:-1] == lines[len(kept) :]
+            got = await s.call_tool("get", {"path": rest, "count": 2})
+            assert text(got).split("\n")[1:] == lines[len(kept) : len(kept) + 2]
+            # A document under the cap is still whole.
+            small = (await s.read_resource("docql://docs/a.md")).contents[0].text
+            assert small == (root / "docs" / "a.md").read_text()
+            # And a missing one is a clear error, as before.
+            with pytest.raises(Exception, match="no document 'docs/nothing.md' in the index"):
+                await s.read_resource("docql://docs/nothing.md")
+
+    run(session())
+
+
+def test_a_failure_inside_a_tool_is_named(probe_url: Any) -> None:
+    """Before: a page number past SQLite's integers raised OverflowError in the store and
+    the model read only "Error executing tool get"."""
+    url, _ = probe_url
+
+    async def session() -> None:
+        async with http_session(url) as (s, _):
+            reply = await s.call_tool("get", {"path": "docs/a.md:page 99999999999999999999999"})
+            said = text(reply)
+            assert reply.is_error
+            assert "Error executing tool" not in said
+            assert said.startswith("error: ") and len(said) > 40, said
+            # The server goes on serving.
+            assert not (await s.call_tool("status", {})).is_error
+
+    run(session())
