@@ -7,6 +7,7 @@ Each through the SDK's own client against a live `docql-sqlite mcp --http` serve
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import anyio
@@ -17,7 +18,7 @@ pytest.importorskip("mcp", reason="the MCP tests need the mcp extra (make test i
 from mcp_client import http_server, http_session, text  # noqa: E402
 
 import docql_sqlite  # noqa: E402
-from docql_sqlite.agent.limits import RESOURCE_CHAR_CAP  # noqa: E402
+from docql_sqlite.agent.limits import CHAR_CAP, RESOURCE_CHAR_CAP  # noqa: E402
 
 BIG_LINES = 14_000  # 14,000 lines of 100 characters: 1.4 MB, over the resource cap
 
@@ -100,5 +101,38 @@ def test_a_failure_inside_a_tool_is_named(probe_url: Any) -> None:
             assert said.startswith("error: ") and len(said) > 40, said
             # The server goes on serving.
             assert not (await s.call_tool("status", {})).is_error
+
+    run(session())
+
+
+def test_a_glob_get_past_the_end_says_how_many_match(probe_url: Any) -> None:
+    """Before: an offset past the matching documents gave an empty text, not an error."""
+    url, _ = probe_url
+
+    async def session() -> None:
+        async with http_session(url) as (s, _):
+            reply = await s.call_tool("get", {"path": "docs/*.md", "offset": 5})
+            assert text(reply) == (
+                "no documents at offset 5: 'docs/*.md' matches 2 documents — call again "
+                "with an offset below 2"
+            )
+            data = reply.structured_content
+            assert data["matched"] == 2 and data["documents"] == [] and data["next_offset"] is None
+            last = await s.call_tool("get", {"path": "docs/*.md", "offset": 1})
+            assert re.match(r"=== docs/b\.md \(3 lines\) ===\n# Gamma", text(last))
+
+    run(session())
+
+
+@pytest.mark.parametrize("question", ["", "   \n"])
+def test_context_without_a_question_is_an_error(probe_url: Any, question: str) -> None:
+    """Before: a pack of the first documents' openings, up to the budget, for nothing."""
+    url, _ = probe_url
+
+    async def session() -> None:
+        async with http_session(url) as (s, _):
+            reply = await s.call_tool("context", {"question": question})
+            assert reply.is_error and "empty question" in text(reply)
+            assert len(text(reply)) < CHAR_CAP
 
     run(session())

@@ -484,6 +484,19 @@ class Tools:
                 "within one); list them with docql_query $.files",
                 is_error=True,
             )
+        if offset >= len(paths):  # paged past the end: the reply was empty text
+            return Reply(
+                f"no documents at offset {offset}: {pattern!r} matches {len(paths)} "
+                f"document{'s' if len(paths) != 1 else ''} — call again with an offset below "
+                f"{len(paths)}",
+                data={
+                    "kind": "documents",
+                    "documents": [],
+                    "too_long": [],
+                    "matched": len(paths),
+                    "next_offset": None,
+                },
+            )
         blocks: list[str] = []
         documents: list[dict[str, Any]] = []
         too_long: list[dict[str, Any]] = []
@@ -587,6 +600,13 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("question", question, MAX_QUERY_CHARS)
+            if not question.strip():
+                # A pack for nothing was the opening of the first documents: 12,000
+                # characters that answered no question.
+                return Reply(
+                    "error: empty question; ask one in words (what you want to know)",
+                    is_error=True,
+                )
             pack = idx.context(question, budget=budget)
             data = {
                 "question": question,
