@@ -6,8 +6,14 @@ Each through the SDK's own client against a live `docql-sqlite mcp --http` serve
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -15,7 +21,13 @@ import pytest
 
 pytest.importorskip("mcp", reason="the MCP tests need the mcp extra (make test installs it)")
 
-from mcp_client import http_server, http_session, text  # noqa: E402
+from mcp_client import (  # noqa: E402
+    http_get,
+    http_server,
+    http_server_process,
+    http_session,
+    text,
+)
 
 import docql_sqlite  # noqa: E402
 from docql_sqlite.agent.limits import CHAR_CAP, RESOURCE_CHAR_CAP  # noqa: E402
@@ -35,6 +47,9 @@ def probe_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
     (docs / "big.txt").write_text("".join(big_line(n) + "\n" for n in range(1, BIG_LINES + 1)))
     (docs / "a.md").write_text("# Alpha\n\nThe first document.\n\n## Beta\n\nMore text.\n")
     (docs / "b.md").write_text("# Gamma\n\nThe second document.\n")
+    deep = docs / "a1" / "b2" / "c3" / "d4" / "e5"  # paths with slashes, as a real tree's
+    deep.mkdir(parents=True)
+    (deep / ("a" * 60 + ".md")).write_text("# Deep\n\nA deep document.\n")
     db = root / "index.db"
     # Stored paths are relative to the directory the index is built from.
     here = os.getcwd()
@@ -136,3 +151,81 @@ def test_context_without_a_question_is_an_error(probe_url: Any, question: str) -
             assert len(text(reply)) < CHAR_CAP
 
     run(session())
+
+
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("search", {"query": "document", "paths": ["**/" * 300 + "x"]}),
+        ("search", {"query": "document", "paths": ["*a" * 30 + "!"]}),
+    ],
+    ids=["**/ x 300", "*a x 30"],
+)
+def test_a_pathological_glob_ends_at_the_deadline_and_holds_no_one(
+    probe_url: Any, tool: str, arguments: dict[str, Any]
+) -> None:
+    """Before: a `paths` glob such as `**/` x 300 was matched by Python's `re` without a
+    limit and with the GIL held (`globs.matcher`, from the search's scope): the call never
+    ended, and every other client, `/health` included, waited for ever. Now the match runs
+    in the `regex` engine under the call's deadline, releasing the GIL. Its own server
+    (a 2 s deadline), so that a server stuck before the fix holds no other test."""
+    _, root = probe_url
+    replies: dict[str, Any] = {}
+
+    def slow(url: str) -> None:
+        async def call() -> None:
+            async with http_session(url) as (s, _):
+                started = time.monotonic()
+                with anyio.fail_after(40):
+                    replies["slow"] = await s.call_tool(tool, arguments)
+                replies["seconds"] = time.monotonic() - started
+
+        with contextlib.suppress(Exception):
+            run(call())
+
+    env = {"DOCQL_QUERY_TIMEOUT": "2"}
+    with http_server_process(root / "index.db", cwd=root, env=env) as (base, _):
+        worker = threading.Thread(target=slow, args=(base + "/mcp",), daemon=True)
+        worker.start()
+        time.sleep(1.0)  # the slow call is running
+        started = time.monotonic()
+        status, body = http_get(base + "/health")
+        health = time.monotonic() - started
+        assert status == 200 and health < 3.0, health
+        worker.join(30)
+    assert "slow" in replies, "the call did not end"
+    said = text(replies["slow"])
+    # The `regex` engine decides these quickly (no path matches), or the deadline ends it.
+    assert said.startswith("no indexed document matches the paths filter") or (
+        replies["slow"].is_error and "took too long" in said
+    ), said[:300]
+    assert replies["seconds"] < 2 + 5, replies["seconds"]  # the deadline, and a margin
+
+
+MATCH_OUT_OF_TIME = """
+from docql_sqlite import deadline, globs
+from docql_sqlite.errors import QueryTimeout
+
+matches = globs.matcher("*a" * 40 + "!")
+try:
+    with deadline.limit(0.2):
+        while True:  # until the limit ends it (one match may finish within it)
+            matches("a" * 80 + ".md")
+except QueryTimeout as exc:
+    print(type(exc).__name__, exc)
+"""
+
+
+def test_a_glob_match_out_of_time_raises_the_query_timeout() -> None:
+    """The timed path itself: the `regex` engine's TimeoutError becomes the limit's own
+    QueryTimeout (what every caller already handles). In a subprocess: before, `re`
+    ignored the limit and held the GIL, so only a process can be stopped from outside."""
+    done = subprocess.run(
+        [sys.executable, "-c", MATCH_OUT_OF_TIME],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(Path(docql_sqlite.__file__).parents[1])},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("QueryTimeout QueryTimeout: query took too long"), done.stdout
