@@ -49,7 +49,7 @@ def probe_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
     (docs / "b.md").write_text("# Gamma\n\nThe second document.\n")
     deep = docs / "a1" / "b2" / "c3" / "d4" / "e5"  # paths with slashes, as a real tree's
     deep.mkdir(parents=True)
-    (deep / ("a" * 60 + ".md")).write_text("# Deep\n\nA deep document.\n")
+    (deep / ("a" * 60 + ".md")).write_text("# Deep\n\nA deep document! " + "a" * 800 + "\n")
     db = root / "index.db"
     # Stored paths are relative to the directory the index is built from.
     here = os.getcwd()
@@ -229,3 +229,27 @@ def test_a_glob_match_out_of_time_raises_the_query_timeout() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("QueryTimeout QueryTimeout: query took too long"), done.stdout
+
+
+def test_a_call_out_of_time_says_what_the_model_can_do(probe_url: Any) -> None:
+    """Before: "RegexTimeout: query took too long (over 0.9999 s) … or raise the limit
+    with DOCQL_QUERY_TIMEOUT=SECONDS (Python: index.query(q, timeout=SECONDS))" and then
+    "hint: fix the query at the caret": the time left when the work started, a setting
+    only the server's owner can change, and a caret that a time-out does not have."""
+    _, root = probe_url
+
+    async def session(url: str) -> str:
+        async with http_session(url) as (s, _):
+            reply = await s.call_tool("docql_query", {"query": "$.content.grep(/(.*a){12}!/)"})
+            assert reply.is_error
+            return text(reply)
+
+    env = {"DOCQL_QUERY_TIMEOUT": "1"}
+    with http_server_process(root / "index.db", cwd=root, env=env) as (base, _):
+        said = run(session(base + "/mcp"))
+    assert said == (
+        "RegexTimeout: query took too long (over 1 s, this server's limit per call) in the "
+        "regex /(.*a){12}!/ (catastrophic backtracking? nested repeats such as (a|aa)+ or "
+        "(\\w+\\s?)*); simplify the regex, or run it on fewer rows (a filter or a path "
+        "before it)"
+    )

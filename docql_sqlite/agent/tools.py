@@ -19,12 +19,23 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from .. import DocQLError, Excerpt, Index, QueryError, SearchOptions, deadline, globs, settings
+from .. import (
+    DocQLError,
+    Excerpt,
+    Index,
+    QueryError,
+    SearchOptions,
+    deadline,
+    errors,
+    globs,
+    settings,
+)
 from ..output import outline_entries
 from . import limits
 from .limits import (
@@ -272,6 +283,8 @@ class Tools:
         try:
             with self.pools[lane].borrow() as idx, deadline.limit(max(limit, 0.001)):
                 return fit(body(idx), cap)
+        except errors.QueryTimeout as exc:
+            return timeout_reply(exc)
         except QueryError as exc:
             return Reply(f"{exc}\n{QUERY_HINT}", is_error=True)
         except DocQLError as exc:
@@ -687,6 +700,32 @@ class Tools:
     def documents(self) -> list[dict[str, Any]]:
         with self.pools[QUICK].borrow() as idx, deadline.limit(limits.call_seconds()):
             return idx.documents()
+
+
+def timeout_reply(exc: errors.QueryTimeout) -> Reply:
+    """A call out of time, with advice a model can follow. The library's message offers
+    to raise the limit (`DOCQL_QUERY_TIMEOUT`, `timeout=`), which a client of the server
+    cannot, and showed the time left when the work started ("over 4.9999 s"); the query
+    hint after it sent the model to a caret that a time-out does not have."""
+    said = exc.message
+    for advice in ("; simplify it, or raise the limit", "; narrow it (--path"):
+        cut = said.rfind(advice)
+        if cut >= 0:
+            said = said[:cut]
+            break
+    said = re.sub(
+        r"^query took too long \(over [^)]* s\)",
+        f"query took too long (over {limits.call_seconds():g} s, this server's limit per call)",
+        said,
+    )
+    if isinstance(exc, errors.RegexTimeout):
+        advice = "simplify the regex, or run it on fewer rows (a filter or a path before it)"
+    else:
+        advice = (
+            'narrow it: a filter, a path ($.files[?(@.path~="docs/")].toc), a limit, or '
+            "fewer words; then call again"
+        )
+    return Reply(f"{type(exc).__name__}: {said}; {advice}", is_error=True)
 
 
 def count_only(idx: Index, query: str, offset: int) -> Reply:
