@@ -253,3 +253,31 @@ def test_a_call_out_of_time_says_what_the_model_can_do(probe_url: Any) -> None:
         "(\\w+\\s?)*); simplify the regex, or run it on fewer rows (a filter or a path "
         "before it)"
     )
+
+
+def test_toc_of_a_glob_outlines_the_matching_documents(probe_url: Any) -> None:
+    """Before: toc('docs/*.md') answered "no document 'docs/*.md' in the index", though
+    `get` takes the same glob; the outline of a directory needed DocQL."""
+    url, _ = probe_url
+
+    async def session() -> None:
+        async with http_session(url) as (s, _):
+            reply = await s.call_tool("toc", {"path": "docs/*.md"})
+            assert not reply.is_error, text(reply)
+            assert text(reply) == (
+                "docs/a.md\n"
+                "  1 Alpha  (docs/a.md:1-7)\n"
+                "    1.1 Beta  (docs/a.md:5-7)\n"
+                "docs/b.md\n"
+                "  1 Gamma  (docs/b.md:1-3)"
+            )
+            rows = reply.structured_content["headings"]
+            assert [(r["path"], r["title"]) for r in rows] == [
+                ("docs/a.md", "Alpha"),
+                ("docs/a.md", "Beta"),
+                ("docs/b.md", "Gamma"),
+            ]
+            nothing = await s.call_tool("toc", {"path": "nowhere/*.md"})
+            assert nothing.is_error and "no indexed document matches" in text(nothing)
+
+    run(session())

@@ -254,12 +254,14 @@ def build(tools: Tools) -> DocQLServer:
             str | None,
             Field(
                 max_length=limits.MAX_PATH_CHARS,
-                description="A document (default: every document)",
+                description="A document, or a glob such as docs/**/*.md for several "
+                "(default: every document)",
             ),
         ] = None,
         offset: Annotated[int, Field(ge=0, le=limits.MAX_OFFSET)] = 0,
     ) -> Annotated[CallToolResult, outputs.TocOutput]:
-        """The outline of a document: numbered headings with their line ranges."""
+        """The outline of a document (or of the documents a glob matches): numbered
+        headings with their line ranges."""
         return await run(
             "toc", {"path": path}, ctx, lambda left: tools.toc(path, offset, seconds=left)
         )

@@ -265,7 +265,8 @@ class Tools:
             glob = is_glob(path) and arguments.get("from") is None and not arguments.get("count")
             return HEAVY if glob else QUICK
         if tool == "toc":
-            return QUICK if arguments.get("path") else HEAVY
+            path = str(arguments.get("path") or "")
+            return QUICK if path and not is_glob(path) else HEAVY
         return HEAVY
 
     def call(
@@ -557,7 +558,23 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("path", path, MAX_PATH_CHARS)
-            items = idx.toc(path or None)
+            if path and is_glob(path):
+                # The outlines of the matching documents, in path order (it was "no
+                # document 'docs/*.md' in the index": the model had to know DocQL's
+                # $.files[...].toc to outline a directory).
+                paths = glob_paths(idx, path)
+                if not paths:
+                    return Reply(
+                        f"no indexed document matches {path!r} (`**/` spans directories, "
+                        "`*` stays within one); list them with docql_query $.files",
+                        is_error=True,
+                    )
+                items = []
+                for one in paths:
+                    deadline.remaining()  # raises when out of time
+                    items += idx.toc(one)
+            else:
+                items = idx.toc(path or None)
             if not items:
                 return Reply(
                     f"{path or 'the index'} has no headings; try get {path or ''}",
