@@ -23,6 +23,13 @@ A glob becomes one regular expression (`to_regex`), written in the common subset
 Python's `re`, PostgreSQL's `~` and the REGEXP of SQLite's regexp extension (which the
 `sqlite3` shell has built in): so `--path` compiles to `d.path REGEXP '…'` that runs
 unchanged in the shell, and every entry point matches the same paths.
+
+Matching in Python (`matcher`) under a query's time limit (`deadline`) runs in the
+`regex` engine with the time left as its `timeout=` and the GIL released: a glob such as
+`**/` x 300 or `*a` x 30 backtracks for ever in `re`, holding the GIL, and a search
+scoped by it froze every thread of an MCP server (its event loop and `/health`
+included). Without a time limit (the walk's --include/--exclude) it runs in `re`, as
+before.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
+from typing import Any
 
+from . import deadline
 from .errors import UsageError
 
 # Characters a regex would read as operators: escaped with a backslash, which every
@@ -128,13 +137,35 @@ def _compiled(glob: str) -> re.Pattern[str]:
     return re.compile(to_regex(glob), re.DOTALL)
 
 
+@functools.lru_cache(maxsize=256)
+def _timed(glob: str) -> Any:
+    import regex
+
+    return regex.compile(to_regex(glob), regex.DOTALL | regex.V0)
+
+
 def matcher(globs: str | Iterable[str]) -> Callable[[str], bool]:
     """A test of paths: True when any of `globs` matches. A directory's path may end in
-    `/` (as the walk gives it), which `drafts/`-style globs need to match it."""
-    patterns = [_compiled(g) for g in ([globs] if isinstance(globs, str) else globs)]
+    `/` (as the walk gives it), which `drafts/`-style globs need to match it. Under a
+    time limit, a match that runs out of it raises the limit's `QueryTimeout`."""
+    listed = [globs] if isinstance(globs, str) else list(globs)
+    patterns = [_compiled(g) for g in listed]
+    timed: list[Any] = []
 
     def matches(path: str) -> bool:
-        return any(p.match(path) is not None for p in patterns)
+        left = deadline.remaining()  # raises when out of time
+        if left is None:
+            return any(p.match(path) is not None for p in patterns)
+        if not timed:
+            timed.extend(_timed(g) for g in listed)
+        for pattern in timed:
+            try:
+                if pattern.match(path, timeout=left, concurrent=True) is not None:
+                    return True
+            except TimeoutError:
+                running = deadline.current()
+                raise (running.expired() if running else deadline.timed_out(left)) from None
+        return False
 
     return matches
 

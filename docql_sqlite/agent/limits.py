@@ -24,6 +24,11 @@ MAX_OFFSET = 1_000_000
 
 # Replies (characters of the final text, header and "call again" line included).
 CHAR_CAP = 20_000
+# A resource (a whole document, read by the client application rather than by the model):
+# ~250,000 tokens, more than a context window holds. A longer document is cut on a line
+# boundary and says where the rest is; before, a 20 MB document came back whole (and six
+# clients reading it held `status` for ~1 s and the server at 750 MB).
+RESOURCE_CHAR_CAP = 1_000_000
 
 # HTTP transport.
 MAX_BODY_BYTES = 1 << 20  # one JSON-RPC request; larger bodies get 413 before parsing
@@ -34,7 +39,7 @@ MAX_CONNECTIONS = 256  # open connections at once; more are closed as they arriv
 # (`Store.hold_pages`): a mapped page is checked anew at every access. 8, 16 and 32 MB
 # cost the same CPU on the 10 MB mix (~15 ms a smart search, 400 searches).
 SEARCH_PAGES_KIB = 16 << 10
-QUICK_WORKERS = 2  # status, get of one location, toc of one document, resources
+QUICK_WORKERS = 2  # status, get of one location, toc of one document
 HEAVY_PER_CLIENT = 2  # a session's heavy calls running or waiting for a worker at once
 
 # The settings a deployment may change (docs/settings.md): their variables' names.

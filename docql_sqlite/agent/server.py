@@ -38,7 +38,7 @@ from mcp.types import (
 )
 from pydantic import Field
 
-from .. import DocQLError, __version__
+from .. import __version__
 from . import guide, limits, outputs
 from .lanes import Lanes
 from .limits import MAX_QUERY_LIMIT, MAX_SEARCH_LIMIT
@@ -254,12 +254,14 @@ def build(tools: Tools) -> DocQLServer:
             str | None,
             Field(
                 max_length=limits.MAX_PATH_CHARS,
-                description="A document (default: every document)",
+                description="A document, or a glob such as docs/**/*.md for several "
+                "(default: every document)",
             ),
         ] = None,
         offset: Annotated[int, Field(ge=0, le=limits.MAX_OFFSET)] = 0,
     ) -> Annotated[CallToolResult, outputs.TocOutput]:
-        """The outline of a document: numbered headings with their line ranges."""
+        """The outline of a document (or of the documents a glob matches): numbered
+        headings with their line ranges."""
         return await run(
             "toc", {"path": path}, ctx, lambda left: tools.toc(path, offset, seconds=left)
         )
@@ -324,11 +326,16 @@ def build(tools: Tools) -> DocQLServer:
         # filesystem (`..` and NUL stay refused).
         security=ResourceSecurity(reject_absolute_paths=False),
     )
-    def document(path: str) -> str:
-        try:
-            return tools.document(path)
-        except DocQLError as exc:  # a clear "not found" for the client, not a crash
-            raise ResourceError(exc.message) from None
+    async def document(path: str, ctx: Context[Any, Any]) -> str:
+        # On a worker of the heavy lane (a whole document), under the per-call deadline
+        # and the per-client limit: the SDK ran a plain function on its own thread pool,
+        # outside all three, and took a quick lane's connection.
+        reply = await lanes.run(
+            "document", {}, client_of(ctx), lambda left: tools.document(path, left)
+        )
+        if reply.is_error:  # a clear "not found" for the client, not a crash
+            raise ResourceError(reply.text.removeprefix("error: "))
+        return reply.text
 
     @app.prompt(name="docql_guide", description="How to answer questions with these tools")
     def docql_guide(question: str = "") -> str:

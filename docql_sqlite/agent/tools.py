@@ -18,11 +18,24 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
-from .. import DocQLError, Excerpt, Index, QueryError, SearchOptions, deadline, globs, settings
+from .. import (
+    DocQLError,
+    Excerpt,
+    Index,
+    QueryError,
+    SearchOptions,
+    deadline,
+    errors,
+    globs,
+    settings,
+)
 from ..output import outline_entries
 from . import limits
 from .limits import (
@@ -35,10 +48,13 @@ from .limits import (
     MAX_QUERY_CHARS,
     MAX_QUERY_LIMIT,
     MAX_SEARCH_LIMIT,
+    RESOURCE_CHAR_CAP,
     check_list,
     check_text,
 )
 from .readers import ReaderPool
+
+log = logging.getLogger(__name__)
 
 FIELD_CAP = 8_000  # a longer text field of one item is cut (the location reads it whole)
 HIT_CAP = 2_000  # characters of passage text per search hit
@@ -83,13 +99,13 @@ def more(remaining: int, what: str, argument: str, value: int) -> str:
     return f"{remaining} more {what} — call again with {argument}={value}"
 
 
-def fit(reply: Reply) -> Reply:
+def fit(reply: Reply, cap: int = CHAR_CAP) -> Reply:
     """The one cap on the final text. Each tool pages within it; this is the guarantee
     for what a tool did not foresee (a header longer than its room)."""
-    if len(reply.text) <= CHAR_CAP:
+    if len(reply.text) <= cap:
         return reply
-    note = f"\n…[reply cut at {CHAR_CAP} characters]"
-    return Reply(reply.text[: CHAR_CAP - len(note)] + note, reply.is_error, reply.data)
+    note = f"\n…[reply cut at {cap} characters]"
+    return Reply(reply.text[: cap - len(note)] + note, reply.is_error, reply.data)
 
 
 def with_location(item: Any) -> Any:
@@ -242,29 +258,46 @@ class Tools:
     @staticmethod
     def lane(tool: str, arguments: dict[str, Any]) -> str:
         """Which workers a call runs on: the quick lane never waits behind a slow query."""
-        if tool == "status" or tool == "document":
+        if tool == "status":
             return QUICK
         if tool == "get":
             path = str(arguments.get("path") or "")
             glob = is_glob(path) and arguments.get("from") is None and not arguments.get("count")
             return HEAVY if glob else QUICK
         if tool == "toc":
-            return QUICK if arguments.get("path") else HEAVY
+            path = str(arguments.get("path") or "")
+            return QUICK if path and not is_glob(path) else HEAVY
         return HEAVY
 
     def call(
-        self, lane: str, body: Callable[[Index], Reply], seconds: float | None = None
+        self,
+        lane: str,
+        body: Callable[[Index], Reply],
+        seconds: float | None = None,
+        cap: int = CHAR_CAP,
     ) -> Reply:
         """Run a tool body on a connection of `lane`, under the per-call deadline (or the
-        `seconds` left of it); our errors become error replies."""
+        `seconds` left of it); our errors become error replies, and so does any other
+        exception, named (the SDK's own reply to one was "Error executing tool get",
+        which told the model nothing)."""
         limit = seconds if seconds is not None else limits.call_seconds()
         try:
             with self.pools[lane].borrow() as idx, deadline.limit(max(limit, 0.001)):
-                return fit(body(idx))
+                return fit(body(idx), cap)
+        except errors.QueryTimeout as exc:
+            return timeout_reply(exc)
         except QueryError as exc:
             return Reply(f"{exc}\n{QUERY_HINT}", is_error=True)
         except DocQLError as exc:
             return Reply(f"error: {exc.message}", is_error=True)
+        except Exception as exc:  # a bug of ours: said, and logged with its traceback
+            log.exception("a tool call failed")
+            return Reply(
+                f"error: the server failed on this call ({type(exc).__name__}: {exc}); "
+                "this is a docql-sqlite bug, not a mistake in your call: try other "
+                "arguments or another tool",
+                is_error=True,
+            )
 
     # -- the tools -------------------------------------------------------------------
     def status(self, seconds: float | None = None) -> Reply:
@@ -465,6 +498,19 @@ class Tools:
                 "within one); list them with docql_query $.files",
                 is_error=True,
             )
+        if offset >= len(paths):  # paged past the end: the reply was empty text
+            return Reply(
+                f"no documents at offset {offset}: {pattern!r} matches {len(paths)} "
+                f"document{'s' if len(paths) != 1 else ''} — call again with an offset below "
+                f"{len(paths)}",
+                data={
+                    "kind": "documents",
+                    "documents": [],
+                    "too_long": [],
+                    "matched": len(paths),
+                    "next_offset": None,
+                },
+            )
         blocks: list[str] = []
         documents: list[dict[str, Any]] = []
         too_long: list[dict[str, Any]] = []
@@ -512,7 +558,23 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("path", path, MAX_PATH_CHARS)
-            items = idx.toc(path or None)
+            if path and is_glob(path):
+                # The outlines of the matching documents, in path order (it was "no
+                # document 'docs/*.md' in the index": the model had to know DocQL's
+                # $.files[...].toc to outline a directory).
+                paths = glob_paths(idx, path)
+                if not paths:
+                    return Reply(
+                        f"no indexed document matches {path!r} (`**/` spans directories, "
+                        "`*` stays within one); list them with docql_query $.files",
+                        is_error=True,
+                    )
+                items = []
+                for one in paths:
+                    deadline.remaining()  # raises when out of time
+                    items += idx.toc(one)
+            else:
+                items = idx.toc(path or None)
             if not items:
                 return Reply(
                     f"{path or 'the index'} has no headings; try get {path or ''}",
@@ -568,6 +630,13 @@ class Tools:
 
         def body(idx: Index) -> Reply:
             check_text("question", question, MAX_QUERY_CHARS)
+            if not question.strip():
+                # A pack for nothing was the opening of the first documents: 12,000
+                # characters that answered no question.
+                return Reply(
+                    "error: empty question; ask one in words (what you want to know)",
+                    is_error=True,
+                )
             pack = idx.context(question, budget=budget)
             data = {
                 "question": question,
@@ -610,15 +679,70 @@ class Tools:
 
         return self.call(HEAVY, body, seconds)
 
-    def document(self, path: str) -> str:
-        """The whole text of an indexed document (the `docql://{path}` resource)."""
-        check_text("path", path, MAX_PATH_CHARS)
-        with self.pools[QUICK].borrow() as idx, deadline.limit(limits.call_seconds()):
-            return idx.get(path).text
+    def document(self, path: str, seconds: float | None = None) -> Reply:
+        """The text of an indexed document (the `docql://{path}` resource), whole up to
+        RESOURCE_CHAR_CAP characters; a longer one is cut on a line boundary and ends
+        with a line that says where the rest is (a location works as the path too)."""
+
+        def body(idx: Index) -> Reply:
+            check_text("path", path, MAX_PATH_CHARS)
+            excerpt = idx.get(path)
+            kept, used = 0, 0
+            for _, line in excerpt.lines:
+                if used + len(line) + 1 > RESOURCE_CHAR_CAP:
+                    break
+                used += len(line) + 1
+                kept += 1
+            if kept == len(excerpt.lines):
+                return Reply(excerpt.text)
+            if kept == 0:  # one line longer than the cap: cut within it
+                line = excerpt.lines[0][1][:RESOURCE_CHAR_CAP]
+                return Reply(
+                    f"{line}\n…[line {excerpt.first} cut at {RESOURCE_CHAR_CAP:,} characters; "
+                    f"the get tool reads it]"
+                )
+            last = excerpt.first + kept - 1
+            shown = "".join(text + "\n" for _, text in excerpt.lines[:kept])
+            rest = f"{excerpt.path}:{last + 1}-{excerpt.last}"
+            return Reply(
+                f"{shown}…[cut at {RESOURCE_CHAR_CAP:,} characters: lines {excerpt.first}-"
+                f"{last} of {excerpt.total_lines}; the rest is the resource "
+                f"docql://{quote(rest, safe='/:')}, or the get tool with path {rest}]\n"
+            )
+
+        # The heavy lane: a whole document is read (and up to a megabyte sent), and six
+        # clients reading a 20 MB one on the quick lane held `status` for ~0.7 s.
+        return self.call(self.lane("document", {}), body, seconds, cap=RESOURCE_CHAR_CAP + 1_000)
 
     def documents(self) -> list[dict[str, Any]]:
         with self.pools[QUICK].borrow() as idx, deadline.limit(limits.call_seconds()):
             return idx.documents()
+
+
+def timeout_reply(exc: errors.QueryTimeout) -> Reply:
+    """A call out of time, with advice a model can follow. The library's message offers
+    to raise the limit (`DOCQL_QUERY_TIMEOUT`, `timeout=`), which a client of the server
+    cannot, and showed the time left when the work started ("over 4.9999 s"); the query
+    hint after it sent the model to a caret that a time-out does not have."""
+    said = exc.message
+    for advice in ("; simplify it, or raise the limit", "; narrow it (--path"):
+        cut = said.rfind(advice)
+        if cut >= 0:
+            said = said[:cut]
+            break
+    said = re.sub(
+        r"^query took too long \(over [^)]* s\)",
+        f"query took too long (over {limits.call_seconds():g} s, this server's limit per call)",
+        said,
+    )
+    if isinstance(exc, errors.RegexTimeout):
+        advice = "simplify the regex, or run it on fewer rows (a filter or a path before it)"
+    else:
+        advice = (
+            'narrow it: a filter, a path ($.files[?(@.path~="docs/")].toc), a limit, or '
+            "fewer words; then call again"
+        )
+    return Reply(f"{type(exc).__name__}: {said}; {advice}", is_error=True)
 
 
 def count_only(idx: Index, query: str, offset: int) -> Reply:

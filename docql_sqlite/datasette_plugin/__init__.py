@@ -11,6 +11,8 @@
   `docql-sqlite query DB QUERY` (same flags, output and exit codes; `command.py`).
 - `menu_links` / `database_actions`: links to the DocQL page, shown only to an actor who
   may open it.
+- `permission_allowed`: the canned queries only for an actor who may view every table of
+  the index (they read them).
 
 Every page, link and action asks Datasette's permissions (`permissions.py`).
 
@@ -60,6 +62,24 @@ def canned_queries(datasette: Any, database: str, actor: Any) -> Any:
     return for_indexes
 
 
+@hookimpl(optionalhook=True)  # Datasette 1.0a20 replaced this hook
+def permission_allowed(datasette: Any, actor: Any, action: str, resource: Any) -> Any:
+    """Our canned queries read the index's tables: an actor who may not view one of them
+    (an `allow` block on `sections` hides the outline too) may not view the queries.
+    Datasette 0.65 asks `view-query` with (database, query); the plugin says no or
+    nothing, never yes, so the other rules keep deciding."""
+    if action != "view-query" or not isinstance(resource, (tuple, list)) or len(resource) != 2:
+        return None
+    database, query = resource
+    if query not in docql_canned_queries() or database not in datasette.databases:
+        return None
+
+    async def decide() -> bool | None:
+        return None if await permissions.can_read_index(datasette, actor, database) else False
+
+    return decide
+
+
 @hookimpl
 def startup(datasette: Any) -> Any:
     async def store_queries() -> None:
@@ -104,7 +124,7 @@ def menu_links(datasette: Any, actor: Any, request: Any) -> Any:
 def database_actions(datasette: Any, actor: Any, database: str, request: Any) -> Any:
     async def links() -> list[dict[str, str]]:
         served = datasette.databases.get(database)
-        if served is None or not await permissions.can_view_database(datasette, actor, database):
+        if served is None or not await permissions.can_read_index(datasette, actor, database):
             return []
         try:
             await handle_for(datasette, served)

@@ -1,8 +1,8 @@
 """The DocQL pages: `/-/docql` (or `/{database}/-/docql`) and the view of a location's lines.
 
 Every page asks Datasette's permissions first (`permissions.py`): a database's pages need
-`view-database`, a DocQL query also `execute-sql`; `/-/docql` only ever shows and names
-the databases the actor may view.
+`view-database` and `view-table` on each of its tables, a DocQL query also `execute-sql`;
+`/-/docql` only ever shows and names the databases the actor may read.
 
 Everything a visitor types goes to the `Index` facade as data (DocQL text, search text, a
 location) and comes back through Jinja's autoescaping; nothing is read from the file
@@ -168,7 +168,7 @@ async def _find_page(datasette: Any, request: Any) -> Page | Response:
         except KeyError:
             return await _message(datasette, request, f"no database '{route}' is served", 404)
         # Before the file is opened: its name or what it holds says nothing to others.
-        await permissions.ensure_view_database(datasette, actor, database.name)
+        await permissions.ensure_read_index(datasette, actor, database.name)
     else:
         await permissions.ensure_view_instance(datasette, actor)
         indexes = await index_databases(datasette)
@@ -194,11 +194,12 @@ async def _find_page(datasette: Any, request: Any) -> Page | Response:
 
 
 async def visible_databases(datasette: Any, actor: Any, databases: list[Any]) -> list[Any]:
-    """The `databases` the actor may view, in their order."""
+    """The `databases` whose index the actor may read (the database and each of its
+    tables), in their order."""
     return [
         database
         for database in databases
-        if await permissions.can_view_database(datasette, actor, database.name)
+        if await permissions.can_read_index(datasette, actor, database.name)
     ]
 
 

@@ -7,8 +7,15 @@ database's own page, and a DocQL query compiles to SQL and runs it, so it also n
 | what                                            | needs                               |
 |-------------------------------------------------|-------------------------------------|
 | `/-/docql` (the chooser, the "DocQL" menu link) | `view-instance`                     |
-| a database's DocQL page, its search, its lines  | `view-database` on that database    |
-| a DocQL query (`?q=`), its compiled SQL         | `view-database` and `execute-sql`   |
+| a database's DocQL page, its search, its lines  | `view-database` on that database,   |
+|                                                 | `view-table` on each of its tables  |
+| a DocQL query (`?q=`), its compiled SQL         | the above and `execute-sql`         |
+
+Why every table: the pages read an index's tables as a whole through the `Index` facade
+(a search hit is a row of `chunks`, a location's lines come from `documents`), so a
+table an `allow` block hides from the actor would show through them. When the actor may
+not view one table or view of the index, its DocQL pages are refused (fail closed), as
+are the canned queries the plugin adds.
 
 Datasette changed its permission API in 1.0a20: `datasette.allowed(action=, resource=,
 actor=)` with resource objects replaced `permission_allowed` / `ensure_permissions`.
@@ -38,6 +45,12 @@ def _database_resource(name: str) -> Any:
     return DatabaseResource(database=name)
 
 
+def _table_resource(database: str, table: str) -> Any:
+    from datasette.resources import TableResource  # Datasette 1.0a20 and later only
+
+    return TableResource(database=database, table=table)
+
+
 async def _cascade(datasette: Any, actor: Any, permissions: list[Any]) -> bool:
     """Datasette 0.65's `ensure_permissions`, as a yes or no."""
     try:
@@ -63,9 +76,37 @@ async def can_view_database(datasette: Any, actor: Any, database: str) -> bool:
     return await _cascade(datasette, actor, [("view-database", database), "view-instance"])
 
 
-async def can_execute_sql(datasette: Any, actor: Any, database: str) -> bool:
-    """`execute-sql` on `database`, for an actor who may view it (checked too)."""
+async def can_view_table(datasette: Any, actor: Any, database: str, table: str) -> bool:
+    """`view-table`, asked as that version's own table page asks it (tables and views)."""
+    if _new_api(datasette):
+        return bool(
+            await datasette.allowed(
+                action="view-table", resource=_table_resource(database, table), actor=actor
+            )
+        )
+    return await _cascade(
+        datasette,
+        actor,
+        [("view-table", (database, table)), ("view-database", database), "view-instance"],
+    )
+
+
+async def can_read_index(datasette: Any, actor: Any, database: str) -> bool:
+    """What the DocQL pages of `database` need: `view-database`, and `view-table` on every
+    table and view of it (hidden ones included), since the pages read them all."""
     if not await can_view_database(datasette, actor, database):
+        return False
+    served = datasette.get_database(database)
+    names = [*await served.table_names(), *await served.view_names()]
+    for table in names:
+        if not await can_view_table(datasette, actor, database, table):
+            return False
+    return True
+
+
+async def can_execute_sql(datasette: Any, actor: Any, database: str) -> bool:
+    """`execute-sql` on `database`, for an actor who may read its index (checked too)."""
+    if not await can_read_index(datasette, actor, database):
         return False
     if _new_api(datasette):
         return bool(
@@ -84,9 +125,14 @@ async def ensure_view_instance(datasette: Any, actor: Any) -> None:
         raise Forbidden("You do not have permission to view this Datasette instance")
 
 
-async def ensure_view_database(datasette: Any, actor: Any, database: str) -> None:
+async def ensure_read_index(datasette: Any, actor: Any, database: str) -> None:
     if not await can_view_database(datasette, actor, database):
         raise Forbidden("You do not have permission to view this database")
+    if not await can_read_index(datasette, actor, database):
+        raise Forbidden(
+            "You do not have permission to view every table of this database, and the "
+            "DocQL pages read them all"
+        )
 
 
 NO_SQL = (
