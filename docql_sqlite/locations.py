@@ -77,14 +77,14 @@ def _readings(spec: str) -> list[Location]:
             continue
         first = _positive(int(match.group("first")), spec)
         if form == "range":
-            last = int(match.group("last"))
+            last = min(int(match.group("last")), _LARGEST)  # (to the end of the document)
             if last < first:
                 raise LocationError(
                     f"'{spec}': the range ends (line {last}) before it starts (line {first})"
                 )
             readings.append(Location(path, first, last))
         elif form == "count":
-            count = _positive(int(match.group("count")), spec)
+            count = min(_positive(int(match.group("count")), spec), _LARGEST)
             readings.append(Location(path, first, first + count - 1))
         else:
             readings.append(Location(path, first, first))
@@ -120,9 +120,16 @@ def parts_readings(spec: str, first: int | None = None, count: int | None = None
     return readings
 
 
+# Above this no document has a line or a page (and SQLite's integers end at 2**63 - 1:
+# `page 99999999999999999999999` was an OverflowError in the store).
+_LARGEST = 2**53
+
+
 def _positive(value: int, spec: str) -> int:
     if value < 1:
         raise LocationError(f"'{spec}': lines and pages are numbered from 1, got {value}")
+    if value > _LARGEST:
+        raise LocationError(f"'{spec}': {value} is past the end of any document")
     return value
 
 

@@ -333,6 +333,9 @@ def test_get_locations_printed_by_search_and_query(tree: Path) -> None:
         ("docs/guide.md:8-5", "ends (line 5) before it starts (line 8)"),
         ("docs/guide.md:0", "numbered from 1"),
         ("docs/guide.md:page 2", "docs/guide.md has no pages"),
+        # past any integer the store holds: an OverflowError in SQLite before
+        ("docs/guide.md:page 99999999999999999999999", "is past the end of any document"),
+        ("docs/guide.md:99999999999999999999999", "is past the end of any document"),
         ("docs/nothing.md:3", "no document 'docs/nothing.md' in"),  # named without its line
     ],
 )
