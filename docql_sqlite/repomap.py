@@ -23,7 +23,6 @@ that still fit, so the map ends within one entry of the budget.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import math
 import posixpath
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from . import globs
 from .errors import UsageError
 from .ingest import resolve
 from .module_paths import local_modules
@@ -99,12 +99,19 @@ def build_map(
     return _fit(symbols, ranks, budget, focus)
 
 
+# One test per glob for the whole map (it is asked once per symbol and use).
+_glob = functools.lru_cache(maxsize=64)(globs.matcher)
+
+
 def _selected(path: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `path` is under one of `patterns`: a directory or file path (a prefix), or
+    a glob in the dialect of every other filter (`globs`: `*` stays within a directory,
+    `**` spans them; fnmatch's `*` crossed `/`)."""
     if not patterns:
         return True
     for pattern in patterns:
         if any(c in pattern for c in "*?["):
-            if fnmatch.fnmatchcase(path, pattern):
+            if _glob(pattern)(path):
                 return True
         else:
             prefix = pattern.rstrip("/")
@@ -642,7 +649,7 @@ def _restart(
             for s in symbols
             if s.path == focus
             or s.path.endswith("/" + focus.lstrip("/"))
-            or fnmatch.fnmatchcase(s.path, focus)
+            or (any(c in focus for c in "*?[") and _glob(focus)(s.path))
         }
         chosen = [i for i, s in enumerate(symbols) if s.doc_id in docs]
         chosen += [file_node[d] for d in docs]

@@ -543,3 +543,29 @@ def test_c_macros_are_no_entries_of_the_map(tmp_path: Path) -> None:
     assert next(s for s in symbols if s["name"] == "Reader")["signature"] == (
         "typedef struct Reader"
     )
+
+
+def test_map_paths_read_globs_as_every_other_filter(tmp_path: Path) -> None:
+    """`*` stays within a directory and `**` spans them, as in --path and --include
+    (fnmatch's `*` crossed `/`: `pkg/*.py` took `pkg/sub/deep.py` too)."""
+    for name, text in {
+        "pkg/top.py": "def top():\n    return deep()\n",
+        "pkg/sub/deep.py": "def deep():\n    return 1\n",
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["pkg"])
+    finally:
+        os.chdir(here)
+    assert {s["path"] for s in _map_symbols(db, ["pkg/*.py"])} == {"pkg/top.py"}
+    assert {s["path"] for s in _map_symbols(db, ["pkg/**/*.py"])} == {
+        "pkg/top.py",
+        "pkg/sub/deep.py",
+    }
+    with docql_sqlite.open(db) as index:
+        focused = index.repo_map(budget=10_000, focus="pkg/sub/*.py")["symbols"]
+    assert focused[0]["path"] == "pkg/sub/deep.py"
