@@ -86,9 +86,9 @@ SCENARIOS = [
 
 
 # -- corpora and a Datasette per scenario ---------------------------------------------
-@pytest.fixture(scope="module")
-def indexes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("permissions")
+def make_indexes(root: Path) -> dict[str, Path]:
+    """The secret and the public index under `root` (the table-permission tests use them
+    too)."""
     made = {}
     for name, text in (
         (SECRET_DB, f"# Secret manual\n\nThe WAL keeps {MARKER} writes safe.\n"),
@@ -100,6 +100,11 @@ def indexes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         made[name] = root / f"{name}.db"
         docql_sqlite.index(made[name], [str(docs / "README.md")])
     return made
+
+
+@pytest.fixture(scope="module")
+def indexes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return make_indexes(tmp_path_factory.mktemp("permissions"))
 
 
 class Client:

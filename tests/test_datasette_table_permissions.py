@@ -17,16 +17,20 @@ from typing import Any
 
 import pytest
 
-import docql_sqlite
-
 pytest.importorskip(
     "datasette.app", reason="Datasette is not installed: pip install 'docql-sqlite[datasette]'"
 )
 from datasette.plugins import pm  # noqa: E402
-from test_datasette_permissions import ADMIN, ANONYMOUS, CASES, MARKER, Client  # noqa: E402
-
-SECRET_DB = "secretdocs"
-PUBLIC_DB = "publicdocs"
+from test_datasette_permissions import (  # noqa: E402
+    ADMIN,
+    ANONYMOUS,
+    CASES,
+    MARKER,
+    PUBLIC_DB,
+    SECRET_DB,
+    Client,
+    make_indexes,
+)
 
 
 def _tables(tables: dict[str, Any], **database: Any) -> dict[str, Any]:
@@ -47,18 +51,7 @@ SCENARIOS = {
 
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("table_permissions")
-    made = {}
-    for name, text in (
-        (SECRET_DB, f"# Secret manual\n\nThe WAL keeps {MARKER} writes safe.\n"),
-        (PUBLIC_DB, "# Public guide\n\nThe WAL is explained here too.\n"),
-    ):
-        docs = root / name
-        docs.mkdir()
-        (docs / "README.md").write_text(text, encoding="utf-8")
-        made[name] = root / f"{name}.db"
-        docql_sqlite.index(made[name], [str(docs / "README.md")])
-    return made
+    return make_indexes(tmp_path_factory.mktemp("table_permissions"))
 
 
 @pytest.fixture(scope="module", params=list(SCENARIOS), ids=str)

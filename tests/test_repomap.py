@@ -476,13 +476,20 @@ def test_a_module_that_declares_its_api_makes_the_rest_private(
 
 def _index_one_file(tmp_path: Path, name: str, text: str) -> Path:
     """An index of `src/<name>`, its paths relative to `tmp_path`."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / name).write_text(text)
-    db = tmp_path / "index.db"
+    return _index_files(tmp_path, {f"src/{name}": text}, ["src"])
+
+
+def _index_files(root: Path, files: dict[str, str], tops: list[str]) -> Path:
+    """`files` (path → text) written under `root` and the folders `tops` indexed from
+    there (paths relative to `root`): the index."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    db = root / "index.db"
     here = os.getcwd()
-    os.chdir(tmp_path)
+    os.chdir(root)
     try:
-        docql_sqlite.index(db, ["src"])
+        docql_sqlite.index(db, tops)
     finally:
         os.chdir(here)
     return db
@@ -548,19 +555,11 @@ def test_c_macros_are_no_entries_of_the_map(tmp_path: Path) -> None:
 def test_map_paths_read_globs_as_every_other_filter(tmp_path: Path) -> None:
     """`*` stays within a directory and `**` spans them, as in --path and --include
     (fnmatch's `*` crossed `/`: `pkg/*.py` took `pkg/sub/deep.py` too)."""
-    for name, text in {
+    files = {
         "pkg/top.py": "def top():\n    return deep()\n",
         "pkg/sub/deep.py": "def deep():\n    return 1\n",
-    }.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["pkg"])
-    finally:
-        os.chdir(here)
+    }
+    db = _index_files(tmp_path, files, ["pkg"])
     assert {s["path"] for s in _map_symbols(db, ["pkg/*.py"])} == {"pkg/top.py"}
     assert {s["path"] for s in _map_symbols(db, ["pkg/**/*.py"])} == {
         "pkg/top.py",
