@@ -37,10 +37,13 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from . import deadline
 from .errors import UsageError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (tests/test_cli_startup.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Characters a regex would read as operators: escaped with a backslash, which every
 # dialect above accepts for these (SQLite's regexp.c only for exactly these).
