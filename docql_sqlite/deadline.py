@@ -133,15 +133,25 @@ def progress() -> bool:
     return False
 
 
+def ran_out(limit: str, regex: str | None = None) -> str:
+    """What ran out of time, as the library and the MCP server (whose advice differs) say
+    it: `limit` is the time limit in words ("5 s")."""
+    said = f"query took too long (over {limit})"
+    if regex is not None:
+        said += (
+            f" in the regex /{regex}/ (catastrophic backtracking? nested repeats such as "
+            f"(a|aa)+ or (\\w+\\s?)*)"
+        )
+    return said
+
+
 def timed_out(seconds: float, regex: str | None = None) -> QueryTimeout:
     """The error for a query out of time; a `RegexTimeout` when a user regex was running."""
     advice = f"raise the limit with {ENVIRONMENT}=SECONDS (Python: index.query(q, timeout=SECONDS))"
+    said = ran_out(f"{seconds:g} s", regex)
     if regex is None:
-        return QueryTimeout(
-            f"query took too long (over {seconds:g} s); narrow it (--path, a filter, a "
-            f"limit), or {advice}"
-        )
-    return RegexTimeout(
-        f"query took too long (over {seconds:g} s) in the regex /{regex}/ (catastrophic "
-        f"backtracking? nested repeats such as (a|aa)+ or (\\w+\\s?)*); simplify it, or {advice}"
-    )
+        error = QueryTimeout(f"{said}; narrow it (--path, a filter, a limit), or {advice}")
+    else:
+        error = RegexTimeout(f"{said}; simplify it, or {advice}")
+    error.regex = regex
+    return error

@@ -85,7 +85,10 @@ class DocQLRegexError(QueryError):
 
 
 class QueryTimeout(QueryError):
-    """A query ran past its time limit (`deadline.py`): a costly regex, or too much work."""
+    """A query ran past its time limit (`deadline.py`): a costly regex, or too much work.
+    `regex` is the user's regex that was running, if one was."""
+
+    regex: str | None = None
 
 
 class RegexTimeout(QueryTimeout, DocQLRegexError):

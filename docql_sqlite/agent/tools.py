@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -723,18 +722,9 @@ def timeout_reply(exc: errors.QueryTimeout) -> Reply:
     """A call out of time, with advice a model can follow. The library's message offers
     to raise the limit (`DOCQL_QUERY_TIMEOUT`, `timeout=`), which a client of the server
     cannot, and showed the time left when the work started ("over 4.9999 s"); the query
-    hint after it sent the model to a caret that a time-out does not have."""
-    said = exc.message
-    for advice in ("; simplify it, or raise the limit", "; narrow it (--path"):
-        cut = said.rfind(advice)
-        if cut >= 0:
-            said = said[:cut]
-            break
-    said = re.sub(
-        r"^query took too long \(over [^)]* s\)",
-        f"query took too long (over {limits.call_seconds():g} s, this server's limit per call)",
-        said,
-    )
+    hint after it sent the model to a caret that a time-out does not have. What ran out is
+    said as the library says it (`deadline.ran_out`), with this server's limit."""
+    said = deadline.ran_out(f"{limits.call_seconds():g} s, this server's limit per call", exc.regex)
     if isinstance(exc, errors.RegexTimeout):
         advice = "simplify the regex, or run it on fewer rows (a filter or a path before it)"
     else:
