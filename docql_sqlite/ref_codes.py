@@ -29,5 +29,9 @@ CLASS_LIKE = frozenset(
 # A C/C++ macro (`#define MIN(a, b) …`, `#define BROTLI_BOOL int`) stands for what it
 # expands to: a call or a type use may name one, nothing inherits from one.
 MACRO = "macro"
-CALL_FITS = CALLABLE | CLASS_LIKE | {MACRO}
-TYPE_FITS = CLASS_LIKE | {MACRO}
+# The symbol kinds each reference kind fits (the resolution pass, the repository map).
+FITS = {
+    "call": CALLABLE | CLASS_LIKE | {MACRO},
+    "type": CLASS_LIKE | {MACRO},
+    "inherit": CLASS_LIKE,
+}

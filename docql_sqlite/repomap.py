@@ -38,7 +38,7 @@ from .ingest import resolve
 from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
-from .ref_codes import CALL_FITS, CLASS_LIKE, MACRO, TYPE_FITS
+from .ref_codes import FITS, MACRO
 
 if TYPE_CHECKING:
     from .store import Store
@@ -270,9 +270,6 @@ def _qualifier(before: str) -> str:
     return found.group(1) if found else ""
 
 
-_FITS = {"call": CALL_FITS, "type": TYPE_FITS, "inherit": CLASS_LIKE}
-
-
 def _repeated(count: int) -> float:
     """A caller's votes for one target grow with the log of how often it uses it: thirty
     calls to one helper are one dependency, not thirty."""
@@ -386,7 +383,7 @@ class _Reach:
         self._load()
         doc_id, name, qualifier = use.doc_id, use.name, use.qualifier
         path, language = self.files.get(doc_id, ("", ""))
-        fits = _FITS.get(use.kind)
+        fits = FITS.get(use.kind)
         named = [s for s in self.named.get((language, name), ()) if fits is None or s.kind in fits]
         if qualifier:
             module = self.modules.get(doc_id, {}).get(qualifier)

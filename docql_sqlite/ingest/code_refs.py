@@ -27,6 +27,7 @@ from typing import Any
 from tree_sitter import Node, Query, QueryCursor
 
 from docql_sqlite.ingest.code_symbols import Outlined
+from docql_sqlite.ingest.code_text import C_KEYWORDS, CPP_KEYWORDS
 from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Import, Reference, ReferenceRow, reference_objects
 from docql_sqlite.module_paths import local_modules
@@ -42,23 +43,11 @@ _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
 # Languages whose imports name files (headers, module specifiers), not identifiers.
 _FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
-# Words a C/C++ name never is: where tree-sitter's recovery around a macro reads one as a
-# name (`virtual ~ReadableFile() {}`, `static_cast<int>(x)` after a broken line), it is no
-# reference (sentencepiece: `virtual` 108, `static_cast` 160 unresolved uses).
-_C_KEYWORDS = frozenset(
-    b"alignof auto break case char const continue default do double else enum extern float "
-    b"for goto if inline int long register restrict return short signed sizeof static "
-    b"struct switch typedef typeof union unsigned void volatile while".split()
-)
+# A keyword is no reference (`code_text.C_KEYWORDS`: sentencepiece had `virtual` 108 and
+# `static_cast` 160 unresolved uses where recovery read them as names), compared as bytes.
 _KEYWORDS: dict[str, frozenset[bytes]] = {
-    "c": _C_KEYWORDS,
-    "cpp": _C_KEYWORDS
-    | frozenset(
-        b"alignas bool catch class const_cast constexpr decltype delete dynamic_cast "
-        b"explicit friend mutable namespace new noexcept nullptr operator private protected "
-        b"public reinterpret_cast static_assert static_cast template this throw try typeid "
-        b"typename using virtual".split()
-    ),
+    "c": frozenset(word.encode() for word in C_KEYWORDS),
+    "cpp": frozenset(word.encode() for word in CPP_KEYWORDS),
 }
 
 

@@ -47,13 +47,24 @@ _DECLARATOR_WRAPPERS = frozenset(
     }
 )
 _TEMPLATED = frozenset({"template_function", "template_type", "template_method"})
-# A "function" named by a keyword is code that a macro before it turned into a header:
-# `Py_END_ALLOW_THREADS` / `if (!ok) { … }` parsed as the definition of `if`, Highway's
-# `const RepartitionToWide<decltype(d8)> d16;` as one of `decltype` (numpy: 608).
-_C_STATEMENT_WORDS = frozenset(
-    {"if", "else", "while", "for", "switch", "case", "return", "goto", "do", "sizeof"}
-    | {"decltype", "const", "static", "typeof", "alignof"}
+# C's keywords and C++'s: no definition or reference is named by one. Where tree-sitter's
+# recovery around a macro reads one as a name, it is code that the macro turned into a
+# header or a type: `Py_END_ALLOW_THREADS` / `if (!ok) { … }` parsed as the definition of
+# `if`, Highway's `const RepartitionToWide<decltype(d8)> d16;` as one of `decltype`
+# (numpy: 608), `virtual ~ReadableFile() {}` as a type `virtual` (`code_refs`).
+C_KEYWORDS = frozenset(
+    "alignof auto break case char const continue default do double else enum extern float "
+    "for goto if inline int long register restrict return short signed sizeof static "
+    "struct switch typedef typeof union unsigned void volatile while".split()
 )
+CPP_KEYWORDS = C_KEYWORDS | frozenset(
+    "alignas bool catch class const_cast constexpr decltype delete dynamic_cast explicit "
+    "friend mutable namespace new noexcept nullptr operator private protected public "
+    "reinterpret_cast static_assert static_cast template this throw try typeid typename "
+    "using virtual".split()
+)
+# What no function of either language is named (a C function may be called `new`).
+_NO_FUNCTION_NAMES = C_KEYWORDS | {"decltype"}
 # What a C/C++ macro word in a header parses as: `static BROTLI_INLINE void f(…)` and
 # `API_EXPORT int g(…);` leave the word the grammar cannot place in an ERROR of its own.
 _WORD_TYPES = frozenset({"identifier", "type_identifier", "primitive_type"})
@@ -127,7 +138,7 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
             node = inner
         if not saw_function:
             return None
-        if node_text(src, node) in _C_STATEMENT_WORDS:
+        if node_text(src, node) in _NO_FUNCTION_NAMES:
             return None
     scope: list[str] = []
     while node.type == "qualified_identifier":
@@ -193,10 +204,10 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
                 end = child.start_byte
                 break
     raw = src[start:end]
-    if b"\\\n" in raw:  # a continued line (`\` at its end) is one line
-        raw = raw.replace(b"\\\n", b" \n")
     if b"#" in raw or b"//" in raw or b"/*" in raw:
         raw = _strip_comments(src, node, start, end)
+    if b"\\\n" in raw:  # a continued line (`\` at its end) is one line
+        raw = raw.replace(b"\\\n", b" \n")
     text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
     for tail in _TRAILING:
         if text.endswith(tail):

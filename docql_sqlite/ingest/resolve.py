@@ -86,15 +86,13 @@ from ..module_paths import local_modules, module_segments, renamed_name
 from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
-    CALL_FITS,
     CALLABLE,
-    CLASS_LIKE,
+    FITS,
     OTHER_OBJECT,
     OWN_MEMBER,
     OWN_TYPE,
     REFERENCE_KINDS,
     RESOLUTIONS,
-    TYPE_FITS,
 )
 
 if TYPE_CHECKING:
@@ -118,7 +116,7 @@ _LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
     RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
 )
 _UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
-_FITS = {_CALL: CALL_FITS, _TYPE: TYPE_FITS, _INHERIT: CLASS_LIKE}
+_FITS = {REFERENCE_KINDS.index(kind): fits for kind, fits in FITS.items()}
 _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
