@@ -279,9 +279,12 @@ class Tools:
         `seconds` left of it); our errors become error replies, and so does any other
         exception, named (the SDK's own reply to one was "Error executing tool get",
         which told the model nothing)."""
+        # (No time left — a call that waited out its deadline for a worker — is out of
+        # time at its first check; a floor of 1 ms let a quick call through or not, by
+        # the machine's speed.)
         limit = seconds if seconds is not None else limits.call_seconds()
         try:
-            with self.pools[lane].borrow() as idx, deadline.limit(max(limit, 0.001)):
+            with self.pools[lane].borrow() as idx, deadline.limit(limit):
                 return fit(body(idx), cap)
         except errors.QueryTimeout as exc:
             return timeout_reply(exc)
