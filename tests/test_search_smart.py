@@ -65,6 +65,36 @@ def test_widen_to_components_then_stems(strategy_index) -> None:
     assert hits[0]["path"] == "docs/plan.md"
 
 
+RESPELL_DOCS = {
+    "conffiles.md": "# Entry 68\n\nConffiles is a list of configuration files that an "
+    "upgrade never overwrites.\n",
+    **{
+        f"about{i}.md": f"# Entry {i}\n\nDebian is a system. Debian has packages and "
+        f"Debian releases ({i}).\n"
+        for i in range(4)
+    },
+}
+
+
+def test_a_word_in_no_passage_is_respelled_by_its_stem(tmp_index) -> None:
+    # "conffile" is in no passage (the answer says "Conffiles"): as typed, the question's
+    # other word ranks alone and the answer is in no list at all.
+    tmp_index.write_many(RESPELL_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "What is a Debian conffile?", explain=True)
+        steps = plan(hits)["strategy"]
+        assert steps[0] == '"conffile" is in no passage → "conffile" *'
+        assert steps[1] == "exact: 0 chunks with every term, 5 with any"
+        assert hits[0]["path"] == "docs/conffiles.md"
+        # A word that some passage holds as typed stays as typed.
+        steps = plan(search(idx, "What is a Debian upgrade?", explain=True))["strategy"]
+        assert steps[0] == "exact: 0 chunks with every term, 5 with any"
+        # One word alone is widened by the levels, as before.
+        steps = plan(search(idx, "conffile", explain=True))["strategy"]
+        assert steps[0] == "exact: 0 chunks with every term, 0 with any"
+
+
 def test_narrow_with_a_secondary_keyword_when_too_many(strategy_index) -> None:
     hits = search(strategy_index, "lorem", limit=5, explain=True)
     steps = plan(hits)["strategy"]

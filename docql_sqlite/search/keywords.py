@@ -49,12 +49,43 @@ class Level(Record, frozen=True):
     exact: bool  # the query's terms as typed (not widened to components or stems)
 
 
+def respell_absent(
+    store: Store, terms: list[search_terms.Term]
+) -> tuple[list[search_terms.Term], list[str]]:
+    """`terms` with each plain word that no chunk of the index holds replaced by its stem
+    prefix when that finds some (`conffile` → `conffile*`, which finds "Conffiles";
+    `reboots` → `reboot*`), and the steps saying so.
+
+    Why: a word typed in another inflection than the text's matches nothing as typed,
+    and the level's other words then rank alone (the Debian FAQ's "What is a Debian
+    conffile?" ranked every passage naming Debian above the one answer, which says
+    "Conffiles"). Widening the whole query to stems happens only when the query as typed
+    finds fewer than MIN_RESULTS passages, which a question's other words rarely do.
+    Words written like code names, phrases, prefixes and CJK stay as typed: their
+    parts are the components level's business."""
+    out: list[search_terms.Term] = []
+    steps: list[str] = []
+    for term in terms:
+        plain = not (term.negated or term.phrase or term.prefix or term.part)
+        word = term.tokens[0] if plain and len(term.tokens) == 1 else ""
+        root = search_terms.stem(word) if word.isascii() and word.isalpha() else ""
+        if len(root) >= 4 and stats.term_count(store, term) == 0:
+            widened = search_terms.Term(root, prefix=True)
+            if stats.term_count(store, widened) > 0:
+                steps.append(f'"{word}" is in no passage → {widened.fts}')
+                out.append(widened)
+                continue
+        out.append(term)
+    return out, steps
+
+
 def choose_level(store: Store, terms: list[search_terms.Term], scope: str, params: Params) -> Level:
     """The keyword level to rank by (`Level`)."""
     exp = search_terms.expand(terms)
     fts = params.dialect
     steps: list[str] = []
     levels = [("exact", exp.exact), ("components", exp.components), ("stems", exp.stems)]
+    as_typed = exp.exact  # with its absent words respelled (`respell_absent`)
     chosen, chosen_or = exp.exact, -1
     for i, (name, level) in enumerate(levels):
         if not search_terms.positives(level):
@@ -67,6 +98,13 @@ def choose_level(store: Store, terms: list[search_terms.Term], scope: str, param
             if len(search_terms.positives(level)) == 1
             else count(store, fts.match_or(level), scope, params)
         )
+        if i == 0 and n_and == 0 and n_or >= MIN_RESULTS:
+            respelled, notes = respell_absent(store, level)
+            if notes:
+                level = as_typed = respelled
+                n_and = count(store, fts.match_and(level), scope, params)
+                n_or = count(store, fts.match_or(level), scope, params)
+                steps += notes
         steps.append(f"{name}: {n_and} chunks with every term, {n_or} with any")
         # A wider level is taken only when it finds more (`DocQLLexer` → doc ql lexer
         # finds nothing where the identifier found two passages).
@@ -96,7 +134,7 @@ def choose_level(store: Store, terms: list[search_terms.Term], scope: str, param
             narrow = candidate
         else:
             steps.append(f"narrowing leaves fewer than {MIN_RESULTS} → keep all")
-    return Level(chosen, narrow, steps, n_and, chosen == exp.exact)
+    return Level(chosen, narrow, steps, n_and, chosen == as_typed)
 
 
 def bm25_rows(
