@@ -1,4 +1,4 @@
-"""What a file's path says it holds: tests, examples.
+"""What a file's path says it holds: tests, examples, release notes.
 
 Read by the repository map (tests and examples use the API: their votes count, they are
 listed after the code) and by smart search (a test is seldom the answer to a question
@@ -34,3 +34,32 @@ def is_test(path: str) -> bool:
 def is_test_or_example(path: str) -> bool:
     """A test (`is_test`) or a file under an examples directory."""
     return is_test(path) or not EXAMPLE_DIRECTORIES.isdisjoint(path.split("/")[:-1])
+
+
+# Release notes and changelogs: a file's own name (`CHANGELOG.md`, `CHANGES.rst`,
+# `HISTORY.md`, `NEWS`, `RELEASES.md`, `release-notes.md`, `whatsnew.rst`, Node's
+# `CHANGELOG_V18.md`, PostgreSQL's `release-15-1.html`) or a directory on its way
+# (Django's `docs/releases/4.2.txt`, Python's `whatsnew/3.11.rst`, git's
+# `RelNotes/2.40.0.txt`, towncrier's `changelog.d/`). `HISTORY`, `CHANGES`, `NEWS` and
+# `RELEASES` only in capitals, as projects name their changelogs: docker's
+# `commandline/history.md` documents the `docker history` command.
+_NOTES_STEM = re.compile(
+    r"^(?:changelog|release[-_]?notes|whats[-_]?new|relnotes)(?:[-_.]?v?\d[\w.-]*)?$"
+    r"|^release-\d[\d.-]*$",
+    re.IGNORECASE,
+)
+_NOTES_CAPITAL_STEM = re.compile(r"^(?:HISTORY|History|CHANGES|NEWS|RELEASES)$")
+NOTES_DIRECTORIES = frozenset(
+    {"releases", "release-notes", "release_notes", "changelog", "changelogs", "changelog.d"}
+    | {"whatsnew", "relnotes", "newsfragments"}
+)
+
+
+@functools.lru_cache(maxsize=131072)
+def is_release_notes(path: str) -> bool:
+    """Release notes or a changelog (`_NOTES_STEM`, `NOTES_DIRECTORIES`)."""
+    parts = path.split("/")
+    stem = posixpath.splitext(parts[-1])[0]
+    if _NOTES_STEM.match(stem) or _NOTES_CAPITAL_STEM.match(stem):
+        return True
+    return any(part.lower() in NOTES_DIRECTORIES for part in parts[:-1])

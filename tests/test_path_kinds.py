@@ -1,11 +1,12 @@
 """What a path says its file holds (`path_kinds`): the repository map lists tests and
-examples after the code, and smart search counts a test's passages at a share."""
+examples after the code, and smart search counts a test's passages, and release notes',
+at a share."""
 
 from __future__ import annotations
 
 import pytest
 
-from docql_sqlite.path_kinds import is_test, is_test_or_example
+from docql_sqlite.path_kinds import is_release_notes, is_test, is_test_or_example
 
 
 @pytest.mark.parametrize(
@@ -39,3 +40,33 @@ from docql_sqlite.path_kinds import is_test, is_test_or_example
 def test_a_path_says_test_or_example(path: str, test: bool, example: bool) -> None:
     assert is_test(path) is test
     assert is_test_or_example(path) is (test or example)
+
+
+@pytest.mark.parametrize(
+    "path, notes",
+    [
+        ("CHANGELOG.md", True),
+        ("doc/changelogs/CHANGELOG_V18.md", True),  # Node's
+        ("CHANGELOG", True),
+        ("CHANGES.rst", True),
+        ("HISTORY.md", True),
+        ("NEWS", True),
+        ("RELEASES.md", True),  # Rust's
+        ("docs/release-notes.md", True),  # starlette's
+        ("RELEASE_NOTES.md", True),
+        ("docs/releases/4.2.txt", True),  # Django's
+        ("Doc/whatsnew/3.11.rst", True),  # Python's
+        ("Documentation/RelNotes/2.40.0.txt", True),  # git's
+        ("pgdoc/release-15-1.html", True),  # PostgreSQL's
+        ("changelog.d/1234.feature.md", True),  # towncrier's fragments
+        ("reference/commandline/history.md", False),  # the `docker history` command
+        ("docs/news.md", False),
+        ("docs/changes.md", False),  # a page about changes, in lower case
+        ("pgdoc/sql-release-savepoint.html", False),  # RELEASE SAVEPOINT
+        ("docs/internals/release-process.txt", False),
+        ("admin/templates/admin/object_history.html", False),
+        ("src/release.rs", False),
+    ],
+)
+def test_a_path_says_release_notes(path: str, notes: bool) -> None:
+    assert is_release_notes(path) is notes

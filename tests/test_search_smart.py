@@ -587,6 +587,34 @@ def test_a_test_file_counts_less_unless_tests_are_asked_for(tmp_index) -> None:
     assert paths[0].endswith("tests/test_skip.py"), paths
 
 
+NOTES_AND_DOCS = {
+    # the page that explains the feature, and release notes whose one-line entries hold
+    # the question's words (without the share, the first entry ranked first)
+    "docs/middleware.md": "# Middleware\n\n## Cross-origin requests\n\nTo allow "
+    "cross-origin requests, add the middleware for CORS with the origins it accepts.\n",
+    "docs/release-notes.md": "# Release notes\n\n"
+    + "".join(f"## 0.{n}\n\n* Add CORS middleware option {n}.\n\n" for n in range(3)),
+}
+
+
+def test_release_notes_count_less_unless_changes_are_asked_about(tmp_index) -> None:
+    tmp_index.write_many(NOTES_AND_DOCS)
+    tmp_index.index()
+
+    def ranked(question: str) -> tuple[list[str], list[str]]:
+        with docql_sqlite.open(tmp_index.db) as idx:
+            hits = search(idx, question, explain=True)
+        return [h["path"] for h in hits], hits[0]["explain"]["plan"]["strategy"]
+
+    paths, steps = ranked("how do I add CORS middleware")
+    assert paths[0].endswith("docs/middleware.md"), paths
+    assert any("release notes x0.7" in step for step in steps)
+    # a query about changes or a version counts them in full
+    for question in ("what changed in the CORS middleware", "CORS middleware in 0.2"):
+        paths, steps = ranked(question)
+        assert not any("release notes" in step for step in steps), question
+
+
 REPEATED_TITLE_DOCS = {
     # a changelog repeats the title under every release; the docs' page has it once
     "CHANGES.md": "# Changes\n\n"

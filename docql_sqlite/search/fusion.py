@@ -10,9 +10,10 @@ then scores each fused passage (`composite`): the RRF score first, small bonuses
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from ..path_kinds import is_test
+from ..path_kinds import is_release_notes, is_test
 from ..records import Record, field
 from ..text import fold
 from . import terms as search_terms
@@ -180,6 +181,33 @@ def test_share(terms: list[search_terms.Term]) -> float:
     return 1.0 if asked else TEST_SHARE
 
 
+# A passage of release notes or a changelog (`path_kinds.is_release_notes`: Django's
+# `docs/releases/*.txt`, `CHANGELOG.md`, Python's `whatsnew/`) counts this share of its
+# score, unless the query asks about changes or versions. Why: each entry names a
+# feature in one short line that holds the question's words ("Fixes to CORS
+# middleware. Add `StaticFiles(html=True)` support." first for "how do I add CORS
+# middleware" on starlette, before its Middleware page), and a project with 500 release
+# notes (Django) fills the first ten with them ("Some objects aren't appearing in the
+# admin": three 1.x release notes first).
+NOTES_SHARE = 0.7
+NOTES_WORDS = frozenset(
+    "change changes changed changelog changelogs release releases released version versions "
+    "deprecated deprecation deprecations removed added new news upgrade upgrading upgraded "
+    "migrate migrating migration breaking history whatsnew since fixed fixes regression "
+    "backward backwards compatibility incompatible".split()
+)
+_VERSION = re.compile(r"\d+\.\d+")
+
+
+def notes_share(terms: list[search_terms.Term]) -> float:
+    """NOTES_SHARE, or 1 when the query asks about changes, versions or releases (one of
+    NOTES_WORDS, or a version number: "what changed in 4.2")."""
+    for term in search_terms.positives(terms):
+        if _VERSION.search(term.text) or not NOTES_WORDS.isdisjoint(term.tokens):
+            return 1.0
+    return NOTES_SHARE
+
+
 # A passage of a code file counts this share of its score when the question asks where
 # something is explained or documented (`terms.PROSE_FRAMES`): "where are blueprints
 # described" found the property `blueprints` and `iter_blueprints` before the docs' page
@@ -187,11 +215,17 @@ def test_share(terms: list[search_terms.Term]) -> float:
 CODE_SHARE = 0.5
 
 
-def share(entry: Fused, tests: float, code_docs: frozenset[int] = frozenset()) -> float:
+def share(
+    entry: Fused, tests: float, code_docs: frozenset[int] = frozenset(), notes: float = 1.0
+) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
-    file's, CODE_SHARE for a passage of one of `code_docs` (the code files among the
-    candidates of a question asking for prose; empty otherwise)."""
-    kept = tests if tests != 1.0 and is_test(entry.row["_path"]) else 1.0
+    file's, `notes_share` for release notes', CODE_SHARE for a passage of one of
+    `code_docs` (the code files among the candidates of a question asking for prose;
+    empty otherwise)."""
+    path = entry.row["_path"]
+    kept = tests if tests != 1.0 and is_test(path) else 1.0
+    if notes != 1.0 and is_release_notes(path):
+        kept *= notes
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
+from ..path_kinds import is_release_notes
 from . import channels, frames, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -55,6 +56,9 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     tests = fusion.test_share(terms)
     if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
         steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
+    notes = fusion.notes_share(terms)
+    if notes != 1.0 and any(is_release_notes(f.row["_path"]) for f in fused):
+        steps.append(f"passages of release notes x{notes} (the query does not ask about changes)")
     code_docs = (
         ranking.code_documents(store, {f.row["_doc"] for f in fused})
         if framed is not None and framed.prose
@@ -71,7 +75,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         (
             (
                 fusion.composite(f, names, lexical, found.nearness)
-                * fusion.share(f, tests, code_docs),
+                * fusion.share(f, tests, code_docs, notes),
                 f,
             )
             for f in fused
