@@ -661,8 +661,31 @@ def _restart(
 
 
 def _signature(s: graph.GraphSymbol) -> str:
-    text = " ".join((s.signature or f"{s.kind} {s.qualified_name}").split())
+    text = compact_signature(s.signature or f"{s.kind} {s.qualified_name}")
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+# A string literal of a signature longer than this is shown as `"…"` in a map: FastAPI's
+# parameters carry their documentation (`path: Annotated[str, Doc("""The URL path …""")]`),
+# and its `get` spent the map's 200 characters on the first parameter's prose. (A stored
+# signature may end inside one: it is cut at its own length.)
+LONG_LITERAL = 24
+_LITERAL = re.compile(
+    r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+    r"|`[^`]*`"
+)
+# Blanks after an opening bracket and before a closing one, and a trailing comma before
+# it: a signature written over several lines, joined (`get( self, path, )`).
+_INNER_BLANKS = re.compile(r"(?<=[(\[{])\s+|,?\s+(?=[)\]}])|,(?=[)\]}])")
+
+
+def compact_signature(signature: str) -> str:
+    """`signature` on one line, as a map shows it: its long string literals as `"…"`,
+    blanks joined, none inside brackets, no trailing comma."""
+    text = _LITERAL.sub(
+        lambda m: m.group(0) if len(m.group(0)) <= LONG_LITERAL else '"…"', signature
+    )
+    return _INNER_BLANKS.sub("", " ".join(text.split()))
 
 
 def _entry_line(s: graph.GraphSymbol) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.errors import UsageError
-from docql_sqlite.repomap import count_tokens
+from docql_sqlite.repomap import compact_signature, count_tokens
 
 CLI = Path(sys.executable).with_name("docql-sqlite")
 
@@ -568,3 +568,48 @@ def test_map_paths_read_globs_as_every_other_filter(tmp_path: Path) -> None:
     with docql_sqlite.open(db) as index:
         focused = index.repo_map(budget=10_000, focus="pkg/sub/*.py")["symbols"]
     assert focused[0]["path"] == "pkg/sub/deep.py"
+
+
+@pytest.mark.parametrize(
+    "signature, shown",
+    [
+        # FastAPI's parameters carry their documentation: the map shows the parameters
+        (
+            "def get(\n    self,\n    path: Annotated[\n        str,\n        Doc(\n"
+            '            """\n            The URL path to be used.\n            """\n'
+            "        ),\n    ],\n    *,\n    tags: list[str] = [],\n) -> Callable",
+            'def get(self, path: Annotated[str, Doc("…")], *, tags: list[str] = []) -> Callable',
+        ),
+        # a stored signature is cut at its length, sometimes inside a literal
+        (
+            'def f(x: Annotated[int, Doc("""The number of items the page',
+            'def f(x: Annotated[int, Doc("…"',
+        ),
+        # short literals stay as written; so do comparisons and arrows
+        ('def join(sep=", ", end="\\n")', 'def join(sep=", ", end="\\n")'),
+        ("const f = (a, b) => a > b", "const f = (a, b) => a > b"),
+        ("fn f<T: Clone>(x: T) -> Vec<T>", "fn f<T: Clone>(x: T) -> Vec<T>"),
+        (
+            "func (b *Buffer) Write(p []byte) (n int, err error)",
+            "func (b *Buffer) Write(p []byte) (n int, err error)",
+        ),
+        ("def f(\n    a,\n    b,\n) -> int", "def f(a, b) -> int"),
+        ("log(`a template literal with ${x} that is long`)", 'log("…")'),
+    ],
+)
+def test_a_maps_signature_is_compact(signature: str, shown: str) -> None:
+    assert compact_signature(signature) == shown
+
+
+def test_the_map_shows_a_documented_parameter_list_compactly(tmp_path: Path) -> None:
+    db = _index_one_file(
+        tmp_path,
+        "app.py",
+        'def route(\n    path: Annotated[\n        str,\n        Doc(\n            """\n'
+        "            The URL path to be used for this route, with every detail a user\n"
+        "            could want to read about it, over several lines of text.\n"
+        '            """\n        ),\n    ],\n    name: str = "",\n) -> None:\n    pass\n',
+    )
+    with docql_sqlite.open(db) as index:
+        text = index.repo_map([], budget=200)["text"]
+    assert '1: def route(path: Annotated[str, Doc("…")], name: str = "") -> None' in text, text
