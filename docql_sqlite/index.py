@@ -263,11 +263,7 @@ class Index:
 
     def _excerpt(self, found: tuple[int, str], where: Location) -> Excerpt:
         doc_id, shown = found
-        text = catalog.document_text(self.store, doc_id)
-        all_lines = text.split("\n")
-        if text.endswith("\n"):
-            all_lines.pop()
-        total = len(all_lines)
+        total = catalog.line_count(self.store, doc_id)
         first, last = where.first or 1, where.last
         if where.page is not None:
             pages = catalog.page_count(self.store, doc_id)
@@ -287,7 +283,8 @@ class Index:
                 f"{shown} has {total} line{'s' if total != 1 else ''}; line {first} is past its end"
             )
         last = total if last is None else min(last, total)
-        lines = [(n, all_lines[n - 1]) for n in range(first, last + 1)]
+        text = catalog.document_lines(self.store, doc_id, first, last)
+        lines = list(zip(range(first, last + 1), text, strict=True))
         return Excerpt(shown, first, last, total, lines, where.page)
 
     def status(self, check_seconds: float = 0.0) -> dict[str, Any]:

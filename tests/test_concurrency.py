@@ -341,7 +341,7 @@ def test_load_script_holds_with_zero_errors(tmp_path: Path) -> None:
 def test_get_reads_one_committed_state_when_a_commit_lands_between_its_statements(
     tmp_index: TmpIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`get` finds the document, then reads its text: two statements. A re-index that
+    """`get` finds the document, then reads its length and its lines: three statements. A re-index that
     commits between them (forced here: the writer runs inside the seam) replaces the
     document under a new id; the answer must still be one whole version, not empty."""
     from docql_sqlite.query import catalog
@@ -349,14 +349,14 @@ def test_get_reads_one_committed_state_when_a_commit_lands_between_its_statement
     tmp_index.write("a.md", version_text("a.md", "A"))
     tmp_index.write("z.md", version_text("z.md", "A"))  # so a.md's new id is not its old one
     assert tmp_index.index().ok
-    original = catalog.document_text
+    original = catalog.line_count
     writers: list[threading.Thread] = []
 
     def committed_b() -> bool:
         rows = tmp_index.query("SELECT title FROM documents WHERE path = 'docs/a.md'")
         return bool(rows) and "BRAVO" in (rows[0][0] or "")
 
-    def commit_in_between(conn: Any, doc_id: int, *args: Any) -> str:
+    def commit_in_between(conn: Any, doc_id: int, *args: Any) -> int:
         if not writers:
             # The run commits a.md's new version, then waits (its end-of-run checkpoint) for
             # this reader to finish: so it runs beside it, and the reader goes on once the
@@ -370,7 +370,7 @@ def test_get_reads_one_committed_state_when_a_commit_lands_between_its_statement
                 time.sleep(0.01)
         return original(conn, doc_id, *args)
 
-    monkeypatch.setattr(catalog, "document_text", commit_in_between)
+    monkeypatch.setattr(catalog, "line_count", commit_in_between)
     with docql_sqlite.open(tmp_index.db) as idx:
         first = idx.get("docs/a.md").text
         assert writers

@@ -414,3 +414,42 @@ def test_a_huge_section_is_cut_in_results_and_read_whole_with_get(
         assert whole == "# Big\n\n" + body  # nothing is lost: get reads every line
         (small,) = idx.query('$.content.heading("After")')
         assert small["content"] == "# After\n\nsmall\n"  # small sections are untouched
+
+
+def test_get_reads_the_lines_the_whole_text_has(corpus_db: Path, tmp_path: Path) -> None:
+    """`get` reads only the chunks that hold the lines asked for (a line of a 20 MB file
+    took 50 ms when the whole text was joined for it): oracle, the whole text's lines,
+    for windows at the start, the end, across chunk boundaries and front matter, in every
+    document of datasets/ and in one whose long lines run over several chunks."""
+    from docql_sqlite.query.catalog import document_text
+
+    long_lines = tmp_path / "long"
+    long_lines.mkdir()
+    (long_lines / "wide.js").write_text(
+        "".join(f"var a{n} = '{'x' * (3000 + 4000 * n)}';\n" for n in range(12)) + "short();\n"
+    )  # lines past chunk.MAX_LINE_CHARS run over several chunks
+    long_db = tmp_path / "long.db"
+    docql_sqlite.index(long_db, [str(long_lines)], workers=0)
+    checked = 0
+    for db in (corpus_db, long_db):
+        with docql_sqlite.open(db) as idx:
+            for doc in idx.rows("SELECT id, path FROM documents ORDER BY id"):
+                text = document_text(idx.store, doc["id"])
+                lines = text.split("\n")[: -1 if text.endswith("\n") else None]
+                n = len(lines)
+                windows = {(1, 1), (1, n), (n, n), (max(1, n // 2 - 3), min(n, n // 2 + 3))}
+                windows |= {(k, min(n, k + 1)) for k in range(1, n + 1, max(1, n // 7))}
+                for first, last in windows:
+                    if n == 0:
+                        continue
+                    excerpt = idx.get(f"{doc['path']}:{first}-{last}")
+                    assert excerpt.total_lines == n, doc["path"]
+                    assert [t for _, t in excerpt.lines] == lines[first - 1 : last], (
+                        doc["path"],
+                        first,
+                        last,
+                    )
+                    checked += 1
+    assert checked > 300
+    with docql_sqlite.open(long_db) as idx:  # the case is there
+        assert max(r["n"] for r in idx.rows("SELECT count(*) AS n FROM chunks GROUP BY line")) > 1

@@ -99,6 +99,38 @@ def document_text(store: Store, doc_id: int) -> str:
     return (header[0] if header else "") + body
 
 
+def line_count(store: Store, doc_id: int) -> int:
+    """How many lines the document has (as `document_text` splits them)."""
+    return int(_scalar(store, "SELECT lines FROM documents WHERE id = ?", (doc_id,)) or 0)
+
+
+def document_lines(store: Store, doc_id: int, first: int, last: int) -> list[str]:
+    """Lines `first`..`last` (1-based, both within the document) of the document's text,
+    reading only the chunks that hold them: chunks tile the lines after the header in
+    order (spec §1.3), a long line may run over several chunks, and a chunk's `line`
+    is the line its text starts in. A line out of a 20 MB file took 50 ms when the
+    whole text was joined for it; now the time of its chunks."""
+    header, body_line = _first(
+        store, "SELECT header_text, body_line FROM documents WHERE id = ?", (doc_id,)
+    ) or ("", 1)
+    text, start = "", max(first, body_line)
+    if first < body_line:
+        text, start = header, 1
+    if last >= body_line:
+        rows = _tuples(
+            store,
+            "SELECT line, content FROM chunks WHERE doc_id = ? AND end_line >= ? AND line <= ? "
+            "ORDER BY chunk_index",
+            (doc_id, max(first, body_line), last),
+        )
+        if rows:
+            if not text:
+                start = rows[0][0]
+            text += "".join(r[1] for r in rows)
+    lines = text.split("\n")
+    return lines[first - start : last - start + 1]
+
+
 def page_lines(store: Store, doc_id: int, page: int) -> tuple[int, int] | None:
     """The first and last line of page `page` of a paged document (PDF), or None.
 
