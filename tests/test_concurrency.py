@@ -341,9 +341,10 @@ def test_load_script_holds_with_zero_errors(tmp_path: Path) -> None:
 def test_get_reads_one_committed_state_when_a_commit_lands_between_its_statements(
     tmp_index: TmpIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`get` finds the document, then reads its length and its lines: three statements. A re-index that
-    commits between them (forced here: the writer runs inside the seam) replaces the
-    document under a new id; the answer must still be one whole version, not empty."""
+    """`get` finds the document, then reads its length and its lines: three statements.
+    A re-index that commits between them (forced here: the writer runs inside the seam)
+    replaces the document under a new id; the answer must still be one whole version,
+    not empty."""
     from docql_sqlite.query import catalog
 
     tmp_index.write("a.md", version_text("a.md", "A"))
