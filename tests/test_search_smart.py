@@ -567,26 +567,6 @@ TESTS_AND_DOCS = {
 }
 
 
-def test_a_test_file_counts_less_unless_tests_are_asked_for(tmp_index) -> None:
-    tmp_index.write_many(TESTS_AND_DOCS)
-    tmp_index.index()
-
-    def ranked(question: str) -> tuple[list[str], list[str]]:
-        with docql_sqlite.open(tmp_index.db) as idx:
-            hits = search(idx, question, explain=True)
-        return [h["path"] for h in hits], hits[0]["explain"]["plan"]["strategy"]
-
-    # a question about the feature: its page, not the tests that repeat its words
-    paths, steps = ranked("how do I skip a block of code")
-    assert paths[0].endswith("docs/usage.md"), paths
-    assert any("test files x0.7" in step for step in steps)
-    # a query that asks for tests counts them in full
-    for question in ("which tests skip a block of code", "test_skip_block"):
-        paths, steps = ranked(question)
-        assert not any("test files" in step for step in steps), question
-    assert paths[0].endswith("tests/test_skip.py"), paths
-
-
 NOTES_AND_DOCS = {
     # the page that explains the feature, and release notes whose one-line entries hold
     # the question's words (without the share, the first entry ranked first)
@@ -597,22 +577,55 @@ NOTES_AND_DOCS = {
 }
 
 
-def test_release_notes_count_less_unless_changes_are_asked_about(tmp_index) -> None:
-    tmp_index.write_many(NOTES_AND_DOCS)
+SHARED_KINDS = [
+    # (files, a question about the feature, its page, the share's step, queries that ask
+    # for that kind of file and count it in full, the last one's first hit)
+    (
+        TESTS_AND_DOCS,
+        "how do I skip a block of code",
+        "docs/usage.md",
+        "passages of test files x0.7",
+        ("which tests skip a block of code", "test_skip_block"),
+        "tests/test_skip.py",
+    ),
+    (
+        NOTES_AND_DOCS,
+        "how do I add CORS middleware",
+        "docs/middleware.md",
+        "passages of release notes x0.7",
+        ("CORS middleware in 0.2", "what changed in the CORS middleware"),
+        "docs/release-notes.md",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "files, question, page, step, asking, asked_page",
+    SHARED_KINDS,
+    ids=["tests", "release notes"],
+)
+def test_a_kind_of_file_counts_less_unless_the_query_asks_for_it(
+    tmp_index,
+    files: dict[str, str],
+    question: str,
+    page: str,
+    step: str,
+    asking: tuple[str, ...],
+    asked_page: str,
+) -> None:
+    """Tests repeat the words of what they test; release notes name each feature in a
+    line that holds a question's words: a question about the feature finds its page."""
+    tmp_index.write_many(files)
     tmp_index.index()
-
-    def ranked(question: str) -> tuple[list[str], list[str]]:
-        with docql_sqlite.open(tmp_index.db) as idx:
-            hits = search(idx, question, explain=True)
-        return [h["path"] for h in hits], hits[0]["explain"]["plan"]["strategy"]
-
-    paths, steps = ranked("how do I add CORS middleware")
-    assert paths[0].endswith("docs/middleware.md"), paths
-    assert any("release notes x0.7" in step for step in steps)
-    # a query about changes or a version counts them in full
-    for question in ("what changed in the CORS middleware", "CORS middleware in 0.2"):
-        paths, steps = ranked(question)
-        assert not any("release notes" in step for step in steps), question
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, question, explain=True)
+        assert hits[0]["path"].endswith(page), [h["path"] for h in hits]
+        assert any(step in s for s in hits[0]["explain"]["plan"]["strategy"])
+        for query in asking:
+            hits = search(idx, query, explain=True)
+            steps = hits[0]["explain"]["plan"]["strategy"]
+            assert not any(step.rsplit(" x", 1)[0] in s for s in steps), query
+        assert hits[0]["path"].endswith(asked_page), [h["path"] for h in hits]
 
 
 REPEATED_TITLE_DOCS = {
