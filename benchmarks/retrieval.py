@@ -49,6 +49,11 @@ names masked, only unambiguous items (a query text two items share is left out):
 
 - `go`: doc comment → item over Go 1.19's src/ (`code_go` of the corpora manifest, 23
   packages, 3.7 MB): an exported func's or type's first doc sentence, its name taken out.
+- `rust`: doc comment → item over Rust 1.63's library (`code_rust`, rust-src: `alloc`,
+  `std::collections`, `fs`, `env`, `process`, `core::iter` and `core::str`; 136 files,
+  2.5 MB): a public fn's, struct's, enum's or trait's first `///` sentence, its name and
+  code spans taken out — the kind of set issue 19 measured smart at .736 item MRR
+  against bm25's .933 on, built here from another part of the library, never tuned on.
 - `pg`: description → passage of PostgreSQL 15's HTML manual (`html_pg`,
   postgresql-doc-15): the first sentence of a setting's (runtime-config pages) or a
   function's (function tables) description; data type and SQL command pages as
@@ -358,6 +363,72 @@ def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     data = Dataset("go", root, granularity="span")
     for n, (path, first, decl, query) in enumerate(picked):
         data.queries.append(Query(f"go{n:03d}", query, {f"{path}:{first}-{decl}": 1.0}))
+    return data
+
+
+RUST_PARTS = (
+    "library/alloc/src", "library/std/src/collections", "library/std/src/fs.rs",
+    "library/std/src/env.rs", "library/std/src/process.rs", "library/core/src/iter",
+    "library/core/src/str",
+)  # fmt: skip
+_RUST_ITEM = re.compile(
+    r"^[ \t]*((?:///[^\n]*\n[ \t]*)+)(?:#\[[^\n]*\n[ \t]*)*"
+    r"pub (?:const )?(?:unsafe )?(?:fn|struct|enum|trait) (\w+)",
+    re.M,
+)
+
+
+def rust_doc_items(source: str) -> list[tuple[int, int, str, str]]:
+    """(first comment line, declaration line, name, doc comment) of each public fn,
+    struct, enum or trait with a `///` doc comment (attributes between are allowed)."""
+    out = []
+    for m in _RUST_ITEM.finditer(source):
+        doc = " ".join(line.strip()[3:].strip() for line in m.group(1).strip().splitlines())
+        first = source.count("\n", 0, m.start(1)) + 1
+        out.append((first, source.count("\n", 0, m.start(2)) + 1, m.group(2), doc))
+    return out
+
+
+def rust_mask(name: str, doc: str) -> str:
+    """The doc comment's first sentence without the item's name and code spans
+    (`` `Vec` ``, `` [`None`] ``), which name the item or its types outright."""
+    sentence = _first_sentence(doc)
+    masked = re.sub(r"\[?`[^`]*`\]?", " ", sentence)
+    masked = re.sub(rf"\b{re.escape(name)}\b", " ", masked, flags=re.IGNORECASE)
+    return " ".join(masked.split())
+
+
+def rust_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
+    """Doc comment → item over part of Rust's library, as `go_set` over Go's: the files
+    are copied as they are (the comments stay: find what carries this sentence); only
+    unambiguous sentences of 5 words or more that are no examples or headings."""
+    src = _from_manifest("code_rust", "rust-src", "usr/src/rustc-1.63.0", cache)
+    root = cache / "rust" / "rustsrc"
+    targets: list[tuple[str, int, int, str]] = []
+    seen: dict[str, int] = {}
+    for part in RUST_PARTS:
+        start = src / part
+        for path in sorted(start.rglob("*.rs")) if start.is_dir() else [start]:
+            rel = path.relative_to(src / "library")
+            if "tests" in rel.parts or path.name in ("tests.rs", "benches.rs"):
+                continue
+            out = root / rel
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if not out.exists():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(text, encoding="utf-8")
+            for first, decl, name, doc in rust_doc_items(text):
+                query = rust_mask(name, doc)
+                key = query.casefold()
+                seen[key] = seen.get(key, 0) + 1
+                if len(query.split()) >= 5 and not query.startswith(("#", "```")):
+                    targets.append((f"rustsrc/{rel.as_posix()}", first, decl, query))
+    unique = [t for t in targets if seen[t[3].casefold()] == 1]
+    rng = random.Random(seed)
+    picked = rng.sample(unique, min(sample, len(unique)))
+    data = Dataset("rust", root, granularity="span")
+    for n, (path, first, decl, query) in enumerate(picked):
+        data.queries.append(Query(f"rust{n:03d}", query, {f"{path}:{first}-{decl}": 1.0}))
     return data
 
 
@@ -1242,6 +1313,7 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
     mask = {
         "lee": "**/*.txt",
         "go": "**/*.go",
+        "rust": "**/*.rs",
         "pg": "**/*.html",
         "git": "**/*.html",
         "debfaq": "**/*.md",  # FAQ entries and the Markdown mix
@@ -1364,6 +1436,7 @@ def run(args: argparse.Namespace) -> None:
             "djwhere": djwhere_set,
             "smoke": lambda: smoke_set(CACHE),
             "go": lambda: go_set(sample=args.sample),
+            "rust": lambda: rust_set(sample=args.sample),
             "pg": lambda: pg_set(sample=args.sample),
             "git": lambda: git_set(sample=args.sample),
         }.get(name, lambda: code(sample=args.sample))()
