@@ -629,3 +629,62 @@ def test_name_lookup_smoke_asks_for_every_class_defined_once(tmp_path: Path) -> 
     for row in rows.values():
         assert row["queries"] == len(row["names"]) > 0
         assert 0 <= row["p@1"] <= row["mrr@10"] <= 1
+
+
+RUST_SOURCE = """impl<T> Vec<T> {
+    /// Removes the last element from a vector and returns it, or [`None`] if it
+    /// is empty.
+    ///
+    /// # Examples
+    #[inline]
+    #[stable(feature = "rust1", since = "1.0.0")]
+    pub fn pop(&mut self) -> Option<T> {
+        None
+    }
+
+    // not a doc comment
+    pub fn len(&self) -> usize {
+        0
+    }
+}
+"""
+
+
+def test_rust_doc_items_and_their_masked_sentence() -> None:
+    retrieval = retrieval_module()
+    items = retrieval.rust_doc_items(RUST_SOURCE)
+    assert [(first, decl, name) for first, decl, name, _ in items] == [(2, 8, "pop")]
+    assert retrieval.rust_mask("pop", items[0][3]) == (
+        "Removes the last element from a vector and returns it, or if it is empty."
+    )
+
+
+def test_node_method_items_take_the_sentence_after_the_parameters() -> None:
+    api = {
+        "modules": [
+            {
+                "textRaw": "Events",
+                "classes": [
+                    {
+                        "textRaw": "Class: `EventEmitter`",
+                        "methods": [
+                            {
+                                "textRaw": "`emitter.on(eventName, listener)`",
+                                "desc": "<ul>\n<li><code>eventName</code> {string}</li>\n"
+                                "</ul>\n<blockquote><p>Stability: 2</p></blockquote>\n"
+                                "<p>Adds the <code>listener</code> function to the end of "
+                                "the listeners array &amp; more. Returns a reference.</p>",
+                            }
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
+    assert retrieval_module().node_method_items(api) == [
+        (
+            "`emitter.on(eventName, listener)`",
+            "on",
+            "Adds the listener function to the end of the listeners array & more.",
+        )
+    ]
