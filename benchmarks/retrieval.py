@@ -59,6 +59,10 @@ names masked, only unambiguous items (a query text two items share is left out):
   after its parameter list, the method's name and code spans taken out, finds the
   section headed by the method (its own text) — issue 19's other held-out kind (bm25
   .945 → smart .867 section MRR then), built from the package's JSON, not tuned on.
+- `nodecli`: `node --help` option text (the corpora's Node 22, `peer_node`) → the
+  option's section of Node 18's `cli.md` among all of its Markdown API docs, for the
+  options both versions have — issue 19's third held-out kind (bm25 .672 → smart .598
+  section MRR then).
 - `pg`: description → passage of PostgreSQL 15's HTML manual (`html_pg`,
   postgresql-doc-15): the first sentence of a setting's (runtime-config pages) or a
   function's (function tables) description; data type and SQL command pages as
@@ -505,6 +509,67 @@ def node_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     data = Dataset("node", root, granularity="span")
     for n, (path, first, last, query) in enumerate(picked):
         data.queries.append(Query(f"node{n:03d}", query, {f"{path}:{first}-{last}": 1.0}))
+    return data
+
+
+def node_help_options(help_text: str) -> list[tuple[list[str], str]]:
+    """(the option's names, its description) of each option `node --help` lists, the
+    description's wrapped lines joined."""
+    out: list[tuple[list[str], str]] = []
+    for line in help_text.splitlines():
+        option = re.match(r"^  (-(?:\S.*?)?)(?:\s{2,}(\S.*))?$", line)
+        if option:
+            names = re.findall(r"(?<!\S)--?[\w-]*", option.group(1))
+            out.append((names, option.group(2) or ""))
+        elif out and re.match(r"^\s{10,}\S", line):
+            out[-1] = (out[-1][0], f"{out[-1][1]} {line.strip()}".strip())
+    return out
+
+
+def nodecli_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
+    """`node --help` option text → the option's section of Node's `cli.md`: the help
+    text of the options whose long name a `cli.md` heading writes in backticks
+    (`` ### `--cpu-prof-dir` ``), the section up to the next heading; every other page of
+    the Markdown API docs as distractors."""
+    src = _from_manifest("md_node", "nodejs-doc", "usr/share/doc/nodejs/api", cache)
+    node = next(
+        (
+            line.split("=", 1)[1]
+            for line in (MIX_MANIFEST.read_text().splitlines() if MIX_MANIFEST.exists() else [])
+            if line.startswith("peer_node=")
+        ),
+        shutil.which("node") or "node",
+    )
+    help_text = subprocess.run([node, "--help"], capture_output=True, text=True).stdout
+    root = cache / "nodecli" / "nodeapi"
+    for page in sorted(src.glob("*.md")):
+        out = root / page.name
+        if page.name != "all.md" and not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(page, out)
+    lines = (root / "cli.md").read_text(encoding="utf-8").split("\n")
+    headings = [i for i, line in enumerate(lines) if re.match(r"#{1,6} ", line)]
+    targets: list[tuple[str, int, int, str]] = []
+    seen: dict[str, int] = {}
+    for names, description in node_help_options(help_text):
+        longs = [n for n in names if n.startswith("--") and len(n) > 2]
+        at = next(
+            (i for i in headings for n in longs if re.search(rf"`{re.escape(n)}[`= ]", lines[i])),
+            None,
+        )
+        query = " ".join(description.split())
+        if at is None or len(query.split()) < 3:
+            continue
+        end = next((i for i in headings if i > at), len(lines)) - 1
+        key = query.casefold()
+        seen[key] = seen.get(key, 0) + 1
+        targets.append(("nodeapi/cli.md", at + 1, end + 1, query))
+    unique = [t for t in targets if seen[t[3].casefold()] == 1]
+    rng = random.Random(seed)
+    picked = rng.sample(unique, min(sample, len(unique)))
+    data = Dataset("nodecli", root, granularity="span")
+    for n, (path, first, last, query) in enumerate(picked):
+        data.queries.append(Query(f"nodecli{n:03d}", query, {f"{path}:{first}-{last}": 1.0}))
     return data
 
 
@@ -1391,6 +1456,7 @@ def qmd_evaluate(data: Dataset, qmd: str) -> dict | None:
         "go": "**/*.go",
         "rust": "**/*.rs",
         "node": "**/*.md",
+        "nodecli": "**/*.md",
         "pg": "**/*.html",
         "git": "**/*.html",
         "debfaq": "**/*.md",  # FAQ entries and the Markdown mix
@@ -1515,6 +1581,7 @@ def run(args: argparse.Namespace) -> None:
             "go": lambda: go_set(sample=args.sample),
             "rust": lambda: rust_set(sample=args.sample),
             "node": lambda: node_set(sample=args.sample),
+            "nodecli": lambda: nodecli_set(sample=args.sample),
             "pg": lambda: pg_set(sample=args.sample),
             "git": lambda: git_set(sample=args.sample),
         }.get(name, lambda: code(sample=args.sample))()
