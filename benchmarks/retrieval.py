@@ -341,6 +341,34 @@ def go_mask(name: str, doc: str) -> str:
     return " ".join(masked.split())
 
 
+def _copied(path: Path, out: Path) -> str:
+    """`path`'s text, written to `out` unless it is there (the set's copy of its corpus)."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    return text
+
+
+def _known_items(
+    name: str,
+    root: Path,
+    targets: list[tuple[str, int, int, str]],
+    seen: dict[str, int],
+    sample: int,
+    seed: int,
+) -> Dataset:
+    """A known-item set: `sample` of the `targets` (path, first line, last line, query)
+    whose query no other item of the source gave (`seen`, by case-folded query), each
+    relevant at its span."""
+    unique = [t for t in targets if seen[t[3].casefold()] == 1]
+    picked = random.Random(seed).sample(unique, min(sample, len(unique)))
+    data = Dataset(name, root, granularity="span")
+    for n, (path, first, last, query) in enumerate(picked):
+        data.queries.append(Query(f"{name}{n:03d}", query, {f"{path}:{first}-{last}": 1.0}))
+    return data
+
+
 def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     """Doc comment → item over Go's standard library: the first sentence of an exported
     func's or type's doc comment, its name masked, finds the declaration (its comment and
@@ -357,24 +385,14 @@ def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
             rel = path.relative_to(src)
             if path.name.endswith("_test.go") or "testdata" in rel.parts:
                 continue
-            out = root / rel
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if not out.exists():
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(text, encoding="utf-8")
+            text = _copied(path, root / rel)
             for first, decl, name, doc in go_doc_items(text):
                 query = go_mask(name, doc)
                 key = query.casefold()
                 seen[key] = seen.get(key, 0) + 1
                 if len(query.split()) >= 5 and "deprecated" not in key:
                     targets.append((f"gosrc/{rel.as_posix()}", first, decl, query))
-    unique = [t for t in targets if seen[t[3].casefold()] == 1]
-    rng = random.Random(seed)
-    picked = rng.sample(unique, min(sample, len(unique)))
-    data = Dataset("go", root, granularity="span")
-    for n, (path, first, decl, query) in enumerate(picked):
-        data.queries.append(Query(f"go{n:03d}", query, {f"{path}:{first}-{decl}": 1.0}))
-    return data
+    return _known_items("go", root, targets, seen, sample, seed)
 
 
 RUST_PARTS = (
@@ -423,24 +441,14 @@ def rust_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
             rel = path.relative_to(src / "library")
             if "tests" in rel.parts or path.name in ("tests.rs", "benches.rs"):
                 continue
-            out = root / rel
-            text = path.read_text(encoding="utf-8", errors="replace")
-            if not out.exists():
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(text, encoding="utf-8")
+            text = _copied(path, root / rel)
             for first, decl, name, doc in rust_doc_items(text):
                 query = rust_mask(name, doc)
                 key = query.casefold()
                 seen[key] = seen.get(key, 0) + 1
                 if len(query.split()) >= 5 and not query.startswith(("#", "```")):
                     targets.append((f"rustsrc/{rel.as_posix()}", first, decl, query))
-    unique = [t for t in targets if seen[t[3].casefold()] == 1]
-    rng = random.Random(seed)
-    picked = rng.sample(unique, min(sample, len(unique)))
-    data = Dataset("rust", root, granularity="span")
-    for n, (path, first, decl, query) in enumerate(picked):
-        data.queries.append(Query(f"rust{n:03d}", query, {f"{path}:{first}-{decl}": 1.0}))
-    return data
+    return _known_items("rust", root, targets, seen, sample, seed)
 
 
 _HTML_TAG = re.compile(r"<[^>]+>")
@@ -483,11 +491,7 @@ def node_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
         data_file = page.with_suffix(".json.gz")
         if page.name == "all.md" or not data_file.exists():
             continue
-        text = page.read_text(encoding="utf-8", errors="replace")
-        out = root / page.name
-        if not out.exists():
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(text, encoding="utf-8")
+        text = _copied(page, root / page.name)
         lines = text.split("\n")
         headings = [i for i, line in enumerate(lines) if re.match(r"#{1,6} ", line)]
         with gzip.open(data_file, "rt", encoding="utf-8") as handle:
@@ -503,13 +507,7 @@ def node_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
             seen[key] = seen.get(key, 0) + 1
             if len(query.split()) >= 5:
                 targets.append((f"nodeapi/{page.name}", at + 1, end + 1, query))
-    unique = [t for t in targets if seen[t[3].casefold()] == 1]
-    rng = random.Random(seed)
-    picked = rng.sample(unique, min(sample, len(unique)))
-    data = Dataset("node", root, granularity="span")
-    for n, (path, first, last, query) in enumerate(picked):
-        data.queries.append(Query(f"node{n:03d}", query, {f"{path}:{first}-{last}": 1.0}))
-    return data
+    return _known_items("node", root, targets, seen, sample, seed)
 
 
 def node_help_options(help_text: str) -> list[tuple[list[str], str]]:
@@ -564,13 +562,7 @@ def nodecli_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Datase
         key = query.casefold()
         seen[key] = seen.get(key, 0) + 1
         targets.append(("nodeapi/cli.md", at + 1, end + 1, query))
-    unique = [t for t in targets if seen[t[3].casefold()] == 1]
-    rng = random.Random(seed)
-    picked = rng.sample(unique, min(sample, len(unique)))
-    data = Dataset("nodecli", root, granularity="span")
-    for n, (path, first, last, query) in enumerate(picked):
-        data.queries.append(Query(f"nodecli{n:03d}", query, {f"{path}:{first}-{last}": 1.0}))
-    return data
+    return _known_items("nodecli", root, targets, seen, sample, seed)
 
 
 # -- located sets: queries whose answer span is found in the index once it is built ----------
