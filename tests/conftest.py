@@ -118,6 +118,16 @@ def scalar(path: str | Path, sql: str, params: Any = ()) -> Any:
     return rows[0][0] if rows else None
 
 
+def indexed_text(path: str | Path, doc_id: int) -> str:
+    """A document's text as indexed (its header, then its chunks in order): the oracle of
+    what `get` reads."""
+    header = scalar(path, "SELECT header_text FROM documents WHERE id = ?", (doc_id,)) or ""
+    chunks = query(
+        path, "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
+    )
+    return header + "".join(content for (content,) in chunks)
+
+
 def row_counts(path: str | Path) -> dict[str, int]:
     """Rows per table, chunks_fts included (a contentless FTS table still counts its rows)."""
     conn = connect_ro(path)

@@ -421,7 +421,7 @@ def test_get_reads_the_lines_the_whole_text_has(corpus_db: Path, tmp_path: Path)
     took 50 ms when the whole text was joined for it): oracle, the whole text's lines,
     for windows at the start, the end, across chunk boundaries and front matter, in every
     document of datasets/ and in one whose long lines run over several chunks."""
-    from docql_sqlite.query.catalog import document_text
+    from conftest import indexed_text
 
     long_lines = tmp_path / "long"
     long_lines.mkdir()
@@ -434,7 +434,7 @@ def test_get_reads_the_lines_the_whole_text_has(corpus_db: Path, tmp_path: Path)
     for db in (corpus_db, long_db):
         with docql_sqlite.open(db) as idx:
             for doc in idx.rows("SELECT id, path FROM documents ORDER BY id"):
-                text = document_text(idx.store, doc["id"])
+                text = indexed_text(db, doc["id"])
                 lines = text.split("\n")[: -1 if text.endswith("\n") else None]
                 n = len(lines)
                 windows = {(1, 1), (1, n), (n, n), (max(1, n // 2 - 3), min(n, n // 2 + 3))}

@@ -19,12 +19,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import indexed_text
 
 import docql_sqlite
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import formats
 from docql_sqlite.model import Source
-from docql_sqlite.query.catalog import document_text
 
 KOI8_SOURCE = '''# -*- coding: koi8-r -*-
 """Модуль приветствий."""
@@ -176,7 +176,7 @@ def indexed_code(tmp_path: Path) -> dict[str, tuple[str, list[str], str]]:
                     "SELECT qualified_name FROM symbols WHERE doc_id = ? ORDER BY ord", (doc["id"],)
                 )
             ]
-            out[doc["path"]] = (doc["language"], names, document_text(index.store, doc["id"]))
+            out[doc["path"]] = (doc["language"], names, indexed_text(tmp_path / "x.db", doc["id"]))
     return out
 
 

@@ -87,20 +87,9 @@ def outline(store: Store, doc_id: int | None) -> list[dict[str, Any]]:
     return _rows(store, sql, params)
 
 
-def document_text(store: Store, doc_id: int) -> str:
-    """The text of a document as indexed (its header, then its chunks in order)."""
-    header = _first(store, "SELECT header_text FROM documents WHERE id = ?", (doc_id,))
-    body = "".join(
-        r[0]
-        for r in _tuples(
-            store, "SELECT content FROM chunks WHERE doc_id = ? ORDER BY chunk_index", (doc_id,)
-        )
-    )
-    return (header[0] if header else "") + body
-
-
 def line_count(store: Store, doc_id: int) -> int:
-    """How many lines the document has (as `document_text` splits them)."""
+    """How many lines the document has (its indexed text split at "\n", a final one
+    ending the last line)."""
     return int(_scalar(store, "SELECT lines FROM documents WHERE id = ?", (doc_id,)) or 0)
 
 
