@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -825,3 +826,71 @@ def test_a_name_typed_with_its_capitals_finds_that_definition_first(tmp_index) -
         assert (first["path"].rsplit("/", 1)[-1], first["line"]) == ("config.py", 1), first
         lower = [h["location"] for h in idx.search("config", limit=5)]
         assert any("request.py:3-" in location for location in lower[:2]), lower
+
+
+def _ranked(name: str, chunks: list[int], **extra: float) -> Any:
+    from docql_sqlite.search import fusion
+
+    rows = [{"_chunk": c, "_path": f"p{c}.md", "_pos": 0, **extra} for c in chunks]
+    return fusion.Ranked(name, 1.0, rows)
+
+
+@pytest.mark.parametrize(
+    "bm25, vector, agreed",
+    [
+        ([1, 2, 3], [3, 4, 5], {3}),  # third in both
+        ([1, 2, 3, 4], [4, 5, 6], None),  # 4th in BM25: beyond the depth
+        ([1, 1, 1, 2], [2, 7, 8], {2}),  # a list names a chunk once: 2 is BM25's second
+        ([1, 2], [2, 1, 9], {1, 2}),
+        ([], [1, 2, 3], None),
+    ],
+)
+def test_agreement_is_the_first_three_of_both_bm25_and_vectors(
+    bm25: list[int], vector: list[int], agreed: set[int] | None
+) -> None:
+    from docql_sqlite.search import fusion
+
+    lists = [_ranked("bm25", bm25), _ranked("exact", [9, 8, 7]), _ranked("vector", vector)]
+    got = fusion.agreement(lists)
+    assert (None if got is None else set(got.chunks)) == agreed
+    # the exact list (or any other) does not stand in for BM25
+    assert fusion.agreement([_ranked("exact", bm25), _ranked("vector", vector)]) is None
+
+
+def test_agreement_lifts_a_fragments_passage_over_many_weak_memberships() -> None:
+    # "throw an exception on deprecations" on Node's docs: `--throw-deprecation` (9) was
+    # first in BM25 and in the vector list, and ranked 4th behind passages each list
+    # held lower down, one of them also the documents channel's passage of its page.
+    from docql_sqlite.search import fusion, ranking
+    from docql_sqlite.search.query_names import query_names
+
+    names = query_names(ranking.query_terms("throw an exception on deprecations"))
+    lists = [
+        _ranked("bm25", [9, 2, 3, 4, 5, 1, 6, 7]),
+        _ranked("documents", [8, 10, 11, 12, 13, 14, 15, 1]),
+        _ranked("vector", [9, 16, 17, 18, 19, 20, 21, 22, 1]),
+    ]
+
+    def order(agreed: Any) -> list[int]:
+        fused = fusion.rrf(lists)
+        scored = sorted(fused, key=lambda f: -fusion.composite(f, names, agreed=agreed))
+        return [f.row["_chunk"] for f in scored]
+
+    assert order(None).index(9) > order(None).index(1)  # the weak memberships win
+    assert order(fusion.agreement(lists))[0] == 9
+
+
+def test_a_fragment_gets_the_agreement_and_a_question_the_boost(
+    e5_db: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database, env = e5_db
+    monkeypatch.setenv("DOCQL_MODEL_CACHE", env["DOCQL_MODEL_CACHE"])
+    with docql_sqlite.open(database) as idx:
+        fragment = idx.search("knead the dough and bake it", explain=True)
+        question = idx.search("how long do I bake the dough?", explain=True)
+    steps = fragment[0]["explain"]["plan"]["strategy"]
+    assert fragment[0]["path"].endswith("cooking.md")
+    assert any(s.startswith("no question: 1 passages in the first 3 of both") for s in steps)
+    steps = question[0]["explain"]["plan"]["strategy"]
+    assert not any(s.startswith("no question") for s in steps)
+    assert any("a strong encoder and a question" in s for s in steps)

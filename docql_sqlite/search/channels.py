@@ -68,6 +68,7 @@ class Candidates(Record):
     documents: list[str]  # the document channel's notes
     lexical: float  # the lexical lists' share (`lexical_share`)
     nearness: fusion.Nearness | None = None  # with a boosted vector list (`nearness`)
+    agreed: fusion.Agreement | None = None  # a fragment's first passages in both lists
 
 
 def collect(
@@ -120,7 +121,7 @@ def collect(
     finally:
         if pending is not None:  # an error here: the worker's task still finishes first
             pending.wait()
-    near = None
+    near = agreed = None
     if vector is not None:
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
@@ -140,11 +141,19 @@ def collect(
                     steps.append(
                         f"{wordless} vector passages hold none of the words → x{WORDLESS_WEIGHT}"
                     )
+            elif strength > 1.0:
+                agreed = fusion.agreement([*lists, vector[0]])
+                if agreed is not None:
+                    steps.append(
+                        f"no question: {len(agreed.chunks)} passages in the first "
+                        f"{fusion.AGREEMENT_DEPTH} of both BM25 and the vector list → "
+                        f"+{fusion.AGREEMENT_POINTS:.2f} each"
+                    )
         lists.append(vector[0])
     named = named_exact(lists)
     if named:
         steps.append(f"{named} sections named by the whole question → first in the exact list")
-    return Candidates(represented(lists), steps, doc_notes, lexical, near)
+    return Candidates(represented(lists), steps, doc_notes, lexical, near, agreed)
 
 
 def named_exact(lists: list[fusion.Ranked]) -> int:

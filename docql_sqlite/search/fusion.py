@@ -56,6 +56,54 @@ class Nearness(Record):
         return self.weight * (self.farthest - distance)
 
 
+class Agreement(Record):
+    """The passages that both BM25 and the vector list rank among their first
+    AGREEMENT_DEPTH, for a query that is no question (a fragment: an option's help text,
+    a doc comment's sentence), each worth one more rank-1 membership (`term`).
+
+    Why: such a query is a known item, and two channels that read it differently (its
+    words, its meaning) agreeing at the top is the strongest evidence either gives. RRF
+    counts it no more than a passage that three lexical lists hold for the same words
+    (BM25, the exact list, the documents channel's one passage per document): on Node's
+    `cli.md`, "throw an exception on deprecations" found `--throw-deprecation` first in
+    BM25 and first in the vector list, and ranked it 4th, behind passages that BM25,
+    the vectors and the documents channel each held lower down (docs/search.md, point
+    14, "Agreement at the top")."""
+
+    chunks: frozenset[int]
+
+    def term(self, entry: Fused) -> float:
+        return AGREEMENT_POINTS if entry.row["_chunk"] in self.chunks else 0.0
+
+
+AGREEMENT_DEPTH = 3
+AGREEMENT_POINTS = 100.0 / (RRF_K + 1)  # one rank-1 membership of a list of weight 1
+
+
+def agreement(lists: list[Ranked]) -> Agreement | None:
+    """The Agreement of the `bm25` and `vector` lists, None when either is missing or
+    no passage is in the first AGREEMENT_DEPTH of both."""
+    firsts = []
+    for name in ("bm25", "vector"):
+        ranked = next((r for r in lists if r.name == name), None)
+        if ranked is None:
+            return None
+        firsts.append(set(_first_chunks(ranked.rows, AGREEMENT_DEPTH)))
+    both = firsts[0] & firsts[1]
+    return Agreement(frozenset(both)) if both else None
+
+
+def _first_chunks(rows: list[dict[str, Any]], n: int) -> list[int]:
+    """The first `n` distinct chunks of a list, as `rrf` ranks them."""
+    out: list[int] = []
+    for row in rows:
+        if row["_chunk"] not in out:
+            out.append(row["_chunk"])
+            if len(out) == n:
+                break
+    return out
+
+
 class Ranked(Record):
     """One named ranked list of chunk rows (each row has `_chunk`, `_path`, `_pos`)."""
 
@@ -127,7 +175,11 @@ def rrf(lists: list[Ranked], k: int = RRF_K) -> list[Fused]:
 
 
 def composite(
-    entry: Fused, names: QueryNames, lexical: float = 1.0, nearness: Nearness | None = None
+    entry: Fused,
+    names: QueryNames,
+    lexical: float = 1.0,
+    nearness: Nearness | None = None,
+    agreed: Agreement | None = None,
 ) -> float:
     """The final score of a fused passage: 100 x RRF + 0.5 x squashed BM25 + the best
     result-type priority + a bonus when a name the lists matched equals the query (1.0)
@@ -138,7 +190,9 @@ def composite(
     A strong name (an identifier as typed, the words joined) gets the whole bonus.
     `lexical` (`channels.lexical_share`) scales everything but the RRF score: at 0 the
     vector list's order alone. `nearness`, when the vector list was boosted for a
-    question, adds how near in meaning the passage is (`Nearness.term`)."""
+    question, adds how near in meaning the passage is (`Nearness.term`); `agreed`, for a
+    query that is no question, a rank-1 membership when BM25 and the vector list both
+    put the passage first (`Agreement.term`)."""
     bm25 = entry.lists.get("bm25", {}).get("bm25", 0.0) or 0.0
     priority = max((TYPE_PRIORITY.get(name, 0.0) for name in entry.lists), default=0.0)
     match = 0.0
@@ -156,6 +210,8 @@ def composite(
         # A heading made of a run of the question's words: its share of the question.
         match = max(match, NAME_EXACT * info.get("phrase", 0.0))
     near = nearness.term(entry) if nearness is not None else 0.0
+    if agreed is not None:
+        near += agreed.term(entry)
     return (
         100.0 * entry.score + lexical * (BM25_BONUS * bm25 / (1.0 + bm25) + priority + match) + near
     )

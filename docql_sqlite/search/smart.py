@@ -74,7 +74,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     scored = sorted(
         (
             (
-                fusion.composite(f, names, lexical, found.nearness)
+                fusion.composite(f, names, lexical, found.nearness, found.agreed)
                 * fusion.share(f, tests, code_docs, notes),
                 f,
             )
