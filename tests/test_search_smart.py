@@ -442,6 +442,49 @@ def test_a_qualified_name_finds_its_symbol_under_the_part_before_its_name(
         assert len(symbols) == 1 and "pkg/http/routing.py:1-" in symbols[0]
 
 
+# A Rust crate unpacked as a release (`name-version/`, as Debian's and cargo's registries
+# and sdists hold them): methods whose names hold the parts of `Arg::required`, and the
+# one it names.
+CRATE_DOCS = {
+    "clap-4.0.32/src/builder/arg.rs": "pub struct Arg {\n    required: bool,\n}\n\n"
+    "impl Arg {\n    /// Sets whether the argument must be present.\n"
+    "    pub fn required(self, yes: bool) -> Self {\n        self\n    }\n}\n",
+    "clap-4.0.32/src/builder/command.rs": "pub struct Command;\n\nimpl Command {\n"
+    "    /// Exit with help when no arg is given: an arg is required else help.\n"
+    "    pub fn arg_required_else_help(self, yes: bool) -> Self {\n        self\n    }\n\n"
+    "    /// Whether arg_required_else_help is set: is the arg required?\n"
+    "    pub fn is_arg_required_else_help_set(&self) -> bool {\n        true\n    }\n}\n",
+    "clap-4.0.32/src/parser/validator.rs": "fn fails_arg_required_unless(arg: &str) -> bool {\n"
+    "    // the arg is required unless another arg is present\n    arg.is_empty()\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    "text, location",
+    [
+        ("Arg::required", "clap-4.0.32/src/builder/arg.rs:7-9"),
+        ("clap::Arg", "clap-4.0.32/src/builder/arg.rs:1-3"),  # the crate: a versioned folder
+        ("builder::Command", "clap-4.0.32/src/builder/command.rs:1"),
+    ],
+)
+def test_a_qualified_name_is_its_symbol_not_the_symbols_holding_its_parts(
+    tmp_index, text: str, location: str
+) -> None:
+    """`Arg::required` asks for one method. Before, the symbols list also held every
+    symbol containing "arg" or "required" (`arg_required_else_help` …), which BM25 and
+    the code words held too, and the method ranked 4th on clap's sources; `clap::Arg`
+    found no symbol, as the crate's folder is `clap-4.0.32/`."""
+    tmp_index.write_many(CRATE_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search(text, limit=5, explain=True)
+    assert hits[0]["location"] == f"docs/{location}", [h["location"] for h in hits]
+    lists = [h["explain"]["lists"] for h in hits]
+    symbols = [found["symbols"]["match"] for found in lists if "symbols" in found]
+    last = text.replace("::", ".").rsplit(".", 1)[-1].lower()
+    assert symbols and all(m.lower() == last for m in symbols), symbols
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -132,6 +132,10 @@ ORDER BY n.tier DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")}, c
             out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
+    if table == "symbols" and names.qualified and any(r["_tier"] >= 3 for r in out):
+        # A query that is one qualified name asks for that symbol: a symbol that only
+        # holds a part of it (`arg_required_else_help` for `Arg::required`) is not it.
+        out = [r for r in out if r["_tier"] >= 3]
     return out
 
 
@@ -184,7 +188,9 @@ TITLE_SLACK = 16
 
 def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:
     """The condition on a symbol (`y`, its document `d`) named like the last part of a
-    qualified name whose folder, file stem or parent is the part before it."""
+    qualified name whose folder, file stem or parent is the part before it. A folder
+    named `{parent}-…` counts: an unpacked release (`clap-4.0.32/`, `flask-3.1.0/`)
+    holds the package `clap::Arg` and `flask.Flask` name."""
     last, parent = qualified
     dialect = params.dialect
     path = "'/' || " + dialect.ascii_lower("d.path")
@@ -193,6 +199,7 @@ def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> s
     return (
         f"({col} = {params.add(last)} AND ("
         f"{dialect.contains(path, params.add(f'/{parent}/'))} OR "
+        f"{dialect.contains(path, params.add(f'/{parent}-'))} OR "
         f"{dialect.contains(path, params.add(f'/{parent}.'))} OR "
         f"{held} = {q} OR {dialect.ends_with(held, params.add(f'.{parent}.{last}'))}))"
     )
