@@ -688,8 +688,23 @@ def compact_signature(signature: str) -> str:
     return _INNER_BLANKS.sub("", " ".join(text.split()))
 
 
-def _entry_line(s: graph.GraphSymbol) -> str:
-    return f"  {s.line}: {_signature(s)}"
+def _entry_line(s: graph.GraphSymbol, depth: int = 0) -> str:
+    return f"  {'  ' * depth}{s.line}: {_signature(s)}"
+
+
+def _depths(shown: list[graph.GraphSymbol]) -> list[int]:
+    """How many of its enclosing symbols each entry of a file's block has above it in the
+    block (`Flask.test_client` under `Flask`, `Builder.new` — Rust's `impl Builder` —
+    under `struct Builder`): it is indented that many steps, so a method whose signature
+    does not name its class (`def get(self, key)`, `pub fn new() -> Builder`) reads as
+    the class's. Blanks cost no tokens (`count_tokens`), so the budget is unchanged."""
+    seen: set[str] = set()
+    depths = []
+    for s in shown:
+        parts = s.qualified_name.split(".")
+        depths.append(sum(".".join(parts[:n]) in seen for n in range(1, len(parts))))
+        seen.add(s.qualified_name)
+    return depths
 
 
 def _fit(
@@ -723,9 +738,10 @@ def _fit(
     entries: list[dict[str, Any]] = []
     for path in file_order:
         lines.append(f"{path}:")
-        for i in sorted(chosen[path], key=lambda i: (symbols[i].line, i)):
+        block = sorted(chosen[path], key=lambda i: (symbols[i].line, i))
+        for i, depth in zip(block, _depths([symbols[i] for i in block])):
             s = symbols[i]
-            lines.append(_entry_line(s))
+            lines.append(_entry_line(s, depth))
             entries.append(
                 {
                     "path": s.path,

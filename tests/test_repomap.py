@@ -613,3 +613,40 @@ def test_the_map_shows_a_documented_parameter_list_compactly(tmp_path: Path) -> 
     with docql_sqlite.open(db) as index:
         text = index.repo_map([], budget=200)["text"]
     assert '1: def route(path: Annotated[str, Doc("…")], name: str = "") -> None' in text, text
+
+
+NESTED = """class Outer:
+    def method(self):
+        return Inner().deep()
+
+    class Inner:
+        def deep(self):
+            return 1
+
+
+def use():
+    return Outer().method() + Outer.Inner().deep()
+"""
+
+
+def test_a_member_is_indented_under_its_class_when_the_map_shows_it(tmp_path: Path) -> None:
+    (tmp_path / "nested.py").write_text(NESTED)
+    (tmp_path / "user.py").write_text("from nested import use\n\n\ndef main():\n    return use()\n")
+    db = tmp_path / "n.db"
+    docql_sqlite.index(db, [str(tmp_path / "nested.py"), str(tmp_path / "user.py")])
+    with docql_sqlite.open(db) as index:
+        full = index.repo_map(budget=10_000)
+        shown = {s["qualified_name"] for s in full["symbols"]}
+        assert {"Outer", "Outer.method", "Outer.Inner", "Outer.Inner.deep"} <= shown
+        block = full["text"].split("nested.py:\n", 1)[1].split("\n")
+        indent = {line.split(":")[0].strip(): len(line) - len(line.lstrip()) for line in block}
+        assert [indent["1"], indent["2"], indent["5"], indent["6"], indent["10"]] == [2, 4, 4, 6, 2]
+        assert full["tokens"] == count_tokens(full["text"])
+        # without its class, a method stays flush: `Outer.method` alone
+        by_name = {s["qualified_name"]: s for s in full["symbols"]}
+        cost = count_tokens(f"{by_name['Outer.method']['path']}:") + count_tokens(
+            f"  2: {by_name['Outer.method']['signature']}"
+        )
+        small = index.repo_map(budget=cost, focus="Outer.method")
+    assert [s["qualified_name"] for s in small["symbols"]] == ["Outer.method"]
+    assert small["text"].splitlines()[1].startswith("  2: def method")
