@@ -1248,6 +1248,44 @@ def test_a_member_of_another_object_is_not_the_files_own_definition(tmp_path: Pa
     assert links("save") == [("apps/registry.py:12", "import", "apps/config.py:5-6")]
 
 
+RUST_MEMBERS = {
+    # clap in small: two builder types with a `required` method each, in one folder
+    "clap/src/builder/arg.rs": "pub struct Arg;\n\nimpl Arg {\n"
+    "    pub fn required(self, yes: bool) -> Self {\n        self\n    }\n}\n",
+    "clap/src/builder/arg_group.rs": "use crate::builder::IntoResettable;\n\n"
+    "pub struct ArgGroup;\n\nimpl ArgGroup {\n"
+    "    pub fn new(name: &str) -> Self {\n        ArgGroup\n    }\n\n"
+    "    pub fn required(self, yes: bool) -> Self {\n        self\n    }\n}\n\n"
+    "mod test {\n    use super::*;\n\n    fn groups() {\n"
+    '        let g = ArgGroup::new("t").required(true);\n    }\n}\n',
+    "clap/src/builder/resettable.rs": "pub trait IntoResettable {}\n",
+    # imports the type by name: its value's `required` is the type's
+    "clap/src/parser/validator.rs": "use crate::builder::Arg;\n\n"
+    "fn check(arg: Arg) -> Arg {\n    arg.required(true)\n}\n",
+    # imports the folder whole: both types
+    "clap/src/output/usage.rs": "use crate::builder::*;\n\n"
+    "fn usage(arg: Arg) -> Arg {\n    arg.required(false)\n}\n",
+}
+
+
+def test_a_rust_member_of_a_value_is_the_imported_types(tmp_path: Path) -> None:
+    """`ArgGroup::new("t").required(true)` in a test module of arg_group.rs was linked to
+    `Arg::required` of builder/arg.rs, because the file's `use crate::builder::
+    IntoResettable` counted every file under builder/ as imported (clap 4.0.32: 49 such
+    links, all wrong; Rust's library: 50). A `use` imports items: a value's member is the
+    imported one when the file imports its type by name, or its module with `*`."""
+    _, db = _index_tree(tmp_path, RUST_MEMBERS)
+    links = sorted(
+        (c[0].split("/src/")[-1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, "required")
+    )
+    assert links == [
+        ("builder/arg_group.rs:19", "ambiguous", ""),
+        ("output/usage.rs:4", "ambiguous", ""),  # `*` takes both types: either one
+        ("parser/validator.rs:4", "import", "builder/arg.rs:4-6"),
+    ], links
+
+
 FROM_A_PACKAGE = {
     # Flask in small: the package re-exports a helper, and a class under the same folder
     # has a method of the same name; an example imports the helper from the package.

@@ -23,7 +23,8 @@ inheritance, any kind for an import. Then, in order:
    a member of another object than the method's own (`refs.qualifier` `OTHER_OBJECT`,
    Python and JavaScript/TypeScript: `router.handle(...)` inside express's `app.handle`
    is the router's, `super().save()` the parent's): such a reference takes rule 2 with
-   F's own definitions left out, then 3 (in Python among members only), else stays
+   F's own definitions left out (in Rust among the members of a type F imports by
+   name or of a module it imports with `*`), then 3 (in Python among members only), else stays
    ambiguous; a member of a built-in object (`BUILT_IN_OBJECT`: `JSON.parse`, `str.join`)
    is unresolved.
 2. `import`: exactly one candidate lies in a file that F imports: its path contains a
@@ -629,6 +630,8 @@ class _Resolver:
         # the files its relative imports (`./x`, `../types`) name: exactly those.
         self.imported_names: frozenset[str] = frozenset()
         self.imported_paths: frozenset[str] = frozenset()
+        self.imported_items: frozenset[str] = frozenset()  # the names its imports list
+        self.globbed: frozenset[str] = frozenset()  # modules it imports with `*` (last part)
         # This file's links by (name, kind) where one link serves every such reference
         # (`link`): all but a name the file defines several times.
         self.links: dict[tuple[str, int, str | None], tuple[int | None, int, int]] = {}
@@ -700,6 +703,16 @@ class _Resolver:
             else:
                 names.add(segments[-1])
         self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
+        # Rust's `use` names items (`use crate::builder::IntoResettable`), not a module's
+        # files: the items, and the modules it takes whole (`use crate::builder::*`).
+        self.imported_items = frozenset(
+            imported for _, _, module, text, _ in found if module for imported in _names(text)
+        )
+        self.globbed = frozenset(
+            segments[-1]
+            for _, _, module, text, _ in found
+            if module and "*" in _names(text) and (segments := module_segments(module, directory))
+        )
 
     def resolve(
         self, doc_id: int, name: str, kind: int, caller_ord: int | None, qualifier: str | None
@@ -1159,9 +1172,19 @@ class _Resolver:
             return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         # Not this file, even when an import names it (`from html.parser import …` in
         # django/test/html.py): its own definitions are what this rule refuses.
-        imported = self._one_imported(
-            candidates, [d for d in candidates if d.doc_id != self.doc_id]
-        )
+        others = [d for d in candidates if d.doc_id != self.doc_id]
+        if self.family == "rust":
+            # `use crate::builder::IntoResettable` imports that trait, not every member
+            # under builder/: a member is the imported one when the file imports its
+            # type by name (`use clap::Arg` → `.required(true)` is `Arg::required`) or
+            # takes its module whole (`use crate::builder::*`). `ArgGroup::new("t")
+            # .required(true)` in arg_group.rs was `Arg::required` of builder/arg.rs.
+            others = [
+                d
+                for d in others
+                if d.parent in self.imported_items or not self.globbed.isdisjoint(d.segments)
+            ]
+        imported = self._one_imported(candidates, others)
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
