@@ -937,3 +937,43 @@ def test_a_fragment_gets_the_agreement_and_a_question_the_boost(
     steps = question[0]["explain"]["plan"]["strategy"]
     assert not any(s.startswith("no question") for s in steps)
     assert any("a strong encoder and a question" in s for s in steps)
+
+
+REMINDERS = {
+    # "remind" is in no passage as typed: its stem finds "reminders"
+    "faq/follow-ups.md": "# Follow-ups\n\nGentle reminders in the contributors' channel "
+    "are welcome after a week without an answer.\n",
+    "faq/teams.md": "# Teams\n\nThe team reviews each change.\n",
+    "faq/care.md": "# Care\n\nTake care of the release branch.\n",
+    "faq/changes.md": "# Changes\n\nEvery change needs a test.\n",
+}
+
+
+def test_a_respelled_word_counts_as_a_word_of_the_question_in_the_vector_list(
+    tmp_index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question's vector passages that hold none of its words count half
+    (`channels.WORDLESS_WEIGHT`); a word no passage holds as typed is respelled by its
+    stem (`remind` → `remind*`), and a passage holding that ("reminders") holds a word
+    of the question. Found on Django's FAQ: the answer to "When and how might I remind
+    the team of a change I care about?" was the vector list's 4th, halved, and out of
+    the first ten."""
+    from docql_sqlite.index import embed
+    from docql_sqlite.search import channels
+
+    tmp_index.write_many(REMINDERS)
+    tmp_index.index()
+    embed(tmp_index.db, "hash")
+    # the hashing model as a strong encoder: its question's vector list is boosted
+    monkeypatch.setitem(channels.STRONG_VECTORS, "hash:256", 8.0)
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("How might I remind the team of a change I care about?", explain=True)
+    steps = hits[0]["explain"]["plan"]["strategy"]
+    assert '"remind" is in no passage → "remind" *' in steps
+    # every passage holds a word of the question: "reminders" the respelled one
+    assert not any("hold none of the words" in s for s in steps), steps
+    by_path = {h["path"]: h["explain"] for h in hits}
+    held = by_path["docs/faq/follow-ups.md"]
+    boost = next(float(s.rsplit("x", 1)[1]) for s in steps if "vector list weight" in s)
+    rank = held["lists"]["vector"]["rank"]
+    assert held["rrf"]["vector"] == pytest.approx(boost / (60 + rank), abs=1e-6)

@@ -87,7 +87,7 @@ def collect(
     finds the nearest vectors, then takes the lexical lists the worker has not started
     (`parallel.Shared`); the lists and their order are the same either way."""
     lexical = lexical_share(store, terms)
-    n_level = 0
+    level = ChosenLevel(0, [])
     lists: list[fusion.Ranked] = []
     steps: list[str] = []
     doc_notes: list[str] = []
@@ -105,16 +105,16 @@ def collect(
         vector = vector_list(store, text, opts) if store.has_vectors else None
         if lexical > 0:
             if shared is None or pending is None:
-                lists, steps, n_level = passage_lists(store, terms, names, opts, lexical)
+                lists, steps, level = passage_lists(store, terms, names, opts, lexical)
                 others, doc_notes = other_lists(
-                    store, terms, opts, lexical, (lists[0], n_level), names
+                    store, terms, opts, lexical, (lists[0], level.terms), names
                 )
             else:
                 shared.run(store)  # the lists the worker has not taken yet
                 if not pending.drop_unstarted():
                     pending.result()
                 pending = None
-                lists, steps, n_level, others, doc_notes = gathered(
+                lists, steps, level, others, doc_notes = gathered(
                     shared.results, opts, lexical, names
                 )
             lists += others
@@ -126,7 +126,7 @@ def collect(
         steps += vector[1]
         if lexical > 0 and "vector" not in opts.weights:
             strength = model_strength(store, opts)
-            boost = vector_boost(strength, text, lists, n_level, names)
+            boost = vector_boost(strength, text, lists, level.terms, names)
             if boost > 1.0:
                 vector[0].weight *= boost
                 steps.append(f"a strong encoder and a question → vector list weight x{boost:.2f}")
@@ -136,7 +136,9 @@ def collect(
                         f"nearness in meaning → {near.weight:.1f} x (farthest distance "
                         f"{near.farthest:.4f} - a passage's; the nearest {near.nearest:.4f})"
                     )
-                vector[0].rows, wordless = wordless_weighed(vector[0].rows, terms)
+                # (a word respelled by its stem is held by the passages its stem finds:
+                # "reminders" holds the question's "remind")
+                vector[0].rows, wordless = wordless_weighed(vector[0].rows, terms + level.respelled)
                 if wordless:
                     steps.append(
                         f"{wordless} vector passages hold none of the words → x{WORDLESS_WEIGHT}"
@@ -382,9 +384,9 @@ def passage_lists(
     opts: ranking.Request,
     lexical: float,
     names_upto: int = len(NAME_LISTS),
-) -> tuple[list[fusion.Ranked], list[str], int]:
+) -> tuple[list[fusion.Ranked], list[str], ChosenLevel]:
     """BM25 at the chosen keyword level, then the first `names_upto` name lists
-    (`NAME_LISTS`); the keyword strategy's steps; the number of terms of that level."""
+    (`NAME_LISTS`); the keyword strategy's steps; what the fusion needs of the level."""
     params = Params(store.dialect)
     scope = ranking.scope_sql(store, opts.paths, params)
     chosen = keywords.choose_level(store, terms, scope, params)
@@ -413,7 +415,22 @@ def passage_lists(
             f"(of {chosen.n_and} with every term) → list weight {exact.weight:.2f}"
         )
     lists += name_lists(store, terms, names, opts, lexical, NAME_LISTS[:names_upto])
-    return lists, steps, n_level
+    return lists, steps, ChosenLevel(n_level, _respelled(terms, chosen))
+
+
+class ChosenLevel(Record):
+    """What the fusion needs of the chosen keyword level: its number of terms, and the
+    stem prefixes that stand for the query's words no passage holds as typed
+    (`keywords.respell_absent`: `conffile` → `conffile*`)."""
+
+    terms: int
+    respelled: list[search_terms.Term]
+
+
+def _respelled(terms: list[search_terms.Term], chosen: keywords.Level) -> list[search_terms.Term]:
+    if not chosen.exact:
+        return []
+    return [t for t in chosen.terms if t.prefix and t not in terms]
 
 
 def name_lists(
@@ -492,16 +509,16 @@ def lexical_tasks(
 
 def gathered(
     results: list[Any], opts: ranking.Request, lexical: float, names: QueryNames
-) -> tuple[list[fusion.Ranked], list[str], int, list[fusion.Ranked], list[str]]:
+) -> tuple[list[fusion.Ranked], list[str], ChosenLevel, list[fusion.Ranked], list[str]]:
     """The answers of `lexical_tasks` as the serial path makes them: the BM25 lists, the
     strategy's steps, the level's number of terms, the code-word and document lists and
     the document channel's notes."""
-    (lists, steps, n_level), found, *by_name, code_rows = results
+    (lists, steps, level), found, *by_name, code_rows = results
     lists = lists + by_name
     others, doc_notes = _code_and_documents(
-        code_rows, found, opts, lexical, (lists[0], n_level), names
+        code_rows, found, opts, lexical, (lists[0], level.terms), names
     )
-    return lists, steps, n_level, others, doc_notes
+    return lists, steps, level, others, doc_notes
 
 
 def code_words_weighed(
