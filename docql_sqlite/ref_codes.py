@@ -29,6 +29,11 @@ CLASS_LIKE = frozenset(
 # A C/C++ macro (`#define MIN(a, b) …`, `#define BROTLI_BOOL int`) stands for what it
 # expands to: a call or a type use may name one, nothing inherits from one.
 MACRO = "macro"
+# An enum's member (Rust's variant, C's enumerator, Java's constant, …): a symbol under
+# its enum (`ArgAction.Count`), found by name and qualified name, read by `$.code`; no
+# heading of its file and no node of the repository map. No call or type use links to
+# one (a Rust `ArgAction::Count` is no reference); an import may (`use Ordering::Less`).
+ENUM_MEMBER = "enum_member"
 # The symbol kinds each reference kind fits (the resolution pass, the repository map).
 FITS = {
     "call": CALLABLE | CLASS_LIKE | {MACRO},

@@ -38,7 +38,7 @@ from .ingest import resolve
 from .module_paths import local_modules
 from .path_kinds import is_test_or_example
 from .query import graph
-from .ref_codes import FITS, MACRO
+from .ref_codes import ENUM_MEMBER, FITS, MACRO
 
 if TYPE_CHECKING:
     from .store import Store
@@ -87,8 +87,11 @@ def build_map(
         raise UsageError(f"the budget must be a whole number of tokens from 1 to {MAX_BUDGET}")
     # C/C++ macros are the preprocessor's vocabulary, not the code's structure: attribute
     # words (`BROTLI_INLINE`, `BROTLI_DEC_API`) and helpers used by every declaration,
-    # which held the first ten places of Brotli's map above every function and type.
-    everything = [s for s in graph.symbols(store.conn, store.dialect) if s.kind != MACRO]
+    # which held the first ten places of Brotli's map above every function and type. An
+    # enum's members are read with their enum.
+    everything = [
+        s for s in graph.symbols(store.conn, store.dialect) if s.kind not in (MACRO, ENUM_MEMBER)
+    ]
     symbols = [s for s in everything if _selected(s.path, paths)]
     if not symbols:  # an empty map (a documents-only index), saying why
         where = f" under {', '.join(paths)}" if paths else ""

@@ -126,6 +126,8 @@ namespace Geo {
             ("interface", "Named", "Named", 1, 3, None),
             ("method", "name", "Named.name", 2, 2, "Named"),
             ("enum", "Color", "Color", 5, 8, None),
+            ("enum_member", "Red", "Color.Red", 6, 6, "Color"),
+            ("enum_member", "Green", "Color.Green", 7, 7, "Color"),
             ("class", "Point", "Point", 10, 16, None),
             ("constructor", "constructor", "Point.constructor", 11, 11, "Point"),
             ("method", "name", "Point.name", 13, 15, "Point"),
@@ -219,6 +221,7 @@ fn main() {}
             ("method", "area", "Area.area", 8, 8, "Area"),
             ("method", "new", "Point.new", 12, 14, "Point"),
             ("enum", "Shape", "Shape", 17, 19, None),
+            ("enum_member", "Circle", "Shape.Circle", 18, 18, "Shape"),
             ("function", "main", "main", 21, 21, None),
         ],
     ),
@@ -253,6 +256,8 @@ public class Greeter {
             ("interface", "Listener", "Greeter.Listener", 16, 18, "Greeter"),
             ("method", "heard", "Greeter.Listener.heard", 17, 17, "Greeter.Listener"),
             ("enum", "Mood", "Greeter.Mood", 20, 20, "Greeter"),
+            ("enum_member", "HAPPY", "Greeter.Mood.HAPPY", 20, 20, "Greeter.Mood"),
+            ("enum_member", "SAD", "Greeter.Mood.SAD", 20, 20, "Greeter.Mood"),
         ],
     ),
     "kotlin": (
@@ -327,6 +332,8 @@ namespace Demo
             ("method", "Now", "Demo.IClock.Now", 18, 18, "Demo.IClock"),
             ("struct", "Pair", "Demo.Pair", 21, 21, "Demo"),
             ("enum", "Kind", "Demo.Kind", 23, 23, "Demo"),
+            ("enum_member", "A", "Demo.Kind.A", 23, 23, "Demo.Kind"),
+            ("enum_member", "B", "Demo.Kind.B", 23, 23, "Demo.Kind"),
         ],
     ),
     "c": (
@@ -1136,3 +1143,62 @@ def test_deliberately_broken_stdlib_files_do_not_crash() -> None:
         document = parse(_source(data, path.name))
         assert document.title == path.name
         assert all(s.line <= s.end_line for s in document.symbols)
+
+
+ENUMS = {
+    # language: (file name, source, the members' qualified names and lines)
+    "rust": (
+        "a.rs",
+        "pub enum ArgAction {\n    /// Store the value.\n    Set,\n    /// Count occurrences.\n"
+        "    Count,\n    Custom(String),\n}\n",
+        [("ArgAction.Set", 3), ("ArgAction.Count", 5), ("ArgAction.Custom", 6)],
+    ),
+    "c": (
+        "a.c",
+        "enum color { RED, GREEN = 2 };\ntypedef enum {\n  A,\n  B\n} ab_t;\n",
+        [("color.RED", 1), ("color.GREEN", 1), ("ab_t.A", 3), ("ab_t.B", 4)],
+    ),
+    "cpp": ("a.cpp", "enum class Mode { Fast, Slow = 3 };\n", [("Mode.Fast", 1), ("Mode.Slow", 1)]),
+    "c_sharp": (
+        "a.cs",
+        "enum Level {\n  Low,\n  High = 2\n}\n",
+        [("Level.Low", 2), ("Level.High", 3)],
+    ),
+    "java": (
+        "A.java",
+        "enum Planet {\n  MERCURY(1.0),\n  VENUS(2.0);\n  double m;\n"
+        "  Planet(double m) { this.m = m; }\n}\n",
+        [("Planet.MERCURY", 2), ("Planet.VENUS", 3)],
+    ),
+    "typescript": (
+        "a.ts",
+        "enum Dir {\n  Up = 1,\n  Down,\n  Left = 'L',\n}\n",
+        [("Dir.Up", 2), ("Dir.Down", 3), ("Dir.Left", 4)],
+    ),
+    "kotlin": (
+        "a.kt",
+        "enum class Color(val rgb: Int) {\n  RED(0xFF0000),\n  GREEN(0x00FF00)\n}\n",
+        [("Color.RED", 2), ("Color.GREEN", 3)],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(ENUMS))
+def test_an_enums_members_are_symbols_under_it_and_no_headings(language: str) -> None:
+    """`ArgAction::Count` is what a Rust user asks for (clap's `ArgAction` has 8
+    variants, each with its doc comment): an enum's members are symbols of kind
+    `enum_member` under the enum, with their doc comments, but no headings of their
+    file and no chunk breaks — a C header's enum of 300 values would otherwise be 300
+    sections."""
+    name, text, expected = ENUMS[language]
+    document = parse_code_text(text, name, language)
+    members = [(s.qualified_name, s.line) for s in document.symbols if s.kind == "enum_member"]
+    assert members == expected
+    assert [h.line for h in document.headings] == [
+        s.line for s in document.symbols if s.kind != "enum_member"
+    ]
+    enum_lines = {s.line for s in document.symbols if s.kind == "enum"}
+    assert not {line for _, line in expected if line not in enum_lines} & document.chunk_breaks
+    if language == "rust":
+        docs = {s.name: s.docstring for s in document.symbols}
+        assert docs["Count"] == "Count occurrences."

@@ -977,3 +977,27 @@ def test_a_respelled_word_counts_as_a_word_of_the_question_in_the_vector_list(
     boost = next(float(s.rsplit("x", 1)[1]) for s in steps if "vector list weight" in s)
     rank = held["lists"]["vector"]["rank"]
     assert held["rrf"]["vector"] == pytest.approx(boost / (60 + rank), abs=1e-6)
+
+
+def test_an_enums_member_is_found_by_its_qualified_name(tmp_index) -> None:
+    """clap's `ArgAction::Count` was found only in examples that use it: the variant
+    was no symbol. An enum's members are symbols under it (kind `enum_member`), so
+    the qualified name finds the passage that defines the member first."""
+    tmp_index.write_many(
+        {
+            "src/action.rs": "pub enum ArgAction {\n    /// Store the value.\n    Set,\n"
+            + "".join(f"    /// Filler {n}.\n    Filler{n},\n" for n in range(40))
+            + "    /// Increment a counter each time the flag is seen.\n    Count,\n}\n",
+            "examples/count.rs": "fn main() {\n    // ArgAction::Count counts -v -v -v\n"
+            "    let a = ArgAction::Count;\n    let b = ArgAction::Count;\n}\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("ArgAction::Count", limit=3, explain=True)
+        member = idx.query('$.code.symbols[?(@.qualified_name == "ArgAction.Count")]')
+    assert [m["kind"] for m in member] == ["enum_member"]
+    first = hits[0]
+    assert first["path"] == "docs/src/action.rs", [h["location"] for h in hits]
+    assert first["line"] <= member[0]["line"] <= first["end_line"]
+    assert first["explain"]["lists"]["symbols"]["match"] == "Count"

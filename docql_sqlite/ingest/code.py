@@ -44,6 +44,7 @@ from docql_sqlite.ingest.code_text import first_sentence, is_macro_scope, is_mac
 from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
 from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
+from docql_sqlite.ref_codes import ENUM_MEMBER
 
 _MAX_ERROR_LINES = 10
 # A `.h` file is C++ when it says so: C++ projects name their headers `.h` too
@@ -257,6 +258,11 @@ def _syntax_warning(lines: list[int]) -> str:
 def _fill(document: Document, outline: list[Outlined], line_count: int) -> None:
     breaks: set[int] = set()
     for item in outline:
+        if item.symbol is not None and item.symbol.kind == ENUM_MEMBER:
+            # One line of its enum (`SetTrue,`, `RED = 2`): a symbol, not a section (a C
+            # header's enum of 300 values would be 300 headings and chunks).
+            document.symbols.append(item.symbol)
+            continue
         document.headings.append(
             Heading(
                 level=min(item.depth + 1, 6),

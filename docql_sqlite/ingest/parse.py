@@ -56,7 +56,9 @@ from .sections import bounded_title, build_sections
 # macros and typedefs are symbols, a `.h` file with C++'s signs is C++, and a member of
 # another object (`x.f()`, `p->f()`) is no local link in C++ and no function in C;
 # code 14: in Rust a member of another object is an imported definition only when the
-# file imports its type by name or its module with `*` (`resolve._member_of_another`).
+# file imports its type by name or its module with `*` (`resolve._member_of_another`);
+# code 15: an enum's members are symbols (`enum_member`: Rust variants, C enumerators,
+# Java/C#/TypeScript/Kotlin enum constants), not headings.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -91,7 +93,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 14,
+    "code": 15,
     "markdown": 5,
     "text": 4,
     "rst": 5,

@@ -41,3 +41,6 @@
 (local_function_statement
   name: (identifier) @name
   body: (_)? @body) @definition.function
+
+(enum_member_declaration
+  name: (identifier) @name) @definition.enum_member

@@ -68,3 +68,6 @@
 (preproc_def
   name: (identifier) @name
   value: (preproc_arg) @body) @definition.macro
+
+(enumerator
+  name: (identifier) @name) @definition.enum_member

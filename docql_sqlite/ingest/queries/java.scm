@@ -33,3 +33,6 @@
 (compact_constructor_declaration
   name: (identifier) @name
   body: (block) @body) @definition.constructor
+
+(enum_constant
+  name: (identifier) @name) @definition.enum_member

@@ -32,3 +32,6 @@
 ((secondary_constructor
   (block)? @body) @definition.constructor
   (#set! default-name "constructor"))
+
+(enum_entry
+  (identifier) @name) @definition.enum_member

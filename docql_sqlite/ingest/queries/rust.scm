@@ -44,3 +44,6 @@
     (reference_type type: (generic_type type: (type_identifier) @name))
   ]
   body: (declaration_list) @body) @scope.impl
+
+(enum_variant
+  name: (identifier) @name) @definition.enum_member

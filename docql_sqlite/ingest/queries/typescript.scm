@@ -87,3 +87,9 @@
       (function_expression body: (_) @body)
       (generator_function body: (_) @body)
     ])) @definition.function
+
+(enum_assignment
+  name: (property_identifier) @name) @definition.enum_member
+
+(enum_body
+  (property_identifier) @name @definition.enum_member)
