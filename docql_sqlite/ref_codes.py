@@ -18,6 +18,11 @@ BUILT_IN_OBJECT = "."
 # `self.x` unqualified).
 OWN_MEMBER = "self"
 OWN_TYPE = "Self"
+# The end of a Rust `refs.qualifier` naming the type whose associated function began the
+# call chain a method is called on: `Arg()` for `required` in `Arg::new("x").index(1)
+# .required(true)` (a builder's methods return `Self`): a member of that type when it
+# has one by that name, else another object's (`ingest/code_refs.py`, `resolve.py`).
+VALUE_OF = "()"
 # Symbol kinds a reference's kind fits (the resolution pass, the repository map): a call
 # names a callable or a class-like kind (a class is called to construct it), a type use
 # or an inheritance a class-like one; `Foo.x` with a class-like `Foo` of the file is a

@@ -37,6 +37,7 @@ from docql_sqlite.ref_codes import (
     OTHER_OBJECT,
     OWN_MEMBER,
     REFERENCE_KINDS,
+    VALUE_OF,
 )
 
 _QUERIES = Path(__file__).with_name("queries") / "refs"
@@ -283,6 +284,8 @@ def extract_reference_rows(
                     qualifier(start) if src[start - 1] in _AFTER else None,
                 )
             )
+    if language == "rust":
+        refs = _chained(src, found, refs)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -293,6 +296,55 @@ def extract_reference_rows(
 
 
 _FIRST = itemgetter(0)
+
+
+def _chained(
+    src: bytes, found: list[tuple[int, int, int, Node, str]], refs: list[ReferenceRow]
+) -> list[ReferenceRow]:
+    """`refs` with each Rust method called on another object whose call chain begins at a
+    type's associated function qualified `Type()` (`VALUE_OF`): `required` in
+    `Arg::new("pos").index(1).required(true)`. A builder's methods return `Self`, so the
+    chain's value is mostly of that type; the resolution pass links it to that type's
+    member when there is one, else decides as for any other object
+    (`resolve._Resolver._link`). Anything else in the chain (`?`, a field, an index, a
+    function call) ends it unqualified."""
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT:
+            continue
+        root = _chain_root(src, entry[3])
+        if root is not None:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], root + VALUE_OF)
+    return out
+
+
+def _chain_root(src: bytes, name: Node) -> str | None:
+    """`Arg` for the name of a method called in `Arg::new(…).a(…).name(…)`; else None."""
+    member = name.parent
+    if member is None or member.type != "field_expression":
+        return None
+    value = member.child_by_field_name("value")
+    while value is not None and value.type == "call_expression":
+        function = value.child_by_field_name("function")
+        if function is None:
+            return None
+        if function.type == "field_expression":  # `.a(…)` before it
+            value = function.child_by_field_name("value")
+            continue
+        if function.type == "generic_function":  # `Vec::<u8>::new()`, `T::f::<X>()`
+            function = function.child_by_field_name("function")
+        if function is None or function.type != "scoped_identifier":
+            return None
+        path = function.child_by_field_name("path")
+        if path is None or path.type not in ("identifier", "type_identifier"):
+            return None
+        written = src[path.start_byte : path.end_byte].decode("utf-8", "replace")
+        return written if written[:1].isupper() and written != "Self" else None
+    return None
+
+
 # What may stand between a name and its `( … )` among a macro's tokens: nothing (a call)
 # or `!` (a macro called inside another's arguments: `tri!(…)`, recorded as `tri!`).
 _TOKEN_CALL_GAP = {b"": "", b"!": "!"}

@@ -58,7 +58,8 @@ from .sections import bounded_title, build_sections
 # code 14: in Rust a member of another object is an imported definition only when the
 # file imports its type by name or its module with `*` (`resolve._member_of_another`);
 # code 15: an enum's members are symbols (`enum_member`: Rust variants, C enumerators,
-# Java/C#/TypeScript/Kotlin enum constants), not headings.
+# Java/C#/TypeScript/Kotlin enum constants), not headings; code 16: a Rust method called
+# on a chain begun by `Type::f(…)` is qualified `Type()` (`code_refs._chained`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -93,7 +94,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 15,
+    "code": 16,
     "markdown": 5,
     "text": 4,
     "rst": 5,

@@ -24,7 +24,9 @@ inheritance, any kind for an import. Then, in order:
    Python and JavaScript/TypeScript: `router.handle(...)` inside express's `app.handle`
    is the router's, `super().save()` the parent's): such a reference takes rule 2 with
    F's own definitions left out (in Rust among the members of a type F imports by
-   name or of a module it imports with `*`), then 3 (in Python among members only), else stays
+   name or of a module it imports with `*`; a method on a chain begun by `Type::f(…)`,
+   qualifier `Type()`, is first `Type`'s member of that name: `_value_of`), then 3 (in
+   Python among members only), else stays
    ambiguous; a member of a built-in object (`BUILT_IN_OBJECT`: `JSON.parse`, `str.join`)
    is unresolved.
 2. `import`: exactly one candidate lies in a file that F imports: its path contains a
@@ -94,6 +96,7 @@ from ..ref_codes import (
     OWN_TYPE,
     REFERENCE_KINDS,
     RESOLUTIONS,
+    VALUE_OF,
 )
 
 if TYPE_CHECKING:
@@ -757,8 +760,8 @@ class _Resolver:
         if qualifier == BUILT_IN_OBJECT:  # `JSON.parse`: the language's, not the index's
             self.links[(name, kind, qualifier)] = _UNRESOLVED
             return _UNRESOLVED
-        if qualifier == OTHER_OBJECT:
-            member = self._member_of_another(name, kind)
+        if qualifier == OTHER_OBJECT or (qualifier and qualifier.endswith(VALUE_OF)):
+            member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
         if qualifier in _OWN:
@@ -1144,6 +1147,26 @@ class _Resolver:
         if self._module_file is None:
             self._module_file = _module_file_map(self.rows)
         return _files_of(self._module_file.get(self.family, {}), tail)
+
+    def _value_of(
+        self, name: str, group: int, qualifier: str
+    ) -> tuple[int | None, int, int] | None:
+        """A Rust method called on a chain begun by `Type::f(…)` (`VALUE_OF`): the member
+        `name` of `Type` when the index has one (a builder's `Arg::new("x").index(1)
+        .required(true)` is `Arg::required`, not `ArgGroup::required`); None otherwise."""
+        if not qualifier.endswith(VALUE_OF):
+            return None
+        defined = self.definitions.get(name)
+        if not defined:
+            return None
+        candidates = self._fitting(name, group, defined)[0]
+        typed = qualifier[: -len(VALUE_OF)]
+        members = [d for d in candidates if d.parent.rpartition(".")[2] == typed]
+        if not members:
+            return None
+        if len(members) > 1:
+            members = self._in_type_of_import(typed, members) or members
+        return self._one_of(members, candidates)
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):
