@@ -36,12 +36,13 @@ CLASS_LIKE = frozenset(
 MACRO = "macro"
 # An enum's member (Rust's variant, C's enumerator, Java's constant, …): a symbol under
 # its enum (`ArgAction.Count`), found by name and qualified name, read by `$.code`; no
-# heading of its file and no node of the repository map. No call or type use links to
-# one (a Rust `ArgAction::Count` is no reference); an import may (`use Ordering::Less`).
+# heading of its file and no node of the repository map. A call or a type use through
+# its enum links to it (Rust's `Cow::Borrowed(s)`, a pattern `Cow::Owned(o)`: a bare
+# name is never a type's member there), and so may an import (`use Ordering::Less`).
 ENUM_MEMBER = "enum_member"
 # The symbol kinds each reference kind fits (the resolution pass, the repository map).
 FITS = {
-    "call": CALLABLE | CLASS_LIKE | {MACRO},
-    "type": CLASS_LIKE | {MACRO},
+    "call": CALLABLE | CLASS_LIKE | {MACRO, ENUM_MEMBER},
+    "type": CLASS_LIKE | {MACRO, ENUM_MEMBER},
     "inherit": CLASS_LIKE,
 }

@@ -2067,3 +2067,29 @@ def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
         (8, "size", "", "ambiguous", None),
     }
     assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}
+
+
+RUST_VARIANTS = {
+    "src/cow.rs": "pub enum Cow {\n    Borrowed(u8),\n    Owned { n: u16 },\n}\n",
+    "src/user.rs": "use crate::cow::Cow;\n\nfn make(x: u8) -> Cow {\n    Cow::Borrowed(x)\n}\n\n"
+    "fn size(c: Cow) -> u16 {\n    match c {\n        Cow::Owned { n } => n,\n"
+    "        _ => 0,\n    }\n}\n",
+}
+
+
+def test_a_rust_variant_is_called_and_matched_through_its_enum(tmp_path: Path) -> None:
+    """An enum's members are symbols (`enum_member`): `Cow::Borrowed(x)` constructs the
+    variant (a call) and `Cow::Owned { n } =>` names it (a type use), each a reference
+    linked to it (Rust's library parts: 110 such references were unresolved). A tuple
+    pattern (`Cow::Borrowed(b) =>`) is no reference."""
+    _, db = _index_tree(tmp_path, RUST_VARIANTS)
+    with docql_sqlite.open(db) as index:
+        found = sorted(
+            (r["location"].split("/src/")[-1], r["name"], r["resolution"], r["target"] or "")
+            for name in ("Borrowed", "Owned")
+            for r in index.query(f'$.code.references("{name}")')
+        )
+    assert [(loc, name, res, target.split("/src/")[-1]) for loc, name, res, target in found] == [
+        ("src/user.rs:4", "Borrowed", "import", "src/cow.rs:2"),
+        ("src/user.rs:9", "Owned", "import", "src/cow.rs:3"),
+    ], found
