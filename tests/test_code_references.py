@@ -2093,3 +2093,58 @@ def test_a_rust_variant_is_called_and_matched_through_its_enum(tmp_path: Path) -
         ("src/user.rs:4", "Borrowed", "import", "src/cow.rs:2"),
         ("src/user.rs:9", "Owned", "import", "src/cow.rs:3"),
     ], found
+
+
+@pytest.mark.parametrize(
+    "signature, expected",
+    [
+        ("def f(self, request: Request, n: int = 3)", {b"request": "Request"}),
+        (
+            "async def f(a: Optional[Request], b: 'Session | None' = None)",
+            {b"a": "Request", b"b": "Session"},
+        ),
+        (
+            'def f(x: Annotated[Query, Doc("a, b")], y: fastapi.Request)',
+            {b"x": "Query", b"y": "Request"},
+        ),
+        ("def f(items: list[Request], m: dict[str, Request], u: A | B)", {}),  # no one class
+        ("def f(*args: Request, **kw: Request)", {}),  # a tuple, a dict of them
+        ("def f(cls: Type, self: Session)", {}),
+        ("def f(a, b=1)", {}),
+    ],
+)
+def test_the_parameters_a_python_signature_annotates_with_one_class(
+    signature: str, expected: dict[bytes, str]
+) -> None:
+    from docql_sqlite.ingest.code_refs import annotated_params
+
+    assert annotated_params(signature) == expected
+
+
+PYTHON_TYPED = {
+    "web/requests.py": "class Request:\n    def json(self):\n        return {}\n",
+    "web/testclient.py": "class Session:\n    def json(self):\n        return []\n",
+    "app.py": "from typing import Optional\n\nfrom web.requests import Request\n"
+    "from web.testclient import Session\n\n\n"
+    "async def handler(request: Request):\n    return request.json()\n\n\n"
+    "def maybe(request: Optional[Request] = None):\n    return request.json()\n\n\n"
+    "def untyped(response):\n    return response.json()\n",
+}
+
+
+def test_a_python_parameter_annotated_with_a_class_calls_its_methods(tmp_path: Path) -> None:
+    """`async def handler(request: Request)`: `request.json()` is `Request.json`, not
+    another class's `json` (FastAPI + starlette: 500 calls linked that were ambiguous,
+    `client.get(…)` on a `client: TestClient` among them, and 12 that went to the test
+    session's `send_text` now the server-side `WebSocket.send_text`); an unannotated
+    parameter stays ambiguous."""
+    _, db = _index_tree(tmp_path, PYTHON_TYPED)
+    links = sorted(
+        (c[0].split("/src/", 1)[1], c[1], (c[2] or "").split("/src/")[-1])
+        for c in _callers(db, "json")
+    )
+    assert links == [
+        ("app.py:12", "import", "web/requests.py:2-3"),
+        ("app.py:16", "ambiguous", ""),  # Request's or Session's: both imported
+        ("app.py:8", "import", "web/requests.py:2-3"),
+    ], links

@@ -33,6 +33,7 @@ from docql_sqlite.model import Import, Reference, ReferenceRow, reference_object
 from docql_sqlite.module_paths import local_modules
 from docql_sqlite.ref_codes import (
     BUILT_IN_OBJECT,
+    CALLABLE,
     CLASS_LIKE,
     OTHER_OBJECT,
     OWN_MEMBER,
@@ -286,6 +287,8 @@ def extract_reference_rows(
             )
     if language == "rust":
         refs = _chained(src, found, refs)
+    elif language == "python":
+        refs = _typed_receivers(src, found, refs, outline)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -318,6 +321,95 @@ def _chained(
                 out = list(refs)
             out[i] = (*ref[:6], root + VALUE_OF)
     return out
+
+
+def _typed_receivers(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    outline: list[Outlined],
+) -> list[ReferenceRow]:
+    """`refs` with each Python member of another object qualified `Type()` (`VALUE_OF`)
+    when the object is a parameter of the function around it annotated with that class
+    (`async def json(request: Request)` → `request.json()`): the resolution pass links
+    it to that class's member when the index has one, else decides as for any other
+    object. Found on FastAPI's sources: its handlers' `request.json()` were links by
+    uniqueness, right or wrong as it happened."""
+    typed: dict[int, dict[bytes, str]] = {}
+    for ord_, o in enumerate(x for x in outline if x.symbol is not None):
+        symbol = o.symbol
+        if symbol is not None and symbol.kind in CALLABLE and symbol.signature:
+            params = annotated_params(symbol.signature)
+            if params:
+                typed[ord_] = params
+    if not typed:
+        return refs
+    reverse = src[::-1]
+    size = len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT or ref[2] not in typed:
+            continue
+        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
+        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
+            continue
+        name = typed[ref[2]].get(after_dot.group(1)[::-1])
+        if name is not None:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], name + VALUE_OF)
+    return out
+
+
+# `name: Annotation` in a parameter list; `Optional[X]`, `X | None`, `"X"`, `Annotated[X,
+# …]` and `mod.X` name the class X; a container (`list[X]`) or a lower-case name (`int`,
+# `str`) names none the index would hold as a class.
+_PARAM = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*(.+?)\s*(?:=.*)?$", re.S)  # `*args` none
+_WRAPPERS = re.compile(r"^(?:typing\.)?(?:Optional|Annotated)\[(.*)\]$", re.S)
+
+
+def annotated_params(signature: str) -> dict[bytes, str]:
+    """The parameters of a Python `def` signature annotated with one class: name → the
+    class's name (`def f(self, request: Request, n: int)` → {b"request": "Request"})."""
+    opened = signature.find("(")
+    if opened < 0:
+        return {}
+    depth = 0
+    part: list[str] = []
+    parts: list[str] = []
+    for char in signature[opened + 1 :]:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(part))
+            part = []
+        else:
+            part.append(char)
+    parts.append("".join(part))
+    out: dict[bytes, str] = {}
+    for text in parts:
+        matched = _PARAM.match(text)
+        if matched is None:
+            continue
+        name = _annotated_class(matched.group(2))
+        if name is not None and matched.group(1) not in ("self", "cls"):
+            out[matched.group(1).encode()] = name
+    return out
+
+
+def _annotated_class(annotation: str) -> str | None:
+    text = annotation.strip().strip("\"'").strip()
+    while (unwrapped := _WRAPPERS.match(text)) is not None:
+        text = unwrapped.group(1).split(",")[0].strip().strip("\"'")
+    kept = [p.strip() for p in text.split("|") if p.strip() != "None"]
+    if len(kept) != 1:
+        return None
+    last = kept[0].rpartition(".")[2]
+    return last if last.isidentifier() and last[:1].isupper() and "[" not in kept[0] else None
 
 
 def _chain_root(src: bytes, name: Node) -> str | None:

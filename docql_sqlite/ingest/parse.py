@@ -60,7 +60,9 @@ from .sections import bounded_title, build_sections
 # code 15: an enum's members are symbols (`enum_member`: Rust variants, C enumerators,
 # Java/C#/TypeScript/Kotlin enum constants), not headings; code 16: a Rust method called
 # on a chain begun by `Type::f(…)` is qualified `Type()` (`code_refs._chained`), and a
-# call or a type use may name an enum's member (`Cow::Borrowed(s)`: `ref_codes.FITS`).
+# call or a type use may name an enum's member (`Cow::Borrowed(s)`: `ref_codes.FITS`);
+# a Python member of a parameter annotated with a class is qualified `Class()`
+# (`code_refs._typed_receivers`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
