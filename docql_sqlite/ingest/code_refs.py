@@ -338,8 +338,10 @@ def _typed_receivers(
     typed: dict[int, dict[bytes, str]] = {}
     for ord_, o in enumerate(x for x in outline if x.symbol is not None):
         symbol = o.symbol
-        if symbol is not None and symbol.kind in CALLABLE and symbol.signature:
-            params = annotated_params(symbol.signature)
+        signature = symbol.signature if symbol is not None else None
+        # (most signatures annotate nothing: no parse for them)
+        if signature and ":" in signature and symbol is not None and symbol.kind in CALLABLE:
+            params = annotated_params(signature)
             if params:
                 typed[ord_] = params
     if not typed:
