@@ -23,10 +23,11 @@ inheritance, any kind for an import. Then, in order:
    a member of another object than the method's own (`refs.qualifier` `OTHER_OBJECT`,
    Python and JavaScript/TypeScript: `router.handle(...)` inside express's `app.handle`
    is the router's, `super().save()` the parent's): such a reference takes rule 2 with
-   F's own definitions left out (in Rust among the members of a type F imports by
-   name or of a module it imports with `*`; a method on a chain begun by `Type::f(…)`,
-   qualifier `Type()`, is first `Type`'s member of that name: `_value_of`), then 3 (in
-   Python among members only), else stays
+   F's own definitions left out (in Rust the one member under an imported folder only
+   when F imports its type by name or its module with `*`; a Rust method on a chain
+   begun by `Type::f(…)` and a Python member of a parameter annotated with a class,
+   qualifier `Type()`, are first that type's member: `_value_of`), then 3 (in Python
+   among members only), else stays
    ambiguous; a member of a built-in object (`BUILT_IN_OBJECT`: `JSON.parse`, `str.join`)
    is unresolved.
 2. `import`: exactly one candidate lies in a file that F imports: its path contains a
@@ -90,6 +91,7 @@ from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
     CALLABLE,
+    ENUM_MEMBER,
     FITS,
     OTHER_OBJECT,
     OWN_MEMBER,
@@ -825,6 +827,11 @@ class _Resolver:
             member = _in_a_type if self.family == "rust" else _a_method
             candidates = [d for d in candidates if not member(d)]
             local = [d for d in local if not member(d)] if local else local
+        # An enum's member is named through its enum (`Cow::Borrowed`: `_member_of_type`)
+        # or, in its own file, as `Self::Set`; never another file's by import or
+        # uniqueness (pydantic-core's `Self::Dict`, a trait's associated type, is no
+        # other file's `CombinedValidator::Dict`).
+        elsewhere = [d for d in candidates if d.kind != ENUM_MEMBER]
         if local:
             if not any(d.scope for d in local):
                 if len(local) > 1:
@@ -836,9 +843,9 @@ class _Resolver:
             if visible:
                 link = (visible[0].id if len(visible) == 1 else None, _LOCAL, len(candidates))
             else:
-                link = self._elsewhere(name, group, candidates)
+                link = self._elsewhere(name, group, elsewhere)
             return link, local
-        return self._elsewhere(name, group, candidates), None
+        return self._elsewhere(name, group, elsewhere), None
 
     def _elsewhere(
         self, name: str, group: int, candidates: list[_Def]
@@ -1183,7 +1190,9 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         candidates, _ = self._fitting(name, group, defined)
-        # a value's methods, never a free function (Java has none but members)
+        # a value's methods, never a free function (Java has none but members), nor an
+        # enum's member (`py.None()` is no enum's `None`)
+        candidates = [d for d in candidates if d.kind != ENUM_MEMBER]
         if self.family in _MEMBERS_ONLY:
             candidates = [d for d in candidates if d.parent]
         if not candidates:
@@ -1195,19 +1204,23 @@ class _Resolver:
             return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         # Not this file, even when an import names it (`from html.parser import …` in
         # django/test/html.py): its own definitions are what this rule refuses.
-        others = [d for d in candidates if d.doc_id != self.doc_id]
-        if self.family == "rust":
+        imported = self._one_imported(
+            candidates, [d for d in candidates if d.doc_id != self.doc_id]
+        )
+        if (
+            imported is not None
+            and self.family == "rust"
+            and imported.parent not in self.imported_items
+            and self.globbed.isdisjoint(imported.segments)
+        ):
             # `use crate::builder::IntoResettable` imports that trait, not every member
-            # under builder/: a member is the imported one when the file imports its
-            # type by name (`use clap::Arg` → `.required(true)` is `Arg::required`) or
-            # takes its module whole (`use crate::builder::*`). `ArgGroup::new("t")
-            # .required(true)` in arg_group.rs was `Arg::required` of builder/arg.rs.
-            others = [
-                d
-                for d in others
-                if d.parent in self.imported_items or not self.globbed.isdisjoint(d.segments)
-            ]
-        imported = self._one_imported(candidates, others)
+            # under builder/: the one member under an imported folder is no link unless
+            # the file imports its type by name or its module whole (`*`). `g.required
+            # (true)` on an `ArgGroup` in arg_group.rs was `Arg::required` of
+            # builder/arg.rs. (Taking the imported type's member where the folder rule
+            # found several linked `float.into_py(py)` to a local type's `into_py` in
+            # pydantic-core: pyo3's traits give values those methods.)
+            imported = None
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
         if len(candidates) == 1:
