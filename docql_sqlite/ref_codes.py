@@ -34,7 +34,8 @@ CLASS_LIKE = frozenset(
 # A C/C++ macro (`#define MIN(a, b) …`, `#define BROTLI_BOOL int`) stands for what it
 # expands to: a call or a type use may name one, nothing inherits from one.
 MACRO = "macro"
-# An enum's member (Rust's variant, C's enumerator, Java's constant, …): a symbol under
+# An enum's member (Rust's variant, C's enumerator, Java's constant, a Python `Enum`
+# class's `RED = 1`, …): a symbol under
 # its enum (`ArgAction.Count`), found by name and qualified name, read by `$.code`; no
 # heading of its file and no node of the repository map. A call or a type use through
 # its enum links to it (Rust's `Cow::Borrowed(s)`, a pattern `Cow::Owned(o)`: a bare

@@ -1065,6 +1065,27 @@ def _sample() -> list[Path]:
     return files[::step][:SAMPLE_SIZE]
 
 
+ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
+
+
+def _enum_members(node: ast.ClassDef, qualified: str) -> list[tuple[str, str, int]]:
+    """The members of a class whose base is named like an enum: each name its body gives
+    a value (`RED = 1`, `RED: int = 1`; the first target of `A = B = 1`)."""
+    named = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", None) for b in node.bases}
+    if not named & ENUM_BASES:
+        return []
+    out = []
+    for statement in node.body:
+        target = None
+        if isinstance(statement, ast.Assign):
+            target = statement.targets[0]
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target = statement.target
+        if isinstance(target, ast.Name):
+            out.append(("enum_member", f"{qualified}.{target.id}", statement.lineno))
+    return out
+
+
 def _ast_symbols(tree: ast.AST) -> Counter:
     found: Counter = Counter()
 
@@ -1074,6 +1095,8 @@ def _ast_symbols(tree: ast.AST) -> Counter:
                 qualified = f"{prefix}.{child.name}" if prefix else child.name
                 kind = "class" if isinstance(child, ast.ClassDef) else "function"
                 found[(kind, qualified, child.lineno)] += 1
+                if isinstance(child, ast.ClassDef):
+                    found.update(_enum_members(child, qualified))
                 visit(child, qualified)
             else:
                 visit(child, prefix)
@@ -1084,7 +1107,7 @@ def _ast_symbols(tree: ast.AST) -> Counter:
 
 def _ts_symbols(document: Document) -> Counter:
     return Counter(
-        ("class" if s.kind == "class" else "function", s.qualified_name, s.line)
+        (s.kind if s.kind in ("class", "enum_member") else "function", s.qualified_name, s.line)
         for s in document.symbols
     )
 
@@ -1175,6 +1198,13 @@ ENUMS = {
         "enum Dir {\n  Up = 1,\n  Down,\n  Left = 'L',\n}\n",
         [("Dir.Up", 2), ("Dir.Down", 3), ("Dir.Left", 4)],
     ),
+    "python": (
+        "a.py",
+        "from enum import Enum\n\n\nclass Color(Enum):\n    RED = 1\n    GREEN = 2\n\n"
+        "    def describe(self):\n        shade = 3\n        return shade\n\n\n"
+        "class Plain:\n    A = 1\n",  # no enum: a class attribute is no member
+        [("Color.RED", 5), ("Color.GREEN", 6)],
+    ),
     "kotlin": (
         "a.kt",
         "enum class Color(val rgb: Int) {\n  RED(0xFF0000),\n  GREEN(0x00FF00)\n}\n",
@@ -1197,7 +1227,7 @@ def test_an_enums_members_are_symbols_under_it_and_no_headings(language: str) ->
     assert [h.line for h in document.headings] == [
         s.line for s in document.symbols if s.kind != "enum_member"
     ]
-    enum_lines = {s.line for s in document.symbols if s.kind == "enum"}
+    enum_lines = {s.line for s in document.symbols if s.kind in ("enum", "class")}
     assert not {line for _, line in expected if line not in enum_lines} & document.chunk_breaks
     if language == "rust":
         docs = {s.name: s.docstring for s in document.symbols}
