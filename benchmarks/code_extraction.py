@@ -72,6 +72,8 @@ def ts_symbols(document: Document) -> tuple[Counter[Key], dict[tuple[str, int], 
     found: Counter[Key] = Counter()
     ends: dict[tuple[str, int], int] = {}
     for s in document.symbols:
+        if s.kind == "enum_member":  # an Enum's `RED = 1`: no class or def of `ast`'s
+            continue
         kind = "class" if s.kind == "class" else "function"
         found[(kind, s.qualified_name, s.line)] += 1
         ends[(s.qualified_name, s.line)] = s.end_line
