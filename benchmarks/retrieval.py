@@ -108,6 +108,7 @@ import sysconfig
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -350,6 +351,30 @@ def _copied(path: Path, out: Path) -> str:
     return text
 
 
+def _doc_targets(
+    files: list[tuple[Path, Path]],
+    root: Path,
+    prefix: str,
+    items: Callable[[str], list[tuple[int, int, str, str]]],
+    mask: Callable[[str, str], str],
+    keep: Callable[[str], bool],
+) -> tuple[list[tuple[str, int, int, str]], dict[str, int]]:
+    """The doc comment → item targets of `files` (each a source and its path under
+    `root`, where it is copied): every item's masked first sentence of 5 words or more
+    that `keep` accepts, and how often each query occurs (`_known_items` keeps those
+    that occur once)."""
+    targets: list[tuple[str, int, int, str]] = []
+    seen: dict[str, int] = {}
+    for path, rel in files:
+        for first, decl, name, doc in items(_copied(path, root / rel)):
+            query = mask(name, doc)
+            key = query.casefold()
+            seen[key] = seen.get(key, 0) + 1
+            if len(query.split()) >= 5 and keep(query):
+                targets.append((f"{prefix}/{rel.as_posix()}", first, decl, query))
+    return targets, seen
+
+
 def _known_items(
     name: str,
     root: Path,
@@ -378,20 +403,16 @@ def go_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     or marked Deprecated."""
     src = _from_manifest("code_go", "golang-1.19-src", "usr/share/go-1.19/src", cache)
     root = cache / "go" / "gosrc"
-    targets: list[tuple[str, int, int, str]] = []
-    seen: dict[str, int] = {}
-    for package in GO_PACKAGES:
-        for path in sorted((src / package).rglob("*.go")):
-            rel = path.relative_to(src)
-            if path.name.endswith("_test.go") or "testdata" in rel.parts:
-                continue
-            text = _copied(path, root / rel)
-            for first, decl, name, doc in go_doc_items(text):
-                query = go_mask(name, doc)
-                key = query.casefold()
-                seen[key] = seen.get(key, 0) + 1
-                if len(query.split()) >= 5 and "deprecated" not in key:
-                    targets.append((f"gosrc/{rel.as_posix()}", first, decl, query))
+    files = [
+        (path, rel)
+        for package in GO_PACKAGES
+        for path in sorted((src / package).rglob("*.go"))
+        if not path.name.endswith("_test.go")
+        and "testdata" not in (rel := path.relative_to(src)).parts
+    ]
+    targets, seen = _doc_targets(
+        files, root, "gosrc", go_doc_items, go_mask, lambda q: "deprecated" not in q.casefold()
+    )
     return _known_items("go", root, targets, seen, sample, seed)
 
 
@@ -433,21 +454,16 @@ def rust_set(cache: Path = CACHE, sample: int = 300, seed: int = 0) -> Dataset:
     unambiguous sentences of 5 words or more that are no examples or headings."""
     src = _from_manifest("code_rust", "rust-src", "usr/src/rustc-1.63.0", cache)
     root = cache / "rust" / "rustsrc"
-    targets: list[tuple[str, int, int, str]] = []
-    seen: dict[str, int] = {}
-    for part in RUST_PARTS:
-        start = src / part
-        for path in sorted(start.rglob("*.rs")) if start.is_dir() else [start]:
-            rel = path.relative_to(src / "library")
-            if "tests" in rel.parts or path.name in ("tests.rs", "benches.rs"):
-                continue
-            text = _copied(path, root / rel)
-            for first, decl, name, doc in rust_doc_items(text):
-                query = rust_mask(name, doc)
-                key = query.casefold()
-                seen[key] = seen.get(key, 0) + 1
-                if len(query.split()) >= 5 and not query.startswith(("#", "```")):
-                    targets.append((f"rustsrc/{rel.as_posix()}", first, decl, query))
+    files = [
+        (path, rel)
+        for part in RUST_PARTS
+        for path in (sorted((src / part).rglob("*.rs")) if (src / part).is_dir() else [src / part])
+        if "tests" not in (rel := path.relative_to(src / "library")).parts
+        and path.name not in ("tests.rs", "benches.rs")
+    ]
+    targets, seen = _doc_targets(
+        files, root, "rustsrc", rust_doc_items, rust_mask, lambda q: not q.startswith(("#", "```"))
+    )
     return _known_items("rust", root, targets, seen, sample, seed)
 
 

@@ -995,16 +995,21 @@ class _Resolver:
         derive, a trait, another crate: `Arc::new`, `SchemaFilter::default`): unresolved.
         Else None: another rule decides (in Python or TypeScript an inherited method is
         the base class's)."""
-        members = [d for d in candidates if d.parent.rpartition(".")[2] == qualifier]
+        members = self._members(qualifier, candidates)
         if not members:
             if self.family in _PATH_FAMILIES:
                 return None, _UNRESOLVED[1], len(candidates)
             return None
-        if len(members) > 1:
-            # Several types of that name (Django's two `Field`s): the members in the file
-            # of the one the import names (`from django.forms.fields import Field`).
-            members = self._in_type_of_import(qualifier, members) or members
         return self._one_of(members, candidates)
+
+    def _members(self, type_name: str, candidates: list[_Def]) -> list[_Def]:
+        """The candidates that are members of a type named `type_name`; of several types
+        of that name (Django's two `Field`s), the members in the file of the one the
+        import names (`from django.forms.fields import Field`)."""
+        members = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
+        if len(members) > 1:
+            members = self._in_type_of_import(type_name, members) or members
+        return members
 
     def _item_of_module(
         self, qualifier: str, candidates: list[_Def]
@@ -1167,13 +1172,7 @@ class _Resolver:
         if not defined:
             return None
         candidates = self._fitting(name, group, defined)[0]
-        typed = qualifier[: -len(VALUE_OF)]
-        members = [d for d in candidates if d.parent.rpartition(".")[2] == typed]
-        if not members:
-            return None
-        if len(members) > 1:
-            members = self._in_type_of_import(typed, members) or members
-        return self._one_of(members, candidates)
+        return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):
