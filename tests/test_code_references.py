@@ -866,8 +866,8 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
     """`http.Get` is net/http's `Get` (not `Client.Get`, not rpc's `Get`), `rpc.Get`
     rpc's, `json.dumps` the json package's: resolved `import` through the qualifier,
     which the reference records (`qualifier`). `c.Get` names no import: a value's method
-    (qualifier `""`), it is one of the methods named `Get` — `Client.Get`, in the package
-    the file imports — never a package's function. Checked again after the definitions
+    (qualifier `http.Client()`, the type `c` is declared with), `Client.Get`, never a
+    package's function. Checked again after the definitions
     change (the pass re-resolves stored references by their stored qualifier)."""
     root, db = _index_tree(tmp_path, QUALIFIED)
 
@@ -890,7 +890,7 @@ def test_a_use_qualified_by_an_import_resolves_in_that_module(tmp_path: Path) ->
                 "SELECT line, qualifier FROM refs WHERE name = 'Get' AND kind = 0"
             ).fetchall()
         )
-    assert stored == {9: "http", 10: "rpc", 12: OTHER_OBJECT}, stored
+    assert stored == {9: "http", 10: "rpc", 12: "http.Client()"}, stored
     # A new Get in net/http: http.Get is now one of two there, so the qualifier decides
     # nothing and the use falls to the other rules; rpc.Get keeps its link.
     (root / "net/http/more.go").write_text("package http\n\nfunc Get(u string) {}\n")
@@ -2157,3 +2157,67 @@ def test_a_python_parameter_annotated_with_a_class_calls_its_methods(tmp_path: P
         ("app.py:16", "ambiguous", ""),  # Request's or Session's: both imported
         ("app.py:8", "import", "web/requests.py:2-3"),
     ], links
+
+
+GO_TYPED = {
+    # gin in small: three `JSON` methods (Context's, Error's, render.Writer's), a
+    # `FormValue` only Context has, and a test that declares its values' types.
+    "web/context.go": (
+        "package web\n\ntype Context struct{}\n\n"
+        "func (c *Context) JSON(code int) {}\n\n"
+        "func (c *Context) FormValue(k string) string { return k }\n"
+    ),
+    "web/errors.go": (
+        "package web\n\ntype Error struct{}\n\nfunc (e Error) JSON() any { return nil }\n"
+    ),
+    "web/render/json.go": "package render\n\ntype Writer struct{}\n\nfunc (w Writer) JSON() {}\n",
+    "web/context_test.go": (
+        "package web\n\n"
+        'import (\n\t"net/http"\n\t"testing"\n\n\t"web/render"\n)\n\n'
+        "func TestJSON(t *testing.T) {\n"  # line 10
+        "\tc := &Context{}\n"
+        "\tc.JSON(200)\n"  # 12: Context's
+        "\tvar e Error\n"
+        "\te.JSON()\n"  # 14: Error's
+        "\th := func(c *Context, w render.Writer) {\n"
+        "\t\tc.JSON(201)\n"  # 16: Context's
+        "\t\tw.JSON()\n"  # 17: render.Writer's
+        "\t}\n"
+        "\tvar r *http.Request\n"
+        '\tr.FormValue("k")\n'  # 20: net/http's, not in the index: not Context's
+        "\tx := make()\n"
+        "\tx.JSON()\n"  # 22: untyped: one of three
+        "\te2 := new(Error)\n"
+        "\te2.JSON()\n"  # 24: Error's
+        "\t_ = h\n"
+        "}\n"
+    ),
+    # a checkout whose folders do not spell the module path (`~/web`, not example.com/web)
+    "web/checkout_test.go": (
+        'package web\n\nimport "example.com/web/render"\n\n'
+        "func use(w *render.Writer) {\n\tw.JSON()\n}\n"
+    ),
+}
+
+
+def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None:
+    """A Go name declared with a named type (a parameter `c *Context`, `var e Error`, `c :=
+    &Context{}`, `new(Error)`, `w render.Writer`): `c.JSON(…)` is that type's method, not
+    one of every `JSON` of the index (gin 1.8.1: `c.JSON` on a `*Context` was ambiguous
+    between Context's, Error's and errorMsgs'); a type of a package the index does not
+    hold (`*http.Request`) has none of the index's methods; an undeclared value stays
+    ambiguous."""
+    _, db = _index_tree(tmp_path, GO_TYPED)
+    found = _calls_in(db, "web/context_test.go")
+    members = {call for call in found if call[1] in ("JSON", "FormValue")}
+    assert members == {
+        (12, "JSON", "Context()", "import", "Context.JSON"),
+        (14, "JSON", "Error()", "import", "Error.JSON"),
+        (16, "JSON", "Context()", "import", "Context.JSON"),
+        (17, "JSON", "render.Writer()", "import", "Writer.JSON"),
+        (20, "FormValue", "http.Request()", "unresolved", None),
+        (22, "JSON", OTHER_OBJECT, "import", "Writer.JSON"),  # the imported package's
+        (24, "JSON", "Error()", "import", "Error.JSON"),
+    }, members
+    found = _calls_in(db, "web/checkout_test.go")
+    assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found

@@ -75,6 +75,7 @@ _NOTHING = (-2, "")
 _GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
 _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
+_TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
 
 
 def extract_references(
@@ -127,6 +128,8 @@ def extract_reference_rows(
     # (whose tokens hold none).
     token_calls: set[int] = set()
     attributes: list[tuple[int, int]] = []
+    # Go: a name declared with a named type → (where it is seen: start, end; the type).
+    typed: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -145,6 +148,8 @@ def extract_reference_rows(
             elif kind == -5:  # _ATTRIBUTE_PATTERN: `(test, derive(Debug))` of a `#[cfg_attr…]`
                 node = captures["attribute"][0]
                 attributes.append((node.start_byte, node.end_byte))
+            elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `w := &Writer{…}`
+                _declared(src, captures, typed)
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = node.parent.parent.parent if node.parent and node.parent.parent else None
@@ -289,6 +294,8 @@ def extract_reference_rows(
         refs = _chained(src, found, refs)
     elif language == "python":
         refs = _typed_receivers(src, found, refs, outline)
+    elif typed:
+        refs = _go_typed(src, found, refs, typed)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -360,6 +367,59 @@ def _typed_receivers(
             if out is refs:
                 out = list(refs)
             out[i] = (*ref[:6], name + VALUE_OF)
+    return out
+
+
+def _declared(
+    src: bytes, captures: dict[str, list[Node]], typed: dict[bytes, list[tuple[int, int, str]]]
+) -> None:
+    """Record a Go name declared with a named type (a match of the query's `@typed`
+    patterns) in `typed`: its name → (where it is seen, from and to; the type as written,
+    without its `*`: `Context`, `http.Request`)."""
+    new = captures.get("new")
+    if new is not None and src[new[0].start_byte : new[0].end_byte] != b"new":
+        return  # `make(T)`, `f(T)`: a call that takes a type, not `new(T)`
+    name, scope, kind = captures["typed"][0], captures["scope"][0], captures["type"][0]
+    text = src[name.start_byte : name.end_byte]
+    if text == b"_":
+        return
+    # A parameter is seen in its whole function, a variable from its name on.
+    start = name.start_byte if scope.type in ("block", "source_file") else scope.start_byte
+    type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
+    typed.setdefault(text, []).append((start, scope.end_byte, type_name.decode("utf-8")))
+
+
+def _go_typed(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    typed: dict[bytes, list[tuple[int, int, str]]],
+) -> list[ReferenceRow]:
+    """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
+    the object is a name declared with that type where the member is used (`c.JSON(…)`
+    after `c := &Context{}` or inside `func(c *Context)`; the innermost declaration when
+    several are seen there): the resolution pass links it to that type's method (of the
+    package a qualified type names), and to nothing the index holds when that package
+    is not indexed (`r.FormValue` on an `*http.Request`). Found on gin 1.8.1, whose
+    `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods."""
+    reverse = src[::-1]
+    size = len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT:
+            continue
+        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
+        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
+            continue
+        declared = typed.get(after_dot.group(1)[::-1])
+        if declared is None:
+            continue
+        at = entry[0]
+        seen = [d for d in declared if d[0] <= at < d[1]]
+        if seen:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], max(seen)[2] + VALUE_OF)
     return out
 
 
@@ -482,6 +542,8 @@ def _learn(
         learnt = _RECEIVER_PATTERN
     elif captures.get("attribute"):
         learnt = _ATTRIBUTE_PATTERN
+    elif captures.get("typed"):
+        learnt = _TYPED_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:

@@ -62,7 +62,9 @@ from .sections import bounded_title, build_sections
 # on a chain begun by `Type::f(…)` is qualified `Type()` (`code_refs._chained`), and a
 # call or a type use may name an enum's member (`Cow::Borrowed(s)`: `ref_codes.FITS`);
 # a Python member of a parameter annotated with a class is qualified `Class()`
-# (`code_refs._typed_receivers`); code 17: a Python `Enum` class's members are symbols.
+# (`code_refs._typed_receivers`); code 17: a Python `Enum` class's members are symbols;
+# code 18: a Go name declared with a named type calls that type's methods
+# (`code_refs._go_typed`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -97,7 +99,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 17,
+    "code": 18,
     "markdown": 5,
     "text": 4,
     "rst": 5,

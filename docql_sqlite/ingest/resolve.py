@@ -91,6 +91,7 @@ from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
     CALLABLE,
+    CLASS_LIKE,
     ENUM_MEMBER,
     FITS,
     OTHER_OBJECT,
@@ -1172,7 +1173,36 @@ class _Resolver:
         if not defined:
             return None
         candidates = self._fitting(name, group, defined)[0]
+        if self.family == "go":
+            return self._go_member(qualifier[: -len(VALUE_OF)], candidates)
         return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
+
+    def _go_member(
+        self, type_name: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """The method of Go's `type_name` (`Context`, `render.Writer`: a name declared
+        with that type, `code_refs._go_typed`) among `candidates`: the type's of that name
+        in the package it names (the file's own folder when unqualified, the imported
+        package's when qualified), else of any type of that name when the import's path
+        names no indexed folder (a module path the folders do not spell:
+        `github.com/gin-gonic/gin/render` in a checkout at `~/gin`). Unresolved when the
+        index holds no type of that name (an `*http.Request`'s `FormValue` is none of the
+        index's); None (decided as for any other object) when the type has no such
+        method of its own (one of an embedded field)."""
+        if not self._file_read:
+            self._read_file()
+        package, _, name = type_name.rpartition(".")
+        types = [d for d in self.definitions.get(name, ()) if d.kind in CLASS_LIKE and not d.parent]
+        if not types:
+            return None, _UNRESOLVED[1], len(candidates)
+        if package:
+            tail = "/".join(self.modules.get(package, ()))
+            home = [d for d in types if tail and _ends_with(d.directory, tail)]
+        else:
+            home = [d for d in types if d.directory == self.package]
+        folders = {d.directory for d in home} or {d.directory for d in types}
+        members = [d for d in candidates if d.parent == name and d.directory in folders]
+        return self._one_of(members, candidates) if members else None
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):

@@ -32,3 +32,42 @@
 ; object, any other value's `.x` another object's (`code_refs._qualifiers`).
 (method_declaration
   receiver: (parameter_list (parameter_declaration name: (identifier) @receiver)))
+
+; A name declared with a named type (a parameter `c *Context`, `var b bytes.Buffer`,
+; `w := &Writer{…}`, `x := T{…}`, `x := new(T)`), and where it is seen (`@scope`: the
+; function of a parameter; the block of a variable, from its name on; the file of a
+; package's variable): `c.x` there is a member of that type (`code_refs._go_typed`).
+([
+  (function_declaration parameters: (parameter_list (parameter_declaration
+    name: (identifier) @typed
+    type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type)))
+  (method_declaration parameters: (parameter_list (parameter_declaration
+    name: (identifier) @typed
+    type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type)))
+  (func_literal parameters: (parameter_list (parameter_declaration
+    name: (identifier) @typed
+    type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type)))
+]) @scope
+([
+  (block (statement_list (var_declaration [
+    (var_spec name: (identifier) @typed type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type)
+    (var_spec_list (var_spec name: (identifier) @typed type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type))])))
+  (source_file (var_declaration [
+    (var_spec name: (identifier) @typed type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type)
+    (var_spec_list (var_spec name: (identifier) @typed type: [(type_identifier) (qualified_type)
+             (pointer_type [(type_identifier) (qualified_type)])] @type))]))
+  (block (statement_list (short_var_declaration
+    left: (expression_list . (identifier) @typed .)
+    right: (expression_list . [
+      (composite_literal type: [(type_identifier) (qualified_type)] @type)
+      (unary_expression
+        operand: (composite_literal type: [(type_identifier) (qualified_type)] @type))
+      (call_expression function: (identifier) @new
+        arguments: (argument_list . [(type_identifier) (qualified_type)] @type .))] .))))
+]) @scope
