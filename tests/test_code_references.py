@@ -2221,3 +2221,59 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
     }, members
     found = _calls_in(db, "web/checkout_test.go")
     assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found
+
+
+PYTHON_BOUND = {
+    # FastAPI's tests in small: `app = FastAPI()`, `client = TestClient(app)` at the top
+    # of a test module, three classes with a `get`.
+    "web/applications.py": (
+        "class FastAPI:\n    def get(self, path):\n        return path\n\n\n"
+        "class Router:\n    def get(self, path):\n        return path\n"
+    ),
+    "web/testclient.py": (
+        "class TestClient:\n    def __init__(self, app):\n        self.app = app\n\n"
+        "    def get(self, url):\n        return url\n\n"
+        "    def __enter__(self):\n        return self\n"
+    ),
+    "tests/test_app.py": (
+        "from web.applications import FastAPI, Router\nfrom web.testclient import TestClient\n\n"
+        "app = FastAPI()\nclient = TestClient(app)\n\n\n"
+        '@app.get("/")\n'  # line 8: FastAPI's
+        "def home():\n"
+        '    return client.get("/")\n'  # 10: the module's client: TestClient's
+        "\n\n"
+        "def test_param(client):\n"
+        '    return client.get("/")\n'  # 14: a parameter (a pytest fixture): not the module's
+        "\n\n"
+        "def test_local():\n"
+        "    with TestClient(app) as c:\n"
+        '        c.get("/a")\n'  # 19: TestClient's
+        "    r = Router()\n"
+        '    r.get("/b")\n'  # 21: Router's
+        "    r = make()\n"
+        '    r.get("/c")\n'  # 23: bound again, by a call of no class: undecided
+        "    t: Router = make()\n"
+        '    return t.get("/d")\n'  # 25: annotated: Router's
+    ),
+}
+
+
+def test_a_python_name_bound_to_a_new_instance_calls_its_classs_methods(
+    tmp_path: Path,
+) -> None:
+    """`client = TestClient(app)` (at the top of a module or in the function), `with
+    TestClient(app) as c`, `t: Router = …`: `client.get(…)` is the class's `get`, not one
+    of every `get` of the index (FastAPI + starlette: 3,146 `x.get`/`x.post` calls were
+    ambiguous, most of them on a `TestClient` or a `FastAPI` app); a parameter of the same
+    name hides the module's binding, and a binding by another call ends the class's."""
+    _, db = _index_tree(tmp_path, PYTHON_BOUND)
+    found = {c for c in _calls_in(db, "tests/test_app.py") if c[1] == "get"}
+    assert found == {
+        (8, "get", "FastAPI()", "import", "FastAPI.get"),
+        (10, "get", "TestClient()", "import", "TestClient.get"),
+        (14, "get", OTHER_OBJECT, "ambiguous", None),
+        (19, "get", "TestClient()", "import", "TestClient.get"),
+        (21, "get", "Router()", "import", "Router.get"),
+        (23, "get", OTHER_OBJECT, "ambiguous", None),
+        (25, "get", "Router()", "import", "Router.get"),
+    }, found

@@ -129,6 +129,7 @@ def extract_reference_rows(
     token_calls: set[int] = set()
     attributes: list[tuple[int, int]] = []
     # Go: a name declared with a named type → (where it is seen: start, end; the type).
+    # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
@@ -148,8 +149,11 @@ def extract_reference_rows(
             elif kind == -5:  # _ATTRIBUTE_PATTERN: `(test, derive(Debug))` of a `#[cfg_attr…]`
                 node = captures["attribute"][0]
                 attributes.append((node.start_byte, node.end_byte))
-            elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `w := &Writer{…}`
-                _declared(src, captures, typed)
+            elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
+                if language == "go":
+                    _declared(src, captures, typed)
+                else:
+                    _bound(src, captures, typed)
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = node.parent.parent.parent if node.parent and node.parent.parent else None
@@ -294,6 +298,8 @@ def extract_reference_rows(
         refs = _chained(src, found, refs)
     elif language == "python":
         refs = _typed_receivers(src, found, refs, outline)
+        if typed:
+            refs = _py_bound(src, found, refs, typed, outline, bounds, owners)
     elif typed:
         refs = _go_typed(src, found, refs, typed)
     if import_refs:  # merge the import references in: by start, imports first
@@ -421,6 +427,103 @@ def _go_typed(
                 out = list(refs)
             out[i] = (*ref[:6], max(seen)[2] + VALUE_OF)
     return out
+
+
+def _bound(
+    src: bytes, captures: dict[str, list[Node]], bound: dict[bytes, list[tuple[int, int, str]]]
+) -> None:
+    """Record a Python binding of a plain name (a match of the query's `@typed`
+    patterns) in `bound`: its name → (its start, twice; the class it holds, or "" when
+    it cannot be told). A class is what an annotation names (`t: Router = …`), else what
+    a call of a capitalised name makes (`TestClient(app)`, `web.Router()`: a class by
+    Python's naming convention; anything else binds a value of no known class)."""
+    name = captures["typed"][0]
+    statement = captures["bind"][0]
+    class_name: str | None = None
+    if statement.type == "assignment":
+        annotation = statement.child_by_field_name("type")
+        value = statement.child_by_field_name("right")
+        if annotation is not None:
+            class_name = _annotated_class(_text(src, annotation))
+        elif value is not None and value.type == "call":
+            class_name = _called_class(src, value.child_by_field_name("function"))
+    else:  # a `with` item: what the call's class makes (`__enter__` mostly returns self)
+        class_name = _called_class(src, captures["ctor"][0])
+    at = name.start_byte
+    bound.setdefault(src[at : name.end_byte], []).append((at, at, class_name or ""))
+
+
+def _called_class(src: bytes, function: Node | None) -> str | None:
+    """The class a call of `function` makes, by the naming convention: `Foo` for `Foo(…)`
+    and `mod.Foo(…)`; None for a lower-case name or another expression."""
+    if function is None or function.type not in ("identifier", "attribute"):
+        return None
+    last = _text(src, function).rpartition(".")[2]
+    return last if last[:1].isupper() and last.isidentifier() else None
+
+
+def _py_bound(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    bound: dict[bytes, list[tuple[int, int, str]]],
+    outline: list[Outlined],
+    bounds: list[int],
+    owners: list[int | None],
+) -> list[ReferenceRow]:
+    """`refs` with each Python member of another object qualified `Class()` (`VALUE_OF`)
+    when the object is a name last bound to a new instance of that class (`_bound`): in
+    the same function before the use, else (no binding of the function's own, and no
+    parameter of that name) by the module, where every binding agrees. Found on FastAPI's
+    tests: `client = TestClient(app)` and `app = FastAPI()` at the top of a module, then
+    `client.get(…)` and `@app.get(…)` in its functions — 3,146 ambiguous calls."""
+    symbols = [o.symbol for o in outline if o.symbol is not None]
+    owned: dict[bytes, list[tuple[int | None, int, str]]] = {
+        name: [(owners[bisect_right(bounds, at) - 1], at, cls) for at, _, cls in places]
+        for name, places in bound.items()
+    }
+    params: dict[int, frozenset[str]] = {}
+    reverse = src[::-1]
+    size = len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT:
+            continue
+        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
+        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
+            continue
+        name = after_dot.group(1)[::-1]
+        places = owned.get(name)
+        if places is None:
+            continue
+        caller = ref[2]
+        own = [(at, cls) for owner, at, cls in places if owner == caller]
+        if own:  # the function's own binding last before the use (none before: unbound)
+            earlier = [p for p in own if p[0] < entry[0]]
+            class_name = max(earlier)[1] if earlier else ""
+        else:
+            if caller is not None:
+                if caller not in params:
+                    params[caller] = _param_names(symbols[caller].signature or "")
+                if name.decode("utf-8", "replace") in params[caller]:
+                    continue
+            module = {cls for owner, _, cls in places if owner is None}
+            class_name = module.pop() if len(module) == 1 else ""
+        if class_name:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], class_name + VALUE_OF)
+    return out
+
+
+_PARAM_NAME = re.compile(r"[(,]\s*\**\s*([A-Za-z_]\w*)")
+
+
+def _param_names(signature: str) -> frozenset[str]:
+    """The parameter names of a Python `def` signature (`*args`, `**kw` as `args`, `kw`;
+    a name after a comma inside a default value or an annotation too: more names only
+    keep a module's binding out)."""
+    return frozenset(m.group(1) for m in _PARAM_NAME.finditer(signature))
 
 
 # `name: Annotation` in a parameter list; `Optional[X]`, `X | None`, `"X"`, `Annotated[X,

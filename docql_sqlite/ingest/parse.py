@@ -64,7 +64,8 @@ from .sections import bounded_title, build_sections
 # a Python member of a parameter annotated with a class is qualified `Class()`
 # (`code_refs._typed_receivers`); code 17: a Python `Enum` class's members are symbols;
 # code 18: a Go name declared with a named type calls that type's methods
-# (`code_refs._go_typed`).
+# (`code_refs._go_typed`); code 19: a Python name bound to a new instance
+# (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -99,7 +100,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 18,
+    "code": 19,
     "markdown": 5,
     "text": 4,
     "rst": 5,

@@ -13,3 +13,13 @@
 (import_statement) @import
 (import_from_statement) @import
 (future_import_statement) @import
+
+; A name bound by an assignment (`client = TestClient(app)`, `t: Router = …`, `n = 3`) or
+; a `with` item (`with TestClient(app) as client`): `client.get(…)` after it, in the same
+; function (or anywhere, for a binding of the module), is a member of the class a
+; capitalised call or the annotation names (`code_refs._py_bound`).
+(assignment left: (identifier) @typed) @bind
+(with_item
+  value: (as_pattern
+    (call function: (_) @ctor)
+    alias: (as_pattern_target (identifier) @typed))) @bind
