@@ -9,12 +9,19 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
+# Languages where importing names from a module binds those names only (`from web.app
+# import Flask`, `import { x } from "./app"`), not the module's last part.
+NAMES_ONLY = frozenset({"python", "javascript", "typescript", "tsx"})
+
 
 def local_modules(
-    imports: Iterable[tuple[str, list[str], str | None]], directory: str = ""
+    imports: Iterable[tuple[str, list[str], str | None]],
+    directory: str = "",
+    language: str = "",
 ) -> dict[str, tuple[str, ...]]:
     """The names a file's imports bind → the module path each stands for: a module's last
-    part (`http` for `"net/http"`, `json`, `fs` for `use std::fs`) and each name imported
+    part (`http` for `"net/http"`, `json`, `fs` for `use std::fs`; in a `language` of
+    NAMES_ONLY only when the import names no names from it) and each name imported
     from one (`decoder` for `from json import decoder` → `json/decoder`, `fs` for `use
     std::{fs, io}`); an import with an alias binds the alias alone (`np` for `import
     numpy as np`, `mr` for Go's `mr "math/rand"`, `u` for `import * as u from './util'`,
@@ -31,7 +38,10 @@ def local_modules(
                 one = renamed_name(names, alias)
                 local.setdefault(alias, (*segments, one) if one else segments)
             continue
-        if segments:
+        if segments and (not names or language not in NAMES_ONLY):
+            # (In Python and JavaScript `from web.app import Flask` binds `Flask`, not
+            # `app`: a module-level `app = Flask()` is then no module; pytest's
+            # `pytester: Pytester` parameter no import of `_pytest.pytester`.)
             local.setdefault(segments[-1], segments)
         for name in names:
             if name not in _NOT_BINDINGS:

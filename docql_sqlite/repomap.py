@@ -370,7 +370,9 @@ class _Reach:
             self.tails[used] = tails
             # the names the imports bind, as the resolution pass reads them
             # (`from json import decoder`, `use std::{fs, io}`)
-            self.modules[used] = local_modules(imported, directory)
+            self.modules[used] = local_modules(
+                imported, directory, self.files.get(used, ("", ""))[1]
+            )
 
     def targets(self, use: _Use, inside: bool) -> tuple[list[graph.GraphSymbol], float]:
         """The definitions an ambiguous use may mean, and the weight each one gets of it

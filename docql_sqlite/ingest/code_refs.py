@@ -258,6 +258,7 @@ def extract_reference_rows(
             {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
             sorted(receivers) if language == "go" else None,
             language in _ARROW_LANGUAGES,
+            language,
         )
         if imports or own is not None
         else None
@@ -870,6 +871,7 @@ def _qualifiers(
     types: set[str] | None = None,
     receivers: list[tuple[int, int, bytes]] | None = None,
     arrows: bool = False,
+    language: str = "",
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -904,7 +906,7 @@ def _qualifiers(
     Python ~1 µs a reference (issue 23)."""
     local = {
         name.encode()[::-1]
-        for name in local_modules((i.module, i.names, i.alias) for i in imports)
+        for name in local_modules(((i.module, i.names, i.alias) for i in imports), "", language)
         if name.isidentifier() and name.isascii()
     }
     if not local and own is None:

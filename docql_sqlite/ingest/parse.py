@@ -65,7 +65,9 @@ from .sections import bounded_title, build_sections
 # (`code_refs._typed_receivers`); code 17: a Python `Enum` class's members are symbols;
 # code 18: a Go name declared with a named type calls that type's methods
 # (`code_refs._go_typed`); code 19: a Python name bound to a new instance
-# (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`).
+# (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`), or its bases'
+# (`resolve._inherited`), an overloaded method is its implementation, and in Python and
+# JavaScript `from m.app import X` no longer binds `app` (`module_paths.NAMES_ONLY`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

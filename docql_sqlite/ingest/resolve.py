@@ -25,8 +25,10 @@ inheritance, any kind for an import. Then, in order:
    is the router's, `super().save()` the parent's): such a reference takes rule 2 with
    F's own definitions left out (in Rust the one member under an imported folder only
    when F imports its type by name or its module with `*`; a Rust method on a chain
-   begun by `Type::f(…)` and a Python member of a parameter annotated with a class,
-   qualifier `Type()`, are first that type's member: `_value_of`), then 3 (in Python
+   begun by `Type::f(…)`, a Python member of a parameter annotated with a class or of a
+   name bound to a new instance, and a Go member of a name declared with a type (of the
+   package the type names; unresolved when the index holds no type of that name:
+   `_go_member`), qualifier `Type()`, are first that type's member: `_value_of`), then 3 (in Python
    among members only), else stays
    ambiguous; a member of a built-in object (`BUILT_IN_OBJECT`: `JSON.parse`, `str.join`)
    is unresolved.
@@ -82,6 +84,7 @@ from __future__ import annotations
 import gc
 import json
 import posixpath
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -597,6 +600,30 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     return by_name
 
 
+# How many levels of Python base classes a member is looked for in (`_inherited`).
+INHERIT_DEPTH = 4
+_BASE = re.compile(r"\(([^()]*)\)\s*:?\s*$")
+
+
+def _python_bases(rows: Any) -> dict[str, frozenset[str]]:
+    """Every Python class's name → the names of its bases, as its signature writes them
+    (`class Flask(App)`, `class Blueprint(sansio.Blueprint, metaclass=M)` → `Blueprint`;
+    several classes of one name: all their bases)."""
+    bases: dict[str, set[str]] = defaultdict(set)
+    for name, signature in rows(
+        "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = 'python' "
+        "AND signature LIKE '%(%'"
+    ):
+        written = _BASE.search(signature or "")
+        if written is None:
+            continue
+        for part in written.group(1).split(","):
+            base = part.strip().rpartition(".")[2]
+            if base.isidentifier() and "=" not in part and base != name:
+                bases[name].add(base)
+    return {name: frozenset(found) for name, found in bases.items()}
+
+
 def _renamed_imports(rows: Any) -> dict[int, dict[str, tuple[str, str]]]:
     """The names imports bind under another name, by document: alias → (module, the name
     it renames): `Sq` → (`m`, `Square`) for `from m import Square as Sq`, `j` for `import
@@ -650,6 +677,9 @@ class _Resolver:
         self.modules: dict[str, tuple[str, ...]] = {}
         # (name, kind group, family, module path) → the link `_in_module` decided, or None.
         self.in_module: dict[tuple[str, int, str, str], tuple[int | None, int, int] | None] = {}
+        # Python: a class's name → the names of its bases, from the index's class
+        # signatures (`class Flask(App)`), read once per pass on demand (`_inherited`).
+        self._bases: dict[str, frozenset[str]] | None = None
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
@@ -691,6 +721,7 @@ class _Resolver:
         self.modules = local_modules(
             ((module, _names(text), alias) for _, _, module, text, alias in found if module),
             directory,
+            self.family,
         )
         names: set[str] = set()
         paths: set[str] = set()
@@ -1008,9 +1039,38 @@ class _Resolver:
         of that name (Django's two `Field`s), the members in the file of the one the
         import names (`from django.forms.fields import Field`)."""
         members = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
+        if not members and self.family == "python":
+            members = self._inherited(type_name, candidates)
         if len(members) > 1:
             members = self._in_type_of_import(type_name, members) or members
+        if (
+            len(members) > 1
+            and self.family in _OVERLOADING
+            and len({(d.doc_id, d.parent) for d in members}) == 1
+        ):
+            # Overloads of one method (`@overload def setattr` twice, then the
+            # implementation, which comes last): the method, at its last definition.
+            members = members[-1:]
         return members
+
+    def _inherited(self, type_name: str, candidates: list[_Def]) -> list[_Def]:
+        """The candidates that are members of the nearest bases of the Python classes
+        named `type_name` that have any (`app.route` on a `Flask()` is `Scaffold.route`:
+        `class Flask(App)`, `class App(Scaffold)`), by the classes' names, at most
+        INHERIT_DEPTH levels up; [] when none is."""
+        if self._bases is None:
+            self._bases = _python_bases(self.rows)
+        seen = {type_name}
+        level = set(self._bases.get(type_name, ())) - seen
+        for _ in range(INHERIT_DEPTH):
+            if not level:
+                break
+            found = [d for d in candidates if d.parent.rpartition(".")[2] in level]
+            if found:
+                return found
+            seen |= level
+            level = {b for name in level for b in self._bases.get(name, ())} - seen
+        return []
 
     def _item_of_module(
         self, qualifier: str, candidates: list[_Def]
