@@ -65,8 +65,8 @@ from .sections import bounded_title, build_sections
 # (`code_refs._typed_receivers`); code 17: a Python `Enum` class's members are symbols;
 # code 18: a Go name declared with a named type calls that type's methods
 # (`code_refs._go_typed`); code 19: a Python name bound to a new instance
-# (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`), or its bases'
-# (`resolve._inherited`), an overloaded method is its implementation, and in Python and
+# (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`); code 20: or its
+# bases' (`resolve._inherited`), an overloaded method is its implementation, and in Python and
 # JavaScript `from m.app import X` no longer binds `app` (`module_paths.NAMES_ONLY`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
@@ -102,7 +102,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 19,
+    "code": 20,
     "markdown": 5,
     "text": 4,
     "rst": 5,
