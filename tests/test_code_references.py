@@ -2255,6 +2255,33 @@ PYTHON_BOUND = {
         "    t: Router = make()\n"
         '    return t.get("/d")\n'  # 25: annotated: Router's
     ),
+    # classes the index does not hold, or that a module defines as no class
+    "web/sessions.py": "class Session:\n    def get(self, url):\n        return url\n",
+    "web/locks.py": "class Lock:\n    def get(self):\n        return 1\n",
+    "web/lockmod.py": "def make_lock():\n    return 1\n\n\nLock = make_lock\n",
+    "tests/test_more.py": (
+        "import threading\nfrom requests import Session\nfrom web.io import BytesIO\n"
+        "from web.lockmod import Lock\n\n\n"
+        "def run(ctx):\n"
+        "    s = Session()\n"
+        '    s.get("/")\n'  # 9: requests' Session, which the index lacks: not web's
+        "    sem = ctx.Semaphore(0)\n"
+        '    sem.get("/")\n'  # 11: a method's value, of no known class
+        "    t = threading.Thread()\n"
+        "    t.get()\n"  # 13: threading is not indexed
+        "    lk = Lock()\n"
+        "    lk.get()\n"  # 15: web.lockmod's Lock is no class: as for any other object
+        "    b = BytesIO()\n"
+        "    b.get()\n"  # 17: web.io takes BytesIO from a module the index lacks
+        "\n\n"
+        "class Router:\n"  # this file's Router, beside web.applications' one
+        "    def get(self):\n        return 2\n\n\n"
+        "def local():\n"
+        "    r = Router()\n"
+        "    r.get()\n"  # 27: this file's Router's
+    ),
+    "web/io.py": "from _io import BytesIO\n",
+    "web/pyio.py": "class BytesIO:\n    def get(self):\n        return 1\n",
 }
 
 
@@ -2276,6 +2303,15 @@ def test_a_python_name_bound_to_a_new_instance_calls_its_classs_methods(
         (21, "get", "Router()", "import", "Router.get"),
         (23, "get", OTHER_OBJECT, "ambiguous", None),
         (25, "get", "Router()", "import", "Router.get"),
+    }, found
+    found = {c for c in _calls_in(db, "tests/test_more.py") if c[1] == "get"}
+    assert found == {
+        (9, "get", "Session()", "unresolved", None),
+        (11, "get", OTHER_OBJECT, "ambiguous", None),
+        (13, "get", "threading.Thread()", "unresolved", None),
+        (15, "get", "Lock()", "ambiguous", None),
+        (17, "get", "BytesIO()", "unresolved", None),
+        (27, "get", "Router()", "local", "Router.get"),
     }, found
 
 
@@ -2319,3 +2355,38 @@ def test_a_python_instances_member_is_found_in_its_classs_bases(tmp_path: Path) 
     assert (10, "run", "Flask()", "import", "Flask.run") in found, found
     # an overloaded method is one method: its implementation, the last definition
     assert (14, "setattr", "Scaffold()", "import", "Scaffold.setattr") in found, found
+
+
+PYTHON_ATTRIBUTES = {
+    # requests/argparse in small: two classes with a `get`, a client that keeps one of
+    # them in an attribute set in `__init__`, another declared in the class body.
+    "web/sessions.py": "class Session:\n    def get(self, url):\n        return url\n",
+    "web/cache.py": "class Cache:\n    def get(self, key):\n        return key\n",
+    "web/client.py": (
+        "from web.cache import Cache\nfrom web.sessions import Session\n\n\n"
+        "class Client:\n"
+        "    cache: Cache\n\n"
+        "    def __init__(self):\n"
+        "        self.session = Session()\n"
+        "        self.other = make()\n\n"
+        "    def fetch(self, url):\n"
+        "        self.cache.get(url)\n"  # 13: Cache's (the class body's annotation)
+        "        self.other.get(url)\n"  # 14: undecided
+        "        return self.session.get(url)\n"  # 15: Session's
+    ),
+}
+
+
+def test_a_python_attribute_set_to_a_new_instance_calls_its_classs_methods(
+    tmp_path: Path,
+) -> None:
+    """`self.session = Session()` in a method, or `cache: Cache` in the class body:
+    `self.session.get(…)` in any method of the class is `Session.get`, not one of every
+    `get` of the index; an attribute bound to something else stays undecided."""
+    _, db = _index_tree(tmp_path, PYTHON_ATTRIBUTES)
+    found = {c for c in _calls_in(db, "web/client.py") if c[1] == "get"}
+    assert found == {
+        (13, "get", "Cache()", "import", "Cache.get"),
+        (14, "get", OTHER_OBJECT, "ambiguous", None),
+        (15, "get", "Session()", "import", "Session.get"),
+    }, found

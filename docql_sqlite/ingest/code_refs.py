@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Callable
 from functools import lru_cache
 from operator import itemgetter
@@ -76,6 +77,7 @@ _GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
 _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
 _TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
+_ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
 
 
 def extract_references(
@@ -131,6 +133,8 @@ def extract_reference_rows(
     # Go: a name declared with a named type → (where it is seen: start, end; the type).
     # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
+    # Python: `self.x = …` → the same, by the attribute's name.
+    attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -154,6 +158,11 @@ def extract_reference_rows(
                     _declared(src, captures, typed)
                 else:
                     _bound(src, captures, typed)
+            elif kind == -7:  # _ATTRIBUTE_BOUND_PATTERN: `self.session = Session()`
+                if src[captures["self"][0].start_byte : captures["self"][0].end_byte] == b"self":
+                    _bound(
+                        src, {"typed": captures["attr"], "bind": captures["bind"]}, attributes_bound
+                    )
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = node.parent.parent.parent if node.parent and node.parent.parent else None
@@ -299,8 +308,18 @@ def extract_reference_rows(
         refs = _chained(src, found, refs)
     elif language == "python":
         refs = _typed_receivers(src, found, refs, outline)
+        if typed or attributes_bound:
+            modules = set(
+                local_modules(((i.module, i.names, i.alias) for i in imports), "", language)
+            ) | {i.module.split(".")[0] for i in imports if not i.names and i.alias is None}
+            typed = _of_modules(typed, modules)
+            attributes_bound = _of_modules(attributes_bound, modules)
         if typed:
             refs = _py_bound(src, found, refs, typed, outline, bounds, owners)
+        if typed or attributes_bound:
+            refs = _py_attributes(
+                src, found, refs, typed, attributes_bound, outline, bounds, owners
+            )
     elif typed:
         refs = _go_typed(src, found, refs, typed)
     if import_refs:  # merge the import references in: by start, imports first
@@ -455,12 +474,31 @@ def _bound(
 
 
 def _called_class(src: bytes, function: Node | None) -> str | None:
-    """The class a call of `function` makes, by the naming convention: `Foo` for `Foo(…)`
-    and `mod.Foo(…)`; None for a lower-case name or another expression."""
+    """The class a call of `function` makes, by the naming convention: `Foo` for `Foo(…)`,
+    `mod.Foo` for `mod.Foo(…)` (a module's, when `mod` is one: `_of_modules`); None for a
+    lower-case name or another expression."""
     if function is None or function.type not in ("identifier", "attribute"):
         return None
-    last = _text(src, function).rpartition(".")[2]
-    return last if last[:1].isupper() and last.isidentifier() else None
+    text = _text(src, function)
+    owner, _, last = text.rpartition(".")
+    if not (last[:1].isupper() and last.isidentifier()) or "." in owner:
+        return None
+    return text if owner.isidentifier() or not owner else None
+
+
+def _of_modules(
+    bound: dict[bytes, list[tuple[int, int, str]]], modules: set[str]
+) -> dict[bytes, list[tuple[int, int, str]]]:
+    """`bound` with a class written `x.Foo` kept only when `x` is a module the file
+    imports (`threading.Thread()`); else the value of a method call (`ctx.Semaphore(0)`
+    is a context's factory), of no known class."""
+    return {
+        name: [
+            (a, b, cls if "." not in cls or cls.partition(".")[0] in modules else "")
+            for a, b, cls in places
+        ]
+        for name, places in bound.items()
+    }
 
 
 def _py_bound(
@@ -515,6 +553,59 @@ def _py_bound(
                 out = list(refs)
             out[i] = (*ref[:6], class_name + VALUE_OF)
     return out
+
+
+def _py_attributes(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    bound: dict[bytes, list[tuple[int, int, str]]],
+    attributes: dict[bytes, list[tuple[int, int, str]]],
+    outline: list[Outlined],
+    bounds: list[int],
+    owners: list[int | None],
+) -> list[ReferenceRow]:
+    """`refs` with each Python `self.attr.name` qualified `Class()` (`VALUE_OF`) when
+    every binding of `attr` in the class makes one class: `self.attr = Class(…)` in its
+    methods (`_bound`), `attr: Class` in its body. Found on the standard library and
+    requests-like clients: `self.session = Session()` in `__init__`, then
+    `self.session.get(…)` in every method, was one of every `get` of the index."""
+    symbols = [o.symbol for o in outline if o.symbol is not None]
+    # the class of a binding's method (its parent), or of a class body's annotation
+    by_class: dict[tuple[str, bytes], set[str]] = defaultdict(set)
+    for name, places in attributes.items():
+        for at, _, cls in places:
+            owner = owners[bisect_right(bounds, at) - 1]
+            parent = symbols[owner].parent if owner is not None else None
+            if parent:
+                by_class[(parent, name)].add(cls)
+    for name, places in bound.items():
+        for at, _, cls in places:
+            owner = owners[bisect_right(bounds, at) - 1]
+            if owner is not None and symbols[owner].kind in CLASS_LIKE:
+                by_class[(symbols[owner].qualified_name, name)].add(cls)
+    if not by_class:
+        return refs
+    reverse = src[::-1]
+    size = len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT or ref[2] is None:
+            continue
+        chained = _SELF_MEMBER_REVERSED.match(reverse, size - entry[0])
+        if chained is None:
+            continue
+        parent = symbols[ref[2]].parent
+        classes = by_class.get((parent, chained.group(1)[::-1])) if parent else None
+        if classes is not None and len(classes) == 1 and "" not in classes:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], next(iter(classes)) + VALUE_OF)
+    return out
+
+
+# `self.attr.` written before a name, reversed: the attribute's name (reversed) is group 1.
+_SELF_MEMBER_REVERSED = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*fles(?![\w.])")
 
 
 _PARAM_NAME = re.compile(r"[(,]\s*\**\s*([A-Za-z_]\w*)")
@@ -648,6 +739,8 @@ def _learn(
         learnt = _ATTRIBUTE_PATTERN
     elif captures.get("typed"):
         learnt = _TYPED_PATTERN
+    elif captures.get("attr"):
+        learnt = _ATTRIBUTE_BOUND_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:

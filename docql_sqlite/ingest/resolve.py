@@ -685,6 +685,7 @@ class _Resolver:
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
         self.name_sources: dict[str, str] = {}  # `_read_file`
+        self.package_roots: set[str] = set()  # `_read_file`: `a` of an `import a.b`
         # Every indexed file's module path and its folders', by last segment, and the
         # answers given (`_indexed_module`): read on first use.
         self._modules_by_last: dict[str, list[str]] | None = None
@@ -728,9 +729,12 @@ class _Resolver:
         # The names the file imports from a module by name (`from m import a`, JS's
         # `import { a } from "m"`): the module each comes from (`_reexported`).
         self.name_sources = {}
+        self.package_roots = set()
         for _, _, module, text, alias in found:
             if module is None or not (segments := module_segments(module, directory)):
                 continue
+            if alias is None and not _names(text) and not module.startswith("."):
+                self.package_roots.add(segments[0])  # Python's `import a.b` binds `a`
             if alias is None:
                 for imported in _names(text):
                     self.name_sources.setdefault(imported, "/".join(segments))
@@ -1235,7 +1239,55 @@ class _Resolver:
         candidates = self._fitting(name, group, defined)[0]
         if self.family == "go":
             return self._go_member(qualifier[: -len(VALUE_OF)], candidates)
+        if self.family == "python":
+            return self._python_member(qualifier[: -len(VALUE_OF)], candidates)
         return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
+
+    def _python_member(
+        self, type_name: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """The method of Python's class `type_name` (`Session`, `threading.Thread`: a name
+        bound to a new instance or annotated with it) among `candidates`. A class the file
+        imports (`from m import Session`, `m.Session`) is m's: unresolved when the index
+        holds no module m (the class is none of the index's, whatever other `Session`
+        it has), None (decided as for any other object) when m defines no class of that
+        name (`threading.Lock` is a function); its member is the class's own, else its
+        bases' (`_inherited`). Any other name is every class of that name's (`_members`)."""
+        if not self._file_read:
+            self._read_file()
+        package, _, name = type_name.rpartition(".")
+        source = self.name_sources.get(name)
+        if package:
+            source = "/".join(self.modules.get(package, ()))
+            source = source or (package if package in self.package_roots else "")
+        if not source:
+            if package:
+                return None
+            # a class of this file's, before any other of that name
+            members = self._members(name, candidates)
+            return self._one_of(
+                [d for d in members if d.doc_id == self.doc_id] or members, candidates
+            )
+        if not self._indexed_module(source):
+            return None, _UNRESOLVED[1], len(candidates)
+        found = self._in_path(name, _TYPE, tuple(source.split("/")))
+        if found is None or found[0] is None:
+            # The module takes it from one the index lacks (`io`'s `from _io import
+            # BytesIO`): none of the index's; else not a class (`threading.Lock`).
+            taken = self._reexports(name, source)
+            if taken and not any(self._indexed_module("/".join(m)) for m, _ in taken):
+                return None, _UNRESOLVED[1], len(candidates)
+            return None
+        home = next((d.doc_id for d in self.definitions.get(name, ()) if d.id == found[0]), None)
+        members = [
+            d for d in candidates if d.parent.rpartition(".")[2] == name and d.doc_id == home
+        ]
+        # else its bases' (`class Flask(App)`), else another class of its name's, which
+        # it mostly extends under another name (`class Blueprint(SansioBlueprint)`)
+        members = members or self._inherited(name, candidates) or self._members(name, candidates)
+        if len(members) > 1 and len({(d.doc_id, d.parent) for d in members}) == 1:
+            members = members[-1:]  # overloads: the implementation
+        return self._one_of(members, candidates)
 
     def _go_member(
         self, type_name: str, candidates: list[_Def]

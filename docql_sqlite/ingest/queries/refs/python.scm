@@ -23,3 +23,7 @@
   value: (as_pattern
     (call function: (_) @ctor)
     alias: (as_pattern_target (identifier) @typed))) @bind
+; `self.session = Session()` in a method: `self.session.get(…)` in any method of the class
+; is a member of that class (`code_refs._py_attributes`).
+(assignment
+  left: (attribute object: (identifier) @self attribute: (identifier) @attr)) @bind
