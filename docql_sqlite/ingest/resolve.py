@@ -74,9 +74,10 @@ never a type's member (`_decide`: `Ok(…)` is not an `impl`'s `type Ok`); `self
 `Self::x` (`refs.qualifier` `self`, `Self`) take rule 1 with the members.
 
 `candidates` records how many there were, so an answer can say "one of 7".
-Python-level `self.x` types, overloads and virtual dispatch are beyond this: a method
-called on an object resolves locally or by uniqueness only, which the `resolution`
-column says.
+Types are read only where the code writes them down (an annotation, a Go declaration,
+`x = Class(…)`, `self.x = Class(…)`, a Rust chain begun by `Type::f`); a value returned
+by a call, and virtual dispatch, are beyond this: such a method resolves by the rules
+above, which the `resolution` column says.
 """
 
 from __future__ import annotations
