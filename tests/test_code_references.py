@@ -2165,10 +2165,12 @@ GO_TYPED = {
     "web/context.go": (
         "package web\n\ntype Context struct{}\n\n"
         "func (c *Context) JSON(code int) {}\n\n"
-        "func (c *Context) FormValue(k string) string { return k }\n"
+        "func (c *Context) FormValue(k string) string { return k }\n\n"
+        "func NewContext() *Context { return &Context{} }\n"
     ),
     "web/errors.go": (
-        "package web\n\ntype Error struct{}\n\nfunc (e Error) JSON() any { return nil }\n"
+        "package web\n\ntype Error struct{}\n\nfunc (e Error) JSON() any { return nil }\n\n"
+        "func NewPair() (e Error, err error) { return Error{}, nil }\n"
     ),
     "web/render/json.go": "package render\n\ntype Writer struct{}\n\nfunc (w Writer) JSON() {}\n",
     "web/context_test.go": (
@@ -2189,6 +2191,10 @@ GO_TYPED = {
         "\tx.JSON()\n"  # 22: untyped: one of three
         "\te2 := new(Error)\n"
         "\te2.JSON()\n"  # 24: Error's
+        "\tnc := NewContext()\n"
+        "\tnc.JSON(1)\n"  # 26: NewContext's result: Context's
+        "\tp, _ := NewPair()\n"
+        "\tp.JSON()\n"  # 28: the first of NewPair's results: Error's
         "\t_ = h\n"
         "}\n"
     ),
@@ -2218,6 +2224,8 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
         (20, "FormValue", "http.Request()", "unresolved", None),
         (22, "JSON", OTHER_OBJECT, "import", "Writer.JSON"),  # the imported package's
         (24, "JSON", "Error()", "import", "Error.JSON"),
+        (26, "JSON", "=NewContext()", "import", "Context.JSON"),
+        (28, "JSON", "=NewPair()", "import", "Error.JSON"),
     }, members
     found = _calls_in(db, "web/checkout_test.go")
     assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found

@@ -405,14 +405,29 @@ def _declared(
     new = captures.get("new")
     if new is not None and src[new[0].start_byte : new[0].end_byte] != b"new":
         return  # `make(T)`, `f(T)`: a call that takes a type, not `new(T)`
-    name, scope, kind = captures["typed"][0], captures["scope"][0], captures["type"][0]
+    name, scope = captures["typed"][0], captures["scope"][0]
     text = src[name.start_byte : name.end_byte]
     if text == b"_":
         return
     # A parameter is seen in its whole function, a variable from its name on.
     start = name.start_byte if scope.type in ("block", "source_file") else scope.start_byte
-    type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
+    result = captures.get("result")
+    if result is not None:  # the first result of a function: `=New`, `=http.NewRequest`
+        called = src[result[0].start_byte : result[0].end_byte]
+        if called in _GO_BUILT_IN_CALLS:
+            return  # `new(T)` has its own pattern; `make`, `len`, … no named type
+        type_name = b"=" + b"".join(called.split())
+    else:
+        kind = captures["type"][0]
+        type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
     typed.setdefault(text, []).append((start, scope.end_byte, type_name.decode("utf-8")))
+
+
+# Go's built-in functions: no declared result type the index could hold.
+_GO_BUILT_IN_CALLS = frozenset(
+    b"append cap clear close complex copy delete imag len make max min new panic print "
+    b"println real recover".split()
+)
 
 
 def _go_typed(

@@ -601,6 +601,31 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     return by_name
 
 
+def _first_result(signature: str | None) -> str:
+    """The named type of a Go function's first result, by its signature: `Engine` for
+    `func New() *Engine` and `func F[T any](x T) (e *Engine, err error)`; "" when it is
+    none of the function's package (`*http.Request`), predeclared (`error`, `string`)
+    or no name (`[]byte`, `map[…]…`, `func(…)`)."""
+    if not signature:
+        return ""
+    depth, opened, closed = 0, False, -1
+    for i, char in enumerate(signature):  # the parameters' closing parenthesis
+        if char in "([{":
+            depth += 1
+            opened = opened or char == "("
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0 and char == ")" and opened:
+                closed = i
+                break
+    rest = signature[closed + 1 :].strip() if closed >= 0 else ""
+    if rest.startswith("("):
+        rest = rest[1:].split(",")[0].strip().rstrip(")")
+        rest = rest.split()[-1] if rest.split() else ""
+    rest = rest.lstrip("*")
+    return rest if rest.isidentifier() and rest[:1].isupper() else ""
+
+
 # How many levels of Python base classes a member is looked for in (`_inherited`).
 INHERIT_DEPTH = 4
 _BASE = re.compile(r"\(([^()]*)\)\s*:?\s*$")
@@ -681,6 +706,8 @@ class _Resolver:
         # Python: a class's name → the names of its bases, from the index's class
         # signatures (`class Flask(App)`), read once per pass on demand (`_inherited`).
         self._bases: dict[str, frozenset[str]] | None = None
+        # Go: a function's id → the type its first result names ("" for none), on demand.
+        self._results: dict[int, str] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
@@ -1304,6 +1331,13 @@ class _Resolver:
         method of its own (one of an embedded field)."""
         if not self._file_read:
             self._read_file()
+        if type_name.startswith("="):  # `r := New()`: the first result of `New`
+            result = self._go_result(type_name[1:])
+            if result is None:
+                return None
+            name, folder = result
+            members = [d for d in candidates if d.parent == name and d.directory == folder]
+            return self._one_of(members, candidates) if members else None
         package, _, name = type_name.rpartition(".")
         types = [d for d in self.definitions.get(name, ()) if d.kind in CLASS_LIKE and not d.parent]
         if not types:
@@ -1316,6 +1350,37 @@ class _Resolver:
         folders = {d.directory for d in home} or {d.directory for d in types}
         members = [d for d in candidates if d.parent == name and d.directory in folders]
         return self._one_of(members, candidates) if members else None
+
+    def _go_result(self, function: str) -> tuple[str, str] | None:
+        """The named type a Go function's first result is (`New` → `func New() *Engine`
+        → Engine) and the package folder it is of (the function's), for `function` as
+        called (`New`, `gin.New`: a function of this package or of an imported one); None
+        when the index holds no one such function, or its first result is no named type
+        of its own package (`error`, `*http.Request` in another package, a slice)."""
+        package, _, name = function.rpartition(".")
+        if package:
+            tail = "/".join(self.modules.get(package, ()))
+            if not tail:
+                return None  # `c.Copy()`: a method of a value
+            found = [
+                d
+                for d in self.definitions.get(name, ())
+                if not d.parent and d.kind in CALLABLE and _ends_with(d.directory, tail)
+            ]
+        else:
+            found = [
+                d
+                for d in self.definitions.get(name, ())
+                if not d.parent and d.kind in CALLABLE and d.directory == self.package
+            ]
+        if len(found) != 1:
+            return None
+        key = found[0].id
+        if key not in self._results:
+            rows = self.rows("SELECT signature FROM symbols WHERE id = ?", (key,))
+            self._results[key] = _first_result(rows[0][0] if rows else None)
+        result = self._results[key]
+        return (result, found[0].directory) if result else None
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):

@@ -34,7 +34,7 @@
   receiver: (parameter_list (parameter_declaration name: (identifier) @receiver)))
 
 ; A name declared with a named type (a parameter `c *Context`, `var b bytes.Buffer`,
-; `w := &Writer{…}`, `x := T{…}`, `x := new(T)`), and where it is seen (`@scope`: the
+; `w := &Writer{…}`, `x := T{…}`, `x := new(T)`, `x := NewT()`), and where it is seen (`@scope`: the
 ; function of a parameter; the block of a variable, from its name on; the file of a
 ; package's variable): `c.x` there is a member of that type (`code_refs._go_typed`).
 ([
@@ -70,4 +70,10 @@
         operand: (composite_literal type: [(type_identifier) (qualified_type)] @type))
       (call_expression function: (identifier) @new
         arguments: (argument_list . [(type_identifier) (qualified_type)] @type .))] .))))
+  ; `r := New()`, `req, err := http.NewRequest(…)`: the first result of the function
+  (block (statement_list (short_var_declaration
+    left: (expression_list . (identifier) @typed)
+    right: (expression_list .
+      (call_expression
+        function: [(identifier) (selector_expression operand: (identifier))] @result) .))))
 ]) @scope
