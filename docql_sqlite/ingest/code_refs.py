@@ -379,21 +379,12 @@ def _typed_receivers(
                 typed[ord_] = params
     if not typed:
         return refs
-    reverse = src[::-1]
-    size = len(src)
-    out = refs
-    for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT or ref[2] not in typed:
-            continue
-        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
-        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
-            continue
-        name = typed[ref[2]].get(after_dot.group(1)[::-1])
-        if name is not None:
-            if out is refs:
-                out = list(refs)
-            out[i] = (*ref[:6], name + VALUE_OF)
-    return out
+
+    def annotated(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        params = typed.get(ref[2]) if ref[2] is not None else None
+        return params.get(receiver) if params else None
+
+    return _retyped(src, found, refs, annotated)
 
 
 def _declared(
@@ -423,6 +414,37 @@ def _declared(
     typed.setdefault(text, []).append((start, scope.end_byte, type_name.decode("utf-8")))
 
 
+def _retyped(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    type_of: Callable[[int, ReferenceRow, bytes], str | None],
+    receiver: re.Pattern[bytes] | None = None,
+) -> list[ReferenceRow]:
+    """`refs` with each member of another object (`OTHER_OBJECT`) qualified `Type()`
+    (`VALUE_OF`) where `type_of(its start, the row, the receiver's name)` names a type:
+    the receiver is the plain name before its dot (`receiver`, `_MEMBER_REVERSED` by
+    default, matched on the file
+    reversed from the member's start: group 1, reversed; a second group that matched
+    is a longer chain, `a.b.name`, which none of these passes types)."""
+    match = (receiver or _MEMBER_REVERSED).match
+    reverse = src[::-1]
+    size = len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT:
+            continue
+        before = match(reverse, size - entry[0])
+        if before is None or before.group(1) is None or before.lastindex == 2:
+            continue
+        type_name = type_of(entry[0], ref, before.group(1)[::-1])
+        if type_name:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], type_name + VALUE_OF)
+    return out
+
+
 # Go's built-in functions: no declared result type the index could hold.
 _GO_BUILT_IN_CALLS = frozenset(
     b"append cap clear close complex copy delete imag len make max min new panic print "
@@ -443,25 +465,12 @@ def _go_typed(
     package a qualified type names), and to nothing the index holds when that package
     is not indexed (`r.FormValue` on an `*http.Request`). Found on gin 1.8.1, whose
     `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods."""
-    reverse = src[::-1]
-    size = len(src)
-    out = refs
-    for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT:
-            continue
-        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
-        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
-            continue
-        declared = typed.get(after_dot.group(1)[::-1])
-        if declared is None:
-            continue
-        at = entry[0]
-        seen = [d for d in declared if d[0] <= at < d[1]]
-        if seen:
-            if out is refs:
-                out = list(refs)
-            out[i] = (*ref[:6], max(seen)[2] + VALUE_OF)
-    return out
+
+    def declared(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        seen = [d for d in typed.get(receiver, ()) if d[0] <= at < d[1]]
+        return max(seen)[2] if seen else None
+
+    return _retyped(src, found, refs, declared)
 
 
 def _bound(
@@ -537,37 +546,25 @@ def _py_bound(
         for name, places in bound.items()
     }
     params: dict[int, frozenset[str]] = {}
-    reverse = src[::-1]
-    size = len(src)
-    out = refs
-    for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT:
-            continue
-        after_dot = _MEMBER_REVERSED.match(reverse, size - entry[0])
-        if after_dot is None or after_dot.group(1) is None or after_dot.group(2) is not None:
-            continue
-        name = after_dot.group(1)[::-1]
-        places = owned.get(name)
+
+    def last_bound(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        places = owned.get(receiver)
         if places is None:
-            continue
+            return None
         caller = ref[2]
-        own = [(at, cls) for owner, at, cls in places if owner == caller]
+        own = [(where, cls) for owner, where, cls in places if owner == caller]
         if own:  # the function's own binding last before the use (none before: unbound)
-            earlier = [p for p in own if p[0] < entry[0]]
-            class_name = max(earlier)[1] if earlier else ""
-        else:
-            if caller is not None:
-                if caller not in params:
-                    params[caller] = _param_names(symbols[caller].signature or "")
-                if name.decode("utf-8", "replace") in params[caller]:
-                    continue
-            module = {cls for owner, _, cls in places if owner is None}
-            class_name = module.pop() if len(module) == 1 else ""
-        if class_name:
-            if out is refs:
-                out = list(refs)
-            out[i] = (*ref[:6], class_name + VALUE_OF)
-    return out
+            earlier = [p for p in own if p[0] < at]
+            return max(earlier)[1] if earlier else None
+        if caller is not None:
+            if caller not in params:
+                params[caller] = _param_names(symbols[caller].signature or "")
+            if receiver.decode("utf-8", "replace") in params[caller]:
+                return None
+        module = {cls for owner, _, cls in places if owner is None}
+        return module.pop() if len(module) == 1 else None
+
+    return _retyped(src, found, refs, last_bound)
 
 
 def _py_attributes(
@@ -601,22 +598,15 @@ def _py_attributes(
                 by_class[(symbols[owner].qualified_name, name)].add(cls)
     if not by_class:
         return refs
-    reverse = src[::-1]
-    size = len(src)
-    out = refs
-    for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT or ref[2] is None:
-            continue
-        chained = _SELF_MEMBER_REVERSED.match(reverse, size - entry[0])
-        if chained is None:
-            continue
-        parent = symbols[ref[2]].parent
-        classes = by_class.get((parent, chained.group(1)[::-1])) if parent else None
-        if classes is not None and len(classes) == 1 and "" not in classes:
-            if out is refs:
-                out = list(refs)
-            out[i] = (*ref[:6], next(iter(classes)) + VALUE_OF)
-    return out
+
+    def attribute(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        parent = symbols[ref[2]].parent if ref[2] is not None else None
+        classes = by_class.get((parent, receiver)) if parent else None
+        if classes is None or len(classes) != 1 or "" in classes:
+            return None
+        return next(iter(classes))
+
+    return _retyped(src, found, refs, attribute, _SELF_MEMBER_REVERSED)
 
 
 # `self.attr.` written before a name, reversed: the attribute's name (reversed) is group 1.
