@@ -67,7 +67,9 @@ from .sections import bounded_title, build_sections
 # (`code_refs._go_typed`); code 19: a Python name bound to a new instance
 # (`client = TestClient(app)`) calls its class's (`code_refs._py_bound`); code 20: or its
 # bases' (`resolve._inherited`), an overloaded method is its implementation, and in Python and
-# JavaScript `from m.app import X` no longer binds `app` (`module_paths.NAMES_ONLY`).
+# JavaScript `from m.app import X` no longer binds `app` (`module_paths.NAMES_ONLY`),
+# `self.x = Class()` types `self.x`, a class a file imports is that module's, and a Go name
+# bound to a function's result calls its first result's type's methods.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
