@@ -2173,6 +2173,7 @@ GO_TYPED = {
         "func NewPair() (e Error, err error) { return Error{}, nil }\n"
     ),
     "web/render/json.go": "package render\n\ntype Writer struct{}\n\nfunc (w Writer) JSON() {}\n",
+    "web/fake/fake.go": "package fake\n\ntype T struct{}\n\nfunc (T) Fatal() {}\n",
     "web/context_test.go": (
         "package web\n\n"
         'import (\n\t"net/http"\n\t"testing"\n\n\t"web/render"\n)\n\n'
@@ -2195,6 +2196,7 @@ GO_TYPED = {
         "\tnc.JSON(1)\n"  # 26: NewContext's result: Context's
         "\tp, _ := NewPair()\n"
         "\tp.JSON()\n"  # 28: the first of NewPair's results: Error's
+        "\tt.Fatal()\n"  # 29: testing's T, not the index's other T
         "\t_ = h\n"
         "}\n"
     ),
@@ -2215,7 +2217,7 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
     ambiguous."""
     _, db = _index_tree(tmp_path, GO_TYPED)
     found = _calls_in(db, "web/context_test.go")
-    members = {call for call in found if call[1] in ("JSON", "FormValue")}
+    members = {call for call in found if call[1] in ("JSON", "FormValue", "Fatal")}
     assert members == {
         (12, "JSON", "Context()", "import", "Context.JSON"),
         (14, "JSON", "Error()", "import", "Error.JSON"),
@@ -2226,6 +2228,7 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
         (24, "JSON", "Error()", "import", "Error.JSON"),
         (26, "JSON", "=NewContext()", "import", "Context.JSON"),
         (28, "JSON", "=NewPair()", "import", "Error.JSON"),
+        (29, "Fatal", "testing.T()", "unresolved", None),
     }, members
     found = _calls_in(db, "web/checkout_test.go")
     assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found

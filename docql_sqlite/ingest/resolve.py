@@ -1323,12 +1323,12 @@ class _Resolver:
         """The method of Go's `type_name` (`Context`, `render.Writer`: a name declared
         with that type, `code_refs._go_typed`) among `candidates`: the type's of that name
         in the package it names (the file's own folder when unqualified, the imported
-        package's when qualified), else of any type of that name when the import's path
-        names no indexed folder (a module path the folders do not spell:
-        `github.com/gin-gonic/gin/render` in a checkout at `~/gin`). Unresolved when the
-        index holds no type of that name (an `*http.Request`'s `FormValue` is none of the
-        index's); None (decided as for any other object) when the type has no such
-        method of its own (one of an embedded field)."""
+        package's when qualified, else a folder of the package's own name: a module path
+        the folders do not spell, `github.com/gin-gonic/gin/render` in a checkout at
+        `~/gin`). Unresolved when the index holds no type of that name there (an
+        `*http.Request`'s `FormValue`, a `*testing.T`'s `Fatal` are none of the index's);
+        None (decided as for any other object) when the type has no such method of its
+        own (one of an embedded field)."""
         if not self._file_read:
             self._read_file()
         if type_name.startswith("="):  # `r := New()`: the first result of `New`
@@ -1345,6 +1345,15 @@ class _Resolver:
         if package:
             tail = "/".join(self.modules.get(package, ()))
             home = [d for d in types if tail and _ends_with(d.directory, tail)]
+            if not home:
+                # A checkout's folders need not spell the module path (`~/gin/render`
+                # for `github.com/gin-gonic/gin/render`), but they end with the
+                # package's own name; no type in such a folder: not the index's
+                # (`t *testing.T` beside a test's own `type T struct`).
+                last = tail.rpartition("/")[2] or package
+                home = [d for d in types if d.directory.rpartition("/")[2] == last]
+                if not home:
+                    return None, _UNRESOLVED[1], len(candidates)
         else:
             home = [d for d in types if d.directory == self.package]
         folders = {d.directory for d in home} or {d.directory for d in types}
