@@ -2173,7 +2173,13 @@ GO_TYPED = {
         "func NewPair() (e Error, err error) { return Error{}, nil }\n"
     ),
     "web/render/json.go": "package render\n\ntype Writer struct{}\n\nfunc (w Writer) JSON() {}\n",
-    "web/fake/fake.go": "package fake\n\ntype T struct{}\n\nfunc (T) Fatal() {}\n",
+    "web/fake/fake.go": (
+        "package fake\n\ntype T struct{}\n\nfunc (T) Fatal() {}\n\nfunc (T) GET(p string) {}\n"
+    ),
+    "web/gin.go": (
+        "package web\n\ntype RouterGroup struct{}\n\nfunc (g *RouterGroup) GET(p string) {}\n\n"
+        "type Engine struct {\n\tRouterGroup\n}\n\nfunc New() *Engine { return &Engine{} }\n"
+    ),
     "web/context_test.go": (
         "package web\n\n"
         'import (\n\t"net/http"\n\t"testing"\n\n\t"web/render"\n)\n\n'
@@ -2197,6 +2203,8 @@ GO_TYPED = {
         "\tp, _ := NewPair()\n"
         "\tp.JSON()\n"  # 28: the first of NewPair's results: Error's
         "\tt.Fatal()\n"  # 29: testing's T, not the index's other T
+        "\tr2 := New()\n"
+        '\tr2.GET("/")\n'  # 31: Engine's, promoted from the RouterGroup it embeds
         "\t_ = h\n"
         "}\n"
     ),
@@ -2217,7 +2225,7 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
     ambiguous."""
     _, db = _index_tree(tmp_path, GO_TYPED)
     found = _calls_in(db, "web/context_test.go")
-    members = {call for call in found if call[1] in ("JSON", "FormValue", "Fatal")}
+    members = {call for call in found if call[1] in ("JSON", "FormValue", "Fatal", "GET")}
     assert members == {
         (12, "JSON", "Context()", "import", "Context.JSON"),
         (14, "JSON", "Error()", "import", "Error.JSON"),
@@ -2229,6 +2237,7 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
         (26, "JSON", "=NewContext()", "import", "Context.JSON"),
         (28, "JSON", "=NewPair()", "import", "Error.JSON"),
         (29, "Fatal", "testing.T()", "unresolved", None),
+        (31, "GET", "=New()", "import", "RouterGroup.GET"),
     }, members
     found = _calls_in(db, "web/checkout_test.go")
     assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found

@@ -399,7 +399,7 @@ def _resolve_pending(
             for alias, (_, original) in bound.items()
             if alias in wanted
         }
-    resolver = _Resolver(rows, _definitions(rows, wanted), renamed)
+    resolver = _Resolver(rows, _definitions(rows, wanted), renamed, staged)
     resolve = resolver.resolve
     insert = dialect.positional(_INSERT)
     # Into an empty `refs` (a new index, or one whose code was all parsed again) the
@@ -626,6 +626,8 @@ def _first_result(signature: str | None) -> str:
     return rest if rest.isidentifier() and rest[:1].isupper() else ""
 
 
+# How many levels of Go embedded types a method is looked for in (`_promoted`).
+EMBED_DEPTH = 3
 # How many levels of Python base classes a member is looked for in (`_inherited`).
 INHERIT_DEPTH = 4
 _BASE = re.compile(r"\(([^()]*)\)\s*:?\s*$")
@@ -676,10 +678,14 @@ class _Resolver:
         rows: Any,
         definitions: dict[str, list[_Def]],
         renamed: dict[int, dict[str, tuple[str, str]]] | None = None,
+        staged: list[tuple[int, str]] | None = None,
     ) -> None:
         self.rows = rows
         self.definitions = definitions
         self.renamed = renamed or {}  # `_renamed_imports`
+        self.staged = staged or []  # the files this pass inserts (`_embeds` reads them)
+        # Go: a struct's or interface's name → the types it embeds, on demand (`_embeds`).
+        self._embedded: dict[str, frozenset[str]] | None = None
         self.directory = ""  # the loaded file's directory (`_read_file`)
         self.package = ""  # … as `path_key` spells it
         self.doc_id = -1
@@ -1337,6 +1343,7 @@ class _Resolver:
                 return None
             name, folder = result
             members = [d for d in candidates if d.parent == name and d.directory == folder]
+            members = members or self._promoted(name, candidates)
             return self._one_of(members, candidates) if members else None
         package, _, name = type_name.rpartition(".")
         types = [d for d in self.definitions.get(name, ()) if d.kind in CLASS_LIKE and not d.parent]
@@ -1358,7 +1365,56 @@ class _Resolver:
             home = [d for d in types if d.directory == self.package]
         folders = {d.directory for d in home} or {d.directory for d in types}
         members = [d for d in candidates if d.parent == name and d.directory in folders]
+        members = members or self._promoted(name, candidates)
         return self._one_of(members, candidates) if members else None
+
+    def _promoted(self, name: str, candidates: list[_Def]) -> list[_Def]:
+        """The candidates that are methods of the types Go's `name` embeds, the nearest
+        first (`Engine` embeds `RouterGroup`: `r.GET` is `RouterGroup.GET`), at most
+        EMBED_DEPTH levels down, by the embedded types' names."""
+        embeds = self._embeds()
+        seen = {name}
+        level = set(embeds.get(name, ())) - seen
+        for _ in range(EMBED_DEPTH):
+            if not level:
+                break
+            found = [d for d in candidates if d.parent in level]
+            if found:
+                return found
+            seen |= level
+            level = {e for n in level for e in embeds.get(n, ())} - seen
+        return []
+
+    def _embeds(self) -> dict[str, frozenset[str]]:
+        """Go: each struct's or interface's name → the names of the types it embeds (its
+        `inherit` references), from `refs` and from the files this pass inserts, read
+        once per pass when first asked."""
+        if self._embedded is not None:
+            return self._embedded
+        found: dict[str, set[str]] = defaultdict(set)
+        staged = {doc_id for doc_id, _ in self.staged}
+        for doc_id, used, owner in self.rows(
+            "SELECT r.doc_id, r.name, y.name FROM refs r JOIN documents d ON d.id = r.doc_id "
+            "JOIN symbols y ON y.doc_id = r.doc_id AND y.ord = r.caller_ord "
+            f"WHERE r.kind = {_INHERIT} AND d.language = 'go'"
+        ):
+            if doc_id not in staged:
+                found[owner].add(used)
+        marker = f",{_INHERIT},"
+        for doc_id, text in self.staged:
+            if marker not in text:  # (most files embed nothing: no decoding for them)
+                continue
+            inherits = [(r[0], r[2]) for r in json.loads(text) if r[1] == _INHERIT]
+            if not inherits or not self.rows(
+                "SELECT 1 FROM documents WHERE id = ? AND language = 'go'", (doc_id,)
+            ):
+                continue
+            owners = dict(self.rows("SELECT ord, name FROM symbols WHERE doc_id = ?", (doc_id,)))
+            for used, ord_ in inherits:
+                if ord_ in owners:
+                    found[owners[ord_]].add(used)
+        self._embedded = {owner: frozenset(names) for owner, names in found.items()}
+        return self._embedded
 
     def _go_result(self, function: str) -> tuple[str, str] | None:
         """The named type a Go function's first result is (`New` → `func New() *Engine`
