@@ -1232,3 +1232,20 @@ def test_an_enums_members_are_symbols_under_it_and_no_headings(language: str) ->
     if language == "rust":
         docs = {s.name: s.docstring for s in document.symbols}
         assert docs["Count"] == "Count occurrences."
+
+
+def test_a_long_signature_keeps_its_return_annotation() -> None:
+    """Starlette's `TestClient.get` has ~900 characters of parameters before `->
+    httpx.Response`: the stored signature is cut at 400 with `…`, and keeps the return
+    annotation the resolution pass reads (what `response = client.get(…)` holds)."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    params = ", ".join(f"p{i}: httpx._types.QueryParamTypes | None = None" for i in range(20))
+    source = (
+        f"class TestClient:\n    def get(self, url, {params}) -> httpx.Response:\n        pass\n"
+    )
+    document = parse_code_text(source, "testclient.py", "python")
+    (get,) = [s for s in document.symbols if s.name == "get"]
+    assert get.signature is not None and len(get.signature) == 400, get.signature
+    assert get.signature.endswith("…) -> httpx.Response"), get.signature
+    assert get.signature.startswith("def get(self, url, p0: httpx._types.QueryParamTypes")

@@ -2271,7 +2271,7 @@ PYTHON_BOUND = {
         "    r = Router()\n"
         '    r.get("/b")\n'  # 21: Router's
         "    r = make()\n"
-        '    r.get("/c")\n'  # 23: bound again, by a call of no class: undecided
+        '    r.get("/c")\n'  # 23: bound again, to what `make` returns: not told
         "    t: Router = make()\n"
         '    return t.get("/d")\n'  # 25: annotated: Router's
     ),
@@ -2321,7 +2321,7 @@ def test_a_python_name_bound_to_a_new_instance_calls_its_classs_methods(
         (14, "get", OTHER_OBJECT, "ambiguous", None),
         (19, "get", "TestClient()", "import", "TestClient.get"),
         (21, "get", "Router()", "import", "Router.get"),
-        (23, "get", OTHER_OBJECT, "ambiguous", None),
+        (23, "get", "=make()", "ambiguous", None),
         (25, "get", "Router()", "import", "Router.get"),
     }, found
     found = {c for c in _calls_in(db, "tests/test_more.py") if c[1] == "get"}
@@ -2391,7 +2391,7 @@ PYTHON_ATTRIBUTES = {
         "        self.other = make()\n\n"
         "    def fetch(self, url):\n"
         "        self.cache.get(url)\n"  # 13: Cache's (the class body's annotation)
-        "        self.other.get(url)\n"  # 14: undecided
+        "        self.other.get(url)\n"  # 14: what `make` returns: not told
         "        return self.session.get(url)\n"  # 15: Session's
     ),
 }
@@ -2407,6 +2407,51 @@ def test_a_python_attribute_set_to_a_new_instance_calls_its_classs_methods(
     found = {c for c in _calls_in(db, "web/client.py") if c[1] == "get"}
     assert found == {
         (13, "get", "Cache()", "import", "Cache.get"),
-        (14, "get", OTHER_OBJECT, "ambiguous", None),
+        (14, "get", "=make()", "ambiguous", None),
         (15, "get", "Session()", "import", "Session.get"),
+    }, found
+
+
+PYTHON_RESULTS = {
+    # FastAPI's tests in small: `response = client.get(…)` holds what `get` is annotated
+    # to return; two classes have a `json`, and one method returns another package's.
+    "web/responses.py": "class Response:\n    def json(self):\n        return {}\n",
+    "web/requests.py": "class Request:\n    def json(self):\n        return {}\n",
+    "web/client.py": (
+        "import httpx\n\nfrom web.responses import Response\n\n\n"
+        "class Client:\n"
+        "    def get(self, url) -> Response:\n        return Response()\n\n"
+        '    def ext(self) -> "httpx.Response":\n        return None\n\n\n'
+        "def fetch() -> Response:\n    return Response()\n"
+    ),
+    "tests/test_resp.py": (
+        "from web.client import Client, fetch\n\n\n"
+        "async def test_x():\n"
+        "    client = Client()\n"
+        '    response = client.get("/")\n'
+        "    response.json()\n"  # 7: what Client.get returns: Response's
+        "    r2 = fetch()\n"
+        "    r2.json()\n"  # 9: what fetch returns
+        "    r3 = client.ext()\n"
+        "    r3.json()\n"  # 11: httpx's Response, which the index lacks
+        "    r4 = await client.get('/')\n"
+        "    r4.json()\n"  # 13: awaited the same
+    ),
+}
+
+
+def test_a_python_name_bound_to_a_calls_result_calls_its_annotated_class(
+    tmp_path: Path,
+) -> None:
+    """`response = client.get(…)` where `get` is annotated `-> Response`:
+    `response.json()` is `Response.json` (FastAPI's tests: 1,798 `response.json()`
+    calls on httpx responses were linked to starlette's `Request.json` by uniqueness);
+    a class of a module the index lacks (`-> httpx.Response`) is none of the index's."""
+    _, db = _index_tree(tmp_path, PYTHON_RESULTS)
+    found = {c for c in _calls_in(db, "tests/test_resp.py") if c[1] == "json"}
+    assert found == {
+        (7, "json", "=Client.get()", "import", "Response.json"),
+        (9, "json", "=fetch()", "import", "Response.json"),
+        (11, "json", "=Client.ext()", "unresolved", None),
+        (13, "json", "=Client.get()", "import", "Response.json"),
     }, found

@@ -314,9 +314,8 @@ def extract_reference_rows(
             ) | {i.module.split(".")[0] for i in imports if not i.names and i.alias is None}
             typed = _of_modules(typed, modules)
             attributes_bound = _of_modules(attributes_bound, modules)
-        if typed:
-            refs = _py_bound(src, found, refs, typed, outline, bounds, owners)
-        if typed or attributes_bound:
+            if typed:
+                refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
@@ -487,10 +486,13 @@ def _bound(
     if statement.type == "assignment":
         annotation = statement.child_by_field_name("type")
         value = statement.child_by_field_name("right")
+        if value is not None and value.type == "await" and value.named_child_count == 1:
+            value = value.named_children[0]  # `r = await client.get(…)`: the call's result
         if annotation is not None:
             class_name = _annotated_class(_text(src, annotation))
         elif value is not None and value.type == "call":
-            class_name = _called_class(src, value.child_by_field_name("function"))
+            function = value.child_by_field_name("function")
+            class_name = _called_class(src, function) or _called_function(src, function)
     else:  # a `with` item: what the call's class makes (`__enter__` mostly returns self)
         class_name = _called_class(src, captures["ctor"][0])
     at = name.start_byte
@@ -510,6 +512,18 @@ def _called_class(src: bytes, function: Node | None) -> str | None:
     return text if owner.isidentifier() or not owner else None
 
 
+def _called_function(src: bytes, function: Node | None) -> str | None:
+    """`=f` for a call `f(…)`, `=a.f` for `a.f(…)` (a module's function or a value's
+    method: `_py_bound` tells, and names the value's class): what the call returns,
+    which the resolution pass reads in the function's return annotation
+    (`resolve._python_result`); None for another expression."""
+    if function is None or function.type not in ("identifier", "attribute"):
+        return None
+    text = _text(src, function)
+    owner, _, last = text.rpartition(".")
+    return "=" + text if last.isidentifier() and (not owner or owner.isidentifier()) else None
+
+
 def _of_modules(
     bound: dict[bytes, list[tuple[int, int, str]]], modules: set[str]
 ) -> dict[bytes, list[tuple[int, int, str]]]:
@@ -518,7 +532,11 @@ def _of_modules(
     is a context's factory), of no known class."""
     return {
         name: [
-            (a, b, cls if "." not in cls or cls.partition(".")[0] in modules else "")
+            (
+                a,
+                b,
+                cls if "." not in cls or cls[0] == "=" or cls.partition(".")[0] in modules else "",
+            )
             for a, b, cls in places
         ]
         for name, places in bound.items()
@@ -533,6 +551,7 @@ def _py_bound(
     outline: list[Outlined],
     bounds: list[int],
     owners: list[int | None],
+    modules: set[str],
 ) -> list[ReferenceRow]:
     """`refs` with each Python member of another object qualified `Class()` (`VALUE_OF`)
     when the object is a name last bound to a new instance of that class (`_bound`): in
@@ -564,7 +583,28 @@ def _py_bound(
         module = {cls for owner, _, cls in places if owner is None}
         return module.pop() if len(module) == 1 else None
 
-    return _retyped(src, found, refs, last_bound)
+    def typed(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        cls = last_bound(at, ref, receiver)
+        if not cls or not cls.startswith("=") or "." not in cls:
+            return cls
+        # `=a.f`: a module's function, or the method `f` of the value `a` (its class as
+        # this file knows it where `a` is used: `client.get` → `=TestClient.get`)
+        owner, _, method = cls[1:].partition(".")
+        if owner in modules:
+            return cls
+        value = last_bound(at, ref, owner.encode()) or annotated(ref[2], owner)
+        return f"={value}.{method}" if value and value[0] != "=" and "." not in value else None
+
+    def annotated(caller: int | None, name: str) -> str | None:
+        if caller is None:
+            return None
+        if caller not in annotations:
+            signature = symbols[caller].signature or ""
+            annotations[caller] = annotated_params(signature) if ":" in signature else {}
+        return annotations[caller].get(name.encode())
+
+    annotations: dict[int, dict[bytes, str]] = {}
+    return _retyped(src, found, refs, typed)
 
 
 def _py_attributes(

@@ -70,6 +70,7 @@ _NO_FUNCTION_NAMES = C_KEYWORDS | {"decltype"}
 _WORD_TYPES = frozenset({"identifier", "type_identifier", "primitive_type"})
 
 SIGNATURE_MAX = 400
+RETURN_MAX = 100  # characters of a return annotation a cut signature keeps (`_cut`)
 _WS = re.compile(r"\s+")
 _TRAILING = ("=>", "{", ":", ";", "=", "\\")  # `\\`: a macro's value on the next line
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
@@ -213,9 +214,22 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
         if text.endswith(tail):
             text = text[: -len(tail)].rstrip()
             break
-    if len(text) > SIGNATURE_MAX:
-        text = text[: SIGNATURE_MAX - 1].rstrip() + "…"
-    return text
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
+    """`text` within SIGNATURE_MAX characters, `…` where it is cut. A return annotation
+    (`) -> httpx.Response`, Rust's `) -> Result<T>`) of at most RETURN_MAX characters
+    is kept after the cut: the resolution pass reads what a function returns there
+    (`resolve._python_result`: starlette's `TestClient.get` has 400 characters of
+    parameters before its `-> httpx.Response`)."""
+    if len(text) <= SIGNATURE_MAX:
+        return text
+    _, arrow, returned = text.rpartition(") -> ")
+    if arrow and len(returned) <= RETURN_MAX:
+        keep = SIGNATURE_MAX - len(arrow) - len(returned) - 1
+        return text[:keep].rstrip() + "…" + arrow + returned
+    return text[: SIGNATURE_MAX - 1].rstrip() + "…"
 
 
 def is_macro_word(node: Node) -> bool:

@@ -626,6 +626,26 @@ def _first_result(signature: str | None) -> str:
     return rest if rest.isidentifier() and rest[:1].isupper() else ""
 
 
+def _returned(signature: str | None) -> str:
+    """The class a Python `def`'s return annotation names, as written (`Response`,
+    `httpx.Response`; `Optional[X]`, `X | None` and a quoted name unwrapped); "" for
+    none or anything else (a container, a lower-case type)."""
+    if not signature or "->" not in signature:
+        return ""
+    text = signature.rpartition("->")[2].strip().rstrip(":").strip().strip("\"'").strip()
+    while (inner := _OPTIONAL.match(text)) is not None:
+        text = inner.group(1).split(",")[0].strip().strip("\"'")
+    kept = [p.strip() for p in text.split("|") if p.strip() != "None"]
+    if len(kept) != 1:
+        return ""
+    last = kept[0].rpartition(".")[2]
+    ok = last.isidentifier() and last[:1].isupper() and "[" not in kept[0]
+    return kept[0] if ok else ""
+
+
+_OPTIONAL = re.compile(r"^(?:typing\.)?(?:Optional|Annotated)\[(.*)\]$", re.S)
+
+
 # How many levels of Go embedded types a method is looked for in (`_promoted`).
 EMBED_DEPTH = 3
 # How many levels of Python base classes a member is looked for in (`_inherited`).
@@ -1289,6 +1309,14 @@ class _Resolver:
         bases' (`_inherited`). Any other name is every class of that name's (`_members`)."""
         if not self._file_read:
             self._read_file()
+        if type_name.startswith("="):  # `r = client.get(…)`: what `get` returns
+            returned = self._python_result(type_name[1:])
+            if returned is None:
+                return None
+            if returned[0] is None:
+                return None, _UNRESOLVED[1], len(candidates)
+            class_id, class_name = returned
+            return self._class_member(class_id, class_name, candidates)
         package, _, name = type_name.rpartition(".")
         source = self.name_sources.get(name)
         if package:
@@ -1312,16 +1340,85 @@ class _Resolver:
             if taken and not any(self._indexed_module("/".join(m)) for m, _ in taken):
                 return None, _UNRESOLVED[1], len(candidates)
             return None
-        home = next((d.doc_id for d in self.definitions.get(name, ()) if d.id == found[0]), None)
+        return self._class_member(found[0], name, candidates)
+
+    def _class_member(
+        self, class_id: int | None, name: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """The member among `candidates` of the Python class `name` whose definition is
+        `class_id`: its own, else its bases' (`class Flask(App)`), else another class of
+        its name's, which it mostly extends under another name (`class
+        Blueprint(SansioBlueprint)`); an overloaded method at its implementation."""
+        home = next((d.doc_id for d in self.definitions.get(name, ()) if d.id == class_id), None)
         members = [
             d for d in candidates if d.parent.rpartition(".")[2] == name and d.doc_id == home
         ]
-        # else its bases' (`class Flask(App)`), else another class of its name's, which
-        # it mostly extends under another name (`class Blueprint(SansioBlueprint)`)
         members = members or self._inherited(name, candidates) or self._members(name, candidates)
         if len(members) > 1 and len({(d.doc_id, d.parent) for d in members}) == 1:
             members = members[-1:]  # overloads: the implementation
         return self._one_of(members, candidates)
+
+    def _python_result(self, callee: str) -> tuple[int | None, str] | None:
+        """The class a Python call returns by its function's annotation (`-> Response`):
+        (its definition's id, its name) for `callee` as called — `f`, `mod.f`, or
+        `Class.m` for a method of a value of that class (`code_refs._py_bound`); (None,
+        name) when the class is another module's that the index does not hold (`->
+        httpx.Response`); None when the function, its annotation or the class cannot be
+        told."""
+        owner, _, name = callee.rpartition(".")
+        defined = self.definitions.get(name)
+        if not defined:
+            return None
+        functions = self._fitting(name, _CALL, defined)[0]
+        if not owner:
+            local = [d for d in functions if d.doc_id == self.doc_id and not d.parent]
+            link: tuple[int | None, int, int] | None = (local[-1].id, 0, 0) if local else None
+            source = self.name_sources.get(name)
+            if link is None and source:
+                link = self._in_path(name, _CALL, tuple(source.split("/")))
+        elif (owner in self.modules and not owner[:1].isupper()) or owner in self.package_roots:
+            # (`from web.client import Client` binds a name; a capitalised one a class)
+            tail = self.modules.get(owner) or (owner,)
+            link = self._in_path(name, _CALL, tuple(tail))
+        else:
+            link = self._python_member(owner, functions)
+        if link is None or link[0] is None:
+            return None
+        function = next((d for d in functions if d.id == link[0]), None)
+        if function is None:
+            return None
+        key = function.id
+        if key not in self._results:
+            rows = self.rows("SELECT signature FROM symbols WHERE id = ?", (key,))
+            self._results[key] = _returned(rows[0][0] if rows else None)
+        written = self._results[key]
+        if not written:
+            return None
+        package, _, class_name = written.rpartition(".")
+        if not package:  # a name of the function's file: of its import, or its own
+            package = self._import_of(function.doc_id, class_name)
+        if package:
+            tail = tuple(package.replace(".", "/").split("/"))
+            if not self._indexed_module("/".join(tail)):
+                return None, class_name
+            found = self._in_path(class_name, _TYPE, tail)
+            return (found[0], class_name) if found is not None and found[0] is not None else None
+        classes = [
+            d
+            for d in self.definitions.get(class_name, ())
+            if d.kind in CLASS_LIKE and d.doc_id == function.doc_id
+        ]
+        return (classes[-1].id, class_name) if classes else None
+
+    def _import_of(self, doc_id: int, name: str) -> str:
+        """The module a file imports `name` from (`from web.responses import Response`
+        → `web.responses`), "" when it imports no such name."""
+        for module, text, alias in self.rows(
+            "SELECT module, names, alias FROM imports WHERE doc_id = ? ORDER BY ord", (doc_id,)
+        ):
+            if module and alias is None and name in _names(text):
+                return module
+        return ""
 
     def _go_member(
         self, type_name: str, candidates: list[_Def]
