@@ -821,7 +821,7 @@ RELATIVE = {
     # A bare module name keeps the rule by the module's last part.
     "app/main.ts": (
         "import { Observable } from 'types';\n\n"
-        "export function main(o: Observable): void {\n  o.pipe();\n}\n"
+        "export function main(o: any): Observable {\n  return o.pipe();\n}\n"
     ),
 }
 
@@ -2455,3 +2455,38 @@ def test_a_python_name_bound_to_a_calls_result_calls_its_annotated_class(
         (11, "json", "=Client.ext()", "unresolved", None),
         (13, "json", "=Client.get()", "import", "Response.json"),
     }, found
+
+
+TS_TYPED = {
+    # rxjs in small: two classes with a `next`; a function that takes a Subscriber, one
+    # that makes a Subject.
+    "src/Subscriber.ts": "export class Subscriber<T> {\n  next(value: T): void {}\n}\n",
+    "src/Subject.ts": "export class Subject<T> {\n  next(value: T): void {}\n}\n",
+    "src/use.ts": (
+        'import { Subscriber } from "./Subscriber";\nimport { Subject } from "./Subject";\n\n'
+        "export function pipe(sub: Subscriber<number>, other) {\n"
+        "  sub.next(1);\n"  # 5: Subscriber's
+        "  const s = new Subject<number>();\n"
+        "  s.next(2);\n"  # 7: Subject's
+        "  other.next(3);\n"  # 8: undecided
+        "}\n"
+    ),
+    "src/plain.js": (
+        'const { Subject } = require("./Subject");\n\n'
+        "function run() {\n  const s = new Subject();\n  s.next(1);\n}\n"  # 5: Subject's
+    ),
+}
+
+
+def test_a_typescript_name_of_a_known_class_calls_its_methods(tmp_path: Path) -> None:
+    """`sub: Subscriber<number>` and `const s = new Subject<number>()` (and JavaScript's
+    `new Subject()`): `s.next(…)` is that class's `next`, not one of every `next`."""
+    _, db = _index_tree(tmp_path, TS_TYPED)
+    found = {c for c in _calls_in(db, "src/use.ts") if c[1] == "next"}
+    assert found == {
+        (5, "next", "Subscriber()", "import", "Subscriber.next"),
+        (7, "next", "Subject()", "import", "Subject.next"),
+        (8, "next", OTHER_OBJECT, "ambiguous", None),
+    }, found
+    found = {c for c in _calls_in(db, "src/plain.js") if c[1] == "next"}
+    assert found == {(5, "next", "Subject()", "import", "Subject.next")}, found

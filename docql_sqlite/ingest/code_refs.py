@@ -156,8 +156,10 @@ def extract_reference_rows(
             elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
                 if language == "go":
                     _declared(src, captures, typed)
-                else:
+                elif _QUERY_FILE.get(language, language) == "python":  # (and Starlark)
                     _bound(src, captures, typed)
+                else:
+                    _js_bound(src, captures, typed)
             elif kind == -7:  # _ATTRIBUTE_BOUND_PATTERN: `self.session = Session()`
                 if src[captures["self"][0].start_byte : captures["self"][0].end_byte] == b"self":
                     _bound(
@@ -319,8 +321,11 @@ def extract_reference_rows(
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
-    elif typed:
+    elif typed and language == "go":
         refs = _go_typed(src, found, refs, typed)
+    elif typed:  # JavaScript and TypeScript: as Python's names
+        modules = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
+        refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -510,6 +515,44 @@ def _called_class(src: bytes, function: Node | None) -> str | None:
     if not (last[:1].isupper() and last.isidentifier()) or "." in owner:
         return None
     return text if owner.isidentifier() or not owner else None
+
+
+def _js_bound(
+    src: bytes, captures: dict[str, list[Node]], bound: dict[bytes, list[tuple[int, int, str]]]
+) -> None:
+    """Record a JavaScript or TypeScript binding of a plain name in `bound` (as `_bound`
+    does Python's): the class a type annotation names (`sub: Subscriber<T>`, `o:
+    ns.Obs`: `Subscriber`, `Obs`) or a `new` makes (`new Subject<number>()`), else ""."""
+    name = captures["typed"][0]
+    written = captures.get("type")
+    class_name = ""
+    if written is not None:
+        class_name = _class_written(_text(src, written[0]).lstrip(":").strip())
+    else:
+        value = captures["bind"][0].child_by_field_name("value")
+        if value is not None and value.type == "new_expression":
+            made = value.child_by_field_name("constructor")
+            if made is not None and made.type in ("identifier", "member_expression"):
+                class_name = _class_written(_text(src, made))
+        declared = captures["bind"][0].child_by_field_name("type")
+        if declared is not None and not class_name:
+            class_name = _class_written(_text(src, declared).lstrip(":").strip())
+    at = name.start_byte
+    bound.setdefault(src[at : name.end_byte], []).append((at, at, class_name))
+
+
+_CLASS_WRITTEN = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?=\s*(?:<|$))")
+
+
+def _class_written(text: str) -> str:
+    """The class a type or a constructor as written names (`Subscriber` for
+    `Subscriber<T>`, `z.ZodString` for a namespace's: the resolution pass looks in the
+    module `z` stands for), "" for a union, an array, an object type, a longer path or a
+    lower-case name (`number`, `string`)."""
+    matched = _CLASS_WRITTEN.match(text)
+    written = matched.group(0) if matched else ""
+    owner, _, last = written.rpartition(".")
+    return written if last[:1].isupper() and "." not in owner else ""
 
 
 def _called_function(src: bytes, function: Node | None) -> str | None:

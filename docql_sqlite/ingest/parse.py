@@ -69,7 +69,8 @@ from .sections import bounded_title, build_sections
 # bases' (`resolve._inherited`), an overloaded method is its implementation, and in Python and
 # JavaScript `from m.app import X` no longer binds `app` (`module_paths.NAMES_ONLY`),
 # `self.x = Class()` types `self.x`, a class a file imports is that module's, and a Go name
-# bound to a function's result calls its first result's type's methods.
+# bound to a function's result calls its first result's type's methods; a JavaScript or
+# TypeScript name bound where its class is written calls that class's (`_js_bound`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

@@ -1295,7 +1295,36 @@ class _Resolver:
             return self._go_member(qualifier[: -len(VALUE_OF)], candidates)
         if self.family == "python":
             return self._python_member(qualifier[: -len(VALUE_OF)], candidates)
+        if self.family == "typescript":
+            return self._imported_member(qualifier[: -len(VALUE_OF)], candidates)
         return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
+
+    def _imported_member(
+        self, name: str, candidates: list[_Def]
+    ) -> tuple[int | None, int, int] | None:
+        """The member of JavaScript's or TypeScript's class `name` among `candidates`: of
+        the class the file imports by that name, or of a namespace it imports (`import
+        type { ZodString } from "./schemas.js"`, `z.ZodString` after `import * as z`: v4's
+        interface, not v3's class of the same name; None, as for any other object, when
+        that class has no such member of its own or cannot be found), else of every class
+        of that name (`_members`)."""
+        if not self._file_read:
+            self._read_file()
+        space, _, name = name.rpartition(".")
+        if space:  # `z.ZodString` after `import * as z from "…"`: that module's
+            module = self.modules.get(space)
+            found = self._in_path(name, _TYPE, module) if module else None
+        elif (source := self.name_sources.get(name)) is not None:
+            found = self._in_path(name, _TYPE, tuple(source.split("/")))
+        else:
+            return self._one_of(self._members(name, candidates), candidates)
+        if found is None or found[0] is None:
+            return None
+        home = next((d.doc_id for d in self.definitions.get(name, ()) if d.id == found[0]), None)
+        members = [
+            d for d in candidates if d.parent.rpartition(".")[2] == name and d.doc_id == home
+        ]
+        return self._one_of(members, candidates) if members else None
 
     def _python_member(
         self, type_name: str, candidates: list[_Def]

@@ -15,3 +15,8 @@
    function: (identifier) @_require
    arguments: (arguments . (string) .)) @import
  (#eq? @_require "require"))
+
+; A variable made by `new` (`const s = new Subject()`; any other binds a value of no known
+; class): `s.next(…)` after it, in the same function (or anywhere, for the module's), is
+; that class's member (`code_refs._js_bound`).
+(variable_declarator name: (identifier) @typed) @bind

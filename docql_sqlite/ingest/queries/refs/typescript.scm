@@ -25,3 +25,11 @@
 
 ; A type parameter (`<T extends X>`): its uses inside its declaration name no definition.
 (type_parameter name: (type_identifier) @generic)
+
+; A name bound where its class is written: a parameter annotated with one (`sub:
+; Subscriber<T>`), a variable annotated or made by `new` (`const s = new Subject<number>()`;
+; any other variable binds a value of no known class): `s.next(…)` after it, in the same
+; function (or anywhere, for the module's), is that class's member (`code_refs._js_bound`).
+(required_parameter pattern: (identifier) @typed type: (type_annotation) @type) @bind
+(optional_parameter pattern: (identifier) @typed type: (type_annotation) @type) @bind
+(variable_declarator name: (identifier) @typed) @bind
