@@ -78,6 +78,7 @@ _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
 _TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
+_BLOCK_PATTERN = (-8, "")  # a Go block (`@block`): where a variable is seen
 
 
 def extract_references(
@@ -133,6 +134,8 @@ def extract_reference_rows(
     # Go: a name declared with a named type → (where it is seen: start, end; the type).
     # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
+    # Go: the blocks' extents (where a variable is seen).
+    blocks: list[tuple[int, int]] = []
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
@@ -160,6 +163,9 @@ def extract_reference_rows(
                     _bound(src, captures, typed)
                 else:
                     _js_bound(src, captures, typed)
+            elif kind == -8:  # _BLOCK_PATTERN
+                node = captures["block"][0]
+                blocks.append((node.start_byte, node.end_byte))
             elif kind == -7:  # _ATTRIBUTE_BOUND_PATTERN: `self.session = Session()`
                 if src[captures["self"][0].start_byte : captures["self"][0].end_byte] == b"self":
                     _bound(
@@ -322,7 +328,7 @@ def extract_reference_rows(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        refs = _go_typed(src, found, refs, typed)
+        refs = _go_typed(src, found, refs, typed, blocks)
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
@@ -400,12 +406,14 @@ def _declared(
     new = captures.get("new")
     if new is not None and src[new[0].start_byte : new[0].end_byte] != b"new":
         return  # `make(T)`, `f(T)`: a call that takes a type, not `new(T)`
-    name, scope = captures["typed"][0], captures["scope"][0]
+    name = captures["typed"][0]
     text = src[name.start_byte : name.end_byte]
     if text == b"_":
         return
-    # A parameter is seen in its whole function, a variable from its name on.
-    start = name.start_byte if scope.type in ("block", "source_file") else scope.start_byte
+    # A parameter is seen in its whole function; a variable from its name on, to the end
+    # of the declaration around it (-1: `_go_typed` finds it in the outline).
+    scope = captures.get("scope")
+    start, end = (scope[0].start_byte, scope[0].end_byte) if scope else (name.start_byte, -1)
     result = captures.get("result")
     if result is not None:  # the first result of a function: `=New`, `=http.NewRequest`
         called = src[result[0].start_byte : result[0].end_byte]
@@ -415,7 +423,7 @@ def _declared(
     else:
         kind = captures["type"][0]
         type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
-    typed.setdefault(text, []).append((start, scope.end_byte, type_name.decode("utf-8")))
+    typed.setdefault(text, []).append((start, end, type_name.decode("utf-8")))
 
 
 def _retyped(
@@ -461,6 +469,7 @@ def _go_typed(
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     typed: dict[bytes, list[tuple[int, int, str]]],
+    blocks: list[tuple[int, int]],
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
     the object is a name declared with that type where the member is used (`c.JSON(…)`
@@ -468,7 +477,29 @@ def _go_typed(
     several are seen there): the resolution pass links it to that type's method (of the
     package a qualified type names), and to nothing the index holds when that package
     is not indexed (`r.FormValue` on an `*http.Request`). Found on gin 1.8.1, whose
-    `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods."""
+    `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods. A
+    variable is seen to the end of the innermost of `blocks` around it (the file, for a
+    package's)."""
+    # One sweep over the blocks (they nest) and the variables, both by start: the top of
+    # the stack of blocks open at a variable's name is the innermost around it.
+    blocks.sort()
+    pending = sorted(
+        (start, k, places)
+        for places in typed.values()
+        for k, (start, end, _) in enumerate(places)
+        if end < 0
+    )
+    open_ends: list[int] = []
+    b = 0
+    for start, k, places in pending:
+        while b < len(blocks) and blocks[b][0] <= start:
+            while open_ends and open_ends[-1] <= blocks[b][0]:
+                open_ends.pop()
+            open_ends.append(blocks[b][1])
+            b += 1
+        while open_ends and open_ends[-1] <= start:
+            open_ends.pop()
+        places[k] = (start, open_ends[-1] if open_ends else len(src), places[k][2])
 
     def declared(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         seen = [d for d in typed.get(receiver, ()) if d[0] <= at < d[1]]
@@ -829,6 +860,8 @@ def _learn(
         learnt = _TYPED_PATTERN
     elif captures.get("attr"):
         learnt = _ATTRIBUTE_BOUND_PATTERN
+    elif captures.get("block"):
+        learnt = _BLOCK_PATTERN
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:
