@@ -2166,7 +2166,8 @@ GO_TYPED = {
         "package web\n\ntype Context struct{}\n\n"
         "func (c *Context) JSON(code int) {}\n\n"
         "func (c *Context) FormValue(k string) string { return k }\n\n"
-        "func NewContext() *Context { return &Context{} }\n"
+        "func NewContext() *Context { return &Context{} }\n\n"
+        "func (c *Context) Copy() *Context { return c }\n"
     ),
     "web/errors.go": (
         "package web\n\ntype Error struct{}\n\nfunc (e Error) JSON() any { return nil }\n\n"
@@ -2205,6 +2206,8 @@ GO_TYPED = {
         "\tt.Fatal()\n"  # 29: testing's T, not the index's other T
         "\tr2 := New()\n"
         '\tr2.GET("/")\n'  # 31: Engine's, promoted from the RouterGroup it embeds
+        "\tcp := c.Copy()\n"
+        "\tcp.JSON(3)\n"  # 33: what Context.Copy returns: Context's
         "\t_ = h\n"
         "}\n"
     ),
@@ -2238,6 +2241,7 @@ def test_a_go_value_of_a_declared_type_calls_its_methods(tmp_path: Path) -> None
         (28, "JSON", "=NewPair()", "import", "Error.JSON"),
         (29, "Fatal", "testing.T()", "unresolved", None),
         (31, "GET", "=New()", "import", "RouterGroup.GET"),
+        (33, "JSON", "=Context().Copy()", "import", "Context.JSON"),
     }, members
     found = _calls_in(db, "web/checkout_test.go")
     assert found == {(6, "JSON", "render.Writer()", "import", "Writer.JSON")}, found

@@ -328,7 +328,8 @@ def extract_reference_rows(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        refs = _go_typed(src, found, refs, typed, blocks)
+        aliases = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
+        refs = _go_typed(src, found, refs, typed, blocks, aliases)
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
@@ -470,6 +471,7 @@ def _go_typed(
     refs: list[ReferenceRow],
     typed: dict[bytes, list[tuple[int, int, str]]],
     blocks: list[tuple[int, int]],
+    aliases: set[str] | None = None,
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
     the object is a name declared with that type where the member is used (`c.JSON(…)`
@@ -500,6 +502,20 @@ def _go_typed(
         while open_ends and open_ends[-1] <= start:
             open_ends.pop()
         places[k] = (start, open_ends[-1] if open_ends else len(src), places[k][2])
+
+    def declared_at(name: bytes, at: int) -> str | None:
+        seen = [d for d in typed.get(name, ()) if d[0] <= at < d[1]]
+        return max(seen)[2] if seen else None
+
+    # `x := c.Copy()` with `c` of a known type: `=Context().Copy`, that type's method's
+    # result (`resolve._go_result`); with `c` an import's name the package's function.
+    for places in typed.values():
+        for k, (start, end, type_name) in enumerate(places):
+            owner, dot, method = type_name[1:].partition(".")
+            if type_name[:1] == "=" and dot and owner not in (aliases or ()):
+                value = declared_at(owner.encode(), start)
+                value = value if value and value[:1] != "=" else None
+                places[k] = (start, end, f"={value}{VALUE_OF}.{method}" if value else "")
 
     def declared(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         seen = [d for d in typed.get(receiver, ()) if d[0] <= at < d[1]]

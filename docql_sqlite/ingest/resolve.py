@@ -608,6 +608,8 @@ def _first_result(signature: str | None) -> str:
     or no name (`[]byte`, `map[…]…`, `func(…)`)."""
     if not signature:
         return ""
+    if signature.startswith("func ("):  # a method: its receiver first
+        signature = "func " + signature[_group_end(signature, 5) + 1 :].lstrip()
     depth, opened, closed = 0, False, -1
     for i, char in enumerate(signature):  # the parameters' closing parenthesis
         if char in "([{":
@@ -624,6 +626,20 @@ def _first_result(signature: str | None) -> str:
         rest = rest.split()[-1] if rest.split() else ""
     rest = rest.lstrip("*")
     return rest if rest.isidentifier() and rest[:1].isupper() else ""
+
+
+def _group_end(text: str, start: int) -> int:
+    """The index of the parenthesis closing the one at `start` (the text's end when
+    none does)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
 
 
 def _returned(signature: str | None) -> str:
@@ -1549,10 +1565,13 @@ class _Resolver:
         when the index holds no one such function, or its first result is no named type
         of its own package (`error`, `*http.Request` in another package, a slice)."""
         package, _, name = function.rpartition(".")
-        if package:
+        if package.endswith(")"):  # `=Context().Copy`: a method of a value of that type
+            methods = self._typed_members(package[:-2], name)
+            found = methods or []
+        elif package:
             tail = "/".join(self.modules.get(package, ()))
             if not tail:
-                return None  # `c.Copy()`: a method of a value
+                return None  # a method of a value whose type is not known
             found = [
                 d
                 for d in self.definitions.get(name, ())
@@ -1572,6 +1591,18 @@ class _Resolver:
             self._results[key] = _first_result(rows[0][0] if rows else None)
         result = self._results[key]
         return (result, found[0].directory) if result else None
+
+    def _typed_members(self, type_name: str, name: str) -> list[_Def]:
+        """The one method `name` of Go's `type_name` (as `_go_member` finds it), as a
+        list; [] when it is not one."""
+        defined = self.definitions.get(name)
+        if not defined:
+            return []
+        candidates = self._fitting(name, _CALL, defined)[0]
+        link = self._go_member(type_name, candidates)
+        if link is None or link[0] is None:
+            return []
+        return [d for d in candidates if d.id == link[0]]
 
     def _member_of_another(self, name: str, group: int) -> tuple[int | None, int, int]:
         """`x.name` where `x` is another object than the method's own (`OTHER_OBJECT`):
