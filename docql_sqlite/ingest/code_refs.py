@@ -317,9 +317,10 @@ def extract_reference_rows(
     elif language == "python":
         refs = _typed_receivers(src, found, refs, outline)
         if typed or attributes_bound:
-            modules = set(
-                local_modules(((i.module, i.names, i.alias) for i in imports), "", language)
-            ) | {i.module.split(".")[0] for i in imports if not i.names and i.alias is None}
+            # (`import a.b` binds `a` too)
+            modules = _bound_names(imports, language) | {
+                i.module.split(".")[0] for i in imports if not i.names and i.alias is None
+            }
             typed = _of_modules(typed, modules)
             attributes_bound = _of_modules(attributes_bound, modules)
             if typed:
@@ -328,10 +329,9 @@ def extract_reference_rows(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        aliases = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
-        refs = _go_typed(src, found, refs, typed, blocks, aliases)
+        refs = _go_typed(src, found, refs, typed, blocks, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
-        modules = set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
+        modules = _bound_names(imports, language)
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
@@ -343,6 +343,11 @@ def extract_reference_rows(
 
 
 _FIRST = itemgetter(0)
+
+
+def _bound_names(imports: list[Import], language: str) -> set[str]:
+    """The names the file's `imports` bind (`module_paths.local_modules`)."""
+    return set(local_modules(((i.module, i.names, i.alias) for i in imports), "", language))
 
 
 def _chained(
@@ -412,7 +417,7 @@ def _declared(
     if text == b"_":
         return
     # A parameter is seen in its whole function; a variable from its name on, to the end
-    # of the declaration around it (-1: `_go_typed` finds it in the outline).
+    # of the innermost block around it (-1: `_go_typed` finds it among the blocks).
     scope = captures.get("scope")
     start, end = (scope[0].start_byte, scope[0].end_byte) if scope else (name.start_byte, -1)
     result = captures.get("result")
