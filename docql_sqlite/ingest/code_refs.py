@@ -79,6 +79,16 @@ _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute
 _TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
 _BLOCK_PATTERN = (-8, "")  # a Go block (`@block`): where a variable is seen
+# The capture that makes a pattern one of these, in the order they are told apart.
+_SPECIAL_CAPTURES = (
+    ("import", _IMPORT_PATTERN),
+    ("generic", _GENERIC_PATTERN),
+    ("receiver", _RECEIVER_PATTERN),
+    ("attribute", _ATTRIBUTE_PATTERN),
+    ("typed", _TYPED_PATTERN),
+    ("attr", _ATTRIBUTE_BOUND_PATTERN),
+    ("block", _BLOCK_PATTERN),
+)
 
 
 def extract_references(
@@ -869,20 +879,9 @@ def _learn(
 ) -> tuple[int, str]:
     """What `pattern` records, from its first match's captures (the pattern's own node is
     always captured, so the first match tells)."""
-    if captures.get("import"):
-        learnt = _IMPORT_PATTERN
-    elif captures.get("generic"):
-        learnt = _GENERIC_PATTERN
-    elif captures.get("receiver"):
-        learnt = _RECEIVER_PATTERN
-    elif captures.get("attribute"):
-        learnt = _ATTRIBUTE_PATTERN
-    elif captures.get("typed"):
-        learnt = _TYPED_PATTERN
-    elif captures.get("attr"):
-        learnt = _ATTRIBUTE_BOUND_PATTERN
-    elif captures.get("block"):
-        learnt = _BLOCK_PATTERN
+    special = next((p for name, p in _SPECIAL_CAPTURES if captures.get(name)), None)
+    if special is not None:
+        learnt = special
     else:
         kind = next((c[10:] for c in captures if c.startswith("reference.")), None)
         if kind is None:
