@@ -2475,6 +2475,18 @@ TS_TYPED = {
         "  other.next(3);\n"  # 8: undecided
         "}\n"
     ),
+    "src/Observable.ts": (
+        "export class Observable<T> {\n  pipe(): Observable<T> { return this; }\n}\n"
+    ),
+    "src/Other.ts": "export class Other {\n  pipe(): void {}\n}\n",
+    "src/Replay.ts": (
+        'import { Observable } from "./Observable";\n\n'
+        "export class Replay<T extends object = object> extends Observable<T> {}\n"
+    ),
+    "src/replay.ts": (
+        'import { Replay } from "./Replay";\n\n'
+        "export function run(r: Replay<number>) {\n  r.pipe();\n}\n"  # 4: Observable's
+    ),
     "src/plain.js": (
         'const { Subject } = require("./Subject");\n\n'
         "function run() {\n  const s = new Subject();\n  s.next(1);\n}\n"  # 5: Subject's
@@ -2494,3 +2506,6 @@ def test_a_typescript_name_of_a_known_class_calls_its_methods(tmp_path: Path) ->
     }, found
     found = {c for c in _calls_in(db, "src/plain.js") if c[1] == "next"}
     assert found == {(5, "next", "Subject()", "import", "Subject.next")}, found
+    # a member the class inherits: `Replay<T extends object> extends Observable<T>`
+    found = {c for c in _calls_in(db, "src/replay.ts") if c[1] == "pipe"}
+    assert found == {(4, "pipe", "Replay()", "import", "Observable.pipe")}, found

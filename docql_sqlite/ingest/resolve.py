@@ -688,6 +688,54 @@ def _python_bases(rows: Any) -> dict[str, frozenset[str]]:
     return {name: frozenset(found) for name, found in bases.items()}
 
 
+def _script_bases(rows: Any) -> dict[str, frozenset[str]]:
+    """Every JavaScript/TypeScript class's or interface's name → the names of what it
+    extends, as its signature writes them (`class Subject<T> extends Observable<T>`,
+    `interface ZodString extends _ZodString<…>, Other`; a type parameter's own `extends`
+    inside `<…>` is none)."""
+    bases: dict[str, set[str]] = defaultdict(set)
+    for name, signature in rows(
+        "SELECT name, signature FROM symbols WHERE kind IN ('class', 'interface') "
+        "AND language IN ('typescript', 'tsx', 'javascript') AND signature LIKE '%extends%'"
+    ):
+        head = _without_type_parameters(signature or "")
+        written = head.partition(" extends ")[2].partition(" implements ")[0]
+        for part in _top_level_parts(written):
+            base = _without_type_parameters(part).strip().rpartition(".")[2]
+            if base.isidentifier() and base != name:
+                bases[name].add(base)
+    return {name: frozenset(found) for name, found in bases.items()}
+
+
+def _without_type_parameters(text: str) -> str:
+    """`text` with every `<…>` group taken out (nested ones too)."""
+    out: list[str] = []
+    depth = 0
+    for char in text:
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(char)
+    return "".join(out)
+
+
+def _top_level_parts(text: str) -> list[str]:
+    """`text` split at the commas outside any brackets."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
 def _renamed_imports(rows: Any) -> dict[int, dict[str, tuple[str, str]]]:
     """The names imports bind under another name, by document: alias → (module, the name
     it renames): `Sq` → (`m`, `Square`) for `from m import Square as Sq`, `j` for `import
@@ -747,7 +795,7 @@ class _Resolver:
         self.in_module: dict[tuple[str, int, str, str], tuple[int | None, int, int] | None] = {}
         # Python: a class's name → the names of its bases, from the index's class
         # signatures (`class Flask(App)`), read once per pass on demand (`_inherited`).
-        self._bases: dict[str, frozenset[str]] | None = None
+        self._bases: dict[str, dict[str, frozenset[str]]] = {}  # by language family
         # Go: a function's id → the type its first result names ("" for none), on demand.
         self._results: dict[int, str] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
@@ -1113,7 +1161,7 @@ class _Resolver:
         of that name (Django's two `Field`s), the members in the file of the one the
         import names (`from django.forms.fields import Field`)."""
         members = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
-        if not members and self.family == "python":
+        if not members and self.family in ("python", "typescript"):
             members = self._inherited(type_name, candidates)
         if len(members) > 1:
             members = self._in_type_of_import(type_name, members) or members
@@ -1128,14 +1176,17 @@ class _Resolver:
         return members
 
     def _inherited(self, type_name: str, candidates: list[_Def]) -> list[_Def]:
-        """The candidates that are members of the nearest bases of the Python classes
-        named `type_name` that have any (`app.route` on a `Flask()` is `Scaffold.route`:
-        `class Flask(App)`, `class App(Scaffold)`), by the classes' names, at most
-        INHERIT_DEPTH levels up; [] when none is."""
-        if self._bases is None:
-            self._bases = _python_bases(self.rows)
+        """The candidates that are members of the nearest bases of the Python or
+        JavaScript/TypeScript classes named `type_name` that have any (`app.route` on a
+        `Flask()` is `Scaffold.route`: `class Flask(App)`, `class App(Scaffold)`;
+        `subject.pipe()` is `Observable.pipe`: `class Subject<T> extends Observable<T>`),
+        by the classes' names, at most INHERIT_DEPTH levels up; [] when none is."""
+        bases = self._bases.get(self.family)
+        if bases is None:
+            reader = _python_bases if self.family == "python" else _script_bases
+            bases = self._bases[self.family] = reader(self.rows)
         seen = {type_name}
-        level = set(self._bases.get(type_name, ())) - seen
+        level = set(bases.get(type_name, ())) - seen
         for _ in range(INHERIT_DEPTH):
             if not level:
                 break
@@ -1143,7 +1194,7 @@ class _Resolver:
             if found:
                 return found
             seen |= level
-            level = {b for name in level for b in self._bases.get(name, ())} - seen
+            level = {b for name in level for b in bases.get(name, ())} - seen
         return []
 
     def _item_of_module(
@@ -1339,7 +1390,7 @@ class _Resolver:
         home = next((d.doc_id for d in self.definitions.get(name, ()) if d.id == found[0]), None)
         members = [
             d for d in candidates if d.parent.rpartition(".")[2] == name and d.doc_id == home
-        ]
+        ] or self._inherited(name, candidates)
         return self._one_of(members, candidates) if members else None
 
     def _python_member(
