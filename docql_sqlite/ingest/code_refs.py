@@ -78,7 +78,6 @@ _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
 _TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
-_BLOCK_PATTERN = (-8, "")  # a Go block (`@block`): where a variable is seen
 # The capture that makes a pattern one of these, in the order they are told apart.
 _SPECIAL_CAPTURES = (
     ("import", _IMPORT_PATTERN),
@@ -87,7 +86,6 @@ _SPECIAL_CAPTURES = (
     ("attribute", _ATTRIBUTE_PATTERN),
     ("typed", _TYPED_PATTERN),
     ("attr", _ATTRIBUTE_BOUND_PATTERN),
-    ("block", _BLOCK_PATTERN),
 )
 
 
@@ -144,8 +142,8 @@ def extract_reference_rows(
     # Go: a name declared with a named type → (where it is seen: start, end; the type).
     # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
-    # Go: the blocks' extents (where a variable is seen).
-    blocks: list[tuple[int, int]] = []
+    # Go: each variable's declaration (by its name's start), for its block when asked.
+    declarations: dict[int, Node] = {}
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
@@ -168,14 +166,11 @@ def extract_reference_rows(
                 attributes.append((node.start_byte, node.end_byte))
             elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
                 if language == "go":
-                    _declared(src, captures, typed)
+                    _declared(src, captures, typed, declarations)
                 elif _QUERY_FILE.get(language, language) == "python":  # (and Starlark)
                     _bound(src, captures, typed)
                 else:
                     _js_bound(src, captures, typed)
-            elif kind == -8:  # _BLOCK_PATTERN
-                node = captures["block"][0]
-                blocks.append((node.start_byte, node.end_byte))
             elif kind == -7:  # _ATTRIBUTE_BOUND_PATTERN: `self.session = Session()`
                 if src[captures["self"][0].start_byte : captures["self"][0].end_byte] == b"self":
                     _bound(
@@ -339,7 +334,7 @@ def extract_reference_rows(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        refs = _go_typed(src, found, refs, typed, blocks, _bound_names(imports, language))
+        refs = _go_typed(src, found, refs, typed, declarations, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = _bound_names(imports, language)
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
@@ -414,7 +409,10 @@ def _typed_receivers(
 
 
 def _declared(
-    src: bytes, captures: dict[str, list[Node]], typed: dict[bytes, list[tuple[int, int, str]]]
+    src: bytes,
+    captures: dict[str, list[Node]],
+    typed: dict[bytes, list[tuple[int, int, str]]],
+    declarations: dict[int, Node],
 ) -> None:
     """Record a Go name declared with a named type (a match of the query's `@typed`
     patterns) in `typed`: its name → (where it is seen, from and to; the type as written,
@@ -427,9 +425,11 @@ def _declared(
     if text == b"_":
         return
     # A parameter is seen in its whole function; a variable from its name on, to the end
-    # of the innermost block around it (-1: `_go_typed` finds it among the blocks).
+    # of the innermost block around it (-1: `_go_typed` asks the tree when it needs it).
     scope = captures.get("scope")
     start, end = (scope[0].start_byte, scope[0].end_byte) if scope else (name.start_byte, -1)
+    if scope is None:
+        declarations[start] = captures["bind"][0]
     result = captures.get("result")
     if result is not None:  # the first result of a function: `=New`, `=http.NewRequest`
         called = src[result[0].start_byte : result[0].end_byte]
@@ -485,7 +485,7 @@ def _go_typed(
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     typed: dict[bytes, list[tuple[int, int, str]]],
-    blocks: list[tuple[int, int]],
+    declarations: dict[int, Node],
     aliases: set[str] | None = None,
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
@@ -495,46 +495,40 @@ def _go_typed(
     package a qualified type names), and to nothing the index holds when that package
     is not indexed (`r.FormValue` on an `*http.Request`). Found on gin 1.8.1, whose
     `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods. A
-    variable is seen to the end of the innermost of `blocks` around it (the file, for a
-    package's)."""
-    # One sweep over the blocks (they nest) and the variables, both by start: the top of
-    # the stack of blocks open at a variable's name is the innermost around it.
-    blocks.sort()
-    pending = sorted(
-        (start, k, places)
-        for places in typed.values()
-        for k, (start, end, _) in enumerate(places)
-        if end < 0
-    )
-    open_ends: list[int] = []
-    b = 0
-    for start, k, places in pending:
-        while b < len(blocks) and blocks[b][0] <= start:
-            while open_ends and open_ends[-1] <= blocks[b][0]:
-                open_ends.pop()
-            open_ends.append(blocks[b][1])
-            b += 1
-        while open_ends and open_ends[-1] <= start:
-            open_ends.pop()
-        places[k] = (start, open_ends[-1] if open_ends else len(src), places[k][2])
+    variable is seen to the end of the innermost block around its declaration (the
+    file, for a package's), found in the tree for the names used as receivers only."""
 
-    def declared_at(name: bytes, at: int) -> str | None:
-        seen = [d for d in typed.get(name, ()) if d[0] <= at < d[1]]
-        return max(seen)[2] if seen else None
+    def seen_to(start: int) -> int:
+        node = declarations[start].parent
+        while node is not None and node.type not in ("block", "source_file"):
+            node = node.parent
+        return node.end_byte if node is not None else len(src)
 
-    # `x := c.Copy()` with `c` of a known type: `=Context().Copy`, that type's method's
-    # result (`resolve._go_result`); with `c` an import's name the package's function.
-    for places in typed.values():
+    def declared_at(name: bytes, at: int) -> tuple[int, int, str] | None:
+        places = typed.get(name)
+        if not places:
+            return None
         for k, (start, end, type_name) in enumerate(places):
-            owner, dot, method = type_name[1:].partition(".")
-            if type_name[:1] == "=" and dot and owner not in (aliases or ()):
-                value = declared_at(owner.encode(), start)
-                value = value if value and value[:1] != "=" else None
-                places[k] = (start, end, f"={value}{VALUE_OF}.{method}" if value else "")
+            if end < 0:  # (asked once per declaration)
+                places[k] = (start, seen_to(start), type_name)
+        seen = [d for d in places if d[0] <= at < d[1]]
+        return max(seen) if seen else None
 
     def declared(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
-        seen = [d for d in typed.get(receiver, ()) if d[0] <= at < d[1]]
-        return max(seen)[2] if seen else None
+        found = declared_at(receiver, at)
+        if found is None:
+            return None
+        start, _, type_name = found
+        owner, dot, method = type_name[1:].partition(".")
+        if type_name[:1] != "=" or not dot or owner in (aliases or ()):
+            return type_name
+        # `x := c.Copy()` with `c` of a known type: `=Context().Copy`, that type's
+        # method's result (`resolve._go_result`); asked only of the names used as
+        # receivers (most variables never are).
+        value = declared_at(owner.encode(), start)
+        if value is None or value[2][:1] == "=":
+            return None
+        return f"={value[2]}{VALUE_OF}.{method}"
 
     return _retyped(src, found, refs, declared)
 
