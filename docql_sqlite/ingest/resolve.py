@@ -87,6 +87,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -796,7 +797,8 @@ class _Resolver:
         # Python: a class's name → the names of its bases, from the index's class
         # signatures (`class Flask(App)`), read once per pass on demand (`_inherited`).
         self._bases: dict[str, dict[str, frozenset[str]]] = {}  # by language family
-        # Go: a function's id → the type its first result names ("" for none), on demand.
+        # A function's id → the type its signature says it returns ("" for none): Go's
+        # first result, Python's return annotation; read on demand (`_result_of`).
         self._results: dict[int, str] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
@@ -1483,11 +1485,7 @@ class _Resolver:
         function = next((d for d in functions if d.id == link[0]), None)
         if function is None:
             return None
-        key = function.id
-        if key not in self._results:
-            rows = self.rows("SELECT signature FROM symbols WHERE id = ?", (key,))
-            self._results[key] = _returned(rows[0][0] if rows else None)
-        written = self._results[key]
+        written = self._result_of(function.id, _returned)
         if not written:
             return None
         package, _, class_name = written.rpartition(".")
@@ -1636,12 +1634,16 @@ class _Resolver:
             ]
         if len(found) != 1:
             return None
-        key = found[0].id
-        if key not in self._results:
-            rows = self.rows("SELECT signature FROM symbols WHERE id = ?", (key,))
-            self._results[key] = _first_result(rows[0][0] if rows else None)
-        result = self._results[key]
+        result = self._result_of(found[0].id, _first_result)
         return (result, found[0].directory) if result else None
+
+    def _result_of(self, function_id: int, read: Callable[[str | None], str]) -> str:
+        """The type the signature of the function `function_id` returns, as `read` finds
+        it there (`_first_result`, `_returned`), read once per pass."""
+        if function_id not in self._results:
+            rows = self.rows("SELECT signature FROM symbols WHERE id = ?", (function_id,))
+            self._results[function_id] = read(rows[0][0] if rows else None)
+        return self._results[function_id]
 
     def _typed_members(self, type_name: str, name: str) -> list[_Def]:
         """The one method `name` of Go's `type_name` (as `_go_member` finds it), as a
