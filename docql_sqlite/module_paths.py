@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from functools import lru_cache
 
 # Languages where importing names from a module binds those names only (`from web.app
 # import Flask`, `import { x } from "./app"`), not the module's last part.
@@ -66,9 +67,11 @@ def renamed_name(names: list[str], alias: str | None) -> str | None:
 _NOT_BINDINGS = frozenset({"*", "self", "super", "crate", "_", "."})
 
 
+@lru_cache(maxsize=8192)
 def module_segments(module: str, directory: str = "") -> tuple[str, ...]:
     """An imported module as path segments: `a.b` → (a, b), `std::io` → (std, io),
-    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise."""
+    `./x/y.js` → (x, y) (relative to `directory`), `..pkg` (Python) likewise. Cached:
+    the resolution pass asks for every import of every file (the same few modules)."""
     text = module.strip()
     if not text:
         return ()

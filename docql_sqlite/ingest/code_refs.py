@@ -142,8 +142,6 @@ def extract_reference_rows(
     # Go: a name declared with a named type → (where it is seen: start, end; the type).
     # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
-    # Go: each variable's declaration (by its name's start), for its block when asked.
-    declarations: dict[int, Node] = {}
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
@@ -166,7 +164,7 @@ def extract_reference_rows(
                 attributes.append((node.start_byte, node.end_byte))
             elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
                 if language == "go":
-                    _declared(src, captures, typed, declarations)
+                    _declared(src, captures, typed)
                 elif _QUERY_FILE.get(language, language) == "python":  # (and Starlark)
                     _bound(src, captures, typed)
                 else:
@@ -178,11 +176,10 @@ def extract_reference_rows(
                     )
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
-                method = node.parent.parent.parent if node.parent and node.parent.parent else None
-                if method is not None and method.parent is not None:
-                    receivers.append(
-                        (method.start_byte, method.end_byte, src[node.start_byte : node.end_byte])
-                    )
+                method = captures["method"][0]  # (captured: `Node.parent` walks the tree)
+                receivers.append(
+                    (method.start_byte, method.end_byte, src[node.start_byte : node.end_byte])
+                )
             continue
         names = captures.get("name")
         if not names:
@@ -334,7 +331,7 @@ def extract_reference_rows(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        refs = _go_typed(src, found, refs, typed, declarations, _bound_names(imports, language))
+        refs = _go_typed(root, src, found, refs, typed, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = _bound_names(imports, language)
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
@@ -412,7 +409,6 @@ def _declared(
     src: bytes,
     captures: dict[str, list[Node]],
     typed: dict[bytes, list[tuple[int, int, str]]],
-    declarations: dict[int, Node],
 ) -> None:
     """Record a Go name declared with a named type (a match of the query's `@typed`
     patterns) in `typed`: its name → (where it is seen, from and to; the type as written,
@@ -428,8 +424,6 @@ def _declared(
     # of the innermost block around it (-1: `_go_typed` asks the tree when it needs it).
     scope = captures.get("scope")
     start, end = (scope[0].start_byte, scope[0].end_byte) if scope else (name.start_byte, -1)
-    if scope is None:
-        declarations[start] = captures["bind"][0]
     result = captures.get("result")
     if result is not None:  # the first result of a function: `=New`, `=http.NewRequest`
         called = src[result[0].start_byte : result[0].end_byte]
@@ -481,11 +475,11 @@ _GO_BUILT_IN_CALLS = frozenset(
 
 
 def _go_typed(
+    root: Node,
     src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     typed: dict[bytes, list[tuple[int, int, str]]],
-    declarations: dict[int, Node],
     aliases: set[str] | None = None,
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
@@ -499,20 +493,37 @@ def _go_typed(
     file, for a package's), found in the tree for the names used as receivers only."""
 
     def seen_to(start: int) -> int:
-        node = declarations[start].parent
-        while node is not None and node.type not in ("block", "source_file"):
-            node = node.parent
-        return node.end_byte if node is not None else len(src)
+        # The innermost block holding the declaration, found going down from the root
+        # by its byte (`Node.parent` goes down from the root at every step up).
+        cursor = root.walk()
+        end = root.end_byte
+        while cursor.goto_first_child_for_byte(start) is not None:
+            node = cursor.node
+            if node is None or node.start_byte > start:
+                break
+            if node.type == "block":
+                end = node.end_byte
+        return end
+
+    # A name's places by start, with their starts, once it is first asked for: a name
+    # declared hundreds of times in a file (`err := …`) is looked up by `bisect`.
+    ordered: dict[bytes, tuple[list[int], list[tuple[int, int, str]]]] = {}
 
     def declared_at(name: bytes, at: int) -> tuple[int, int, str] | None:
-        places = typed.get(name)
-        if not places:
-            return None
-        for k, (start, end, type_name) in enumerate(places):
-            if end < 0:  # (asked once per declaration)
-                places[k] = (start, seen_to(start), type_name)
-        seen = [d for d in places if d[0] <= at < d[1]]
-        return max(seen) if seen else None
+        found = ordered.get(name)
+        if found is None:
+            places = typed.get(name)
+            if not places:
+                return None
+            places = sorted((s, seen_to(s) if e < 0 else e, t) for s, e, t in places)
+            found = ordered[name] = ([s for s, _, _ in places], places)
+        starts, places = found
+        # Blocks nest, so the places seen at `at` nest too: the innermost is the last
+        # one begun before it that has not ended.
+        for k in range(bisect_right(starts, at) - 1, -1, -1):
+            if at < places[k][1]:
+                return places[k]
+        return None
 
     def declared(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         found = declared_at(receiver, at)

@@ -128,6 +128,13 @@ _LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
     RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
 )
 _UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
+# How a staged reference row of kind inherit goes on after its name (`references_json`'s
+# compact JSON: `["Reader",2,12,…`): a name's string ends right before its kind, and no
+# other string of a row is followed by a number.
+_INHERIT_MARK = f'",{_INHERIT},'
+# `_Resolver._go_members`' markers (compared by identity): not asked yet; no type there.
+_NOT_ASKED: list[Any] = []
+_NO_TYPE: list[Any] = []
 _FITS = {REFERENCE_KINDS.index(kind): fits for kind, fits in FITS.items()}
 _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
@@ -800,10 +807,17 @@ class _Resolver:
         # A function's id → the type its signature says it returns ("" for none): Go's
         # first result, Python's return annotation; read on demand (`_result_of`).
         self._results: dict[int, str] = {}
+        # Go: (type as qualified, member name, kind group, the file's package, the
+        # imported package the type names) → the type's members `_go_member` found (None
+        # or []: none it could tell; _NO_TYPE: no type of that name where it looked).
+        # Every file of a package asks for the same few types' methods.
+        self._go_members: dict[tuple[Any, ...], list[_Def] | None] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        # … and those of them no type's member, for a bare name in Go and Rust (`_decide`).
+        self._free: dict[tuple[str, int, str], list[_Def]] = {}
         self.name_sources: dict[str, str] = {}  # `_read_file`
         self.package_roots: set[str] = set()  # `_read_file`: `a` of an `import a.b`
         # Every indexed file's module path and its folders', by last segment, and the
@@ -839,24 +853,27 @@ class _Resolver:
         directory = self.directory = posixpath.dirname(found[0][0]) if found else ""
         # Its folder as `_Def.directory` spells it (Go's package: `_elsewhere`).
         self.package = posixpath.dirname(path_key(found[0][0], found[0][1])) if found else ""
-        self.modules = local_modules(
-            ((module, _names(text), alias) for _, _, module, text, alias in found if module),
-            directory,
-            self.family,
-        )
+        # (module, the names it imports, alias) of each import, decoded once
+        imports = [(module, _names(text), alias) for _, _, module, text, alias in found if module]
+        self.modules = local_modules(imports, directory, self.family)
         names: set[str] = set()
         paths: set[str] = set()
         # The names the file imports from a module by name (`from m import a`, JS's
         # `import { a } from "m"`): the module each comes from (`_reexported`).
         self.name_sources = {}
         self.package_roots = set()
-        for _, _, module, text, alias in found:
-            if module is None or not (segments := module_segments(module, directory)):
+        items: set[str] = set()
+        globbed: set[str] = set()
+        for module, imported_names, alias in imports:
+            items.update(imported_names)
+            if not (segments := module_segments(module, directory)):
                 continue
-            if alias is None and not _names(text) and not module.startswith("."):
+            if "*" in imported_names:
+                globbed.add(segments[-1])
+            if alias is None and not imported_names and not module.startswith("."):
                 self.package_roots.add(segments[0])  # Python's `import a.b` binds `a`
             if alias is None:
-                for imported in _names(text):
+                for imported in imported_names:
                     self.name_sources.setdefault(imported, "/".join(segments))
             if module.startswith(("./", "../")):  # a file relative to this one: that file
                 target = "/".join(segments)
@@ -866,14 +883,8 @@ class _Resolver:
         self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
         # Rust's `use` names items (`use crate::builder::IntoResettable`), not a module's
         # files: the items, and the modules it takes whole (`use crate::builder::*`).
-        self.imported_items = frozenset(
-            imported for _, _, module, text, _ in found if module for imported in _names(text)
-        )
-        self.globbed = frozenset(
-            segments[-1]
-            for _, _, module, text, _ in found
-            if module and "*" in _names(text) and (segments := module_segments(module, directory))
-        )
+        self.imported_items = frozenset(items)
+        self.globbed = frozenset(globbed)
 
     def resolve(
         self, doc_id: int, name: str, kind: int, caller_ord: int | None, qualifier: str | None
@@ -981,7 +992,11 @@ class _Resolver:
         local = by_doc.get(self.doc_id)
         if bare and self.family in _RECEIVER_FAMILIES:
             member = _in_a_type if self.family == "rust" else _a_method
-            candidates = [d for d in candidates if not member(d)]
+            key = (name, group, self.family)
+            free = self._free.get(key)
+            if free is None:  # (the same for every file asking: kept for the pass)
+                free = self._free[key] = [d for d in candidates if not member(d)]
+            candidates = free
             local = [d for d in local if not member(d)] if local else local
         # An enum's member is named through its enum (`Cow::Borrowed`: `_member_of_type`)
         # or, in its own file, as `Self::Set`; never another file's by import or
@@ -1361,7 +1376,7 @@ class _Resolver:
             return None
         candidates = self._fitting(name, group, defined)[0]
         if self.family == "go":
-            return self._go_member(qualifier[: -len(VALUE_OF)], candidates)
+            return self._go_member(qualifier[: -len(VALUE_OF)], name, group, candidates)
         if self.family == "python":
             return self._python_member(qualifier[: -len(VALUE_OF)], candidates)
         if self.family == "typescript":
@@ -1515,7 +1530,7 @@ class _Resolver:
         return ""
 
     def _go_member(
-        self, type_name: str, candidates: list[_Def]
+        self, type_name: str, name: str, group: int, candidates: list[_Def]
     ) -> tuple[int | None, int, int] | None:
         """The method of Go's `type_name` (`Context`, `render.Writer`: a name declared
         with that type, `code_refs._go_typed`) among `candidates`: the type's of that name
@@ -1528,18 +1543,29 @@ class _Resolver:
         own (one of an embedded field)."""
         if not self._file_read:
             self._read_file()
+        first = type_name.lstrip("=").partition(".")[0]
+        key = (type_name, name, group, self.package, self.modules.get(first))
+        members = self._go_members.get(key, _NOT_ASKED)
+        if members is _NOT_ASKED:
+            members = self._go_members[key] = self._go_type_members(type_name, candidates)
+        if members is _NO_TYPE:
+            return None, _UNRESOLVED[1], len(candidates)
+        return self._one_of(members, candidates) if members else None
+
+    def _go_type_members(self, type_name: str, candidates: list[_Def]) -> list[_Def] | None:
+        """`_go_member`'s finding for the loaded file, before the link is made of it: the
+        members of the type (`[]` or None: none found), or _NO_TYPE."""
         if type_name.startswith("="):  # `r := New()`: the first result of `New`
             result = self._go_result(type_name[1:])
             if result is None:
                 return None
             name, folder = result
             members = [d for d in candidates if d.parent == name and d.directory == folder]
-            members = members or self._promoted(name, candidates)
-            return self._one_of(members, candidates) if members else None
+            return members or self._promoted(name, candidates)
         package, _, name = type_name.rpartition(".")
         types = [d for d in self.definitions.get(name, ()) if d.kind in CLASS_LIKE and not d.parent]
         if not types:
-            return None, _UNRESOLVED[1], len(candidates)
+            return _NO_TYPE
         if package:
             tail = "/".join(self.modules.get(package, ()))
             home = [d for d in types if tail and _ends_with(d.directory, tail)]
@@ -1551,13 +1577,12 @@ class _Resolver:
                 last = tail.rpartition("/")[2] or package
                 home = [d for d in types if d.directory.rpartition("/")[2] == last]
                 if not home:
-                    return None, _UNRESOLVED[1], len(candidates)
+                    return _NO_TYPE
         else:
             home = [d for d in types if d.directory == self.package]
         folders = {d.directory for d in home} or {d.directory for d in types}
         members = [d for d in candidates if d.parent == name and d.directory in folders]
-        members = members or self._promoted(name, candidates)
-        return self._one_of(members, candidates) if members else None
+        return members or self._promoted(name, candidates)
 
     def _promoted(self, name: str, candidates: list[_Def]) -> list[_Def]:
         """The candidates that are methods of the types Go's `name` embeds, the nearest
@@ -1591,11 +1616,10 @@ class _Resolver:
         ):
             if doc_id not in staged:
                 found[owner].add(used)
-        marker = f",{_INHERIT},"
         for doc_id, text in self.staged:
-            if marker not in text:  # (most files embed nothing: no decoding for them)
+            if _INHERIT_MARK not in text:  # (most files embed nothing: no decoding for them)
                 continue
-            inherits = [(r[0], r[2]) for r in json.loads(text) if r[1] == _INHERIT]
+            inherits = _inherit_rows(text)
             if not inherits or not self.rows(
                 "SELECT 1 FROM documents WHERE id = ? AND language = 'go'", (doc_id,)
             ):
@@ -1652,7 +1676,7 @@ class _Resolver:
         if not defined:
             return []
         candidates = self._fitting(name, _CALL, defined)[0]
-        link = self._go_member(type_name, candidates)
+        link = self._go_member(type_name, name, _CALL, candidates)
         if link is None or link[0] is None:
             return []
         return [d for d in candidates if d.id == link[0]]
@@ -1765,6 +1789,25 @@ class _Resolver:
                     return d
             scope = scope.rpartition(".")[0]
         return next((d for d in visible if not d.parent), visible[0] if visible else None)
+
+
+def _inherit_rows(text: str) -> list[tuple[str, int]]:
+    """(name, caller's ord) of the inherit rows of a `refs_staged.refs` text that have a
+    caller, found by `str.find` (a Go file's whole JSON decoded for them, or a regular
+    expression run over it, cost more than the rest of the pass's Go work); the text
+    decoded when a name holds an escape."""
+    found: list[tuple[str, int]] = []
+    at = text.find(_INHERIT_MARK)
+    while at >= 0:
+        start = text.rfind('["', 0, at) + 2
+        caller_end = text.find(",", at + len(_INHERIT_MARK))
+        name, caller = text[start:at], text[at + len(_INHERIT_MARK) : caller_end]
+        if "\\" in name or '"' in name:
+            return [(r[0], r[2]) for r in json.loads(text) if r[1] == _INHERIT and r[2] is not None]
+        if caller.isdigit():
+            found.append((name, int(caller)))
+        at = text.find(_INHERIT_MARK, caller_end)
+    return found
 
 
 def _names(text: str) -> list[str]:

@@ -31,7 +31,7 @@
 ; A method's receiver name (`func (b *Buffer) grow()`): `b.x` inside it is the method's own
 ; object, any other value's `.x` another object's (`code_refs._qualifiers`).
 (method_declaration
-  receiver: (parameter_list (parameter_declaration name: (identifier) @receiver)))
+  receiver: (parameter_list (parameter_declaration name: (identifier) @receiver))) @method
 
 ; A parameter declared with a named type (`c *Context`) and the function it is seen in
 ; (`@scope`): `c.x` there is a member of that type (`code_refs._go_typed`).
