@@ -131,6 +131,7 @@ def extract_reference_rows(
     seen_imports: set[tuple[int, int]] = set()
     kinds = _pattern_kinds(language)
     predeclared = _PREDECLARED_TYPES.get(language)
+    own_names_apart = language not in _OWN_NAMES_OUTLINED
     # A type parameter's name → the byte extents of the declarations that declare it.
     generics: dict[bytes, list[tuple[int, int]]] = {}
     # Go: each method's extent and the name its receiver has there.
@@ -200,7 +201,7 @@ def extract_reference_rows(
             token_calls.add(start)
         if kind == _TYPE and (
             (predeclared is not None and src[start : key[1]] in predeclared)
-            or _is_own_name(name_node)
+            or (own_names_apart and _is_own_name(name_node))
         ):
             continue
         claimed.add(key)
@@ -950,6 +951,14 @@ _NAMED_USES = frozenset(
         "struct_expression",  # Rust `Foo { a: 1 }`
     )
 )
+
+
+# Languages whose declarations' type names are all symbols of the outline (its
+# `definition_names`), so that `_is_own_name` never finds another: Go (none in the 171 k
+# type references of its `src/`; Rust's type parameters and associated types are none of
+# its symbols). Asking costs a `Node.parent`, which tree-sitter finds going down from the
+# root.
+_OWN_NAMES_OUTLINED = frozenset({"go"})
 
 
 def _is_own_name(node: Node) -> bool:

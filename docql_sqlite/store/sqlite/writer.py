@@ -613,7 +613,11 @@ class SqliteWriter(Writer):
     def _queue_resolution(self, doc_id: int) -> None:
         """Queue the names `doc_id` defines and the names its imports bind (before a
         delete, after an insert): references to them anywhere may now resolve differently
-        (`ingest/resolve.py`; a package's imports are what it re-exports)."""
+        (`ingest/resolve.py`; a package's imports are what it re-exports). Not while
+        `refs` is empty (a new index, until its first pass): the queue only says which
+        of its rows to decide again, and staged references are decided whole."""
+        if self.conn.execute("SELECT 1 FROM refs LIMIT 1").fetchone() is None:
+            return
         self.conn.execute(_QUEUE_NAMES, (doc_id, doc_id, doc_id))
 
     # -- vectors ----------------------------------------------------------------------
