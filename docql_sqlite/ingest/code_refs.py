@@ -267,6 +267,9 @@ def extract_reference_rows(
     # import of this file in front of it, found for the whole file by one scan; where
     # methods name their own object (`self`, `this`), a member of any other is marked.
     own = _OWN_RECEIVERS.get(language)
+    # A plain name before `.` (reversed) of each member of another object, by its start:
+    # what `_retyped` reads (filled by `qualifier`, which matched it already).
+    plain: dict[int, bytes] = {}
     qualifier = (
         _qualifiers(
             src,
@@ -279,6 +282,7 @@ def extract_reference_rows(
             sorted(receivers) if language == "go" else None,
             language in _ARROW_LANGUAGES,
             language,
+            plain,
         )
         if imports or own is not None
         else None
@@ -318,7 +322,7 @@ def extract_reference_rows(
     if language == "rust":
         refs = _chained(src, found, refs)
     elif language == "python":
-        refs = _typed_receivers(src, found, refs, outline)
+        refs = _typed_receivers(src, found, refs, outline, plain)
         if typed or attributes_bound:
             # (`import a.b` binds `a` too)
             modules = _bound_names(imports, language) | {
@@ -327,15 +331,15 @@ def extract_reference_rows(
             typed = _of_modules(typed, modules)
             attributes_bound = _of_modules(attributes_bound, modules)
             if typed:
-                refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
+                refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules, plain)
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
     elif typed and language == "go":
-        refs = _go_typed(root, src, found, refs, typed, _bound_names(imports, language))
+        refs = _go_typed(root, src, found, refs, typed, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = _bound_names(imports, language)
-        refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules)
+        refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules, plain)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -380,6 +384,7 @@ def _typed_receivers(
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     outline: list[Outlined],
+    plain: dict[int, bytes],
 ) -> list[ReferenceRow]:
     """`refs` with each Python member of another object qualified `Type()` (`VALUE_OF`)
     when the object is a parameter of the function around it annotated with that class
@@ -403,7 +408,7 @@ def _typed_receivers(
         params = typed.get(ref[2]) if ref[2] is not None else None
         return params.get(receiver) if params else None
 
-    return _retyped(src, found, refs, annotated)
+    return _retyped(src, found, refs, annotated, plain)
 
 
 def _declared(
@@ -442,25 +447,33 @@ def _retyped(
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     type_of: Callable[[int, ReferenceRow, bytes], str | None],
-    receiver: re.Pattern[bytes] | None = None,
+    plain: dict[int, bytes] | re.Pattern[bytes],
 ) -> list[ReferenceRow]:
     """`refs` with each member of another object (`OTHER_OBJECT`) qualified `Type()`
     (`VALUE_OF`) where `type_of(its start, the row, the receiver's name)` names a type:
-    the receiver is the plain name before its dot (`receiver`, `_MEMBER_REVERSED` by
-    default, matched on the file
-    reversed from the member's start: group 1, reversed; a second group that matched
-    is a longer chain, `a.b.name`, which none of these passes types)."""
-    match = (receiver or _MEMBER_REVERSED).match
-    reverse = src[::-1]
-    size = len(src)
+    the receiver is the plain name before its dot, as `_qualifiers` found it (`plain`:
+    reversed, by the member's start; none for a longer chain, `a.b.name`, which none of
+    these passes types), or as a pattern finds it (`_MEMBER_REVERSED`'s form, matched on
+    the file reversed from the member's start: group 1, reversed; a second group that
+    matched is a longer chain)."""
+    if isinstance(plain, dict):
+        names = plain
+    else:
+        match, reverse, size = plain.match, src[::-1], len(src)
+        names = {}
+        for entry, ref in zip(found, refs):
+            if ref[6] == OTHER_OBJECT:
+                before = match(reverse, size - entry[0])
+                if before is not None and before.group(1) is not None and before.lastindex != 2:
+                    names[entry[0]] = before.group(1)
     out = refs
     for i, (entry, ref) in enumerate(zip(found, refs)):
         if ref[6] != OTHER_OBJECT:
             continue
-        before = match(reverse, size - entry[0])
-        if before is None or before.group(1) is None or before.lastindex == 2:
+        name = names.get(entry[0])
+        if name is None:
             continue
-        type_name = type_of(entry[0], ref, before.group(1)[::-1])
+        type_name = type_of(entry[0], ref, name[::-1])
         if type_name:
             if out is refs:
                 out = list(refs)
@@ -481,6 +494,7 @@ def _go_typed(
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     typed: dict[bytes, list[tuple[int, int, str]]],
+    plain: dict[int, bytes],
     aliases: set[str] | None = None,
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
@@ -542,7 +556,7 @@ def _go_typed(
             return None
         return f"={value[2]}{VALUE_OF}.{method}"
 
-    return _retyped(src, found, refs, declared)
+    return _retyped(src, found, refs, declared, plain)
 
 
 def _bound(
@@ -663,6 +677,7 @@ def _py_bound(
     bounds: list[int],
     owners: list[int | None],
     modules: set[str],
+    plain: dict[int, bytes],
 ) -> list[ReferenceRow]:
     """`refs` with each Python member of another object qualified `Class()` (`VALUE_OF`)
     when the object is a name last bound to a new instance of that class (`_bound`): in
@@ -715,7 +730,7 @@ def _py_bound(
         return annotations[caller].get(name.encode())
 
     annotations: dict[int, dict[bytes, str]] = {}
-    return _retyped(src, found, refs, typed)
+    return _retyped(src, found, refs, typed, plain)
 
 
 def _py_attributes(
@@ -1120,6 +1135,7 @@ def _qualifiers(
     receivers: list[tuple[int, int, bytes]] | None = None,
     arrows: bool = False,
     language: str = "",
+    plain: dict[int, bytes] | None = None,
 ) -> Callable[[int], str | None] | None:
     """Byte offset of a name → the import's local name written in front of it with `.`,
     `::` or `->` (`http.Get`, `json.dumps`, `fs::read`, `decoder.JSONDecoder`), else None
@@ -1140,6 +1156,9 @@ def _qualifiers(
     around the name (`b.grow()` in `func (b *Buffer) Write`), not a fixed word. After
     another call or an index (`A().run()`, `a[0].x`) the file's rules stay (`A()` is
     often a class of the file), but in Rust and Go that is a value's method.
+
+    `plain` gets the receiver of each member of another object that is a plain name
+    (reversed, by the member's start), for the passes that type it (`_retyped`).
 
     With `colons_only` (Rust: `_PATHS_WITH_COLONS`) only `::` writes a path: a type's
     name before it is recorded, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`),
@@ -1213,6 +1232,8 @@ def _qualifiers(
                 return OWN_MEMBER if colons_only else None
             if name in built_ins:
                 return BUILT_IN_OBJECT
+            if plain is not None:
+                plain[start] = name
         return OTHER_OBJECT
 
     return qualifier
