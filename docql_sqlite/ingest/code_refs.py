@@ -140,9 +140,11 @@ def extract_reference_rows(
     # (whose tokens hold none).
     token_calls: set[int] = set()
     attributes: list[tuple[int, int]] = []
-    # Go: a name declared with a named type → (where it is seen: start, end; the type).
     # Python: a name bound → (where, where, the class a capitalised call names, or "").
     typed: dict[bytes, list[tuple[int, int, str]]] = {}
+    # Go: the matches of names declared with a named type (`_go_typed` reads those of
+    # the names used as receivers: most variables never are).
+    declared: list[dict[str, list[Node]]] = []
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
     for pattern, captures in matches:
@@ -165,7 +167,7 @@ def extract_reference_rows(
                 attributes.append((node.start_byte, node.end_byte))
             elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
                 if language == "go":
-                    _declared(src, captures, typed)
+                    declared.append(captures)
                 elif _QUERY_FILE.get(language, language) == "python":  # (and Starlark)
                     _bound(src, captures, typed)
                 else:
@@ -335,8 +337,8 @@ def extract_reference_rows(
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
-    elif typed and language == "go":
-        refs = _go_typed(root, src, found, refs, typed, plain, _bound_names(imports, language))
+    elif declared and plain and language == "go":
+        refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = _bound_names(imports, language)
         refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules, plain)
@@ -493,7 +495,7 @@ def _go_typed(
     src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
-    typed: dict[bytes, list[tuple[int, int, str]]],
+    matches: list[dict[str, list[Node]]],
     plain: dict[int, bytes],
     aliases: set[str] | None = None,
 ) -> list[ReferenceRow]:
@@ -505,7 +507,30 @@ def _go_typed(
     is not indexed (`r.FormValue` on an `*http.Request`). Found on gin 1.8.1, whose
     `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods. A
     variable is seen to the end of the innermost block around its declaration (the
-    file, for a package's), found in the tree for the names used as receivers only."""
+    file, for a package's), found in the tree for the names used as receivers only.
+    `matches`: the query's matches of declarations; `plain`: `_qualifiers`' receivers."""
+    # The declarations of the names used as receivers, and of the names their values
+    # come from (`x := c.Copy()` before `x.m()`: `c`'s too).
+    wanted = {name[::-1] for name in plain.values()}
+    typed: dict[bytes, list[tuple[int, int, str]]] = {}
+    others = []
+    for captures in matches:
+        name = captures["typed"][0]
+        if src[name.start_byte : name.end_byte] in wanted:
+            _declared(src, captures, typed)
+        else:
+            others.append(captures)
+    sources = {
+        type_name[1:].partition(".")[0].encode()
+        for places in typed.values()
+        for _, _, type_name in places
+        if type_name[:1] == "="
+    }
+    if sources:
+        for captures in others:
+            name = captures["typed"][0]
+            if src[name.start_byte : name.end_byte] in sources:
+                _declared(src, captures, typed)
 
     def seen_to(start: int) -> int:
         # The innermost block holding the declaration, found going down from the root
