@@ -551,7 +551,9 @@ def _many(conn: Any, sql: str, params: list[tuple[Any, ...]]) -> None:
     if not params:
         return
     if hasattr(conn, "executemany"):  # apsw
-        conn.executemany(sql, params)
+        cursor = conn.cursor()
+        # (the index's connection puts many rows in a statement: `db.Cursor.insert_rows`)
+        getattr(cursor, "insert_rows", cursor.executemany)(sql, params)
     else:  # psycopg: a cursor's
         with conn.cursor() as cursor:
             cursor.executemany(sql, params)

@@ -331,34 +331,37 @@ class Cursor(apsw.Cursor):
 
     def executemany(self, *args: Any, **kwargs: Any) -> apsw.Cursor:
         try:
-            if len(args) == 2 and not kwargs and isinstance(args[1], list):
-                return self._insert_rows(args[0], args[1])
             return super().executemany(*args, **kwargs)
         except apsw.Error as exc:
             raise self._translated(exc) from exc
         except UnicodeDecodeError as exc:
             raise self._damaged(exc) from exc
 
-    def _insert_rows(self, sql: str, rows: list[Any]) -> apsw.Cursor:
+    def insert_rows(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         """`executemany` of a one-row `INSERT … VALUES (…)` over a list of tuples, as
         statements of ROWS_PER_INSERT rows each and one for the rest: the same rows in the
         same order. apsw looks its statement up again by its text for every row of an
-        `executemany` (hashing the text: ~1.7 k instructions a row at 150 characters),
-        and the index's writes are millions of rows (on the Go sources' references the
-        lookups were 0.08 of 4.4 G instructions the references add; a 12-column insert
-        of 300 k rows took 0.37 s instead of 0.52–0.59)."""
+        `executemany` (hashing the text: ~1.7 k instructions a row at 150 characters);
+        the resolution pass writes millions of rows of `refs` (on the Go sources'
+        references the lookups were 0.08 of the 4.4 G instructions they add; a 12-column
+        insert of 300 k rows took 0.37 s instead of 0.52–0.59). Not for the writer's
+        per-batch inserts: on the Markdown mix their many-row statements, evicted from
+        apsw's cache of 100 and prepared again, cost 1.4 G instructions more (5.23 G
+        against 3.83 G for the store's writes, `benchmarks/row_cost.py store`)."""
         many = _multi_row(sql) if len(rows) >= 2 * ROWS_PER_INSERT else None
-        if many is None or not isinstance(rows[0], tuple):
-            return super().executemany(sql, rows)
+        if many is None:
+            self.executemany(sql, rows)
+            return
         full = len(rows) - len(rows) % ROWS_PER_INSERT
-        super().executemany(
+        self.executemany(
             many,
             [
                 tuple(chain.from_iterable(rows[i : i + ROWS_PER_INSERT]))
                 for i in range(0, full, ROWS_PER_INSERT)
             ],
         )
-        return super().executemany(sql, rows[full:]) if full < len(rows) else self
+        if full < len(rows):
+            self.executemany(sql, rows[full:])
 
     def fetchone(self) -> Any:
         try:

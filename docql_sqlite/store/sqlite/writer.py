@@ -176,6 +176,8 @@ class SqliteWriter(Writer):
         # Full-text writes of the open batch (None: none open, they run at once), and
         # of the open document (applied with the batch only when all its rows went in).
         self._batch_fts: FtsWrites | None = None
+        # Whether `refs` holds a row, asked once per batch: only the pass writes it.
+        self._refs_held: bool | None = None
         self._doc_fts: FtsWrites | None = None
         self._fts_rows_written = 0  # `chunks_fts` rows this writer inserted or deleted
         # The next free id of `sections` and `chunks` (max(id) + 1), known while this
@@ -250,6 +252,7 @@ class SqliteWriter(Writer):
     def batch(self) -> Iterator[None]:
         self._batch_fts = FtsWrites()
         self._next_ids.clear()
+        self._refs_held = None  # asked again in each transaction (`_queue_resolution`)
         try:
             with self.conn:  # one transaction for speed; each document in it whole or not at all
                 yield
@@ -616,7 +619,9 @@ class SqliteWriter(Writer):
         (`ingest/resolve.py`; a package's imports are what it re-exports). Not while
         `refs` is empty (a new index, until its first pass): the queue only says which
         of its rows to decide again, and staged references are decided whole."""
-        if self.conn.execute("SELECT 1 FROM refs LIMIT 1").fetchone() is None:
+        if self._refs_held is None or self._batch_fts is None:
+            self._refs_held = self.conn.execute("SELECT 1 FROM refs LIMIT 1").fetchone() is not None
+        if not self._refs_held:
             return
         self.conn.execute(_QUEUE_NAMES, (doc_id, doc_id, doc_id))
 
