@@ -188,11 +188,13 @@ def extract_reference_rows(
         if not names:
             continue
         name_node = names[0]
-        start = name_node.start_byte
-        key = (start, name_node.end_byte)
+        start, end = name_node.start_byte, name_node.end_byte
+        if kind == _TYPE and predeclared is not None and src[start:end] in predeclared:
+            continue  # (first: three of four of Go's type names are `int`, `error`, …)
+        key = (start, end)
         if key in claimed or start in definition_names:
             continue
-        if keywords is not None and src[start : key[1]] in keywords:
+        if keywords is not None and src[start:end] in keywords:
             continue
         arguments = captures.get("arguments")
         if arguments is not None:  # a call among a macro's tokens (queries/refs/rust.scm)
@@ -201,13 +203,10 @@ def extract_reference_rows(
                 continue
             suffix = called
             token_calls.add(start)
-        if kind == _TYPE and (
-            (predeclared is not None and src[start : key[1]] in predeclared)
-            or (own_names_apart and _is_own_name(name_node))
-        ):
+        if kind == _TYPE and own_names_apart and _is_own_name(name_node):
             continue
         claimed.add(key)
-        found.append((start, key[1], kind, name_node, suffix))
+        found.append((start, end, kind, name_node, suffix))
     if token_calls and attributes:
         attributes.sort()
         starts = [a for a, _ in attributes]
