@@ -67,6 +67,34 @@ def test_a_schema_7_index_gets_references_on_the_next_run(tmp_path: Path) -> Non
     assert all(c[2] is not None and c[2].endswith("lib.py:1-2") for c in callers), callers
 
 
+def test_a_new_index_queues_no_names_and_a_later_run_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The names queue says which rows of `refs` to decide again: a new index has none, so
+    # its first run queues nothing (every symbol's name was queued before); a later run
+    # that changes a file queues that file's names, and the links follow (the test
+    # below covers what they become).
+    import docql_sqlite.ingest.run as run
+
+    passes: list[tuple[set[str], int]] = []
+    real = run.resolve_pending
+
+    def watched(conn: Any, names: set[str], staged: list[Any], dialect: Any) -> int:
+        passes.append((set(names), len(staged)))
+        return real(conn, names, staged, dialect)
+
+    monkeypatch.setattr(run, "resolve_pending", watched)
+    root = _project(tmp_path)
+    db = tmp_path / "index.db"
+    docql_sqlite.index(db, [str(root)], workers=0)
+    assert passes == [(set(), 1)]  # (app.py's references: lib.py makes none)
+    (root / "lib.py").write_text(LIB + "\n\ndef added():\n    return 2\n")
+    docql_sqlite.index(db, [str(root)], workers=0)
+    names, _ = passes[-1]
+    assert {"helper", "added"} <= names, passes
+    assert len(_callers(db, "helper")) == 2
+
+
 def test_resolution_follows_definitions_added_and_removed_elsewhere(tmp_path: Path) -> None:
     # A method called on an object: resolved by its name alone (a top-level function of
     # another Python file is reached only through an import).
