@@ -1896,6 +1896,25 @@ def test_a_type_parameter_is_no_reference_inside_its_declaration(
     assert found == expected, found
 
 
+def test_a_rust_type_binding_or_associated_type_names_no_type() -> None:
+    """`Item` in `Iterator<Item = u8>` and in a trait's `type Item;` is a name those
+    declare, not a use of a type `Item` (the query marks them `@own`; the tree is not
+    asked for each type name's parent); a real use of `Item` still is one."""
+    from docql_sqlite.ingest.code import parse_code_text
+
+    source = (
+        "struct Item;\n"  # 1
+        "trait Shape {\n"  # 2
+        "    type Item;\n"  # 3: declares Item
+        "    fn bytes(&self) -> Box<dyn Iterator<Item = u8>>;\n"  # 4: binds Item
+        "}\n"  # 5
+        "fn take(x: Item) -> Item { x }\n"  # 6: two uses
+    )
+    document = parse_code_text(source, "shape.rs", "rust")
+    found = sorted((r.name, r.line) for r in document.references if r.kind == "type")
+    assert found == [("Box", 4), ("Item", 6), ("Item", 6), ("Iterator", 4)], found
+
+
 GO_RECEIVERS = {
     # Go's net/http in small: a method's own receiver, another value, a bare call.
     "buf/buffer.go": (

@@ -78,6 +78,7 @@ _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
 _TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
+_OWN_NAME_PATTERN = (-8, "")  # a name a declaration gives, no use (`@own`: Rust's `Item =`)
 # The capture that makes a pattern one of these, in the order they are told apart.
 _SPECIAL_CAPTURES = (
     ("import", _IMPORT_PATTERN),
@@ -86,6 +87,7 @@ _SPECIAL_CAPTURES = (
     ("attribute", _ATTRIBUTE_PATTERN),
     ("typed", _TYPED_PATTERN),
     ("attr", _ATTRIBUTE_BOUND_PATTERN),
+    ("own", _OWN_NAME_PATTERN),
 )
 
 
@@ -132,6 +134,7 @@ def extract_reference_rows(
     kinds = _pattern_kinds(language)
     predeclared = _PREDECLARED_TYPES.get(language)
     own_names_apart = language not in _OWN_NAMES_OUTLINED
+    own_names: set[int] = set()  # the starts of `@own` names (Rust)
     # A type parameter's name → the byte extents of the declarations that declare it.
     generics: dict[bytes, list[tuple[int, int]]] = {}
     # Go: each method's extent and the name its receiver has there.
@@ -177,6 +180,8 @@ def extract_reference_rows(
                     _bound(
                         src, {"typed": captures["attr"], "bind": captures["bind"]}, attributes_bound
                     )
+            elif kind == -8:  # _OWN_NAME_PATTERN: `Item` of `Iterator<Item = T>`
+                own_names.add(captures["own"][0].start_byte)
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = captures["method"][0]  # (captured: `Node.parent` walks the tree)
@@ -207,6 +212,8 @@ def extract_reference_rows(
             continue
         claimed.add(key)
         found.append((start, end, kind, name_node, suffix))
+    if own_names:
+        found = [f for f in found if f[0] not in own_names]
     if token_calls and attributes:
         attributes.sort()
         starts = [a for a, _ in attributes]
@@ -993,11 +1000,13 @@ _NAMED_USES = frozenset(
 
 
 # Languages whose declarations' type names are all symbols of the outline (its
-# `definition_names`), so that `_is_own_name` never finds another: Go (none in the 171 k
-# type references of its `src/`; Rust's type parameters and associated types are none of
-# its symbols). Asking costs a `Node.parent`, which tree-sitter finds going down from the
-# root.
-_OWN_NAMES_OUTLINED = frozenset({"go"})
+# `definition_names`), the type parameters its query marks (`@generic`) or names it marks
+# `@own`, so that `_is_own_name` never finds another: Go (none in the 171 k type
+# references of its `src/`) and Rust (its type parameters, and the names of type bindings
+# and associated types, `@own`: all it found in Rust 1.63's library, clap 4.0.32 and
+# regex-automata 0.1.8). Asking costs a `Node.parent`, which tree-sitter finds going down
+# from the root.
+_OWN_NAMES_OUTLINED = frozenset({"go", "rust"})
 
 
 def _is_own_name(node: Node) -> bool:

@@ -42,3 +42,7 @@
 
 ; A type parameter (`<A: Allocator>`): its uses inside its declaration name no definition.
 (type_parameter name: (type_identifier) @generic)
+; The name a type binding or an associated type gives (`Item` of `Iterator<Item = T>`,
+; `type Item;` in a trait): no use of a type (`code_refs._OWN_NAMES_OUTLINED`).
+(type_binding name: (type_identifier) @own)
+(associated_type name: (type_identifier) @own)
