@@ -328,7 +328,7 @@ def extract_reference_rows(
                 )
             )
     if language == "rust":
-        refs = _chained(src, found, refs)
+        refs = _chained(src, found, refs, plain)
     elif language == "python":
         refs = _typed_receivers(src, found, refs, outline, plain)
         if typed or attributes_bound:
@@ -366,7 +366,10 @@ def _bound_names(imports: list[Import], language: str) -> set[str]:
 
 
 def _chained(
-    src: bytes, found: list[tuple[int, int, int, Node, str]], refs: list[ReferenceRow]
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    plain: dict[int, bytes],
 ) -> list[ReferenceRow]:
     """`refs` with each Rust method called on another object whose call chain begins at a
     type's associated function qualified `Type()` (`VALUE_OF`): `required` in
@@ -374,10 +377,11 @@ def _chained(
     chain's value is mostly of that type; the resolution pass links it to that type's
     member when there is one, else decides as for any other object
     (`resolve._Resolver._link`). Anything else in the chain (`?`, a field, an index, a
-    function call) ends it unqualified."""
+    function call) ends it unqualified. A member of a plain name (`plain`: `_qualifiers`'
+    receivers) is on no chain, known without asking the tree for the name's parent."""
     out = refs
     for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT:
+        if ref[6] != OTHER_OBJECT or entry[0] in plain:
             continue
         root = _chain_root(src, entry[3])
         if root is not None:
