@@ -330,7 +330,7 @@ def extract_reference_rows(
     if language == "rust":
         refs = _chained(src, found, refs, plain)
     elif language == "python":
-        refs = _typed_receivers(src, found, refs, outline, plain)
+        refs = _typed_receivers(found, refs, outline, plain)
         if typed or attributes_bound:
             # (`import a.b` binds `a` too)
             modules = _bound_names(imports, language) | {
@@ -339,7 +339,7 @@ def extract_reference_rows(
             typed = _of_modules(typed, modules)
             attributes_bound = _of_modules(attributes_bound, modules)
             if typed:
-                refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules, plain)
+                refs = _py_bound(found, refs, typed, outline, bounds, owners, modules, plain)
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
@@ -347,7 +347,7 @@ def extract_reference_rows(
         refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         modules = _bound_names(imports, language)
-        refs = _py_bound(src, found, refs, typed, outline, bounds, owners, modules, plain)
+        refs = _py_bound(found, refs, typed, outline, bounds, owners, modules, plain)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -392,7 +392,6 @@ def _chained(
 
 
 def _typed_receivers(
-    src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     outline: list[Outlined],
@@ -420,7 +419,7 @@ def _typed_receivers(
         params = typed.get(ref[2]) if ref[2] is not None else None
         return params.get(receiver) if params else None
 
-    return _retyped(src, found, refs, annotated, plain)
+    return _retyped(found, refs, annotated, plain)
 
 
 def _declared(
@@ -455,34 +454,21 @@ def _declared(
 
 
 def _retyped(
-    src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     type_of: Callable[[int, ReferenceRow, bytes], str | None],
-    plain: dict[int, bytes] | re.Pattern[bytes],
+    plain: dict[int, bytes],
 ) -> list[ReferenceRow]:
     """`refs` with each member of another object (`OTHER_OBJECT`) qualified `Type()`
     (`VALUE_OF`) where `type_of(its start, the row, the receiver's name)` names a type:
-    the receiver is the plain name before its dot, as `_qualifiers` found it (`plain`:
-    reversed, by the member's start; none for a longer chain, `a.b.name`, which none of
-    these passes types), or as a pattern finds it (`_MEMBER_REVERSED`'s form, matched on
-    the file reversed from the member's start: group 1, reversed; a second group that
-    matched is a longer chain)."""
-    if isinstance(plain, dict):
-        names = plain
-    else:
-        match, reverse, size = plain.match, src[::-1], len(src)
-        names = {}
-        for entry, ref in zip(found, refs):
-            if ref[6] == OTHER_OBJECT:
-                before = match(reverse, size - entry[0])
-                if before is not None and before.group(1) is not None and before.lastindex != 2:
-                    names[entry[0]] = before.group(1)
+    the receiver is the plain name before its dot (`plain`: reversed, by the member's
+    start, as `_qualifiers` or `_plain_receivers` found it; none for a longer chain,
+    `a.b.name`, which none of these passes types)."""
     out = refs
     for i, (entry, ref) in enumerate(zip(found, refs)):
         if ref[6] != OTHER_OBJECT:
             continue
-        name = names.get(entry[0])
+        name = plain.get(entry[0])
         if name is None:
             continue
         type_name = type_of(entry[0], ref, name[::-1])
@@ -491,6 +477,26 @@ def _retyped(
                 out = list(refs)
             out[i] = (*ref[:6], type_name + VALUE_OF)
     return out
+
+
+def _plain_receivers(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    receiver: re.Pattern[bytes],
+) -> dict[int, bytes]:
+    """`_retyped`'s `plain` for another form of receiver than `_qualifiers` finds: for each
+    member of another object, group 1 of `receiver` (`_MEMBER_REVERSED`'s form) matched on
+    the file reversed from the member's start, unless a second group matched (a longer
+    chain)."""
+    match, reverse, size = receiver.match, src[::-1], len(src)
+    found_names: dict[int, bytes] = {}
+    for entry, ref in zip(found, refs):
+        if ref[6] == OTHER_OBJECT:
+            before = match(reverse, size - entry[0])
+            if before is not None and before.group(1) is not None and before.lastindex != 2:
+                found_names[entry[0]] = before.group(1)
+    return found_names
 
 
 # Go's built-in functions: no declared result type the index could hold.
@@ -591,7 +597,7 @@ def _go_typed(
             return None
         return f"={value[2]}{VALUE_OF}.{method}"
 
-    return _retyped(src, found, refs, declared, plain)
+    return _retyped(found, refs, declared, plain)
 
 
 def _bound(
@@ -704,7 +710,6 @@ def _of_modules(
 
 
 def _py_bound(
-    src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     bound: dict[bytes, list[tuple[int, int, str]]],
@@ -765,7 +770,7 @@ def _py_bound(
         return annotations[caller].get(name.encode())
 
     annotations: dict[int, dict[bytes, str]] = {}
-    return _retyped(src, found, refs, typed, plain)
+    return _retyped(found, refs, typed, plain)
 
 
 def _py_attributes(
@@ -807,7 +812,8 @@ def _py_attributes(
             return None
         return next(iter(classes))
 
-    return _retyped(src, found, refs, attribute, _SELF_MEMBER_REVERSED)
+    receivers = _plain_receivers(src, found, refs, _SELF_MEMBER_REVERSED)
+    return _retyped(found, refs, attribute, receivers)
 
 
 # `self.attr.` written before a name, reversed: the attribute's name (reversed) is group 1.
