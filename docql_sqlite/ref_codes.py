@@ -13,6 +13,10 @@ OTHER_OBJECT = ""
 # `refs.qualifier` of a member of a built-in object (`JSON.parse`, `Math.max`, `str.join`,
 # `dict.fromkeys`): no definition of the index is it.
 BUILT_IN_OBJECT = "."
+# `refs.qualifier` of a member of the parent class (Python's `super().save()`, JavaScript's
+# and TypeScript's `super.save()`): the enclosing class's bases' member (`resolve.py`),
+# never the class's own.
+PARENT = "super"
 # `refs.qualifier` of Rust's `self.x` and `Self::x`: a member of the method's own type,
 # where a bare `x` never is one (a Rust path names what it means; other languages leave
 # `self.x` unqualified).

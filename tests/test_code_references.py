@@ -1253,8 +1253,8 @@ def test_a_member_of_another_object_is_not_the_files_own_definition(tmp_path: Pa
     (the file's own `handle`), `c.get_models()` in Django's registry.py to `Apps.get_models`:
     a member of another object than `self`/`this` skips the local rule and resolves by
     the files the file imports (the receiver's class is imported for it), else uniquely,
-    else stays ambiguous; `self.x`/`this.x` keep the local rule; `super().save()` is the
-    parent's, never the class's own."""
+    else stays ambiguous; `self.x`/`this.x` keep the local rule; `super().save()` is
+    never the class's own."""
     _, db = _index_tree(tmp_path, OTHER_OBJECTS)
 
     def links(name: str) -> list[tuple[str, str, str]]:
@@ -1272,8 +1272,10 @@ def test_a_member_of_another_object_is_not_the_files_own_definition(tmp_path: Pa
         ("apps/registry.py:6", "import", "apps/config.py:2-3"),
         ("apps/registry.py:9", "local", "apps/registry.py:5-6"),
     ]
-    # AppConfig.save is the only other `save`: the parent's, found uniquely here (imported).
-    assert links("save") == [("apps/registry.py:12", "import", "apps/config.py:5-6")]
+    # `class Apps:` has no base: `super().save()` is `object`'s, none of the index (not
+    # AppConfig.save, the one other `save`, as the rule of another object's member had it;
+    # `super()` with bases: test_super_is_the_enclosing_classs_bases).
+    assert links("save") == [("apps/registry.py:12", "unresolved", "")]
 
 
 RUST_MEMBERS = {
@@ -2556,3 +2558,135 @@ def test_a_typescript_name_of_a_known_class_calls_its_methods(tmp_path: Path) ->
     # a member the class inherits: `Replay<T extends object> extends Observable<T>`
     found = {c for c in _calls_in(db, "src/replay.ts") if c[1] == "pipe"}
     assert found == {(4, "pipe", "Replay()", "import", "Observable.pipe")}, found
+
+
+SUPER_CALLS = {
+    "pkg/__init__.py": "",
+    "pkg/core.py": (
+        "class Command:\n"
+        "    def invoke(self, ctx):\n        return ctx\n\n"
+        "    def stop(self):\n        return 0\n\n\n"
+        "class Group(Command):\n"
+        "    def invoke(self, ctx):\n"
+        "        def inner():\n            return super(Group, self).invoke(ctx)\n\n"
+        "        return super().invoke(ctx)\n"
+    ),
+    "pkg/testing.py": (
+        "class Runner:\n    def __init__(self):\n        self.n = 0\n\n"
+        "    def invoke(self, cli):\n        return cli\n"
+    ),
+    # a base of the class's own name is another class (sqlglot's dialects)
+    "dialects/hive.py": (
+        "from pkg import core\n\n\nclass Command(core.Command):\n"
+        "    def invoke(self, ctx):\n        return super().invoke(ctx)\n"
+    ),
+    # a base an import renames (FastAPI's `class UploadFile(StarletteUploadFile)`)
+    "pkg/renamed.py": (
+        "from .core import Command as BaseCommand\n\n\nclass Command(BaseCommand):\n"
+        "    def stop(self):\n        return super().stop()\n"
+    ),
+    # a grandparent's member
+    "pkg/leaf.py": (
+        "from .core import Group\n\n\nclass Leaf(Group):\n"
+        "    def stop(self):\n        return super().stop()\n"
+    ),
+    # a base the index does not hold, and no base at all: `Exception`'s, `object`'s
+    "pkg/errors.py": (
+        "class Oops(Exception):\n    def __init__(self, m):\n        super().__init__(m)\n\n\n"
+        "class Plain:\n    def __init__(self):\n        super().__init__()\n"
+    ),
+    "web/view.ts": (
+        "class Base {\n  render(): number {\n    return 1;\n  }\n}\n\n"
+        "export class View extends Base {\n  render(): number {\n"
+        "    return super.render();\n  }\n}\n"
+    ),
+}
+
+
+def test_super_is_the_enclosing_classs_bases(tmp_path: Path) -> None:
+    """`super().invoke(ctx)` in click's `MultiCommand(Command)` took another file's `invoke`
+    (`CliRunner.invoke`): a member of another object never takes the file's own, where
+    the base was. Now `super()` (JavaScript's `super`) is the class's bases' member,
+    qualifier `super`: in the same file (`local`), through a base of the class's own name
+    (`class Command(core.Command)`) or one an import renames, a grandparent's; `Exception`'s and `object`'s are
+    none of the index (`unresolved`), even where other `__init__`s exist."""
+    _, db = _index_tree(tmp_path, SUPER_CALLS)
+    found = {
+        (path, line, name, qualifier, resolution, target, home)
+        for path, line, name, qualifier, resolution, target, home in _resolved(
+            db, "r.kind = 0 AND r.qualifier = 'super'"
+        )
+    }
+    assert found == {
+        ("pkg/core.py", 12, "invoke", "super", "local", "Command.invoke", "pkg/core.py"),
+        ("pkg/core.py", 14, "invoke", "super", "local", "Command.invoke", "pkg/core.py"),
+        ("dialects/hive.py", 6, "invoke", "super", "import", "Command.invoke", "pkg/core.py"),
+        ("pkg/leaf.py", 6, "stop", "super", "import", "Command.stop", "pkg/core.py"),
+        ("pkg/renamed.py", 6, "stop", "super", "import", "Command.stop", "pkg/core.py"),
+        ("pkg/errors.py", 3, "__init__", "super", "unresolved", None, None),
+        ("pkg/errors.py", 8, "__init__", "super", "unresolved", None, None),
+        ("web/view.ts", 9, "render", "super", "local", "Base.render", "web/view.ts"),
+    }, found
+
+
+PACKAGE_IMPORTS = {
+    "pkg/__init__.py": "from .testing import Runner\n",
+    "pkg/types.py": (
+        "class Param:\n    def convert(self):\n        return 1\n\n"
+        "    def write(self):\n        return 2\n"
+    ),
+    "pkg/testing.py": "class Runner:\n    def invoke(self):\n        return 1\n",
+    "pkg/core2.py": "class Context:\n    def invoke(self):\n        return 2\n",
+    "other/context.py": (
+        "class Context:\n    def invoke(self):\n        return 3\n\n"
+        "    def convert(self):\n        return 4\n"
+    ),
+    # `from . import types` imports types.py, not testing.py
+    "pkg/core.py": (
+        "import sys\n\nfrom . import types\n\n\n"
+        "def run(ctx, p):\n    sys.stdout.write('x')\n    p.convert()\n    return ctx.invoke()\n"
+    ),
+    # the same from outside the package
+    "app/main.py": (
+        "from pkg import types\n\n\ndef go(ctx, p):\n    p.convert()\n    return ctx.invoke()\n"
+    ),
+    # a name that is no module: the package's, which may re-export it from any of its
+    # files (all count as imported: testing.py's and core2.py's `invoke` stay undecided)
+    "app/reexported.py": "from pkg import Runner\n\n\ndef go(r):\n    return r.invoke()\n",
+    # a call's result typed by `t.Optional["Context"]`, its class imported relatively
+    "pkg/globals.py": (
+        "import typing as t\n\nif t.TYPE_CHECKING:\n    from .core2 import Context\n\n\n"
+        'def current() -> t.Optional["Context"]:\n    return None\n'
+    ),
+    "pkg/deco.py": (
+        "from .globals import current\n\n\ndef use():\n    ctx = current()\n"
+        "    return ctx.invoke()\n"
+    ),
+}
+
+
+def test_from_a_package_import_names_its_modules_not_every_file(tmp_path: Path) -> None:
+    """`from . import types` in click's core.py counted every file of the package as
+    imported (the package's last part), so `ctx.invoke(…)` of an unknown `ctx` became
+    testing.py's `CliRunner.invoke`: the import names the modules it lists (`types.py`),
+    and the package's last part only for a name that is no module (`from pkg import
+    Runner`, re-exported by its `__init__.py`). A file object's method (`sys.stdout
+    .write`) is no index definition's by the import rule; a result annotated
+    `t.Optional["Context"]`, whose class the function's file imports relatively, types
+    the value (`ctx = current()`)."""
+    _, db = _index_tree(tmp_path, PACKAGE_IMPORTS)
+    found = {
+        (path, line, name, resolution, target, home)
+        for path, line, name, _, resolution, target, home in _resolved(
+            db, "r.kind = 0 AND r.name IN ('invoke', 'convert', 'write')"
+        )
+    }
+    assert found == {
+        ("pkg/core.py", 7, "write", "ambiguous", None, None),
+        ("pkg/core.py", 8, "convert", "import", "Param.convert", "pkg/types.py"),
+        ("pkg/core.py", 9, "invoke", "ambiguous", None, None),
+        ("app/main.py", 5, "convert", "import", "Param.convert", "pkg/types.py"),
+        ("app/main.py", 6, "invoke", "ambiguous", None, None),
+        ("app/reexported.py", 5, "invoke", "ambiguous", None, None),
+        ("pkg/deco.py", 6, "invoke", "import", "Context.invoke", "pkg/core2.py"),
+    }, found

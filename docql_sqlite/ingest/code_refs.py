@@ -38,6 +38,7 @@ from docql_sqlite.ref_codes import (
     CLASS_LIKE,
     OTHER_OBJECT,
     OWN_MEMBER,
+    PARENT,
     REFERENCE_KINDS,
     VALUE_OF,
 )
@@ -1105,8 +1106,8 @@ def _text(src: bytes, node: Node) -> str:
 
 
 # Languages whose methods name their own object by convention: a member of anything else
-# (`router.handle(...)` in `app.handle`, `app_config.get_models()` in registry.py, `super()
-# .save()`, `this._router.use`) is another object's, and `refs.qualifier` says so with
+# (`router.handle(...)` in `app.handle`, `app_config.get_models()` in registry.py,
+# `this._router.use`) is another object's, and `refs.qualifier` says so with
 # `OTHER_OBJECT` (resolve.py then never links it to this file's own definition of the
 # name: it tries the files this one imports, then uniqueness). Not Go: its receivers have
 # any name (`b.grow()` in `func (b *Buffer)`).
@@ -1190,9 +1191,10 @@ def _qualifiers(
 
     With `own` (the names a method gives its own object: `_OWN_RECEIVERS`), a name after
     `.` that is a member of anything else — another name that is not one of `defined`
-    (this file's definitions: `Foo.bar()` calls its own class), a member (`self.a.b`),
-    `super()` — gives `OTHER_OBJECT`, and a member of a `built_in` object the file does
-    not define (`JSON.parse`, `str.join`) `BUILT_IN_OBJECT`; a member of one of `types`
+    (this file's definitions: `Foo.bar()` calls its own class), a member (`self.a.b`)
+    — gives `OTHER_OBJECT`, a member of `super()` (JavaScript's `super`) `PARENT`, and
+    a member of a `built_in` object the file does not define (`JSON.parse`, `str.join`)
+    `BUILT_IN_OBJECT`; a member of one of `types`
     (the file's classes) has that type as its qualifier (`MigrationWriter.serialize(…)`
     inside `OperationWriter`). With `receivers` (Go: each method's extent and its
     receiver's name) the method's own object is the receiver of the innermost method
@@ -1259,12 +1261,14 @@ def _qualifiers(
         if after_dot is None:  # not after `.` (Python's `x: Foo`, `a::b`)
             return None
         name = after_dot.group(1)
-        if name is None:  # after a call or an index: `super().save()` is the parent's
+        if name is None:  # after a call or an index (`super().save()`: the parent's)
             if colons_only or methods is not None:
                 # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`)
                 return OTHER_OBJECT
-            return OTHER_OBJECT if _SUPER_CALL.match(reverse, after_dot.end()) else None
+            return PARENT if _SUPER_CALL.match(reverse, after_dot.end()) else None
         if after_dot.group(2) is None:
+            if name == b"repus" and methods is None and not colons_only:
+                return PARENT  # JavaScript's `super.save()` (Go may name a value `super`)
             if name in classes:
                 return name[::-1].decode()
             if methods and name == own_receiver(start):

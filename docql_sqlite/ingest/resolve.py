@@ -102,6 +102,7 @@ from ..ref_codes import (
     OTHER_OBJECT,
     OWN_MEMBER,
     OWN_TYPE,
+    PARENT,
     REFERENCE_KINDS,
     RESOLUTIONS,
     VALUE_OF,
@@ -220,6 +221,9 @@ _PYTHON_BUILT_IN_METHODS = """
     rfind rindex rjust rpartition rsplit rstrip setdefault sort split splitlines
     startswith strip swapcase symmetric_difference symmetric_difference_update title
     to_bytes translate union update upper values zfill
+    close detach fileno flush getbuffer getvalue isatty peek read read1 readable readall
+    readinto readinto1 readline readlines reconfigure seek seekable tell truncate writable
+    write writelines
 """
 _JS_BUILT_IN_METHODS = """
     at concat copyWithin entries every fill filter find findIndex findLast findLastIndex
@@ -669,7 +673,7 @@ def _returned(signature: str | None) -> str:
     return kept[0] if ok else ""
 
 
-_OPTIONAL = re.compile(r"^(?:typing\.)?(?:Optional|Annotated)\[(.*)\]$", re.S)
+_OPTIONAL = re.compile(r"^(?:\w+\.)?(?:Optional|Annotated)\[(.*)\]$", re.S)
 
 
 # How many levels of Go embedded types a method is looked for in (`_promoted`).
@@ -688,14 +692,21 @@ def _python_bases(rows: Any) -> dict[str, frozenset[str]]:
         "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = 'python' "
         "AND signature LIKE '%(%'"
     ):
-        written = _BASE.search(signature or "")
-        if written is None:
-            continue
-        for part in written.group(1).split(","):
-            base = part.strip().rpartition(".")[2]
-            if base.isidentifier() and "=" not in part and base != name:
-                bases[name].add(base)
-    return {name: frozenset(found) for name, found in bases.items()}
+        bases[name].update(b for b in _python_base_names(signature) if b != name)
+    return {name: frozenset(found) for name, found in bases.items() if found}
+
+
+def _python_base_names(signature: str | None) -> set[str]:
+    """The names of the bases a Python class's signature writes (`class Blueprint(
+    sansio.Blueprint, metaclass=M)` → `Blueprint`)."""
+    written = _BASE.search(signature or "")
+    if written is None:
+        return set()
+    return {
+        base
+        for part in written.group(1).split(",")
+        if (base := part.strip().rpartition(".")[2]).isidentifier() and "=" not in part
+    }
 
 
 def _script_bases(rows: Any) -> dict[str, frozenset[str]]:
@@ -708,13 +719,19 @@ def _script_bases(rows: Any) -> dict[str, frozenset[str]]:
         "SELECT name, signature FROM symbols WHERE kind IN ('class', 'interface') "
         "AND language IN ('typescript', 'tsx', 'javascript') AND signature LIKE '%extends%'"
     ):
-        head = _without_type_parameters(signature or "")
-        written = head.partition(" extends ")[2].partition(" implements ")[0]
-        for part in _top_level_parts(written):
-            base = _without_type_parameters(part).strip().rpartition(".")[2]
-            if base.isidentifier() and base != name:
-                bases[name].add(base)
-    return {name: frozenset(found) for name, found in bases.items()}
+        bases[name].update(b for b in _script_base_names(signature) if b != name)
+    return {name: frozenset(found) for name, found in bases.items() if found}
+
+
+def _script_base_names(signature: str | None) -> set[str]:
+    """The names of what a JavaScript/TypeScript class's signature extends."""
+    head = _without_type_parameters(signature or "")
+    written = head.partition(" extends ")[2].partition(" implements ")[0]
+    return {
+        base
+        for part in _top_level_parts(written)
+        if (base := _without_type_parameters(part).strip().rpartition(".")[2]).isidentifier()
+    }
 
 
 def _without_type_parameters(text: str) -> str:
@@ -815,6 +832,10 @@ class _Resolver:
         # Every file of a package asks for the same few types' methods.
         self._go_members: dict[tuple[Any, ...], list[_Def] | None] = {}
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
+        # the file's classes' qualified names → their signatures, on demand
+        self._classes: dict[str, str | None] | None = None
+        # (name, kind group, class) → the link of `super().name` inside that class
+        self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
@@ -825,7 +846,7 @@ class _Resolver:
         # Every indexed file's module path and its folders', by last segment, and the
         # answers given (`_indexed_module`): read on first use.
         self._modules_by_last: dict[str, list[str]] | None = None
-        self._indexed: dict[str, bool] = {}
+        self._indexed: dict[str, list[str]] = {}
         self._packages: set[str] = set()  # folders with an __init__.py (`_indexed_module`)
         self._go_folders: set[str] | None = None  # `_go_package_held`, read on first use
         self._go_held: dict[str, bool] = {}
@@ -839,6 +860,7 @@ class _Resolver:
             self.links = {}
             self.several = {}
             self._callers = None
+            self._classes = None
             self._file_read = False  # `_read_file`, when a name has definitions
         return self.links
 
@@ -880,6 +902,25 @@ class _Resolver:
             if module.startswith(("./", "../")):  # a file relative to this one: that file
                 target = "/".join(segments)
                 paths.update((target, target + "/index"))  # `./lib` may be lib/index.ts
+            elif self.family == "python" and imported_names and "*" not in imported_names:
+                # `from . import types`, `from sqlglot import parser`: the modules it
+                # names (`types.py`, a folder's `__init__.py`), not every file of the
+                # package: by the package's last part, core.py in click "imported"
+                # testing.py (`ctx.invoke(…)` became `CliRunner.invoke`), each of
+                # sqlglot's dialects every other dialect. A name that is no module is
+                # the package's (`from flask import Flask`, which it may re-export from
+                # any of its files): then the package's last part, as for any module.
+                package = "/".join(segments)
+                others = False
+                for imported in imported_names:
+                    keys = self._module_keys(f"{package}/{imported}")
+                    paths.update(keys)
+                    paths.update(f"{key}/__init__" for key in keys)
+                    others = others or not keys
+                if not module.strip("."):  # (a relative package: this one exactly)
+                    paths.add(package + "/__init__")
+                elif others:
+                    names.add(segments[-1])
             else:
                 names.add(segments[-1])
         self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
@@ -931,6 +972,8 @@ class _Resolver:
         if qualifier == BUILT_IN_OBJECT:  # `JSON.parse`: the language's, not the index's
             self.links[(name, kind, qualifier)] = _UNRESOLVED
             return _UNRESOLVED
+        if qualifier == PARENT:  # per reference: the class around it decides
+            return self._parent_member(name, kind, caller_ord)
         if qualifier == OTHER_OBJECT or (qualifier and qualifier.endswith(VALUE_OF)):
             member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
@@ -1090,6 +1133,11 @@ class _Resolver:
         with an `__init__.py`): `django/db/models/functions/datetime.py` is the module
         `django.db.models.functions.datetime`, which `import datetime` never names (the
         one family `_reexported` asks about)."""
+        return bool(self._module_keys(tail))
+
+    def _module_keys(self, tail: str) -> list[str]:
+        """The indexed Python files and folders (`path_key`s) that are the module at
+        `tail`, by `_indexed_module`'s rule (kept per pass)."""
         known = self._indexed.get(tail)
         if known is not None:
             return known
@@ -1106,12 +1154,12 @@ class _Resolver:
                     key = posixpath.dirname(key)
             self._modules_by_last = {last: sorted(keys) for last, keys in by_last.items()}
         last = tail.rsplit("/", 1)[-1]
-        found = any(
-            key == tail
-            or (key.endswith("/" + tail) and key[: -len(tail) - 1] not in self._packages)
+        found = self._indexed[tail] = [
+            key
             for key in self._modules_by_last.get(last, ())
-        )
-        self._indexed[tail] = found
+            if key == tail
+            or (key.endswith("/" + tail) and key[: -len(tail) - 1] not in self._packages)
+        ]
         return found
 
     def _outside(self, qualifier: str) -> tuple[int | None, int, int] | None:
@@ -1506,10 +1554,11 @@ class _Resolver:
         if not written:
             return None
         package, _, class_name = written.rpartition(".")
-        if not package:  # a name of the function's file: of its import, or its own
-            package = self._import_of(function.doc_id, class_name)
-        if package:
-            tail = tuple(package.replace(".", "/").split("/"))
+        # a name of the function's file: of its import, or its own
+        tail = (
+            tuple(package.split(".")) if package else self._import_of(function.doc_id, class_name)
+        )
+        if tail:
             if not self._indexed_module("/".join(tail)):
                 return None, class_name
             found = self._in_path(class_name, _TYPE, tail)
@@ -1521,15 +1570,18 @@ class _Resolver:
         ]
         return (classes[-1].id, class_name) if classes else None
 
-    def _import_of(self, doc_id: int, name: str) -> str:
-        """The module a file imports `name` from (`from web.responses import Response`
-        → `web.responses`), "" when it imports no such name."""
-        for module, text, alias in self.rows(
-            "SELECT module, names, alias FROM imports WHERE doc_id = ? ORDER BY ord", (doc_id,)
+    def _import_of(self, doc_id: int, name: str) -> tuple[str, ...]:
+        """The module a file imports `name` from, as path segments (`from web.responses
+        import Response` → (web, responses); a relative `from .core import Context` from
+        the file's folder), () when it imports no such name."""
+        for module, text, alias, path in self.rows(
+            "SELECT i.module, i.names, i.alias, d.path FROM imports i "
+            "JOIN documents d ON d.id = i.doc_id WHERE i.doc_id = ? ORDER BY i.ord",
+            (doc_id,),
         ):
             if module and alias is None and name in _names(text):
-                return module
-        return ""
+                return module_segments(module, posixpath.dirname(path))
+        return ()
 
     def _go_member(
         self, type_name: str, name: str, group: int, candidates: list[_Def]
@@ -1712,9 +1764,8 @@ class _Resolver:
             return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         # Not this file, even when an import names it (`from html.parser import …` in
         # django/test/html.py): its own definitions are what this rule refuses.
-        imported = self._one_imported(
-            candidates, [d for d in candidates if d.doc_id != self.doc_id]
-        )
+        elsewhere = [d for d in candidates if d.doc_id != self.doc_id]
+        imported = self._one_imported(candidates, elsewhere)
         if (
             imported is not None
             and self.family == "rust"
@@ -1736,6 +1787,85 @@ class _Resolver:
                 return None, _UNRESOLVED[1], 1
             return candidates[0].id, _UNIQUE, 1
         return None, _AMBIGUOUS, len(candidates)
+
+    def _parent_member(
+        self, name: str, group: int, caller_ord: int | None
+    ) -> tuple[int | None, int, int]:
+        """`super().name` (JavaScript's `super.name`): the member `name` of the nearest
+        bases of the class around the reference that have one: the bases its signature
+        writes (a base of the class's own name is another class: sqlglot's `class
+        Generator(generator.Generator)` in each dialect), then theirs (`_inherited`).
+        Never the class's own `name`, which the rule of another object's member could
+        not take either, so a base in the same file was never found (`super().invoke
+        (ctx)` in click's `MultiCommand(Command)` took another file's `invoke`).
+        Unresolved when no base the index holds has one (`super().__init__()` in a
+        class of `Exception`, or of no base: `object`'s); by the rule of another
+        object's member when no class encloses the reference or its language's bases
+        are not read."""
+        if not self._file_read:
+            self._read_file()
+        enclosing = self._enclosing_class(caller_ord)
+        if enclosing is None or self.family not in _OVERLOADING:
+            return self._member_of_another(name, group)
+        key = (name, group, enclosing[0])
+        link = self._parent_links.get(key)
+        if link is None:
+            qualified, signature = enclosing
+            defined = self.definitions.get(name)
+            candidates = self._fitting(name, group, defined)[0] if defined else []
+            members = [d for d in candidates if d.parent]
+            read = _python_base_names if self.family == "python" else _script_base_names
+            # a base an import renames is the class it names (FastAPI's `class UploadFile(
+            # StarletteUploadFile)`: `from starlette.datastructures import UploadFile as …`)
+            renamed = self.renamed.get(self.doc_id, {})
+            bases = {renamed[b][1] if b in renamed else b for b in read(signature)}
+            found = [
+                d
+                for d in members
+                if d.parent.rpartition(".")[2] in bases
+                and not (d.doc_id == self.doc_id and d.parent == qualified)
+            ]
+            for base in sorted(bases):
+                if found:
+                    break
+                found = self._inherited(base, members)
+            # a base the file defines is that class (`class Group(Command)` beside
+            # `class Command`), whatever other files name a class so
+            found = [d for d in found if d.doc_id == self.doc_id] or found
+            link = self._one_of(found, candidates) or (None, _UNRESOLVED[1], len(candidates))
+            self._parent_links[key] = link
+        return link
+
+    def _caller_names(self) -> dict[int, str]:
+        """This file's symbols' qualified names by their ord (a reference's caller)."""
+        if self._callers is None:
+            self._callers = {
+                ord_: qualified
+                for ord_, qualified in self.rows(
+                    "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (self.doc_id,)
+                )
+            }
+        return self._callers
+
+    def _enclosing_class(self, caller_ord: int | None) -> tuple[str, str] | None:
+        """The qualified name and signature of the innermost class of this file around
+        the symbol `caller_ord` (`MultiCommand` for `MultiCommand.invoke._process_result`),
+        None when none is."""
+        if caller_ord is None:
+            return None
+        callers = self._caller_names()
+        if self._classes is None:
+            self._classes = dict(
+                self.rows(
+                    "SELECT qualified_name, signature FROM symbols "
+                    "WHERE doc_id = ? AND kind = 'class'",
+                    (self.doc_id,),
+                )
+            )
+        scope = callers.get(caller_ord, "")
+        while scope and scope not in self._classes:
+            scope = scope.rpartition(".")[0]
+        return (scope, self._classes[scope] or "") if scope else None
 
     def _one_imported(self, candidates: list[_Def], among: list[_Def]) -> _Def | None:
         """The one of `among` that lies in a file this file imports (rule 2), when there
@@ -1777,14 +1907,7 @@ class _Resolver:
         visible = [d for d in local if not d.scope]
         if caller_ord is None or (len(local) == 1 and visible):
             return next((d for d in visible if not d.parent), visible[0] if visible else None)
-        if self._callers is None:
-            self._callers = {
-                ord_: qualified
-                for ord_, qualified in self.rows(
-                    "SELECT ord, qualified_name FROM symbols WHERE doc_id = ?", (self.doc_id,)
-                )
-            }
-        scope = self._callers.get(caller_ord, "")
+        scope = self._caller_names().get(caller_ord, "")
         while scope:
             for d in local:
                 if d.parent == scope:
