@@ -2608,8 +2608,9 @@ def test_super_is_the_enclosing_classs_bases(tmp_path: Path) -> None:
     (`CliRunner.invoke`): a member of another object never takes the file's own, where
     the base was. Now `super()` (JavaScript's `super`) is the class's bases' member,
     qualifier `super`: in the same file (`local`), through a base of the class's own name
-    (`class Command(core.Command)`) or one an import renames, a grandparent's; `Exception`'s and `object`'s are
-    none of the index (`unresolved`), even where other `__init__`s exist."""
+    (`class Command(core.Command)`) or one an import renames, a grandparent's;
+    `Exception`'s and `object`'s are none of the index (`unresolved`), even where other
+    `__init__`s exist."""
     _, db = _index_tree(tmp_path, SUPER_CALLS)
     found = {
         (path, line, name, qualifier, resolution, target, home)
