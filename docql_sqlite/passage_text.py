@@ -55,10 +55,23 @@ MIN_LEADER_LINES = 3
 _INDEX_ROW = re.compile(r"^[ |]*[^|\n]{1,120}:[ \t]*\|[ \t]*\|[ \t]*[^|\n]{1,160}$")
 
 
+# A line that is a file's path alone (`tests/test_basic.py`, `README.rst`): a manifest
+# (setuptools' `SOURCES.txt`, `MANIFEST`, a list of files) points to files, answers
+# nothing itself: click's `SOURCES.txt` came first for "how do I test a command", all
+# its `tests/test_command*.py` lines holding both words.
+# A file name alone needs a common extension: `user.email` (git-config's keys, one a
+# line) and `io.Closer` (a Go interface's embedded ones) are no files.
+_PATH_LINE = re.compile(
+    r"^[ \t]*(?:[\w.@+-]+(?:/[\w.@+-]+)+/?|[\w@+-]+\.(?:rst|txt|md|py|pyi|cfg|toml|in|ini"
+    r"|json|ya?ml|js|ts|go|rs|c|h|cc|cpp|hpp|java|rb|sh|html|css|lock|typed))[ \t]*$"
+)
+
+
 def pointer_page(content: str) -> bool:
     """Whether `content` is a page of an index or a table of contents: at least
     MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
-    dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`). It
+    dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`), or
+    files' paths (`_PATH_LINE`, a manifest). It
     points to the pages that answer, and answers nothing itself: R-lang.pdf's "Concept
     Index" page ranked first for "what is lazy evaluation" ("evaluation, lazy . . . 2,
     38, 39"), above page 38, and R-lang.html's for "lazy evaluation of function arguments
@@ -67,6 +80,8 @@ def pointer_page(content: str) -> bool:
         pattern = _LEADER_LINE
     elif ": |" in content:
         pattern = _INDEX_ROW
+    elif any(_PATH_LINE.match(line) for line in content.split("\n", 3)[:3]):
+        pattern = _PATH_LINE  # (one of its first lines: after a title and a blank line)
     else:
         return False
     lines = [line for line in content.splitlines() if line.strip()]
@@ -78,7 +93,7 @@ def no_passage(content: str) -> bool:
     """Whether `content` is no search passage: no letter or digit at all (a blank chunk,
     punctuation alone), made only of links, anchors, badges and link definitions (none
     left once those, and comments, are taken out), or a page of an index or a table of
-    contents (`pointer_page`)."""
+    contents, or a list of files (`pointer_page`)."""
     first = _WORD.search(content)
     if first is None:
         return True

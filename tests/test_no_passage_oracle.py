@@ -116,6 +116,16 @@ INDEX_PAGE = (
         # a table of options with a colon in a cell is a table, not an index
         ("| Option | Meaning |\n| -q: | quiet |\nSee the table above for more.\n", False),
         (" | a: |  | b\n | c: |  | d\nProse that follows the two rows.\nAnd more.\n", False),
+        # a manifest (click's egg-info SOURCES.txt), after a title too: it lists files
+        ("CHANGES.rst\nLICENSE.rst\nsrc/click/core.py\ntests/test_basic.py\n", True),
+        ("# Files\n\nsrc/a.py\nsrc/b.py\nsrc/c.py\n", True),
+        # paths among prose, and code, are passages
+        ("Edit src/a.py.\nsrc/a.py\nThen run the tests, then read the log.\nDone.\n", False),
+        ("src/a.py\nsrc/b.py\nBoth files define the parser and its tests.\nSee both.\n", False),
+        ("import os\nimport sys\n\n\ndef main():\n    os.exit(0)\n", False),
+        # keys and qualified names one a line are no files: git-config's, a Go interface's
+        ("user.name\nuser.email\nauthor.name\nauthor.email\n", False),
+        ("type File interface {\n\tio.Closer\n\tio.Reader\n\tio.Seeker\n}\n", False),
     ],
 )
 def test_an_index_or_contents_page_is_no_passage(content: str, expected: bool) -> None:

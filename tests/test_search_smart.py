@@ -705,9 +705,15 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
         ("What section of the docs covers `url_for`?", "`url_for`", True),
         ("where can I read about blueprints?", "blueprints", True),
         ("Where do I find information on the test client", "the test client", True),
+        # a task: what a guide explains
+        ("how do I test a command?", "test a command", True),
+        ("How can we set a timeout", "set a timeout", True),
+        ("how to add a --version option", "add a --version option", True),
         # the word is the topic, or the question is not framed so
         ("what happens when a variable is not defined?", None, None),
         ("how is the request context explained", None, None),
+        ("how does routing work", None, None),
+        ("how to", None, None),
         ("where explained", None, None),
         ("documented options of the parser", None, None),
         ("which pages?", None, None),
@@ -778,6 +784,61 @@ def test_a_question_asking_where_a_thing_is_explained_prefers_prose(tmp_index) -
         paths, steps = ranked(question)
         assert paths[0].endswith("src/app.py"), (question, paths)
         assert not any("code files" in step for step in steps), question
+
+
+def _click_shaped() -> dict[str, str]:
+    """Click's sdist in small: tests named after the words of a how-to question, a
+    manifest listing them, and the guide that answers it."""
+    tests = {
+        f"tests/test_{topic}.py": "import click\n\n\n"
+        + "".join(
+            f"def test_command_{topic}_{i}(runner):\n    @click.command()\n"
+            f"    def cli():\n        pass\n\n    assert runner.invoke(cli).exit_code == {i}\n\n\n"
+            for i in range(6)
+        )
+        for topic in ("basic", "options", "context", "parser", "groups")
+    }
+    pages = {
+        f"docs/{name}.rst": f"{name.title()}\n{'=' * len(name)}\n\nHow {name} work in a "
+        f"program: define them once and use them everywhere.\n"
+        for name in ("options", "arguments", "prompts", "utilities", "parameters", "contexts")
+    }
+    guide = (
+        "Testing Click Applications\n==========================\n\n"
+        "For basic testing, Click provides the click.testing module which provides test "
+        "functionality that helps you invoke command line applications and check their "
+        "behavior.\n\nBasic Testing\n-------------\n\nThe basic functionality for testing "
+        "is the CliRunner which can invoke commands as command line scripts. Testing a "
+        "command: invoke it with the runner and check the result of the test.\n"
+    )
+    manifest = "CHANGES.rst\nREADME.rst\n" + "".join(f"{path}\n" for path in tests)
+    return {**tests, **pages, "docs/testing.rst": guide, "src/click.egg-info/SOURCES.txt": manifest}
+
+
+def test_a_how_to_question_finds_the_guide_not_names_made_of_its_words(
+    tmp_index, monkeypatch
+) -> None:
+    """ "how do I test a command" on click's sdist: the tests `test_command*` (each a name
+    equal to the words joined) and the manifest listing them filled the first 20, the
+    guide "Testing Click Applications" in none: both words are in most passages, so the
+    document channel (a question's) had no word left. A how-to question is framed (its
+    topic a task in words, code at a share), no file list is a passage, and a framed
+    question whose words are all common ranks whole documents by them."""
+    from docql_sqlite.search import documents
+
+    tmp_index.write_many(_click_shaped())
+    tmp_index.index()
+    monkeypatch.setattr(documents, "MIN_CHUNKS", 1)
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I test a command", explain=True)
+        looked_up = search(idx, "test command", explain=True)
+    paths = [h["path"].split("/src/", 1)[-1] for h in hits]
+    assert paths[0].endswith("docs/testing.rst"), paths
+    assert not any(p.endswith("SOURCES.txt") for p in paths), paths
+    assert "every word of the question is common" in " ".join(plan(hits)["documents"])
+    # a look-up of the same words is a name's: the tests, as before
+    assert looked_up[0]["path"].endswith(".py"), [h["location"] for h in looked_up]
+    assert plan(looked_up)["documents"][0].startswith("not for a 2-word look-up")
 
 
 def test_a_passage_found_in_two_files_is_shown_once(tmp_index) -> None:

@@ -77,6 +77,7 @@ def collect(
     terms: list[search_terms.Term],
     names: QueryNames,
     opts: ranking.Request,
+    question: bool = False,
 ) -> Candidates:
     """The ranked lists of `terms` (the query's, as cut by `stats.reduce_terms`: a text
     of more than LONG_QUERY words keeps more than that many). Every list but the vector
@@ -99,7 +100,7 @@ def collect(
     if sidecar is not None:
         from . import parallel
 
-        shared = parallel.Shared(lexical_tasks(terms, names, opts, lexical))
+        shared = parallel.Shared(lexical_tasks(terms, names, opts, lexical, question))
         pending = sidecar.submit(store, shared.run)
     try:
         vector = vector_list(store, text, opts) if store.has_vectors else None
@@ -107,7 +108,7 @@ def collect(
             if shared is None or pending is None:
                 lists, steps, level = passage_lists(store, terms, names, opts, lexical)
                 others, doc_notes = other_lists(
-                    store, terms, opts, lexical, (lists[0], level.terms), names
+                    store, terms, opts, lexical, (lists[0], level.terms), names, question
                 )
             else:
                 shared.run(store)  # the lists the worker has not taken yet
@@ -458,13 +459,15 @@ def other_lists(
     lexical: float,
     bm25: tuple[fusion.Ranked, int],
     names: QueryNames,
+    question: bool = False,
 ) -> tuple[list[fusion.Ranked], list[str]]:
     """Code words and documents (the document channel's notes too). Code words are
     weighed by what the BM25 list answered (`code_words_weighed`): the list and its
-    level's number of terms."""
+    level's number of terms. A `question` (a how-to one: `frames.Frame.task`) is never a
+    look-up for the document channel, however few its words."""
     # Words of the query inside code names (getwelcome, b64decode): what BM25 cannot see.
     code_rows = code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH)
-    found = documents.channel(store, terms, opts.paths)
+    found = documents.channel(store, terms, opts.paths, question=question)
     return _code_and_documents(code_rows, found, opts, lexical, bm25, names)
 
 
@@ -491,6 +494,7 @@ def lexical_tasks(
     names: QueryNames,
     opts: ranking.Request,
     lexical: float,
+    question: bool = False,
 ) -> list[Callable[[Store], Any]]:
     """The lexical lists as tasks for two threads (`parallel.Shared`), the longest first
     (on the 10 MB mix: BM25 ~5 ms, documents ~2.6, the name lists ~2.5 together), so the
@@ -501,7 +505,7 @@ def lexical_tasks(
 
     return [
         lambda store: passage_lists(store, terms, names, opts, lexical, names_upto=0),
-        lambda store: documents.channel(store, terms, opts.paths),
+        lambda store: documents.channel(store, terms, opts.paths, question=question),
         *(names_of(which) for which in NAME_LISTS),
         lambda store: code_words.channel(store, terms, opts.paths, CHANNEL_DEPTH),
     ]

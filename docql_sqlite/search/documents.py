@@ -255,16 +255,18 @@ def score(
     paths: tuple[str, ...],
     negated: str | None,
     depth: int | None = None,
+    keep_common: bool = False,
 ) -> list[Ranked]:
     """Documents by BM25 over their whole text, best first. Only the first `depth` (all
-    when None) get their best passage; the others have `chunk` -1."""
+    when None) get their best passage; the others have `chunk` -1. A token in more than
+    MAX_SHARE of the passages is left out unless `keep_common`."""
     layout = _layout(store)
     norms = layout.norms
     n_docs = max(1, len(layout.lengths))
     doc_score: dict[int, float] = {}
     postings: list[tuple[float, Postings]] = []
     for token in tokens:
-        if _common(store, token):
+        if not keep_common and _common(store, token):
             continue
         found = _occurrences(store, token, paths, negated)
         if not found.chunks:
@@ -302,9 +304,15 @@ def score(
 
 
 def channel(
-    store: Store, terms: list[search_terms.Term], paths: tuple[str, ...], depth: int = DEPTH
+    store: Store,
+    terms: list[search_terms.Term],
+    paths: tuple[str, ...],
+    depth: int = DEPTH,
+    question: bool = False,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """The document channel's rows (each document's best passage, best first) and notes."""
+    """The document channel's rows (each document's best passage, best first) and notes.
+    A how-to `question` ("how do I test a command": `frames.Frame.task`) has it whatever
+    its number of words."""
     if any(has_cjk(t.text) for t in search_terms.positives(terms)):
         # It would see only the Latin words of a mixed question (`如何配置 apt 源`) and rank
         # documents by them alone: Chinese set MRR@10 0.947 → 0.848. The passage
@@ -314,13 +322,18 @@ def channel(
     if not tokens:
         return [], []
     words = sum(1 for t in tokens if not t.prefix)
-    if words < MIN_QUESTION_WORDS:
+    if words < MIN_QUESTION_WORDS and not question:
         # One or two words are a look-up (`createReadStream`, `DocQLLexer tokens`): the
         # passage and name channels find the definition; a document that mentions the
         # name often would outrank it. Questions are longer.
         return [], [f"not for a {words}-word look-up: the passage and name channels rank it"]
-    ranked = score(store, tokens, paths, negation(store, terms), depth)
+    # Every word of a how-to question common ("how do I test a command" on click's
+    # sdist, where tests fill a tenth of the passages): they are all it has, so they count.
+    common = question and all(_common(store, t) for t in tokens)
+    ranked = score(store, tokens, paths, negation(store, terms), depth, keep_common=common)
     notes = [f"BM25 over whole documents: {len(ranked)} matched"]
+    if common:
+        notes.insert(0, "every word of the question is common: each one counts")
     ranked = ranked[:depth]
     if not ranked:
         return [], notes

@@ -43,6 +43,12 @@ _FRAMES = [
         r"|look)(?:\s+(?:more|up))?\s+(?:about|on|for)\s+(?P<topic>.+)$",
         re.IGNORECASE,
     ),
+    # how do I X, how can we X, how to X: a task, which a guide explains
+    re.compile(
+        r"^(?P<frame>how\s+(?:(?:do|can|could|should|would|might|may)\s+(?:i|we|you|one)"
+        r"|to))\s+(?P<topic>.+)$",
+        re.IGNORECASE,
+    ),
     # which page / section of the docs explains X
     re.compile(
         rf"^(?:which|what)\s+(?:{_PLACES})(?:\s+of\s+the\s+(?:{_PLACES}))?\s+"
@@ -60,6 +66,7 @@ class Frame(Record, frozen=True):
     topic: str
     words: str
     prose: bool
+    task: bool = False  # "how do I X": X is a task in words, not a name (`query_names`)
 
 
 def frame(text: str) -> Frame | None:
@@ -74,5 +81,5 @@ def frame(text: str) -> Frame | None:
         if not search_terms.WORD.search(topic):
             return None
         words = " ".join(found["frame"].lower().split())
-        return Frame(topic, words, words not in _CODE_FRAMES)
+        return Frame(topic, words, words not in _CODE_FRAMES, words.startswith("how "))
     return None

@@ -92,8 +92,12 @@ def as_name(term: str) -> str:
     return fold(term).rstrip(SENTENCE_MARKS)
 
 
-def query_names(terms: list[search_terms.Term]) -> QueryNames:
-    """The names of the query (`QueryNames`), for the name lists and the final score."""
+def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryNames:
+    """The names of the query (`QueryNames`), for the name lists and the final score.
+    A `task` (the topic of "how do I test a command", `frames.py`) is a phrase, not a
+    name written as words: its words joined name nothing (on click's sdist the tests
+    `test_command` came first, each a name "equal to the query", its docs' "Testing
+    Click Applications" not in the first 20)."""
     # Parts of a CJK run (`自定义主题` → 自定义, 主题) are not names: a heading equal to one
     # of them ("禁用" for 如何禁用日期) would outrank the passage about the whole question.
     positive = [t for t in search_terms.positives(terms) if not t.part]
@@ -101,7 +105,7 @@ def query_names(terms: list[search_terms.Term]) -> QueryNames:
     parts = [p for t in positive for p in search_terms.split_identifier(t.text)]
     joined = (
         ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)]
-        if len(parts) > 1
+        if len(parts) > 1 and not task
         else []
     )
     equal = list(dict.fromkeys(n for n in words + joined if n))

@@ -40,11 +40,12 @@ if TYPE_CHECKING:
 def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
     framed = frames.frame(text)
+    task = framed is not None and framed.task
     terms = ranking.query_terms(framed.topic if framed is not None else text)
     terms, reduced = stats.reduce_terms(store, terms)
-    names = query_names(terms)
+    names = query_names(terms, task=task)
     # 2. the candidate lists
-    found = channels.collect(store, text, terms, names, opts)
+    found = channels.collect(store, text, terms, names, opts, question=task)
     lists, steps, lexical = found.lists, found.steps, found.lexical
     if reduced:
         steps.insert(0, reduced)
@@ -68,8 +69,8 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
     if code_docs:
         steps.append(
-            f"passages of code files x{fusion.CODE_SHARE} (the question asks where something "
-            f"is explained)"
+            f"passages of code files x{fusion.CODE_SHARE} (the question asks for prose: where "
+            f"something is explained, or how to do it)"
         )
     scored = sorted(
         (
