@@ -27,7 +27,7 @@ def local_modules(
     std::{fs, io}`); an import with an alias binds the alias alone (`np` for `import
     numpy as np`, `mr` for Go's `mr "math/rand"`, `u` for `import * as u from './util'`,
     `dec` for `from json import decoder as dec` → `json/decoder`; Go's `_` and `.` bind
-    nothing). The first import of a name wins. `http.Get` names the module `http` stands
+    nothing; Python's `import a.b` binds `a` too). The first import of a name wins. `http.Get` names the module `http` stands
     for (code_refs records the qualifier, `_Resolver` and the repository map read it).
     `imports`: (module, names, alias) as `Import` holds them."""
     local: dict[str, tuple[str, ...]] = {}
@@ -44,6 +44,10 @@ def local_modules(
             # `app`: a module-level `app = Flask()` is then no module; pytest's
             # `pytester: Pytester` parameter no import of `_pytest.pytester`.)
             local.setdefault(segments[-1], segments)
+            if language == "python" and not names and len(segments) > 1:
+                # `import a.b` binds `a`, the package: `click.echo(…)` after `import
+                # click._termui_impl` (click's tests) is the package's `echo`
+                local.setdefault(segments[0], segments[:1])
         for name in names:
             if name not in _NOT_BINDINGS:
                 local.setdefault(name, (*segments, name))

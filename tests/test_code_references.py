@@ -2595,6 +2595,16 @@ SUPER_CALLS = {
         "class Oops(Exception):\n    def __init__(self, m):\n        super().__init__(m)\n\n\n"
         "class Plain:\n    def __init__(self):\n        super().__init__()\n"
     ),
+    # two classes of one name in two files, each of its own base (flask's Blueprint,
+    # and sansio's)
+    "two/one.py": (
+        "class Base1:\n    def run(self):\n        return 1\n\n\n"
+        "class Widget(Base1):\n    def run(self):\n        return super().run()\n"
+    ),
+    "two/other.py": (
+        "class Base2:\n    def run(self):\n        return 2\n\n\n"
+        "class Widget(Base2):\n    def run(self):\n        return super().run()\n"
+    ),
     "web/view.ts": (
         "class Base {\n  render(): number {\n    return 1;\n  }\n}\n\n"
         "export class View extends Base {\n  render(): number {\n"
@@ -2627,11 +2637,16 @@ def test_super_is_the_enclosing_classs_bases(tmp_path: Path) -> None:
         ("pkg/errors.py", 3, "__init__", "super", "unresolved", None, None),
         ("pkg/errors.py", 8, "__init__", "super", "unresolved", None, None),
         ("web/view.ts", 9, "render", "super", "local", "Base.render", "web/view.ts"),
+        ("two/one.py", 8, "run", "super", "local", "Base1.run", "two/one.py"),
+        ("two/other.py", 8, "run", "super", "local", "Base2.run", "two/other.py"),
     }, found
 
 
 PACKAGE_IMPORTS = {
-    "pkg/__init__.py": "from .testing import Runner\n",
+    "pkg/__init__.py": "from .testing import Runner\n\n\ndef version():\n    return 1\n",
+    "other/version.py": "def version():\n    return 2\n",
+    # `import pkg.types` binds `pkg`: `pkg.version()` is the package's
+    "app/dotted.py": "import pkg.types\n\n\ndef go():\n    return pkg.version()\n",
     "pkg/types.py": (
         "class Param:\n    def convert(self):\n        return 1\n\n"
         "    def write(self):\n        return 2\n"
@@ -2674,12 +2689,13 @@ def test_from_a_package_import_names_its_modules_not_every_file(tmp_path: Path) 
     Runner`, re-exported by its `__init__.py`). A file object's method (`sys.stdout
     .write`) is no index definition's by the import rule; a result annotated
     `t.Optional["Context"]`, whose class the function's file imports relatively, types
-    the value (`ctx = current()`)."""
+    the value (`ctx = current()`). `import pkg.types` binds `pkg`, whose `version` is
+    then `pkg.version()`'s."""
     _, db = _index_tree(tmp_path, PACKAGE_IMPORTS)
     found = {
         (path, line, name, resolution, target, home)
         for path, line, name, _, resolution, target, home in _resolved(
-            db, "r.kind = 0 AND r.name IN ('invoke', 'convert', 'write')"
+            db, "r.kind = 0 AND r.name IN ('invoke', 'convert', 'write', 'version')"
         )
     }
     assert found == {
@@ -2690,4 +2706,5 @@ def test_from_a_package_import_names_its_modules_not_every_file(tmp_path: Path) 
         ("app/main.py", 6, "invoke", "ambiguous", None, None),
         ("app/reexported.py", 5, "invoke", "ambiguous", None, None),
         ("pkg/deco.py", 6, "invoke", "import", "Context.invoke", "pkg/core2.py"),
+        ("app/dotted.py", 5, "version", "import", "version", "pkg/__init__.py"),
     }, found

@@ -834,8 +834,8 @@ class _Resolver:
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         # the file's classes' qualified names → their signatures, on demand
         self._classes: dict[str, str | None] | None = None
-        # (name, kind group, class) → the link of `super().name` inside that class
-        self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
+        # (file, name, kind group, class) → the link of `super().name` inside that class
+        self._parent_links: dict[tuple[int, str, int, str], tuple[int | None, int, int]] = {}
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
@@ -1807,7 +1807,7 @@ class _Resolver:
         enclosing = self._enclosing_class(caller_ord)
         if enclosing is None or self.family not in _OVERLOADING:
             return self._member_of_another(name, group)
-        key = (name, group, enclosing[0])
+        key = (self.doc_id, name, group, enclosing[0])
         link = self._parent_links.get(key)
         if link is None:
             qualified, signature = enclosing
