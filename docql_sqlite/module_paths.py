@@ -27,8 +27,9 @@ def local_modules(
     std::{fs, io}`); an import with an alias binds the alias alone (`np` for `import
     numpy as np`, `mr` for Go's `mr "math/rand"`, `u` for `import * as u from './util'`,
     `dec` for `from json import decoder as dec` → `json/decoder`; Go's `_` and `.` bind
-    nothing; Python's `import a.b` binds `a` too). The first import of a name wins. `http.Get` names the module `http` stands
-    for (code_refs records the qualifier, `_Resolver` and the repository map read it).
+    nothing; Python's `import a.b` binds `a` too). The first import of a name wins.
+    `http.Get` names the module `http` stands for (code_refs records the qualifier,
+    `_Resolver` and the repository map read it).
     `imports`: (module, names, alias) as `Import` holds them."""
     local: dict[str, tuple[str, ...]] = {}
     for module, names, alias in imports:
