@@ -2708,3 +2708,39 @@ def test_from_a_package_import_names_its_modules_not_every_file(tmp_path: Path) 
         ("pkg/deco.py", 6, "invoke", "import", "Context.invoke", "pkg/core2.py"),
         ("app/dotted.py", 5, "version", "import", "version", "pkg/__init__.py"),
     }, found
+
+
+CHOSEN_REEXPORTS = {
+    # FastAPI: `from .param_functions import Depends as Depends` in fastapi/__init__.py,
+    # beside the class `params.Depends`; click's `Option` in core.py and parser.py
+    "fastapi/__init__.py": (
+        "from .param_functions import Depends as Depends\nfrom .core import Option\n"
+    ),
+    "fastapi/param_functions.py": "def Depends(dependency=None):\n    return dependency\n",
+    "fastapi/params.py": "class Depends:\n    pass\n",
+    "fastapi/core.py": "class Option:\n    pass\n",
+    "fastapi/parser.py": "class Option:\n    pass\n",
+    "app/main.py": (
+        "from fastapi import Depends\nimport fastapi\n\n\n"
+        "def route(db=Depends(None)):\n    return fastapi.Option()\n"
+    ),
+}
+
+
+def test_a_package_s_re_export_says_which_of_its_folder_s_names_it_is(tmp_path: Path) -> None:
+    """`from fastapi import Depends` named both `param_functions.Depends` (the function
+    users call) and `params.Depends` (a class): the folder held two top-level `Depends`,
+    so every `Depends(…)` of FastAPI's docs was ambiguous (1,385 uses of `Depends`,
+    `Query`, `Body`, … in FastAPI 0.115.6). The package's `__init__.py` re-exports one:
+    that one, as a qualified use (`fastapi.Option()`) too."""
+    _, db = _index_tree(tmp_path, CHOSEN_REEXPORTS)
+    found = {
+        (path, line, name, resolution, home)
+        for path, line, name, _, resolution, _, home in _resolved(
+            db, "r.kind = 0 AND d.path LIKE '%/app/main.py'"
+        )
+    }
+    assert found == {
+        ("app/main.py", 5, "Depends", "import", "fastapi/param_functions.py"),
+        ("app/main.py", 6, "Option", "import", "fastapi/core.py"),
+    }, found

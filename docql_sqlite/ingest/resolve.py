@@ -1369,7 +1369,10 @@ class _Resolver:
                     # then the implementation, which comes last) or a definition per
                     # platform: the module's one name, at its last definition.
                     decided = (inside[-1].id, _BY_IMPORT, len(candidates))
-            if not inside and self.family in _REEXPORTING and depth < REEXPORT_DEPTH:
+            # (Also when its folder holds several: `from .core import Option as Option`
+            # in click/__init__.py says which of core.py's and parser.py's `click.Option`
+            # is.)
+            if decided is None and self.family in _REEXPORTING and depth < REEXPORT_DEPTH:
                 found = [
                     link
                     for source, original in self._reexports(name, tail)
