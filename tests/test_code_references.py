@@ -2744,3 +2744,34 @@ def test_a_package_s_re_export_says_which_of_its_folder_s_names_it_is(tmp_path: 
         ("app/main.py", 5, "Depends", "import", "fastapi/param_functions.py"),
         ("app/main.py", 6, "Option", "import", "fastapi/core.py"),
     }, found
+
+
+NAMED_LIKE_A_DEFINITION = {
+    "rich/text.py": "class Text:\n    def append(self, x):\n        return self\n",
+    # table.py has a method `cells` and a local list `cells`
+    "rich/table.py": (
+        "from .text import Text\n\n\nclass Table:\n    def cells(self):\n"
+        "        cells = []\n        cells.append(Text())\n        return cells\n\n"
+        "    def grow(self):\n        return Table.cells(self)\n"
+    ),
+}
+
+
+def test_a_python_variable_named_like_a_function_of_the_file_is_another_object(
+    tmp_path: Path,
+) -> None:
+    """`cells.append(…)` in rich's table.py, which has a method `cells`, was read as the
+    file's own (a bare `append`) and linked to `Text.append` by the import; pytest's
+    fixture `tmpfile`'s `tmpfile.flush()` likewise. In Python only a class of the file
+    names its own members (`Table.cells(self)`); any other name is another object."""
+    _, db = _index_tree(tmp_path, NAMED_LIKE_A_DEFINITION)
+    found = {
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if path == "rich/table.py"
+    }
+    assert found == {
+        (7, "append", "", "ambiguous", None),
+        (7, "Text", None, "import", "Text"),
+        (11, "cells", "Table", "local", "Table.cells"),
+    }, found

@@ -1228,7 +1228,12 @@ def _qualifiers(
     match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
     member = (_ARROW_MEMBER_REVERSED if arrows else _MEMBER_REVERSED).match
     # (In Rust a name before `.` is a value, never a type: the file's definitions are no
-    # receivers of their own.)
+    # receivers of their own. In Python only its classes are: a function or a method of
+    # the file named like a variable is no object whose members are the file's own —
+    # `cells.append(…)` in rich's table.py, which has a method `cells`, was a bare
+    # `append` and went to `Text.append`; a pytest fixture `tmpfile`'s `tmpfile.flush()`.)
+    if language in ("python", "starlark"):
+        defined = types
     kept = {n.encode()[::-1] for n in (own or ())} | {
         n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
     }
