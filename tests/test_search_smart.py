@@ -621,6 +621,29 @@ NOTES_AND_DOCS = {
 }
 
 
+@pytest.mark.parametrize(
+    "query, share",
+    [
+        ("what changed in version 8", 1.0),
+        ("what changed in 4.2", 1.0),
+        ("release notes of the parser", 1.0),
+        ("how do I add CORS middleware", 0.7),
+        # an option or a code name names a feature, not a change (click's CHANGES.rst
+        # came first for the --version question)
+        ("how to add a --version option", 0.7),
+        ("version_option", 0.7),
+        ("--version 2.1", 1.0),  # a version number still asks
+    ],
+)
+def test_release_notes_count_in_full_only_when_the_query_asks_about_changes(
+    query: str, share: float
+) -> None:
+    from docql_sqlite.search import fusion
+    from docql_sqlite.search import terms as search_terms
+
+    assert fusion.notes_share(search_terms.parse(query)) == share
+
+
 SHARED_KINDS = [
     # (files, a question about the feature, its page, the share's step, queries that ask
     # for that kind of file and count it in full, the last one's first hit)

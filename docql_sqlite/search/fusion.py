@@ -257,9 +257,16 @@ _VERSION = re.compile(r"\d+\.\d+")
 
 def notes_share(terms: list[search_terms.Term]) -> float:
     """NOTES_SHARE, or 1 when the query asks about changes, versions or releases (one of
-    NOTES_WORDS, or a version number: "what changed in 4.2")."""
+    NOTES_WORDS, or a version number: "what changed in 4.2"). A word of NOTES_WORDS in an
+    option or a code name (`--version`, `version_option`) names a feature, not a change:
+    "how to add a --version option" on click's sdist found three CHANGES.rst entries
+    first."""
     for term in search_terms.positives(terms):
-        if _VERSION.search(term.text) or not NOTES_WORDS.isdisjoint(term.tokens):
+        if _VERSION.search(term.text):
+            return 1.0
+        if term.text.startswith("-") or search_terms.is_identifier(term.text):
+            continue
+        if not NOTES_WORDS.isdisjoint(term.tokens):
             return 1.0
     return NOTES_SHARE
 
