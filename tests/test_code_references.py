@@ -2748,6 +2748,11 @@ def test_a_package_s_re_export_says_which_of_its_folder_s_names_it_is(tmp_path: 
 
 NAMED_LIKE_A_DEFINITION = {
     "rich/text.py": "class Text:\n    def append(self, x):\n        return self\n",
+    # a bound method kept in a name: `append(…)` is the list's
+    "rich/box.py": (
+        "from .text import Text\n\n\ndef rows():\n    parts = []\n"
+        "    append = parts.append\n    append(Text())\n    return parts\n"
+    ),
     # table.py has a method `cells` and a local list `cells`
     "rich/table.py": (
         "from .text import Text\n\n\nclass Table:\n    def cells(self):\n"
@@ -2763,7 +2768,8 @@ def test_a_python_variable_named_like_a_function_of_the_file_is_another_object(
     """`cells.append(…)` in rich's table.py, which has a method `cells`, was read as the
     file's own (a bare `append`) and linked to `Text.append` by the import; pytest's
     fixture `tmpfile`'s `tmpfile.flush()` likewise. In Python only a class of the file
-    names its own members (`Table.cells(self)`); any other name is another object."""
+    names its own members (`Table.cells(self)`); any other name is another object. A
+    bare `append(…)` (`append = parts.append`) is no index method by the import either."""
     _, db = _index_tree(tmp_path, NAMED_LIKE_A_DEFINITION)
     found = {
         (line, name, qualifier, resolution, target)
@@ -2775,3 +2781,9 @@ def test_a_python_variable_named_like_a_function_of_the_file_is_another_object(
         (7, "Text", None, "import", "Text"),
         (11, "cells", "Table", "local", "Table.cells"),
     }, found
+    calls = {
+        (line, name, resolution)
+        for path, line, name, _, resolution, _, _ in _resolved(db, "r.kind = 0")
+        if path == "rich/box.py"
+    }
+    assert (7, "append", "ambiguous") in calls, calls

@@ -1094,6 +1094,15 @@ class _Resolver:
                 if len(visible) == 1 and len(package) == 1:
                     return visible[0].id, _BY_IMPORT, len(candidates)
                 return None, _AMBIGUOUS, len(candidates)
+        if (
+            self.family == "python"
+            and name in _BUILT_IN_METHODS["python"]
+            and all(d.parent for d in candidates)
+        ):
+            # A method a built-in type has, written bare (`append(x)` after `append =
+            # parts.append` in rich's box.py) or as `self.append(…)` of a base elsewhere:
+            # as likely the built-in's as the index's one (`_member_of_another`).
+            return None, _AMBIGUOUS, len(candidates)
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
