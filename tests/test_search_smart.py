@@ -864,6 +864,33 @@ def test_a_how_to_question_finds_the_guide_not_names_made_of_its_words(
     assert plan(looked_up)["documents"][0].startswith("not for a 2-word look-up")
 
 
+REQUESTS_SHAPED = {
+    # an sdist without docs: the code answers; the text files hold one word of the question
+    "src/requests/sessions.py": 'class Session:\n    """A session: cookies persist across '
+    'the requests made with it."""\n\n    def request(self, method, url):\n'
+    '        """Send a request with the cookies the session keeps."""\n'
+    "        return method, url\n",
+    "src/requests.egg-info/requires.txt": "certifi\n\n[use_chardet_on_py3]\nchardet<6\n",
+    "setup.cfg": "[metadata]\nprovides-extra = use_chardet_on_py3\n",
+    "LICENSE": "Grant of license: use, reproduction and distribution of the Work.\n",
+    "README.md": "# Requests\n\nAn HTTP library for humans.\n",
+}
+
+
+def test_a_how_to_question_s_documents_hold_two_of_its_words(tmp_index) -> None:
+    """ "how to use a session to persist cookies" on requests' sdist ranked requires.txt,
+    setup.cfg and LICENSE (the word "use" alone) above the class that answers: a how-to
+    question's code counts 0.5 and the document channel gave them each a rank. Of three
+    words or more, a document needs two."""
+    tmp_index.write_many(REQUESTS_SHAPED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how to use a session to persist cookies", explain=True)
+    paths = [h["path"].rsplit("/", 1)[-1] for h in hits]
+    assert paths[:2] == ["sessions.py", "sessions.py"], paths
+    assert "documents" not in hits[-1]["explain"]["lists"], hits[-1]["explain"]
+
+
 def test_a_passage_found_in_two_files_is_shown_once(tmp_index) -> None:
     # R's refman.pdf and fullrefman.pdf hold the same pages: each answer took two places
     page = "# read.table\n\nReads a file in table format and creates a data frame from it.\n"

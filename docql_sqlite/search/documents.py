@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections import OrderedDict
+from collections import OrderedDict, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
@@ -240,6 +240,11 @@ def _layout(store: Store) -> Layout:
     return stats.cached(store, ("doc_layout", K1, B), compute)
 
 
+def _word(token: Token) -> str:
+    """The query word a token stands for: a stem prefix and its word are one."""
+    return token.text if token.prefix else search_terms.stem(token.text)
+
+
 def _common(store: Store, token: Token) -> bool:
     total = stats.chunk_count(store)
     if total < MIN_CHUNKS or token.prefix:
@@ -256,15 +261,19 @@ def score(
     negated: str | None,
     depth: int | None = None,
     keep_common: bool = False,
+    min_words: int = 1,
 ) -> list[Ranked]:
     """Documents by BM25 over their whole text, best first. Only the first `depth` (all
     when None) get their best passage; the others have `chunk` -1. A token in more than
-    MAX_SHARE of the passages is left out unless `keep_common`."""
+    MAX_SHARE of the passages is left out unless `keep_common`; a document holding fewer
+    than `min_words` of the query's words (a word and its stem prefix are one) is left
+    out."""
     layout = _layout(store)
     norms = layout.norms
     n_docs = max(1, len(layout.lengths))
     doc_score: dict[int, float] = {}
     postings: list[tuple[float, Postings]] = []
+    words: dict[int, set[str]] = defaultdict(set)
     for token in tokens:
         if not keep_common and _common(store, token):
             continue
@@ -278,6 +287,12 @@ def score(
         doc_get = doc_score.get
         for doc, n in zip(found.tf_docs, found.tf):
             doc_score[doc] = doc_get(doc, 0.0) + w * n / (n + norms[doc])
+        if min_words > 1:
+            word = _word(token)
+            for doc in found.tf_docs:
+                words[doc].add(word)
+    if min_words > 1:
+        doc_score = {d: s for d, s in doc_score.items() if len(words[d]) >= min_words}
     ranked = [Ranked(d, s, -1) for d, s in doc_score.items()]
     ranked.sort(key=lambda r: (-r.score, r.doc_id))
     shown = ranked if depth is None else ranked[:depth]
@@ -330,7 +345,15 @@ def channel(
     # Every word of a how-to question common ("how do I test a command" on click's
     # sdist, where tests fill a tenth of the passages): they are all it has, so they count.
     common = question and all(_common(store, t) for t in tokens)
-    ranked = score(store, tokens, paths, negation(store, terms), depth, keep_common=common)
+    # A how-to question of three words or more is answered by a document holding two of
+    # them at least: in requests' sdist (no docs) "how to use a session to persist
+    # cookies" ranked requires.txt, setup.cfg and LICENSE for "use" alone, above the code
+    # that answers. (With two words, one may be all a good answer repeats: R FAQ's "How
+    # can I save my workspace?")
+    least = 2 if question and len({_word(t) for t in tokens}) > 2 else 1
+    ranked = score(
+        store, tokens, paths, negation(store, terms), depth, keep_common=common, min_words=least
+    )
     notes = [f"BM25 over whole documents: {len(ranked)} matched"]
     if common:
         notes.insert(0, "every word of the question is common: each one counts")
