@@ -815,7 +815,7 @@ def _click_shaped() -> dict[str, str]:
     tests = {
         f"tests/test_{topic}.py": "import click\n\n\n"
         + "".join(
-            f"def test_command_{topic}_{i}(runner):\n    @click.command()\n"
+            f"def test_command_{topic}_{i}(runner):\n    # tests commands\n    @click.command()\n"
             f"    def cli():\n        pass\n\n    assert runner.invoke(cli).exit_code == {i}\n\n\n"
             for i in range(6)
         )
@@ -855,10 +855,14 @@ def test_a_how_to_question_finds_the_guide_not_names_made_of_its_words(
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = search(idx, "how do I test a command", explain=True)
         looked_up = search(idx, "test command", explain=True)
+        plural = search(idx, "how do I test commands", explain=True)
     paths = [h["path"].split("/src/", 1)[-1] for h in hits]
     assert paths[0].endswith("docs/testing.rst"), paths
     assert not any(p.endswith("SOURCES.txt") for p in paths), paths
     assert "every word of the question is common" in " ".join(plan(hits)["documents"])
+    # a word with a stem prefix (commands → command) is common the same way
+    assert "every word of the question is common" in " ".join(plan(plural)["documents"])
+    assert any(h["path"].endswith("docs/testing.rst") for h in plural[:3]), plural
     # a look-up of the same words is a name's: the tests, as before
     assert looked_up[0]["path"].endswith(".py"), [h["location"] for h in looked_up]
     assert plan(looked_up)["documents"][0].startswith("not for a 2-word look-up")

@@ -834,8 +834,8 @@ class _Resolver:
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         # the file's classes' qualified names → their signatures, on demand
         self._classes: dict[str, str | None] | None = None
-        # (file, name, kind group, class) → the link of `super().name` inside that class
-        self._parent_links: dict[tuple[int, str, int, str], tuple[int | None, int, int]] = {}
+        # (name, kind group, class) → this file's link of `super().name` in that class
+        self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
@@ -861,6 +861,7 @@ class _Resolver:
             self.several = {}
             self._callers = None
             self._classes = None
+            self._parent_links = {}
             self._file_read = False  # `_read_file`, when a name has definitions
         return self.links
 
@@ -1819,7 +1820,7 @@ class _Resolver:
         enclosing = self._enclosing_class(caller_ord)
         if enclosing is None or self.family not in _OVERLOADING:
             return self._member_of_another(name, group)
-        key = (self.doc_id, name, group, enclosing[0])
+        key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
         if link is None:
             qualified, signature = enclosing

@@ -344,7 +344,8 @@ def channel(
         return [], [f"not for a {words}-word look-up: the passage and name channels rank it"]
     # Every word of a how-to question common ("how do I test a command" on click's
     # sdist, where tests fill a tenth of the passages): they are all it has, so they count.
-    common = question and all(_common(store, t) for t in tokens)
+    # (A stem prefix is never "common": `_common` does not count it.)
+    common = question and all(_common(store, t) for t in tokens if not t.prefix)
     # A how-to question of three words or more is answered by a document holding two of
     # them at least: in requests' sdist (no docs) "how to use a session to persist
     # cookies" ranked requires.txt, setup.cfg and LICENSE for "use" alone, above the code
