@@ -80,7 +80,11 @@ def pointer_page(content: str) -> bool:
         pattern = _LEADER_LINE
     elif ": |" in content:
         pattern = _INDEX_ROW
-    elif any(_PATH_LINE.match(line) for line in content.split("\n", 3)[:3]):
+    elif any(
+        # (a line with a space inside is no path: most prose fails this `in`, not the regex)
+        " " not in line.strip() and _PATH_LINE.match(line)
+        for line in content[:600].split("\n", 3)[:3]
+    ):
         pattern = _PATH_LINE  # (one of its first lines: after a title and a blank line)
     else:
         return False
