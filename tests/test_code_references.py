@@ -2465,6 +2465,156 @@ def test_a_python_attribute_set_to_a_new_instance_calls_its_classs_methods(
     }, found
 
 
+PYTHON_NONE_AND_CLOSURES = {
+    # apsw's tests in small: `self.db = None` in `tearDown`, a thread's function using its
+    # test's connection, a module's optional client; two classes with a `get`.
+    "web/sessions.py": "class Session:\n    def get(self, url):\n        return url\n",
+    "web/cache.py": "class Cache:\n    def get(self, key):\n        return key\n",
+    "tests/test_db.py": (
+        "from web.cache import Cache\nfrom web.sessions import Session\n\n"
+        "try:\n    cache = Cache()\nexcept ImportError:\n    cache = None\n\n\n"
+        "class TestDb:\n"
+        "    def setUp(self):\n        self.db = Session()\n\n"
+        "    def tearDown(self):\n        self.db = None\n\n"
+        "    def test_get(self):\n"
+        '        self.db.get("/")\n'  # 18: Session's (`None` aside)
+        '        cache.get("k")\n'  # 19: the module's Cache (`None` aside)
+        "\n"
+        "    def test_thread(self):\n"
+        "        s = Session()\n\n"
+        "        def worker():\n"
+        '            s.get("/")\n'  # 25: the test's `s`: Session's
+        "\n"
+        "            def inner(s):\n"
+        '                s.get("/")\n'  # 28: a parameter hides the test's `s`
+        "\n"
+        "        def other():\n"
+        "            s = Cache()\n"
+        '            s.get("k")\n'  # 32: its own `s`: Cache's
+        "\n"
+        "    def test_later(self):\n"
+        "        c = Cache()\n\n"
+        "        def worker():\n"
+        '            c.get("k")\n'  # 38: not told: `c` is bound again below
+        "\n"
+        "        c = make()\n"
+        "        return worker\n"
+        "\n"
+        "    def test_param(self, conn: Session):\n"
+        "        def worker():\n"
+        '            conn.get("/")\n'  # 45: the annotation of the function around
+        "\n"
+        "        return worker\n"
+    ),
+}
+
+
+def test_a_python_name_bound_to_none_or_by_the_function_around_keeps_its_class(
+    tmp_path: Path,
+) -> None:
+    """`self.db = None` in `tearDown` beside `self.db = Connection()` in `setUp`, and
+    `cache = None` when an import fails, do not make the name's class unknown; a function
+    nested in another (a thread's target, a callback) sees the names of the one around it,
+    where every binding agrees, and its parameters' annotations (apsw 3.54's tests: `dbt.set_busy_timeout(…)` in a worker
+    thread, `self.db.…` in every test, were ambiguous)."""
+    _, db = _index_tree(tmp_path, PYTHON_NONE_AND_CLOSURES)
+    found = {c for c in _calls_in(db, "tests/test_db.py") if c[1] == "get"}
+    assert found == {
+        (18, "get", "Session()", "import", "Session.get"),
+        (19, "get", "Cache()", "import", "Cache.get"),
+        (25, "get", "Session()", "import", "Session.get"),
+        (28, "get", OTHER_OBJECT, "ambiguous", None),
+        (32, "get", "Cache()", "import", "Cache.get"),
+        (38, "get", OTHER_OBJECT, "ambiguous", None),
+        (45, "get", "Session()", "import", "Session.get"),
+    }, found
+
+
+UNDEFINED_CLASSES = {
+    # zod and apsw in small: the index's one `add` and one `get` are a registry's; values
+    # of classes the index does not hold call theirs.
+    "core/registry.ts": (
+        "export class Registry {\n  add(x: number): number { return x; }\n"
+        "  get(k: string): string { return k; }\n}\n"
+    ),
+    "core/use.ts": (
+        "import { Registry } from './registry';\n\n"
+        "export function walk<T>(r: Readonly<Registry>, item: T): void {\n"
+        "  const seen = new Set();\n"
+        "  seen.add(1);\n"  # 5: a Set's, which the index lacks
+        "  const reg = new Registry();\n"
+        "  reg.add(2);\n"  # 7: Registry's
+        "  const t: T = item;\n"
+        "  t.get('k');\n"  # 9: a type parameter's: decided as for any other object
+        "  r.get('k');\n"  # 10: Readonly<Registry>: decided as for any other object
+        "}\n"
+    ),
+    "py/registry.py": (
+        "from typing import TypeVar, Union\n\n\n"
+        "class Registry:\n    def add_note(self, n):\n        return n\n\n\n"
+        'R = TypeVar("R", bound=Registry)\nSized = Union[str, Registry]\n'
+    ),
+    "py/use.py": (
+        "from typing import Any, Union\n\n"
+        "from py.registry import R, Registry, Sized as Sized\n\n"
+        'Noted = Union[str, "Registry"]\n\n\n'
+        "def fail(a: Any, n: Noted, r2: R, s: Sized):\n"
+        '    e = ValueError("x")\n'
+        '    e.add_note("y")\n'  # 10: ValueError's, a built-in
+        "    r = Registry()\n"
+        '    r.add_note("z")\n'  # 12: Registry's
+        '    a.add_note("z")\n'  # 13: `Any` names no class
+        '    n.add_note("z")\n'  # 14: this module's alias names no class
+        '    r2.add_note("z")\n'  # 15: another module's type variable: no class
+        '    s.add_note("z")\n'  # 16: another module's alias, imported `as`: no class
+    ),
+}
+
+
+def test_a_value_of_a_class_the_index_does_not_define_calls_none_of_its_members(
+    tmp_path: Path,
+) -> None:
+    """`new Set()`, `ValueError(…)`: a value of a class nothing in the index is named
+    like has none of the index's members (zod 4.6.7: `seen.add(x)` on a `new Set()` was
+    `$ZodRegistry.add` by uniqueness, 45 such links in zod, rxjs and TanStack Query); a
+    type parameter, `Readonly<…>`, Python's `Any`, an alias or a type variable names no
+    class and is decided as any other object's (sqlglot's `E`, bound to `Expression`)."""
+    _, db = _index_tree(tmp_path, UNDEFINED_CLASSES)
+    assert _calls_in(db, "core/use.ts") >= {
+        (5, "add", "Set()", "unresolved", None),
+        (7, "add", "Registry()", "import", "Registry.add"),
+        (9, "get", OTHER_OBJECT, "import", "Registry.get"),
+        (10, "get", OTHER_OBJECT, "import", "Registry.get"),
+    }, _calls_in(db, "core/use.ts")
+    found = {c for c in _calls_in(db, "py/use.py") if c[1] == "add_note"}
+    assert found == {
+        (10, "add_note", "ValueError()", "unresolved", None),
+        (12, "add_note", "Registry()", "import", "Registry.add_note"),
+        (13, "add_note", OTHER_OBJECT, "import", "Registry.add_note"),
+        (14, "add_note", OTHER_OBJECT, "import", "Registry.add_note"),
+        (15, "add_note", "R()", "import", "Registry.add_note"),
+        (16, "add_note", "Sized()", "import", "Registry.add_note"),
+    }, found
+
+
+def test_a_value_s_member_re_decided_after_a_removal_knows_its_class(tmp_path: Path) -> None:
+    """When a file defining another `add_note` is removed, the next run decides the uses
+    of `add_note` again with only their names' definitions at hand (no file staged): it
+    reads those of the names a qualifier is made of too (`Registry()`), so `r.add_note()`
+    stays `Registry.add_note`, as in a fresh index of the same files."""
+    files = {k: v for k, v in UNDEFINED_CLASSES.items() if k.startswith("py/")}
+    files["py/other.py"] = "class Other:\n    def add_note(self, n):\n        return n\n"
+    root, db = _index_tree(tmp_path, files)
+    (root / "py/other.py").unlink()
+    docql_sqlite.index(db, [str(root)])
+    fresh = tmp_path / "fresh.db"
+    docql_sqlite.index(fresh, [str(root)])
+    assert _calls_in(db, "py/use.py") == _calls_in(fresh, "py/use.py")
+    assert (12, "add_note", "Registry()", "import", "Registry.add_note") in _calls_in(
+        db, "py/use.py"
+    )
+
+
 PYTHON_RESULTS = {
     # FastAPI's tests in small: `response = client.get(…)` holds what `get` is annotated
     # to return; two classes have a `json`, and one method returns another package's.

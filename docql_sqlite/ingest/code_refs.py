@@ -344,9 +344,13 @@ def extract_reference_rows(
             refs = _py_attributes(
                 src, found, refs, typed, attributes_bound, outline, bounds, owners
             )
+        if typed and refs:
+            refs = _without_aliases(refs, typed, bounds, owners)
     elif declared and plain and language == "go":
         refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
+        if generics:
+            typed = _without_type_parameters(typed, generics)
         modules = _bound_names(imports, language)
         refs = _py_bound(found, refs, typed, outline, bounds, owners, modules, plain)
     if import_refs:  # merge the import references in: by start, imports first
@@ -622,10 +626,39 @@ def _bound(
         elif value is not None and value.type == "call":
             function = value.child_by_field_name("function")
             class_name = _called_class(src, function) or _called_function(src, function)
+        elif value is not None and value.type == "none":
+            class_name = NO_VALUE
     else:  # a `with` item: what the call's class makes (`__enter__` mostly returns self)
         class_name = _called_class(src, captures["ctor"][0])
     at = name.start_byte
     bound.setdefault(src[at : name.end_byte], []).append((at, at, class_name or ""))
+
+
+# The "class" of a Python binding to `None`: the name is the scope's and holds no object
+# yet (`self.db = None` in `tearDown`, `cache = None` when an import fails): the typing
+# passes skip it rather than count it as a value of another class.
+NO_VALUE = "None"
+
+
+def _without_aliases(
+    refs: list[ReferenceRow],
+    bound: dict[bytes, list[tuple[int, int, str]]],
+    bounds: list[int],
+    owners: list[int | None],
+) -> list[ReferenceRow]:
+    """`refs` with a class that is a capitalised name the module binds (`TextType =
+    Union[str, "Text"]`, `E = TypeVar("E", bound=Expression)`) back to another object's:
+    an alias or a type variable, no class, whose members are those of what it stands
+    for (decided as for any other object's)."""
+    aliases = {
+        name.decode("utf-8", "replace") + VALUE_OF
+        for name, places in bound.items()
+        if name[:1].isupper()
+        and any(owners[bisect_right(bounds, at) - 1] is None for at, _, _ in places)
+    }
+    if not aliases:
+        return refs
+    return [(*ref[:6], OTHER_OBJECT) if ref[6] in aliases else ref for ref in refs]
 
 
 def _called_class(src: bytes, function: Node | None) -> str | None:
@@ -676,7 +709,31 @@ def _class_written(text: str) -> str:
     matched = _CLASS_WRITTEN.match(text)
     written = matched.group(0) if matched else ""
     owner, _, last = written.rpartition(".")
+    if written in _TS_TYPE_OPERATORS:
+        return ""
     return written if last[:1].isupper() and "." not in owner else ""
+
+
+# TypeScript's utility types: a type made of another (`Readonly<Options>` has Options'
+# members), no class of their own.
+_TS_TYPE_OPERATORS = frozenset(
+    "Awaited Exclude Extract InstanceType NonNullable Omit Parameters Partial Pick Readonly "
+    "Record Required ReturnType".split()
+)
+
+
+def _without_type_parameters(
+    bound: dict[bytes, list[tuple[int, int, str]]], generics: dict[bytes, list[tuple[int, int]]]
+) -> dict[bytes, list[tuple[int, int, str]]]:
+    """`bound` with a class that is a type parameter where the name is bound (`x: T`
+    inside `function f<T>(…)`) made unknown: no class of the index's."""
+    return {
+        name: [
+            (a, b, "" if any(s <= a < e for s, e in generics.get(cls.encode(), ())) else cls)
+            for a, b, cls in places
+        ]
+        for name, places in bound.items()
+    }
 
 
 def _called_function(src: bytes, function: Node | None) -> str | None:
@@ -723,31 +780,49 @@ def _py_bound(
     """`refs` with each Python member of another object qualified `Class()` (`VALUE_OF`)
     when the object is a name last bound to a new instance of that class (`_bound`): in
     the same function before the use, else (no binding of the function's own, and no
-    parameter of that name) by the module, where every binding agrees. Found on FastAPI's
-    tests: `client = TestClient(app)` and `app = FastAPI()` at the top of a module, then
-    `client.get(…)` and `@app.get(…)` in its functions — 3,146 ambiguous calls."""
+    parameter of that name) by the function around it (a closure), else by the module,
+    where every binding agrees (`None` aside). Found on FastAPI's tests: `client =
+    TestClient(app)` and `app = FastAPI()` at the top of a module, then `client.get(…)`
+    and `@app.get(…)` in its functions — 3,146 ambiguous calls."""
     symbols = [o.symbol for o in outline if o.symbol is not None]
     owned: dict[bytes, list[tuple[int | None, int, str]]] = {
         name: [(owners[bisect_right(bounds, at) - 1], at, cls) for at, _, cls in places]
         for name, places in bound.items()
     }
     params: dict[int, frozenset[str]] = {}
+    # the functions by qualified name, for the one a nested function is in
+    enclosing = {s.qualified_name: i for i, s in enumerate(symbols) if s.kind in CALLABLE}
+
+    def is_param(function: int, name: bytes) -> bool:
+        if function not in params:
+            params[function] = _param_names(symbols[function].signature or "")
+        return name.decode("utf-8", "replace") in params[function]
 
     def last_bound(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
-        places = owned.get(receiver)
-        if places is None:
-            return None
+        places = owned.get(receiver, ())
         caller = ref[2]
         own = [(where, cls) for owner, where, cls in places if owner == caller]
         if own:  # the function's own binding last before the use (none before: unbound)
-            earlier = [p for p in own if p[0] < at]
+            earlier = [p for p in own if p[0] < at and p[1] != NO_VALUE]
             return max(earlier)[1] if earlier else None
-        if caller is not None:
-            if caller not in params:
-                params[caller] = _param_names(symbols[caller].signature or "")
-            if receiver.decode("utf-8", "replace") in params[caller]:
-                return None
+        if caller is not None and is_param(caller, receiver):
+            return None  # (its annotation: `_typed_receivers`)
+        # A function nested in a function sees the names of the one around it (a closure,
+        # run after that one's bindings: every one of them agreeing, or its parameter's
+        # annotation); a method does not see its class body's.
+        outer = caller
+        while outer is not None:
+            outer = enclosing.get(symbols[outer].parent or "")
+            if outer is None:
+                break
+            classes = {cls for owner, _, cls in places if owner == outer}
+            if classes:
+                classes.discard(NO_VALUE)
+                return classes.pop() if len(classes) == 1 else None
+            if is_param(outer, receiver):
+                return annotated(outer, receiver.decode("utf-8", "replace"))
         module = {cls for owner, _, cls in places if owner is None}
+        module.discard(NO_VALUE)
         return module.pop() if len(module) == 1 else None
 
     def typed(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
@@ -785,10 +860,11 @@ def _py_attributes(
     owners: list[int | None],
 ) -> list[ReferenceRow]:
     """`refs` with each Python `self.attr.name` qualified `Class()` (`VALUE_OF`) when
-    every binding of `attr` in the class makes one class: `self.attr = Class(…)` in its
-    methods (`_bound`), `attr: Class` in its body. Found on the standard library and
-    requests-like clients: `self.session = Session()` in `__init__`, then
-    `self.session.get(…)` in every method, was one of every `get` of the index."""
+    every binding of `attr` in the class makes one class, `None` aside: `self.attr =
+    Class(…)` in its methods (`_bound`), `attr: Class` in its body. Found on the
+    standard library and requests-like clients: `self.session = Session()` in
+    `__init__`, then `self.session.get(…)` in every method, was one of every `get` of
+    the index."""
     symbols = [o.symbol for o in outline if o.symbol is not None]
     # the class of a binding's method (its parent), or of a class body's annotation
     by_class: dict[tuple[str, bytes], set[str]] = defaultdict(set)
@@ -809,9 +885,10 @@ def _py_attributes(
     def attribute(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         parent = symbols[ref[2]].parent if ref[2] is not None else None
         classes = by_class.get((parent, receiver)) if parent else None
-        if classes is None or len(classes) != 1 or "" in classes:
+        if classes is None:
             return None
-        return next(iter(classes))
+        classes = classes - {NO_VALUE}  # (`self.db = None` in `tearDown`)
+        return classes.pop() if len(classes) == 1 and "" not in classes else None
 
     receivers = _plain_receivers(src, found, refs, _SELF_MEMBER_REVERSED)
     return _retyped(found, refs, attribute, receivers)
@@ -879,6 +956,8 @@ def _annotated_class(annotation: str) -> str | None:
     if len(kept) != 1:
         return None
     last = kept[0].rpartition(".")[2]
+    if last == "Any":  # any value: no class
+        return None
     return last if last.isidentifier() and last[:1].isupper() and "[" not in kept[0] else None
 
 

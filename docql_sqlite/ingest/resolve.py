@@ -403,7 +403,13 @@ def _resolve_pending(
     # the scale corpus' code 94 k of 128 k), so that each file's references are decoded
     # only as they are inserted: all of them at once took ~250 MB there.
     # (With the qualifiers: `Field.__init__` asks which file `Field` is defined in.)
-    wanted = None if staged else {row[2] for row in again} | {row[5] for row in again if row[5]}
+    wanted = None
+    if not staged:
+        wanted = {row[2] for row in again}
+        for row in again:
+            if row[5]:  # (`Session()`, `=Template.render()`: the names they are made of)
+                wanted.add(row[5])
+                wanted.update(row[5].removesuffix(VALUE_OF).lstrip("=").split("."))
     if wanted is not None:
         wanted |= {
             original
@@ -1438,13 +1444,32 @@ class _Resolver:
         if not defined:
             return None
         candidates = self._fitting(name, group, defined)[0]
+        type_name = qualifier[: -len(VALUE_OF)]
+        if not self._file_read:
+            self._read_file()  # (its family)
         if self.family == "go":
-            return self._go_member(qualifier[: -len(VALUE_OF)], name, group, candidates)
+            return self._go_member(type_name, name, group, candidates)
+        if self.family in ("python", "typescript") and self._defined_nowhere(type_name):
+            # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`: a class the index
+            # does not hold has none of its members (zod's `seen.add(x)` on a `new Set()`
+            # was `$ZodRegistry.add`, the one `add` of the index). A Python name the file
+            # imports may be an alias or a type variable of that module's (sqlglot's `E`,
+            # bound to `Expression`): `_python_member` reads where it comes from.
+            imported = type_name in self.name_sources or type_name in self.renamed.get(
+                self.doc_id, ()
+            )  # (`from m import DialectType as DialectType`)
+            if self.family == "typescript" or not imported:
+                return None, _UNRESOLVED[1], len(candidates)
         if self.family == "python":
-            return self._python_member(qualifier[: -len(VALUE_OF)], candidates)
+            return self._python_member(type_name, candidates)
         if self.family == "typescript":
-            return self._imported_member(qualifier[: -len(VALUE_OF)], candidates)
+            return self._imported_member(type_name, candidates)
         return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
+
+    def _defined_nowhere(self, type_name: str) -> bool:
+        """Whether the class a value is of (`Session`, `mod.Session`; not what a call
+        returns, `=f`) is nothing the index defines: no symbol of its name at all."""
+        return type_name[:1] != "=" and not self.definitions.get(type_name.rpartition(".")[2])
 
     def _imported_member(
         self, name: str, candidates: list[_Def]
