@@ -2515,8 +2515,9 @@ def test_a_python_name_bound_to_none_or_by_the_function_around_keeps_its_class(
     """`self.db = None` in `tearDown` beside `self.db = Connection()` in `setUp`, and
     `cache = None` when an import fails, do not make the name's class unknown; a function
     nested in another (a thread's target, a callback) sees the names of the one around it,
-    where every binding agrees, and its parameters' annotations (apsw 3.54's tests: `dbt.set_busy_timeout(…)` in a worker
-    thread, `self.db.…` in every test, were ambiguous)."""
+    where every binding agrees, and its parameters' annotations (apsw 3.54's tests:
+    `dbt.set_busy_timeout(…)` in a worker thread, `self.db.…` in every test, were
+    ambiguous)."""
     _, db = _index_tree(tmp_path, PYTHON_NONE_AND_CLOSURES)
     found = {c for c in _calls_in(db, "tests/test_db.py") if c[1] == "get"}
     assert found == {
