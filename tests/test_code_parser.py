@@ -1249,3 +1249,21 @@ def test_a_long_signature_keeps_its_return_annotation() -> None:
     assert get.signature is not None and len(get.signature) == 400, get.signature
     assert get.signature.endswith("…) -> httpx.Response"), get.signature
     assert get.signature.startswith("def get(self, url, p0: httpx._types.QueryParamTypes")
+
+
+def test_a_c_function_left_open_ends_where_the_next_definition_begins() -> None:
+    """A brace left open (`if (c) {` without its `}`; in apsw 3.54's `unicode.c` a brace
+    a macro hid) made the next functions part of the open one: `casefold` held 1,300
+    lines and `strip` was `casefold.strip`. No function is defined inside another in C:
+    the open one ends where the next definition begins, and that one is top level."""
+    text = (
+        "static int first(int c)\n{\n  if (c) {\n    c += 1;\n  return c;\n}\n\n"
+        "static int second(int x)\n{\n  return x;\n}\n\n"
+        "static int third(void)\n{\n  return 3;\n}\n"
+    )
+    document = parse_code_text(text, "b.c", "c")
+    assert [(s.qualified_name, s.line, s.end_line, s.parent) for s in document.symbols] == [
+        ("first", 1, 7, None),
+        ("second", 8, 11, None),
+        ("third", 13, 16, None),
+    ]

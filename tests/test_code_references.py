@@ -2070,6 +2070,20 @@ def test_c_macros_and_typedefs_resolve_to_their_first_alternative(tmp_path: Path
     assert lines == {"BROTLI_INLINE": 2, "BROTLI_DCHECK": 7, "brotli_reg_t": 12}
 
 
+def test_a_c_macro_defined_in_a_function_is_the_files_from_there_on(tmp_path: Path) -> None:
+    """The preprocessor knows no functions: a `#define` inside one (apsw's `WRITE_DEST`
+    in `casefold`) is seen by the functions after it, where it was `unresolved`."""
+    text = (
+        "static int first(int c)\n{\n#define TWICE(x) ((x) * 2)\n  return TWICE(c);\n}\n\n"
+        "static int second(int x)\n{\n  return TWICE(x);\n}\n"
+    )
+    _, db = _index_tree(tmp_path, {"u.c": text})
+    assert {(c[0], c[3], c[4]) for c in _calls_in(db, "u.c") if c[1] == "TWICE"} == {
+        (4, "local", "first.TWICE"),
+        (9, "local", "first.TWICE"),
+    }
+
+
 def test_c_a_header_declaration_leads_to_its_source_files_definition(tmp_path: Path) -> None:
     # Every file including memory.h imports memory.h and memory.c alike (a path without
     # its extension is the module): the prototype and the definition made each use

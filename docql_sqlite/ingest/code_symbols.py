@@ -229,6 +229,8 @@ def _nest(defs: list[_Def], language: str) -> None:
     for d in defs:
         while stack and d.end_byte > stack[-1].end_byte:
             stack.pop()
+        if language in _NO_NESTED_FUNCTIONS and d.kind in FUNCTION_KINDS and d.role == "definition":
+            _end_broken_function(stack, d)
         outer = stack[-1] if stack else None
         d.parent = outer
         prefix = outer.qualified if outer is not None else ""
@@ -238,6 +240,29 @@ def _nest(defs: list[_Def], language: str) -> None:
         d.qualified = f"{d.owner}.{own}" if d.owner else own
         d.kind = _refine_kind(d, outer, language)
         stack.append(d)
+
+
+# Languages where no function is defined inside another: one found inside is tree-sitter's
+# error recovery (a brace left open where a macro hid its pair: apsw's `casefold` "held"
+# the next 1,300 lines of `unicode.c`, `strip` among them). Not C++: there a class a macro
+# hides (`class PYBIND11_EXPORT error_already_set : public std::exception {`) reads as a
+# function holding its methods, and cutting it leaves them loose, no better.
+_NO_NESTED_FUNCTIONS = frozenset({"c"})
+
+
+def _end_broken_function(stack: list[_Def], d: _Def) -> None:
+    """End each function of `stack` around the function definition `d` (and what it
+    holds there) where `d` begins, and take them off the stack: `d` is no part of them.
+    A function inside a class-like symbol (a local struct's method) is a method of it."""
+    i = len(stack)
+    while i and not (stack[i - 1].kind in CLASS_KINDS or stack[i - 1].role == "scope"):
+        i -= 1
+    # (from the outermost such function: a namespace around it is left whole)
+    first = next((k for k in range(i, len(stack)) if stack[k].kind in FUNCTION_KINDS), len(stack))
+    for cut in stack[first:]:
+        cut.end_byte = min(cut.end_byte, d.node.start_byte)
+        cut.end_line = min(cut.end_line, max(d.node.start_point[0], 1))
+    del stack[first:]
 
 
 def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:

@@ -75,7 +75,7 @@ from .sections import bounded_title, build_sections
 # a Python binding to `None` types nothing, a nested function sees the bindings and
 # annotated parameters of the one around it, a TypeScript type parameter or utility
 # type names no class, and a value of a class the index defines nowhere (`new Set()`)
-# calls none of its members.
+# calls none of its members; a C function left open ends where the next one begins.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx

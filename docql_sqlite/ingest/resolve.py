@@ -99,6 +99,7 @@ from ..ref_codes import (
     CLASS_LIKE,
     ENUM_MEMBER,
     FITS,
+    MACRO,
     OTHER_OBJECT,
     OWN_MEMBER,
     OWN_TYPE,
@@ -588,10 +589,12 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
         if doc_id != document:
             document, scopes = doc_id, {}
         scope = ""
-        if parent and (outer := scopes.get(parent)) is not None:
+        if parent and kind != MACRO and (outer := scopes.get(parent)) is not None:
             # Inside the parent's lines: its body's (a method assigned outside a
             # function's body, JavaScript's `Route.prototype.dispatch = function …`,
-            # is a member of it, seen as any member is).
+            # is a member of it, seen as any member is). A C macro is the file's from
+            # its `#define` on, wherever that is (apsw's `WRITE_DEST`, defined in one
+            # function of `unicode.c` and used in the next).
             if outer[1] <= line <= outer[2]:
                 scope = outer[0]
         scopes.setdefault(
