@@ -40,9 +40,9 @@ def is_test_or_example(path: str) -> bool:
 # `HISTORY.md`, `NEWS`, `RELEASES.md`, `release-notes.md`, `whatsnew.rst`, Node's
 # `CHANGELOG_V18.md`, PostgreSQL's `release-15-1.html`) or a directory on its way
 # (Django's `docs/releases/4.2.txt`, Python's `whatsnew/3.11.rst`, git's
-# `RelNotes/2.40.0.txt`, towncrier's `changelog.d/`). `HISTORY`, `CHANGES`, `NEWS` and
-# `RELEASES` only in capitals, as projects name their changelogs: docker's
-# `commandline/history.md` documents the `docker history` command.
+# `RelNotes/2.40.0.txt`, towncrier's `changelog.d/`; Sphinx's `changes/1.5.rst`).
+# `HISTORY`, `CHANGES`, `NEWS` and `RELEASES` only in capitals, as projects name their
+# changelogs: docker's `commandline/history.md` documents the `docker history` command.
 _NOTES_STEM = re.compile(
     r"^(?:changelog|release[-_]?notes|whats[-_]?new|relnotes)(?:[-_.]?v?\d[\w.-]*)?$"
     r"|^release-\d[\d.-]*$",
@@ -53,6 +53,10 @@ NOTES_DIRECTORIES = frozenset(
     {"releases", "release-notes", "release_notes", "changelog", "changelogs", "changelog.d"}
     | {"whatsnew", "relnotes", "newsfragments"}
 )
+# Directories whose files named by a version are release notes (Sphinx's
+# `doc/changes/1.5.rst`); other files there may document a topic of that name.
+_VERSION_NOTES_DIRECTORIES = frozenset({"changes", "news", "history"})
+_VERSION_STEM = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)(?:\.x)?$", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=131072)
@@ -61,5 +65,11 @@ def is_release_notes(path: str) -> bool:
     parts = path.split("/")
     stem = posixpath.splitext(parts[-1])[0]
     if _NOTES_STEM.match(stem) or _NOTES_CAPITAL_STEM.match(stem):
+        return True
+    if (
+        len(parts) > 1
+        and parts[-2].lower() in _VERSION_NOTES_DIRECTORIES
+        and _VERSION_STEM.match(stem)
+    ):
         return True
     return any(part.lower() in NOTES_DIRECTORIES for part in parts[:-1])

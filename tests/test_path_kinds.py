@@ -59,6 +59,11 @@ def test_a_path_says_test_or_example(path: str, test: bool, example: bool) -> No
         ("Documentation/RelNotes/2.40.0.txt", True),  # git's
         ("pgdoc/release-15-1.html", True),  # PostgreSQL's
         ("changelog.d/1234.feature.md", True),  # towncrier's fragments
+        ("doc/changes/1.5.rst", True),  # Sphinx's: a version's file under changes/
+        ("docs/news/v2.0.x.md", True),
+        ("doc/changes/index.rst", False),  # the list of them
+        ("docs/changes/workflow.md", False),  # a topic named "changes"
+        ("history/1999.md", False),  # a year, no version
         ("reference/commandline/history.md", False),  # the `docker history` command
         ("docs/news.md", False),
         ("docs/changes.md", False),  # a page about changes, in lower case

@@ -255,20 +255,26 @@ NOTES_WORDS = frozenset(
 _VERSION = re.compile(r"\d+\.\d+")
 
 
-def notes_share(terms: list[search_terms.Term]) -> float:
+def notes_share(terms: list[search_terms.Term], task: bool = False) -> float:
     """NOTES_SHARE, or 1 when the query asks about changes, versions or releases (one of
     NOTES_WORDS, or a version number: "what changed in 4.2"). A word of NOTES_WORDS in an
     option or a code name (`--version`, `version_option`) names a feature, not a change:
     "how to add a --version option" on click's sdist found three CHANGES.rst entries
-    first."""
+    first. Nor does "new" in a task (`task`: "how to add a new builder" on Sphinx's
+    sdist found five "Features added" entries of `doc/changes/` first)."""
     for term in search_terms.positives(terms):
         if _VERSION.search(term.text):
             return 1.0
         if term.text.startswith("-") or search_terms.is_identifier(term.text):
             continue
-        if not NOTES_WORDS.isdisjoint(term.tokens):
+        tokens = set(term.tokens) - _TASK_WORDS if task else term.tokens
+        if not NOTES_WORDS.isdisjoint(tokens):
             return 1.0
     return NOTES_SHARE
+
+
+# NOTES_WORDS that a task says of what it makes ("how do I create a new user").
+_TASK_WORDS = frozenset({"new"})
 
 
 # A passage of a code file counts this share of its score when the question asks where

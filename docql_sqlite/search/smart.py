@@ -57,7 +57,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     tests = fusion.test_share(terms)
     if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
         steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
-    notes = fusion.notes_share(terms)
+    notes = fusion.notes_share(terms, task=task)
     if notes != 1.0 and any(is_release_notes(f.row["_path"]) for f in fused):
         steps.append(f"passages of release notes x{notes} (the query does not ask about changes)")
     code_docs = (
