@@ -874,9 +874,10 @@ def test_c_macros_neither_hide_definitions_nor_warn() -> None:
         (
             "Decompress",
             16,
-            "DEC_API Result Decompress( size_t encoded_size, const uint8_t* encoded_buffer)",
+            "DEC_API Result Decompress( size_t encoded_size, const uint8_t* encoded_buffer);",
         ),
-        ("ErrorString", 19, "DEC_API const char* ErrorString(int c)"),
+        # a prototype ends with `;`, as the header writes it
+        ("ErrorString", 19, "DEC_API const char* ErrorString(int c);"),
     ]
     assert document.symbols[2].docstring == "Decompresses the data."
     assert document.warnings == []

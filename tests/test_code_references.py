@@ -2084,6 +2084,58 @@ def test_a_c_macro_defined_in_a_function_is_the_files_from_there_on(tmp_path: Pa
     }
 
 
+def test_c_a_prototype_gives_way_to_the_one_body_of_its_function(tmp_path: Path) -> None:
+    """Brotli's public API is declared in `include/brotli/decode.h` and defined in
+    `dec/decode.c` (no file of one name pairs them), apsw's unity build declares
+    `AddTraceBackHere` in `pyutil.c` and defines it in `traceback.c`: calls from other
+    files linked to the prototype or were ambiguous between the two. The prototype a
+    file includes still decides, and the link is the body when the index holds one; with
+    two bodies (two libraries' `init`) the included prototype stays the link."""
+    files = {
+        "include/brotli/decode.h": "int Decompress(int n);\nint init(void);\n",
+        "dec/decode.c": (
+            '#include "../include/brotli/decode.h"\n'
+            "int Decompress(int n) { return n; }\nint init(void) { return 0; }\n"
+        ),
+        "other/init.c": "int init(void) { return 1; }\n",
+        "tools/main.c": (
+            '#include "../include/brotli/decode.h"\n'
+            "int main(void) { init(); return Decompress(1); }\n"
+        ),
+        "src/pyutil.c": "static void AddTrace(const char *f);\n",
+        "src/traceback.c": "static void AddTrace(const char *f)\n{\n}\n",
+        "src/cursor.c": "static int step(void)\n{\n  AddTrace(0);\n  return 0;\n}\n",
+    }
+    _, db = _index_tree(tmp_path, files)
+    found = {(c[1], c[3], c[4]) for c in _calls_in(db, "tools/main.c")}
+    # through the header it includes, to the body
+    assert ("Decompress", "import", "Decompress") in found, found
+    assert ("init", "import", "init") in found, found  # the header's prototype
+    assert {(c[1], c[3]) for c in _calls_in(db, "src/cursor.c")} == {("AddTrace", "unique")}
+    rows = {
+        (path, name, home)
+        for path, _, name, _, _, _, home in _resolved(db, "r.kind = 0")
+        if name in ("Decompress", "AddTrace", "init")
+    }
+    assert rows == {
+        ("tools/main.c", "Decompress", "dec/decode.c"),
+        ("tools/main.c", "init", "include/brotli/decode.h"),
+        ("src/cursor.c", "AddTrace", "src/traceback.c"),
+    }, rows
+    with docql_sqlite.open(db) as index:
+        signatures = dict(
+            index.store.conn.execute(
+                "SELECT d.path, s.signature FROM symbols s JOIN documents d ON d.id = s.doc_id "
+                "WHERE s.name = 'AddTrace'"
+            ).fetchall()
+        )
+    # the prototype says it is one, as the file writes it
+    assert {path.rsplit("/", 1)[1]: sig for path, sig in signatures.items()} == {
+        "pyutil.c": "static void AddTrace(const char *f);",
+        "traceback.c": "static void AddTrace(const char *f)",
+    }
+
+
 def test_c_a_header_declaration_leads_to_its_source_files_definition(tmp_path: Path) -> None:
     # Every file including memory.h imports memory.h and memory.c alike (a path without
     # its extension is the module): the prototype and the definition made each use

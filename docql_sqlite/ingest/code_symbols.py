@@ -307,6 +307,10 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
         if language in _TYPEDEF_LANGUAGES and sig.startswith("typedef ") and d.name not in sig:
             # `typedef struct { … } BrotliBitReader;`: the name comes after the body
             sig = f"{sig} {d.name}"
+        if d.role == "declaration" and language in _TYPEDEF_LANGUAGES:
+            # A C/C++ prototype kept (its body is in another file) says so as the file
+            # does: the resolution pass prefers the body (`resolve._bodies_behind_declarations`)
+            sig = f"{sig};"
         if d.role == "scope":
             out.append(Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte))
             continue

@@ -76,6 +76,8 @@ from .sections import bounded_title, build_sections
 # annotated parameters of the one around it, a TypeScript type parameter or utility
 # type names no class, and a value of a class the index defines nowhere (`new Set()`)
 # calls none of its members; a C function left open ends where the next one begins.
+# code 27: a C/C++ prototype's signature ends with `;` and gives way to its function's
+# one body in the index (`resolve._bodies_behind_declarations`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -110,7 +112,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 26,
+    "code": 27,
     "markdown": 5,
     "text": 4,
     "rst": 5,

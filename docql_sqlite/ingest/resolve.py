@@ -312,6 +312,9 @@ class _Def:
     test: bool = False
     # Whether its file is a C/C++ header (`_sources_over_headers`).
     header: bool = False
+    # Whether it is a C/C++ prototype (its signature ends with `;`, as the file writes
+    # it: `code_symbols`), whose body another file holds (`_bodies_behind_declarations`).
+    declaration: bool = False
 
 
 def _sources_over_headers(definitions: list[_Def]) -> list[_Def]:
@@ -325,6 +328,30 @@ def _sources_over_headers(definitions: list[_Def]) -> list[_Def]:
     if not sources:
         return definitions
     return [d for d in definitions if not (d.header and (d.key, d.parent) in sources)]
+
+
+def _bodies_behind_declarations(definitions: list[_Def], bodies: dict[int, int]) -> list[_Def]:
+    """Without the body of a function whose prototypes are among `definitions` when the
+    index holds that one body under that parent: the prototypes stand for it (the one a
+    file includes decides, as for any name), and `bodies` maps each to the body, the
+    link `_Resolver.resolve` gives. Brotli's `include/brotli/decode.h` declares what
+    `dec/decode.c` defines (no file of one name pairs them: `_sources_over_headers`),
+    apsw's unity build declares `AddTraceBackHere` in `pyutil.c` and defines it in
+    `traceback.c`: each call was ambiguous between the two, or linked to the prototype.
+    With several bodies of the name (two libraries' `init`) nothing changes."""
+    if not any(d.declaration for d in definitions):
+        return definitions
+    groups: dict[str, list[_Def]] = defaultdict(list)
+    for d in definitions:
+        if not d.declaration:
+            groups[d.parent].append(d)
+    behind: set[int] = set()
+    for d in definitions:
+        found = groups.get(d.parent)
+        if d.declaration and found is not None and len(found) == 1:
+            bodies[d.id] = found[0].id
+            behind.add(found[0].id)
+    return [d for d in definitions if d.id not in behind] if behind else definitions
 
 
 def _first_per_file(definitions: list[_Def]) -> list[_Def]:
@@ -440,6 +467,7 @@ def _resolve_pending(
         # references repeat a name of their file, and then cost one lookup, no call.
         known = resolver.load(doc_id).get
         decide = resolver.link
+        start = len(batch)
         batch += [
             (
                 doc_id,
@@ -457,6 +485,8 @@ def _resolve_pending(
                 references
             )
         ]
+        if resolver.bodies:  # (C/C++ only: a prototype's link is its function's body)
+            batch[start:] = [(*row[:9], *resolver.to_body(row[9:])) for row in batch[start:]]
         if len(batch) >= _BATCH:
             _many(conn, insert, batch)
             batch = []
@@ -581,10 +611,10 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     # qualified name → (the scope of what it defines: itself for a function, its lines).
     scopes: dict[str, tuple[str, int, int]] = {}
     document = -1
-    for sid, doc_id, name, kind, parent, qualified, line, end_line, language, path in rows(
+    for sid, doc_id, name, kind, parent, qualified, line, end_line, language, path, semi in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.qualified_name, y.line, "
-        "y.end_line, y.language, d.path FROM symbols y JOIN documents d ON d.id = y.doc_id "
-        "ORDER BY y.doc_id, y.ord"
+        "y.end_line, y.language, d.path, y.signature LIKE '%;' FROM symbols y "
+        "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
     ):
         if doc_id != document:
             document, scopes = doc_id, {}
@@ -619,6 +649,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
                     scope,
                     tests[doc_id],
                     family in _ONE_PER_FILE and path.endswith(_C_HEADERS),
+                    family in _ONE_PER_FILE and bool(semi) and kind in CALLABLE,
                 )
             )
     return by_name
@@ -848,6 +879,8 @@ class _Resolver:
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
+        # A C/C++ prototype's id → its function's one body (`_bodies_behind_declarations`)
+        self.bodies: dict[int, int] = {}
         # … and those of them no type's member, for a bare name in Go and Rust (`_decide`).
         self._free: dict[tuple[str, int, str], list[_Def]] = {}
         self.name_sources: dict[str, str] = {}  # `_read_file`
@@ -944,7 +977,16 @@ class _Resolver:
     ) -> tuple[int | None, int, int]:
         """The link of one reference of `doc_id`: (target_id, resolution, candidates)."""
         known = self.load(doc_id).get((name, kind, qualifier))
-        return known if known is not None else self.link(name, kind, caller_ord, qualifier)
+        link = known if known is not None else self.link(name, kind, caller_ord, qualifier)
+        return self.to_body(link) if self.bodies else link
+
+    def to_body(self, link: Any) -> tuple[int | None, int, int]:
+        """`link` to a C/C++ prototype made the link to its function's one body (`bodies`),
+        which is another file's: a prototype of this file's is no local link to it."""
+        body = self.bodies.get(link[0]) if link[0] is not None else None
+        if body is None:
+            return link[0], link[1], link[2]
+        return body, _UNIQUE if link[1] == _LOCAL else link[1], link[2]
 
     def link(
         self, name: str, kind: int, caller_ord: int | None, qualifier: str | None = None
@@ -1931,10 +1973,13 @@ class _Resolver:
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
+            local = fitting
             if self.family in _ONE_PER_FILE:
-                fitting = _sources_over_headers(_first_per_file(fitting))
+                local = _sources_over_headers(_first_per_file(fitting))
+                # (the body stays its own file's local definition)
+                fitting = _bodies_behind_declarations(local, self.bodies)
             by_doc: dict[int, list[_Def]] = defaultdict(list)
-            for d in fitting:
+            for d in local:
                 by_doc[d.doc_id].append(d)
             found = self.fitting[key] = (fitting, dict(by_doc))
         return found
