@@ -3004,3 +3004,31 @@ def test_a_python_variable_named_like_a_function_of_the_file_is_another_object(
         if path == "rich/box.py"
     }
     assert (7, "append", "ambiguous") in calls, calls
+
+
+def test_a_class_named_in_its_own_file_is_that_files_class(tmp_path: Path) -> None:
+    """Sphinx's C and C++ domains each define a `Symbol` whose methods call
+    `Symbol.debug_print(…)`: of the two types of that name, the file's own is meant (138
+    calls were ambiguous between them); a file defining none stays undecided."""
+    symbol = (
+        "class Symbol:\n    @staticmethod\n    def debug_print(*args):\n        pass\n\n"
+        "    def run(self):\n        Symbol.debug_print('x')\n"
+    )
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "pkg/c/_symbol.py": symbol,
+            "pkg/cpp/_symbol.py": symbol,
+            "pkg/other.py": "def f(Symbol):\n    Symbol.debug_print('y')\n",
+        },
+    )
+    rows = {
+        (path, resolution, home)
+        for path, _, name, _, resolution, _, home in _resolved(db, "r.kind = 0")
+        if name == "debug_print"
+    }
+    assert rows == {
+        ("pkg/c/_symbol.py", "local", "pkg/c/_symbol.py"),
+        ("pkg/cpp/_symbol.py", "local", "pkg/cpp/_symbol.py"),
+        ("pkg/other.py", "ambiguous", None),
+    }, rows

@@ -1287,12 +1287,19 @@ class _Resolver:
     def _members(self, type_name: str, candidates: list[_Def]) -> list[_Def]:
         """The candidates that are members of a type named `type_name`; of several types
         of that name (Django's two `Field`s), the members in the file of the one the
-        import names (`from django.forms.fields import Field`)."""
+        import names (`from django.forms.fields import Field`), else of the file's own."""
         members = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
         if not members and self.family in ("python", "typescript"):
             members = self._inherited(type_name, candidates)
         if len(members) > 1:
-            members = self._in_type_of_import(type_name, members) or members
+            # the type the file imports, else its own type of that name (Sphinx's C and
+            # C++ domains each have a `Symbol` calling `Symbol.debug_print(…)`: 138 calls
+            # were ambiguous between the two)
+            members = (
+                self._in_type_of_import(type_name, members)
+                or [d for d in members if d.doc_id == self.doc_id]
+                or members
+            )
         if (
             len(members) > 1
             and self.family in _OVERLOADING
