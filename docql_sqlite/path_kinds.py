@@ -1,4 +1,4 @@
-"""What a file's path says it holds: tests, examples, release notes.
+"""What a file's path says it holds: tests, examples, release notes, build settings.
 
 Read by the repository map (tests and examples use the API: their votes count, they are
 listed after the code) and by smart search (a test is seldom the answer to a question
@@ -73,3 +73,26 @@ def is_release_notes(path: str) -> bool:
     ):
         return True
     return any(part.lower() in NOTES_DIRECTORIES for part in parts[:-1])
+
+
+# A project's build and tool settings: `pyproject.toml`, `setup.cfg`, `tox.ini`,
+# `Cargo.lock`, `requirements.txt`, `MANIFEST.in`, egg-info's `requires.txt`. Not prose:
+# smart search counts their passages as code's in a question asking for prose (Sphinx's
+# `pyproject.toml` came first for "how to enable autodoc for my module": coverage and
+# mypy settings hold "enable", "module" and "autodoc").
+_SETTINGS_SUFFIXES = (".toml", ".ini", ".cfg", ".lock")
+_SETTINGS_NAMES = frozenset(
+    {"manifest.in", "requires.txt", "requirements.txt", "constraints.txt", "pipfile"}
+)
+_REQUIREMENTS = re.compile(r"^requirements[-_.\w]*\.(?:txt|in)$")
+
+
+@functools.lru_cache(maxsize=131072)
+def is_settings(path: str) -> bool:
+    """A build or tool settings file (`_SETTINGS_SUFFIXES`, `_SETTINGS_NAMES`)."""
+    name = path.rpartition("/")[2].lower()
+    return (
+        name.endswith(_SETTINGS_SUFFIXES)
+        or name in _SETTINGS_NAMES
+        or _REQUIREMENTS.match(name) is not None
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from docql_sqlite.path_kinds import is_release_notes, is_test, is_test_or_example
+from docql_sqlite.path_kinds import is_release_notes, is_settings, is_test, is_test_or_example
 
 
 @pytest.mark.parametrize(
@@ -75,3 +75,23 @@ def test_a_path_says_test_or_example(path: str, test: bool, example: bool) -> No
 )
 def test_a_path_says_release_notes(path: str, notes: bool) -> None:
     assert is_release_notes(path) is notes
+
+
+@pytest.mark.parametrize(
+    "path, settings",
+    [
+        ("sphinx/pyproject.toml", True),  # came first for a how-to question on Sphinx
+        ("setup.cfg", True),
+        ("tox.ini", True),
+        ("Cargo.lock", True),
+        ("requirements-dev.txt", True),
+        ("src/requests.egg-info/requires.txt", True),
+        ("MANIFEST.in", True),
+        ("docs/configuration.rst", False),  # the page that documents the settings
+        ("docs/requirements.md", False),
+        ("src/config.py", False),
+        ("notes.txt", False),
+    ],
+)
+def test_a_path_says_build_settings(path: str, settings: bool) -> None:
+    assert is_settings(path) is settings

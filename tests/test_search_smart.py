@@ -703,6 +703,33 @@ def test_a_kind_of_file_counts_less_unless_the_query_asks_for_it(
         assert hits[0]["path"].endswith(asked_page), [h["path"] for h in hits]
 
 
+SETTINGS_AND_DOCS = {
+    # Sphinx's sdist in small: the project's own tool settings hold the question's words
+    "pyproject.toml": (
+        "[tool.coverage.report]\n# re-enable the autodoc pragma for the module\n"
+        "exclude_lines = ['pragma: no cover']\n\n[tool.mypy]\n"
+        "# enable autodoc stubs: module autodoc, enable strict module checks\n"
+        "module = ['autodoc.module']\nenable_error_code = ['autodoc']\n"
+    ),
+    "docs/autodoc.md": "# Automatically document modules\n\nTo enable autodoc, add "
+    "`sphinx.ext.autodoc` to the extensions in conf.py; then `automodule` documents your "
+    "module.\n",
+}
+
+
+def test_a_settings_file_counts_as_code_in_a_how_to_question(tmp_index) -> None:
+    """A project's build settings are no guide: in a question asking for prose their
+    passages count as code's do (Sphinx 9.2.0's `pyproject.toml` came first for "how to
+    enable autodoc for my module")."""
+    tmp_index.write_many(SETTINGS_AND_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how to enable autodoc for my module", explain=True)
+    assert hits[0]["path"].endswith("docs/autodoc.md"), [h["path"] for h in hits]
+    steps = hits[0]["explain"]["plan"]["strategy"]
+    assert any("passages of code and settings files x0.5" in s for s in steps), steps
+
+
 REPEATED_TITLE_DOCS = {
     # a changelog repeats the title under every release; the docs' page has it once
     "CHANGES.md": "# Changes\n\n"
@@ -809,12 +836,12 @@ def test_a_question_asking_where_a_thing_is_explained_prefers_prose(tmp_index) -
 
     paths, steps = ranked("where are blueprints described?")
     assert paths[0].endswith("docs/blueprints.md"), paths
-    assert any("code files x0.5" in step for step in steps), steps
+    assert any("code and settings files x0.5" in step for step in steps), steps
     # where a thing is defined is its code; other queries are left alone
     for question in ("where is blueprints defined", "blueprints"):
         paths, steps = ranked(question)
         assert paths[0].endswith("src/app.py"), (question, paths)
-        assert not any("code files" in step for step in steps), question
+        assert not any("code and settings files" in step for step in steps), question
 
 
 def _click_shaped() -> dict[str, str]:

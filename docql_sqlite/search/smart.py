@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
-from ..path_kinds import is_release_notes
+from ..path_kinds import is_release_notes, is_settings
 from . import channels, frames, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -62,6 +62,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(f"passages of release notes x{notes} (the query does not ask about changes)")
     code_docs = (
         ranking.code_documents(store, {f.row["_doc"] for f in fused})
+        | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
         if framed is not None and framed.prose
         else frozenset()
     )
@@ -69,7 +70,8 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
     if code_docs:
         steps.append(
-            f"passages of code files x{fusion.CODE_SHARE} (the question asks for prose: where "
+            f"passages of code and settings files x{fusion.CODE_SHARE} (the question asks for "
+            f"prose: where "
             f"something is explained, or how to do it)"
         )
     scored = sorted(
