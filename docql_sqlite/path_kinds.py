@@ -81,9 +81,7 @@ def is_release_notes(path: str) -> bool:
 # `pyproject.toml` came first for "how to enable autodoc for my module": coverage and
 # mypy settings hold "enable", "module" and "autodoc").
 _SETTINGS_SUFFIXES = (".toml", ".ini", ".cfg", ".lock")
-_SETTINGS_NAMES = frozenset(
-    {"manifest.in", "requires.txt", "requirements.txt", "constraints.txt", "pipfile"}
-)
+_SETTINGS_NAMES = frozenset({"manifest.in", "requires.txt", "requirements.txt", "pipfile"})
 _REQUIREMENTS = re.compile(r"^requirements[-_.\w]*\.(?:txt|in)$")
 
 

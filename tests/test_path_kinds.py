@@ -88,6 +88,7 @@ def test_a_path_says_release_notes(path: str, notes: bool) -> None:
         ("src/requests.egg-info/requires.txt", True),
         ("MANIFEST.in", True),
         ("docs/configuration.rst", False),  # the page that documents the settings
+        ("docs/ref/models/constraints.txt", False),  # Django's page, not pip's file
         ("docs/requirements.md", False),
         ("src/config.py", False),
         ("notes.txt", False),
