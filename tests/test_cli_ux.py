@@ -454,11 +454,27 @@ def documents_in(db: Path) -> int:
         return 0
 
 
-def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(many_files: Path) -> None:
-    db = many_files / "interrupted.db"
+# Files for the Ctrl-C test: enough that the run outlasts the poll for its first commit
+# and the signal's delivery (300 were indexed whole in 0.29 s once, before the SIGINT).
+INTERRUPTED = 2000
+
+
+@pytest.fixture(scope="module")
+def more_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("more")
+    for n in range(INTERRUPTED):
+        path = root / "tree" / f"part{n % 40}" / f"note{n:04}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = f"Words about topic {n} and its neighbours. " * 60
+        path.write_text(f"# Note {n}\n\n{body}\n\n## Details {n}\n\nMore on {n}.\n")
+    return root
+
+
+def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(more_files: Path) -> None:
+    db = more_files / "interrupted.db"
     proc = subprocess.Popen(
         [str(CLI), "index", str(db), "tree", "--workers", "2"],
-        cwd=many_files,
+        cwd=more_files,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -473,16 +489,20 @@ def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(many_files: Path)
     assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err, err
     assert out == ""
     kept = documents_in(db)
-    assert 0 < kept < MANY  # it did stop mid-run
+    assert 0 < kept < INTERRUPTED  # it did stop mid-run
     check = subprocess.run(
         ["sqlite3", str(db), "PRAGMA integrity_check;"], capture_output=True, text=True
     )
     assert check.stdout.strip() == "ok", check
-    again = run("index", "--json", str(db), "tree", cwd=many_files)
+    again = run("index", "--json", str(db), "tree", cwd=more_files)
     assert again.returncode == 0, again.stderr
     report = json.loads(again.stdout)[0]
-    assert (report["added"], report["unchanged"], report["failed"]) == (MANY - kept, kept, 0)
-    assert documents_in(db) == MANY
+    assert (report["added"], report["unchanged"], report["failed"]) == (
+        INTERRUPTED - kept,
+        kept,
+        0,
+    )
+    assert documents_in(db) == INTERRUPTED
 
 
 @pytest.fixture(scope="module")
