@@ -761,6 +761,23 @@ def test_declarations_dropped_when_defined_and_kept_otherwise() -> None:
     assert [(s.name, s.line) for s in document.symbols] == [("volume", 2), ("area", 3)]
     ts = "function f(a: string): void;\nfunction f(a: any) {}\n"
     assert [s.line for s in parse_code_text(ts, "f.ts", "typescript").symbols] == [2]
+    # only a function defines what they declare: a namespace or a struct of the same name
+    # does not (@types/node's `namespace readFile` hid every `function readFile(…)`)
+    ts = (
+        "export function readFile(p: string): void;\n"
+        "export function readFile(p: string, o: object): void;\n"
+        "export namespace readFile {\n  function __promisify__(p: string): Promise<string>;\n}\n"
+    )
+    symbols = parse_code_text(ts, "fs.d.ts", "typescript").symbols
+    assert [(s.kind, s.qualified_name, s.line) for s in symbols] == [
+        ("function", "readFile", 1),
+        ("function", "readFile", 2),
+        ("namespace", "readFile", 3),
+        ("function", "readFile.__promisify__", 4),
+    ]
+    c = "struct stat { int st_size; };\nint stat(const char *path, struct stat *buf);\n"
+    symbols = parse_code_text(c, "stat.h", "c").symbols
+    assert [(s.kind, s.name) for s in symbols] == [("struct", "stat"), ("function", "stat")]
 
 
 def test_function_pointers_and_local_declarations_are_not_symbols() -> None:

@@ -283,9 +283,11 @@ def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
 
 
 def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
-    # (A macro is no definition of what it renames: xxhash's `#define XXH32_digest
-    # XXH_NAME2(…)` beside the prototype `XXH32_hash_t XXH32_digest(…);`.)
-    defined = {d.qualified for d in defs if d.role == "definition" and d.kind != "macro"}
+    # Only a function defines what a prototype or an overload's signature declares: a
+    # macro renaming it does not (xxhash's `#define XXH32_digest XXH_NAME2(…)` beside the
+    # prototype `XXH32_hash_t XXH32_digest(…);`), nor a namespace of its name (@types/node's
+    # `namespace readFile { … }` beside the `export function readFile(…)` overloads).
+    defined = {d.qualified for d in defs if d.role == "definition" and d.kind in FUNCTION_KINDS}
     dropped = {
         id(d)
         for d in defs
