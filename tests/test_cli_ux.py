@@ -432,15 +432,19 @@ def test_fields_errors_are_one_line_usage_errors(
 MANY = 300
 
 
-@pytest.fixture(scope="module")
-def many_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("many")
-    for n in range(MANY):
-        path = root / "tree" / f"part{n % 12}" / f"note{n:03}.md"
+def _notes(root: Path, count: int, folders: int) -> Path:
+    """`count` Markdown notes of ~2.6 KB under root/tree, in `folders` folders."""
+    for n in range(count):
+        path = root / "tree" / f"part{n % folders}" / f"note{n:04}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         body = f"Words about topic {n} and its neighbours. " * 60
         path.write_text(f"# Note {n}\n\n{body}\n\n## Details {n}\n\nMore on {n}.\n")
     return root
+
+
+@pytest.fixture(scope="module")
+def many_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _notes(tmp_path_factory.mktemp("many"), MANY, 12)
 
 
 def documents_in(db: Path) -> int:
@@ -461,13 +465,7 @@ INTERRUPTED = 2000
 
 @pytest.fixture(scope="module")
 def more_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("more")
-    for n in range(INTERRUPTED):
-        path = root / "tree" / f"part{n % 40}" / f"note{n:04}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        body = f"Words about topic {n} and its neighbours. " * 60
-        path.write_text(f"# Note {n}\n\n{body}\n\n## Details {n}\n\nMore on {n}.\n")
-    return root
+    return _notes(tmp_path_factory.mktemp("more"), INTERRUPTED, 40)
 
 
 def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(more_files: Path) -> None:
@@ -519,7 +517,7 @@ def many_db(many_files: Path) -> Path:
         "query many.db '$.content.grep(\"topic\")'",  # ~600 kB of JSON
         "query many.db '$.toc' -t",
         "search many.db 'neighbours topic' -n 200 --nl",
-        "get many.db tree/part0/note000.md --text",
+        "get many.db tree/part0/note0000.md --text",
     ],
 )
 def test_closed_pipe_ends_quietly(many_db: Path, command: str) -> None:
