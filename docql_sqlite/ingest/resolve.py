@@ -1516,7 +1516,7 @@ class _Resolver:
             return self._python_member(type_name, candidates)
         if self.family == "typescript":
             return self._imported_member(type_name, candidates)
-        return self._one_of(self._members(qualifier[: -len(VALUE_OF)], candidates), candidates)
+        return self._one_of(self._members(type_name, candidates), candidates)
 
     def _defined_nowhere(self, type_name: str) -> bool:
         """Whether the class a value is of (`Session`, `mod.Session`; not what a call
