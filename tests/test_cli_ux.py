@@ -458,14 +458,21 @@ def documents_in(db: Path) -> int:
         return 0
 
 
-# Files for the Ctrl-C test: enough that the run outlasts the poll for its first commit
-# and the signal's delivery (300 were indexed whole in 0.29 s once, before the SIGINT).
-INTERRUPTED = 2000
+# Files for the Ctrl-C test: notes, and one long file that keeps a worker busy for
+# seconds while the others' batches commit, so the run outlasts the poll for its first
+# commit and the signal's delivery however loaded the machine (300, then 2,000 notes
+# alone were indexed whole, in 0.29 s and 1.49 s, before the SIGINT landed, in CI runs).
+INTERRUPTED = 2001
 
 
 @pytest.fixture(scope="module")
 def more_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _notes(tmp_path_factory.mktemp("more"), INTERRUPTED, 40)
+    root = _notes(tmp_path_factory.mktemp("more"), INTERRUPTED - 1, 40)
+    long = root / "tree" / "a-long" / "manual.md"  # first in the walk's order
+    long.parent.mkdir(parents=True)
+    section = "Words of a long manual, one more paragraph of them. " * 20
+    long.write_text("".join(f"## Part {n}\n\n{section}\n\n" for n in range(24000)))
+    return root
 
 
 def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(more_files: Path) -> None:
@@ -479,8 +486,11 @@ def test_ctrl_c_mid_index_exits_130_and_the_next_run_completes(more_files: Path)
         start_new_session=True,  # its own process group, which gets the SIGINT, as in a terminal
     )
     deadline = time.monotonic() + 60
+    started = time.monotonic()
     while documents_in(db) == 0 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
+    # (if not, the test saw no commit before the run's end: a race of the test's own)
+    assert proc.poll() is None, f"the run ended after {time.monotonic() - started:.2f} s"
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: parent and workers alike
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (proc.returncode, err)
