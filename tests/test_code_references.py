@@ -3032,3 +3032,32 @@ def test_a_class_named_in_its_own_file_is_that_files_class(tmp_path: Path) -> No
         ("pkg/cpp/_symbol.py", "local", "pkg/cpp/_symbol.py"),
         ("pkg/other.py", "ambiguous", None),
     }, rows
+
+
+def test_a_private_class_types_its_value_and_a_parameter_names_no_class(tmp_path: Path) -> None:
+    """pydoc's `html = _HTMLDoc()` (a class private by its underscore) types `html` in the
+    functions nested in its function; http.server's `with ServerClass(…) as httpd` calls
+    a parameter `ServerClass=ThreadingHTTPServer`: a value, no class the index lacks
+    (`httpd.serve_forever()` was `unresolved`)."""
+    text = (
+        "class HTMLDoc:\n    def heading(self):\n        return 1\n\n\n"
+        "class TextDoc:\n    def heading(self):\n        return 2\n\n\n"
+        "class Server:\n    def serve(self):\n        return 3\n\n\n"
+        "class Client:\n    def serve(self):\n        return 4\n\n\n"
+        "def handler(ServerClass=Server):\n"
+        "    with ServerClass() as httpd:\n"
+        "        httpd.serve()\n"  # 23: a parameter's value: as any other object's
+        "\n"
+        "    class _HTMLDoc(HTMLDoc):\n        pass\n\n"
+        "    html = _HTMLDoc()\n\n"
+        "    def page():\n"
+        "        return html.heading()\n"  # 31: _HTMLDoc's, inherited: HTMLDoc.heading
+        "\n"
+        "    return page\n"
+    )
+    _, db = _index_tree(tmp_path, {"web/pydoc.py": text})
+    found = {(c[0], c[2], c[3], c[4]) for c in _calls_in(db, "web/pydoc.py") if c[0] in (23, 31)}
+    assert found == {
+        (23, OTHER_OBJECT, "ambiguous", None),
+        (31, "_HTMLDoc()", "local", "HTMLDoc.heading"),
+    }, found

@@ -647,13 +647,14 @@ def _without_aliases(
     owners: list[int | None],
 ) -> list[ReferenceRow]:
     """`refs` with a class that is a capitalised name the module binds (`TextType =
-    Union[str, "Text"]`, `E = TypeVar("E", bound=Expression)`) back to another object's:
+    Union[str, "Text"]`, `E = TypeVar("E", bound=Expression)`, `_WaitSelector =
+    selectors.PollSelector`) back to another object's:
     an alias or a type variable, no class, whose members are those of what it stands
     for (decided as for any other object's)."""
     aliases = {
         name.decode("utf-8", "replace") + VALUE_OF
         for name, places in bound.items()
-        if name[:1].isupper()
+        if name.lstrip(b"_")[:1].isupper()
         and any(owners[bisect_right(bounds, at) - 1] is None for at, _, _ in places)
     }
     if not aliases:
@@ -663,13 +664,14 @@ def _without_aliases(
 
 def _called_class(src: bytes, function: Node | None) -> str | None:
     """The class a call of `function` makes, by the naming convention: `Foo` for `Foo(…)`,
-    `mod.Foo` for `mod.Foo(…)` (a module's, when `mod` is one: `_of_modules`); None for a
-    lower-case name or another expression."""
+    `_Foo` for a private one (pydoc's `_HTMLDoc`), `mod.Foo` for `mod.Foo(…)` (a
+    module's, when `mod` is one: `_of_modules`); None for a lower-case name or another
+    expression."""
     if function is None or function.type not in ("identifier", "attribute"):
         return None
     text = _text(src, function)
     owner, _, last = text.rpartition(".")
-    if not (last[:1].isupper() and last.isidentifier()) or "." in owner:
+    if not (last.lstrip("_")[:1].isupper() and last.isidentifier()) or "." in owner:
         return None
     return text if owner.isidentifier() or not owner else None
 
@@ -827,6 +829,8 @@ def _py_bound(
 
     def typed(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         cls = last_bound(at, ref, receiver)
+        if cls and ref[2] is not None and cls.isidentifier() and is_param(ref[2], cls.encode()):
+            return None  # `ServerClass(…)` of a parameter `ServerClass=…`: a value, no class
         if not cls or not cls.startswith("=") or "." not in cls:
             return cls
         # `=a.f`: a module's function, or the method `f` of the value `a` (its class as

@@ -78,7 +78,9 @@ from .sections import bounded_title, build_sections
 # calls none of its members; a C function left open ends where the next one begins.
 # code 27: a C/C++ prototype's signature ends with `;` and gives way to its function's
 # one body in the index (`resolve._bodies_behind_declarations`); code 28: only a function
-# of the same name drops a prototype or an overload's signature (not a namespace, a struct).
+# of the same name drops a prototype or an overload's signature (not a namespace, a struct);
+# code 29: a Python class private by its underscore (`_HTMLDoc()`) types its value, and a
+# capitalised parameter called (`ServerClass(…)`) names no class.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -113,7 +115,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 28,
+    "code": 29,
     "markdown": 5,
     "text": 4,
     "rst": 5,
