@@ -3061,3 +3061,23 @@ def test_a_private_class_types_its_value_and_a_parameter_names_no_class(tmp_path
         (23, OTHER_OBJECT, "ambiguous", None),
         (31, "_HTMLDoc()", "local", "HTMLDoc.heading"),
     }, found
+
+
+def test_a_class_named_in_a_functions_result_type_is_no_parameter(tmp_path: Path) -> None:
+    """rxjs's `windowToggle<T, O>(…): OperatorFunction<T, Observable<T>>` holds
+    `, Observable` after its parameters: `let closingNotifier: Observable<any>` in it is
+    still an `Observable` (only the parameter list names parameters)."""
+    files = {
+        "src/Observable.ts": "export class Observable {\n  subscribe(): void {}\n}\n",
+        "src/Other.ts": "export class Other {\n  subscribe(): void {}\n}\n",
+        "src/toggle.ts": (
+            "import { Observable } from './Observable';\n\n"
+            "export function toggle<T>(open: T): Map<T, Observable> {\n"
+            "  let notifier: Observable;\n"
+            "  notifier.subscribe();\n"  # 5: Observable's
+            "  return new Map();\n}\n"
+        ),
+    }
+    _, db = _index_tree(tmp_path, files)
+    found = {(c[0], c[2], c[4]) for c in _calls_in(db, "src/toggle.ts") if c[1] == "subscribe"}
+    assert found == {(5, "Observable()", "Observable.subscribe")}, found

@@ -795,6 +795,13 @@ def _py_bound(
     # the functions by qualified name, for the one a nested function is in
     enclosing = {s.qualified_name: i for i, s in enumerate(symbols) if s.kind in CALLABLE}
 
+    exact: dict[int, frozenset[str]] = {}
+
+    def named(function: int) -> frozenset[str]:
+        if function not in exact:
+            exact[function] = _params_named(symbols[function].signature or "")
+        return exact[function]
+
     def is_param(function: int, name: bytes) -> bool:
         if function not in params:
             params[function] = _param_names(symbols[function].signature or "")
@@ -829,7 +836,7 @@ def _py_bound(
 
     def typed(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
         cls = last_bound(at, ref, receiver)
-        if cls and ref[2] is not None and cls.isidentifier() and is_param(ref[2], cls.encode()):
+        if cls and ref[2] is not None and cls in named(ref[2]):
             return None  # `ServerClass(…)` of a parameter `ServerClass=…`: a value, no class
         if not cls or not cls.startswith("=") or "." not in cls:
             return cls
@@ -919,12 +926,12 @@ _PARAM = re.compile(r"^\s*([A-Za-z_]\w*)\s*:\s*(.+?)\s*(?:=.*)?$", re.S)  # `*ar
 _WRAPPERS = re.compile(r"^(?:typing\.)?(?:Optional|Annotated)\[(.*)\]$", re.S)
 
 
-def annotated_params(signature: str) -> dict[bytes, str]:
-    """The parameters of a Python `def` signature annotated with one class: name → the
-    class's name (`def f(self, request: Request, n: int)` → {b"request": "Request"})."""
+def _param_parts(signature: str) -> list[str]:
+    """The text of each parameter of a `def` (or JavaScript function) signature: its
+    parameter list split at the commas outside brackets (`a: Dict[str, int] = {}`)."""
     opened = signature.find("(")
     if opened < 0:
-        return {}
+        return []
     depth = 0
     part: list[str] = []
     parts: list[str] = []
@@ -941,8 +948,26 @@ def annotated_params(signature: str) -> dict[bytes, str]:
         else:
             part.append(char)
     parts.append("".join(part))
+    return parts
+
+
+_LEADING_NAME = re.compile(r"\s*\**\s*([A-Za-z_]\w*)")
+
+
+def _params_named(signature: str) -> frozenset[str]:
+    """The parameter names of a signature, exactly (`_param_names` takes more)."""
+    return frozenset(
+        matched.group(1)
+        for part in _param_parts(signature)
+        if (matched := _LEADING_NAME.match(part)) is not None
+    )
+
+
+def annotated_params(signature: str) -> dict[bytes, str]:
+    """The parameters of a Python `def` signature annotated with one class: name → the
+    class's name (`def f(self, request: Request, n: int)` → {b"request": "Request"})."""
     out: dict[bytes, str] = {}
-    for text in parts:
+    for text in _param_parts(signature):
         matched = _PARAM.match(text)
         if matched is None:
             continue
