@@ -3081,3 +3081,158 @@ def test_a_class_named_in_a_functions_result_type_is_no_parameter(tmp_path: Path
     _, db = _index_tree(tmp_path, files)
     found = {(c[0], c[2], c[4]) for c in _calls_in(db, "src/toggle.ts") if c[1] == "subscribe"}
     assert found == {(5, "Observable()", "Observable.subscribe")}, found
+
+
+CLASS_LANGUAGES = {
+    # OpenJDK's java.util, expo's Kotlin and pythonnet's C# in small.
+    "util/Checks.java": (
+        "package util;\n\n"
+        "public final class Checks {\n"
+        "  public static <T> T requireNonNull(T obj) { return obj; }\n"
+        "  public static <T> T requireNonNull(T obj, String message) { return obj; }\n"
+        "}\n"
+    ),
+    "util/Calendar.java": (
+        "package util;\n\n"
+        "public abstract class Calendar {\n"
+        "  public void set(int field, int value) {}\n"
+        "  protected void complete() {}\n"
+        "}\n"
+    ),
+    "util/Node.java": "package util;\n\npublic interface Node {\n  int count();\n}\n",
+    "util/Gregorian.java": (
+        "package util;\n\n"
+        "public class Gregorian extends Calendar {\n"
+        "  private Node node;\n"
+        "  public void roll(int year) {\n"
+        "    set(1, year);\n"  # 6: its base's
+        "    Checks.requireNonNull(node);\n"  # 7: its package's class, the first overload
+        "    Node n = node;\n"  # 8: its package's Node, not io's Tree.Node
+        "    node.count();\n"  # 9: the field's, not this class's count
+        "    Clock.tick(1);\n"  # 10: a class the index lacks: no bare `tick`
+        "    node().count();\n"  # 11: a method's result's
+        "  }\n"
+        "  public Node node() { return node; }\n"
+        "  public int count() { return 0; }\n"
+        "}\n"
+    ),
+    "io/Tree.java": "package io;\n\npublic class Tree {\n  static class Node {}\n}\n",
+    "io/FileDescriptor.java": (
+        "package io;\n\npublic class FileDescriptor {\n  public void set(int fd) {}\n}\n"
+    ),
+    "io/Writer.java": "package io;\n\npublic class Writer {\n  public void flush() {}\n}\n",
+    "app/Main.java": (
+        "package app;\n\n"
+        "import util.Gregorian;\n"
+        "import io.Writer;\n"
+        "import static util.Checks.*;\n\n"
+        "public class Main {\n"
+        "  void run(Gregorian g) {\n"
+        "    set(1, 2);\n"  # 9: no base of Main's has it, nor is it io's FileDescriptor.set
+        "    requireNonNull(g);\n"  # 10: the static import's
+        "    g.roll(3);\n"  # 11
+        "    new Gregorian().complete();\n"  # 12: a Gregorian's, from its base
+        "  }\n"
+        "}\n"
+    ),
+    "kt/Base.kt": "package kt\n\nopen class Base {\n    fun readFloat(i: Int): Float = 0f\n}\n",
+    "kt/Stream.kt": "package kt\n\nclass Stream {\n    fun readFloat(i: Int): Float = 1f\n}\n",
+    "kt/Child.kt": (
+        "package kt\n\nclass Child : Base() {\n"
+        "    fun at(i: Int): Float = readFloat(i)\n"  # 4: its base's
+        "}\n"
+    ),
+    "kt/LogType.kt": (
+        "package kt\n\nclass LogType {\n    companion object {\n"
+        "        fun parse(s: String): LogType = LogType()\n    }\n}\n"
+    ),
+    "kt/Config.kt": "package kt\n\nclass Config {\n    fun parse(s: String): Int = 1\n}\n",
+    "kt/Converter.kt": (
+        "package kt\n\nclass Converter(val x: Int) {\n    fun convert(): Int = x\n}\n"
+    ),
+    "kt/Other.kt": "package kt\n\nclass Other {\n    fun convert(): Int = 1\n}\n",
+    "kt/Use.kt": (
+        "package kt\n\nfun use(): Int {\n"
+        '    LogType.parse("x")\n'  # 4: its companion object's
+        "    return Converter(1).convert()\n"  # 5: a Converter's, not Other's
+        "}\n"
+    ),
+    "cs/Runtime.cs": (
+        "namespace Py.Runtime\n{\n"
+        "    public static class Runtime\n    {\n"
+        "        public static void Initialize() {}\n"
+        "        public static int Size(int x) => x;\n"
+        "    }\n"
+        "    public static class TypeManager\n    {\n"
+        "        public static void Initialize() {}\n"
+        "    }\n}\n"
+    ),
+    "cs/Engine.cs": (
+        "using static Py.Runtime.Runtime;\n\n"
+        "namespace Py.Runtime\n{\n"
+        "    public class ExtensionType\n    {\n"
+        "        public virtual int Alloc() => 1;\n"
+        "    }\n"
+        "    public class MethodObject : ExtensionType {}\n"
+        "    public class Engine\n    {\n"
+        "        public void Start()\n        {\n"
+        "            TypeManager.Initialize();\n"  # 14: that class's
+        "            Size(1);\n"  # 15: `using static`'s
+        "            new MethodObject().Alloc();\n"  # 16: its base's
+        "        }\n"
+        "    }\n}\n"
+    ),
+}
+
+
+def test_java_kotlin_and_csharp_names_by_package_bases_and_overloads(tmp_path: Path) -> None:
+    """Found on OpenJDK 17's java.util and java.net.http, expo-modules-core's Kotlin and
+    pythonnet's C#: overloads of one method are one (linked at the first: 488 calls of
+    `Objects.requireNonNull` were ambiguous between its own overloads); a class of the
+    file's package needs no import (`Node` is util/Node.java, not io's `Tree.Node`), and
+    `import io.Writer` imports Writer.java, not every file of `io`; a bare call is the
+    class's or its bases' (`set(…)` in `GregorianCalendar` is `Calendar.set`), a static
+    import's, else a method of no other class; `node.count()` is the field's, though the
+    class has a method `node()`; a capitalised qualifier is a class (Kotlin's companion
+    object's members too), a member after a call another object's, after a constructor
+    that class's (Kotlin's `Converter(1).convert()`, C#'s `new MethodObject().Alloc()`)."""
+    _, db = _index_tree(tmp_path, CLASS_LANGUAGES)
+    found = {
+        row[:6]
+        for row in _resolved(db, "r.kind IN (0, 1)")
+        if row[0] in ("util/Gregorian.java", "app/Main.java", "kt/Child.kt", "kt/Use.kt")
+        or row[0] == "cs/Engine.cs"
+    }
+    found = {row for row in found if row[2] not in ("Int", "Float")}  # Kotlin's own types
+    assert found == {
+        ("util/Gregorian.java", 4, "Node", None, "import", "Node"),
+        ("util/Gregorian.java", 6, "set", None, "import", "Calendar.set"),
+        ("util/Gregorian.java", 7, "requireNonNull", "Checks", "import", "Checks.requireNonNull"),
+        ("util/Gregorian.java", 8, "Node", None, "import", "Node"),
+        ("util/Gregorian.java", 9, "count", OTHER_OBJECT, "ambiguous", None),
+        ("util/Gregorian.java", 10, "tick", "Clock", "unresolved", None),
+        ("util/Gregorian.java", 11, "count", OTHER_OBJECT, "ambiguous", None),
+        ("util/Gregorian.java", 11, "node", None, "local", "Gregorian.node"),
+        ("util/Gregorian.java", 13, "Node", None, "import", "Node"),
+        ("app/Main.java", 8, "Gregorian", None, "import", "Gregorian"),
+        ("app/Main.java", 9, "set", None, "unresolved", None),
+        ("app/Main.java", 10, "requireNonNull", None, "import", "Checks.requireNonNull"),
+        ("app/Main.java", 11, "roll", OTHER_OBJECT, "import", "Gregorian.roll"),
+        ("app/Main.java", 12, "Gregorian", None, "import", "Gregorian"),
+        ("app/Main.java", 12, "complete", "Gregorian()", "import", "Calendar.complete"),
+        ("kt/Child.kt", 4, "readFloat", None, "import", "Base.readFloat"),
+        ("kt/Use.kt", 4, "parse", "LogType", "import", "LogType.Companion.parse"),
+        ("kt/Use.kt", 5, "Converter", None, "import", "Converter"),
+        ("kt/Use.kt", 5, "convert", "Converter()", "import", "Converter.convert"),
+        (
+            "cs/Engine.cs",
+            14,
+            "Initialize",
+            "TypeManager",
+            "import",
+            "Py.Runtime.TypeManager.Initialize",
+        ),
+        ("cs/Engine.cs", 15, "Size", None, "import", "Py.Runtime.Runtime.Size"),
+        ("cs/Engine.cs", 16, "Alloc", "MethodObject()", "local", "Py.Runtime.ExtensionType.Alloc"),
+        ("cs/Engine.cs", 16, "MethodObject", None, "local", "Py.Runtime.MethodObject"),
+    }, sorted(found, key=str)

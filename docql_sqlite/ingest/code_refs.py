@@ -257,6 +257,9 @@ def extract_reference_rows(
                 # A module imported whole is a use of its last name where that is an
                 # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
                 used = names or ([module] if language not in _FILE_MODULES else [])
+                if names == ["*"] and language in _CLASS_LANGUAGES:
+                    # Java's `import static a.B.*`, C#'s `using static A.B;`: the class B
+                    used = [module] if _last_part(module)[:1].isupper() else []
                 for name in used:
                     short = _last_part(module if name == "self" else name)
                     if short and short != "*" and short.isidentifier():
@@ -1340,7 +1343,9 @@ def _qualifiers(
     # the file named like a variable is no object whose members are the file's own —
     # `cells.append(…)` in rich's table.py, which has a method `cells`, was a bare
     # `append` and went to `Text.append`; a pytest fixture `tmpfile`'s `tmpfile.flush()`.)
-    if language in ("python", "starlark"):
+    # (Nor in Java, Kotlin and C#, whose fields and methods are values too: `logger.log(…)`
+    # in OpenJDK's hpack/Encoder.java, which has a method `logger()`, is the field's.)
+    if language in ("python", "starlark") or language in _CLASS_LANGUAGES:
         defined = types
     kept = {n.encode()[::-1] for n in (own or ())} | {
         n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
@@ -1349,6 +1354,7 @@ def _qualifiers(
     classes = {n.encode()[::-1] for n in (types or ()) if n.isascii() and not colons_only}
     # (None: not a language whose methods are found by their receiver: not Go.)
     methods = None if receivers is None else [(a, b, name[::-1]) for a, b, name in receivers]
+    type_case = language in _TYPES_BY_CASE or language == "c_sharp"
     method_starts = [a for a, _, _ in methods or ()]
 
     def own_receiver(start: int) -> bytes | None:
@@ -1375,13 +1381,41 @@ def _qualifiers(
             return None
         name = after_dot.group(1)
         if name is None:  # after a call or an index (`super().save()`: the parent's)
-            if colons_only or methods is not None:
-                # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`)
+            if type_case:
+                # Java's `new Foo(x).bar()`, Kotlin's `Foo(x).bar()`, C#'s `new Foo(x)
+                # .Bar()` (its methods are capitalised too): a member of Foo (its
+                # arguments without parentheses of their own)
+                built = _CONSTRUCTED_REVERSED.match(reverse, after_dot.end())
+                if built is not None and (
+                    language != "c_sharp" or _NEW_REVERSED.match(reverse, built.end())
+                ):
+                    return built.group(1)[::-1].decode() + VALUE_OF
+            if colons_only or methods is not None or language in _CLASS_LANGUAGES:
+                # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`);
+                # Java, Kotlin, C#: a method's result is no class of the file and its
+                # members no bare name's (`ByteBuffer.allocate(n).put(b).flip()` was
+                # java/util/BitSet.java's `flip`)
                 return OTHER_OBJECT
             return PARENT if _SUPER_CALL.match(reverse, after_dot.end()) else None
+        if (
+            type_case
+            and _TYPE_NAME_REVERSED.match(name)
+            and (after_dot.group(2) is not None or name not in built_ins)
+        ):
+            # Java, Kotlin: a capitalised name is a class (values and packages are
+            # lowerCamel, constants upper case), imported or of the file's package
+            # (`Huffman.Reader`, `Objects.requireNonNull` in java/util itself), also
+            # after a package or another class (`Map.Entry.comparingByKey()`); the
+            # language's own (`Math.max`) are built-in objects. In C# it may be a
+            # property too (`Items.Add(x)`): the resolution pass tries the class first.
+            return name[::-1].decode()
         if after_dot.group(2) is None:
-            if name == b"repus" and methods is None and not colons_only:
-                return PARENT  # JavaScript's `super.save()` (Go may name a value `super`)
+            if (name == b"repus" or (name == b"esab" and language == "c_sharp")) and (
+                methods is None and not colons_only
+            ):
+                # JavaScript's, Java's and Kotlin's `super.save()`, C#'s `base.Save()` (Go
+                # may name a value `super`)
+                return PARENT
             if name in classes:
                 return name[::-1].decode()
             if methods and name == own_receiver(start):
@@ -1399,6 +1433,21 @@ def _qualifiers(
     return qualifier
 
 
+# Languages of classes whose members are named through a value (`x.m()`), `this`, or
+# bare inside the class and its subclasses (`resolve.py`'s `_BARE_FROM_BASES`).
+_CLASS_LANGUAGES = frozenset({"java", "kotlin", "c_sharp"})
+# Languages whose naming rule tells a class from a value by its first letter (`_qualifiers`).
+_TYPES_BY_CASE = frozenset({"java", "kotlin"})
+# A class's name, read backwards: ends (starts) with a capital, and holds a small letter
+# (`LOGGER` and `MAX_SIZE` are constants).
+_TYPE_NAME_REVERSED = re.compile(rb"(?=[\w$]*[a-z])[\w$]*[A-Z]\Z")
+# A constructor's call right before a `.`, read backwards: `)`, arguments with no
+# parentheses, `(`, type arguments (`<>`), the class's name (capitalised: a Java or
+# Kotlin method's is not), then no word character or `.` (`new`, `=`, `(`).
+_CONSTRUCTED_REVERSED = re.compile(
+    rb"\)[^()]*\([ \t\r\n]*(?:>[^<>()]*<[ \t\r\n]*)?((?=[\w$]*[a-z])[\w$]*[A-Z])(?![\w$.])"
+)
+_NEW_REVERSED = re.compile(rb"[ \t\r\n]+wen(?![\w$])")
 # What stands before a qualified name, read backwards: blanks, a separator (`.`, `::`,
 # `->` reversed), blanks, the qualifier, and then no word character, `.` or `$` (a
 # longer word, or a member: `x.http.Get`).
@@ -1690,8 +1739,10 @@ def _using(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     named = [c for c in node.named_children if c.type in ("qualified_name", "identifier")]
     if not named:
         return []
-    # `using Q = R.S;`: the last name is the namespace or type imported
-    return [("".join(_text(src, named[-1]).split()), [])]
+    # `using Q = R.S;`: the last name is the namespace or type imported; `using static
+    # R.S;` imports the members of the class S, as Java's `import static R.S.*;`
+    static = any(c.type == "static" for c in node.children)
+    return [("".join(_text(src, named[-1]).split()), ["*"] if static else [])]
 
 
 _IMPORT_READERS: dict[str, _Read] = {

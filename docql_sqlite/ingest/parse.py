@@ -80,7 +80,10 @@ from .sections import bounded_title, build_sections
 # one body in the index (`resolve._bodies_behind_declarations`); code 28: only a function
 # of the same name drops a prototype or an overload's signature (not a namespace, a struct);
 # code 29: a Python class private by its underscore (`_HTMLDoc()`) types its value, and a
-# capitalised parameter called (`ServerClass(…)`) names no class.
+# capitalised parameter called (`ServerClass(…)`) names no class; code 30: Java, Kotlin
+# and C# — overloads are one method, a class of the file's package needs no import, a bare
+# name is the class's or its bases', a capitalised qualifier is a class, a member after a
+# call another object's, after a constructor that class's (docs/docql.md).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -115,7 +118,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 29,
+    "code": 30,
     "markdown": 5,
     "text": 4,
     "rst": 5,

@@ -151,6 +151,28 @@ _OVERLOADING = frozenset({"python", "typescript"})
 # first stands for all (`_first_per_file`); without it every use of Brotli's macros and
 # typedefs from another file was ambiguous.
 _ONE_PER_FILE = frozenset({"cpp"})
+# Languages whose methods and constructors overload by their parameters' types, which the
+# pass does not read: the overloads of one name under one parent in one file are one
+# method, linked at the first (`Objects.requireNonNull(x)` and `(x, message)` in Java's
+# java/util/Objects.java: 488 calls of OpenJDK 17's java.util were ambiguous between them).
+_OVERLOADED_BY_TYPES = frozenset({"java", "kotlin", "c_sharp"})
+# Languages whose package is the file's folder by convention (Java requires it of public
+# classes; Kotlin recommends it): a top-level type or function of another file of the
+# folder is visible without an import (`Node` in java/util/stream/Nodes.java is Node.java's
+# interface, not one of the index's 17 nested `Node` classes).
+_PACKAGE_IS_FOLDER = frozenset({"java", "kotlin"})
+# Languages whose methods call their class's members and its bases' written bare (`set(
+# YEAR, …)` in java/util/GregorianCalendar.java is its base `Calendar`'s): a bare name
+# no definition of the file is looked for in the bases of the class around it
+# (`_inherited_bare`). In Java and C# a bare call is never a method of an unrelated
+# class (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)` bare).
+_BARE_FROM_BASES = frozenset({"java", "kotlin", "c_sharp"})
+_BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp"})
+# Language families whose classes' bases are read (`_inherited`).
+_BASES_READ = frozenset({"python", "typescript"}) | _BARE_FROM_BASES
+# Languages whose capitalised qualifier names a class (`code_refs._TYPES_BY_CASE`): a
+# member the class and its bases in the index lack is outside it (`_member_of_type`).
+_TYPES_BY_CASE = frozenset({"java", "kotlin"})
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
@@ -774,6 +796,57 @@ def _script_base_names(signature: str | None) -> set[str]:
     }
 
 
+def _declared_bases(rows: Any, family: str) -> dict[str, frozenset[str]]:
+    """Every Java, Kotlin or C# class's, interface's, enum's or record's name → the names
+    of what its signature extends or implements (`class GregorianCalendar extends
+    Calendar`, Kotlin's `class A(x: Int) : B(x), C`, C#'s `class ClassObject : ClassBase`)."""
+    languages = tuple(language for language, of in _FAMILY.items() if of == family) + (family,)
+    marks = ", ".join("?" * len(languages))
+    bases: dict[str, set[str]] = defaultdict(set)
+    for name, signature in rows(
+        "SELECT name, signature FROM symbols WHERE kind IN ('class', 'interface', 'enum', "
+        f"'record', 'object', 'struct') AND language IN ({marks})",
+        languages,
+    ):
+        bases[name].update(b for b in _declared_base_names(signature) if b != name)
+    return {name: frozenset(found) for name, found in bases.items() if found}
+
+
+_JAVA_BASES = re.compile(r"\b(?:extends|implements)\s+(.*?)(?=\s+implements\b|\s+permits\b|$)")
+
+
+def _declared_base_names(signature: str | None) -> set[str]:
+    """The names of what a Java, Kotlin or C# declaration's signature extends or
+    implements: Java's `extends A implements B, C`; Kotlin's and C#'s `: A(…), B` after
+    the type parameters and the primary constructor (C#'s `where T : …` is none)."""
+    head = _without_parentheses(_without_type_parameters(signature or ""))
+    if " extends " in head or " implements " in head:
+        written = ", ".join(m.group(1) for m in _JAVA_BASES.finditer(head))
+    else:
+        written = head.partition(":")[2].partition(" where ")[0]
+    names = set()
+    for part in written.split(","):
+        words = part.split()
+        base = words[0].rpartition(".")[2] if words else ""
+        if base.isidentifier():
+            names.add(base)
+    return names
+
+
+def _without_parentheses(text: str) -> str:
+    """`text` with every `(…)` group taken out (nested ones too)."""
+    out: list[str] = []
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(char)
+    return "".join(out)
+
+
 def _without_type_parameters(text: str) -> str:
     """`text` with every `<…>` group taken out (nested ones too)."""
     out: list[str] = []
@@ -876,6 +949,8 @@ class _Resolver:
         self._classes: dict[str, str | None] | None = None
         # (name, kind group, class) → this file's link of `super().name` in that class
         self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
+        # Java, Kotlin, C#: a bare name's link when no base decides it (`_inherited_bare`)
+        self._bare_links: dict[tuple[str, int], tuple[int | None, int, int]] = {}
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
@@ -904,6 +979,7 @@ class _Resolver:
             self._callers = None
             self._classes = None
             self._parent_links = {}
+            self._bare_links = {}
             self._file_read = False  # `_read_file`, when a name has definitions
         return self.links
 
@@ -964,6 +1040,17 @@ class _Resolver:
                     paths.add(package + "/__init__")
                 elif others:
                     names.add(segments[-1])
+            elif (
+                self.family == "java"
+                and imported_names
+                and "*" not in imported_names
+                and not segments[-1][:1].isupper()
+            ):
+                # `import java.util.Map;` imports Map.java, the file of that public
+                # class, not every file of a folder `util` (`set(…)` was java/io's
+                # `FileDescriptor.set` in a file importing `java.io.IOException`); a
+                # class's member (`import static a.B.c`, `import a.Map.Entry`) is B's.
+                names.update(imported_names)
             else:
                 names.add(segments[-1])
         self.imported_names, self.imported_paths = frozenset(names), frozenset(paths)
@@ -1044,13 +1131,60 @@ class _Resolver:
                 or self._through_qualifier(name, kind, qualifier)
                 or self.links.get((name, kind, None))
             )
+            if decided is None and self.family == "c_sharp" and qualifier[:1].isupper():
+                # C#: `Items.Add(x)`, no class `Items` with an `Add`: a property's value
+                decided = self._member_of_another(name, kind)
             if decided is None:
                 decided = self.link(name, kind, caller_ord)
                 if (name, kind, None) in self.several:  # picked per caller: not one link
                     return decided
             self.links[(name, kind, qualifier)] = decided
             return decided
+        if kind != _IMPORT and self.family in _BARE_FROM_BASES:
+            inherited = self._inherited_bare(name, kind, caller_ord)
+            if inherited is not None:
+                return inherited
         return self._unqualified(name, kind, caller_ord, None)
+
+    def _inherited_bare(
+        self, name: str, group: int, caller_ord: int | None
+    ) -> tuple[int | None, int, int] | None:
+        """Java, Kotlin, C# (`_BARE_FROM_BASES`): a bare name (or `this.name`) that no
+        definition of the file is and no import names is the member of the nearest bases
+        of the class around it that have one (`_parent_member`); else in Java and C# a
+        call names no method (a class's constructor only: `new Foo()`), so methods of
+        unrelated classes are no candidates. None: the usual rules decide."""
+        if not self._file_read:
+            self._read_file()
+        defined = self.definitions.get(name)
+        if not defined or name in self.name_sources:
+            return None
+        candidates, by_doc = self._fitting(name, group, defined)
+        if self.doc_id in by_doc or name in self.renamed.get(self.doc_id, {}):
+            return None
+        if self._enclosing_class(caller_ord) is not None:
+            inherited = self._parent_member(name, group, caller_ord)
+            if inherited[0] is not None:
+                return inherited
+        # (Not in `links`: that would answer the file's later references of the name,
+        # whose classes may have other bases.)
+        key = (name, group)
+        link = self._bare_links.get(key)
+        if link is None:
+            if group == _CALL and self.family in _BARE_NEVER_FOREIGN:
+                # (a static import's: `import static java.util.zip.ZipUtils.*`)
+                classes = [
+                    d
+                    for d in candidates
+                    if d.kind not in CALLABLE or d.parent.rpartition(".")[2] in self.globbed
+                ]
+                link = self._elsewhere(name, group, classes) if classes else _UNRESOLVED
+                link = link[0], link[1], len(candidates)
+            else:
+                link = self._unqualified(name, group, caller_ord, None)
+                self.links.pop((name, group, None), None)
+            self._bare_links[key] = link
+        return link
 
     def _unqualified(
         self, name: str, kind: int, caller_ord: int | None, qualifier: str | None
@@ -1146,6 +1280,12 @@ class _Resolver:
                 if len(visible) == 1 and len(package) == 1:
                     return visible[0].id, _BY_IMPORT, len(candidates)
                 return None, _AMBIGUOUS, len(candidates)
+        if self.family in _PACKAGE_IS_FOLDER:
+            # Java, Kotlin: the one top-level definition of the file's own package
+            # (folder) before wildcard imports, as the compiler looks (JLS 6.4.1).
+            package = [d for d in candidates if not d.parent and d.directory == self.package]
+            if len(package) == 1 and not self._hidden(package[0]):
+                return package[0].id, _BY_IMPORT, len(candidates)
         if (
             self.family == "python"
             and name in _BUILT_IN_METHODS["python"]
@@ -1279,7 +1419,10 @@ class _Resolver:
         the base class's)."""
         members = self._members(qualifier, candidates)
         if not members:
-            if self.family in _PATH_FAMILIES:
+            if self.family in _PATH_FAMILIES or (
+                self.family in _TYPES_BY_CASE and qualifier[:1].isupper()
+            ):
+                # (Java's `Thread.sleep(…)`, a class the index lacks, is no bare `sleep`.)
                 return None, _UNRESOLVED[1], len(candidates)
             return None
         return self._one_of(members, candidates)
@@ -1289,7 +1432,11 @@ class _Resolver:
         of that name (Django's two `Field`s), the members in the file of the one the
         import names (`from django.forms.fields import Field`), else of the file's own."""
         members = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
-        if not members and self.family in ("python", "typescript"):
+        if not members and self.family == "kotlin":
+            # a class's companion object's (`LogType.toOSLogType(…)`)
+            companion = type_name + ".Companion"
+            members = [d for d in candidates if d.parent.endswith(companion)]
+        if not members and self.family in _BASES_READ:
             members = self._inherited(type_name, candidates)
         if len(members) > 1:
             # the type the file imports, else its own type of that name (Sphinx's C and
@@ -1318,8 +1465,11 @@ class _Resolver:
         by the classes' names, at most INHERIT_DEPTH levels up; [] when none is."""
         bases = self._bases.get(self.family)
         if bases is None:
-            reader = _python_bases if self.family == "python" else _script_bases
-            bases = self._bases[self.family] = reader(self.rows)
+            if self.family in _BARE_FROM_BASES:
+                bases = _declared_bases(self.rows, self.family)
+            else:
+                bases = (_python_bases if self.family == "python" else _script_bases)(self.rows)
+            self._bases[self.family] = bases
         seen = {type_name}
         level = set(bases.get(type_name, ())) - seen
         for _ in range(INHERIT_DEPTH):
@@ -1501,7 +1651,12 @@ class _Resolver:
             self._read_file()  # (its family)
         if self.family == "go":
             return self._go_member(type_name, name, group, candidates)
-        if self.family in ("python", "typescript") and self._defined_nowhere(type_name):
+        if self.family in (
+            "python",
+            "typescript",
+            "c_sharp",
+            *_TYPES_BY_CASE,
+        ) and self._defined_nowhere(type_name):
             # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`: a class the index
             # does not hold has none of its members (zod's `seen.add(x)` on a `new Set()`
             # was `$ZodRegistry.add`, the one `add` of the index). A Python name the file
@@ -1510,7 +1665,7 @@ class _Resolver:
             imported = type_name in self.name_sources or type_name in self.renamed.get(
                 self.doc_id, ()
             )  # (`from m import DialectType as DialectType`)
-            if self.family == "typescript" or not imported:
+            if self.family != "python" or not imported:
                 return None, _UNRESOLVED[1], len(candidates)
         if self.family == "python":
             return self._python_member(type_name, candidates)
@@ -1858,6 +2013,15 @@ class _Resolver:
         imported = self._one_imported(candidates, elsewhere)
         if (
             imported is not None
+            and self.family in _BARE_FROM_BASES
+            and len(elsewhere) < len(candidates)
+        ):
+            # Java, Kotlin, C#: a value of one of this file's classes as likely (a field,
+            # a cast: `next.match(…)` in java/util/regex/Pattern.java is a `Node`'s, not
+            # Matcher.java's, `((ConcurrentSkipListMap<K,V>) m).removeEntryIf(…)` its own)
+            imported = None
+        if (
+            imported is not None
             and self.family == "rust"
             and imported.parent not in self.imported_items
             and self.globbed.isdisjoint(imported.segments)
@@ -1895,7 +2059,7 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         enclosing = self._enclosing_class(caller_ord)
-        if enclosing is None or self.family not in _OVERLOADING:
+        if enclosing is None or self.family not in _OVERLOADING | _BARE_FROM_BASES:
             return self._member_of_another(name, group)
         key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
@@ -1904,7 +2068,13 @@ class _Resolver:
             defined = self.definitions.get(name)
             candidates = self._fitting(name, group, defined)[0] if defined else []
             members = [d for d in candidates if d.parent]
-            read = _python_base_names if self.family == "python" else _script_base_names
+            read = (
+                _python_base_names
+                if self.family == "python"
+                else _declared_base_names
+                if self.family in _BARE_FROM_BASES
+                else _script_base_names
+            )
             # a base an import renames is the class it names (FastAPI's `class UploadFile(
             # StarletteUploadFile)`: `from starlette.datastructures import UploadFile as …`)
             renamed = self.renamed.get(self.doc_id, {})
@@ -1947,8 +2117,8 @@ class _Resolver:
         if self._classes is None:
             self._classes = dict(
                 self.rows(
-                    "SELECT qualified_name, signature FROM symbols "
-                    "WHERE doc_id = ? AND kind = 'class'",
+                    "SELECT qualified_name, signature FROM symbols WHERE doc_id = ? AND "
+                    "kind IN ('class', 'interface', 'enum', 'record', 'object', 'struct')",
                     (self.doc_id,),
                 )
             )
@@ -1960,9 +2130,15 @@ class _Resolver:
     def _one_imported(self, candidates: list[_Def], among: list[_Def]) -> _Def | None:
         """The one of `among` that lies in a file this file imports (rule 2), when there
         is exactly one; not tried past IMPORT_SCAN_LIMIT `candidates`."""
-        if not (self.imported_names or self.imported_paths) or len(candidates) > IMPORT_SCAN_LIMIT:
+        package = self.family in _PACKAGE_IS_FOLDER
+        if (
+            not (self.imported_names or self.imported_paths or package)
+            or len(candidates) > IMPORT_SCAN_LIMIT
+        ):
             return None
         imported = _imports_of(self.imported_names, self.imported_paths, among)
+        if package:  # (Java, Kotlin: the files of its package are visible unimported)
+            imported += [d for d in among if d.directory == self.package and d not in imported]
         # (A definition inside a function, or a test's, is seen by no other file: it
         # counts, so that two such names stay undecided, but it is never the link.)
         return imported[0] if len(imported) == 1 and not self._hidden(imported[0]) else None
@@ -1980,6 +2156,8 @@ class _Resolver:
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
+            if self.family in _OVERLOADED_BY_TYPES:
+                fitting = _first_per_file(fitting)
             local = fitting
             if self.family in _ONE_PER_FILE:
                 local = _sources_over_headers(_first_per_file(fitting))
