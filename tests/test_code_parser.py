@@ -296,6 +296,50 @@ fun main() {
             ("function", "main", "main", 21, 22, None),
         ],
     ),
+    "swift": (
+        """\
+import Foundation
+
+/// A registry of modules.
+@objc(EXRegistry)
+public final class Registry: NSObject, Module {
+  init(context: Context) {
+  }
+
+  public func register(module: AnyModule) {
+  }
+}
+
+protocol AnyModule: AnyObject {
+  func definition() -> Definition
+}
+
+extension Registry {
+  func count() -> Int { 0 }
+}
+
+struct Point { var x: Int }
+enum Kind { case a }
+actor Worker { func run() async {} }
+typealias Callback = (Int) -> Void
+func top(_ x: Int) -> Int { x }
+""",
+        [
+            ("class", "Registry", "Registry", 5, 11, None),
+            ("constructor", "init", "Registry.init", 6, 7, "Registry"),
+            ("method", "register", "Registry.register", 9, 10, "Registry"),
+            ("interface", "AnyModule", "AnyModule", 13, 15, None),
+            ("method", "definition", "AnyModule.definition", 14, 14, "AnyModule"),
+            ("method", "count", "Registry.count", 18, 18, "Registry"),
+            ("struct", "Point", "Point", 21, 21, None),
+            ("enum", "Kind", "Kind", 22, 22, None),
+            ("enum_member", "a", "Kind.a", 22, 22, "Kind"),
+            ("class", "Worker", "Worker", 23, 23, None),
+            ("method", "run", "Worker.run", 23, 23, "Worker"),
+            ("type", "Callback", "Callback", 24, 24, None),
+            ("function", "top", "top", 25, 25, None),
+        ],
+    ),
     "c_sharp": (
         """\
 namespace Demo
@@ -515,6 +559,7 @@ def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
         (".kt", "kotlin"),
         (".kts", "kotlin"),
         (".cs", "c_sharp"),
+        (".swift", "swift"),
         (".c", "c"),
         (".h", "c"),
         (".cpp", "cpp"),
@@ -640,6 +685,12 @@ def test_heading_levels_stop_at_six() -> None:
         ),
         ("kotlin", "fun top(x: Int) = x + 1\n", "top", "fun top(x: Int)"),
         (
+            "swift",
+            "@discardableResult\npublic func top(_ x: Int) -> Int {\n  x\n}\n",
+            "top",
+            "public func top(_ x: Int) -> Int",
+        ),
+        (
             "typescript",
             "export const f = async (x: number): Promise<void> => {};\n",
             "f",
@@ -723,6 +774,7 @@ def test_python_docstrings_are_cleaned_like_ast() -> None:
         ),
         ("cpp", "/* Widget. */\ntemplate <typename T>\nclass W {};\n", "W", "Widget."),
         ("kotlin", "// Top level.\nfun top() {\n}\n", "top", "Top level."),
+        ("swift", "/// Top level.\n@MainActor\nfunc top() {\n}\n", "top", "Top level."),
         # a blank line between comment and code: not a doc comment
         ("java", "// License header.\n\nclass B {}\n", "B", None),
         # except a JSDoc block in JavaScript and TypeScript (Express's style)

@@ -3236,3 +3236,52 @@ def test_java_kotlin_and_csharp_names_by_package_bases_and_overloads(tmp_path: P
         ("cs/Engine.cs", 16, "Alloc", "MethodObject()", "local", "Py.Runtime.ExtensionType.Alloc"),
         ("cs/Engine.cs", 16, "MethodObject", None, "local", "Py.Runtime.MethodObject"),
     }, sorted(found, key=str)
+
+
+SWIFT = {
+    # expo-modules-core's iOS side in small.
+    "Core/Logger.swift": "public class Logger {\n  public func error(_ message: String) {}\n}\n",
+    "Core/BaseModule.swift": "open class BaseModule {\n  func sendEvent(_ name: String) {}\n}\n",
+    "Core/Emitter.swift": "class Emitter {\n  func sendEvent(_ name: String) {}\n}\n",
+    "Core/Store.swift": (
+        "class Store {\n"
+        "  func load(_ key: String) -> Int { 0 }\n"
+        "  func load(_ key: Int) -> Int { 0 }\n"
+        "}\n"
+    ),
+    "Core/Cache.swift": "class Cache {\n  func load(_ key: String) -> Int { 1 }\n}\n",
+    "Core/CameraModule.swift": (
+        "import Foundation\n\n"
+        "final class CameraModule: BaseModule {\n"
+        "  let store = Store()\n"
+        "  let registry: [String: Int] = [:]\n"
+        "  func start() {\n"
+        '    sendEvent("start")\n'  # 7: its base's, not Emitter's
+        '    store.load("x")\n'  # 8: a value's: Store's or Cache's
+        "    Store().load(1)\n"  # 9: a new Store's (one method of two overloads)
+        '    Logger().error("x")\n'  # 10
+        "    super.start()\n"  # 11: no base in the index has it
+        '    _ = registry["k"]\n'  # 12: a subscript, no call
+        "  }\n"
+        "}\n"
+    ),
+}
+
+
+def test_swift_names_by_bases_overloads_and_constructors(tmp_path: Path) -> None:
+    """Swift (expo-modules-core's iOS code) has its grammar and the class languages'
+    rules: a bare call is the class's bases' (`sendEvent` of `BaseModule`, not of
+    `Emitter`), overloads are one method, a constructor's member is its class's, `super.`
+    a base's, and a subscript (`registry["k"]`, a call to tree-sitter-swift) is none."""
+    _, db = _index_tree(tmp_path, SWIFT)
+    found = _calls_in(db, "Core/CameraModule.swift")
+    assert found == {
+        (4, "Store", None, "unique", "Store"),
+        (7, "sendEvent", None, "import", "BaseModule.sendEvent"),
+        (8, "load", OTHER_OBJECT, "ambiguous", None),
+        (9, "Store", None, "unique", "Store"),
+        (9, "load", "Store()", "import", "Store.load"),
+        (10, "Logger", None, "unique", "Logger"),
+        (10, "error", "Logger()", "import", "Logger.error"),
+        (11, "start", "super", "unresolved", None),
+    }, sorted(found, key=str)

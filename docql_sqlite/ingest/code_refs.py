@@ -1237,6 +1237,7 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "java": frozenset({"this"}),
     "c_sharp": frozenset({"this"}),
     "kotlin": frozenset({"this"}),
+    "swift": frozenset({"self"}),
     # A Go method names its receiver as it likes (`func (b *Buffer)`): no fixed word, the
     # receivers of the file's methods (`_qualifiers`' `receivers`) say which is its own.
     "go": frozenset(),
@@ -1435,9 +1436,9 @@ def _qualifiers(
 
 # Languages of classes whose members are named through a value (`x.m()`), `this`, or
 # bare inside the class and its subclasses (`resolve.py`'s `_BARE_FROM_BASES`).
-_CLASS_LANGUAGES = frozenset({"java", "kotlin", "c_sharp"})
+_CLASS_LANGUAGES = frozenset({"java", "kotlin", "c_sharp", "swift"})
 # Languages whose naming rule tells a class from a value by its first letter (`_qualifiers`).
-_TYPES_BY_CASE = frozenset({"java", "kotlin"})
+_TYPES_BY_CASE = frozenset({"java", "kotlin", "swift"})
 # A class's name, read backwards: ends (starts) with a capital, and holds a small letter
 # (`LOGGER` and `MAX_SIZE` are constants).
 _TYPE_NAME_REVERSED = re.compile(rb"(?=[\w$]*[a-z])[\w$]*[A-Z]\Z")
@@ -1745,6 +1746,15 @@ def _using(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [("".join(_text(src, named[-1]).split()), ["*"] if static else [])]
 
 
+def _swift_import(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+    """Swift: `import Foundation`, `@testable import Foo.Bar`, `import struct Foo.Bar`: the
+    module (a kind keyword's declaration names one of its members)."""
+    path = next((c for c in node.named_children if c.type == "identifier"), None)
+    if path is None:
+        return []
+    return [("".join(_text(src, path).split()), [])]
+
+
 _IMPORT_READERS: dict[str, _Read] = {
     "python": _python,
     "go": _go,
@@ -1756,4 +1766,5 @@ _IMPORT_READERS: dict[str, _Read] = {
     "c": _include,
     "cpp": _include,
     "c_sharp": _using,
+    "swift": _swift_import,
 }

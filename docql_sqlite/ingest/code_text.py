@@ -20,7 +20,14 @@ from tree_sitter import Node
 # header: decorators and annotations (excluded from line and signature, as Python's
 # `ast` excludes decorators from `lineno`).
 DECORATOR_TYPES = frozenset(
-    {"decorator", "annotation", "marker_annotation", "attribute_list", "attribute_item"}
+    {
+        "decorator",
+        "annotation",
+        "marker_annotation",
+        "attribute_list",
+        "attribute_item",
+        "attribute",  # Swift's `@objc`, `@MainActor`
+    }
 )
 
 # Nodes whose only job is to wrap a definition; its doc comment sits above the wrapper.

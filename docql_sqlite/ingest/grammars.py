@@ -65,6 +65,7 @@ LANGUAGES: dict[str, Grammar] = {
     "java": Grammar("tree_sitter_java", "language", (".java",), "tree-sitter-java"),
     "kotlin": Grammar("tree_sitter_kotlin", "language", (".kt", ".kts"), "tree-sitter-kotlin"),
     "c_sharp": Grammar("tree_sitter_c_sharp", "language", (".cs",), "tree-sitter-c-sharp"),
+    "swift": Grammar("tree_sitter_swift", "language", (".swift",), "tree-sitter-swift"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -93,7 +94,6 @@ PACK_LANGUAGES: dict[str, tuple[str, ...]] = {
     "ruby": (".rb",),
     "scala": (".scala",),
     "starlark": (".bzl", ".star"),
-    "swift": (".swift",),
     "zig": (".zig",),
 }
 

@@ -155,7 +155,7 @@ _ONE_PER_FILE = frozenset({"cpp"})
 # pass does not read: the overloads of one name under one parent in one file are one
 # method, linked at the first (`Objects.requireNonNull(x)` and `(x, message)` in Java's
 # java/util/Objects.java: 488 calls of OpenJDK 17's java.util were ambiguous between them).
-_OVERLOADED_BY_TYPES = frozenset({"java", "kotlin", "c_sharp"})
+_OVERLOADED_BY_TYPES = frozenset({"java", "kotlin", "c_sharp", "swift"})
 # Languages whose package is the file's folder by convention (Java requires it of public
 # classes; Kotlin recommends it): a top-level type or function of another file of the
 # folder is visible without an import (`Node` in java/util/stream/Nodes.java is Node.java's
@@ -166,13 +166,13 @@ _PACKAGE_IS_FOLDER = frozenset({"java", "kotlin"})
 # no definition of the file is looked for in the bases of the class around it
 # (`_inherited_bare`). In Java and C# a bare call is never a method of an unrelated
 # class (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)` bare).
-_BARE_FROM_BASES = frozenset({"java", "kotlin", "c_sharp"})
+_BARE_FROM_BASES = frozenset({"java", "kotlin", "c_sharp", "swift"})
 _BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp"})
 # Language families whose classes' bases are read (`_inherited`).
 _BASES_READ = frozenset({"python", "typescript"}) | _BARE_FROM_BASES
 # Languages whose capitalised qualifier names a class (`code_refs._TYPES_BY_CASE`): a
 # member the class and its bases in the index lack is outside it (`_member_of_type`).
-_TYPES_BY_CASE = frozenset({"java", "kotlin"})
+_TYPES_BY_CASE = frozenset({"java", "kotlin", "swift"})
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
