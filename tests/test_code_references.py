@@ -13,7 +13,7 @@ from conftest import query
 
 import docql_sqlite
 from docql_sqlite.query.items import code_names
-from docql_sqlite.ref_codes import OTHER_OBJECT, REFERENCE_KINDS, RESOLUTIONS
+from docql_sqlite.ref_codes import OTHER_OBJECT, OWN_MEMBER, REFERENCE_KINDS, RESOLUTIONS
 from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():
@@ -1979,7 +1979,7 @@ def test_a_java_member_of_another_object_is_not_the_classs_own(tmp_path: Path) -
     found = _calls_in(db, "org/HtmlWriter.java")
     assert found == {
         (6, "write", OTHER_OBJECT, "ambiguous", None),
-        (7, "flush", None, "local", "HtmlWriter.flush"),
+        (7, "flush", OWN_MEMBER, "local", "HtmlWriter.flush"),
         (8, "max", ".", "unresolved", None),
         (11, "toString", OTHER_OBJECT, "ambiguous", None),
     }, found
@@ -3140,8 +3140,10 @@ CLASS_LANGUAGES = {
     "kt/Child.kt": (
         "package kt\n\nclass Child : Base() {\n"
         "    fun at(i: Int): Float = readFloat(i)\n"  # 4: its base's
+        "    fun me(): Child = this.weak()\n"  # 5: a top-level extension function
         "}\n"
     ),
+    "kt/Utils.kt": "package kt\n\nfun <T> T.weak(): T = this\n",
     "kt/LogType.kt": (
         "package kt\n\nclass LogType {\n    companion object {\n"
         "        fun parse(s: String): LogType = LogType()\n    }\n}\n"
@@ -3221,6 +3223,8 @@ def test_java_kotlin_and_csharp_names_by_package_bases_and_overloads(tmp_path: P
         ("app/Main.java", 12, "Gregorian", None, "import", "Gregorian"),
         ("app/Main.java", 12, "complete", "Gregorian()", "import", "Calendar.complete"),
         ("kt/Child.kt", 4, "readFloat", None, "import", "Base.readFloat"),
+        ("kt/Child.kt", 5, "Child", None, "local", "Child"),
+        ("kt/Child.kt", 5, "weak", OWN_MEMBER, "import", "weak"),
         ("kt/Use.kt", 4, "parse", "LogType", "import", "LogType.Companion.parse"),
         ("kt/Use.kt", 5, "Converter", None, "import", "Converter"),
         ("kt/Use.kt", 5, "convert", "Converter()", "import", "Converter.convert"),
@@ -3250,6 +3254,7 @@ SWIFT = {
         "}\n"
     ),
     "Core/Cache.swift": "class Cache {\n  func load(_ key: String) -> Int { 1 }\n}\n",
+    "Core/Events.swift": "func dispatchEvent(_ name: String) {}\n",
     "Core/CameraModule.swift": (
         "import Foundation\n\n"
         "final class CameraModule: BaseModule {\n"
@@ -3262,6 +3267,8 @@ SWIFT = {
         '    Logger().error("x")\n'  # 10
         "    super.start()\n"  # 11: no base in the index has it
         '    _ = registry["k"]\n'  # 12: a subscript, no call
+        '    dispatchEvent("a")\n'  # 13: the top-level function
+        '    self.dispatchEvent("b")\n'  # 14: a method no class of the index has
         "  }\n"
         "}\n"
     ),
@@ -3284,4 +3291,6 @@ def test_swift_names_by_bases_overloads_and_constructors(tmp_path: Path) -> None
         (10, "Logger", None, "unique", "Logger"),
         (10, "error", "Logger()", "import", "Logger.error"),
         (11, "start", "super", "unresolved", None),
+        (13, "dispatchEvent", None, "unique", "dispatchEvent"),
+        (14, "dispatchEvent", OWN_MEMBER, "unresolved", None),
     }, sorted(found, key=str)

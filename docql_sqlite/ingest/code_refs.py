@@ -1423,8 +1423,10 @@ def _qualifiers(
                 return OWN_MEMBER  # (then a bare name is never a member: resolve.py)
             if name in kept:
                 # `self.x`, `this.x`, `Foo.x` with Foo defined here; Rust's `self.x` says
-                # so (a bare `x` there is never a member).
-                return OWN_MEMBER if colons_only else None
+                # so (a bare `x` there is never a member), and Java's, Kotlin's, C#'s and
+                # Swift's `this.x`/`self.x` (a bare `x` there may be a top-level function
+                # or a static import's)
+                return OWN_MEMBER if colons_only or language in _CLASS_LANGUAGES else None
             if name in built_ins:
                 return BUILT_IN_OBJECT
             if plain is not None:

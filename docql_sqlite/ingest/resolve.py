@@ -164,10 +164,11 @@ _PACKAGE_IS_FOLDER = frozenset({"java", "kotlin"})
 # Languages whose methods call their class's members and its bases' written bare (`set(
 # YEAR, …)` in java/util/GregorianCalendar.java is its base `Calendar`'s): a bare name
 # no definition of the file is looked for in the bases of the class around it
-# (`_inherited_bare`). In Java and C# a bare call is never a method of an unrelated
-# class (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)` bare).
+# (`_inherited_bare`). In Java, C# and Swift a bare call is never a method of an
+# unrelated class (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)`
+# bare; Swift's DSL is top-level functions).
 _BARE_FROM_BASES = frozenset({"java", "kotlin", "c_sharp", "swift"})
-_BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp"})
+_BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp", "swift"})
 # Language families whose classes' bases are read (`_inherited`).
 _BASES_READ = frozenset({"python", "typescript"}) | _BARE_FROM_BASES
 # Languages whose capitalised qualifier names a class (`code_refs._TYPES_BY_CASE`): a
@@ -1122,6 +1123,10 @@ class _Resolver:
                 self._read_file()
             if self.family in _RECEIVER_FAMILIES:  # `self.x`, `Self::x`, Go's `b.grow()`
                 return self._unqualified(name, kind, caller_ord, qualifier)
+            if self.family in _BARE_FROM_BASES and qualifier == OWN_MEMBER:
+                # `this.x`, Swift's `self.x`: the class's own (this file's), else its bases'
+                inherited = self._inherited_bare(name, kind, caller_ord, own=True)
+                return inherited or self._unqualified(name, kind, caller_ord, None)
         if qualifier is not None:
             # The module's own definition; else the link the name has in this file
             # without a qualifier (decided once for both).
@@ -1147,36 +1152,69 @@ class _Resolver:
         return self._unqualified(name, kind, caller_ord, None)
 
     def _inherited_bare(
-        self, name: str, group: int, caller_ord: int | None
+        self, name: str, group: int, caller_ord: int | None, own: bool = False
     ) -> tuple[int | None, int, int] | None:
-        """Java, Kotlin, C# (`_BARE_FROM_BASES`): a bare name (or `this.name`) that no
-        definition of the file is and no import names is the member of the nearest bases
-        of the class around it that have one (`_parent_member`); else in Java and C# a
-        call names no method (a class's constructor only: `new Foo()`), so methods of
-        unrelated classes are no candidates. None: the usual rules decide."""
+        """Java, Kotlin, C#, Swift (`_BARE_FROM_BASES`): a bare name that no definition
+        of the file is and no import names is the member of the nearest bases of the
+        class around it that have one (`_parent_member`; for an extension, the extended
+        type's own members, then its bases'); else in Java, C# and Swift a call names no
+        method of another class (a class's constructor, a top-level function, a static
+        import's member), in Kotlin the usual rules decide. `own` (`this.name`): never
+        anything but the class's and its bases' (`unresolved`). None: the usual rules
+        decide."""
         if not self._file_read:
             self._read_file()
         defined = self.definitions.get(name)
-        if not defined or name in self.name_sources:
+        if not defined:
+            return _UNRESOLVED if own else None
+        if name in self.name_sources and not own:
             return None
         candidates, by_doc = self._fitting(name, group, defined)
         if self.doc_id in by_doc or name in self.renamed.get(self.doc_id, {}):
             return None
-        if self._enclosing_class(caller_ord) is not None:
-            inherited = self._parent_member(name, group, caller_ord)
-            if inherited[0] is not None:
-                return inherited
+        enclosing = self._enclosing_class(caller_ord)
+        # The type the caller is a member of: a class of this file, else the type an
+        # extension of it adds to (Swift's `extension SharedObject`, whose functions
+        # call the type's own `native(…)` bare)
+        owner = enclosing[0] if enclosing else self._caller_names().get(caller_ord or -1, "")
+        owner = owner if enclosing else owner.rpartition(".")[0]
+        type_name = owner.rpartition(".")[2]
+        found: tuple[int | None, int, int] | None = None
+        if enclosing is not None:
+            found = self._parent_member(name, group, caller_ord)
+        elif type_name:
+            # an extension's: the type's own members (another file's), else its bases'
+            members = [
+                d
+                for d in candidates
+                if d.parent.rpartition(".")[2] == type_name and d.kind != ENUM_MEMBER
+            ]
+            found = self._one_of(members or self._inherited(type_name, candidates), candidates)
+        if found is not None and found[0] is not None:
+            return found
+        if own:
+            # (Kotlin: or an extension function, top-level: `this.weak()`)
+            extensions = [d for d in candidates if not d.parent and self.family == "kotlin"]
+            if extensions:
+                return self._elsewhere(name, group, extensions)[:2] + (len(candidates),)
+            return None, _UNRESOLVED[1], len(candidates)
         # (Not in `links`: that would answer the file's later references of the name,
         # whose classes may have other bases.)
         key = (name, group)
         link = self._bare_links.get(key)
         if link is None:
             if group == _CALL and self.family in _BARE_NEVER_FOREIGN:
-                # (a static import's: `import static java.util.zip.ZipUtils.*`)
+                # (a top-level function, Swift's; a static import's: `import static
+                # java.util.zip.ZipUtils.*`)
                 classes = [
                     d
                     for d in candidates
-                    if d.kind not in CALLABLE or d.parent.rpartition(".")[2] in self.globbed
+                    if d.kind != ENUM_MEMBER
+                    and (
+                        d.kind not in CALLABLE
+                        or not d.parent
+                        or d.parent.rpartition(".")[2] in self.globbed
+                    )
                 ]
                 link = self._elsewhere(name, group, classes) if classes else _UNRESOLVED
                 link = link[0], link[1], len(candidates)
