@@ -442,6 +442,73 @@ def test_a_qualified_name_finds_its_symbol_under_the_part_before_its_name(
         assert len(symbols) == 1 and "pkg/http/routing.py:1-" in symbols[0]
 
 
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("how does HashMap resize", (("resize", "hashmap"),)),
+        ("HashMap resize", (("resize", "hashmap"),)),
+        ("where does ThreadPoolExecutor reject tasks", (("reject", "threadpoolexecutor"),)),
+        ("Session close, Pool drain", (("close", "session"), ("drain", "pool"))),
+        ("Explain caching", (("caching", "explain"),)),  # only if the index has it
+        ("URL parse", ()),  # no small letter: a constant or an acronym, not a class
+        ("HashMap is", ()),  # a stopword names no member
+        ("resize HashMap", ()),  # the member after its class only
+    ],
+)
+def test_a_class_and_a_member_written_as_two_words(text: str, expected: object) -> None:
+    from docql_sqlite.search import terms
+    from docql_sqlite.search.query_names import query_names
+
+    assert query_names(terms.parse(text)).members == expected
+
+
+CLASS_AND_MEMBER_DOCS = {
+    "util/HashMap.java": (
+        "package util;\n\n/** A hash table. The table grows when it is full. */\n"
+        "public class HashMap {\n"
+        "  /** The next size value at which to resize the HashMap. */\n  int threshold;\n\n"
+        "  public HashMap() {\n    threshold = 12;\n  }\n\n"
+        "  public HashMap(int capacity) {\n    threshold = capacity;\n  }\n\n"
+        "  public HashMap(int capacity, float load) {\n    threshold = capacity;\n  }\n\n"
+        "  /** Initializes or doubles table size. */\n"
+        "  final int[] resize() {\n    return new int[threshold * 2];\n  }\n}\n"
+    ),
+    "util/WeakHashMap.java": (
+        "package util;\n\npublic class WeakHashMap {\n"
+        "  /** Rehashes the contents into a new array with a larger capacity. */\n"
+        "  void resize(int capacity) {\n  }\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("text", ["HashMap resize", "how does HashMap resize"])
+def test_a_class_and_a_member_written_as_two_words_find_that_member(tmp_index, text: str) -> None:
+    """On OpenJDK's java.util, "how does HashMap resize" ranked the class's constructors
+    (named by "HashMap", in the symbols list and BM25) before `HashMap.resize`, which was
+    not among the first ten: the symbol both words name is now the symbols list's first
+    row, with the whole name bonus, and the class's rows answer one word (a shared
+    bonus): it ranks above the constructors and `WeakHashMap.resize`."""
+    tmp_index.write_many(CLASS_AND_MEMBER_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search(text, limit=6, explain=True)
+    locations = [h["location"] for h in hits]
+    method = next(i for i, h in enumerate(hits) if h["location"].endswith("HashMap.java:21-23"))
+    assert method < 2, locations
+    other = [i for i, loc in enumerate(locations) if "WeakHashMap" in loc]
+    constructors = [
+        i
+        for i, loc in enumerate(locations)
+        if loc.endswith(("HashMap.java:8-10", "HashMap.java:12-14", "HashMap.java:16-18"))
+    ]
+    assert all(method < i for i in other + constructors), locations
+    symbols = [h["explain"]["lists"]["symbols"] for h in hits if "symbols" in h["explain"]["lists"]]
+    pair = [found for found in symbols if found.get("class_and_member")]
+    assert pair == [{"rank": 1, "match": "resize", "class_and_member": True}], symbols
+    # the class's and its constructors' rows answer one of the two words
+    assert all(found.get("one_word") for found in symbols if found not in pair), symbols
+
+
 # A Rust crate unpacked as a release (`name-version/`, as Debian's and cargo's registries
 # and sdists hold them): methods whose names hold the parts of `Arg::required`, and the
 # one it names.

@@ -147,6 +147,10 @@ def describe(row: dict[str, Any], rank: int) -> dict[str, Any]:
         info["match"] = row["_match"]
     if row.get("_phrase") is not None:
         info["phrase"] = row["_phrase"]
+    if row.get("_pair"):
+        info["class_and_member"] = True
+    if row.get("_one_word"):
+        info["one_word"] = True
     if row.get("_words") is not None:
         info["words_score"] = row["_words"]
     return info
@@ -203,12 +207,18 @@ def composite(
         found = fold(str(info.get("match") or ""))
         # (a code list's match as its code spells it: `Config` asked, `config` is not it)
         share = names.weight(info.get("match"), code=list_name in CODE_NAME_LISTS)
+        if info.get("one_word"):  # beside a class's member both words name
+            share = min(share, 1.0 / max(1, names.words))
         if found and (found in names.equal or (list_name == "symbols" and found == qualified)):
             match = max(match, NAME_EXACT * share)
         elif found and any(found.startswith(n) for n in names.equal):
             match = max(match, NAME_PREFIX * share)
         # A heading made of a run of the question's words: its share of the question.
         match = max(match, NAME_EXACT * info.get("phrase", 0.0))
+        if info.get("class_and_member"):
+            # "HashMap resize": the symbol two words name together (a plain word alone,
+            # `resize`, would share the bonus with the query's other words)
+            match = max(match, NAME_EXACT)
     near = nearness.term(entry) if nearness is not None else 0.0
     if agreed is not None:
         near += agreed.term(entry)

@@ -90,6 +90,16 @@ def rows(
         cond = _qualified_symbol(names.qualified, col, params)
         conds.append(cond)
         exact.append(f"WHEN {cond} THEN 3")
+    # "HashMap resize": the member of the class two words name (`QueryNames.members`),
+    # an exact match that stands for both words (`_phrase` 1.0, as a heading the whole
+    # question names)
+    pair = "0"
+    if table == "symbols" and names.members:
+        pair = " OR ".join(_member_of_class(member, col, params) for member in names.members)
+        pair = f"({pair})"
+        conds.append(pair)
+        exact.insert(0, f"WHEN {pair} THEN 5")
+        pair = f"CASE WHEN {pair} THEN 1 ELSE 0 END"
     scope_names, scope_chunks = scope, dialect.TRUE
     if table != "symbols":
         # In code files headings and entities repeat the symbols (spec §1): count a
@@ -100,9 +110,10 @@ def rows(
         neg = params.add(dialect.any_of(negated))
         scope_chunks = f"c.id NOT IN ({dialect.ids_matching(neg)})"
     where = " OR ".join(conds)
-    narrowed = _candidates(
-        store, table, equal + ([names.qualified[0]] if names.qualified else []), contain, params
-    )
+    looked_up = equal + ([names.qualified[0]] if names.qualified else [])
+    if table == "symbols":
+        looked_up += [member for member, _ in names.members]
+    narrowed = _candidates(store, table, looked_up, contain, params)
     if narrowed is not None:
         where = f"{narrowed} AND ({where})"
     tier = "CASE " + " ".join(exact + prefix) + " ELSE 1 END"
@@ -115,23 +126,36 @@ def rows(
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
   SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {spelled} AS name, {tier} AS tier,
-  d.path AS path, {repeats} AS repeats
+  d.path AS path, {repeats} AS repeats, {pair} AS pair
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
-  ORDER BY tier DESC, repeats, length({col}), {dialect.sort_key("d.path")}, {alias}.line
+  ORDER BY tier DESC, pair DESC, repeats, length({col}), {dialect.sort_key("d.path")},
+  {alias}.line
   LIMIT {int(depth)})
-SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match
+SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
-ORDER BY n.tier DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")}, c.chunk_index"""
+ORDER BY n.tier DESC, n.pair DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")},
+  c.chunk_index"""
     out = []
     for r in store.rows(sql, params.values):
         share = named.get(r["_match"])
-        if share is None:
+        if r["_pair"]:  # a class's member both words name: as strong as an identifier
+            out.append(dict(r, _weight=1.0))
+        elif share is None:
             out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
+    if table == "symbols" and any(r["_pair"] for r in out):
+        # "HashMap resize" names `HashMap.resize`: a symbol one of the two words names
+        # (the class, its eight constructors) answers one word of the query, as a plain
+        # word's name does (its weight and name bonus shared: `fusion.describe`)
+        share = 1.0 / max(1, names.words)
+        out = [
+            r if r["_pair"] else dict(r, _weight=min(r["_weight"], share), _one_word=True)
+            for r in out
+        ]
     if table == "symbols" and names.qualified and any(r["_tier"] >= 3 for r in out):
         # A query that is one qualified name asks for that symbol: a symbol that only
         # holds a part of it (`arg_required_else_help` for `Arg::required`) is not it.
@@ -202,6 +226,20 @@ def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> s
         f"{dialect.contains(path, params.add(f'/{parent}-'))} OR "
         f"{dialect.contains(path, params.add(f'/{parent}.'))} OR "
         f"{held} = {q} OR {dialect.ends_with(held, params.add(f'.{parent}.{last}'))}))"
+    )
+
+
+def _member_of_class(member: tuple[str, str], col: str, params: Params) -> str:
+    """The condition on a symbol (`y`) that is the member `member[0]` of a class (or
+    type) `member[1]`: its qualified name ends with `class.member`. Not a folder's or a
+    file's, as for a qualified name (`_qualified_symbol`): "Does Django scale?" names no
+    `scale` of the `django/` package."""
+    name, parent = member
+    dialect = params.dialect
+    held = dialect.ascii_lower("coalesce(y.qualified_name, '')")
+    return (
+        f"({col} = {params.add(name)} AND ({held} = {params.add(f'{parent}.{name}')} OR "
+        f"{dialect.ends_with(held, params.add(f'.{parent}.{name}'))}))"
     )
 
 

@@ -60,6 +60,10 @@ class QueryNames(Record, frozen=True):
     # code is case-sensitive, so a symbol spelled otherwise (`config`, `set_environment`
     # for `Environment`) is not the one asked for (`case_share`).
     cased: frozenset[str] = frozenset()
+    # A class's name and a member's written as two words ("how does HashMap resize"):
+    # (the member, the class), folded, for each such pair of adjacent words
+    # (`member_pairs`); a symbol that is that member of that class is named by both.
+    members: tuple[tuple[str, str], ...] = ()
 
     def weight(self, match: str | None, code: bool = False) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
@@ -133,7 +137,34 @@ def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryName
         qualified(positive[0].text) if len(positive) == 1 else None,
         phrases(positive),
         frozenset(cased),
+        member_pairs([t.text for t in positive]),
     )
+
+
+# A class's name as a sentence writes it: a capital, then a small letter somewhere
+# (`HashMap`, `Session`; not `URL`, `I`, a constant).
+_CLASS_WORD = re.compile(r"[A-Z][\w$]*[a-z][\w$]*")
+_MEMBER_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")
+
+
+def member_pairs(words: list[str]) -> tuple[tuple[str, str], ...]:
+    """(member, class), folded, for each word written like a class's name followed by
+    a word that may be its member's ("how does HashMap resize", "Session close"): the
+    symbol `HashMap.resize` is what both words name, where the name lists found every
+    `resize` and every `HashMap` apart (`HashMap.resize` was not among the first ten of
+    OpenJDK's java.util). A sentence's first word has its capital anyway ("Explain
+    caching"): such a pair names nothing unless the index has that member of that class,
+    which the symbols list asks (`name_lists._qualified_symbol`)."""
+    pairs = []
+    for first, second in zip(words, words[1:]):
+        second = second.rstrip(SENTENCE_MARKS + ",;:")
+        if (
+            _CLASS_WORD.fullmatch(first)
+            and _MEMBER_WORD.fullmatch(second)
+            and fold(second) not in search_terms.STOPWORDS
+        ):
+            pairs.append((fold(second), fold(first)))
+    return tuple(dict.fromkeys(pairs))
 
 
 def content_words(text: str) -> list[str]:
