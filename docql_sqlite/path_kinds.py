@@ -94,3 +94,23 @@ def is_settings(path: str) -> bool:
         or name in _SETTINGS_NAMES
         or _REQUIREMENTS.match(name) is not None
     )
+
+
+# A project's legal text: `LICENSE`, `LICENSE.md`, `LICENSE-MIT`, `COPYING.LESSER`,
+# `NOTICE`, `PATENTS`. Smart search counts its passages at a share unless the query asks
+# about licensing (`fusion.legal_share`): for "where are events sent to JavaScript" on
+# expo-modules-core, whose only prose is a README, a changelog and its LICENSE, the
+# documents channel ranked the MIT licence 4th, above the Swift event emitter.
+_LEGAL_STEM = re.compile(r"^(?:(?:un)?licen[cs]e|copying|copyright)(?:[-.]|$)|^notice$|^patents$")
+_LEGAL_SUFFIXES = frozenset({"", ".md", ".txt", ".rst", ".markdown", ".html", ".adoc"})
+
+
+@functools.lru_cache(maxsize=131072)
+def is_legal(path: str) -> bool:
+    """A licence, copyright or patent notice file (`_LEGAL_STEM`): without a suffix or
+    with a document's, or named in capitals (`LICENSE.APACHE2`, `LICENSE.python`)."""
+    name = path.rpartition("/")[2]
+    stem, suffix = posixpath.splitext(name)
+    if not _LEGAL_STEM.match(stem.lower()):
+        return False
+    return suffix.lower() in _LEGAL_SUFFIXES or stem.isupper()

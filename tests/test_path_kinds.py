@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from docql_sqlite.path_kinds import is_release_notes, is_settings, is_test, is_test_or_example
+from docql_sqlite.path_kinds import (
+    is_legal,
+    is_release_notes,
+    is_settings,
+    is_test,
+    is_test_or_example,
+)
 
 
 @pytest.mark.parametrize(
@@ -96,3 +102,31 @@ def test_a_path_says_release_notes(path: str, notes: bool) -> None:
 )
 def test_a_path_says_build_settings(path: str, settings: bool) -> None:
     assert is_settings(path) is settings
+
+
+@pytest.mark.parametrize(
+    ("path", "legal"),
+    [
+        ("expo/package/LICENSE", True),
+        ("LICENSE.md", True),
+        ("LICENSE.txt", True),
+        ("LICENSE-MIT", True),
+        ("LICENCE", True),
+        ("COPYING", True),
+        ("COPYING.LESSER", True),
+        ("NOTICE", True),
+        ("PATENTS", True),
+        ("UNLICENSE", True),
+        ("django/LICENSE.python", True),  # a capitalised stem: any suffix
+        ("docs/license.rst", True),  # a page about the licence
+        ("src/license.py", False),  # code
+        ("src/licenses/check.go", False),
+        ("docs/notices.md", False),
+        ("docs/copying_files.md", False),  # a page about copying files
+        ("license_check.md", False),
+        ("NOTICE_BOARD.md", False),
+        ("README.md", False),
+    ],
+)
+def test_a_path_says_legal_text(path: str, legal: bool) -> None:
+    assert is_legal(path) is legal

@@ -1218,3 +1218,50 @@ def test_an_enums_member_is_found_by_its_qualified_name(tmp_index) -> None:
     assert first["path"] == "docs/src/action.rs", [h["location"] for h in hits]
     assert first["line"] <= member[0]["line"] <= first["end_line"]
     assert first["explain"]["lists"]["symbols"]["match"] == "Count"
+
+
+LICENCE_AND_CODE = {
+    # expo-modules-core in small: its prose is a README, a changelog and the MIT licence,
+    # whose "IN NO EVENT" the documents channel matches for a question about events
+    "LICENSE": "MIT License\n\nCopyright (c) 2015 650 Industries\n\n"
+    "Permission is hereby granted, free of charge, to any person "
+    "obtaining a copy of this software. IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY "
+    "CLAIM, WHETHER IN AN ACTION OF CONTRACT OR OTHERWISE.\n",
+    "README.md": "# expo-modules-core\n\nThe module API and the app context.\n",
+    "CHANGELOG.md": "# Changelog\n\n## 1.2\n\n- Fixed events not sent when the app starts.\n",
+    "ios/EventEmitter.swift": "/// Sends events to JavaScript listeners.\n"
+    "public final class EventEmitter {\n  func sendEvent(_ name: String) {\n  }\n}\n",
+    "ios/Module.swift": "public class Module {\n  /// Events the module sends.\n"
+    "  func events() -> [String] { [] }\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    "query, share",
+    [
+        ("where are events sent to JavaScript", 0.5),
+        ("what license covers the code", 1.0),
+        ("is it MIT or Apache", 1.0),
+        ("copyright holder", 1.0),
+    ],
+)
+def test_a_licence_counts_half_unless_the_query_asks_about_licensing(
+    tmp_index, monkeypatch: pytest.MonkeyPatch, query: str, share: float
+) -> None:
+    """A licence answers no question but a licensing one: on expo-modules-core the MIT
+    licence was 4th for "where are events sent to JavaScript" (its "IN NO EVENT", in a
+    package whose only prose is a README, a changelog and the licence). Its passages
+    keep LEGAL_SHARE of their score unless the query asks about licensing."""
+    from docql_sqlite.search import fusion
+    from docql_sqlite.search import terms as search_terms
+
+    assert fusion.legal_share(search_terms.parse(query)) == share
+    tmp_index.write_many(LICENCE_AND_CODE)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        shared = {h["path"]: h["score"] for h in search(idx, query, limit=20)}
+        monkeypatch.setattr(fusion, "LEGAL_SHARE", 1.0)
+        whole = {h["path"]: h["score"] for h in search(idx, query, limit=20)}
+    licence = next((path for path in whole if path.endswith("/LICENSE")), None)
+    assert licence is not None, whole
+    assert shared[licence] == pytest.approx(whole[licence] * share, rel=1e-4)

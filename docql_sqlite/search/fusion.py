@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..path_kinds import is_release_notes, is_test
+from ..path_kinds import is_legal, is_release_notes, is_test
 from ..records import Record, field
 from ..text import fold
 from . import terms as search_terms
@@ -286,6 +286,24 @@ def notes_share(terms: list[search_terms.Term], task: bool = False) -> float:
 # NOTES_WORDS that a task says of what it makes ("how do I create a new user").
 _TASK_WORDS = frozenset({"new"})
 
+# A passage of a licence or notice file (`path_kinds.is_legal`) counts this share of its
+# score unless the query asks about licensing (LEGAL_WORDS): legal text answers no other
+# question, yet in a package whose only prose is a README, a changelog and its LICENSE
+# the documents channel ranks it beside them ("where are events sent to JavaScript" on
+# expo-modules-core: the MIT licence 4th, above the Swift event emitter).
+LEGAL_SHARE = 0.5
+LEGAL_WORDS = frozenset(
+    "license licence licenses licences licensing licensed copyright copyrights copying "
+    "copyleft patent patents warranty warranties liability trademark trademarks mit apache "
+    "gpl lgpl agpl bsd mpl redistribute redistribution sublicense notice".split()
+)
+
+
+def legal_share(terms: list[search_terms.Term]) -> float:
+    """LEGAL_SHARE, or 1 when a word of the query is about licensing (LEGAL_WORDS)."""
+    asked = any(token in LEGAL_WORDS for t in search_terms.positives(terms) for token in t.tokens)
+    return 1.0 if asked else LEGAL_SHARE
+
 
 # A passage of a code file counts this share of its score when the question asks where
 # something is explained or documented (`terms.PROSE_FRAMES`): "where are blueprints
@@ -295,16 +313,22 @@ CODE_SHARE = 0.5
 
 
 def share(
-    entry: Fused, tests: float, code_docs: frozenset[int] = frozenset(), notes: float = 1.0
+    entry: Fused,
+    tests: float,
+    code_docs: frozenset[int] = frozenset(),
+    notes: float = 1.0,
+    legal: float = 1.0,
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
-    file's, `notes_share` for release notes', CODE_SHARE for a passage of one of
-    `code_docs` (the code files among the candidates of a question asking for prose;
-    empty otherwise)."""
+    file's, `notes_share` for release notes', `legal_share` for a licence's, CODE_SHARE
+    for a passage of one of `code_docs` (the code files among the candidates of a
+    question asking for prose; empty otherwise)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
         kept *= notes
+    if legal != 1.0 and is_legal(path):
+        kept *= legal
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
 
 

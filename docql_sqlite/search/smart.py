@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
-from ..path_kinds import is_release_notes, is_settings
+from ..path_kinds import is_legal, is_release_notes, is_settings
 from . import channels, frames, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -60,6 +60,9 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     notes = fusion.notes_share(terms, task=task)
     if notes != 1.0 and any(is_release_notes(f.row["_path"]) for f in fused):
         steps.append(f"passages of release notes x{notes} (the query does not ask about changes)")
+    legal = fusion.legal_share(terms)
+    if legal != 1.0 and any(is_legal(f.row["_path"]) for f in fused):
+        steps.append(f"passages of licence files x{legal} (the query does not ask about licensing)")
     code_docs = (
         ranking.code_documents(store, {f.row["_doc"] for f in fused})
         | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
@@ -78,7 +81,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         (
             (
                 fusion.composite(f, names, lexical, found.nearness, found.agreed)
-                * fusion.share(f, tests, code_docs, notes),
+                * fusion.share(f, tests, code_docs, notes, legal),
                 f,
             )
             for f in fused
