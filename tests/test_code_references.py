@@ -1973,12 +1973,13 @@ JAVA_RECEIVERS = {
 def test_a_java_member_of_another_object_is_not_the_classs_own(tmp_path: Path) -> None:
     """Java names its own object `this`: `writer.write(s)` inside `HtmlWriter.write`
     linked `local` to the method itself, `sb.toString()` to the class's own `toString`;
-    another object's member skips the file's rule (`""`: one of the two `write`s), a JDK
-    type's method on a value stays ambiguous, and `Math.max` is the JDK's (`"."`)."""
+    the field's declared `java.io.Writer`, which the index lacks, has no `write` of the index
+    (`unresolved`, not one of the two `write`s), a JDK type's method on a value stays
+    ambiguous, and `Math.max` is the JDK's (`"."`)."""
     _, db = _index_tree(tmp_path, JAVA_RECEIVERS)
     found = _calls_in(db, "org/HtmlWriter.java")
     assert found == {
-        (6, "write", OTHER_OBJECT, "ambiguous", None),
+        (6, "write", "Writer()", "unresolved", None),
         (7, "flush", OWN_MEMBER, "local", "HtmlWriter.flush"),
         (8, "max", ".", "unresolved", None),
         (11, "toString", OTHER_OBJECT, "ambiguous", None),
@@ -3211,7 +3212,7 @@ def test_java_kotlin_and_csharp_names_by_package_bases_and_overloads(tmp_path: P
         ("util/Gregorian.java", 6, "set", None, "import", "Calendar.set"),
         ("util/Gregorian.java", 7, "requireNonNull", "Checks", "import", "Checks.requireNonNull"),
         ("util/Gregorian.java", 8, "Node", None, "import", "Node"),
-        ("util/Gregorian.java", 9, "count", OTHER_OBJECT, "ambiguous", None),
+        ("util/Gregorian.java", 9, "count", "Node()", "import", "Node.count"),
         ("util/Gregorian.java", 10, "tick", "Clock", "unresolved", None),
         ("util/Gregorian.java", 11, "count", OTHER_OBJECT, "ambiguous", None),
         ("util/Gregorian.java", 11, "node", None, "local", "Gregorian.node"),
@@ -3219,7 +3220,7 @@ def test_java_kotlin_and_csharp_names_by_package_bases_and_overloads(tmp_path: P
         ("app/Main.java", 8, "Gregorian", None, "import", "Gregorian"),
         ("app/Main.java", 9, "set", None, "unresolved", None),
         ("app/Main.java", 10, "requireNonNull", None, "import", "Checks.requireNonNull"),
-        ("app/Main.java", 11, "roll", OTHER_OBJECT, "import", "Gregorian.roll"),
+        ("app/Main.java", 11, "roll", "Gregorian()", "import", "Gregorian.roll"),
         ("app/Main.java", 12, "Gregorian", None, "import", "Gregorian"),
         ("app/Main.java", 12, "complete", "Gregorian()", "import", "Calendar.complete"),
         ("kt/Child.kt", 4, "readFloat", None, "import", "Base.readFloat"),
@@ -3293,4 +3294,56 @@ def test_swift_names_by_bases_overloads_and_constructors(tmp_path: Path) -> None
         (11, "start", "super", "unresolved", None),
         (13, "dispatchEvent", None, "unique", "dispatchEvent"),
         (14, "dispatchEvent", OWN_MEMBER, "unresolved", None),
+    }, sorted(found, key=str)
+
+
+JAVA_DECLARED = {
+    # java.util and java.net.http in small: values whose class the code writes down
+    "util/Logger.java": "package util;\n\npublic class Logger {\n  void log(String m) {}\n}\n",
+    "util/Journal.java": "package util;\n\npublic class Journal {\n  void log(String m) {}\n}\n",
+    "util/Sync.java": (
+        "package util;\n\nabstract class Base {\n"
+        "  final boolean hasQueuedThreads() { return false; }\n}\n\n"
+        "class Sync extends Base {\n}\n"
+    ),
+    "util/Queue.java": (
+        "package util;\n\npublic class Queue {\n"
+        "  final boolean hasQueuedThreads() { return true; }\n}\n"
+    ),
+    "util/Lock.java": (
+        "package util;\n\n"
+        "import java.nio.ByteBuffer;\n\n"
+        "public class Lock {\n"
+        "  private final Logger logger = new Logger();\n"
+        "  private final Sync sync;\n"
+        "  boolean held(Journal journal, ByteBuffer buf) {\n"
+        '    logger.log("held");\n'  # 9: the field's Logger
+        '    journal.log("held");\n'  # 10: the parameter's Journal
+        "    var other = new Journal();\n"
+        '    other.log("x");\n'  # 12: `var`'s `new Journal()`
+        "    buf.flip();\n"  # 13: a class the index lacks
+        "    return sync.hasQueuedThreads();\n"  # 14: Sync's, from its base
+        "  }\n"
+        "}\n"
+    ),
+    "util/BitSet.java": "package util;\n\npublic class BitSet {\n  public void flip() {}\n}\n",
+}
+
+
+def test_a_java_value_declared_with_a_class_calls_its_members(tmp_path: Path) -> None:
+    """Java writes every variable's, field's and parameter's class: `logger.log(…)` on a
+    `Logger` field is `Logger.log` (both `log`s were candidates), a member of a
+    `ByteBuffer` (no class of the index) is `unresolved`, not the index's one `flip`.
+    On OpenJDK 17's java.util and java.net.http: ambiguous 12,789 → 2,989 of 77,529
+    references (14 of 14 sampled unlinks were wrong links: `ByteBuffer.flip` to
+    `BitSet.flip`, `String.equalsIgnoreCase` to a cache's)."""
+    _, db = _index_tree(tmp_path, JAVA_DECLARED)
+    found = {row for row in _calls_in(db, "util/Lock.java") if row[1] != "Logger"}
+    assert found == {
+        (9, "log", "Logger()", "import", "Logger.log"),
+        (10, "log", "Journal()", "import", "Journal.log"),
+        (11, "Journal", None, "import", "Journal"),
+        (12, "log", "Journal()", "import", "Journal.log"),
+        (13, "flip", "ByteBuffer()", "unresolved", None),
+        (14, "hasQueuedThreads", "Sync()", "import", "Base.hasQueuedThreads"),
     }, sorted(found, key=str)

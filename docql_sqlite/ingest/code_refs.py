@@ -77,7 +77,7 @@ _NOTHING = (-2, "")
 _GENERIC_PATTERN = (-3, "")  # a type parameter's name (`@generic`)
 _RECEIVER_PATTERN = (-4, "")  # a Go method's receiver name (`@receiver`)
 _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute`)
-_TYPED_PATTERN = (-6, "")  # a Go name declared with a named type (`@typed`, `@type`, `@scope`)
+_TYPED_PATTERN = (-6, "")  # a Go or Java name declared with a type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
 _OWN_NAME_PATTERN = (-8, "")  # a name a declaration gives, no use (`@own`: Rust's `Item =`)
 # The capture that makes a pattern one of these, in the order they are told apart.
@@ -170,7 +170,7 @@ def extract_reference_rows(
                 node = captures["attribute"][0]
                 attributes.append((node.start_byte, node.end_byte))
             elif kind == -6:  # _TYPED_PATTERN: `c *Context`, `client = TestClient(app)`
-                if language == "go":
+                if language in _DECLARED_TYPES:
                     declared.append(captures)
                 elif _QUERY_FILE.get(language, language) == "python":  # (and Starlark)
                     _bound(src, captures, typed)
@@ -349,7 +349,7 @@ def extract_reference_rows(
             )
         if typed and refs:
             refs = _without_aliases(refs, typed, bounds, owners)
-    elif declared and plain and language == "go":
+    elif declared and plain and language in _DECLARED_TYPES:
         refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         if generics:
@@ -430,6 +430,11 @@ def _typed_receivers(
     return _retyped(found, refs, annotated, plain)
 
 
+# Languages whose names are declared with their type (a query's `@typed` patterns), whose
+# members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`.
+_DECLARED_TYPES = frozenset({"go", "java"})
+
+
 def _declared(
     src: bytes,
     captures: dict[str, list[Node]],
@@ -458,6 +463,8 @@ def _declared(
     else:
         kind = captures["type"][0]
         type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
+        if type_name == b"var":  # Java's `var x = new Foo()`: its own pattern names Foo
+            return
     typed.setdefault(text, []).append((start, end, type_name.decode("utf-8")))
 
 

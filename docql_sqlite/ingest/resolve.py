@@ -74,8 +74,9 @@ never a type's member (`_decide`: `Ok(…)` is not an `impl`'s `type Ok`); `self
 `Self::x` (`refs.qualifier` `self`, `Self`) take rule 1 with the members.
 
 `candidates` records how many there were, so an answer can say "one of 7".
-Types are read only where the code writes them down (an annotation, a Go declaration,
-`x = Class(…)`, `self.x = Class(…)`, a Rust chain begun by `Type::f`); a value returned
+Types are read only where the code writes them down (an annotation, a Go or Java
+declaration, `x = Class(…)`, `self.x = Class(…)`, a Rust chain begun by `Type::f`, a
+Java, Kotlin, C# or Swift constructor's call); a value returned
 by a call, and virtual dispatch, are beyond this: such a method resolves by the rules
 above, which the `resolution` column says.
 """
