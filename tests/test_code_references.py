@@ -3347,3 +3347,52 @@ def test_a_java_value_declared_with_a_class_calls_its_members(tmp_path: Path) ->
         (13, "flip", "ByteBuffer()", "unresolved", None),
         (14, "hasQueuedThreads", "Sync()", "import", "Base.hasQueuedThreads"),
     }, sorted(found, key=str)
+
+
+CSHARP_DECLARED = {
+    # pythonnet in small
+    "src/PyList.cs": (
+        "namespace Py.Runtime\n{\n    public class PyList\n    {\n"
+        "        public void Append(object o) {}\n    }\n}\n"
+    ),
+    "src/Journal.cs": (
+        "namespace Py.Runtime\n{\n    public class Journal\n    {\n"
+        "        public void Append(object o) {}\n    }\n}\n"
+    ),
+    "src/ReflectionUtil.cs": (
+        "namespace Py.Runtime\n{\n    static class ReflectionUtil\n    {\n"
+        "        public static object GetBaseGetMethod(this PropertyInfo property, bool b)\n"
+        "        {\n            return null;\n        }\n    }\n}\n"
+    ),
+    "src/Binder.cs": (
+        "using System.Text;\n\nnamespace Py.Runtime\n{\n    class Binder\n    {\n"
+        "        private readonly Journal journal;\n"
+        "        void Bind(PropertyInfo md, StringBuilder buffer)\n        {\n"
+        '            journal.Append("x");\n'  # 10: the field's Journal
+        '            buffer.Append("x");\n'  # 11: StringBuilder's, no class of the index
+        "            var list = new PyList();\n"
+        '            list.Append("x");\n'  # 13
+        "            md.GetBaseGetMethod(true);\n"  # 14: an extension method
+        "        }\n    }\n}\n"
+    ),
+}
+
+
+def test_a_csharp_value_declared_with_a_class_calls_its_members(tmp_path: Path) -> None:
+    """C# as Java: a field's, parameter's or `var x = new Foo()`'s class types its
+    members (pythonnet's `buffer.Append(…)` on a `StringBuilder` was `PyList.Append` by
+    uniqueness); an extension method (`this PropertyInfo property`) is any class's."""
+    _, db = _index_tree(tmp_path, CSHARP_DECLARED)
+    found = {row for row in _calls_in(db, "src/Binder.cs") if row[1] != "PyList"}
+    assert found == {
+        (10, "Append", "Journal()", "import", "Py.Runtime.Journal.Append"),
+        (11, "Append", "StringBuilder()", "unresolved", None),
+        (13, "Append", "PyList()", "import", "Py.Runtime.PyList.Append"),
+        (
+            14,
+            "GetBaseGetMethod",
+            "PropertyInfo()",
+            "import",
+            "Py.Runtime.ReflectionUtil.GetBaseGetMethod",
+        ),
+    }, sorted(found, key=str)

@@ -431,8 +431,8 @@ def _typed_receivers(
 
 
 # Languages whose names are declared with their type (a query's `@typed` patterns), whose
-# members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`.
-_DECLARED_TYPES = frozenset({"go", "java"})
+# members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s.
+_DECLARED_TYPES = frozenset({"go", "java", "c_sharp"})
 
 
 def _declared(

@@ -339,6 +339,9 @@ class _Def:
     # Whether it is a C/C++ prototype (its signature ends with `;`, as the file writes
     # it: `code_symbols`), whose body another file holds (`_bodies_behind_declarations`).
     declaration: bool = False
+    # Whether it is a C# extension method (`static … F(this PropertyInfo p, …)`), which a
+    # value of another class calls as its own (`_value_of`).
+    extension: bool = False
 
 
 def _sources_over_headers(definitions: list[_Def]) -> list[_Def]:
@@ -635,9 +638,23 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
     # qualified name → (the scope of what it defines: itself for a function, its lines).
     scopes: dict[str, tuple[str, int, int]] = {}
     document = -1
-    for sid, doc_id, name, kind, parent, qualified, line, end_line, language, path, semi in rows(
+    for (
+        sid,
+        doc_id,
+        name,
+        kind,
+        parent,
+        qualified,
+        line,
+        end_line,
+        language,
+        path,
+        semi,
+        extension,
+    ) in rows(
         "SELECT y.id, y.doc_id, y.name, y.kind, y.parent, y.qualified_name, y.line, "
-        "y.end_line, y.language, d.path, y.signature LIKE '%;' FROM symbols y "
+        "y.end_line, y.language, d.path, y.signature LIKE '%;', "
+        "y.language = 'c_sharp' AND y.signature LIKE '%(this %' FROM symbols y "
         "JOIN documents d ON d.id = y.doc_id ORDER BY y.doc_id, y.ord"
     ):
         if doc_id != document:
@@ -674,6 +691,7 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
                     tests[doc_id],
                     family in _ONE_PER_FILE and path.endswith(_C_HEADERS),
                     family in _ONE_PER_FILE and bool(semi) and kind in CALLABLE,
+                    bool(extension),
                 )
             )
     return by_name
@@ -1704,6 +1722,12 @@ class _Resolver:
             imported = type_name in self.name_sources or type_name in self.renamed.get(
                 self.doc_id, ()
             )  # (`from m import DialectType as DialectType`)
+            if self.family == "c_sharp":
+                # a C# extension method is any class's (`md.GetBaseGetMethod(true)` on a
+                # `PropertyInfo`, pythonnet's `ReflectionUtil`)
+                extensions = [d for d in candidates if d.extension]
+                if extensions:
+                    return self._one_of(extensions, candidates)
             if self.family != "python" or not imported:
                 return None, _UNRESOLVED[1], len(candidates)
         if self.family == "python":

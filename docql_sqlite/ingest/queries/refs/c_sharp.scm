@@ -24,3 +24,36 @@
 
 ; A type parameter (`<T>`): its uses inside its declaration name no definition.
 (type_parameter name: (identifier) @generic)
+
+; A variable, a field or a parameter declared with a class (`Foo x = …`, `private readonly
+; Logger logger;`, `(Journal j)`, `var y = new Bar<int>()`): `x.M()` where it is seen is a
+; member of that class (`code_refs._go_typed`, as Go's and Java's declared names).
+(local_declaration_statement (variable_declaration
+  type: [(identifier) @type
+         (generic_name . (identifier) @type)
+         (qualified_name name: [(identifier) @type (generic_name . (identifier) @type)])]
+  (variable_declarator name: (identifier) @typed))) @bind
+(local_declaration_statement (variable_declaration
+  type: (implicit_type)
+  (variable_declarator
+    name: (identifier) @typed
+    (object_creation_expression
+      type: [(identifier) @type (generic_name . (identifier) @type)])))) @bind
+(declaration_list
+  (field_declaration (variable_declaration
+    type: [(identifier) @type
+           (generic_name . (identifier) @type)
+           (qualified_name name: [(identifier) @type (generic_name . (identifier) @type)])]
+    (variable_declarator name: (identifier) @typed)))) @scope
+([
+  (method_declaration parameters: (parameter_list (parameter
+    type: [(identifier) @type
+           (generic_name . (identifier) @type)
+           (qualified_name name: [(identifier) @type (generic_name . (identifier) @type)])]
+    name: (identifier) @typed)))
+  (constructor_declaration parameters: (parameter_list (parameter
+    type: [(identifier) @type
+           (generic_name . (identifier) @type)
+           (qualified_name name: [(identifier) @type (generic_name . (identifier) @type)])]
+    name: (identifier) @typed)))
+]) @scope
