@@ -3263,7 +3263,7 @@ SWIFT = {
         "  let registry: [String: Int] = [:]\n"
         "  func start() {\n"
         '    sendEvent("start")\n'  # 7: its base's, not Emitter's
-        '    store.load("x")\n'  # 8: a value's: Store's or Cache's
+        '    store.load("x")\n'  # 8: the property's Store, not Cache's
         "    Store().load(1)\n"  # 9: a new Store's (one method of two overloads)
         '    Logger().error("x")\n'  # 10
         "    super.start()\n"  # 11: no base in the index has it
@@ -3286,7 +3286,7 @@ def test_swift_names_by_bases_overloads_and_constructors(tmp_path: Path) -> None
     assert found == {
         (4, "Store", None, "unique", "Store"),
         (7, "sendEvent", None, "import", "BaseModule.sendEvent"),
-        (8, "load", OTHER_OBJECT, "ambiguous", None),
+        (8, "load", "Store()", "import", "Store.load"),
         (9, "Store", None, "unique", "Store"),
         (9, "load", "Store()", "import", "Store.load"),
         (10, "Logger", None, "unique", "Logger"),
@@ -3395,4 +3395,59 @@ def test_a_csharp_value_declared_with_a_class_calls_its_members(tmp_path: Path) 
             "import",
             "Py.Runtime.ReflectionUtil.GetBaseGetMethod",
         ),
+    }, sorted(found, key=str)
+
+
+KOTLIN_SWIFT_DECLARED = {
+    # expo-modules-core's two sides in small
+    "kt/Registry.kt": "package kt\n\nclass Registry {\n    fun register(name: String) {}\n}\n",
+    "kt/Journal.kt": "package kt\n\nclass Journal {\n    fun register(name: String) {}\n}\n",
+    "kt/SharedRef.kt": "package kt\n\nfun KClass<*>.isSharedRefClass(): Boolean = true\n",
+    "kt/Module.kt": (
+        "package kt\n\nclass Module(private val journal: Journal) {\n"
+        "    private val registry = Registry()\n"
+        "    fun start(owner: KClass<*>, value: Dynamic) {\n"
+        '        registry.register("a")\n'  # 6: the property's Registry
+        '        journal.register("b")\n'  # 7: the constructor parameter's Journal
+        "        owner.isSharedRefClass()\n"  # 8: an extension function of a class outside
+        "        value.asDouble()\n"  # 9: react-native's Dynamic: nothing of the index
+        "    }\n}\n"
+    ),
+    "ios/Registry.swift": "class Registry {\n  func register(_ name: String) {}\n}\n",
+    "ios/Journal.swift": "class Journal {\n  func register(_ name: String) {}\n}\n",
+    "ios/String+Trim.swift": "extension String {\n  func trimmed() -> String { self }\n}\n",
+    "ios/Module.swift": (
+        "class Module {\n"
+        "  private var registry: Registry = Registry()\n"
+        "  func start(journal: Journal, name: String) {\n"
+        '    registry.register("a")\n'  # 4
+        '    journal.register("b")\n'  # 5
+        "    let made = Registry()\n"
+        '    made.register("c")\n'  # 7
+        "    _ = name.trimmed()\n"  # 8: an extension of String, which the index lacks
+        "  }\n}\n"
+    ),
+}
+
+
+def test_kotlin_and_swift_values_declared_with_a_class_call_its_members(tmp_path: Path) -> None:
+    """Kotlin's and Swift's properties, parameters and `val x = Foo()` type their
+    members as Java's declarations do, and a class the index lacks still has what the
+    index extends it with (a Kotlin extension function, a Swift `extension String`)."""
+    _, db = _index_tree(tmp_path, KOTLIN_SWIFT_DECLARED)
+    found = {
+        (path, *row[:5])
+        for path in ("kt/Module.kt", "ios/Module.swift")
+        for row in _calls_in(db, path)
+        if row[1] != "Registry"
+    }
+    assert found == {
+        ("kt/Module.kt", 6, "register", "Registry()", "import", "Registry.register"),
+        ("kt/Module.kt", 7, "register", "Journal()", "import", "Journal.register"),
+        ("kt/Module.kt", 8, "isSharedRefClass", "KClass()", "import", "isSharedRefClass"),
+        ("kt/Module.kt", 9, "asDouble", "Dynamic()", "unresolved", None),
+        ("ios/Module.swift", 4, "register", "Registry()", "import", "Registry.register"),
+        ("ios/Module.swift", 5, "register", "Journal()", "import", "Journal.register"),
+        ("ios/Module.swift", 7, "register", "Registry()", "import", "Registry.register"),
+        ("ios/Module.swift", 8, "trimmed", "String()", "import", "String.trimmed"),
     }, sorted(found, key=str)

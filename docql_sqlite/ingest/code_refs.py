@@ -431,8 +431,9 @@ def _typed_receivers(
 
 
 # Languages whose names are declared with their type (a query's `@typed` patterns), whose
-# members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s.
-_DECLARED_TYPES = frozenset({"go", "java", "c_sharp"})
+# members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s,
+# Kotlin's `val reg: Registry`, Swift's `let x = Foo()`.
+_DECLARED_TYPES = frozenset({"go", "java", "c_sharp", "kotlin", "swift"})
 
 
 def _declared(
@@ -514,6 +515,11 @@ def _plain_receivers(
     return found_names
 
 
+# The nodes that end a local variable's scope (`_go_typed`): a block (Go, Java, C#,
+# Kotlin) and Swift's statements (of a function, an `if`, a closure).
+_BLOCKS = frozenset({"block", "statements"})
+
+
 # Go's built-in functions: no declared result type the index could hold.
 _GO_BUILT_IN_CALLS = frozenset(
     b"append cap clear close complex copy delete imag len make max min new panic print "
@@ -572,7 +578,7 @@ def _go_typed(
             node = cursor.node
             if node is None or node.start_byte > start:
                 break
-            if node.type == "block":
+            if node.type in _BLOCKS:
                 end = node.end_byte
         return end
 

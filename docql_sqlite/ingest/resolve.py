@@ -1722,10 +1722,18 @@ class _Resolver:
             imported = type_name in self.name_sources or type_name in self.renamed.get(
                 self.doc_id, ()
             )  # (`from m import DialectType as DialectType`)
-            if self.family == "c_sharp":
-                # a C# extension method is any class's (`md.GetBaseGetMethod(true)` on a
-                # `PropertyInfo`, pythonnet's `ReflectionUtil`)
-                extensions = [d for d in candidates if d.extension]
+            if self.family in _BARE_FROM_BASES:
+                # What extends a class the index lacks: a Swift `extension String`'s member,
+                # a C# extension method (`md.GetBaseGetMethod(true)` on a `PropertyInfo`,
+                # pythonnet's `ReflectionUtil`), a Kotlin extension function (top level:
+                # `ownerClass.isSharedRefClass()` on a `KClass`, expo's SharedRef.kt)
+                extensions = [
+                    d for d in candidates if d.parent.rpartition(".")[2] == type_name
+                ] or [
+                    d
+                    for d in candidates
+                    if d.extension or (self.family == "kotlin" and not d.parent)
+                ]
                 if extensions:
                     return self._one_of(extensions, candidates)
             if self.family != "python" or not imported:
