@@ -2208,8 +2208,17 @@ class _Resolver:
         ):
             return None
         imported = _imports_of(self.imported_names, self.imported_paths, among)
-        if package:  # (Java, Kotlin: the files of its package are visible unimported)
-            imported += [d for d in among if d.directory == self.package and d not in imported]
+        if package:
+            # Java, Kotlin: its package's top-level classes (and their members) are seen
+            # unimported; a class nested in one is not (`Flow.Subscription` of another
+            # package, imported, is not the package's `Stream.Subscription`)
+            imported += [
+                d
+                for d in among
+                if d.directory == self.package
+                and (not d.parent or (d.kind not in CLASS_LIKE and "." not in d.parent))
+                and d not in imported
+            ]
         # (A definition inside a function, or a test's, is seen by no other file: it
         # counts, so that two such names stay undecided, but it is never the link.)
         return imported[0] if len(imported) == 1 and not self._hidden(imported[0]) else None
