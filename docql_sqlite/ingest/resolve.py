@@ -855,26 +855,21 @@ def _declared_base_names(signature: str | None) -> set[str]:
 
 def _without_parentheses(text: str) -> str:
     """`text` with every `(…)` group taken out (nested ones too)."""
-    out: list[str] = []
-    depth = 0
-    for char in text:
-        if char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        elif not depth:
-            out.append(char)
-    return "".join(out)
+    return _without_groups(text, "(", ")")
 
 
 def _without_type_parameters(text: str) -> str:
     """`text` with every `<…>` group taken out (nested ones too)."""
+    return _without_groups(text, "<", ">")
+
+
+def _without_groups(text: str, opening: str, closing: str) -> str:
     out: list[str] = []
     depth = 0
     for char in text:
-        if char == "<":
+        if char == opening:
             depth += 1
-        elif char == ">" and depth:
+        elif char == closing and depth:
             depth -= 1
         elif not depth:
             out.append(char)
