@@ -340,6 +340,63 @@ func top(_ x: Int) -> Int { x }
             ("function", "top", "top", 25, 25, None),
         ],
     ),
+    "objc": (
+        """\
+#import <Foundation/Foundation.h>
+
+NS_ASSUME_NONNULL_BEGIN
+
+/// Utilities for modules.
+@interface EXUtilities : NSObject <EXUtilitiesInterface>
++ (void)performSynchronouslyOnMainThread:(void (^)(void))block;
+- (nullable NSDictionary *)launchOptions;
+@end
+
+@protocol EXUtilService
+- (UIViewController *)currentViewController;
+@end
+
+@interface EXUtilities ()
+- (void)setup;
+@end
+
+@implementation EXUtilities
+
+- (void)setup
+{
+  helper(1);
+}
+
+@end
+
+static int helper(int x) { return x; }
+
+NS_ASSUME_NONNULL_END
+""",
+        [
+            ("class", "EXUtilities", "EXUtilities", 6, 9, None),
+            (
+                "method",
+                "performSynchronouslyOnMainThread",
+                "EXUtilities.performSynchronouslyOnMainThread",
+                7,
+                7,
+                "EXUtilities",
+            ),
+            ("method", "launchOptions", "EXUtilities.launchOptions", 8, 8, "EXUtilities"),
+            ("interface", "EXUtilService", "EXUtilService", 11, 13, None),
+            (
+                "method",
+                "currentViewController",
+                "EXUtilService.currentViewController",
+                12,
+                12,
+                "EXUtilService",
+            ),
+            ("method", "setup", "EXUtilities.setup", 21, 24, "EXUtilities"),
+            ("function", "helper", "helper", 28, 28, None),
+        ],
+    ),
     "c_sharp": (
         """\
 namespace Demo
@@ -560,6 +617,8 @@ def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
         (".kts", "kotlin"),
         (".cs", "c_sharp"),
         (".swift", "swift"),
+        (".m", "objc"),
+        (".mm", "objc"),
         (".c", "c"),
         (".h", "c"),
         (".cpp", "cpp"),
@@ -1337,3 +1396,34 @@ def test_a_c_function_left_open_ends_where_the_next_definition_begins() -> None:
         ("second", 8, 11, None),
         ("third", 13, 16, None),
     ]
+
+
+def test_a_header_or_a_dot_m_file_says_by_its_text_which_language_it_is(tmp_path: Path) -> None:
+    """expo-modules-core's iOS headers are Objective-C: parsed as C, 70 of them were
+    syntax warnings and no class; a `.m` file without Objective-C is MATLAB's (or
+    Octave's), kept as plain text rather than misread; a C header stays C."""
+    import docql_sqlite
+
+    files = {
+        "ios/EXUtilities.h": "#import <Foundation/Foundation.h>\n\nNS_ASSUME_NONNULL_BEGIN\n\n"
+        "@interface EXUtilities : NSObject\n- (void)setup;\n@end\n\nNS_ASSUME_NONNULL_END\n",
+        "c/util.h": "#ifndef UTIL_H\n#define UTIL_H\nint add(int a, int b);\n#endif\n",
+        "matlab/peaks.m": "function z = peaks(n)\n% PEAKS A sample function.\nz = n .^ 2;\nend\n",
+    }
+    for name, text in files.items():
+        (tmp_path / "src" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / name).write_text(text)
+    db = tmp_path / "i.db"
+    report = docql_sqlite.index(db, [str(tmp_path / "src")])
+    assert not report.warnings and not report.failed, report
+    with docql_sqlite.open(db) as idx:
+        rows = idx.store.conn.execute(
+            "SELECT d.path, d.language, (SELECT group_concat(s.qualified_name) FROM symbols s "
+            "WHERE s.doc_id = d.id) FROM documents d ORDER BY d.path"
+        ).fetchall()
+    found = {path.split("/src/", 1)[1]: (language, names) for path, language, names in rows}
+    assert found == {
+        "c/util.h": ("c", "add"),
+        "ios/EXUtilities.h": ("objc", "EXUtilities,EXUtilities.setup"),
+        "matlab/peaks.m": ("matlab", None),
+    }, found

@@ -66,7 +66,17 @@ _CPP_SIGNS = re.compile(
 # - a `#define X` with no value but trailing blanks is written `#define    X`: with the
 #   blanks tree-sitter takes the next line as the value (a function after it vanished);
 # - the `extern "C"` guard lines are blanked (`_CPLUSPLUS_GUARD`).
-_PREPROCESSED = frozenset({"c", "cpp"})
+_PREPROCESSED = frozenset({"c", "cpp", "objc"})
+# An Objective-C header by its text: a line opening with an `@` keyword of its own
+# (`@interface`, `@implementation`, `@protocol`, `@class`); `#import` is no sign (expo's
+# C++ headers `#import <unordered_map>`).
+_OBJC_SIGNS = re.compile(r"^[ \t]*@(?:interface|implementation|protocol|class)\b", re.MULTILINE)
+# ... and a `.m` file that is C's kind of file at all (MATLAB's has none of these)
+_C_SIGNS = re.compile(r"^[ \t]*#[ \t]*(?:import|include)\b", re.MULTILINE)
+# Clang's nullability region markers, alone on their lines: tree-sitter-objc reads the
+# first as a type before `@interface` (33 of expo-modules-core's 69 headers had errors, 12
+# with them blanked; `_as_the_parser_reads`).
+_NULLABILITY_REGION = re.compile(rb"^[ \t]*NS_ASSUME_NONNULL_(?:BEGIN|END)[ \t]*$", re.MULTILINE)
 _DIRECTIVE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
 _BARE_DEFINE = re.compile(
     rb"^([ \t]*#[ \t]*define)([ \t]+)(\w+(?:\([^)\n]*\))?)([ \t]+)$", re.MULTILINE
@@ -111,8 +121,19 @@ def parse(source: Source) -> Document:
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
-    if language == "c" and name.endswith(".h") and _CPP_SIGNS.search(text):
-        language = "cpp"
+    if language == "c" and name.endswith(".h"):
+        if _OBJC_SIGNS.search(text):
+            language = "objc"  # (its C parse was an ERROR at every `@interface`)
+        elif _CPP_SIGNS.search(text):
+            language = "cpp"
+    elif language == "objc" and (
+        name.endswith(".mm") or not (_OBJC_SIGNS.search(text) or _C_SIGNS.search(text))
+    ):
+        # Objective-C++ (`.mm`), which tree-sitter-objc reads without its C++ (expo's
+        # `jsi::Value` became methods that C++ calls then linked to), and MATLAB's or
+        # Octave's `.m`: no grammar for either, their text is chunked
+        other = "objcpp" if name.endswith(".mm") else "matlab"
+        return Document(format="code", text=text, title=name, language=other, warnings=warnings)
     try:
         document = parse_code_text(text, source.path, language)
     except GrammarUnavailable:
@@ -178,7 +199,10 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
 def _as_the_parser_reads(src: bytes) -> bytes:
     """`src` as tree-sitter is given it, and read back (`_PREPROCESSED`): the comments of
     continued directives and the `extern "C"` guard lines turned into spaces, a bare
-    `#define`'s trailing blanks moved before its name; newlines kept."""
+    `#define`'s trailing blanks moved before its name, Objective-C's nullability region
+    markers blanked (`_NULLABILITY_REGION`); newlines kept."""
+    if b"NS_ASSUME_NONNULL_" in src:
+        src = _NULLABILITY_REGION.sub(lambda m: _NOT_NEWLINE.sub(b" ", m.group()), src)
     if b"#" not in src:
         return src
 

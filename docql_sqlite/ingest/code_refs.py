@@ -46,12 +46,13 @@ from docql_sqlite.ref_codes import (
 _QUERIES = Path(__file__).with_name("queries") / "refs"
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
 # Languages whose imports name files (headers, module specifiers), not identifiers.
-_FILE_MODULES = frozenset({"c", "cpp", "javascript", "typescript", "tsx"})
+_FILE_MODULES = frozenset({"c", "cpp", "objc", "javascript", "typescript", "tsx"})
 # A keyword is no reference (`code_text.C_KEYWORDS`: sentencepiece had `virtual` 108 and
 # `static_cast` 160 unresolved uses where recovery read them as names), compared as bytes.
 _KEYWORDS: dict[str, frozenset[bytes]] = {
     "c": frozenset(word.encode() for word in C_KEYWORDS),
     "cpp": frozenset(word.encode() for word in CPP_KEYWORDS),
+    "objc": frozenset(word.encode() for word in C_KEYWORDS),
 }
 
 
@@ -1258,9 +1259,11 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     # function of the index (`_ARROW_LANGUAGES` read `->` as a member too).
     "cpp": frozenset({"this"}),
     "c": frozenset(),
+    # Objective-C: `self->x`, `self.x` (a message to the method's own object is `[self x]`)
+    "objc": frozenset({"self"}),
 }
 # Languages where `->` is a member's separator as `.` is (a pointer's member).
-_ARROW_LANGUAGES = frozenset({"c", "cpp"})
+_ARROW_LANGUAGES = frozenset({"c", "cpp", "objc"})
 _JS_GLOBALS = frozenset(
     {
         *("JSON", "Math", "Object", "Array", "Promise", "Number", "String", "Boolean"),
@@ -1780,6 +1783,7 @@ _IMPORT_READERS: dict[str, _Read] = {
     "typescript": _javascript,
     "c": _include,
     "cpp": _include,
+    "objc": _include,  # `#import` is `#include` once
     "c_sharp": _using,
     "swift": _swift_import,
 }

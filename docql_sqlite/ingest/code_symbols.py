@@ -53,7 +53,7 @@ _CONSTRUCTOR_BY_NAME = {
 }
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
 _DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})
-_TYPEDEF_LANGUAGES = frozenset({"c", "cpp"})
+_TYPEDEF_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 
 @dataclass(slots=True)
@@ -247,7 +247,7 @@ def _nest(defs: list[_Def], language: str) -> None:
 # the next 1,300 lines of `unicode.c`, `strip` among them). Not C++: there a class a macro
 # hides (`class PYBIND11_EXPORT error_already_set : public std::exception {`) reads as a
 # function holding its methods, and cutting it leaves them loose, no better.
-_NO_NESTED_FUNCTIONS = frozenset({"c"})
+_NO_NESTED_FUNCTIONS = frozenset({"c", "objc"})
 
 
 def _end_broken_function(stack: list[_Def], d: _Def) -> None:

@@ -30,6 +30,11 @@ DECORATOR_TYPES = frozenset(
     }
 )
 
+# Declarations whose members follow their header with no body node around them
+# (Objective-C's `@interface X : Y <P>` and `@protocol P <Q>`): a signature is the
+# header's line.
+_HEADER_LINE_ONLY = frozenset({"class_interface", "protocol_declaration"})
+
 # Nodes whose only job is to wrap a definition; its doc comment sits above the wrapper.
 WRAPPER_TYPES = frozenset(
     {
@@ -195,6 +200,10 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
     cut. Body-less definitions (prototypes, interface methods) use their whole text.
     """
     end = node.end_byte
+    if body is None and node.type in _HEADER_LINE_ONLY:
+        # (its members follow with no body around them: the header is its first line)
+        line_end = src.find(b"\n", start)
+        end = min(end, line_end) if line_end >= 0 else end
     if body is not None:
         end = body.start_byte
         for child in body.children:  # Go `interface {`: stop at the brace, keep the keyword

@@ -66,6 +66,9 @@ LANGUAGES: dict[str, Grammar] = {
     "kotlin": Grammar("tree_sitter_kotlin", "language", (".kt", ".kts"), "tree-sitter-kotlin"),
     "c_sharp": Grammar("tree_sitter_c_sharp", "language", (".cs",), "tree-sitter-c-sharp"),
     "swift": Grammar("tree_sitter_swift", "language", (".swift",), "tree-sitter-swift"),
+    # `.h` is C's; a header that is Objective-C is told by its text (`code.parse`); a `.m`
+    # that is not (MATLAB's) and Objective-C++'s `.mm` are chunked as plain text
+    "objc": Grammar("tree_sitter_objc", "language", (".m", ".mm"), "tree-sitter-objc"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
         "tree_sitter_cpp",
