@@ -3451,3 +3451,38 @@ def test_kotlin_and_swift_values_declared_with_a_class_call_its_members(tmp_path
         ("ios/Module.swift", 7, "register", "Registry()", "import", "Registry.register"),
         ("ios/Module.swift", 8, "trimmed", "String()", "import", "String.trimmed"),
     }, sorted(found, key=str)
+
+
+OBJC = {
+    "ios/EXUtilities.h": (
+        "#import <Foundation/Foundation.h>\n\n@interface EXUtilities : NSObject\n"
+        "+ (void)performSynchronouslyOnMainThread:(void (^)(void))block;\n@end\n"
+    ),
+    "ios/EXModule.m": (
+        '#import "EXUtilities.h"\n\n'
+        "@implementation EXModule\n"
+        "- (void)setup {}\n"
+        "- (void)start {\n"
+        "  [self setup];\n"  # 6: the file's own
+        "  [EXUtilities performSynchronouslyOnMainThread:^{ }];\n"  # 7: the import's
+        '  [registry registerModule:m withName:@"x"];\n'  # 8: no such method in the index
+        "}\n@end\n"
+    ),
+}
+
+
+def test_an_objective_c_message_send_calls_its_selectors_method(tmp_path: Path) -> None:
+    """`[registry registerModule:m withName:n]` calls the method named by its selector's
+    first part, as Objective-C's methods are named (expo-modules-core's `.m` files)."""
+    _, db = _index_tree(tmp_path, OBJC)
+    assert _calls_in(db, "ios/EXModule.m") == {
+        (6, "setup", None, "local", "EXModule.setup"),
+        (
+            7,
+            "performSynchronouslyOnMainThread",
+            None,
+            "import",
+            "EXUtilities.performSynchronouslyOnMainThread",
+        ),
+        (8, "registerModule", None, "unresolved", None),
+    }
