@@ -3316,13 +3316,14 @@ JAVA_DECLARED = {
         "public class Lock {\n"
         "  private final Logger logger = new Logger();\n"
         "  private final Sync sync;\n"
-        "  boolean held(Journal journal, ByteBuffer buf) {\n"
+        "  boolean held(Journal journal, ByteBuffer buf, Object o) {\n"
         '    logger.log("held");\n'  # 9: the field's Logger
         '    journal.log("held");\n'  # 10: the parameter's Journal
         "    var other = new Journal();\n"
         '    other.log("x");\n'  # 12: `var`'s `new Journal()`
         "    buf.flip();\n"  # 13: a class the index lacks
-        "    return sync.hasQueuedThreads();\n"  # 14: Sync's, from its base
+        '    ((Journal) o).log("y");\n'  # 14: the class it is cast to
+        "    return sync.hasQueuedThreads();\n"  # 15: Sync's, from its base
         "  }\n"
         "}\n"
     ),
@@ -3331,7 +3332,8 @@ JAVA_DECLARED = {
 
 
 def test_a_java_value_declared_with_a_class_calls_its_members(tmp_path: Path) -> None:
-    """Java writes every variable's, field's and parameter's class: `logger.log(…)` on a
+    """Java writes every variable's, field's and parameter's class, and a cast's
+    (`((ConcurrentSkipListMap<K,V>) m).removeEntryIf(…)`): `logger.log(…)` on a
     `Logger` field is `Logger.log` (both `log`s were candidates), a member of a
     `ByteBuffer` (no class of the index) is `unresolved`, not the index's one `flip`.
     On OpenJDK 17's java.util and java.net.http: ambiguous 12,789 → 2,989 of 77,529
@@ -3345,7 +3347,8 @@ def test_a_java_value_declared_with_a_class_calls_its_members(tmp_path: Path) ->
         (11, "Journal", None, "import", "Journal"),
         (12, "log", "Journal()", "import", "Journal.log"),
         (13, "flip", "ByteBuffer()", "unresolved", None),
-        (14, "hasQueuedThreads", "Sync()", "import", "Base.hasQueuedThreads"),
+        (14, "log", "Journal()", "import", "Journal.log"),
+        (15, "hasQueuedThreads", "Sync()", "import", "Base.hasQueuedThreads"),
     }, sorted(found, key=str)
 
 

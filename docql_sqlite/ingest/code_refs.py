@@ -1398,6 +1398,12 @@ def _qualifiers(
             return None
         name = after_dot.group(1)
         if name is None:  # after a call or an index (`super().save()`: the parent's)
+            if language in _CAST_LANGUAGES:
+                # Java's and C#'s `((ConcurrentSkipListMap<K,V>) m).removeEntryIf(…)`: a
+                # member of the class the value is cast to
+                cast = _CAST_REVERSED.match(reverse, after_dot.end())
+                if cast is not None:
+                    return cast.group(1)[::-1].decode() + VALUE_OF
             if type_case:
                 # Java's `new Foo(x).bar()`, Kotlin's `Foo(x).bar()`, C#'s `new Foo(x)
                 # .Bar()` (its methods are capitalised too): a member of Foo (its
@@ -1467,6 +1473,14 @@ _CONSTRUCTED_REVERSED = re.compile(
     rb"\)[^()]*\([ \t\r\n]*(?:>[^<>()]*<[ \t\r\n]*)?((?=[\w$]*[a-z])[\w$]*[A-Z])(?![\w$.])"
 )
 _NEW_REVERSED = re.compile(rb"[ \t\r\n]+wen(?![\w$])")
+# A plain name cast to a class in parentheses right before a `.`, read backwards:
+# `((RawChannel.Provider) response).`: `)`, the name, `)`, type arguments, the class's
+# name (its last part: capitalised, with a small letter), its qualifiers, `(`, `(`.
+_CAST_LANGUAGES = frozenset({"java", "c_sharp"})
+_CAST_REVERSED = re.compile(
+    rb"\)[ \t]*[\w$]+[ \t]*\)[ \t]*(?:>[^()]*?<)?((?=[\w$]*[a-z])[\w$]*[A-Z])(?:\.[\w$]+)*"
+    rb"[ \t]*\([ \t]*\("
+)
 # What stands before a qualified name, read backwards: blanks, a separator (`.`, `::`,
 # `->` reversed), blanks, the qualifier, and then no word character, `.` or `$` (a
 # longer word, or a member: `x.http.Get`).
