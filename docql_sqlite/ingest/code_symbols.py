@@ -46,6 +46,9 @@ _REFS_QUERIES = _QUERIES / "refs"
 # Languages sharing another's query file (TSX is TypeScript plus JSX; Starlark is a
 # Python dialect).
 _QUERY_FILE = {"tsx": "typescript", "starlark": "python"}
+# Languages whose symbol and reference queries are their own file's followed by another
+# language's (Objective-C's grammar reads C as tree-sitter-c does).
+_QUERY_EXTENDS = {"objc": "c"}
 _CONSTRUCTOR_BY_NAME = {
     "javascript": "constructor",
     "typescript": "constructor",
@@ -110,14 +113,18 @@ def has_query(language: str) -> bool:
 @lru_cache(maxsize=128)
 def _query(language: str) -> _CompiledQuery:
     name = _QUERY_FILE.get(language, language)
+    names = [name] + ([_QUERY_EXTENDS[name]] if name in _QUERY_EXTENDS else [])
     try:
-        text = (_QUERIES / f"{name}.scm").read_text("utf-8")
+        text = "\n".join((_QUERIES / f"{n}.scm").read_text("utf-8") for n in names)
     except FileNotFoundError as exc:
         raise IngestError(
             f"no symbol query for language {language!r} (queries/{name}.scm)"
         ) from exc
-    refs = _REFS_QUERIES / f"{name}.scm"
-    refs_text = refs.read_text("utf-8") if refs.is_file() else ""
+    refs_text = "\n".join(
+        refs.read_text("utf-8")
+        for refs in (_REFS_QUERIES / f"{n}.scm" for n in names)
+        if refs.is_file()
+    )
     query = Query(get_language(language), f"{text}\n{refs_text}")
     symbols_end = len(text.encode("utf-8"))
     symbol_patterns = sum(

@@ -1,11 +1,6 @@
-; References in Objective-C: C's (`refs/c.scm`), `#import` as `#include`, and a message
+; References in Objective-C: C's (`refs/c.scm`, appended: calls, types, `#import` as
+; `#include`), and a message
 ; send (`[registry registerModule:m withName:n]`) as a call of its selector's first part,
 ; as a method is named (`objc.scm`); its receiver is no qualifier (the pass decides by
 ; the name: the file's own method, an import's, the index's one of that name).
 (message_expression receiver: (_) . method: (identifier) @name) @reference.call
-(call_expression function: (identifier) @name) @reference.call
-(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
-
-(type_identifier) @name @reference.type
-
-(preproc_include) @import
