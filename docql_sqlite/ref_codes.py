@@ -51,3 +51,13 @@ FITS = {
     "type": CLASS_LIKE | {MACRO, ENUM_MEMBER},
     "inherit": CLASS_LIKE,
 }
+
+# Languages of classes whose members are named through a value (`x.m()`), `this`/`self`,
+# or bare inside the class and its subclasses: Java, Kotlin, C#, Swift. Their methods
+# overload by parameter types, their classes' bases are read from signatures, and a bare
+# name is the class's or its bases' (`ingest/code_refs.py`, `ingest/resolve.py`).
+CLASS_LANGUAGES = frozenset({"java", "kotlin", "c_sharp", "swift"})
+# Of those, the languages whose naming rule tells a class from a value by its first
+# letter (values and packages lowerCamel, constants in capitals): a capitalised name
+# before `.` is a class (C#'s properties are capitalised too).
+TYPES_BY_CASE = frozenset({"java", "kotlin", "swift"})

@@ -35,6 +35,7 @@ from docql_sqlite.module_paths import local_modules
 from docql_sqlite.ref_codes import (
     BUILT_IN_OBJECT,
     CALLABLE,
+    CLASS_LANGUAGES,
     CLASS_LIKE,
     OTHER_OBJECT,
     OWN_MEMBER,
@@ -258,7 +259,7 @@ def extract_reference_rows(
                 # A module imported whole is a use of its last name where that is an
                 # identifier (`import os.path`, Go's `"net/http"`), not of a file name.
                 used = names or ([module] if language not in _FILE_MODULES else [])
-                if names == ["*"] and language in _CLASS_LANGUAGES:
+                if names == ["*"] and language in CLASS_LANGUAGES:
                     # Java's `import static a.B.*`, C#'s `using static A.B;`: the class B
                     used = [module] if _last_part(module)[:1].isupper() else []
                 for name in used:
@@ -434,7 +435,7 @@ def _typed_receivers(
 # Languages whose names are declared with their type (a query's `@typed` patterns), whose
 # members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s,
 # Kotlin's `val reg: Registry`, Swift's `let x = Foo()`.
-_DECLARED_TYPES = frozenset({"go", "java", "c_sharp", "kotlin", "swift"})
+_DECLARED_TYPES = frozenset({"go"}) | CLASS_LANGUAGES
 
 
 def _declared(
@@ -1362,7 +1363,7 @@ def _qualifiers(
     # `append` and went to `Text.append`; a pytest fixture `tmpfile`'s `tmpfile.flush()`.)
     # (Nor in Java, Kotlin and C#, whose fields and methods are values too: `logger.log(…)`
     # in OpenJDK's hpack/Encoder.java, which has a method `logger()`, is the field's.)
-    if language in ("python", "starlark") or language in _CLASS_LANGUAGES:
+    if language in ("python", "starlark") or language in CLASS_LANGUAGES:
         defined = types
     kept = {n.encode()[::-1] for n in (own or ())} | {
         n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
@@ -1371,7 +1372,7 @@ def _qualifiers(
     classes = {n.encode()[::-1] for n in (types or ()) if n.isascii() and not colons_only}
     # (None: not a language whose methods are found by their receiver: not Go.)
     methods = None if receivers is None else [(a, b, name[::-1]) for a, b, name in receivers]
-    type_case = language in _TYPES_BY_CASE or language == "c_sharp"
+    type_case = language in CLASS_LANGUAGES  # (C#: a class, else a property: resolve.py)
     method_starts = [a for a, _, _ in methods or ()]
 
     def own_receiver(start: int) -> bytes | None:
@@ -1413,7 +1414,7 @@ def _qualifiers(
                     language != "c_sharp" or _NEW_REVERSED.match(reverse, built.end())
                 ):
                     return built.group(1)[::-1].decode() + VALUE_OF
-            if colons_only or methods is not None or language in _CLASS_LANGUAGES:
+            if colons_only or methods is not None or language in CLASS_LANGUAGES:
                 # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`);
                 # Java, Kotlin, C#: a method's result is no class of the file and its
                 # members no bare name's (`ByteBuffer.allocate(n).put(b).flip()` was
@@ -1448,7 +1449,7 @@ def _qualifiers(
                 # so (a bare `x` there is never a member), and Java's, Kotlin's, C#'s and
                 # Swift's `this.x`/`self.x` (a bare `x` there may be a top-level function
                 # or a static import's)
-                return OWN_MEMBER if colons_only or language in _CLASS_LANGUAGES else None
+                return OWN_MEMBER if colons_only or language in CLASS_LANGUAGES else None
             if name in built_ins:
                 return BUILT_IN_OBJECT
             if plain is not None:
@@ -1458,11 +1459,6 @@ def _qualifiers(
     return qualifier
 
 
-# Languages of classes whose members are named through a value (`x.m()`), `this`, or
-# bare inside the class and its subclasses (`resolve.py`'s `_BARE_FROM_BASES`).
-_CLASS_LANGUAGES = frozenset({"java", "kotlin", "c_sharp", "swift"})
-# Languages whose naming rule tells a class from a value by its first letter (`_qualifiers`).
-_TYPES_BY_CASE = frozenset({"java", "kotlin", "swift"})
 # A class's name, read backwards: ends (starts) with a capital, and holds a small letter
 # (`LOGGER` and `MAX_SIZE` are constants).
 _TYPE_NAME_REVERSED = re.compile(rb"(?=[\w$]*[a-z])[\w$]*[A-Z]\Z")

@@ -97,6 +97,7 @@ from ..path_kinds import is_test
 from ..ref_codes import (
     BUILT_IN_OBJECT,
     CALLABLE,
+    CLASS_LANGUAGES,
     CLASS_LIKE,
     ENUM_MEMBER,
     FITS,
@@ -107,6 +108,7 @@ from ..ref_codes import (
     PARENT,
     REFERENCE_KINDS,
     RESOLUTIONS,
+    TYPES_BY_CASE,
     VALUE_OF,
 )
 
@@ -152,29 +154,23 @@ _OVERLOADING = frozenset({"python", "typescript"})
 # first stands for all (`_first_per_file`); without it every use of Brotli's macros and
 # typedefs from another file was ambiguous.
 _ONE_PER_FILE = frozenset({"cpp"})
-# Languages whose methods and constructors overload by their parameters' types, which the
-# pass does not read: the overloads of one name under one parent in one file are one
-# method, linked at the first (`Objects.requireNonNull(x)` and `(x, message)` in Java's
-# java/util/Objects.java: 488 calls of OpenJDK 17's java.util were ambiguous between them).
-_OVERLOADED_BY_TYPES = frozenset({"java", "kotlin", "c_sharp", "swift"})
 # Languages whose package is the file's folder by convention (Java requires it of public
 # classes; Kotlin recommends it): a top-level type or function of another file of the
 # folder is visible without an import (`Node` in java/util/stream/Nodes.java is Node.java's
 # interface, not one of the index's 17 nested `Node` classes).
 _PACKAGE_IS_FOLDER = frozenset({"java", "kotlin"})
-# Languages whose methods call their class's members and its bases' written bare (`set(
-# YEAR, …)` in java/util/GregorianCalendar.java is its base `Calendar`'s): a bare name
-# no definition of the file is looked for in the bases of the class around it
-# (`_inherited_bare`). In Java, C# and Swift a bare call is never a method of an
-# unrelated class (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)`
-# bare; Swift's DSL is top-level functions).
-_BARE_FROM_BASES = frozenset({"java", "kotlin", "c_sharp", "swift"})
+# The class languages (`CLASS_LANGUAGES`): their methods overload by parameter types,
+# which the pass does not read, so the overloads of one name under one parent in one file
+# are one method, linked at the first (`Objects.requireNonNull(x)` and `(x, message)`:
+# 488 calls of OpenJDK 17's java.util were ambiguous between them, `_fitting`); a bare
+# name no definition of the file is, is looked for in the bases of the class around it
+# (`set(YEAR, …)` in GregorianCalendar is its base `Calendar`'s: `_inherited_bare`).
+# Of them, in Java, C# and Swift a bare call is never a method of an unrelated class
+# (Kotlin's lambdas with receivers are: expo's module DSL calls `Name(…)` bare; Swift's
+# DSL is top-level functions).
 _BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp", "swift"})
 # Language families whose classes' bases are read (`_inherited`).
-_BASES_READ = frozenset({"python", "typescript"}) | _BARE_FROM_BASES
-# Languages whose capitalised qualifier names a class (`code_refs._TYPES_BY_CASE`): a
-# member the class and its bases in the index lack is outside it (`_member_of_type`).
-_TYPES_BY_CASE = frozenset({"java", "kotlin", "swift"})
+_BASES_READ = frozenset({"python", "typescript"}) | CLASS_LANGUAGES
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
@@ -1137,7 +1133,7 @@ class _Resolver:
                 self._read_file()
             if self.family in _RECEIVER_FAMILIES:  # `self.x`, `Self::x`, Go's `b.grow()`
                 return self._unqualified(name, kind, caller_ord, qualifier)
-            if self.family in _BARE_FROM_BASES and qualifier == OWN_MEMBER:
+            if self.family in CLASS_LANGUAGES and qualifier == OWN_MEMBER:
                 # `this.x`, Swift's `self.x`: the class's own (this file's), else its bases'
                 inherited = self._inherited_bare(name, kind, caller_ord, own=True)
                 return inherited or self._unqualified(name, kind, caller_ord, None)
@@ -1159,7 +1155,7 @@ class _Resolver:
                     return decided
             self.links[(name, kind, qualifier)] = decided
             return decided
-        if kind != _IMPORT and self.family in _BARE_FROM_BASES:
+        if kind != _IMPORT and self.family in CLASS_LANGUAGES:
             inherited = self._inherited_bare(name, kind, caller_ord)
             if inherited is not None:
                 return inherited
@@ -1168,7 +1164,7 @@ class _Resolver:
     def _inherited_bare(
         self, name: str, group: int, caller_ord: int | None, own: bool = False
     ) -> tuple[int | None, int, int] | None:
-        """Java, Kotlin, C#, Swift (`_BARE_FROM_BASES`): a bare name that no definition
+        """Java, Kotlin, C#, Swift (`CLASS_LANGUAGES`): a bare name that no definition
         of the file is and no import names is the member of the nearest bases of the
         class around it that have one (`_parent_member`; for an extension, the extended
         type's own members, then its bases'); else in Java, C# and Swift a call names no
@@ -1472,7 +1468,7 @@ class _Resolver:
         members = self._members(qualifier, candidates)
         if not members:
             if self.family in _PATH_FAMILIES or (
-                self.family in _TYPES_BY_CASE and qualifier[:1].isupper()
+                self.family in TYPES_BY_CASE and qualifier[:1].isupper()
             ):
                 # (Java's `Thread.sleep(…)`, a class the index lacks, is no bare `sleep`.)
                 return None, _UNRESOLVED[1], len(candidates)
@@ -1517,7 +1513,7 @@ class _Resolver:
         by the classes' names, at most INHERIT_DEPTH levels up; [] when none is."""
         bases = self._bases.get(self.family)
         if bases is None:
-            if self.family in _BARE_FROM_BASES:
+            if self.family in CLASS_LANGUAGES:
                 bases = _declared_bases(self.rows, self.family)
             else:
                 bases = (_python_bases if self.family == "python" else _script_bases)(self.rows)
@@ -1703,11 +1699,8 @@ class _Resolver:
             self._read_file()  # (its family)
         if self.family == "go":
             return self._go_member(type_name, name, group, candidates)
-        if self.family in (
-            "python",
-            "typescript",
-            "c_sharp",
-            *_TYPES_BY_CASE,
+        if (
+            self.family in ("python", "typescript") or self.family in CLASS_LANGUAGES
         ) and self._defined_nowhere(type_name):
             # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`: a class the index
             # does not hold has none of its members (zod's `seen.add(x)` on a `new Set()`
@@ -1717,7 +1710,7 @@ class _Resolver:
             imported = type_name in self.name_sources or type_name in self.renamed.get(
                 self.doc_id, ()
             )  # (`from m import DialectType as DialectType`)
-            if self.family in _BARE_FROM_BASES:
+            if self.family in CLASS_LANGUAGES:
                 # What extends a class the index lacks: a Swift `extension String`'s member,
                 # a C# extension method (`md.GetBaseGetMethod(true)` on a `PropertyInfo`,
                 # pythonnet's `ReflectionUtil`), a Kotlin extension function (top level:
@@ -2079,7 +2072,7 @@ class _Resolver:
         imported = self._one_imported(candidates, elsewhere)
         if (
             imported is not None
-            and self.family in _BARE_FROM_BASES
+            and self.family in CLASS_LANGUAGES
             and len(elsewhere) < len(candidates)
         ):
             # Java, Kotlin, C#: a value of one of this file's classes as likely (a field,
@@ -2125,7 +2118,7 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         enclosing = self._enclosing_class(caller_ord)
-        if enclosing is None or self.family not in _OVERLOADING | _BARE_FROM_BASES:
+        if enclosing is None or self.family not in _OVERLOADING | CLASS_LANGUAGES:
             return self._member_of_another(name, group)
         key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
@@ -2138,7 +2131,7 @@ class _Resolver:
                 _python_base_names
                 if self.family == "python"
                 else _declared_base_names
-                if self.family in _BARE_FROM_BASES
+                if self.family in CLASS_LANGUAGES
                 else _script_base_names
             )
             # a base an import renames is the class it names (FastAPI's `class UploadFile(
@@ -2231,7 +2224,7 @@ class _Resolver:
                 if d.family == self.family
                 and (d.kind in fits if fits is not None else d.kind not in _NOT_IMPORTABLE)
             ]
-            if self.family in _OVERLOADED_BY_TYPES:
+            if self.family in CLASS_LANGUAGES:
                 fitting = _first_per_file(fitting)
             local = fitting
             if self.family in _ONE_PER_FILE:
