@@ -122,7 +122,7 @@ def parse(source: Source) -> Document:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
     if language == "c" and name.endswith(".h"):
-        if _OBJC_SIGNS.search(text):
+        if "@" in text and _OBJC_SIGNS.search(text):
             language = "objc"  # (its C parse was an ERROR at every `@interface`)
         elif _CPP_SIGNS.search(text):
             language = "cpp"

@@ -1182,24 +1182,22 @@ class _Resolver:
         candidates, by_doc = self._fitting(name, group, defined)
         if self.doc_id in by_doc or name in self.renamed.get(self.doc_id, {}):
             return None
-        enclosing = self._enclosing_class(caller_ord)
-        # The type the caller is a member of: a class of this file, else the type an
-        # extension of it adds to (Swift's `extension SharedObject`, whose functions
-        # call the type's own `native(…)` bare)
-        owner = enclosing[0] if enclosing else self._caller_names().get(caller_ord or -1, "")
-        owner = owner if enclosing else owner.rpartition(".")[0]
-        type_name = owner.rpartition(".")[2]
         found: tuple[int | None, int, int] | None = None
-        if enclosing is not None:
+        if self._enclosing_class(caller_ord) is not None:  # a class of this file: its bases'
             found = self._parent_member(name, group, caller_ord)
-        elif type_name:
-            # an extension's: the type's own members (another file's), else its bases'
-            members = [
-                d
-                for d in candidates
-                if d.parent.rpartition(".")[2] == type_name and d.kind != ENUM_MEMBER
-            ]
-            found = self._one_of(members or self._inherited(type_name, candidates), candidates)
+        else:
+            # else the type an extension of it adds to (Swift's `extension SharedObject`,
+            # whose functions call the type's own `native(…)` bare): its own members
+            # (another file's), else its bases'
+            caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
+            type_name = caller.rpartition(".")[0].rpartition(".")[2]
+            if type_name:
+                members = [
+                    d
+                    for d in candidates
+                    if d.parent.rpartition(".")[2] == type_name and d.kind != ENUM_MEMBER
+                ]
+                found = self._one_of(members or self._inherited(type_name, candidates), candidates)
         if found is not None and found[0] is not None:
             return found
         if own:
