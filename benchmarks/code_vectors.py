@@ -149,10 +149,7 @@ def main() -> None:
         )
         for model_name in args.models.split(","):
             inner = get_model(model_name)
-            safe = model_name.replace(":", "_")
-            model = retrieval.CachedPassages(
-                inner, retrieval.CACHE / "vector-cache" / f"{safe}-{inner.fingerprint()}.sqlite"
-            )
+            model = retrieval.CachedPassages(inner, retrieval.vector_cache_path(model_name, inner))
             query_vectors = inner.embed([q.text for q in data.queries], kind="query")
             for policy in args.policies.split(","):
                 texts = vector_texts(pool, symbols, POLICIES[policy])

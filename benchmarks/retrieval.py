@@ -111,6 +111,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # Same rule as benchmarks/fetch_corpora.sh and benchlib.cache_dir().
 CACHE = Path(
@@ -1257,7 +1258,7 @@ class CachedPassages:
         try:
             prepare_connection(conn)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            if meta.get("embedding_fingerprint") != self.inner.fingerprint():
+            if not self.inner.matches_fingerprint(meta.get("embedding_fingerprint", "")):
                 print(f"  vector seed {index_path}: another model, skipped", file=sys.stderr)
                 return 0
             rows = conn.execute(
@@ -1275,6 +1276,16 @@ class CachedPassages:
         return len(rows)
 
 
+def vector_cache_path(name: str, model: Any) -> Path:
+    """The passage cache of the model `name` (`CachedPassages`): named by the model and a
+    short hash of its fingerprint (a sign fingerprint is ~200 characters)."""
+    import hashlib
+
+    safe = re.sub(r"[^\w.-]+", "_", name)
+    digest = hashlib.sha256(model.fingerprint().encode()).hexdigest()[:16]
+    return CACHE / "vector-cache" / f"{safe}-{digest}.sqlite"
+
+
 def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: ignore[assignment]
     """Install the caching wrapper as the process's model `name` (what `embed` loads)."""
     from docql_sqlite.search import vectors
@@ -1282,8 +1293,7 @@ def cached_model(name: str, seeds: list[Path] = ()) -> CachedPassages:  # type: 
     model = vectors.load_model(name)
     if isinstance(model, CachedPassages):
         return model
-    safe = re.sub(r"[^\w.-]+", "_", name)
-    wrapped = CachedPassages(model, CACHE / "vector-cache" / f"{safe}-{model.fingerprint()}.sqlite")
+    wrapped = CachedPassages(model, vector_cache_path(name, model))
     for seed in seeds:
         print(f"  vector seed {seed}: {wrapped.seed(Path(seed))} passages", file=sys.stderr)
     # Readers and the writer load their model from the registry (`embedders.loaded_model`):
