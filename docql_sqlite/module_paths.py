@@ -11,8 +11,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 # Languages where importing names from a module binds those names only (`from web.app
-# import Flask`, `import { x } from "./app"`), not the module's last part.
-NAMES_ONLY = frozenset({"python", "javascript", "typescript", "tsx"})
+# import Flask`, `import { x } from "./app"`), not the module's last part; Ruby's `require
+# 'rack/utils'` binds no name at all (its names are `*`: every definition of the file).
+NAMES_ONLY = frozenset({"python", "javascript", "typescript", "tsx", "ruby"})
 
 
 def local_modules(

@@ -507,6 +507,91 @@ int main() {
 }
 
 
+RUBY_SOURCE = """require 'set'
+
+module Rack
+  # Builds a response.
+  class Response < Base
+    def initialize(body = nil)
+      @body = body
+    end
+
+    # The status line.
+    def self.status_line(code)
+      code.to_s
+    end
+
+    class << self
+      def build; end
+    end
+
+    def finish = nil
+  end
+end
+
+def top_level(a); end
+"""
+
+PHP_SOURCE = """<?php
+namespace GuzzleHttp\\Psr7;
+
+use Psr\\Http\\Message\\StreamInterface;
+
+/**
+ * A stream.
+ */
+final class Stream implements StreamInterface
+{
+    public function __construct($stream) {}
+
+    /** Reads. */
+    public function read(int $n): string { return ''; }
+}
+
+interface Readable { public function read(int $n): string; }
+trait Helps { function help() {} }
+enum Suit: string { case Hearts = 'H'; }
+function helper_fn($a) { return $a; }
+"""
+
+
+CASES["ruby"] = (
+    RUBY_SOURCE,
+    [
+        ("module", "Rack", "Rack", 3, 21, None),
+        ("class", "Response", "Rack.Response", 5, 20, "Rack"),
+        ("constructor", "initialize", "Rack.Response.initialize", 6, 8, "Rack.Response"),
+        ("method", "status_line", "Rack.Response.status_line", 11, 13, "Rack.Response"),
+        ("method", "build", "Rack.Response.build", 16, 16, "Rack.Response"),
+        ("method", "finish", "Rack.Response.finish", 19, 19, "Rack.Response"),
+        ("function", "top_level", "top_level", 23, 23, None),
+    ],
+)
+CASES["php"] = (
+    PHP_SOURCE,
+    [
+        ("namespace", "GuzzleHttp.Psr7", "GuzzleHttp.Psr7", 2, 20, None),
+        ("class", "Stream", "GuzzleHttp.Psr7.Stream", 9, 15, "GuzzleHttp.Psr7"),
+        (
+            "constructor",
+            "__construct",
+            "GuzzleHttp.Psr7.Stream.__construct",
+            11,
+            11,
+            "GuzzleHttp.Psr7.Stream",
+        ),
+        ("method", "read", "GuzzleHttp.Psr7.Stream.read", 14, 14, "GuzzleHttp.Psr7.Stream"),
+        ("interface", "Readable", "GuzzleHttp.Psr7.Readable", 17, 17, "GuzzleHttp.Psr7"),
+        ("method", "read", "GuzzleHttp.Psr7.Readable.read", 17, 17, "GuzzleHttp.Psr7.Readable"),
+        ("trait", "Helps", "GuzzleHttp.Psr7.Helps", 18, 18, "GuzzleHttp.Psr7"),
+        ("method", "help", "GuzzleHttp.Psr7.Helps.help", 18, 18, "GuzzleHttp.Psr7.Helps"),
+        ("enum", "Suit", "GuzzleHttp.Psr7.Suit", 19, 19, "GuzzleHttp.Psr7"),
+        ("enum_member", "Hearts", "GuzzleHttp.Psr7.Suit.Hearts", 19, 19, "GuzzleHttp.Psr7.Suit"),
+        ("function", "helper_fn", "GuzzleHttp.Psr7.helper_fn", 20, 20, "GuzzleHttp.Psr7"),
+    ],
+)
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_symbols_per_language(language: str) -> None:
     text, expected = CASES[language]
@@ -1427,3 +1512,45 @@ def test_a_header_or_a_dot_m_file_says_by_its_text_which_language_it_is(tmp_path
         "ios/EXUtilities.h": ("objc", "EXUtilities,EXUtilities.setup"),
         "matlab/peaks.m": ("matlab", None),
     }, found
+
+
+def test_ruby_and_php_symbols() -> None:
+    """Ruby's modules, classes, methods (`def self.x` and a `class << self` body's are
+    the class's), `initialize` as constructor and `#` doc comments (also the one before a
+    body's first statement, which tree-sitter-ruby puts outside the body); PHP's
+    namespaces (dotted: they qualify what follows `namespace A\\B;` to the end of the
+    file), classes, interfaces, traits, enums and their cases, `__construct`, functions
+    and `/** */` docs."""
+    ruby = parse_code_text(RUBY_SOURCE, "lib/rack/response.rb", "ruby")
+    assert [(s.kind, s.qualified_name, s.line, s.end_line) for s in ruby.symbols] == [
+        ("module", "Rack", 3, 21),
+        ("class", "Rack.Response", 5, 20),
+        ("constructor", "Rack.Response.initialize", 6, 8),
+        ("method", "Rack.Response.status_line", 11, 13),
+        ("method", "Rack.Response.build", 16, 16),
+        ("method", "Rack.Response.finish", 19, 19),
+        ("function", "top_level", 23, 23),
+    ]
+    docs = {s.name: s.docstring for s in ruby.symbols}
+    assert docs["Response"] == "Builds a response."
+    assert docs["status_line"] == "The status line."
+    assert ruby.symbols[1].signature == "class Response < Base"
+    php = parse_code_text(PHP_SOURCE, "src/Stream.php", "php")
+    assert [(s.kind, s.qualified_name, s.line) for s in php.symbols] == [
+        ("namespace", "GuzzleHttp.Psr7", 2),
+        ("class", "GuzzleHttp.Psr7.Stream", 9),
+        ("constructor", "GuzzleHttp.Psr7.Stream.__construct", 11),
+        ("method", "GuzzleHttp.Psr7.Stream.read", 14),
+        ("interface", "GuzzleHttp.Psr7.Readable", 17),
+        ("method", "GuzzleHttp.Psr7.Readable.read", 17),
+        ("trait", "GuzzleHttp.Psr7.Helps", 18),
+        ("method", "GuzzleHttp.Psr7.Helps.help", 18),
+        ("enum", "GuzzleHttp.Psr7.Suit", 19),
+        ("enum_member", "GuzzleHttp.Psr7.Suit.Hearts", 19),
+        ("function", "GuzzleHttp.Psr7.helper_fn", 20),
+    ]
+    docs = {s.qualified_name: s.docstring for s in php.symbols}
+    assert docs["GuzzleHttp.Psr7.Stream"] == "A stream."
+    assert docs["GuzzleHttp.Psr7.Stream.read"] == "Reads."
+    assert php.symbols[0].end_line == PHP_SOURCE.count("\n")
+    assert [(i.module, i.names) for i in php.imports] == [("Psr.Http.Message", ["StreamInterface"])]

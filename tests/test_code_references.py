@@ -3489,3 +3489,175 @@ def test_an_objective_c_message_send_calls_its_selectors_method(tmp_path: Path) 
         ),
         (8, "registerModule", None, "unresolved", None),
     }
+
+
+RUBY = {
+    # Rack, ActiveSupport and Rake in small.
+    "rack/lib/rack/utils.rb": (
+        "module Rack\n"
+        "  module Utils\n"
+        "    def self.escape(s)\n      s\n    end\n"
+        "  end\n"
+        "end\n"
+    ),
+    "rack/lib/rack/response.rb": (
+        "require 'rack/utils'\n"
+        "module Rack\n"
+        "  class Base\n    def finish\n    end\n  end\n"
+        "  class Response < Base\n"  # 7
+        "    def initialize(body)\n"
+        "      Utils.escape(body)\n"  # 9: the module's function
+        "      finish\n"  # 10: bare and without arguments: no reference
+        "      write(body)\n"  # 11: its own method
+        "      self.write(body)\n"  # 12
+        "      body.map { |x| x }.join(',')\n"  # 13: a value's after a call, no bare `join`
+        "      raise Encoding::CompatibilityError, 'x'\n"  # 14: Ruby's, not JSON's Encoding
+        "      Thread.new { }\n"  # 15: Ruby's Thread: a class the index lacks
+        "      File.join('a', 'b')\n"  # 16: Ruby's File
+        "    end\n"
+        "    def write(s)\n      s\n    end\n"
+        "  end\n"
+        "end\n"
+    ),
+    "support/lib/json/encoding.rb": "module JSON\n  module Encoding\n  end\nend\n",
+    "rake/lib/rake/thread_pool.rb": (
+        "module Rake\n  class ThreadPool\n    def join\n    end\n  end\nend\n"
+    ),
+    "rake/lib/rake/file_list.rb": (
+        "module Rake\n"
+        "  class FileList\n"
+        "    def each_path\n"
+        "      join\n"  # bare and no arguments: no reference
+        "      join(',')\n"  # 5: not ThreadPool's, a class it does not inherit
+        "      ThreadPool.new.join\n"  # 6
+        "    end\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_names_by_lexical_scope_mixins_and_receivers(tmp_path: Path) -> None:
+    """Ruby (Rack, ActiveSupport and Rake's shapes): a constant is looked up lexically
+    (`Encoding` inside `Rack` is Ruby's, not `JSON::Encoding`; `Utils` is `Rack::Utils`),
+    a capitalised receiver is a class or module (`Utils.escape`; Ruby's `File.join` is no
+    method of the index), `Foo.new` calls the class, a member after a call is another
+    object's, and a bare call is never a method of an unrelated class (`join` in
+    FileList is not ThreadPool's)."""
+    _, db = _index_tree(tmp_path, RUBY)
+    found = _calls_in(db, "rack/lib/rack/response.rb")
+    assert found == {
+        (9, "escape", "Utils", "import", "Rack.Utils.escape"),
+        (11, "write", None, "local", "Rack.Response.write"),
+        (12, "write", None, "local", "Rack.Response.write"),
+        (13, "map", OTHER_OBJECT, "unresolved", None),
+        (13, "join", OTHER_OBJECT, "ambiguous", None),
+        (14, "raise", None, "unresolved", None),
+        (15, "Thread", None, "unresolved", None),
+        (16, "join", "File", "unresolved", None),
+    }, sorted(found, key=str)
+    types = {
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind IN (1, 2)")
+        if path == "rack/lib/rack/response.rb"
+    }
+    assert types == {
+        (7, "Base", None, "local", "Rack.Base"),
+        (9, "Utils", None, "import", "Rack.Utils"),
+        (14, "Encoding", None, "unresolved", None),
+        (14, "CompatibilityError", "Encoding", "unresolved", None),
+        (16, "File", None, "unresolved", None),
+    }, sorted(types, key=str)
+    assert _calls_in(db, "rake/lib/rake/file_list.rb") == {
+        (5, "join", None, "unresolved", None),
+        (6, "ThreadPool", None, "import", "Rake.ThreadPool"),
+        (6, "join", OTHER_OBJECT, "ambiguous", None),
+    }
+
+
+PHP = {
+    # Guzzle, Monolog and league/commonmark in small (PSR-4 folders).
+    "guzzle/src/Exception/InvalidArgumentException.php": (
+        "<?php\nnamespace GuzzleHttp\\Exception;\n\n"
+        "class InvalidArgumentException extends \\InvalidArgumentException {}\n"
+    ),
+    "monolog/src/Monolog/InvalidArgumentException.php": (
+        "<?php\nnamespace Monolog;\n\nclass InvalidArgumentException {}\n"
+    ),
+    # another `close`: `$this->close()` in CurlHandler is its base's, not this one
+    "monolog/src/Monolog/Handler.php": (
+        "<?php\nnamespace Monolog;\n\nclass Handler\n{\n    public function close(): void {}\n}\n"
+    ),
+    "guzzle/src/Utils.php": (
+        "<?php\nnamespace GuzzleHttp;\n\n"
+        "final class Utils\n{\n    public static function currentTime(): float { return 1.0; }\n}\n"
+        "function describe_type($input): string { return ''; }\n"
+    ),
+    "guzzle/src/Handler/Base.php": (
+        "<?php\nnamespace GuzzleHttp\\Handler;\n\n"
+        "abstract class Base\n{\n    public function __construct() {}\n"
+        "    protected function close(): void {}\n}\n"
+    ),
+    "guzzle/src/Handler/CurlHandler.php": (
+        "<?php\n"
+        "namespace GuzzleHttp\\Handler;\n"
+        "\n"
+        "use GuzzleHttp\\Exception\\InvalidArgumentException;\n"
+        "use GuzzleHttp\\Utils;\n"
+        "use Psr\\Http\\Message\\RequestInterface;\n"
+        "\n"
+        "class CurlHandler extends Base\n"  # 8
+        "{\n"
+        "    public function __construct(RequestInterface $request)\n"  # 10
+        "    {\n"
+        "        parent::__construct();\n"  # 12: Base's
+        "        $this->close();\n"  # 13: the method's own object's (its base's)
+        "        $t = Utils::currentTime();\n"  # 14
+        "        throw new InvalidArgumentException('x');\n"  # 15: Guzzle's, not Monolog's
+        "        \\GuzzleHttp\\describe_type($t);\n"  # 16: the namespace's function
+        "        $request->getBody();\n"  # 17: an interface the index lacks
+        "        self::helper();\n"  # 18
+        "        strlen('x');\n"  # 19: PHP's
+        "    }\n"
+        "    private static function helper(): void {}\n"
+        "}\n"
+    ),
+}
+
+
+def test_php_names_by_namespace_use_and_receivers(tmp_path: Path) -> None:
+    """PHP (Guzzle's and Monolog's shapes): a class is the one of the namespace a `use`
+    names or of the file's own (`InvalidArgumentException` is Guzzle's, never Monolog's),
+    `\\A\\B\\f` names its namespace, `parent::` is a base's, `$this->x` and `self::x`
+    the class's own, `Utils::x` the class's, and a name outside the index stays
+    unresolved."""
+    _, db = _index_tree(tmp_path, PHP)
+    found = _calls_in(db, "guzzle/src/Handler/CurlHandler.php")
+    assert found == {
+        (12, "__construct", "super", "import", "GuzzleHttp.Handler.Base.__construct"),
+        (13, "close", "self", "import", "GuzzleHttp.Handler.Base.close"),
+        (14, "currentTime", "Utils", "import", "GuzzleHttp.Utils.currentTime"),
+        (
+            15,
+            "InvalidArgumentException",
+            None,
+            "import",
+            "GuzzleHttp.Exception.InvalidArgumentException",
+        ),
+        (16, "describe_type", "\\GuzzleHttp", "import", "GuzzleHttp.describe_type"),
+        (17, "getBody", OTHER_OBJECT, "unresolved", None),
+        (18, "helper", "self", "local", "GuzzleHttp.Handler.CurlHandler.helper"),
+        (19, "strlen", None, "unresolved", None),
+    }, sorted(found, key=str)
+    inherits = {
+        (line, name, resolution, target)
+        for path, line, name, _, resolution, target, _ in _resolved(db, "r.kind = 2")
+        if path == "guzzle/src/Handler/CurlHandler.php"
+    }
+    assert inherits == {(8, "Base", "import", "GuzzleHttp.Handler.Base")}
+    types = {
+        (line, name, resolution)
+        for path, line, name, _, resolution, _, _ in _resolved(db, "r.kind = 1")
+        if path == "guzzle/src/Handler/CurlHandler.php"
+    }
+    assert (10, "RequestInterface", "unresolved") in types

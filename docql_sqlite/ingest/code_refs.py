@@ -1132,6 +1132,7 @@ _NAMED_USES = frozenset(
         "nested_type_identifier",
         "scoped_type_identifier",  # Rust `io::Error`
         "struct_expression",  # Rust `Foo { a: 1 }`
+        "scope_resolution",  # Ruby `Rack::Utils`
     )
 )
 
@@ -1262,6 +1263,10 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "c": frozenset(),
     # Objective-C: `self->x`, `self.x` (a message to the method's own object is `[self x]`)
     "objc": frozenset({"self"}),
+    # Ruby: `self.x` (a bare call is the object's own too, as Python's rules have it)
+    "ruby": frozenset({"self"}),
+    # PHP: `$this->x`, `self::x`, `static::x` (`_php_qualifier`; a bare call is a function)
+    "php": frozenset({"$this"}),
 }
 # Languages where `->` is a member's separator as `.` is (a pointer's member).
 _ARROW_LANGUAGES = frozenset({"c", "cpp", "objc"})
@@ -1363,7 +1368,7 @@ def _qualifiers(
     # `append` and went to `Text.append`; a pytest fixture `tmpfile`'s `tmpfile.flush()`.)
     # (Nor in Java, Kotlin and C#, whose fields and methods are values too: `logger.log(…)`
     # in OpenJDK's hpack/Encoder.java, which has a method `logger()`, is the field's.)
-    if language in ("python", "starlark") or language in CLASS_LANGUAGES:
+    if language in ("python", "starlark", "ruby", "php") or language in CLASS_LANGUAGES:
         defined = types
     kept = {n.encode()[::-1] for n in (own or ())} | {
         n.encode()[::-1] for n in (defined or ()) if n.isascii() and not colons_only
@@ -1384,13 +1389,17 @@ def _qualifiers(
         return methods[i][2]
 
     def qualifier(start: int) -> str | None:
+        if language == "php":
+            return _php_qualifier(reverse, size - start)
         found = match(reverse, size - start)
         if found is not None:
             written = found.group(1)
             if written in local:
                 return written[::-1].decode()
-            if colons_only and written[-1:].isupper():
-                # A type's path, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`).
+            ruby_path = language == "ruby" and reverse[size - start : size - start + 1] == b":"
+            if (colons_only or ruby_path) and written[-1:].isupper():
+                # A type's path, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`;
+                # Ruby's `Pending::SkipDeclaredInExample`: the constant inside `Pending`).
                 return written[::-1].decode()
         if own is None:
             return None
@@ -1414,13 +1423,23 @@ def _qualifiers(
                     language != "c_sharp" or _NEW_REVERSED.match(reverse, built.end())
                 ):
                     return built.group(1)[::-1].decode() + VALUE_OF
-            if colons_only or methods is not None or language in CLASS_LANGUAGES:
-                # Rust and Go: a value's method (`Vec::new().len()`, `p.Addr().String()`);
+            if (
+                colons_only
+                or methods is not None
+                or language in CLASS_LANGUAGES
+                or language == "ruby"
+            ):
+                # Rust, Go and Ruby: a value's method (`Vec::new().len()`, `p.Addr()
+                # .String()`, `paths.map { … }.join(",")`);
                 # Java, Kotlin, C#: a method's result is no class of the file and its
                 # members no bare name's (`ByteBuffer.allocate(n).put(b).flip()` was
                 # java/util/BitSet.java's `flip`)
                 return OTHER_OBJECT
             return PARENT if _SUPER_CALL.match(reverse, after_dot.end()) else None
+        if language == "ruby" and name[-1:].isupper():
+            # Ruby: a capitalised receiver is a constant, a class or a module by the
+            # language's rule (`Utils.escape`, `Rack::Utils.escape`, `File.join`)
+            return name[::-1].decode()
         if (
             type_case
             and _TYPE_NAME_REVERSED.match(name)
@@ -1495,6 +1514,48 @@ _ARROW_MEMBER_REVERSED = re.compile(
 )
 
 
+# PHP's member, read backwards: blanks, `->`, `?->` or `::` (group 1), blanks, then the
+# receiver (group 2: `$this`, `$x`, a property, a class's last part `Foo` of `\\A\\Foo`;
+# None after a call or an index: `Utils::streamFor($x)->getSize()`).
+_PHP_MEMBER_REVERSED = re.compile(rb"[ \t\r\n]*(>-\??|::)[ \t\r\n]*(?:(\w*[A-Za-z_]\$?)(?![\w$]))?")
+
+
+_PHP_PATH_REVERSED = re.compile(rb"[\w\\]+")
+
+
+def _php_qualifier(reverse: bytes, at: int) -> str | None:
+    """PHP's `refs.qualifier` of the name at `at` of the file's bytes reversed: `$this->x`,
+    `self::x`, `static::x` the method's own object (`OWN_MEMBER`), `parent::x` its parent
+    class's (`PARENT`), `Foo::x` the class Foo (PHP's naming rule: a class is written
+    capitalised or through a namespace; a bare call is a function, never a member), any
+    other `$x->y` another object's; `.` is PHP's concatenation, never a member."""
+    if reverse[at : at + 1] == b"\\":
+        # A name written with its namespace: `\A\B\name` (qualifier `\A.B`; `\` alone
+        # for the global namespace's `\strlen`), relative `B\name` (`?B`: under the
+        # file's namespace, or what an import binds `B` to)
+        written = _PHP_PATH_REVERSED.match(reverse, at)
+        path = written.group(0)[::-1].decode() if written is not None else "\\"
+        dotted = ".".join(part for part in path.split("\\") if part)
+        return ("\\" if path.startswith("\\") else "?") + dotted
+    found = _PHP_MEMBER_REVERSED.match(reverse, at)
+    if found is None:
+        return None
+    separator, name = found.group(1), found.group(2)
+    if name is None:
+        return OTHER_OBJECT
+    if separator == b"::":
+        if name in (b"fles", b"citats"):
+            return OWN_MEMBER
+        if name == b"tnerap":
+            return PARENT
+        if name.endswith(b"$"):  # `$class::create()`: a class held in a variable
+            return OTHER_OBJECT
+        return name[::-1].decode()
+    if name == b"siht$" and reverse[found.end() : found.end() + 1] not in (b">", b":"):
+        return OWN_MEMBER
+    return OTHER_OBJECT
+
+
 def _no_qualifier(start: int) -> None:
     return None
 
@@ -1502,7 +1563,8 @@ def _no_qualifier(start: int) -> None:
 # The last byte of a separator (`.`, `::`, `->`): a reference after any other byte has no
 # qualifier, known without a call. A blank is not tried (`http.\n\tGet` is left out):
 # type names after a space are most of a Go file's references.
-_AFTER = frozenset(b".:>")
+# (`\\`: PHP's namespace path, `\\GuzzleHttp\\Psr7\\Utils`: `_php_qualifier`)
+_AFTER = frozenset(b".:>\\")
 
 
 def _last_part(name: str) -> str:
@@ -1783,6 +1845,59 @@ def _swift_import(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [("".join(_text(src, path).split()), [])]
 
 
+def _php_use(src: bytes, node: Node) -> list[tuple[Any, ...]]:
+    """PHP: `use A\\B\\C;`, `use A\\B\\C as D;`, `use function A\\f;`, `use A\\{B, C as D};`:
+    the namespace (dotted, as Java's package) and the name taken from it, under its alias
+    when it has one."""
+    prefix = ""
+    found: list[tuple[Any, ...]] = []
+    for child in node.named_children:
+        if child.type == "namespace_name":  # a group's prefix
+            prefix = _php_dotted(_text(src, child))
+        elif child.type == "namespace_use_clause":
+            found.append(_php_clause(src, child, ""))
+        elif child.type == "namespace_use_group":
+            found.extend(
+                _php_clause(src, clause, prefix)
+                for clause in child.named_children
+                if clause.type == "namespace_use_clause"
+            )
+    return [entry for entry in found if entry[1]]
+
+
+def _php_clause(src: bytes, clause: Node, prefix: str) -> tuple[Any, ...]:
+    alias_node = clause.child_by_field_name("alias")
+    path = next((c for c in clause.named_children if c.type in ("qualified_name", "name")), None)
+    if path is None:
+        return ("", [])
+    dotted = ".".join(p for p in (prefix, _php_dotted(_text(src, path))) if p)
+    module, _, name = dotted.rpartition(".")
+    alias = _text(src, alias_node) if alias_node is not None else None
+    return (module, [name]) if alias is None or alias == name else (module, [name], alias)
+
+
+def _php_dotted(text: str) -> str:
+    """`\\GuzzleHttp\\Psr7` → `GuzzleHttp.Psr7`."""
+    return ".".join(part for part in "".join(text.split()).split("\\") if part)
+
+
+def _ruby_require(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+    """Ruby: `require 'rack/utils'`, `require_relative 'helper'` (relative to the file),
+    `autoload :Utils, 'rack/utils'`: the file loaded, every definition of it seen (`*`)."""
+    arguments = node.child_by_field_name("arguments")
+    strings = [c for c in arguments.named_children if c.type == "string"] if arguments else []
+    string = strings[0] if strings else None
+    if string is None or any(c.type == "interpolation" for c in string.named_children):
+        return []
+    path = _unquote(_text(src, string))
+    if not path:
+        return []
+    method = node.child_by_field_name("method")
+    if method is not None and _text(src, method) == "require_relative" and not path.startswith("."):
+        path = "./" + path
+    return [(path, ["*"])]
+
+
 _IMPORT_READERS: dict[str, _Read] = {
     "python": _python,
     "go": _go,
@@ -1796,4 +1911,6 @@ _IMPORT_READERS: dict[str, _Read] = {
     "objc": _include,  # `#import` is `#include` once
     "c_sharp": _using,
     "swift": _swift_import,
+    "php": _php_use,
+    "ruby": _ruby_require,
 }

@@ -35,7 +35,7 @@ from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Symbol
 
 CLASS_KINDS = frozenset(
-    {"class", "interface", "enum", "struct", "trait", "union", "record", "object"}
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "module"}
 )
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 
@@ -53,6 +53,8 @@ _CONSTRUCTOR_BY_NAME = {
     "javascript": "constructor",
     "typescript": "constructor",
     "tsx": "constructor",
+    "ruby": "initialize",
+    "php": "__construct",
 }
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
 _DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})

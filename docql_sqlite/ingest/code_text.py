@@ -170,6 +170,8 @@ def _plain_name(src: bytes, node: Node) -> str:
         inner = node.child_by_field_name("name")
         if inner is not None:
             node = inner
+    if node.type == "namespace_name":  # PHP's `GuzzleHttp\Psr7`, dotted as the others'
+        return ".".join(p for p in _WS.sub("", node_text(src, node)).split("\\") if p)
     return _WS.sub("", node_text(src, node))
 
 
@@ -340,6 +342,10 @@ def doc_comment(src: bytes, node: Node, language: str) -> str | None:
         anchor = anchor.parent
     next_row = anchor.start_point[0]
     sibling = anchor.prev_sibling
+    if sibling is None and anchor.parent is not None and anchor.parent.type == "body_statement":
+        # tree-sitter-ruby puts the comments before a body's first statement outside the
+        # body (`module Rack` / `# Builds a response.` / `class Response`)
+        sibling = anchor.parent.prev_sibling
     while sibling is not None and sibling.type in DECORATOR_TYPES:
         next_row = sibling.start_point[0]
         sibling = sibling.prev_sibling

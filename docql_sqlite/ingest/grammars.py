@@ -69,6 +69,10 @@ LANGUAGES: dict[str, Grammar] = {
     # `.h` is C's; a header that is Objective-C is told by its text (`code.parse`); a `.m`
     # that is not (MATLAB's) and Objective-C++'s `.mm` are chunked as plain text
     "objc": Grammar("tree_sitter_objc", "language", (".m", ".mm"), "tree-sitter-objc"),
+    "ruby": Grammar("tree_sitter_ruby", "language", (".rb", ".rake"), "tree-sitter-ruby"),
+    # (`language_php` reads a file with its HTML around `<?php … ?>`; `language_php_only`
+    # would take the HTML for code)
+    "php": Grammar("tree_sitter_php", "language_php", (".php",), "tree-sitter-php"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -92,9 +96,7 @@ PACK_LANGUAGES: dict[str, tuple[str, ...]] = {
     "lua": (".lua",),
     "ocaml": (".ml", ".mli"),
     "perl": (".pl", ".pm"),
-    "php": (".php",),
     "r": (".r",),
-    "ruby": (".rb",),
     "scala": (".scala",),
     "starlark": (".bzl", ".star"),
     "zig": (".zig",),

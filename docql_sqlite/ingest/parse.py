@@ -84,7 +84,10 @@ from .sections import bounded_title, build_sections
 # and C# — overloads are one method, a class of the file's package needs no import, a bare
 # name is the class's or its bases', a capitalised qualifier is a class, a member after a
 # call another object's, after a constructor that class's, a Java value's declared class
-# types its members (docs/docql.md); Swift and Objective-C parsed (their grammar wheels).
+# types its members (docs/docql.md); Swift and Objective-C parsed (their grammar wheels);
+# code 31: Ruby and PHP parsed (their grammar wheels: symbols, references, imports; Ruby's
+# constants looked up lexically, PHP's names by namespace and `use`), a Ruby module is a
+# symbol of kind `module`.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -119,7 +122,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 30,
+    "code": 31,
     "markdown": 5,
     "text": 4,
     "rst": 5,

@@ -170,16 +170,23 @@ _PACKAGE_IS_FOLDER = frozenset({"java", "kotlin"})
 # DSL is top-level functions).
 _BARE_NEVER_FOREIGN = frozenset({"java", "c_sharp", "swift"})
 # Language families whose classes' bases are read (`_inherited`).
-_BASES_READ = frozenset({"python", "typescript"}) | CLASS_LANGUAGES
+_BASES_READ = frozenset({"python", "typescript", "ruby", "php"}) | CLASS_LANGUAGES
+# Language families where a capitalised qualifier names a class or module, by the
+# language's rule or its universal convention (Ruby's constants, PHP's PSR-1 classes): a
+# member the index's classes of that name lack is outside it (`_member_of_type`).
+_CAPITALISED_TYPES = TYPES_BY_CASE | {"ruby", "php"}
+# Language families whose `super` / `parent::` member is looked for in the bases the
+# class's signature writes (`_parent_member`).
+_PARENTS_READ = _OVERLOADING | CLASS_LANGUAGES | {"ruby", "php"}
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++", ".inl")
 # Language families whose paths say what they name (`Type::x`, `module::x`, `self.x`):
 # a bare name is no member (`_decide`), a qualifier is a type or a module by its case
 # (`_through_qualifier`).
 _PATH_FAMILIES = frozenset({"rust"})
 # Language families where a member is always written through its object (`self.x`,
-# `Self::x`, Go's `b.grow()`): a bare name is never a member of a type (`_decide`), and
-# `refs.qualifier` `self` marks the method's own object.
-_RECEIVER_FAMILIES = frozenset({"rust", "go"})
+# `Self::x`, Go's `b.grow()`, PHP's `$this->x`, `self::x`): a bare name is never a
+# member of a type (`_decide`), and `refs.qualifier` `self` marks the method's own object.
+_RECEIVER_FAMILIES = frozenset({"rust", "go", "php"})
 # Rust's qualifiers of the method's own type (`ref_codes.OWN_MEMBER`, `OWN_TYPE`).
 _OWN = frozenset({OWN_MEMBER, OWN_TYPE})
 # Language families whose modules re-export what they import (`_Resolver._reexports`:
@@ -220,7 +227,25 @@ _PYTHON_BUILTINS = """
     memoryview min next object oct open ord pow print property quit range repr reversed
     round set setattr slice sorted staticmethod str sum super tuple type vars zip
 """
-_BUILTINS: dict[str, frozenset[str]] = {"python": frozenset(_PYTHON_BUILTINS.split())}
+# Ruby's Kernel and Module methods, which every object and class body calls bare
+# (`raise`, `puts`, `attr_reader`, `include`, `define_method`), and its conversion
+# functions (`Integer(x)`, `Array(x)`).
+_RUBY_BUILTINS = """
+    Array Complex Float Hash Integer Rational String abort alias_method at_exit attr class
+    clone dup hash object_id
+    attr_accessor attr_reader attr_writer autoload binding block_given? caller catch
+    class_eval class_exec const_get const_set define_method exit extend fail format
+    freeze frozen? gets include instance_eval instance_exec instance_of?
+    instance_variable_get instance_variable_set is_a? kind_of? lambda loop method
+    module_function nil? open p pp prepend print printf private private_class_method
+    private_constant proc protected public public_send puts raise rand require
+    require_relative respond_to? send sleep sprintf srand system tap then throw warn
+    yield_self
+"""
+_BUILTINS: dict[str, frozenset[str]] = {
+    "python": frozenset(_PYTHON_BUILTINS.split()),
+    "ruby": frozenset(_RUBY_BUILTINS.split()),
+}
 # The methods of each language's built-in types (Python's str, bytes, list, dict, set,
 # tuple and numbers; JavaScript's Array, String, Promise, Function and Object.prototype,
 # not Map's and Set's `get`/`set`/`has`/`add`/`delete`/`clear`, which a library's own
@@ -270,6 +295,18 @@ _RUST_BUILT_IN_METHODS = """
     rev zip enumerate skip step_by chain peekable windows chunks with_capacity drain
     push_str to_lowercase to_uppercase parse is_ascii
 """
+# Ruby's Object, String, Symbol, Array, Hash, Enumerable, Integer and IO.
+_RUBY_BUILT_IN_METHODS = """
+    << == =~ abs all? any? between? bytes call capitalize ceil chars chomp clear close
+    collect compact concat count delete delete_if detect dig downcase downto dup each
+    each_key each_pair each_value each_with_index each_with_object empty? encode
+    end_with? fetch filter find first flatten floor flush force_encoding freeze gets
+    group_by gsub gsub! has_key? include? index inject inspect join key? keys last length
+    lines map match max merge merge! min none? partition pop push read reduce reject
+    replace reverse round scan select shift size slice sort sort_by split start_with?
+    strip sub sub! succ sum times to_a to_h to_i to_f to_s to_sym uniq unshift update
+    upcase upto values write zip
+"""
 # Java's Object, String, StringBuilder, the collections, Optional and streams.
 _JAVA_BUILT_IN_METHODS = """
     toString equals hashCode getClass length charAt substring indexOf lastIndexOf
@@ -290,13 +327,14 @@ _CPP_BUILT_IN_METHODS = """
 # Families where `x.name` on another object is a member, never a free function: Python,
 # Rust, Go, C++ (a method has its class as parent) and C (none is: a call through
 # `m->free_func(…)` is a struct field's pointer, no function of the index).
-_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp"})
+_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp", "ruby", "php"})
 _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
     "cpp": frozenset(_CPP_BUILT_IN_METHODS.split()),
     "java": frozenset(_JAVA_BUILT_IN_METHODS.split()),
     "python": frozenset(_PYTHON_BUILT_IN_METHODS.split()),
     "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
     "rust": frozenset(_RUST_BUILT_IN_METHODS.split()),
+    "ruby": frozenset(_RUBY_BUILT_IN_METHODS.split()),
 }
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
@@ -812,6 +850,25 @@ def _script_base_names(signature: str | None) -> set[str]:
     }
 
 
+def _ruby_base_names(signature: str | None) -> set[str]:
+    """The superclass a Ruby class's signature writes (`class A < Rack::Base` → `Base`)."""
+    base = (signature or "").partition(" < ")[2].strip().rpartition("::")[2]
+    return {base} if base.isidentifier() else set()
+
+
+def _ruby_bases(rows: Any) -> dict[str, frozenset[str]]:
+    """Every Ruby class's name → its superclass's, as its signature writes it (`class
+    Response < Base`, `class Error < Rack::Error` → `Error`'s base `Error` is dropped:
+    a class is not its own base). Mixins (`include M`) are not in a signature: not read."""
+    bases: dict[str, set[str]] = defaultdict(set)
+    for name, signature in rows(
+        "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = 'ruby' "
+        "AND signature LIKE '% < %'"
+    ):
+        bases[name].update(b for b in _ruby_base_names(signature) if b != name)
+    return {name: frozenset(found) for name, found in bases.items() if found}
+
+
 def _declared_bases(rows: Any, family: str) -> dict[str, frozenset[str]]:
     """Every Java, Kotlin or C# class's, interface's, enum's or record's name → the names
     of what its signature extends or implements (`class GregorianCalendar extends
@@ -843,7 +900,8 @@ def _declared_base_names(signature: str | None) -> set[str]:
     names = set()
     for part in written.split(","):
         words = part.split()
-        base = words[0].rpartition(".")[2] if words else ""
+        # (PHP's `\\Countable`, `Foo\\Bar`: the last part)
+        base = words[0].rpartition(".")[2].rpartition("\\")[2] if words else ""
         if base.isidentifier():
             names.add(base)
     return names
@@ -958,10 +1016,12 @@ class _Resolver:
         self._callers: dict[int, str] | None = None  # symbol ord → qualified name, on demand
         # the file's classes' qualified names → their signatures, on demand
         self._classes: dict[str, str | None] | None = None
+        self._namespaces: set[str] | None = None  # a PHP file's (`_php_spaces`)
+        self._ruby_modules: set[str] | None = None  # every Ruby module's qualified name
         # (name, kind group, class) → this file's link of `super().name` in that class
         self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
         # Java, Kotlin, C#: a bare name's link when no base decides it (`_inherited_bare`)
-        self._bare_links: dict[tuple[str, int], tuple[int | None, int, int]] = {}
+        self._bare_links: dict[tuple[Any, ...], tuple[int | None, int, int]] = {}
         self._file_read = False
         # Per (name, kind group, family): the fitting candidates, and them by document.
         self.fitting: dict[tuple[str, int, str], tuple[list[_Def], dict[int, list[_Def]]]] = {}
@@ -989,6 +1049,7 @@ class _Resolver:
             self.several = {}
             self._callers = None
             self._classes = None
+            self._namespaces = None
             self._parent_links = {}
             self._bare_links = {}
             self._file_read = False  # `_read_file`, when a name has definitions
@@ -1052,10 +1113,10 @@ class _Resolver:
                 elif others:
                     names.add(segments[-1])
             elif (
-                self.family == "java"
+                self.family in ("java", "php")
                 and imported_names
                 and "*" not in imported_names
-                and not segments[-1][:1].isupper()
+                and (self.family == "php" or not segments[-1][:1].isupper())
             ):
                 # `import java.util.Map;` imports Map.java, the file of that public
                 # class, not every file of a folder `util` (`set(…)` was java/io's
@@ -1128,11 +1189,23 @@ class _Resolver:
             member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
+        if qualifier is not None and qualifier[:1] in ("\\", "?") and self.family == "php":
+            # PHP's `\A\B\name`, `B\name`: the name in that namespace
+            link = self._php_named(name, kind, self._php_spaces(qualifier))
+            self.links[(name, kind, qualifier)] = link
+            return link
         if qualifier in _OWN:
             if not self._file_read:
                 self._read_file()
             if self.family in _RECEIVER_FAMILIES:  # `self.x`, `Self::x`, Go's `b.grow()`
-                return self._unqualified(name, kind, caller_ord, qualifier)
+                link = self._unqualified(name, kind, caller_ord, qualifier)
+                if self.family == "php" and link[1] != _LOCAL:
+                    # `$this->close()`, `self::x()` not of this file: its bases' first
+                    # (a trait's, which no signature names, by the rules after)
+                    inherited = self._parent_member(name, kind, caller_ord)
+                    if inherited[0] is not None:
+                        return inherited
+                return link
             if self.family in CLASS_LANGUAGES and qualifier == OWN_MEMBER:
                 # `this.x`, Swift's `self.x`: the class's own (this file's), else its bases'
                 inherited = self._inherited_bare(name, kind, caller_ord, own=True)
@@ -1159,7 +1232,90 @@ class _Resolver:
             inherited = self._inherited_bare(name, kind, caller_ord)
             if inherited is not None:
                 return inherited
-        return self._unqualified(name, kind, caller_ord, None)
+        if self.family == "ruby" and (kind in (_TYPE, _INHERIT) or name[:1].isupper()):
+            return self._ruby_constant(name, kind, caller_ord)
+        link = self._unqualified(name, kind, caller_ord, None)
+        if kind == _CALL and self.family == "ruby" and link[1] in (_BY_IMPORT, _UNIQUE):
+            return self._ruby_bare(link, name, caller_ord)
+        return link
+
+    def _ruby_constant(
+        self, name: str, group: int, caller_ord: int | None
+    ) -> tuple[int | None, int, int]:
+        """Ruby: a constant written bare (a class or module: `NumberConverter`, `raise
+        LintError`, `Foo.new`) is looked up as Ruby does, lexically: a definition of it
+        directly inside the caller's innermost module or class, then the next one out, up
+        to the top level (`Encoding` inside `ActiveSupport::Cache` is Ruby's, not
+        `ActiveSupport::JSON::Encoding`). A class reopened in several files (`class
+        String` of core extensions) is one constant: its first definition. None found:
+        outside the index (Ruby's own, a gem's). Reported as `local` in the caller's
+        file, else `import` (as Go's package rule)."""
+        defined = self.definitions.get(name)
+        if not defined:
+            return _UNRESOLVED
+        if not self._file_read:
+            self._read_file()
+        key = (name, group, caller_ord)
+        link = self._bare_links.get(key)
+        if link is not None:
+            return link
+        candidates = [d for d in self._fitting(name, group, defined)[0] if d.kind in CLASS_LIKE]
+        caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
+        scope = caller
+        link = None, _UNRESOLVED[1], len(candidates)
+        while True:
+            found = [d for d in candidates if d.parent == scope and not d.scope]
+            if found:
+                first = min(found, key=lambda d: (d.doc_id != self.doc_id, d.id))
+                link = (
+                    first.id,
+                    _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT,
+                    len(candidates),
+                )
+                break
+            if not scope:
+                break
+            scope = scope.rpartition(".")[0]
+        self._bare_links[key] = link
+        return link
+
+    def _ruby_bare(
+        self, link: tuple[int | None, int, int], name: str, caller_ord: int | None
+    ) -> tuple[int | None, int, int]:
+        """Ruby: a bare call (or `self.x`) linked by an import or by uniqueness to a method
+        stays linked when that method can be the caller's own: a method of a module (a
+        mixin, included anywhere), of a class the caller is inside (reopened in another
+        file: `class String` of a core extension), or of one of that class's
+        superclasses; else it is unresolved — a method of an unrelated class is not
+        reachable bare (`join` in Faraday was Rake's `ThreadPool#join`)."""
+        target = next((d for d in self.definitions.get(name, ()) if d.id == link[0]), None)
+        if target is None or not target.parent or target.kind not in CALLABLE:
+            return link
+        if self._ruby_modules is None:
+            self._ruby_modules = {
+                q
+                for (q,) in self.rows(
+                    "SELECT qualified_name FROM symbols WHERE language = 'ruby' AND kind = 'module'"
+                )
+            }
+        if target.parent in self._ruby_modules:
+            return link
+        owner = target.parent.rpartition(".")[2]
+        caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
+        scopes = set(caller.split("."))
+        if owner in scopes:
+            return link
+        bases = self._bases.get("ruby")
+        if bases is None:
+            bases = self._bases["ruby"] = _ruby_bases(self.rows)
+        level = {b for scope in scopes for b in bases.get(scope, ())}
+        seen: set[str] = set()
+        for _ in range(INHERIT_DEPTH):
+            if owner in level:
+                return link
+            seen |= level
+            level = {b for n in level for b in bases.get(n, ())} - seen
+        return None, _UNRESOLVED[1], link[2]
 
     def _inherited_bare(
         self, name: str, group: int, caller_ord: int | None, own: bool = False
@@ -1291,12 +1447,12 @@ class _Resolver:
             if visible:
                 link = (visible[0].id if len(visible) == 1 else None, _LOCAL, len(candidates))
             else:
-                link = self._elsewhere(name, group, elsewhere)
+                link = self._elsewhere(name, group, elsewhere, bare)
             return link, local
-        return self._elsewhere(name, group, elsewhere), None
+        return self._elsewhere(name, group, elsewhere, bare), None
 
     def _elsewhere(
-        self, name: str, group: int, candidates: list[_Def]
+        self, name: str, group: int, candidates: list[_Def], bare: bool = False
     ) -> tuple[int | None, int, int]:
         """The link of a reference to `name` that no definition of this file can be: by
         the rules after the first (`import`, `unique`, `ambiguous`, `unresolved`)."""
@@ -1304,6 +1460,8 @@ class _Resolver:
             return _UNRESOLVED
         if name in _BUILTINS.get(self.family, ()) and name not in self.modules:
             return None, _UNRESOLVED[1], len(candidates)
+        if self.family == "php" and bare:
+            return self._php_named(name, group, None, candidates)
         source = self.name_sources.get(name)  # `from m import name`: m
         if source is not None:
             if self.family == "python" and not self._indexed_module(source):
@@ -1352,6 +1510,64 @@ class _Resolver:
                 return None, _UNRESOLVED[1], 1
             return only.id, _UNIQUE, 1
         return None, _AMBIGUOUS, len(candidates)
+
+    def _php_named(
+        self,
+        name: str,
+        group: int,
+        spaces: set[str] | None,
+        candidates: list[_Def] | None = None,
+    ) -> tuple[int | None, int, int]:
+        r"""PHP: a class or function named without `$this->`, `self::` or a class: the one
+        defined in the namespace it is written in — `spaces`, else the namespace its `use`
+        import names (`use GuzzleHttp\Exception\RequestException`), else the file's own
+        (a function also the global one, as PHP falls back; a class never does). A name
+        no definition of that namespace has is outside the index (`Psr\Log\LoggerInterface`,
+        a PHP built-in): never a same-named definition of another namespace (two packages'
+        `InvalidArgumentException`s)."""
+        if candidates is None:
+            defined = self.definitions.get(name)
+            if not defined:
+                return _UNRESOLVED
+            if not self._file_read:
+                self._read_file()
+            candidates = [d for d in self._fitting(name, group, defined)[0] if not _a_method(d)]
+        fallback = spaces is None and name not in self.name_sources
+        if spaces is None:
+            source = self.name_sources.get(name)
+            spaces = {source.replace("/", ".")} if source is not None else self._php_spaces("")
+        same = [d for d in candidates if d.parent in spaces and d.kind != ENUM_MEMBER]
+        if not same and fallback:
+            same = [d for d in candidates if not d.parent and d.kind == "function"]
+        visible = [d for d in same if not self._hidden(d)]
+        if len(visible) == 1 and len(same) == 1:
+            return visible[0].id, _BY_IMPORT, len(candidates)
+        return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
+
+    def _php_spaces(self, qualifier: str) -> set[str]:
+        r"""The namespaces a PHP qualifier names (`_php_named`): `\A.B` that one (`\` the
+        global one, ""), `?B.C` B.C under the file's namespaces or under what its imports
+        bind B to (`use GuzzleHttp\Psr7;` … `Psr7\Utils`), "" the file's namespaces
+        (the global one when it declares none)."""
+        if self._namespaces is None:
+            self._namespaces = {
+                space
+                for (space,) in self.rows(
+                    "SELECT qualified_name FROM symbols WHERE doc_id = ? AND kind = 'namespace'",
+                    (self.doc_id,),
+                )
+            } or {""}
+        if qualifier.startswith("\\"):
+            return {qualifier[1:]}
+        if not qualifier:
+            return self._namespaces
+        relative = qualifier[1:]
+        first, _, rest = relative.partition(".")
+        found = {f"{space}.{relative}" if space else relative for space in self._namespaces}
+        imported = self.modules.get(first)
+        if imported:
+            found.add(".".join((*imported, rest) if rest else imported))
+        return found
 
     def _hidden(self, definition: _Def) -> bool:
         """Whether a definition of another file is never this file's link by the loose
@@ -1466,7 +1682,7 @@ class _Resolver:
         members = self._members(qualifier, candidates)
         if not members:
             if self.family in _PATH_FAMILIES or (
-                self.family in TYPES_BY_CASE and qualifier[:1].isupper()
+                self.family in _CAPITALISED_TYPES and qualifier[:1].isupper()
             ):
                 # (Java's `Thread.sleep(…)`, a class the index lacks, is no bare `sleep`.)
                 return None, _UNRESOLVED[1], len(candidates)
@@ -1511,8 +1727,10 @@ class _Resolver:
         by the classes' names, at most INHERIT_DEPTH levels up; [] when none is."""
         bases = self._bases.get(self.family)
         if bases is None:
-            if self.family in CLASS_LANGUAGES:
+            if self.family in CLASS_LANGUAGES or self.family == "php":
                 bases = _declared_bases(self.rows, self.family)
+            elif self.family == "ruby":
+                bases = _ruby_bases(self.rows)
             else:
                 bases = (_python_bases if self.family == "python" else _script_bases)(self.rows)
             self._bases[self.family] = bases
@@ -2056,7 +2274,10 @@ class _Resolver:
         # enum's member (`py.None()` is no enum's `None`)
         candidates = [d for d in candidates if d.kind != ENUM_MEMBER]
         if self.family in _MEMBERS_ONLY:
-            candidates = [d for d in candidates if d.parent]
+            # (a PHP function's parent may be its namespace: a member is a method)
+            candidates = [
+                d for d in candidates if d.parent and (self.family != "php" or _a_method(d))
+            ]
         if not candidates:
             return _UNRESOLVED
         if name in _BUILT_IN_METHODS.get(self.family, ()):
@@ -2116,7 +2337,7 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         enclosing = self._enclosing_class(caller_ord)
-        if enclosing is None or self.family not in _OVERLOADING | CLASS_LANGUAGES:
+        if enclosing is None or self.family not in _PARENTS_READ:
             return self._member_of_another(name, group)
         key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
@@ -2129,7 +2350,9 @@ class _Resolver:
                 _python_base_names
                 if self.family == "python"
                 else _declared_base_names
-                if self.family in CLASS_LANGUAGES
+                if self.family in CLASS_LANGUAGES or self.family == "php"
+                else _ruby_base_names
+                if self.family == "ruby"
                 else _script_base_names
             )
             # a base an import renames is the class it names (FastAPI's `class UploadFile(

@@ -146,6 +146,7 @@ CLASS_KINDS = (
     "object",
     "union",
     "protocol",
+    "module",  # Ruby's: a namespace and a mixin
     "type",  # named type declarations: TypeScript/Rust `type X = ...`, Go `type X int`
 )
 FUNCTION_KINDS = ("function", "method", "constructor")
