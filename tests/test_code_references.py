@@ -3494,11 +3494,7 @@ def test_an_objective_c_message_send_calls_its_selectors_method(tmp_path: Path) 
 RUBY = {
     # Rack, ActiveSupport and Rake in small.
     "rack/lib/rack/utils.rb": (
-        "module Rack\n"
-        "  module Utils\n"
-        "    def self.escape(s)\n      s\n    end\n"
-        "  end\n"
-        "end\n"
+        "module Rack\n  module Utils\n    def self.escape(s)\n      s\n    end\n  end\nend\n"
     ),
     "rack/lib/rack/response.rb": (
         "require 'rack/utils'\n"

@@ -803,12 +803,21 @@ def _python_bases(rows: Any) -> dict[str, frozenset[str]]:
     """Every Python class's name → the names of its bases, as its signature writes them
     (`class Flask(App)`, `class Blueprint(sansio.Blueprint, metaclass=M)` → `Blueprint`;
     several classes of one name: all their bases)."""
+    return _bases_by_signature(rows, "python", "%(%", _python_base_names)
+
+
+def _bases_by_signature(
+    rows: Any, language: str, like: str, read: Callable[[str | None], set[str]]
+) -> dict[str, frozenset[str]]:
+    """Every class of `language` whose signature is LIKE `like` → the bases `read` finds
+    in it (several classes of one name: all their bases; none its own name)."""
     bases: dict[str, set[str]] = defaultdict(set)
     for name, signature in rows(
-        "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = 'python' "
-        "AND signature LIKE '%(%'"
+        "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = ? "
+        "AND signature LIKE ?",
+        (language, like),
     ):
-        bases[name].update(b for b in _python_base_names(signature) if b != name)
+        bases[name].update(b for b in read(signature) if b != name)
     return {name: frozenset(found) for name, found in bases.items() if found}
 
 
@@ -858,15 +867,9 @@ def _ruby_base_names(signature: str | None) -> set[str]:
 
 def _ruby_bases(rows: Any) -> dict[str, frozenset[str]]:
     """Every Ruby class's name → its superclass's, as its signature writes it (`class
-    Response < Base`, `class Error < Rack::Error` → `Error`'s base `Error` is dropped:
-    a class is not its own base). Mixins (`include M`) are not in a signature: not read."""
-    bases: dict[str, set[str]] = defaultdict(set)
-    for name, signature in rows(
-        "SELECT name, signature FROM symbols WHERE kind = 'class' AND language = 'ruby' "
-        "AND signature LIKE '% < %'"
-    ):
-        bases[name].update(b for b in _ruby_base_names(signature) if b != name)
-    return {name: frozenset(found) for name, found in bases.items() if found}
+    Response < Base`; `class Error < Rack::Error`'s `Error` is dropped: a class is not its
+    own base). Mixins (`include M`) are not in a signature: not read."""
+    return _bases_by_signature(rows, "ruby", "% < %", _ruby_base_names)
 
 
 def _declared_bases(rows: Any, family: str) -> dict[str, frozenset[str]]:
@@ -1202,9 +1205,9 @@ class _Resolver:
                 if self.family == "php" and link[1] != _LOCAL:
                     # `$this->close()`, `self::x()` not of this file: its bases' first
                     # (a trait's, which no signature names, by the rules after)
-                    inherited = self._parent_member(name, kind, caller_ord)
-                    if inherited[0] is not None:
-                        return inherited
+                    base_member = self._parent_member(name, kind, caller_ord)
+                    if base_member[0] is not None:
+                        return base_member
                 return link
             if self.family in CLASS_LANGUAGES and qualifier == OWN_MEMBER:
                 # `this.x`, Swift's `self.x`: the class's own (this file's), else its bases'
