@@ -397,3 +397,11 @@ def test_long_user_text_is_clipped_in_messages() -> None:
     with pytest.raises(DocQLSyntaxError) as info:
         parse('$.toc "' + "x" * 500 + '"')
     assert info.value.message == "unexpected '\"" + "x" * 36 + "...' after end of query"
+
+
+def test_a_lone_surrogate_written_as_itself_is_the_same_error_as_its_escape() -> None:
+    """Hypothesis found `'\ud800it'` (the character itself, which a Python string can
+    hold) parsed while its canonical form `'\\ud800it'` raised: both raise now."""
+    for text in ("$.toc[?(@.title=='\ud800it')]", "$.toc[?(@.title=='\\ud800it')]"):
+        with pytest.raises(DocQLSyntaxError, match="lone surrogate"):
+            parse(text)

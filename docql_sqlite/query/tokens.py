@@ -293,7 +293,13 @@ class _Lexer:
                 out.append("\\" + escaped)
                 pos += 2
         self.pos = pos + 1
-        return Token(TokenType.STRING, text[start : self.pos], "".join(out), start)
+        value = "".join(out)
+        lone = next((c for c in value if "\ud800" <= c <= "\udfff"), None)
+        if lone is not None:
+            # written as itself (a Python string can hold one): as its `\uD800` escape, no
+            # UTF-8 encodes it (and the canonical form would write it as that escape)
+            raise self.error(f"lone surrogate '\\u{ord(lone):04x}' in string", start)
+        return Token(TokenType.STRING, text[start : self.pos], value, start)
 
     def unicode_escape(self, pos: int) -> tuple[str, int]:
         """Decode `\\uXXXX` at `pos` (a surrogate pair counts as one character)."""
