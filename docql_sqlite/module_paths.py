@@ -12,8 +12,9 @@ from functools import lru_cache
 
 # Languages where importing names from a module binds those names only (`from web.app
 # import Flask`, `import { x } from "./app"`), not the module's last part; Ruby's `require
-# 'rack/utils'` binds no name at all (its names are `*`: every definition of the file).
-NAMES_ONLY = frozenset({"python", "javascript", "typescript", "tsx", "ruby"})
+# 'rack/utils'` and Bash's `source lib.sh` bind no name at all (their names are `*`: every
+# definition of the file).
+NAMES_ONLY = frozenset({"python", "javascript", "typescript", "tsx", "ruby", "bash"})
 
 
 def local_modules(

@@ -592,6 +592,57 @@ CASES["php"] = (
 )
 
 
+BASH_SOURCE = """\
+#!/bin/bash
+source ./lib/common.sh
+
+# Builds the site.
+build() {
+  local out=$1
+  render "$out" | tee build.log
+}
+
+function render {
+  printf '%s\\n' "$1"
+}
+
+build public
+"""
+LUA_SOURCE = """\
+local utils = require "pl.utils"
+local M = {}
+
+--- Splits a string at a separator.
+function M.split(s, sep)
+  return utils.split(s, sep)
+end
+
+function M:join(parts) return table.concat(parts, self.sep) end
+
+local function trim(s) return (s:gsub("^%s+", "")) end
+
+M.strip = function(s) return trim(s) end
+
+return M
+"""
+CASES["bash"] = (
+    BASH_SOURCE,
+    [
+        ("function", "build", "build", 5, 8, None),
+        ("function", "render", "render", 10, 12, None),
+    ],
+)
+CASES["lua"] = (
+    LUA_SOURCE,
+    [
+        ("method", "split", "M.split", 5, 7, "M"),
+        ("method", "join", "M.join", 9, 9, "M"),
+        ("function", "trim", "trim", 11, 11, None),
+        ("method", "strip", "M.strip", 13, 13, "M"),
+    ],
+)
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_symbols_per_language(language: str) -> None:
     text, expected = CASES[language]
@@ -1554,3 +1605,22 @@ def test_ruby_and_php_symbols() -> None:
     assert docs["GuzzleHttp.Psr7.Stream.read"] == "Reads."
     assert php.symbols[0].end_line == PHP_SOURCE.count("\n")
     assert [(i.module, i.names) for i in php.imports] == [("Psr.Http.Message", ["StreamInterface"])]
+
+
+def test_bash_and_lua_symbols_docs_and_imports() -> None:
+    """Bash's functions (both forms) with their `#` docs and `source` imports; Lua's
+    functions of a table (`M.split`, `M:join`, `M.strip = function`), local ones, `---`
+    docs, and `require` bound to its local name."""
+    bash = parse_code_text(BASH_SOURCE, "scripts/site.sh", "bash")
+    assert {s.name: s.docstring for s in bash.symbols} == {
+        "build": "Builds the site.",
+        "render": None,
+    }
+    assert [(i.module, i.names) for i in bash.imports] == [("./lib/common", ["*"])]
+    lua = parse_code_text(LUA_SOURCE, "pl/text.lua", "lua")
+    assert {s.qualified_name: s.docstring for s in lua.symbols}["M.split"] == (
+        "Splits a string at a separator."
+    )
+    assert [(i.module, i.alias) for i in lua.imports] == [("pl.utils", "utils")]
+    strip = next(s for s in lua.symbols if s.name == "strip")
+    assert strip.signature == "M.strip = function(s)"

@@ -13,7 +13,13 @@ from conftest import query
 
 import docql_sqlite
 from docql_sqlite.query.items import code_names
-from docql_sqlite.ref_codes import OTHER_OBJECT, OWN_MEMBER, REFERENCE_KINDS, RESOLUTIONS
+from docql_sqlite.ref_codes import (
+    BUILT_IN_OBJECT,
+    OTHER_OBJECT,
+    OWN_MEMBER,
+    REFERENCE_KINDS,
+    RESOLUTIONS,
+)
 from docql_sqlite.store.sqlite import db as dbmod
 
 LIB = """def helper():
@@ -3657,3 +3663,78 @@ def test_php_names_by_namespace_use_and_receivers(tmp_path: Path) -> None:
         if path == "guzzle/src/Handler/CurlHandler.php"
     }
     assert (10, "RequestInterface", "unresolved") in types
+
+
+LUA = {
+    # Penlight and LuaRocks in small.
+    "lua/pl/utils.lua": (
+        "local utils = {}\nfunction utils.split(s, sep)\n  return s\nend\nreturn utils\n"
+    ),
+    "lua/luarocks/fs.lua": "local fs = {}\nfunction fs.split(p)\n  return p\nend\nreturn fs\n",
+    "lua/pl/text.lua": (
+        'local utils = require "pl.utils"\n'
+        'local lpeg = require "lpeg"\n'
+        "local M = {}\n"
+        "function M.words(s)\n"
+        '  local parts = utils.split(s, " ")\n'  # 5: pl.utils's, not luarocks's
+        "  lpeg.P(s)\n"  # 6: a C module's: outside the index
+        '  table.insert(parts, "x")\n'  # 7: Lua's table library
+        "  return M.count(parts)\n"  # 8: this file's table's
+        "end\n"
+        "function M.count(t)\n  return #t\nend\n"
+        "function M:size()\n  return self:count()\nend\n"  # 14: the file's own
+        "return M\n"
+    ),
+}
+
+
+def test_lua_names_by_require_and_tables(tmp_path: Path) -> None:
+    """Lua (Penlight's and LuaRocks' shapes): `utils.split` after `local utils = require
+    "pl.utils"` is that module's, a module the index does not hold (`lpeg`, a C library)
+    gives no link, `table.insert` is Lua's, `M.count` the file's table's and `self:count`
+    the file's own."""
+    _, db = _index_tree(tmp_path, LUA)
+    assert _calls_in(db, "lua/pl/text.lua") == {
+        (5, "split", "utils", "import", "utils.split"),
+        (6, "P", "lpeg", "unresolved", None),
+        (7, "insert", BUILT_IN_OBJECT, "unresolved", None),
+        (8, "count", "M", "local", "M.count"),
+        (14, "count", None, "local", "M.count"),
+    }
+
+
+BASH = {
+    "scripts/lib/common.sh": 'die() {\n  echo "$1" >&2\n  exit 1\n}\n',
+    "tools/other.sh": "die() {\n  return 2\n}\n",
+    "scripts/build.sh": (
+        "#!/bin/bash\n"
+        "source ./lib/common.sh\n"
+        "build() {\n"
+        '  [ -d out ] || die "no out"\n'  # 4: the sourced file's `die`
+        "  echo built\n"  # 5: a builtin
+        "}\n"
+        "build\n"  # 7
+    ),
+    # a script without an extension, told by its `#!` line
+    "bin/deploy": "#!/usr/bin/env bash\nsource ../scripts/lib/common.sh\nship() {\n  die x\n}\n",
+    "bin/notes": "#!/usr/bin/make -f\nall:\n\techo hi\n",
+}
+
+
+def test_bash_names_by_source_and_scripts_without_an_extension(tmp_path: Path) -> None:
+    """Bash: a command is the function of the file `source` reads (`die` of lib/common.sh,
+    not of tools/other.sh), a builtin is none, and a script without an extension is code
+    when its `#!` line names an interpreter of ours (`bin/deploy`, not a Makefile's)."""
+    _, db = _index_tree(tmp_path, BASH)
+    assert _calls_in(db, "scripts/build.sh") == {
+        (4, "die", None, "import", "die"),
+        (5, "echo", None, "unresolved", None),
+        (7, "build", None, "local", "build"),
+    }
+    assert _calls_in(db, "bin/deploy") == {(4, "die", None, "import", "die")}
+    with docql_sqlite.open(db) as index:
+        languages = {
+            row["path"].rpartition("/src/")[2]: row["language"]
+            for row in index.rows("SELECT path, language FROM documents")
+        }
+    assert languages["bin/deploy"] == "bash" and "bin/notes" not in languages

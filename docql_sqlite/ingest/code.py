@@ -32,6 +32,7 @@ import re
 from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
+from docql_sqlite.ingest import shebang
 from docql_sqlite.ingest.code_refs import extract_reference_rows
 from docql_sqlite.ingest.code_symbols import (
     CLASS_KINDS,
@@ -43,6 +44,7 @@ from docql_sqlite.ingest.code_symbols import (
 from docql_sqlite.ingest.code_text import first_sentence, is_macro_scope, is_macro_word
 from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
 from docql_sqlite.ingest.read import decode_text
+from docql_sqlite.ingest.shebang import script_language
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 from docql_sqlite.ref_codes import ENUM_MEMBER
 
@@ -118,6 +120,8 @@ def parse(source: Source) -> Document:
     """The code parser (`formats.PARSERS`): the language from the file's extension."""
     name = posixpath.basename(source.path.split("?")[0])
     language = language_for_extension(posixpath.splitext(name)[1])
+    if language is None and "." not in name:
+        language = script_language(source.data[: shebang.HEAD_BYTES])  # `bin/rake`
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)

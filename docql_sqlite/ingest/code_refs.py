@@ -292,7 +292,11 @@ def extract_reference_rows(
             {o.symbol.name for o in outline if o.symbol},
             _BUILT_IN_RECEIVERS.get(language, frozenset()),
             language in _PATHS_WITH_COLONS,
-            {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE},
+            (
+                {o.symbol.parent for o in outline if o.symbol and o.symbol.parent}
+                if language == "lua"  # (the tables its functions are defined on: `M.f`)
+                else {o.symbol.name for o in outline if o.symbol and o.symbol.kind in CLASS_LIKE}
+            ),
             sorted(receivers) if language == "go" else None,
             language in _ARROW_LANGUAGES,
             language,
@@ -1267,6 +1271,8 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "ruby": frozenset({"self"}),
     # PHP: `$this->x`, `self::x`, `static::x` (`_php_qualifier`; a bare call is a function)
     "php": frozenset({"$this"}),
+    # Lua: `self:x()`, `self.x` in a `function M:method` (`_lua_qualifier`)
+    "lua": frozenset({"self"}),
 }
 # Languages where `->` is a member's separator as `.` is (a pointer's member).
 _ARROW_LANGUAGES = frozenset({"c", "cpp", "objc"})
@@ -1287,6 +1293,10 @@ _BUILT_IN_RECEIVERS: dict[str, frozenset[str]] = {
     "tsx": _JS_GLOBALS,
 }
 _BUILT_IN_RECEIVERS["starlark"] = _BUILT_IN_RECEIVERS["python"]
+# Lua's standard library tables (`table.insert`, `string.format`).
+_BUILT_IN_RECEIVERS["lua"] = frozenset(
+    {"table", "string", "math", "io", "os", "coroutine", "debug", "utf8", "package", "bit32"}
+)
 # The JDK's classes whose static members no file of the index defines (`Math.max`,
 # `String.valueOf`, `Arrays.asList`, `System.out`).
 _BUILT_IN_RECEIVERS["java"] = frozenset(
@@ -1391,6 +1401,8 @@ def _qualifiers(
     def qualifier(start: int) -> str | None:
         if language == "php":
             return _php_qualifier(reverse, size - start)
+        if language == "lua":
+            return _lua_qualifier(reverse, size - start, local, classes, built_ins)
         found = match(reverse, size - start)
         if found is not None:
             written = found.group(1)
@@ -1553,6 +1565,34 @@ def _php_qualifier(reverse: bytes, at: int) -> str | None:
         return name[::-1].decode()
     if name == b"siht$" and reverse[found.end() : found.end() + 1] not in (b">", b":"):
         return OWN_MEMBER
+    return OTHER_OBJECT
+
+
+# Lua's member, read backwards: blanks, `.` or `:` (a method's call), blanks, then the
+# receiver (group 1; None after a call or an index) and whether it is itself a member.
+_LUA_MEMBER_REVERSED = re.compile(rb"[ \t\r\n]*[.:][ \t\r\n]*(?:(\w*[A-Za-z_])(?!\w)(\.)?)?")
+
+
+def _lua_qualifier(
+    reverse: bytes, at: int, local: set[bytes], tables: set[bytes], built_ins: set[bytes]
+) -> str | None:
+    """Lua's `refs.qualifier` (names reversed): `utils.split` after `local utils =
+    require "pl.utils"` the import's name, `M.helper()` a table the file defines functions
+    on (`function M.split`) that table, `self:x()` none (the file's own, as a bare name),
+    `string.format` a built-in (`BUILT_IN_OBJECT`), any other value's member another
+    object's."""
+    found = _LUA_MEMBER_REVERSED.match(reverse, at)
+    if found is None:
+        return None
+    name = found.group(1)
+    if name is None or found.group(2) is not None:
+        return OTHER_OBJECT
+    if name in local or name in tables:
+        return name[::-1].decode()
+    if name == b"fles":
+        return None
+    if name in built_ins:
+        return BUILT_IN_OBJECT
     return OTHER_OBJECT
 
 
@@ -1898,6 +1938,49 @@ def _ruby_require(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [(path, ["*"])]
 
 
+def _lua_require(src: bytes, node: Node) -> list[tuple[Any, ...]]:
+    """Lua: `require "pl.utils"`, `require("lpeg")`: the module, bound to the name it is
+    assigned to (`local utils = require "pl.utils"`)."""
+    arguments = node.child_by_field_name("arguments")
+    string = arguments.named_children[0] if arguments and arguments.named_children else None
+    if string is None or string.type != "string":
+        return []
+    module = _unquote(_text(src, string))
+    if not module or "\n" in module:
+        return []
+    alias = None
+    values = node.parent
+    if values is not None and values.type == "expression_list":
+        statement = values.parent
+        names = statement.child(0) if statement is not None else None
+        if (
+            statement is not None
+            and statement.type == "assignment_statement"
+            and names is not None
+            and names.type == "variable_list"
+            and names.named_children
+            and names.named_children[0].type == "identifier"
+        ):
+            alias = _text(src, names.named_children[0])
+    return [(module, [], alias)] if alias else [(module, [])]
+
+
+def _bash_source(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+    """Bash: `source lib/common.sh`, `. ./helpers.sh`: the file (its path without the
+    extension, relative to the script when it begins with `./`), every function of it seen
+    (`*`); a path built from a variable (`"$DIR/x.sh"`) names no file of the index."""
+    argument = node.child_by_field_name("argument")
+    if argument is None:
+        return []
+    path = _unquote(_text(src, argument))
+    if not path or "$" in path or "`" in path:
+        return []
+    stem, dot, extension = path.rpartition(".")
+    if dot and "/" not in extension and extension in ("sh", "bash"):
+        path = stem
+    return [(path, ["*"])]
+
+
 _IMPORT_READERS: dict[str, _Read] = {
     "python": _python,
     "go": _go,
@@ -1913,4 +1996,6 @@ _IMPORT_READERS: dict[str, _Read] = {
     "swift": _swift_import,
     "php": _php_use,
     "ruby": _ruby_require,
+    "lua": _lua_require,
+    "bash": _bash_source,
 }

@@ -404,7 +404,7 @@ def _comment_lines(text: str) -> list[str]:
     out = []
     for line in text.split("\n"):
         line = line.strip()
-        for marker in ("///", "//!", "//", "#"):
+        for marker in ("///", "//!", "//", "#", "---", "--"):  # (`--`: Lua's)
             if line.startswith(marker):
                 line = line[len(marker) :]
                 break

@@ -23,6 +23,8 @@ from types import MappingProxyType
 from .. import plugins
 from ..errors import IngestError
 from ..model import Document, Source
+from . import shebang
+from .shebang import script_language
 
 ParseFunc = Callable[[Source], Document]
 HOOK = "register_formats"
@@ -198,6 +200,8 @@ def sniff_format(data: bytes) -> str:
     lowered = head[:512].lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
+    if head.startswith(b"#!") and script_language(data[: shebang.HEAD_BYTES]) is not None:
+        return "code"
     if head.startswith(b"PK\x03\x04") and b"word/" in data[:65536]:
         return "docx"
     if lowered.startswith((b"<!doctype html", b"<html")) or b"<html" in lowered:

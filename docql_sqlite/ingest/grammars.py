@@ -73,6 +73,8 @@ LANGUAGES: dict[str, Grammar] = {
     # (`language_php` reads a file with its HTML around `<?php … ?>`; `language_php_only`
     # would take the HTML for code)
     "php": Grammar("tree_sitter_php", "language_php", (".php",), "tree-sitter-php"),
+    "bash": Grammar("tree_sitter_bash", "language", (".sh", ".bash"), "tree-sitter-bash"),
+    "lua": Grammar("tree_sitter_lua", "language", (".lua",), "tree-sitter-lua"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -88,12 +90,10 @@ LANGUAGES: dict[str, Grammar] = {
 # (`queries/<language>.scm`; Starlark shares Python's); without one a file gets
 # tree-sitter's syntax check and plain chunking.
 PACK_LANGUAGES: dict[str, tuple[str, ...]] = {
-    "bash": (".sh", ".bash"),
     "dart": (".dart",),
     "elixir": (".ex", ".exs"),
     "haskell": (".hs",),
     "julia": (".jl",),
-    "lua": (".lua",),
     "ocaml": (".ml", ".mli"),
     "perl": (".pl", ".pm"),
     "r": (".r",),

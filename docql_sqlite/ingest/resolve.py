@@ -242,9 +242,24 @@ _RUBY_BUILTINS = """
     require_relative respond_to? send sleep sprintf srand system tap then throw warn
     yield_self
 """
+# Bash's builtins and Lua's base functions: never a function of the index.
+_BASH_BUILTINS = """
+    alias bg bind break builtin caller cd command compgen complete compopt continue declare
+    dirs disown echo enable eval exec exit export false fc fg getopts hash help history jobs
+    kill let local logout mapfile popd printf pushd pwd read readarray readonly return set
+    shift shopt source suspend test times trap true type typeset ulimit umask unalias unset
+    wait
+"""
+_LUA_BUILTINS = """
+    assert collectgarbage dofile error getmetatable ipairs load loadfile loadstring next
+    pairs pcall print rawequal rawget rawlen rawset require select setmetatable tonumber
+    tostring type unpack xpcall
+"""
 _BUILTINS: dict[str, frozenset[str]] = {
     "python": frozenset(_PYTHON_BUILTINS.split()),
     "ruby": frozenset(_RUBY_BUILTINS.split()),
+    "bash": frozenset(_BASH_BUILTINS.split()),
+    "lua": frozenset(_LUA_BUILTINS.split()),
 }
 # The methods of each language's built-in types (Python's str, bytes, list, dict, set,
 # tuple and numbers; JavaScript's Array, String, Promise, Function and Object.prototype,
@@ -1640,8 +1655,9 @@ class _Resolver:
         if self.family == "go" and module:
             # (Its last part: a module's own path, `example.com/web`, is no folder chain.)
             return None if self._go_package_held(module[-1]) else _UNRESOLVED
-        if self.family != "python" or not module:
+        if self.family not in ("python", "lua") or not module:
             return None
+        # (Lua: `local m = require "lpeg"`, a C module: `m.P` is no function of the index)
         held = self._indexed_module("/".join(module)) or (
             len(module) > 1 and self._indexed_module("/".join(module[:-1]))
         )

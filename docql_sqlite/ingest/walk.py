@@ -32,6 +32,7 @@ import pathspec
 from .. import globs
 from .formats import compression_of, format_for_path
 from .read import link_problem
+from .shebang import file_language as script_language_of
 
 # Reasons an entry is left out by the walk (keys of WalkStats.counts).
 SKIP_IGNORED = "ignored by .gitignore/.ignore"
@@ -195,6 +196,11 @@ def _walk_tree(
                 stats.counts[SKIP_NOT_INCLUDED] += 1
                 continue
             fmt = format_for_path(display, options.decompress)
+            if fmt is None and "." not in entry.name and entry.is_file(follow_symlinks=False):
+                # a script without an extension (`bin/rake`): code when its `#!` line
+                # names an interpreter of ours
+                if script_language_of(path) is not None:
+                    fmt = "code"
             if fmt is None and not options.include:
                 # images, archives...: not documents; a compressed one may hold one
                 compressed = not options.decompress and compression_of(display) is not None

@@ -1,0 +1,47 @@
+"""A script without an extension is told by its `#!` line (`ingest/shebang.py`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import docql_sqlite
+from docql_sqlite.ingest.formats import sniff_format
+from docql_sqlite.ingest.shebang import script_language
+
+
+@pytest.mark.parametrize(
+    "head, language",
+    [
+        (b"#!/usr/bin/env python3\nimport sys\n", "python"),
+        (b"#!/usr/bin/python3.11 -u\n", "python"),
+        (b"#!/bin/sh\nset -e\n", "bash"),
+        (b"#! /bin/bash\n", "bash"),
+        (b"#!/usr/bin/env -S node --no-warnings\n", "javascript"),
+        (b"#!/usr/bin/ruby2.7 -w\n", "ruby"),
+        (b"#!/usr/bin/env lua5.4\n", "lua"),
+        (b"#!/usr/bin/perl -w\n", "perl"),
+        (b"#!/usr/bin/make -f\n", None),  # no language of ours
+        (b"#!/usr/bin/env\n", None),
+        (b"# just a comment\n", None),
+        (b"\x7fELF\x02\x01", None),  # a program
+    ],
+)
+def test_the_interpreter_names_the_language(head: bytes, language: str | None) -> None:
+    assert script_language(head) == language
+
+
+def test_a_script_given_by_name_is_sniffed_as_code(tmp_path: Path) -> None:
+    """Named on the command line (no walk), a script without an extension is sniffed:
+    its `#!` line makes it code, parsed in its language."""
+    assert sniff_format(b"#!/usr/bin/env python3\ndef main():\n    pass\n") == "code"
+    assert sniff_format(b"#!/usr/bin/make -f\nall:\n") == "text"
+    script = tmp_path / "release"
+    script.write_text("#!/usr/bin/env python3\ndef main():\n    pass\n")
+    db = tmp_path / "x.db"
+    docql_sqlite.index(db, [str(script)])
+    with docql_sqlite.open(db) as index:
+        (row,) = index.rows("SELECT language FROM documents")
+        names = [r["name"] for r in index.rows("SELECT name FROM symbols")]
+    assert row["language"] == "python" and names == ["main"]
