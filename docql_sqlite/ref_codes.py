@@ -33,7 +33,7 @@ VALUE_OF = "()"
 # member of that type (`ingest/code_refs.py`).
 CALLABLE = frozenset({"function", "method", "constructor"})
 CLASS_LIKE = frozenset(
-    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type", "module"}
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "type"}
 )
 # A C/C++ macro (`#define MIN(a, b) …`, `#define BROTLI_BOOL int`) stands for what it
 # expands to: a call or a type use may name one, nothing inherits from one.

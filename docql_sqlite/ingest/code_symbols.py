@@ -35,7 +35,7 @@ from docql_sqlite.ingest.grammars import get_language
 from docql_sqlite.model import Symbol
 
 CLASS_KINDS = frozenset(
-    {"class", "interface", "enum", "struct", "trait", "union", "record", "object", "module"}
+    {"class", "interface", "enum", "struct", "trait", "union", "record", "object"}
 )
 FUNCTION_KINDS = frozenset({"function", "method", "constructor"})
 
@@ -58,6 +58,9 @@ _CONSTRUCTOR_BY_NAME = {
 }
 _CONSTRUCTOR_BY_CLASS_NAME = frozenset({"cpp"})
 _DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})
+# Languages whose `module` holds methods (a Ruby module is a mixin: its `def`s are the
+# instance methods of what includes it); a Rust inline `mod`'s functions stay functions.
+_MODULES_HOLD_METHODS = frozenset({"ruby"})
 _TYPEDEF_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 
@@ -278,7 +281,11 @@ def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
     kind = d.kind
     if kind not in FUNCTION_KINDS:
         return kind
-    in_class = outer is not None and (outer.kind in CLASS_KINDS or outer.role == "scope")
+    in_class = outer is not None and (
+        outer.kind in CLASS_KINDS
+        or outer.role == "scope"
+        or (outer.kind == "module" and language in _MODULES_HOLD_METHODS)
+    )
     if kind == "function" and (d.scope or in_class):
         kind = "method"
     if kind == "method":

@@ -141,6 +141,8 @@ _INHERIT_MARK = f'",{_INHERIT},'
 _NOT_ASKED: list[Any] = []
 _NO_TYPE: list[Any] = []
 _FITS = {REFERENCE_KINDS.index(kind): fits for kind, fits in FITS.items()}
+# Ruby's: a module is named as a class is (`include Enumerable`, `Rack::Utils.escape`).
+_RUBY_FITS = {group: fits | {"module"} for group, fits in _FITS.items()}
 _BATCH = 20_000  # references written per statement batch
 # The import rule looks at most this many candidates: a name defined in hundreds of files
 # (`new`, `String`, `fmt`) is not told apart by a module path anyway (it stays ambiguous).
@@ -1277,7 +1279,9 @@ class _Resolver:
         link = self._bare_links.get(key)
         if link is not None:
             return link
-        candidates = [d for d in self._fitting(name, group, defined)[0] if d.kind in CLASS_LIKE]
+        candidates = [
+            d for d in self._fitting(name, group, defined)[0] if d.kind in _RUBY_FITS[_TYPE]
+        ]
         caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
         scope = caller
         link = None, _UNRESOLVED[1], len(candidates)
@@ -2458,6 +2462,8 @@ class _Resolver:
         found = self.fitting.get(key)
         if found is None:
             fits = _FITS.get(group)
+            if self.family == "ruby" and group != _IMPORT:
+                fits = _RUBY_FITS[group]  # (a module is a constant too: `include M`, `M.f`)
             fitting = [
                 d
                 for d in defined

@@ -146,7 +146,6 @@ CLASS_KINDS = (
     "object",
     "union",
     "protocol",
-    "module",  # Ruby's: a namespace and a mixin
     "type",  # named type declarations: TypeScript/Rust `type X = ...`, Go `type X int`
 )
 FUNCTION_KINDS = ("function", "method", "constructor")
