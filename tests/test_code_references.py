@@ -3738,3 +3738,41 @@ def test_bash_names_by_source_and_scripts_without_an_extension(tmp_path: Path) -
             for row in index.rows("SELECT path, language FROM documents")
         }
     assert languages["bin/deploy"] == "bash" and "bin/notes" not in languages
+
+
+RUBY_PATHS = {
+    "rack/lib/rack/utils.rb": "module Rack\n  module Utils\n    def self.escape(s)\n    end\n  end\nend\n",
+    "rack/lib/rack/auth/digest/md5.rb": (
+        "module Rack\n  module Auth\n    module Digest\n      class MD5\n"
+        "        def self.hexdigest(s)\n        end\n      end\n    end\n  end\nend\n"
+    ),
+    "faraday/lib/faraday/utils.rb": (
+        "module Faraday\n  module Utils\n    def self.escape(s)\n    end\n  end\nend\n"
+    ),
+    "faraday/lib/faraday/adapter.rb": (
+        "module Faraday\n"
+        "  class Adapter\n"
+        "    def call(x)\n"
+        "      Utils.escape(x)\n"  # 4: Faraday::Utils, the one the caller sees
+        "      Rack::Utils.escape(x)\n"  # 5: the path written
+        "      ::Rack::Utils.escape(x)\n"  # 6
+        "      Digest::MD5.hexdigest(x)\n"  # 7: Ruby's Digest, not Rack::Auth::Digest
+        "    end\n"
+        "  end\n"
+        "end\n"
+    ),
+}
+
+
+def test_ruby_members_through_constant_paths(tmp_path: Path) -> None:
+    """A Ruby member written through a constant (`Utils.escape`, `Rack::Utils.escape`) is
+    the member of the module the constant names from the caller's place — the path as
+    written (qualifier `Rack.Utils`), looked up lexically — and `unresolved` when the caller
+    sees no such constant (`Digest::MD5` is Ruby's library, not `Rack::Auth::Digest::MD5`)."""
+    _, db = _index_tree(tmp_path, RUBY_PATHS)
+    assert _calls_in(db, "faraday/lib/faraday/adapter.rb") == {
+        (4, "escape", "Utils", "import", "Faraday.Utils.escape"),
+        (5, "escape", "Rack.Utils", "import", "Rack.Utils.escape"),
+        (6, "escape", "Rack.Utils", "import", "Rack.Utils.escape"),
+        (7, "hexdigest", "Digest.MD5", "unresolved", None),
+    }

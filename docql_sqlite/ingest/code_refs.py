@@ -1408,10 +1408,13 @@ def _qualifiers(
             written = found.group(1)
             if written in local:
                 return written[::-1].decode()
-            ruby_path = language == "ruby" and reverse[size - start : size - start + 1] == b":"
-            if (colons_only or ruby_path) and written[-1:].isupper():
-                # A type's path, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`;
-                # Ruby's `Pending::SkipDeclaredInExample`: the constant inside `Pending`).
+            if language == "ruby" and reverse[size - start : size - start + 1] == b":":
+                # Ruby's `Pending::SkipDeclaredInExample`, `Rack::Utils::Foo`: the constant
+                # inside that path (`Pending`, `Rack.Utils`)
+                if written[-1:].isupper():
+                    return _ruby_path(reverse, found.end(1), written)
+            elif colons_only and written[-1:].isupper():
+                # A type's path, imported or not (`Self::new`, `JsonArgs::new`, `S::Ok`).
                 return written[::-1].decode()
         if own is None:
             return None
@@ -1450,8 +1453,9 @@ def _qualifiers(
             return PARENT if _SUPER_CALL.match(reverse, after_dot.end()) else None
         if language == "ruby" and name[-1:].isupper():
             # Ruby: a capitalised receiver is a constant, a class or a module by the
-            # language's rule (`Utils.escape`, `Rack::Utils.escape`, `File.join`)
-            return name[::-1].decode()
+            # language's rule (`Utils.escape`, `File.join`), written with its path
+            # (`Rack::Utils.escape`: `Rack.Utils`)
+            return _ruby_path(reverse, after_dot.end(1), name)
         if (
             type_case
             and _TYPE_NAME_REVERSED.match(name)
@@ -1594,6 +1598,23 @@ def _lua_qualifier(
     if name in built_ins:
         return BUILT_IN_OBJECT
     return OTHER_OBJECT
+
+
+_WORD_REVERSED = re.compile(rb"\w+")
+
+
+def _ruby_path(reverse: bytes, at: int, last: bytes) -> str:
+    """A Ruby constant's path, dotted, from its last part `last` (reversed) and the
+    `A::B::` written before it (`at`: where `last` ends in the reversed text): `Rack.Utils`
+    for `Rack::Utils`; a leading `::` (the top level) adds nothing."""
+    parts = [last]
+    while reverse[at : at + 2] == b"::":
+        word = _WORD_REVERSED.match(reverse, at + 2)
+        if word is None:
+            break
+        parts.append(word.group())
+        at = word.end()
+    return ".".join(part[::-1].decode() for part in reversed(parts))
 
 
 def _no_qualifier(start: int) -> None:

@@ -1214,6 +1214,11 @@ class _Resolver:
             link = self._php_named(name, kind, self._php_spaces(qualifier))
             self.links[(name, kind, qualifier)] = link
             return link
+        if self.family == "ruby" and qualifier and qualifier[:1].isupper():
+            # `Utils.escape` inside `Rack::Multipart`: `Rack::Utils`'s, found as Ruby finds
+            # the constant (else by the rules of any qualifier, below)
+            # (none there: a constant the index does not hold, `File.join`, `Digest::MD5`)
+            return self._ruby_member(name, kind, caller_ord, qualifier)
         if qualifier in _OWN:
             if not self._file_read:
                 self._read_file()
@@ -1298,6 +1303,48 @@ class _Resolver:
             if not scope:
                 break
             scope = scope.rpartition(".")[0]
+        self._bare_links[key] = link
+        return link
+
+    def _ruby_member(
+        self, name: str, group: int, caller_ord: int | None, qualifier: str
+    ) -> tuple[int | None, int, int]:
+        """Ruby: `Const.name` (`Utils.escape`; `Rack::Utils.escape`, qualifier `Rack.Utils`):
+        a member of the module or class the constant is where the caller names it — `Const` inside
+        the caller's innermost module or class, then the next one out, up to the top level
+        (`Rack.Multipart.Utils`, `Rack.Utils`, `Utils`) — read from the members' own
+        qualified names; `unresolved` when none is (Ruby's own `File.join`, `Digest::MD5`
+        with no `Digest` the caller sees: not Rack's `Rack::Auth::Digest::MD5`)."""
+        defined = self.definitions.get(name)
+        if not defined:
+            return _UNRESOLVED
+        if not self._file_read:
+            self._read_file()
+        key = (name, group, caller_ord, qualifier)
+        if key in self._bare_links:
+            return self._bare_links[key]
+        candidates = self._fitting(name, group, defined)[0]
+        caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
+        scope = caller
+        link: tuple[int | None, int, int] | None = None
+        while True:
+            owner = f"{scope}.{qualifier}" if scope else qualifier
+            members = [d for d in candidates if d.parent == owner]
+            if members and all(d.kind in _RUBY_FITS[_TYPE] for d in members):
+                # a constant (`Pending::SkipDeclaredInExample`), its class reopened in
+                # several files: one constant, its first definition (`_ruby_constant`)
+                first = min(members, key=lambda d: (d.doc_id != self.doc_id, d.id))
+                resolution = _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT
+                link = first.id, resolution, len(candidates)
+                break
+            if members:
+                link = self._one_of(members, candidates)
+                break
+            if not scope:
+                break
+            scope = scope.rpartition(".")[0]
+        if link is None:
+            link = None, _UNRESOLVED[1], len(candidates)
         self._bare_links[key] = link
         return link
 
