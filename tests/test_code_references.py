@@ -3741,7 +3741,9 @@ def test_bash_names_by_source_and_scripts_without_an_extension(tmp_path: Path) -
 
 
 RUBY_PATHS = {
-    "rack/lib/rack/utils.rb": "module Rack\n  module Utils\n    def self.escape(s)\n    end\n  end\nend\n",
+    "rack/lib/rack/utils.rb": (
+        "module Rack\n  module Utils\n    def self.escape(s)\n    end\n  end\nend\n"
+    ),
     "rack/lib/rack/auth/digest/md5.rb": (
         "module Rack\n  module Auth\n    module Digest\n      class MD5\n"
         "        def self.hexdigest(s)\n        end\n      end\n    end\n  end\nend\n"
@@ -3776,3 +3778,32 @@ def test_ruby_members_through_constant_paths(tmp_path: Path) -> None:
         (6, "escape", "Rack.Utils", "import", "Rack.Utils.escape"),
         (7, "hexdigest", "Digest.MD5", "unresolved", None),
     }
+
+
+@pytest.mark.parametrize(
+    "name, found",
+    [
+        ("Rack::Utils.escape", {5, 6}),  # Ruby's and C++'s path separator
+        ("Rack::Utils#escape", {5, 6}),  # Ruby's notation of an instance method
+        ("Utils.escape", {4, 5, 6}),  # the end of a qualified name, after a dot
+        ("Faraday.Utils.escape", {4}),
+        ("GuzzleHttp\\\\Psr7\\\\Utils::streamFor", {8}),  # PHP's (`\\` in a DocQL string)
+        ("\\\\GuzzleHttp\\\\Psr7\\\\Utils::streamFor", {8}),  # the global namespace's `\`
+        ("Psr7.Utils.streamFor", {8}),
+        ("Utils.escapeNot", set()),
+    ],
+)
+def test_callers_take_a_name_as_its_language_writes_it(
+    tmp_path: Path, name: str, found: set[int]
+) -> None:
+    """`callers("A.f")` finds the calls resolved to the definition whose qualified name is
+    `A.f` or ends with `.A.f`, written with any language's separators (`::`, Ruby's `#`,
+    PHP's `\\`), as `method()` does."""
+    files = dict(RUBY_PATHS)
+    files["psr7/src/Utils.php"] = (
+        "<?php\nnamespace GuzzleHttp\\Psr7;\n\nfinal class Utils\n{\n"
+        "    public static function streamFor($r) {}\n}\n"
+        "function use_it() { return Utils::streamFor(1); }\n"
+    )
+    _, db = _index_tree(tmp_path, files)
+    assert {int(location.rpartition(":")[2]) for location, _, _ in _callers(db, name)} == found

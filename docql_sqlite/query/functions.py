@@ -152,6 +152,19 @@ FUNCTION_KINDS = ("function", "method", "constructor")
 METHOD_KINDS = ("method", "constructor")
 
 
+# A qualified name as each language writes it, dotted as the index stores it: C++'s, Rust's
+# and Ruby's `A::B`, Ruby's `Rack::Utils#escape` (an instance method), PHP's
+# `GuzzleHttp\Psr7\Utils::streamFor` (a leading `\` is the global namespace).
+_NAME_SEPARATORS = re.compile(r"::|(?<=\w)#(?=\w)|\\")
+
+
+def dotted_name(name: str) -> str:
+    """`name` with its language's separators written as dots (`_NAME_SEPARATORS`)."""
+    if ":" not in name and "#" not in name and "\\" not in name:
+        return name
+    return _NAME_SEPARATORS.sub(".", name).lstrip(".") or name
+
+
 def _kinds(kinds: tuple[str, ...]) -> str:
     return "y.kind IN (" + ", ".join(f"'{k}'" for k in kinds) + ")"
 
@@ -373,7 +386,7 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         kinds = {"class": CLASS_KINDS, "function": FUNCTION_KINDS, "method": METHOD_KINDS}[fn.name]
         name = self.text_arg(call)
         where = _kinds(kinds)
-        qualified = name.strip().replace("::", ".")
+        qualified = dotted_name(name.strip())
         short = qualified.rsplit(".", 1)[-1]
         if "." in qualified.strip(".") and short:
             # `method("QuerySet.filter")`, `function("dispatch.next")`: the symbols named
@@ -404,7 +417,7 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         """references / callers / callees: reference items (spec in docs/docql.md §4)."""
         dialect = self.params.dialect
         name = self._code_name(call)
-        qualified = name.replace("::", ".")
+        qualified = dotted_name(name)
         short = qualified.rsplit(".", 1)[-1] or qualified
         if function == "callees":
             # The enclosing symbols named `name` (or with that qualified name), then the
@@ -429,8 +442,13 @@ FROM (SELECT {columns}, NULL AS _score, {dialect.position(hay, p)} AS _at
         )
         if function == "callers":
             where += f" AND r.kind = {CALL}"
-        if qualified != short:  # `A.f`: only the uses resolved to that definition
-            where += f" AND t.qualified_name = {self.params.add(qualified)}"
+        if qualified != short:
+            # `A.f`: only the uses resolved to that definition, named whole or by the end
+            # of its qualified name after a dot (`Utils.streamFor` for PHP's
+            # `GuzzleHttp.Psr7.Utils.streamFor`), as `method()` finds it
+            held = self.params.add(qualified)
+            tail = dialect.ends_with("t.qualified_name", self.params.add("." + qualified))
+            where += f" AND (t.qualified_name = {held} OR {tail})"
         item = item_sql.CALLER if function == "callers" else item_sql.REFERENCE
         return Source(item, item_sql.base_references(scope, where, dialect))
 
