@@ -3531,7 +3531,8 @@ RUBY = {
         "    def each_path\n"
         "      join\n"  # bare and no arguments: no reference
         "      join(',')\n"  # 5: not ThreadPool's, a class it does not inherit
-        "      ThreadPool.new.join\n"  # 6
+        "      join(';')\n"  # 6: nor the next time (decided per caller, never cached)
+        "      ThreadPool.new.join\n"  # 7
         "    end\n"
         "  end\n"
         "end\n"
@@ -3572,8 +3573,9 @@ def test_ruby_names_by_lexical_scope_mixins_and_receivers(tmp_path: Path) -> Non
     }, sorted(types, key=str)
     assert _calls_in(db, "rake/lib/rake/file_list.rb") == {
         (5, "join", None, "unresolved", None),
-        (6, "ThreadPool", None, "import", "Rake.ThreadPool"),
-        (6, "join", OTHER_OBJECT, "ambiguous", None),
+        (6, "join", None, "unresolved", None),
+        (7, "ThreadPool", None, "import", "Rake.ThreadPool"),
+        (7, "join", OTHER_OBJECT, "ambiguous", None),
     }
 
 
@@ -3807,3 +3809,51 @@ def test_callers_take_a_name_as_its_language_writes_it(
     )
     _, db = _index_tree(tmp_path, files)
     assert {int(location.rpartition(":")[2]) for location, _, _ in _callers(db, name)} == found
+
+
+PHP_BASES = {
+    # league/commonmark's and Twig's `Node`, two classes of one name
+    "league/src/Node/Node.php": (
+        "<?php\nnamespace League\\CommonMark\\Node;\n\nabstract class Node\n{\n"
+        "    public function __construct() {}\n    public function getNode() {}\n}\n"
+    ),
+    "league/src/Node/Block/AbstractBlock.php": (
+        "<?php\nnamespace League\\CommonMark\\Node\\Block;\n\n"
+        "use League\\CommonMark\\Node\\Node;\n\nabstract class AbstractBlock extends Node {}\n"
+    ),
+    "league/src/Block/Heading.php": (
+        "<?php\nnamespace League\\CommonMark\\Block;\n\n"
+        "use League\\CommonMark\\Node\\Block\\AbstractBlock;\n\n"
+        "final class Heading extends AbstractBlock\n{\n"
+        "    public function __construct()\n    {\n"
+        "        parent::__construct();\n"  # 10: League's Node, two levels up
+        "    }\n}\n"
+    ),
+    "twig/src/Node/Node.php": (
+        "<?php\nnamespace Twig\\Node;\n\nclass Node\n{\n"
+        "    public function __construct() {}\n    public function getNode($n) {}\n}\n"
+    ),
+    "twig/src/Node/ForNode.php": (
+        "<?php\nnamespace Twig\\Node;\n\nclass ForNode extends Node\n{\n"
+        "    public function compile()\n    {\n"
+        "        parent::__construct();\n"  # 8: Twig's Node (its namespace's)
+        "        $this->getNode('seq');\n"  # 9
+        "        $this->getNode('body');\n"  # 10: decided per class, not once per file
+        "    }\n}\n"
+    ),
+}
+
+
+def test_php_bases_are_named_by_use_and_namespace(tmp_path: Path) -> None:
+    """A PHP class's bases are the classes its file names (`use`, else its namespace):
+    `parent::__construct()` and `$this->getNode()` go up League's or Twig's chain, never
+    across to the other library's `Node`, for every reference of a file."""
+    _, db = _index_tree(tmp_path, PHP_BASES)
+    assert _calls_in(db, "league/src/Block/Heading.php") == {
+        (10, "__construct", "super", "import", "League.CommonMark.Node.Node.__construct")
+    }
+    assert _calls_in(db, "twig/src/Node/ForNode.php") == {
+        (8, "__construct", "super", "import", "Twig.Node.Node.__construct"),
+        (9, "getNode", "self", "import", "Twig.Node.Node.getNode"),
+        (10, "getNode", "self", "import", "Twig.Node.Node.getNode"),
+    }

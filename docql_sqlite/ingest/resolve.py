@@ -876,6 +876,32 @@ def _script_base_names(signature: str | None) -> set[str]:
     }
 
 
+def _php_bases(rows: Any) -> dict[str, frozenset[str]]:
+    """Every PHP class's or interface's qualified name → its bases' qualified names: each
+    name its signature `extends` or `implements`, as its file's `use` imports it (`use
+    League\\CommonMark\\Node\\Node;`, an alias's too), else in the class's namespace."""
+    imported: dict[int, dict[str, str]] = defaultdict(dict)
+    for doc_id, module, names, alias in rows(
+        "SELECT i.doc_id, i.module, i.names, i.alias FROM imports i "
+        "JOIN documents d ON d.id = i.doc_id WHERE d.language = 'php'"
+    ):
+        for imported_name in _names(names):
+            imported[doc_id][alias or imported_name] = f"{module}.{imported_name}"
+    bases: dict[str, frozenset[str]] = {}
+    for doc_id, qualified, parent, signature in rows(
+        "SELECT doc_id, qualified_name, parent, signature FROM symbols WHERE language = 'php' "
+        "AND kind IN ('class', 'interface', 'enum', 'trait')"
+    ):
+        uses = imported.get(doc_id, {})
+        found = frozenset(
+            uses.get(base) or (f"{parent}.{base}" if parent else base)
+            for base in _declared_base_names(signature)
+        )
+        if found:
+            bases[qualified] = found
+    return bases
+
+
 def _ruby_base_names(signature: str | None) -> set[str]:
     """The superclass a Ruby class's signature writes (`class A < Rack::Base` → `Base`)."""
     base = (signature or "").partition(" < ")[2].strip().rpartition("::")[2]
@@ -1038,6 +1064,7 @@ class _Resolver:
         self._classes: dict[str, str | None] | None = None
         self._namespaces: set[str] | None = None  # a PHP file's (`_php_spaces`)
         self._ruby_modules: set[str] | None = None  # every Ruby module's qualified name
+        self._php_base_map: dict[str, frozenset[str]] | None = None  # `_php_bases`
         # (name, kind group, class) → this file's link of `super().name` in that class
         self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
         # Java, Kotlin, C#: a bare name's link when no base decides it (`_inherited_bare`)
@@ -1226,7 +1253,9 @@ class _Resolver:
                 link = self._unqualified(name, kind, caller_ord, qualifier)
                 if self.family == "php" and link[1] != _LOCAL:
                     # `$this->close()`, `self::x()` not of this file: its bases' first
-                    # (a trait's, which no signature names, by the rules after)
+                    # (a trait's, which no signature names, by the rules after); per
+                    # class, so not the file's one link of the name (`links`)
+                    self.links.pop((name, kind, qualifier), None)
                     base_member = self._parent_member(name, kind, caller_ord)
                     if base_member[0] is not None:
                         return base_member
@@ -1261,6 +1290,8 @@ class _Resolver:
             return self._ruby_constant(name, kind, caller_ord)
         link = self._unqualified(name, kind, caller_ord, None)
         if kind == _CALL and self.family == "ruby" and link[1] in (_BY_IMPORT, _UNIQUE):
+            # (decided per caller: not the file's one link of the name, `links`)
+            self.links.pop((name, kind, None), None)
             return self._ruby_bare(link, name, caller_ord)
         return link
 
@@ -2409,6 +2440,8 @@ class _Resolver:
         enclosing = self._enclosing_class(caller_ord)
         if enclosing is None or self.family not in _PARENTS_READ:
             return self._member_of_another(name, group)
+        if self.family == "php":
+            return self._php_parent_member(name, group, enclosing[0])
         key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
         if link is None:
@@ -2444,6 +2477,34 @@ class _Resolver:
             found = [d for d in found if d.doc_id == self.doc_id] or found
             link = self._one_of(found, candidates) or (None, _UNRESOLVED[1], len(candidates))
             self._parent_links[key] = link
+        return link
+
+    def _php_parent_member(
+        self, name: str, group: int, qualified: str
+    ) -> tuple[int | None, int, int]:
+        """PHP's `parent::name`, and `$this->name` of no definition of its own file: the
+        member of the nearest base of the class `qualified` that has one, the bases
+        named as PHP names them — by the `use` of the class's file, else in its namespace
+        (`_php_bases`): League's `Node` and Twig's `Node` are two classes."""
+        key = (name, group, qualified)
+        link = self._parent_links.get(key)
+        if link is not None:
+            return link
+        defined = self.definitions.get(name)
+        candidates = self._fitting(name, group, defined)[0] if defined else []
+        if self._php_base_map is None:
+            self._php_base_map = _php_bases(self.rows)
+        seen = {qualified}
+        level = set(self._php_base_map.get(qualified, ())) - seen
+        found: list[_Def] = []
+        for _ in range(INHERIT_DEPTH):
+            found = [d for d in candidates if d.parent in level]
+            if found or not level:
+                break
+            seen |= level
+            level = {b for q in level for b in self._php_base_map.get(q, ())} - seen
+        link = self._one_of(found, candidates) or (None, _UNRESOLVED[1], len(candidates))
+        self._parent_links[key] = link
         return link
 
     def _caller_names(self) -> dict[int, str]:
