@@ -3522,6 +3522,10 @@ RUBY = {
         "end\n"
     ),
     "support/lib/json/encoding.rb": "module JSON\n  module Encoding\n  end\nend\n",
+    # ActiveSupport's core extension reopens Ruby's File: no definition of `File` (16)
+    "support/lib/core_ext/file/atomic.rb": (
+        "class File\n  def self.atomic_write(name)\n  end\nend\n"
+    ),
     "rake/lib/rake/thread_pool.rb": (
         "module Rake\n  class ThreadPool\n    def join\n    end\n  end\nend\n"
     ),

@@ -257,6 +257,23 @@ _LUA_BUILTINS = """
     pairs pcall print rawequal rawget rawlen rawset require select setmetatable tonumber
     tostring type unpack xpcall
 """
+# Ruby's core and standard classes and modules: a library that reopens one (`class File`
+# in ActiveSupport's core extensions, to add `atomic_write`) does not define it, so a use of
+# the constant from another file is Ruby's class, not that file (`File.join` made
+# ActiveSupport's atomic.rb the centre of a map of six gems); its members stay links
+# (`File.atomic_write` is that file's method).
+_RUBY_CORE_CONSTANTS = frozenset(
+    """
+    Array BasicObject BigDecimal Binding Class Comparable Complex Date DateTime Dir
+    Encoding Enumerable Enumerator Errno Exception FalseClass Fiber File FileTest Float
+    GC Hash IO Integer Kernel Marshal MatchData Math Method Module Mutex NilClass
+    Numeric Object ObjectSpace Pathname Proc Process Queue Random Range Rational Regexp
+    Set Signal String Struct Symbol Thread Time TrueClass URI UnboundMethod
+    ArgumentError IOError IndexError KeyError LoadError NameError NoMethodError
+    NotImplementedError RangeError RuntimeError StandardError StopIteration SystemExit
+    TypeError ZeroDivisionError
+    """.split()
+)
 _BUILTINS: dict[str, frozenset[str]] = {
     "python": frozenset(_PYTHON_BUILTINS.split()),
     "ruby": frozenset(_RUBY_BUILTINS.split()),
@@ -1323,6 +1340,11 @@ class _Resolver:
         link = None, _UNRESOLVED[1], len(candidates)
         while True:
             found = [d for d in candidates if d.parent == scope and not d.scope]
+            if found and not scope and name in _RUBY_CORE_CONSTANTS:
+                # a core class a library reopens is Ruby's, unless the file is the reopening
+                found = [d for d in found if d.doc_id == self.doc_id]
+                if not found:
+                    break
             if found:
                 first = min(found, key=lambda d: (d.doc_id != self.doc_id, d.id))
                 link = (
