@@ -643,6 +643,41 @@ CASES["lua"] = (
 )
 
 
+PERL_SOURCE = """\
+package Foo::Bar;
+use strict;
+use parent 'Foo::Base';
+
+# Makes a new bar.
+sub new {
+    my ($class, %args) = @_;
+    return bless {%args}, $class;
+}
+
+sub Foo::Util::helper { 1 }
+
+package Foo::Baz {
+    sub qux { 1 }
+}
+
+package Foo::Last;
+sub last_one { 2 }
+1;
+"""
+CASES["perl"] = (
+    PERL_SOURCE,
+    [
+        ("class", "Bar", "Foo.Bar", 1, 16, "Foo"),
+        ("method", "new", "Foo.Bar.new", 6, 9, "Foo.Bar"),
+        ("method", "helper", "Foo.Util.helper", 11, 11, "Foo.Util"),
+        ("class", "Baz", "Foo.Baz", 13, 15, "Foo"),
+        ("method", "qux", "Foo.Baz.qux", 14, 14, "Foo.Baz"),
+        ("class", "Last", "Foo.Last", 17, 19, "Foo"),
+        ("method", "last_one", "Foo.Last.last_one", 18, 18, "Foo.Last"),
+    ],
+)
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_symbols_per_language(language: str) -> None:
     text, expected = CASES[language]

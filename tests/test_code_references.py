@@ -3861,3 +3861,42 @@ def test_php_bases_are_named_by_use_and_namespace(tmp_path: Path) -> None:
         (9, "getNode", "self", "import", "Twig.Node.Node.getNode"),
         (10, "getNode", "self", "import", "Twig.Node.Node.getNode"),
     }
+
+
+PERL = {
+    # Perl's own library in small: File::Temp, File::Path, Carp
+    "lib/Carp.pm": "package Carp;\nsub croak { die @_ }\n1;\n",
+    "lib/File/Path.pm": "package File::Path;\nsub rmtree { 1 }\nsub mkpath { 1 }\n1;\n",
+    "lib/Other/Path.pm": "package Other::Path;\nsub mkpath { 2 }\n1;\n",
+    "lib/File/Temp.pm": (
+        "package File::Temp;\n"
+        "use Carp qw(croak);\n"
+        "use File::Path qw(rmtree);\n"
+        "sub new {\n"
+        "    my ($class, %args) = @_;\n"
+        "    my $self = bless {%args}, $class;\n"  # 6: a builtin
+        "    $self->_init;\n"  # 7: the package's own
+        "    rmtree($self->{dir});\n"  # 8: imported from File::Path
+        "    File::Path::mkpath('x');\n"  # 9: the package written: not Other::Path's
+        "    croak 'no' unless $self;\n"  # 10
+        "    return File::Temp -> _init;\n"  # 11: a class's method, blanks around `->`
+        "}\n"
+        "sub _init { 1 }\n"
+        "1;\n"
+    ),
+}
+
+
+def test_perl_names_by_package_path_and_imports(tmp_path: Path) -> None:
+    """Perl: `File::Path::mkpath(…)` is that package's sub (qualifier `File.Path`), an
+    imported `croak`/`rmtree` the module's, `$self->x` the package's own, `Pkg -> x` the
+    package's, a builtin (`bless`) none of the index."""
+    _, db = _index_tree(tmp_path, PERL)
+    assert _calls_in(db, "lib/File/Temp.pm") == {
+        (6, "bless", None, "unresolved", None),
+        (7, "_init", None, "local", "File.Temp._init"),
+        (8, "rmtree", None, "import", "File.Path.rmtree"),
+        (9, "mkpath", "File.Path", "import", "File.Path.mkpath"),
+        (10, "croak", None, "import", "Carp.croak"),
+        (11, "_init", "File.Temp", "local", "File.Temp._init"),
+    }

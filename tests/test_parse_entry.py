@@ -123,8 +123,8 @@ STARLARK = '''def my_rule(ctx):
 def _impl(ctx):
     pass
 '''
-# (Perl: a language only the pack has; Ruby, PHP, Bash and Lua have their wheels)
-PERL = "package Greeter;\nsub hi {\n  return 'hi';\n}\n1;\n"
+# (Zig: a language only the pack has; Ruby, PHP, Bash, Lua and Perl have their wheels)
+ZIG = 'pub fn hi() []const u8 {\n    return "hi";\n}\n'
 
 STAND_IN = '''
 """A stand-in for tree-sitter-language-pack: Starlark from the Python wheel; the rest
@@ -162,7 +162,7 @@ def optional_tree(tmp_path: Path) -> None:
     src.mkdir()
     (src / "rules.bzl").write_text(STARLARK)
     for name in ("a", "b", "c"):
-        (src / f"{name}.pl").write_text(PERL)
+        (src / f"{name}.zig").write_text(ZIG)
     (src / "main.py").write_text("def main():\n    pass\n")
 
 
@@ -187,15 +187,15 @@ def test_without_the_language_pack_files_are_plain_text(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     notes = [line for line in run.stderr.splitlines() if line.startswith("note: ")]
     assert notes == [
-        "note: no perl grammar: tree-sitter-language-pack is not installed (pip install "
-        "'docql-sqlite[languages]'); perl files are chunked as plain text",
         "note: no starlark grammar: tree-sitter-language-pack is not installed (pip install "
         "'docql-sqlite[languages]'); starlark files are chunked as plain text",
+        "note: no zig grammar: tree-sitter-language-pack is not installed (pip install "
+        "'docql-sqlite[languages]'); zig files are chunked as plain text",
     ]
     assert "0 failed" in run.stderr and "warning" not in run.stderr
     docs = indexed_code(tmp_path)
     assert docs["src/rules.bzl"] == ("starlark", [], STARLARK)
-    assert docs["src/a.pl"] == ("perl", [], PERL)
+    assert docs["src/a.zig"] == ("zig", [], ZIG)
     assert docs["src/main.py"][:2] == ("python", ["main"])  # the wheels still do their part
 
 
@@ -206,14 +206,14 @@ def test_a_language_pack_grammar_is_used_and_an_offline_one_is_a_note(tmp_path: 
     assert run.returncode == 0, run.stderr
     notes = [line for line in run.stderr.splitlines() if line.startswith("note: ")]
     assert notes == [
-        "note: the perl grammar of tree-sitter-language-pack is not available here (failed to "
-        "download the perl parser: network unreachable); perl files are chunked as plain text"
+        "note: the zig grammar of tree-sitter-language-pack is not available here (failed to "
+        "download the zig parser: network unreachable); zig files are chunked as plain text"
     ]
     docs = indexed_code(tmp_path)
     assert docs["src/rules.bzl"] == ("starlark", ["my_rule", "_impl"], STARLARK)
-    assert docs["src/b.pl"] == ("perl", [], PERL)
+    assert docs["src/b.zig"] == ("zig", [], ZIG)
     # one attempt per language and process, not one per file
-    assert sorted((tmp_path / "pack.log").read_text().split()) == ["perl", "starlark"]
+    assert sorted((tmp_path / "pack.log").read_text().split()) == ["starlark", "zig"]
     with docql_sqlite.open(tmp_path / "x.db") as index:
         (doc,) = index.rows("SELECT docstring FROM symbols WHERE name = 'my_rule'")
     assert doc["docstring"] == "Builds the thing."

@@ -138,6 +138,7 @@ def extract_reference_rows(
     predeclared = _PREDECLARED_TYPES.get(language)
     own_names_apart = language not in _OWN_NAMES_OUTLINED
     own_names: set[int] = set()  # the starts of `@own` names (Rust)
+    perl_paths = language == "perl"
     # A type parameter's name → the byte extents of the declarations that declare it.
     generics: dict[bytes, list[tuple[int, int]]] = {}
     # Go: each method's extent and the name its receiver has there.
@@ -197,6 +198,12 @@ def extract_reference_rows(
             continue
         name_node = names[0]
         start, end = name_node.start_byte, name_node.end_byte
+        if perl_paths:
+            # Perl's `Foo::Util::helper`: the name is the last part (its path the
+            # qualifier, `_perl_qualifier`); the column stays the path's
+            cut = src.rfind(b"::", start, end)
+            if cut >= 0:
+                start = cut + 2
         if kind == _TYPE and predeclared is not None and src[start:end] in predeclared:
             continue  # (first: three of four of Go's type names are `int`, `error`, …)
         key = (start, end)
@@ -305,6 +312,8 @@ def extract_reference_rows(
         if imports or own is not None
         else None
     ) or _no_qualifier
+    # What may stand right before a qualified name: Perl writes `$x -> is_nan()` too
+    after = _AFTER_OR_BLANK if language == "perl" else _AFTER
     if lines.ascii:  # bytes are characters: slice the text, no decode per name
         text = src.decode("ascii")
         refs: list[ReferenceRow] = [
@@ -316,7 +325,7 @@ def extract_reference_rows(
                 # the node's own text holds its line breaks (an identifier has none)
                 None if "\n" not in name else point[0] + 1 + name.count("\n"),
                 point[1] + 1,
-                qualifier(start) if src[start - 1] in _AFTER else None,
+                qualifier(start) if src[start - 1] in after else None,
             )
             for start, end, kind, node, suffix in found
         ]
@@ -334,7 +343,7 @@ def extract_reference_rows(
                     None if "\n" not in name else row + 1 + name.count("\n"),
                     # the characters of the line before the name (its bytes end at `start`)
                     len(src[start - byte_column : start].decode("utf-8", "replace")) + 1,
-                    qualifier(start) if src[start - 1] in _AFTER else None,
+                    qualifier(start) if src[start - 1] in after else None,
                 )
             )
     if language == "rust":
@@ -1273,6 +1282,8 @@ _OWN_RECEIVERS: dict[str, frozenset[str]] = {
     "php": frozenset({"$this"}),
     # Lua: `self:x()`, `self.x` in a `function M:method` (`_lua_qualifier`)
     "lua": frozenset({"self"}),
+    # Perl: `$self->x`, `$class->x`, `__PACKAGE__->x`, `shift->x` (`_perl_qualifier`)
+    "perl": frozenset({"$self", "$class"}),
 }
 # Languages where `->` is a member's separator as `.` is (a pointer's member).
 _ARROW_LANGUAGES = frozenset({"c", "cpp", "objc"})
@@ -1403,6 +1414,8 @@ def _qualifiers(
             return _php_qualifier(reverse, size - start)
         if language == "lua":
             return _lua_qualifier(reverse, size - start, local, classes, built_ins)
+        if language == "perl":
+            return _perl_qualifier(reverse, size - start)
         found = match(reverse, size - start)
         if found is not None:
             written = found.group(1)
@@ -1601,6 +1614,33 @@ def _lua_qualifier(
 
 
 _WORD_REVERSED = re.compile(rb"\w+")
+# Perl's: a package path before `::` (reversed: `::`, then `Util::Foo`), and the invocant
+# before `->` (group 1: a bareword class path or `$self`-like scalar; None after a call,
+# an index or a block).
+_PERL_PATH_REVERSED = re.compile(rb"::((?:\w+::)*\w+)")
+_PERL_INVOCANT_REVERSED = re.compile(rb"[ \t\r\n]*>-[ \t\r\n]*(?:((?:\w+::)*\w+\$?)(?![\w$:]))?")
+_PERL_OWN = frozenset({b"fles$", b"ssalc$", b"__EGAKCAP__", b"tfihs"})
+
+
+def _perl_qualifier(reverse: bytes, at: int) -> str | None:
+    """Perl's `refs.qualifier` (names reversed): `Foo::Util::helper` the package path
+    `Foo.Util` (dotted), `SUPER::init` / `$self->SUPER::init` the parent's (`PARENT`),
+    `Foo::Other->new` the class `Foo.Other`, `$self->x`, `$class->x`, `__PACKAGE__->x`,
+    `shift->x` the method's own object (none, as a bare name), any other `$x->y`
+    another object's."""
+    path = _PERL_PATH_REVERSED.match(reverse, at)
+    if path is not None:
+        written = ".".join(p[::-1].decode() for p in reversed(path.group(1).split(b"::")))
+        return PARENT if written == "SUPER" else written
+    found = _PERL_INVOCANT_REVERSED.match(reverse, at)
+    if found is None:
+        return None
+    invocant = found.group(1)
+    if invocant is None or invocant.endswith(b"$"):
+        return None if invocant in _PERL_OWN else OTHER_OBJECT
+    if invocant in _PERL_OWN:
+        return None
+    return ".".join(p[::-1].decode() for p in reversed(invocant.split(b"::")))
 
 
 def _ruby_path(reverse: bytes, at: int, last: bytes) -> str:
@@ -1626,6 +1666,7 @@ def _no_qualifier(start: int) -> None:
 # type names after a space are most of a Go file's references.
 # (`\\`: PHP's namespace path, `\\GuzzleHttp\\Psr7\\Utils`: `_php_qualifier`)
 _AFTER = frozenset(b".:>\\")
+_AFTER_OR_BLANK = _AFTER | frozenset(b" \t")
 
 
 def _last_part(name: str) -> str:
@@ -2002,6 +2043,37 @@ def _bash_source(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
     return [(path, ["*"])]
 
 
+# Perl's pragmas: `use strict`, `use parent …` name no module of the index.
+_PERL_PRAGMAS = frozenset(
+    "strict warnings utf8 parent base constant vars lib feature overload integer bytes "
+    "locale open sort subs version experimental bigint bignum fields if".split()
+)
+
+
+def _perl_use(src: bytes, node: Node) -> list[tuple[str, list[str]]]:
+    """Perl: `use Foo::Bar;`, `use Foo::Bar qw(a b);`, `require Foo::Bar;` (the module
+    and the names it imports); `use parent 'Foo::Base'` / `use base …` the base modules;
+    other pragmas (`use strict`) none."""
+    if node.type == "require_expression":
+        word = next((c for c in node.named_children if c.type == "bareword"), None)
+        return [(_text(src, word), [])] if word is not None else []
+    module_node = node.child_by_field_name("module")
+    if module_node is None:
+        return []
+    module = _text(src, module_node)
+    words: list[str] = []
+    for child in node.named_children:
+        if child.type in ("string_literal", "quoted_word_list", "interpolated_string_literal"):
+            content = next((c for c in child.named_children if c.type == "string_content"), None)
+            if content is not None:
+                words.extend(_text(src, content).split())
+    if module in ("parent", "base"):
+        return [(word, []) for word in words if not word.startswith("-")]
+    if module in _PERL_PRAGMAS or not module[:1].isalpha():
+        return []
+    return [(module, [w.lstrip("&") for w in words if w.lstrip("&").isidentifier()])]
+
+
 _IMPORT_READERS: dict[str, _Read] = {
     "python": _python,
     "go": _go,
@@ -2018,5 +2090,6 @@ _IMPORT_READERS: dict[str, _Read] = {
     "php": _php_use,
     "ruby": _ruby_require,
     "lua": _lua_require,
+    "perl": _perl_use,
     "bash": _bash_source,
 }

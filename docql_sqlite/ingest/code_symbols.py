@@ -61,6 +61,9 @@ _DOCSTRING_LANGUAGES = frozenset({"python", "starlark"})
 # Languages whose `module` holds methods (a Ruby module is a mixin: its `def`s are the
 # instance methods of what includes it); a Rust inline `mod`'s functions stay functions.
 _MODULES_HOLD_METHODS = frozenset({"ruby"})
+# Languages whose names written with a path name it from the top (`sub Foo::Bar::baz`
+# inside `package Foo::Qux` is `Foo.Bar.baz`), not from the scope around them.
+_ABSOLUTE_SCOPES = frozenset({"perl"})
 _TYPEDEF_LANGUAGES = frozenset({"c", "cpp", "objc"})
 
 
@@ -186,6 +189,7 @@ def _collect(
     # (start, end, type) rather than Node.id: unambiguous even for nodes sharing a range
     claimed: set[tuple[int, int, int]] = set()
     defs: list[_Def] = []
+    to_next: list[int] = []  # the defs that run to the end of the file
     for pattern, captures in matches:
         try:
             role_capture = compiled.roles[pattern]
@@ -227,10 +231,17 @@ def _collect(
             claimed.add(name_key)
         if settings.get("extent") == "rest-of-file":
             end_byte, end_line = len(src), max(line_count, node.start_point[0] + 1)
+            to_next.append(len(defs))
         else:
             end_byte, end_line = node.end_byte, code_text.last_code_row(node) + 1
         name_byte = name_node.start_byte if name_node is not None else -1
         defs.append(_Def(node, role, kind, name, scope, body, end_byte, end_line, name_byte))
+    # A statement that runs to the end of the file (PHP's `namespace A;`, Perl's `package
+    # A;`) ends where the next one of them begins: a file of two packages holds two.
+    opened = sorted((defs[i] for i in to_next), key=lambda d: d.node.start_byte)
+    for d, following in zip(opened, opened[1:]):
+        d.end_byte = following.node.start_byte
+        d.end_line = max(following.node.start_point[0], d.node.start_point[0] + 1)
     defs.sort(key=lambda d: (d.node.start_byte, -d.end_byte))
     return defs
 
@@ -246,6 +257,8 @@ def _nest(defs: list[_Def], language: str) -> None:
         outer = stack[-1] if stack else None
         d.parent = outer
         prefix = outer.qualified if outer is not None else ""
+        if d.scope and language in _ABSOLUTE_SCOPES:
+            prefix = ""  # Perl's `sub Foo::Bar::baz` names its whole package
         # C++ nested namespaces (`a::b`) and scopes join with dots like everything else
         d.owner = ".".join(p.replace("::", ".") for p in (prefix, *d.scope) if p)
         own = d.name.replace("::", ".")

@@ -59,6 +59,8 @@ _DECLARATOR_WRAPPERS = frozenset(
     }
 )
 _TEMPLATED = frozenset({"template_function", "template_type", "template_method"})
+# tree-sitter-perl's name tokens, which hold the whole `::` path.
+_PERL_NAMES = frozenset({"package", "bareword"})
 # C's keywords and C++'s: no definition or reference is named by one. Where tree-sitter's
 # recovery around a macro reads one as a name, it is code that the macro turned into a
 # header or a type: `Py_END_ALLOW_THREADS` / `if (!ok) { … }` parsed as the definition of
@@ -153,6 +155,10 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
             return None
         if node_text(src, node) in _NO_FUNCTION_NAMES:
             return None
+    if node.type in _PERL_NAMES:
+        # Perl's `package Foo::Bar`, `sub Foo::Bar::baz`: the last part, in its package
+        *package, last = node_text(src, node).split("::")
+        return (last, ["::".join(package)] if package else []) if last else None
     scope: list[str] = []
     while node.type == "qualified_identifier":
         part = node.child_by_field_name("scope")

@@ -18,6 +18,7 @@ process is enough.
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 from dataclasses import dataclass
 from functools import lru_cache
@@ -75,6 +76,7 @@ LANGUAGES: dict[str, Grammar] = {
     "php": Grammar("tree_sitter_php", "language_php", (".php",), "tree-sitter-php"),
     "bash": Grammar("tree_sitter_bash", "language", (".sh", ".bash"), "tree-sitter-bash"),
     "lua": Grammar("tree_sitter_lua", "language", (".lua",), "tree-sitter-lua"),
+    "perl": Grammar("tree_sitter_perl", "language", (".pl", ".pm", ".t"), "tree-sitter-perl"),
     "c": Grammar("tree_sitter_c", "language", (".c", ".h"), "tree-sitter-c"),
     "cpp": Grammar(
         "tree_sitter_cpp",
@@ -95,7 +97,6 @@ PACK_LANGUAGES: dict[str, tuple[str, ...]] = {
     "haskell": (".hs",),
     "julia": (".jl",),
     "ocaml": (".ml", ".mli"),
-    "perl": (".pl", ".pm"),
     "r": (".r",),
     "scala": (".scala",),
     "starlark": (".bzl", ".star"),
@@ -177,6 +178,19 @@ def _load_from_pack(name: str) -> Language | GrammarUnavailable:
         )
 
 
+def _as_capsule(pointer: Any) -> Any:
+    """A grammar wheel's language pointer as py-tree-sitter wants it: a PyCapsule named
+    `tree_sitter.Language`. Most wheels return one; tree-sitter-perl 2.0 returns the
+    address as an int, which `Language` takes with a DeprecationWarning (and a future
+    py-tree-sitter will refuse)."""
+    if not isinstance(pointer, int):
+        return pointer
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+    return new_capsule(pointer, b"tree_sitter.Language", None)
+
+
 @lru_cache(maxsize=128)  # per language and process: more than every grammar (~40)
 def get_language(name: str) -> Language:
     """The tree-sitter `Language` for `name`; raises IngestError if it cannot be loaded
@@ -194,7 +208,7 @@ def get_language(name: str) -> Language:
             f"the {name} grammar is not installed: pip install {grammar.package} ({exc})"
         ) from exc
     try:
-        return Language(getattr(module, grammar.function)())
+        return Language(_as_capsule(getattr(module, grammar.function)()))
     except Exception as exc:  # an ABI mismatch between the wheel and tree-sitter shows up here
         raise IngestError(
             f"the {name} grammar ({grammar.package}) cannot be loaded by this tree-sitter: {exc}"

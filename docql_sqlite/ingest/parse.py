@@ -87,7 +87,7 @@ from .sections import bounded_title, build_sections
 # types its members (docs/docql.md); Swift and Objective-C parsed (their grammar wheels);
 # code 31: Ruby and PHP parsed (their grammar wheels: symbols, references, imports; Ruby's
 # constants looked up lexically, PHP's names by namespace and `use`), a Ruby module is a
-# symbol of kind `module`; code 32: Bash and Lua parsed (their grammar wheels), a script
+# symbol of kind `module`; code 32: Bash, Lua and Perl parsed (their grammar wheels), a script
 # without an extension is code in the language its `#!` line names (`ingest/shebang.py`).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with

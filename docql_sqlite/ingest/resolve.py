@@ -274,7 +274,18 @@ _RUBY_CORE_CONSTANTS = frozenset(
     TypeError ZeroDivisionError
     """.split()
 )
+# Perl's named operators and functions (perlfunc) written as calls.
+_PERL_BUILTINS = """
+    abs bless binmode caller chdir chmod chomp chop chr close closedir defined delete die
+    do each eof eval exec exists exit exp glob grep hex index int join keys kill lc lcfirst
+    length local localtime lock map mkdir oct open opendir ord pack pop pos print printf
+    push quotemeta rand read readdir readline ref rename require reverse rindex rmdir
+    scalar seek select shift sleep sort splice split sprintf sqrt srand stat substr
+    sysread system syswrite tell time uc ucfirst undef unlink unpack unshift utime values
+    wait waitpid wantarray warn write
+"""
 _BUILTINS: dict[str, frozenset[str]] = {
+    "perl": frozenset(_PERL_BUILTINS.split()),
     "python": frozenset(_PYTHON_BUILTINS.split()),
     "ruby": frozenset(_RUBY_BUILTINS.split()),
     "bash": frozenset(_BASH_BUILTINS.split()),
@@ -361,7 +372,7 @@ _CPP_BUILT_IN_METHODS = """
 # Families where `x.name` on another object is a member, never a free function: Python,
 # Rust, Go, C++ (a method has its class as parent) and C (none is: a call through
 # `m->free_func(…)` is a struct field's pointer, no function of the index).
-_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp", "ruby", "php"})
+_MEMBERS_ONLY = frozenset({"python", "rust", "go", "cpp", "ruby", "php", "perl"})
 _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
     "cpp": frozenset(_CPP_BUILT_IN_METHODS.split()),
     "java": frozenset(_JAVA_BUILT_IN_METHODS.split()),
@@ -1258,6 +1269,8 @@ class _Resolver:
             link = self._php_named(name, kind, self._php_spaces(qualifier))
             self.links[(name, kind, qualifier)] = link
             return link
+        if self.family == "perl" and qualifier and qualifier not in (OTHER_OBJECT, PARENT):
+            return self._perl_member(name, kind, qualifier)
         if self.family == "ruby" and qualifier and qualifier[:1].isupper():
             # `Utils.escape` inside `Rack::Multipart`: `Rack::Utils`'s, found as Ruby finds
             # the constant (else by the rules of any qualifier, below)
@@ -1357,6 +1370,28 @@ class _Resolver:
                 break
             scope = scope.rpartition(".")[0]
         self._bare_links[key] = link
+        return link
+
+    def _perl_member(self, name: str, group: int, package: str) -> tuple[int | None, int, int]:
+        """Perl: `Foo::Util::helper(…)`, `Foo::Other->new(…)` (qualifier `Foo.Util`,
+        `Foo.Other`): the sub `name` of that package — a package's name is written whole,
+        from the top — else `unresolved` (a package the index does not hold, or a sub it
+        inherits through `@ISA`, which the pass does not read)."""
+        key = (name, group, package)
+        link = self.links.get(key)
+        if link is None:
+            defined = self.definitions.get(name)
+            if not defined:
+                link = _UNRESOLVED
+            else:
+                candidates = self._fitting(name, group, defined)[0]
+                members = [d for d in candidates if d.parent == package]
+                link = self._one_of(members, candidates) or (
+                    None,
+                    _UNRESOLVED[1],
+                    len(candidates),
+                )
+            self.links[key] = link
         return link
 
     def _ruby_member(
