@@ -45,3 +45,31 @@ def test_a_script_given_by_name_is_sniffed_as_code(tmp_path: Path) -> None:
         (row,) = index.rows("SELECT language FROM documents")
         names = [r["name"] for r in index.rows("SELECT name FROM symbols")]
     assert row["language"] == "python" and names == ["main"]
+
+
+def test_ruby_files_named_by_their_tool_are_ruby(tmp_path: Path) -> None:
+    """`Rakefile`, `Gemfile` (named, no extension, no `#!`) and `.gemspec`, `.ru`: Ruby."""
+    for name, text in {
+        "Rakefile": 'task :default do\n  sh "rspec"\nend\n',
+        "Gemfile": 'source "https://rubygems.org"\ngem "rack"\n',
+        "x.gemspec": 'Gem::Specification.new do |s|\n  s.name = "x"\nend\n',
+        "config.ru": "run App\n",
+        "Makefile": "all:\n\techo hi\n",
+    }.items():
+        (tmp_path / name).write_text(text)
+    db = tmp_path / "x.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        found = {
+            r["path"].rpartition("/")[2]: r["language"]
+            for r in index.rows("SELECT path, language FROM documents")
+        }
+    assert {
+        name: found.get(name) for name in ("Rakefile", "Gemfile", "x.gemspec", "config.ru")
+    } == {
+        "Rakefile": "ruby",
+        "Gemfile": "ruby",
+        "x.gemspec": "ruby",
+        "config.ru": "ruby",
+    }
+    assert found.get("Makefile") != "ruby"

@@ -121,7 +121,10 @@ def parse(source: Source) -> Document:
     name = posixpath.basename(source.path.split("?")[0])
     language = language_for_extension(posixpath.splitext(name)[1])
     if language is None and "." not in name:
-        language = script_language(source.data[: shebang.HEAD_BYTES])  # `bin/rake`
+        # `Rakefile` by its name, `bin/rake` by its `#!` line
+        language = shebang.NAMED_SCRIPTS.get(name.lower()) or script_language(
+            source.data[: shebang.HEAD_BYTES]
+        )
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)

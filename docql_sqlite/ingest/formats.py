@@ -191,6 +191,8 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
     if ext:
         return formats().extensions.get(ext)
     name = PurePosixPath(path).name.lower()
+    if name in shebang.NAMED_SCRIPTS:
+        return "code"  # `Rakefile`, `Gemfile`: Ruby
     return "text" if name in TEXT_NAMES else None
 
 

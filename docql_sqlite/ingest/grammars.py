@@ -70,7 +70,9 @@ LANGUAGES: dict[str, Grammar] = {
     # `.h` is C's; a header that is Objective-C is told by its text (`code.parse`); a `.m`
     # that is not (MATLAB's) and Objective-C++'s `.mm` are chunked as plain text
     "objc": Grammar("tree_sitter_objc", "language", (".m", ".mm"), "tree-sitter-objc"),
-    "ruby": Grammar("tree_sitter_ruby", "language", (".rb", ".rake"), "tree-sitter-ruby"),
+    "ruby": Grammar(
+        "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec", ".ru"), "tree-sitter-ruby"
+    ),
     # (`language_php` reads a file with its HTML around `<?php … ?>`; `language_php_only`
     # would take the HTML for code)
     "php": Grammar("tree_sitter_php", "language_php", (".php",), "tree-sitter-php"),

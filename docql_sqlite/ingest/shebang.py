@@ -31,6 +31,18 @@ _INTERPRETERS = {
     "nodejs": "javascript",
     "perl": "perl",
 }
+# Files named without an extension whose language their name says: Ruby's DSLs (Bundler,
+# Rake, Vagrant, Guard, CocoaPods, fastlane, Homebrew bundles, Capistrano).
+NAMED_SCRIPTS = {
+    "rakefile": "ruby",
+    "gemfile": "ruby",
+    "vagrantfile": "ruby",
+    "guardfile": "ruby",
+    "podfile": "ruby",
+    "fastfile": "ruby",
+    "brewfile": "ruby",
+    "capfile": "ruby",
+}
 _FIRST_LINE = re.compile(rb"#![ \t]*(\S+)(?:[ \t]+(\S+))?(?:[ \t]+(\S+))?")
 _VERSION = re.compile(r"[\d.]+$")
 
