@@ -3900,3 +3900,30 @@ def test_perl_names_by_package_path_and_imports(tmp_path: Path) -> None:
         (10, "croak", None, "import", "Carp.croak"),
         (11, "_init", "File.Temp", "local", "File.Temp._init"),
     }
+
+
+def test_ruby_super_calls_the_parents_method_of_the_callers_name(tmp_path: Path) -> None:
+    """Ruby's `super` / `super(x)` calls the method of the caller's name in the class's
+    superclass (`Rack::Request#initialize` from `Rack::Lint::Request#initialize`), not a
+    same-named method of another class."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "rack/request.rb": "module Rack\n  class Request\n    def initialize(env)\n    end\n  end\nend\n",
+            "other/thing.rb": "class Thing\n  def initialize(env)\n  end\nend\n",
+            "rack/lint.rb": (
+                "module Rack\n"
+                "  class LintRequest < Request\n"
+                "    def initialize(env)\n"
+                "      super(env)\n"  # 4
+                "      super\n"  # 5
+                "    end\n"
+                "  end\n"
+                "end\n"
+            ),
+        },
+    )
+    assert _calls_in(db, "rack/lint.rb") == {
+        (4, "initialize", "super", "import", "Rack.Request.initialize"),
+        (5, "initialize", "super", "import", "Rack.Request.initialize"),
+    }

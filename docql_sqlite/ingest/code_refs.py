@@ -348,6 +348,8 @@ def extract_reference_rows(
             )
     if language == "rust":
         refs = _chained(src, found, refs, plain)
+    elif language == "ruby":
+        refs = _ruby_super(refs, outline)
     elif language == "python":
         refs = _typed_receivers(found, refs, outline, plain)
         if typed or attributes_bound:
@@ -411,6 +413,24 @@ def _chained(
             if out is refs:
                 out = list(refs)
             out[i] = (*ref[:6], root + VALUE_OF)
+    return out
+
+
+def _ruby_super(refs: list[ReferenceRow], outline: list[Outlined]) -> list[ReferenceRow]:
+    """`refs` with each Ruby `super` made what it calls: the method of the caller's name
+    in the parent (`super(x)` in `initialize` calls the superclass's `initialize`:
+    qualifier `super`, `PARENT`); a `super` outside a method names nothing."""
+    if not any(ref[0] == "super" for ref in refs):
+        return refs
+    symbols = [o.symbol for o in outline if o.symbol is not None]
+    out: list[ReferenceRow] = []
+    for ref in refs:
+        if ref[0] != "super":
+            out.append(ref)
+            continue
+        caller = symbols[ref[2]] if ref[2] is not None else None
+        if caller is not None and caller.kind in CALLABLE:
+            out.append((caller.name, *ref[1:6], PARENT))
     return out
 
 

@@ -12,6 +12,10 @@
   method: (identifier) @name
   (#not-match? @name "^(new|require|require_relative|load|autoload)$")) @reference.call
 
+; `super`, `super(x)`: a call of the parent's method of the caller's name (code_refs
+; records it so, qualifier `super`).
+((super) @name @reference.call)
+
 (superclass [(constant) @name (scope_resolution name: (constant) @name)]) @reference.inherit
 ; A mixin (`include Enumerable`, `extend Forwardable`, `prepend M`) is a base too.
 (call
