@@ -3909,7 +3909,9 @@ def test_ruby_super_calls_the_parents_method_of_the_callers_name(tmp_path: Path)
     _, db = _index_tree(
         tmp_path,
         {
-            "rack/request.rb": "module Rack\n  class Request\n    def initialize(env)\n    end\n  end\nend\n",
+            "rack/request.rb": (
+                "module Rack\n  class Request\n    def initialize(env)\n    end\n  end\nend\n"
+            ),
             "other/thing.rb": "class Thing\n  def initialize(env)\n  end\nend\n",
             "rack/lint.rb": (
                 "module Rack\n"
