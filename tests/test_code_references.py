@@ -3929,3 +3929,45 @@ def test_ruby_super_calls_the_parents_method_of_the_callers_name(tmp_path: Path)
         (4, "initialize", "super", "import", "Rack.Request.initialize"),
         (5, "initialize", "super", "import", "Rack.Request.initialize"),
     }
+
+
+def test_ruby_super_follows_bases_named_as_ruby_finds_them(tmp_path: Path) -> None:
+    """A Ruby class's superclass is the constant its `< Base` names from the class's own
+    module outward: `super` in Faraday's `Multipart < UrlEncoded` (`< Middleware`) reaches
+    `Faraday::Middleware#initialize`, never Rack's `Middleware`; `super` in a module's
+    method (a mixin's) names the includer's, which the index cannot know."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "rack/middleware.rb": (
+                "module Rack\n  class Middleware\n    def initialize(app)\n    end\n  end\nend\n"
+            ),
+            "faraday/middleware.rb": (
+                "module Faraday\n  class Middleware\n    def initialize(app)\n    end\n  end\nend\n"
+            ),
+            "faraday/url_encoded.rb": (
+                "module Faraday\n  class Request\n    class UrlEncoded < Middleware\n"
+                "    end\n  end\nend\n"
+            ),
+            "faraday/multipart.rb": (
+                "module Faraday\n"
+                "  class Request\n"
+                "    class Multipart < UrlEncoded\n"
+                "      def initialize(app)\n"
+                "        super(app)\n"  # 5
+                "      end\n"
+                "    end\n"
+                "  end\n"
+                "  module Logging\n"
+                "    def initialize(app)\n"
+                "      super\n"  # 11: a mixin's
+                "    end\n"
+                "  end\n"
+                "end\n"
+            ),
+        },
+    )
+    assert _calls_in(db, "faraday/multipart.rb") == {
+        (5, "initialize", "super", "import", "Faraday.Middleware.initialize"),
+        (11, "initialize", "super", "unresolved", None),
+    }

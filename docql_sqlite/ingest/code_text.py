@@ -34,6 +34,10 @@ DECORATOR_TYPES = frozenset(
 # (Objective-C's `@interface X : Y <P>` and `@protocol P <Q>`): a signature is the
 # header's line.
 _HEADER_LINE_ONLY = frozenset({"class_interface", "protocol_declaration"})
+# Ruby's definitions without a body (`class A < B; end`, `def e; end`, an empty class
+# over two lines): the header is the first line, its `; end` cut.
+_RUBY_DEFINITIONS = frozenset({"class", "module", "method", "singleton_method"})
+_RUBY_EMPTY_END = re.compile(r"\s*;?\s*end$")
 
 # Nodes whose only job is to wrap a definition; its doc comment sits above the wrapper.
 WRAPPER_TYPES = frozenset(
@@ -208,7 +212,7 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
     cut. Body-less definitions (prototypes, interface methods) use their whole text.
     """
     end = node.end_byte
-    if body is None and node.type in _HEADER_LINE_ONLY:
+    if body is None and (node.type in _HEADER_LINE_ONLY or node.type in _RUBY_DEFINITIONS):
         # (its members follow with no body around them: the header is its first line)
         line_end = src.find(b"\n", start)
         end = min(end, line_end) if line_end >= 0 else end
@@ -234,6 +238,8 @@ def signature(src: bytes, start: int, node: Node, body: Node | None) -> str:
     if b"\\\n" in raw:  # a continued line (`\` at its end) is one line
         raw = raw.replace(b"\\\n", b" \n")
     text = _WS.sub(" ", raw.decode("utf-8", "replace")).strip()
+    if body is None and node.type in _RUBY_DEFINITIONS:
+        text = _RUBY_EMPTY_END.sub("", text)
     for tail in _TRAILING:
         if text.endswith(tail):
             text = text[: -len(tail)].rstrip()

@@ -930,10 +930,46 @@ def _php_bases(rows: Any) -> dict[str, frozenset[str]]:
     return bases
 
 
+def _ruby_qualified_bases(rows: Any) -> dict[str, frozenset[str]]:
+    """Every Ruby class's qualified name → its superclass's, the constant its signature
+    writes (`class Multipart < UrlEncoded`, `< Rack::Base`) looked up as Ruby does: in the
+    class's own module, then each one out, to the top level (a class the index lacks,
+    `StandardError`, is none)."""
+    classes = {
+        qualified: (parent or "", signature or "")
+        for qualified, parent, signature in rows(
+            "SELECT qualified_name, parent, signature FROM symbols "
+            "WHERE language = 'ruby' AND kind = 'class'"
+        )
+    }
+    bases: dict[str, frozenset[str]] = {}
+    for qualified, (scope, signature) in classes.items():
+        written = _ruby_superclass(signature).lstrip(":").replace("::", ".")
+        if not written or not all(part.isidentifier() for part in written.split(".")):
+            continue
+        while True:
+            found = f"{scope}.{written}" if scope else written
+            if found in classes and found != qualified:
+                bases[qualified] = frozenset({found})
+                break
+            if not scope:
+                break
+            scope = scope.rpartition(".")[0]
+    return bases
+
+
 def _ruby_base_names(signature: str | None) -> set[str]:
     """The superclass a Ruby class's signature writes (`class A < Rack::Base` → `Base`)."""
-    base = (signature or "").partition(" < ")[2].strip().rpartition("::")[2]
+    base = _ruby_superclass(signature).rpartition("::")[2]
     return {base} if base.isidentifier() else set()
+
+
+def _ruby_superclass(signature: str | None) -> str:
+    """The superclass a Ruby class's signature writes, as written (`Rack::Base`): the
+    word after ` < ` (an empty class's signature runs on to its `end`, a one-line one's
+    to `;`)."""
+    words = (signature or "").partition(" < ")[2].replace(";", " ").split()
+    return words[0] if words else ""
 
 
 def _ruby_bases(rows: Any) -> dict[str, frozenset[str]]:
@@ -1092,7 +1128,9 @@ class _Resolver:
         self._classes: dict[str, str | None] | None = None
         self._namespaces: set[str] | None = None  # a PHP file's (`_php_spaces`)
         self._ruby_modules: set[str] | None = None  # every Ruby module's qualified name
-        self._php_base_map: dict[str, frozenset[str]] | None = None  # `_php_bases`
+        # by family: a class's qualified name → its bases' (`_php_bases`,
+        # `_ruby_qualified_bases`), read once per pass
+        self._base_maps: dict[str, dict[str, frozenset[str]]] = {}
         # (name, kind group, class) → this file's link of `super().name` in that class
         self._parent_links: dict[tuple[str, int, str], tuple[int | None, int, int]] = {}
         # Java, Kotlin, C#: a bare name's link when no base decides it (`_inherited_bare`)
@@ -2495,10 +2533,19 @@ class _Resolver:
         if not self._file_read:
             self._read_file()
         enclosing = self._enclosing_class(caller_ord)
+        if enclosing is None and self.family == "ruby":
+            # `super` in a module's method: the method of whatever class includes or
+            # prepends it (a core class's, `Range#===` for ActiveSupport's extension)
+            defined = self.definitions.get(name)
+            return (
+                None,
+                _UNRESOLVED[1],
+                len(self._fitting(name, group, defined)[0] if defined else ()),
+            )
         if enclosing is None or self.family not in _PARENTS_READ:
             return self._member_of_another(name, group)
-        if self.family == "php":
-            return self._php_parent_member(name, group, enclosing[0])
+        if self.family in ("php", "ruby"):
+            return self._parent_by_qualified_bases(name, group, enclosing[0])
         key = (name, group, enclosing[0])
         link = self._parent_links.get(key)
         if link is None:
@@ -2536,30 +2583,34 @@ class _Resolver:
             self._parent_links[key] = link
         return link
 
-    def _php_parent_member(
+    def _parent_by_qualified_bases(
         self, name: str, group: int, qualified: str
     ) -> tuple[int | None, int, int]:
-        """PHP's `parent::name`, and `$this->name` of no definition of its own file: the
-        member of the nearest base of the class `qualified` that has one, the bases
-        named as PHP names them — by the `use` of the class's file, else in its namespace
-        (`_php_bases`): League's `Node` and Twig's `Node` are two classes."""
+        """PHP's `parent::name` and `$this->name` of no definition of its own file, Ruby's
+        `super`: the member of the nearest base of the class `qualified` that has one, the
+        bases named as the language names them — PHP by the `use` of the class's file, else
+        in its namespace (`_php_bases`: League's `Node` and Twig's `Node` are two classes),
+        Ruby by the constant's lexical lookup from the class (`_ruby_qualified_bases`:
+        Faraday's `Middleware`, not Rack's)."""
         key = (name, group, qualified)
         link = self._parent_links.get(key)
         if link is not None:
             return link
         defined = self.definitions.get(name)
         candidates = self._fitting(name, group, defined)[0] if defined else []
-        if self._php_base_map is None:
-            self._php_base_map = _php_bases(self.rows)
+        bases = self._base_maps.get(self.family)
+        if bases is None:
+            read = _php_bases if self.family == "php" else _ruby_qualified_bases
+            bases = self._base_maps[self.family] = read(self.rows)
         seen = {qualified}
-        level = set(self._php_base_map.get(qualified, ())) - seen
+        level = set(bases.get(qualified, ())) - seen
         found: list[_Def] = []
         for _ in range(INHERIT_DEPTH):
             found = [d for d in candidates if d.parent in level]
             if found or not level:
                 break
             seen |= level
-            level = {b for q in level for b in self._php_base_map.get(q, ())} - seen
+            level = {b for q in level for b in bases.get(q, ())} - seen
         link = self._one_of(found, candidates) or (None, _UNRESOLVED[1], len(candidates))
         self._parent_links[key] = link
         return link
