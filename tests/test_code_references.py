@@ -3971,3 +3971,31 @@ def test_ruby_super_follows_bases_named_as_ruby_finds_them(tmp_path: Path) -> No
         (5, "initialize", "super", "import", "Faraday.Middleware.initialize"),
         (11, "initialize", "super", "unresolved", None),
     }
+
+
+def test_php_built_in_method_names_need_an_import(tmp_path: Path) -> None:
+    """A PHP member named like a built-in class's method (PDO's and DOM's `setAttribute`)
+    is the index's only when the file `use`s the class that has it; else it stays
+    ambiguous (Doctrine's `$pdo->setAttribute(…)` was Symfony's `AcceptHeaderItem`'s)."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "symfony/AcceptHeaderItem.php": (
+                "<?php\nnamespace Symfony\\HttpFoundation;\n\nclass AcceptHeaderItem\n{\n"
+                "    public function setAttribute($n, $v) {}\n}\n"
+            ),
+            "doctrine/Driver.php": (
+                "<?php\nnamespace Doctrine\\DBAL;\n\nfunction connect($pdo)\n{\n"
+                "    $pdo->setAttribute(1, 2);\n}\n"  # 6: PDO's, as likely
+            ),
+            "app/Negotiator.php": (
+                "<?php\nnamespace App;\n\nuse Symfony\\HttpFoundation\\AcceptHeaderItem;\n\n"
+                "function pick(AcceptHeaderItem $item)\n{\n"
+                "    $item->setAttribute('q', 1);\n}\n"  # 8: the class the file uses
+            ),
+        },
+    )
+    assert _calls_in(db, "doctrine/Driver.php") == {(6, "setAttribute", "", "ambiguous", None)}
+    assert _calls_in(db, "app/Negotiator.php") == {
+        (8, "setAttribute", "", "import", "Symfony.HttpFoundation.AcceptHeaderItem.setAttribute")
+    }

@@ -352,6 +352,20 @@ _RUBY_BUILT_IN_METHODS = """
     strip sub sub! succ sum times to_a to_h to_i to_f to_s to_sym uniq unshift update
     upcase upto values write zip
 """
+# PHP's built-in classes' methods — Throwable, DateTime, PDO and PDOStatement, DOM, SPL's
+# iterators, ArrayAccess, Countable, JsonSerializable, Closure — which a library's own
+# classes name too (`$pdo->setAttribute(…)` was Symfony's `AcceptHeaderItem::setAttribute`).
+_PHP_BUILT_IN_METHODS = """
+    getMessage getCode getPrevious getTrace getTraceAsString getFile getLine __toString
+    format modify getTimestamp setTimestamp setTimezone getTimezone diff add sub setDate
+    setTime createFromFormat query prepare execute fetch fetchAll fetchColumn fetchObject
+    bindValue bindParam beginTransaction commit rollBack inTransaction lastInsertId
+    rowCount columnCount closeCursor errorCode errorInfo quote setAttribute getAttribute
+    hasAttribute removeAttribute appendChild removeChild createElement createTextNode
+    getElementsByTagName saveXML loadXML saveHTML loadHTML count offsetGet offsetSet
+    offsetExists offsetUnset getIterator current key next rewind valid attach detach
+    contains jsonSerialize bindTo call __invoke getArrayCopy append
+"""
 # Java's Object, String, StringBuilder, the collections, Optional and streams.
 _JAVA_BUILT_IN_METHODS = """
     toString equals hashCode getClass length charAt substring indexOf lastIndexOf
@@ -380,6 +394,7 @@ _BUILT_IN_METHODS: dict[str, frozenset[str]] = {
     "typescript": frozenset(_JS_BUILT_IN_METHODS.split()),
     "rust": frozenset(_RUST_BUILT_IN_METHODS.split()),
     "ruby": frozenset(_RUBY_BUILT_IN_METHODS.split()),
+    "php": frozenset(_PHP_BUILT_IN_METHODS.split()),
 }
 # `refs`' index on the name (sql/011_refs_compact.sql: the same definition).
 NAME_INDEX = "refs_name"
@@ -2476,7 +2491,8 @@ class _Resolver:
             ]
         if not candidates:
             return _UNRESOLVED
-        if name in _BUILT_IN_METHODS.get(self.family, ()):
+        built_in = name in _BUILT_IN_METHODS.get(self.family, ())
+        if built_in and self.family != "php":
             # `args.get(…)`: a dict's as likely as the index's one `get` (a definition
             # inside a function is seen by no other: none visible, none it can be).
             visible = any(not self._hidden(d) for d in candidates)
@@ -2510,6 +2526,12 @@ class _Resolver:
             imported = None
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
+        if built_in:
+            # PHP: its `use` names the class whose file holds the member (Twig's
+            # `$node->getAttribute(…)`); without one a built-in class's method is as likely
+            # (`$pdo->setAttribute(…)` was Symfony's `AcceptHeaderItem::setAttribute`)
+            visible = any(not self._hidden(d) for d in candidates)
+            return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
         if len(candidates) == 1:
             if self._hidden(candidates[0]):
                 return None, _UNRESOLVED[1], 1
