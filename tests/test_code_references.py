@@ -3999,3 +3999,28 @@ def test_php_built_in_method_names_need_an_import(tmp_path: Path) -> None:
     assert _calls_in(db, "app/Negotiator.php") == {
         (8, "setAttribute", "", "import", "Symfony.HttpFoundation.AcceptHeaderItem.setAttribute")
     }
+
+
+def test_ruby_top_level_constant_is_never_the_callers_own(tmp_path: Path) -> None:
+    """`::Time` inside i18n's `I18n::Tests::Time` is Ruby's `Time` (the top level's), not
+    the module around the caller; a bare `Time` there is that module."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "i18n/time.rb": (
+                "module I18n\n  module Tests\n    module Time\n      def t\n"
+                "        ::Time.utc(1)\n"  # 5
+                "        Time\n"  # 6
+                "      end\n    end\n  end\nend\n"
+            )
+        },
+    )
+    types = {
+        (line, name, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 1")
+        if path == "i18n/time.rb"
+    }
+    assert types == {
+        (5, "Time", "::", "unresolved", None),
+        (6, "Time", None, "local", "I18n.Tests.Time"),
+    }

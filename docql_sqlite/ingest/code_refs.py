@@ -1436,6 +1436,12 @@ def _qualifiers(
             return _lua_qualifier(reverse, size - start, local, classes, built_ins)
         if language == "perl":
             return _perl_qualifier(reverse, size - start)
+        if (
+            language == "ruby"
+            and reverse[size - start : size - start + 2] == b"::"
+            and not reverse[size - start + 2 : size - start + 3].isalnum()
+        ):
+            return RUBY_TOP_LEVEL  # `::Time`: the top level's, whatever the caller's scope
         found = match(reverse, size - start)
         if found is not None:
             written = found.group(1)
@@ -1634,6 +1640,8 @@ def _lua_qualifier(
 
 
 _WORD_REVERSED = re.compile(rb"\w+")
+# Ruby's qualifier of a constant written `::Name`: the top level's.
+RUBY_TOP_LEVEL = "::"
 # Perl's: a package path before `::` (reversed: `::`, then `Util::Foo`), and the invocant
 # before `->` (group 1: a bareword class path or `$self`-like scalar; None after a call,
 # an index or a block).

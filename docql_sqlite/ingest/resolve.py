@@ -1317,6 +1317,9 @@ class _Resolver:
             member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
+        if qualifier is not None and not self._file_read:
+            # (the rules below are the file's language's: `family` is read with the file)
+            self._read_file()
         if qualifier is not None and qualifier[:1] in ("\\", "?") and self.family == "php":
             # PHP's `\A\B\name`, `B\name`: the name in that namespace
             link = self._php_named(name, kind, self._php_spaces(qualifier))
@@ -1324,6 +1327,9 @@ class _Resolver:
             return link
         if self.family == "perl" and qualifier and qualifier not in (OTHER_OBJECT, PARENT):
             return self._perl_member(name, kind, qualifier)
+        if self.family == "ruby" and qualifier == "::":
+            # `::Time`: the top level's constant, never one the caller's module defines
+            return self._ruby_constant(name, kind, None)
         if self.family == "ruby" and qualifier and qualifier[:1].isupper():
             # `Utils.escape` inside `Rack::Multipart`: `Rack::Utils`'s, found as Ruby finds
             # the constant (else by the rules of any qualifier, below)
