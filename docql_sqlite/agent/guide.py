@@ -64,7 +64,9 @@ DocQL (JSONPath-like, compiled to SQL) — roots and their functions:
                              (a qualified name too: method("QuerySet.filter")), query("kw"),
                              and the lists classes, functions, methods, symbols; a class's
                              methods: $.code.methods[?(@.parent=="Name")]
-  $.code.callers("f")        every call site of f with its caller and the caller's source;
+  $.code.callers("f")        every call site of f with its caller and the caller's source
+                             (qualified as its language writes it: "Utils.escape",
+                             "Rack::Utils#escape", "GuzzleHttp\\\\Psr7\\\\Utils::streamFor");
                              callees("f") what f calls, references("T") every use of T,
                              imports, importers("os"); each says how its target was resolved
                              and which import named it: [?(@.qualifier=="http")] is http.Get
