@@ -4024,3 +4024,29 @@ def test_ruby_top_level_constant_is_never_the_callers_own(tmp_path: Path) -> Non
         (5, "Time", "::", "unresolved", None),
         (6, "Time", None, "local", "I18n.Tests.Time"),
     }
+
+
+def test_lua_module_functions_through_require_whatever_the_table_is_named(
+    tmp_path: Path,
+) -> None:
+    """`local strings = require "app.strings"` then `strings.split(…)`: the function of
+    app/strings.lua whatever that file names its table (`local M = {}`), not the other
+    module's `split`."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "lua/app/strings.lua": "local M = {}\nfunction M.split(s)\n  return s\nend\nreturn M\n",
+            # (under a folder named like the module: the path rule alone cannot tell)
+            "lua/other/strings/paths.lua": (
+                "local M = {}\nfunction M.split(p)\n  return p\nend\nreturn M\n"
+            ),
+            "lua/app/main.lua": 'local strings = require "app.strings"\nstrings.split("a b")\n',
+        },
+    )
+    assert _calls_in(db, "lua/app/main.lua") == {(2, "split", "strings", "import", "M.split")}
+    with docql_sqlite.open(db) as index:
+        (row,) = index.rows(
+            "SELECT d.path FROM refs r JOIN symbols t ON t.id = r.target_id "
+            "JOIN documents d ON d.id = t.doc_id WHERE r.name = 'split'"
+        )
+    assert row["path"].endswith("app/strings.lua")

@@ -2054,7 +2054,12 @@ class _Resolver:
             inside: list[_Def] = []
             if defined:
                 candidates, _ = self._fitting(name, group, defined)
-                top = [d for d in candidates if not d.parent]
+                # (a Lua module's functions are its file's table's: `function M.split`)
+                top = [
+                    d
+                    for d in candidates
+                    if not d.parent or (self.family == "lua" and "." not in d.parent)
+                ]
                 # The module's own file first (`core::ptr` is ptr/mod.rs), then the
                 # files of its folder (a Go package; a Rust or Python module's
                 # submodules, which hold what it re-exports: `io::Error` is io/error.rs).
