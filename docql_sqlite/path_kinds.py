@@ -20,14 +20,22 @@ EXAMPLE_DIRECTORIES = frozenset({"example", "examples", "_examples"})
 # `Contest.java`, `Latest.kt` are not tests), `tests.rs` (a Rust module's `mod tests`, a
 # Django app's `tests.py`; not `test.py`: Django's `test` command, `messages/test.py`).
 _TEST_STEM = re.compile(r"^test_|^tests$|(?:_tests?|\.test|\.spec)$|[a-z0-9]Tests?$")
+# Test files by their extension: Perl's `t/basic.t`. (RSpec's `request_spec.rb` by its
+# name, `is_test`: a `_spec` document elsewhere may be a specification.)
+_TEST_EXTENSIONS = frozenset({".t"})
 
 
 @functools.lru_cache(maxsize=131072)  # pure; asked for the same few thousand paths
 def is_test(path: str) -> bool:
     """A test: its name says so, or a directory on its way is a test directory."""
     parts = path.split("/")
-    stem = posixpath.splitext(parts[-1])[0]
-    return _TEST_STEM.search(stem) is not None or not TEST_DIRECTORIES.isdisjoint(parts[:-1])
+    stem, extension = posixpath.splitext(parts[-1])
+    return (
+        _TEST_STEM.search(stem) is not None
+        or not TEST_DIRECTORIES.isdisjoint(parts[:-1])
+        or extension in _TEST_EXTENSIONS
+        or (extension == ".rb" and stem.endswith("_spec"))
+    )
 
 
 @functools.lru_cache(maxsize=131072)

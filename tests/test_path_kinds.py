@@ -41,6 +41,11 @@ from docql_sqlite.path_kinds import (
         ("examples/basic.py", False, True),
         ("docs/_examples/a.rs", False, True),
         ("docs/examples.md", False, False),  # a page of examples is documentation
+        ("spec/rack/request_spec.rb", True, False),  # RSpec's
+        ("spec/spec_helper.rb", False, False),
+        ("docs/image_spec.md", False, False),  # a specification
+        ("t/01-basic.t", True, False),  # Perl's
+        ("tests/Unit/ClientTest.php", True, False),
     ],
 )
 def test_a_path_says_test_or_example(path: str, test: bool, example: bool) -> None:
