@@ -88,7 +88,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -962,15 +962,21 @@ def _ruby_qualified_bases(rows: Any) -> dict[str, frozenset[str]]:
         written = _ruby_superclass(signature).lstrip(":").replace("::", ".")
         if not written or not all(part.isidentifier() for part in written.split(".")):
             continue
-        while True:
-            found = f"{scope}.{written}" if scope else written
+        for outer in _outward(scope):
+            found = f"{outer}.{written}" if outer else written
             if found in classes and found != qualified:
                 bases[qualified] = frozenset({found})
                 break
-            if not scope:
-                break
-            scope = scope.rpartition(".")[0]
     return bases
+
+
+def _outward(scope: str) -> Iterator[str]:
+    """A Ruby constant's lookup: `scope` (`Rack.Multipart`), then each module out
+    (`Rack`), then the top level ("")."""
+    while scope:
+        yield scope
+        scope = scope.rpartition(".")[0]
+    yield ""
 
 
 def _ruby_base_names(signature: str | None) -> set[str]:
@@ -1408,28 +1414,25 @@ class _Resolver:
             d for d in self._fitting(name, group, defined)[0] if d.kind in _RUBY_FITS[_TYPE]
         ]
         caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
-        scope = caller
         link = None, _UNRESOLVED[1], len(candidates)
-        while True:
+        for scope in _outward(caller):
             found = [d for d in candidates if d.parent == scope and not d.scope]
             if found and not scope and name in _RUBY_CORE_CONSTANTS:
                 # a core class a library reopens is Ruby's, unless the file is the reopening
                 found = [d for d in found if d.doc_id == self.doc_id]
-                if not found:
-                    break
             if found:
-                first = min(found, key=lambda d: (d.doc_id != self.doc_id, d.id))
-                link = (
-                    first.id,
-                    _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT,
-                    len(candidates),
-                )
+                link = self._first_constant(found, candidates)
                 break
-            if not scope:
-                break
-            scope = scope.rpartition(".")[0]
         self._bare_links[key] = link
         return link
+
+    def _first_constant(
+        self, found: list[_Def], candidates: list[_Def]
+    ) -> tuple[int | None, int, int]:
+        """A Ruby constant defined in several files (a class reopened): one constant, its
+        definition in this file, else its first."""
+        first = min(found, key=lambda d: (d.doc_id != self.doc_id, d.id))
+        return first.id, _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT, len(candidates)
 
     def _perl_member(self, name: str, group: int, package: str) -> tuple[int | None, int, int]:
         """Perl: `Foo::Util::helper(…)`, `Foo::Other->new(…)` (qualifier `Foo.Util`,
@@ -1472,24 +1475,18 @@ class _Resolver:
             return self._bare_links[key]
         candidates = self._fitting(name, group, defined)[0]
         caller = self._caller_names().get(caller_ord, "") if caller_ord is not None else ""
-        scope = caller
         link: tuple[int | None, int, int] | None = None
-        while True:
+        for scope in _outward(caller):
             owner = f"{scope}.{qualifier}" if scope else qualifier
             members = [d for d in candidates if d.parent == owner]
             if members and all(d.kind in _RUBY_FITS[_TYPE] for d in members):
                 # a constant (`Pending::SkipDeclaredInExample`), its class reopened in
-                # several files: one constant, its first definition (`_ruby_constant`)
-                first = min(members, key=lambda d: (d.doc_id != self.doc_id, d.id))
-                resolution = _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT
-                link = first.id, resolution, len(candidates)
-                break
-            if members:
+                # several files: one constant
+                link = self._first_constant(members, candidates)
+            elif members:
                 link = self._one_of(members, candidates)
+            if link is not None:
                 break
-            if not scope:
-                break
-            scope = scope.rpartition(".")[0]
         if link is None:
             link = None, _UNRESOLVED[1], len(candidates)
         self._bare_links[key] = link
