@@ -4050,3 +4050,24 @@ def test_lua_module_functions_through_require_whatever_the_table_is_named(
             "JOIN documents d ON d.id = t.doc_id WHERE r.name = 'split'"
         )
     assert row["path"].endswith("app/strings.lua")
+
+
+def test_a_reopened_ruby_module_is_named_by_its_shortest_path(tmp_path: Path) -> None:
+    """A module reopened in many files (ActiveSupport's) is one constant: its file of the
+    shortest path (`active_support.rb`), whatever order the workers stored the files in
+    (ids follow that order; a first version took the lowest id, and two runs of one
+    corpus differed)."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "lib/active_support/array_inquirer.rb": "module ActiveSupport\n  class A\n  end\nend\n",
+            "lib/active_support.rb": "module ActiveSupport\n  def self.version\n  end\nend\n",
+            "app/use.rb": "ActiveSupport.version\n",
+        },
+    )
+    types = {
+        (name, resolution, target_path)
+        for path, _, name, _, resolution, _, target_path in _resolved(db, "r.kind = 1")
+        if path == "app/use.rb"
+    }
+    assert types == {("ActiveSupport", "import", "lib/active_support.rb")}

@@ -1323,7 +1323,7 @@ class _Resolver:
             member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
-        if qualifier is not None and not self._file_read:
+        if not self._file_read:
             # (the rules below are the file's language's: `family` is read with the file)
             self._read_file()
         if qualifier is not None and qualifier[:1] in ("\\", "?") and self.family == "php":
@@ -1429,9 +1429,11 @@ class _Resolver:
     def _first_constant(
         self, found: list[_Def], candidates: list[_Def]
     ) -> tuple[int | None, int, int]:
-        """A Ruby constant defined in several files (a class reopened): one constant, its
-        definition in this file, else its first."""
-        first = min(found, key=lambda d: (d.doc_id != self.doc_id, d.id))
+        """A Ruby constant defined in several files (a module or class reopened): one
+        constant, its definition in this file, else the one of the shortest path
+        (`active_support.rb` for `ActiveSupport`, which 300 files reopen; by path, not by
+        id: ids follow the workers' order, and the index must not depend on it)."""
+        first = min(found, key=lambda d: (d.doc_id != self.doc_id, len(d.key), d.key, d.id))
         return first.id, _LOCAL if first.doc_id == self.doc_id else _BY_IMPORT, len(candidates)
 
     def _perl_member(self, name: str, group: int, package: str) -> tuple[int | None, int, int]:
