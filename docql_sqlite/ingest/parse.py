@@ -88,7 +88,9 @@ from .sections import bounded_title, build_sections
 # code 31: Ruby and PHP parsed (their grammar wheels: symbols, references, imports; Ruby's
 # constants looked up lexically, PHP's names by namespace and `use`), a Ruby module is a
 # symbol of kind `module`; code 32: Bash, Lua and Perl parsed (their grammar wheels), a script
-# without an extension is code in the language its `#!` line names (`ingest/shebang.py`).
+# without an extension is code in the language its `#!` line names (`ingest/shebang.py`);
+# code 33: a file's first reference is decided by its own language's rules (it took the
+# previous file's: a Java member call on a `Set` value, a Go call on a constructor's value).
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -123,7 +125,7 @@ from .sections import bounded_title, build_sections
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
 # directives are code blocks.
 CONTENT_RULES: dict[str, int] = {
-    "code": 32,
+    "code": 33,
     "markdown": 5,
     "text": 4,
     "rst": 5,

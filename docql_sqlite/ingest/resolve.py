@@ -1314,6 +1314,13 @@ class _Resolver:
     def _link(
         self, name: str, kind: int, caller_ord: int | None, qualifier: str | None = None
     ) -> tuple[int | None, int, int]:
+        if not self._file_read:
+            # Every rule below is the file's language's (`family`, read with the file),
+            # `_fitting` too: a file's first reference decided before the file was read
+            # took the previous file's family — a pass that decides a name again starts
+            # a file on any of its references (a Java `seenIds.add(id)` on a `Set` had 0
+            # candidates decided again, 1 when the file was new).
+            self._read_file()
         if qualifier == BUILT_IN_OBJECT:  # `JSON.parse`: the language's, not the index's
             self.links[(name, kind, qualifier)] = _UNRESOLVED
             return _UNRESOLVED
@@ -1323,9 +1330,6 @@ class _Resolver:
             member = self._value_of(name, kind, qualifier) or self._member_of_another(name, kind)
             self.links[(name, kind, qualifier)] = member
             return member
-        if not self._file_read:
-            # (the rules below are the file's language's: `family` is read with the file)
-            self._read_file()
         if qualifier is not None and qualifier[:1] in ("\\", "?") and self.family == "php":
             # PHP's `\A\B\name`, `B\name`: the name in that namespace
             link = self._php_named(name, kind, self._php_spaces(qualifier))
@@ -1342,8 +1346,6 @@ class _Resolver:
             # (none there: a constant the index does not hold, `File.join`, `Digest::MD5`)
             return self._ruby_member(name, kind, caller_ord, qualifier)
         if qualifier in _OWN:
-            if not self._file_read:
-                self._read_file()
             if self.family in _RECEIVER_FAMILIES:  # `self.x`, `Self::x`, Go's `b.grow()`
                 link = self._unqualified(name, kind, caller_ord, qualifier)
                 if self.family == "php" and link[1] != _LOCAL:
