@@ -90,7 +90,8 @@ from .sections import bounded_title, build_sections
 # symbol of kind `module`; code 32: Bash, Lua and Perl parsed (their grammar wheels), a script
 # without an extension is code in the language its `#!` line names (`ingest/shebang.py`);
 # code 33: a file's first reference is decided by its own language's rules (it took the
-# previous file's: a Java member call on a `Set` value, a Go call on a constructor's value).
+# previous file's: a Java member call on a `Set` value, a Go call on a constructor's value),
+# and a link through a qualifier or a base class follows that class's changes.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
