@@ -685,13 +685,14 @@ def _decided_again(
         if not found:
             break
         subclass_docs |= found
-        marks = ", ".join("?" for _ in found)
+        _temp_names(conn, dialect, "resolve_found", found, "doc_id BIGINT")
         frontier = {
             str(name)
             for (name,) in rows(
-                f"SELECT DISTINCT name FROM symbols WHERE doc_id IN ({marks}) "
+                "SELECT DISTINCT name FROM symbols WHERE doc_id IN "
+                "(SELECT doc_id FROM resolve_found) "
                 f"AND kind IN ({', '.join('?' for _ in CLASS_LIKE)})",
-                (*sorted(found), *sorted(CLASS_LIKE)),
+                tuple(sorted(CLASS_LIKE)),
             )
         }
         if not frontier:
