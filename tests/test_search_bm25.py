@@ -380,3 +380,34 @@ def test_cli_search(corpus_db: Path) -> None:
     assert done.exit_code == 0 and "rrf" in done.output and "final" in done.output
     done = runner.invoke(cli, ["search", str(corpus_db), "   ", "--json"])
     assert done.exit_code == 2 and "empty search text" in done.output
+
+
+@pytest.mark.parametrize("mode", ["bm25", "smart"])
+def test_passages_that_tie_are_chosen_by_place_not_by_the_index_history(
+    tmp_path: Path, mode: str
+) -> None:
+    """40 passages with one score, more than a list's depth: which of them fill the
+    results is decided by path and line, so an index whose files were deleted and indexed
+    again (new chunk ids) answers as a fresh one, first paths first (the list was cut by
+    chunk id: league/commonmark's edited index and its fresh one differed)."""
+    root = tmp_path / "notes"
+    root.mkdir()
+    for n in range(40):  # (a number apiece: no copies of one text, which smart shows once)
+        (root / f"n{n:03}.md").write_text(f"# Note\n\nThe quartz lantern hums {n:03}.\n")
+    fresh, edited = tmp_path / "fresh.db", tmp_path / "edited.db"
+    docql_sqlite.index(fresh, [str(root)], workers=0)
+    docql_sqlite.index(edited, [str(root)], workers=0)
+    early = sorted(root.iterdir())[:20]
+    texts = {path: path.read_text() for path in early}
+    for path in early:
+        path.unlink()
+    docql_sqlite.index(edited, [str(root)], workers=0)
+    for path, text in texts.items():
+        path.write_text(text)
+    docql_sqlite.index(edited, [str(root)], workers=0)
+    answers = []
+    for db in (fresh, edited):
+        with docql_sqlite.open(db) as index:
+            hits = index.search("quartz lantern", mode=mode, limit=10)
+            answers.append([h["path"].rsplit("/", 1)[-1] for h in hits])
+    assert answers[0] == answers[1] == [f"n{n:03}.md" for n in range(10)]

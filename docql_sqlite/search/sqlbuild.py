@@ -197,16 +197,30 @@ def fts_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
         )
     else:
         union = "SELECT id, bm25, 1 AS coverage FROM fts_and"
-    limit = f" LIMIT {int(plan.depth)}" if plan.depth else ""
-    ctes.append(
-        (
-            "fts_ranked",
-            f"SELECT id, bm25, coverage, row_number() OVER (ORDER BY coverage DESC, bm25, id) AS "
-            f"rank "
-            f"FROM ({union}) ORDER BY rank{limit}",
+    if plan.depth:
+        # Passages with the same coverage and BM25 share a rank, and the list keeps every
+        # one of a tie at its depth (up to TIE_ROOM x the depth): cut by chunk id, which
+        # follows the index's history, an edited index and a fresh one kept different
+        # passages of a tie in the last places (league/commonmark's "error handling").
+        depth = int(plan.depth)
+        ranked = (
+            f"SELECT id, bm25, coverage, rank FROM (SELECT id, bm25, coverage, "
+            f"rank() OVER (ORDER BY coverage DESC, bm25) AS rank, "
+            f"row_number() OVER (ORDER BY coverage DESC, bm25, id) AS n FROM ({union})) "
+            f"WHERE rank <= {depth} AND n <= {depth * TIE_ROOM} ORDER BY rank, id"
         )
-    )
+    else:
+        ranked = (
+            f"SELECT id, bm25, coverage, rank() OVER (ORDER BY coverage DESC, bm25) AS rank "
+            f"FROM ({union}) ORDER BY rank, id"
+        )
+    ctes.append(("fts_ranked", ranked))
     return ctes
+
+
+# How many times a list's depth a tie at its end may take (a corpus of generated files
+# can hold thousands of passages with one score).
+TIE_ROOM = 4
 
 
 def vec_ctes(plan: Plan, params: Params) -> list[tuple[str, str]]:
