@@ -55,6 +55,8 @@ def __getattr__(name: str) -> Any:
         from .ingest import watch as watching
 
         value = getattr(watching, name)
+    elif name == "index_in_child":  # one `index` run in a child process (a serving host)
+        from .ingest.child import index_in_child as value
     elif name == "canned_queries":  # handy SQL over an index, for SQL tools
         from .query.canned import canned_queries as value
     elif name == "structure_text":  # a `$.structure` result as an indented tree
@@ -93,6 +95,7 @@ __all__ = [
     "copy",
     "embed",
     "index",
+    "index_in_child",
     "is_url",
     "item_fields",
     "open",

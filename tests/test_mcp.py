@@ -699,6 +699,55 @@ def test_server_watch_picks_up_an_edit_and_a_deletion(tmp_index: Any) -> None:
     run(session())
 
 
+def _server_pid(db: Path) -> int:
+    """The pid of the `docql-sqlite mcp DB` process this test started."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"mcp" in argv and str(db).encode() in argv:
+                return int(entry.name)
+    raise AssertionError("no server process found")
+
+
+def _cpu(pid: int) -> tuple[float, float]:
+    """(the process's own CPU seconds, its reaped children's), from /proc."""
+    fields = (Path("/proc") / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / ticks
+    return own, (int(fields[13]) + int(fields[14])) / ticks
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_server_watch_parses_outside_the_server_process(tmp_index: Any) -> None:
+    """`mcp --watch` indexes each change in a child process (`ingest/child.py`): a large
+    file's parse is that process's CPU, not the server's, whose request threads it held up
+    to 0.67 s at a time when it parsed in a thread of its own (SQLite's `sqlite3.c`)."""
+    tmp_index.write("a.md", "# Alpha\n\nwords\n")
+    big = "".join(f"def f{n}(x):\n    return g{n}(x) + {n}\n\n\n" for n in range(20_000))
+
+    async def session() -> None:
+        async with stdio_session(tmp_index.db, "--watch", "docs", cwd=tmp_index.root) as (s, _):
+            pid = _server_pid(tmp_index.db)
+            own, children = _cpu(pid)
+            (tmp_index.docs / "big.py").write_text(big)
+            query = {"query": '$.code.functions[?(@.name=="f19999")].name'}
+            deadline = anyio.current_time() + 60
+            while "f19999" not in text(await s.call_tool("docql_query", query)):
+                assert anyio.current_time() < deadline, "the new file was not indexed in 60 s"
+                await anyio.sleep(0.2)
+            # (the document is readable once committed; the run, then the child, ends after)
+            while _cpu(pid)[1] - children < 0.5 and anyio.current_time() < deadline:
+                await anyio.sleep(0.2)
+            own_after, children_after = _cpu(pid)
+            parse = children_after - children
+            assert parse > 0.5 and parse > 2 * (own_after - own), (own_after - own, parse)
+
+    run(session())
+
+
 def test_index_watch_without_a_server(tmp_index: Any) -> None:
     tmp_index.write("a.md", "# Alpha\n\nold words\n")
     tmp_index.write("b.md", "# Beta\n\nsoon gone\n")

@@ -12,12 +12,12 @@ from .. import (
     IngestOptions,
     UsageError,
     __version__,
+    index_in_child,
     is_url,
     require_watchfiles,
     settings,
     watch,
 )
-from .. import index as index_paths
 from . import http, limits, server
 from .bind import host_name, parse_bind
 from .tools import Tools
@@ -44,13 +44,14 @@ def serve(
     # The settings first (docs/settings.md): a bad value stops the server before any work.
     workers, parallel = limits.heavy_workers(), settings.parallel_search()
     header_seconds = limits.header_seconds()
-    # One parser in the writer thread: a change touches a few files, and a worker pool
-    # would compete with the requests being served.
-    options = watch_options or IngestOptions(workers=0)
+    # Every run in a child process (`ingest/child.py`): parsing a large
+    # file in this one held the request threads up to 0.67 s at a time, with no time
+    # limit per file; the child's parser workers have theirs.
+    options = watch_options or IngestOptions()
     if watch_paths:
         require_watchfiles()  # before the catch-up run, not after it
         # Catch up with what changed while no server ran (this also creates the index).
-        report = index_paths(db_path, list(watch_paths), options)
+        report = index_in_child(db_path, list(watch_paths), options)
         log("watch: " + _summary(report.summary()))
     elif not is_url(db_path) and not os.path.exists(db_path):
         raise UsageError(
@@ -97,7 +98,7 @@ def _start_watcher(
     thread = threading.Thread(
         target=watch,
         args=(db_path, list(paths), options),
-        kwargs={"on_report": reindexed, "on_error": failed, "stop": stop},
+        kwargs={"on_report": reindexed, "on_error": failed, "stop": stop, "run": index_in_child},
         name="docql-watch",
         daemon=True,
     )

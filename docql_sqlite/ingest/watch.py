@@ -44,9 +44,11 @@ def watch(
     on_error: Callable[[DocQLError], None] | None = None,
     stop: threading.Event | None = None,
     debounce_ms: int = DEBOUNCE_MS,
+    run: Callable[[str | Path, list[str], IngestOptions | None], IngestReport] = index_paths,
 ) -> None:
     """Re-index `paths` into `db_path` after every batch of file changes, until `stop` is
-    set (or Ctrl-C). A failed run is reported to `on_error` and watching goes on."""
+    set (or Ctrl-C). A failed run is reported to `on_error` and watching goes on. `run`
+    does each run (`child.index_in_child` for a process that serves meanwhile)."""
     try:
         from watchfiles import Change, DefaultFilter
         from watchfiles import watch as file_events
@@ -68,7 +70,7 @@ def watch(
         raise_interrupt=False,
     ):
         try:
-            report = index_paths(db_path, list(paths), options)
+            report = run(db_path, list(paths), options)
         except DocQLError as exc:  # e.g. a watched root was deleted
             if on_error is not None:
                 on_error(exc)

@@ -76,5 +76,5 @@ def mcp_command(
         ) from None
     if (include or exclude) and not watch_paths:
         raise UsageError("--include and --exclude apply to --watch only")
-    watch_options = IngestOptions(include=include, exclude=exclude, workers=0)
+    watch_options = IngestOptions(include=include, exclude=exclude)
     serve(database, bind=bind, token=token, watch_paths=watch_paths, watch_options=watch_options)
