@@ -267,7 +267,7 @@ def test_sql_text_lives_only_in_its_homes(module: str) -> None:
 CLIENTS = ("cli", "agent", "datasette_plugin", "sqlite_utils_plugin", "__main__")
 # The one writer's driving modules; the rest of ingest/ is the parse side (layer "parts").
 WRITER = ("ingest", "ingest.run", "ingest.embed", "ingest.resolve", "ingest.watch")
-WRITER += ("ingest.workers", "ingest.walk")
+WRITER += ("ingest.workers", "ingest.walk", "ingest.child")
 PARTS = ("query", "embedders", "rerankers", "default_plugins", "plugins", "hookspecs", "ingest")
 LAYER_NAMES = ("base", "store", "parts", "work", "front door", "clients")
 
