@@ -670,15 +670,14 @@ def _decided_again(
         )
     )
     subclass_docs: set[int] = set()
-    frontier = names
+    frontier = "resolve_names"  # the classes whose subclasses are sought: the names first
     for _ in range(_SUBCLASS_DEPTH):
         # (through `refs_name`: the inherit references naming the frontier's classes)
-        _temp_names(conn, dialect, "resolve_bases", frontier)
         found = {
             int(doc)
             for (doc,) in rows(
-                "SELECT DISTINCT doc_id FROM refs WHERE kind = ? AND name IN "
-                "(SELECT name FROM resolve_bases)",
+                f"SELECT DISTINCT doc_id FROM refs WHERE kind = ? AND name IN "
+                f"(SELECT name FROM {frontier})",
                 (_INHERIT,),
             )
         } - subclass_docs
@@ -686,7 +685,7 @@ def _decided_again(
             break
         subclass_docs |= found
         _temp_names(conn, dialect, "resolve_found", found, "doc_id BIGINT")
-        frontier = {
+        classes = {
             str(name)
             for (name,) in rows(
                 "SELECT DISTINCT name FROM symbols WHERE doc_id IN "
@@ -695,8 +694,10 @@ def _decided_again(
                 tuple(sorted(CLASS_LIKE)),
             )
         }
-        if not frontier:
+        if not classes:
             break
+        frontier = "resolve_bases"
+        _temp_names(conn, dialect, frontier, classes)
     _temp_names(conn, dialect, "resolve_docs", subclass_docs, "doc_id BIGINT")
     return rows(
         "SELECT r.doc_id, r.ord, r.name, r.kind, r.caller_ord, r.qualifier, r.target_id, "
