@@ -153,6 +153,24 @@ def test_only_new_or_changed_chunks_are_embedded(tmp_index, counting_model) -> N
     assert embed(tmp_index.db, "hash:32", replace=True)["embedded"] == distinct
 
 
+def test_the_embed_report_counts_every_chunk_once(tmp_index, counting_model) -> None:
+    """A copy of a passage shares its vector (reused, embedded once); it is not left out
+    of the report (7,734 chunks of SQLite's HTML docs reported 6,440 embedded and 19 with
+    nothing to embed: the 1,275 copies of its release notes went uncounted)."""
+    page = "# Notes\n\nThe same release note in two places.\n\n## Fixes\n\nA fix.\n"
+    tmp_index.write("changes.md", page)
+    tmp_index.write("release/1.0.md", page)
+    tmp_index.write("links.md", "[a]: https://example.org/a\n[b]: https://example.org/b\n")
+    tmp_index.index()
+    report = embed(tmp_index.db, "counting")
+    chunks = tmp_index.scalar("SELECT count(*) FROM chunks")
+    distinct = tmp_index.scalar("SELECT count(DISTINCT content_hash) FROM chunks")
+    counted = sum(report[k] for k in ("embedded", "reused", "unchanged", "nothing_to_embed"))
+    assert report["embedded"] == len(counting_model.texts) == distinct - 1  # links: none
+    assert report["reused"] == chunks - distinct and report["nothing_to_embed"] == 1
+    assert counted == chunks == report["chunks"]
+
+
 def test_stale_vectors_are_skipped_until_reembedded(tmp_index) -> None:
     tmp_index.write_many({"a.md": "# A\n\napples and pears\n", "b.md": "# B\n\nbananas\n"})
     tmp_index.index()

@@ -141,7 +141,7 @@ def visible_on_terminal(text: str) -> str:
 def embed_summary(report: dict[str, Any]) -> str:
     nothing = report.get("nothing_to_embed") or 0
     return (
-        "embedded {embedded} texts with {model} ({reused} reused from the cache, "
+        "embedded {embedded} texts with {model} ({reused} reused: cached or copies, "
         "{unchanged} unchanged, {removed} removed{nothing}) in {seconds:.2f}s".format(
             **report,
             nothing=f", {nothing} chunks with nothing to embed (links, comments or blank alone)"

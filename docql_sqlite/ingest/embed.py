@@ -210,7 +210,9 @@ def _embed_missing(
         for chunk_id, _, _, text in needed
         if keys[chunk_id] not in cached
     }
-    reused = len(needed) - sum(1 for chunk_id, _, _, _ in needed if keys[chunk_id] in texts)
+    # Reused: a vector taken from the cache or from another passage of this run with the
+    # same text (each text is embedded once), so that every chunk is counted once.
+    reused = len(needed) - len(texts)
     computed = 0
     if progress:
         progress(0, len(texts))
