@@ -25,6 +25,7 @@ embedders' text, comments taken out, is empty, and every such chunk had one vect
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # A Markdown link reference definition line: `[label]: destination "title"` (CommonMark:
 # up to three spaces of indent).
@@ -67,29 +68,49 @@ _PATH_LINE = re.compile(
 )
 
 
+# A page link as a cross-reference lists it: `compile.html#enable_json1`,
+# `c3ref/blob_close.html` (a comma or semicolon after it).
+_PAGE_LINK = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.html?(?:#[\w.:-]*)?[,;]?")
+LINK_LINE_WORDS = 8  # other words a cross-reference line may hold besides its links
+
+
+def _link_line(line: str) -> bool:
+    """Whether `line` is a cross-reference: page links, and at most LINK_LINE_WORDS other
+    words (the entry, an arrow): SQLite's `-DSQLITE_OMIT_JSON → changes.html#version_3_38_0
+    compile.html#enable_json1 …` or `c3ref/blob_close.html → sqlite3_blob_close`."""
+    words = line.split()
+    links = sum(1 for word in words if _PAGE_LINK.fullmatch(word))
+    return links > 0 and len(words) - links <= LINK_LINE_WORDS
+
+
 def pointer_page(content: str) -> bool:
     """Whether `content` is a page of an index or a table of contents: at least
     MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
     dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`), or
-    files' paths (`_PATH_LINE`, a manifest). It
-    points to the pages that answer, and answers nothing itself: R-lang.pdf's "Concept
-    Index" page ranked first for "what is lazy evaluation" ("evaluation, lazy . . . 2,
-    38, 39"), above page 38, and R-lang.html's for "lazy evaluation of function arguments
-    promise" above "2.1.8 Promise objects"."""
+    files' paths (`_PATH_LINE`, a manifest), or cross-references to HTML pages
+    (`_link_line`). It points to the pages that answer, and answers nothing itself:
+    R-lang.pdf's "Concept Index" page ranked first for "what is lazy evaluation"
+    ("evaluation, lazy . . . 2, 38, 39"), above page 38, and R-lang.html's for "lazy
+    evaluation of function arguments promise" above "2.1.8 Promise objects"; SQLite's
+    `doc_keyword_crossref.html` third for "how do I enable WAL mode" (its lines
+    `-DSQLITE_DEFAULT_WAL_SYNCHRONOUS - compile.html#default_wal_synchronous`)."""
+    pointer: Callable[[str], object]  # whether a line is one of the page's pointers
     if ". . . ." in content or "...." in content:
-        pattern = _LEADER_LINE
+        pointer = _LEADER_LINE.search
     elif ": |" in content:
-        pattern = _INDEX_ROW
+        pointer = _INDEX_ROW.search
+    elif ".htm" in content and any(_link_line(line) for line in content.split("\n", 3)[:3]):
+        pointer = _link_line  # (one of its first lines, as for paths below)
     elif any(
         # (a line with a space inside is no path: most prose fails this `in`, not the regex)
         " " not in line.strip() and _PATH_LINE.match(line)
         for line in content[:600].split("\n", 3)[:3]
     ):
-        pattern = _PATH_LINE  # (one of its first lines: after a title and a blank line)
+        pointer = _PATH_LINE.search  # (one of its first lines: after a title and a blank line)
     else:
         return False
     lines = [line for line in content.splitlines() if line.strip()]
-    pointers = sum(1 for line in lines if pattern.search(line))
+    pointers = sum(1 for line in lines if pointer(line))
     return pointers >= MIN_LEADER_LINES and pointers > LEADER_SHARE * len(lines)
 
 

@@ -123,6 +123,29 @@ INDEX_PAGE = (
         ("Edit src/a.py.\nsrc/a.py\nThen run the tests, then read the log.\nDone.\n", False),
         ("src/a.py\nsrc/b.py\nBoth files define the parser and its tests.\nSee both.\n", False),
         ("import os\nimport sys\n\n\ndef main():\n    os.exit(0)\n", False),
+        # SQLite's cross-reference pages: an entry and the pages it points to, one a line
+        (
+            "-DSQLITE_DEFAULT_LOCKING_MODE - compile.html#default_locking_mode\n"
+            "-DSQLITE_DEFAULT_LOOKASIDE - compile.html#default_lookaside\n"
+            "-DSQLITE_OMIT_JSON → changes.html#version_3_38_0 compile.html#enable_json1\n",
+            True,
+        ),
+        (
+            "c3ref/blob_close.html → sqlite3_blob_close\nc3ref/blob_open.html → sqlite3_blob_open"
+            "\nc3ref/busy_handler.html → {busy handler} {busy-handler callback} sqlite3_busy\n",
+            True,
+        ),
+        # pages named in prose, and HTML's own links, are passages
+        (
+            "WAL is described in wal.html, and its file format in fileformat.html, which a "
+            "reader should study.\nSee pragma.html#pragma_journal_mode for the pragma that "
+            "turns it on and off and reports the mode.\nMore prose.\n",
+            False,
+        ),
+        (
+            '<a href="wal.html">WAL</a>\n<a href="lock.html">Locks</a>\n<a href="x.html">X</a>\n',
+            False,
+        ),
         # keys and qualified names one a line are no files: git-config's, a Go interface's
         ("user.name\nuser.email\nauthor.name\nauthor.email\n", False),
         ("type File interface {\n\tio.Closer\n\tio.Reader\n\tio.Seeker\n}\n", False),
