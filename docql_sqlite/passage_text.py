@@ -69,16 +69,24 @@ _PATH_LINE = re.compile(
 
 
 # A page link as a cross-reference lists it: `compile.html#enable_json1`,
-# `c3ref/blob_close.html` (a comma or semicolon after it).
+# `c3ref/blob_close.html` (a comma or semicolon after it); after an arrow, an anchor of
+# the page itself too (`#summary`: HTML directories, `ingest/html.py`).
 _PAGE_LINK = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.html?(?:#[\w.:-]*)?[,;]?")
+_ANCHOR = re.compile(r"#[\w][\w.:/-]*[,;]?")
+ARROW = "→"
 LINK_LINE_WORDS = 8  # other words a cross-reference line may hold besides its links
 
 
 def _link_line(line: str) -> bool:
-    """Whether `line` is a cross-reference: page links, and at most LINK_LINE_WORDS other
-    words (the entry, an arrow): SQLite's `-DSQLITE_OMIT_JSON → changes.html#version_3_38_0
-    compile.html#enable_json1 …` or `c3ref/blob_close.html → sqlite3_blob_close`."""
+    """Whether `line` is a cross-reference: an entry, an arrow and the pages it points to
+    (`-DSQLITE_CDECL → compile.html#cdecl`, as `ingest/html.py` renders a directory's
+    links and SQLite's cross-reference pages are written), or page links and at most
+    LINK_LINE_WORDS other words (`-DSQLITE_OMIT_JSON - changes.html#version_3_38_0`)."""
     words = line.split()
+    if ARROW in words:
+        after = words[words.index(ARROW) + 1 :]
+        if after and all(_PAGE_LINK.fullmatch(w) or _ANCHOR.fullmatch(w) for w in after):
+            return True
     links = sum(1 for word in words if _PAGE_LINK.fullmatch(word))
     return links > 0 and len(words) - links <= LINK_LINE_WORDS
 
@@ -99,7 +107,9 @@ def pointer_page(content: str) -> bool:
         pointer = _LEADER_LINE.search
     elif ": |" in content:
         pointer = _INDEX_ROW.search
-    elif ".htm" in content and any(_link_line(line) for line in content.split("\n", 3)[:3]):
+    elif (".htm" in content or ARROW in content) and any(
+        _link_line(line) for line in content.split("\n", 3)[:3]
+    ):
         pointer = _link_line  # (one of its first lines, as for paths below)
     elif any(
         # (a line with a space inside is no path: most prose fails this `in`, not the regex)
@@ -114,15 +124,36 @@ def pointer_page(content: str) -> bool:
     return pointers >= MIN_LEADER_LINES and pointers > LEADER_SHARE * len(lines)
 
 
+# A chunk this long without a line break is a line of data, not of prose: minified code
+# (`jquery.min.js`), a generated search index (Sphinx's `searchindex.js`: 3.6 MB on one
+# line, 222 chunks of 16 KB), tables of character ranges (`xregexp.js`), an HTML index
+# page whose table cells hold whole lists (Sphinx's `genindex-all.html`). Holding nearly
+# every word, its pieces matched every query: `searchindex.js` ranked 2nd for "what new
+# features in python 3.11 for error messages" on Python's HTML docs. An HTML paragraph is
+# one line too, but prose paragraphs stay far below this (3,000 characters at most in the
+# judged sets' and Python's, SQLite's and PostgreSQL's HTML docs). Below the shortest
+# piece `ingest/chunk.split_long_line` cuts a line over 16 KB into (7,168 characters).
+LONG_LINE_CHARS = 7_000
+
+
+def long_line(content: str) -> bool:
+    """Whether `content` is one line, or a piece of one, of at least LONG_LINE_CHARS
+    characters."""
+    if len(content) < LONG_LINE_CHARS:
+        return False
+    newline = content.find("\n")
+    return newline < 0 or newline == len(content) - 1
+
+
 def no_passage(content: str) -> bool:
     """Whether `content` is no search passage: no letter or digit at all (a blank chunk,
     punctuation alone), made only of links, anchors, badges and link definitions (none
     left once those, and comments, are taken out), or a page of an index or a table of
-    contents, or a list of files (`pointer_page`)."""
+    contents, or a list of files (`pointer_page`), or a line of data (`long_line`)."""
     first = _WORD.search(content)
     if first is None:
         return True
-    if pointer_page(content):
+    if pointer_page(content) or long_line(content):
         return True
     # The common case, without a regex: every marker holds "]" or "<" (two scans of the
     # text where prose has neither, rather than six).

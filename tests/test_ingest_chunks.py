@@ -34,6 +34,7 @@ from conftest import (
 from docql_sqlite.ingest import IngestOptions, index_paths
 from docql_sqlite.ingest.chunk import DEFAULT_MAX_CHARS, MAX_LINE_CHARS, chunk_bound
 from docql_sqlite.ingest.formats import format_for_path
+from docql_sqlite.passage_text import long_line
 
 SMALL_MAX = 200
 
@@ -356,6 +357,11 @@ def test_line_longer_than_the_bound_is_cut_into_pieces(tmp_index: TmpIndex, line
     pieces = [c for a, b, c in got if (a, b) == (3, 3)]
     assert len(pieces) >= len(line) // BOUND + 1
     assert all(len(c) <= BOUND for _, _, c in got)
+    # pieces of about equal length: none short enough to pass for prose (the last one of
+    # fixed windows could be a few characters)
+    assert all(long_line(c) for c in pieces) and max(map(len, pieces)) - min(map(len, pieces)) < (
+        BOUND // 4
+    )
     assert "".join(pieces) == line + "\n"
     assert "".join(c for _, _, c in got) == text
     if line.startswith("word"):

@@ -872,6 +872,48 @@ def test_documents_built_with_older_content_rules_are_reparsed(tmp_index: TmpInd
     assert tmp_index.index(max_chars=300).unchanged == 3
 
 
+def _fixed_windows(line: str, max_chars: int) -> list[tuple[int, str]]:
+    """How lines over the bound were cut before session 26: full windows, then the rest."""
+    text = line + "\n"
+    return [(a, text[a : a + max_chars]) for a in range(0, len(text), max_chars)]
+
+
+def test_lines_cut_at_fixed_windows_before_are_cut_again_once(
+    tmp_index: TmpIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index whose lines over 16 KB were cut at fixed windows (a last piece of any
+    length: search could not tell it for a line of data) has exactly those documents
+    parsed again by its next run, once; it then holds what a fresh index holds."""
+    from conftest import chdir, connect_ro
+
+    from docql_sqlite.ingest import IngestOptions, chunk, index_paths, run
+    from docql_sqlite.passage_text import long_line
+
+    data = "Search.setIndex({" + ", ".join(f'"w{i}": [{i}]' for i in range(3_000))
+    data = data[: 2 * chunk.MAX_LINE_CHARS + 500] + "});"  # fixed windows: 16 KB, 16 KB, 0.5 KB
+    tmp_index.write("searchindex.js", data + "\n")
+    tmp_index.write("page.md", "# Page\n\nProse.\n")
+    monkeypatch.setattr(chunk, "split_long_line", _fixed_windows)
+    tmp_index.index()
+    pieces = "SELECT content FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.name = ?"
+    old = [c for (c,) in tmp_index.query(pieces, ("searchindex.js",))]
+    assert len(old) > 1 and not long_line(old[-1])  # a short last piece: a passage
+    with apsw.Connection(str(tmp_index.db)) as conn:  # as the older version left it
+        conn.execute("DELETE FROM meta WHERE key = ?", (run.LONG_LINES_KEY,))
+    monkeypatch.undo()
+    report = tmp_index.index()
+    assert report.updated == ["docs/searchindex.js"] and report.unchanged == 1
+    new = [c for (c,) in tmp_index.query(pieces, ("searchindex.js",))]
+    assert "".join(new) == "".join(old) and all(long_line(c) for c in new)
+    assert tmp_index.index().unchanged == 2  # once
+    fresh = tmp_index.root / "fresh.db"
+    with chdir(tmp_index.root):
+        index_paths(fresh, ["docs"], IngestOptions(workers=0))
+    order = "SELECT d.path, c.line, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id "
+    order += "ORDER BY d.path, c.chunk_index"
+    assert tmp_index.query(order) == connect_ro(fresh).execute(order).fetchall()
+
+
 def test_a_txt_file_indexed_as_text_before_is_reparsed_as_rst(tmp_index: TmpIndex) -> None:
     """An index built before `.txt` files that are reST were read as reST (text rules 2)
     gets them re-parsed by a plain re-run: a Sphinx manual gains its outline."""

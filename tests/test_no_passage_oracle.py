@@ -11,14 +11,22 @@ from pathlib import Path
 import pytest
 from conftest import query
 
-from docql_sqlite.passage_text import _MARKERS, _REMOVED, _WORD, no_passage, pointer_page
+from docql_sqlite.passage_text import (
+    _MARKERS,
+    _REMOVED,
+    _WORD,
+    LONG_LINE_CHARS,
+    long_line,
+    no_passage,
+    pointer_page,
+)
 
 
 def reference(content: str) -> bool:
     """no_passage before the shortcut."""
     if _WORD.search(content) is None:  # no word at all
         return True
-    if pointer_page(content):  # an index page: a rule of its own, tested below
+    if pointer_page(content) or long_line(content):  # rules of their own, tested below
         return True
     if not any(m in content for m in _MARKERS):
         return False
@@ -153,4 +161,21 @@ INDEX_PAGE = (
 )
 def test_an_index_or_contents_page_is_no_passage(content: str, expected: bool) -> None:
     assert pointer_page(content) is expected
+    assert no_passage(content) is expected
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        # a minified file's line, or a piece of a longer one (no line end: `chunk.py`)
+        ("a=1;" * (LONG_LINE_CHARS // 4), True),
+        ('Search.setIndex({"docnames": ["about", ' * 300 + "\n", True),
+        # prose: many lines of that length together, or one line a little shorter
+        ("A sentence of a paragraph.\n" * 400, False),
+        ("word " * (LONG_LINE_CHARS // 5 - 1) + "\n", False),
+        ("short line\n" + "x" * LONG_LINE_CHARS, False),
+    ],
+)
+def test_a_line_of_data_is_no_passage(content: str, expected: bool) -> None:
+    assert long_line(content) is expected
     assert no_passage(content) is expected

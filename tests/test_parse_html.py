@@ -678,3 +678,46 @@ def test_a_table_that_lays_out_a_page_keeps_its_structure() -> None:
         (["Opt", "Meaning"], [["-v", "verbose"]])
     ]
     assert lines[document.tables[0].line - 1] == "Opt | Meaning"
+
+
+def _directory_page(items: int, extra: str = "") -> str:
+    links = "".join(f'<li><a href="c3ref/f{i}.html#x">sqlite3_f{i}</a></li>' for i in range(items))
+    toc = (
+        '<ul><li><a href="#intro">1. Introduction</a><ul>'
+        + "".join(f'<li><a href="#s{i}">1.{i}. Part {i}</a></li>' for i in range(items))
+        + "</ul></li></ul>"
+    )
+    return (
+        "<html><body><h1>Keyword Index</h1><ul>" + links + "</ul>"
+        "<h2>Contents</h2>" + toc + "<h2>Prose</h2><p>See <a href='wal.html'>WAL</a> "
+        "for the details of the log.</p>" + extra + "</body></html>"
+    )
+
+
+def test_a_directory_of_links_shows_where_each_points() -> None:
+    """A keyword index, a site map, a table of contents (SQLite's `keyword_index.html`,
+    Python's `contents.html`): each link's target after an arrow, so that search knows
+    the lines for pointers (`passage_text.pointer_page`); a link in prose, and a short
+    list or one of mixed items, render as before."""
+    from docql_sqlite.passage_text import no_passage
+
+    mixed = "<ul>" + "".join(
+        f"<li><a href='p{i}.html'>p{i}</a> explains part {i}</li>" for i in range(30)
+    )
+    outside = "<ul>" + "".join(
+        f"<li><a href='https://x.org/{i}'>site {i}</a></li>" for i in range(30)
+    )
+    doc = parse_html(_directory_page(25, mixed + "</ul>" + outside + "</ul>"), "k.html")
+    lines = doc.text.split("\n")
+    assert "sqlite3_f0 → c3ref/f0.html#x" in lines and "sqlite3_f24 → c3ref/f24.html#x" in lines
+    assert "1. Introduction → #intro" in lines and "1.3. Part 3 → #s3" in lines
+    assert "See WAL for the details of the log." in lines
+    assert "p3 explains part 3" in lines and "site 3" in lines  # not directories
+    start = lines.index("Keyword Index")
+    assert no_passage("\n".join(lines[start : start + 27]) + "\n")  # the index's chunk
+    contents = lines.index("Contents")
+    assert no_passage("\n".join(lines[contents : contents + 28]) + "\n")
+    assert not no_passage("\n".join(lines[lines.index("Prose") :]) + "\n")
+    # under DIRECTORY_ITEMS items: a list of links like any other
+    small = parse_html(_directory_page(5), "k.html").text.split("\n")
+    assert "sqlite3_f0" in small and not any("→" in line for line in small)

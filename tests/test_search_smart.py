@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import docql_sqlite
+from docql_sqlite import embed
 from docql_sqlite.search.typed import QueryDocumentError, parse
 
 
@@ -968,6 +969,31 @@ def test_a_how_to_question_finds_the_guide_not_names_made_of_its_words(
     # a look-up of the same words is a name's: the tests, as before
     assert looked_up[0]["path"].endswith(".py"), [h["location"] for h in looked_up]
     assert plan(looked_up)["documents"][0].startswith("not for a 2-word look-up")
+
+
+def test_a_generated_search_index_is_no_passage(tmp_index, counting_model) -> None:
+    """Sphinx's `searchindex.js` (Python's HTML docs: 3.6 MB on one line) holds every word
+    of the docs: its 16 KB pieces ranked 2nd for "what new features in python 3.11 for
+    error messages", above What's New. A line of data is no passage, and gets no vector;
+    DocQL still reads it."""
+    words = [f"word{i}" for i in range(3000)] + ["error", "messages", "features", "python"]
+    index_line = "Search.setIndex({" + ", ".join(f'"{w}": [{i}, 7]' for i, w in enumerate(words))
+    tmp_index.write("html/searchindex.js", index_line + "});\n")
+    tmp_index.write(
+        "html/whatsnew.md",
+        "# What's New\n\nBetter error messages: the new features of this Python.\n",
+    )
+    tmp_index.write("html/other.md", "# Other\n\nNothing about the question here.\n")
+    tmp_index.index()
+    assert tmp_index.scalar("SELECT count(*) FROM chunks WHERE length(content) > 8192") >= 2
+    with docql_sqlite.open(tmp_index.db) as idx:
+        for mode in ("smart", "bm25"):
+            hits = search(idx, "new features python error messages", mode=mode)
+            assert [h["path"].rsplit("/", 1)[-1] for h in hits] == ["whatsnew.md"], mode
+        assert idx.query('$.content.grep("word2999")')
+    report = embed(tmp_index.db, "counting")
+    assert not any(t.startswith("Search.setIndex") for t in counting_model.texts)
+    assert report["nothing_to_embed"] >= 2
 
 
 REQUESTS_SHAPED = {

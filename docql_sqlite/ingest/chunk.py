@@ -8,8 +8,9 @@ or table only when that block alone is too large, then at line boundaries.
 A single line longer than `max_chars` stays one chunk (so a regex or a phrase within a
 line always matches), up to `chunk_bound(max_chars)` = max(max_chars, MAX_LINE_CHARS)
 characters: no chunk is longer than that, whatever the line structure. A longer line is
-cut into pieces of at most that size (at the last whitespace in the second half of the
-window, else exactly at the bound). Each piece carries the line's number as `line` and
+cut into pieces of about equal length, at most that size and at least 7/8 of half of it
+(`split_long_line`: at whitespace where it can), so that search knows every piece for a
+line of data (`passage_text.long_line`). Each piece carries the line's number as `line` and
 `end_line`; only the last piece of a line ends in '\n'; offsets stay contiguous, so the
 chunks still concatenate to the body. Cost is linear in the text and in the headings.
 """
@@ -167,20 +168,26 @@ def _definition_lines(text: str) -> list[int]:
 def split_long_line(line: str, max_chars: int) -> list[tuple[int, str]]:
     """(offset in the line, text) pieces of `line` + '\\n', each at most `max_chars` long.
 
-    A cut goes after the last whitespace in the second half of the window, so words stay
-    whole for full-text search; a window with none is cut at the bound exactly.
+    The pieces are of about equal length: n of them, n the fewest that keeps their mean
+    within 8/9 of `max_chars`, each cut at the last whitespace within an eighth of the
+    mean before its aim (so words stay whole for full-text search), else exactly at its
+    aim. A piece then lies within an eighth of the mean on either side: never longer
+    than `max_chars`, never shorter than 7/8 of half the bound (7,168 characters at the
+    16 KB bound), so every piece is recognisably a line of data (`passage_text.long_line`)
+    — the last piece of a line cut at fixed windows could be a few characters long.
     """
     text = line + "\n"
+    if len(text) <= max_chars:
+        return [(0, text)]
+    pieces_needed = -(-len(text) * 9 // (max_chars * 8))  # ceil(len / (8/9 max_chars))
+    mean = len(text) / pieces_needed
+    slack = int(mean / 8)
     pieces: list[tuple[int, str]] = []
     start = 0
-    while len(text) - start > max_chars:
-        stop = start + max_chars
-        space = max(
-            text.rfind(" ", start + max_chars // 2, stop),
-            text.rfind("\t", start + max_chars // 2, stop),
-        )
-        if space >= 0:
-            stop = space + 1
+    for k in range(1, pieces_needed):
+        aim = round(k * mean)
+        space = max(text.rfind(" ", aim - slack, aim), text.rfind("\t", aim - slack, aim))
+        stop = space + 1 if space >= 0 else aim
         pieces.append((start, text[start:stop]))
         start = stop
     pieces.append((start, text[start:]))

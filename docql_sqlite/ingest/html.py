@@ -466,6 +466,52 @@ def _hidden(tag: Element) -> bool:
     return bool(style and _DISPLAY_NONE.search(style))
 
 
+# A list that is a directory of links: a keyword index (SQLite's `keyword_index.html`,
+# 2,968 items), a site map, a table of contents (Python's `contents.html`, a page's own
+# "Contents" box). At least DIRECTORY_ITEMS items in its tree, and nine in ten of those
+# whose text is one relative link's text alone. Each such link is rendered with its target
+# after an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), as a text browser lists a page's
+# links: the page says where each entry points, and search knows its lines for pointers
+# (`passage_text.pointer_page`): they answer nothing themselves, yet hold every title's
+# words (`keyword_index.html` ranked 1st for "how do I enable WAL mode" without vectors,
+# Python's `contents.html` 1st for "what new features in python 3.11 for error messages").
+DIRECTORY_ITEMS = 20
+DIRECTORY_SHARE = 0.9
+_LISTS = ("ul", "ol")
+
+
+def _item_text(item: Element) -> str:
+    """A list item's own visible text, its nested lists left out."""
+    parts = [item.text or ""]
+    for child in item:
+        if isinstance(child.tag, str) and child.tag not in _LISTS and child.tag not in _INVISIBLE:
+            parts.append(_text(child))
+        parts.append(child.tail or "")
+    return _collapse("".join(parts))
+
+
+def _pointer_link(item: Element) -> Element | None:
+    """The link that is all of a list item's own text, if it is one relative link."""
+    links = [a for a in _descendants(item, "a") if a.get("href") and _nearest(a, "li") is item]
+    if len(links) != 1:
+        return None
+    href = str(links[0].get("href")).strip()
+    if not href or ":" in href.split("/", 1)[0] or any(c.isspace() for c in href):
+        return None  # http:, mailto:, javascript: …: not a page of these docs
+    text = _item_text(item)
+    return links[0] if text and _collapse(_text(links[0])) == text else None
+
+
+def _directory_links(lst: Element) -> list[Element]:
+    """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []."""
+    items = [li for li in _descendants(lst, "li") if not _hidden(li)]
+    if len(items) < DIRECTORY_ITEMS:
+        return []
+    with_text = [li for li in items if _item_text(li)]
+    links = [a for a in map(_pointer_link, with_text) if a is not None]
+    return links if len(links) >= DIRECTORY_SHARE * len(with_text) else []
+
+
 class _Renderer:
     """Walks the tree once, appending finished lines and recording positions."""
 
@@ -477,6 +523,7 @@ class _Renderer:
         self.codeblocks: list[CodeBlock] = []
         self.tables: list[Table] = []
         self.terms: list[Entity] = []
+        self.pointers: set[Element] = set()  # links of a directory list (`_directory_links`)
         self.warnings: list[str] = []
 
     # -- line buffer -------------------------------------------------------------
@@ -533,7 +580,16 @@ class _Renderer:
 
     def element(self, tag: Element) -> None:
         name = tag.tag
-        if name in _HEADINGS:
+        if name in _LISTS and not self.pointers:
+            self.pointers.update(_directory_links(tag))
+            self.blank()
+            self.render(tag)
+            self.blank()
+            self.pointers.clear()
+        elif name == "a" and tag in self.pointers:
+            self.render(tag)
+            self.inline.append(f" → {str(tag.get('href')).strip()}")
+        elif name in _HEADINGS:
             self.visible_level = int(name[1])
             self.heading(tag, self.visible_level)
         elif name == "pre":

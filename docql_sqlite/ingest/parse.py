@@ -124,13 +124,16 @@ from .sections import bounded_title, build_sections
 # a line at no longer shift docutils' line numbers (every heading after one was a line
 # low); `.. sectnum::` no longer puts docutils' numbers into titles; an anchor is a
 # target the document calls explicit; doctest blocks (`>>>`) and sphinx.ext.doctest's
-# directives are code blocks.
+# directives are code blocks. html 7: a list that is a directory of links (an index, a
+# site map, a table of contents: `html.DIRECTORY_ITEMS`) shows each link's target after
+# an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), so search knows its lines for
+# pointers.
 CONTENT_RULES: dict[str, int] = {
     "code": 33,
     "markdown": 5,
     "text": 4,
     "rst": 5,
-    "html": 6,
+    "html": 7,
     "pdf": 3,
     "docx": 3,
 }

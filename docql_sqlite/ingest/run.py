@@ -208,7 +208,11 @@ def _index(
     rules = rules_fingerprint()
     new_rules = writer.meta(FAILURES_RULES_KEY) != rules
     failed_before = {} if options.retry_failed or new_rules else writer.failed_files()
-    planned = plan(found, writer.stored_documents(), failed_before, options)
+    stored_before = writer.stored_documents()
+    long_lines = writer.meta(LONG_LINES_KEY) != LONG_LINES
+    if long_lines:
+        stored_before = _long_lines_again(writer, stored_before)
+    planned = plan(found, stored_before, failed_before, options)
     planned.report_to(report)
     stored = planned.stored
     writer.move_documents(planned.moved)
@@ -232,7 +236,30 @@ def _index(
     writer.set_meta("last_run_skipped", json.dumps(report.skip_counts))
     if new_rules:
         writer.set_meta(FAILURES_RULES_KEY, rules)
+    if long_lines:
+        writer.set_meta(LONG_LINES_KEY, LONG_LINES)
     writer.finish()
+
+
+# Lines over 16 KB are cut into pieces of about equal length (`chunk.split_long_line`,
+# session 26), each long enough for search to know it for a line of data
+# (`passage_text.long_line`); fixed windows left a last piece of any length, a passage
+# that held hundreds of a generated index's words. A document chunked before is parsed
+# again, once per index: its format's content rules did not change for so rare a case.
+LONG_LINES_KEY = "long_lines"
+LONG_LINES = "equal-pieces"
+
+
+def _long_lines_again(writer: Writer, stored: dict[str, StoredDoc]) -> dict[str, StoredDoc]:
+    """`stored` with the documents that hold a line of 8 KB or more marked for a new
+    parse (no content rules recorded)."""
+    again = writer.long_line_documents()
+    if not again:
+        return stored
+    return {
+        uri: info._replace(content_rules=None) if info.id in again else info
+        for uri, info in stored.items()
+    }
 
 
 def _current(previous: StoredDoc | None, options: IngestOptions) -> StoredDoc | None:

@@ -339,6 +339,19 @@ class Writer(ABC):
         )
         return int(rows[0][0])
 
+    def long_line_documents(self) -> set[int]:
+        """The documents with a chunk of one line of 8 KB or more: those whose lines over
+        16 KB were cut at fixed windows before `chunk.split_long_line` cut them into
+        equal pieces (the offsets are integers of the row: no text is read)."""
+        return {
+            int(doc_id)
+            for (doc_id,) in self._read(
+                "SELECT DISTINCT doc_id FROM chunks "
+                "WHERE line = end_line AND end_offset - start_offset >= 8192",
+                [],
+            )
+        }
+
     def _read(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         return [
             tuple(r.values()) for r in self.store.rows(self.store.dialect.positional(sql), params)
