@@ -86,6 +86,41 @@ def test_directories_named_build_or_target_are_indexed(tmp_path: Path) -> None:
     assert summary["skip_counts"]["ignored by .gitignore/.ignore"] == 2  # /build/, /target/
 
 
+SPHINX_BUILD = {
+    "html/objects.inv": "# Sphinx inventory\n",
+    "html/searchindex.js": 'Search.setIndex({"docnames": ["index", "usage"]})\n',
+    "html/index.html": "<html><body><h1>Guide</h1><p>Read the usage page.</p></body></html>",
+    "html/usage.html": "<html><body><h1>Usage</h1><p>Run it.</p></body></html>",
+    "html/_sources/index.rst.txt": "Guide\n=====\n\nRead the usage page.\n",
+    "html/_sources/usage.rst.txt": "Usage\n=====\n\nRun it.\n",
+    "html/_downloads/example.py": "print('an example')\n",
+    # the same names outside a Sphinx build are documents like any other
+    "notes/_sources/list.md": "# Sources\n",
+    "notes/searchindex.js": "var index = 1;\n",
+}
+
+
+def test_a_sphinx_builds_page_sources_and_search_index_are_left_out(tmp_path: Path) -> None:
+    """Python's HTML docs hold each page twice (`library/json.html` and
+    `_sources/library/json.rst.txt`: every answer came twice in a search's first ten) and
+    every word again in `searchindex.js`; walked as a root, `_sources/` is indexed."""
+    write(tmp_path, SPHINX_BUILD)
+    found = sorted(f.display for f in walk([tmp_path / "html", tmp_path / "notes"]))
+    names = [p.split(str(tmp_path) + "/", 1)[-1] for p in found]
+    assert names == [
+        "html/_downloads/example.py",
+        "html/index.html",
+        "html/usage.html",
+        "notes/_sources/list.md",
+        "notes/searchindex.js",
+    ]
+    code, summary = index_json("x.db", "html", cwd=tmp_path)
+    assert code == 0, summary
+    reason = "a Sphinx build's page sources and search index (its HTML pages hold them)"
+    assert summary["skip_counts"][reason] == 2  # the folder once, the file once
+    assert len(list(walk([tmp_path / "html" / "_sources"]))) == 2
+
+
 # -- git as the oracle ---------------------------------------------------------------------
 def generated_tree(seed: int = 8) -> dict[str, str]:
     """A few hundred files with ignore files at three depths; deterministic."""

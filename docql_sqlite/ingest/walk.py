@@ -8,7 +8,8 @@
 - Hidden files and directories (a name starting with '.') are skipped unless
   `hidden=True`; `.git` itself is never entered. No directory is skipped for its name
   alone (`build/`, `target/` and `node_modules/` are indexed unless an ignore file says
-  otherwise).
+  otherwise); in a Sphinx HTML build (a folder with `objects.inv` and `searchindex.js`)
+  the pages' reST copies (`_sources/`) and the search index are left out (`SKIP_SPHINX`).
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
@@ -44,6 +45,14 @@ SKIP_COMPRESSED = "compressed (--decompress reads them)"
 SKIP_SPECIAL = "not a regular file"
 SKIP_SYMLINK_OUTSIDE = "symlink to outside the indexed paths"
 SKIP_SYMLINK_DIR = "symlink to a directory"
+SKIP_SPHINX = "a Sphinx build's page sources and search index (its HTML pages hold them)"
+# A folder with both is a Sphinx HTML build (`_build/html`, Python's and Read the Docs'
+# downloads): its `_sources/` holds each page's reST again (`library/json.rst.txt` beside
+# `library/json.html`: every answer came twice in a search's first ten), `searchindex.js`
+# every word of the pages on one 3.6 MB line. Walked as a root of its own, `_sources/`
+# is indexed.
+_SPHINX_BUILD = frozenset({"objects.inv", "searchindex.js"})
+_SPHINX_DUPLICATES = frozenset({"_sources", "searchindex.js"})
 
 _IGNORE_FILES = (".gitignore", ".ignore")  # in increasing precedence
 
@@ -144,10 +153,14 @@ def _walk_tree(
             yield _unlistable(directory, exc)
             continue
         subdirs: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = []
+        sphinx_build = _SPHINX_BUILD <= {entry.name for entry in entries}
         for entry in entries:
             name = entry.name
             if name == ".git":
                 continue  # repository data, never documents (git itself never lists it)
+            if sphinx_build and name in _SPHINX_DUPLICATES:
+                stats.counts[SKIP_SPHINX] += 1
+                continue
             if name.startswith(".") and not options.hidden:
                 stats.counts[SKIP_HIDDEN] += 1
                 continue
