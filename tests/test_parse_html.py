@@ -721,3 +721,15 @@ def test_a_directory_of_links_shows_where_each_points() -> None:
     # under DIRECTORY_ITEMS items: a list of links like any other
     small = parse_html(_directory_page(5), "k.html").text.split("\n")
     assert "sqlite3_f0" in small and not any("→" in line for line in small)
+
+
+def test_doxygen_member_titles_lose_their_permalink_mark() -> None:
+    """Doxygen opens each member's title with a permalink `◆` (lmdb-doc: "◆ mdb_txn_begin()"
+    matched no query for `mdb_txn_begin` as equal, and `MDB_TXN_BEGIN_FLAGS` ranked first)."""
+    page = (
+        '<html><body><h2 class="memtitle"><span class="permalink"><a href="#ga1">&#9670;&nbsp;'
+        "</a></span>mdb_txn_begin()</h2><p>Create a transaction.</p></body></html>"
+    )
+    doc = parse_html(page, "group__mdb.html")
+    assert [h.title for h in doc.headings] == ["mdb_txn_begin()"]
+    assert "◆" not in doc.text

@@ -100,7 +100,17 @@ SPHINX_BUILD = {
 }
 
 
-def test_a_sphinx_builds_page_sources_and_search_index_are_left_out(tmp_path: Path) -> None:
+DOXYGEN_BUILD = {
+    "dox/doxygen.css": "body { }\n",
+    "dox/dynsections.js": "function toggleVisibility(linkObj) { return 1; }\n",
+    "dox/group__mdb.html": "<html><body><h1>LMDB API</h1><p>mdb_txn_begin()</p></body></html>",
+    "dox/search/all_8.js": "var searchData=\n[\n  ['mdb_5ftxn_5fbegin',['mdb_txn_begin']]\n];\n",
+    "dox/search/all_8.html": "<html><body><div id='SRResults'></div></body></html>",
+    "dox/src/search/find.c": "int find(void) { return 0; }\n",  # no doxygen.css beside it
+}
+
+
+def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path) -> None:
     """Python's HTML docs hold each page twice (`library/json.html` and
     `_sources/library/json.rst.txt`: every answer came twice in a search's first ten) and
     every word again in `searchindex.js`; walked as a root, `_sources/` is indexed."""
@@ -116,9 +126,13 @@ def test_a_sphinx_builds_page_sources_and_search_index_are_left_out(tmp_path: Pa
     ]
     code, summary = index_json("x.db", "html", cwd=tmp_path)
     assert code == 0, summary
-    reason = "a Sphinx build's page sources and search index (its HTML pages hold them)"
+    reason = "a doc build's search index and page sources (its HTML pages hold them)"
     assert summary["skip_counts"][reason] == 2  # the folder once, the file once
     assert len(list(walk([tmp_path / "html" / "_sources"]))) == 2
+    # Doxygen's search data (lmdb-doc: `search/all_8.js` ranked 5th for `mdb_txn_begin`)
+    write(tmp_path, DOXYGEN_BUILD)
+    found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "dox"]))
+    assert found == ["dox/dynsections.js", "dox/group__mdb.html", "dox/src/search/find.c"]
 
 
 # -- git as the oracle ---------------------------------------------------------------------

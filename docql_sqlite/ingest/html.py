@@ -53,7 +53,7 @@ _BREAKS = {
 }  # fmt: skip
 _BLOCKS = _PARAGRAPHS | _BREAKS | {"td", "th"}
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight|sourceCode)-(?P<lang>[\w+#.-]+)$")
-_PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link"}
+_PERMALINK_TEXT = {"", "¶", "#", "§", "🔗", "link", "◆"}  # ◆: Doxygen's member titles
 _SPACES = re.compile(r"\s+")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none")
 _DEEP = "HTML nested too deeply; structure ignored"

@@ -127,7 +127,7 @@ from .sections import bounded_title, build_sections
 # directives are code blocks. html 7: a list that is a directory of links (an index, a
 # site map, a table of contents: `html.DIRECTORY_ITEMS`) shows each link's target after
 # an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), so search knows its lines for
-# pointers.
+# pointers; Doxygen's permalink `◆` is no part of a member's title.
 CONTENT_RULES: dict[str, int] = {
     "code": 33,
     "markdown": 5,

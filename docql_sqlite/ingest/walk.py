@@ -8,8 +8,8 @@
 - Hidden files and directories (a name starting with '.') are skipped unless
   `hidden=True`; `.git` itself is never entered. No directory is skipped for its name
   alone (`build/`, `target/` and `node_modules/` are indexed unless an ignore file says
-  otherwise); in a Sphinx HTML build (a folder with `objects.inv` and `searchindex.js`)
-  the pages' reST copies (`_sources/`) and the search index are left out (`SKIP_SPHINX`).
+  otherwise); in a Sphinx or Doxygen HTML build (known by the files beside them) the
+  search index and the pages' sources are left out (`SKIP_GENERATED`).
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
@@ -45,14 +45,20 @@ SKIP_COMPRESSED = "compressed (--decompress reads them)"
 SKIP_SPECIAL = "not a regular file"
 SKIP_SYMLINK_OUTSIDE = "symlink to outside the indexed paths"
 SKIP_SYMLINK_DIR = "symlink to a directory"
-SKIP_SPHINX = "a Sphinx build's page sources and search index (its HTML pages hold them)"
-# A folder with both is a Sphinx HTML build (`_build/html`, Python's and Read the Docs'
-# downloads): its `_sources/` holds each page's reST again (`library/json.rst.txt` beside
-# `library/json.html`: every answer came twice in a search's first ten), `searchindex.js`
-# every word of the pages on one 3.6 MB line. Walked as a root of its own, `_sources/`
-# is indexed.
-_SPHINX_BUILD = frozenset({"objects.inv", "searchindex.js"})
-_SPHINX_DUPLICATES = frozenset({"_sources", "searchindex.js"})
+SKIP_GENERATED = "a doc build's search index and page sources (its HTML pages hold them)"
+# Doc builds known by what is beside them, and what of each repeats its HTML pages:
+# Sphinx (`_build/html`, Python's and Read the Docs' downloads: `objects.inv` and
+# `searchindex.js`) keeps each page's reST again in `_sources/` (`library/json.rst.txt`
+# beside `library/json.html`: every answer came twice in a search's first ten) and every
+# word of the pages in `searchindex.js`, on one 3.6 MB line; Doxygen (`doxygen.css`)
+# keeps its search data in `search/` (`all_8.js`: `['mdb_5ftxn_5fbegin',['mdb_txn_begin',
+# ['../group__mdb.html#…` for every name, ranked 5th for `mdb_txn_begin`). Walked as a
+# root of its own, such a folder is indexed.
+_GENERATED = (
+    (frozenset({"objects.inv", "searchindex.js"}), frozenset({"_sources", "searchindex.js"})),
+    (frozenset({"doxygen.css", "search"}), frozenset({"search"})),
+)
+
 
 _IGNORE_FILES = (".gitignore", ".ignore")  # in increasing precedence
 
@@ -153,13 +159,14 @@ def _walk_tree(
             yield _unlistable(directory, exc)
             continue
         subdirs: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = []
-        sphinx_build = _SPHINX_BUILD <= {entry.name for entry in entries}
+        names = {entry.name for entry in entries}
+        generated = frozenset().union(*(out for marks, out in _GENERATED if marks <= names))
         for entry in entries:
             name = entry.name
             if name == ".git":
                 continue  # repository data, never documents (git itself never lists it)
-            if sphinx_build and name in _SPHINX_DUPLICATES:
-                stats.counts[SKIP_SPHINX] += 1
+            if name in generated:
+                stats.counts[SKIP_GENERATED] += 1
                 continue
             if name.startswith(".") and not options.hidden:
                 stats.counts[SKIP_HIDDEN] += 1
