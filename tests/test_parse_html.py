@@ -733,3 +733,65 @@ def test_doxygen_member_titles_lose_their_permalink_mark() -> None:
     doc = parse_html(page, "group__mdb.html")
     assert [h.title for h in doc.headings] == ["mdb_txn_begin()"]
     assert "◆" not in doc.text
+
+
+JAVADOC_PAGE = """<html><body><main role="main">
+<div class="header"><h1 title="Class StringUtils" class="title">Class StringUtils</h1></div>
+<section class="class-description" id="class-description">
+<div class="type-signature"><span class="modifiers">public class </span><span
+class="element-name type-name-label">StringUtils</span>
+<span class="extends-implements">extends <a href="x.html">Object</a></span></div>
+<div class="block"><p>Operations on String that are null safe.</p></div>
+</section>
+<section class="details"><ul class="member-list"><li>
+<section class="detail" id="isBlank(java.lang.CharSequence)">
+<h3>isBlank</h3>
+<div class="member-signature"><span class="modifiers">public static</span>&nbsp;<span
+class="return-type">boolean</span>&nbsp;<span class="element-name"><a href="src.html">isBlank
+</a></span><wbr><span class="parameters">(<a href="cs.html">CharSequence</a>&nbsp;cs)</span></div>
+<div class="block"><p>Checks if a CharSequence is empty, null or whitespace only.</p></div>
+</section></li></ul></section>
+</main></body></html>"""
+
+DOXYGEN_PAGE = """<html><body><div class="contents">
+<h2 class="memtitle"><span class="permalink"><a href="#ga1">&#9670;&nbsp;</a></span>mdb_txn_begin()
+</h2>
+<div class="memitem"><div class="memproto"><table class="memname"><tr>
+<td class="memname">int mdb_txn_begin </td><td>(</td>
+<td class="paramtype"><a class="el" href="s.html">MDB_env</a> *&#160;</td>
+<td class="paramname"><em>env</em>, </td></tr><tr><td class="paramkey"></td><td></td>
+<td class="paramtype">unsigned int&#160;</td><td class="paramname"><em>flags</em>&#160;</td>
+</tr><tr><td></td><td>)</td><td></td><td></td></tr></table></div>
+<div class="memdoc"><p>Create a transaction for use with the environment.</p></div></div>
+</div></body></html>"""
+
+
+@pytest.mark.parametrize(
+    "page, expected",
+    [
+        (
+            JAVADOC_PAGE,
+            [
+                ("ClassEntity", "StringUtils", "public class StringUtils extends Object"),
+                ("API", "StringUtils.isBlank", "public static boolean isBlank(CharSequence cs)"),
+            ],
+        ),
+        (
+            DOXYGEN_PAGE,
+            [("API", "mdb_txn_begin", "int mdb_txn_begin(MDB_env * env, unsigned int flags)")],
+        ),
+        (DOXYGEN_PAGE.replace("memitem", "other"), [("API", "mdb_txn_begin", "mdb_txn_begin()")]),
+    ],
+    ids=["javadoc", "doxygen", "a heading alone"],
+)
+def test_javadoc_and_doxygen_members_are_api_entities(page: str, expected: list) -> None:
+    """Javadoc's `section.detail` and Doxygen's `div.memitem` hold a member's declaration:
+    an API entity named as its page's class writes it (`$.entities[?(@.name ==
+    "StringUtils.isBlank")]` found nothing in commons-lang's Javadoc), the title's own
+    entity (Doxygen's `mdb_txn_begin()`) giving way to it; the lines span the title."""
+    doc = parse_html(page, "page.html")
+    found = [(e.entity_type, e.name, e.signature) for e in doc.entities if e.entity_type != "Term"]
+    assert found == expected
+    member = next(e for e in doc.entities if e.name.endswith(("isBlank", "mdb_txn_begin")))
+    title = next(h for h in doc.headings if h.title.startswith(("isBlank", "mdb_txn_begin")))
+    assert member.line == title.line and member.end_line > member.line

@@ -101,7 +101,19 @@ def parse_html(text: str, path: str) -> Document:
     )
     first_h1 = next((h.title for h in renderer.headings if h.level == 1), None)
     document.title = page_title or first_h1 or name
-    document.entities = merge_entities(extract_entities(document), renderer.terms)
+    # A member's title is a heading that reads as an API (`mdb_txn_begin()`): the member's
+    # entity, with its declaration, stands for it.
+    members = {
+        (e.name.rsplit(".", 1)[-1].casefold(), e.line)
+        for e in renderer.terms
+        if e.entity_type == "API"
+    }
+    found = [
+        e
+        for e in extract_entities(document)
+        if e.entity_type != "API" or (e.name.casefold(), e.line) not in members
+    ]
+    document.entities = merge_entities(found, renderer.terms)
     return document
 
 
@@ -600,14 +612,19 @@ class _Renderer:
             self.definition_list(tag)
         elif name in ("p", "li"):
             self.paragraph(tag)
-        elif name in _PARAGRAPHS:
-            self.blank()
+        elif name in _PARAGRAPHS or name in _BREAKS:
+            apart = self.blank if name in _PARAGRAPHS else self.flush
+            member = _member_entity(tag, self.headings)
+            apart()
+            start = self.next_line
             self.render(tag)
-            self.blank()
-        elif name in _BREAKS:
-            self.flush()
-            self.render(tag)
-            self.flush()
+            if member is not None:
+                self.flush()
+                kind, full_name, signature, title_line = member
+                first = title_line or start
+                end = max(first, len(self.lines))
+                self.terms.append(Entity(kind, full_name, first, end, signature=signature))
+            apart()
         else:
             self.render(tag)
 
@@ -798,6 +815,77 @@ def _object_name(dt: Element) -> str | None:
     parts = [p for p in _descendants(dt) if not _NAME_PARTS.isdisjoint(_classes(p))]
     name = "".join(_text(p) for p in parts).strip()
     return name.split("(", 1)[0].strip() or None  # `describe`: "iter(context)" names iter
+
+
+# A member's documentation in the HTML of Javadoc (JDK 11 and later: `<section
+# class="detail">`, its name in an `<h3>`, its declaration in `div.member-signature`) and
+# of Doxygen (`div.memitem` after its `h2.memtitle`, the declaration in `div.memproto`):
+# an API entity like a Sphinx object description's, named as the language writes it on
+# its page's class (`StringUtils.isBlank`, Doxygen's `Env::open`), else by its own name
+# (`mdb_txn_begin`). The class itself (Javadoc's `section.class-description` with its
+# `div.type-signature`) is a ClassEntity.
+_PAGE_CLASS = re.compile(
+    r"^(?:(?:Class|Interface|Enum|Enum Class|Record|Record Class|Annotation Type|Annotation "
+    r"Interface) (?P<java>[\w$.]+)|(?P<doxygen>[\w:]+)(?:<[^>]*>)? (?:Class|Struct|Union) "
+    r"(?:Template )?Reference)"
+)
+
+
+def _page_class(headings: list[Heading]) -> str | None:
+    """The class a Javadoc or Doxygen page documents, from its `<h1>` ("Class
+    StringUtils", "Env Class Reference"), if it is such a page."""
+    first = next((h for h in headings if h.level == 1), None)
+    match = _PAGE_CLASS.match(first.title) if first is not None else None
+    if match is None:
+        return None
+    return (match.group("java") or match.group("doxygen") or "").replace("::", ".") or None
+
+
+def _declaration(text: str) -> str:
+    """A declaration as its markup spaced it, written as code writes it: `int
+    mdb_txn_begin (MDB_env * env , …` is `int mdb_txn_begin(MDB_env * env, …`."""
+    return re.sub(r"\s+,", ",", re.sub(r"(\w)\s+\(", r"\1(", _signature(text)))
+
+
+def _member_entity(
+    tag: Element, headings: list[Heading]
+) -> tuple[str, str, str, int | None] | None:
+    """(entity type, name, signature, its title's line when that comes before `tag`) of a
+    Javadoc or Doxygen member's documentation, or None for any other element."""
+    classes = _classes(tag)
+    if not classes:
+        return None
+    if tag.tag == "section" and "detail" in classes:
+        title = next((c for c in _elements(tag) if c.tag in ("h3", "h4")), None)
+        signature = next((c for c in _elements(tag) if "member-signature" in _classes(c)), None)
+        owner = _page_class(headings)
+        if title is None or signature is None:
+            return None
+        name = _collapse(_text(title))
+        full = f"{owner}.{name}" if owner and name != owner.rsplit(".", 1)[-1] else name
+        return ("API", full, _declaration(_text(signature)), None) if name else None
+    if tag.tag == "section" and "class-description" in classes:
+        signature = next((c for c in _elements(tag) if "type-signature" in _classes(c)), None)
+        owner = _page_class(headings)
+        if signature is None or not owner:
+            return None
+        return ("ClassEntity", owner, _declaration(_text(signature)), None)
+    if tag.tag == "div" and "memitem" in classes:
+        title = tag.getprevious()
+        while title is not None and not isinstance(title.tag, str):
+            title = title.getprevious()  # a comment between them
+        proto = next((c for c in _elements(tag) if "memproto" in _classes(c)), None)
+        if title is None or "memtitle" not in _classes(title) or proto is None:
+            return None
+        title_text = _collapse(_text(title)).strip("◆").strip()
+        name = title_text[:-2] if title_text.endswith("()") else title_text
+        owner = _page_class(headings)
+        full = f"{owner}.{name}" if owner and name else name
+        # the title, rendered just before: the entity spans it, as Javadoc's section does
+        line = headings[-1].line if headings and headings[-1].title == title_text else None
+        # the declaration's table cells, joined by spaces
+        return ("API", full, _declaration(_text(proto, " ")), line) if name else None
+    return None
 
 
 _WRAPPERS = {"section", "div", "article"}

@@ -127,7 +127,8 @@ from .sections import bounded_title, build_sections
 # directives are code blocks. html 7: a list that is a directory of links (an index, a
 # site map, a table of contents: `html.DIRECTORY_ITEMS`) shows each link's target after
 # an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), so search knows its lines for
-# pointers; Doxygen's permalink `◆` is no part of a member's title.
+# pointers; Doxygen's permalink `◆` is no part of a member's title; Javadoc's and
+# Doxygen's member documentation are API entities with their declarations.
 CONTENT_RULES: dict[str, int] = {
     "code": 33,
     "markdown": 5,
