@@ -795,3 +795,13 @@ def test_javadoc_and_doxygen_members_are_api_entities(page: str, expected: list)
     member = next(e for e in doc.entities if e.name.endswith(("isBlank", "mdb_txn_begin")))
     title = next(h for h in doc.headings if h.title.startswith(("isBlank", "mdb_txn_begin")))
     assert member.line == title.line and member.end_line > member.line
+
+
+@pytest.mark.parametrize("depth", [500, 1_500])
+def test_lists_nested_too_deeply_keep_their_words(depth: int) -> None:
+    """Past the renderer's depth the page keeps its words without structure; from ~500
+    nested lists the fallback's own recursion failed too, and the page was lost."""
+    page = "<html><body>" + "<ul><li>item text " * depth + "</li></ul>" * depth
+    doc = parse_html(page + "<p>after the lists</p></body></html>", "deep.html")
+    assert doc.warnings == ["HTML nested too deeply; structure ignored"]
+    assert doc.text.count("item text") == depth and doc.text.endswith("after the lists\n")

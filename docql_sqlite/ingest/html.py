@@ -209,13 +209,24 @@ def _descendants(node: Element, *tags: str) -> Iterator[Element]:
 
 def _strings(node: Element) -> Iterator[str]:
     """The text strings under `node` in document order, without those of invisible elements
-    or comments (a comment's tail is text of its parent)."""
+    or comments (a comment's tail is text of its parent). A loop, not a recursion: it is
+    what reads a page too deeply nested for the renderer (500 nested lists raised
+    RecursionError here too, and the page failed instead of keeping its words)."""
     if node.text and isinstance(node.tag, str):
         yield node.text
-    for child in node:
-        if isinstance(child.tag, str) and child.tag not in _INVISIBLE:
-            yield from _strings(child)
-        if child.tail:
+    stack = [(node, iter(node))]
+    while stack:
+        parent, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if stack and parent.tail:  # the text after a child's end is its parent's
+                yield parent.tail
+        elif isinstance(child.tag, str) and child.tag not in _INVISIBLE:
+            if child.text:
+                yield child.text
+            stack.append((child, iter(child)))
+        elif child.tail:
             yield child.tail
 
 
