@@ -264,6 +264,18 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("warning", "nested too deeply"),
         ),
+        # past the renderer's depth the fallback read the words recursively too: from
+        # ~500 nested lists the page failed instead of keeping its words
+        "deep-lists.html": (
+            lambda p: _write(
+                p,
+                "<html><body>"
+                + "<ul><li>item text " * 500
+                + "</li></ul>" * 500
+                + "<p>after</p></body></html>",
+            ),
+            Expect("warning", "nested too deeply"),
+        ),
         "deep.py": (
             lambda p: _write(p, "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"),
             Expect("indexed"),
