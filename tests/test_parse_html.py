@@ -805,3 +805,16 @@ def test_lists_nested_too_deeply_keep_their_words(depth: int) -> None:
     doc = parse_html(page + "<p>after the lists</p></body></html>", "deep.html")
     assert doc.warnings == ["HTML nested too deeply; structure ignored"]
     assert doc.text.count("item text") == depth and doc.text.endswith("after the lists\n")
+
+
+def test_a_latex2html_navigation_panel_is_chrome() -> None:
+    """LaTeX2HTML (gnuplot's 652 pages) opens every page with "Next: Macros Up: Set-show
+    Previous: Locale Index": the neighbours' titles were words of every page."""
+    page = (
+        '<html><body><div class="navigation"><!--Navigation Panel--><a href="n336.html">'
+        '<img alt="next" src="next.png"></a><br><b> Next:</b> <a href="n336.html">Macros</a>'
+        ' <b> Up:</b> <a href="n263.html">Set-show</a></div><!--End of Navigation Panel-->'
+        "<h2>Logscale</h2><p>Syntax: set logscale</p></body></html>"
+    )
+    doc = parse_html(page, "node335.html")
+    assert doc.text == "Logscale\n\nSyntax: set logscale\n"

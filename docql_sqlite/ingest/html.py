@@ -301,10 +301,12 @@ _MAIN_MARKS: tuple[tuple[str | None, str | None, str | None, str | None], ...] =
 # Chrome inside the content: navigation, sidebars, page tables of contents, footers.
 _CHROME_TAGS = {"nav", "aside", "footer"}
 _CHROME_ROLES = {"navigation", "complementary", "contentinfo", "search"}
+# `navigation`: LaTeX2HTML's panel ("Next: Macros Up: Set-show Previous: Locale Index" on
+# each of gnuplot's 652 pages, the neighbours' titles as words of every page).
 _CHROME_CLASSES = {
     "sphinxsidebar", "related", "headerlink", "md-sidebar", "theme-doc-toc-mobile",
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
-    "md-source-file", "srclink",
+    "md-source-file", "srclink", "navigation",
 }  # fmt: skip
 # AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
 _CHROME_IDS = {"footer"}

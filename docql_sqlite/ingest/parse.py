@@ -128,7 +128,8 @@ from .sections import bounded_title, build_sections
 # site map, a table of contents: `html.DIRECTORY_ITEMS`) shows each link's target after
 # an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), so search knows its lines for
 # pointers; Doxygen's permalink `◆` is no part of a member's title; Javadoc's and
-# Doxygen's member documentation are API entities with their declarations.
+# Doxygen's member documentation are API entities with their declarations; LaTeX2HTML's
+# navigation panel (`div.navigation`) is chrome.
 CONTENT_RULES: dict[str, int] = {
     "code": 33,
     "markdown": 5,
