@@ -110,6 +110,15 @@ DOXYGEN_BUILD = {
 }
 
 
+MDBOOK_BUILD = {
+    "bk/book.js": "window.onunload = function () {};\n",
+    "bk/print.html": "<html><body><h1>Ch 1</h1><p>one</p><h1>Ch 2</h1><p>two</p></body></html>",
+    "bk/searchindex.js": 'Object.assign(window.search, {"doc_urls": ["ch01.html"]});\n',
+    "bk/ch01.html": "<html><body><h1>Ch 1</h1><p>one</p></body></html>",
+    "bk/ch02.html": "<html><body><h1>Ch 2</h1><p>two</p></body></html>",
+}
+
+
 def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path) -> None:
     """Python's HTML docs hold each page twice (`library/json.html` and
     `_sources/library/json.rst.txt`: every answer came twice in a search's first ten) and
@@ -133,6 +142,11 @@ def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path)
     write(tmp_path, DOXYGEN_BUILD)
     found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "dox"]))
     assert found == ["dox/dynsections.js", "dox/group__mdb.html", "dox/src/search/find.c"]
+    # mdBook's print.html (the Rust book: every chapter again, every answer twice)
+    write(tmp_path, MDBOOK_BUILD)
+    found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "bk"]))
+    assert found == ["bk/book.js", "bk/ch01.html", "bk/ch02.html"]
+    assert [f.display for f in walk([tmp_path / "bk" / "print.html"])][0].endswith("print.html")
 
 
 # -- git as the oracle ---------------------------------------------------------------------

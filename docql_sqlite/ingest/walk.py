@@ -52,11 +52,17 @@ SKIP_GENERATED = "a doc build's search index and page sources (its HTML pages ho
 # beside `library/json.html`: every answer came twice in a search's first ten) and every
 # word of the pages in `searchindex.js`, on one 3.6 MB line; Doxygen (`doxygen.css`)
 # keeps its search data in `search/` (`all_8.js`: `['mdb_5ftxn_5fbegin',['mdb_txn_begin',
-# ['../group__mdb.html#…` for every name, ranked 5th for `mdb_txn_begin`). Walked as a
-# root of its own, such a folder is indexed.
+# ['../group__mdb.html#…` for every name, ranked 5th for `mdb_txn_begin`); mdBook
+# (`book.js` and `print.html`: the Rust book) keeps every chapter again in `print.html`
+# (every answer of the book came twice in the first ten) and its words in `searchindex.js`
+# / `.json`. Walked as a root of its own, such a folder, and a file named, are indexed.
 _GENERATED = (
     (frozenset({"objects.inv", "searchindex.js"}), frozenset({"_sources", "searchindex.js"})),
     (frozenset({"doxygen.css", "search"}), frozenset({"search"})),
+    (
+        frozenset({"book.js", "print.html"}),
+        frozenset({"print.html", "searchindex.js", "searchindex.json"}),
+    ),
 )
 
 
