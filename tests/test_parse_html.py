@@ -818,3 +818,27 @@ def test_a_latex2html_navigation_panel_is_chrome() -> None:
     )
     doc = parse_html(page, "node335.html")
     assert doc.text == "Logscale\n\nSyntax: set logscale\n"
+
+
+def test_a_directory_is_a_chunk_of_its_own(tmp_index) -> None:
+    """The intro before a page's "Contents" box and the text after it stay search passages:
+    the directory's lines are a chunk of their own (else a 30-entry table of contents made
+    the chunk it shared with the intro a pointer page, the intro unsearchable)."""
+    import docql_sqlite
+
+    toc = "".join(f'<li><a href="#s{i}">{i}. Part {i}</a></li>' for i in range(30))
+    tmp_index.write(
+        "page.html",
+        "<html><body><h1>Guide</h1><p>The okapi is a forest giraffe.</p><ul>"
+        + toc
+        + "</ul><p>The zebra has stripes.</p></body></html>",
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        assert [h["path"] for h in idx.search("okapi forest giraffe", mode="bm25")] == [
+            "docs/page.html"
+        ]
+        assert idx.search("zebra stripes", mode="bm25")
+        assert idx.search("Part 7", mode="bm25") == []  # the directory: pointers only
+    chunks = [c for (c,) in tmp_index.query("SELECT content FROM chunks ORDER BY chunk_index")]
+    assert any(c.startswith("0. Part 0 → #s0") for c in chunks)

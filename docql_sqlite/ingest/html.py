@@ -97,6 +97,7 @@ def parse_html(text: str, path: str) -> Document:
         tables=renderer.tables,
         keep_together=[(b.line, b.end_line) for b in renderer.codeblocks]
         + [(t.line, t.end_line) for t in renderer.tables],
+        chunk_breaks=renderer.breaks,
         warnings=renderer.warnings,
     )
     first_h1 = next((h.title for h in renderer.headings if h.level == 1), None)
@@ -549,6 +550,7 @@ class _Renderer:
         self.tables: list[Table] = []
         self.terms: list[Entity] = []
         self.pointers: set[Element] = set()  # links of a directory list (`_directory_links`)
+        self.breaks: set[int] = set()  # lines where a chunk must start (a directory's edges)
         self.warnings: list[str] = []
 
     # -- line buffer -------------------------------------------------------------
@@ -608,7 +610,11 @@ class _Renderer:
         if name in _LISTS and not self.pointers:
             self.pointers.update(_directory_links(tag))
             self.blank()
+            start = self.next_line
             self.render(tag)
+            self.flush()
+            if self.pointers:  # a directory is a chunk of its own: the prose around it
+                self.breaks.update((start, self.next_line))  # stays a search passage
             self.blank()
             self.pointers.clear()
         elif name == "a" and tag in self.pointers:
