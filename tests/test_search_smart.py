@@ -996,6 +996,35 @@ def test_a_generated_search_index_is_no_passage(tmp_index, counting_model) -> No
     assert report["nothing_to_embed"] >= 2
 
 
+def test_two_words_the_index_writes_as_one_match_either_spelling(tmp_index) -> None:
+    """gnuplot writes `set logscale`, SQLite `AUTOINCREMENT`: "set log scale" and "make a
+    column auto increment" found the passages holding the two words apart (SQLite's
+    `autoinc.html` was not in the first five). Each word matches the joined word too, and
+    a passage holding one word of the pair still counts it ("throw an exception on
+    deprecations": `--throw-deprecation` holds "throw" alone, and kept its first place)."""
+    tmp_index.write_many(
+        {
+            "logscale.md": "# Logscale\n\nSyntax: set logscale <axes> {<base>}.\n",
+            "scales.md": "# Scales\n\nSet the scale of the log file rotation.\n",
+            "other.md": "# Other\n\nThe scale of a log is set elsewhere, in the log's scale.\n",
+            "cli.md": "# --throw-deprecation\n\nThrow errors for deprecations.\n",
+            "errors.md": "# Errors\n\nAn exception is thrown as the throwException hook says.\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "set log scale", explain=True)
+        assert hits[0]["path"].endswith("logscale.md"), [h["path"] for h in hits]
+        assert '"log scale" also as "logscale"' in plan(hits)["strategy"]
+        assert search(idx, "set log scale", mode="bm25")[0]["path"].endswith(
+            ("scales.md", "other.md")
+        )
+        deprecations = search(idx, "throw an exception on deprecations")
+        assert deprecations[0]["path"].endswith("cli.md"), [h["path"] for h in deprecations]
+        # one letter after a word is a name in a sentence, no half of a word ("string s")
+        assert not any("also as" in s for s in plan(search(idx, "log s", explain=True))["strategy"])
+
+
 REQUESTS_SHAPED = {
     # an sdist without docs: the code answers; the text files hold one word of the question
     "src/requests/sessions.py": 'class Session:\n    """A session: cookies persist across '

@@ -38,6 +38,35 @@ class FtsTerm(Protocol):
     @property
     def negated(self) -> bool: ...
 
+    @property
+    def joined(self) -> str | None:
+        """The one token the index also writes the term's words as (`logscale`), or None."""
+
+
+class Word:
+    """One token as a term of its own: a joined term's other spelling (`FtsTerm.joined`),
+    which BM25 weighs as a phrase of its own, as FTS5 weighs each phrase of an OR."""
+
+    prefix = False
+    negated = False
+    joined: str | None = None
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    @property
+    def tokens(self) -> list[str]:
+        return [self.token]
+
+    @property
+    def fts(self) -> str:
+        return '"' + self.token.replace('"', '""') + '"'
+
+
+def phrases(term: FtsTerm) -> list[FtsTerm]:
+    """The phrases FTS5 scores for `term`: itself, and its joined spelling if it has one."""
+    return [term, Word(term.joined)] if term.joined else [term]
+
 
 class TermStatistics(Protocol):
     """The index's term statistics (`search.stats.TermStats`), for BM25 computed in SQL."""

@@ -14,6 +14,7 @@ from ..errors import SearchError
 from ..sqlparams import Deferred, Params
 from ..text import like_pattern
 from .base import Dialect, FtsTerm, TermStatistics, positives, text_literal, unscoped
+from .base import phrases as term_phrases
 
 # FTS5's BM25 constants (fts5_aux.c), for BM25 computed in SQL.
 BM25_K1 = 1.2
@@ -190,11 +191,16 @@ class PostgresDialect(Dialect):
 
         return fts_tokens(" ".join(term.tokens))
 
-    def _phrase(self, term: FtsTerm, weight: str = "") -> str:
+    def _phrase(self, term: FtsTerm, weight: str = "", alone: bool = False) -> str:
+        """The term as a tsquery; `alone`: its own words only (not its joined spelling)."""
         toks = self._tokens(term) or [""]
         from ..fts_tokens import quote_lexeme
 
         parts = [quote_lexeme(t) + (":" + weight if weight else "") for t in toks]
+        if term.joined and not alone:  # either spelling (`Term.fts`)
+            one = quote_lexeme(term.joined) + (":" + weight if weight else "")
+            words = "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
+            return f"({words} | {one})"
         if term.prefix:
             parts[-1] = quote_lexeme(toks[-1]) + ":*" + weight
         return "(" + " <-> ".join(parts) + ")" if len(parts) > 1 else parts[0]
@@ -288,14 +294,19 @@ class PostgresDialect(Dialect):
             raise SearchError("BM25 on PostgreSQL needs the index's term statistics")
         title_w, body_w = (self.real(repr(float(w))) for w in weights)
         positive = positives(terms)
+        # Each term's phrases in the expression's order (a joined term is two: FTS5
+        # scores each phrase of `("read" OR "readonly")` with its own idf), with the term
+        # whose place in an OR expression (`skip`) decides whether it counts.
+        scored = [(t, p) for t in positive for p in term_phrases(t)]
         idfs = [
-            params.add(_idf_deferred(stats, self._phrase(t), t, positive, skip)) for t in positive
+            params.add(_idf_deferred(stats, self._phrase(p, alone=True), t, positive, skip))
+            for t, p in scored
         ]
         avgdl = params.add(Deferred("average tokens per chunk", lambda: stats.corpus()[1]))
         k1, b = self.real(repr(BM25_K1)), self.real(repr(BM25_B))
         freqs, parts = [], []
         phrases = [
-            (t, idf, body_only) for body_only in (False, True) for t, idf in zip(positive, idfs)
+            (p, idf, body_only) for body_only in (False, True) for (_, p), idf in zip(scored, idfs)
         ]
         for i, (term, idf, body_only) in enumerate(phrases):
             f = self._frequency(term, body_only, title_w, body_w, params)
@@ -306,7 +317,7 @@ class PostgresDialect(Dialect):
             )
         # One pass over the row's lexemes (`u`), aggregated: the frequencies and the row
         # length are computed once per row, however often the formula names them.
-        half = len(positive)
+        half = len(scored)
         zero = self.real("0.0")
         return (
             f"(SELECT (-({zero} + {' + '.join(parts[:half])})) + "

@@ -62,9 +62,12 @@ def own_tokens(row: dict[str, Any]) -> set[str]:
 
 
 def holds(tokens: set[str], term: search_terms.Term) -> bool:
-    """Whether every token of `term` is among `tokens` (a prefix term: begins one)."""
+    """Whether every token of `term` is among `tokens` (a prefix term: begins one; a
+    joined term: or its one token is)."""
     parts = term.tokens
     if not parts:
+        return True
+    if term.joined and term.joined in tokens:
         return True
     if term.prefix:
         *whole, last = parts

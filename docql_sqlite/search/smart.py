@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
 from ..path_kinds import is_legal, is_release_notes, is_settings
-from . import channels, frames, fusion, ranking, results, snippets, stats
+from . import channels, compounds, frames, fusion, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
 from .query_names import query_names
@@ -44,11 +44,13 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     terms = ranking.query_terms(framed.topic if framed is not None else text)
     terms, reduced = stats.reduce_terms(store, terms)
     names = query_names(terms, task=task)
+    terms, joined = compounds.join(store, terms)
     # 2. the candidate lists
     found = channels.collect(store, text, terms, names, opts, question=task)
     lists, steps, lexical = found.lists, found.steps, found.lexical
     if reduced:
         steps.insert(0, reduced)
+    steps[:0] = joined
     if lexical != 1.0:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     # 3. fusion. Chunks of links alone (a Markdown page's link definitions) are no

@@ -43,6 +43,10 @@ class Term(Record, frozen=True):
     prefix: bool = False
     # A piece of a CJK run (`cjk.split`): counts toward coverage, not as a name to match.
     part: bool = False
+    # The word the index also holds this word and its neighbour in the query written as
+    # (`log` and `scale` of "set log scale": gnuplot's `logscale`; `auto`, `increment`:
+    # SQLite's `AUTOINCREMENT`): either matches the term (`compounds.join`).
+    joined: str | None = None
 
     @property
     def tokens(self) -> list[str]:
@@ -51,8 +55,11 @@ class Term(Record, frozen=True):
 
     @property
     def fts(self) -> str:
-        """The term as an FTS5 string (a phrase when it has several tokens)."""
+        """The term as an FTS5 string (a phrase when it has several tokens; with `joined`,
+        either spelling: `("log" OR "logscale")`)."""
         quoted = '"' + " ".join(self.tokens).replace('"', '""') + '"'
+        if self.joined:
+            return f'({quoted} OR "{self.joined}")'
         return quoted + " *" if self.prefix else quoted
 
     @property
