@@ -67,7 +67,15 @@ def test_match_expressions() -> None:
     assert T.parse("&& - ||") == []
     (flag,) = T.parse("--preserve-symlinks")
     assert not flag.negated and flag.fts == '"preserve symlinks"'
-    assert [t.negated for t in T.parse('a -b -"c d"')] == [False, True, True]
+    assert [t.negated for t in T.parse('a -bb -"c d"')] == [False, True, True]
+    # a short option and a negative number are text: `set -e`, `grep -v`, `returns -1`
+    for text, kept in [
+        ("set -e", "-e"),
+        ("grep -v?", "-v?"),
+        ("returns -1", "-1"),
+        ("x -2.5", "-2.5"),
+    ]:
+        assert [(t.text, t.negated) for t in T.parse(text)][-1] == (kept, False), text
 
 
 def test_identifier_parts_and_stems() -> None:

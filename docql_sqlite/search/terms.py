@@ -80,8 +80,11 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if text[i].isspace():
             i += 1
             continue
-        # `-word` and `-"phrase"` negate; `--flag` and a lone `-` are text.
+        # `-word` and `-"phrase"` negate; `--flag`, a lone `-`, a short option (`-e`) and
+        # a negative number (`-1`) are text.
         negated = text[i] == "-" and i + 1 < n and (text[i + 1].isalnum() or text[i + 1] == '"')
+        if negated and _option_or_number(text, i + 1):
+            negated = False
         if negated:
             i += 1
         if text[i] == '"':
@@ -106,6 +109,21 @@ def parse(text: str, *, keep_stopwords: bool = False) -> list[Term]:
         if content:
             terms = [t for t in terms if t.negated or not t.is_stopword]
     return _unique(terms)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _option_or_number(text: str, start: int) -> bool:
+    """Whether the word at `start` (after a `-`) is one character or a number: `set -e`,
+    `grep -v`, `returns -1` name an option or a value, and as negations they dropped every
+    passage holding the letter or the number ("what does set -e do" found nothing of
+    bash's `set` builtin, whose text says `-e`)."""
+    end = start
+    while end < len(text) and not text[end].isspace() and text[end] != '"':
+        end += 1
+    word = text[start:end].rstrip(",.;:?!)")
+    return len(word) == 1 or _NUMBER.fullmatch(word) is not None
 
 
 def split_cjk(terms: list[Term]) -> list[Term]:
