@@ -132,7 +132,9 @@ def questions(idx: Any, rng: random.Random, count: int) -> list[tuple[str, tuple
         # inflections, so that stem prefixes (upgrades → upgrad*) take part
         words = [w + rng.choice(("s", "ed", "ing")) if rng.random() < 0.2 else w for w in words]
         if rng.random() < 0.15:
-            words.append("-" + index_words(idx, rng, 1)[0])
+            # a negation; a one-character or numeric word quoted (`-"2"`): `-2` is a number
+            word = index_words(idx, rng, 1)[0]
+            words.append("-" + (f'"{word}"' if len(word) == 1 or word.isdigit() else word))
         scope = tuple(rng.sample(folders, 1)) if folders and rng.random() < 0.2 else ()
         out.append((" ".join(words), scope))
     return out
