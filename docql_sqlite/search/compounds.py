@@ -45,7 +45,7 @@ def join(store: Store, terms: list[search_terms.Term]) -> tuple[list[search_term
         # (a one-letter second word is a name in a sentence: "the string s", not `strings`)
         if second is not None and _word(first) and _word(second) and len(second.text) > 1:
             joined = fold(first.text) + fold(second.text)
-            if len(joined) >= MIN_JOINED and _one_word(store, joined):
+            if len(joined) >= MIN_JOINED and _preferred(store, first.text, second.text, joined):
                 out.append(replace(first, joined=joined))
                 out.append(replace(second, joined=joined))
                 steps.append(f'"{first.text} {second.text}" also as "{joined}"')
@@ -59,6 +59,19 @@ def join(store: Store, terms: list[search_terms.Term]) -> tuple[list[search_term
 # Passages read to see how the index writes the joined word.
 SAMPLE = 20
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+
+
+def _preferred(store: Store, first: str, second: str, joined: str) -> bool:
+    """Whether the index writes the two words more often as one word than as a phrase
+    (`logscale` over "log scale" in gnuplot's manual, `AUTOINCREMENT` in SQLite's), and
+    writes that word on its own (`_one_word`). Where the phrase is the usual spelling
+    ("fall back" in git's manual, "heap profile" in Node's), the few passages with the
+    joined word (`fallback`, a `.heapprofile` file) pushed answers down: git's "attempt
+    three-way merge, fall back on normal patch" and nodecli's `--heap-prof-interval`."""
+    together = stats.term_count(store, search_terms.Term(f"{first} {second}", phrase=True))
+    return stats.term_count(store, search_terms.Term(joined)) > together and _one_word(
+        store, joined
+    )
 
 
 def _one_word(store: Store, joined: str) -> bool:
