@@ -1009,6 +1009,10 @@ def test_two_words_the_index_writes_as_one_match_either_spelling(tmp_index) -> N
             "other.md": "# Other\n\nThe scale of a log is set elsewhere, in the log's scale.\n",
             "cli.md": "# --throw-deprecation\n\nThrow errors for deprecations.\n",
             "errors.md": "# Errors\n\nAn exception is thrown as the throwException hook says.\n",
+            # the phrase is this index's usual spelling: no join (git's "fall back")
+            "am.md": "# am\n\nAttempt a merge; fall back on a patch.\n",
+            "apply.md": "# apply\n\nWhen it fails, fall back to the index.\n",
+            "config.md": "# config\n\nThe fallback value of the option.\n",
         }
     )
     tmp_index.index()
@@ -1021,6 +1025,8 @@ def test_two_words_the_index_writes_as_one_match_either_spelling(tmp_index) -> N
         )
         deprecations = search(idx, "throw an exception on deprecations")
         assert deprecations[0]["path"].endswith("cli.md"), [h["path"] for h in deprecations]
+        fall_back = plan(search(idx, "fall back on a patch", explain=True))["strategy"]
+        assert not any("also as" in step for step in fall_back), fall_back
         # one letter after a word is a name in a sentence, no half of a word ("string s")
         assert not any("also as" in s for s in plan(search(idx, "log s", explain=True))["strategy"])
 
