@@ -80,10 +80,9 @@ def _one_word(store: Store, joined: str) -> bool:
     name (`setTimeout`, `watchFile`: the name lists already join the words of a query for
     names, and as plain words here "set a timeout on an http request" found
     `request.setTimeout()` before `http.request`'s `timeout` option, "watch a file"
-    `fs.watchFile` before `fs.watch`)."""
+    `fs.watchFile` before `fs.watch`). Asked only of a word the index holds
+    (`_preferred`)."""
     term = search_terms.Term(joined)
-    if not stats.term_count(store, term):
-        return False
 
     def read() -> bool:
         params = Params(store.dialect)
