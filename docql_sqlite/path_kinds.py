@@ -51,11 +51,14 @@ def is_test_or_example(path: str) -> bool:
 # `RelNotes/2.40.0.txt`, towncrier's `changelog.d/`; Sphinx's `changes/1.5.rst`).
 # `HISTORY`, `CHANGES`, `NEWS` and `RELEASES` only in capitals, as projects name their
 # changelogs: docker's `commandline/history.md` documents the `docker history` command.
+# Debian's own (`changelog.Debian.gz`, `NEWS.Debian.gz`, a binNMU's
+# `changelog.Debian.amd64.gz`) are read through their compression suffix.
 _NOTES_STEM = re.compile(
-    r"^(?:changelog|release[-_]?notes|whats[-_]?new|relnotes)(?:[-_.]?v?\d[\w.-]*)?$"
+    r"^(?:changelog|release[-_]?notes|whats[-_]?new|relnotes)(?:[-_.]?v?\d[\w.-]*|\.debian)?$"
     r"|^release-\d[\d.-]*$",
     re.IGNORECASE,
 )
+_COMPRESSION_SUFFIX = re.compile(r"\.(?:gz|bz2|xz)$")  # `index --decompress` reads inside
 _NOTES_CAPITAL_STEM = re.compile(r"^(?:HISTORY|History|CHANGES|NEWS|RELEASES)$")
 NOTES_DIRECTORIES = frozenset(
     {"releases", "release-notes", "release_notes", "changelog", "changelogs", "changelog.d"}
@@ -71,7 +74,7 @@ _VERSION_STEM = re.compile(r"^(?:v\d+(?:\.\d+)*|\d+(?:\.\d+)+)(?:\.x)?$", re.IGN
 def is_release_notes(path: str) -> bool:
     """Release notes or a changelog (`_NOTES_STEM`, `NOTES_DIRECTORIES`)."""
     parts = path.split("/")
-    stem = posixpath.splitext(parts[-1])[0]
+    stem = posixpath.splitext(_COMPRESSION_SUFFIX.sub("", parts[-1]))[0]
     if _NOTES_STEM.match(stem) or _NOTES_CAPITAL_STEM.match(stem):
         return True
     if (

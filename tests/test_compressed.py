@@ -44,6 +44,8 @@ def _tree(root: Path) -> dict[str, bytes]:
         "changelog.Debian.gz": gzip.compress(CHANGELOG.encode()),  # no format by name: sniffed
         "guide.xz": lzma.compress(GUIDE.encode()),  # sniffed: Markdown
         "example.py.gz": gzip.compress(b"def hello():\n    return 'capybara'\n"),  # as text
+        # a script named by its `#!` line alone (Debian's `strace-graph.gz`): read as text
+        "graph.gz": gzip.compress(b"#!/usr/bin/perl\n# draws the wombat graph\nprint 1;\n"),
         "data.tar.gz": _tar_gz(),  # an archive: no document inside
         "bomb.txt.gz": gzip.compress(b"a" * 200_000),  # expands past the limit below
         "broken.md.gz": gzip.compress(README.encode())[:-12],  # cut short
@@ -78,7 +80,7 @@ def test_without_decompress_compressed_files_are_counted_apart(tmp_path: Path) -
     _tree(tmp_path / "docs")
     report = docql_sqlite.index(tmp_path / "i.db", [str(tmp_path / "docs")], max_bytes=100_000)
     assert [Path(p).name for p in report.added] == ["plain.md"]
-    assert report.skip_counts["compressed (--decompress reads them)"] == 8
+    assert report.skip_counts["compressed (--decompress reads them)"] == 9
 
 
 def test_decompress_indexes_the_document_inside_each_file(tmp_path: Path) -> None:
@@ -90,6 +92,7 @@ def test_decompress_indexes_the_document_inside_each_file(tmp_path: Path) -> Non
         "README.md.gz",
         "changelog.Debian.gz",
         "example.py.gz",
+        "graph.gz",
         "guide.xz",
         "notes.txt.bz2",
         "plain.md",
@@ -108,6 +111,7 @@ def test_decompress_indexes_the_document_inside_each_file(tmp_path: Path) -> Non
             "README.md.gz": "markdown",
             "changelog.Debian.gz": "text",
             "example.py.gz": "text",
+            "graph.gz": "text",
             "guide.xz": "markdown",
             "notes.txt.bz2": "text",
             "plain.md": "markdown",
@@ -124,12 +128,13 @@ def test_decompress_indexes_the_document_inside_each_file(tmp_path: Path) -> Non
             ("ocelot", "changelog.Debian.gz"),
             ("marmoset", "guide.xz"),
             ("capybara", "example.py.gz"),
+            ("wombat", "graph.gz"),
         ]:
             hits = index.search(word, limit=3)
             assert hits and Path(hits[0]["path"]).name == name, (word, hits)
     # the next run finds every file unchanged (by its size on disk and mtime)
     again = docql_sqlite.index(db, [str(tmp_path / "docs")], max_bytes=100_000, decompress=True)
-    assert not again.added and not again.updated and again.unchanged == 6
+    assert not again.added and not again.updated and again.unchanged == 7
     (tmp_path / "docs" / "README.md.gz").write_bytes(
         gzip.compress(README.replace("zanzibar", "zebu").encode())
     )

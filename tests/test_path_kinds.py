@@ -59,6 +59,12 @@ def test_a_path_says_test_or_example(path: str, test: bool, example: bool) -> No
         ("CHANGELOG.md", True),
         ("doc/changelogs/CHANGELOG_V18.md", True),  # Node's
         ("CHANGELOG", True),
+        # Debian's, read by `index --decompress`
+        ("usr/share/doc/curl/changelog.Debian.gz", True),
+        ("usr/share/doc/python3-cffi/changelog.Debian.amd64.gz", True),  # a binNMU's
+        ("usr/share/doc/apt/NEWS.Debian.gz", True),
+        ("usr/share/doc/zlib/README.gz", False),
+        ("docs/debian.md", False),
         ("CHANGES.rst", True),
         ("HISTORY.md", True),
         ("NEWS", True),

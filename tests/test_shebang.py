@@ -73,3 +73,37 @@ def test_ruby_files_named_by_their_tool_are_ruby(tmp_path: Path) -> None:
         "config.ru": "ruby",
     }
     assert found.get("Makefile") != "ruby"
+
+
+def test_texts_named_without_an_extension_are_indexed_scripts_of_those_names_are_code(
+    tmp_path: Path,
+) -> None:
+    """Debian's /usr/share/doc has a `copyright` file per package (788 here) and `NEWS`,
+    `FAQ`, `THANKS`: the walk left each out as "not a document format", so "what is the
+    licence of curl" found changelogs. A file of such a name that is a script (an
+    `install` with a `#!` line) is code, parsed in its language."""
+    texts = {
+        "curl/copyright": "Files: *\nCopyright: Daniel Stenberg\nLicense: curl\n",
+        "curl/NEWS": "Version 8: the quokka transfer.\n",
+        "curl/FAQ": "How do I use the numbat option?\n",
+        "curl/THANKS": "Thanks to the wallaby team.\n",
+        "curl/INSTALL": "Run ./configure to build the platypus.\n",
+    }
+    for name, text in texts.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "tool").mkdir()
+    (tmp_path / "tool" / "install").write_text("#!/bin/sh\nsetup_echidna() {\n  :\n}\n")
+    db = tmp_path / "x.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        found = {
+            r["path"].partition(str(tmp_path) + "/")[2]: (r["format"], r["language"])
+            for r in index.rows("SELECT path, format, language FROM documents")
+        }
+        symbols = [r["name"] for r in index.rows("SELECT name FROM symbols")]
+        for word, name in [("quokka", "NEWS"), ("numbat", "FAQ"), ("platypus", "INSTALL")]:
+            assert index.search(word, limit=1)[0]["path"].endswith(name)
+        assert index.search("licence of curl", limit=1)[0]["path"].endswith("copyright")
+    assert found == {**{n: ("text", None) for n in texts}, "tool/install": ("code", "bash")}
+    assert symbols == ["setup_echidna"]

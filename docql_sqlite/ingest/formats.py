@@ -51,16 +51,31 @@ class Formats:
     extensions: Mapping[str, str]  # extension without dot, lower case → format name
 
 
-# Extension-less files worth indexing by name.
+# Extension-less files worth indexing by name: a project's top-level texts, and
+# Debian's (/usr/share/doc holds a `copyright` file for every package: 788 here, the
+# answer to "what is the licence of curl"; `NEWS`, `FAQ`, `THANKS`). A file of these
+# names whose `#!` line names an interpreter of ours is code all the same (`walk`).
 TEXT_NAMES = frozenset(
     {
         "readme",
         "license",
         "licence",
         "copying",
+        "copyright",
         "changelog",
+        "changes",
+        "history",
+        "news",
         "authors",
+        "contributors",
+        "maintainers",
+        "credits",
+        "thanks",
         "contributing",
+        "hacking",
+        "install",
+        "bugs",
+        "faq",
         "notice",
         "todo",
     }

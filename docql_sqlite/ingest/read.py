@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import IngestError
 from ..model import Document, Source
-from .formats import SNIFF, compression_of
+from .formats import SNIFF, compression_of, sniff_format
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 # PEP 263 coding cookie on line 1 or 2 (`# -*- coding: koi8-r -*-`, `# vim: set fileencoding=…`)
@@ -115,10 +115,15 @@ def read_source(
         )
     if decompress and kind is not None:
         size, data = len(data), _decompressed(data, kind, max_bytes, display_path)
-        if fmt == SNIFF and b"\0" in data[:8192]:
-            raise Skip(
-                SKIP_COMPRESSED_BINARY, "compressed binary data, not a document", display_path
-            )
+        if fmt == SNIFF:
+            if b"\0" in data[:8192]:
+                raise Skip(
+                    SKIP_COMPRESSED_BINARY, "compressed binary data, not a document", display_path
+                )
+            # sniffed now, on the data inside; a script (`strace-graph.gz`, by its `#!`
+            # line) is text, as code named inside a compressed name is (`formats`)
+            fmt = sniff_format(data)
+            fmt = "text" if fmt == "code" else fmt
     return Source(
         path=display_path,
         uri=os.path.abspath(path),  # not resolved: two symlinks to one file are two documents

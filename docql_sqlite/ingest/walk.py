@@ -222,9 +222,13 @@ def _walk_tree(
                 stats.counts[SKIP_NOT_INCLUDED] += 1
                 continue
             fmt = format_for_path(display, options.decompress)
-            if fmt is None and "." not in entry.name and entry.is_file(follow_symlinks=False):
-                # a script without an extension (`bin/rake`): code when its `#!` line
-                # names an interpreter of ours
+            if (
+                fmt in (None, "text")
+                and "." not in entry.name
+                and entry.is_file(follow_symlinks=False)
+            ):
+                # a script without an extension (`bin/rake`, an `install` script): code
+                # when its `#!` line names an interpreter of ours
                 if script_language_of(path) is not None:
                     fmt = "code"
             if fmt is None and not options.include:
