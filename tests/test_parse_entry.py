@@ -61,6 +61,7 @@ def test_every_builtin_format_is_a_module_parse() -> None:
     modules = {
         "markdown": "markdown",
         "rst": "rst",
+        "asciidoc": "asciidoc",
         "html": "html",
         "pdf": "pdf",
         "docx": "docx",

@@ -141,7 +141,7 @@ def test_rst_in_a_txt_file_is_parsed_as_rst() -> None:
         ("notes.text", "rst"),
         ("notes.log", "text"),  # only .txt/.text may be reST in disguise
         ("conf.ini", "text"),
-        ("man/git-show-ref.txt", "text"),
+        ("man/git-show-ref.txt", "asciidoc"),  # git's pages: AsciiDoc (test_parse_asciidoc)
         # Sphinx's copies of the sources of the HTML pages built beside them.
         ("html/_sources/library/os.rst.txt", "text"),
         ("html/_sources/howto/csrf.txt", "text"),

@@ -6,7 +6,8 @@ name, and line ends are normalised to `\\n`. Term patterns (`Term` / `: definiti
 `**Term**: definition`) are still picked up, since README-style .txt files use them.
 
 A `.txt` file that is reStructuredText (Sphinx projects such as Django keep their whole
-manual in `.txt` files) is read by the reST parser instead: `looks_like_rst`. Not under
+manual in `.txt` files) is read by the reST parser instead: `looks_like_rst`; one that
+is AsciiDoc (git's manual pages) by the AsciiDoc parser: `asciidoc.looks_like_asciidoc`. Not under
 a `_sources/` folder: there Sphinx copies the sources of the HTML pages it built beside
 them (`x.rst.txt` for `x.html`), whose outline, code blocks and tables the HTML already
 gives; read as reST they cost 25 CPU s more on Python's documentation (docutils: ~45 ms
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities
 from docql_sqlite.ingest.read import parse_decoded
 from docql_sqlite.model import Document, Source
@@ -51,6 +53,8 @@ def _parse_txt(text: str, path: str) -> Document:
         from docql_sqlite.ingest.rst import parse_rst  # docutils: only when needed
 
         return parse_rst(text, path)
+    if looks_like_asciidoc(text):
+        return parse_asciidoc(text, path)
     return parse_text(text, path)
 
 
