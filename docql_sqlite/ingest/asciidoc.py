@@ -161,6 +161,7 @@ class _Reader:
         self.ids: dict[str, int] = {}
         self.attributes = ""  # the last block attribute line's body (`source,python`)
         self.anchor: str | None = None  # the last `[[id]]` / `[#id]` above a block
+        self.last_delimiters: dict[str, int] | None = None  # (`_closed`)
 
     def read(self) -> None:
         lines, n = self.lines, len(self.lines)
@@ -222,7 +223,13 @@ class _Reader:
 
     def _closed(self, i: int, delimiter: str) -> bool:
         """Whether a line after `i` closes the block `delimiter` opens."""
-        return any(line.rstrip() == delimiter for line in self.lines[i + 1 :])
+        if self.last_delimiters is None:  # each delimiter's last line, found once
+            self.last_delimiters = {
+                line.rstrip(): k
+                for k, line in enumerate(self.lines)
+                if line[:1] in "=*_-" and _COMPOUND_DELIMITER.fullmatch(line.rstrip())
+            }
+        return self.last_delimiters.get(delimiter, -1) > i
 
     def _block_attributes(self, body: str) -> None:
         """`[source,python]`, `[#id.role]`, `[[id]]`-less ids: kept for the next block."""

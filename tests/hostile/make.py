@@ -276,6 +276,12 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("warning", "nested too deeply"),
         ),
+        # AsciiDoc's delimited blocks: each `--` asked for the line closing it by
+        # scanning the rest of the file (quadratic: 7 CPU s at 100k blocks)
+        "open-blocks.adoc": (
+            lambda p: _write(p, "= Blocks\n\n" + "--\ntext\n" * (headings * 10) + "====\n"),
+            Expect("indexed"),
+        ),
         "deep.py": (
             lambda p: _write(p, "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"),
             Expect("indexed"),
