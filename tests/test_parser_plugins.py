@@ -12,8 +12,8 @@ import docql_sqlite
 
 def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
     site = tmp_path / "site"
-    (site / "orgplug").mkdir(parents=True)
-    (site / "orgplug" / "__init__.py").write_text(
+    (site / "starplug").mkdir(parents=True)
+    (site / "starplug" / "__init__.py").write_text(
         textwrap.dedent("""
         from docql_sqlite.ingest.read import decode_text
         from docql_sqlite.model import Document, Heading
@@ -24,19 +24,23 @@ def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
             1)[1], line=n)
                         for n, line in enumerate(text.splitlines(), start=1) if
                         line.startswith("*")]
-            return Document(format="org", text=text, headings=headings, warnings=warnings)
+            return Document(format="starnotes", text=text, headings=headings, warnings=warnings)
 
         def register(register_format):
-            register_format("org", parse, ("org",))
+            register_format("starnotes", parse, ("stars",))
     """)
     )
-    dist = site / "orgplug-1.0.dist-info"
+    dist = site / "starplug-1.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: orgplug\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[docql_sqlite.parsers]\norg = orgplug:register\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: starplug\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(
+        "[docql_sqlite.parsers]\nstarnotes = starplug:register\n"
+    )
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "notes.org").write_text("* Top\ntext\n** Child\nmore\n")
+    (docs / "notes.stars").write_text(  # a format no built-in reads
+        "* Top\ntext\n** Child\nmore\n"
+    )
     db = tmp_path / "x.db"
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
@@ -52,7 +56,7 @@ def test_entry_point_parser_plugin_indexes_new_format(tmp_path: Path) -> None:
     with docql_sqlite.open(db) as index:
         toc = index.query("$.toc")
         formats = index.query("$.files[*].format")
-    assert formats == ["org"]
+    assert formats == ["starnotes"]
     assert [(h["level"], h["title"], h["number"], h["line"], h["end_line"]) for h in toc] == [
         (1, "Top", "1", 1, 4),
         (2, "Child", "1.1", 3, 4),

@@ -37,7 +37,7 @@ from docql_sqlite.rerankers import (
 CLI = str(Path(sys.executable).with_name("docql-sqlite"))
 
 # A plugin package as a third party writes it (docs/plugins.md): one module, three hooks.
-ORGPLUG = """
+GEMPLUG = """
 from docql_sqlite.plugins import hookimpl
 
 
@@ -47,11 +47,11 @@ def parse(source):
 
     text, warnings = decode_text(source.data, source.path)
     headings = [
-        Heading(level=len(line) - len(line.lstrip("*")), title=line.lstrip("* "), line=n)
+        Heading(level=len(line) - len(line.lstrip("#")), title=line.lstrip("# "), line=n)
         for n, line in enumerate(text.splitlines(), start=1)
-        if line.startswith("*")
+        if line.startswith("#")
     ]
-    return Document(format="org", text=text, headings=headings, warnings=warnings)
+    return Document(format="gemtext", text=text, headings=headings, warnings=warnings)
 
 
 def letters(arg, **options):
@@ -77,7 +77,7 @@ def zcount(arg):
 
 @hookimpl
 def register_formats(register):
-    register("org", parse, ("org",))
+    register("gemtext", parse, ("gmi",))
 
 
 @hookimpl
@@ -110,13 +110,13 @@ def run(*args: str, site: Path) -> subprocess.CompletedProcess[str]:
 
 def test_an_installed_plugin_adds_a_format_a_model_and_a_reranker(tmp_path: Path) -> None:
     site = tmp_path / "site"
-    install(site, "orgplug", ORGPLUG)
+    install(site, "gemplug", GEMPLUG)
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "moths.org").write_text(
-        "* Moths\nMoths fly to the lantern at night.\n"
-        "** Buzz\nThe lantern draws a buzzing, zigzagging moth.\n"
-        "* Lanterns\nA lantern is a lamp.\n",
+    (docs / "moths.gmi").write_text(
+        "# Moths\nMoths fly to the lantern at night.\n"
+        "## Buzz\nThe lantern draws a buzzing, zigzagging moth.\n"
+        "# Lanterns\nA lantern is a lamp.\n",
         encoding="utf-8",
     )
     db = tmp_path / "x.db"
@@ -124,7 +124,7 @@ def test_an_installed_plugin_adds_a_format_a_model_and_a_reranker(tmp_path: Path
     done = run("index", str(db), str(docs), site=site)
     assert done.returncode == 0, done.stderr
     with docql_sqlite.open(db) as index:
-        assert index.query("$.files[*].format") == ["org"]
+        assert index.query("$.files[*].format") == ["gemtext"]
         assert [(h["level"], h["title"]) for h in index.query("$.toc")] == [
             (1, "Moths"),
             (2, "Buzz"),

@@ -22,6 +22,7 @@ def register_formats(register: Callable[..., None]) -> None:
     register("pdf", f"{PARSERS}.pdf", ("pdf",))
     register("docx", f"{PARSERS}.docx", ("docx",))
     register("asciidoc", f"{PARSERS}.asciidoc", ("adoc", "asciidoc"))
+    register("org", f"{PARSERS}.org", ("org",))
     # Configuration and API-description files are read as text: people ask where a port
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
     register(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -211,10 +212,17 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
     return "text" if name in TEXT_NAMES else None
 
 
+# A first line naming Emacs's Org mode (`# doc/DETAILS  -*- org -*-`, `-*- mode: org -*-`):
+# GnuPG's DETAILS opens with `#` comment lines a Markdown sniff took for headings.
+_ORG_MODE_LINE = re.compile(rb"-\*-[^\n]*?\b(?:mode:[ \t]*)?org\b[^\n]*?-\*-", re.I)
+
+
 def sniff_format(data: bytes) -> str:
     """Guess a format from content, for files named without a known extension and URLs."""
     head = data[:2048].lstrip()
     lowered = head[:512].lower()
+    if _ORG_MODE_LINE.search(head.split(b"\n", 1)[0]):
+        return "org"
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"#!") and script_language(data[: shebang.HEAD_BYTES]) is not None:

@@ -43,6 +43,7 @@ from ..options import EmbedOptions, IngestOptions
 from ..schema import KEY_MODEL
 from ..store import Store, open_store, start_check
 from ..store.writer import DocumentNotStored, FailedFiles, Parsed, StoredDoc, Writer
+from .formats import SNIFF, format_for_path
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
     ParseTask,
@@ -212,6 +213,9 @@ def _index(
     long_lines = writer.meta(LONG_LINES_KEY) != LONG_LINES
     if long_lines:
         stored_before = _long_lines_again(writer, stored_before)
+    sniffed = writer.meta(SNIFFED_KEY) != SNIFFED
+    if sniffed:
+        stored_before = _sniffed_again(stored_before)
     planned = plan(found, stored_before, failed_before, options)
     planned.report_to(report)
     stored = planned.stored
@@ -238,6 +242,8 @@ def _index(
         writer.set_meta(FAILURES_RULES_KEY, rules)
     if long_lines:
         writer.set_meta(LONG_LINES_KEY, LONG_LINES)
+    if sniffed:
+        writer.set_meta(SNIFFED_KEY, SNIFFED)
     writer.finish()
 
 
@@ -258,6 +264,24 @@ def _long_lines_again(writer: Writer, stored: dict[str, StoredDoc]) -> dict[str,
         return stored
     return {
         uri: info._replace(content_rules=None) if info.id in again else info
+        for uri, info in stored.items()
+    }
+
+
+# What a document named with no format of ours is read as comes from its first bytes
+# (`formats.sniff_format`): when that rule changes, such documents are parsed again once
+# per index, whatever their format's content rules. "org-mode-line": a first line naming
+# Emacs's Org mode (GnuPG's `DETAILS.gz`, read as Markdown before) is Org.
+SNIFFED_KEY = "sniffed_formats"
+SNIFFED = "org-mode-line"
+
+
+def _sniffed_again(stored: dict[str, StoredDoc]) -> dict[str, StoredDoc]:
+    """`stored` with the documents whose format was sniffed marked for a new parse."""
+    return {
+        uri: info._replace(content_rules=None)
+        if "://" not in info.path and format_for_path(info.path, decompress=True) in (None, SNIFF)
+        else info
         for uri, info in stored.items()
     }
 
