@@ -44,6 +44,9 @@ RESPELLED = ["segment compactions"]
 # Two words the corpus also writes as one (`checksum`, `readonly`): smart search matches
 # either spelling (`search/compounds.py`), in each engine's own syntax.
 COMPOUNDS = ["segment check sum", "read only replicas"]
+# Symbols as written (`search/literals.py`): smart search's list of the passages that
+# hold them, `instr` on the file and `strpos` here; alone, with words, with letters.
+SYMBOLS = ["=>", "what does :: mean", "C++ tokenizer"]
 QUERIES = ENGLISH + CJK + IDENTIFIERS + PHRASES + NO_HIT + OR_FALLBACK + OTHER + RESPELLED
 QUERIES += COMPOUNDS
 # Questions (three content words or more) run smart search's documents channel; the
@@ -164,6 +167,18 @@ def test_fused_modes_give_the_same_passages_in_order(
         # (a typed query document's plan has no channel table)
         assert plans[1].get("channels") == plans[0].get("channels"), text
         assert plans[1].get("documents") == plans[0].get("documents"), text
+
+
+@pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
+@pytest.mark.parametrize("text", SYMBOLS)
+def test_symbols_as_written_are_the_same_passages(engines: Any, text: str, paths: Any) -> None:
+    sqlite, postgres = _both(engines, text, mode="smart", limit=10, paths=paths, explain=True)
+    assert [h["location"] for h in postgres] == [h["location"] for h in sqlite]
+    assert [h["snippet"] for h in postgres] == [h["snippet"] for h in sqlite]
+    if not paths:  # (datasets/en/* holds none of them)
+        assert sqlite and "literal" in sqlite[0]["explain"]["plan"]["channels"], text
+        literal = [h["explain"]["lists"].get("literal") for h in postgres]
+        assert literal == [h["explain"]["lists"].get("literal") for h in sqlite]
 
 
 def test_the_table_exercises_every_case(engines: Any) -> None:

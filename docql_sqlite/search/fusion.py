@@ -153,6 +153,8 @@ def describe(row: dict[str, Any], rank: int) -> dict[str, Any]:
         info["one_word"] = True
     if row.get("_words") is not None:
         info["words_score"] = row["_words"]
+    if row.get("_symbols") is not None:
+        info["symbols_held"] = row["_symbols"]
     return info
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
 from ..path_kinds import is_legal, is_release_notes, is_settings
-from . import channels, compounds, frames, fusion, ranking, results, snippets, stats
+from . import channels, compounds, frames, fusion, literals, ranking, results, snippets, stats
 from . import terms as search_terms
 from .channels import LONG_QUERY
 from .query_names import query_names
@@ -41,13 +41,29 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
     framed = frames.frame(text)
     task = framed is not None and framed.task
-    terms = ranking.query_terms(framed.topic if framed is not None else text)
+    symbols = literals.symbols(text)
+    topic = framed.topic if framed is not None else text
+    # a query of symbols alone ("$@ vs $*", "||") has no word to search for
+    terms = ranking.query_terms(topic) if not symbols else search_terms.parse(topic)
     terms, reduced = stats.reduce_terms(store, terms)
     names = query_names(terms, task=task)
     terms, joined = compounds.join(store, terms)
     # 2. the candidate lists
-    found = channels.collect(store, text, terms, names, opts, question=task)
+    if search_terms.positives(terms):
+        found = channels.collect(store, text, terms, names, opts, question=task)
+    else:
+        found = channels.Candidates([], ["no word to search for: the symbols as written"], [], 1.0)
+        if store.has_vectors:
+            vector, vector_notes = channels.vector_list(store, text, opts)
+            found.lists.append(vector)
+            found.steps += vector_notes
     lists, steps, lexical = found.lists, found.steps, found.lexical
+    if symbols and lexical > 0:
+        alone = not any(ranked.rows for ranked in lists)
+        literal = literals.ranked(store, symbols, opts, alone=alone)
+        steps.append(f"symbols as written ({' '.join(symbols)}): {len(literal.rows)} passages")
+        if literal.rows:
+            lists.append(literal)
     if reduced:
         steps.insert(0, reduced)
     steps[:0] = joined
@@ -96,6 +112,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     scored = scored[: opts.fetch]
     # 4. result items
     pats = snippets.patterns(terms) or snippets.patterns(search_terms.expand(terms).components)
+    pats += literals.patterns(symbols)
     plan = {
         "mode": "smart",
         "strategy": steps,

@@ -1,0 +1,128 @@
+"""Symbols a query names as written: `$@`, `$*`, `[[`, `2>&1`, `||`, `C++`, `$#`.
+
+The full-text index holds words: FTS5's tokenizer drops punctuation, so "$@ vs $*"
+(bash's positional parameters) had no term at all and found nothing, "||" and "$?" were
+refused as "nothing to search for", and "what does $# mean" ranked passages by "mean"
+alone. A query token that is mostly punctuation is a **symbol**; smart search adds a
+list of the passages that hold the symbols as written (`ranked`), best first by how many
+of the query's symbols they hold, then prose before code (a symbol is explained in prose
+and used in code: bash's scripts hold `$#` far more often than its manual), then by how
+short they are (a definition list item before a page that mentions it among much else).
+A query of symbols alone is answered by that list (and the vectors, when the index has
+them). A symbol held by more than a fifth of the passages (`==` in Go's code) counts as
+a common word does: its list is left out when other lists find passages.
+
+The scan reads every passage's text (`instr`, PostgreSQL's `strpos`), in proportion to
+the index; only a query with a symbol runs it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..query import items as item_sql
+from ..sqlparams import Params
+from . import fusion, ranking, snippets, stats
+from .terms import STOPWORDS
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+# Characters that make a token a symbol; `.`, `-`, `_` and `'` are word-internal
+# (`fs.watch`, `--depth`, `snake_case`, `what's`) and the word search reads them.
+SYMBOL_CHARACTERS = frozenset("$@*#?!|&<>[]{}=+%^~\\/:;`")
+# Letters and digits a symbol may carry (`$1`, `2>&1`, `C++`); more make it words.
+MAX_ALNUM = 2
+MAX_SYMBOLS = 4
+# A query of more content words than this is a description or a pasted passage ("returns the
+# number of zero bits of |x|", a Rust example with `//` comments): its symbols are
+# incidental, and the list of passages holding them noise.
+MAX_WORDS = 8
+# A symbol in more than this share of the passages (`//` in code, `==` in Go's) says as
+# little as a common word: its list is left out, unless nothing else finds a passage.
+COMMON_SHARE = 0.2
+LIST_DEPTH = 30
+WEIGHT = 2.0
+# Punctuation around a word that belongs to the sentence ("is it?", "(see C++)"), and
+# the brackets of a placeholder (`<n>`, "<Framework X>": words, not symbols).
+_SENTENCE = "\"'()[]{}<>,.;:?!"
+
+
+def symbols(text: str) -> list[str]:
+    """The symbols of `text`, in order, each once: whitespace-separated tokens of two
+    characters or more holding a `SYMBOL_CHARACTERS` character and at most `MAX_ALNUM`
+    letters or digits. A token with letters loses the sentence's punctuation around it
+    first ("is it?" has none); one of punctuation alone is taken whole (`$?`, `[[`)."""
+    found: list[str] = []
+    tokens = text.split()
+    words = [t for t in tokens if any(ch.isalnum() for ch in t)]
+    if sum(t.strip(_SENTENCE).lower() not in STOPWORDS for t in words) > MAX_WORDS:
+        return []  # a description or a pasted passage: its symbols are incidental
+    for token in tokens:
+        alnum = sum(ch.isalnum() for ch in token)
+        core = token.strip(_SENTENCE) if alnum else token.strip("\"'").rstrip(",.;")
+        if (
+            len(core) >= 2
+            and alnum <= MAX_ALNUM
+            and any(ch in SYMBOL_CHARACTERS for ch in core)
+            and core not in found
+        ):
+            found.append(core)
+    return found[:MAX_SYMBOLS]
+
+
+def patterns(found: list[str]) -> list[snippets.TermPattern]:
+    """Snippet patterns marking each symbol where it occurs."""
+    return [snippets.TermPattern(re.compile(re.escape(s)), False, False) for s in found]
+
+
+def ranked(
+    store: Store, found: list[str], opts: ranking.Request, alone: bool = False
+) -> fusion.Ranked:
+    """The passages holding one of `found` as written, best first: more of the symbols,
+    prose before code, then shorter. A symbol with letters (`C++`) matches in any ASCII
+    case. Empty when every symbol is common (`COMMON_SHARE`), unless they are `alone`:
+    no other list found a passage."""
+    dialect = store.dialect
+    params = Params(dialect)
+    tests = []
+    for symbol in found:
+        if any(ch.isalpha() for ch in symbol):
+            hay, needle = dialect.ascii_lower("c.content"), params.add(symbol.lower())
+        else:
+            hay, needle = "c.content", params.add(symbol)
+        tests.append(dialect.contains(hay, needle))
+    flags = [f"(CASE WHEN {t} THEN 1 ELSE 0 END)" for t in tests]
+    counts = ", ".join(f"sum({flag}) OVER () AS n{k}" for k, flag in enumerate(flags))
+    scope = ranking.scope_sql(store, opts.paths, params)
+    depth = params.add(LIST_DEPTH)
+    # (documents `d` for the scope: a search limited to paths reads their ids)
+    found_rows = store.rows(
+        f"SELECT c.id AS id, {' + '.join(flags)} AS held, {counts} "
+        f"FROM chunks c JOIN documents d ON d.id = c.doc_id "
+        f"WHERE ({' OR '.join(tests)}) AND {scope} "
+        f"ORDER BY held DESC, CASE WHEN d.format = 'code' THEN 1 ELSE 0 END, "
+        f"length(c.content), c.id LIMIT {depth}",
+        params.values,
+    )
+    if not found_rows:
+        return fusion.Ranked("literal", WEIGHT, [])
+    limit = COMMON_SHARE * stats.chunk_count(store)
+    if not alone and all(int(found_rows[0][f"n{k}"]) > limit for k in range(len(found))):
+        return fusion.Ranked("literal", WEIGHT, [])
+    ids = [(int(r["id"]), int(r["held"])) for r in found_rows]
+    qp = Params(dialect)
+    marks = ", ".join(qp.add(chunk) for chunk, _ in ids)
+    rows = {
+        r["_chunk"]: r
+        for r in store.rows(
+            f"SELECT {item_sql.chunk_columns(dialect)} FROM {item_sql.CHUNK_FROM} "
+            f"WHERE c.id IN ({marks})",
+            qp.values,
+        )
+    }
+    out: list[dict[str, Any]] = [
+        dict(rows[chunk], _symbols=held) for chunk, held in ids if chunk in rows
+    ]
+    return fusion.Ranked("literal", WEIGHT, out)
