@@ -131,3 +131,25 @@ def test_a_common_symbol_beside_words_is_left_out(tmp_path: Path) -> None:
 )
 def test_which_tokens_are_symbols(text: str, expected: list[str]) -> None:
     assert symbols(text) == expected
+
+
+def test_the_query_words_order_the_passages_holding_a_symbol(tmp_path: Path) -> None:
+    """Among passages holding `**`, the one with the question's words comes before a
+    shorter one without them ("what does ** do in a function call" on Python's docs
+    found a traceback example first)."""
+    root = tmp_path / "py"
+    root.mkdir()
+    (root / "power.md").write_text("# Power\n\nWrite 2 ** 8 for 256.\n")
+    (root / "calls.md").write_text(
+        "# Calls\n\nIn a function call, ** unpacks a mapping into keyword arguments, "
+        "one argument for each of its keys.\n"
+    )
+    for n in range(20):
+        (root / f"n{n}.md").write_text(f"# Note {n}\n\nText {n}.\n")
+    db = tmp_path / "py.db"
+    docql_sqlite.index(db, [str(root)])
+    with docql_sqlite.open(db) as idx:
+        hits = idx.search("what does ** do in a function call", limit=2, explain=True)
+        assert [Path(h["path"]).name for h in hits] == ["calls.md", "power.md"]
+        # the literal list's own order, not only the words' lists
+        assert [h["explain"]["lists"]["literal"]["rank"] for h in hits] == [1, 2]

@@ -5,9 +5,10 @@ The full-text index holds words: FTS5's tokenizer drops punctuation, so "$@ vs $
 refused as "nothing to search for", and "what does $# mean" ranked passages by "mean"
 alone. A query token that is mostly punctuation is a **symbol**; smart search adds a
 list of the passages that hold the symbols as written (`ranked`), best first by how many
-of the query's symbols they hold, then prose before code (a symbol is explained in prose
-and used in code: bash's scripts hold `$#` far more often than its manual), then by how
-short they are (a definition list item before a page that mentions it among much else).
+of the query's symbols they hold, then how many of its words, then prose before code (a
+symbol is explained in prose and used in code: bash's scripts hold `$#` far more often
+than its manual), then by how short they are (a definition list item before a page that
+mentions it among much else).
 A query of symbols alone is answered by that list (and the vectors, when the index has
 them). A symbol held by more than a fifth of the passages (`==` in Go's code) counts as
 a common word does: its list is left out when other lists find passages.
@@ -78,12 +79,16 @@ def patterns(found: list[str]) -> list[snippets.TermPattern]:
 
 
 def ranked(
-    store: Store, found: list[str], opts: ranking.Request, alone: bool = False
+    store: Store,
+    found: list[str],
+    opts: ranking.Request,
+    alone: bool = False,
+    words: list[str] | None = None,
 ) -> fusion.Ranked:
     """The passages holding one of `found` as written, best first: more of the symbols,
-    prose before code, then shorter. A symbol with letters (`C++`) matches in any ASCII
-    case. Empty when every symbol is common (`COMMON_SHARE`), unless they are `alone`:
-    no other list found a passage."""
+    more of the query's `words` (casefolded), prose before code, then shorter. A symbol
+    with letters (`C++`) matches in any ASCII case. Empty when every symbol is common
+    (`COMMON_SHARE`), unless they are `alone`: no other list found a passage."""
     dialect = store.dialect
     params = Params(dialect)
     tests = []
@@ -95,6 +100,11 @@ def ranked(
         tests.append(dialect.contains(hay, needle))
     flags = [f"(CASE WHEN {t} THEN 1 ELSE 0 END)" for t in tests]
     counts = ", ".join(f"sum({flag}) OVER () AS n{k}" for k, flag in enumerate(flags))
+    lowered = dialect.ascii_lower("c.content")
+    held_words = " + ".join(
+        f"(CASE WHEN {dialect.contains(lowered, params.add(word))} THEN 1 ELSE 0 END)"
+        for word in (words or [])[:MAX_WORDS]
+    )
     scope = ranking.scope_sql(store, opts.paths, params)
     depth = params.add(LIST_DEPTH)
     # (documents `d` for the scope: a search limited to paths reads their ids)
@@ -102,7 +112,8 @@ def ranked(
         f"SELECT c.id AS id, {' + '.join(flags)} AS held, {counts} "
         f"FROM chunks c JOIN documents d ON d.id = c.doc_id "
         f"WHERE ({' OR '.join(tests)}) AND {scope} "
-        f"ORDER BY held DESC, CASE WHEN d.format = 'code' THEN 1 ELSE 0 END, "
+        f"ORDER BY held DESC, {f'{held_words} DESC, ' if held_words else ''}"
+        f"CASE WHEN d.format = 'code' THEN 1 ELSE 0 END, "
         f"length(c.content), c.id LIMIT {depth}",
         params.values,
     )

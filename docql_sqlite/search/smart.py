@@ -60,7 +60,8 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     lists, steps, lexical = found.lists, found.steps, found.lexical
     if symbols and lexical > 0:
         alone = not any(ranked.rows for ranked in lists)
-        literal = literals.ranked(store, symbols, opts, alone=alone)
+        words = [t.needle for t in search_terms.positives(terms) if not t.is_stopword]
+        literal = literals.ranked(store, symbols, opts, alone=alone, words=words)
         steps.append(f"symbols as written ({' '.join(symbols)}): {len(literal.rows)} passages")
         if literal.rows:
             lists.append(literal)
