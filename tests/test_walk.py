@@ -94,6 +94,8 @@ SPHINX_BUILD = {
     "html/_sources/index.rst.txt": "Guide\n=====\n\nRead the usage page.\n",
     "html/_sources/usage.rst.txt": "Usage\n=====\n\nRun it.\n",
     "html/_downloads/example.py": "print('an example')\n",
+    "html/_static/doctools.js": "const Documentation = {};\n",  # the theme's
+    "html/_static/jquery.js": "/*! jQuery */\n",
     # the same names outside a Sphinx build are documents like any other
     "notes/_sources/list.md": "# Sources\n",
     "notes/searchindex.js": "var index = 1;\n",
@@ -122,7 +124,8 @@ MDBOOK_BUILD = {
 def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path) -> None:
     """Python's HTML docs hold each page twice (`library/json.html` and
     `_sources/library/json.rst.txt`: every answer came twice in a search's first ten) and
-    every word again in `searchindex.js`; walked as a root, `_sources/` is indexed."""
+    every word again in `searchindex.js`; walked as a root, `_sources/` is indexed. The
+    theme's scripts (`_static/`, a Doxygen's `jquery.js`) are no documents."""
     write(tmp_path, SPHINX_BUILD)
     found = sorted(f.display for f in walk([tmp_path / "html", tmp_path / "notes"]))
     names = [p.split(str(tmp_path) + "/", 1)[-1] for p in found]
@@ -135,17 +138,17 @@ def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path)
     ]
     code, summary = index_json("x.db", "html", cwd=tmp_path)
     assert code == 0, summary
-    reason = "a doc build's search index and page sources (its HTML pages hold them)"
-    assert summary["skip_counts"][reason] == 2  # the folder once, the file once
+    reason = "a doc build's search index, page sources and theme scripts"
+    assert summary["skip_counts"][reason] == 3  # each folder once, the file once
     assert len(list(walk([tmp_path / "html" / "_sources"]))) == 2
     # Doxygen's search data (lmdb-doc: `search/all_8.js` ranked 5th for `mdb_txn_begin`)
     write(tmp_path, DOXYGEN_BUILD)
     found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "dox"]))
-    assert found == ["dox/dynsections.js", "dox/group__mdb.html", "dox/src/search/find.c"]
+    assert found == ["dox/group__mdb.html", "dox/src/search/find.c"]  # no theme script
     # mdBook's print.html (the Rust book: every chapter again, every answer twice)
     write(tmp_path, MDBOOK_BUILD)
     found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "bk"]))
-    assert found == ["bk/book.js", "bk/ch01.html", "bk/ch02.html"]
+    assert found == ["bk/ch01.html", "bk/ch02.html"]
     assert [f.display for f in walk([tmp_path / "bk" / "print.html"])][0].endswith("print.html")
 
 

@@ -9,7 +9,8 @@
   `hidden=True`; `.git` itself is never entered. No directory is skipped for its name
   alone (`build/`, `target/` and `node_modules/` are indexed unless an ignore file says
   otherwise); in a Sphinx or Doxygen HTML build (known by the files beside them) the
-  search index and the pages' sources are left out (`SKIP_GENERATED`).
+  search index, the pages' sources and the theme's scripts are left out
+  (`SKIP_GENERATED`).
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
@@ -45,7 +46,7 @@ SKIP_COMPRESSED = "compressed (--decompress reads them)"
 SKIP_SPECIAL = "not a regular file"
 SKIP_SYMLINK_OUTSIDE = "symlink to outside the indexed paths"
 SKIP_SYMLINK_DIR = "symlink to a directory"
-SKIP_GENERATED = "a doc build's search index and page sources (its HTML pages hold them)"
+SKIP_GENERATED = "a doc build's search index, page sources and theme scripts"
 # Doc builds known by what is beside them, and what of each repeats its HTML pages:
 # Sphinx (`_build/html`, Python's and Read the Docs' downloads: `objects.inv` and
 # `searchindex.js`) keeps each page's reST again in `_sources/` (`library/json.rst.txt`
@@ -56,12 +57,20 @@ SKIP_GENERATED = "a doc build's search index and page sources (its HTML pages ho
 # (`book.js` and `print.html`: the Rust book) keeps every chapter again in `print.html`
 # (every answer of the book came twice in the first ten) and its words in `searchindex.js`
 # / `.json`. Walked as a root of its own, such a folder, and a file named, are indexed.
+# Their theme's scripts are no documents either: Sphinx's `_static/` (jQuery,
+# `doctools.js`, `sphinx_highlight.js` came up for "string concatenation ||" on Python's
+# docs), and every `*.js` beside a Doxygen's or an mdBook's pages (`jquery.js`,
+# `dynsections.js`, `book.js`, `highlight.js`): `SCRIPTS` stands for those.
+SCRIPTS = "*.js"
 _GENERATED = (
-    (frozenset({"objects.inv", "searchindex.js"}), frozenset({"_sources", "searchindex.js"})),
-    (frozenset({"doxygen.css", "search"}), frozenset({"search"})),
+    (
+        frozenset({"objects.inv", "searchindex.js"}),
+        frozenset({"_sources", "searchindex.js", "_static"}),
+    ),
+    (frozenset({"doxygen.css", "search"}), frozenset({"search", SCRIPTS})),
     (
         frozenset({"book.js", "print.html"}),
-        frozenset({"print.html", "searchindex.js", "searchindex.json"}),
+        frozenset({"print.html", "searchindex.js", "searchindex.json", SCRIPTS}),
     ),
 )
 
@@ -171,7 +180,7 @@ def _walk_tree(
             name = entry.name
             if name == ".git":
                 continue  # repository data, never documents (git itself never lists it)
-            if name in generated:
+            if name in generated or (SCRIPTS in generated and name.endswith(".js")):
                 stats.counts[SKIP_GENERATED] += 1
                 continue
             if name.startswith(".") and not options.hidden:
