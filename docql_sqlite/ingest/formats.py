@@ -205,7 +205,10 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
         inner = format_for_path(path[: -len(ext) - 1])
         return SNIFF if inner is None else ("text" if inner == "code" else inner)
     if ext:
-        return formats().extensions.get(ext)
+        found = formats().extensions.get(ext)
+        if found is None and _MAN_SECTION.fullmatch(ext) and _in_man_folder(path):
+            return "man"  # `man1/ls.1`, `man3/SSL_new.3ssl`
+        return found
     name = PurePosixPath(path).name.lower()
     if name in shebang.NAMED_SCRIPTS:
         return "code"  # `Rakefile`, `Gemfile`: Ruby
@@ -217,12 +220,36 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
 _ORG_MODE_LINE = re.compile(rb"-\*-[^\n]*?\b(?:mode:[ \t]*)?org\b[^\n]*?-\*-", re.I)
 
 
+# A manual page's name ends with its section (`ls.1`, `SSL_new.3ssl`, `Carp.3perl`); so
+# do rotated logs (`syslog.1`), so such a name is a manual page under a `man*` folder only.
+_MAN_SECTION = re.compile(r"[1-9n][a-z]{0,10}")
+_MAN_FOLDER = re.compile(r"(?:^|/)(?:man|man[1-9n][a-z]*|sman\d*)/")
+
+
+def _in_man_folder(path: str) -> bool:
+    return _MAN_FOLDER.search(path.replace("\\", "/").lower()) is not None
+
+
+def looks_like_man(data: bytes) -> bool:
+    """Whether a file opens as a manual page: `.TH` (mdoc's `.Dd`/`.Dt`, an alias page's
+    `.so`) before any line of text, after comments and requests (`.ds`, `.de`)."""
+    for raw in data[:4096].split(b"\n")[:60]:
+        line = raw.strip()
+        if line.startswith((b".TH ", b".Dd", b".Dt ", b".so ")):
+            return True
+        if line and not line.startswith((b".", b"'")):
+            return False  # text before the page's header (requests such as `.ds` may come)
+    return False
+
+
 def sniff_format(data: bytes) -> str:
     """Guess a format from content, for files named without a known extension and URLs."""
     head = data[:2048].lstrip()
     lowered = head[:512].lower()
     if _ORG_MODE_LINE.search(head.split(b"\n", 1)[0]):
         return "org"
+    if head.startswith((b".", b"'")) and looks_like_man(data):
+        return "man"
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"#!") and script_language(data[: shebang.HEAD_BYTES]) is not None:
