@@ -222,6 +222,9 @@ def test_redirect_limits(server: Server) -> None:
         ("text/html; charset=utf-8", "html"),
         ("application/pdf", "pdf"),
         ("text/plain", "text"),
+        ("text/asciidoc", "asciidoc"),
+        ("text/org", "org"),
+        ("application/x-troff-man", "man"),
         ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
         ("application/octet-stream", None),  # the caller sniffs
     ],

@@ -182,3 +182,25 @@ def test_sections_and_words_as_groff_renders_them(page: str) -> None:
     ours = collections.Counter(words.findall(doc.text))
     assert [t for t in column0 if t not in frame] == [h.title for h in doc.headings if h.level == 1]
     assert ours == theirs
+
+
+def test_a_command_and_its_option_find_that_pages_option(tmp_path: Path) -> None:
+    """ "ssh -L": of the pages that each have a `-L`, ssh(1)'s, the page the other word
+    names (in path order `[.1`, the test command's, came first and ssh's was 12th among
+    /usr/share/man's 18,616 pages)."""
+    man1 = tmp_path / "man1"
+    man1.mkdir()
+    for name, text in {
+        "[": "FILE exists and is a symbolic link",
+        "ssh": "forward the given local port to the remote host and port",
+        "zip": "list the archive's entries in long form",
+    }.items():
+        page = f".TH {name.upper()} 1\n.SH NAME\n{name} \\- a tool\n.SH OPTIONS\n.TP\n"
+        page += f"\\fB\\-L\\fR\n{text}\n.TP\n\\fB\\-v\\fR\nsay more about ssh\n"
+        (man1 / f"{name}.1").write_text(page)
+    db = tmp_path / "m.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        hit = index.search("ssh -L", limit=1, explain=True)[0]
+        assert hit["path"].endswith("ssh.1") and "forward" in hit["content"]
+        assert hit["explain"]["lists"]["entities"]["class_and_member"] is True

@@ -36,7 +36,9 @@ _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
 _MIME_FORMATS = {
     "text/markdown": "markdown", "text/x-markdown": "markdown", "text/html": "html",
     "application/xhtml+xml": "html", "application/pdf": "pdf", "text/plain": "text",
-    "text/x-rst": "rst",
+    "text/x-rst": "rst", "text/asciidoc": "asciidoc", "text/x-asciidoc": "asciidoc",
+    "text/org": "org", "text/x-org": "org", "text/troff": "man",
+    "application/x-troff-man": "man",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }  # fmt: skip
 

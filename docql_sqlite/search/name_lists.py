@@ -122,27 +122,43 @@ def rows(
     # particular: of equal tiers, the titles a document uses once come first (the docs'
     # own "Preview style" page was 29th, after the changelog's, in path order).
     repeats = f"count(*) OVER (PARTITION BY {alias}.doc_id, {col})" if table == "sections" else "1"
+    # Of equal tiers, the names in a document the query names by another of its words
+    # come first: "ssh -L" asks for ssh(1)'s `-L`, not the 30 other pages' (in path
+    # order `[.1.gz`, the test command's, was first); "tar -C" tar's.
+    stems = sorted({t.needle for t in terms if not t.negated and not t.is_stopword})
+    own = "0"
+    if len(stems) > 1:
+        dot = dialect.position("d.name || '.'", "'.'")
+        stem = dialect.ascii_lower(f"substr(d.name, 1, {dot} - 1)")
+        listed = ", ".join(params.add(w) for w in stems)
+        own = f"CASE WHEN {stem} IN ({listed}) AND {stem} != {col} THEN 1 ELSE 0 END"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
   SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {spelled} AS name, {tier} AS tier,
-  d.path AS path, {repeats} AS repeats, {pair} AS pair
+  d.path AS path, {repeats} AS repeats, {pair} AS pair, {own} AS own
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
-  ORDER BY tier DESC, pair DESC, repeats, length({col}), {dialect.sort_key("d.path")},
+  ORDER BY tier DESC, pair DESC, own DESC, repeats, length({col}), {dialect.sort_key("d.path")},
   {alias}.line
   LIMIT {int(depth)})
-SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair
+SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair,
+  n.own AS _own
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
-ORDER BY n.tier DESC, n.pair DESC, n.repeats, length(n.name), {dialect.sort_key("n.path")},
-  c.chunk_index"""
+ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
+  {dialect.sort_key("n.path")}, c.chunk_index"""
     out = []
     for r in store.rows(sql, params.values):
         share = named.get(r["_match"])
         if r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
+        elif r["_own"] and r["_tier"] >= 3 and table != "symbols" and r["_match"][:1] == "-":
+            # a page's option both words name ("ssh -L": ssh(1)'s `-L`), as a class's
+            # member (options only: a Django page's heading a "where is X explained"
+            # question named by another word moved djwhere's MRR@10 .929 → .894)
+            out.append(dict(r, _weight=1.0, _pair=1))
         elif share is None:
             out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
