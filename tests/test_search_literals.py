@@ -11,7 +11,7 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite.errors import SearchError
-from docql_sqlite.search.literals import symbols
+from docql_sqlite.search.terms import symbols
 
 MANUAL = """\
 # Shell manual

@@ -25,52 +25,16 @@ from typing import TYPE_CHECKING, Any
 from ..query import items as item_sql
 from ..sqlparams import Params
 from . import fusion, ranking, snippets, stats
-from .terms import STOPWORDS
+from .terms import MAX_WORDS
 
 if TYPE_CHECKING:
     from ..store import Store
 
-# Characters that make a token a symbol; `.`, `-`, `_` and `'` are word-internal
-# (`fs.watch`, `--depth`, `snake_case`, `what's`) and the word search reads them.
-SYMBOL_CHARACTERS = frozenset("$@*#?!|&<>[]{}=+%^~\\/:;`")
-# Letters and digits a symbol may carry (`$1`, `2>&1`, `C++`); more make it words.
-MAX_ALNUM = 2
-MAX_SYMBOLS = 4
-# A query of more content words than this is a description or a pasted passage ("returns the
-# number of zero bits of |x|", a Rust example with `//` comments): its symbols are
-# incidental, and the list of passages holding them noise.
-MAX_WORDS = 8
 # A symbol in more than this share of the passages (`//` in code, `==` in Go's) says as
 # little as a common word: its list is left out, unless nothing else finds a passage.
 COMMON_SHARE = 0.2
 LIST_DEPTH = 30
 WEIGHT = 2.0
-# Punctuation around a word that belongs to the sentence ("is it?", "(see C++)"), and
-# the brackets of a placeholder (`<n>`, "<Framework X>": words, not symbols).
-_SENTENCE = "\"'()[]{}<>,.;:?!"
-
-
-def symbols(text: str) -> list[str]:
-    """The symbols of `text`, in order, each once: whitespace-separated tokens of two
-    characters or more holding a `SYMBOL_CHARACTERS` character and at most `MAX_ALNUM`
-    letters or digits. A token with letters loses the sentence's punctuation around it
-    first ("is it?" has none); one of punctuation alone is taken whole (`$?`, `[[`)."""
-    found: list[str] = []
-    tokens = text.split()
-    words = [t for t in tokens if any(ch.isalnum() for ch in t)]
-    if sum(t.strip(_SENTENCE).lower() not in STOPWORDS for t in words) > MAX_WORDS:
-        return []  # a description or a pasted passage: its symbols are incidental
-    for token in tokens:
-        alnum = sum(ch.isalnum() for ch in token)
-        core = token.strip(_SENTENCE) if alnum else token.strip("\"'").rstrip(",.;")
-        if (
-            len(core) >= 2
-            and alnum <= MAX_ALNUM
-            and any(ch in SYMBOL_CHARACTERS for ch in core)
-            and core not in found
-        ):
-            found.append(core)
-    return found[:MAX_SYMBOLS]
 
 
 def patterns(found: list[str]) -> list[snippets.TermPattern]:

@@ -57,9 +57,7 @@ class Request(Record):
 def query_terms(text: str) -> list[search_terms.Term]:
     terms = search_terms.parse(text)
     if not search_terms.positives(terms):
-        from .literals import symbols
-
-        if symbols(text):  # `$?`, `||`: the full-text index holds words only
+        if search_terms.symbols(text):  # `$?`, `||`: the full-text index holds words only
             raise SearchError(
                 f"no word to search for in '{text}': bm25 matches words; the default search "
                 f"finds symbols as written (--mode smart)"

@@ -41,7 +41,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # 1. the query
     framed = frames.frame(text)
     task = framed is not None and framed.task
-    symbols = literals.symbols(text)
+    symbols = search_terms.symbols(text)
     topic = framed.topic if framed is not None else text
     # a query of symbols alone ("$@ vs $*", "||") has no word to search for
     terms = ranking.query_terms(topic) if not symbols else search_terms.parse(topic)
