@@ -204,3 +204,26 @@ def test_a_command_and_its_option_find_that_pages_option(tmp_path: Path) -> None
         hit = index.search("ssh -L", limit=1, explain=True)[0]
         assert hit["path"].endswith("ssh.1") and "forward" in hit["content"]
         assert hit["explain"]["lists"]["entities"]["class_and_member"] is True
+
+
+def test_an_option_is_case_sensitive(tmp_path: Path) -> None:
+    """ "tar -C" asks for `-C` (change to a directory), not `-c` (create), which the
+    folded name also equals."""
+    man1 = tmp_path / "man1"
+    man1.mkdir()
+    filler = " ".join(["The archive keeps every member in order."] * 40)
+    page = (
+        ".TH TAR 1\n.SH NAME\ntar \\- an archiver\n.SH OPTIONS\n"
+        f".TP\n\\fB\\-c\\fR, \\fB\\-\\-create\\fR\ncreate a new archive. {filler}\n"
+        f".TP\n\\fB\\-C\\fR, \\fB\\-\\-directory\\fR=\\fIDIR\\fR\nchange to DIR first. {filler}\n"
+    )
+    (man1 / "tar.1").write_text(page)
+    (man1 / "zip.1").write_text(page.replace("TAR", "ZIP").replace("tar", "zip"))
+    db = tmp_path / "t.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        upper = index.search("tar -C", limit=1, content=True)[0]
+        lower = index.search("tar -c", limit=1, content=True)[0]
+    assert upper["path"].endswith("tar.1") and "--directory" in upper["content"]
+    assert lower["path"].endswith("tar.1") and "--create" in lower["content"]
+    assert "--directory" not in lower["content"]

@@ -442,14 +442,19 @@ def name_lists(
     lexical: float,
     which: tuple[NameList, ...],
 ) -> list[fusion.Ranked]:
-    return [
-        fusion.Ranked(
-            which_list.name,
-            lexical * opts.weight(which_list.name, WEIGHTS[which_list.name]),
-            name_rows(store, which_list, terms, names, opts.paths, CHANNEL_DEPTH),
-        )
-        for which_list in which
-    ]
+    lists = []
+    for which_list in which:
+        weight = lexical * opts.weight(which_list.name, WEIGHTS[which_list.name])
+        rows = name_rows(store, which_list, terms, names, opts.paths, CHANNEL_DEPTH)
+        if which_list.name != "symbols" and weight > 0:
+            # An option both words name ("ssh -L": ssh(1)'s `-L`, `name_lists.rows`)
+            # counts as a class's member both words name does, at the symbols list's
+            # weight: at the entities list's it stayed 10th behind passages that hold
+            # "ssh" and "L" anywhere.
+            lift = lexical * opts.weight("symbols", WEIGHTS["symbols"]) / weight
+            rows = [dict(r, _weight=lift) if r.get("_pair") else r for r in rows]
+        lists.append(fusion.Ranked(which_list.name, weight, rows))
+    return lists
 
 
 def other_lists(

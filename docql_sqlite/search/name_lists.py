@@ -71,6 +71,12 @@ def rows(
     if table == "symbols" and names.cased:
         cased = ", ".join(params.add(name) for name in sorted(names.cased))
         exact.append(f"WHEN {spelled} IN ({cased}) THEN 4")
+    options = sorted({t.text for t in terms if not t.negated and t.text[:1] == "-"} - {"-"})
+    if table == "entities" and options:
+        # An option is case-sensitive: "tar -C" asks for `-C` (change directory), not the
+        # `-c` (create) its folded name also equals.
+        typed = ", ".join(params.add(option) for option in options)
+        exact.append(f"WHEN {alias}.name IN ({typed}) THEN 4")
     equal_params = [params.add(name) for name in equal]
     if equal_params:
         # One IN list, not an OR of equalities: the scan of every name then probes one
