@@ -282,6 +282,28 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             lambda p: _write(p, "= Blocks\n\n" + "--\ntext\n" * (headings * 10) + "====\n"),
             Expect("indexed"),
         ),
+        # roff: conditional blocks opened and never closed, a macro definition without
+        # its `..`, a line of escapes (the page is rendered, not stored as roff)
+        "man1/blocks.1": (
+            lambda p: _write(
+                p,
+                ".TH BLOCKS 1\n.SH NAME\nblocks\n"
+                + ".if n \\{\\\n" * (headings * 5)
+                + "\\fB\\-a\\fR\\(em" * (line_bytes // 20)
+                + "\n.de XX\n"
+                + "never shown\n" * headings,
+            ),
+            Expect("indexed"),
+        ),
+        # Org: a source block never closed, headlines of every depth
+        "deep.org": (
+            lambda p: _write(
+                p,
+                "#+TITLE: Deep\n#+BEGIN_SRC python\n"
+                + "".join("*" * (1 + i % 50) + f" H{i}\n" for i in range(headings)),
+            ),
+            Expect("indexed"),
+        ),
         "deep.py": (
             lambda p: _write(p, "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"),
             Expect("indexed"),
