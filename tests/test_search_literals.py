@@ -153,3 +153,21 @@ def test_the_query_words_order_the_passages_holding_a_symbol(tmp_path: Path) -> 
         assert [Path(h["path"]).name for h in hits] == ["calls.md", "power.md"]
         # the literal list's own order, not only the words' lists
         assert [h["explain"]["lists"]["literal"]["rank"] for h in hits] == [1, 2]
+
+
+def test_the_cli_takes_a_query_that_starts_with_a_dash(index: docql_sqlite.Index) -> None:
+    """`search db '->>'` was click's "No such option: ->"; a dash before a character no
+    option starts with is text, before or after the options. `-v` stays an option."""
+    from click.testing import CliRunner
+
+    from docql_sqlite.cli import cli
+
+    db = str(index.path)
+    for args in (["search", db, "||", "--json"], ["search", db, "--json", "-n", "2", "||"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+    for text in ("->>", "-=", "-->"):
+        result = CliRunner().invoke(cli, ["search", db, text, "--json"])
+        assert result.exit_code == 0 and "No such option" not in result.output, text
+    result = CliRunner().invoke(cli, ["search", db, "-v"])
+    assert result.exit_code != 0 and "No such option" in result.output

@@ -57,7 +57,31 @@ def _explain_text(items: list[dict[str, Any]]) -> None:
         echo("plan: " + output.dumps(items[0]["explain"]["plan"]))
 
 
-@click.command("search", short_help="Search passages for plain words or a typed query document.")
+class _SymbolTextCommand(click.Command):
+    """A command whose text may start with a dash that names no option: `search db '->>'`
+    (SQLite's JSON operator) was click's "No such option: ->" unless `--` came first. A
+    token that starts with `-` and then a character no option name starts with (not a
+    letter or digit) is text: it is put after a `--` at the end, where click reads
+    arguments only. `-v`, `--limit` and a lone `-` or `--` are left to click."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" not in args:
+            symbols = [a for a in args if _symbol_text(a)]
+            if symbols:
+                args = [a for a in args if not _symbol_text(a)] + ["--", *symbols]
+        return super().parse_args(ctx, args)
+
+
+def _symbol_text(arg: str) -> bool:
+    rest = arg.lstrip("-")
+    return arg.startswith("-") and arg not in ("-", "--") and bool(rest) and not rest[0].isalnum()
+
+
+@click.command(
+    "search",
+    cls=_SymbolTextCommand,
+    short_help="Search passages for plain words or a typed query document.",
+)
 @database_argument
 @click.argument("text")
 @click.option(
