@@ -56,6 +56,14 @@ MIN_LEADER_LINES = 3
 _INDEX_ROW = re.compile(r"^[ |]*[^|\n]{1,120}:[ \t]*\|[ \t]*\|[ \t]*[^|\n]{1,160}$")
 
 
+# An Info menu line (`ingest/info.py`): `* Menu:`, a node's entry (`* Invoking sed::
+# Invocation`), an index entry (`* -i: Command-Line Options. (line 28)`); coreutils'
+# and grep's Index nodes came up for "find files modified in the last day", "grep -o".
+# (A bullet "* Note: be careful." is none, nor one naming C++'s `v8::Isolate`: an entry
+# names a node with `::` and a space, an index entry its line.)
+_INFO_MENU = re.compile(r"\* (?:Menu:|[^:\n]+::(?:\s|$)|[^:\n]+: [^\n]*?\.\s+\(line +\d+\))")
+
+
 # A line that is a file's path alone (`tests/test_basic.py`, `README.rst`): a manifest
 # (setuptools' `SOURCES.txt`, `MANIFEST`, a list of files) points to files, answers
 # nothing itself: click's `SOURCES.txt` came first for "how do I test a command", all
@@ -94,7 +102,8 @@ def _link_line(line: str) -> bool:
 def pointer_page(content: str) -> bool:
     """Whether `content` is a page of an index or a table of contents: at least
     MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
-    dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`), or
+    dot leader and page numbers, or are rows of a Texinfo HTML index (`_INDEX_ROW`) or
+    lines of an Info menu (`_INFO_MENU`), or
     files' paths (`_PATH_LINE`, a manifest), or cross-references to HTML pages
     (`_link_line`). It points to the pages that answer, and answers nothing itself:
     R-lang.pdf's "Concept Index" page ranked first for "what is lazy evaluation"
@@ -107,6 +116,10 @@ def pointer_page(content: str) -> bool:
         pointer = _LEADER_LINE.search
     elif ": |" in content:
         pointer = _INDEX_ROW.search
+    elif "* " in content[:400] and any(
+        _INFO_MENU.match(line) for line in content.split("\n", 3)[:3]
+    ):
+        pointer = _INFO_MENU.match  # an Info node's menu, an Info index (or a piece of one)
     elif (".htm" in content or ARROW in content) and any(
         _link_line(line) for line in content.split("\n", 3)[:3]
     ):

@@ -208,6 +208,8 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
         found = formats().extensions.get(ext)
         if found is None and _MAN_SECTION.fullmatch(ext) and _in_man_folder(path):
             return "man"  # `man1/ls.1`, `man3/SSL_new.3ssl`
+        if found is None and _INFO_PART.fullmatch(ext):
+            return "info"  # a split Info file's part: `find.info-2`
         return found
     name = PurePosixPath(path).name.lower()
     if name in shebang.NAMED_SCRIPTS:
@@ -224,6 +226,9 @@ _ORG_MODE_LINE = re.compile(rb"-\*-[^\n]*?\b(?:mode:[ \t]*)?org\b[^\n]*?-\*-", r
 # do rotated logs (`syslog.1`), so such a name is a manual page under a `man*` folder only.
 _MAN_SECTION = re.compile(r"[1-9n][a-z]{0,10}")
 _MAN_FOLDER = re.compile(r"(?:^|/)(?:man|man[1-9n][a-z]*|sman\d*)/")
+
+
+_INFO_PART = re.compile(r"info-\d+")
 
 
 def _in_man_folder(path: str) -> bool:
@@ -250,6 +255,8 @@ def sniff_format(data: bytes) -> str:
         return "org"
     if head.startswith((b".", b"'")) and looks_like_man(data):
         return "man"
+    if head.startswith(b"This is ") and b", produced by makeinfo" in head[:300]:
+        return "info"
     if head.startswith(b"%PDF-"):
         return "pdf"
     if head.startswith(b"#!") and script_language(data[: shebang.HEAD_BYTES]) is not None:
