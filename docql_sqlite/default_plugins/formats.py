@@ -26,6 +26,7 @@ def register_formats(register: Callable[..., None]) -> None:
     # (and `*.1` … `*.9` under a `man*` folder: `formats.format_for_path`)
     register("man", f"{PARSERS}.man", ("man",))
     register("info", f"{PARSERS}.info", ("info",))  # (and a split file's `.info-2`)
+    register("pod", f"{PARSERS}.pod", ("pod",))
     # Configuration and API-description files are read as text: people ask where a port
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
     register(

@@ -1,0 +1,195 @@
+"""Perl's POD (`.pod`: perlfunc, perlre, a CPAN distribution's manual) → `Document`, as
+`perldoc` shows it.
+
+The document's text is the file line for line with the markup resolved: a command's
+line shows its text (`=head2 Regexp Quote-Like Operators` → the title), the formatting
+codes their text (`C<open>` → `open`, `L<perlre/Modifiers>` → `perlre/Modifiers`,
+`L<the manual|perlre>` → `the manual`, `E<gt>` → `>`), and the lines of commands that
+only shape the page (`=over`, `=back`, `=cut`, `=encoding`) are blank. So search reads
+words, not `C<`, and every line is where the file has it.
+
+- **Sections**: `=head1` … `=head6`; the title is the NAME paragraph's first line
+  (`perlfunc - Perl builtin functions`), else the first heading.
+- **Items** (`=item -n`, `=item open FILEHANDLE,EXPR`, `=item B<--verbose>`): `Term`s
+  whose definition is the paragraph after them (a bullet's or a number's none).
+- **Verbatim paragraphs** (indented lines) are code blocks.
+- `=begin`/`=end` and `=for` blocks for other formatters (`html`, `man`) are blanked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
+
+_COMMAND = re.compile(r"=(?P<name>[a-zA-Z]\w*)(?:[ \t]+(?P<text>.*?))?[ \t]*$")
+_ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/", "quot": '"', "amp": "&",
+             "apos": "'", "nbsp": " ", "copy": "©", "eacute": "é", "mdash": "—"}  # fmt: skip
+# A formatting code with single brackets (`C<$x>`); doubled ones (`C<< $a <=> $b >>`)
+# have their own pattern, innermost codes first.
+_CODE = re.compile(r"([BICLEFSXZ])<([^<>]*)>")
+_LT, _GT = "\ue000", "\ue001"  # (private-use characters: `_render`)
+_DOUBLED = re.compile(r"([BICLEFSXZ])<{2,}\s(.*?)\s>{2,}", re.S)
+
+
+def parse(source: Source) -> Document:
+    """The POD parser (`formats.PARSERS`): decode, then `parse_pod`."""
+    return parse_decoded(source, parse_pod)
+
+
+def parse_pod(text: str, path: str) -> Document:
+    """Render POD line for line and read its structure; never raises."""
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = split_lines(text)
+    rendered_lines = _rendered_paragraphs(lines)
+    out: list[str] = []
+    doc = Document(format="pod", text="")
+    name_next = False
+    title: str | None = None
+    item: tuple[str, int] | None = None  # the open `=item` and its line
+    body: list[str] = []
+    skip_until: str | None = None  # `=end x` of a `=begin x` block
+    verbatim_start: int | None = None
+
+    def end_item(line: int) -> None:
+        nonlocal item, body
+        if item is not None:
+            entity = term_entity(item[0], " ".join(body) or None, item[1], max(item[1], line))
+            if entity is not None:
+                if item[0].startswith("-"):
+                    entity.name = item[0].split()[0]  # `-n`, dashes kept
+                doc.entities.append(entity)
+        item, body = None, []
+
+    def end_verbatim(line: int) -> None:
+        nonlocal verbatim_start
+        if verbatim_start is not None:
+            code = "\n".join(out[verbatim_start - 1 : line - 1]).rstrip("\n")
+            last = verbatim_start + code.count("\n")
+            doc.codeblocks.append(CodeBlock(None, code, verbatim_start, last))
+        verbatim_start = None
+
+    for number, line in enumerate(lines, start=1):
+        if skip_until is not None:
+            out.append("")
+            if line.startswith(skip_until):
+                skip_until = None
+            continue
+        command = _COMMAND.match(line) if _is_command(lines, number - 1) else None
+        if command is not None:
+            end_verbatim(number)
+            name, arg = command["name"], _render(command["text"] or "")
+            if name.startswith("head") and name[4:].isdigit():
+                end_item(number)
+                out.append(arg)
+                if arg:
+                    doc.headings.append(Heading(int(name[4:]), arg, number))
+                name_next = arg.upper() == "NAME"
+            elif name == "item":
+                end_item(number)
+                out.append(arg)
+                if arg not in ("*", "") and not re.fullmatch(r"\d+\.?", arg):
+                    item = (arg, number)
+            elif name == "begin":
+                out.append("")
+                skip_until = (
+                    f"=end {(command['text'] or '').split()[0]}" if command["text"] else "=end"
+                )
+            elif name == "for":
+                out.append("")
+            else:  # =over, =back, =pod, =cut, =encoding
+                if name in ("back", "cut"):
+                    end_item(number)
+                out.append("")
+            continue
+        if line[:1] in (" ", "\t") and line.strip():
+            if verbatim_start is None and (number == 1 or not out[-1].strip()):
+                verbatim_start = number
+            out.append(line)
+            continue
+        if line.strip():
+            end_verbatim(number)
+        rendered = rendered_lines[number - 1]
+        out.append(rendered)
+        if name_next and rendered.strip():
+            title, name_next = rendered.strip(), False
+        if item is not None and rendered.strip():
+            body.append(rendered.strip())
+        elif item is not None and body and not rendered.strip():
+            end_item(number)
+    end_verbatim(len(lines) + 1)
+    end_item(len(lines))
+    doc.text = "\n".join(out) + ("\n" if out else "")
+    doc.entities = merge_entities(extract_entities(doc), doc.entities)
+    base = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    doc.title = title or (doc.headings[0].title if doc.headings else (base or None))
+    return doc
+
+
+def _is_command(lines: list[str], k: int) -> bool:
+    """Whether line `k` is a command: `=name` opening a paragraph (a line of text that
+    starts with `=` inside one is text: Maketext's `=E<gt> "Tu as gagné!"`)."""
+    line = lines[k]
+    return (
+        line[:1] == "="
+        and line[1:2].isalpha()
+        and (k == 0 or not lines[k - 1].strip() or lines[k - 1][:1] == "=")
+    )
+
+
+def _rendered_paragraphs(lines: list[str]) -> list[str]:
+    """Each line of ordinary text rendered within its paragraph (a formatting code may
+    run over a line's end: `C<("You won!"` … `)>`), one line for each line."""
+    rendered = list(lines)
+    start = None
+    for k in range(len(lines) + 1):
+        ordinary = (
+            k < len(lines)
+            and lines[k].strip() != ""
+            and lines[k][:1] not in (" ", "\t")
+            and not _is_command(lines, k)
+        )
+        if ordinary and start is None:
+            start = k
+        elif not ordinary and start is not None:
+            paragraph = _render("\n".join(lines[start:k])).split("\n")
+            if len(paragraph) == k - start:  # (always: codes keep their line ends)
+                rendered[start:k] = paragraph
+            start = None
+    return rendered
+
+
+def _render(text: str) -> str:
+    """Text with its formatting codes resolved (innermost first)."""
+    if "<" not in text:
+        return text
+    # `E<lt>`/`E<gt>` inside another code (`C<$a =E<gt> 1>`) become brackets only at the
+    # end: as `<`, `>` they would end the code around them
+    text = text.replace("E<lt>", _LT).replace("E<gt>", _GT)
+    for _ in range(8):  # nesting depth: `B<C<x>>`
+        before = text
+        text = _DOUBLED.sub(lambda m: _code(m[1], m[2]), text)
+        text = _CODE.sub(lambda m: _code(m[1], m[2]), text)
+        if text == before:
+            break
+    return text.replace(_LT, "<").replace(_GT, ">")
+
+
+def _code(kind: str, body: str) -> str:
+    if kind == "E":
+        if body.isdigit():
+            return chr(int(body)) if int(body) < 0x110000 else ""
+        if body.startswith("0x"):
+            try:
+                return chr(int(body, 16))
+            except ValueError:
+                return ""
+        return _ENTITIES.get(body, "")
+    if kind in ("X", "Z"):
+        return "\n" * body.count("\n")  # index entries, zero-width (line ends kept)
+    if kind == "L":
+        shown, bar, target = body.partition("|")
+        return shown + "\n" * target.count("\n") if bar else body.strip('"')
+    return body
