@@ -85,7 +85,8 @@ def parse_pod(text: str, path: str) -> Document:
                 end_item(number)
                 out.append(arg)
                 if arg:
-                    doc.headings.append(Heading(int(name[4:]), arg, number))
+                    level = min(max(int(name[4:]), 1), 6)  # (`=head7`: none in POD; 6)
+                    doc.headings.append(Heading(level, arg, number))
                 name_next = arg.upper() == "NAME"
             elif name == "item":
                 end_item(number)

@@ -1,0 +1,102 @@
+"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD):
+for documents made of their own syntax in any order, each parser returns (never raises,
+never stands still), every heading, code block and entity lies within the text, levels
+are 1–6, the readers that keep the file line for line keep it, and the whole ingest
+step after parsing (sections and chunks, `parse.finish`) accepts what they return."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docql_sqlite.ingest.asciidoc import parse_asciidoc
+from docql_sqlite.ingest.info import parse_info
+from docql_sqlite.ingest.man import parse_man
+from docql_sqlite.ingest.org import parse_org
+from docql_sqlite.ingest.parse import finish
+from docql_sqlite.ingest.pod import parse_pod
+from docql_sqlite.ingest.read import Skip
+from docql_sqlite.model import Document, count_lines
+
+ASCIIDOC = [
+    "= Title", "== Section", "=== Sub [[x]]", "Title", "=====", "-----", "~~~~~", "----",
+    "....", "====", "****", "--", "////", "|===", "| a | b", "a|b", "[source,python]",
+    "[[anchor]]", "[#id.role]", ":attr: value", "term:: definition", "term;;", "+",
+    "include::x.adoc[]", "ifdef::x[]", "endif::x[]", ".Block title", "// comment", "",
+    "plain words", "    indented", "## Markdown title", "```sh", "```", "{caret}",
+]  # fmt: skip
+ORG = [
+    "* Headline", "** TODO [#A] Sub :tag:", "*** deep", "#+TITLE: T", "#+BEGIN_SRC python",
+    "#+END_SRC", "#+begin_example", "#+end_example", ":PROPERTIES:", ":CUSTOM_ID: x",
+    ":END:", "| a | b |", "|---+---|", "- term :: def", "-*- org -*-", "", "text", ",* x",
+]  # fmt: skip
+MAN = [
+    ".TH X 1", ".SH NAME", ".SH", ".SS Sub", ".TP", ".IP \"tag\" 4", ".PP", ".nf", ".fi",
+    ".EX", ".EE", ".B bold", ".BR a b", ".RS", ".RE", ".de XX", "..", ".ds s value",
+    ".if n \\{\\", ".ie t .B x", ".el .B y", "\\}", ".UR http://x", ".UE", ".so other.1",
+    "\\fB\\-a\\fR, \\fB\\-\\-all\\fR", "text \\(em \\*(s", ".Dd May", ".Sh NAME", ".It Fl v",
+    ".Bl -tag", ".El", ".Bd -literal", ".Ed", ".Nm", ".Xr ls 1", "", "'\\\" comment",
+]  # fmt: skip
+INFO = [
+    "\x1f", "File: x.info,  Node: Top,  Next: A,  Up: (dir)", "Title", "*****", "=====",
+    "-----", ".....", "* Menu:", "* A::   desc", "* e: A.   (line 3)", "‘-n’", "‘--quiet’",
+    "     example", "     ", "", "text", "Tag Table:", "Node: Top\x7f12", "End Tag Table",
+]  # fmt: skip
+POD = [
+    "=head1 NAME", "=head2 Sub", "=head7 x", "=over 4", "=item B<-d> I<N>", "=item *",
+    "=back", "=begin html", "=end html", "=for man x", "=cut", "=pod", "=encoding utf8",
+    "    verbatim", "", "text C<code", "more> text", "E<gt> L<x|y> X<i>Z<>", "=E<gt> x",
+    "C<< $a <=> $b >>", "B<I<nested>>",
+]  # fmt: skip
+
+
+def _document(pieces: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), max_size=40).map("\n".join)
+
+
+def _check(doc: Document, text: str, line_for_line: bool) -> None:
+    lines = count_lines(doc.text)
+    if line_for_line:
+        assert lines == count_lines(text.replace("\r\n", "\n"))
+    for heading in doc.headings:
+        assert 1 <= heading.level <= 6 and 1 <= heading.line <= lines
+    for block in doc.codeblocks:
+        assert 1 <= block.line <= block.end_line <= max(lines, 1)
+    for entity in doc.entities:
+        assert 1 <= entity.line <= entity.end_line <= max(lines, 1)
+    for table in doc.tables:
+        assert 1 <= table.line <= table.end_line <= max(lines, 1)
+    try:
+        finish(doc, "x", "/x", "0" * 64, len(text), None, [])  # sections and chunks
+    except Skip:  # a page of nothing but markup and blanks: skipped, as any empty file
+        assert not doc.text.strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(ASCIIDOC))
+def test_asciidoc(text: str) -> None:
+    _check(parse_asciidoc(text, "x.adoc"), text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(ORG))
+def test_org(text: str) -> None:
+    _check(parse_org(text, "x.org"), text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(MAN))
+def test_man(text: str) -> None:
+    _check(parse_man(text, "x.1"), text, False)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(INFO))
+def test_info(text: str) -> None:
+    _check(parse_info(text, "x.info"), text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(POD))
+def test_pod(text: str) -> None:
+    _check(parse_pod(text, "x.pod"), text, True)
