@@ -227,3 +227,26 @@ def test_an_option_is_case_sensitive(tmp_path: Path) -> None:
     assert upper["path"].endswith("tar.1") and "--directory" in upper["content"]
     assert lower["path"].endswith("tar.1") and "--create" in lower["content"]
     assert "--directory" not in lower["content"]
+
+
+def test_a_dash_word_a_page_documents_is_that_option_not_a_negation(tmp_path: Path) -> None:
+    """"find -mtime" negated `mtime`: every passage that said it was left out. A `-word`
+    that names an option some page documents is the option; any other stays a
+    negation ("find -wombat" leaves out the passages holding "wombat")."""
+    man1 = tmp_path / "man1"
+    man1.mkdir()
+    (man1 / "find.1").write_text(
+        ".TH FIND 1\n.SH NAME\nfind \\- search for files\n.SH TESTS\n"
+        ".IP \"\\-mtime \\fIn\\fP\"\nFile's data was last modified n days ago.\n"
+        ".IP \"\\-name \\fIpattern\\fP\"\nBase of file name matches pattern.\n"
+        ".SH NOTES\nfind walks a wombat of directories.\n"
+    )
+    db = tmp_path / "f.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        hits = index.search("find -mtime", limit=3, explain=True, content=True)
+        assert any("-mtime" in h["content"] for h in hits)
+        steps = hits[0]["explain"]["plan"]["strategy"]
+        assert "-mtime: an option the index documents, not a negation" in steps
+        negated = index.search("find -wombat", limit=5, content=True)
+        assert negated and all("wombat" not in h["content"] for h in negated)

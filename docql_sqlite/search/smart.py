@@ -28,7 +28,18 @@ from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
 from ..path_kinds import is_legal, is_release_notes, is_settings
-from . import channels, compounds, frames, fusion, literals, ranking, results, snippets, stats
+from . import (
+    channels,
+    compounds,
+    frames,
+    fusion,
+    literals,
+    options,
+    ranking,
+    results,
+    snippets,
+    stats,
+)
 from . import terms as search_terms
 from .channels import LONG_QUERY
 from .query_names import query_names
@@ -43,8 +54,10 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     task = framed is not None and framed.task
     symbols = search_terms.symbols(text)
     topic = framed.topic if framed is not None else text
-    # a query of symbols alone ("$@ vs $*", "||") has no word to search for
-    terms = ranking.query_terms(topic) if not symbols else search_terms.parse(topic)
+    terms, documented = options.documented(store, search_terms.parse(topic))
+    if not symbols and not search_terms.positives(terms):
+        ranking.query_terms(topic)  # nothing to search for: says so (a query of symbols
+        # alone, "$@ vs $*" or "||", has the passages that hold them)
     terms, reduced = stats.reduce_terms(store, terms)
     names = query_names(terms, task=task)
     terms, joined = compounds.join(store, terms)
@@ -67,7 +80,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             lists.append(literal)
     if reduced:
         steps.insert(0, reduced)
-    steps[:0] = joined
+    steps[:0] = documented + joined
     if lexical != 1.0:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     # 3. fusion. Chunks of links alone (a Markdown page's link definitions) are no
