@@ -230,15 +230,15 @@ def test_an_option_is_case_sensitive(tmp_path: Path) -> None:
 
 
 def test_a_dash_word_a_page_documents_is_that_option_not_a_negation(tmp_path: Path) -> None:
-    """"find -mtime" negated `mtime`: every passage that said it was left out. A `-word`
+    """ "find -mtime" negated `mtime`: every passage that said it was left out. A `-word`
     that names an option some page documents is the option; any other stays a
     negation ("find -wombat" leaves out the passages holding "wombat")."""
     man1 = tmp_path / "man1"
     man1.mkdir()
     (man1 / "find.1").write_text(
         ".TH FIND 1\n.SH NAME\nfind \\- search for files\n.SH TESTS\n"
-        ".IP \"\\-mtime \\fIn\\fP\"\nFile's data was last modified n days ago.\n"
-        ".IP \"\\-name \\fIpattern\\fP\"\nBase of file name matches pattern.\n"
+        '.IP "\\-mtime \\fIn\\fP"\nFile\'s data was last modified n days ago.\n'
+        '.IP "\\-name \\fIpattern\\fP"\nBase of file name matches pattern.\n'
         ".SH NOTES\nfind walks a wombat of directories.\n"
     )
     db = tmp_path / "f.db"

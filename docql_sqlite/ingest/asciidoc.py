@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
 # (`#` as Markdown writes them: Asciidoctor reads those too, git's commit-graph notes)
@@ -107,7 +107,7 @@ def looks_like_asciidoc(text: str) -> bool:
     AsciiDoc writes follows (`[verse]`, `[source,sh]`, `include::x[]`, `term::`,
     `|===`, `link:url[text]`): git's pages (`git-commit(1)` over a line of `=`, options
     as `--all::`); or, untitled, a directive and three definition items (an include)."""
-    head = text[:_SNIFF_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    head = plain_lines(text[:_SNIFF_CHARS])
     lines = [line for line in head.split("\n", 40) if not line.startswith("//")]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -142,7 +142,7 @@ def _underlined(title: str, underline: str) -> bool:
 
 def parse_asciidoc(text: str, path: str) -> Document:
     """Parse decoded AsciiDoc; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     lines = split_lines(text)
     document = Document(format="asciidoc", text=text)
     _Reader(lines, document).read()

@@ -24,7 +24,7 @@ import dataclasses
 import re
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
 _LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
@@ -49,7 +49,7 @@ def parse(source: Source) -> Document:
 
 def parse_info(text: str, path: str) -> Document:
     """Read an Info file's nodes, titles, menus, options and examples; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     lines = split_lines(text)
     doc = Document(format="info", text="")
     node: str | None = None  # the node whose first title takes its name as anchor

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from docql_sqlite.ingest.entities import term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, split_lines
 
 _SPECIAL = {
@@ -77,7 +77,7 @@ def parse(source: Source) -> Document:
 
 def parse_man(text: str, path: str) -> Document:
     """Render a manual page's text and read its structure; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     return _Renderer(split_lines(text), path).document()
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
 _HEADLINE = re.compile(r"(?P<stars>\*+)[ \t]+(?P<title>.*?)[ \t]*$")
@@ -44,7 +44,7 @@ def parse(source: Source) -> Document:
 
 def parse_org(text: str, path: str) -> Document:
     """Parse decoded Org text; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     lines = split_lines(text)
     doc = Document(format="org", text=text)
     settings: dict[str, str] = {}

@@ -20,7 +20,7 @@ import re
 
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import Document, Source
 
 # The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
@@ -66,7 +66,7 @@ def looks_like_rst(text: str) -> bool:
     alone are not enough: AsciiDoc (git's manual pages) and plain notes underline titles
     too, and an AsciiDoc listing of one line between `----` delimiters has the shape of
     an overlined title (hence "at the top")."""
-    head = text[:_SNIFF_CHARS].lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    head = plain_lines(text[:_SNIFF_CHARS])
     lines = head.split("\n")
     titles = 0
     for above, line in zip(lines, lines[1:], strict=False):
@@ -94,7 +94,7 @@ def looks_like_rst(text: str) -> bool:
 
 def parse_text(text: str, path: str) -> Document:
     """Parse decoded plain text; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
     document.entities = extract_entities(document)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
 _COMMAND = re.compile(r"=(?P<name>[a-zA-Z]\w*)(?:[ \t]+(?P<text>.*?))?[ \t]*$")
@@ -41,7 +41,7 @@ def parse(source: Source) -> Document:
 
 def parse_pod(text: str, path: str) -> Document:
     """Render POD line for line and read its structure; never raises."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     lines = split_lines(text)
     rendered_lines = _rendered_paragraphs(lines)
     out: list[str] = []

@@ -255,6 +255,12 @@ def link_problem(path: Path | str) -> str | None:
     return None
 
 
+def plain_lines(text: str) -> str:
+    """`text` without a BOM and with `\n` line ends (CRLF and CR made `\n`): what every
+    line-based reader reads, so its line numbers are the file's."""
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
 def parse_decoded(
     source: Source,
     parse_text: Callable[[str, str], Document],

@@ -20,7 +20,7 @@ from docutils.parsers.rst import directives as rst_directives
 from docutils.parsers.rst.languages import en as rst_en
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table, split_lines
 
 _SETTINGS: dict[str, Any] = {
@@ -82,7 +82,7 @@ def parse(source: Source) -> Document:
 
 def parse_rst(text: str, path: str) -> Document:
     """Parse reST source. Never raises for bad markup; a docutils crash falls back to text."""
-    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    text = plain_lines(text)
     lines = split_lines(text)
     fallback = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     document = Document(format="rst", text=text)
