@@ -171,3 +171,21 @@ def test_the_cli_takes_a_query_that_starts_with_a_dash(index: docql_sqlite.Index
         assert result.exit_code == 0 and "No such option" not in result.output, text
     result = CliRunner().invoke(cli, ["search", db, "-v"])
     assert result.exit_code != 0 and "No such option" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "about"),
+    [
+        ("what does $# mean", True),
+        ("what do || and && do?", True),
+        ("what is := in python", False),  # "python" says where: a word of the topic
+        ("what does ** do in a function call", False),
+        ("difference between $@ and $*", False),
+    ],
+)
+def test_a_question_about_the_symbols_themselves(text: str, about: bool) -> None:
+    """Its other words are the question's frame: "mean" put a builtin whose text says
+    "means" before bash's Special Parameters when the words ordered the literal list."""
+    from docql_sqlite.search.literals import about_symbols
+
+    assert about_symbols(text, symbols(text)) is about

@@ -40,6 +40,27 @@ LIST_DEPTH = 30
 WEIGHT = 2.0
 
 
+# "what does $# mean", "what is :=", "what do || and && do": a question about the
+# symbols themselves, whose other words are the question's frame. Its passages are
+# ordered by the symbols alone: by the word "mean" the literal list put the builtin
+# whose text says "means" before bash's Special Parameters.
+_ABOUT_SYMBOLS = re.compile(
+    r"^\s*what(?:'s|\s+(?:does|do|is|are))\s+(?P<topic>.+?)"
+    r"(?:\s+(?:mean|means|do|does|stand\s+for))?\s*\??\s*$",
+    re.IGNORECASE,
+)
+
+
+def about_symbols(text: str, found: list[str]) -> bool:
+    """Whether `text` asks what its symbols are (`_ABOUT_SYMBOLS`): its topic is made
+    of them (and `and`, `or`, `vs`)."""
+    match = _ABOUT_SYMBOLS.match(text)
+    if match is None:
+        return False
+    rest = [w for w in match["topic"].split() if w not in found]
+    return all(w.lower() in ("and", "or", "vs", "versus", "the", "operator") for w in rest)
+
+
 def patterns(found: list[str]) -> list[snippets.TermPattern]:
     """Snippet patterns marking each symbol where it occurs."""
     return [snippets.TermPattern(re.compile(re.escape(s)), False, False) for s in found]

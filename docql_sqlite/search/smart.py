@@ -74,6 +74,8 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     if symbols and lexical > 0:
         alone = not any(ranked.rows for ranked in lists)
         words = [t.needle for t in search_terms.positives(terms) if not t.is_stopword]
+        if literals.about_symbols(text, symbols):
+            words = []  # "what does $# mean": the symbols alone order their passages
         literal = literals.ranked(store, symbols, opts, alone=alone, words=words)
         steps.append(f"symbols as written ({' '.join(symbols)}): {len(literal.rows)} passages")
         if literal.rows:
