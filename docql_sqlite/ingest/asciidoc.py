@@ -27,7 +27,12 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.entities import (
+    extract_entities,
+    merge_entities,
+    option_term,
+    term_entity,
+)
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
@@ -363,9 +368,8 @@ class _Reader:
             parts.append(lines[end].strip())
             end += 1
         term = match["term"].strip().strip("'`*_")
-        entity = term_entity(term, " ".join(parts), i + 1, end)
-        if entity is not None and term.startswith("-") and entity.name in term:
-            entity.name = term[: term.index(entity.name) + len(entity.name)]  # `--root`
+        make = option_term if term.startswith("-") else term_entity  # `--root`
+        entity = make(term, " ".join(parts), i + 1, end)
         if entity is not None:
             self.doc.entities.append(entity)
         self.attributes, self.anchor = "", None

@@ -130,6 +130,17 @@ def term_entity(name: str, definition: str | None, line: int, end_line: int) -> 
     return Entity("Term", name, line, max(line, end_line), definition=definition or None)
 
 
+def option_term(option: str, definition: str | None, line: int, end_line: int) -> Entity | None:
+    """A `Term` named by a command-line option as it is typed (`-n`, `--quiet`,
+    `--fixup=<commit>`), for the readers of option lists (AsciiDoc's `--all::`, a manual
+    page's tagged paragraphs, Info's and POD's items): `term_entity` takes a leading dash
+    for a list's bullet, and `$.entities[?(@.name=="--all")]` must find it."""
+    entity = term_entity(option, definition, line, end_line)
+    if entity is not None:
+        entity.name = option[: len(option) - len(option.lstrip("-"))] + entity.name
+    return entity
+
+
 _EMPHASIZED = re.compile(r"^(\*\*|__)(.+)\1$")
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.entities import extract_entities, merge_entities, option_term
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
@@ -152,8 +152,6 @@ def _options(lines: list[str], i: int, doc: Document) -> int:
         i += 1
     definition = " ".join(body) or None
     for name in names:
-        entity = term_entity(name, definition, start + 1, max(start + 1, i))
-        if entity is not None:
-            entity.name = name  # `--quiet`, dashes kept
+        if (entity := option_term(name, definition, start + 1, max(start + 1, i))) is not None:
             doc.entities.append(entity)
     return i

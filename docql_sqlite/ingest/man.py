@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest.entities import term_entity
+from docql_sqlite.ingest.entities import option_term, term_entity
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, split_lines
 
@@ -168,10 +168,8 @@ class _Renderer:
         end = max(line, len(self.out))
         names = [m["name"] for m in _OPTION.finditer(tag)] if tag.startswith("-") else []
         for name in names or [tag]:
-            entity = term_entity(name, definition, line, end)
-            if entity is not None:
-                if name.startswith("-"):
-                    entity.name = name  # `--all`, dashes kept
+            make = option_term if name.startswith("-") else term_entity  # `--all`
+            if (entity := make(name, definition, line, end)) is not None:
                 self.entities.append(entity)
         self.tag, self.body = None, []
 

@@ -20,7 +20,12 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_entity
+from docql_sqlite.ingest.entities import (
+    extract_entities,
+    merge_entities,
+    option_term,
+    term_entity,
+)
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
@@ -56,10 +61,13 @@ def parse_pod(text: str, path: str) -> Document:
     def end_item(line: int) -> None:
         nonlocal item, body
         if item is not None:
-            entity = term_entity(item[0], " ".join(body) or None, item[1], max(item[1], line))
+            term, definition = item[0], " ".join(body) or None
+            end = max(item[1], line)
+            if term.startswith("-"):  # `-d N`: the option `-d`, as it is typed
+                entity = option_term(term.split()[0], definition, item[1], end)
+            else:
+                entity = term_entity(term, definition, item[1], end)
             if entity is not None:
-                if item[0].startswith("-"):
-                    entity.name = item[0].split()[0]  # `-n`, dashes kept
                 doc.entities.append(entity)
         item, body = None, []
 
