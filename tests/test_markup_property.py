@@ -6,6 +6,8 @@ step after parsing (sections and chunks, `parse.finish`) accepts what they retur
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,18 +56,29 @@ def _document(pieces: list[str]) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), max_size=40).map("\n".join)
 
 
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.casefold())
+
+
 def _check(doc: Document, text: str, line_for_line: bool) -> None:
     lines = count_lines(doc.text)
+    shown = doc.text.split("\n")
     if line_for_line:
         assert lines == count_lines(text.replace("\r\n", "\n"))
     for heading in doc.headings:
-        assert 1 <= heading.level <= 6 and 1 <= heading.line <= lines
+        assert 1 <= heading.level <= 6 and 1 <= heading.line <= lines, heading
+        # the heading's own line shows every word of its title
+        line = set(_words(shown[heading.line - 1]))
+        assert set(_words(heading.title)) <= line, (heading, shown[heading.line - 1])
     for block in doc.codeblocks:
-        assert 1 <= block.line <= block.end_line <= max(lines, 1)
+        assert 1 <= block.line <= block.end_line <= lines, block
+        first = next((c.strip() for c in block.code.split("\n") if c.strip()), None)
+        span = "\n".join(shown[block.line - 1 : block.end_line])
+        assert first is None or first in span, (block, span)  # the code is where it says
     for entity in doc.entities:
-        assert 1 <= entity.line <= entity.end_line <= max(lines, 1)
+        assert 1 <= entity.line <= entity.end_line <= lines, entity
     for table in doc.tables:
-        assert 1 <= table.line <= table.end_line <= max(lines, 1)
+        assert 1 <= table.line <= table.end_line <= lines, table
     try:
         finish(doc, "x", "/x", "0" * 64, len(text), None, [])  # sections and chunks
     except Skip:  # a page of nothing but markup and blanks: skipped, as any empty file
@@ -100,3 +113,46 @@ def test_info(text: str) -> None:
 @given(_document(POD))
 def test_pod(text: str) -> None:
     _check(parse_pod(text, "x.pod"), text, True)
+
+
+RICH = {
+    "asciidoc": (
+        parse_asciidoc,
+        "= Title\n\n== Section\n\n[source,sh]\n----\nls -l\n----\n\n|===\n| a | b\n\n"
+        "| 1 | 2\n|===\n\n--all:: every entry\n",
+        True,
+    ),
+    "org": (
+        parse_org,
+        "* Top\n#+BEGIN_SRC sh\nls -l\n#+END_SRC\n| a | b |\n|---+---|\n| 1 | 2 |\n"
+        "- term :: a definition\n",
+        True,
+    ),
+    "man": (
+        parse_man,
+        ".TH X 1\n.SH NAME\nx \\- a tool\n.SH OPTIONS\n.TP\n\\fB\\-a\\fR\nall of it\n"
+        ".SH EXAMPLES\n.nf\nx \\-a\n.fi\n",
+        False,
+    ),
+    "info": (
+        parse_info,
+        "\x1f\nFile: x.info,  Node: Top,  Up: (dir)\n\nTitle\n*****\n\n‘-a’\n"
+        "     all of it\n\n     x -a\n",
+        True,
+    ),
+    "pod": (
+        parse_pod,
+        "=head1 NAME\n\nx - a tool\n\n=over\n\n=item B<-a>\n\nall of it\n\n=back\n\n    x -a\n",
+        True,
+    ),
+}
+
+
+def test_each_reader_yields_every_structure_the_checks_read() -> None:
+    """The properties above hold on documents that have them: headings, code blocks,
+    entities (and tables where the format has them) at their lines."""
+    for name, (reader, text, line_for_line) in RICH.items():
+        doc = reader(text, f"x.{name}")
+        assert doc.headings and doc.codeblocks and doc.entities, name
+        assert doc.tables or name not in ("asciidoc", "org"), name
+        _check(doc, text, line_for_line)
