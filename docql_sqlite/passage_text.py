@@ -64,6 +64,12 @@ _INDEX_ROW = re.compile(r"^[ |]*[^|\n]{1,120}:[ \t]*\|[ \t]*\|[ \t]*[^|\n]{1,160
 _INFO_MENU = re.compile(r"\* (?:Menu:|[^:\n]+::(?:\s|$)|[^:\n]+: [^\n]*?\.\s+\(line +\d+\))")
 
 
+def _info_menu_marks(head: str) -> bool:
+    """Whether `head` has what every Info menu line has (`::`, an index's `(line`, the
+    `* Menu:` line): a bullet list without them is never read line by line."""
+    return "* " in head and ("::" in head or "(line" in head or "* Menu:" in head)
+
+
 # A line that is a file's path alone (`tests/test_basic.py`, `README.rst`): a manifest
 # (setuptools' `SOURCES.txt`, `MANIFEST`, a list of files) points to files, answers
 # nothing itself: click's `SOURCES.txt` came first for "how do I test a command", all
@@ -116,7 +122,7 @@ def pointer_page(content: str) -> bool:
         pointer = _LEADER_LINE.search
     elif ": |" in content:
         pointer = _INDEX_ROW.search
-    elif "* " in content[:400] and any(
+    elif _info_menu_marks(content[:400]) and any(
         _INFO_MENU.match(line) for line in content.split("\n", 3)[:3]
     ):
         pointer = _INFO_MENU.match  # an Info node's menu, an Info index (or a piece of one)
