@@ -1311,7 +1311,7 @@ def test_a_bare_define_with_trailing_blanks_hides_nothing(language: str) -> None
 
 def test_directive_comment_blanking_keeps_every_offset() -> None:
     src = _BROTLI_SHAPED_HEADER.encode() + b"#define X 1 /* one\n two */\nint y;\n"
-    blanked = code._as_the_parser_reads(src)
+    blanked = code._as_the_parser_reads(src, "c")
     assert len(blanked) == len(src)
     assert [i for i, b in enumerate(src) if b == 10] == [
         i for i, b in enumerate(blanked) if b == 10

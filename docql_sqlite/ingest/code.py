@@ -33,6 +33,7 @@ from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
 from docql_sqlite.ingest import shebang
+from docql_sqlite.ingest.c_macros import blank_macros
 from docql_sqlite.ingest.code_refs import extract_reference_rows
 from docql_sqlite.ingest.code_symbols import (
     CLASS_KINDS,
@@ -176,7 +177,7 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     if language in _PREPROCESSED:
         # names, signatures and references are read from what the parser was given: the
         # tree's offsets are that text's (the document keeps the file's own text)
-        src = _as_the_parser_reads(src)
+        src = _as_the_parser_reads(src, language)
     try:
         tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
@@ -203,13 +204,15 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     return document
 
 
-def _as_the_parser_reads(src: bytes) -> bytes:
+def _as_the_parser_reads(src: bytes, language: str) -> bytes:
     """`src` as tree-sitter is given it, and read back (`_PREPROCESSED`): the comments of
     continued directives and the `extern "C"` guard lines turned into spaces, a bare
     `#define`'s trailing blanks moved before its name, Objective-C's nullability region
-    markers blanked (`_NULLABILITY_REGION`); newlines kept."""
+    markers blanked (`_NULLABILITY_REGION`), macros a preprocessor expands away blanked
+    (`c_macros`); newlines kept."""
     if b"NS_ASSUME_NONNULL_" in src:
         src = _NULLABILITY_REGION.sub(lambda m: _NOT_NEWLINE.sub(b" ", m.group()), src)
+    src = blank_macros(src, language)
     if b"#" not in src:
         return src
 
