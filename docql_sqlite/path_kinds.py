@@ -125,3 +125,33 @@ def is_legal(path: str) -> bool:
     if not _LEGAL_STEM.match(stem.lower()):
         return False
     return suffix.lower() in _LEGAL_SUFFIXES or stem.isupper()
+
+
+# Source a tool wrote from another file, by the names those tools give it: protocol
+# buffers and gRPC (`model.pb.h`, `model.pb.cc`, `model.pb.go`, `model_pb2.py`,
+# `model_pb2_grpc.py`, `model_pb.js`, `model.pb.swift`, `model.pb.dart`), SWIG's wrappers
+# (`module_wrap.cxx`), Qt's moc and rcc (`moc_window.cpp`, `qrc_icons.cpp`; not uic's
+# `ui_window.h`, a name people give their own headers), FlatBuffers
+# (`schema_generated.h`), C#'s designers and source generators (`Form1.Designer.cs`,
+# `Model.g.cs`), Dart's builders (`model.g.dart`, `model.freezed.dart`), Bison and Flex
+# (`parse.tab.c`, `lex.yy.c`), Kubernetes' `zz_generated.deepcopy.go`, Thrift's `gen-cpp/`
+# folders. Smart search counts its passages at a share unless the query asks about
+# generated code (`fusion.generated_share`): on sentencepiece 0.2, "how are user defined
+# symbols handled" found ten accessors of `sentencepiece_model.pb.h`
+# (`user_defined_symbols_size()`, `add_user_defined_symbols()`, …) and not
+# `model_interface.cc`, which handles them.
+_GENERATED_NAME = re.compile(
+    r"\.pb\.(?:h|cc|c|go|swift|dart|gw\.go)$|_pb2(?:_grpc)?\.pyi?$|_(?:grpc_)?pb\.(?:js|d\.ts)$"
+    r"|\.(?:pbenum|pbjson|pbgrpc|pbserver)\.dart$|\.grpc\.swift$|_wrap\.(?:cxx|cpp|c)$"
+    r"|^(?:moc|qrc)_\w+\.cpp$|_generated\.(?:h|rs|ts|go)$|\.designer\.cs$"
+    r"|\.g\.(?:i\.)?cs$|\.(?:g|freezed)\.dart$|\.tab\.[ch]$|^lex\.yy\.c$|^zz_generated\.[\w.]+\.go$"
+)
+
+
+@functools.lru_cache(maxsize=131072)
+def is_generated(path: str) -> bool:
+    """Source a tool wrote (`_GENERATED_NAME`), or a file in Thrift's `gen-*` folders."""
+    parts = path.split("/")
+    return _GENERATED_NAME.search(parts[-1].lower()) is not None or any(
+        part.startswith("gen-") and len(part) > 4 for part in parts[:-1]
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from docql_sqlite.path_kinds import (
+    is_generated,
     is_legal,
     is_release_notes,
     is_settings,
@@ -141,3 +142,40 @@ def test_a_path_says_build_settings(path: str, settings: bool) -> None:
 )
 def test_a_path_says_legal_text(path: str, legal: bool) -> None:
     assert is_legal(path) is legal
+
+
+@pytest.mark.parametrize(
+    ("path", "generated"),
+    [
+        ("src/builtin_pb/sentencepiece_model.pb.h", True),
+        ("src/builtin_pb/sentencepiece_model.pb.cc", True),
+        ("api/v1/service.pb.go", True),
+        ("api/v1/service.pb.gw.go", True),
+        ("proto/model_pb2.py", True),
+        ("proto/model_pb2_grpc.py", True),
+        ("proto/model_pb2.pyi", True),
+        ("web/model_pb.js", True),
+        ("web/model_grpc_pb.js", True),
+        ("python/sentencepiece_wrap.cxx", True),
+        ("build/moc_window.cpp", True),
+        ("schema/monster_generated.h", True),
+        ("Forms/Form1.Designer.cs", True),
+        ("Models/User.g.cs", True),
+        ("lib/user.g.dart", True),
+        ("lib/user.freezed.dart", True),
+        ("src/parse.tab.c", True),
+        ("src/lex.yy.c", True),
+        ("pkg/apis/v1/zz_generated.deepcopy.go", True),
+        ("gen-cpp/Service.cpp", True),
+        ("src/protocol.h", False),
+        ("src/wrap.c", False),  # no tool's name
+        ("src/ui_helpers.h", False),  # uic's name, and people's
+        ("src/model.proto", False),  # the source it is generated from
+        ("docs/generated.md", False),
+        ("src/generator.cc", False),
+        ("src/pb.h", False),
+        ("general/gen.go", False),
+    ],
+)
+def test_a_path_says_generated_source(path: str, generated: bool) -> None:
+    assert is_generated(path) is generated

@@ -1297,6 +1297,51 @@ LICENCE_AND_CODE = {
 }
 
 
+GENERATED_AND_CODE = {
+    # sentencepiece in small: the generated message class repeats the field's name in
+    # each accessor; the code that handles the symbols names them once
+    "src/model.pb.h": "".join(
+        f"inline int ModelSpec::{verb}user_defined_symbols() const "
+        "{ return user_defined_symbols_; }\n"
+        for verb in ("", "has_", "clear_", "add_", "mutable_", "set_", "release_")
+    ),
+    "src/model_interface.cc": "// Registers the user defined symbols; the matcher keeps them.\n"
+    "void ModelInterface::InitializePieces() {\n"
+    "  std::set<std::string> user_defined_symbols;\n"
+    "  matcher_ = std::make_unique<PrefixMatcher>(user_defined_symbols);\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "share"),
+    [
+        ("how are user defined symbols handled", 0.5),
+        ("protobuf accessor of user defined symbols", 1.0),
+        ("the generated user_defined_symbols method", 1.0),
+    ],
+)
+def test_generated_source_counts_half_unless_the_query_asks_for_it(
+    tmp_index, monkeypatch: pytest.MonkeyPatch, query: str, share: float
+) -> None:
+    """On sentencepiece 0.2 "how are user defined symbols handled" found ten accessors of
+    `sentencepiece_model.pb.h` and not the code that handles them."""
+    from docql_sqlite.search import fusion
+    from docql_sqlite.search import terms as search_terms
+
+    assert fusion.generated_share(search_terms.parse(query)) == share
+    tmp_index.write_many(GENERATED_AND_CODE)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        shared = search(idx, query, limit=20)
+        monkeypatch.setattr(fusion, "GENERATED_SHARE", 1.0)
+        whole = {h["path"]: h["score"] for h in search(idx, query, limit=20)}
+    scores = {h["path"]: h["score"] for h in shared}
+    generated = next(path for path in whole if path.endswith(".pb.h"))
+    assert scores[generated] == pytest.approx(whole[generated] * share, rel=1e-4)
+    if share != 1.0:
+        assert shared[0]["path"].endswith("model_interface.cc")
+
+
 @pytest.mark.parametrize(
     "query, share",
     [

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..path_kinds import is_legal, is_release_notes, is_test
+from ..path_kinds import is_generated, is_legal, is_release_notes, is_test
 from ..records import Record, field
 from ..text import fold
 from . import terms as search_terms
@@ -307,6 +307,26 @@ def legal_share(terms: list[search_terms.Term]) -> float:
     return 1.0 if asked else LEGAL_SHARE
 
 
+# A passage of generated source (`path_kinds.is_generated`: protocol buffers, SWIG, moc,
+# …) counts this share of its score unless the query asks about generated code: a
+# generated class repeats each field's name in ten accessors (`user_defined_symbols()`,
+# `set_user_defined_symbols()`, `clear_…`, `add_…`, `…_size()`), which outnumbered the
+# code that uses them for every question naming the field.
+GENERATED_SHARE = 0.5
+GENERATED_WORDS = frozenset(
+    "generated generate generator codegen protobuf protobufs proto protos protoc pb pb2 grpc "
+    "swig wrapper wrappers stub stubs moc uic thrift flatbuffers designer".split()
+)
+
+
+def generated_share(terms: list[search_terms.Term]) -> float:
+    """GENERATED_SHARE, or 1 when a word of the query is about generated code."""
+    asked = any(
+        token in GENERATED_WORDS for t in search_terms.positives(terms) for token in t.tokens
+    )
+    return 1.0 if asked else GENERATED_SHARE
+
+
 # A passage of a code file counts this share of its score when the question asks where
 # something is explained or documented (`terms.PROSE_FRAMES`): "where are blueprints
 # described" found the property `blueprints` and `iter_blueprints` before the docs' page
@@ -320,17 +340,21 @@ def share(
     code_docs: frozenset[int] = frozenset(),
     notes: float = 1.0,
     legal: float = 1.0,
+    generated: float = 1.0,
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
-    file's, `notes_share` for release notes', `legal_share` for a licence's, CODE_SHARE
-    for a passage of one of `code_docs` (the code files among the candidates of a
-    question asking for prose; empty otherwise)."""
+    file's, `notes_share` for release notes', `legal_share` for a licence's,
+    `generated_share` for generated source's, CODE_SHARE for a passage of one of
+    `code_docs` (the code files among the candidates of a question asking for prose;
+    empty otherwise)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
         kept *= notes
     if legal != 1.0 and is_legal(path):
         kept *= legal
+    if generated != 1.0 and is_generated(path):
+        kept *= generated
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
 
 

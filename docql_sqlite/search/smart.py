@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
-from ..path_kinds import is_legal, is_release_notes, is_settings
+from ..path_kinds import is_generated, is_legal, is_release_notes, is_settings
 from . import (
     channels,
     compounds,
@@ -97,6 +97,9 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     legal = fusion.legal_share(terms)
     if legal != 1.0 and any(is_legal(f.row["_path"]) for f in fused):
         steps.append(f"passages of licence files x{legal} (the query does not ask about licensing)")
+    generated = fusion.generated_share(terms)
+    if generated != 1.0 and any(is_generated(f.row["_path"]) for f in fused):
+        steps.append(f"passages of generated source x{generated} (the query does not ask for it)")
     code_docs = (
         ranking.code_documents(store, {f.row["_doc"] for f in fused})
         | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
@@ -115,7 +118,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         (
             (
                 fusion.composite(f, names, lexical, found.nearness, found.agreed)
-                * fusion.share(f, tests, code_docs, notes, legal),
+                * fusion.share(f, tests, code_docs, notes, legal, generated),
                 f,
             )
             for f in fused
