@@ -52,6 +52,10 @@ EXPECTED = [
         ("Frame.shapeChanged", "method", 38), ("Frame.paint", "method", 41),
         ("Frame.Shape.Panel", "enum_member", 22), ("Label", "class", 48),
         ("Label.setText", "method", 56), ("Label.linkActivated", "method", 60),
+        ("FileDialog", "class", 66), ("FileDialog.FileMode.DirectoryOnly", "enum_member", 71),
+        ("FileDialog.Option.DontUseSheet", "enum_member", 74),
+        ("FileDialog.Option.ReadOnly", "enum_member", 75),
+        ("FileDialog.fileMode", "method", 77),
     ]),
     ("locks.h", "cpp", [
         ("cache.Mutex", "class", 7), ("cache.Mutex.Lock", "method", 9),
@@ -165,7 +169,8 @@ PIECES = [
     "return FOO(x);", "#define X(a) \\", "  FOO_BAR(a)", "// ATTR_ONE ATTR_TWO",
     "/* NOT_CODE", "*/", "ATTR_ONE ATTR_TWO", "XAPI(int)", "api_open(int f);",
     "template <typename T>", "NON_NULL(1)", "enum E {", "  LAST_ONE", "\"}\"", "'{'",
-    "namespace n {", "extern \"C\" {", "", "   ",
+    "namespace n {", "extern \"C\" {", "", "   ", "enum class Mode : int {",
+    "  Old Q_DECL_DEPRECATED = 8,", "  Gone DEPRECATED_X(\"use New\")}", "my_enum {",
 ]  # fmt: skip
 
 

@@ -21,6 +21,10 @@ export macro.
   parameter list — the word before its `(` a name, no `if`/`while`/`for`/`switch`/…
   (`if (failed) ABORT(msg);` keeps its call) — or the macro must follow a declared
   name and end the declaration at a `;`.
+- **An attribute macro after an enumerator's name** (Qt's `DirectoryOnly
+  Q_DECL_ENUMERATOR_DEPRECATED_X("…")}`, `Old Q_DECL_ENUMERATOR_DEPRECATED = 8,`): two
+  words in a row are no enumerator; read as written, the enum and the class around it
+  were errors (`QFileDialog` was no class).
 - **Qt's `signals:`/`slots:` sections** (`public slots:`, `Q_SIGNALS:`): moc's
   keywords, an ERROR to the grammar; `signals` are public, so `signals:` reads as
   `public:` padded, and the word `slots`/`Q_SLOTS` after an access keyword is blanked.
@@ -80,6 +84,15 @@ _AFTER_DECLARED_NAME = re.compile(
     + rb")*[ \t]*\))(?=[ \t]*;)"
 )
 _WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)[ \t]+$")
+# an enum's body, and an attribute macro after one of its enumerators' names (Qt's
+# `DirectoryOnly Q_DECL_ENUMERATOR_DEPRECATED_X("…")`, `Old Q_DECL_ENUMERATOR_DEPRECATED =
+# 8,`): two words in a row are no enumerator, so the second is a macro's
+_ENUM_BODY = re.compile(rb"enum(?:[ \t]+(?:class|struct))?(?:[ \t]+\w+)?(?:[ \t]*:[^{;()]*)?\s*\{")
+_ENUMERATOR_MACRO = re.compile(
+    rb"((?:^|[{,])\s*[A-Za-z_]\w*[ \t]+)(" + _MACRO + rb"(?:[ \t]*" + _BALANCED_ARGS + rb")?)"
+    rb"(?=[ \t]*(?:[=,}]|//|/\*|$))",
+    re.MULTILINE,
+)
 # words before a `(` that open no parameter list, or before a call that is no annotation
 _KEYWORDS = frozenset(
     b"if while for switch return sizeof alignof decltype catch noexcept static_assert "
@@ -140,6 +153,8 @@ def blank_macros(src: bytes, language: str) -> bytes:
         src = _CLASS_HEAD_MACROS.sub(lambda m: _class_head(src, m), src)
     src = _AFTER_PARAMETERS.sub(lambda m: _after_parameters(src, m), src)
     src = _AFTER_DECLARED_NAME.sub(lambda m: _after_declared_name(src, m), src)
+    if b"enum" in src:
+        src = _blank_enumerator_macros(src)
     if language != "cpp":
         return _blank_macro_lines(src)
     for signals in _QT_SIGNALS:
@@ -196,6 +211,24 @@ def _after_parameters(src: bytes, match: re.Match[bytes]) -> bytes:
         # `DEFINE_A(x)` / `DEFINE_B(y);`: two macro uses on their own lines
         return match[0]
     return _blank_group(match, 1)
+
+
+def _blank_enumerator_macros(src: bytes) -> bytes:
+    out: bytearray | None = None
+    for head in _ENUM_BODY.finditer(src):
+        start = head.start()
+        if start and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
+            continue  # `my_enum {` is no enum's head
+        end = src.find(b"}", head.end())
+        if end < 0:
+            break
+        body = src[head.end() - 1 : end + 1]  # (a directive's line starts with `#`: no match)
+        for match in _ENUMERATOR_MACRO.finditer(body):
+            if out is None:
+                out = bytearray(src)
+            at = head.end() - 1 + match.start(2)
+            out[at : at + len(match[2])] = _NOT_NEWLINE.sub(b" ", match[2])
+    return src if out is None else bytes(out)
 
 
 def _after_declared_name(src: bytes, match: re.Match[bytes]) -> bytes:
