@@ -75,6 +75,8 @@ EXPECTED = [
         ("api_open", "function", 15), ("api_close", "function", 18),
         ("api_mode.API_MODE_READ", "enum_member", 22),
         ("api_level.API_LEVEL_ONLY", "enum_member", 29), ("count_colors", "function", 32),
+        ("api_abort", "function", 41), ("api_flags", "function", 42),
+        ("api_reset", "function", 43),
     ]),
 ]  # fmt: skip
 

@@ -21,6 +21,9 @@ export macro.
   parameter list — the word before its `(` a name, no `if`/`while`/`for`/`switch`/…
   (`if (failed) ABORT(msg);` keeps its call) — or the macro must follow a declared
   name and end the declaration at a `;`.
+- **Macro words before a macro that gives the type** (ncurses' `extern GCC_NORETURN
+  NCURSES_EXPORT(void) _nc_err_abort(…);`): tree-sitter reads one such macro, not a
+  word before it, and the declarations after it went into the ERROR.
 - **An attribute macro after an enumerator's name** (Qt's `DirectoryOnly
   Q_DECL_ENUMERATOR_DEPRECATED_X("…")}`, `Old Q_DECL_ENUMERATOR_DEPRECATED = 8,`): two
   words in a row are no enumerator; read as written, the enum and the class around it
@@ -84,6 +87,13 @@ _AFTER_DECLARED_NAME = re.compile(
     + rb")*[ \t]*\))(?=[ \t]*;)"
 )
 _WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)[ \t]+$")
+# `extern GCC_NORETURN NCURSES_EXPORT(void) _nc_err_abort(…)`: macro words before a
+# macro that gives the type (tree-sitter reads one such macro, not both, and the next
+# declarations went into the ERROR)
+_BEFORE_MACRO_TYPE = re.compile(
+    rb"([A-Z](?<![\w][A-Z])[A-Z0-9_]*[A-Z0-9_][ \t]+(?:" + _MACRO + rb"[ \t]+)*)"
+    rb"(?=" + _MACRO + rb"[ \t]*\([^()\n]*\)[ \t*&]*[A-Za-z_]\w*[ \t]*\()"
+)
 # an enum's body, and an attribute macro after one of its enumerators' names (Qt's
 # `DirectoryOnly Q_DECL_ENUMERATOR_DEPRECATED_X("…")`, `Old Q_DECL_ENUMERATOR_DEPRECATED =
 # 8,`): two words in a row are no enumerator, so the second is a macro's
@@ -155,6 +165,7 @@ def blank_macros(src: bytes, language: str) -> bytes:
     src = _AFTER_DECLARED_NAME.sub(lambda m: _after_declared_name(src, m), src)
     if b"enum" in src:
         src = _blank_enumerator_macros(src)
+    src = _BEFORE_MACRO_TYPE.sub(lambda m: _blank_group(m, 1), src)
     if language != "cpp":
         return _blank_macro_lines(src)
     for signals in _QT_SIGNALS:
@@ -204,13 +215,24 @@ def _blank_group(match: re.Match[bytes], group: int) -> bytes:
 
 
 def _after_parameters(src: bytes, match: re.Match[bytes]) -> bytes:
-    word = _word_before(src, _opening_paren(src, match.start()))
+    close = match.start()
+    line_start = src.rfind(b"\n", 0, close) + 1
+    if b"//" in src[line_start:close] or _in_block_comment(src, close):
+        return match[0]  # `// Tests Factorial()` above `TEST_F(IntegerFunctionTest, …) {`
+    word = _word_before(src, _opening_paren(src, close))
     if word is None or word in _KEYWORDS:
         return match[0]
     if b"\n" in match[0] and _MACRO_WORD.fullmatch(word):
         # `DEFINE_A(x)` / `DEFINE_B(y);`: two macro uses on their own lines
         return match[0]
     return _blank_group(match, 1)
+
+
+def _in_block_comment(src: bytes, at: int) -> bool:
+    """Whether `at` follows a `/*` that no `*/` has closed (looked for within 4 KB)."""
+    window = max(0, at - 4096)
+    opened = src.rfind(b"/*", window, at)
+    return opened >= 0 and src.find(b"*/", opened, at) < 0
 
 
 def _blank_enumerator_macros(src: bytes) -> bytes:
