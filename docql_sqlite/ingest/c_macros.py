@@ -312,8 +312,9 @@ def _blank_macro_lines(src: bytes) -> bytes:
         called = b"(" in match[1]
         if last not in _STATEMENT_BOUNDARY:
             continue
-        if after[:1] in _CONTINUATION and not (called and after.startswith(b"}")):
-            continue  # (no enum's member is called: `Q_DISABLE_COPY(X)` before `};` goes)
+        if after[:1] in _CONTINUATION and not after.startswith(b"}"):
+            continue  # (`ABSL_NAMESPACE_END` before `}` goes: an enum's last member is
+            # among no declarations, `_Scopes` says so)
         if called and (after.startswith(b"{") or _UNTYPED_DECLARATOR.match(after)):
             # `TEST(Suite, Name)` / `{`: a macro that defines a function; `XMLPARSEAPI(void)`
             # / `XML_Parse(…);`: a macro that gives the function its type
@@ -366,6 +367,8 @@ class _Scopes:
         match = _DECLARATION_HEAD.match(head)
         if match is None:
             return False
+        if b"=" in head[match.end() :]:
+            return False  # `struct point p = {`: an initializer's braces hold expressions
         # `struct foo *make(struct bar *b) {` is a function's body
         return (
             match[1] in (b"namespace",)
