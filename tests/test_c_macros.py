@@ -65,7 +65,7 @@ EXPECTED = [
     ]),
     ("locks.cc", "cpp", [
         ("cache.LruCache.Put", "method", 7), ("cache.LruCache.EvictLocked", "method", 18),
-        ("cache.Probe", "function", 24),
+        ("cache.Probe", "function", 24), ("CacheMain", "function", 30),
     ]),
     ("json_value.hpp", "cpp", [
         ("json.basic_value", "class", 11), ("json.basic_value.assert_invariant", "method", 18),

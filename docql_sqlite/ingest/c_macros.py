@@ -24,6 +24,10 @@ export macro.
 - **Macro words before a macro that gives the type** (ncurses' `extern GCC_NORETURN
   NCURSES_EXPORT(void) _nc_err_abort(…);`): tree-sitter reads one such macro, not a
   word before it, and the declarations after it went into the ERROR.
+- **A macro's use whose arguments hold a built-in type**, among declarations
+  (Abseil's `ABSL_FLAG(bool, verbose, false, "…");`, gmock's `…_RETURN_TYPE_(void, );`):
+  its arguments are blanked, its name, parentheses and `;` kept (a call, a reference to
+  the macro); read as written the function after it was named `ABSL_FLAG`.
 - **An attribute macro after an enumerator's name** (Qt's `DirectoryOnly
   Q_DECL_ENUMERATOR_DEPRECATED_X("…")}`, `Old Q_DECL_ENUMERATOR_DEPRECATED = 8,`): two
   words in a row are no enumerator; read as written, the enum and the class around it
@@ -147,6 +151,16 @@ _DECLARATION_HEAD = re.compile(
     rb"(?:template[ \t\n]*<[^;{]*>\s*)?(?:typedef\s+)?(?:[A-Z_][A-Z0-9_]*\s+)*"
     rb"(class|struct|union|namespace|extern[ \t]*\"C\")(?!\w)"
 )
+# `ABSL_FLAG(bool, verbose, false, "…");` among declarations: a macro's use whose
+# arguments hold a type (tree-sitter reads a call's arguments as expressions)
+_MACRO_STATEMENT = re.compile(
+    rb"\n[ \t]*" + _MACRO + rb"[ \t]*(" + _BALANCED_ARGS + rb")(?=[ \t]*;)"
+)
+_TYPE_WORDS = frozenset(
+    b"bool char int float double void short long signed unsigned const volatile size_t "
+    b"ssize_t ptrdiff_t intptr_t uintptr_t wchar_t char8_t char16_t char32_t int8_t "
+    b"int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split()
+)
 # a function's name and parameters with no type before them
 # (a function's, not another macro's: `Q_PROPERTY(…)` lines follow one another)
 _UNTYPED_DECLARATOR = re.compile(rb"(?!" + _MACRO + rb"[ \t]*\()[A-Za-z_]\w*[ \t]*\(")
@@ -166,6 +180,7 @@ def blank_macros(src: bytes, language: str) -> bytes:
     if b"enum" in src:
         src = _blank_enumerator_macros(src)
     src = _BEFORE_MACRO_TYPE.sub(lambda m: _blank_group(m, 1), src)
+    src = _blank_type_arguments(src)
     if language != "cpp":
         return _blank_macro_lines(src)
     for signals in _QT_SIGNALS:
@@ -176,6 +191,48 @@ def blank_macros(src: bytes, language: str) -> bytes:
     if b"PUBLIC" in src or b"PRIVATE" in src or b"PROTECTED" in src:
         src = _access_lines(src, _ACCESS_MACRO, lambda m: m[1].lower() + b":", _MACRO_PREFIX)
     return _blank_macro_lines(src)
+
+
+def _blank_type_arguments(src: bytes) -> bytes:
+    """Each `MACRO(…);` among declarations one of whose arguments is a built-in type or
+    empty (`ABSL_FLAG(bool, …);`, gmock's `GMOCK_DEFINE_DEFAULT_ACTION_FOR_RETURN_TYPE_(
+    void, );`) keeps its name, parentheses and `;`, its arguments blanked: read as
+    written it was no statement, and tree-sitter took the macro for the name of the
+    function after it (`int f() {…}` became `ABSL_FLAG`)."""
+    out: bytearray | None = None
+    scopes: _Scopes | None = None
+    for match in _MACRO_STATEMENT.finditer(src):
+        inside = match[1][1:-1]
+        if not any(_is_type_or_empty(argument) for argument in _arguments(inside)):
+            continue
+        if scopes is None:
+            scopes = _Scopes(src)
+        if not scopes.among_declarations(match.start() + 1):
+            continue
+        if out is None:
+            out = bytearray(src)
+        out[match.start(1) + 1 : match.end(1) - 1] = _NOT_NEWLINE.sub(b" ", inside)
+    return src if out is None else bytes(out)
+
+
+def _arguments(inside: bytes) -> list[bytes]:
+    """A call's arguments, split at its own commas (not those inside brackets)."""
+    arguments, depth, start = [], 0, 0
+    for i, c in enumerate(inside):
+        if c in b"([{<":
+            depth += 1
+        elif c in b")]}>":
+            depth -= 1
+        elif c == 0x2C and depth == 0:
+            arguments.append(inside[start:i])
+            start = i + 1
+    arguments.append(inside[start:])
+    return arguments
+
+
+def _is_type_or_empty(argument: bytes) -> bool:
+    words = argument.replace(b"*", b" ").replace(b"&", b" ").split()
+    return not words or all(word in _TYPE_WORDS for word in words)
 
 
 def _class_head(src: bytes, match: re.Match[bytes]) -> bytes:
