@@ -71,6 +71,7 @@ EXPECTED = [
         ("json.basic_value", "class", 11), ("json.basic_value.assert_invariant", "method", 18),
         ("json.format_float", "function", 24),
     ]),
+    ("continued.h", "cpp", [("cont.Widget", "class", 10), ("cont.Widget.Draw", "method", 12)]),
     ("api.h", "c", [
         ("api_open", "function", 15), ("api_close", "function", 18),
         ("api_mode.API_MODE_READ", "enum_member", 22),
@@ -95,7 +96,9 @@ def test_symbols_read_past_the_macros(name: str, language: str, expected: list) 
     assert named_by_macro == []
 
 
-@pytest.mark.parametrize("name", ["widgets.h", "locks.h", "locks.cc", "json_value.hpp"])
+@pytest.mark.parametrize(
+    "name", ["widgets.h", "locks.h", "locks.cc", "json_value.hpp", "path_test.cc", "continued.h"]
+)
 def test_the_idioms_parse_without_errors(name: str) -> None:
     assert _parsed(name).warnings == []
 

@@ -148,7 +148,7 @@ _BRACES = re.compile(
     re.DOTALL,
 )
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.DOTALL)
-_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.MULTILINE)
+_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)  # (continued too)
 # a head that opens declarations, once its comments and directives are cut: `template
 # <…>`, `typedef` and macro words before its keyword
 _DECLARATION_HEAD = re.compile(

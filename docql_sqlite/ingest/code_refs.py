@@ -1400,7 +1400,11 @@ def _qualifiers(
         return None
     reverse = src[::-1]
     size = len(src)
-    match = (_PATH_QUALIFIER_REVERSED if colons_only else _QUALIFIER_REVERSED).match
+    # (In C and C++ only `::` names a namespace's item: a name before `.` or `->` is a
+    # value, even one named like a header the file includes — sentencepiece's
+    # `normalizer.Normalize(…)` on a `Normalizer` in builder_test.cc, which includes
+    # normalizer.h, was that header's module, and linked to a free function.)
+    match = (_PATH_QUALIFIER_REVERSED if colons_only or arrows else _QUALIFIER_REVERSED).match
     member = (_ARROW_MEMBER_REVERSED if arrows else _MEMBER_REVERSED).match
     # (In Rust a name before `.` is a value, never a type: the file's definitions are no
     # receivers of their own. In Python only its classes are: a function or a method of

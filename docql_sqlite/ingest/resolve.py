@@ -2561,8 +2561,9 @@ class _Resolver:
         (`router.handle(...)` inside express's `app.handle`, `app_config.get_models()`
         in Django's registry.py, `super().save()`); the one in a file it imports is the
         likely one (the receiver's class is imported for its type: `o: Observable` from
-        '../types'). In Python, Rust and Go only a member (a definition inside a class,
-        an `impl`, a method of a type) can be it; a name that built-in types have as a
+        '../types'). In Python, Rust, Go and C++ only a member (a definition inside a
+        class, an `impl`, a method of a type; in C++ a method, never a namespace's
+        function) can be it; a name that built-in types have as a
         method (`_BUILT_IN_METHODS`) stays ambiguous."""
         defined = self.definitions.get(name)
         if not defined:
@@ -2574,9 +2575,13 @@ class _Resolver:
         # enum's member (`py.None()` is no enum's `None`)
         candidates = [d for d in candidates if d.kind != ENUM_MEMBER]
         if self.family in _MEMBERS_ONLY:
-            # (a PHP function's parent may be its namespace: a member is a method)
+            # (a PHP or C++ function's parent may be its namespace: a member is a method;
+            # sentencepiece's `normalizer.Normalize(…)` had linked to builder.cc's free
+            # `normalizer::Normalize` in an anonymous namespace)
             candidates = [
-                d for d in candidates if d.parent and (self.family != "php" or _a_method(d))
+                d
+                for d in candidates
+                if d.parent and (self.family not in ("php", "cpp") or _a_method(d))
             ]
         if not candidates:
             return _UNRESOLVED
@@ -2853,9 +2858,9 @@ def _names(text: str) -> list[str]:
 
 
 def _a_method(definition: _Def) -> bool:
-    """Whether a Go definition is a member: a method (its parent is its receiver's type;
-    a type declared inside a function has that function as its parent, and is no
-    member)."""
+    """Whether a definition is a member: a method (Go: its parent is its receiver's type,
+    a type declared inside a function has that function as its parent, and is no member;
+    PHP and C++: a function's parent may be its namespace)."""
     return definition.kind == "method"
 
 
