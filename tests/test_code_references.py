@@ -2200,6 +2200,40 @@ def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
     assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}
 
 
+def test_cpp_a_value_named_like_a_header_is_no_module(tmp_path: Path) -> None:
+    """sentencepiece: `normalizer.Normalize(…)` in builder_test.cc, which includes
+    normalizer.h, took `normalizer` for that header's module and linked 104 calls to
+    builder.cc's free `normalizer::Normalize` (in an anonymous namespace); a member of
+    another object is a method, never a namespace's function."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "normalizer.h": (
+                "namespace normalizer {\nclass Normalizer {\n public:\n"
+                "  std::string Normalize(const std::string& s) const;\n};\n}\n"
+            ),
+            "normalizer.cc": (
+                '#include "normalizer.h"\nnamespace normalizer {\n'
+                "std::string Normalizer::Normalize(const std::string& s) const { return s; }\n}\n"
+            ),
+            "builder.cc": (
+                '#include "builder.h"\nnamespace normalizer {\nnamespace {\n'
+                "int Normalize(int x) { return x; }\n}\n}\n"
+            ),
+            "builder.h": "namespace normalizer {\nclass Builder {};\n}\n",
+            "builder_test.cc": (
+                '#include "builder.h"\n#include "normalizer.h"\n'
+                "void Check() {\n  const normalizer::Normalizer normalizer;\n"
+                '  normalizer.Normalize("x");\n}\n'
+            ),
+        },
+    )
+    calls = _calls_in(db, "builder_test.cc")
+    assert {c for c in calls if c[1] == "Normalize"} == {
+        (5, "Normalize", "", "import", "normalizer.Normalizer.Normalize")
+    }
+
+
 RUST_VARIANTS = {
     "src/cow.rs": "pub enum Cow {\n    Borrowed(u8),\n    Owned { n: u16 },\n}\n",
     "src/user.rs": "use crate::cow::Cow;\n\nfn make(x: u8) -> Cow {\n    Cow::Borrowed(x)\n}\n\n"
