@@ -2192,10 +2192,11 @@ def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
     calls = _calls_in(db, "lattice.cc")
     assert (4, "size", None, "local", "Lattice.size") in calls  # this->size()
     assert (6, "Count", None, "local", "Lattice.Count") in calls
-    # `agenda.size()`, `v.size()`: the standard library's as likely as Lattice's
+    # `agenda.size()`, `v.size()` on a `std::vector` (a parameter's type): the standard
+    # library's, which the index does not hold (before types were read: ambiguous)
     assert {c for c in calls if c[0] in (6, 8) and c[1] == "size"} == {
-        (6, "size", "", "ambiguous", None),
-        (8, "size", "", "ambiguous", None),
+        (6, "size", "vector()", "unresolved", None),
+        (8, "size", "vector()", "unresolved", None),
     }
     assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}
 
@@ -2229,8 +2230,52 @@ def test_cpp_a_value_named_like_a_header_is_no_module(tmp_path: Path) -> None:
         },
     )
     calls = _calls_in(db, "builder_test.cc")
+    # (the local's declared class, `Normalizer()`, names the method)
     assert {c for c in calls if c[1] == "Normalize"} == {
-        (5, "Normalize", "", "import", "normalizer.Normalizer.Normalize")
+        (5, "Normalize", "Normalizer()", "import", "normalizer.Normalizer.Normalize")
+    }
+
+
+def test_cpp_a_member_of_a_declared_value_is_its_class(tmp_path: Path) -> None:
+    """A variable or a parameter declared with a class (`const Normalizer normalizer(spec)`,
+    `(const Lattice& lattice)`, `Model* m = …`) calls that class's methods where it is
+    seen: sentencepiece's 108 `normalizer.Normalize(…)` in builder_test.cc, which does not
+    include normalizer.h, were ambiguous between three `Normalize`s."""
+    _, db = _index_tree(
+        tmp_path,
+        {
+            "lattice.h": (
+                "class Lattice {\n public:\n  int Size() const;\n};\n"
+                "class Model {\n public:\n  int Size() const;\n};\n"
+            ),
+            "lattice.cc": (
+                '#include "lattice.h"\nint Lattice::Size() const { return 1; }\n'
+                "int Model::Size() const { return 2; }\n"
+            ),
+            "use.cc": (
+                "int Both(const Lattice& lattice, Model* model) {\n"
+                "  int n = lattice.Size() + model->Size();\n"
+                "  {\n    const Model lattice;\n    n += lattice.Size();\n  }\n"
+                "  return n + lattice.Size();\n}\n"
+            ),
+            "tmpl.cc": (
+                "template <typename Lattice>\nint Any(const Lattice& l) { return l.Size(); }\n"
+                "TYPED_TEST(SizeTest, Works) {\n  TypeParam m;\n  m.Size();\n}\n"
+            ),
+        },
+    )
+    # a template's type parameter, and googletest's `TypeParam`, are no class: the rules
+    # of another object's member decide (both classes' `Size` are as likely)
+    assert {(c[0], c[2], c[3]) for c in _calls_in(db, "tmpl.cc") if c[1] == "Size"} == {
+        (2, "", "ambiguous"),
+        (5, "", "ambiguous"),
+    }
+    calls = {(c[0], c[2], c[4]) for c in _calls_in(db, "use.cc") if c[1] == "Size"}
+    assert calls == {
+        (2, "Lattice()", "Lattice.Size"),
+        (2, "Model()", "Model.Size"),
+        (5, "Model()", "Model.Size"),  # the block's own `lattice`
+        (7, "Lattice()", "Lattice.Size"),  # the parameter again after the block
     }
 
 

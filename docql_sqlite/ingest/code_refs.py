@@ -367,6 +367,8 @@ def extract_reference_rows(
         if typed and refs:
             refs = _without_aliases(refs, typed, bounds, owners)
     elif declared and plain and language in _DECLARED_TYPES:
+        if language == "cpp":
+            declared = _of_classes(src, declared, generics)
         refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
     elif typed:  # JavaScript and TypeScript: as Python's names
         if generics:
@@ -468,7 +470,31 @@ def _typed_receivers(
 # Languages whose names are declared with their type (a query's `@typed` patterns), whose
 # members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s,
 # Kotlin's `val reg: Registry`, Swift's `let x = Foo()`.
-_DECLARED_TYPES = frozenset({"go"}) | CLASS_LANGUAGES
+_DECLARED_TYPES = frozenset({"go", "cpp"}) | CLASS_LANGUAGES
+
+
+# C++ types that are no class a value's members could be looked up in: googletest's
+# `TypeParam` (a typed test's type, which the `TYPED_TEST` macro defines).
+_CPP_TYPE_PARAMETERS = frozenset({b"TypeParam"})
+
+
+def _of_classes(
+    src: bytes,
+    declared: list[dict[str, list[Node]]],
+    generics: dict[bytes, list[tuple[int, int]]],
+) -> list[dict[str, list[Node]]]:
+    """C++'s declarations whose type may be a class: not a template's type parameter
+    where it is one (`T x; x.size()` is any `T`'s), nor `_CPP_TYPE_PARAMETERS`."""
+    kept = []
+    for captures in declared:
+        kind = captures["type"][0]
+        name = src[kind.start_byte : kind.end_byte]
+        if name in _CPP_TYPE_PARAMETERS or any(
+            a <= kind.start_byte < b for a, b in generics.get(name, ())
+        ):
+            continue
+        kept.append(captures)
+    return kept
 
 
 def _declared(
@@ -552,7 +578,7 @@ def _plain_receivers(
 
 # The nodes that end a local variable's scope (`_go_typed`): a block (Go, Java, C#,
 # Kotlin) and Swift's statements (of a function, an `if`, a closure).
-_BLOCKS = frozenset({"block", "statements"})
+_BLOCKS = frozenset({"block", "statements", "compound_statement"})
 
 
 # Go's built-in functions: no declared result type the index could hold.

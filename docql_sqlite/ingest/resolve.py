@@ -74,8 +74,9 @@ never a type's member (`_decide`: `Ok(…)` is not an `impl`'s `type Ok`); `self
 `Self::x` (`refs.qualifier` `self`, `Self`) take rule 1 with the members.
 
 `candidates` records how many there were, so an answer can say "one of 7".
-Types are read only where the code writes them down (an annotation, a Go or Java
-declaration, `x = Class(…)`, `self.x = Class(…)`, a Rust chain begun by `Type::f`, a
+Types are read only where the code writes them down (an annotation, a Go, Java or C++
+declaration (`const Normalizer normalizer(spec);`, `(const Lattice& lattice)`; not a
+template's type parameter), `x = Class(…)`, `self.x = Class(…)`, a Rust chain begun by `Type::f`, a
 Java, Kotlin, C# or Swift constructor's call); a value returned
 by a call, and virtual dispatch, are beyond this: such a method resolves by the rules
 above, which the `resolution` column says.
@@ -2216,11 +2217,12 @@ class _Resolver:
         if self.family == "go":
             return self._go_member(type_name, name, group, candidates)
         if (
-            self.family in ("python", "typescript") or self.family in CLASS_LANGUAGES
+            self.family in ("python", "typescript", "cpp") or self.family in CLASS_LANGUAGES
         ) and self._defined_nowhere(type_name):
-            # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`: a class the index
-            # does not hold has none of its members (zod's `seen.add(x)` on a `new Set()`
-            # was `$ZodRegistry.add`, the one `add` of the index). A Python name the file
+            # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`, C++'s
+            # `std::vector<int> v`: a class the index does not hold has none of its
+            # members (zod's `seen.add(x)` on a `new Set()` was `$ZodRegistry.add`, the
+            # one `add` of the index). A Python name the file
             # imports may be an alias or a type variable of that module's (sqlglot's `E`,
             # bound to `Expression`): `_python_member` reads where it comes from.
             imported = type_name in self.name_sources or type_name in self.renamed.get(

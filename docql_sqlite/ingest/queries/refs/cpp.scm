@@ -18,3 +18,36 @@
 
 ; A template's type parameter (`template <typename T>`): its uses inside it name no definition.
 (type_parameter_declaration (type_identifier) @generic)
+
+; A variable or a parameter declared with a class (`const Normalizer normalizer(spec);`,
+; `ExtensionSet* set = …`, `(const Lattice& lattice)`): `normalizer.Normalize(…)` where
+; it is seen is a member of that class (`code_refs._go_typed`, as Go's and Java's declared
+; names): a local variable to the end of its block, a parameter in its function.
+(declaration
+  type: [(type_identifier) @type
+         (qualified_identifier name: (type_identifier) @type)
+         (template_type name: (type_identifier) @type)
+         (qualified_identifier name: (template_type name: (type_identifier) @type))]
+  declarator: [(identifier) @typed
+               (init_declarator declarator: (identifier) @typed)
+               (init_declarator declarator: (pointer_declarator declarator: (identifier) @typed))
+               (init_declarator declarator: (reference_declarator (identifier) @typed))
+               (pointer_declarator declarator: (identifier) @typed)]) @bind
+(function_definition
+  declarator: (function_declarator
+    parameters: (parameter_list
+      [(parameter_declaration
+         type: [(type_identifier) @type
+                (qualified_identifier name: (type_identifier) @type)
+                (template_type name: (type_identifier) @type)
+                (qualified_identifier name: (template_type name: (type_identifier) @type))]
+         declarator: [(identifier) @typed
+                      (reference_declarator (identifier) @typed)
+                      (pointer_declarator declarator: (identifier) @typed)])
+       (optional_parameter_declaration
+         type: [(type_identifier) @type
+                (qualified_identifier name: (type_identifier) @type)
+                (template_type name: (type_identifier) @type)]
+         declarator: [(identifier) @typed
+                      (reference_declarator (identifier) @typed)
+                      (pointer_declarator declarator: (identifier) @typed)])]))) @scope
