@@ -2195,8 +2195,8 @@ def test_cpp_and_c_members_of_other_objects(tmp_path: Path) -> None:
     # `agenda.size()`, `v.size()` on a `std::vector` (a parameter's type): the standard
     # library's, which the index does not hold (before types were read: ambiguous)
     assert {c for c in calls if c[0] in (6, 8) and c[1] == "size"} == {
-        (6, "size", "vector()", "unresolved", None),
-        (8, "size", "vector()", "unresolved", None),
+        (6, "size", "std::vector()", "unresolved", None),
+        (8, "size", "std::vector()", "unresolved", None),
     }
     assert _calls_in(db, "memory.c") == {(3, "free_func", "", "unresolved", None)}
 
@@ -2261,14 +2261,18 @@ def test_cpp_a_member_of_a_declared_value_is_its_class(tmp_path: Path) -> None:
             "tmpl.cc": (
                 "template <typename Lattice>\nint Any(const Lattice& l) { return l.Size(); }\n"
                 "TYPED_TEST(SizeTest, Works) {\n  TypeParam m;\n  m.Size();\n}\n"
+                "int Std(const std::Lattice& s) { return s.Size(); }\n"
             ),
         },
     )
     # a template's type parameter, and googletest's `TypeParam`, are no class: the rules
     # of another object's member decide (both classes' `Size` are as likely)
+    # and the standard library's class of a name the index has (`std::Lattice`) is none
+    # of the index's
     assert {(c[0], c[2], c[3]) for c in _calls_in(db, "tmpl.cc") if c[1] == "Size"} == {
         (2, "", "ambiguous"),
         (5, "", "ambiguous"),
+        (7, "std::Lattice()", "unresolved"),
     }
     calls = {(c[0], c[2], c[4]) for c in _calls_in(db, "use.cc") if c[1] == "Size"}
     assert calls == {

@@ -527,6 +527,10 @@ def _declared(
         type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
         if type_name == b"var":  # Java's `var x = new Foo()`: its own pattern names Foo
             return
+        if src[max(0, kind.start_byte - 5) : kind.start_byte] == b"std::":
+            # C++'s standard library (the query keeps a qualified type's last part): a
+            # class the index never holds, whatever it names `string_view` (Abseil)
+            type_name = b"std::" + type_name
     typed.setdefault(text, []).append((start, end, type_name.decode("utf-8")))
 
 
