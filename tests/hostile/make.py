@@ -304,6 +304,27 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # C++ whose macro rules (`ingest/c_macros.py`) each scan: export macros in class
+        # heads, annotations, macro lines among declarations, unclosed macro calls and
+        # braces, an enum of macro-attributed members
+        "macros.cc": (
+            lambda p: _write(
+                p,
+                "#include <x>\nnamespace n {\nN_NAMESPACE_BEGIN\n"
+                + "class API_EXPORT C : public B {\n  Q_OBJECT\n  Q_PROPERTY(int x READ x\n"
+                "      WRITE setX)\n public:\n  void f(int a) const LOCKS_EXCLUDED(mu_);\n"
+                "  int n_ GUARDED_BY(mu_);\nsignals:\n  void changed();\n};\n"
+                * (headings // 2)
+                + 'FLAG(bool, verbose, false, "x");\n' * headings
+                + "enum E {\n"
+                + '  A DEPRECATED_X("y"),\n' * headings
+                + "};\n"
+                + "  UNCLOSED_CALL(" * headings
+                + "\n"
+                + "{" * (headings // 4),
+            ),
+            Expect("warning", "syntax errors"),
+        ),
         "deep.py": (
             lambda p: _write(p, "def f():\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n"),
             Expect("indexed"),
