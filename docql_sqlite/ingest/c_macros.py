@@ -28,6 +28,11 @@ export macro.
   (Abseil's `ABSL_FLAG(bool, verbose, false, "…");`, gmock's `…_RETURN_TYPE_(void, );`):
   its arguments are blanked, its name, parentheses and `;` kept (a call, a reference to
   the macro); read as written the function after it was named `ABSL_FLAG`.
+- **A test a macro defines and a string names** (Catch2's and doctest's
+  `TEST_CASE("Factorials are computed", "[factorial]") {`): its arguments are blanked
+  among declarations, so tree-sitter reads a function definition, which the symbols
+  name by the string (read as written it was a call and a block: no symbol, and its
+  calls had no caller).
 - **An attribute macro after an enumerator's name** (Qt's `DirectoryOnly
   Q_DECL_ENUMERATOR_DEPRECATED_X("…")}`, `Old Q_DECL_ENUMERATOR_DEPRECATED = 8,`): two
   words in a row are no enumerator; read as written, the enum and the class around it
@@ -165,6 +170,12 @@ _TYPE_WORDS = frozenset(
     b"ssize_t ptrdiff_t intptr_t uintptr_t wchar_t char8_t char16_t char32_t int8_t "
     b"int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split()
 )
+# `TEST_CASE("Factorials are computed", "[factorial]") {` (Catch2, doctest) among
+# declarations: a macro that defines a function named by a string
+_STRING_NAMED = re.compile(
+    rb"\n[ \t]*" + _MACRO + rb"[ \t]*(" + _BALANCED_ARGS + rb")(?=[ \t]*(?://[^\n]*)?\s*\{)"
+)
+_STRING_LITERAL = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
 # a function's name and parameters with no type before them
 # (a function's, not another macro's: `Q_PROPERTY(…)` lines follow one another)
 _UNTYPED_DECLARATOR = re.compile(rb"(?!" + _MACRO + rb"[ \t]*\()[A-Za-z_]\w*[ \t]*\(")
@@ -185,6 +196,8 @@ def blank_macros(src: bytes, language: str) -> bytes:
         src = _blank_enumerator_macros(src)
     src = _BEFORE_MACRO_TYPE.sub(lambda m: _blank_group(m, 1), src)
     src = _blank_type_arguments(src)
+    if language == "cpp" and (b'("' in src or b', "' in src):
+        src = _blank_string_named(src)
     if language != "cpp":
         return _blank_macro_lines(src)
     for signals in _QT_SIGNALS:
@@ -208,6 +221,34 @@ def _blank_type_arguments(src: bytes) -> bytes:
     for match in _MACRO_STATEMENT.finditer(src):
         inside = match[1][1:-1]
         if not any(_is_type_or_empty(argument) for argument in _arguments(inside)):
+            continue
+        if scopes is None:
+            scopes = _Scopes(src)
+        if not scopes.among_declarations(match.start() + 1):
+            continue
+        if out is None:
+            out = bytearray(src)
+        out[match.start(1) + 1 : match.end(1) - 1] = _NOT_NEWLINE.sub(b" ", inside)
+    return src if out is None else bytes(out)
+
+
+def _blank_string_named(src: bytes) -> bytes:
+    """Each `MACRO("name", …) {` among declarations (Catch2's and doctest's
+    `TEST_CASE("Factorials are computed", "[factorial]")`, `SCENARIO`, and a test's
+    `TEST_CASE_METHOD(Fixture, "…")`) with its arguments blanked: tree-sitter reads it as
+    a function definition (read as written: a call and a block, no symbol), which the
+    symbols name by the string (`code_text.resolve_name` reads the file's own bytes)."""
+    out: bytearray | None = None
+    scopes: _Scopes | None = None
+    for match in _STRING_NAMED.finditer(src):
+        inside = match[1][1:-1]
+        arguments = _arguments(inside)
+        if not _STRING_LITERAL.fullmatch(arguments[0].strip()) and not (
+            b"TEST" in match[0] and any(_STRING_LITERAL.fullmatch(a.strip()) for a in arguments)
+        ):
+            # (gmock's `MATCHER(IsEven, "is even") {` is named by its first word, not its
+            # description: only a first argument that is a string names, or a test's
+            # string after its fixture, `TEST_CASE_METHOD(Fixture, "…")`)
             continue
         if scopes is None:
             scopes = _Scopes(src)

@@ -174,6 +174,7 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     src = text.encode("utf-8", "replace")  # lone surrogates cannot reach tree-sitter
     line_count = count_lines(text)
     parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
+    original = src
     if language in _PREPROCESSED:
         # names, signatures and references are read from what the parser was given: the
         # tree's offsets are that text's (the document keeps the file's own text)
@@ -186,7 +187,14 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
     ref_matches = None  # the references' query runs apart when there is no symbol query
     if has_query(language):
         symbol_matches, ref_matches = query_matches(tree.root_node, language)
-        outline = extract_outline(tree.root_node, src, language, line_count, symbol_matches)
+        outline = extract_outline(
+            tree.root_node,
+            src,
+            language,
+            line_count,
+            symbol_matches,
+            original if original is not src else None,
+        )
     document = Document(
         format="code",
         text=text,

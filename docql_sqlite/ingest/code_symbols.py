@@ -170,20 +170,31 @@ def _role_capture(capture_names: list[str]) -> tuple[str, str, str] | None:
 
 
 def extract_outline(
-    root: Node, src: bytes, language: str, line_count: int, matches: list[Match] | None = None
+    root: Node,
+    src: bytes,
+    language: str,
+    line_count: int,
+    matches: list[Match] | None = None,
+    original: bytes | None = None,
 ) -> list[Outlined]:
     """Symbols and scopes of one parsed file, in source order. `matches`: the symbol
-    matches of `query_matches` when the caller ran it (for the references too)."""
+    matches of `query_matches` when the caller ran it (for the references too).
+    `original`: the file's own bytes when `src` is not them (C/C++: `c_macros` blanked
+    some), whence a function a macro defines takes the string that names it."""
     compiled = _query(language)
     if matches is None:
         matches = query_matches(root, language)[0]
-    defs = _collect(compiled, matches, src, line_count)
+    defs = _collect(compiled, matches, src, line_count, original)
     _nest(defs, language)
-    return _outline(defs, src, language)
+    return _outline(defs, src, language, original)
 
 
 def _collect(
-    compiled: _CompiledQuery, matches: list[Match], src: bytes, line_count: int
+    compiled: _CompiledQuery,
+    matches: list[Match],
+    src: bytes,
+    line_count: int,
+    original: bytes | None = None,
 ) -> list[_Def]:
     matches = sorted(matches, key=lambda m: m[0])  # stable: earlier patterns claim nodes first
     # (start, end, type) rather than Node.id: unambiguous even for nodes sharing a range
@@ -211,7 +222,7 @@ def _collect(
         if name_node is not None:
             if name_key in claimed:
                 continue
-            resolved = code_text.resolve_name(src, name_node)
+            resolved = code_text.resolve_name(src, name_node, original)
             if resolved is None:
                 continue
             name, scope = resolved
@@ -311,7 +322,9 @@ def _refine_kind(d: _Def, outer: _Def | None, language: str) -> str:
     return kind
 
 
-def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
+def _outline(
+    defs: list[_Def], src: bytes, language: str, original: bytes | None = None
+) -> list[Outlined]:
     # Only a function defines what a prototype or an overload's signature declares: a
     # macro renaming it does not (xxhash's `#define XXH32_digest XXH_NAME2(…)` beside the
     # prototype `XXH32_hash_t XXH32_digest(…);`), nor a namespace of its name (@types/node's
@@ -335,6 +348,9 @@ def _outline(defs: list[_Def], src: bytes, language: str) -> list[Outlined]:
         start = code_text.header_start(d.node)
         line = start.start_point[0] + 1
         sig = code_text.signature(src, start.start_byte, d.node, d.body)
+        if original is not None and not d.name.isidentifier() and d.role == "definition":
+            # a test a string names (`TEST_CASE("…", "[tag]")`): its header as written
+            sig = code_text.signature(original, start.start_byte, d.node, d.body)
         if language in _TYPEDEF_LANGUAGES and sig.startswith("typedef ") and d.name not in sig:
             # `typedef struct { … } BrotliBitReader;`: the name comes after the body
             sig = f"{sig} {d.name}"

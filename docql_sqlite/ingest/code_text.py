@@ -91,6 +91,7 @@ SIGNATURE_MAX = 400
 RETURN_MAX = 100  # characters of a return annotation a cut signature keeps (`_cut`)
 _WS = re.compile(r"\s+")
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
+_STRING_ARGUMENT = re.compile(rb'"((?:[^"\\\n]|\\.)*)"')
 _TRAILING = ("=>", "{", ":", ";", "=", "\\")  # `\\`: a macro's value on the next line
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
 _CS_DOC_TAGS = re.compile(r"</?(?:summary|remarks|para)>")
@@ -129,7 +130,9 @@ def last_code_row(node: Node) -> int:
     return end_row(current)
 
 
-def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
+def resolve_name(
+    src: bytes, node: Node, original: bytes | None = None
+) -> tuple[str, list[str]] | None:
     """(name, scope parts) behind a name node; looks through C/C++ declarators.
 
     `char **f(void)` → ("f", []); `int Widget::size()` → ("size", ["Widget"]). A
@@ -148,7 +151,7 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
                 if inner.type == "parenthesized_declarator":  # `int (*fp)(int)`
                     return None
                 saw_function = True
-                defined = _defined_by_macro(src, node, inner)
+                defined = _defined_by_macro(src, node, inner, original)
                 if defined is not None:
                     return defined, []
                 # `API XXH32_hash_t XXH32 (…);`: tree-sitter took the return type for
@@ -179,7 +182,9 @@ def resolve_name(src: bytes, node: Node) -> tuple[str, list[str]] | None:
     return _plain_name(src, node), scope
 
 
-def _defined_by_macro(src: bytes, declarator: Node, name: Node) -> str | None:
+def _defined_by_macro(
+    src: bytes, declarator: Node, name: Node, original: bytes | None = None
+) -> str | None:
     """`TEST_F(FilePathTest, IsEmpty) { … }` → "FilePathTest.IsEmpty": a function a macro
     defines (googletest's `TEST`, `TEST_F`, `TEST_P`, `TYPED_TEST`, Boost's
     `BOOST_AUTO_TEST_CASE(name)`) is named by the words it is given, joined as googletest
@@ -190,8 +195,19 @@ def _defined_by_macro(src: bytes, declarator: Node, name: Node) -> str | None:
     if name.type != "identifier" or not _MACRO_NAME.fullmatch(node_text(src, name)):
         return None
     parameters = declarator.child_by_field_name("parameters")
-    if parameters is None or parameters.named_child_count == 0:
+    if parameters is None:
         return None
+    if parameters.named_child_count == 0:
+        # Catch2's and doctest's `TEST_CASE("Factorials are computed", "[factorial]")`,
+        # whose arguments `c_macros` blanked: the first string of the file's own text
+        if original is None:
+            return None
+        written = _STRING_ARGUMENT.search(original, parameters.start_byte, parameters.end_byte)
+        if written is None or declarator.parent is None:
+            return None
+        if declarator.parent.type != "function_definition":
+            return None
+        return written[1].decode("utf-8", "replace") or None
     words = []
     for parameter in parameters.named_children:
         if (

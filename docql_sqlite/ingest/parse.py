@@ -94,7 +94,10 @@ from .sections import bounded_title, build_sections
 # and a link through a qualifier or a base class follows that class's changes; code 34:
 # C and C++ macros a preprocessor expands away are blanked before the parse
 # (`ingest/c_macros.py`: `class GTEST_API_ X`, `f() LOCKS_EXCLUDED(mu_);`, Qt's `signals:`
-# and `Q_OBJECT`), so such classes are classes and such methods keep their names.
+# and `Q_OBJECT`), so such classes are classes and such methods keep their names; code
+# 35: a test a macro defines is named by its words or its string (`TEST_F(Suite, Name)`
+# → `Suite.Name`, `TEST_CASE("…")` → its string), and C++ values of a declared class
+# call that class's methods.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -136,7 +139,7 @@ from .sections import bounded_title, build_sections
 # (git's manual pages) is read by the AsciiDoc parser (format `asciidoc`), and a script
 # inside a compressed file (`strace-graph.gz`) is text, not a failure.
 CONTENT_RULES: dict[str, int] = {
-    "code": 34,
+    "code": 35,
     "markdown": 5,
     "text": 5,
     "rst": 5,
