@@ -150,6 +150,8 @@ def test_a_function_a_macro_defines_is_named_by_its_words() -> None:
     } <= symbols
     signatures = {s.name: s.signature for s in document.symbols}
     assert signatures["PathTest.KeepsRoot"] == "TEST_F(PathTest, KeepsRoot)"
+    # gmock's actions and matchers are named by their first word, their parameters after
+    assert ("Twice", "function", 31) in symbols
     # a declaration by macro is no definition: `FRIEND_TEST(PathTest, KeepsRoot);`
     assert not any(s.name == "PathTest.KeepsRoot" and s.line == 14 for s in document.symbols)
     assert document.warnings == []
@@ -166,6 +168,7 @@ def test_a_test_a_string_names_is_a_function_of_that_name(tmp_path: Path) -> Non
         ("vectors can be sized and resized", "function", 17),
     } <= _symbols(document)
     # gmock's `MATCHER(IsEven, "is even") {` is named by its word, never its description
+    assert ("IsEven", "function", 21) in _symbols(document)
     assert not any(s.name == "is even" for s in document.symbols)
     signatures = {s.name: s.signature for s in document.symbols}
     assert signatures["Factorials are computed"] == (

@@ -4,8 +4,8 @@ tree-sitter parses C and C++ without a preprocessor, so a macro whose expansion 
 attribute or nothing derails it where a compiler never sees the word. Each rule here
 replaces such a use by spaces (newlines kept, so every offset and line stays; the
 stored text is the file's own): names, signatures and references are read from what
-the parser was given (`code._as_the_parser_reads`), which is why a signature shows no
-export macro.
+the parser was given (`code._as_the_parser_reads`), but a definition's signature from
+the file's own bytes where its header was blanked (`code_symbols._outline`).
 
 - **An export or attribute macro between `class`/`struct`/`union` and the name**
   (`class GTEST_API_ FilePath : public Base {`, `class Q_CORE_EXPORT QObject`,
@@ -244,11 +244,12 @@ def _blank_string_named(src: bytes) -> bytes:
         inside = match[1][1:-1]
         arguments = _arguments(inside)
         if not _STRING_LITERAL.fullmatch(arguments[0].strip()) and not (
-            b"TEST" in match[0] and any(_STRING_LITERAL.fullmatch(a.strip()) for a in arguments)
+            (b"TEST" in match[0] or b"MATCHER" in match[0])
+            and any(_STRING_LITERAL.fullmatch(a.strip()) for a in arguments)
         ):
-            # (gmock's `MATCHER(IsEven, "is even") {` is named by its first word, not its
-            # description: only a first argument that is a string names, or a test's
-            # string after its fixture, `TEST_CASE_METHOD(Fixture, "…")`)
+            # (a first argument that is a string names the test; a test's string after
+            # its fixture too, `TEST_CASE_METHOD(Fixture, "…")`; gmock's `MATCHER(IsEven,
+            # "is even")` is named by its word, `code_text._defined_by_macro`)
             continue
         if scopes is None:
             scopes = _Scopes(src)

@@ -348,8 +348,16 @@ def _outline(
         start = code_text.header_start(d.node)
         line = start.start_point[0] + 1
         sig = code_text.signature(src, start.start_byte, d.node, d.body)
-        if original is not None and not d.name.isidentifier() and d.role == "definition":
-            # a test a string names (`TEST_CASE("…", "[tag]")`): its header as written
+        if (
+            original is not None
+            and d.role == "definition"
+            and d.body is not None
+            and src[start.start_byte : d.body.start_byte]
+            != original[start.start_byte : d.body.start_byte]
+        ):
+            # a function whose header `c_macros` blanked (`TEST_CASE("…", "[tag]")`,
+            # `MATCHER_P2(IsPair, a, b, "")`, `void Put(int k) LOCKS_EXCLUDED(mu_)`): its
+            # header as written
             sig = code_text.signature(original, start.start_byte, d.node, d.body)
         if language in _TYPEDEF_LANGUAGES and sig.startswith("typedef ") and d.name not in sig:
             # `typedef struct { … } BrotliBitReader;`: the name comes after the body

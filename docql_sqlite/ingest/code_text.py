@@ -92,6 +92,9 @@ RETURN_MAX = 100  # characters of a return annotation a cut signature keeps (`_c
 _WS = re.compile(r"\s+")
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*[A-Z0-9]")
 _STRING_ARGUMENT = re.compile(rb'"((?:[^"\\\n]|\\.)*)"')
+_WORD_ARGUMENT = re.compile(rb"\(\s*([A-Za-z_]\w*)")
+# gmock's macros that define a matcher or an action named by their first word
+_NAMED_BY_WORD = ("MATCHER", "ACTION")
 _TRAILING = ("=>", "{", ":", ";", "=", "\\")  # `\\`: a macro's value on the next line
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s|(?<=[。！？])")
 _CS_DOC_TAGS = re.compile(r"</?(?:summary|remarks|para)>")
@@ -192,7 +195,8 @@ def _defined_by_macro(
     googletest's own functions were all `TEST`. Only a definition with a body whose
     parameters are bare words (a declaration such as `FRIEND_TEST(Foo, Bar);` keeps its
     macro's name)."""
-    if name.type != "identifier" or not _MACRO_NAME.fullmatch(node_text(src, name)):
+    macro = node_text(src, name)
+    if name.type != "identifier" or not _MACRO_NAME.fullmatch(macro):
         return None
     parameters = declarator.child_by_field_name("parameters")
     if parameters is None:
@@ -200,14 +204,21 @@ def _defined_by_macro(
     if parameters.named_child_count == 0:
         # Catch2's and doctest's `TEST_CASE("Factorials are computed", "[factorial]")`,
         # whose arguments `c_macros` blanked: the first string of the file's own text
-        if original is None:
-            return None
-        written = _STRING_ARGUMENT.search(original, parameters.start_byte, parameters.end_byte)
-        if written is None or declarator.parent is None:
+        # (gmock's `MATCHER(IsEven, "is even")`: its first word)
+        if original is None or declarator.parent is None:
             return None
         if declarator.parent.type != "function_definition":
             return None
-        return written[1].decode("utf-8", "replace") or None
+        pattern = _WORD_ARGUMENT if macro.startswith(_NAMED_BY_WORD) else _STRING_ARGUMENT
+        written = pattern.search(original, parameters.start_byte, parameters.end_byte)
+        return (written[1].decode("utf-8", "replace") or None) if written else None
+    if macro.startswith(_NAMED_BY_WORD):
+        # gmock's `ACTION_P(Add, n)`, `MATCHER_P(HasName, name, "…")`: the first word is
+        # the name, the others its parameters
+        first = parameters.named_children[0]
+        if first.type == "parameter_declaration" and first.named_child_count == 1:
+            return node_text(src, first.named_children[0])
+        return None
     words = []
     for parameter in parameters.named_children:
         if (
