@@ -216,20 +216,11 @@ def _blank_type_arguments(src: bytes) -> bytes:
     void, );`) keeps its name, parentheses and `;`, its arguments blanked: read as
     written it was no statement, and tree-sitter took the macro for the name of the
     function after it (`int f() {…}` became `ABSL_FLAG`)."""
-    out: bytearray | None = None
-    scopes: _Scopes | None = None
-    for match in _MACRO_STATEMENT.finditer(src):
-        inside = match[1][1:-1]
-        if not any(_is_type_or_empty(argument) for argument in _arguments(inside)):
-            continue
-        if scopes is None:
-            scopes = _Scopes(src)
-        if not scopes.among_declarations(match.start() + 1):
-            continue
-        if out is None:
-            out = bytearray(src)
-        out[match.start(1) + 1 : match.end(1) - 1] = _NOT_NEWLINE.sub(b" ", inside)
-    return src if out is None else bytes(out)
+    return _blank_arguments(
+        src,
+        _MACRO_STATEMENT,
+        lambda match, arguments: any(_is_type_or_empty(argument) for argument in arguments),
+    )
 
 
 def _blank_string_named(src: bytes) -> bytes:
@@ -238,18 +229,32 @@ def _blank_string_named(src: bytes) -> bytes:
     `TEST_CASE_METHOD(Fixture, "…")`) with its arguments blanked: tree-sitter reads it as
     a function definition (read as written: a call and a block, no symbol), which the
     symbols name by the string (`code_text.resolve_name` reads the file's own bytes)."""
+    return _blank_arguments(src, _STRING_NAMED, _string_named)
+
+
+def _string_named(match: re.Match[bytes], arguments: list[bytes]) -> bool:
+    """A first argument that is a string names the test; so does a test's string after
+    its fixture (`TEST_CASE_METHOD(Fixture, "…")`); gmock's `MATCHER(IsEven, "is even")`
+    is named by its word (`code_text._defined_by_macro`), its arguments blanked too."""
+    if _STRING_LITERAL.fullmatch(arguments[0].strip()):
+        return True
+    return (b"TEST" in match[0] or b"MATCHER" in match[0]) and any(
+        _STRING_LITERAL.fullmatch(a.strip()) for a in arguments
+    )
+
+
+def _blank_arguments(
+    src: bytes,
+    pattern: re.Pattern[bytes],
+    wanted: Callable[[re.Match[bytes], list[bytes]], bool],
+) -> bytes:
+    """Each match of `pattern` (group 1 a call's parenthesised arguments) that is among
+    declarations and `wanted`, with the arguments between its parentheses blanked."""
     out: bytearray | None = None
     scopes: _Scopes | None = None
-    for match in _STRING_NAMED.finditer(src):
+    for match in pattern.finditer(src):
         inside = match[1][1:-1]
-        arguments = _arguments(inside)
-        if not _STRING_LITERAL.fullmatch(arguments[0].strip()) and not (
-            (b"TEST" in match[0] or b"MATCHER" in match[0])
-            and any(_STRING_LITERAL.fullmatch(a.strip()) for a in arguments)
-        ):
-            # (a first argument that is a string names the test; a test's string after
-            # its fixture too, `TEST_CASE_METHOD(Fixture, "…")`; gmock's `MATCHER(IsEven,
-            # "is even")` is named by its word, `code_text._defined_by_macro`)
+        if not wanted(match, _arguments(inside)):
             continue
         if scopes is None:
             scopes = _Scopes(src)
