@@ -51,3 +51,20 @@
          declarator: [(identifier) @typed
                       (reference_declarator (identifier) @typed)
                       (pointer_declarator declarator: (identifier) @typed)])]))) @scope
+; `auto p = std::make_unique<Model>(…);`, `auto p = new Model(…);`: the class it makes
+(declaration
+  type: (placeholder_type_specifier)
+  declarator: (init_declarator
+    declarator: (identifier) @typed
+    value: [(new_expression type: (type_identifier) @type)
+            (call_expression
+              function: [(template_function
+                           name: (identifier) @_make
+                           arguments: (template_argument_list
+                             . (type_descriptor type: (type_identifier) @type)))
+                         (qualified_identifier
+                           name: (template_function
+                             name: (identifier) @_make
+                             arguments: (template_argument_list
+                               . (type_descriptor type: (type_identifier) @type))))])])
+  (#match? @_make "^make_(unique|shared)$")) @bind
