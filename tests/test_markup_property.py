@@ -77,8 +77,15 @@ def _check(doc: Document, text: str, line_for_line: bool) -> None:
         assert first is None or first in span, (block, span)  # the code is where it says
     for entity in doc.entities:
         assert 1 <= entity.line <= entity.end_line <= lines, entity
+        # the term's words are written where the entity says it is
+        span = set(_words("\n".join(shown[entity.line - 1 : entity.end_line])))
+        assert set(_words(entity.name)) <= span, (entity, span)
     for table in doc.tables:
         assert 1 <= table.line <= table.end_line <= lines, table
+        # every cell's words are on the table's lines
+        span = set(_words("\n".join(shown[table.line - 1 : table.end_line])))
+        cells = " ".join([*table.headers, *(cell for row in table.rows for cell in row)])
+        assert set(_words(cells)) <= span, (table, span)
     try:
         finish(doc, "x", "/x", "0" * 64, len(text), None, [])  # sections and chunks
     except Skip:  # a page of nothing but markup and blanks: skipped, as any empty file
