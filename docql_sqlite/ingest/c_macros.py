@@ -99,7 +99,6 @@ _AFTER_DECLARED_NAME = re.compile(
     + _NAME_ARG
     + rb")*[ \t]*\))(?=[ \t]*;)"
 )
-_WORD_BEFORE = re.compile(rb"([A-Za-z_]\w*)[ \t]+$")
 # `extern GCC_NORETURN NCURSES_EXPORT(void) _nc_err_abort(…)`: macro words before a
 # macro that gives the type (tree-sitter reads one such macro, not both, and the next
 # declarations went into the ERROR)
@@ -288,7 +287,7 @@ def _is_type_or_empty(argument: bytes) -> bool:
 
 def _class_head(src: bytes, match: re.Match[bytes]) -> bytes:
     start = match.start()
-    if start and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
+    if _ends_a_word(src, start):
         return match[0]  # `subclass FOO Bar` is no class head
     return _blank_group(match, 1)
 
@@ -347,7 +346,7 @@ def _blank_enumerator_macros(src: bytes) -> bytes:
     out: bytearray | None = None
     for head in _ENUM_BODY.finditer(src):
         start = head.start()
-        if start and (src[start - 1 : start].isalnum() or src[start - 1] == 0x5F):
+        if _ends_a_word(src, start):
             continue  # `my_enum {` is no enum's head
         end = src.find(b"}", head.end())
         if end < 0:
@@ -363,8 +362,8 @@ def _blank_enumerator_macros(src: bytes) -> bytes:
 
 def _after_declared_name(src: bytes, match: re.Match[bytes]) -> bytes:
     """`int count_ ABSL_GUARDED_BY(mu_);`: the macro follows a declared name."""
-    before = _WORD_BEFORE.search(src, max(0, match.start() - 80), match.start())
-    if before is None or before[1] in _KEYWORDS or before[1] in _DECLARATION_WORDS:
+    word = _word_before(src, match.start())
+    if word is None or word in _KEYWORDS or word in _DECLARATION_WORDS:
         # `return FOO(x);`, `else BAR(y);`; `static NODE_METHOD(JS_new);` declares by macro
         return match[0]
     return _blank_group(match, 1)
@@ -386,6 +385,11 @@ def _opening_paren(src: bytes, close: int) -> int:
     return -1
 
 
+def _ends_a_word(src: bytes, at: int) -> bool:
+    """Whether the byte before `at` is a letter, a digit or `_`."""
+    return at > 0 and (src[at - 1 : at].isalnum() or src[at - 1] == 0x5F)
+
+
 def _word_before(src: bytes, at: int) -> bytes | None:
     """The identifier (or `operator…`) that ends just before `at`, else None."""
     if at <= 0:
@@ -394,7 +398,7 @@ def _word_before(src: bytes, at: int) -> bytes | None:
     while i > 0 and src[i - 1] in b" \t":
         i -= 1
     j = i
-    while j > 0 and (chr(src[j - 1]).isalnum() or src[j - 1] == 0x5F):
+    while _ends_a_word(src, j):
         j -= 1
     if j < i and not chr(src[j]).isdigit():
         return src[j:i]
