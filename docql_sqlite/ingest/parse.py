@@ -137,11 +137,13 @@ from .sections import bounded_title, build_sections
 # Doxygen's member documentation are API entities with their declarations; LaTeX2HTML's
 # navigation panel (`div.navigation`) is chrome. text 5: a `.txt` file that is AsciiDoc
 # (git's manual pages) is read by the AsciiDoc parser (format `asciidoc`), and a script
-# inside a compressed file (`strace-graph.gz`) is text, not a failure.
+# inside a compressed file (`strace-graph.gz`) is text, not a failure. text 6: plain text has
+# the outline people type (`text_outline`: adorned titles, numbered titles in sequence,
+# titles under a rule, Vim's tags), and a `.txt.gz` file is sniffed as the `.txt` inside.
 CONTENT_RULES: dict[str, int] = {
     "code": 35,
     "markdown": 5,
-    "text": 5,
+    "text": 6,
     "rst": 5,
     "html": 7,
     "pdf": 3,

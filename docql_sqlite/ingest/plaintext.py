@@ -1,8 +1,10 @@
-"""Plain text → `Document`: the text itself, no structure.
+"""Plain text → `Document`: the text and the outline people type without markup.
 
-This module owns the simplest format: a plain-text file has no headings (the whole
-file is preamble, searchable and chunked but in no section), its title is the file
-name, and line ends are normalised to `\\n`. Term patterns (`Term` / `: definition`,
+This module owns the simplest format: a plain-text file's headings are the titles
+`text_outline` reads (underlined or overlined titles, numbered titles in sequence, titles
+under a rule as Vim's help writes them; none in logs and configuration files), its title
+is the first heading's when that opens the file, else the file name, and line ends are
+normalised to `\\n`. Term patterns (`Term` / `: definition`,
 `**Term**: definition`) are still picked up, since README-style .txt files use them.
 
 A `.txt` file that is reStructuredText (Sphinx projects such as Django keep their whole
@@ -20,7 +22,9 @@ import re
 
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities
+from docql_sqlite.ingest.formats import decompressed_name, format_for_path
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
+from docql_sqlite.ingest.text_outline import outline
 from docql_sqlite.model import Document, Source
 
 # The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
@@ -41,7 +45,9 @@ _SNIFF_CHARS = 100_000
 def parse(source: Source) -> Document:
     """The plain-text parser (`formats.PARSERS`): decode, then `parse_text` (or the reST
     parser for a `.txt` file that `looks_like_rst`)."""
-    path = source.path.replace("\\", "/")
+    # the name inside a compressed file's (`atomic_t.txt.gz`, as Debian ships the kernel's
+    # documentation: 1,944 such texts were never sniffed)
+    path = decompressed_name(source.path.replace("\\", "/"))
     folders, _, name = path.rpartition("/")
     if name.rpartition(".")[2].lower() in RST_CANDIDATES and "_sources" not in folders.split("/"):
         return parse_decoded(source, _parse_txt)
@@ -93,9 +99,30 @@ def looks_like_rst(text: str) -> bool:
 
 
 def parse_text(text: str, path: str) -> Document:
-    """Parse decoded plain text; never raises."""
+    """Parse decoded plain text; never raises. Its headings are the titles people type
+    (`text_outline`), but in logs, configuration files and code read as text; its title
+    the first heading's when that opens the text, else the file name."""
     text = plain_lines(text)
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
+    if _outlined(path):
+        document.headings = outline(text)
+        if document.headings and document.headings[0].line <= _TITLE_LINES:
+            document.title = document.headings[0].title
     document.entities = extract_entities(document)
     return document
+
+
+# Files read as text whose lines of `=` or `-` are no titles' underlines: YAML's `---`,
+# a log's banners, an INI file's rules.
+_NOT_OUTLINED = frozenset({"log", "yaml", "yml", "toml", "ini", "cfg", "conf"})
+# A heading this close to the top is the document's title (an overlined one: line 2).
+_TITLE_LINES = 3
+
+
+def _outlined(path: str) -> bool:
+    """Whether the text at `path` may have an outline: not a log or a configuration file,
+    nor code inside a compressed file (`foo.c.gz`: text)."""
+    name = decompressed_name(path.replace("\\", "/")).rsplit("/", 1)[-1]
+    ext = name.rpartition(".")[2].lower() if "." in name.lstrip(".") else ""
+    return ext not in _NOT_OUTLINED and format_for_path(name) != "code"

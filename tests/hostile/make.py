@@ -304,6 +304,23 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # plain text's outline (`ingest/text_outline.py`): a line of Vim tags over a long
+        # underline, numbered titles and list items of every kind, titles under rules,
+        # adorned titles of many styles
+        "outline.txt": (
+            lambda p: _write(
+                p,
+                "\n"
+                + " *a*" * (line_bytes // 4)
+                + "\n"
+                + "=" * line_bytes
+                + "\n\n"
+                + "".join(f"\n{i % 50 + 1}. item {i}\n" for i in range(headings))
+                + ("=" * 30 + "\nTitle *t*\n\n") * headings
+                + "".join(f"\nT{i}\n{'=-~*#^+_'[i % 8] * 3}\n" for i in range(headings)),
+            ),
+            Expect("indexed"),
+        ),
         # C++ whose macro rules (`ingest/c_macros.py`) each scan: export macros in class
         # heads, annotations, macro lines among declarations, unclosed macro calls and
         # braces, an enum of macro-attributed members
