@@ -33,7 +33,7 @@ from docql_sqlite.ingest.entities import (
     option_term,
     term_entity,
 )
-from docql_sqlite.ingest.read import parse_decoded, plain_lines
+from docql_sqlite.ingest.read import parse_decoded, plain_lines, repeated_character
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
 # (`#` as Markdown writes them: Asciidoctor reads those too, git's commit-graph notes)
@@ -64,7 +64,6 @@ _LINK_MACRO = re.compile(
 )
 # Underline characters of two-line titles, by level (Asciidoctor's legacy syntax).
 _UNDERLINE_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
-_UNDERLINE = re.compile(r"([=\-~^+])\1+[ \t]*$")
 # Delimited blocks: the line that opens one closes it, exactly.
 _VERBATIM_DELIMITER = re.compile(r"(?:-{4,}|\.{4,}|\+{4,}|/{4,}|```[\w+#.-]*)[ \t]*$")
 _COMPOUND_DELIMITER = re.compile(r"(?:={4,}|\*{4,}|_{4,}|--)[ \t]*$")
@@ -138,7 +137,7 @@ def _underlined(title: str, underline: str) -> bool:
     """Whether `underline` makes `title` a two-line section title."""
     underline, title = underline.rstrip(), title.rstrip()
     return (
-        _UNDERLINE.match(underline) is not None
+        repeated_character(underline, "=-~^+", 2) is not None
         and abs(len(underline) - len(title)) <= 1
         and len(title.strip()) >= 2
         and (title.lstrip()[:1].isalnum() or title.lstrip()[:1] in "'\"`*_(")

@@ -24,11 +24,10 @@ import dataclasses
 import re
 
 from docql_sqlite.ingest.entities import extract_entities, merge_entities, option_term
-from docql_sqlite.ingest.read import parse_decoded, plain_lines
+from docql_sqlite.ingest.read import parse_decoded, plain_lines, repeated_character
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
 _LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
-_UNDERLINE = re.compile(r"([*=.-])\1*")
 _NODE = re.compile(r"File: [^,]*,\s+Node: (?P<node>[^,\t]+)")
 _MENU_ENTRY = re.compile(r"\* [^:\n]+::|\* [^:\n]+: [^\n]*\.\s+\(line +\d+\)$")
 # `‘-n’`, `‘--quiet’`, `‘--regexp-extended’`, `‘-i[SUFFIX]’`: an option as a table item.
@@ -74,7 +73,7 @@ def parse_info(text: str, path: str) -> Document:
             i + 1 < n
             and line.strip()
             and not line.startswith(" ")
-            and _UNDERLINE.fullmatch(lines[i + 1])
+            and repeated_character(lines[i + 1], "*=.-") is not None
             and len(lines[i + 1]) == len(line.rstrip())
         ):
             title = line.strip()

@@ -31,15 +31,28 @@ import re
 from unicodedata import east_asian_width
 
 from ..model import Heading
+from .read import repeated_character
 
 MAX_TITLE = 100
 # A line longer than this is no title even with Vim's tags after it (read no further).
 _MAX_LINE = 400
-# A line of one punctuation character repeated (reST's adornment characters but `.`,
-# `'`, `:` and `` ` ``, which dotted leaders and ASCII art repeat), 3 or more.
-_ADORNMENT = re.compile(r"[ \t]*([=\-~*#^+_\"<>])\1{2,}[ \t]*")
-# A rule that stands above a title: 20 or more `=` or `-` (Vim writes 78).
-_RULE = re.compile(r"([=-])\1{19,}[ \t]*")
+# The characters an adornment (a title's underline or overline) repeats: reST's but `.`,
+# `'`, `:` and `` ` ``, which dotted leaders and ASCII art repeat.
+_ADORNMENT_CHARS = '=-~*#^+_"<>'
+# A rule that stands above a title: this many `=` or `-` or more (Vim writes 78).
+_RULE_WIDTH = 20
+
+
+def _adornment(line: str) -> str | None:
+    """The character `line` repeats, 3 times or more, alone but for spaces around."""
+    return repeated_character(line.strip(" \t"), _ADORNMENT_CHARS, 3)
+
+
+def _is_rule(line: str) -> bool:
+    """A line of twenty or more `=` or `-` (trailing spaces allowed)."""
+    return repeated_character(line.rstrip(" \t"), "=-", _RULE_WIDTH) is not None
+
+
 # A printed number opening a line: "1.", "1.2", "3.2.1.", "Appendix A.", "A.1."
 _NUMBERED = re.compile(
     r"(?P<number>(?:Appendix|Annex)[ \t]+[A-Z](?:\.\d{1,3})*|\d{1,3}(?:\.\d{1,3}){0,5}"
@@ -76,11 +89,11 @@ def _outline(lines: list[str], bare_numbers: bool) -> tuple[list[Heading], bool]
         above = lines[i - 1] if i else ""
         below = lines[i + 1] if i + 1 < len(lines) else ""
         after = lines[i + 2] if i + 2 < len(lines) else ""
-        if _ADORNMENT.fullmatch(line):
+        if _adornment(line) is not None:
             continue
         adorned = _adorned(line, above, below, after, lines[i - 2] if i >= 2 else "")
         if adorned is not None:
-            style = (adorned, _ADORNMENT.fullmatch(above) is not None)
+            style = (adorned, _adornment(above) is not None)
             if style not in styles:
                 styles.append(style)
             heading = _heading(line, styles.index(style) + 1, i + 1, numbers, True, True)
@@ -114,7 +127,7 @@ def _rule(lines: list[str], k: int) -> bool:
     paragraph of git's release notes under `Git v2.11.3 Release Notes`)."""
     return (
         k >= 0
-        and _RULE.fullmatch(lines[k]) is not None
+        and _is_rule(lines[k])
         and (k == 0 or lines[k - 1].strip() in ("", "<"))  # (Vim's `<` ends an example)
     )
 
@@ -132,19 +145,19 @@ def _blank(line: str) -> bool:
 def _adorned(line: str, above: str, below: str, after: str, over_above: str) -> str | None:
     """The adornment character when `line` is a title underlined by `below` (and maybe
     overlined by `above`), else None."""
-    under = _ADORNMENT.fullmatch(below)
+    under = _adornment(below)
     if under is None:
         return None
     if len(line) > _MAX_LINE:
         return None
     title = _TRAILING_TAGS.sub("", line.strip())  # `1.1 Matchit  *sql-matchit*` over `----`
     width = len(below.strip())
-    over = _ADORNMENT.fullmatch(above)
+    over = _adornment(above)
     if over is not None and above.strip() == below.strip():
         # an overlined title: the same rule above and below, the title no longer, a
         # blank (or nothing) around (a table's header row between two borders is not)
         if _columns(title) <= width + 1 and not after.strip() and not over_above.strip():
-            return under.group(1)
+            return under
         return None
     if above.strip() or line[:1].isspace():
         return None  # a paragraph's last line over a rule, or an indented line
@@ -159,7 +172,7 @@ def _adorned(line: str, above: str, below: str, after: str, over_above: str) -> 
         after.strip() or title.endswith(_SENTENCE_END)
     ):
         return None
-    return under.group(1)
+    return under
 
 
 def _heading(

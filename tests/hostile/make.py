@@ -321,6 +321,18 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # an underline as long as the line limit under a title, for each reader that reads
+        # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
+        "underline.adoc": (
+            lambda p: _write(p, "= Doc\n\nTitle\n" + "=" * line_bytes + "\n\ntext\n"),
+            Expect("indexed"),
+        ),
+        "underline.info": (
+            lambda p: _write(
+                p, "This is u.info, produced by makeinfo.\n\nTitle\n" + "*" * line_bytes + "\n"
+            ),
+            Expect("indexed"),
+        ),
         # C++ whose macro rules (`ingest/c_macros.py`) each scan: export macros in class
         # heads, annotations, macro lines among declarations, unclosed macro calls and
         # braces, an enum of macro-attributed members
