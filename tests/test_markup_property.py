@@ -1,4 +1,5 @@
-"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD):
+"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD, and
+plain text's outline and Vim tags):
 for documents made of their own syntax in any order, each parser returns (never raises,
 never stands still), every heading, code block and entity lies within the text, levels
 are 1–6, the readers that keep the file line for line keep it, and the whole ingest
@@ -16,6 +17,7 @@ from docql_sqlite.ingest.info import parse_info
 from docql_sqlite.ingest.man import parse_man
 from docql_sqlite.ingest.org import parse_org
 from docql_sqlite.ingest.parse import finish
+from docql_sqlite.ingest.plaintext import parse_text
 from docql_sqlite.ingest.pod import parse_pod
 from docql_sqlite.ingest.read import Skip
 from docql_sqlite.model import Document, count_lines
@@ -49,6 +51,13 @@ POD = [
     "=back", "=begin html", "=end html", "=for man x", "=cut", "=pod", "=encoding utf8",
     "    verbatim", "", "text C<code", "more> text", "E<gt> L<x|y> X<i>Z<>", "=E<gt> x",
     "C<< $a <=> $b >>", "B<I<nested>>",
+]  # fmt: skip
+
+TEXT = [
+    "*x.txt*  For Vim version 9.0", "=" * 78, "-" * 30, "1. Introduction", "1.1 Terms *terms*",
+    "2.  Protocol", "Appendix A.  ABNF", "Title", "=====", "-----", "*****", "Overview  *ov*",
+    "\t\t*:s* *:su*", ">", "<", "GENERIC ~", "处理", "----", "1 0.5 0.25", " vim:ft=help:",
+    "", "text", "   indented", "- item", "Term", ": a definition",
 ]  # fmt: skip
 
 
@@ -120,6 +129,21 @@ def test_info(text: str) -> None:
 @given(_document(POD))
 def test_pod(text: str) -> None:
     _check(parse_pod(text, "x.pod"), text, True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_document(TEXT))
+def test_text(text: str) -> None:
+    _check(parse_text(text, "x.txt"), text, True)
+
+
+def test_plain_text_yields_headings_and_terms() -> None:
+    text = "*x.txt*  For Vim version 9.0\n\n" + "=" * 78 + "\n1. Substitute  *:substitute*\n"
+    text += "\t\t\t*:s*\n:s/a/b/\n\n1.1 Flags\n\nText.\n"
+    doc = parse_text(text, "x.txt")
+    assert [h.title for h in doc.headings] == ["1. Substitute", "1.1 Flags"]
+    assert {":substitute", ":s"} <= {e.name for e in doc.entities}
+    _check(doc, text, True)
 
 
 RICH = {

@@ -234,3 +234,96 @@ def test_adorned_titles_are_docutils_titles() -> None:
     # plain-text documentation (docutils also takes a title over a short underline
     # in a paragraph)
     assert theirs_found / theirs >= 0.9, (theirs_found, theirs)
+
+
+# -- Vim's help files: tags are terms, and search finds the one a query types ----------
+
+VIM_HELP = """\
+*change.txt*    For Vim version 9.0.  Last change: 2023 Feb 27
+
+1. Deleting text\t\t|deleting|
+2. Substitute\t\t|:substitute|
+
+==============================================================================
+1. Deleting text\t\t\t\t\t*deleting* *E470*
+
+["x]x\t\t\tDelete [count] characters under and after the cursor.
+\t\t\tSee *x-example* below.
+
+==============================================================================
+2. Substitute\t\t\t\t\t*:substitute*
+\t\t\t\t\t\t\t*:s* *:su*
+:[range]s[ubstitute]/{pattern}/{string}/[flags] [count]
+\t\t\tFor each line in [range] replace a match of {pattern}
+\t\t\twith {string}.
+
+ vim:tw=78:ts=8:noet:ft=help:norl:
+"""
+
+
+def test_vim_help_tags_are_terms_of_their_paragraph() -> None:
+    from docql_sqlite.ingest.vim_help import is_vim_help
+
+    assert is_vim_help(VIM_HELP)
+    assert is_vim_help("Some plugin help\n\n vim:tw=78:ft=help:\n")
+    assert not is_vim_help("Notes about *emphasis* and 2*3*4.\n")
+    document = parse(
+        Source(path="doc/change.txt", uri="/doc/change.txt", data=VIM_HELP.encode(), sha256="")
+    )
+    terms = {e.name: e for e in document.entities if e.entity_type == "Term"}
+    assert {"deleting", "E470", "x-example", ":substitute", ":s", ":su"} <= set(terms)
+    assert (terms[":s"].line, terms[":s"].end_line) == (14, 17)
+    assert terms[":s"].definition.startswith(":[range]s[ubstitute]/{pattern}/{string}")
+    assert "*" not in terms[":s"].definition
+    assert (terms["x-example"].line, terms["x-example"].end_line) == (10, 10)
+    # the outline: sections under the rules, their first tags as anchors
+    assert [(h.title, h.anchor) for h in document.headings] == [
+        ("1. Deleting text", "deleting"),
+        ("2. Substitute", ":substitute"),
+    ]
+
+
+def test_a_vim_tag_typed_in_a_query_finds_its_place(tmp_index) -> None:
+    import docql_sqlite
+
+    tmp_index.write("change.txt", VIM_HELP)
+    # another page of sections whose titles and passages hold the word "s" (Vim's
+    # uganda.txt, "Kibaale Children's Centre", came first: more than 50 passages hold
+    # "s", so BM25 narrows to those whose title does)
+    tmp_index.write(
+        "notes.txt",
+        "".join(f"{i}. Bob's notes\n\nIt's s here and s there, {i}.\n\n" for i in range(1, 80)),
+    )
+    # and prose without it, which makes "s" a rare word
+    tmp_index.write(
+        "filler.txt",
+        "".join(f"{i}. Filler part\n\nPlain prose about nothing, {i}.\n\n" for i in range(1, 600)),
+    )
+    tmp_index.index()
+    with docql_sqlite.Index(tmp_index.db) as index:
+        hits = index.search("what does :s do", limit=3)
+        assert (
+            hits[0]["path"].endswith("change.txt") and hits[0]["line"] <= 14 <= hits[0]["end_line"]
+        )
+        rows = list(index.query('$.entities[?(@.name==":s")]'))
+    assert [(r["name"], r["line"]) for r in rows] == [(":s", 14)]
+
+
+@pytest.mark.parametrize(
+    "query, typed",
+    [
+        ("what does :s do", [":s"]),
+        ("'tabstop'", ["'tabstop'"]),
+        ("ssh -L", ["-L"]),
+        ("i_CTRL-R in insert mode", ["i_CTRL-R"]),
+        ("create a dgram.Socket", ["dgram.Socket"]),
+        # a sentence's end or an apostrophe is no name's punctuation
+        ("why is R's list slow?", []),
+        ("it doesn't work.", []),
+    ],
+)
+def test_names_typed_with_their_punctuation(query: str, typed: list[str]) -> None:
+    from docql_sqlite.search import terms
+    from docql_sqlite.search.name_lists import _typed_names
+
+    assert _typed_names(terms.parse(query)) == typed

@@ -139,7 +139,8 @@ from .sections import bounded_title, build_sections
 # (git's manual pages) is read by the AsciiDoc parser (format `asciidoc`), and a script
 # inside a compressed file (`strace-graph.gz`) is text, not a failure. text 6: plain text has
 # the outline people type (`text_outline`: adorned titles, numbered titles in sequence,
-# titles under a rule, Vim's tags), and a `.txt.gz` file is sniffed as the `.txt` inside.
+# titles under a rule, Vim's tags as anchors and terms), and a `.txt.gz` file is sniffed
+# as the `.txt` inside.
 CONTENT_RULES: dict[str, int] = {
     "code": 35,
     "markdown": 5,

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 
+from docql_sqlite.ingest import vim_help
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
-from docql_sqlite.ingest.entities import extract_entities
+from docql_sqlite.ingest.entities import extract_entities, merge_entities
 from docql_sqlite.ingest.formats import decompressed_name, format_for_path
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.ingest.text_outline import outline
@@ -110,6 +111,8 @@ def parse_text(text: str, path: str) -> Document:
         if document.headings and document.headings[0].line <= _TITLE_LINES:
             document.title = document.headings[0].title
     document.entities = extract_entities(document)
+    if _outlined(path) and vim_help.is_vim_help(text):
+        document.entities = merge_entities(document.entities, vim_help.tag_terms(text))
     return document
 
 

@@ -206,7 +206,12 @@ def _heading(
         if marked:  # adorned or under a rule: a title, its number the outline's from here
             numbers.take(number)
             return Heading(level=depth, title=title, line=number_line, anchor=anchor)
-        if numbers.follows(number, number_line) and not title.endswith(_SENTENCE_END):
+        words = numbered.group("title")
+        if (
+            numbers.follows(number, number_line)
+            and not title.endswith(_SENTENCE_END)
+            and (words[0].isalpha() or words[0] in "\"'(`[")  # not `1 0.25 0.50` (data)
+        ):
             numbers.take(number)
             return Heading(level=depth, title=title, line=number_line, anchor=anchor)
         numbers.reject(number, number_line)

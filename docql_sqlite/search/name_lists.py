@@ -7,6 +7,7 @@ and entities repeat the symbols (spec §1): a class counts once, in the symbols 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..query import items as item_sql
@@ -34,6 +35,23 @@ NAME_LISTS = (
     NameList("headings", "sections", "s", "title_fold"),
     NameList("entities", "entities", "e", "name_fold"),
 )
+
+
+def _typed_names(terms: list[search_terms.Term]) -> list[str]:
+    """The query's words written with punctuation and a letter or digit (`-C`, `--all`,
+    `:s`, `'tabstop'`, `i_CTRL-R`, `dgram.Socket`): names an entity may bear as typed. Not
+    a word whose only marks are a sentence's end or an apostrophe (`list?`, `R's`)."""
+    return sorted(t.text for t in terms if not t.negated and _typed(t.text))
+
+
+def _typed(text: str) -> bool:
+    marks = {c for c in text if not c.isalnum() and not c.isspace()}
+    if not marks or not any(c.isalnum() for c in text):
+        return False
+    if marks <= set(".,;:?!") and text.rstrip(".,;:?!") and text.rstrip(".,;:?!").isalnum():
+        return False  # `list?`, `done.`
+    quoted = len(text) > 2 and text[0] == text[-1] == "'"
+    return not (marks == {"'"} and not quoted)  # `R's`, `doesn't`; not `'tabstop'`
 
 
 def rows(
@@ -71,11 +89,12 @@ def rows(
     if table == "symbols" and names.cased:
         cased = ", ".join(params.add(name) for name in sorted(names.cased))
         exact.append(f"WHEN {spelled} IN ({cased}) THEN 4")
-    options = sorted({t.text for t in terms if not t.negated and t.text[:1] == "-"} - {"-"})
-    if table == "entities" and options:
-        # An option is case-sensitive: "tar -C" asks for `-C` (change directory), not the
-        # `-c` (create) its folded name also equals.
-        typed = ", ".join(params.add(option) for option in options)
+    typed_names = _typed_names(terms)
+    if table == "entities" and typed_names:
+        # A name written with its punctuation is case-sensitive: "tar -C" asks for `-C`
+        # (change directory), not the `-c` (create) its folded name also equals; Vim's
+        # `:s` or `'tabstop'` is that tag.
+        typed = ", ".join(params.add(name) for name in typed_names)
         exact.append(f"WHEN {alias}.name IN ({typed}) THEN 4")
     equal_params = [params.add(name) for name in equal]
     if equal_params:
@@ -155,8 +174,11 @@ JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section
 WHERE {scope_chunks}
 ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
   {dialect.sort_key("n.path")}, c.chunk_index"""
+    found = store.rows(sql, params.values)
+    # a name written with its punctuation that one entity of the index bears, as typed
+    unique = Counter(r["_match"] for r in found if r["_tier"] >= 4 and r["_match"][:1] != "-")
     out = []
-    for r in store.rows(sql, params.values):
+    for r in found:
         share = named.get(r["_match"])
         if r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
@@ -164,6 +186,10 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
             # a page's option both words name ("ssh -L": ssh(1)'s `-L`), as a class's
             # member (options only: a Django page's heading a "where is X explained"
             # question named by another word moved djwhere's MRR@10 .929 → .894)
+            out.append(dict(r, _weight=1.0, _pair=1))
+        elif r["_tier"] >= 4 and table == "entities" and unique.get(r["_match"]) == 1:
+            # the one entity a name so written names (Vim's `:s`, `'tabstop'`: `:help`
+            # jumps there) answers the query as a class's member both words name does
             out.append(dict(r, _weight=1.0, _pair=1))
         elif share is None:
             out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))

@@ -321,6 +321,16 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # a Vim help file whose one paragraph has a tag on every line (each tag's term
+        # spans the paragraph; its definition reads lines only until it has enough)
+        "vimhelp.txt": (
+            lambda p: _write(
+                p,
+                "*vimhelp.txt*  For Vim version 9.0\n\n"
+                + "".join(f"text {i} *tag-{i}* *t{i}*\n" for i in range(headings * 2)),
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
