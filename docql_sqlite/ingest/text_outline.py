@@ -56,7 +56,7 @@ def _is_rule(line: str) -> bool:
 # A printed number opening a line: "1.", "1.2", "3.2.1.", "Appendix A.", "A.1."
 _NUMBERED = re.compile(
     r"(?P<number>(?:Appendix|Annex)[ \t]+[A-Z](?:\.\d{1,3})*|\d{1,3}(?:\.\d{1,3}){0,5}"
-    r"|[A-Z](?:\.\d{1,3}){1,5})(?P<dot>\.?)[ \t]+(?P<title>\S.*)"
+    r"|[A-Z](?:\.\d{1,3}){1,5})\.?[ \t]+(?P<title>\S.*)"
 )
 # Vim tags: `*tag*` after a title (one or more), `*05.1*` before it.
 _TRAILING_TAGS = re.compile(r"(?:(?:^|[ \t]+)\*[^*\s|]+\*)+[ \t]*$")
@@ -118,7 +118,7 @@ def _columns(text: str) -> int:
     """The columns `text` takes on a terminal: two for a wide (CJK) character."""
     if text.isascii():
         return len(text)
-    return sum(2 if east_asian_width(c) in "WF" else 1 for c in text)
+    return sum(2 if east_asian_width(c) in ("W", "F") else 1 for c in text)
 
 
 def _rule(lines: list[str], k: int) -> bool:
