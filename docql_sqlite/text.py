@@ -104,3 +104,9 @@ def glob_pattern(keyword: str, *more: str) -> str:
     each of `more` after it, in that order. `*`, `?` and `[` are matched as themselves by
     a class of one."""
     return "*" + "*".join(re.sub(r"([*?\[])", r"[\1]", k) for k in (keyword, *more)) + "*"
+
+
+def plain_number(number: str) -> str:
+    """A section number without its parts' leading zeros: Vim's user manual prints
+    "05.1 The vimrc file", which is chapter 5.1 (`chapter("5.1")`; "05.1" finds it too)."""
+    return ".".join(p.lstrip("0") or "0" if p.isdigit() else p for p in number.split("."))

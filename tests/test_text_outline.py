@@ -327,3 +327,23 @@ def test_names_typed_with_their_punctuation(query: str, typed: list[str]) -> Non
     from docql_sqlite.search.name_lists import _typed_names
 
     assert _typed_names(terms.parse(query)) == typed
+
+
+def test_a_zero_padded_number_is_its_chapter(tmp_index) -> None:
+    # Vim's user manual numbers its sections `*05.1*`: chapter 5.1, asked either way
+    import docql_sqlite
+
+    rule = "=" * 78
+    tmp_index.write(
+        "usr_05.txt",
+        f"*usr_05.txt*\tFor Vim version 9.0\n\n{rule}\n*05.1*\tThe vimrc file\t*vimrc-intro*\n\n"
+        f"Text one.\n\n{rule}\n*05.2*\tThe example vimrc file\t*vimrc_example.vim*\n\nText two.\n",
+    )
+    tmp_index.index()
+    with docql_sqlite.Index(tmp_index.db) as index:
+        for asked in ("5.2", "05.2"):
+            rows = list(index.query(f'$.content.chapter("{asked}")'))
+            assert [(r["number"], r["title"]) for r in rows] == [
+                ("5.2", "05.2 The example vimrc file")
+            ]
+        assert [r["number"] for r in index.query('$.content.chapter("#vimrc-intro")')] == ["5.1"]

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from ..model import Document, Heading
+from ..text import plain_number
 
 _SLUG_DROP = re.compile(r"[^\w\- ]", re.UNICODE)
 # "1.2 Related software", "3. Setup", "Chapter 4: Usage", "Appendix B Invoking R", "B.1 …":
@@ -69,7 +70,7 @@ def printed_number(title: str) -> tuple[str, bool] | None:
     match = PRINTED_NUMBER.match(title.strip())
     if match is None:
         return None
-    number = match["number"]
+    number = plain_number(match["number"])
     return number, number.isalpha() and not match["word"]
 
 

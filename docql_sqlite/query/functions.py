@@ -15,7 +15,7 @@ from ..module_paths import module_segments
 from ..records import Record
 from ..ref_codes import REFERENCE_KINDS
 from ..sqlparams import Params
-from ..text import fold, fold_non_ascii, like_pattern
+from ..text import fold, fold_non_ascii, like_pattern, plain_number
 from . import items as item_sql
 from .filters import (  # trigram_query: also imported from here (search/name_lists.py)
     ascii_lower,
@@ -224,6 +224,14 @@ class FunctionCompiler:
             chapter_id = self.text_arg(call).strip()
             if chapter_id.startswith("#"):
                 where = f"s.anchor = {self.params.add(chapter_id[1:])}"
+            elif (
+                plain_number(chapter_id) != chapter_id
+            ):  # "05.1": 5.1, or as an older index stored it
+                given, plain = (
+                    self.params.add(chapter_id),
+                    self.params.add(plain_number(chapter_id)),
+                )
+                where = f"s.number IN ({given}, {plain})"
             else:
                 where = f"s.number = {self.params.add(chapter_id)}"
             return Source(

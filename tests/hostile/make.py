@@ -305,15 +305,15 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             Expect("indexed"),
         ),
         # plain text's outline (`ingest/text_outline.py`): a line of Vim tags over a long
-        # underline, numbered titles and list items of every kind, titles under rules,
-        # adorned titles of many styles
+        # underline (the file under the 50 MB limit at full size), numbered titles and
+        # list items of every kind, titles under rules, adorned titles of many styles
         "outline.txt": (
             lambda p: _write(
                 p,
                 "\n"
-                + " *a*" * (line_bytes // 4)
+                + " *a*" * (line_bytes // 16)
                 + "\n"
-                + "=" * line_bytes
+                + "=" * (line_bytes // 4)
                 + "\n\n"
                 + "".join(f"\n{i % 50 + 1}. item {i}\n" for i in range(headings))
                 + ("=" * 30 + "\nTitle *t*\n\n") * headings
