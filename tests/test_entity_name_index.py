@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -178,21 +179,26 @@ def list_rows(store: Any, query: str, depth: int = 30) -> list[tuple[Any, ...]]:
 
 def brute_force_list(conn: apsw.Connection, query: str, depth: int = 30) -> list[tuple[Any, ...]]:
     """The entities list by a Python scan of every entity and chunk: names of non-code
-    files equal to a query name or containing one of the contain names, by tier (equal 3,
-    starts with 2, contains 1), length, path and line, the first `depth`, then the
-    passages holding each, in that order and then by chunk index."""
+    files equal to a query name or containing one of the contain names, by tier (spelled
+    as a word the query types with its punctuation 4, equal 3, starts with 2, contains
+    1), length, path and line, the first `depth`, then the passages holding each, in that
+    order and then by chunk index; a name so typed that one passage holds weighs 1.0."""
     terms = search_terms.parse(query)
     names = query_names(terms)
+    typed = set(name_lists._typed_names(terms))
     negated = [t for t in terms if t.negated]
     assert not negated or query.startswith("-")
     entities = conn.execute(
-        "SELECT d.id, d.path, e.line, e.name_fold FROM entities e "
+        "SELECT d.id, d.path, e.line, e.name_fold, e.name FROM entities e "
         "JOIN documents d ON d.id = e.doc_id WHERE d.format != 'code'"
     ).fetchall()
     named = []
-    for doc, path, line, name in entities:
+    for doc, path, line, name, spelled in entities:
         assert name == fold(name)  # stored folded
-        if name in names.equal:
+        selected = name in names.equal or any(c in name for c in names.contain)
+        if selected and spelled in typed:
+            tier = 4
+        elif name in names.equal:
             tier = 3
         elif any(name.startswith(c) for c in names.contain):
             tier = 2
@@ -215,7 +221,9 @@ def brute_force_list(conn: apsw.Connection, query: str, depth: int = 30) -> list
             weight = names.weight(name)
             out.append(((neg_tier, length, path, index), (path, index, name, -neg_tier, weight)))
     out.sort(key=lambda row: row[0])
-    return [row for _, row in out]
+    rows = [row for _, row in out]
+    typed_rows = Counter(row[2] for row in rows if row[3] == 4 and row[2][:1] != "-")
+    return [(*row[:4], 1.0) if row[3] == 4 and typed_rows[row[2]] == 1 else row for row in rows]
 
 
 def same_order(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> bool:
@@ -262,7 +270,7 @@ def test_the_fixture_exercises_the_list(entity_db: Path) -> None:
         found = {q: list_rows(index.store, q) for q in SEARCHES}
     assert sum(bool(rows) for rows in found.values()) >= 15
     tiers = {row[3] for rows in found.values() for row in rows}
-    assert tiers == {1, 2, 3}
+    assert tiers == {1, 2, 3, 4}  # 4: `fs.watchFile`, typed with its dot
     assert {row[2] for row in found["GRÖSSE"]} == {"grösse"}  # both spellings, one name
     assert len(found["GRÖSSE"]) == 2
     assert [row[2] for row in found["ab"]] == ["ab"]  # shorter than a trigram: scanned
