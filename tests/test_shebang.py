@@ -88,6 +88,11 @@ def test_texts_named_without_an_extension_are_indexed_scripts_of_those_names_are
         "curl/FAQ": "How do I use the numbat option?\n",
         "curl/THANKS": "Thanks to the wallaby team.\n",
         "curl/INSTALL": "Run ./configure to build the platypus.\n",
+        # a project text with an extension that names no format (86 packages here
+        # explain their Debian setup in a `README.Debian`)
+        "curl/README.Debian": "The bilby proxy setting is in /etc/curlrc.\n",
+        "curl/TODO.Debian": "Package the dingo tool.\n",
+        "curl/COPYING.LIB": "The kookaburra terms of use.\n",
     }
     for name, text in texts.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
@@ -102,7 +107,12 @@ def test_texts_named_without_an_extension_are_indexed_scripts_of_those_names_are
             for r in index.rows("SELECT path, format, language FROM documents")
         }
         symbols = [r["name"] for r in index.rows("SELECT name FROM symbols")]
-        for word, name in [("quokka", "NEWS"), ("numbat", "FAQ"), ("platypus", "INSTALL")]:
+        for word, name in [
+            ("quokka", "NEWS"),
+            ("numbat", "FAQ"),
+            ("platypus", "INSTALL"),
+            ("bilby", "README.Debian"),
+        ]:
             assert index.search(word, limit=1)[0]["path"].endswith(name)
         assert index.search("licence of curl", limit=1)[0]["path"].endswith("copyright")
     assert found == {**{n: ("text", None) for n in texts}, "tool/install": ("code", "bash")}

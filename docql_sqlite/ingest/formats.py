@@ -210,11 +210,29 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
             return "man"  # `man1/ls.1`, `man3/SSL_new.3ssl`
         if found is None and _INFO_PART.fullmatch(ext):
             return "info"  # a split Info file's part: `find.info-2`
+        if found is None and _text_by_name(path):
+            return "text"  # `README.Debian`, `TODO.Debian`, `README.source`, `INSTALL.unix`
         return found
     name = PurePosixPath(path).name.lower()
     if name in shebang.NAMED_SCRIPTS:
         return "code"  # `Rakefile`, `Gemfile`: Ruby
     return "text" if name in TEXT_NAMES else None
+
+
+def _text_by_name(path: str) -> bool:
+    """Whether a file whose extension names no format is one of the project texts of
+    `TEXT_NAMES` by what comes before its first dot: Debian's `README.Debian` (86 of this
+    machine's packages explain their Debian setup in one), `TODO.Debian`,
+    `README.source`, `INSTALL.unix`, `COPYING.LIB`."""
+    name = PurePosixPath(path).name.lower()
+    return name.partition(".")[0] in TEXT_NAMES and extension_of(name) not in _NOT_TEXT
+
+
+# Extensions a file named like a project text may have that are no text (`LICENSE.png`).
+_NOT_TEXT = frozenset(
+    "png jpg jpeg gif svg ico bmp webp tif tiff zip tar jar whl exe dll so o a bin dat db "
+    "sqlite pyc class woff woff2 ttf otf mp3 mp4 wav ogg".split()
+)
 
 
 # A first line naming Emacs's Org mode (`# doc/DETAILS  -*- org -*-`, `-*- mode: org -*-`):
