@@ -202,15 +202,23 @@ def format_for_path(path: str, decompress: bool = False) -> str | None:
     if ext in COMPRESSIONS:
         if not decompress:
             return None
-        inner = format_for_path(path[: -len(ext) - 1])
+        # (a compressed `changelog.Debian.gz` is sniffed, as before the by-name rule)
+        inner = _named_format(path[: -len(ext) - 1], by_name=False)
         return SNIFF if inner is None else ("text" if inner == "code" else inner)
+    return _named_format(path, by_name=True)
+
+
+def _named_format(path: str, by_name: bool) -> str | None:
+    """The format a file's name implies (not compressed); `by_name`: a project text whose
+    extension names no format is text (`_text_by_name`)."""
+    ext = extension_of(path)
     if ext:
         found = formats().extensions.get(ext)
         if found is None and _MAN_SECTION.fullmatch(ext) and _in_man_folder(path):
             return "man"  # `man1/ls.1`, `man3/SSL_new.3ssl`
         if found is None and _INFO_PART.fullmatch(ext):
             return "info"  # a split Info file's part: `find.info-2`
-        if found is None and _text_by_name(path):
+        if found is None and by_name and _text_by_name(path):
             return "text"  # `README.Debian`, `TODO.Debian`, `README.source`, `INSTALL.unix`
         return found
     name = PurePosixPath(path).name.lower()
