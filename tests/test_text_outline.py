@@ -67,6 +67,18 @@ CASES = [
             (20, 1, "Appendix A. Collected ABNF", None),
         ],
     ),
+    # after a rule, a numbering may start anew (bash's CHANGES: one per release)
+    (
+        "1. Changes to Bash\n\nText.\n\n2. Changes to Readline\n\n"
+        + "-" * 78
+        + "\nThis document details the changes\nof another release.\n\n1. Changes to Bash\n\n"
+        "Text.\n\n1. not a title without a rule\n\n",
+        [
+            (1, 1, "1. Changes to Bash", None),
+            (5, 1, "2. Changes to Readline", None),
+            (11, 1, "1. Changes to Bash", None),
+        ],
+    ),
     # a numbered list before any title: "2." cannot open an outline
     ("Steps:\n\n2. Two\n\n3. Three\n", []),
     # Vim's help: titles under a rule (a number there resets the outline's sequence),

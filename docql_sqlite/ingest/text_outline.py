@@ -11,8 +11,9 @@ same, written in one of three ways this module reads (docs/design.md B44):
 - **Numbered titles**: `1.  Introduction`, `4.1 Filter commands`, `Appendix A.  ABNF`
   at the start of a line, with a blank line (or a rule) above and below, whose number
   continues the outline so far (the first is `1`, `1.1` or `0`; then a sibling's next
-  number, a first child, or a next number higher up). A numbered list item is followed
-  by its text, ends in a full stop, or breaks that sequence: no title.
+  number, a first child, or a next number higher up; after a rule, `1` again). A
+  numbered list item is followed by its text, ends in a full stop, or breaks that
+  sequence: no title.
 - **A title under a rule**: a line of twenty or more `=` or `-` and, right under it, one
   line alone (a blank line after it): Vim's help files (`1. Deleting text
   *deleting*`, `*05.1*  The vimrc file`), many READMEs.
@@ -90,6 +91,8 @@ def _outline(lines: list[str], bare_numbers: bool) -> tuple[list[Heading], bool]
         below = lines[i + 1] if i + 1 < len(lines) else ""
         after = lines[i + 2] if i + 2 < len(lines) else ""
         if _adornment(line) is not None:
+            if _rule(lines, i):
+                numbers.restart()  # bash's CHANGES: each release numbers its parts anew
             continue
         adorned = _adorned(line, above, below, after, lines[i - 2] if i >= 2 else "")
         if adorned is not None:
@@ -231,6 +234,7 @@ class _Numbers:
     def __init__(self) -> None:
         self.last: list[str] | None = None
         self.item: tuple[list[str], int] | None = None  # the last list item: parts, line
+        self.restarted = False  # a rule since the last number taken: `1` may start anew
 
     def follows(self, number: str, line: int) -> bool:
         parts = _parts(number)
@@ -239,7 +243,7 @@ class _Numbers:
             if len(parts) == len(item) and parts[:-1] == item[:-1]:
                 if parts[-1] == _next(item[-1]):
                     return False
-        if self.last is None:
+        if self.last is None or (self.restarted and parts in (["0"], ["1"])):
             return parts[-1] in ("0", "1", "A") or number.startswith(("Appendix", "Annex"))
         last = self.last
         if parts[0] != last[0] and parts[0].isalpha() and len(parts) == 1:
@@ -252,6 +256,10 @@ class _Numbers:
 
     def take(self, number: str) -> None:
         self.last = _parts(number)
+        self.restarted = False
+
+    def restart(self) -> None:
+        self.restarted = True
 
     def reject(self, number: str, line: int) -> None:
         self.item = (_parts(number), line)
