@@ -65,7 +65,8 @@ class Heading:
     end_line: int | None = None
     # the number printed with the heading when the parser saw one apart from the title (a
     # PDF outline entry "Related software" whose page line reads "1.2 Related software");
-    # otherwise `sections.printed_number` reads it from the title
+    # otherwise `sections.printed_number` reads it from the title; "" when the parser knows
+    # the heading prints none (LaTeX's `\section*`), in a document that prints numbers
     number: str | None = None
 
 

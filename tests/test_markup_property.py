@@ -1,5 +1,5 @@
-"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD, and
-plain text's outline and Vim tags):
+"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD, LaTeX,
+and plain text's outline and Vim tags):
 for documents made of their own syntax in any order, each parser returns (never raises,
 never stands still), every heading, code block and entity lies within the text, levels
 are 1–6, the readers that keep the file line for line keep it, and the whole ingest
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from docql_sqlite.ingest.asciidoc import parse_asciidoc
 from docql_sqlite.ingest.info import parse_info
+from docql_sqlite.ingest.latex import parse_latex
 from docql_sqlite.ingest.man import parse_man
 from docql_sqlite.ingest.org import parse_org
 from docql_sqlite.ingest.parse import finish
@@ -60,6 +61,17 @@ TEXT = [
     "", "text", "   indented", "- item", "Term", ": a definition",
 ]  # fmt: skip
 
+LATEX = [
+    "\\documentclass{book}", "\\title{A \\LaTeX{} Guide}", "\\chapter{Intro}",
+    "\\chapter*{Preface}",
+    "\\section{Scope}\\label{sec:x}", "\\subsection{Two", "lines}", "\\section[s]{Long}",
+    "\\paragraph{P}", "\\appendix", "\\begin{verbatim}", "\\end{verbatim}",
+    "\\begin{lstlisting}[language=C]", "\\end{lstlisting}", "\\iffalse", "\\fi",
+    "% \\section{c}", "\\verb|\\section{v}|", "\\item[Term] text",
+    "\\newcommand{\\s}[1]{\\section{#1}}",
+    "{", "}", "", "text 100\\%", "\\section{\\texttt{a\\_b}}",
+]  # fmt: skip
+
 
 def _document(pieces: list[str]) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), max_size=40).map("\n".join)
@@ -69,15 +81,15 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[^\W_]+", text.casefold())
 
 
-def _check(doc: Document, text: str, line_for_line: bool) -> None:
+def _check(doc: Document, text: str, line_for_line: bool, title_lines: int = 1) -> None:
     lines = count_lines(doc.text)
     shown = doc.text.split("\n")
     if line_for_line:
         assert lines == count_lines(text.replace("\r\n", "\n"))
     for heading in doc.headings:
         assert 1 <= heading.level <= 6 and 1 <= heading.line <= lines, heading
-        # the heading's own line shows every word of its title
-        line = set(_words(shown[heading.line - 1]))
+        # the heading's own line shows every word of its title (LaTeX's: its lines)
+        line = set(_words(" ".join(shown[heading.line - 1 : heading.line - 1 + title_lines])))
         assert set(_words(heading.title)) <= line, (heading, shown[heading.line - 1])
     for block in doc.codeblocks:
         assert 1 <= block.line <= block.end_line <= lines, block
@@ -146,6 +158,12 @@ def test_plain_text_yields_headings_and_terms() -> None:
     _check(doc, text, True)
 
 
+@settings(max_examples=300, deadline=None)
+@given(_document(LATEX))
+def test_latex(text: str) -> None:
+    _check(parse_latex(text, "x.tex"), text, True, title_lines=5)  # `_TITLE_LINES`
+
+
 RICH = {
     "asciidoc": (
         parse_asciidoc,
@@ -169,6 +187,12 @@ RICH = {
         parse_info,
         "\x1f\nFile: x.info,  Node: Top,  Up: (dir)\n\nTitle\n*****\n\n‘-a’\n"
         "     all of it\n\n     x -a\n",
+        True,
+    ),
+    "latex": (
+        parse_latex,
+        "\\section{Top}\\label{top}\n\\begin{verbatim}\nls -l\n\\end{verbatim}\n"
+        "\\begin{description}\n\\item[term] a definition\n\\end{description}\n",
         True,
     ),
     "pod": (

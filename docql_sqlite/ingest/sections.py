@@ -80,7 +80,8 @@ def _printed_numbers(doc: Document, headings: list[Heading]) -> list[str | None]
         return None
     top = min(h.level for h in headings)
     found: list[tuple[str, bool] | None] = [
-        (h.number, False) if h.number else printed_number(h.title) for h in headings
+        (h.number, False) if h.number else None if h.number == "" else printed_number(h.title)
+        for h in headings
     ]
     letters = sorted(f[0] for f, h in zip(found, headings) if f and f[1] and h.level == top)
     keep_letters = len(letters) >= 2 and letters == [chr(65 + i) for i in range(len(letters))]
@@ -119,7 +120,9 @@ def build_sections(doc: Document) -> list[SectionInfo]:
             number = _next_number(counters, heading.level - base)
         else:
             number, taken = _printed_next(printed[ord_], parent.number if parent else "", path)
-            if printed[ord_] is None and number in printed_numbers:
+            if heading.number == "":
+                number = ""  # it prints none (LaTeX's `\section*`), nor continues one
+            elif printed[ord_] is None and number in printed_numbers:
                 number = ""  # (and the numbering goes on as if it had none)
             else:
                 path = taken

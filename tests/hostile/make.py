@@ -331,6 +331,19 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # LaTeX: sections by the thousand, titles never closed, a long line of `\section{`
+        # and `\verb|` openings, `\iffalse` never closed at the end
+        "sections.tex": (
+            lambda p: _write(
+                p,
+                "".join(f"\\section{{S {i}}}\\label{{s{i}}}\n" for i in range(headings))
+                + "\\subsection{never closed\n" * headings
+                + "\\section{\\verb|" * (line_bytes // 32)  # (the file under the 50 MB limit)
+                + "\n\\iffalse\n"
+                + "\\chapter{hidden}\n" * headings,
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
