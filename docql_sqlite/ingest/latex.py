@@ -10,7 +10,9 @@ number is a line of it, and search reads its words (and its commands) as written
   "Prg", `\\LaTeX` "LaTeX"). The number is the one LaTeX prints: chapters (or sections,
   in a document without chapters) count from 1, lower levels from their parent, after
   `\\appendix` the top level counts A, B, …; a starred section, a part, a paragraph and a
-  subparagraph have none — so `chapter("2.3")` is the PDF's 2.3. The `\\label` right
+  subparagraph have none, nor a level below the numbering depth (the class's: a book's
+  subsubsections; the document's `\\setcounter{secnumdepth}{…}`, memoir's
+  `\\setsecnumdepth`) — so `chapter("2.3")` is the PDF's 2.3. The `\\label` right
   after a title (on its line or the next) is its anchor: `chapter("#sec:intro")`.
 - **Not sections**: anything after a `%` comment sign, inside a verbatim-like
   environment (`verbatim`, `lstlisting`, `minted`, `Verbatim`, `comment`), or inside
@@ -42,12 +44,26 @@ _SECTION = re.compile(
     r"\\(?P<command>part|chapter|section|subsection|subsubsection|paragraph|subparagraph)"
     r"(?P<star>\*?)[ \t]*(?:\[[^\]\n]*\][ \t]*)?\{"
 )
-_VERBATIM = ("verbatim", "verbatim*", "lstlisting", "minted", "Verbatim", "comment", "BVerbatim")
+# Environments whose body is shown as written (package documentation shows its examples'
+# `\\section`s in `tcblisting` and `LTXexample`), or not at all (`comment`).
+_VERBATIM = frozenset(
+    "verbatim verbatim* lstlisting minted Verbatim Verbatim* BVerbatim LVerbatim comment "
+    "tcblisting tcboutputlisting LTXexample filecontents filecontents*".split()
+)
+_NOT_SHOWN = frozenset({"comment", "filecontents", "filecontents*"})
 _BEGIN = re.compile(r"\\begin\{(?P<env>[A-Za-z]+\*?)\}(?P<rest>.*)")
 _LABEL = re.compile(r"\\label\{(?P<label>[^}\n]+)\}")
 _TITLE = re.compile(r"\\title[ \t]*(?:\[[^\]\n]*\][ \t]*)?\{")
 _ITEM = re.compile(r"\\item[ \t]*\[(?P<term>[^\]\n]+)\][ \t]*(?P<text>.*)")
 _APPENDIX = re.compile(r"\\appendix\b")
+# How deep LaTeX numbers sections (its `secnumdepth`: a chapter 0, a section 1, …): set by
+# the class (a book's subsubsections print no number) and by the document.
+_CLASS = re.compile(r"\\documentclass[ \t]*(?:\[[^\]]*\])?[ \t]*\{(?P<name>[\w-]+)\}")
+_SECNUMDEPTH = re.compile(
+    r"\\setcounter[ \t]*\{secnumdepth\}[ \t]*\{[ \t]*(?P<depth>-?\d+)[ \t]*\}"
+)
+_MEMOIR_DEPTH = re.compile(r"\\(?:set|max)secnumdepth[ \t]*\{(?P<name>\w+)\}")
+_CHAPTERED = frozenset({"book", "report", "memoir", "scrbook", "scrreprt", "amsbook", "ltxdoc"})
 # a macro's parameter: `\\newcommand{\\mysec}[1]{\\section{#1}}` defines, sections nothing
 _PARAMETER = re.compile(r"#\d")
 _IFFALSE = re.compile(r"^[ \t]*\\iffalse\b")
@@ -127,6 +143,7 @@ def parse_latex(text: str, path: str) -> Document:
                 doc.headings.append(heading)
         if _APPENDIX.search(line):
             counters.appendix()
+        counters.configure(line)
         if doc.title is None and (title_match := _TITLE.search(line)) is not None:
             title, _, _ = _braced(code, i, title_match.end())
             doc.title = latex_text(title) if title else None
@@ -232,7 +249,7 @@ def _verbatim(lines: list[str], i: int, begin: re.Match[str], doc: Document) -> 
     j = i + 1
     while j < len(lines) and end_marker not in lines[j]:
         j += 1
-    if env != "comment":
+    if env not in _NOT_SHOWN:
         language = None
         if env == "minted" and (m := re.match(r"\s*(?:\[[^\]]*\])?\s*\{(?P<l>[\w+#-]+)\}", rest)):
             language = m["l"]
@@ -269,12 +286,24 @@ class _Counters:
         self.counts = [0] * 5  # chapter, section, subsection, subsubsection (index 1-4)
         self.appendix_at: int | None = None  # the depth whose counter shows letters
         self.top = 2  # the depth of the top numbered level: 1 once a chapter is seen
+        self.deepest = 4  # the deepest numbered depth (LaTeX's secnumdepth + 1)
+
+    def configure(self, line: str) -> None:
+        """Read the class's and the document's numbering depth from a line."""
+        if (match := _CLASS.search(line)) is not None:
+            name = match["name"]
+            self.deepest = 2 if name == "memoir" else 3 if name in _CHAPTERED else 4
+        elif (match := _SECNUMDEPTH.search(line)) is not None:
+            self.deepest = int(match["depth"]) + 1
+        elif (match := _MEMOIR_DEPTH.search(line)) is not None:
+            name = match["name"]
+            self.deepest = {"none": -1, "all": 6}.get(name, _DEPTH.get(name, self.deepest))
 
     def number(self, command: str, starred: bool) -> str:
         depth = _DEPTH[command]
         if command == "chapter":
             self.top = 1
-        if starred or depth == 0 or depth >= 5 or depth < self.top:
+        if starred or depth == 0 or depth >= 5 or depth < self.top or depth > self.deepest:
             return ""
         self.counts[depth] += 1
         for lower in range(depth + 1, len(self.counts)):
