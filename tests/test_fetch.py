@@ -225,6 +225,8 @@ def test_redirect_limits(server: Server) -> None:
         ("text/asciidoc", "asciidoc"),
         ("text/org", "org"),
         ("application/x-troff-man", "man"),
+        ("application/x-latex", "latex"),
+        ("text/x-tex", "latex"),
         ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
         ("application/octet-stream", None),  # the caller sniffs
     ],

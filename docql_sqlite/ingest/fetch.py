@@ -38,7 +38,8 @@ _MIME_FORMATS = {
     "application/xhtml+xml": "html", "application/pdf": "pdf", "text/plain": "text",
     "text/x-rst": "rst", "text/asciidoc": "asciidoc", "text/x-asciidoc": "asciidoc",
     "text/org": "org", "text/x-org": "org", "text/troff": "man",
-    "application/x-troff-man": "man",
+    "application/x-troff-man": "man", "application/x-latex": "latex", "text/x-tex": "latex",
+    "application/x-tex": "latex",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }  # fmt: skip
 
