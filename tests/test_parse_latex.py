@@ -121,6 +121,14 @@ def test_the_numbering_depth_of_the_class_and_the_document(
     assert [h.number for h in doc.headings] == numbers
 
 
+def test_iffalse_blocks_nest_but_ifthenelse_is_a_command() -> None:
+    text = (
+        "\\iffalse\n\\ifx\\a\\b\n\\section{Deeper}\n\\fi\n\\ifthenelse{a}{b}{c}\n"
+        "\\section{Hidden}\n\\fi\n\\section{Shown}\n"
+    )
+    assert [h.title for h in parse_latex(text, "x.tex").headings] == ["Shown"]
+
+
 def test_examples_shown_as_written_are_no_sections() -> None:
     # package documentation shows its examples' `\\section`s in tcolorbox's listings
     text = (

@@ -269,7 +269,7 @@ def _skip_iffalse(code: list[str], i: int) -> int:
     depth, j = 0, i
     while j < len(code):
         line = code[j].strip()
-        if re.match(r"\\if[A-Za-z@]*\b", line):
+        if re.match(r"\\if(?!thenelse)[A-Za-z@]*\b", line):  # (`\\ifthenelse{…}` ends no `\\fi`)
             depth += 1
         elif _FI.match(line):
             depth -= 1
