@@ -190,14 +190,14 @@ def _heading(
     anchor = None
     tags = _TRAILING_TAGS.search(title)
     if tags is not None:
-        anchor = _TAG.search(tags.group(0)).group(1)  # type: ignore[union-attr]
+        first = _TAG.search(tags.group(0))
+        anchor = first.group(1) if first is not None else None
         title = title[: tags.start()].rstrip()
     leading = _LEADING_TAG.match(title)
     if leading is not None:
         title = f"{leading.group(1)} {title[leading.end() :].strip()}"
-    title = re.sub(
-        r"[ \t]+", " ", title.removesuffix(" ~").rstrip("¶ \t")
-    )  # Vim's `GENERIC ~`, HTML's `¶`
+    # Vim's header mark (`GENERIC ~`) and HTML's pilcrow are no part of a title
+    title = re.sub(r"[ \t]+", " ", title.removesuffix(" ~").rstrip("¶ \t"))
     if not title or len(title) > MAX_TITLE or not any(c.isalnum() for c in title):
         return None
     numbered = _NUMBERED.fullmatch(title) if not line[:1].isspace() or marked else None
