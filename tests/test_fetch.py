@@ -227,6 +227,7 @@ def test_redirect_limits(server: Server) -> None:
         ("application/x-troff-man", "man"),
         ("application/x-latex", "latex"),
         ("text/x-tex", "latex"),
+        ("application/x-bibtex", "bibtex"),
         ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"),
         ("application/octet-stream", None),  # the caller sniffs
     ],

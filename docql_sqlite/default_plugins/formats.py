@@ -24,6 +24,7 @@ def register_formats(register: Callable[..., None]) -> None:
     register("asciidoc", f"{PARSERS}.asciidoc", ("adoc", "asciidoc"))
     register("org", f"{PARSERS}.org", ("org",))
     register("latex", f"{PARSERS}.latex", ("tex", "latex", "ltx"))
+    register("bibtex", f"{PARSERS}.bibtex", ("bib",))
     # (and `*.1` … `*.9` under a `man*` folder: `formats.format_for_path`)
     register("man", f"{PARSERS}.man", ("man",))
     register("info", f"{PARSERS}.info", ("info",))  # (and a split file's `.info-2`)

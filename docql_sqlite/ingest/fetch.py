@@ -39,7 +39,7 @@ _MIME_FORMATS = {
     "text/x-rst": "rst", "text/asciidoc": "asciidoc", "text/x-asciidoc": "asciidoc",
     "text/org": "org", "text/x-org": "org", "text/troff": "man",
     "application/x-troff-man": "man", "application/x-latex": "latex", "text/x-tex": "latex",
-    "application/x-tex": "latex",
+    "application/x-tex": "latex", "application/x-bibtex": "bibtex", "text/x-bibtex": "bibtex",
     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
 }  # fmt: skip
 

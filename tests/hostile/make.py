@@ -344,6 +344,22 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # BibTeX: entries by the thousand, macros by the thousand, a value never closed
+        "refs.bib": (
+            lambda p: _write(
+                p,
+                "".join(f'@string{{s{i} = "v"}}\n' for i in range(headings))
+                + "".join(
+                    f"@article{{k{i},\n  title = {{T {i}}}, year = s{i}}}\n"
+                    for i in range(headings)
+                )
+                + "@misc{open, title = {"
+                + "{" * (line_bytes // 8)
+                + "\n"
+                + "@misc{b, note = {\n" * headings,
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
