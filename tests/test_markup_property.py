@@ -86,23 +86,34 @@ def _check(doc: Document, text: str, line_for_line: bool, title_lines: int = 1) 
     shown = doc.text.split("\n")
     if line_for_line:
         assert lines == count_lines(text.replace("\r\n", "\n"))
+    # headings in the order of their lines, each at a line of the text, at a level 1-6
+    assert [h.line for h in doc.headings] == sorted(h.line for h in doc.headings), doc.headings
     for heading in doc.headings:
-        assert 1 <= heading.level <= 6 and 1 <= heading.line <= lines, heading
+        assert heading.level in range(1, 7), heading
+        assert heading.line in range(1, lines + 1), (heading, lines)
         # the heading's own line shows every word of its title (LaTeX's: its lines)
         line = set(_words(" ".join(shown[heading.line - 1 : heading.line - 1 + title_lines])))
         assert set(_words(heading.title)) <= line, (heading, shown[heading.line - 1])
+    # code blocks and tables each hold lines of their own: none starts inside another
+    for kind, spans in (("code", doc.codeblocks), ("table", doc.tables)):
+        ordered = sorted((s.line, s.end_line) for s in spans)
+        for (_, end), (start, _) in zip(ordered, ordered[1:], strict=False):
+            assert start > end, (kind, ordered)
     for block in doc.codeblocks:
-        assert 1 <= block.line <= block.end_line <= lines, block
+        assert block.line in range(1, lines + 1), (block, lines)
+        assert block.end_line in range(block.line, lines + 1), (block, lines)
         first = next((c.strip() for c in block.code.split("\n") if c.strip()), None)
         span = "\n".join(shown[block.line - 1 : block.end_line])
         assert first is None or first in span, (block, span)  # the code is where it says
     for entity in doc.entities:
-        assert 1 <= entity.line <= entity.end_line <= lines, entity
+        assert entity.line in range(1, lines + 1), (entity, lines)
+        assert entity.end_line in range(entity.line, lines + 1), (entity, lines)
         # the term's words are written where the entity says it is
         span = set(_words("\n".join(shown[entity.line - 1 : entity.end_line])))
         assert set(_words(entity.name)) <= span, (entity, span)
     for table in doc.tables:
-        assert 1 <= table.line <= table.end_line <= lines, table
+        assert table.line in range(1, lines + 1), (table, lines)
+        assert table.end_line in range(table.line, lines + 1), (table, lines)
         # every cell's words are on the table's lines
         span = set(_words("\n".join(shown[table.line - 1 : table.end_line])))
         cells = " ".join([*table.headers, *(cell for row in table.rows for cell in row)])

@@ -290,6 +290,8 @@ class _Counters:
 
     def configure(self, line: str) -> None:
         """Read the class's and the document's numbering depth from a line."""
+        if "documentclass" not in line and "secnumdepth" not in line:
+            return  # (most lines: no regular expression runs)
         if (match := _CLASS.search(line)) is not None:
             name = match["name"]
             self.deepest = 2 if name == "memoir" else 3 if name in _CHAPTERED else 4

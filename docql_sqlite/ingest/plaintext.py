@@ -106,12 +106,13 @@ def parse_text(text: str, path: str) -> Document:
     text = plain_lines(text)
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
-    if _outlined(path):
+    outlined = _outlined(path)
+    if outlined:
         document.headings = outline(text)
         if document.headings and document.headings[0].line <= _TITLE_LINES:
             document.title = document.headings[0].title
     document.entities = extract_entities(document)
-    if _outlined(path) and vim_help.is_vim_help(text):
+    if outlined and vim_help.is_vim_help(text):
         document.entities = merge_entities(document.entities, vim_help.tag_terms(text))
     return document
 

@@ -32,6 +32,7 @@ import re
 from unicodedata import east_asian_width
 
 from ..model import Heading
+from . import vim_help
 from .read import repeated_character
 
 MAX_TITLE = 100
@@ -61,7 +62,6 @@ _NUMBERED = re.compile(
 )
 # Vim tags: `*tag*` after a title (one or more), `*05.1*` before it.
 _TRAILING_TAGS = re.compile(r"(?:(?:^|[ \t]+)\*[^*\s|]+\*)+[ \t]*$")
-_TAG = re.compile(r"\*([^*\s|]+)\*")
 _LEADING_TAG = re.compile(r"\*(\d{1,3}(?:\.\d{1,3}){0,5})\*[ \t]+")
 _BULLET = re.compile(r"[*+\-\u2022o][ \t]")
 _SENTENCE_END = (".", ",", ";", "!")  # (a question is a title: "What is Vim9 script?")
@@ -91,7 +91,7 @@ def _outline(lines: list[str], bare_numbers: bool) -> tuple[list[Heading], bool]
         below = lines[i + 1] if i + 1 < len(lines) else ""
         after = lines[i + 2] if i + 2 < len(lines) else ""
         if _adornment(line) is not None:
-            if _rule(lines, i):
+            if _rule_above(lines, i):
                 numbers.restart()  # bash's CHANGES: each release numbers its parts anew
             continue
         adorned = _adorned(line, above, below, after, lines[i - 2] if i >= 2 else "")
@@ -106,7 +106,7 @@ def _outline(lines: list[str], bare_numbers: bool) -> tuple[list[Heading], bool]
                 taken = i + 1
             continue
         # a rule right above, or above one blank line (Vim's `vim9.txt`)
-        ruled = _rule(lines, i - 1) or (not above.strip() and _rule(lines, i - 2))
+        ruled = _rule_above(lines, i - 1) or (not above.strip() and _rule_above(lines, i - 2))
         if not (ruled or not above.strip()) or not _blank(below):
             continue
         if not ruled and (line[:1].isspace() or not bare_numbers):
@@ -124,7 +124,7 @@ def _columns(text: str) -> int:
     return sum(2 if east_asian_width(c) in ("W", "F") else 1 for c in text)
 
 
-def _rule(lines: list[str], k: int) -> bool:
+def _rule_above(lines: list[str], k: int) -> bool:
     """Whether line k is a rule that can stand above a title: twenty or more `=` or `-`
     alone, with a blank line (or nothing) above it — not a title's underline (the first
     paragraph of git's release notes under `Git v2.11.3 Release Notes`)."""
@@ -190,7 +190,7 @@ def _heading(
     anchor = None
     tags = _TRAILING_TAGS.search(title)
     if tags is not None:
-        first = _TAG.search(tags.group(0))
+        first = vim_help.TAG.search(tags.group(0).strip())  # the term it names too
         anchor = first.group(1) if first is not None else None
         title = title[: tags.start()].rstrip()
     leading = _LEADING_TAG.match(title)

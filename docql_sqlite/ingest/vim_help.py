@@ -20,13 +20,13 @@ from ..model import Entity
 _FIRST_TAG = re.compile(r"\*[\w.-]+\.txt\*")
 _MODELINE = re.compile(r"\bvim?:[^\n]*\b(?:ft|filetype)=help\b")
 # a tag: `*name*`, no space inside, after a space or at the line's start (not `a*b*c`)
-_TAG = re.compile(r"(?:(?<=\s)|^)\*([^*\s|\"]+)\*(?=\s|$)", re.M)
+TAG = re.compile(r"(?:(?<=\s)|^)\*([^*\s|\"]+)\*(?=\s|$)", re.M)
 _DEFINITION_CHARS = 300
 
 
 def is_vim_help(text: str) -> bool:
     """Whether `text` is a Vim help file."""
-    first = text.lstrip()[:200].split("\n", 1)[0]
+    first = text[:4096].lstrip()[:200].split("\n", 1)[0]  # (no copy of a large text)
     return _FIRST_TAG.match(first) is not None or _MODELINE.search(text[-500:]) is not None
 
 
@@ -44,13 +44,13 @@ def tag_terms(text: str) -> list[Entity]:
     for number, line in enumerate(lines, 1):
         if "*" not in line:
             continue
-        tags = _TAG.findall(line)
+        tags = TAG.findall(line)
         if not tags:
             continue
         parts: list[str] = []
         size = 0
         for i in range(number - 1, ends[number - 1]):
-            part = _TAG.sub(" ", lines[i]).strip()
+            part = TAG.sub(" ", lines[i]).strip()
             parts.append(part)
             size += len(part) + 1
             if size >= _DEFINITION_CHARS:

@@ -224,14 +224,10 @@ class FunctionCompiler:
             chapter_id = self.text_arg(call).strip()
             if chapter_id.startswith("#"):
                 where = f"s.anchor = {self.params.add(chapter_id[1:])}"
-            elif (
-                plain_number(chapter_id) != chapter_id
-            ):  # "05.1": 5.1, or as an older index stored it
-                given, plain = (
-                    self.params.add(chapter_id),
-                    self.params.add(plain_number(chapter_id)),
-                )
-                where = f"s.number IN ({given}, {plain})"
+            elif (plain := plain_number(chapter_id)) != chapter_id:
+                # "05.1": stored as 5.1 (or as written, by an older index)
+                numbers = ", ".join(self.params.add(n) for n in (chapter_id, plain))
+                where = f"s.number IN ({numbers})"
             else:
                 where = f"s.number = {self.params.add(chapter_id)}"
             return Source(
