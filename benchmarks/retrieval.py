@@ -376,6 +376,16 @@ def _doc_targets(
     return targets, seen
 
 
+def header_relevance(data: Dataset) -> None:
+    """Each doc comment → item query's relevant span cut to the item's header line (its
+    last line): a comment-only passage no longer counts as the item it documents."""
+    for query in data.queries:
+        query.relevant = {
+            f"{key.rpartition(':')[0]}:{key.rpartition('-')[2]}-{key.rpartition('-')[2]}": gain
+            for key, gain in query.relevant.items()
+        }
+
+
 def _known_items(
     name: str,
     root: Path,
@@ -1570,6 +1580,12 @@ def main() -> None:
         help="fill the passage vector cache from an index embedded with --model (repeatable)",
     )
     parser.add_argument(
+        "--header",
+        action="store_true",
+        help="go, rust: a hit is the item only when it holds the item's header line "
+        "(not its doc comment alone)",
+    )
+    parser.add_argument(
         "--server",
         action="store_true",
         help="search as the MCP server does (vectors in memory; e5-small's onnxruntime queries)",
@@ -1612,6 +1628,8 @@ def run(args: argparse.Namespace) -> None:
         if pending:
             locate(data, db_path, pending)
         data.queries = split(data.queries, args.split)
+        if args.header and name in ("go", "rust"):
+            header_relevance(data)
         print(
             f"{name}: {len(data.queries)} queries over {corpus_bytes(data.root) / 1e6:.1f} MB",
             file=sys.stderr,

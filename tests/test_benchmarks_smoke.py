@@ -659,6 +659,20 @@ def test_rust_doc_items_and_their_masked_sentence() -> None:
     )
 
 
+def test_header_relevance_counts_only_a_hit_holding_the_header() -> None:
+    """`--header`: the item of a doc comment → item query is its header line (the span's
+    last), so a comment-only passage above it is no longer the item."""
+    retrieval = retrieval_module()
+    data = retrieval.Dataset("rust", Path("."), granularity="span")
+    data.queries.append(retrieval.Query("rust000", "removes the last", {"v/vec.rs:2-8": 1.0}))
+    retrieval.header_relevance(data)
+    key = next(iter(data.queries[0].relevant))
+    comment_only = {"path": "v/vec.rs", "line": 1, "end_line": 7}
+    with_header = {"path": "v/vec.rs", "line": 2, "end_line": 11}
+    assert key == "v/vec.rs:8-8"
+    assert not retrieval._overlaps(comment_only, key) and retrieval._overlaps(with_header, key)
+
+
 def test_node_method_items_take_the_sentence_after_the_parameters() -> None:
     api = {
         "modules": [

@@ -832,7 +832,7 @@ def test_parse_code_builds_the_document() -> None:
     assert [(h.level, h.title, h.line, h.end_line) for h in document.headings] == [
         (1, "Lexer", 4, 14),
         (2, "Token", 7, 8),
-        (2, "next", 11, 14),
+        (2, "next", 10, 14),  # its section starts at its decorator; the symbol at `def`
         (3, "helper", 12, 13),
         (1, "main", 17, 18),
     ]
@@ -845,8 +845,76 @@ def test_parse_code_builds_the_document() -> None:
     ]
     assert document.entities[0].definition == "Turns text into tokens."
     assert document.entities[2].signature == 'def next(self, n: int = 1) -> "Token"'
-    # every symbol start and the line after every symbol end (within the file)
-    assert document.chunk_breaks == {4, 7, 9, 11, 12, 14, 15, 17}
+    # every section start and the line after every symbol end (within the file)
+    assert document.chunk_breaks == {4, 7, 9, 10, 12, 14, 15, 17}
+
+
+# A symbol's section starts at what leads it — its doc comment (no blank line between, but
+# JSDoc's `/** … */`), its decorators, attributes and annotations, its `template <…>` —
+# while the symbol keeps its header's line. (title, section's first line, symbol's line)
+LEADS = [
+    (
+        "p.go",
+        "package p\n\n// Old notes about the package.\n\n// Bytes returns the bytes.\n// More.\n"
+        "func Bytes() {}\nvar x = 1 // trailing\n// Len returns n.\nfunc Len() int { return 0 }\n",
+        [("Bytes", 5, 7), ("Len", 9, 10)],
+    ),
+    (
+        "l.rs",
+        "/// Splits text.\n#[inline]\n#[must_use]\npub fn split() {}\n\nstruct S;\n\nimpl S {\n"
+        "    /// Makes one.\n    pub fn new() -> S { S }\n}\n",
+        [("split", 1, 4), ("S", 6, 6), ("new", 9, 10)],
+    ),
+    (
+        "G.java",
+        "/** A greeter. */\n@Deprecated\npublic class Greeter {\n    /**\n     * Says hello.\n"
+        '     */\n    @Override\n    public String toString() { return ""; }\n}\n',
+        [("Greeter", 1, 3), ("toString", 4, 8)],
+    ),
+    (
+        "a.js",
+        '"use strict";\n\n/**\n * Adds.\n */\n\nexport function add(a, b) { return a + b; }\n',
+        [("add", 3, 7)],
+    ),
+    (
+        "c.py",
+        "import os\n\n# Loads the config.\n@cache\ndef load():\n    pass\n\n# unrelated\n\n"
+        "def other():\n    pass\n",
+        [("load", 3, 5), ("other", 10, 10)],
+    ),
+    (
+        "b.cpp",
+        "// A box.\ntemplate <typename T>\nclass Box {\n  // Its size.\n"
+        "  int size() const { return 0; }\n};\n",
+        [("Box", 1, 3), ("size", 4, 5)],
+    ),
+    ("t.ts", "class A {\n  /** Runs. */\n  @decorate()\n  run(): void {}\n}\n", [("run", 2, 4)]),
+    (
+        "a.cs",
+        "class A {\n    /// <summary>Runs.</summary>\n    [Obsolete]\n"
+        "    public void Run() {}\n}\n",
+        [("Run", 2, 4)],
+    ),
+    (
+        "r.rb",
+        "module Rack\n  # Builds a response.\n  class Response\n  end\nend\n",
+        [("Rack", 1, 1), ("Response", 2, 3)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "expected"), LEADS, ids=[c[0] for c in LEADS])
+def test_a_section_starts_at_its_doc_comment_and_decorators(
+    name: str, text: str, expected: list[tuple[str, int, int]]
+) -> None:
+    language = grammars.language_for_extension(Path(name).suffix)
+    assert language is not None
+    document = parse_code_text(text, name, language)
+    heading = {h.title: h.line for h in document.headings}
+    symbol = {s.name: s.line for s in document.symbols}
+    assert [(t, heading[t], symbol[t]) for t, _, _ in expected] == expected
+    # and the chunk that holds the symbol starts there: the doc comment is its passage's
+    assert {first for _, first, _ in expected} <= document.chunk_breaks
 
 
 def test_constructor_entities_and_rust_impl_heading() -> None:

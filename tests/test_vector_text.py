@@ -50,28 +50,34 @@ pub fn split_segments(text: &str) -> Vec<String> {
 }
 """
 MARKDOWN = "# Guide\n\nRead the `Bytes` method of `Buffer` to see the unread portion.\n"
+BYTES = (
+    "// Bytes returns a slice holding the unread portion of the buffer.\n"
+    "func (b *Buffer) Bytes() []byte { return b.buf }\n"
+)
 FILES = {"buffer.go": GO, "shell.py": PYTHON, "segment.rs": RUST, "guide.md": MARKDOWN}
 
 # chunk text → the text its vector is computed from (None: the chunk's own text).
 EXPECTED = {
-    # Go: the doc comment above a declaration ends the chunk before it; the vector text
-    # brings it back, after the name in words.
-    "type Buffer struct {\n\tbuf []byte\n}\n": (
+    # Go: a declaration's chunk starts at its doc comment (the section does: code content
+    # rules 36); the vector text names it in words, then says the comment once, without
+    # its markers, then the declaration.
+    "// A Buffer is a variable-sized buffer of bytes.\ntype Buffer struct {\n\tbuf []byte\n}\n": (
         "Buffer\nA Buffer is a variable-sized buffer of bytes.\n"
         "type Buffer struct {\n\tbuf []byte\n}\n"
     ),
-    "func (b *Buffer) Bytes() []byte { return b.buf }\n": (
+    BYTES: (
         "Buffer bytes\nBytes returns a slice holding the unread portion of the buffer.\n"
         "func (b *Buffer) Bytes() []byte { return b.buf }\n"
     ),
+    "// parseHTTPRequest reads one request line from the wire.\n"
     "func parseHTTPRequest(line string) (string, error) {\n\treturn line, nil\n}\n": (
         "parse HTTP request\nparseHTTPRequest reads one request line from the wire.\n"
         "func parseHTTPRequest(line string) (string, error) {\n\treturn line, nil\n}\n"
     ),
-    # The comment chunks themselves, and the package line, declare nothing.
-    "package buffer\n\n// A Buffer is a variable-sized buffer of bytes.\n": None,
-    "\n// Bytes returns a slice holding the unread portion of the buffer.\n": None,
+    # The package line declares nothing.
+    "package buffer\n\n": None,
     # Rust: `///` doc comments, the same shape as Go.
+    "/// Splits text into segments at blank lines.\n"
     'pub fn split_segments(text: &str) -> Vec<String> {\n    text.split("\\n\\n")'
     ".map(String::from).collect()\n}\n": (
         "split segments\nSplits text into segments at blank lines.\n"
@@ -142,6 +148,40 @@ def test_vector_text_of_parsed_chunks(tmp_index, counting_model) -> None:  # typ
     assert tmp_index.scalar("SELECT value FROM meta WHERE key = 'embedding_text'") == "code-v1"
 
 
+@pytest.mark.parametrize(
+    ("content", "first", "symbol", "expected"),
+    [
+        # Javadoc above an annotation: the comment said once, cleaned; the annotation kept
+        (
+            "/**\n * Says hello to\n * the world.\n */\n"
+            '@GetMapping("/hi")\npublic String hi() {}\n',
+            4,
+            Symbol("hi", "G.hi", "public String hi()", "Says hello to\nthe world.", 9, 9),
+            'G hi\nSays hello to the world.\n@GetMapping("/hi")\npublic String hi() {}\n',
+        ),
+        # Rust's `#[attr]` is no comment
+        (
+            "/// Splits.\n#[inline]\npub fn split() {}\n",
+            1,
+            Symbol("split", "split", "pub fn split()", "Splits.", 3, 3),
+            "split\nSplits.\n#[inline]\npub fn split() {}\n",
+        ),
+        # Python: a comment above that is not the docstring, and a decorator, stay
+        (
+            '# Needs a session.\n@login_required\ndef page():\n    """Shows the page."""\n',
+            1,
+            Symbol("page", "page", "def page()", "Shows the page.", 3, 4),
+            'page\n# Needs a session.\n@login_required\ndef page():\n    """Shows the page."""\n',
+        ),
+    ],
+    ids=["javadoc", "rust-attribute", "python-decorator"],
+)
+def test_a_doc_comment_in_the_chunk_is_said_once(
+    content: str, first: int, symbol: Symbol, expected: str
+) -> None:
+    assert code_passage(content, first, first + content.count("\n") - 1, [symbol]) == expected
+
+
 def test_a_long_doc_comment_and_the_budget() -> None:
     symbol = Symbol("f", "f", "func f()", "word " * 400, 3, 3)
     text = code_passage("func f() {}\n" + "x\n" * 2000, 3, 2003, [symbol])
@@ -155,41 +195,55 @@ def test_a_long_doc_comment_and_the_budget() -> None:
     assert code_passage("func f() {}\n", 3, 3, [symbol], shape=raw) == "func f() {}\n"
 
 
+# A doc comment longer than a chunk: the chunk that holds the declaration starts in the
+# middle of it, so the vector text repeats the comment's opening.
+LONG_DOC = (
+    "package buffer\n\n// Grow grows the buffer's capacity to guarantee space for n more bytes.\n"
+    + "".join(
+        f"// Note {i}: after Grow(n), at least n bytes can be written without allocating.\n"
+        for i in range(20)
+    )
+    + "func (b *Buffer) Grow(n int) { b.grow(n) }\n"
+)
+
+
 def test_an_edited_doc_comment_is_not_served_from_the_content_cache(
     tmp_index, counting_model
 ) -> None:  # type: ignore[no-untyped-def]
-    """The declaration's chunk text is unchanged when only its doc comment changes (the
-    comment is in the chunk before), so the content-hash cache would keep the old vector."""
-    tmp_index.write_many(FILES)
+    """The declaration's chunk text is unchanged when only the opening of its long doc
+    comment changes (that opening is in the chunk before), so the content-hash cache
+    would keep the old vector."""
+    tmp_index.write_many({**FILES, "grow.go": LONG_DOC})
     tmp_index.index(workers=0)
     embed(tmp_index.db, "counting")
-    declaration = "func (b *Buffer) Bytes() []byte { return b.buf }\n"
+    (declaration,) = [c for c in _stored(tmp_index) if "func (b *Buffer) Grow" in c]
+    assert "Grow grows" not in declaration  # the opening is in the chunk before
     before = _stored(tmp_index)[declaration]
-    tmp_index.write("buffer.go", GO.replace("holding the unread portion", "aliasing the contents"))
+    tmp_index.write("grow.go", LONG_DOC.replace("to guarantee space for", "to make room for"))
     counting_model.texts = []
     tmp_index.index(workers=0)  # the index run embeds what changed
     after = _stored(tmp_index)[declaration]
-    expected = (
-        "Buffer bytes\nBytes returns a slice aliasing the contents of the buffer.\n" + declaration
+    (expected,) = [t for t in counting_model.texts if t.endswith(declaration)]
+    assert expected.startswith(
+        "Buffer grow\nGrow grows the buffer's capacity to make room for n more bytes."
     )
-    assert expected in counting_model.texts
     assert np.allclose(after, get_model("counting").embed([expected])[0], atol=1e-6)
     assert not np.allclose(before, after)
-    # Markdown and Python texts were unchanged and not embedded again.
-    assert not any("Guide" in t or "Lexer" in t for t in counting_model.texts)
+    # Markdown, Python and the other Go file were unchanged and not embedded again.
+    assert not any("Guide" in t or "Lexer" in t or "Bytes" in t for t in counting_model.texts)
 
 
 def test_twin_declarations_get_their_own_vectors(tmp_index, counting_model) -> None:  # type: ignore[no-untyped-def]
-    """Two files with the same declaration text under different doc comments: one
+    """Two files with the same declaration chunk under different long doc comments: one
     content hash, two vector texts, two vectors (de-duplication is by vector text)."""
-    twin = GO.replace("holding the unread portion", "aliasing the contents")
-    tmp_index.write_many({"a/buffer.go": GO, "b/buffer.go": twin})
+    twin = LONG_DOC.replace("to guarantee space for", "to make room for")
+    tmp_index.write_many({"a/grow.go": LONG_DOC, "b/grow.go": twin})
     tmp_index.index(workers=0)
     embed(tmp_index.db, "counting")
     with docql_sqlite.open(tmp_index.db) as idx:
         rows = idx.conn.execute(
             "SELECT v.embedding FROM chunks c JOIN chunks_vec v ON v.rowid = c.id "
-            "WHERE c.content LIKE 'func (b *Buffer) Bytes%'"
+            "WHERE c.content LIKE '%func (b *Buffer) Grow%'"
         ).fetchall()
     assert len(rows) == 2 and not np.allclose(decode(rows[0][0]), decode(rows[1][0]))
 
@@ -230,10 +284,9 @@ def test_an_index_embedded_under_the_raw_policy_is_re_embedded(tmp_index, counti
 
 
 def test_a_paraphrased_doc_comment_finds_the_declaration_by_vector(tmp_index) -> None:  # type: ignore[no-untyped-def]
-    """With the raw chunk text, the declaration `func (b *Buffer) Bytes()` shares almost no
-    word with its doc comment (the comment is a chunk of its own, before it), so vector
-    search finds the comment and then neighbours that talk about buffers and slices;
-    with the vector text the declaration follows its comment."""
+    """The declaration `func (b *Buffer) Bytes()` shares almost no word with a question
+    about it; its chunk holds its doc comment (and its name in words), so a paraphrase
+    of that comment finds it first, above the helpers about buffers and slices."""
     filler = "".join(
         f"// helper{i} copies the pending bytes of the buffer into the slice.\n"
         f"func helper{i}(dst, src []byte) int {{\n\treturn copy(dst, src)\n}}\n\n"
@@ -247,8 +300,7 @@ def test_a_paraphrased_doc_comment_finds_the_declaration_by_vector(tmp_index) ->
             "gives back a slice with the unread portion of a buffer", mode="vector", limit=5
         )
     texts = [h["content"] for h in hits]
-    assert texts[0].startswith("\n// Bytes returns a slice")
-    assert texts[1].startswith("func (b *Buffer) Bytes()"), texts
+    assert texts[0] == BYTES, texts
 
 
 @pytest.fixture(scope="module")
@@ -288,7 +340,7 @@ def test_postgres_computes_the_same_code_vectors(pg_server: Any, tmp_index) -> N
     assert set(pg_vectors) == set(file_vectors)
     for text, vector in file_vectors.items():
         assert np.allclose(pg_vectors[text], vector, atol=1e-6), text
-    declaration = "func (b *Buffer) Bytes() []byte { return b.buf }\n"
+    declaration = BYTES
     assert not np.allclose(pg_vectors[declaration], get_model("hash:64").embed([declaration])[0])
     import psycopg
 

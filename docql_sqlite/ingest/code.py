@@ -9,13 +9,14 @@ Owns decoding source bytes, parsing with tree-sitter, and shaping the symbols fo
   `def`/`class` line, as `ast` reports `lineno`); `end_line` is its last line.
 - `headings`: one per symbol (and per Rust `impl` block), level = nesting depth + 1
   (capped at 6), titled with the symbol's name; `end_line` is set because code
-  extents are exact.
+  extents are exact. A heading starts at what leads its symbol (its doc comment,
+  decorators, attributes: `code_text.leading_block`), as an LSP symbol's range does.
 - `entities`: ClassEntity / FunctionEntity / ConstructorEntity, named by qualified
   name, with the signature and the docstring's first sentence as definition.
 - `references` and `imports`: what the file uses (calls, type uses, inheritance,
   imports), each with its enclosing symbol (`code_refs`).
-- `chunk_breaks`: every outline entry's first line and the line after its last, so
-  chunks split at symbol boundaries.
+- `chunk_breaks`: every heading's first line and the line after its last, so chunks
+  split at symbol boundaries and a symbol's chunk holds its doc comment.
 
 A file with syntax errors still yields what tree-sitter recovers, plus a warning.
 Source text is decoded by `read.decode_text` with PEP 263 coding cookies honoured
@@ -305,15 +306,18 @@ def _fill(document: Document, outline: list[Outlined], line_count: int) -> None:
             # header's enum of 300 values would be 300 headings and chunks).
             document.symbols.append(item.symbol)
             continue
+        # The section starts at its doc comment and decorators: the passage that holds a
+        # function holds what documents it (the symbol keeps its header's line).
+        first = item.lead_line or item.line
         document.headings.append(
             Heading(
                 level=min(item.depth + 1, 6),
                 title=item.title,
-                line=item.line,
+                line=first,
                 end_line=item.end_line,
             )
         )
-        breaks.add(item.line)
+        breaks.add(first)
         if item.end_line < line_count:
             breaks.add(item.end_line + 1)
         symbol = item.symbol

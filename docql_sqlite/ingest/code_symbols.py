@@ -81,6 +81,9 @@ class Outlined:
     start_byte: int = 0
     end_byte: int = 0
     name_byte: int = -1
+    # The first line of what leads it: its doc comment, decorators, attributes (its
+    # section starts there; `line` is its header's). 0: `line`.
+    lead_line: int = 0
 
 
 @dataclass(slots=True)
@@ -338,6 +341,7 @@ def _outline(
     }
     out: list[Outlined] = []
     depth_of: dict[int, int] = {}
+    lines_of: dict[int, int] = {}  # each outline entry's header line, by id of its _Def
     for d in defs:
         if id(d) in dropped:
             continue
@@ -366,13 +370,23 @@ def _outline(
             # A C/C++ prototype kept (its body is in another file) says so as the file
             # does: the resolution pass prefers the body (`resolve._bodies_behind_declarations`)
             sig = f"{sig};"
+        comments, lead_row = code_text.leading_block(src, d.node, language)
+        lead_line = lead_row + 1
+        if d.parent is not None and id(d.parent) in lines_of:
+            lead_line = max(lead_line, lines_of[id(d.parent)] + 1)
+        lead_line = min(lead_line, line)
+        lines_of[id(d)] = line
         if d.role == "scope":
-            out.append(Outlined(sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte))
+            out.append(
+                Outlined(
+                    sig, depth, line, d.end_line, None, d.node.start_byte, d.end_byte, -1, lead_line
+                )
+            )
             continue
         if language in _DOCSTRING_LANGUAGES:
             doc = code_text.python_docstring(src, d.body)
         else:
-            doc = code_text.doc_comment(src, d.node, language)
+            doc = code_text.comments_text(src, comments, language)
         symbol = Symbol(
             kind=d.kind,
             name=d.name,
@@ -394,6 +408,7 @@ def _outline(
                 d.node.start_byte,
                 d.end_byte,
                 d.name_byte,
+                lead_line,
             )
         )
     return out

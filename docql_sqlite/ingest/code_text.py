@@ -402,12 +402,27 @@ def _string_value(text: str, simple: bool) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def doc_comment(src: bytes, node: Node, language: str) -> str | None:
-    """The comment block directly above a definition (no blank line between), cleaned.
+def comments_text(src: bytes, comments: list[Node], language: str) -> str | None:
+    """The doc comment these nodes make (`leading_block`'s), markers taken out, cleaned:
+    the comment block directly above a definition, no blank line between (JSDoc's
+    `/** … */` across them); decorators and attributes between are skipped; a comment
+    trailing code on its own line belongs to that code."""
+    if not comments:
+        return None
+    lines: list[str] = []
+    for comment in comments:
+        lines.extend(_comment_lines(node_text(src, comment)))
+    text = inspect.cleandoc("\n".join(lines))
+    if language == "c_sharp":
+        text = _CS_DOC_TAGS.sub("", text).strip()
+    return text or None
 
-    Decorators and attributes between the comment and the definition are skipped;
-    a comment trailing code on its own line belongs to that code, not to this symbol.
-    """
+
+def leading_block(src: bytes, node: Node, language: str) -> tuple[list[Node], int]:
+    """The doc comments above a definition (in file order) and the first row (0-based) of
+    all that leads it: those comments, its decorators and attributes, its wrapper
+    (`export`, `template <…>`). A code section starts there, so the passage that holds a
+    function holds what documents it (LSP's "range" of a symbol, not its name's line)."""
     anchor = node
     while anchor.parent is not None and anchor.parent.type in WRAPPER_TYPES:
         anchor = anchor.parent
@@ -432,15 +447,8 @@ def doc_comment(src: bytes, node: Node, language: str) -> str | None:
         comments.append(sibling)
         next_row = sibling.start_point[0]
         sibling = before
-    if not comments:
-        return None
-    lines: list[str] = []
-    for comment in reversed(comments):
-        lines.extend(_comment_lines(node_text(src, comment)))
-    text = inspect.cleandoc("\n".join(lines))
-    if language == "c_sharp":
-        text = _CS_DOC_TAGS.sub("", text).strip()
-    return text or None
+    comments.reverse()
+    return comments, next_row
 
 
 # JSDoc and TypeScript read a `/** … */` block as the doc of the next declaration across

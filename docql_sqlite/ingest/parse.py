@@ -97,7 +97,9 @@ from .sections import bounded_title, build_sections
 # and `Q_OBJECT`), so such classes are classes and such methods keep their names; code
 # 35: a test a macro defines is named by its words or its string (`TEST_F(Suite, Name)`
 # → `Suite.Name`, `TEST_CASE("…")` → its string), and C++ values of a declared class
-# call that class's methods.
+# call that class's methods; code 36: a symbol's section (and so its first chunk) starts
+# at its doc comment, decorators and attributes (`code_text.leading_block`), not at its
+# header: the passage that holds a Go function holds the comment that documents it.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -142,7 +144,7 @@ from .sections import bounded_title, build_sections
 # titles under a rule, Vim's tags as anchors and terms), and a `.txt.gz` file is sniffed
 # as the `.txt` inside.
 CONTENT_RULES: dict[str, int] = {
-    "code": 35,
+    "code": 36,
     "markdown": 5,
     "text": 6,
     "rst": 5,

@@ -1,15 +1,15 @@
 """What an embedding model reads of a code passage: its declaration, named in words.
 
-A chunk of a code file starts at a declaration (`ingest/code.py` breaks chunks at every
-symbol's first line), so the doc comment written *above* a Go, Rust, Java or JS
-declaration ends the chunk before it, and the declaration's own chunk holds a signature
-and a body of identifiers. A model embedding that raw text sees `func (b *Buffer)
-Bytes() []byte { return b.buf[b.off:] }`: nothing a question is phrased in. Measured
+A chunk of a code file starts where a declaration's section does: at its doc comment
+and decorators (`ingest/code.py`, `code_text.leading_block`). Its text is still mostly
+a signature and a body of identifiers — `// Bytes returns a slice …` / `func (b
+*Buffer) Bytes() []byte { return b.buf[b.off:] }` — and a doc comment longer than a
+chunk leaves the declaration's chunk without the comment's opening. Measured
 (docs/search.md, "Code passages and vectors"), vectors do better on the declaration as a
 reader meets it, so a code chunk's vector text is:
 
     <the chunk's symbols, each name split into words: "Buffer bytes", "parse HTTP request">
-    <each symbol's doc comment, when the chunk does not hold it (Go, Rust, JS: above)>
+    <each symbol's doc comment, when the chunk does not hold it (a long one's opening)>
     <the chunk's own text>
 
 cut to `BUDGET` characters (a model reads the opening; e5-small keeps 500). A chunk that
@@ -77,6 +77,9 @@ CURRENT = Shape()
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SEPARATORS = re.compile(r"[^0-9A-Za-z\u00c0-\uffff]+")
 _SPACE = re.compile(r"\s+")
+# Comment markers at a line's start (`//`, `///`, `/**`, ` * `, `#` but not Rust's `#[`,
+# `--`): a doc comment's lines, and its text without them.
+_MARKERS = re.compile(r"(?m)^[ \t]*(?:/{2,3}!?|/\*\*?|\*/?|#(?![\[!])|--)")
 
 
 def words(identifier: str) -> str:
@@ -106,6 +109,8 @@ def code_passage(
     named = declared[:MAX_SYMBOLS] or _enclosing(symbols, line)
     if not named:
         return content
+    if shape.docs and declared:
+        content = _without_doc_lead(content, line, declared[0])
     head: list[str] = []
     if shape.path and path:
         head.append(words(path.rsplit(".", 1)[0]))
@@ -126,6 +131,32 @@ def code_passage(
     return ("\n".join(head) + "\n" + content)[:BUDGET]
 
 
+def _without_doc_lead(content: str, line: int, symbol: Symbol) -> str:
+    """`content` from `symbol`'s header on, when the lines above it in the chunk (its
+    section's lead) hold its doc comment: the comment is said once, cleaned of its
+    markers, after the names (`_doc_outside`), as a reader meets it."""
+    above = symbol.line - line
+    if above <= 0 or not symbol.docstring:
+        return content
+    cut = 0
+    for _ in range(above):
+        cut = content.find("\n", cut) + 1
+        if cut == 0:
+            return content
+    lead = content[:cut]
+    if _doc_opening(symbol) not in _SPACE.sub(" ", _MARKERS.sub(" ", lead)):
+        return content  # the lines above are decorators or other comments
+    # The comment's lines go; decorators and attributes (`@GetMapping("/users")`) stay.
+    kept = [text for text in lead.splitlines(True) if text.strip() and not _MARKERS.match(text)]
+    return "".join(kept) + content[cut:]
+
+
+def _doc_opening(symbol: Symbol) -> str:
+    """The first line of `symbol`'s doc comment (at most 60 characters, whitespace
+    collapsed): enough to tell whether a text holds the comment."""
+    return _SPACE.sub(" ", (symbol.docstring or "").strip().split("\n", 1)[0])[:60].strip()
+
+
 def _enclosing(symbols: Sequence[Symbol], line: int) -> list[Symbol]:
     """The innermost symbol whose extent holds `line` (a chunk inside a long body)."""
     holding = [s for s in symbols if s.line < line <= s.end_line]
@@ -134,13 +165,13 @@ def _enclosing(symbols: Sequence[Symbol], line: int) -> list[Symbol]:
 
 def _doc_outside(symbol: Symbol, content: str) -> str:
     """`symbol`'s doc comment, one line, when `content` does not already hold it (a
-    Python docstring sits inside the body; a Go doc comment above, in the chunk before)."""
+    Python docstring sits inside the body, a Go doc comment at the chunk's top; a doc
+    comment longer than a chunk starts in the chunk before)."""
     doc = _SPACE.sub(" ", symbol.docstring or "").strip()
     if not doc:
         return ""
-    # Its first line (at most 60 characters) is enough to tell: a comment marker (`//`)
-    # may start the next line in the chunk's text.
-    first = _SPACE.sub(" ", (symbol.docstring or "").strip().split("\n", 1)[0])[:60]
-    if first in _SPACE.sub(" ", content):
+    # Its first line is enough to tell: a comment marker (`//`) may start the next line
+    # in the chunk's text.
+    if _doc_opening(symbol) in _SPACE.sub(" ", content):
         return ""
     return doc[:DOC_BUDGET]
