@@ -13,7 +13,9 @@ A pipeline, each stage a module with one job; this module only runs them in orde
    (`documents.py`), vectors when present;
 3. fusion (`fusion.py`): RRF over the lists, then a composite score (100 x RRF + BM25
    squashed to 0..1 x 0.5 + the best result-type priority + a bonus when a symbol,
-   heading or entity name equals the query or starts with it), a test file's at a share
+   heading or entity name equals the query or starts with it, half a rank-1 membership
+   when a short query names the passage's folder: `path_words.py`), a test file's at a
+   share
    unless the query asks for tests, a code file's at a share when the question asks
    where something is explained; ties by path, position; a copy of a better passage
    (the same text at the same lines of another file) left out (`fusion.distinct`);
@@ -35,6 +37,7 @@ from . import (
     fusion,
     literals,
     options,
+    path_words,
     ranking,
     results,
     snippets,
@@ -114,10 +117,24 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             f"prose: where "
             f"something is explained, or how to do it)"
         )
+    in_path = path_words.query_words(store, terms) if lexical > 0 else frozenset()
+    named = {
+        f.row["_path"]
+        for f in fused
+        if in_path and path_words.named(f.row["_path"], in_path, store)
+    }
+    if named:
+        steps.append(
+            f"{len(named)} documents in a folder named {' or '.join(sorted(in_path))} → "
+            f"+{path_words.POINTS:.2f}"
+        )
     scored = sorted(
         (
             (
-                fusion.composite(f, names, lexical, found.nearness, found.agreed)
+                (
+                    fusion.composite(f, names, lexical, found.nearness, found.agreed)
+                    + (lexical * path_words.POINTS if f.row["_path"] in named else 0.0)
+                )
                 * fusion.share(f, tests, code_docs, notes, legal, generated),
                 f,
             )
