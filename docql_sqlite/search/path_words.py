@@ -49,18 +49,28 @@ _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^\W\d_]+")
 
 def words_of(path: str) -> frozenset[str]:
     """The words of `path`'s folders (not of the file's own name)."""
-    return frozenset(w.casefold() for w in _WORD.findall(path.rpartition("/")[0]))
+    return _folder_words(path.rpartition("/")[0])
+
+
+def _folder_words(folder: str) -> frozenset[str]:
+    return frozenset(w.casefold() for w in _WORD.findall(folder))
 
 
 class PathWords:
-    """Each document path's folder words, and how many documents each word names."""
+    """The words of each folder that holds documents, and how many documents each word
+    names. Read by folder, not by document: a folder holds many (the kernel's
+    documentation: 8,907 documents in 508 folders)."""
 
     def __init__(self, paths: list[str]) -> None:
-        self.by_path = {p: words_of(p) for p in paths}
+        per_folder: dict[str, int] = {}
+        for path in paths:
+            folder = path.rpartition("/")[0]
+            per_folder[folder] = per_folder.get(folder, 0) + 1
+        self.by_folder = {folder: _folder_words(folder) for folder in per_folder}
         counts: dict[str, int] = {}
-        for found in self.by_path.values():
-            for word in found:
-                counts[word] = counts.get(word, 0) + 1
+        for folder, n in per_folder.items():
+            for word in self.by_folder[folder]:
+                counts[word] = counts.get(word, 0) + n
         self.counts = counts
         self.documents = len(paths)
 
@@ -70,6 +80,11 @@ class PathWords:
         if n == 0:
             return False
         return self.documents < MIN_DOCUMENTS or n <= MAX_SHARE * self.documents
+
+    def words(self, path: str) -> frozenset[str]:
+        folder = path.rpartition("/")[0]
+        found = self.by_folder.get(folder)
+        return found if found is not None else _folder_words(folder)
 
 
 def of(store: Store) -> PathWords:
@@ -97,4 +112,4 @@ def query_words(store: Store, terms: list[search_terms.Term]) -> frozenset[str]:
 
 def named(path: str, words: frozenset[str], store: Store) -> bool:
     """Whether `path`'s folders hold one of `words` (`query_words`)."""
-    return not words.isdisjoint(of(store).by_path.get(path) or words_of(path))
+    return not words.isdisjoint(of(store).words(path))
