@@ -142,11 +142,12 @@ from .sections import bounded_title, build_sections
 # inside a compressed file (`strace-graph.gz`) is text, not a failure. text 6: plain text has
 # the outline people type (`text_outline`: adorned titles, numbered titles in sequence,
 # titles under a rule, Vim's tags as anchors and terms), and a `.txt.gz` file is sniffed
-# as the `.txt` inside.
+# as the `.txt` inside. text 7: a Debian changelog's entries are its sections and terms,
+# anchored at their versions (`debian_changelog.py`).
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,
-    "text": 6,
+    "text": 7,
     "rst": 5,
     "html": 7,
     "pdf": 3,

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest import vim_help
+from docql_sqlite.ingest import debian_changelog, vim_help
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
 from docql_sqlite.ingest.formats import decompressed_name, format_for_path
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.ingest.text_outline import outline
-from docql_sqlite.model import Document, Source
+from docql_sqlite.model import Document, Entity, Source
 
 # The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
 RST_CANDIDATES = ("txt", "text")
@@ -107,11 +107,18 @@ def parse_text(text: str, path: str) -> Document:
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
     outlined = _outlined(path)
+    versions: list[Entity] = []
     if outlined:
-        document.headings = outline(text)
-        if document.headings and document.headings[0].line <= _TITLE_LINES:
-            document.title = document.headings[0].title
+        lines = text.split("\n")
+        if debian_changelog.is_changelog(lines):
+            document.headings, versions = debian_changelog.read(lines)
+        else:
+            document.headings = outline(text)
+            if document.headings and document.headings[0].line <= _TITLE_LINES:
+                document.title = document.headings[0].title
     document.entities = extract_entities(document)
+    if versions:
+        document.entities = merge_entities(document.entities, versions)
     if outlined and vim_help.is_vim_help(text):
         document.entities = merge_entities(document.entities, vim_help.tag_terms(text))
     return document
