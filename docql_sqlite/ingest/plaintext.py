@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest import debian_changelog, vim_help
+from docql_sqlite.ingest import debian_changelog, debian_copyright, vim_help
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
 from docql_sqlite.ingest.formats import decompressed_name, format_for_path
@@ -107,11 +107,14 @@ def parse_text(text: str, path: str) -> Document:
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
     outlined = _outlined(path)
-    versions: list[Entity] = []
+    versions: list[Entity] = []  # a changelog's versions, a copyright file's licences
     if outlined:
         lines = text.split("\n")
         if debian_changelog.is_changelog(lines):
             document.headings, versions = debian_changelog.read(lines)
+        elif debian_copyright.is_copyright(lines):
+            document.headings, versions, upstream = debian_copyright.read(lines)
+            document.title = upstream or document.title
         else:
             document.headings = outline(text)
             if document.headings and document.headings[0].line <= _TITLE_LINES:
