@@ -144,7 +144,8 @@ from .sections import bounded_title, build_sections
 # titles under a rule, Vim's tags as anchors and terms), and a `.txt.gz` file is sniffed
 # as the `.txt` inside. text 7: a Debian changelog's entries are its sections and terms,
 # anchored at their versions (`debian_changelog.py`), and a machine-readable copyright
-# file's `Files` and `License` stanzas its sections (`debian_copyright.py`).
+# file's `Files` and `License` stanzas its sections (`debian_copyright.py`), and a GNU
+# ChangeLog's dated entries its sections (`gnu_changelog.py`).
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,

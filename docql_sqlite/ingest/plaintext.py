@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest import debian_changelog, debian_copyright, vim_help
+from docql_sqlite.ingest import debian_changelog, debian_copyright, gnu_changelog, vim_help
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
 from docql_sqlite.ingest.formats import decompressed_name, format_for_path
@@ -115,6 +115,8 @@ def parse_text(text: str, path: str) -> Document:
         elif debian_copyright.is_copyright(lines):
             document.headings, versions, upstream = debian_copyright.read(lines)
             document.title = upstream or document.title
+        elif gnu_changelog.is_changelog(lines):
+            document.headings = gnu_changelog.read(lines)
         else:
             document.headings = outline(text)
             if document.headings and document.headings[0].line <= _TITLE_LINES:
