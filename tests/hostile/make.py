@@ -360,6 +360,53 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # a Debian changelog of entries by the thousand, a header line as long as the line
+        # limit and a trailer-shaped one too (their regexes backtrack on long lines)
+        "changelog.Debian": (
+            lambda p: _write(
+                p,
+                "".join(
+                    f"pkg ({i}.0-1) unstable; urgency=low\n\n  * Change {i}.\n\n"
+                    f" -- A B <a@b.org>  Mon, 01 Jan 2001 00:00:00 +0000\n\n"
+                    for i in range(headings)
+                )
+                + "pkg (9) unstable"
+                + " x" * (line_bytes // 8)
+                + ";\n"
+                + " -- "
+                + " <" * (line_bytes // 8)
+                + "\n",
+            ),
+            Expect("indexed"),
+        ),
+        # a machine-readable copyright file: stanzas by the thousand, a field of blanks as
+        # long as the line limit, a Files list continued over many lines
+        "copyright": (
+            lambda p: _write(
+                p,
+                "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\n"
+                + "".join(f"Files: src/{i}.c\nLicense: L{i}\n\n" for i in range(headings))
+                + "Files: "
+                + " " * (line_bytes // 4)
+                + "x\n"
+                + "".join(f" more/{i}.c\n" for i in range(headings)),
+            ),
+            Expect("indexed"),
+        ),
+        # a GNU ChangeLog: entries by the thousand and a dated line as long as the limit
+        "ChangeLog": (
+            lambda p: _write(
+                p,
+                "".join(
+                    f"2023-01-{i % 28 + 1:02d}  A B  <a@b.org>\n\n\t* f{i}.c: x.\n\n"
+                    for i in range(headings)
+                )
+                + "2023-01-01  "
+                + "a " * (line_bytes // 8)
+                + "<\n",
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
