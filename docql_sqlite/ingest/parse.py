@@ -145,7 +145,8 @@ from .sections import bounded_title, build_sections
 # as the `.txt` inside. text 7: a Debian changelog's entries are its sections and terms,
 # anchored at their versions (`debian_changelog.py`), and a machine-readable copyright
 # file's `Files` and `License` stanzas its sections (`debian_copyright.py`), and a GNU
-# ChangeLog's dated entries its sections (`gnu_changelog.py`).
+# ChangeLog's dated entries its sections (`gnu_changelog.py`), and a text for Emacs'
+# outline mode its star lines (`emacs_outline.py`: GNU's NEWS).
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,

@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.ingest import debian_changelog, debian_copyright, gnu_changelog, vim_help
+from docql_sqlite.ingest import (
+    debian_changelog,
+    debian_copyright,
+    emacs_outline,
+    gnu_changelog,
+    vim_help,
+)
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
 from docql_sqlite.ingest.formats import decompressed_name, format_for_path
@@ -117,6 +123,9 @@ def parse_text(text: str, path: str) -> Document:
             document.title = upstream or document.title
         elif gnu_changelog.is_changelog(lines):
             document.headings = gnu_changelog.read(lines)
+        elif emacs_outline.is_outline(text, lines):
+            document.headings, named = emacs_outline.read(lines)
+            document.title = named or document.title
         else:
             document.headings = outline(text)
             if document.headings and document.headings[0].line <= _TITLE_LINES:

@@ -407,6 +407,22 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # a NEWS file for Emacs' outline mode: star lines by the thousand, one as long as
+        # the limit, and a mode line with no end
+        "NEWS": (
+            lambda p: _write(
+                p,
+                "NEWS  -*- outline -*-\n\n"
+                + "".join(f"{'*' * (i % 9 + 1)} Release {i}\n\n" for i in range(headings))
+                + "* "
+                + "x " * (line_bytes // 8)
+                + "\n"
+                + "-*- outline"
+                + " " * (line_bytes // 8)
+                + "\n",
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
