@@ -45,7 +45,11 @@ the repository in $DOCQL_CORPORA (default ~/.cache/docql-corpora):
   `Signals`) and the other pages on the topic compete.
 
 Known-item sets (issue 19), each query's item and file both judged (`(file level)` rows),
-names masked, only unambiguous items (a query text two items share is left out):
+names masked, only unambiguous items (a query text two items share is left out). The
+item of `go` and `rust` spans its doc comment and its header, so a passage of the comment
+alone counts; `--header` counts only a passage that holds the header line (what a user
+looking for the function needs: docs/search.md, "A code section starts at its doc
+comment"):
 
 - `go`: doc comment → item over Go 1.19's src/ (`code_go` of the corpora manifest, 23
   packages, 3.7 MB): an exported func's or type's first doc sentence, its name taken out.
