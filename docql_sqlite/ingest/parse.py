@@ -146,7 +146,8 @@ from .sections import bounded_title, build_sections
 # anchored at their versions (`debian_changelog.py`), and a machine-readable copyright
 # file's `Files` and `License` stanzas its sections (`debian_copyright.py`), and a GNU
 # ChangeLog's dated entries its sections (`gnu_changelog.py`), and a text for Emacs'
-# outline mode its star lines (`emacs_outline.py`: GNU's NEWS).
+# outline mode its star lines (`emacs_outline.py`: GNU's NEWS), and release notes with
+# no other outline their lines that name a release (`release_notes.py`).
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,

@@ -25,6 +25,7 @@ from docql_sqlite.ingest import (
     debian_copyright,
     emacs_outline,
     gnu_changelog,
+    release_notes,
     vim_help,
 )
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
@@ -33,6 +34,7 @@ from docql_sqlite.ingest.formats import decompressed_name, format_for_path
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.ingest.text_outline import outline
 from docql_sqlite.model import Document, Entity, Source
+from docql_sqlite.path_kinds import is_release_notes
 
 # The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
 RST_CANDIDATES = ("txt", "text")
@@ -130,6 +132,8 @@ def parse_text(text: str, path: str) -> Document:
             document.headings = outline(text)
             if document.headings and document.headings[0].line <= _TITLE_LINES:
                 document.title = document.headings[0].title
+            elif not document.headings and is_release_notes(path):
+                document.headings = release_notes.read(lines)
     document.entities = extract_entities(document)
     if versions:
         document.entities = merge_entities(document.entities, versions)

@@ -423,6 +423,18 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # release notes in plain text: release lines by the thousand, one as long as the
+        # limit
+        "CHANGES": (
+            lambda p: _write(
+                p,
+                "".join(f"Version {i}.0 (2020)\n\n  - change {i}\n\n" for i in range(headings))
+                + "Version 9.9 "
+                + "x" * line_bytes
+                + "\n",
+            ),
+            Expect("indexed"),
+        ),
         # an underline as long as the line limit under a title, for each reader that reads
         # underlines (a regular expression's `\1+` took 4 GB and 8 s for 50 MB)
         "underline.adoc": (
