@@ -95,8 +95,12 @@ def of(store: Store) -> PathWords:
     return stats.cached(store, ("path_words",), compute)
 
 
-def query_words(store: Store, terms: list[search_terms.Term]) -> frozenset[str]:
-    """The query's content words that a path names and that tell documents apart."""
+def named(
+    store: Store, terms: list[search_terms.Term], paths: set[str]
+) -> tuple[frozenset[str], set[str]]:
+    """(the query's content words that a folder names and that tell documents apart, the
+    `paths` whose folders hold one of them). The index's folder words are looked up once
+    a search, not once a passage (each lookup reads the index's version stamp)."""
     wanted = {
         token.casefold()
         for term in search_terms.positives(terms)
@@ -105,11 +109,9 @@ def query_words(store: Store, terms: list[search_terms.Term]) -> frozenset[str]:
         if len(token) >= MIN_LENGTH and token not in search_terms.STOPWORDS
     }
     if not wanted or len(wanted) > MAX_WORDS:
-        return frozenset()
+        return frozenset(), set()
     known = of(store)
-    return frozenset(w for w in wanted if known.telling(w))
-
-
-def named(path: str, words: frozenset[str], store: Store) -> bool:
-    """Whether `path`'s folders hold one of `words` (`query_words`)."""
-    return not words.isdisjoint(of(store).words(path))
+    words = frozenset(w for w in wanted if known.telling(w))
+    if not words:
+        return words, set()
+    return words, {path for path in paths if not words.isdisjoint(known.words(path))}

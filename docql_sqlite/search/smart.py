@@ -117,12 +117,11 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             f"prose: where "
             f"something is explained, or how to do it)"
         )
-    in_path = path_words.query_words(store, terms) if lexical > 0 else frozenset()
-    named = {
-        f.row["_path"]
-        for f in fused
-        if in_path and path_words.named(f.row["_path"], in_path, store)
-    }
+    in_path, named = (
+        path_words.named(store, terms, {f.row["_path"] for f in fused})
+        if lexical > 0
+        else (frozenset(), set())
+    )
     if named:
         steps.append(
             f"{len(named)} documents in a folder named {' or '.join(sorted(in_path))} → "
