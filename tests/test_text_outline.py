@@ -332,6 +332,9 @@ def test_a_vim_tag_typed_in_a_query_finds_its_place(tmp_index) -> None:
         # a sentence's end or an apostrophe is no name's punctuation
         ("why is R's list slow?", []),
         ("it doesn't work.", []),
+        # a number or a version is no name (a Debian changelog's Term `9.1`)
+        ("what's new in coreutils 9.1", []),
+        ("changes since v2.40 and 1.2.13", []),
     ],
 )
 def test_names_typed_with_their_punctuation(query: str, typed: list[str]) -> None:

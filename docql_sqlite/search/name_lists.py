@@ -7,6 +7,7 @@ and entities repeat the symbols (spec §1): a class counts once, in the symbols 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -44,7 +45,15 @@ def _typed_names(terms: list[search_terms.Term]) -> list[str]:
     return sorted(t.text for t in terms if not t.negated and _typed(t.text))
 
 
+# A number, a version: `9.1`, `1.2.13`, `v2.40`, `3,5`. No name typed: "what's new in
+# coreutils 9.1" put base-files' changelog entry first, the one entity of the index
+# named `9.1` (a Debian changelog's version Term).
+_NUMBER = re.compile(r"v?\d+(?:[.,]\d+)+", re.IGNORECASE)
+
+
 def _typed(text: str) -> bool:
+    if _NUMBER.fullmatch(text):
+        return False
     marks = {c for c in text if not c.isalnum() and not c.isspace()}
     if not marks or not any(c.isalnum() for c in text):
         return False
