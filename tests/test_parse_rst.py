@@ -176,8 +176,29 @@ HEADING_CASES = [
     pytest.param(
         "See :doc:`the models </topics/db/models>` and :py:meth:`!x.y`\n"
         "==============================================================\n",
-        [(1, "See the models and x.y", 1)],
+        [(1, "See the models and x.y()", 1)],
         id="sphinx-role-with-title-and-bang",
+    ),
+    # As Sphinx prints them (SQLAlchemy's manual, checked against its HTML build): a
+    # Python role's leading dot is not shown, functions and methods get `()` unless the
+    # role has its own title or already ends in `()`; other domains keep their dots.
+    pytest.param(
+        "Fixed :meth:`.Session.is_modified` for :class:`.InstrumentationEvents`\n"
+        "=================================================================\n",
+        [(1, "Fixed Session.is_modified() for InstrumentationEvents", 1)],
+        id="sphinx-role-leading-dot-and-parentheses",
+    ),
+    pytest.param(
+        "Use :func:`~.orm.relationship` or :py:func:`f()` or :func:`the call <f>`\n"
+        "========================================================================\n",
+        [(1, "Use relationship() or f() or the call", 1)],
+        id="sphinx-role-parentheses-once-not-with-a-title",
+    ),
+    pytest.param(
+        "The :c:func:`.x` and :c:member:`.y` and :doc:`.z`\n"
+        "==================================================\n",
+        [(1, "The .x() and .y and .z", 1)],
+        id="sphinx-role-dot-kept-outside-python",
     ),
 ]
 
@@ -274,7 +295,7 @@ def test_sphinx_roles_in_anchors_tables_and_terms() -> None:
     # only the explicit target is an anchor, never the title's own name with its markup
     assert [(h.title, h.anchor) for h in document.headings] == [
         ("Using CSRF with AJAX", "csrf-ajax"),
-        ("Plain title", None),
+        ("Plain title()", None),  # as Sphinx shows a :func: role
     ]
     assert [(t.headers, t.rows) for t in document.tables] == [(["Name", "Type"], [["X", "int"]])]
     terms = [(e.name, e.definition) for e in document.entities if e.entity_type == "Term"]

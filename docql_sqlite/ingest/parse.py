@@ -147,12 +147,14 @@ from .sections import bounded_title, build_sections
 # file's `Files` and `License` stanzas its sections (`debian_copyright.py`), and a GNU
 # ChangeLog's dated entries its sections (`gnu_changelog.py`), and a text for Emacs'
 # outline mode its star lines (`emacs_outline.py`: GNU's NEWS), and release notes with
-# no other outline their lines that name a release (`release_notes.py`).
+# no other outline their lines that name a release (`release_notes.py`). rst 6: a Python
+# role's leading `.` is not shown and `:func:`/`:meth:` show `()`, as Sphinx prints them
+# (`:meth:`.Session.merge`` is "Session.merge()").
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,
     "text": 7,
-    "rst": 5,
+    "rst": 6,
     "html": 7,
     "pdf": 3,
     "docx": 3,

@@ -71,7 +71,11 @@ _SIMPLE_TABLE_BORDER = re.compile(r"[ \t]*=+(?:[ \t]+=+)*[ \t]*")
 # docutils, so that its line numbers are the file's (one U+2028 in a paragraph put every
 # later heading one line low). "\v" and "\f" docutils makes spaces itself.
 _LINE_BREAKS = str.maketrans(dict.fromkeys("\v\f\x1c\x1d\x1e\x85\u2028\u2029", " "))
-_ROLE = re.compile(r":[\w:+.-]+:`(?P<body>[^`]*)`", re.S)
+_ROLE = re.compile(r":(?P<role>[\w:+.-]+):`(?P<body>[^`]*)`", re.S)
+# Sphinx's Python roles (`py:` optional): a leading `.` of the target is dropped from the
+# text shown (it only says where to look); `func` and `meth` (of any domain) show `()`.
+_PY_ROLES = frozenset("class func meth attr mod obj exc data const type".split())
+_CALL_ROLES = frozenset({"func", "meth"})
 _ROLE_TITLE = re.compile(r"(?P<title>.*?\S)\s*<[^<>]*>", re.S)
 
 
@@ -245,8 +249,14 @@ def _role_text(raw: str) -> str:
     if titled:
         return titled["title"]
     body = body.lstrip("!")  # `!x`: no link, same text
+    domain, _, role = match["role"].rpartition(":")
+    python = role in _PY_ROLES and domain in ("", "py")
+    if python:
+        body = body.lstrip(".")  # `.Session`: searched for from here, shown as `Session`
     if body.startswith("~"):  # `~a.b.C`: the last part
-        return body[1:].rsplit(".", 1)[-1]
+        body = body[1:].rsplit(".", 1)[-1]
+    if role in _CALL_ROLES and body and not body.endswith("()"):
+        body += "()"  # Sphinx's add_function_parentheses (on by default)
     return body
 
 
