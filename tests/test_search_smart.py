@@ -1090,6 +1090,55 @@ def test_the_same_text_elsewhere_in_another_document_is_not_a_copy(tmp_index) ->
     assert [h["section"] for h in hits[:2]] == ["--porcelain", "--porcelain"], hits
 
 
+def test_the_same_section_of_a_page_in_another_format_is_a_copy(tmp_index) -> None:
+    # SQLAlchemy's sdist ships its manual as reST sources and as the HTML built from
+    # them: "how to use a server side cursor" showed both as its first two answers.
+    # The same section of another page (each dialect's "Server Side Cursors") and code
+    # beside the page that documents it stay.
+    text = (
+        "Server side cursors stream results from the database in batches instead of "
+        "fetching every row into memory first; pass stream_results to use them."
+    )
+    docs = {
+        "build/core/connections.rst": (
+            "Connections\n===========\n\nServer Side Cursors\n-------------------\n\n"
+            f"{text} See :meth:`.Connection.execution_options`.\n"
+        ),
+        "core/connections.html": (
+            "<html><body><h1>Connections</h1><h2>Server Side Cursors</h2>"
+            f"<p>{text} See Connection.execution_options().</p></body></html>"
+        ),
+        "dialects/postgresql.html": (
+            "<html><body><h1>PostgreSQL</h1><h2>Server Side Cursors</h2>"
+            f"<p>{text} Psycopg names its cursors.</p></body></html>"
+        ),
+        "ref/fields.rst": (
+            "Fields\n======\n\nDateField\n---------\n\n"
+            "A date field validates a date typed as year, month and day.\n"
+        ),
+        "lib/fields.py": (
+            'class DateField:\n    """A date field validates a date typed as year, month '
+            'and day."""\n'
+        ),
+    }
+    docs.update({f"topic{i}.md": f"# Topic {i}\n\nA cursor of topic {i}.\n" for i in range(6)})
+    tmp_index.write_many(docs)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "server side cursors stream results", limit=6, explain=True)
+    paths = [h["path"].removeprefix("docs/") for h in hits]
+    twins = {"build/core/connections.rst", "core/connections.html"}
+    assert len(twins & set(paths)) == 1, paths  # one of the two formats
+    kept = next(h for h in hits if h["path"].removeprefix("docs/") in twins)
+    (copy,) = kept["explain"]["copies"]
+    assert copy.split(":")[0].removeprefix("docs/") in twins - {kept["path"].removeprefix("docs/")}
+    assert "dialects/postgresql.html" in paths, paths
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "date field validates a date typed as year month day", limit=6)
+    paths = [h["path"].removeprefix("docs/") for h in hits]
+    assert {"ref/fields.rst", "lib/fields.py"} <= set(paths), paths
+
+
 @pytest.mark.parametrize(
     "query, cased",
     [

@@ -11,6 +11,7 @@ then scores each fused passage (`composite`): the RRF score first, small bonuses
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ..path_kinds import is_generated, is_legal, is_release_notes, is_test
@@ -358,27 +359,95 @@ def share(
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
 
 
-def distinct(scored: list[tuple[float, Fused]]) -> tuple[list[tuple[float, Fused]], int]:
-    """`scored` (best first) without the passages that copy a better one: the same text
-    at the same lines (and page) of another file; and how many were left out. Each kept
-    passage lists the locations of its copies in `row["_copies"]` (`--explain` shows
-    them).
+def distinct(
+    scored: list[tuple[float, Fused]],
+    code_of: Callable[[set[int]], frozenset[int]] | None = None,
+) -> tuple[list[tuple[float, Fused]], int]:
+    """`scored` (best first) without the passages that copy a better one, and how many
+    were left out. A copy is the same text at the same lines (and page) of another file,
+    or the same section of the same page in another format (`_twin`), neither of them
+    code (`code_of`: which of these documents are code files, asked once, when a twin
+    is possible; None: no twins). Each kept passage lists the locations of its copies
+    in `row["_copies"]` (`--explain` shows them).
 
     Why: a corpus often holds a file twice — R's refman.pdf and fullrefman.pdf (4,734
     identical passages of 11,418, page for page), a vendored library, a licence in every
-    package — and each answer then took two of the ten places. The same text elsewhere
-    in a document (a paragraph that git's manual includes in several commands' pages)
-    is another place to read it, in another context: it stays (git's option set lost
-    .014 R@10 when those were folded too)."""
+    package — and each answer then took two of the ten places. A Python package's
+    sources often ship its manual twice too, the reST and the HTML Sphinx built from it
+    (SQLAlchemy's `doc/build/orm/backref.rst` and `doc/orm/backref.html`): "how to use a
+    server side cursor" showed `connections.rst` and `connections.html` as its first two.
+    The same text elsewhere in a document (a paragraph that git's manual includes in
+    several commands' pages) is another place to read it, in another context: it stays
+    (git's option set lost .014 R@10 when those were folded too), as does the same
+    section of another page (MySQL's and PostgreSQL's "Server Side Cursors") and code
+    beside the page that documents it (Django's `forms/fields.py` and the reference's
+    `forms/fields.txt` share a class's section and most of its words)."""
     seen: dict[tuple[str, int, int, int | None], Fused] = {}
+    by_section: dict[tuple[str, str], list[Fused]] = {}
+    words: dict[int, frozenset[str]] = {}  # by chunk, read only for a possible twin
+    code: frozenset[int] | None = None
     kept: list[tuple[float, Fused]] = []
     for score, entry in scored:
         row = entry.row
         key = (row["content"], row["line"], row["end_line"], row.get("page"))
         first = seen.get(key)
+        section = _page_section(row) if code_of is not None else None
+        if first is None and section is not None and section in by_section and code_of:
+            if code is None:
+                code = code_of({e.row["_doc"] for _, e in scored})
+            if row["_doc"] not in code:
+                first = next(
+                    (
+                        k
+                        for k in by_section[section]
+                        if k.row["_doc"] not in code and _twin(k.row, row, words)
+                    ),
+                    None,
+                )
         if first is None:
             seen[key] = entry
+            if section is not None:
+                by_section.setdefault(section, []).append(entry)
             kept.append((score, entry))
         else:
             first.row.setdefault("_copies", []).append(row["location"])
     return kept, len(scored) - len(kept)
+
+
+# A passage holding at least this share of its words in the same section of the same
+# page in another format is a copy (SQLAlchemy's reST and built HTML: .67–1.0 for one
+# section's passages, chunked at other lines; MySQL's and PostgreSQL's pages share .97
+# of a "Server Side Cursors" section, but they are other pages).
+TWIN_SHARE = 0.6
+_WORD = re.compile(r"[^\W_]+")
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def _page_section(row: dict[str, Any]) -> tuple[str, str] | None:
+    """(the file's name without its extensions, the section's title as Sphinx's smart
+    quotes leave it): what the same section of a page in two formats shares."""
+    title = row.get("section")
+    if not title:
+        return None
+    name = row["_path"].rsplit("/", 1)[-1].split(".", 1)[0]
+    return name, fold(str(title)).translate(_QUOTES)
+
+
+def _twin(kept: dict[str, Any], row: dict[str, Any], words: dict[int, frozenset[str]]) -> bool:
+    """Whether `row` is `kept`'s section in another format: another file of another
+    extension, TWIN_SHARE of the smaller passage's words in both (`words`: each
+    passage's words, filled as they are needed)."""
+    if kept["_path"] == row["_path"] or _extension(kept["_path"]) == _extension(row["_path"]):
+        return False
+    pair = []
+    for r in (kept, row):
+        if r["_chunk"] not in words:
+            words[r["_chunk"]] = frozenset(_WORD.findall(fold(r["content"])))
+        pair.append(words[r["_chunk"]])
+    smaller = min(len(pair[0]), len(pair[1]))
+    return smaller > 0 and len(pair[0] & pair[1]) >= TWIN_SHARE * smaller
+
+
+def _extension(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.split(".", 1)[1].lower() if "." in name else ""
