@@ -96,6 +96,7 @@ SPHINX_BUILD = {
     "html/_downloads/example.py": "print('an example')\n",
     "html/_static/doctools.js": "const Documentation = {};\n",  # the theme's
     "html/_static/jquery.js": "/*! jQuery */\n",
+    "html/_modules/pkg/mod.html": "<html><body><h1>Source code for pkg.mod</h1></body></html>",
     # the same names outside a Sphinx build are documents like any other
     "notes/_sources/list.md": "# Sources\n",
     "notes/searchindex.js": "var index = 1;\n",
@@ -139,8 +140,13 @@ def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path)
     code, summary = index_json("x.db", "html", cwd=tmp_path)
     assert code == 0, summary
     reason = "a doc build's search index, page sources and theme scripts"
-    assert summary["skip_counts"][reason] == 3  # each folder once, the file once
+    assert summary["skip_counts"][reason] == 4  # each folder once, the file once
     assert len(list(walk([tmp_path / "html" / "_sources"]))) == 2
+    # a build shipped without `objects.inv` (SQLAlchemy's sdist): `searchindex.js` beside
+    # `_static/` says Sphinx
+    (tmp_path / "html" / "objects.inv").unlink()
+    found = sorted(f.display for f in walk([tmp_path / "html", tmp_path / "notes"]))
+    assert [p.split(str(tmp_path) + "/", 1)[-1] for p in found] == names
     # Doxygen's search data (lmdb-doc: `search/all_8.js` ranked 5th for `mdb_txn_begin`)
     write(tmp_path, DOXYGEN_BUILD)
     found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "dox"]))

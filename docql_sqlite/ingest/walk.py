@@ -60,13 +60,17 @@ SKIP_GENERATED = "a doc build's search index, page sources and theme scripts"
 # Their theme's scripts are no documents either: Sphinx's `_static/` (jQuery,
 # `doctools.js`, `sphinx_highlight.js` came up for "string concatenation ||" on Python's
 # docs), and every `*.js` beside a Doxygen's or an mdBook's pages (`jquery.js`,
-# `dynsections.js`, `book.js`, `highlight.js`): `SCRIPTS` stands for those.
+# `dynsections.js`, `book.js`, `highlight.js`): `SCRIPTS` stands for those. Nor are the
+# pages of Sphinx's viewcode (`_modules/`: "Source code for examples.performance…", the
+# Python sources again as highlighted HTML; SQLAlchemy's ranked first for "what is the
+# difference between flush and commit", above its own `.py`). A Sphinx build that ships
+# without `objects.inv` (SQLAlchemy's sdist) is known by `searchindex.js` beside
+# `_static/`.
 SCRIPTS = "*.js"
+_SPHINX = frozenset({"_sources", "searchindex.js", "_static", "_modules"})
 _GENERATED = (
-    (
-        frozenset({"objects.inv", "searchindex.js"}),
-        frozenset({"_sources", "searchindex.js", "_static"}),
-    ),
+    (frozenset({"objects.inv", "searchindex.js"}), _SPHINX),
+    (frozenset({"_static", "searchindex.js"}), _SPHINX),
     (frozenset({"doxygen.css", "search"}), frozenset({"search", SCRIPTS})),
     (
         frozenset({"book.js", "print.html"}),
