@@ -553,6 +553,44 @@ def test_a_qualified_name_is_its_symbol_not_the_symbols_holding_its_parts(
     assert symbols and all(m.lower() == last for m in symbols), symbols
 
 
+MEMBER_DOCS = {
+    # SQLAlchemy's shapes: the method, a proxy in another file of the same name whose
+    # docstring names the method as the query does, and a test helper whose name joins
+    # the query's parts
+    "orm/session.py": "class Session:\n    def merge(self, instance):\n"
+    '        """Copy the state of an instance onto the persistent instance."""\n'
+    "        return instance\n",
+    "ext/asyncio/session.py": "class AsyncSession:\n    def merge(self, instance):\n"
+    '        """Proxied for the Session.merge method: see Session.merge."""\n'
+    "        return instance\n",
+    "engine/base.py": "class Connection:\n    def execute(self, statement):\n"
+    '        """Run a statement and return its result."""\n        return statement\n',
+    "testing/assertsql.py": "class Recorder:\n    def connection_execute(self, conn):\n"
+    '        """Record each Connection.execute call: Connection.execute, execute."""\n'
+    "        return conn\n",
+}
+
+
+@pytest.mark.parametrize(
+    "text, location",
+    [("Session.merge", "orm/session.py:2-4"), ("Connection.execute", "engine/base.py:2-4")],
+)
+def test_a_qualified_name_is_the_member_of_the_class_it_names(
+    tmp_index, text: str, location: str
+) -> None:
+    """On SQLAlchemy, "Session.merge" found `AsyncSession.merge` first (its file is a
+    `session.py`, its docstring names `Session.merge`), and "Connection.execute" the
+    test helper `connection_execute` (the query's parts joined, a name "equal" to it):
+    the member of the class the qualified name names is its answer."""
+    tmp_index.write_many(MEMBER_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search(text, limit=5, explain=True)
+    assert hits[0]["location"] == f"docs/{location}", [h["location"] for h in hits]
+    symbols = [h["location"] for h in hits if "symbols" in h["explain"]["lists"]]
+    assert symbols == [f"docs/{location}"], symbols  # not the proxy in a session.py
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -173,7 +173,8 @@ def rrf(lists: list[Ranked], k: int = RRF_K) -> list[Fused]:
             rank += 1
             entry = fused.setdefault(chunk, Fused(row))
             # A row may carry its own share of the list's weight (`_weight`, 0..1): how
-            # much of the query it answers (smart search's coverage and name shares).
+            # much of the query it answers (smart search's coverage and name shares);
+            # the member a qualified query names counts more (`name_lists.rows`).
             contribution = ranked.weight * row.get("_weight", 1.0) / (k + rank)
             entry.lists[ranked.name] = describe(row, rank)
             entry.rrf[ranked.name] = round(contribution, 8)

@@ -16,6 +16,7 @@ from ..query.functions import trigram_query
 from ..sqlparams import Params
 from . import ranking, symbol_names
 from . import terms as search_terms
+from .evidence import EXACT_WEIGHT
 from .query_names import QueryNames, content_key
 
 if TYPE_CHECKING:
@@ -123,6 +124,9 @@ def rows(
         # part before it, as an exact match.
         cond = _qualified_symbol(names.qualified, col, params)
         conds.append(cond)
+        # The member of the class the part before names (`QUALIFIED_MEMBER_TIER`).
+        member = _member_of_class(names.qualified, col, params)
+        exact.insert(0, f"WHEN {member} THEN {QUALIFIED_MEMBER_TIER}")
         exact.append(f"WHEN {cond} THEN 3")
     # "HashMap resize": the member of the class two words name (`QueryNames.members`),
     # an exact match that stands for both words (`_phrase` 1.0, as a heading the whole
@@ -189,7 +193,11 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     out = []
     for r in found:
         share = named.get(r["_match"])
-        if r["_pair"]:  # a class's member both words name: as strong as an identifier
+        if r["_tier"] == QUALIFIED_MEMBER_TIER:
+            # the member a qualified query names is the look-up's answer: it counts as
+            # exact evidence does (`evidence.EXACT_WEIGHT`)
+            out.append(dict(r, _weight=EXACT_WEIGHT))
+        elif r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
         elif r["_own"] and r["_tier"] >= 3 and table != "symbols" and r["_match"][:1] == "-":
             # a page's option both words name ("ssh -L": ssh(1)'s `-L`), as a class's
@@ -217,6 +225,10 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
         # A query that is one qualified name asks for that symbol: a symbol that only
         # holds a part of it (`arg_required_else_help` for `Arg::required`) is not it.
         out = [r for r in out if r["_tier"] >= 3]
+        if any(r["_tier"] >= QUALIFIED_MEMBER_TIER for r in out):
+            # ... and when the class it names has that member, a symbol of that name
+            # that is only in a file or folder so named is not it either.
+            out = [r for r in out if r["_tier"] >= QUALIFIED_MEMBER_TIER]
     return out
 
 
@@ -265,6 +277,14 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
 
 # Characters a title may have beyond twice its words' ("The", "What is", backticks, `()`).
 TITLE_SLACK = 16
+
+
+# The tier of a symbol that is the member of the class a qualified query names
+# (`Session.merge`): above a name the query spells as typed (4), below a class's member
+# two words name (5). When there is one, the symbols only in a file or folder so named
+# leave the list (`rows`): on SQLAlchemy "Session.merge" found `AsyncSession.merge`
+# (in `ext/asyncio/session.py`, its docstring naming `Session.merge`) before the method.
+QUALIFIED_MEMBER_TIER = 4.5
 
 
 def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:

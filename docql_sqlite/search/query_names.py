@@ -107,9 +107,13 @@ def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryName
     positive = [t for t in search_terms.positives(terms) if not t.part]
     words = [as_name(t.text) for t in positive]
     parts = [p for t in positive for p in search_terms.split_identifier(t.text)]
+    # One qualified name (`Connection.execute`, `fs::read`) is a member of what its dots
+    # name, never its parts joined into one: `connection_execute`, a test helper of
+    # SQLAlchemy's, came first as a name "equal to the query", before the method.
+    dotted = len(positive) == 1 and qualified(positive[0].text) is not None
     joined = (
         ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)]
-        if len(parts) > 1 and not task
+        if len(parts) > 1 and not task and not dotted
         else []
     )
     equal = list(dict.fromkeys(n for n in words + joined if n))
