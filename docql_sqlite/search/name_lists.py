@@ -16,7 +16,6 @@ from ..query.functions import trigram_query
 from ..sqlparams import Params
 from . import ranking, symbol_names
 from . import terms as search_terms
-from .evidence import EXACT_WEIGHT
 from .query_names import QueryNames, content_key
 
 if TYPE_CHECKING:
@@ -194,9 +193,8 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     for r in found:
         share = named.get(r["_match"])
         if r["_tier"] == QUALIFIED_MEMBER_TIER:
-            # the member a qualified query names is the look-up's answer: it counts as
-            # exact evidence does (`evidence.EXACT_WEIGHT`)
-            out.append(dict(r, _weight=EXACT_WEIGHT))
+            # the member a qualified query names is the look-up's answer
+            out.append(dict(r, _weight=QUALIFIED_MEMBER_WEIGHT))
         elif r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
         elif r["_own"] and r["_tier"] >= 3 and table != "symbols" and r["_match"][:1] == "-":
@@ -285,6 +283,9 @@ TITLE_SLACK = 16
 # leave the list (`rows`): on SQLAlchemy "Session.merge" found `AsyncSession.merge`
 # (in `ext/asyncio/session.py`, its docstring naming `Session.merge`) before the method.
 QUALIFIED_MEMBER_TIER = 4.5
+# ... and it counts twice in the list, as a selective exact match counts in the exact
+# list (`evidence.EXACT_WEIGHT`; a sibling channel, so not imported from there).
+QUALIFIED_MEMBER_WEIGHT = 2.0
 
 
 def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:
