@@ -591,6 +591,30 @@ def test_a_qualified_name_is_the_member_of_the_class_it_names(
     assert symbols == [f"docs/{location}"], symbols  # not the proxy in a session.py
 
 
+def test_of_a_name_defined_again_in_its_file_the_last_comes_first(tmp_index) -> None:
+    """SQLAlchemy's `Connection.execute` is two `@overload` signatures, then the method:
+    the symbols list gave the first stub first, by line. The last definition is the one
+    Python keeps (and TypeScript's implementation, a C function's body after its
+    prototype)."""
+    source = (
+        "from typing import overload\n\n\nclass Connection:\n"
+        "    @overload\n    def execute(self, statement: str) -> int: ...\n\n"
+        "    @overload\n    def execute(self, statement: bytes) -> int: ...\n\n"
+        "    def execute(self, statement):\n"
+        '        """Run a statement and return its result."""\n'
+        "        return len(statement)\n"
+    )
+    tmp_index.write_many({"engine/base.py": source})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("Connection.execute", limit=3)
+    assert [h["location"] for h in hits] == [
+        "docs/engine/base.py:11-13",
+        "docs/engine/base.py:8-9",
+        "docs/engine/base.py:5-6",
+    ]
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -159,6 +159,15 @@ def rows(
     # particular: of equal tiers, the titles a document uses once come first (the docs'
     # own "Preview style" page was 29th, after the changelog's, in path order).
     repeats = f"count(*) OVER (PARTITION BY {alias}.doc_id, {col})" if table == "sections" else "1"
+    if table == "symbols":
+        # Of one name defined again in its file, the last first: Python's and
+        # TypeScript's implementation after its `@overload` signatures, a C function's
+        # body after its prototype, the definition Python keeps (SQLAlchemy's
+        # "Connection.execute" showed two body-less `@overload` stubs before the method).
+        repeats = (
+            f"row_number() OVER (PARTITION BY {alias}.doc_id, {alias}.qualified_name "
+            f"ORDER BY {alias}.line DESC)"
+        )
     # Of equal tiers, the names in a document the query names by another of its words
     # come first: "ssh -L" asks for ssh(1)'s `-L`, not the 30 other pages' (in path
     # order `[.1.gz`, the test command's, was first); "tar -C" tar's.

@@ -89,12 +89,19 @@ def ranked_symbols(
             matched[i] = matched.get(i, 0) + 1
             held[i] = held.get(i, 0) + 1
     # Shorter names made of the query's words beat long names that merely contain one.
+    # Of one name defined again in its file, the last comes first, where the first stood
+    # (`name_lists.rows` does the same: an implementation after its `@overload`s).
+    first: dict[tuple[str, str], int] = {}
+    for i in scores:
+        key = (tab.path(i), tab.name(i))
+        first[key] = min(first.get(key, int(tab.lines[i])), int(tab.lines[i]))
     best = sorted(
         scores,
         key=lambda i: (
             -(scores[i] - len(tab.name(i)) / 1000.0),
             tab.path(i),
-            int(tab.lines[i]),
+            first[(tab.path(i), tab.name(i))],
+            -int(tab.lines[i]),
             int(tab.ids[i]),
         ),
     )[:depth]
