@@ -616,6 +616,52 @@ def test_of_a_name_defined_again_in_its_file_the_last_comes_first(tmp_index) -> 
 
 
 @pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("source of class Session", {"Session": ("class", "struct")}),
+        ("the Session class", {"Session": ("class", "struct")}),
+        ("function create_engine", {"create_engine": ("function", "method", "constructor")}),
+        ("interface Handler", {"Handler": ("interface",)}),
+        ("class session", {}),  # written as a plain word: no name
+        ("how do I define a function", {}),
+        ("Session close", {}),  # no kind word
+        ("implements Interface for a []float64", {}),  # no name's characters
+        # a sentence (more than KIND_QUERY words) describes, it does not look up
+        ("returns the Cmd struct to execute the named program", {}),
+    ],
+)
+def test_a_name_given_with_its_kind(text: str, expected: dict) -> None:
+    from docql_sqlite.search import terms
+    from docql_sqlite.search.query_names import kind_named
+
+    words = [t.text for t in terms.positives(terms.parse(text))]
+    assert kind_named(words) == expected
+
+
+def test_a_class_asked_for_by_its_kind_comes_before_prose_that_names_it(tmp_index) -> None:
+    """On SQLAlchemy "source of class Session" found prose about sessions first (its
+    words are in thousands of passages) and the class 7th: a plain word of a longer query
+    names no symbol. "class Session" names the class: of that name as typed, of that
+    kind (not the property `session`, nor a function `Session`)."""
+    prose = {
+        f"doc/page{i}.md": f"# Using the Session {i}\n\nThe source of a Session class "
+        f"instance {i} is its engine; each Session is made by a sessionmaker.\n"
+        for i in range(8)
+    }
+    code = {
+        "lib/orm/session.py": "class Session:\n    '''Manages persistence operations.'''\n\n"
+        "    def close(self):\n        return None\n",
+        "lib/orm/scoping.py": "def Session():\n    return None\n\n\nclass Registry:\n"
+        "    @property\n    def session(self):\n        return None\n",
+    }
+    tmp_index.write_many({**prose, **code})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("source of class Session", limit=5)
+    assert hits[0]["location"] == "docs/lib/orm/session.py:1-3", [h["location"] for h in hits]
+
+
+@pytest.mark.parametrize(
     "query, expected",
     [
         # runs of 2..6 consecutive content words holding more than half of the query's,

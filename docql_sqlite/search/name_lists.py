@@ -117,6 +117,13 @@ def rows(
         p = params.add(name)
         conds.append(dialect.contains(col, p))
         prefix.append(f"WHEN {dialect.starts_with(col, p)} THEN 2")
+    if table == "symbols" and names.kinded:
+        # "class Session": the symbol of that name, as typed, and of that kind
+        for name, kinds in names.kinded:
+            kind_list = ", ".join(params.add(k) for k in kinds)
+            named_kind = f"({alias}.name = {params.add(name)} AND {alias}.kind IN ({kind_list}))"
+            conds.append(named_kind)
+            exact.insert(0, f"WHEN {named_kind} THEN {QUALIFIED_MEMBER_TIER}")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
@@ -286,11 +293,13 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
 TITLE_SLACK = 16
 
 
-# The tier of a symbol that is the member of the class a qualified query names
-# (`Session.merge`): above a name the query spells as typed (4), below a class's member
-# two words name (5). When there is one, the symbols only in a file or folder so named
-# leave the list (`rows`): on SQLAlchemy "Session.merge" found `AsyncSession.merge`
-# (in `ext/asyncio/session.py`, its docstring naming `Session.merge`) before the method.
+# The tier of a symbol the query names outright: the member of the class a qualified
+# query names (`Session.merge`), or a name given with its kind ("class Session",
+# `QueryNames.kinded`): above a name the query spells as typed (4), below a class's
+# member two words name (5). When a qualified query has one, the symbols only in a file
+# or folder so named leave the list (`rows`): on SQLAlchemy "Session.merge" found
+# `AsyncSession.merge` (in `ext/asyncio/session.py`, its docstring naming
+# `Session.merge`) before the method.
 QUALIFIED_MEMBER_TIER = 4.5
 # ... and it counts twice in the list, as a selective exact match counts in the exact
 # list (`evidence.EXACT_WEIGHT`; a sibling channel, so not imported from there).

@@ -64,6 +64,9 @@ class QueryNames(Record, frozen=True):
     # (the member, the class), folded, for each such pair of adjacent words
     # (`member_pairs`); a symbol that is that member of that class is named by both.
     members: tuple[tuple[str, str], ...] = ()
+    # A name the query gives with its kind ("class Session", "function create_engine"):
+    # (the name as typed, the symbol kinds the kind word names) (`kind_named`).
+    kinded: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def weight(self, match: str | None, code: bool = False) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
@@ -126,12 +129,14 @@ def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryName
     # A capital is a case only in a name: the query's one word, or a word written like
     # an identifier — not the first word of a sentence ("How do I …", "Environment
     # variables …").
+    kinded = kind_named([t.text for t in positive])
+    strong.update(fold(name) for name in kinded)
     cased = {
         text
         for t in positive
         if (text := t.text.rstrip(SENTENCE_MARKS)) != text.lower()
         and _CASED.fullmatch(text)
-        and (len(positive) == 1 or search_terms.is_identifier(text))
+        and (len(positive) == 1 or search_terms.is_identifier(text) or text in kinded)
     }
     return QueryNames(
         equal,
@@ -142,7 +147,61 @@ def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryName
         phrases(positive),
         frozenset(cased),
         member_pairs([t.text for t in positive]),
+        tuple(sorted(kinded.items())),
     )
+
+
+# Words that say what kind of code a name is ("the source of class Session", "function
+# create_engine", "the Session class"): the word beside one, written like a name, is a
+# name, however common as a word.
+# A kind word → the symbol kinds (`symbols.kind`) it names.
+_TYPES = ("class", "struct", "interface", "enum", "trait", "type")
+_FUNCTIONS = ("function", "method", "constructor")
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("class", "classes"), ("class", "struct")),
+    **dict.fromkeys(("struct", "structs"), ("struct", "class")),
+    **dict.fromkeys(("function", "functions", "func", "fn", "def", "decorator"), _FUNCTIONS),
+    **dict.fromkeys(("method", "methods"), ("method", "function")),
+    **dict.fromkeys(("interface", "interfaces"), ("interface",)),
+    **dict.fromkeys(("trait", "traits"), ("trait",)),
+    **dict.fromkeys(("enum", "enums"), ("enum",)),
+    **dict.fromkeys(("macro", "macros"), ("macro",)),
+    **dict.fromkeys(("module", "modules"), ("module", "namespace")),
+    **dict.fromkeys(("type", "typedef"), _TYPES),
+    "constructor": ("constructor",),
+}
+
+
+# ... in a look-up of at most this many words: Go's doc comment "… returns the Cmd
+# struct to execute the named program …" describes `Command`, not the struct it names.
+KIND_QUERY = 4
+
+
+def kind_named(words: list[str]) -> dict[str, tuple[str, ...]]:
+    """The words written like a name (a capital then a small letter, or an identifier's
+    `_`, digits or inner capitals) that stand right after a kind word ("class Session")
+    or right before one ("the Session class"), each with the symbol kinds that word
+    names (the query's words, stopwords left out). On SQLAlchemy "source of class
+    Session" found prose about sessions:
+    `Session` is in thousands of passages, and a plain word of a three-word query names
+    no symbol (`name_lists.rows`), so `class Session` was in no list."""
+    found: dict[str, tuple[str, ...]] = {}
+    if len(words) > KIND_QUERY:
+        return found  # a sentence: "returns the Cmd struct to execute the named program"
+    for i, word in enumerate(words):
+        kinds = KIND_WORDS.get(fold(word))
+        if kinds is None:
+            continue
+        for j in (i + 1, i - 1):
+            if 0 <= j < len(words):
+                name = words[j].rstrip(SENTENCE_MARKS)
+                if (
+                    fold(name) not in KIND_WORDS
+                    and _CASED.fullmatch(name)
+                    and (_CLASS_WORD.fullmatch(name) or search_terms.is_identifier(name))
+                ):
+                    found.setdefault(name, kinds)
+    return found
 
 
 # A class's name as a sentence writes it: a capital, then a small letter somewhere
