@@ -661,6 +661,31 @@ def test_a_class_asked_for_by_its_kind_comes_before_prose_that_names_it(tmp_inde
     assert hits[0]["location"] == "docs/lib/orm/session.py:1-3", [h["location"] for h in hits]
 
 
+def test_a_heading_named_by_the_questions_words_in_another_order(tmp_index) -> None:
+    """commander's Readme: "how to make an option required" is its section "Required
+    option" (the run "option required" in the other order); it was 4th, behind the
+    `argRequired` code both words also name and the Readme's passage the document
+    channel chose."""
+    readme = (
+        "# Commander\n\n## Options\n\nOptions are defined with `.option()`.\n\n"
+        "### Required option\n\nYou may specify a required (mandatory) option using "
+        "`.requiredOption()`. The option must then have a value after parsing.\n\n"
+        "## Command-arguments\n\nYou may make an argument required: angle brackets make "
+        "a required argument, square brackets an optional one.\n"
+    )
+    code = (
+        "class Argument {\n  /** Make argument required. */\n  argRequired() {\n"
+        "    this.required = true;\n    return this;\n  }\n}\n"
+    )
+    tmp_index.write_many({"Readme.md": readme, "lib/argument.js": code})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("how to make an option required", limit=3, explain=True)
+    assert hits[0]["section"] == "Required option", [h["location"] for h in hits]
+    # named by the run "option required" (2 of the 3 words) in the headings list
+    assert hits[0]["explain"]["lists"]["headings"]["match"] == "required option"
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -280,10 +280,16 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
         f"ON d.id = s.doc_id WHERE {where} AND d.format != 'code' "
         f"AND length(s.title_fold) <= {2 * longest + TITLE_SLACK}"
     )
+    # The run's words in any order: "how to make an option required" names commander's
+    # "Required option" (4th before, behind the `argRequired` code the words also name).
+    by_words: dict[str, float] = {}
+    for key, share in names.phrases.items():
+        words = " ".join(sorted(key.split()))
+        by_words[words] = max(by_words.get(words, 0.0), share)
     found: dict[str, float] = {}
     for row in store.rows(sql, params.values):
         title = row["title"]
-        share = names.phrases.get(content_key(title)) if title else None
+        share = by_words.get(" ".join(sorted(content_key(title).split()))) if title else None
         if share is not None:
             found[title] = share
     return found
