@@ -283,9 +283,9 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
     # The run's words in any order: "how to make an option required" names commander's
     # "Required option" (4th before, behind the `argRequired` code the words also name).
     by_words: dict[str, float] = {}
-    for key, share in names.phrases.items():
+    for key, run_share in names.phrases.items():
         words = " ".join(sorted(key.split()))
-        by_words[words] = max(by_words.get(words, 0.0), share)
+        by_words[words] = max(by_words.get(words, 0.0), run_share)
     found: dict[str, float] = {}
     for row in store.rows(sql, params.values):
         title = row["title"]
