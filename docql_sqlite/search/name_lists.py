@@ -280,8 +280,8 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
         f"ON d.id = s.doc_id WHERE {where} AND d.format != 'code' "
         f"AND length(s.title_fold) <= {2 * longest + TITLE_SLACK}"
     )
-    # The run's words in any order: "how to make an option required" names commander's
-    # "Required option" (4th before, behind the `argRequired` code the words also name).
+    # A prose title in any order of the run's words: "how to make an option required"
+    # names commander's "Required option" (4th before, behind `argRequired`'s code).
     by_words: dict[str, float] = {}
     for key, run_share in names.phrases.items():
         words = " ".join(sorted(key.split()))
@@ -289,10 +289,21 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
     found: dict[str, float] = {}
     for row in store.rows(sql, params.values):
         title = row["title"]
-        share = by_words.get(" ".join(sorted(content_key(title).split()))) if title else None
+        if not title:
+            continue
+        key = content_key(title)
+        share = names.phrases.get(key)
+        if share is None and not _CODE_MARKS.search(title):
+            share = by_words.get(" ".join(sorted(key.split())))
         if share is not None:
             found[title] = share
     return found
+
+
+# A title written as code (`stream.destroy(error)`, `fs_read`) is a name, whose words'
+# order is its own: "destroy stream error" names the sibling whose text holds it, not
+# that heading (tests/test_search_evidence.py).
+_CODE_MARKS = re.compile(r"[._()\[\]<>/#$:`=]")
 
 
 # Characters a title may have beyond twice its words' ("The", "What is", backticks, `()`).
