@@ -63,6 +63,9 @@ QUESTIONS = [
 # their words: the headings list's phrase titles (`name_lists._phrase_titles`), through
 # the title trigrams on SQLite and LIKE on PostgreSQL.
 NAMING = ["what is the write-ahead log", "where is the segment header layout explained"]
+# Questions about a name's uses in code (`search/uses.py`): the passages of its calls,
+# or of any use, from `refs`, ordered by resolution, path and line on both engines.
+USES = ["who calls advance?", "where is Token used"]
 SCOPES = [(), ("datasets/en/*",)]
 TIE = 1e-6  # distances this close are float32 ties
 NO_CALL: Any = None  # search(q) reads no argument node of its call
@@ -152,7 +155,7 @@ def _key(hit: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
 @pytest.mark.parametrize("mode", ["hybrid", "smart"])
-@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING)
+@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING + USES)
 def test_fused_modes_give_the_same_passages_in_order(
     engines: Any, text: str, mode: str, paths: Any
 ) -> None:
@@ -194,6 +197,9 @@ def test_the_table_exercises_every_case(engines: Any) -> None:
             assert hits and hits[0]["explain"]["plan"]["fts"]["strategy"].startswith("or:")
     sqlite, postgres = _both(engines, "架构", mode="bm25", limit=50)
     assert all("架构" in h["content"] for h in postgres) and len(postgres) == len(sqlite) > 3
+    for text in USES:  # the uses list, first, on both engines
+        for hits in _both(engines, text, mode="smart", limit=10, explain=True):
+            assert "uses" in hits[0]["explain"]["lists"], text
     for text in NAMING:  # the section the question names is first, on both engines
         for hits in _both(engines, text, mode="smart", limit=10, explain=True):
             assert hits[0]["explain"]["lists"]["headings"]["phrase"] > 0.5, text

@@ -168,7 +168,7 @@ def _imports(module: str) -> set[str]:
     return found
 
 
-CHANNEL_MODULES = {"keywords", "name_lists", "names", "documents", "evidence"}
+CHANNEL_MODULES = {"keywords", "name_lists", "names", "documents", "evidence", "uses"}
 LATER_STAGES = {"fusion", "results", "snippets", "rerank"}
 
 

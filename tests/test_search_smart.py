@@ -988,6 +988,70 @@ def test_the_frame_of_a_question_is_not_its_topic(
     assert (found.topic, found.prose) == (topic, prose) if found else topic is None
 
 
+@pytest.mark.parametrize(
+    "text, topic, kind",
+    [
+        ("who calls parseArgs", "parseArgs", "call"),
+        ("Who calls Session.merge?", "Session.merge", "call"),
+        ("what calls fs.readFile()", "fs.readFile()", "call"),
+        ("which functions call parse_args", None, None),  # "call": not the verb's form
+        ("which functions invoke parse_args", None, None),
+        ("callers of _execute_context", "_execute_context", "call"),
+        ("show me all callers of std::io::read", "std::io::read", "call"),
+        ("where is create_engine called?", "create_engine", "call"),
+        ("where is Config used", "Config", "any"),
+        ("usages of Engine", "Engine", "any"),
+        ("references to http.Client", "http.Client", "any"),
+        ("who uses Engine", "Engine", "any"),
+        # not one name: other questions
+        ("who calls the police", None, None),
+        ("where is the config used", None, None),
+        ("how do I call a function", "call a function", None),
+    ],
+)
+def test_a_question_about_a_names_uses(text: str, topic: str | None, kind: str | None) -> None:
+    from docql_sqlite.search import frames
+
+    found = frames.frame(text)
+    if topic is None:
+        assert found is None or found.uses is None, found
+    else:
+        assert found is not None and (found.topic, found.uses) == (topic, kind), found
+
+
+USES_DOCS = {
+    "cli/args.py": "def parse_args(argv):\n    '''Read the command line.'''\n"
+    "    return list(argv)\n",
+    "cli/main.py": "from cli.args import parse_args\n\n\ndef main(argv):\n"
+    "    options = parse_args(argv)\n    return options\n",
+    "cli/repl.py": "from cli.args import parse_args\n\n\ndef loop(lines):\n"
+    "    for line in lines:\n        yield parse_args(line.split())\n",
+    "cli/config.py": "class Config:\n    pass\n\n\ndef load(path) -> Config:\n"
+    "    return Config()\n",
+    "docs/usage.md": "# Usage\n\n## parse_args\n\nparse_args reads the command line: "
+    "parse_args returns the options, and parse_args never exits.\n",
+}
+
+
+def test_who_calls_a_function_finds_its_call_sites(tmp_index) -> None:
+    """On yargs "who calls parseArgs" found the function's own definition first, then
+    passages naming neither it nor a call: the answer is its call sites, which
+    `$.code.callers("parseArgs")` lists and search now finds first."""
+    tmp_index.write_many(USES_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "who calls parse_args?", limit=4, explain=True)
+        used = search(idx, "where is Config used", limit=4)
+    assert [h["location"] for h in hits[:2]] == [
+        "docs/cli/main.py:4-6",
+        "docs/cli/repl.py:4-6",
+    ], [h["location"] for h in hits]
+    assert "uses" in hits[0]["explain"]["lists"]
+    assert any("calls of parse_args in code: 2 passages" in s for s in plan(hits)["strategy"])
+    # any use: the return annotation and the call of `load`, not the class itself first
+    assert used[0]["location"] == "docs/cli/config.py:5-6", [h["location"] for h in used]
+
+
 def test_a_where_question_finds_its_topic_not_the_frame_word(tmp_index, monkeypatch) -> None:
     # Shaped like Flask's docs: "application" and "context" are common, "explained" rare.
     # BM25's OR candidates come from the rare words (`stats.common_terms`), so with the

@@ -11,6 +11,9 @@ context explained" found a file-upload page that "explained" something and the f
 `_get_source_explained`, and "which page explains the application context" the pages
 with "page" and "explains"; and code whose names equal the topic (the property
 `blueprints`, the class `RequestContext`) came before the docs that explain it.
+
+A question about a name's uses in code ("who calls X", "where is X used") is a frame
+too: its topic is the name, and its uses are the answer (`Frame.uses`, `uses.py`).
 """
 
 from __future__ import annotations
@@ -57,6 +60,28 @@ _FRAMES = [
     ),
 ]
 _CODE_FRAMES = frozenset({"defined", "defines"})
+# Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
+# "where is X called", "where is X used", "usages of X", "references to X". Their topic
+# is one name as code writes it (`parse_args`, `Session.merge`, `fs.readFile()`).
+_NAME = r"(?P<topic>[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?)"
+_USES_FRAMES = [
+    re.compile(
+        rf"^(?:who|what|which\s+(?:code|functions?|methods?|files?))\s+"
+        rf"(?P<frame>calls|invokes|uses|references|imports)\s+{_NAME}$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^(?:(?:show|find|list)\s+(?:me\s+)?(?:the\s+|all\s+)?)?"
+        rf"(?P<frame>callers|usages|uses|references)\s+(?:of|to)\s+{_NAME}$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^where\s+(?:is|are)\s+{_NAME}\s+(?P<frame>called|used|invoked|referenced)$",
+        re.IGNORECASE,
+    ),
+]
+# The frames that ask for calls alone; the others for any use (a type's, an import).
+_CALL_FRAMES = frozenset({"calls", "invokes", "callers", "called", "invoked"})
 
 
 class Frame(Record, frozen=True):
@@ -67,12 +92,21 @@ class Frame(Record, frozen=True):
     words: str
     prose: bool
     task: bool = False  # "how do I X": X is a task in words, not a name (`query_names`)
+    # "who calls X" / "where is X used": the uses of the name X in code are the answer
+    # (`uses.py`): "call" for calls alone, "any" for every use; None for other frames.
+    uses: str | None = None
 
 
 def frame(text: str) -> Frame | None:
     """The frame of `text` (see the module doc), or None: not such a question, or
     nothing left to search for once the frame is taken out."""
     stripped = text.strip().rstrip("?!. ")
+    for pattern in _USES_FRAMES:
+        found = pattern.match(stripped)
+        if found is not None:
+            words = found["frame"].lower()
+            uses = "call" if words in _CALL_FRAMES else "any"
+            return Frame(found["topic"], words, prose=False, uses=uses)
     for pattern in _FRAMES:
         found = pattern.match(stripped)
         if found is None:

@@ -42,6 +42,7 @@ from . import (
     results,
     snippets,
     stats,
+    uses,
 )
 from . import terms as search_terms
 from .channels import LONG_QUERY
@@ -83,6 +84,17 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(f"symbols as written ({' '.join(symbols)}): {len(literal.rows)} passages")
         if literal.rows:
             lists.append(literal)
+    if framed is not None and framed.uses and lexical > 0:
+        # "who calls X": the passages of X's uses; X's own definition is not the answer
+        used = uses.ranked(store, framed.topic, framed.uses, opts.paths, channels.CHANNEL_DEPTH)
+        what = "calls" if framed.uses == "call" else "uses"
+        steps.append(
+            f"{what} of {framed.topic} in code: {len(used.rows)} passages → list weight "
+            f"{used.weight:.0f}; the lists of names left out"
+        )
+        lists = [ranked for ranked in lists if ranked.name not in uses.NAME_LISTS]
+        if used.rows:
+            lists.append(used)
     if reduced:
         steps.insert(0, reduced)
     steps[:0] = documented + joined
