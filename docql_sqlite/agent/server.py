@@ -210,7 +210,9 @@ def build(tools: Tools) -> DocQLServer:
         ] = None,
         offset: Annotated[int, Field(ge=0, le=MAX_SEARCH_LIMIT)] = 0,
     ) -> Annotated[CallToolResult, outputs.SearchOutput]:
-        """Ranked passages for a free-text question, each labelled with its location."""
+        """Ranked passages for a free-text question, each labelled with its location.
+        Names code as written ("Session.merge", "class Session"); "who calls X?" and
+        "where is X used?" give the passages of X's uses."""
         return await run(
             "search",
             {},
