@@ -1052,6 +1052,29 @@ def test_who_calls_a_function_finds_its_call_sites(tmp_index) -> None:
     assert used[0]["location"] == "docs/cli/config.py:5-6", [h["location"] for h in used]
 
 
+def test_who_calls_a_go_function_named_by_its_package(tmp_index) -> None:
+    """Go names a package's function by the package (`io.Copy`), which is no part of its
+    qualified name (`Copy`): its folder is, as for the symbols list's qualified names.
+    A question about a name with no use in the index is searched for as any other."""
+    tmp_index.write_many(
+        {
+            "io/io.go": "package io\n\n// Copy copies from src to dst.\n"
+            "func Copy(dst Writer, src Reader) (int64, error) {\n\treturn 0, nil\n}\n",
+            "tar/reader.go": 'package tar\n\nimport "io"\n\n'
+            "func (tr *Reader) WriteTo(w io.Writer) (int64, error) {\n"
+            "\treturn io.Copy(w, tr)\n}\n",
+            "docs/copying.md": "# Copying\n\nio.Copy copies; io.Copy is the way to copy, "
+            "and io.Copy returns the count.\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "who calls io.Copy?", limit=3, explain=True)
+        none = search(idx, "who calls CopyN?", limit=3, explain=True)
+    assert hits[0]["location"] == "docs/tar/reader.go:5-7", [h["location"] for h in hits]
+    assert "calls of CopyN in code: 0 passages" in plan(none)["strategy"]
+
+
 def test_a_where_question_finds_its_topic_not_the_frame_word(tmp_index, monkeypatch) -> None:
     # Shaped like Flask's docs: "application" and "context" are common, "explained" rare.
     # BM25's OR candidates come from the rare words (`stats.common_terms`), so with the

@@ -89,12 +89,17 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         used = uses.ranked(store, framed.topic, framed.uses, opts.paths, channels.CHANNEL_DEPTH)
         what = "calls" if framed.uses == "call" else "uses"
         steps.append(
-            f"{what} of {framed.topic} in code: {len(used.rows)} passages → list weight "
-            f"{used.weight:.0f}; the lists of names left out"
+            f"{what} of {framed.topic} in code: {len(used.rows)} passages"
+            + (
+                f" → list weight {used.weight:.0f}; the lists of names left out"
+                if used.rows
+                else ""
+            )
         )
-        lists = [ranked for ranked in lists if ranked.name not in uses.NAME_LISTS]
-        if used.rows:
+        if used.rows:  # (none found: the name is searched for as any other)
+            lists = [ranked for ranked in lists if ranked.name not in uses.LEFT_OUT]
             lists.append(used)
+            found.nearness = found.agreed = None  # (the vector list's terms)
     if reduced:
         steps.insert(0, reduced)
     steps[:0] = documented + joined

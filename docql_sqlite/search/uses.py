@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 # definition and names holding the words) are left out of such a search.
 WEIGHT = 4.0
 NAME_LISTS = frozenset({"symbols", "code_words"})
+# ... and so is the vector list, which a question boosts for its meaning ("where is
+# io.Copy used" found `import "io"` blocks first, near in meaning, no use of `Copy`).
+LEFT_OUT = NAME_LISTS | {"vector"}
 _CALL = REFERENCE_KINDS.index("call")
 # The resolutions in the order their uses come: linked to a definition, then undecided.
 _ORDER = {RESOLUTIONS.index(r): n for n, r in enumerate(("local", "import", "unique"))}
@@ -67,8 +70,19 @@ def _rows(
     if kind == "call":
         where += f" AND r.kind = {_CALL}"
     if qualified is not None:
+        # resolved to that qualified name (`Session.merge`), or to a definition of the
+        # name in a folder or file the part before names (Go's `io.Copy`: the function
+        # `Copy` of `io/io.go`), as the symbols list reads a qualified name
+        parent = qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1]
         tail = dialect.ends_with("t.qualified_name", params.add("." + qualified))
-        where += f" AND (t.qualified_name = {params.add(qualified)} OR {tail})"
+        path = "'/' || " + dialect.ascii_lower("td.path")
+        folder = " OR ".join(
+            dialect.contains(path, params.add(f"/{parent.lower()}{mark}")) for mark in "/."
+        )
+        where += (
+            f" AND (t.qualified_name = {params.add(qualified)} OR {tail} OR "
+            f"(t.qualified_name = t.name AND ({folder})))"
+        )
     order = " ".join(f"WHEN {code} THEN {n}" for code, n in _ORDER.items())
     rank = (
         f"CASE r.resolution {order} WHEN {_AMBIGUOUS} THEN {len(_ORDER)} "
@@ -77,6 +91,7 @@ def _rows(
     sql = f"""WITH used AS MATERIALIZED (
   SELECT r.doc_id AS doc_id, r.line AS line, {rank} AS rank, d.path AS path
   FROM refs r JOIN documents d ON d.id = r.doc_id LEFT JOIN symbols t ON t.id = r.target_id
+  LEFT JOIN documents td ON td.id = t.doc_id
   WHERE {scope} AND {where}
   ORDER BY rank, {dialect.sort_key("d.path")}, r.line
   LIMIT {int(depth) * 4})
