@@ -66,6 +66,8 @@ NAMING = ["what is the write-ahead log", "where is the segment header layout exp
 # Questions about a name's uses in code (`search/uses.py`): the passages of its calls,
 # or of any use, from `refs`, ordered by resolution, path and line on both engines.
 USES = ["who calls advance?", "where is Token used"]
+# Code named as written: a qualified member, a name with its kind (`name_lists.rows`).
+NAMED = ["IndexWriter.add", "class Token", "the Tokenizer interface"]
 SCOPES = [(), ("datasets/en/*",)]
 TIE = 1e-6  # distances this close are float32 ties
 NO_CALL: Any = None  # search(q) reads no argument node of its call
@@ -155,7 +157,7 @@ def _key(hit: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
 @pytest.mark.parametrize("mode", ["hybrid", "smart"])
-@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING + USES)
+@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING + USES + NAMED)
 def test_fused_modes_give_the_same_passages_in_order(
     engines: Any, text: str, mode: str, paths: Any
 ) -> None:
@@ -197,6 +199,9 @@ def test_the_table_exercises_every_case(engines: Any) -> None:
             assert hits and hits[0]["explain"]["plan"]["fts"]["strategy"].startswith("or:")
     sqlite, postgres = _both(engines, "架构", mode="bm25", limit=50)
     assert all("架构" in h["content"] for h in postgres) and len(postgres) == len(sqlite) > 3
+    for text in NAMED:  # a symbol so named first (two `Token`s: a class, a struct)
+        for hits in _both(engines, text, mode="smart", limit=10, explain=True):
+            assert hits[0]["explain"]["lists"]["symbols"]["rank"] <= 2, text
     for text in USES:  # the uses list, first, on both engines
         for hits in _both(engines, text, mode="smart", limit=10, explain=True):
             assert "uses" in hits[0]["explain"]["lists"], text
