@@ -628,14 +628,16 @@ def test_of_a_name_defined_again_in_its_file_the_last_comes_first(tmp_index) -> 
         ("implements Interface for a []float64", {}),  # no name's characters
         # a sentence (more than KIND_QUERY words) describes, it does not look up
         ("returns the Cmd struct to execute the named program", {}),
+        # the word typed next to the kind word: "type of Engine" names no type
+        ("what type of Engine should I use", {}),
+        ("the `Session` class?", {"Session": ("class", "struct")}),
     ],
 )
 def test_a_name_given_with_its_kind(text: str, expected: dict) -> None:
     from docql_sqlite.search import terms
-    from docql_sqlite.search.query_names import kind_named
+    from docql_sqlite.search.query_names import query_names
 
-    words = [t.text for t in terms.positives(terms.parse(text))]
-    assert kind_named(words) == expected
+    assert dict(query_names(terms.parse(text), text=text).kinded) == expected
 
 
 def test_a_class_asked_for_by_its_kind_comes_before_prose_that_names_it(tmp_index) -> None:

@@ -99,7 +99,7 @@ def as_name(term: str) -> str:
     return fold(term).rstrip(SENTENCE_MARKS)
 
 
-def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryNames:
+def query_names(terms: list[search_terms.Term], task: bool = False, text: str = "") -> QueryNames:
     """The names of the query (`QueryNames`), for the name lists and the final score.
     A `task` (the topic of "how do I test a command", `frames.py`) is a phrase, not a
     name written as words: its words joined name nothing (on click's sdist the tests
@@ -129,7 +129,9 @@ def query_names(terms: list[search_terms.Term], task: bool = False) -> QueryName
     # A capital is a case only in a name: the query's one word, or a word written like
     # an identifier — not the first word of a sentence ("How do I …", "Environment
     # variables …").
-    kinded = kind_named([t.text for t in positive])
+    # (`text`, the query as written: a kind word's neighbour is the next word typed,
+    # "type of Engine" names no type; without it, the next term)
+    kinded = kind_named(text.split() or [t.text for t in positive], len(positive))
     strong.update(fold(name) for name in kinded)
     cased = {
         text
@@ -172,22 +174,26 @@ KIND_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-# ... in a look-up of at most this many words: Go's doc comment "… returns the Cmd
-# struct to execute the named program …" describes `Command`, not the struct it names.
+# ... in a look-up of at most this many content words: Go's doc comment "… returns the
+# Cmd struct to execute the named program …" describes `Command`, not the struct.
 KIND_QUERY = 4
+# Marks around a word as typed that are no part of a name ("`Session`", "(class").
+_AROUND = "\"'`()[]{},;:!?？！"
 
 
-def kind_named(words: list[str]) -> dict[str, tuple[str, ...]]:
+def kind_named(words: list[str], content_words: int | None = None) -> dict[str, tuple[str, ...]]:
     """The words written like a name (a capital then a small letter, or an identifier's
     `_`, digits or inner capitals) that stand right after a kind word ("class Session")
     or right before one ("the Session class"), each with the symbol kinds that word
-    names (the query's words, stopwords left out). On SQLAlchemy "source of class
-    Session" found prose about sessions:
+    names (`words`: the query's words as typed; `content_words`: how many of them are
+    not stopwords, else all). On SQLAlchemy "source of class Session" found prose about
+    sessions:
     `Session` is in thousands of passages, and a plain word of a three-word query names
     no symbol (`name_lists.rows`), so `class Session` was in no list."""
     found: dict[str, tuple[str, ...]] = {}
-    if len(words) > KIND_QUERY:
+    if (len(words) if content_words is None else content_words) > KIND_QUERY:
         return found  # a sentence: "returns the Cmd struct to execute the named program"
+    words = [word.strip(_AROUND) for word in words]
     for i, word in enumerate(words):
         kinds = KIND_WORDS.get(fold(word))
         if kinds is None:

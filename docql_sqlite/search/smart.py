@@ -63,7 +63,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         ranking.query_terms(topic)  # nothing to search for: says so (a query of symbols
         # alone, "$@ vs $*" or "||", has the passages that hold them)
     terms, reduced = stats.reduce_terms(store, terms)
-    names = query_names(terms, task=task)
+    names = query_names(terms, task=task, text=topic)
     terms, joined = compounds.join(store, terms)
     # 2. the candidate lists
     if search_terms.positives(terms):
