@@ -688,6 +688,29 @@ def test_a_heading_named_by_the_questions_words_in_another_order(tmp_index) -> N
     assert hits[0]["explain"]["lists"]["headings"]["match"] == "required option"
 
 
+def test_an_overload_signature_comes_after_the_function(tmp_index) -> None:
+    """SQLAlchemy's `create_engine` is two `@overload` signatures, then the function
+    (decorated): "where is create_engine defined" gave the second stub first, its short
+    text ahead in BM25."""
+    source = (
+        "from typing import overload\n\n\n@overload\ndef create_engine(url: str) -> int: ...\n"
+        "\n\n@deprecated_params(strategy='1.4')\ndef create_engine(url, **kwargs):\n"
+        '    """Create a new Engine instance from a database URL and the engine\'s many\n'
+        "    keyword arguments: pool size, echo, isolation level, execution options.\n"
+        '    """\n'
+        + "".join(f"    option_{i} = kwargs.pop('option_{i}', {i})\n" for i in range(30))
+        + "    return Engine(url, kwargs)\n"
+    )
+    tmp_index.write_many({"engine/create.py": source})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("where is create_engine defined", limit=2)
+    assert [h["location"] for h in hits] == [
+        "docs/engine/create.py:8-41",
+        "docs/engine/create.py:4-5",
+    ]
+
+
 @pytest.mark.parametrize(
     "query, expected",
     [

@@ -346,9 +346,9 @@ def share(
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
     file's, `notes_share` for release notes', `legal_share` for a licence's,
-    `generated_share` for generated source's, CODE_SHARE for a passage of one of
-    `code_docs` (the code files among the candidates of a question asking for prose;
-    empty otherwise)."""
+    `generated_share` for generated source's, STUB_SHARE for a Python `@overload`
+    signature's, CODE_SHARE for a passage of one of `code_docs` (the code files among
+    the candidates of a question asking for prose; empty otherwise)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
@@ -357,7 +357,16 @@ def share(
         kept *= legal
     if generated != 1.0 and is_generated(path):
         kept *= generated
+    if _OVERLOAD_STUB.match(entry.row["content"]):
+        kept *= STUB_SHARE
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
+
+
+# A passage that is a Python `@overload` signature (its body `...`; the implementation
+# follows in the file) counts this share: BM25 favours its short text, so "where is
+# create_engine defined" on SQLAlchemy gave a stub first and the function second.
+STUB_SHARE = 0.7
+_OVERLOAD_STUB = re.compile(r"\s*@(?:typing\.|t\.)?overload\s*\n")
 
 
 def distinct(
