@@ -91,7 +91,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(
             f"{what} of {framed.topic} in code: {len(used.rows)} passages"
             + (
-                f" → list weight {used.weight:.0f}; the lists of names left out"
+                f" → list weight {used.weight:.0f}; the name and vector lists left out"
                 if used.rows
                 else ""
             )

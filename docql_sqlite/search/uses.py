@@ -9,9 +9,11 @@ of the name (a call for "calls", any use for "used": a type's, an import, an
 inheritance), those resolved to a definition first (`local`, `import`, `unique`), then
 the ambiguous ones, then the unresolved, each group by path and line; a chunk once. A
 qualified name (`Session.merge`) keeps the uses resolved to a definition of that
-qualified name or ending in it, as `$.code.callers("Session.merge")` does. The list
-weighs `WEIGHT`, and the name lists are left out of such a search (X's definition is no
-use of X), so the uses come before the passages that only name X.
+qualified name or ending in it, as `$.code.callers("Session.merge")` does, or to the
+name in a folder or file the part before names (Go's `io.Copy`). The list weighs
+`WEIGHT`, and the name lists and the vector list are left out of such a search when it
+finds a use (`LEFT_OUT`: X's definition is no use of X), so the uses come before the
+passages that only name X.
 """
 
 from __future__ import annotations
