@@ -126,13 +126,14 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
     strong = set(joined) | {as_name(t.text) for t in positive if search_terms.is_identifier(t.text)}
     if len(positive) == 1:
         strong.update(words)
-    # A capital is a case only in a name: the query's one word, or a word written like
-    # an identifier — not the first word of a sentence ("How do I …", "Environment
-    # variables …").
-    # (`text`, the query as written: a kind word's neighbour is the next word typed,
-    # "type of Engine" names no type; without it, the next term)
+    # A name given with its kind ("class Session"), read in `text`, the query as typed:
+    # a kind word's neighbour is the next word typed ("type of Engine" names no type);
+    # without it, the next term.
     kinded = kind_named(text.split() or [t.text for t in positive], len(positive))
     strong.update(fold(name) for name in kinded)
+    # A capital is a case only in a name: the query's one word, a word written like an
+    # identifier, or one given with its kind — not the first word of a sentence ("How
+    # do I …", "Environment variables …").
     cased = {
         text
         for t in positive
