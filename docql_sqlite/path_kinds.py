@@ -44,6 +44,24 @@ def is_test_or_example(path: str) -> bool:
     return is_test(path) or not EXAMPLE_DIRECTORIES.isdisjoint(path.split("/")[:-1])
 
 
+# Directories of code that serves tests (fixtures, assertions, test runners' plugins):
+# SQLAlchemy's `lib/sqlalchemy/testing/`, numpy's `numpy/testing/`, pandas' `_testing/`,
+# Go's `testing` package. Library code, so no tests (`is_test`), but what a test calls:
+# a repository map lists it after the code it tests.
+TEST_SUPPORT_DIRECTORIES = frozenset(
+    {"testing", "_testing", "testutils", "test_utils", "testlib", "testsupport", "test_support"}
+)
+_TEST_SUPPORT_FILES = frozenset({"conftest.py"})
+
+
+@functools.lru_cache(maxsize=131072)
+def is_test_support(path: str) -> bool:
+    """Code that serves tests: under a `TEST_SUPPORT_DIRECTORIES` directory, or a
+    pytest `conftest.py`."""
+    parts = path.split("/")
+    return parts[-1] in _TEST_SUPPORT_FILES or not TEST_SUPPORT_DIRECTORIES.isdisjoint(parts[:-1])
+
+
 # Release notes and changelogs: a file's own name (`CHANGELOG.md`, `CHANGES.rst`,
 # `HISTORY.md`, `NEWS`, `RELEASES.md`, `release-notes.md`, `whatsnew.rst`, Node's
 # `CHANGELOG_V18.md`, PostgreSQL's `release-15-1.html`) or a directory on its way

@@ -36,7 +36,7 @@ from . import globs
 from .errors import UsageError
 from .ingest import resolve
 from .module_paths import local_modules
-from .path_kinds import is_test_or_example
+from .path_kinds import is_test_or_example, is_test_support
 from .query import graph
 from .ref_codes import ENUM_MEMBER, FITS, MACRO
 
@@ -476,8 +476,11 @@ def _prior(s: graph.GraphSymbol, visible: _Visibility) -> float:
 
 def _shown(s: graph.GraphSymbol, visible: _Visibility) -> float:
     """What of its rank a symbol shows: a map lists the public code first, then the
-    private, then the tests (which vote for the entry points, but nobody calls them)."""
-    if is_test_or_example(s.path):
+    private, then the tests (which vote for the entry points, but nobody calls them) and
+    the code that serves them (`is_test_support`: SQLAlchemy's `testing/` package, whose
+    `combinations`, `fixture` and `TestBase` thousands of tests use, came first in the
+    map of its sdist, before `Session` and `select`)."""
+    if is_test_or_example(s.path) or is_test_support(s.path):
         return TEST_SHOWN
     return 1.0 if visible(s) else PRIVATE_SHOWN
 

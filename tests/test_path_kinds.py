@@ -13,7 +13,27 @@ from docql_sqlite.path_kinds import (
     is_settings,
     is_test,
     is_test_or_example,
+    is_test_support,
 )
+
+
+@pytest.mark.parametrize(
+    ("path", "support"),
+    [
+        ("lib/sqlalchemy/testing/fixtures/base.py", True),  # SQLAlchemy's
+        ("numpy/testing/_private/utils.py", True),
+        ("pandas/_testing/asserters.py", True),
+        ("src/testing/testing.go", True),  # Go's `testing` package
+        ("tests/conftest.py", True),
+        ("pkg/test_utils/helpers.py", True),
+        ("lib/sqlalchemy/orm/session.py", False),
+        ("src/testing.py", False),  # a module named so is the code under its name
+        ("docs/testing.md", False),
+        ("pkg/contesting/x.py", False),
+    ],
+)
+def test_a_path_says_test_support(path: str, support: bool) -> None:
+    assert is_test_support(path) is support
 
 
 @pytest.mark.parametrize(

@@ -429,6 +429,37 @@ def test_examples_vote_and_are_listed_after_the_code(tmp_path: Path) -> None:
     assert rank["entry"] > rank["other"] > rank["demo"], rank
 
 
+def test_code_that_serves_tests_is_listed_after_the_code(tmp_path: Path) -> None:
+    """SQLAlchemy's `testing/` package (`combinations`, `fixture`, `TestBase`), which
+    thousands of its tests use, came first in the map of its sdist, before `Session` and
+    `select`: code under a `testing/` folder (or a `conftest.py`) is listed after the
+    library's code, as tests are, though its uses still count."""
+    (tmp_path / "lib" / "testing").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "lib" / "core.py").write_text(
+        'class Session:\n    """A unit of work."""\n\n    def add(self, x):\n        return x\n'
+    )
+    (tmp_path / "lib" / "testing" / "fixtures.py").write_text(
+        'def fixture(fn):\n    """Mark a test fixture."""\n    return fn\n'
+    )
+    for i in range(8):  # every test uses the fixture three times, two the Session
+        (tmp_path / "tests" / f"test_{i}.py").write_text(
+            "from lib.core import Session\nfrom lib.testing.fixtures import fixture\n\n\n"
+            "@fixture\n@fixture\n@fixture\n"
+            f"def test_{i}():\n    return {'Session().add(1)' if i < 2 else i}\n"
+        )
+    db = tmp_path / "index.db"
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        docql_sqlite.index(db, ["lib", "tests"])
+    finally:
+        os.chdir(here)
+    rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
+    # (more used than `Session.add`, which two tests call: listed after it all the same)
+    assert rank["Session"] > rank["Session.add"] > rank["fixture"] > rank["test_0"], rank
+
+
 TWO_FUNCTIONS = (
     "/** Run. */\nfunction api() { return 1; }\n\n/** Help. */\nfunction helper() { return 2; }\n\n"
 )
