@@ -48,19 +48,26 @@ def lonely_helper():
 """
 
 
+def _index_in(root: Path, roots: list[str], name: str = "index.db") -> Path:
+    """Index `roots` from inside `root` (paths are shown relative to the directory the
+    index runs in) into `root / name`."""
+    db = root / name
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        docql_sqlite.index(db, roots)
+    finally:
+        os.chdir(here)
+    return db
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("proj")
     (root / "src").mkdir()
     (root / "src" / "core.py").write_text(CORE)
     (root / "src" / "jobs.py").write_text(JOBS)
-    db = root / "proj.db"
-    here = os.getcwd()
-    os.chdir(root)  # paths are shown relative to the directory the index runs in
-    try:
-        docql_sqlite.index(db, ["src"])
-    finally:
-        os.chdir(here)
+    db = _index_in(root, ["src"], "proj.db")
     return db
 
 
@@ -191,13 +198,7 @@ def test_an_entry_point_used_only_from_outside_the_mapped_paths_ranks_high(
     (tmp_path / "pkg" / "api.py").write_text(API)
     (tmp_path / "pkg" / "test_api.py").write_text(API_TEST)
     (tmp_path / "app" / "main.py").write_text(APP)
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["pkg", "app"])
-    finally:
-        os.chdir(here)
+    db = _index_in(tmp_path, ["pkg", "app"])
     with docql_sqlite.open(db) as index:
         result = index.repo_map(["pkg"], budget=1000)
     names = [s["qualified_name"] for s in sorted(result["symbols"], key=lambda s: -s["rank"])]
@@ -286,13 +287,7 @@ def packages(tmp_path_factory: pytest.TempPathFactory) -> Path:
     }.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text)
-    db = root / "index.db"
-    here = os.getcwd()
-    os.chdir(root)
-    try:
-        docql_sqlite.index(db, ["web", "cache", "cmd"])
-    finally:
-        os.chdir(here)
+    db = _index_in(root, ["web", "cache", "cmd"])
     return db
 
 
@@ -366,13 +361,7 @@ def test_a_file_of_the_map_without_symbols_is_no_outside_user(tmp_path: Path) ->
             f"from core import Popular\n\n\ndef use_{name}():\n    return Popular()\n"
         )
     (lib / "boot.py").write_text("from core import Rare\n\nINSTANCE = Rare()\n")
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["lib"])
-    finally:
-        os.chdir(here)
+    db = _index_in(tmp_path, ["lib"])
     for paths in ([], ["lib"]):
         rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, paths)}
         assert rank["Popular"] > rank["Rare"], (paths, rank)
@@ -393,13 +382,7 @@ def test_a_method_of_an_unexported_type_is_not_public(tmp_path: Path) -> None:
         "// pool is a pool.\ntype pool struct{}\n\n"
         "// Len is its size.\nfunc (p pool) Len() int { return 0 }\n"
     )
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["box"])
-    finally:
-        os.chdir(here)
+    db = _index_in(tmp_path, ["box"])
     rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
     assert rank["Stack.Len"] > 2 * rank["pool.Len"], rank
 
@@ -418,13 +401,7 @@ def test_examples_vote_and_are_listed_after_the_code(tmp_path: Path) -> None:
         "from lib.api import entry\n\n\n"
         'def demo():\n    """Show the entry point."""\n    return entry() + entry()\n'
     )
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["lib", "examples"])
-    finally:
-        os.chdir(here)
+    db = _index_in(tmp_path, ["lib", "examples"])
     rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
     assert rank["entry"] > rank["other"] > rank["demo"], rank
 
@@ -448,13 +425,7 @@ def test_code_that_serves_tests_is_listed_after_the_code(tmp_path: Path) -> None
             "@fixture\n@fixture\n@fixture\n"
             f"def test_{i}():\n    return {'Session().add(1)' if i < 2 else i}\n"
         )
-    db = tmp_path / "index.db"
-    here = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        docql_sqlite.index(db, ["lib", "tests"])
-    finally:
-        os.chdir(here)
+    db = _index_in(tmp_path, ["lib", "tests"])
     rank = {s["qualified_name"]: s["rank"] for s in _map_symbols(db, [])}
     # (more used than `Session.add`, which two tests call: listed after it all the same)
     assert rank["Session"] > rank["Session.add"] > rank["fixture"] > rank["test_0"], rank
@@ -516,13 +487,7 @@ def _index_files(root: Path, files: dict[str, str], tops: list[str]) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
-    db = root / "index.db"
-    here = os.getcwd()
-    os.chdir(root)
-    try:
-        docql_sqlite.index(db, tops)
-    finally:
-        os.chdir(here)
+    db = _index_in(root, tops)
     return db
 
 
