@@ -63,7 +63,7 @@ _CODE_FRAMES = frozenset({"defined", "defines"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
 # is one name as code writes it (`parse_args`, `Session.merge`, `fs.readFile()`).
-_NAME = r"(?P<topic>[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*(?:\(\))?)"
+_NAME = r"(?P<topic>[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?)"
 _USES_FRAMES = [
     re.compile(
         rf"^(?:who|what|which\s+(?:code|functions?|methods?|files?))\s+"

@@ -123,16 +123,16 @@ def rows(
             kind_list = ", ".join(params.add(k) for k in kinds)
             named_kind = f"({alias}.name = {params.add(name)} AND {alias}.kind IN ({kind_list}))"
             conds.append(named_kind)
-            exact.insert(0, f"WHEN {named_kind} THEN {QUALIFIED_MEMBER_TIER}")
+            exact.insert(0, f"WHEN {named_kind} THEN {NAMED_SYMBOL_TIER}")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
         # part before it, as an exact match.
         cond = _qualified_symbol(names.qualified, col, params)
         conds.append(cond)
-        # The member of the class the part before names (`QUALIFIED_MEMBER_TIER`).
+        # The member of the class the part before names (`NAMED_SYMBOL_TIER`).
         member = _member_of_class(names.qualified, col, params)
-        exact.insert(0, f"WHEN {member} THEN {QUALIFIED_MEMBER_TIER}")
+        exact.insert(0, f"WHEN {member} THEN {NAMED_SYMBOL_TIER}")
         exact.append(f"WHEN {cond} THEN 3")
     # "HashMap resize": the member of the class two words name (`QueryNames.members`),
     # an exact match that stands for both words (`_phrase` 1.0, as a heading the whole
@@ -208,9 +208,9 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     out = []
     for r in found:
         share = named.get(r["_match"])
-        if r["_tier"] == QUALIFIED_MEMBER_TIER:
+        if r["_tier"] == NAMED_SYMBOL_TIER:
             # the member a qualified query names is the look-up's answer
-            out.append(dict(r, _weight=QUALIFIED_MEMBER_WEIGHT))
+            out.append(dict(r, _weight=NAMED_SYMBOL_WEIGHT))
         elif r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
         elif r["_own"] and r["_tier"] >= 3 and table != "symbols" and r["_match"][:1] == "-":
@@ -239,10 +239,10 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
         # A query that is one qualified name asks for that symbol: a symbol that only
         # holds a part of it (`arg_required_else_help` for `Arg::required`) is not it.
         out = [r for r in out if r["_tier"] >= 3]
-        if any(r["_tier"] >= QUALIFIED_MEMBER_TIER for r in out):
+        if any(r["_tier"] >= NAMED_SYMBOL_TIER for r in out):
             # ... and when the class it names has that member, a symbol of that name
             # that is only in a file or folder so named is not it either.
-            out = [r for r in out if r["_tier"] >= QUALIFIED_MEMBER_TIER]
+            out = [r for r in out if r["_tier"] >= NAMED_SYMBOL_TIER]
     return out
 
 
@@ -317,10 +317,10 @@ TITLE_SLACK = 16
 # or folder so named leave the list (`rows`): on SQLAlchemy "Session.merge" found
 # `AsyncSession.merge` (in `ext/asyncio/session.py`, its docstring naming
 # `Session.merge`) before the method.
-QUALIFIED_MEMBER_TIER = 4.5
+NAMED_SYMBOL_TIER = 4.5
 # ... and it counts twice in the list, as a selective exact match counts in the exact
 # list (`evidence.EXACT_WEIGHT`; a sibling channel, so not imported from there).
-QUALIFIED_MEMBER_WEIGHT = 2.0
+NAMED_SYMBOL_WEIGHT = 2.0
 
 
 def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> str:
@@ -330,15 +330,11 @@ def _qualified_symbol(qualified: tuple[str, str], col: str, params: Params) -> s
     holds the package `clap::Arg` and `flask.Flask` name."""
     last, parent = qualified
     dialect = params.dialect
-    path = "'/' || " + dialect.ascii_lower("d.path")
     held = dialect.ascii_lower("coalesce(y.qualified_name, '')")
     q = params.add(f"{parent}.{last}")
     return (
-        f"({col} = {params.add(last)} AND ("
-        f"{dialect.contains(path, params.add(f'/{parent}/'))} OR "
-        f"{dialect.contains(path, params.add(f'/{parent}-'))} OR "
-        f"{dialect.contains(path, params.add(f'/{parent}.'))} OR "
-        f"{held} = {q} OR {dialect.ends_with(held, params.add(f'.{parent}.{last}'))}))"
+        f"({col} = {params.add(last)} AND ({ranking.named_by_path('d.path', parent, params)} "
+        f"OR {held} = {q} OR {dialect.ends_with(held, params.add(f'.{parent}.{last}'))}))"
     )
 
 

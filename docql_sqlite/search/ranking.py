@@ -68,6 +68,19 @@ def query_terms(text: str) -> list[search_terms.Term]:
     return terms
 
 
+def named_by_path(path_col: str, parent: str, params: Params) -> str:
+    """The condition that the file at `path_col` is in a folder named `parent` (folded),
+    or `{parent}-…` (an unpacked release: `clap-4.0.32/`, `flask-3.1.0/`), or is a file
+    whose stem is `parent`: where a qualified name's last part is the part before it's
+    (`django.middleware.csrf.CsrfViewMiddleware` in `…/csrf.py`, Go's `io.Copy` in
+    `io/io.go`). Read by the symbols list and the uses list."""
+    dialect = params.dialect
+    path = "'/' || " + dialect.ascii_lower(path_col)
+    return " OR ".join(
+        dialect.contains(path, params.add(f"/{parent}{mark}")) for mark in ("/", "-", ".")
+    )
+
+
 def scope_sql(store: Store, paths: tuple[str, ...], params: Params) -> str:
     """The condition on documents `d` of a search limited to `paths` (globs).
 

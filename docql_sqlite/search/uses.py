@@ -21,8 +21,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..query import items as item_sql
+from ..query.functions import dotted_name
 from ..ref_codes import REFERENCE_KINDS, RESOLUTIONS
 from ..sqlparams import Params
+from ..text import fold
 from . import fusion, ranking
 
 if TYPE_CHECKING:
@@ -46,9 +48,7 @@ def name_of(topic: str) -> tuple[str, str | None]:
     """(the name a use is written with, the qualified name it must resolve to or None)
     of a frame's topic: `Session.merge` → (`merge`, `Session.merge`), `fs::read()` →
     (`read`, `fs.read`), `parse_args` → (`parse_args`, None)."""
-    name = topic.removesuffix("()")
-    for separator in ("::", "#", "->"):
-        name = name.replace(separator, ".")
+    name = dotted_name(topic.removesuffix("()"))
     short = name.rsplit(".", 1)[-1]
     return short, (name if name != short else None)
 
@@ -75,12 +75,9 @@ def _rows(
         # resolved to that qualified name (`Session.merge`), or to a definition of the
         # name in a folder or file the part before names (Go's `io.Copy`: the function
         # `Copy` of `io/io.go`), as the symbols list reads a qualified name
-        parent = qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+        parent = fold(qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1])
         tail = dialect.ends_with("t.qualified_name", params.add("." + qualified))
-        path = "'/' || " + dialect.ascii_lower("td.path")
-        folder = " OR ".join(
-            dialect.contains(path, params.add(f"/{parent.lower()}{mark}")) for mark in "/."
-        )
+        folder = ranking.named_by_path("td.path", parent, params)
         where += (
             f" AND (t.qualified_name = {params.add(qualified)} OR {tail} OR "
             f"(t.qualified_name = t.name AND ({folder})))"
