@@ -842,3 +842,96 @@ def test_a_directory_is_a_chunk_of_its_own(tmp_index) -> None:
         assert idx.search("Part 7", mode="bm25") == []  # the directory: pointers only
     chunks = [c for (c,) in tmp_index.query("SELECT content FROM chunks ORDER BY chunk_index")]
     assert any(c.startswith("0. Part 0 → #s0") for c in chunks)
+
+
+# -- templates: an HTML file that is a template's source is read as its text --------------
+FLASK_BASE = """<!doctype html>
+<title>{% block title %}{% endblock %} - Flaskr</title>
+<nav>
+  <h1><a href="{{ url_for('index') }}">Flaskr</a></h1>
+  <ul>
+    {% if g.user %}
+      <li><a href="{{ url_for('auth.logout') }}">Log Out</a>
+    {% endif %}
+  </ul>
+</nav>
+<section class="content">
+  <header>{% block header %}{% endblock %}</header>
+  {% for message in get_flashed_messages() %}
+    <div class="flash">{{ message }}</div>
+  {% endfor %}
+  {% block content %}{% endblock %}
+</section>
+"""
+
+
+@pytest.mark.parametrize(
+    ("page", "template"),
+    [
+        (FLASK_BASE, True),  # Jinja: blocks, a navigation and a header only
+        ("{% extends 'base.html' %}\n{% block content %}<p>Hi</p>{% endblock %}", True),
+        ('<a href="{% url \'admin:index\' %}">{% translate "Home" %}</a>', True),  # Django
+        ("<ul><% @posts.each do |post| %><li><%= post.title %></li><% end %></ul>", True),  # ERB
+        ('<a href="{{url}}">{{title}}</a>', True),  # Handlebars / Mustache: two expressions
+        ("{%- if page.title -%}<h1>{{ page.title }}</h1>{%- endif -%}", True),  # Liquid
+        # a manual that shows template code shows it as code: no tag of its own
+        (
+            "<p>Use the <code>{% url %}</code> tag:</p><pre>{% extends 'base.html' %}\n"
+            "{{ user.name }} {{ user.email }}</pre>",
+            False,
+        ),
+        ("<p>One {{ value|upper }} in the text.</p>", False),  # one expression: a page
+        ("<p>\\({{n}\\choose{k}}\\) and \\({{a}\\over{b}}\\)</p>", False),  # TeX
+        ("<!-- {% block x %} --><p>A page.</p><script>x = '{{a}} {{b}}'</script>", False),
+        ("<p>Plain page: 50% off {in braces} and <b>% signs</b>.</p>", False),
+        ("<pre>" + "{% a %}" * 3, False),  # an unclosed <pre> hides the rest
+    ],
+)
+def test_a_template_is_told_from_a_page(page: str, template: bool) -> None:
+    from docql_sqlite.ingest.html import is_template
+
+    assert is_template(page) is template
+
+
+def test_unclosed_code_elements_cost_a_linear_time() -> None:
+    """`<pre` a thousand times without an end: each is looked for once, not scanned to the
+    end of the text again (a lazy regex did: quadratic)."""
+    import time
+
+    from docql_sqlite.ingest.html import is_template
+
+    page = "<p>{{ a }}</p>" + "<code>x</code><pre " * 20_000
+    started = time.process_time()
+    assert is_template(page) is False
+    assert time.process_time() - started < 1.0
+
+
+def test_a_template_is_indexed_as_its_source(tmp_index) -> None:
+    """Flask's tutorial `base.html` — `{% block %}` tags inside a `<nav>` and a `<header>`,
+    which a page's chrome drops — was skipped as "no text content"; a child template lost
+    its `{% extends %}` and its links' `url_for(…)`. Now each is its source's lines."""
+    import docql_sqlite
+
+    child = (
+        "{% extends 'base.html' %}\n{% block content %}\n"
+        '  <a class="action" href="{{ url_for(\'blog.create\') }}">New</a>\n{% endblock %}\n'
+    )
+    tmp_index.write_many({"templates/base.html": FLASK_BASE, "templates/index.html": child})
+    report = tmp_index.index()
+    assert not report.skipped and not report.failed
+    rows = tmp_index.query(
+        "SELECT d.path, d.format, c.line, c.end_line, c.content FROM chunks c "
+        "JOIN documents d ON d.id = c.doc_id ORDER BY d.path"
+    )
+    assert [(path, fmt) for path, fmt, *_ in rows] == [
+        ("docs/templates/base.html", "text"),
+        ("docs/templates/index.html", "text"),
+    ]
+    assert rows[0][2:] == (1, 17, FLASK_BASE)
+    assert rows[1][4] == child
+    with docql_sqlite.open(tmp_index.db) as idx:
+        [hit] = idx.search("get_flashed_messages", mode="bm25")
+        assert (hit["path"], hit["line"]) == ("docs/templates/base.html", 1)
+        assert [h["path"] for h in idx.search("blog.create", mode="bm25")] == [
+            "docs/templates/index.html"
+        ]

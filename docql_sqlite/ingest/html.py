@@ -28,6 +28,7 @@ from docql_sqlite.ingest.entities import (
     split_bold_term,
     term_entity,
 )
+from docql_sqlite.ingest.plaintext import parse_text
 from docql_sqlite.ingest.read import parse_decoded
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
 
@@ -60,8 +61,61 @@ _DEEP = "HTML nested too deeply; structure ignored"
 
 
 def parse(source: Source) -> Document:
-    """The HTML parser (`formats.PARSERS`): decode, then `parse_html`."""
-    return parse_decoded(source, parse_html)
+    """The HTML parser (`formats.PARSERS`): decode, then `parse_html` (`parse_text` for a
+    template's source: `is_template`)."""
+    return parse_decoded(source, _parse_page)
+
+
+def _parse_page(text: str, path: str) -> Document:
+    return parse_text(text, path) if is_template(text) else parse_html(text, path)
+
+
+# Tags of a template language: `{% … %}` (Jinja, Django, Liquid, Twig, Nunjucks), `<% … %>`
+# (ERB, EJS, JSP), `{{ … }}` (those and Mustache, Handlebars, Go templates, Angular) with
+# an expression inside (no backslash or brace: `{{n}\\choose{k}}` is TeX).
+_TEMPLATE_STATEMENT = re.compile(r"\{%-?\s*[a-zA-Z_][^\n]{0,200}?%\}|<%[=#-]?[^\n]{0,200}?%>")
+_TEMPLATE_EXPRESSION = re.compile(r"\{\{[^\\{}\n]{1,200}?\}\}")
+# Where a page shows code, which may be a template's: what it shows is no tag of its own.
+_VERBATIM_OPEN = re.compile(r"<(pre|code|script|style|template)\b|<!--", re.I)
+# How much of a page the test reads: a template's tags show early.
+_TEMPLATE_SNIFF = 100_000
+
+
+def is_template(text: str) -> bool:
+    """Whether an HTML file is a template's source: a template statement, or two
+    expressions, outside the page's code, scripts and comments.
+
+    Why: rendered as a page, a template loses what it is made of — its tags, the
+    `href="{{ url_for('blog.create') }}"` of its links, the `{% extends 'base.html' %}`
+    that names its parent — and one made of blocks alone (Flask's tutorial `base.html`:
+    a `<nav>` and `<header>`, which a page's chrome drops, around `{% block %}` tags) had
+    no text at all and was skipped as empty. Its source, line by line, is what a user
+    searches a code base's templates for; a page that shows template code does so in
+    `<pre>` or `<code>` (Django's and Jinja's manuals), which the test leaves out."""
+    head = text[:_TEMPLATE_SNIFF]
+    if "{%" not in head and "{{" not in head and "<%" not in head:
+        return False  # (most pages: a scan in C)
+    head = _outside_verbatim(head)
+    if _TEMPLATE_STATEMENT.search(head):
+        return True
+    found = _TEMPLATE_EXPRESSION.finditer(head)
+    return next(found, None) is not None and next(found, None) is not None
+
+
+def _outside_verbatim(text: str) -> str:
+    """`text` without its `<pre>`, `<code>`, `<script>`, `<style>` and
+    `<template>` elements and comments (an unclosed one: the rest), in one pass."""
+    kept, at = [], 0
+    lowered = text.lower()
+    while (opened := _VERBATIM_OPEN.search(text, at)) is not None:
+        kept.append(text[at : opened.start()])
+        closing = f"</{opened.group(1).lower()}" if opened.group(1) else "-->"
+        end = lowered.find(closing, opened.end())
+        if end < 0:
+            return "".join(kept)
+        at = end + len(closing)
+    kept.append(text[at:])
+    return "".join(kept)
 
 
 def parse_html(text: str, path: str) -> Document:

@@ -149,13 +149,15 @@ from .sections import bounded_title, build_sections
 # outline mode its star lines (`emacs_outline.py`: GNU's NEWS), and release notes with
 # no other outline their lines that name a release (`release_notes.py`). rst 6: a Python
 # role's leading `.` is not shown and `:func:`/`:meth:` show `()`, as Sphinx prints them
-# (`:meth:`.Session.merge`` is "Session.merge()").
+# (`:meth:`.Session.merge`` is "Session.merge()"). html 8: an HTML file that is a
+# template's source (`html.is_template`: Jinja, Django, Liquid, ERB, Handlebars tags
+# outside its code) is read as text, line by line (format `text`), not rendered.
 CONTENT_RULES: dict[str, int] = {
     "code": 36,
     "markdown": 5,
     "text": 7,
     "rst": 6,
-    "html": 7,
+    "html": 8,
     "pdf": 3,
     "docx": 3,
 }
