@@ -158,6 +158,61 @@ def test_a_doc_builds_search_index_and_page_sources_are_left_out(tmp_path: Path)
     assert [f.display for f in walk([tmp_path / "bk" / "print.html"])][0].endswith("print.html")
 
 
+def _map(*sources: str, root: str = "") -> str:
+    """A source map naming `sources` (and a `sourceRoot`), its mappings and texts after."""
+    listed = json.dumps(list(sources))
+    head = f'"sourceRoot": "{root}", ' if root else ""
+    return f'{{"version": 3, {head}"sources": {listed}, "names": [], "mappings": "AAAA"}}'
+
+
+NPM_PACKAGE = {
+    # axios in small: its library, and builds of it beside their source maps
+    "pkg/lib/core/settle.js": "export default function settle(r) { return r; }\n",
+    "pkg/lib/axios.js": "import settle from './core/settle.js';\nexport default settle;\n",
+    "pkg/dist/axios.js": "function settle(r) { return r; }\n//# sourceMappingURL=axios.js.map\n",
+    "pkg/dist/axios.js.map": _map("../lib/core/settle.js", "../lib/axios.js"),
+    "pkg/dist/axios.min.js": "function settle(r){return r}\n",
+    "pkg/dist/axios.min.js.map": _map("core/settle.js", root="../lib"),
+    "pkg/dist/node/axios.cjs": "function settle(r) { return r; }\n",
+    "pkg/dist/node/axios.cjs.map": _map(
+        "webpack://axios/./lib/core/settle.js", "../../lib/axios.js"
+    ),
+    # sources not shipped (a package of builds alone): the build is the code
+    "pkg/types/index.d.ts": "export declare function settle(r: number): number;\n",
+    "pkg/types/index.d.ts.map": _map("../src/index.ts"),
+    # only scheme-named sources (`webpack://`): nothing here to read instead
+    "pkg/umd/axios.js": "function settle(r) { return r; }\n",
+    "pkg/umd/axios.js.map": _map("webpack://axios/./lib/core/settle.js"),
+    # a map whose list never ends, and a map alone
+    "pkg/broken/a.js": "var a = 1;\n",
+    "pkg/broken/a.js.map": '{"sources": ["../lib/axios.js"' + ", 1" * 50_000,
+    "pkg/lone/b.js.map": _map("../lib/axios.js"),
+}
+
+
+def test_a_build_whose_source_map_names_indexed_sources_is_left_out(tmp_path: Path) -> None:
+    """axios 1.7.7 ships `lib/` and four builds of it in `dist/` (each answer came five
+    times in a search's first ten); a build beside a source map naming a file of the
+    walked tree is left out, counted; a build of sources not shipped stays."""
+    write(tmp_path, NPM_PACKAGE)
+    found = sorted(f.display.split(str(tmp_path) + "/", 1)[-1] for f in walk([tmp_path / "pkg"]))
+    assert found == [
+        "pkg/broken/a.js",
+        "pkg/lib/axios.js",
+        "pkg/lib/core/settle.js",
+        "pkg/types/index.d.ts",
+        "pkg/umd/axios.js",
+    ]
+    code, summary = index_json("x.db", "pkg", cwd=tmp_path)
+    assert code == 0, summary
+    assert (
+        summary["skip_counts"]["a build of sources also indexed (its source map names them)"] == 3
+    )
+    # walked alone, a build is what there is: its sources are outside the roots
+    found = [f.display for f in walk([tmp_path / "pkg" / "dist"])]
+    assert sorted(p.rsplit("/", 1)[-1] for p in found) == ["axios.cjs", "axios.js", "axios.min.js"]
+
+
 # -- git as the oracle ---------------------------------------------------------------------
 def generated_tree(seed: int = 8) -> dict[str, str]:
     """A few hundred files with ignore files at three depths; deterministic."""

@@ -10,7 +10,8 @@
   alone (`build/`, `target/` and `node_modules/` are indexed unless an ignore file says
   otherwise); in a Sphinx or Doxygen HTML build (known by the files beside them) the
   search index, the pages' sources and the theme's scripts are left out
-  (`SKIP_GENERATED`).
+  (`SKIP_GENERATED`), and so is a build beside a source map that names a file of the
+  walked tree (`SKIP_BUILT`: an npm package's `dist/` bundles of its `lib/`).
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
@@ -24,6 +25,7 @@ skipped; a skipped directory counts once (its contents are never looked at).
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -67,6 +69,7 @@ SKIP_GENERATED = "a doc build's search index, page sources and theme scripts"
 # without `objects.inv` (SQLAlchemy's sdist) is known by `searchindex.js` beside
 # `_static/`.
 SCRIPTS = "*.js"
+SKIP_BUILT = "a build of sources also indexed (its source map names them)"
 _SPHINX = frozenset({"_sources", "searchindex.js", "_static", "_modules"})
 _GENERATED = (
     (frozenset({"objects.inv", "searchindex.js"}), _SPHINX),
@@ -180,6 +183,7 @@ def _walk_tree(
         subdirs: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = []
         names = {entry.name for entry in entries}
         generated = frozenset().union(*(out for marks, out in _GENERATED if marks <= names))
+        built = _built_from_sources(absolute_dir, names, real_roots)
         for entry in entries:
             name = entry.name
             if name == ".git":
@@ -189,6 +193,9 @@ def _walk_tree(
                 continue
             if name.startswith(".") and not options.hidden:
                 stats.counts[SKIP_HIDDEN] += 1
+                continue
+            if name in built:
+                stats.counts[SKIP_BUILT] += 1
                 continue
             path = os.path.join(directory, name)
             absolute = os.path.join(absolute_dir, name)
@@ -261,6 +268,52 @@ def _walk_tree(
         for subdir in reversed(subdirs):
             stack.append(subdir)
     # Pre-order with sorted siblings: a stack pops the last pushed first, hence reversed().
+
+
+# A source map's `sources` and `sourceRoot` (JSON; the lists come before the mappings and
+# the sources' text, so the map's head holds them).
+_MAP_SOURCES = re.compile(rb'"sources"\s*:\s*\[([^\]]{0,100000})\]')
+_MAP_ROOT = re.compile(rb'"sourceRoot"\s*:\s*"([^"]{0,1000})"')
+_MAP_HEAD = 1 << 20
+
+
+def _built_from_sources(directory: str, names: set[str], real_roots: list[str]) -> set[str]:
+    """The files of `directory` built from sources the walk indexes too: `x.js` (`.cjs`,
+    `.mjs`, `.min.js`, `.d.ts`, `.css`, …) beside its source map `x.js.map` whose
+    `sources` name a file that exists inside the roots (`../lib/core/settle.js`,
+    `../src/index.ts`).
+
+    Why: an npm package ships its library again as bundles — axios 1.7.7 holds `lib/` and
+    four builds of it in `dist/` (browser, ESM, Node, UMD), so each answer came five times
+    in a search's first ten ("who calls dispatchRequest": five copies of its definition)
+    and a name had five definitions. A TypeScript package's `.js` and `.d.ts` beside maps
+    to its shipped `.ts` are the same. A build whose sources are not there (a package that
+    ships `dist/` alone) is all there is of the code, and stays."""
+    out: set[str] = set()
+    for name in names:
+        if not name.endswith(".map") or name[:-4] not in names:
+            continue
+        try:
+            with open(os.path.join(directory, name), "rb") as handle:
+                head = handle.read(_MAP_HEAD)
+        except OSError:
+            continue
+        listed = _MAP_SOURCES.search(head)
+        if listed is None:
+            continue
+        root = _MAP_ROOT.search(head)
+        base = (
+            os.path.join(directory, root.group(1).decode("utf-8", "replace")) if root else directory
+        )
+        for source in re.findall(rb'"((?:[^"\\]|\\.){1,1000})"', listed.group(1)):
+            text = source.decode("utf-8", "replace")
+            if "://" in text or text.startswith("/"):
+                continue  # `webpack://pkg/…`: a name, not a path here
+            target = os.path.realpath(os.path.join(base, text))
+            if any(_inside(target, r) for r in real_roots) and os.path.isfile(target):
+                out.add(name[:-4])
+                break
+    return out
 
 
 def _symlinked_file(
