@@ -4333,3 +4333,41 @@ def test_each_file_of_many_languages_deleted_and_restored_leaves_every_link(
         _as_fresh(root, db, fresh)
         path.write_bytes(text)
         _as_fresh(root, db, fresh)
+
+
+FUNCTION_INVOKERS = {
+    # axios in small: a function imported, then called through Function.prototype's
+    # `call` and `apply`, which were recorded as calls of `call` and `apply` alone
+    "src/dispatch.js": "export default function dispatchRequest(config) {\n  return config;\n}\n",
+    "src/Axios.js": (
+        "import dispatchRequest from './dispatch.js';\n\n"
+        "export class Axios {\n"
+        "  request(config) {\n"
+        "    const first = dispatchRequest.call(this, config);\n"
+        "    return dispatchRequest.apply(this, [first]);\n"
+        "  }\n"
+        "  later() {\n"
+        "    return obj.dispatchRequest.call(this);\n"  # another object's member: no
+        "  }\n"
+        "}\n"
+    ),
+    "src/typed.ts": (
+        "import dispatchRequest from './dispatch.js';\n\n"
+        "export function send(config: object): object {\n"
+        "  return dispatchRequest.call(null, config);\n}\n"
+    ),
+}
+
+
+def test_a_javascript_functions_call_and_apply_call_it(tmp_path: Path) -> None:
+    """`f.call(…)` and `f.apply(…)` are calls of `f` ("who calls dispatchRequest" on
+    axios found none: its one call is `dispatchRequest.call(this, newConfig)`)."""
+    _, db = _index_tree(tmp_path, FUNCTION_INVOKERS)
+    calls = {
+        (path, line)
+        for path, line, name, _, _, target, _ in _resolved(db, "r.kind = 0")
+        if name == "dispatchRequest" and target == "dispatchRequest"
+    }
+    assert calls == {("src/Axios.js", 5), ("src/Axios.js", 6), ("src/typed.ts", 4)}, calls
+    # `call` itself is still a call (of Function.prototype's, found nowhere here)
+    assert (5, "call") in {c[:2] for c in _calls_in(db, "src/Axios.js")}

@@ -99,7 +99,8 @@ from .sections import bounded_title, build_sections
 # → `Suite.Name`, `TEST_CASE("…")` → its string), and C++ values of a declared class
 # call that class's methods; code 36: a symbol's section (and so its first chunk) starts
 # at its doc comment, decorators and attributes (`code_text.leading_block`), not at its
-# header: the passage that holds a Go function holds the comment that documents it.
+# header: the passage that holds a Go function holds the comment that documents it;
+# code 37: JavaScript's and TypeScript's `f.call(…)` and `f.apply(…)` are calls of `f`.
 # text 3: a `.txt` file that is reStructuredText is read as reST (Django's manual); rst
 # 3: Sphinx roles in titles, cells and terms read as Sphinx shows them, code blocks with
 # options or nested in a list or an admonition are found, the bodies of Sphinx
@@ -153,7 +154,7 @@ from .sections import bounded_title, build_sections
 # template's source (`html.is_template`: Jinja, Django, Liquid, ERB, Handlebars tags
 # outside its code) is read as text, line by line (format `text`), not rendered.
 CONTENT_RULES: dict[str, int] = {
-    "code": 36,
+    "code": 37,
     "markdown": 5,
     "text": 7,
     "rst": 6,

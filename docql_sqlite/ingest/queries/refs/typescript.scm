@@ -1,5 +1,13 @@
 ; References in TypeScript (and TSX). Conventions: README.md here and ingest/code_refs.py.
 (call_expression function: (identifier) @name) @reference.call
+; `f.call(…)` and `f.apply(…)` call `f` (Function.prototype's invokers: axios'
+; `dispatchRequest.call(this, config)` is its one call); the member pattern below records
+; `call` too.
+((call_expression
+   function: (member_expression
+     object: (identifier) @name
+     property: (property_identifier) @_invoker)) @reference.call
+ (#match? @_invoker "^(call|apply)$"))
 (call_expression
   function: (member_expression property: (property_identifier) @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.call
