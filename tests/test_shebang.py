@@ -117,3 +117,49 @@ def test_texts_named_without_an_extension_are_indexed_scripts_of_those_names_are
         assert index.search("licence of curl", limit=1)[0]["path"].endswith("copyright")
     assert found == {**{n: ("text", None) for n in texts}, "tool/install": ("code", "bash")}
     assert symbols == ["setup_echidna"]
+
+
+CODE_BASE_TEXTS = {
+    # the files a code base is made of that no grammar here parses: each was "not a
+    # document format", so "where is the users table defined" found nothing
+    "db/schema.sql": "-- ==========\n-- Tables\n-- ==========\n"
+    "CREATE TABLE users_wombat (id int);\n",
+    "api/service.proto": 'syntax = "proto3";\nmessage QuollRequest { string id = 1; }\n',
+    "api/schema.graphql": "type Query {\n  bandicoot: String\n}\n",
+    "infra/main.tf": 'resource "aws_s3_bucket" "potoroo" {\n  bucket = "potoroo"\n}\n',
+    "Makefile": "test:\n\tpytest --numbat\n",
+    "Dockerfile": "FROM python:3.11\nEXPOSE 8531\n",
+    "Dockerfile.dev": "FROM python:3.11\nENV CUSCUS=1\n",
+    "build/rules.mk": "CFLAGS += -DDUNNART\n",
+    "templates/mail.txt.j2": "Hello {{ user.name }}, your gecko is ready.\n",
+    "app/Card.vue": "<template><div>{{ dingo }}</div></template>\n"
+    "<script>\nexport default {}\n</script>\n",
+    "views/index.html.erb": "<h1><%= @echidna.title %></h1>\n",
+}
+
+
+def test_a_code_bases_schemas_build_files_and_templates_are_text(tmp_path: Path) -> None:
+    """Read as text, line by line, without an outline (the SQL file's `-- ====` rules are
+    no titles); data and secrets (`.xml`, `.csv`, `.env`) stay out."""
+    for name, text in {**CODE_BASE_TEXTS, "data.csv": "a,b\n", ".env": "KEY=1\n"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    db = tmp_path / "x.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        found = {
+            r["path"].partition(str(tmp_path) + "/")[2]: r["format"]
+            for r in index.rows("SELECT path, format FROM documents")
+        }
+        sections = index.rows("SELECT count(*) AS n FROM sections")[0]["n"]
+        for word, name in [
+            ("users_wombat", "db/schema.sql"),
+            ("QuollRequest", "api/service.proto"),
+            ("8531", "Dockerfile"),
+            ("numbat", "Makefile"),
+            ("gecko", "templates/mail.txt.j2"),
+            ("echidna", "views/index.html.erb"),
+        ]:
+            assert index.search(word, limit=1)[0]["path"].endswith(name), word
+    assert found == {name: "text" for name in CODE_BASE_TEXTS}
+    assert sections == 0

@@ -14,6 +14,7 @@ PARSERS = "docql_sqlite.ingest"
 def register_formats(register: Callable[..., None]) -> None:
     # Imported here, not at the top: the table of languages is only needed once the
     # formats are asked for, and the ingest package is heavy for an `embed` run.
+    from docql_sqlite.ingest.formats import CODE_AS_TEXT
     from docql_sqlite.ingest.grammars import code_extensions
 
     register("markdown", f"{PARSERS}.markdown", ("md", "markdown", "mdown", "mkd", "mdx"))
@@ -31,10 +32,14 @@ def register_formats(register: Callable[..., None]) -> None:
     register("pod", f"{PARSERS}.pod", ("pod",))
     # Configuration and API-description files are read as text: people ask where a port
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs).
+    # So are the other files a code base is made of that no grammar here parses (and
+    # `Makefile`, `Dockerfile` by name: `formats.BUILD_NAMES`): schemas and build files
+    # ("where is the users table defined", "which port does the image expose"),
+    # templates and single-file components. Not XML, CSV or `.env` (data, secrets).
     register(
         "text",
         f"{PARSERS}.plaintext",
-        ("txt", "text", "log", "yaml", "yml", "toml", "ini", "cfg", "conf"),
+        ("txt", "text", "log", "yaml", "yml", "toml", "ini", "cfg", "conf", *CODE_AS_TEXT),
     )
     register("notebook", f"{PARSERS}.notebook", ("ipynb",))
     register("code", f"{PARSERS}.code", code_extensions())

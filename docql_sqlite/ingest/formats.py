@@ -83,6 +83,28 @@ TEXT_NAMES = frozenset(
 )
 
 
+# Extensions of the files a code base is made of that no grammar here parses, read as text
+# (the built-in formats' table), line by line, without a text outline (`plaintext._outlined`).
+CODE_AS_TEXT = (
+    # schemas and interface definitions
+    "sql", "proto", "graphql", "gql", "tf", "tfvars", "hcl", "properties",
+    # build files
+    "mk", "cmake", "gradle", "dockerfile", "bazel",
+    # templates (an `.html` template is told by its tags: `html.is_template`)
+    "j2", "jinja", "jinja2", "twig", "hbs", "handlebars", "mustache", "njk", "liquid",
+    "erb", "ejs", "tmpl", "tpl", "gotmpl",
+    # single-file components
+    "vue", "svelte", "astro",
+)  # fmt: skip
+
+# Build files named without an extension (or before their first dot: `Dockerfile.dev`),
+# read as text: how a project is built and shipped.
+BUILD_NAMES = frozenset(
+    {"makefile", "gnumakefile", "dockerfile", "containerfile", "jenkinsfile", "procfile",
+     "justfile"}
+)  # fmt: skip
+
+
 def register(name: str, parse: ParseFunc | str, extensions: Iterable[str] = ()) -> object:
     """Add (or replace) the format `name`, parsed by `parse(source) -> Document`, from a
     script or a test.
@@ -224,7 +246,7 @@ def _named_format(path: str, by_name: bool) -> str | None:
     name = PurePosixPath(path).name.lower()
     if name in shebang.NAMED_SCRIPTS:
         return "code"  # `Rakefile`, `Gemfile`: Ruby
-    return "text" if name in TEXT_NAMES else None
+    return "text" if name in TEXT_NAMES or name in BUILD_NAMES else None
 
 
 def _text_by_name(path: str) -> bool:
@@ -233,7 +255,8 @@ def _text_by_name(path: str) -> bool:
     machine's packages explain their Debian setup in one), `TODO.Debian`,
     `README.source`, `INSTALL.unix`, `COPYING.LIB`."""
     name = PurePosixPath(path).name.lower()
-    return name.partition(".")[0] in TEXT_NAMES and extension_of(name) not in _NOT_TEXT
+    first = name.partition(".")[0]
+    return (first in TEXT_NAMES or first in BUILD_NAMES) and extension_of(name) not in _NOT_TEXT
 
 
 # Extensions a file named like a project text may have that are no text (`LICENSE.png`).

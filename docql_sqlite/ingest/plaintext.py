@@ -30,7 +30,12 @@ from docql_sqlite.ingest import (
 )
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
-from docql_sqlite.ingest.formats import decompressed_name, format_for_path
+from docql_sqlite.ingest.formats import (
+    BUILD_NAMES,
+    CODE_AS_TEXT,
+    decompressed_name,
+    format_for_path,
+)
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.ingest.text_outline import outline
 from docql_sqlite.model import Document, Entity, Source
@@ -151,7 +156,12 @@ _TITLE_LINES = 3
 
 def _outlined(path: str) -> bool:
     """Whether the text at `path` may have an outline: not a log or a configuration file,
-    nor code inside a compressed file (`foo.c.gz`: text)."""
+    nor code read as text (`CODE_AS_TEXT`, `Makefile`), nor code inside a compressed file
+    (`foo.c.gz`: text)."""
     name = decompressed_name(path.replace("\\", "/")).rsplit("/", 1)[-1]
     ext = name.rpartition(".")[2].lower() if "." in name.lstrip(".") else ""
-    return ext not in _NOT_OUTLINED and format_for_path(name) != "code"
+    if ext in _NOT_OUTLINED or ext in CODE_AS_TEXT:
+        return False  # (a SQL file's `-- ====` rules, a template's lines, are no titles)
+    if name.lower().partition(".")[0] in BUILD_NAMES:
+        return False
+    return format_for_path(name) != "code"
