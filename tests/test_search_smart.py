@@ -929,6 +929,74 @@ def test_a_kind_of_file_counts_less_unless_the_query_asks_for_it(
         assert hits[0]["path"].endswith(asked_page), [h["path"] for h in hits]
 
 
+# attrs and Flask in small: a parameter documented in the library's docstring and its
+# manual, tests named after it, and a test's stand-in class of the library's class's name.
+TESTS_NAMED_AFTER = {
+    "src/lib/_make.py": "class Builder(Base):\n"
+    '    """The builder object implements the methods and acts as the central\n'
+    "    registry of its attributes. It is passed the class; once created it will act as\n"
+    "    a central registry for the validators, the converters and much more.\n\n"
+    + "".join(
+        f"    Step {n} of the build: the methods, the slots, the hashes, the order.\n"
+        for n in range(20)
+    )
+    + '    """\n\n'
+    + "".join(f"    def step_{n}(self):\n        return {n}\n\n" for n in range(12))
+    + "\n\ndef define(cls, kw_only=False, frozen=False):\n"
+    '    """Decorate a class.\n\n    kw_only (bool): make every attribute keyword-only in the\n'
+    '    generated __init__.\n    frozen (bool): instances are immutable.\n    """\n'
+    "    return Builder()\n",
+    "docs/examples.md": "# Examples\n\n## Keyword-only attributes\n\nPass `kw_only=True` to "
+    "`define` and every attribute must be given by keyword.\n",
+    **{
+        f"docs/builder-{n}.md": f"# Builder {n}\n\nThe builder builds the class: builder "
+        f"step {n}, a builder's slots, its builder hooks.\n"
+        for n in range(40)
+    },
+    "tests/test_make.py": "".join(
+        f"def test_kw_only{suffix}():\n    assert define(C, kw_only=True)\n\n\n"
+        for suffix in ("", "_twice", "_default", "_inherited", "_ignored", "_frozen")
+    )
+    + "class KwOnlyAndDefault:\n    kw_only = True\n\n\n"
+    + "def test_custom_builder():\n    class Builder(lib.Builder):\n        step = 1\n\n"
+    "    assert Builder().step == 1\n",
+}
+
+
+@pytest.mark.parametrize(
+    "query, first",
+    [
+        # tests named after `kw_only` took every place: the docstring that documents it
+        # (no symbol bears the name) ranked below them
+        ("what does kw_only do", "src/lib/_make.py"),
+        ("kw_only", "src/lib/_make.py"),
+        # a test's stand-in of the class, two lines, was first
+        ("class Builder", "src/lib/_make.py"),
+        # a query about tests still finds them
+        ("tests of kw_only", "tests/test_make.py"),
+        ("test_kw_only", "tests/test_make.py"),
+    ],
+)
+def test_tests_named_after_a_name_are_not_its_names(tmp_index, query: str, first: str) -> None:
+    tmp_index.write_many(TESTS_NAMED_AFTER)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, query, explain=True)
+    assert hits[0]["path"].endswith(first), [(h["path"], h["line"]) for h in hits]
+    steps = hits[0]["explain"]["plan"]["strategy"]
+    named = any(s.startswith("tests named after the query left out") for s in steps)
+    assert named is (first != "tests/test_make.py"), steps
+    if query == "class Builder":  # the class, and not its test's stand-in (2nd before)
+        assert hits[0]["line"] == 1
+        assert all("/tests/" not in h["path"] for h in hits[:3]), [h["path"] for h in hits]
+    elif first != "tests/test_make.py":
+        # and the library's passages come before every test's
+        paths = [h["path"] for h in hits]
+        tests = [i for i, p in enumerate(paths) if "/tests/" in p]
+        library = [i for i, p in enumerate(paths) if "/tests/" not in p]
+        assert not tests or max(library) < min(tests), paths
+
+
 SETTINGS_AND_DOCS = {
     # Sphinx's sdist in small: the project's own tool settings hold the question's words
     "pyproject.toml": (

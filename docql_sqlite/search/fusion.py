@@ -251,6 +251,40 @@ def test_share(terms: list[search_terms.Term]) -> float:
     return 1.0 if asked else TEST_SHARE
 
 
+def without_test_names(lists: list[Ranked]) -> tuple[list[Ranked], int]:
+    """`lists` without a test's symbol that is in the symbols list only for holding the
+    query's name (`test_kw_only`, `KWOnlyAndDefault` for "kw_only": a contains or prefix
+    match) or in the code-words list for holding its words: for a query that does not
+    ask for tests (`test_share`). A test named exactly as the query stays, unless code
+    outside the tests defines that name too: a test's stand-in (`class Flask(flask.Flask)`
+    in Flask's `tests/test_config.py`, two lines, which BM25 prefers) ranked above the
+    class "class Flask" asks for.
+
+    Why: tests are named after what they test, so on a library with a test suite a
+    question about a name that no definition bears — a parameter, an option — found only
+    tests in the name lists, and their passages took every place of the first ten
+    (attrs: "what does kw_only do" gave five tests before the `field` docstring that
+    documents `kw_only`; the share above alone cannot lift passages that are in fewer
+    lists). Returns the lists and how many rows left them."""
+    out, dropped = [], 0
+    for ranked in lists:
+        if ranked.name == "symbols":
+            library = {r["_match"] for r in ranked.rows if not is_test(r["_path"])}
+            keep = [
+                r
+                for r in ranked.rows
+                if not is_test(r["_path"])
+                or (r.get("_tier", 3) >= 3 and r["_match"] not in library)
+            ]
+        elif ranked.name == "code_words":
+            keep = [r for r in ranked.rows if not is_test(r["_path"])]
+        else:
+            keep = ranked.rows
+        dropped += len(ranked.rows) - len(keep)
+        out.append(ranked if keep is ranked.rows else Ranked(ranked.name, ranked.weight, keep))
+    return out, dropped
+
+
 # A passage of release notes or a changelog (`path_kinds.is_release_notes`: Django's
 # `docs/releases/*.txt`, `CHANGELOG.md`, Python's `whatsnew/`) counts this share of its
 # score, unless the query asks about changes or versions. Why: each entry names a

@@ -107,8 +107,12 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.insert(0, f"a passage as query (over {LONG_QUERY} words) → lexical lists x{lexical}")
     # 3. fusion. Chunks of links alone (a Markdown page's link definitions) are no
     # passages; the BM25 and vector lists have none (`ranking.run_plan`), the name lists may.
-    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not no_passage(f.row["content"])]
     tests = fusion.test_share(terms)
+    if tests != 1.0:
+        lists, dropped = fusion.without_test_names(lists)
+        if dropped:
+            steps.append(f"tests named after the query left out of the name lists: {dropped}")
+    fused = [f for f in fusion.rrf(lists, opts.rrf_k) if not no_passage(f.row["content"])]
     if tests != 1.0 and any(fusion.is_test(f.row["_path"]) for f in fused):
         steps.append(f"passages of test files x{tests} (the query does not ask for tests)")
     notes = fusion.notes_share(terms, task=task)
