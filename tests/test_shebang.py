@@ -135,13 +135,22 @@ CODE_BASE_TEXTS = {
     "app/Card.vue": "<template><div>{{ dingo }}</div></template>\n"
     "<script>\nexport default {}\n</script>\n",
     "views/index.html.erb": "<h1><%= @echidna.title %></h1>\n",
+    # a project's manifests, by name (JSON at large stays out: lock files, data)
+    "package.json": '{\n  "scripts": {\n    "test": "jest --koala"\n  }\n}\n',
+    "tsconfig.build.json": '{ "compilerOptions": { "target": "es2022" } }\n',
 }
 
 
 def test_a_code_bases_schemas_build_files_and_templates_are_text(tmp_path: Path) -> None:
     """Read as text, line by line, without an outline (the SQL file's `-- ====` rules are
     no titles); data and secrets (`.xml`, `.csv`, `.env`) stay out."""
-    for name, text in {**CODE_BASE_TEXTS, "data.csv": "a,b\n", ".env": "KEY=1\n"}.items():
+    left_out = {
+        "data.csv": "a,b\n",
+        ".env": "KEY=1\n",
+        "package-lock.json": '{"koala": 1}\n',
+        "fixtures/rows.json": '[{"koala": 2}]\n',
+    }
+    for name, text in {**CODE_BASE_TEXTS, **left_out}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
     db = tmp_path / "x.db"
@@ -159,6 +168,7 @@ def test_a_code_bases_schemas_build_files_and_templates_are_text(tmp_path: Path)
             ("numbat", "Makefile"),
             ("gecko", "templates/mail.txt.j2"),
             ("echidna", "views/index.html.erb"),
+            ("koala", "package.json"),
         ]:
             assert index.search(word, limit=1)[0]["path"].endswith(name), word
     assert found == {name: "text" for name in CODE_BASE_TEXTS}

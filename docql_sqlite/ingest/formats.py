@@ -242,11 +242,29 @@ def _named_format(path: str, by_name: bool) -> str | None:
             return "info"  # a split Info file's part: `find.info-2`
         if found is None and by_name and _text_by_name(path):
             return "text"  # `README.Debian`, `TODO.Debian`, `README.source`, `INSTALL.unix`
+        if found is None and ext == "json" and _is_manifest(path):
+            return "text"  # `package.json`, `tsconfig.json`: not JSON at large
         return found
     name = PurePosixPath(path).name.lower()
     if name in shebang.NAMED_SCRIPTS:
         return "code"  # `Rakefile`, `Gemfile`: Ruby
     return "text" if name in TEXT_NAMES or name in BUILD_NAMES else None
+
+
+# JSON files a project writes by hand to say how it is built: its scripts, dependencies and
+# compiler settings ("which test command does package.json run"). JSON at large stays out:
+# lock files (`package-lock.json`) and data dumps would drown the docs.
+JSON_MANIFESTS = frozenset(
+    {"package.json", "tsconfig.json", "jsconfig.json", "composer.json", "deno.json",
+     "bower.json", "lerna.json", "nx.json", "turbo.json", "angular.json", "vercel.json",
+     "app.json", "manifest.json"}
+)  # fmt: skip
+
+
+def _is_manifest(path: str) -> bool:
+    """A project manifest by its name (`JSON_MANIFESTS`), or a `tsconfig.*.json` variant."""
+    name = path.rpartition("/")[2].lower()
+    return name in JSON_MANIFESTS or (name.startswith("tsconfig.") and name.endswith(".json"))
 
 
 def _text_by_name(path: str) -> bool:

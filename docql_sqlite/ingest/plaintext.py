@@ -149,7 +149,7 @@ def parse_text(text: str, path: str) -> Document:
 
 # Files read as text whose lines of `=` or `-` are no titles' underlines: YAML's `---`,
 # a log's banners, an INI file's rules.
-_NOT_OUTLINED = frozenset({"log", "yaml", "yml", "toml", "ini", "cfg", "conf"})
+_NOT_OUTLINED = frozenset({"log", "yaml", "yml", "toml", "ini", "cfg", "conf", "json"})
 # A heading this close to the top is the document's title (an overlined one: line 2).
 _TITLE_LINES = 3
 
