@@ -723,6 +723,38 @@ def test_a_directory_of_links_shows_where_each_points() -> None:
     assert "sqlite3_f0" in small and not any("→" in line for line in small)
 
 
+def test_a_docbook_table_of_contents_is_a_directory() -> None:
+    """DocBook writes a table of contents as a `<dl>` of `<dt><span><a>` entries, nested
+    in `<dd>`s (the Debian Administrator's Handbook's `index.html`, PostgreSQL's chapter
+    pages): its lines were plain titles, so the book's front page held every section's
+    words and ranked first for "how to set up a DNS server with bind". A definition list
+    of terms, and a short `<dl>` of links, render as before."""
+    from docql_sqlite.passage_text import no_passage
+
+    def entry(n: int, href: str, inner: str = "") -> str:
+        return f'<dt><span class="section"><a href="{href}">{n}. Part {n}</a></span></dt>' + (
+            f"<dd><dl>{inner}</dl></dd>" if inner else ""
+        )
+
+    sub = "".join(entry(i, f"ch1.html#s{i}") for i in range(1, 12))
+    toc = entry(1, "ch1.html", sub) + "".join(entry(i, f"ch{i}.html") for i in range(2, 14))
+    glossary = "".join(f"<dt>Term {i}</dt><dd>Meaning {i}.</dd>" for i in range(25))
+    page = (
+        f'<html><body><h1>Handbook</h1><div class="toc"><dl class="toc">{toc}</dl></div>'
+        f"<h2>Glossary</h2><dl>{glossary}</dl></body></html>"
+    )
+    doc = parse_html(page, "index.html")
+    lines = doc.text.split("\n")
+    assert "1. Part 1 → ch1.html" in lines and "11. Part 11 → ch1.html#s11" in lines
+    assert "13. Part 13 → ch13.html" in lines
+    first, last = lines.index("1. Part 1 → ch1.html"), lines.index("13. Part 13 → ch13.html")
+    assert no_passage("\n".join(lines[first : last + 1]) + "\n")
+    assert "Term 3" in lines and not any("Term" in line and "→" in line for line in lines)
+    assert {e.name for e in doc.entities} >= {"Term 3"}  # terms stay terms
+    short = parse_html(f"<html><body><dl>{sub[:300]}</dl></body></html>", "x.html")
+    assert not any("→" in line for line in short.text.split("\n"))
+
+
 def test_doxygen_member_titles_lose_their_permalink_mark() -> None:
     """Doxygen opens each member's title with a permalink `◆` (lmdb-doc: "◆ mdb_txn_begin()"
     matched no query for `mdb_txn_begin` as equal, and `MDB_TXN_BEGIN_FLAGS` ranked first)."""

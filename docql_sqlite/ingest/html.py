@@ -548,8 +548,10 @@ def _hidden(tag: Element) -> bool:
 
 # A list that is a directory of links: a keyword index (SQLite's `keyword_index.html`,
 # 2,968 items), a site map, a table of contents (Python's `contents.html`, a page's own
-# "Contents" box). At least DIRECTORY_ITEMS items in its tree, and nine in ten of those
-# whose text is one relative link's text alone. Each such link is rendered with its target
+# "Contents" box; DocBook writes its tables of contents as a `<dl>` of `<dt>` entries:
+# the Debian Administrator's Handbook's `index.html`, PostgreSQL's chapter pages). At
+# least DIRECTORY_ITEMS items in its tree, and nine in ten of those whose text is one
+# relative link's text alone. Each such link is rendered with its target
 # after an arrow (`-DSQLITE_CDECL → compile.html#cdecl`), as a text browser lists a page's
 # links: the page says where each entry points, and search knows its lines for pointers
 # (`passage_text.pointer_page`): they answer nothing themselves, yet hold every title's
@@ -571,8 +573,9 @@ def _item_text(item: Element) -> str:
 
 
 def _pointer_link(item: Element) -> Element | None:
-    """The link that is all of a list item's own text, if it is one relative link."""
-    links = [a for a in _descendants(item, "a") if a.get("href") and _nearest(a, "li") is item]
+    """The link that is all of a list item's (or a directory `<dl>`'s term's) own text, if
+    it is one relative link."""
+    links = [a for a in _descendants(item, "a") if a.get("href") and _nearest(a, item.tag) is item]
     if len(links) != 1:
         return None
     href = str(links[0].get("href")).strip()
@@ -583,8 +586,9 @@ def _pointer_link(item: Element) -> Element | None:
 
 
 def _directory_links(lst: Element) -> list[Element]:
-    """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []."""
-    items = [li for li in _descendants(lst, "li") if not _hidden(li)]
+    """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []: its
+    items, or a `<dl>`'s terms (DocBook's tables of contents)."""
+    items = [li for li in _descendants(lst, "dt" if lst.tag == "dl" else "li") if not _hidden(li)]
     if len(items) < DIRECTORY_ITEMS:
         return []
     with_text = [li for li in items if _item_text(li)]
@@ -661,6 +665,8 @@ class _Renderer:
 
     def element(self, tag: Element) -> None:
         name = tag.tag
+        if name == "dl" and not self.pointers and _directory_links(tag):
+            name = "ul"  # a DocBook table of contents: `<dt><span><a>` entries, a directory
         if name in _LISTS and not self.pointers:
             self.pointers.update(_directory_links(tag))
             self.blank()
@@ -681,7 +687,7 @@ class _Renderer:
             self.pre(tag)
         elif name == "table":
             self.table(tag)
-        elif name == "dl":
+        elif name == "dl" and not self.pointers:
             self.definition_list(tag)
         elif name in ("p", "li"):
             self.paragraph(tag)
