@@ -756,6 +756,13 @@ def test_the_runs_a_heading_may_be_named_by(query: str, expected: dict[str, floa
         ("Write-Ahead Log", "write ahead log"),
         ("`fs.watch()` caveats", "fs watch caveats"),
         ("How to", ""),  # only stopwords: no words (no run is empty)
+        # the number a title prints is no word of it (DocBook, numbered Sphinx, RFCs)
+        ("6.3.1. The apt-cache policy Command", "apt cache policy command"),
+        ("Chapter 6. Maintenance and Updates", "maintenance updates"),
+        ("A.2. Ubuntu", "ubuntu"),
+        ("1.2 Overview", "overview"),
+        ("404 errors", "404 errors"),  # a number that is a word of the title
+        ("2FA setup", "2fa setup"),
     ],
 )
 def test_a_headings_content_words(title: str, key: str) -> None:
@@ -768,7 +775,7 @@ NAMED_SECTION_DOCS = {
     # shaped like Black's docs: the style guide names each rule in a heading, while the
     # options and the FAQ repeat the rule's words more often
     "style.md": "# The Black code style\n\n## Line length\n\nBlack defaults to 88 characters "
-    "per row, 10 % over 80.\n\n## The magic trailing comma\n\nA comma at the end of a "
+    "per row, 10 % over 80.\n\n## 2.4. The magic trailing comma\n\nA comma at the end of a "
     "collection keeps it exploded, one item per row.\n",
     "options.md": "# Options\n\n## -C, --skip-magic-trailing-comma\n\nDo not use the magic "
     "trailing comma as a reason to split lines; a trailing comma is removed when the "
@@ -784,10 +791,11 @@ NAMED_SECTION_DOCS = {
 @pytest.mark.parametrize(
     "question, section",
     [
-        ("where is the magic trailing comma explained", "The magic trailing comma"),
+        # (a numbered title: its number is no word of it)
+        ("where is the magic trailing comma explained", "2.4. The magic trailing comma"),
         ("where is the line length explained", "Line length"),
         # named in full: the section is first in the exact list (`channels.named_exact`)
-        ("what is the magic trailing comma?", "The magic trailing comma"),
+        ("what is the magic trailing comma?", "2.4. The magic trailing comma"),
     ],
 )
 def test_a_section_the_question_names_comes_first(tmp_index, question: str, section: str) -> None:

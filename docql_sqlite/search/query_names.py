@@ -247,9 +247,23 @@ def content_words(text: str) -> list[str]:
 
 
 def content_key(text: str) -> str:
-    """A title's content words joined by spaces: what a heading is compared with a run of
-    the query's words by (`phrases` makes the runs with the same words)."""
-    return " ".join(content_words(text))
+    """A title's content words joined by spaces, without the number it prints
+    (`TITLE_NUMBER`): what a heading is compared with a run of the query's words by
+    (`phrases` makes the runs with the same words)."""
+    return " ".join(content_words(TITLE_NUMBER.sub("", text, count=1)))
+
+
+# The number a title prints before its words: `12.1.2.2. Setting up LVM`, `Chapter 6.`,
+# `A.2. Ubuntu`, `1.2 Overview` (DocBook, Sphinx's numbered sections, RFCs). Kept, its
+# words never equalled a run of the question's: on the Debian Administrator's Handbook
+# "where is the apt-cache policy command explained" found "6.3.1. The apt-cache policy
+# Command" third, behind two passages that hold the words. A number that is a title's
+# word stays (`404 errors`, `2FA setup`).
+TITLE_NUMBER = re.compile(
+    r"^\s*(?:(?:chapter|appendix|section|part)\s+)?"
+    r"(?:\d+(?:\.\d+)*\.|\d+(?:\.\d+)+|[a-z](?:\.\d+)*\.)\s+",
+    re.IGNORECASE,
+)
 
 
 def phrases(positive: list[search_terms.Term]) -> dict[str, float]:
