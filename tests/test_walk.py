@@ -211,6 +211,13 @@ def test_a_build_whose_source_map_names_indexed_sources_is_left_out(tmp_path: Pa
     # walked alone, a build is what there is: its sources are outside the roots
     found = [f.display for f in walk([tmp_path / "pkg" / "dist"])]
     assert sorted(p.rsplit("/", 1)[-1] for p in found) == ["axios.cjs", "axios.js", "axios.min.js"]
+    # a map that is a FIFO is never opened (it would block the walk for ever)
+    fifo = tmp_path / "pkg" / "fifo"
+    fifo.mkdir()
+    (fifo / "c.js").write_text("var c = 1;\n")
+    os.mkfifo(fifo / "c.js.map")
+    found = [f.display.rsplit("/", 1)[-1] for f in walk([fifo])]
+    assert found == ["c.js"]
 
 
 # -- git as the oracle ---------------------------------------------------------------------

@@ -183,7 +183,7 @@ def _walk_tree(
         subdirs: list[tuple[str, tuple[_IgnoreFile, ...], frozenset[tuple[int, int]]]] = []
         names = {entry.name for entry in entries}
         generated = frozenset().union(*(out for marks, out in _GENERATED if marks <= names))
-        built = _built_from_sources(absolute_dir, names, real_roots)
+        built = _built_from_sources(absolute_dir, entries, names, real_roots)
         for entry in entries:
             name = entry.name
             if name == ".git":
@@ -277,7 +277,9 @@ _MAP_ROOT = re.compile(rb'"sourceRoot"\s*:\s*"([^"]{0,1000})"')
 _MAP_HEAD = 1 << 20
 
 
-def _built_from_sources(directory: str, names: set[str], real_roots: list[str]) -> set[str]:
+def _built_from_sources(
+    directory: str, entries: list[os.DirEntry[str]], names: set[str], real_roots: list[str]
+) -> set[str]:
     """The files of `directory` built from sources the walk indexes too: `x.js` (`.cjs`,
     `.mjs`, `.min.js`, `.d.ts`, `.css`, …) beside its source map `x.js.map` whose
     `sources` name a file that exists inside the roots (`../lib/core/settle.js`,
@@ -288,10 +290,17 @@ def _built_from_sources(directory: str, names: set[str], real_roots: list[str]) 
     in a search's first ten ("who calls dispatchRequest": five copies of its definition)
     and a name had five definitions. A TypeScript package's `.js` and `.d.ts` beside maps
     to its shipped `.ts` are the same. A build whose sources are not there (a package that
-    ships `dist/` alone) is all there is of the code, and stays."""
+    ships `dist/` alone) is all there is of the code, and stays. Only a regular file is
+    read as a map (a FIFO would block the walk), its first MB."""
     out: set[str] = set()
-    for name in names:
+    for entry in entries:
+        name = entry.name
         if not name.endswith(".map") or name[:-4] not in names:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue  # a FIFO would block the walk; a link may point anywhere
+        except OSError:
             continue
         try:
             with open(os.path.join(directory, name), "rb") as handle:
