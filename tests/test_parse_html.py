@@ -961,6 +961,11 @@ def test_a_template_is_indexed_as_its_source(tmp_index) -> None:
     ]
     assert rows[0][2:] == (1, 17, FLASK_BASE)
     assert rows[1][4] == child
+    # a template's source is code: a line under a rule is no title
+    ruled = "{% block x %}\n\nSection\n-------\n\nText.\n\n{% endblock %}\n"
+    tmp_index.write("templates/ruled.html", ruled)
+    tmp_index.index()
+    assert tmp_index.query("SELECT count(*) FROM sections") == [(0,)]
     with docql_sqlite.open(tmp_index.db) as idx:
         [hit] = idx.search("get_flashed_messages", mode="bm25")
         assert (hit["path"], hit["line"]) == ("docs/templates/base.html", 1)

@@ -67,7 +67,8 @@ def parse(source: Source) -> Document:
 
 
 def _parse_page(text: str, path: str) -> Document:
-    return parse_text(text, path) if is_template(text) else parse_html(text, path)
+    # a template's source is code: no outline of typed titles (a `----` line is markup)
+    return parse_text(text, path, outlined=False) if is_template(text) else parse_html(text, path)
 
 
 # Tags of a template language: `{% … %}` (Jinja, Django, Liquid, Twig, Nunjucks), `<% … %>`

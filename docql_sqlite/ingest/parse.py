@@ -152,7 +152,8 @@ from .sections import bounded_title, build_sections
 # role's leading `.` is not shown and `:func:`/`:meth:` show `()`, as Sphinx prints them
 # (`:meth:`.Session.merge`` is "Session.merge()"). html 8: an HTML file that is a
 # template's source (`html.is_template`: Jinja, Django, Liquid, ERB, Handlebars tags
-# outside its code) is read as text, line by line (format `text`), not rendered. html 9:
+# outside its code) is read as text, line by line (format `text`, no outline), not
+# rendered. html 9:
 # DocBook's tables of contents (a `<dl>` of `<dt>` links) are directories of links.
 CONTENT_RULES: dict[str, int] = {
     "code": 37,

@@ -112,14 +112,16 @@ def looks_like_rst(text: str) -> bool:
     return any(mark.search(head) for mark in _RST_MARKS)
 
 
-def parse_text(text: str, path: str) -> Document:
+def parse_text(text: str, path: str, outlined: bool | None = None) -> Document:
     """Parse decoded plain text; never raises. Its headings are the titles people type
-    (`text_outline`), but in logs, configuration files and code read as text; its title
-    the first heading's when that opens the text, else the file name."""
+    (`text_outline`), but in logs, configuration files and code read as text (`outlined`:
+    whether to look for them; by default `_outlined(path)`); its title the first
+    heading's when that opens the text, else the file name."""
     text = plain_lines(text)
     title = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or None
     document = Document(format="text", text=text, title=title)
-    outlined = _outlined(path)
+    if outlined is None:
+        outlined = _outlined(path)
     versions: list[Entity] = []  # a changelog's versions, a copyright file's licences
     if outlined:
         lines = text.split("\n")
