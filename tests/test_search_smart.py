@@ -1078,6 +1078,16 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
         ("documented options of the parser", None, None),
         ("which pages?", None, None),
         ("where can I find the config file", None, None),  # a file, not a text about it
+        # a comparison: both things, and a text that compares them
+        ("what is the difference between apt and aptitude?", "apt and aptitude", True),
+        ("What are the differences between apt-get and dpkg?", "apt-get and dpkg", True),
+        ("What are the differences between R and S?", None, None),  # letters alone
+        ("difference between flush and commit", "flush and commit", True),
+        ("flush vs commit", "flush commit", True),
+        ("Session.flush versus Session.commit", "Session.flush Session.commit", True),
+        # two sentences, or a description that says "vs." in passing: no comparison
+        ("What is the difference between Debian and other distributions? Why Debian?", None, None),
+        ("Returns the number of bytes read vs the number of bytes written to the file", None, None),
     ],
 )
 def test_the_frame_of_a_question_is_not_its_topic(
@@ -1741,3 +1751,34 @@ def test_a_licence_counts_half_unless_the_query_asks_about_licensing(
     licence = next((path for path in whole if path.endswith("/LICENSE")), None)
     assert licence is not None, whole
     assert shared[licence] == pytest.approx(whole[licence] * share, rel=1e-4)
+
+
+COMPARED_DOCS = {
+    # the Debian Administrator's Handbook in small: the page that compares apt and
+    # aptitude, and pages where "difference" is the rarest word of the question
+    "apt.md": "# Package tools\n\n## aptitude, apt-get and apt\n\nThe apt command is for users "
+    "at a terminal; aptitude adds a text interface, remembers which packages were installed "
+    "as dependencies and offers to remove them.\n",
+    "diff.md": "# diff\n\n## Showing the difference between two files\n\nThe diff tool prints "
+    "the difference between two files, line by line: each difference is a hunk.\n",
+    "math.md": "# Sets\n\n## Symmetric difference\n\nThe difference between two sets is what "
+    "one holds and the other does not.\n",
+    "install.md": "# Installing\n\nRun apt install to add a package; apt upgrade to upgrade.\n",
+}
+
+
+@pytest.mark.parametrize(
+    "question", ["what is the difference between apt and aptitude?", "apt vs aptitude"]
+)
+def test_a_comparison_searches_for_both_things(tmp_index, question: str) -> None:
+    """ "what is the difference between apt and aptitude" on the Handbook ranked a page on
+    package relations first: "difference" was the question's rarest word. A comparison's
+    topic is both things; the frame's word is none of it."""
+    tmp_index.write_many(COMPARED_DOCS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, question, explain=True)
+    assert hits[0]["path"].endswith("apt.md"), [h["path"] for h in hits]
+    assert not any(h["path"].endswith(("diff.md", "math.md")) for h in hits), hits
+    steps = hits[0]["explain"]["plan"]["strategy"]
+    assert any("a question framed by" in s for s in steps), steps

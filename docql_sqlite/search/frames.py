@@ -59,6 +59,31 @@ _FRAMES = [
         re.IGNORECASE,
     ),
 ]
+# A comparison: "what is the difference between X and Y", "X vs Y". Its topic is both
+# things; the frame's word is no word of the answer ("difference" was the rarest word of
+# "what is the difference between apt and aptitude", and passages holding it ranked first).
+_COMPARISONS = [
+    re.compile(
+        r"^(?:what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:main\s+)?)?(?P<frame>differences?)"
+        r"\s+between\s+(?P<topic>\S.*?\s+and\s+\S.*)$",
+        re.IGNORECASE,
+    ),
+    re.compile(r"^(?P<first>\S.*?)\s+(?P<frame>vs\.?|versus)\s+(?P<second>\S.*)$", re.IGNORECASE),
+]
+_SENTENCE_END = re.compile(r"[?!;]|\.\s")
+_NAMED = re.compile(r"\w\w")
+
+
+def _sides(found: re.Match[str]) -> tuple[str, str]:
+    """The two things a comparison names."""
+    groups = found.groupdict()
+    if groups.get("topic"):
+        first, _, second = groups["topic"].rpartition(" and ")
+        return first, second
+    return groups["first"], groups["second"]
+
+
+COMPARED_WORDS = 8
 _CODE_FRAMES = frozenset({"defined", "defines"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
@@ -107,6 +132,21 @@ def frame(text: str) -> Frame | None:
             words = found["frame"].lower()
             uses = "call" if words in _CALL_FRAMES else "any"
             return Frame(found["topic"], words, prose=False, uses=uses)
+    for pattern in _COMPARISONS:
+        found = pattern.match(stripped)
+        if found is not None:
+            groups = found.groupdict()
+            topic = groups.get("topic") or f"{groups['first']} {groups['second']}"
+            # a question of one sentence, naming two short things (a description that
+            # says "vs." in passing is no comparison), each more than a letter ("the
+            # differences between R and S": two letters alone find every page)
+            if (
+                not _SENTENCE_END.search(topic)
+                and len(topic.split()) <= COMPARED_WORDS
+                and all(_NAMED.search(side) for side in _sides(found))
+            ):
+                words = "difference" if found["frame"].lower().startswith("diff") else "vs"
+                return Frame(topic.strip(), words, prose=True)
     for pattern in _FRAMES:
         found = pattern.match(stripped)
         if found is None:
