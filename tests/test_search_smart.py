@@ -1782,3 +1782,17 @@ def test_a_comparison_searches_for_both_things(tmp_index, question: str) -> None
     assert not any(h["path"].endswith(("diff.md", "math.md")) for h in hits), hits
     steps = hits[0]["explain"]["plan"]["strategy"]
     assert any("a question framed by" in s for s in steps), steps
+
+
+def test_a_long_query_is_framed_in_linear_time() -> None:
+    """A comparison's regexes have lazy parts: over a pasted run of blanks they took a time
+    quadratic in its length (40,000 characters: 7 s). A comparison is short; a long text
+    is not tried."""
+    import time
+
+    from docql_sqlite.search import frames
+
+    started = time.process_time()
+    for text in ("a" + " " * 100_000 + "b", "x" + " \t" * 50_000 + "vs y", "a vs " * 20_000):
+        frames.frame(text)
+    assert time.process_time() - started < 1.0

@@ -78,12 +78,13 @@ def _sides(found: re.Match[str]) -> tuple[str, str]:
     """The two things a comparison names."""
     groups = found.groupdict()
     if groups.get("topic"):
-        first, _, second = groups["topic"].rpartition(" and ")
-        return first, second
+        *first, second = re.split(r"\s+and\s+", groups["topic"], flags=re.IGNORECASE)
+        return " ".join(first), second
     return groups["first"], groups["second"]
 
 
 COMPARED_WORDS = 8
+COMPARED_CHARS = 200
 _CODE_FRAMES = frozenset({"defined", "defines"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
@@ -132,7 +133,10 @@ def frame(text: str) -> Frame | None:
             words = found["frame"].lower()
             uses = "call" if words in _CALL_FRAMES else "any"
             return Frame(found["topic"], words, prose=False, uses=uses)
-    for pattern in _COMPARISONS:
+    # (a comparison is short: its regexes are not run over a pasted passage, where their
+    # lazy parts would cost a time quadratic in a run of blanks)
+    short = len(stripped) <= COMPARED_CHARS
+    for pattern in _COMPARISONS if short else ():
         found = pattern.match(stripped)
         if found is not None:
             groups = found.groupdict()
