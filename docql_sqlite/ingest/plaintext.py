@@ -150,8 +150,10 @@ def parse_text(text: str, path: str, outlined: bool | None = None) -> Document:
 
 
 # Files read as text whose lines of `=` or `-` are no titles' underlines: YAML's `---`,
-# a log's banners, an INI file's rules.
-_NOT_OUTLINED = frozenset({"log", "yaml", "yml", "toml", "ini", "cfg", "conf", "json"})
+# a log's banners, an INI file's rules, a SQL file's `-- ====` comments, a template's lines.
+_NOT_OUTLINED = frozenset(
+    {"log", "yaml", "yml", "toml", "ini", "cfg", "conf", "json", *CODE_AS_TEXT}
+)
 # A heading this close to the top is the document's title (an overlined one: line 2).
 _TITLE_LINES = 3
 
@@ -162,8 +164,6 @@ def _outlined(path: str) -> bool:
     (`foo.c.gz`: text)."""
     name = decompressed_name(path.replace("\\", "/")).rsplit("/", 1)[-1]
     ext = name.rpartition(".")[2].lower() if "." in name.lstrip(".") else ""
-    if ext in _NOT_OUTLINED or ext in CODE_AS_TEXT:
-        return False  # (a SQL file's `-- ====` rules, a template's lines, are no titles)
-    if name.lower().partition(".")[0] in BUILD_NAMES:
+    if ext in _NOT_OUTLINED or name.lower().partition(".")[0] in BUILD_NAMES:
         return False
     return format_for_path(name) != "code"

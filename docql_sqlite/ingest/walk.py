@@ -274,6 +274,7 @@ def _walk_tree(
 # the sources' text, so the map's head holds them).
 _MAP_SOURCES = re.compile(rb'"sources"\s*:\s*\[([^\]]{0,100000})\]')
 _MAP_ROOT = re.compile(rb'"sourceRoot"\s*:\s*"([^"]{0,1000})"')
+_MAP_STRING = re.compile(rb'"((?:[^"\\]|\\.){1,1000})"')  # one of the list's JSON strings
 _MAP_HEAD = 1 << 20
 
 
@@ -314,7 +315,7 @@ def _built_from_sources(
         base = (
             os.path.join(directory, root.group(1).decode("utf-8", "replace")) if root else directory
         )
-        for source in re.findall(rb'"((?:[^"\\]|\\.){1,1000})"', listed.group(1)):
+        for source in _MAP_STRING.findall(listed.group(1)):
             text = source.decode("utf-8", "replace")
             if "://" in text or text.startswith("/"):
                 continue  # `webpack://pkg/…`: a name, not a path here

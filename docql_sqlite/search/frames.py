@@ -70,6 +70,10 @@ _COMPARISONS = [
     ),
     re.compile(r"^(?P<first>\S.*?)\s+(?P<frame>vs\.?|versus)\s+(?P<second>\S.*)$", re.IGNORECASE),
 ]
+# A comparison names two short things (the topic: at most COMPARED_WORDS words) in a
+# short question (at most COMPARED_CHARS characters).
+COMPARED_WORDS = 8
+COMPARED_CHARS = 200
 _SENTENCE_END = re.compile(r"[?!;]|\.\s")
 _NAMED = re.compile(r"\w\w")
 
@@ -83,8 +87,6 @@ def _sides(found: re.Match[str]) -> tuple[str, str]:
     return groups["first"], groups["second"]
 
 
-COMPARED_WORDS = 8
-COMPARED_CHARS = 200
 _CODE_FRAMES = frozenset({"defined", "defines"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
