@@ -852,6 +852,63 @@ def test_a_latex2html_navigation_panel_is_chrome() -> None:
     assert doc.text == "Logscale\n\nSyntax: set logscale\n"
 
 
+SQLITE_PAGE = """<!DOCTYPE html>
+<html><head><title>Compiling An SQL Statement</title></head>
+<body>
+<div class=nosearch>
+<a href="../index.html"><img class="logo" src="../images/sqlite370_banner.gif" alt="SQLite"></a>
+<div class="tagline desktoponly">
+Small. Fast. Reliable.<br>Choose any three.
+</div>
+<div class="menu mainmenu">
+<ul>
+<li><a href="../index.html">Home</a>
+<li class='desktoponly'><a href="../support.html">Support</a>
+<li class='desktoponly'><a href="../prosupport.html">Purchase</a>
+</ul>
+</div>
+<div class="searchmenu" id="searchmenu">
+<form method="GET" action="../search">
+<select name="s" id="searchtype">
+<option value="d">Search Documentation</option>
+</select>
+</form>
+</div>
+</div>
+<div class=nosearch>
+<a href="intro.html"><h2>SQLite C Interface</h2></a>
+<h2>Compiling An SQL Statement</h2>
+</div>
+<p>To execute an SQL statement, it must first be compiled into a byte-code program.</p>
+</body></html>
+"""
+
+
+def test_a_nosearch_header_is_chrome(tmp_index) -> None:
+    """SQLite's site puts its header (logo, tagline, menu, search form) in a
+    `<div class=nosearch>`: on each of its 766 pages that was a first passage, and
+    "purchase support" found only it — its 632 copies filled every candidate list.
+    Its C reference pages put their titles in one too: a `nosearch` with a heading stays."""
+    doc = parse_html(SQLITE_PAGE, "c3ref/prepare.html")
+    assert [h.title for h in doc.headings] == ["SQLite C Interface", "Compiling An SQL Statement"]
+    assert doc.text == (
+        "SQLite C Interface\n\nCompiling An SQL Statement\n\n"
+        "To execute an SQL statement, it must first be compiled into a byte-code program.\n"
+    )
+    import docql_sqlite
+
+    for n in range(12):
+        tmp_index.write(f"c3ref/page{n}.html", SQLITE_PAGE)
+    tmp_index.write(
+        "prosupport.html",
+        "<html><body><h1>SQLite Professional Support</h1><p>You can purchase "
+        "support from the developers.</p></body></html>",
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        assert [h["path"] for h in idx.search("purchase support")] == ["docs/prosupport.html"]
+
+
 def test_a_directory_is_a_chunk_of_its_own(tmp_index) -> None:
     """The intro before a page's "Contents" box and the text after it stay search passages:
     the directory's lines are a chunk of their own (else a 30-entry table of contents made

@@ -364,6 +364,13 @@ _CHROME_CLASSES = {
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
     "md-source-file", "srclink", "navigation",
 }  # fmt: skip
+# Chrome unless it holds a heading. `nosearch`: the class SQLite's and Fossil's sites give
+# their header (logo, tagline, menu, search form) so that their own search skips it; on
+# each of SQLite's 766 pages it was a first passage "Small. Fast. Reliable. Choose any
+# three. Home Menu About … Purchase Search", and "purchase support" found only that (its
+# 632 copies filled every list). SQLite's C reference pages wrap their titles in one too
+# (its search takes them from <title>): there the headings stay.
+_CHROME_UNLESS_HEADED = {"nosearch"}
 # AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
 _CHROME_IDS = {"footer"}
 DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the content
@@ -492,7 +499,7 @@ def strip_chrome(root: Element) -> None:
             name in _CHROME_TAGS
             or get("role") in _CHROME_ROLES
             or get("id") in _CHROME_IDS
-            or (classes and not _CHROME_CLASSES.isdisjoint(classes.split()))
+            or (classes and _chrome_classes(tag, classes))
             or (
                 name == "a" and str(get("href", "")).startswith("#") and _text(tag).strip() in marks
             )
@@ -510,7 +517,18 @@ def _is_chrome(tag: Element) -> bool:
     if get("role") in _CHROME_ROLES or get("id") in _CHROME_IDS:
         return True
     classes = get("class")
-    return bool(classes) and not _CHROME_CLASSES.isdisjoint(classes.split())
+    return bool(classes) and _chrome_classes(tag, classes)
+
+
+def _chrome_classes(tag: Element, classes: str) -> bool:
+    """Whether the element's classes (its `class` attribute) make it chrome."""
+    names = classes.split()
+    if not _CHROME_CLASSES.isdisjoint(names):
+        return True
+    return (
+        not _CHROME_UNLESS_HEADED.isdisjoint(names)
+        and next(_descendants(tag, *_HEADINGS), None) is None
+    )
 
 
 _HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}

@@ -155,12 +155,13 @@ from .sections import bounded_title, build_sections
 # outside its code) is read as text, line by line (format `text`, no outline), not
 # rendered. html 9:
 # DocBook's tables of contents (a `<dl>` of `<dt>` links) are directories of links.
+# html 10: an element of class `nosearch` (SQLite's and Fossil's site header) is chrome.
 CONTENT_RULES: dict[str, int] = {
     "code": 37,
     "markdown": 5,
     "text": 7,
     "rst": 6,
-    "html": 9,
+    "html": 10,
     "pdf": 3,
     "docx": 3,
 }
