@@ -401,6 +401,10 @@ def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget:
         ("std::io::Error", ("error", "io")),
         ("fs.readFile?", ("readfile", "fs")),
         ("QuerySet.filter", ("filter", "queryset")),
+        ("Session.merge()", ("merge", "session")),  # as a call
+        ("Array.prototype.includes", ("includes", "array")),  # JavaScript's member path
+        ("Array.prototype.includes()", ("includes", "array")),
+        ("Foo.prototype", None),  # a class's prototype object names no member
         ("os.path", ("path", "os")),
         ("io.rs", None),  # a last part under 3 characters: no name to look for
         ("a.b", None),
@@ -589,6 +593,46 @@ def test_a_qualified_name_is_the_member_of_the_class_it_names(
     assert hits[0]["location"] == f"docs/{location}", [h["location"] for h in hits]
     symbols = [h["location"] for h in hits if "symbols" in h["explain"]["lists"]]
     assert symbols == [f"docs/{location}"], symbols  # not the proxy in a session.py
+
+
+TS_LIB = {
+    "lib/lib.es2016.array.include.d.ts": "interface Array<T> {\n"
+    "    /** Determines whether an array includes a certain element. */\n"
+    "    includes(searchElement: T, fromIndex?: number): boolean;\n}\n\n"
+    + "".join(
+        f"interface {kind}Array {{\n    /** Determines whether a {kind} array includes it. */\n"
+        f"    includes(searchElement: number, fromIndex?: number): boolean;\n}}\n\n"
+        for kind in ("Int8", "Uint8", "Int16", "Uint16", "Float32")
+    ),
+    "lib/typescript.d.ts": "declare namespace ts {\n"
+    "    type CreateProgram<T> = (rootNames: string[]) => T;\n"
+    "    /** Create a new Program from root file names. */\n"
+    "    function createProgram(rootNames: string[]): Program;\n"
+    "    interface Program {\n        getRootFileNames(): string[];\n    }\n}\n",
+}
+
+
+@pytest.mark.parametrize(
+    "text, location",
+    [
+        # MDN's spelling of a method: the member `includes` of `Array`, not the last of
+        # the five typed arrays' (the name defined again in its file, the last first)
+        ("Array.prototype.includes", "lib/lib.es2016.array.include.d.ts:2-3"),
+        ("Array.prototype.includes()", "lib/lib.es2016.array.include.d.ts:2-3"),
+        # a last part typed with a capital is that spelling: the function, not the type
+        ("ts.createProgram()", "lib/typescript.d.ts:3-4"),
+        ("ts.CreateProgram", "lib/typescript.d.ts:2"),
+    ],
+)
+def test_a_qualified_name_as_javascript_writes_it(tmp_index, text: str, location: str) -> None:
+    """On TypeScript's own package "Array.prototype.includes" listed the five typed
+    arrays' `includes` first and `Array`'s not at all, and "ts.createProgram()" the type
+    `ts.CreateProgram` before the function."""
+    tmp_index.write_many(TS_LIB)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search(text, limit=5)
+    assert hits[0]["location"] == f"docs/{location}", [h["location"] for h in hits]
 
 
 def test_of_a_name_defined_again_in_its_file_the_last_comes_first(tmp_index) -> None:

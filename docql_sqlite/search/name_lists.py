@@ -132,6 +132,8 @@ def rows(
         conds.append(cond)
         # The member of the class the part before names (`NAMED_SYMBOL_TIER`).
         member = _member_of_class(names.qualified, col, params)
+        if names.qualified_spelling:  # typed with a capital: that spelling
+            member = f"({member} AND {spelled} = {params.add(names.qualified_spelling)})"
         exact.insert(0, f"WHEN {member} THEN {NAMED_SYMBOL_TIER}")
         exact.append(f"WHEN {cond} THEN 3")
     # "HashMap resize": the member of the class two words name (`QueryNames.members`),

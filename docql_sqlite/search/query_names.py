@@ -67,6 +67,9 @@ class QueryNames(Record, frozen=True):
     # A name the query gives with its kind ("class Session", "function create_engine"):
     # (the name as typed, the symbol kinds the kind word names) (`kind_named`).
     kinded: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The last part of a qualified name, as typed, when it has a capital: that spelling
+    # is the member asked for (`ts.createProgram` is not the type `ts.CreateProgram`).
+    qualified_spelling: str = ""
 
     def weight(self, match: str | None, code: bool = False) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
@@ -141,6 +144,7 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         and _CASED.fullmatch(text)
         and (len(positive) == 1 or search_terms.is_identifier(text) or text in kinded)
     }
+    last = (_qualified_parts(positive[0].text) or [""])[-1] if dotted else ""
     return QueryNames(
         equal,
         list(dict.fromkeys(n for n in contain if len(n) >= 3)),
@@ -151,6 +155,7 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         frozenset(cased),
         member_pairs([t.text for t in positive]),
         tuple(sorted(kinded.items())),
+        last if last != last.lower() else "",
     )
 
 
@@ -314,10 +319,16 @@ def qualified(text: str) -> tuple[str, str] | None:
     """(last part, the part before it), folded, of a query that is one qualified name;
     None for anything else (a sentence mentioning `pkg.Func` keeps its words: matching
     the mention lost the Go set a known item, `SENTENCE_MARKS`)."""
-    text = text.rstrip(SENTENCE_MARKS)
+    parts = _qualified_parts(text)
+    return (fold(parts[-1]), fold(parts[-2])) if parts else None
+
+
+def _qualified_parts(text: str) -> list[str] | None:
+    """The parts of a query that is one qualified name, as typed (`qualified`)."""
+    text = text.rstrip(SENTENCE_MARKS).removesuffix("()")  # `Session.merge()`: a call's
     if not _QUALIFIED.fullmatch(text):
         return None
-    parts = re.split(r"\.|::|/", text)
-    if len(parts[-1]) < 3:
-        return None
-    return fold(parts[-1]), fold(parts[-2])
+    # JavaScript's `Array.prototype.includes` (as MDN and every JS manual write a method)
+    # is the member `includes` of `Array`.
+    parts = [p for p in re.split(r"\.|::|/", text) if p != "prototype"]
+    return parts if len(parts) >= 2 and len(parts[-1]) >= 3 else None
