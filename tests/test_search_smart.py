@@ -732,6 +732,52 @@ def test_a_heading_named_by_the_questions_words_in_another_order(tmp_index) -> N
     assert hits[0]["explain"]["lists"]["headings"]["match"] == "required option"
 
 
+@pytest.mark.parametrize(
+    "verb, forms",
+    [
+        ("add", {"adding"}),
+        ("create", {"creating", "createing"}),  # a form no title holds finds nothing
+        ("set", {"setting", "seting"}),
+        ("stop", {"stopping", "stoping"}),
+        ("tie", {"tying", "tieing"}),
+        ("see", {"seeing"}),
+        ("install", {"installing"}),
+        ("x", set()),  # too short to be a verb
+        ("a2b", set()),
+    ],
+)
+def test_the_ing_forms_of_a_tasks_verb(verb: str, forms: set[str]) -> None:
+    from docql_sqlite.search.query_names import gerunds
+
+    assert gerunds(verb) == forms
+
+
+def test_a_task_names_the_heading_of_its_ing_form(tmp_index) -> None:
+    """python-docx's quickstart answers "how do I add a table" under "Adding a table": the
+    section was not in the first five, behind API pages that hold "table" and "add" more
+    often. A how-to's verb names a heading that opens with its -ing form."""
+    quickstart = (
+        "Quickstart\n==========\n\nOpening a document\n------------------\n\n"
+        "You need a document to work on: ``document = Document()``.\n\n"
+        "Adding a table\n--------------\n\nOne frequently encounters content that "
+        "lends itself to tabular presentation::\n\n"
+        "    table = document.add_table(rows=2, cols=2)\n\n"
+        "Setting a style\n---------------\n\nApply a style by name.\n"
+    )
+    api = "".join(
+        f"WD_TABLE_{kind}\n{'=' * (9 + len(kind))}\n\nSpecifies the {kind.lower()} of a "
+        f"table. Add it to a table or a table row; a table add-in table setting.\n\n"
+        for kind in ("ALIGNMENT", "DIRECTION", "ROW_HEIGHT", "WIDTH", "STYLE")
+    )
+    tmp_index.write_many({"user/quickstart.rst": quickstart, "api/enum/table.rst": api})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("how do I add a table", limit=3, explain=True)
+        assert hits[0]["section"] == "Adding a table", [h["location"] for h in hits]
+        hits = idx.search("how to set a style", limit=3)
+        assert hits[0]["section"] == "Setting a style", [h["location"] for h in hits]
+
+
 def test_an_overload_signature_comes_after_the_function(tmp_index) -> None:
     """SQLAlchemy's `create_engine` is two `@overload` signatures, then the function
     (decorated): "where is create_engine defined" gave the second stub first, its short

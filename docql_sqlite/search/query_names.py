@@ -151,7 +151,7 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         frozenset(strong),
         len(search_terms.positives(terms)),
         qualified(positive[0].text) if len(positive) == 1 else None,
-        phrases(positive),
+        task_phrases(phrases(positive), positive) if task else phrases(positive),
         frozenset(cased),
         member_pairs([t.text for t in positive]),
         tuple(sorted(kinded.items())),
@@ -289,6 +289,44 @@ def phrases(positive: list[search_terms.Term]) -> dict[str, float]:
                 key = " ".join(tokens)
                 out[key] = max(out.get(key, 0.0), share)
     return out
+
+
+def task_phrases(runs: dict[str, float], positive: list[search_terms.Term]) -> dict[str, float]:
+    """A task's runs (`phrases`) and, for each run that opens with the task's verb, the same
+    run opened by the verb's -ing form: a guide titles the section that explains "how do I
+    add a table" "Adding a table" (python-docx's quickstart: not in the first five, behind
+    enum pages that hold "table" and "add" more often). Only the verb a task opens with,
+    only as a heading's first word: the run is still the task's words in its order."""
+    verb = content_words(positive[0].text) if positive else []
+    if len(verb) != 1:
+        return runs
+    out = dict(runs)
+    for key, share in runs.items():
+        first, *rest = key.split()
+        if first == verb[0]:
+            for form in gerunds(first):
+                out.setdefault(" ".join([form, *rest]), share)
+    return out
+
+
+def gerunds(verb: str) -> set[str]:
+    """The -ing forms an English verb may take, by spelling alone: add → adding, create →
+    creating, set → setting (a final consonant doubled after one vowel), tie → tying. A
+    form no title holds finds nothing, so the rules may offer one too many."""
+    if len(verb) < 2 or not verb.isalpha() or not verb.isascii():
+        return set()
+    forms = {verb + "ing"}
+    if verb.endswith("ie"):
+        forms.add(verb[:-2] + "ying")
+    elif verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        forms.add(verb[:-1] + "ing")
+    if _DOUBLED.search(verb):
+        forms.add(verb + verb[-1] + "ing")
+    return forms
+
+
+# One vowel before a final consonant that English doubles before -ing (set, run, stop).
+_DOUBLED = re.compile(r"(?:^|[^aeiou])[aeiou][bdgklmnprtvz]$")
 
 
 def _plain(term: search_terms.Term) -> bool:
