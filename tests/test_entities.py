@@ -117,6 +117,63 @@ def test_inline_code_spans() -> None:
     ]
 
 
+DECLARATION_CASES = [
+    # (code block's language, its code, the declared (name, signature) expected)
+    (
+        None,  # SQLite's C reference: a <pre> of prototypes, each over lines
+        "int sqlite3_prepare_v2(\n  sqlite3 *db,            /* Database handle */\n"
+        "  const char **pzTail     /* OUT: unused portion */\n);\n"
+        "SQLITE_API const char *sqlite3_errmsg(sqlite3*);\n",
+        [
+            ("sqlite3_prepare_v2", "int sqlite3_prepare_v2(sqlite3 *db, const char **pzTail);"),
+            ("sqlite3_errmsg", "SQLITE_API const char *sqlite3_errmsg(sqlite3*);"),
+        ],
+    ),
+    (
+        "c",
+        "napi_status napi_throw(napi_env env, napi_value error);",
+        [
+            ("napi_throw", "napi_status napi_throw(napi_env env, napi_value error);"),
+        ],
+    ),
+    ("c", "void rust_function();", [("rust_function", "void rust_function();")]),
+    ("c", "unsigned int f_x(void) ;", [("f_x", "unsigned int f_x(void);")]),
+    # a definition (an example's), a call, a return, an assignment: no declaration
+    ("c", "int main(int argc, char **argv) {\n  return run(argc);\n}\n", []),
+    (None, "rc = sqlite3_exec(db, sql, 0, 0, 0);\nreturn foo(x);\nawait load(page);\n", []),
+    ("cpp", "HandleScope scope(isolate);\nLocal<Object> obj = Object::New(isolate);\n", []),
+    # SQL reads like declarations
+    (None, "CREATE TABLE t1(a INT, b TEXT);\nINSERT INTO t1 VALUES('a b', 'c d');\n", []),
+    (None, "CALL clean_emp();\n", []),
+    ("python", "int f(int x);\n", []),  # a block in another language: its own
+]
+
+
+@pytest.mark.parametrize("language, code, expected", DECLARATION_CASES)
+def test_declarations_in_code_blocks(
+    language: str | None, code: str, expected: list[tuple[str, str]]
+) -> None:
+    """An API reference shows its C functions' prototypes in a code block above their
+    description (SQLite's C reference, libpq's, N-API's), where no heading names them."""
+    lines = code.count("\n") + 1
+    text = (
+        "# Compiling An SQL Statement\n" + code + ("" if code.endswith("\n") else "\n") + "Prose.\n"
+    )
+    doc = markdown_doc(text, codeblocks=[CodeBlock(language, code.rstrip("\n"), 2, 1 + lines)])
+    found = [(e.name, e.signature) for e in extract_entities(doc) if e.entity_type == "API"]
+    assert found == expected
+
+
+def test_a_declaration_spans_its_lines() -> None:
+    code = "int f(\n  int a,\n  int b\n);\nvoid g(void);"
+    text = "# API\n\n```c\n" + code + "\n```\n"
+    doc = markdown_doc(text, codeblocks=[CodeBlock("c", code, 3, 9)])
+    assert [(e.name, e.line, e.end_line) for e in extract_entities(doc)] == [
+        ("f", 4, 7),
+        ("g", 8, 8),
+    ]
+
+
 DEFINITION_LIST_CASES = [
     pytest.param(
         "Cache\n: A store of values.\n",

@@ -1886,3 +1886,53 @@ def test_a_long_query_is_framed_in_linear_time() -> None:
     for text in ("a" + " " * 100_000 + "b", "x" + " \t" * 50_000 + "vs y", "a vs " * 20_000):
         frames.frame(text)
     assert time.process_time() - started < 1.0
+
+
+def _c_reference_page(title: str, prototypes: str, prose: str) -> str:
+    return (
+        f"<html><head><title>{title}</title></head><body><h2>{title}</h2>"
+        f"<blockquote><pre>\n{prototypes}</pre></blockquote><p>{prose}</p></body></html>"
+    )
+
+
+def test_a_c_function_is_found_where_its_prototype_is_declared(tmp_index) -> None:
+    """SQLite's C reference titles each page by what it does ("Compiling An SQL
+    Statement") and shows the functions' prototypes in a <pre>: "sqlite3_prepare_v2"
+    ranked `set_authorizer.html`'s passage that mentions it first, and
+    "sqlite3_errmsg" a neighbouring function's page. A prototype in a code block is an
+    API entity, and the one entity a look-up names is its answer."""
+    prepare = "".join(
+        f"int sqlite3_prepare{suffix}(\n  sqlite3 *db,            /* Database handle */\n"
+        f"  const char *zSql,       /* SQL statement, UTF-8 encoded */\n"
+        f"  int nByte,              /* Maximum length of zSql in bytes. */\n"
+        f"  sqlite3_stmt **ppStmt,  /* OUT: Statement handle */\n"
+        f"  const char **pzTail     /* OUT: Pointer to unused portion of zSql */\n);\n"
+        for suffix in ("", "_v2", "_v3", "16", "16_v2", "16_v3")
+    )
+    pages = {
+        "c3ref/prepare.html": _c_reference_page(
+            "Compiling An SQL Statement",
+            prepare,
+            "To execute an SQL statement, it must first be compiled into a byte-code "
+            "program. The preferred routine to use is sqlite3_prepare_v2().",
+        ),
+        "c3ref/errcode.html": _c_reference_page(
+            "Error Codes And Messages",
+            "int sqlite3_errcode(sqlite3 *db);\nconst char *sqlite3_errmsg(sqlite3*);\n",
+            "If the most recent sqlite3_* API call failed, these return its error code "
+            "and the English text that describes it.",
+        ),
+    }
+    for n, name in enumerate(("set_authorizer", "unlock_notify", "stmt", "step", "db_handle")):
+        pages[f"c3ref/{name}.html"] = _c_reference_page(
+            f"Interface {n}",
+            f"int sqlite3_{name}(sqlite3_stmt*);\n",
+            f"When sqlite3_prepare_v2() is used, sqlite3_{name} follows; an error's text "
+            "is read with sqlite3_errmsg().",
+        )
+    tmp_index.write_many(pages)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        for name, page in (("sqlite3_prepare_v2", "prepare"), ("sqlite3_errmsg", "errcode")):
+            hits = idx.search(name, limit=3)
+            assert hits[0]["path"] == f"docs/c3ref/{page}.html", [h["location"] for h in hits]

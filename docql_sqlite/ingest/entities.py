@@ -23,7 +23,15 @@ from __future__ import annotations
 
 import re
 
-from docql_sqlite.model import Document, Entity, Heading, Table, count_lines, split_lines
+from docql_sqlite.model import (
+    CodeBlock,
+    Document,
+    Entity,
+    Heading,
+    Table,
+    count_lines,
+    split_lines,
+)
 
 # Bold lead-ins that introduce an admonition, not a defined term.
 ADMONITIONS = frozenset(
@@ -100,6 +108,8 @@ def extract_entities(
         if entity and entity.name not in api_names:
             found.append(entity)
             api_names.add(entity.name)
+    declared = _declarations(document)
+    found += [e for e in declared if e.name not in api_names]
     # One C-speed scan each decides whether the per-line passes are needed at all.
     text = document.text
     definitions = bool(_ANY_DEF_LINE.match(text) or _ANY_DEF_LINE_AFTER_NEWLINE.search(text))
@@ -114,6 +124,116 @@ def extract_entities(
     for table in document.tables:
         found += _glossary_terms(table, lines)
     return _dedupe(found)
+
+
+# Code blocks whose declarations are C's: none named (HTML's <pre>, an indented block) or
+# C's family. A block in another language declares its functions otherwise (or is code
+# the index parses as such).
+_C_BLOCKS = frozenset({"", "c", "h", "cpp", "c++", "cc", "hpp", "cxx", "objc", "objective-c"})
+# A C function's declaration as a block writes it: at a line's start, its type's words
+# (`int`, `const char *`, `SQLITE_API void`), its name, "(", then the parameters, which
+# `_declared` reads to the closing ")" and a ";" (a definition's "{" is an example's).
+_PROTOTYPE = re.compile(
+    r"^[ \t]*(?P<type>(?:[A-Za-z_]\w*[ \t*]+)+\**)(?P<name>[A-Za-z_]\w*)[ \t]*\(", re.M
+)
+# Words a statement opens with that are no type: `return f(x);`, `await f(x);`.
+_NOT_TYPES = frozenset(
+    {
+        *("return", "await", "yield", "throw", "new", "delete", "else", "case", "goto"),
+        *("sizeof", "typeof", "echo", "print", "puts", "if", "while", "for", "switch", "do"),
+        *("not", "and", "or", "in", "of", "let", "var", "def", "fn", "func", "function"),
+        *("typedef", "define", "include", "call", "exec", "assert"),
+    }
+)
+# SQL's statements read like declarations: `CREATE TABLE t1(a INT, b TEXT);`.
+_SQL_WORDS = frozenset(
+    {
+        *("create", "table", "insert", "into", "values", "select", "from", "where", "update"),
+        *("delete", "view", "index", "trigger", "drop", "alter", "virtual", "using", "as"),
+        *("replace", "with", "join", "on", "exists", "unique", "temp", "temporary", "set"),
+    }
+)
+MAX_DECLARATIONS = 64  # per code block: a header's whole listing is no API page's
+
+
+def _declarations(document: Document) -> list[Entity]:
+    """`API` entities of the C functions a prose document's code blocks declare
+    (`int sqlite3_prepare_v2(sqlite3 *db, …);`): an API reference shows its functions'
+    prototypes above their description (SQLite's C reference, a man page's SYNOPSIS,
+    libcurl's), where no heading names them ("Compiling An SQL Statement")."""
+    found: list[Entity] = []
+    lines: list[str] | None = None
+    for block in document.codeblocks:
+        code = block.code
+        if (block.language or "").casefold() not in _C_BLOCKS or ";" not in code or ")" not in code:
+            continue
+        entities = _declared(code)
+        if not entities or len(entities) > MAX_DECLARATIONS:
+            continue
+        lines = split_lines(document.text) if lines is None else lines
+        first = _first_code_line(block, lines)
+        if first is None:
+            continue
+        found += [
+            Entity("API", name, first + start, first + end, signature=signature)
+            for name, start, end, signature in entities
+        ]
+    return found
+
+
+def _declared(code: str) -> list[tuple[str, int, int, str]]:
+    """(name, first line, last line — from 0 in `code` — and the declaration on one line)
+    of each function prototype in `code`."""
+    out = []
+    for match in _PROTOTYPE.finditer(code):
+        words = match["type"].replace("*", " ").split()
+        if not words or words[0].casefold() in _NOT_TYPES or match["name"] in _NOT_TYPES:
+            continue
+        if not _SQL_WORDS.isdisjoint(w.casefold() for w in words):
+            continue  # `CREATE TABLE t1(a INT, b TEXT);`
+        depth, at = 1, match.end()
+        while at < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[at], 0)
+            at += 1
+        if depth or not _END.match(code, at):
+            continue
+        if not _typed_parameters(code[match.end() : at - 1]):
+            continue  # C++'s `HandleScope scope(isolate);` makes an object
+        start = code.count("\n", 0, match.start("type"))
+        end = code.count("\n", 0, at)
+        signature = _C_COMMENT.sub("", code[match.start("type") : at])
+        signature = re.sub(r"\s+", " ", signature).replace("( ", "(").replace(" )", ")")
+        out.append((match["name"], start, end, signature.replace(" ,", ",") + ";"))
+    return out
+
+
+def _typed_parameters(parameters: str) -> bool:
+    """Whether a parameter list is a declaration's: each parameter a type and a name, a
+    pointer or reference, `void` or `...` (`sqlite3 *db`, `sqlite3*`, `void`), or none;
+    not a call's values (`isolate`, `0`, `"x"`)."""
+    parameters = _C_COMMENT.sub("", parameters).strip()
+    if not parameters:
+        return True
+    if "'" in parameters or '"' in parameters:
+        return False  # a value: no declaration holds a string
+    return all(
+        " " in p or "*" in p or "&" in p or p in ("void", "...")
+        for p in (part.strip() for part in parameters.split(","))
+    )
+
+
+_END = re.compile(r"[ \t]*;")
+_C_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def _first_code_line(block: CodeBlock, lines: list[str]) -> int | None:
+    """The document line (from 1) of `block`'s first line of code: after a Markdown fence,
+    at a <pre>'s first line; None when the text does not hold it there."""
+    head = block.code.split("\n", 1)[0].rstrip()
+    for number in range(block.line, min(block.end_line, len(lines)) + 1):
+        if lines[number - 1].rstrip() == head:
+            return number
+    return None
 
 
 def term_entity(name: str, definition: str | None, line: int, end_line: int) -> Entity | None:

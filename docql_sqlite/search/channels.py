@@ -452,7 +452,7 @@ def name_lists(
             # weight: at the entities list's it stayed 10th behind passages that hold
             # "ssh" and "L" anywhere.
             lift = lexical * opts.weight("symbols", WEIGHTS["symbols"]) / weight
-            rows = [dict(r, _weight=lift) if r.get("_pair") else r for r in rows]
+            rows = [dict(r, _weight=lift * r["_weight"]) if r.get("_pair") else r for r in rows]
         lists.append(fusion.Ranked(which_list.name, weight, rows))
     return lists
 

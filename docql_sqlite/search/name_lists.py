@@ -187,18 +187,19 @@ def rows(
         stem = dialect.ascii_lower(f"substr(d.name, 1, {dot} - 1)")
         listed = ", ".join(params.add(w) for w in stems)
         own = f"CASE WHEN {stem} IN ({listed}) AND {stem} != {col} THEN 1 ELSE 0 END"
+    kind = f"{alias}.entity_type" if table == "entities" else "NULL"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
   SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {spelled} AS name, {tier} AS tier,
-  d.path AS path, {repeats} AS repeats, {pair} AS pair, {own} AS own
+  d.path AS path, {repeats} AS repeats, {pair} AS pair, {own} AS own, {kind} AS kind
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
   ORDER BY tier DESC, pair DESC, own DESC, repeats, length({col}), {dialect.sort_key("d.path")},
   {alias}.line
   LIMIT {int(depth)})
 SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair,
-  n.own AS _own
+  n.own AS _own, n.kind AS _kind
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
@@ -222,8 +223,14 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
             out.append(dict(r, _weight=1.0, _pair=1))
         elif r["_tier"] >= 4 and table == "entities" and unique.get(r["_match"]) == 1:
             # the one entity a name so written names (Vim's `:s`, `'tabstop'`: `:help`
-            # jumps there) answers the query as a class's member both words name does
-            out.append(dict(r, _weight=1.0, _pair=1))
+            # jumps there) answers the query as a class's member both words name does;
+            # an API a query of that one name names (SQLite's `sqlite3_prepare_v2`, whose
+            # reference page shows its prototype) is the look-up's answer, as the member
+            # a qualified query names. Not a term: SQLite's 2.x page's list of result
+            # codes is no better than the current page's section "(5) SQLITE_BUSY"; nor
+            # one name of several ("fs.watch caveats" asks for the caveats).
+            weight = NAMED_SYMBOL_WEIGHT if r["_kind"] == "API" and names.words == 1 else 1.0
+            out.append(dict(r, _weight=weight, _pair=1))
         elif share is None:
             out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
