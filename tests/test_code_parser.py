@@ -800,6 +800,8 @@ def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
         (".hxx", "cpp"),
         ("py", "python"),
         (".PY", "python"),
+        (".vue", "javascript"),  # a component: TypeScript when its <script lang="ts">
+        (".svelte", "javascript"),
         (".md", None),
         ("", None),
     ],
@@ -1727,3 +1729,106 @@ def test_bash_and_lua_symbols_docs_and_imports() -> None:
     assert [(i.module, i.alias) for i in lua.imports] == [("pl.utils", "utils")]
     strip = next(s for s in lua.symbols if s.name == "strip")
     assert strip.signature == "M.strip = function(s)"
+
+
+# -- single-file components: a Vue or Svelte file's <script> blocks are its code -----------
+VUE_COMPONENT = """<template>
+  <button :class="cx('root')" @click="onClick($event)" v-if="visible">
+    {{ label }}
+  </button>
+</template>
+
+<script lang="ts">
+import { defineComponent } from 'vue';
+import BaseButton from './BaseButton.vue';
+
+export default defineComponent({
+    name: 'Button',
+    extends: BaseButton,
+    methods: {
+        onClick(event: MouseEvent): void {
+            this.track(event);
+        },
+        track(event: MouseEvent): void {}
+    },
+    computed: {
+        visible(): boolean {
+            return !this.hidden;
+        }
+    }
+});
+</script>
+
+<style scoped>
+.p-button { display: inline-flex; }
+</style>
+"""
+
+SVELTE_COMPONENT = """<script>
+  export let name = 'world';
+  function greet(who) {
+    return `Hello ${who}`;
+  }
+</script>
+
+{#if name}
+  <h1>{greet(name)}!</h1>
+{:else}
+  <p>Nobody.</p>
+{/if}
+"""
+
+
+def test_a_vue_component_is_parsed_in_its_script() -> None:
+    """primevue ships its components as `.vue` files, which were text: no symbol, no
+    reference. Its <script lang="ts"> is TypeScript at its own lines; the template and
+    the style are no code to the parser (no syntax warning), and stay in the text."""
+    document = parse(_source(VUE_COMPONENT.encode(), "src/button/Button.vue"))
+    assert document.format == "code" and document.language == "typescript"
+    assert document.text == VUE_COMPONENT
+    assert not document.warnings
+    assert [(s.kind, s.name, s.line, s.end_line) for s in document.symbols] == [
+        ("method", "onClick", 15, 17),
+        ("method", "track", 18, 18),
+        ("method", "visible", 21, 23),
+    ]
+    calls = [(r.name, r.line, r.column, r.caller) for r in document.references if r.kind == "call"]
+    assert ("track", 16, 18, "onClick") in calls, calls  # the script's own lines and columns
+    assert not any(name == "cx" for name, *_ in calls)  # the template's expressions are text
+
+
+def test_a_svelte_component_is_parsed_in_its_script() -> None:
+    document = parse(_source(SVELTE_COMPONENT.encode(), "src/Hello.svelte"))
+    assert document.language == "javascript" and not document.warnings
+    assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("greet", 3, 5)]
+    assert "{#if name}" in document.text
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a module's default export: its methods and its groups' methods
+        ("export default {\n  mounted() {},\n  methods: { go() {} }\n};\n", ["mounted", "go"]),
+        # any other object literal's methods are no symbols (a config, an argument)
+        ("const config = {\n  build() {}\n};\nsetup({ run() {} });\n", []),
+    ],
+)
+def test_the_methods_of_a_default_export(text: str, expected: list[str]) -> None:
+    for path in ("src/m.js", "src/m.ts"):
+        document = parse(_source(text.encode(), path))
+        assert [s.name for s in document.symbols] == expected, path
+
+
+def test_a_component_is_indexed_as_code(tmp_path: Path) -> None:
+    """Indexed, a Vue component answers code questions: its methods' callers, its
+    template's words by search."""
+    import docql_sqlite
+
+    (tmp_path / "Button.vue").write_text(VUE_COMPONENT)
+    db = tmp_path / "x.db"
+    docql_sqlite.index(db, [str(tmp_path)])
+    with docql_sqlite.open(db) as index:
+        assert index.query('$.files[?(@.name == "Button.vue")].format') == ["code"]
+        assert index.query('$.code.callers("track").caller') == ["onClick"]
+        hit = index.search("p-button inline-flex", limit=1)[0]
+        assert hit["line"] <= 29 <= hit["end_line"]  # the style's line: text of the file

@@ -44,7 +44,12 @@ from docql_sqlite.ingest.code_symbols import (
     query_matches,
 )
 from docql_sqlite.ingest.code_text import first_sentence, is_macro_scope, is_macro_word
-from docql_sqlite.ingest.grammars import GrammarUnavailable, get_parser, language_for_extension
+from docql_sqlite.ingest.grammars import (
+    COMPONENT_EXTENSIONS,
+    GrammarUnavailable,
+    get_parser,
+    language_for_extension,
+)
 from docql_sqlite.ingest.read import decode_text
 from docql_sqlite.ingest.shebang import script_language
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
@@ -130,6 +135,9 @@ def parse(source: Source) -> Document:
     if language is None:
         raise IngestError(f"no grammar for the file extension of '{name}'", source.path)
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
+    component = posixpath.splitext(name)[1].lower() in COMPONENT_EXTENSIONS
+    if component:
+        language = component_language(text)
     if language == "c" and name.endswith(".h"):
         if "@" in text and _OBJC_SIGNS.search(text):
             language = "objc"  # (its C parse was an ERROR at every `@interface`)
@@ -144,7 +152,7 @@ def parse(source: Source) -> Document:
         other = "objcpp" if name.endswith(".mm") else "matlab"
         return Document(format="code", text=text, title=name, language=other, warnings=warnings)
     try:
-        document = parse_code_text(text, source.path, language)
+        document = parse_code_text(text, source.path, language, component=component)
     except GrammarUnavailable:
         # The run says so once (`grammars.unavailable_reason`); no warning per file.
         document = Document(format="code", text=text, title=name or source.path, language=language)
@@ -152,8 +160,9 @@ def parse(source: Source) -> Document:
     return document
 
 
-def parse_code_text(text: str, path: str, language: str) -> Document:
-    """Parse already-decoded source text; `path` gives the title (its file name).
+def parse_code_text(text: str, path: str, language: str, component: bool = False) -> Document:
+    """Parse already-decoded source text; `path` gives the title (its file name); a
+    `component` (Vue's, Svelte's) is parsed in its <script> blocks (`component_script`).
 
     Python's cyclic garbage collector is paused meanwhile: the query's matches (a dict,
     lists and nodes each) and the references are many short-lived containers, and each
@@ -164,18 +173,21 @@ def parse_code_text(text: str, path: str, language: str) -> Document:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse_code_text(text, path, language)
+        return _parse_code_text(text, path, language, component)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _parse_code_text(text: str, path: str, language: str) -> Document:
+def _parse_code_text(text: str, path: str, language: str, component: bool = False) -> Document:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     src = text.encode("utf-8", "replace")  # lone surrogates cannot reach tree-sitter
     line_count = count_lines(text)
     parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
     original = src
+    if component:
+        src = component_script(src)  # the same offsets: names are read from what it parsed
+        original = src
     if language in _PREPROCESSED:
         # names, signatures and references are read from what the parser was given: the
         # tree's offsets are that text's (the document keeps the file's own text)
@@ -211,6 +223,30 @@ def _parse_code_text(text: str, path: str, language: str) -> Document:
         if lines is not None:
             document.warnings.append(_syntax_warning(lines))
     return document
+
+
+# A component's script blocks (`<script>`, `<script setup lang="ts">`, Svelte's
+# `<script context="module">`), their opening tag and body.
+_SCRIPT_BLOCK = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+_SCRIPT_OPEN = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
+_TYPESCRIPT_LANG = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
+
+
+def component_language(text: str) -> str:
+    """The language of a component's scripts: TypeScript when a <script> says so by its
+    `lang`, else JavaScript (both frameworks' default)."""
+    ts = any(_TYPESCRIPT_LANG.search(tag) for tag in _SCRIPT_OPEN.findall(text))
+    return "typescript" if ts else "javascript"
+
+
+def component_script(src: bytes) -> bytes:
+    """`src` with everything but its <script> blocks' bodies turned into spaces, byte for
+    byte and newlines kept: the parser reads the component's code at its own lines and
+    columns, and its template (markup, `{{ … }}`, `v-if`) is no code to it."""
+    out = bytearray(_NOT_NEWLINE.sub(b" ", src))
+    for block in _SCRIPT_BLOCK.finditer(src):
+        out[block.start(2) : block.end(2)] = block.group(2)
+    return bytes(out)
 
 
 def _as_the_parser_reads(src: bytes, language: str) -> bytes:

@@ -115,6 +115,14 @@ for _name, _extensions in [(n, g.extensions) for n, g in LANGUAGES.items()] + li
         _BY_EXTENSION[_ext] = _name
 
 
+# Single-file components (Vue's, Svelte's): code whose <script> blocks are JavaScript, or
+# TypeScript by their `lang` (`code.component_script`); the rest of the file (its
+# template, its style) is text of the document around them.
+COMPONENT_EXTENSIONS = (".vue", ".svelte")
+for _ext in COMPONENT_EXTENSIONS:
+    _BY_EXTENSION[_ext] = "javascript"
+
+
 def language_for_extension(ext: str) -> str | None:
     """The language name for a file extension (`".py"`, `"py"`, `".PY"`), or None."""
     ext = ext.lower()

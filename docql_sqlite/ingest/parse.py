@@ -158,11 +158,13 @@ from .sections import bounded_title, build_sections
 # html 10: an element of class `nosearch` (SQLite's and Fossil's site header) is chrome.
 # markdown 6, rst 7, html 11, docx 4 and the others' 3: a C function's prototype in a
 # code block (`int sqlite3_prepare_v2(sqlite3 *db, …);`) is an `API` entity
-# (`entities._declarations`).
+# (`entities._declarations`). code 38: the methods of a JavaScript or TypeScript module's
+# default export (a Vue component's options) are symbols; text 8: a Vue or Svelte
+# component is code, parsed in its <script> blocks (`code.component_script`).
 CONTENT_RULES: dict[str, int] = {
-    "code": 37,
+    "code": 38,
     "markdown": 6,
-    "text": 7,
+    "text": 8,
     "rst": 7,
     "html": 11,
     "pdf": 3,

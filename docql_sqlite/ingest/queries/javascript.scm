@@ -1,6 +1,7 @@
 ; Code symbols for JavaScript (and JSX). Capture conventions: see code_symbols.py.
 ; A method named `constructor` becomes a constructor in code. Functions assigned to a
-; variable are symbols named after the variable; object-literal methods are not.
+; variable are symbols named after the variable; object-literal methods are not, but
+; those of a module's default export (see the end).
 ; Functions assigned to members (CommonJS and prototype style) are symbols: see the end.
 
 (class_declaration
@@ -138,3 +139,34 @@
         (generator_function body: (_) @body)
       ])
     (#not-eq? @receiver "module")) @definition.method)
+
+; A module's default export that is an object literal (a Vue component's options, also
+; inside `defineComponent({…})`): its methods, and those of its groups (`methods`,
+; `computed`, `watch`), are the module's methods — other object literals' are not.
+(export_statement
+  value: [
+    (object
+      (method_definition
+        name: (_) @name
+        body: (statement_block) @body) @definition.method)
+    (object
+      (pair
+        value: (object
+          (method_definition
+            name: (_) @name
+            body: (statement_block) @body) @definition.method)))
+    (call_expression
+      arguments: (arguments
+        (object
+          (method_definition
+            name: (_) @name
+            body: (statement_block) @body) @definition.method)))
+    (call_expression
+      arguments: (arguments
+        (object
+          (pair
+            value: (object
+              (method_definition
+                name: (_) @name
+                body: (statement_block) @body) @definition.method)))))
+  ])

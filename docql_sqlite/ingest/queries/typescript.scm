@@ -93,3 +93,34 @@
 
 (enum_body
   (property_identifier) @name @definition.enum_member)
+
+; A module's default export that is an object literal (a Vue component's options, also
+; inside `defineComponent({…})`): its methods, and those of its groups (`methods`,
+; `computed`, `watch`), are the module's methods — other object literals' are not.
+(export_statement
+  value: [
+    (object
+      (method_definition
+        name: (_) @name
+        body: (statement_block) @body) @definition.method)
+    (object
+      (pair
+        value: (object
+          (method_definition
+            name: (_) @name
+            body: (statement_block) @body) @definition.method)))
+    (call_expression
+      arguments: (arguments
+        (object
+          (method_definition
+            name: (_) @name
+            body: (statement_block) @body) @definition.method)))
+    (call_expression
+      arguments: (arguments
+        (object
+          (pair
+            value: (object
+              (method_definition
+                name: (_) @name
+                body: (statement_block) @body) @definition.method)))))
+  ])
