@@ -101,6 +101,11 @@ def _link_line(line: str) -> bool:
         after = words[words.index(ARROW) + 1 :]
         if after and all(_PAGE_LINK.fullmatch(w) or _ANCHOR.fullmatch(w) for w in after):
             return True
+        # an index entry's several pages: "TLS, Secure TCP/IP Connections with SSL →
+        # ssl-tcp.html, SSL Support → libpq-ssl.html"
+        targets = [words[i + 1].rstrip(",") for i, w in enumerate(words[:-1]) if w == ARROW]
+        if words[-1] in targets and all(_PAGE_LINK.fullmatch(t) for t in targets):
+            return True
     links = sum(1 for word in words if _PAGE_LINK.fullmatch(word))
     return links > 0 and len(words) - links <= LINK_LINE_WORDS
 
@@ -140,6 +145,11 @@ def pointer_page(content: str) -> bool:
         return False
     lines = [line for line in content.splitlines() if line.strip()]
     pointers = sum(1 for line in lines if pointer(line))
+    if pointer is _link_line and pointers == len(lines) and ARROW in content:
+        # a directory's last lines, cut off by a chunk's size (PostgreSQL's back-of-book
+        # index: "with libpq, Parameter Key Words → libpq-connect.html#…" and one more
+        # line before the next letter ranked first for "how do I connect with libpq")
+        return True
     return pointers >= MIN_LEADER_LINES and pointers > LEADER_SHARE * len(lines)
 
 

@@ -143,6 +143,16 @@ INDEX_PAGE = (
             "\nc3ref/busy_handler.html → {busy handler} {busy-handler callback} sqlite3_busy\n",
             True,
         ),
+        # a back-of-book index's entry with several pages, and a directory's last two
+        # lines (cut off by a chunk's size), as `ingest/html.py` renders them
+        (
+            "TLS, Secure TCP/IP Connections with SSL → ssl-tcp.html, SSL Support → "
+            "libpq-ssl.html\nGUID, UUID Type → datatype-uuid.html\n",
+            True,
+        ),
+        ("with libpq, Parameter Key Words → libpq-connect.html#LIBPQ-PARAMKEYWORDS\n", True),
+        # an arrow in prose points nowhere
+        ("Click File → Save to keep the page.\nThen close it → done.\n", False),
         # pages named in prose, and HTML's own links, are passages
         (
             "WAL is described in wal.html, and its file format in fileformat.html, which a "

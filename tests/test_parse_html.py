@@ -755,6 +755,53 @@ def test_a_docbook_table_of_contents_is_a_directory() -> None:
     assert not any("→" in line for line in short.text.split("\n"))
 
 
+def test_a_back_of_book_index_is_a_directory() -> None:
+    """DocBook's `bookindex.html` lists each term and the sections about it as a `<dl>`
+    of "term, <a>section</a>" entries (3,056 on PostgreSQL's): its lines held every
+    term's words, and the page came second for "PQgetvalue", "PQexec", "lo_import"."""
+    from docql_sqlite.passage_text import no_passage
+
+    entries = "".join(
+        f'<dt>PQfunc{i}, <a class="indexterm" href="libpq-exec.html#F{i}">Retrieving '
+        f"Results</a></dt>"
+        for i in range(24)
+    )
+    entries += (
+        "<dt>SSL</dt><dd><dl><dt>with libpq, "
+        '<a class="indexterm" href="libpq-connect.html">Parameter Key Words</a>, '
+        '<a class="indexterm" href="libpq-ssl.html">SSL Support</a></dt></dl></dd>'
+    )
+    page = f'<html><body><h2>P</h2><div class="indexdiv"><dl>{entries}</dl></div></body></html>'
+    lines = parse_html(page, "bookindex.html").text.split("\n")
+    assert "PQfunc3, Retrieving Results → libpq-exec.html#F3" in lines
+    assert (
+        "with libpq, Parameter Key Words → libpq-connect.html, SSL Support → libpq-ssl.html"
+        in lines
+    )
+    assert no_passage("\n".join(lines[2:]) + "\n")
+    # a glossary whose definitions name a page stays a glossary
+    glossary = "".join(
+        f'<dt>Term {i}, see <a href="t{i}.html">the page</a> for more</dt>' for i in range(24)
+    )
+    kept = parse_html(f"<html><body><dl>{glossary}</dl></body></html>", "g.html")
+    assert not any("→" in line for line in kept.text.split("\n"))
+
+
+def test_an_admonitions_title_opens_no_section() -> None:
+    """DocBook labels its boxes with headings (`<div class="warning"><h3
+    class="title">Warning</h3>`): PostgreSQL's libpq-connect.html put `PQconnectdb`'s
+    description, after a warning box, under a section "Warning"."""
+    page = (
+        '<html><body><div class="sect1"><h2 class="title">34.1. Connection Control</h2>'
+        "<p>PQconnectdbParams makes a new connection.</p>"
+        '<div class="warning"><h3 class="title">Warning</h3><p>Mind the search path.</p></div>'
+        "<p>PQconnectdb makes a new connection from a string.</p></div></body></html>"
+    )
+    doc = parse_html(page, "libpq-connect.html")
+    assert [h.title for h in doc.headings] == ["34.1. Connection Control"]
+    assert "Warning" in doc.text.split("\n")  # the label stays text of the box
+
+
 def test_doxygen_member_titles_lose_their_permalink_mark() -> None:
     """Doxygen opens each member's title with a permalink `◆` (lmdb-doc: "◆ mdb_txn_begin()"
     matched no query for `mdb_txn_begin` as equal, and `MDB_TXN_BEGIN_FLAGS` ranked first)."""

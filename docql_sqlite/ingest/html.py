@@ -591,28 +591,63 @@ def _item_text(item: Element) -> str:
     return _collapse("".join(parts))
 
 
-def _pointer_link(item: Element) -> Element | None:
-    """The link that is all of a list item's (or a directory `<dl>`'s term's) own text, if
-    it is one relative link."""
+def _pointer_links(item: Element) -> list[Element]:
+    """The links that are all of a list item's (or a directory `<dl>`'s term's) own text:
+    one relative link alone, or a back-of-book index's entry, a term then its relative
+    links after commas (DocBook's `bookindex.html`: "PQgetvalue, Retrieving Query Result
+    Information"); else []."""
     links = [a for a in _descendants(item, "a") if a.get("href") and _nearest(a, item.tag) is item]
-    if len(links) != 1:
-        return None
-    href = str(links[0].get("href")).strip()
-    if not href or ":" in href.split("/", 1)[0] or any(c.isspace() for c in href):
-        return None  # http:, mailto:, javascript: …: not a page of these docs
+    if not links or not all(_relative(a) for a in links):
+        return []
     text = _item_text(item)
-    return links[0] if text and _collapse(_text(links[0])) == text else None
+    if not text:
+        return []
+    shown = ", ".join(_collapse(_text(a)) for a in links)
+    if len(links) == 1 and shown == text:
+        return links
+    term = text[: -len(shown) - 2] if text.endswith(", " + shown) else ""
+    return links if 0 < len(term) <= MAX_INDEX_TERM and not term.endswith(",") else []
+
+
+MAX_INDEX_TERM = 100  # characters of a back-of-book index entry's term
+
+
+def _relative(link: Element) -> bool:
+    """Whether a link points to a page of these docs (not http:, mailto:, javascript:)."""
+    href = str(link.get("href")).strip()
+    return bool(href) and ":" not in href.split("/", 1)[0] and not any(c.isspace() for c in href)
 
 
 def _directory_links(lst: Element) -> list[Element]:
     """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []: its
-    items, or a `<dl>`'s terms (DocBook's tables of contents)."""
+    items, or a `<dl>`'s terms (DocBook's tables of contents and back-of-book index)."""
     items = [li for li in _descendants(lst, "dt" if lst.tag == "dl" else "li") if not _hidden(li)]
     if len(items) < DIRECTORY_ITEMS:
         return []
     with_text = [li for li in items if _item_text(li)]
-    links = [a for a in map(_pointer_link, with_text) if a is not None]
-    return links if len(links) >= DIRECTORY_SHARE * len(with_text) else []
+    pointed = [links for links in map(_pointer_links, with_text) if links]
+    if len(pointed) < DIRECTORY_SHARE * len(with_text):
+        return []
+    return [link for links in pointed for link in links]
+
+
+# DocBook's admonitions (`<div class="note"><h3 class="title">Note</h3>`): PostgreSQL's
+# manual has 456, git's user manual and the Debian Administrator's Handbook theirs.
+_ADMONITIONS = frozenset({"note", "warning", "tip", "caution", "important"})
+
+
+def _admonition_title(heading: Element) -> bool:
+    """Whether a heading is the label of an admonition box, which opens no section: the
+    text after the box belongs to the section around it (PostgreSQL's libpq-connect.html
+    had `PQconnectdb`'s description under a "Warning" section, and a search named
+    "Note" or "Tip" as the section of many answers)."""
+    parent = heading.getparent()
+    return (
+        parent is not None
+        and parent.tag == "div"
+        and "title" in _classes(heading)
+        and not _ADMONITIONS.isdisjoint(_classes(parent))
+    )
 
 
 class _Renderer:
@@ -699,6 +734,10 @@ class _Renderer:
         elif name == "a" and tag in self.pointers:
             self.render(tag)
             self.inline.append(f" → {str(tag.get('href')).strip()}")
+        elif name in _HEADINGS and _admonition_title(tag):
+            self.blank()  # a box's label, not a section: the text after the box is not its
+            self.render(tag)
+            self.blank()
         elif name in _HEADINGS:
             self.visible_level = int(name[1])
             self.heading(tag, self.visible_level)
