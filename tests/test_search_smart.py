@@ -1936,3 +1936,42 @@ def test_a_c_function_is_found_where_its_prototype_is_declared(tmp_index) -> Non
         for name, page in (("sqlite3_prepare_v2", "prepare"), ("sqlite3_errmsg", "errcode")):
             hits = idx.search(name, limit=3)
             assert hits[0]["path"] == f"docs/c3ref/{page}.html", [h["location"] for h in hits]
+
+
+def test_a_books_section_in_its_pdf_and_its_html_is_shown_once(tmp_index) -> None:
+    """The Debian Reference ships as chapter pages (`ch01.en.html`) and as one PDF of the
+    whole book: "how do I change the default editor" showed the PDF's page and the
+    HTML's section "1.4.7. Setting a default text editor" first and second. A section of
+    the same title (its printed number aside) holding most of the same words, in a PDF
+    and in another format, is one answer shown once; a section of that title over other
+    words stays."""
+    from test_parse_pdf import make_pdf
+
+    text = (
+        "The default text editor is chosen with update-alternatives; set EDITOR in your "
+        "shell's profile to override it for your own account."
+    )
+    words = text.split()
+    pdf_lines = ["Setting a default text editor"] + [
+        " ".join(words[i : i + 8]) for i in range(0, len(words), 8)
+    ]
+    other = ["Unix text tools", "Many editors are packaged: vim, nano and emacs."]
+    outline = [(0, "Unix text tools", 0), (0, "Setting a default text editor", 1)]
+    tmp_index.write("book.en.pdf", make_pdf([other, pdf_lines], outline))
+    tmp_index.write_many(
+        {
+            "ch01.en.html": "<html><body><h2>1.4.6. Unix text tools</h2><p>Many editors are "
+            f"packaged.</p><h2>1.4.7. Setting a default text editor</h2><p>{text}</p>"
+            "</body></html>",
+            # the same title over other text: another section
+            "ch09.en.html": "<html><body><h2>9.4.1. Setting a default text editor</h2><p>"
+            "The text editor a user picked with select-editor is kept in ~/.selected_editor "
+            "and read by sensible-editor.</p></body></html>",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("how do I set the default text editor", limit=5, explain=True)
+    paths = [h["path"].removeprefix("docs/") for h in hits]
+    assert len({"book.en.pdf", "ch01.en.html"} & set(paths)) == 1, paths
+    assert "ch09.en.html" in paths, paths

@@ -18,7 +18,7 @@ from ..path_kinds import is_generated, is_legal, is_release_notes, is_test
 from ..records import Record, field
 from ..text import fold
 from . import terms as search_terms
-from .query_names import QueryNames
+from .query_names import TITLE_NUMBER, QueryNames
 from .sqlbuild import RRF_K
 
 # Small next to one RRF rank step at the top (100 x (1/61 - 1/62) ≈ 0.026 … 1.6 for rank 1):
@@ -428,6 +428,7 @@ def distinct(
     `forms/fields.txt` share a class's section and most of its words)."""
     seen: dict[tuple[str, int, int, int | None], Fused] = {}
     by_section: dict[tuple[str, str], list[Fused]] = {}
+    by_title: dict[str, list[Fused]] = {}  # a book's section in a PDF, by its title alone
     words: dict[int, frozenset[str]] = {}  # by chunk, read only for a possible twin
     code: frozenset[int] | None = None
     kept: list[tuple[float, Fused]] = []
@@ -436,14 +437,21 @@ def distinct(
         key = (row["content"], row["line"], row["end_line"], row.get("page"))
         first = seen.get(key)
         section = _page_section(row) if code_of is not None else None
-        if first is None and section is not None and section in by_section and code_of:
+        title = _book_title(section)
+        candidates = by_section.get(section, []) if section is not None else []
+        if title is not None and title in by_title:
+            # the same section of the book printed as a PDF (Debian Reference's
+            # `debian-reference.en.pdf` and its `ch01.en.html`): only PDF against another format
+            pdf = _is_pdf(row["_path"])
+            candidates = candidates + [k for k in by_title[title] if _is_pdf(k.row["_path"]) != pdf]
+        if first is None and candidates and code_of:
             if code is None:
                 code = code_of({e.row["_doc"] for _, e in scored})
             if row["_doc"] not in code:
                 first = next(
                     (
                         k
-                        for k in by_section[section]
+                        for k in candidates
                         if k.row["_doc"] not in code and _twin(k.row, row, words)
                     ),
                     None,
@@ -452,6 +460,8 @@ def distinct(
             seen[key] = entry
             if section is not None:
                 by_section.setdefault(section, []).append(entry)
+            if title is not None:
+                by_title.setdefault(title, []).append(entry)
             kept.append((score, entry))
         else:
             first.row.setdefault("_copies", []).append(row["location"])
@@ -475,6 +485,24 @@ def _page_section(row: dict[str, Any]) -> tuple[str, str] | None:
         return None
     name = row["_path"].rsplit("/", 1)[-1].split(".", 1)[0]
     return name, fold(str(title)).translate(_QUOTES)
+
+
+def _book_title(section: tuple[str, str] | None) -> str | None:
+    """A section's title without the number it prints ("1.4.7. Setting a default text
+    editor" in a chapter's HTML, "Setting a default text editor" in the PDF's outline),
+    for a book's section in a PDF and in another format; None for short titles, which
+    many sections share ("Note", "Examples")."""
+    if section is None:
+        return None
+    title = TITLE_NUMBER.sub("", section[1], count=1).strip()
+    return title if len(title.split()) >= MIN_BOOK_TITLE_WORDS else None
+
+
+MIN_BOOK_TITLE_WORDS = 3
+
+
+def _is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
 
 
 def _twin(kept: dict[str, Any], row: dict[str, Any], words: dict[int, frozenset[str]]) -> bool:
