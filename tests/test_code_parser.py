@@ -1794,7 +1794,35 @@ def test_a_vue_component_is_parsed_in_its_script() -> None:
     ]
     calls = [(r.name, r.line, r.column, r.caller) for r in document.references if r.kind == "call"]
     assert ("track", 16, 18, "onClick") in calls, calls  # the script's own lines and columns
-    assert not any(name == "cx" for name, *_ in calls)  # the template's expressions are text
+    # the template's expressions are code too, at their own lines and columns
+    assert ("cx", 2, 19, None) in calls and ("onClick", 2, 39, None) in calls, calls
+
+
+@pytest.mark.parametrize(
+    "template, calls",
+    [
+        # a handler named alone is a call of it (at its opening quote: the name moves
+        # one byte left to make room for the call's parentheses)
+        ('<b @click="save">x</b>', [("save", 13)]),
+        ('<b v-on:click="save(1)">x</b>', [("save", 18)]),
+        (
+            '<li v-for="(item, i) in visible(items)">{{ label(item) }}</li>',
+            [("visible", 27), ("label", 46)],
+        ),
+        ('<b v-if="ok()" :title="t(\'k\')">x</b>', [("ok", 12), ("t", 26)]),
+        ('<b @click="a(); b()">x</b>', []),  # two statements: left out
+        # an expression the parser cannot read: the scripts alone, without a warning
+        ('<b :class="{ a: b c }" @click="save">x</b>', []),
+    ],
+)
+def test_a_vue_templates_expressions_are_references(template: str, calls: list) -> None:
+    text = f"<template>\n  {template}\n</template>\n<script>\nexport default {{\n  methods: {{\n"
+    text += "    save() { return 1; }\n  }\n};\n</script>\n"
+    document = parse(_source(text.encode(), "src/A.vue"))
+    assert not document.warnings
+    assert [s.name for s in document.symbols] == ["save"]
+    found = [(r.name, r.column) for r in document.references if r.kind == "call" and r.line == 2]
+    assert found == calls
 
 
 def test_a_svelte_component_is_parsed_in_its_script() -> None:

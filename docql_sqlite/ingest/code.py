@@ -44,6 +44,7 @@ from docql_sqlite.ingest.code_symbols import (
     query_matches,
 )
 from docql_sqlite.ingest.code_text import first_sentence, is_macro_scope, is_macro_word
+from docql_sqlite.ingest.components import component_language, component_script
 from docql_sqlite.ingest.grammars import (
     COMPONENT_EXTENSIONS,
     GrammarUnavailable,
@@ -185,15 +186,22 @@ def _parse_code_text(text: str, path: str, language: str, component: bool = Fals
     line_count = count_lines(text)
     parser = get_parser(language)  # GrammarUnavailable: the caller falls back to plain text
     original = src
+    raw = src
     if component:
-        src = component_script(src)  # the same offsets: names are read from what it parsed
-        original = src
+        # the same offsets: names are read from what it parsed (`components.py`)
+        src = original = component_script(raw, path)
     if language in _PREPROCESSED:
         # names, signatures and references are read from what the parser was given: the
         # tree's offsets are that text's (the document keeps the file's own text)
         src = _as_the_parser_reads(src, language)
     try:
         tree = parser.parse(src)
+        if component and tree.root_node.has_error:
+            # a template expression the parser reads otherwise: the scripts alone
+            script_only = component_script(raw, path, template=False)
+            if script_only != src:
+                src = original = script_only
+                tree = parser.parse(src)
     except Exception as exc:  # tree-sitter only fails here on resource limits
         raise IngestError(f"tree-sitter could not parse the file: {exc}", path) from exc
     outline: list[Outlined] = []
@@ -223,30 +231,6 @@ def _parse_code_text(text: str, path: str, language: str, component: bool = Fals
         if lines is not None:
             document.warnings.append(_syntax_warning(lines))
     return document
-
-
-# A component's script blocks (`<script>`, `<script setup lang="ts">`, Svelte's
-# `<script context="module">`), their opening tag and body.
-_SCRIPT_BLOCK = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
-_SCRIPT_OPEN = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
-_TYPESCRIPT_LANG = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
-
-
-def component_language(text: str) -> str:
-    """The language of a component's scripts: TypeScript when a <script> says so by its
-    `lang`, else JavaScript (both frameworks' default)."""
-    ts = any(_TYPESCRIPT_LANG.search(tag) for tag in _SCRIPT_OPEN.findall(text))
-    return "typescript" if ts else "javascript"
-
-
-def component_script(src: bytes) -> bytes:
-    """`src` with everything but its <script> blocks' bodies turned into spaces, byte for
-    byte and newlines kept: the parser reads the component's code at its own lines and
-    columns, and its template (markup, `{{ … }}`, `v-if`) is no code to it."""
-    out = bytearray(_NOT_NEWLINE.sub(b" ", src))
-    for block in _SCRIPT_BLOCK.finditer(src):
-        out[block.start(2) : block.end(2)] = block.group(2)
-    return bytes(out)
 
 
 def _as_the_parser_reads(src: bytes, language: str) -> bytes:

@@ -116,7 +116,7 @@ for _name, _extensions in [(n, g.extensions) for n, g in LANGUAGES.items()] + li
 
 
 # Single-file components (Vue's, Svelte's): code whose <script> blocks are JavaScript, or
-# TypeScript by their `lang` (`code.component_script`); the rest of the file (its
+# TypeScript by their `lang` (`components.py`); the rest of the file (its
 # template, its style) is text of the document around them.
 COMPONENT_EXTENSIONS = (".vue", ".svelte")
 for _ext in COMPONENT_EXTENSIONS:

@@ -1,0 +1,91 @@
+"""Single-file components (Vue's `.vue`, Svelte's `.svelte`) as the code parser reads them.
+
+A component is code whose `<script>` blocks are JavaScript, or TypeScript by their
+`lang`; the rest of the file (its template, its style) is text of the document. The
+parser is given the file with every other byte turned into a space and every newline
+kept, so that symbols and references sit at the file's own lines and columns (design
+B49). A Vue template's expressions — event handlers (`@click="onClick"`), bindings
+(`:disabled="isDisabled()"`), directives (`v-if`, `v-for`'s list) and `{{ … }}` — are
+kept too, each made a statement of its own in the same bytes, so that the methods a
+template calls are found by `$.code.callers` ("who calls onOverlayClick" is answered by
+the `<div @click="onOverlayClick">` that does). A file whose template the parser reads
+with an error is parsed in its scripts alone (`code._parse_code_text`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A component's script blocks (`<script>`, `<script setup lang="ts">`, Svelte's
+# `<script context="module">`), their opening tag and body.
+_SCRIPT_BLOCK = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
+_SCRIPT_OPEN = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
+_TYPESCRIPT_LANG = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
+_NOT_NEWLINE = re.compile(rb"[^\n]")
+# What a template's expressions are not looked for in: scripts, styles and comments.
+_NOT_TEMPLATE = re.compile(
+    rb"<script\b.*?</script\s*>|<style\b.*?</style\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE
+)
+# A Vue directive whose value is an expression: an event handler (`@click`, `v-on:click`),
+# a binding (`:disabled`, `v-bind:class`) or `v-if`, `v-else-if`, `v-show`, `v-for`,
+# `v-model`, `v-html`, `v-text`. Its `=`, then its value between double quotes.
+_DIRECTIVE = re.compile(
+    rb"""\s(?P<attr>(?:@|v-on:)[\w.:-]+|(?::|v-bind:)[\w.-]+"""
+    rb"""|v-(?:if|else-if|show|for|model|html|text))(?P<eq>=)"(?P<value>[^"<>;]*)\""""
+)
+_MUSTACHE = re.compile(rb"\{\{(?P<value>[^{}<>;]*)\}\}")
+_HANDLER_NAME = re.compile(rb"\s*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*")
+_V_FOR = re.compile(rb"(?P<left>.*?\S)\s+(?:in|of)\s+(?P<right>\S.*)", re.DOTALL)
+
+
+def component_language(text: str) -> str:
+    """The language of a component's scripts: TypeScript when a <script> says so by its
+    `lang`, else JavaScript (both frameworks' default)."""
+    ts = any(_TYPESCRIPT_LANG.search(tag) for tag in _SCRIPT_OPEN.findall(text))
+    return "typescript" if ts else "javascript"
+
+
+def component_script(src: bytes, path: str = "", template: bool = True) -> bytes:
+    """`src` with everything but its <script> blocks' bodies turned into spaces, byte for
+    byte and newlines kept; with `template`, a Vue file's template expressions kept as
+    statements of their own (`_template_expressions`)."""
+    out = bytearray(_NOT_NEWLINE.sub(b" ", src))
+    for block in _SCRIPT_BLOCK.finditer(src):
+        out[block.start(2) : block.end(2)] = block.group(2)
+    if template and path.lower().endswith(".vue") and (b'="' in src or b"{{" in src):
+        _template_expressions(src, out)
+    return bytes(out)
+
+
+def _template_expressions(src: bytes, out: bytearray) -> None:
+    """Write a Vue template's expressions into `out` (the masked `src`) at their own
+    bytes, each a statement: a directive's `=` becomes `;` and its quotes parentheses
+    (`;(isDisabled())`), a handler that is a name alone a call of it (`@click="onClick"`:
+    `;onClick()`, the name one byte left, over its opening quote), `v-for`'s list alone
+    (`item in items`: `(      items)`), and `{{ label }}` `;( label) `. A value holding a
+    `;` (two statements) is left out: in parentheses it would read as an error."""
+    skip = [(m.start(), m.end()) for m in _NOT_TEMPLATE.finditer(src)]
+
+    def outside(at: int) -> bool:
+        return not any(start <= at < end for start, end in skip)
+
+    for m in _DIRECTIVE.finditer(src):
+        value, start = m.group("value"), m.start("value")
+        if not value.strip() or not outside(m.start()):
+            continue
+        out[m.start("eq")] = ord(";")
+        attr = m.group("attr")
+        if attr[:1] == b"@" or attr.startswith(b"v-on:"):
+            if _HANDLER_NAME.fullmatch(value):
+                name = value.strip()
+                out[start - 1 : start + len(value) + 1] = (name + b"()").ljust(len(value) + 2)
+                continue
+        if attr == b"v-for" and (parts := _V_FOR.fullmatch(value)) is not None:
+            value = b" " * parts.start("right") + parts.group("right")
+        out[start - 1] = ord("(")
+        out[start : start + len(value)] = value
+        out[start + len(value)] = ord(")")
+    for m in _MUSTACHE.finditer(src):
+        if not m.group("value").strip() or not outside(m.start()):
+            continue
+        out[m.start() : m.end()] = b";(" + m.group("value") + b") "
