@@ -182,18 +182,21 @@ def brute_force_list(conn: apsw.Connection, query: str, depth: int = 30) -> list
     files equal to a query name or containing one of the contain names, by tier (spelled
     as a word the query types with its punctuation 4, equal 3, starts with 2, contains
     1), length, path and line, the first `depth`, then the passages holding each, in that
-    order and then by chunk index; a name so typed that one passage holds weighs 1.0."""
+    order and then by chunk index; a name so typed that one passage holds weighs 1.0, or
+    2.0 when it is an API's and the query that one name."""
     terms = search_terms.parse(query)
     names = query_names(terms)
     typed = set(name_lists._typed_names(terms))
     negated = [t for t in terms if t.negated]
     assert not negated or query.startswith("-")
     entities = conn.execute(
-        "SELECT d.id, d.path, e.line, e.name_fold, e.name FROM entities e "
+        "SELECT d.id, d.path, e.line, e.name_fold, e.name, e.entity_type FROM entities e "
         "JOIN documents d ON d.id = e.doc_id WHERE d.format != 'code'"
     ).fetchall()
     named = []
-    for doc, path, line, name, spelled in entities:
+    kinds: dict[tuple[int, int, str], str] = {}
+    for doc, path, line, name, spelled, kind in entities:
+        kinds[doc, line, name] = kind
         assert name == fold(name)  # stored folded
         selected = name in names.equal or any(c in name for c in names.contain)
         if selected and spelled in typed:
@@ -207,6 +210,7 @@ def brute_force_list(conn: apsw.Connection, query: str, depth: int = 30) -> list
         else:
             continue
         named.append((-tier, len(name), path, line, doc, name))
+    api = set()
     named.sort()
     chunks = conn.execute("SELECT doc_id, line, end_line, chunk_index, fold, content FROM chunks")
     chunk_rows = chunks.fetchall()
@@ -219,11 +223,18 @@ def brute_force_list(conn: apsw.Connection, query: str, depth: int = 30) -> list
             if negated and any(fold(t.text) in text for t in negated):
                 continue
             weight = names.weight(name)
+            if kinds[doc, line, name] == "API":
+                api.add((path, index, name))
             out.append(((neg_tier, length, path, index), (path, index, name, -neg_tier, weight)))
     out.sort(key=lambda row: row[0])
     rows = [row for _, row in out]
     typed_rows = Counter(row[2] for row in rows if row[3] == 4 and row[2][:1] != "-")
-    return [(*row[:4], 1.0) if row[3] == 4 and typed_rows[row[2]] == 1 else row for row in rows]
+    return [
+        (*row[:4], 2.0 if row[:3] in api and names.words == 1 else 1.0)
+        if row[3] == 4 and typed_rows[row[2]] == 1
+        else row
+        for row in rows
+    ]
 
 
 def same_order(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> bool:
