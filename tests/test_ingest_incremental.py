@@ -936,3 +936,31 @@ def test_a_txt_file_indexed_as_text_before_is_reparsed_as_rst(tmp_index: TmpInde
         ("docs/notes.txt", "text", content_rules("text")),
     ]
     assert tmp_index.query("SELECT title FROM sections ORDER BY line") == [("CSRF",), ("AJAX",)]
+
+
+def test_a_run_says_why_unchanged_files_were_parsed_again(tmp_index) -> None:
+    """After an upgrade that reads a format otherwise, every file of it is "updated": the
+    run's note says the files did not change (and a run with no such file says nothing)."""
+    tmp_index.write_many({"a.md": "# A\n\nalpha\n", "b.md": "# B\n\nbeta\n", "c.txt": "gamma\n"})
+    tmp_index.index()
+    with apsw.Connection(str(tmp_index.db)) as conn:  # as an older version stored them
+        conn.execute(
+            "UPDATE documents SET content_rules = content_rules - 1 WHERE path LIKE '%.md'"
+        )
+    report = tmp_index.index()
+    assert sorted(report.updated) == ["docs/a.md", "docs/b.md"]
+    assert report.notes == [
+        "2 unchanged files parsed again: this version reads their format otherwise, or "
+        "--chunk-chars changed"
+    ]
+    tmp_index.write("a.md", "# A\n\nalpha, edited\n")  # a changed file is no such file
+    with apsw.Connection(str(tmp_index.db)) as conn:
+        conn.execute(
+            "UPDATE documents SET content_rules = content_rules - 1 WHERE path LIKE '%.md'"
+        )
+    report = tmp_index.index()
+    assert report.notes == [
+        "1 unchanged file parsed again: this version reads their format otherwise, or "
+        "--chunk-chars changed"
+    ]
+    assert tmp_index.index().notes == []

@@ -309,12 +309,21 @@ class Plan:
     # What the index holds by URI once the moves are made (the moved under their new URIs).
     stored: dict[str, StoredDoc] = field(default_factory=dict)
     unchanged: int = 0  # files skipped as unchanged (size and mtime)
+    # unchanged files parsed again: their format's content rules or the chunk size changed
+    reread: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
     skip_counts: dict[str, int] = field(default_factory=dict)
 
     def report_to(self, report: IngestReport) -> None:
-        """Add what the plan already knows (unchanged and skipped files) to `report`."""
+        """Add what the plan already knows (unchanged and skipped files) to `report`, and
+        why unchanged files were parsed again (after an upgrade, every file of a format
+        whose reading changed is "updated": the note says it is not the files)."""
         report.unchanged += self.unchanged
+        if self.reread:
+            report.notes.append(
+                f"{self.reread} unchanged file{'s' * (self.reread != 1)} parsed again: this "
+                "version reads their format otherwise, or --chunk-chars changed"
+            )
         report.skipped.extend(self.skipped)
         for kind, n in self.skip_counts.items():
             report.skip_counts[kind] = report.skip_counts.get(kind, 0) + n
@@ -364,6 +373,9 @@ def plan(
             if previous.path != shown(item.display):
                 renamed.append((shown(item.display), uri))
             continue
+        if previous is None and uri in stored:
+            held = stored[uri]
+            result.reread += file_stat == (held.size, held.mtime_ns)
         if file_stat is not None and _fails_again(failed_before.get(uri), file_stat, options):
             # It would fail again (perhaps after a long timeout): its error row stays.
             result.skipped.append((shown(item.display), _FAILED_UNCHANGED_REASON))
