@@ -802,6 +802,7 @@ def test_every_supported_language_has_a_case_and_a_compiling_query() -> None:
         (".PY", "python"),
         (".vue", "javascript"),  # a component: TypeScript when its <script lang="ts">
         (".svelte", "javascript"),
+        (".astro", "javascript"),  # (its front matter TypeScript: `component_language`)
         (".md", None),
         ("", None),
     ],
@@ -1830,6 +1831,29 @@ def test_a_svelte_component_is_parsed_in_its_script() -> None:
     assert document.language == "javascript" and not document.warnings
     assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("greet", 3, 5)]
     assert "{#if name}" in document.text
+
+
+ASTRO_COMPONENT = """---
+import Icon from './Icon.astro';
+const { label } = Astro.props;
+function shout(text: string): string {
+  return text.toUpperCase();
+}
+---
+<button>{shout(label)}</button>
+<script>
+  function track(): void {}
+</script>
+"""
+
+
+def test_an_astro_component_is_parsed_in_its_front_matter_and_scripts() -> None:
+    """An Astro component's front matter (between its `---` lines) is TypeScript, and so
+    are its `<script>` blocks (Starlight 0.28's 52 components were text)."""
+    document = parse(_source(ASTRO_COMPONENT.encode(), "src/Button.astro"))
+    assert document.language == "typescript" and not document.warnings
+    assert [(s.name, s.line) for s in document.symbols] == [("shout", 4), ("track", 10)]
+    assert [i.module for i in document.imports] == ["./Icon.astro"]
 
 
 @pytest.mark.parametrize(

@@ -132,7 +132,7 @@ CODE_BASE_TEXTS = {
     "Dockerfile.dev": "FROM python:3.11\nENV CUSCUS=1\n",
     "build/rules.mk": "CFLAGS += -DDUNNART\n",
     "templates/mail.txt.j2": "Hello {{ user.name }}, your gecko is ready.\n",
-    "app/Card.astro": "---\nconst title = 'dingo';\n---\n<div>{title}</div>\n",
+    "views/card.hbs": '<div class="card">{{ dingo }}</div>\n',
     "views/index.html.erb": "<h1><%= @echidna.title %></h1>\n",
     # a project's manifests, by name (JSON at large stays out: lock files, data)
     "package.json": '{\n  "scripts": {\n    "test": "jest --koala"\n  }\n}\n',

@@ -138,7 +138,7 @@ def parse(source: Source) -> Document:
     text, warnings = decode_text(source.data, source.path, coding_cookie=True)
     component = posixpath.splitext(name)[1].lower() in COMPONENT_EXTENSIONS
     if component:
-        language = component_language(text)
+        language = component_language(text, name)
     if language == "c" and name.endswith(".h"):
         if "@" in text and _OBJC_SIGNS.search(text):
             language = "objc"  # (its C parse was an ERROR at every `@interface`)

@@ -1,7 +1,9 @@
-"""Single-file components (Vue's `.vue`, Svelte's `.svelte`) as the code parser reads them.
+"""Single-file components (Vue's `.vue`, Svelte's `.svelte`, Astro's `.astro`) as the code
+parser reads them.
 
 A component is code whose `<script>` blocks are JavaScript, or TypeScript by their
-`lang`; the rest of the file (its template, its style) is text of the document. The
+`lang` (an Astro component's front matter, between its opening `---` lines, is
+TypeScript); the rest of the file (its template, its style) is text of the document. The
 parser is given the file with every other byte turned into a space and every newline
 kept, so that symbols and references sit at the file's own lines and columns (design
 B49). A Vue template's expressions — event handlers (`@click="onClick"`), bindings
@@ -38,9 +40,15 @@ _HANDLER_NAME = re.compile(rb"\s*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*")
 _V_FOR = re.compile(rb"(?P<left>.*?\S)\s+(?:in|of)\s+(?P<right>\S.*)", re.DOTALL)
 
 
-def component_language(text: str) -> str:
+# An Astro component's front matter: its code, between a `---` first line and the next.
+_FRONT_MATTER = re.compile(rb"\A---[ \t]*\n(.*?\n)---[ \t]*(?:\n|\Z)", re.DOTALL)
+
+
+def component_language(text: str, path: str = "") -> str:
     """The language of a component's scripts: TypeScript when a <script> says so by its
-    `lang`, else JavaScript (both frameworks' default)."""
+    `lang` (an Astro component's always), else JavaScript (Vue's and Svelte's default)."""
+    if path.lower().endswith(".astro"):
+        return "typescript"
     ts = any(_TYPESCRIPT_LANG.search(tag) for tag in _SCRIPT_OPEN.findall(text))
     return "typescript" if ts else "javascript"
 
@@ -52,6 +60,8 @@ def component_script(src: bytes, path: str = "", template: bool = True) -> bytes
     out = bytearray(_NOT_NEWLINE.sub(b" ", src))
     for block in _SCRIPT_BLOCK.finditer(src):
         out[block.start(2) : block.end(2)] = block.group(2)
+    if path.lower().endswith(".astro") and (front := _FRONT_MATTER.match(src)) is not None:
+        out[front.start(1) : front.end(1)] = front.group(1)
     if template and path.lower().endswith(".vue") and (b'="' in src or b"{{" in src):
         _template_expressions(src, out)
     return bytes(out)

@@ -93,9 +93,8 @@ CODE_AS_TEXT = (
     # templates (an `.html` template is told by its tags: `html.is_template`)
     "j2", "jinja", "jinja2", "twig", "hbs", "handlebars", "mustache", "njk", "liquid",
     "erb", "ejs", "tmpl", "tpl", "gotmpl",
-    # single-file components (Vue's and Svelte's are code: `grammars.COMPONENT_EXTENSIONS`)
-    "astro",
 )  # fmt: skip
+# (Vue's, Svelte's and Astro's single-file components are code: `grammars.COMPONENT_EXTENSIONS`)
 
 # Build files named without an extension (or before their first dot: `Dockerfile.dev`),
 # read as text: how a project is built and shipped.

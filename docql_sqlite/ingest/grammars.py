@@ -115,10 +115,11 @@ for _name, _extensions in [(n, g.extensions) for n, g in LANGUAGES.items()] + li
         _BY_EXTENSION[_ext] = _name
 
 
-# Single-file components (Vue's, Svelte's): code whose <script> blocks are JavaScript, or
+# Single-file components (Vue's, Svelte's, Astro's): code whose <script> blocks (and an
+# Astro component's front matter) are JavaScript, or
 # TypeScript by their `lang` (`components.py`); the rest of the file (its
 # template, its style) is text of the document around them.
-COMPONENT_EXTENSIONS = (".vue", ".svelte")
+COMPONENT_EXTENSIONS = (".vue", ".svelte", ".astro")
 for _ext in COMPONENT_EXTENSIONS:
     _BY_EXTENSION[_ext] = "javascript"
 
