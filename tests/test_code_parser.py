@@ -1831,6 +1831,36 @@ def test_a_svelte_component_is_parsed_in_its_script() -> None:
     assert document.language == "javascript" and not document.warnings
     assert [(s.name, s.line, s.end_line) for s in document.symbols] == [("greet", 3, 5)]
     assert "{#if name}" in document.text
+    calls = [(r.name, r.line, r.column) for r in document.references if r.kind == "call"]
+    assert calls == [("greet", 9, 8)]  # `<h1>{greet(name)}!</h1>`, at its own column
+
+
+@pytest.mark.parametrize(
+    "template, calls",
+    [
+        # a handler named alone is a call of it (at its brace: the name moves one byte left)
+        ("<b on:click={save}>x</b>", [("save", 15)]),
+        ("<b onclick={save} title={label(1)}>x</b>", [("save", 14), ("label", 28)]),
+        ("<b on:click={() => save(2)}>x</b>", [("save", 22)]),
+        (
+            "{#if ok()}<i>{label(0)}</i>{:else if other()}<i/>{/if}",
+            [("ok", 8), ("label", 17), ("other", 40)],
+        ),
+        ("{#each rows(all) as row, i (row.id)}<i>{row.name}</i>{/each}", [("rows", 10)]),
+        ("{#await load() then value}{value}{/await}", [("load", 11)]),
+        ('<b {...rest()} class="a {cls()}">x</b>', [("rest", 10), ("cls", 28)]),
+        ("{@html render(x)}{@const y = save()}", [("render", 10)]),
+        # an expression the parser cannot read: the scripts alone, without a warning
+        ("<b on:click={save}>{'}'}</b>", []),
+    ],
+)
+def test_a_svelte_templates_expressions_are_references(template: str, calls: list) -> None:
+    text = "<script>\n  function save() {}\n</script>\n" + f"  {template}\n"
+    document = parse(_source(text.encode(), "src/A.svelte"))
+    assert not document.warnings
+    assert [s.name for s in document.symbols] == ["save"]
+    found = [(r.name, r.column) for r in document.references if r.kind == "call" and r.line == 4]
+    assert found == calls
 
 
 ASTRO_COMPONENT = """---

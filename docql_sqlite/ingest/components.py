@@ -8,10 +8,11 @@ parser is given the file with every other byte turned into a space and every new
 kept, so that symbols and references sit at the file's own lines and columns (design
 B49). A Vue template's expressions — event handlers (`@click="onClick"`), bindings
 (`:disabled="isDisabled()"`), directives (`v-if`, `v-for`'s list) and `{{ … }}` — are
-kept too, each made a statement of its own in the same bytes, so that the methods a
-template calls are found by `$.code.callers` ("who calls onOverlayClick" is answered by
-the `<div @click="onOverlayClick">` that does). A file whose template the parser reads
-with an error is parsed in its scripts alone (`code._parse_code_text`).
+kept too, each made a statement of its own in the same bytes, and so are a Svelte
+template's (`{greet(name)}`, `on:click={save}`, `{#if …}`, `{#each …}`), so that the
+methods a template calls are found by `$.code.callers` ("who calls onOverlayClick" is
+answered by the `<div @click="onOverlayClick">` that does). A file whose template the
+parser reads with an error is parsed in its scripts alone (`code._parse_code_text`).
 """
 
 from __future__ import annotations
@@ -62,8 +63,11 @@ def component_script(src: bytes, path: str = "", template: bool = True) -> bytes
         out[block.start(2) : block.end(2)] = block.group(2)
     if path.lower().endswith(".astro") and (front := _FRONT_MATTER.match(src)) is not None:
         out[front.start(1) : front.end(1)] = front.group(1)
-    if template and path.lower().endswith(".vue") and (b'="' in src or b"{{" in src):
+    lower = path.lower()
+    if template and lower.endswith(".vue") and (b'="' in src or b"{{" in src):
         _template_expressions(src, out)
+    elif template and lower.endswith(".svelte") and b"{" in src:
+        _svelte_expressions(src, out)
     return bytes(out)
 
 
@@ -99,3 +103,82 @@ def _template_expressions(src: bytes, out: bytearray) -> None:
         if not m.group("value").strip() or not outside(m.start()):
             continue
         out[m.start() : m.end()] = b";(" + m.group("value") + b") "
+
+
+# A Svelte tag's keyword before its expression: `{#if x}`, `{:else if x}`, `{#each x as
+# item}`, `{#await x}`, `{#key x}`, `{@html x}`, `{@render x()}`.
+_SVELTE_KEYWORD = re.compile(rb"\s*(?:#if|:else\s+if|#each|#await|#key|@html|@render)\s")
+# Tags whose content is no expression to read: block ends, `{:else}`, `{:then v}`,
+# `{:catch e}`, `{@const x = …}` (a declaration), `{@debug x}`, `{#snippet f(a)}`.
+_SVELTE_SKIP = re.compile(rb"\s*(?:/|:else\s*$|:then|:catch|@const|@debug|#snippet)")
+# An event attribute before a tag: `on:click=`, `on:click|preventDefault=`, `onclick=`.
+_SVELTE_EVENT = re.compile(rb"\son(?::[\w|-]+|[a-z]+)=$")
+_EACH_AS = re.compile(rb"\s+as\s")
+_AWAIT_THEN = re.compile(rb"\s+then(?:\s|$)")
+
+
+def _svelte_expressions(src: bytes, out: bytearray) -> None:
+    """Write a Svelte template's expressions into `out` (the masked `src`) at their own
+    bytes, each a statement: a tag's braces and keyword become spaces and its closing
+    brace a `;` (`{greet(name)}`: ` greet(name);`), `{#each}`'s list, `{#await}`'s
+    promise and a spread's (`{...props}`) expression alone, and an event handler named alone a call of it (`on:click={save}`:
+    `save()`, the name one byte left over its brace, then a `;` after the tag)."""
+    skip = [(m.start(), m.end()) for m in _NOT_TEMPLATE.finditer(src)]
+    at = 0
+    while (open_at := src.find(b"{", at)) >= 0:
+        inside = next((end for start, end in skip if start <= open_at < end), None)
+        if inside is not None:
+            at = inside
+            continue
+        close = _closing_brace(src, open_at)
+        if close is None:
+            return
+        at = close + 1
+        content = src[open_at + 1 : close]
+        if not content.strip() or _SVELTE_SKIP.match(content):
+            continue
+        start, end = open_at + 1, close
+        keyword = _SVELTE_KEYWORD.match(content)
+        spread = content.lstrip().startswith(b"...")  # `{...props}`: the props' expression
+        if spread:
+            start += content.index(b"...") + 3
+        elif keyword is not None:
+            start += keyword.end()
+            head = src[start:end]
+            cut = (_EACH_AS if keyword.group().strip() == b"#each" else _AWAIT_THEN).search(head)
+            if cut is not None:
+                end = start + cut.start()
+        expression = src[start:end]
+        if not expression.strip():
+            continue
+        if (
+            keyword is None
+            and not spread
+            and _SVELTE_EVENT.search(src[max(0, open_at - 40) : open_at])
+        ):
+            if _HANDLER_NAME.fullmatch(expression):
+                name = expression.strip()
+                out[open_at : close + 1] = (name + b"()").ljust(close + 1 - open_at)
+                if close + 1 < len(src) and src[close + 1 : close + 2] not in (b"\n", b""):
+                    out[close + 1] = ord(";")
+                continue
+        out[start:end] = expression
+        out[close] = ord(";")
+
+
+def _closing_brace(src: bytes, open_at: int) -> int | None:
+    """The index of the `}` that closes the `{` at `open_at` (braces inside counted; a
+    string's are not told apart: a file read wrong is parsed in its scripts alone)."""
+    depth = 0
+    for at in range(open_at, min(len(src), open_at + MAX_TAG)):
+        byte = src[at]
+        if byte == 0x7B:  # {
+            depth += 1
+        elif byte == 0x7D:  # }
+            depth -= 1
+            if depth == 0:
+                return at
+    return None
+
+
+MAX_TAG = 10_000  # bytes of one Svelte tag: past this, the rest of the file is text

@@ -162,11 +162,12 @@ from .sections import bounded_title, build_sections
 # default export (a Vue component's options) are symbols; text 8: a Vue or Svelte
 # component is code, parsed in its <script> blocks (`components.py`); code 39: a Vue
 # template's expressions are references too (`@click="onClick"` calls `onClick`); text
-# 9: an Astro component is code too, its front matter TypeScript. html 12: a
+# 9: an Astro component is code too, its front matter TypeScript; code 40: a Svelte
+# template's expressions are references too (`on:click={save}` calls `save`). html 12: a
 # back-of-book index ("term, <a>section</a>" entries) is a directory of links, and an
 # admonition's title (`<div class="note"><h3 class="title">`) opens no section.
 CONTENT_RULES: dict[str, int] = {
-    "code": 39,
+    "code": 40,
     "markdown": 6,
     "text": 9,
     "rst": 7,
