@@ -121,8 +121,9 @@ def _svelte_expressions(src: bytes, out: bytearray) -> None:
     """Write a Svelte template's expressions into `out` (the masked `src`) at their own
     bytes, each a statement: a tag's braces and keyword become spaces and its closing
     brace a `;` (`{greet(name)}`: ` greet(name);`), `{#each}`'s list, `{#await}`'s
-    promise and a spread's (`{...props}`) expression alone, and an event handler named alone a call of it (`on:click={save}`:
-    `save()`, the name one byte left over its brace, then a `;` after the tag)."""
+    promise and a spread's (`{...props}`) expression alone, and an event handler named
+    alone a call of it (`on:click={save}`: `save()`, the name one byte left over its
+    brace, then a `;` after the tag)."""
     skip = [(m.start(), m.end()) for m in _NOT_TEMPLATE.finditer(src)]
     at = 0
     while (open_at := src.find(b"{", at)) >= 0:
