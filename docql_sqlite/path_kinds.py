@@ -173,3 +173,18 @@ def is_generated(path: str) -> bool:
     return _GENERATED_NAME.search(parts[-1].lower()) is not None or any(
         part.startswith("gen-") and len(part) > 4 for part in parts[:-1]
     )
+
+
+# A project's JSON manifests, indexed as text by name (`ingest/formats.py`; other JSON is
+# data and stays out): what a code base is built and shipped with.
+JSON_MANIFESTS = frozenset(
+    {"package.json", "tsconfig.json", "jsconfig.json", "composer.json", "deno.json",
+     "bower.json", "lerna.json", "nx.json", "turbo.json", "angular.json", "vercel.json",
+     "app.json", "manifest.json"}
+)  # fmt: skip
+
+
+def is_manifest(path: str) -> bool:
+    """A project manifest by its name (`JSON_MANIFESTS`), or a `tsconfig.*.json` variant."""
+    name = path.rpartition("/")[2].lower()
+    return name in JSON_MANIFESTS or (name.startswith("tsconfig.") and name.endswith(".json"))

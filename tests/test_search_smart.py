@@ -1975,3 +1975,29 @@ def test_a_books_section_in_its_pdf_and_its_html_is_shown_once(tmp_index) -> Non
     paths = [h["path"].removeprefix("docs/") for h in hits]
     assert len({"book.en.pdf", "ch01.en.html"} & set(paths)) == 1, paths
     assert "ch09.en.html" in paths, paths
+
+
+def test_a_project_manifest_answers_only_what_manifests_say(tmp_index) -> None:
+    """express' `package.json` came second for "how does express set the content type":
+    its dependencies `content-type` and `content-disposition` hold the question's words,
+    and the documents channel ranks a small file that holds them all. A manifest's
+    passage counts half unless the query asks about dependencies, versions, scripts."""
+    manifest = (
+        '{\n  "name": "express",\n  "version": "4.21.2",\n  "dependencies": {\n'
+        '    "content-disposition": "0.5.4",\n    "content-type": "~1.0.4",\n'
+        '    "type-is": "~1.6.18"\n  },\n  "scripts": {\n    "test": "mocha"\n  }\n}\n'
+    )
+    code = (
+        "/**\n * Set the Content-Type of the response to `type`, looked up by mime.\n */\n"
+        "res.type = function contentType(type) {\n"
+        "  var ct = type.indexOf('/') === -1 ? mime.lookup(type) : type;\n"
+        "  return this.set('Content-Type', ct);\n};\n"
+    )
+    tmp_index.write_many({"package.json": manifest, "lib/response.js": code})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("how does express set the content type", limit=2, explain=True)
+        assert hits[0]["path"] == "docs/lib/response.js", [h["location"] for h in hits]
+        assert any("project manifests x0.5" in s for s in hits[0]["explain"]["plan"]["strategy"])
+        hits = idx.search("which version of content-type does express depend on", limit=2)
+        assert hits[0]["path"] == "docs/package.json", [h["location"] for h in hits]

@@ -32,7 +32,7 @@ def register_formats(register: Callable[..., None]) -> None:
     register("pod", f"{PARSERS}.pod", ("pod",))
     # Configuration and API-description files are read as text: people ask where a port
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs),
-    # but for a project's manifests by name (`formats.JSON_MANIFESTS`: `package.json`).
+    # but for a project's manifests by name (`path_kinds.JSON_MANIFESTS`: `package.json`).
     # So are the other files a code base is made of that no grammar here parses (and
     # `Makefile`, `Dockerfile` by name: `formats.BUILD_NAMES`): schemas and build files
     # ("where is the users table defined", "which port does the image expose"),

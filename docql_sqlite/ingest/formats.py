@@ -24,6 +24,7 @@ from types import MappingProxyType
 from .. import plugins
 from ..errors import IngestError
 from ..model import Document, Source
+from ..path_kinds import is_manifest
 from . import shebang
 from .shebang import script_language
 
@@ -241,7 +242,7 @@ def _named_format(path: str, by_name: bool) -> str | None:
             return "info"  # a split Info file's part: `find.info-2`
         if found is None and by_name and _text_by_name(path):
             return "text"  # `README.Debian`, `TODO.Debian`, `README.source`, `INSTALL.unix`
-        if found is None and ext == "json" and _is_manifest(path):
+        if found is None and ext == "json" and is_manifest(path):
             return "text"  # `package.json`, `tsconfig.json`: not JSON at large
         return found
     name = PurePosixPath(path).name.lower()
@@ -253,19 +254,6 @@ def _named_format(path: str, by_name: bool) -> str | None:
 # JSON files a project writes by hand to say how it is built: its scripts, dependencies and
 # compiler settings ("which test command does package.json run"). JSON at large stays out:
 # lock files (`package-lock.json`) and data dumps would drown the docs.
-JSON_MANIFESTS = frozenset(
-    {"package.json", "tsconfig.json", "jsconfig.json", "composer.json", "deno.json",
-     "bower.json", "lerna.json", "nx.json", "turbo.json", "angular.json", "vercel.json",
-     "app.json", "manifest.json"}
-)  # fmt: skip
-
-
-def _is_manifest(path: str) -> bool:
-    """A project manifest by its name (`JSON_MANIFESTS`), or a `tsconfig.*.json` variant."""
-    name = path.rpartition("/")[2].lower()
-    return name in JSON_MANIFESTS or (name.startswith("tsconfig.") and name.endswith(".json"))
-
-
 def _text_by_name(path: str) -> bool:
     """Whether a file whose extension names no format is one of the project texts of
     `TEXT_NAMES` by what comes before its first dot: Debian's `README.Debian` (86 of this

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..path_kinds import is_generated, is_legal, is_release_notes, is_test
+from ..path_kinds import is_generated, is_legal, is_manifest, is_release_notes, is_test
 from ..records import Record, field
 from ..text import fold
 from . import terms as search_terms
@@ -343,6 +343,27 @@ def legal_share(terms: list[search_terms.Term]) -> float:
     return 1.0 if asked else LEGAL_SHARE
 
 
+# A passage of a project's manifest (`path_kinds.is_manifest`: `package.json`,
+# `tsconfig.json`, …) counts this share of its score unless the query asks about what a
+# manifest says (MANIFEST_WORDS): its dependencies' names hold everyday words, and the
+# documents channel ranked express' `package.json` second for "how does express set the
+# content type" (its `content-type` and `content-disposition` dependencies).
+MANIFEST_SHARE = 0.5
+MANIFEST_WORDS = frozenset(
+    "dependency dependencies depend depends devdependencies peerdependencies version "
+    "versions script scripts manifest manifests package json tsconfig jsconfig composer npm "
+    "yarn pnpm engines exports workspace workspaces compileroptions".split()
+)
+
+
+def manifest_share(terms: list[search_terms.Term]) -> float:
+    """MANIFEST_SHARE, or 1 when a word of the query is about what a manifest says."""
+    asked = any(
+        token in MANIFEST_WORDS for t in search_terms.positives(terms) for token in t.tokens
+    )
+    return 1.0 if asked else MANIFEST_SHARE
+
+
 # A passage of generated source (`path_kinds.is_generated`: protocol buffers, SWIG, moc,
 # …) counts this share of its score unless the query asks about generated code: a
 # generated class repeats each field's name in ten accessors (`user_defined_symbols()`,
@@ -377,10 +398,12 @@ def share(
     notes: float = 1.0,
     legal: float = 1.0,
     generated: float = 1.0,
+    manifest: float = 1.0,
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
     file's, `notes_share` for release notes', `legal_share` for a licence's,
-    `generated_share` for generated source's, STUB_SHARE for a Python `@overload`
+    `generated_share` for generated source's, `manifest_share` for a project manifest's,
+    STUB_SHARE for a Python `@overload`
     signature's, CODE_SHARE for a passage of one of `code_docs` (the code files among
     the candidates of a question asking for prose; empty otherwise)."""
     path = entry.row["_path"]
@@ -391,6 +414,8 @@ def share(
         kept *= legal
     if generated != 1.0 and is_generated(path):
         kept *= generated
+    if manifest != 1.0 and is_manifest(path):
+        kept *= manifest
     if _OVERLOAD_STUB.match(entry.row["content"]):
         kept *= STUB_SHARE
     return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept

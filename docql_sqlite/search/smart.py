@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import no_passage
-from ..path_kinds import is_generated, is_legal, is_release_notes, is_settings
+from ..path_kinds import is_generated, is_legal, is_manifest, is_release_notes, is_settings
 from . import (
     channels,
     compounds,
@@ -124,6 +124,11 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     generated = fusion.generated_share(terms)
     if generated != 1.0 and any(is_generated(f.row["_path"]) for f in fused):
         steps.append(f"passages of generated source x{generated} (the query does not ask for it)")
+    manifest = fusion.manifest_share(terms)
+    if manifest != 1.0 and any(is_manifest(f.row["_path"]) for f in fused):
+        steps.append(
+            f"passages of project manifests x{manifest} (the query does not ask about them)"
+        )
     code_docs = (
         ranking.code_documents(store, {f.row["_doc"] for f in fused})
         | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
@@ -155,7 +160,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                     fusion.composite(f, names, lexical, found.nearness, found.agreed)
                     + (lexical * path_words.POINTS if f.row["_path"] in named else 0.0)
                 )
-                * fusion.share(f, tests, code_docs, notes, legal, generated),
+                * fusion.share(f, tests, code_docs, notes, legal, generated, manifest),
                 f,
             )
             for f in fused
