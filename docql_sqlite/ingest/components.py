@@ -17,18 +17,85 @@ parser reads with an error is parsed in its scripts alone (`code._parse_code_tex
 
 from __future__ import annotations
 
+import bisect
 import re
+from typing import NamedTuple
 
-# A component's script blocks (`<script>`, `<script setup lang="ts">`, Svelte's
-# `<script context="module">`), their opening tag and body.
-_SCRIPT_BLOCK = re.compile(rb"(<script\b[^>]*>)(.*?)</script\s*>", re.DOTALL | re.IGNORECASE)
-_SCRIPT_OPEN = re.compile(r"<script\b[^>]*>", re.IGNORECASE)
-_TYPESCRIPT_LANG = re.compile(r"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
+_TYPESCRIPT_LANG = re.compile(rb"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
 _NOT_NEWLINE = re.compile(rb"[^\n]")
-# What a template's expressions are not looked for in: scripts, styles and comments.
-_NOT_TEMPLATE = re.compile(
-    rb"<script\b.*?</script\s*>|<style\b.*?</style\s*>|<!--.*?-->", re.DOTALL | re.IGNORECASE
-)
+
+
+class _Element(NamedTuple):
+    """An element of a component's top level, by its offsets: `<tag …>body</tag>`."""
+
+    start: int  # its opening tag's `<`
+    body: int  # the first byte after its opening tag's `>`
+    body_end: int  # its closing tag's `<`
+    end: int  # the first byte after its closing tag
+
+
+def _elements(src: bytes, tag: bytes) -> list[_Element]:
+    """The `<tag …>…</tag>` elements of `src` (`tag` in lower case), in one pass: each
+    search starts where the last ended, so that a file of unclosed tags costs no more
+    than its length (a regex's lazy match rescanned the rest for each: 160 KB of
+    `<script>x` took 14 s). An element left open ends the list: the rest is not one."""
+    lower = src.lower()
+    found: list[_Element] = []
+    at = 0
+    opening, closing = b"<" + tag, b"</" + tag
+    while (start := lower.find(opening, at)) >= 0:
+        after = start + len(opening)
+        if after < len(src) and (src[after : after + 1].isalnum() or src[after] in b"_-:"):
+            at = after  # `<scripts>`, `<style-guide>`: another element
+            continue
+        body = src.find(b">", after)
+        if body < 0:
+            break
+        body_end = lower.find(closing, body + 1)
+        if body_end < 0:
+            break
+        end = src.find(b">", body_end)
+        end = len(src) if end < 0 else end + 1
+        found.append(_Element(start, body + 1, body_end, end))
+        at = end
+    return found
+
+
+def _comments(src: bytes) -> list[tuple[int, int]]:
+    """The spans of `src`'s `<!-- … -->` comments, in one pass (an unclosed one: the rest)."""
+    spans, at = [], 0
+    while (start := src.find(b"<!--", at)) >= 0:
+        end = src.find(b"-->", start + 4)
+        at = len(src) if end < 0 else end + 3
+        spans.append((start, at))
+    return spans
+
+
+def _not_template(src: bytes) -> list[tuple[int, int]]:
+    """What a template's expressions are not looked for in — scripts, styles and
+    comments — as sorted, non-overlapping spans."""
+    spans = sorted(
+        [(e.start, e.end) for e in _elements(src, b"script") + _elements(src, b"style")]
+        + _comments(src)
+    )
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_PAST_ANY_END = 1 << 62
+
+
+def _inside(spans: list[tuple[int, int]], at: int) -> int | None:
+    """The end of the span of `spans` (sorted, apart) that holds `at`, or None."""
+    i = bisect.bisect_right(spans, (at, _PAST_ANY_END)) - 1
+    return spans[i][1] if i >= 0 and spans[i][0] <= at < spans[i][1] else None
+
+
 # A Vue directive whose value is an expression: an event handler (`@click`, `v-on:click`),
 # a binding (`:disabled`, `v-bind:class`) or `v-if`, `v-else-if`, `v-show`, `v-for`,
 # `v-model`, `v-html`, `v-text`. Its `=`, then its value between double quotes.
@@ -50,7 +117,8 @@ def component_language(text: str, path: str = "") -> str:
     `lang` (an Astro component's always), else JavaScript (Vue's and Svelte's default)."""
     if path.lower().endswith(".astro"):
         return "typescript"
-    ts = any(_TYPESCRIPT_LANG.search(tag) for tag in _SCRIPT_OPEN.findall(text))
+    src = text.encode("utf-8", "replace")
+    ts = any(_TYPESCRIPT_LANG.search(src, e.start, e.body) for e in _elements(src, b"script"))
     return "typescript" if ts else "javascript"
 
 
@@ -59,8 +127,8 @@ def component_script(src: bytes, path: str = "", template: bool = True) -> bytes
     byte and newlines kept; with `template`, a Vue file's template expressions kept as
     statements of their own (`_template_expressions`)."""
     out = bytearray(_NOT_NEWLINE.sub(b" ", src))
-    for block in _SCRIPT_BLOCK.finditer(src):
-        out[block.start(2) : block.end(2)] = block.group(2)
+    for block in _elements(src, b"script"):
+        out[block.body : block.body_end] = src[block.body : block.body_end]
     if path.lower().endswith(".astro") and (front := _FRONT_MATTER.match(src)) is not None:
         out[front.start(1) : front.end(1)] = front.group(1)
     lower = path.lower()
@@ -78,14 +146,10 @@ def _template_expressions(src: bytes, out: bytearray) -> None:
     `;onClick()`, the name one byte left, over its opening quote), `v-for`'s list alone
     (`item in items`: `(      items)`), and `{{ label }}` `;( label) `. A value holding a
     `;` (two statements) is left out: in parentheses it would read as an error."""
-    skip = [(m.start(), m.end()) for m in _NOT_TEMPLATE.finditer(src)]
-
-    def outside(at: int) -> bool:
-        return not any(start <= at < end for start, end in skip)
-
+    skip = _not_template(src)
     for m in _DIRECTIVE.finditer(src):
         value, start = m.group("value"), m.start("value")
-        if not value.strip() or not outside(m.start()):
+        if not value.strip() or _inside(skip, m.start()) is not None:
             continue
         out[m.start("eq")] = ord(";")
         attr = m.group("attr")
@@ -100,7 +164,7 @@ def _template_expressions(src: bytes, out: bytearray) -> None:
         out[start : start + len(value)] = value
         out[start + len(value)] = ord(")")
     for m in _MUSTACHE.finditer(src):
-        if not m.group("value").strip() or not outside(m.start()):
+        if not m.group("value").strip() or _inside(skip, m.start()) is not None:
             continue
         out[m.start() : m.end()] = b";(" + m.group("value") + b") "
 
@@ -124,10 +188,10 @@ def _svelte_expressions(src: bytes, out: bytearray) -> None:
     promise and a spread's (`{...props}`) expression alone, and an event handler named
     alone a call of it (`on:click={save}`: `save()`, the name one byte left over its
     brace, then a `;` after the tag)."""
-    skip = [(m.start(), m.end()) for m in _NOT_TEMPLATE.finditer(src)]
+    skip = _not_template(src)
     at = 0
     while (open_at := src.find(b"{", at)) >= 0:
-        inside = next((end for start, end in skip if start <= open_at < end), None)
+        inside = _inside(skip, open_at)
         if inside is not None:
             at = inside
             continue

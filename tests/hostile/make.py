@@ -240,6 +240,18 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             lambda p: _write(p, "var x = " + "{[" * (50_000 if full else 5_000) + "\n"),
             Expect("warning", "syntax errors"),
         ),
+        # components: unclosed tags made the script and template scans quadratic (160 KB
+        # of `<script>x` took 14 s of CPU before `components._elements`)
+        "unclosed-scripts.vue": (
+            lambda p: _write(p, "<template><b>{{ a }}</b></template>\n" + "<script>x" * 200_000),
+            Expect("indexed"),
+        ),
+        "unclosed-tags.svelte": (
+            lambda p: _write(
+                p, "<script>let a;</script>\n" + "<style>{<!-- {a} " * (100_000 if full else 40_000)
+            ),
+            Expect("indexed"),
+        ),
         "wide-table.md": (
             lambda p: _write(
                 p,
