@@ -184,33 +184,52 @@ def _declarations(document: Document) -> list[Entity]:
 def _declared(code: str) -> list[tuple[str, int, int, str]]:
     """(name, first line, last line — from 0 in `code` — and the declaration on one line)
     of each function prototype in `code`."""
-    out = []
+    out: list[tuple[str, int, int, str]] = []
+    line, counted = 0, 0  # lines before `counted`, counted as the matches go (not again)
     for match in _PROTOTYPE.finditer(code):
         words = match["type"].replace("*", " ").split()
         if not words or words[0].casefold() in _NOT_TYPES or match["name"] in _NOT_TYPES:
             continue
         if not _SQL_WORDS.isdisjoint(w.casefold() for w in words):
             continue  # `CREATE TABLE t1(a INT, b TEXT);`
-        depth, at = 1, match.end()
-        while at < len(code) and depth:
-            depth += {"(": 1, ")": -1}.get(code[at], 0)
-            at += 1
-        if depth or not _END.match(code, at):
+        at = _closing_paren(code, match.end())
+        if at is None or not _END.match(code, at):
             continue
         if not _typed_parameters(code[match.end() : at - 1]):
             continue  # C++'s `HandleScope scope(isolate);` makes an object
-        start = code.count("\n", 0, match.start("type"))
-        end = code.count("\n", 0, at)
+        line += code.count("\n", counted, match.start("type"))
+        counted = match.start("type")
+        end = line + code.count("\n", counted, at)
         signature = _C_COMMENT.sub("", code[match.start("type") : at])
         signature = re.sub(r"\s+", " ", signature).replace("( ", "(").replace(" )", ")")
-        out.append((match["name"], start, end, signature.replace(" ,", ",") + ";"))
+        out.append((match["name"], line, end, signature.replace(" ,", ",") + ";"))
+        if len(out) > MAX_DECLARATIONS:
+            break  # a header's whole listing: the caller keeps none of it
     return out
 
 
+MAX_DECLARATION_CHARS = 2_000  # of one declaration's parameters
+
+
+def _closing_paren(code: str, at: int) -> int | None:
+    """The index after the `)` that closes the parameter list opened before `at`, within
+    MAX_DECLARATION_CHARS, or None; found by C-level searches (a block of 100,000
+    unclosed `int f(` lines took 20 s scanned a character at a time)."""
+    depth, stop = 1, min(len(code), at + MAX_DECLARATION_CHARS)
+    while depth:
+        close = code.find(")", at, stop)
+        if close < 0:
+            return None
+        depth += code.count("(", at, close) - 1
+        at = close + 1
+    return at
+
+
 def _typed_parameters(parameters: str) -> bool:
-    """Whether a parameter list is a declaration's: each parameter a type and a name, a
-    pointer or reference, `void` or `...` (`sqlite3 *db`, `sqlite3*`, `void`), or none;
-    not a call's values (`isolate`, `0`, `"x"`)."""
+    """Whether a parameter list is a declaration's: each parameter (a function pointer's
+    own list inside it) a type and a name, a pointer or reference, `void` or `...`
+    (`sqlite3 *db`, `sqlite3*`, `int (*callback)(void*,int)`), or none; not a call's
+    values (`isolate`, `0`, `"x"`)."""
     parameters = _C_COMMENT.sub("", parameters).strip()
     if not parameters:
         return True
@@ -218,7 +237,7 @@ def _typed_parameters(parameters: str) -> bool:
         return False  # a value: no declaration holds a string
     return all(
         " " in p or "*" in p or "&" in p or p in ("void", "...")
-        for p in (part.strip() for part in parameters.split(","))
+        for p in (part.strip() for part in _split_top(parameters))
     )
 
 
