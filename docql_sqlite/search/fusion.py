@@ -339,8 +339,14 @@ LEGAL_WORDS = frozenset(
 
 def legal_share(terms: list[search_terms.Term]) -> float:
     """LEGAL_SHARE, or 1 when a word of the query is about licensing (LEGAL_WORDS)."""
-    asked = any(token in LEGAL_WORDS for t in search_terms.positives(terms) for token in t.tokens)
-    return 1.0 if asked else LEGAL_SHARE
+    return _unless_asked(terms, LEGAL_WORDS, LEGAL_SHARE)
+
+
+def _unless_asked(terms: list[search_terms.Term], words: frozenset[str], kept: float) -> float:
+    """`kept`, or 1 when a word of the query is one of `words` (it asks about that kind
+    of file)."""
+    asked = any(token in words for t in search_terms.positives(terms) for token in t.tokens)
+    return 1.0 if asked else kept
 
 
 # A passage of a project's manifest (`path_kinds.is_manifest`: `package.json`,
@@ -358,10 +364,7 @@ MANIFEST_WORDS = frozenset(
 
 def manifest_share(terms: list[search_terms.Term]) -> float:
     """MANIFEST_SHARE, or 1 when a word of the query is about what a manifest says."""
-    asked = any(
-        token in MANIFEST_WORDS for t in search_terms.positives(terms) for token in t.tokens
-    )
-    return 1.0 if asked else MANIFEST_SHARE
+    return _unless_asked(terms, MANIFEST_WORDS, MANIFEST_SHARE)
 
 
 # A passage of generated source (`path_kinds.is_generated`: protocol buffers, SWIG, moc,
@@ -378,10 +381,7 @@ GENERATED_WORDS = frozenset(
 
 def generated_share(terms: list[search_terms.Term]) -> float:
     """GENERATED_SHARE, or 1 when a word of the query is about generated code."""
-    asked = any(
-        token in GENERATED_WORDS for t in search_terms.positives(terms) for token in t.tokens
-    )
-    return 1.0 if asked else GENERATED_SHARE
+    return _unless_asked(terms, GENERATED_WORDS, GENERATED_SHARE)
 
 
 # A passage of a code file counts this share of its score when the question asks where
