@@ -220,6 +220,54 @@ def test_a_build_whose_source_map_names_indexed_sources_is_left_out(tmp_path: Pa
     assert found == ["c.js"]
 
 
+@pytest.mark.parametrize(
+    "names, left_out",
+    [
+        # primevue: a component and its builds, the names' case aside; its `.d.ts` is the
+        # hand-written types of its props
+        (
+            ["Calendar.vue", "Calendar.d.ts", "calendar.js", "calendar.esm.js",
+             "calendar.cjs.min.js", "package.json"],
+            ["calendar.cjs.min.js", "calendar.esm.js", "calendar.js"],
+        ),
+        # Skeleton: a component's store of its name, with no build mark, is a module
+        (["LightSwitch.svelte", "lightswitch.js", "lightswitch.d.ts"], []),
+        # TypeScript compiled where it stands: the same name exactly
+        (["index.ts", "index.js", "index.d.ts", "util.js"], ["index.d.ts", "index.js"]),
+        (["Index.ts", "index.js"], []),
+        (["main.tsx", "main.js", "main.mjs"], ["main.js", "main.mjs"]),
+        (["a.js", "b.d.ts"], []),  # no source beside
+    ],
+)  # fmt: skip
+def test_a_build_beside_its_source_is_left_out(names: list[str], left_out: list[str]) -> None:
+    from docql_sqlite.ingest.walk import _compiled_beside_sources
+
+    assert sorted(_compiled_beside_sources(set(names))) == left_out
+
+
+def test_a_components_builds_are_counted(tmp_path: Path) -> None:
+    """primevue 3.53 ships `Calendar.vue` beside six builds of it and no source map: each
+    method was defined seven times ("who calls onOverlayClick" listed the builds)."""
+    component = (
+        "<template><b/></template>\n<script>\nexport default { methods: { go() {} } };\n</script>\n"
+    )
+    build = "export default { methods: { go() {} } };\n"
+    write(
+        tmp_path,
+        {
+            "pkg/calendar/Calendar.vue": component,
+            "pkg/calendar/calendar.esm.js": build,
+            "pkg/calendar/calendar.cjs.js": build,
+            "pkg/calendar/calendar.js": build,
+            "pkg/calendar/Calendar.d.ts": "export declare const Calendar: unknown;\n",
+        },
+    )
+    code, summary = index_json("x.db", "pkg", cwd=tmp_path)
+    assert code == 0, summary
+    assert summary["skip_counts"]["a build beside its source (the same name)"] == 3
+    assert summary["added"] == 2  # the component and its types
+
+
 # -- git as the oracle ---------------------------------------------------------------------
 def generated_tree(seed: int = 8) -> dict[str, str]:
     """A few hundred files with ignore files at three depths; deterministic."""

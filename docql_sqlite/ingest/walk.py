@@ -11,7 +11,8 @@
   otherwise); in a Sphinx or Doxygen HTML build (known by the files beside them) the
   search index, the pages' sources and the theme's scripts are left out
   (`SKIP_GENERATED`), and so is a build beside a source map that names a file of the
-  walked tree (`SKIP_BUILT`: an npm package's `dist/` bundles of its `lib/`).
+  walked tree (`SKIP_BUILT`: an npm package's `dist/` bundles of its `lib/`), and a build
+  beside its source of the same name (`SKIP_COMPILED`: `x.js` beside `x.ts`).
 - Symbolic links: a link to a file inside the indexed roots is indexed under its own
   path; a link to a file outside them, or to a directory, is not followed (skipped,
   with the reason) unless `follow_symlinks=True`. Loops are reported as loops.
@@ -70,6 +71,7 @@ SKIP_GENERATED = "a doc build's search index, page sources and theme scripts"
 # `_static/`.
 SCRIPTS = "*.js"
 SKIP_BUILT = "a build of sources also indexed (its source map names them)"
+SKIP_COMPILED = "a build beside its source (the same name)"
 _SPHINX = frozenset({"_sources", "searchindex.js", "_static", "_modules"})
 _GENERATED = (
     (frozenset({"objects.inv", "searchindex.js"}), _SPHINX),
@@ -184,6 +186,7 @@ def _walk_tree(
         names = {entry.name for entry in entries}
         generated = frozenset().union(*(out for marks, out in _GENERATED if marks <= names))
         built = _built_from_sources(absolute_dir, entries, names, real_roots)
+        compiled = _compiled_beside_sources(names)
         for entry in entries:
             name = entry.name
             if name == ".git":
@@ -196,6 +199,9 @@ def _walk_tree(
                 continue
             if name in built:
                 stats.counts[SKIP_BUILT] += 1
+                continue
+            if name in compiled and entry.is_file(follow_symlinks=False):
+                stats.counts[SKIP_COMPILED] += 1
                 continue
             path = os.path.join(directory, name)
             absolute = os.path.join(absolute_dir, name)
@@ -323,6 +329,67 @@ def _built_from_sources(
             if any(_inside(target, r) for r in real_roots) and os.path.isfile(target):
                 out.add(name[:-4])
                 break
+    return out
+
+
+# The extensions of a build's JavaScript, and of the sources it is compiled from beside it.
+_BUILD_SUFFIXES = (".js", ".cjs", ".mjs", ".d.ts")
+_COMPILED_SOURCES = (".tsx", ".mts", ".cts", ".ts", ".vue", ".svelte")
+_TYPESCRIPT_SOURCES = frozenset({".ts", ".tsx", ".mts", ".cts"})
+# What a build adds to its source's name: `calendar.esm.js`, `calendar.cjs.min.js`.
+_BUILD_MARKS = frozenset({"min", "esm", "cjs", "umd", "es", "module", "common", "prod", "dev"})
+
+
+def _compiled_beside_sources(names: set[str]) -> set[str]:
+    """The files of a folder (`names`) that are builds of a source beside them: `x.js`,
+    `x.cjs`, `x.mjs` and `x.d.ts` beside `x.ts` (or `.tsx`, `.mts`, `.cts`: TypeScript
+    compiled where its sources are), and a component's builds beside it, known by their
+    marks — `calendar.esm.js`, `calendar.cjs.min.js`, then `calendar.js` too — beside
+    `Calendar.vue` (or a `.svelte`), the names compared without case.
+
+    Why: primevue 3.53's `calendar/` holds `Calendar.vue` and `calendar.cjs.js`,
+    `calendar.esm.js`, `calendar.js` and three minified builds, no source map: every
+    method was defined seven times, and "who calls onOverlayClick" listed the builds'
+    copies beside the templates' calls. Without a marked build a module of a component's
+    name is its own (Skeleton's `lightswitch.js`, the store `LightSwitch.svelte`
+    imports), and a component's `.d.ts` is written by hand (primevue's `Calendar.d.ts`,
+    its props' documented types): both stay, as does a `.js` with no source beside it."""
+    typescript, components = set(), set()
+    for name in names:
+        if name.endswith(".d.ts"):
+            continue
+        for ext in _COMPILED_SOURCES:
+            if name.endswith(ext):
+                stem = name[: -len(ext)]
+                if ext in _TYPESCRIPT_SOURCES:
+                    typescript.add(stem)
+                else:
+                    components.add(stem.lower())
+    if not typescript and not components:
+        return set()
+    builds: dict[str, list[str]] = {}  # a component's stem → its builds
+    marked: set[str] = set()
+    out = set()
+    for name in names:
+        suffix = next((e for e in _BUILD_SUFFIXES if name.endswith(e)), None)
+        if suffix is None:
+            continue
+        stem = name[: -len(suffix)]
+        if stem in typescript:
+            out.add(name)
+            continue
+        parts = stem.lower().split(".")
+        marks = 0
+        while len(parts) > 1 and parts[-1] in _BUILD_MARKS:
+            parts.pop()
+            marks += 1
+        base = ".".join(parts)
+        if base in components and suffix != ".d.ts":
+            builds.setdefault(base, []).append(name)
+            if marks:
+                marked.add(base)
+    for base in marked:
+        out.update(builds[base])
     return out
 
 
