@@ -21,6 +21,8 @@ import bisect
 import re
 from typing import NamedTuple
 
+from ..text import closing
+
 _TYPESCRIPT_LANG = re.compile(rb"""\blang\s*=\s*["']?(?:ts|typescript)\b""", re.IGNORECASE)
 _NOT_NEWLINE = re.compile(rb"[^\n]")
 
@@ -195,9 +197,10 @@ def _svelte_expressions(src: bytes, out: bytearray) -> None:
         if inside is not None:
             at = inside
             continue
-        close = _closing_brace(src, open_at)
-        if close is None:
-            return
+        after = closing(src, b"{", b"}", open_at + 1, MAX_TAG)
+        if after is None:
+            return  # a tag left open: the rest of the file is text
+        close = after - 1
         at = close + 1
         content = src[open_at + 1 : close]
         if not content.strip() or _SVELTE_SKIP.match(content):
@@ -229,21 +232,6 @@ def _svelte_expressions(src: bytes, out: bytearray) -> None:
                 continue
         out[start:end] = expression
         out[close] = ord(";")
-
-
-def _closing_brace(src: bytes, open_at: int) -> int | None:
-    """The index of the `}` that closes the `{` at `open_at` (braces inside counted; a
-    string's are not told apart: a file read wrong is parsed in its scripts alone)."""
-    depth = 0
-    for at in range(open_at, min(len(src), open_at + MAX_TAG)):
-        byte = src[at]
-        if byte == 0x7B:  # {
-            depth += 1
-        elif byte == 0x7D:  # }
-            depth -= 1
-            if depth == 0:
-                return at
-    return None
 
 
 MAX_TAG = 10_000  # bytes of one Svelte tag: past this, the rest of the file is text

@@ -32,6 +32,7 @@ from docql_sqlite.model import (
     count_lines,
     split_lines,
 )
+from docql_sqlite.text import closing
 
 # Bold lead-ins that introduce an admonition, not a defined term.
 ADMONITIONS = frozenset(
@@ -192,7 +193,7 @@ def _declared(code: str) -> list[tuple[str, int, int, str]]:
             continue
         if not _SQL_WORDS.isdisjoint(w.casefold() for w in words):
             continue  # `CREATE TABLE t1(a INT, b TEXT);`
-        at = _closing_paren(code, match.end())
+        at = closing(code, "(", ")", match.end(), MAX_DECLARATION_CHARS)
         if at is None or not _END.match(code, at):
             continue
         if not _typed_parameters(code[match.end() : at - 1]):
@@ -209,20 +210,6 @@ def _declared(code: str) -> list[tuple[str, int, int, str]]:
 
 
 MAX_DECLARATION_CHARS = 2_000  # of one declaration's parameters
-
-
-def _closing_paren(code: str, at: int) -> int | None:
-    """The index after the `)` that closes the parameter list opened before `at`, within
-    MAX_DECLARATION_CHARS, or None; found by C-level searches (a block of 100,000
-    unclosed `int f(` lines took 20 s scanned a character at a time)."""
-    depth, stop = 1, min(len(code), at + MAX_DECLARATION_CHARS)
-    while depth:
-        close = code.find(")", at, stop)
-        if close < 0:
-            return None
-        depth += code.count("(", at, close) - 1
-        at = close + 1
-    return at
 
 
 def _typed_parameters(parameters: str) -> bool:

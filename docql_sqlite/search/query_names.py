@@ -116,7 +116,8 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
     # One qualified name (`Connection.execute`, `fs::read`) is a member of what its dots
     # name, never its parts joined into one: `connection_execute`, a test helper of
     # SQLAlchemy's, came first as a name "equal to the query", before the method.
-    dotted = len(positive) == 1 and qualified(positive[0].text) is not None
+    named = _qualified_parts(positive[0].text) if len(positive) == 1 else None
+    dotted = named is not None
     joined = (
         ["".join(parts), "_".join(parts), "-".join(parts), " ".join(parts)]
         if len(parts) > 1 and not task and not dotted
@@ -144,13 +145,13 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         and _CASED.fullmatch(text)
         and (len(positive) == 1 or search_terms.is_identifier(text) or text in kinded)
     }
-    last = (_qualified_parts(positive[0].text) or [""])[-1] if dotted else ""
+    last = named[-1] if named else ""
     return QueryNames(
         equal,
         list(dict.fromkeys(n for n in contain if len(n) >= 3)),
         frozenset(strong),
         len(search_terms.positives(terms)),
-        qualified(positive[0].text) if len(positive) == 1 else None,
+        (fold(named[-1]), fold(named[-2])) if named else None,
         task_phrases(phrases(positive), positive) if task else phrases(positive),
         frozenset(cased),
         member_pairs([t.text for t in positive]),
