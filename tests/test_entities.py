@@ -388,3 +388,18 @@ def test_merge_entities_dedupes_and_sorts() -> None:
     b = Entity("Term", "shard", 5, 6)
     c = Entity("API", "open", 1, 1)
     assert merge_entities([a], [b, c]) == [c, a]
+
+
+@pytest.mark.parametrize(
+    "text, opener, closer, at, limit, expected",
+    [
+        ("f(a, (b), c); x", "(", ")", 2, 100, 12),  # after the `)` that closes `f(`
+        ("f(a, (b", "(", ")", 2, 100, None),  # never closed
+        ("f(" + "a" * 50 + ")", "(", ")", 2, 10, None),  # closed past the limit
+        (b"{a {b} c} d", b"{", b"}", 1, 100, 9),  # bytes: a Svelte tag's braces
+    ],
+)
+def test_the_closing_bracket(text, opener, closer, at, limit, expected) -> None:  # type: ignore[no-untyped-def]
+    from docql_sqlite.text import closing
+
+    assert closing(text, opener, closer, at, limit) == expected
