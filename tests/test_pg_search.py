@@ -429,3 +429,34 @@ def test_docql_similar_to_a_chunk_and_the_other_entries(
     compiled = pg_index.compile(_docql("search", "segment"))
     assert "<=>" in compiled.sql and "tsquery" in compiled.sql
     assert "%(p" not in compiled.inline_sql()
+
+
+def test_page_titles_and_the_implementation_frame_on_postgres(
+    pg_server: Any, tmp_index: Any
+) -> None:
+    # A page titled by its front matter is named by its title (`name_lists._titled_pages`,
+    # the folded titles read once per index version), and "where is X implemented" counts
+    # prose at PROSE_SHARE: the same passages in the same order on both engines.
+    from test_search_smart import AUTH_DOCS_AND_CODE, FRONT_MATTER_TITLED
+
+    tmp_index.write_many({**FRONT_MATTER_TITLED, **AUTH_DOCS_AND_CODE})
+    docql_sqlite.index(tmp_index.db, ["docs"])
+    url = fresh_database(pg_server)
+    docql_sqlite.copy(str(tmp_index.db), url)
+    questions = [
+        "what is tool transformation",
+        "metrics plugins",
+        "where is authentication implemented",
+    ]
+    with docql_sqlite.open(tmp_index.db) as index, docql_sqlite.open(url) as conn:
+        for text in questions:
+            opts = SearchOptions(mode="smart", limit=10, explain=True)
+            expected, got = index.search(text, opts), conn.search(text, opts)
+            assert [h["location"] for h in got] == [h["location"] for h in expected], text
+            assert expected, text
+        first = [index.search(text, limit=1)[0]["path"] for text in questions]
+    assert [p.rsplit("/", 1)[-1] for p in first] == [
+        "tool-transformation.mdx",
+        "plugins.md",
+        "auth.py",
+    ]

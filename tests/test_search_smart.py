@@ -1151,6 +1151,11 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
         ("Where are signals documented", "signals", True),
         ("where is url routing described in the docs?", "url routing", True),
         ("where is Flask.route defined", "Flask.route", False),
+        # where a thing is implemented: its code
+        ("where is authentication implemented?", "authentication", False),
+        ("which function implements the run command", "the run command", False),
+        ("Which files of the code implements sessions", "sessions", False),
+        ("which page implements sessions", None, None),  # a page implements nothing
         ("which page explains the application context", "the application context", True),
         ("What section of the docs covers `url_for`?", "`url_for`", True),
         ("where can I read about blueprints?", "blueprints", True),
@@ -1331,6 +1336,83 @@ def test_a_question_asking_where_a_thing_is_explained_prefers_prose(tmp_index) -
         paths, steps = ranked(question)
         assert paths[0].endswith("src/app.py"), (question, paths)
         assert not any("code and settings files" in step for step in steps), question
+
+
+AUTH_DOCS_AND_CODE = {
+    # pages whose sections are titled by the word, and the code that implements it
+    **{
+        f"docs/integrations/{name}.md": f"# {name.title()}\n\n## Authentication\n\n"
+        f"Pass a bearer token to {name}: authentication is handled by the server.\n"
+        for name in ("anthropic", "openai", "gemini", "cursor")
+    },
+    "src/server/auth.py": 'class AuthProvider:\n    """Base class of the authentication '
+    'providers: verifies a request\'s token."""\n\n    def verify(self, token):\n'
+    "        return token is not None\n",
+}
+
+
+def test_a_question_asking_where_a_thing_is_implemented_prefers_code(tmp_index) -> None:
+    """FastMCP's "where is authentication implemented" listed six docs' sections titled
+    "Authentication" and no code: the frame's word was searched for, or (with it taken
+    out) the headings equal to the topic outranked the class that implements it."""
+    others = {f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)}
+    tmp_index.write_many({**AUTH_DOCS_AND_CODE, **others})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "where is authentication implemented?", explain=True)
+        steps = plan(hits)["strategy"]
+        assert hits[0]["path"].endswith("src/server/auth.py"), [h["location"] for h in hits]
+        assert any("not code x0.25" in step for step in steps), steps
+        # asked where it is explained, the docs come first
+        hits = search(idx, "where is authentication explained?")
+        assert "/integrations/" in hits[0]["path"], [h["location"] for h in hits]
+
+
+FRONT_MATTER_TITLED = {
+    # Mintlify's, Docusaurus' and Hugo's pages: the title in the front matter, no `#` line
+    "docs/patterns/tool-transformation.mdx": "---\ntitle: Tool Transformation\n"
+    "description: Create enhanced tool variants.\n---\n\nimport { Badge } from "
+    "'/snippets/badge.mdx'\n\nTool transformation creates new tools from existing "
+    "ones: rename them, hide arguments, change their descriptions.\n\n"
+    "## Why Transform Tools?\n\nAn existing tool is almost right.\n\n"
+    "## Modifying Arguments\n\nRename an argument.\n",
+    "src/tools/manager.py": "".join(
+        f"def {verb}_tool_transformation(self, name):\n    # {verb} a tool transformation\n"
+        f"    return name\n\n\n"
+        for verb in ("add", "get", "remove")
+    ),
+    "docs/changelog.md": "# Changelog\n\n## 2.8.0\n\n### Tool Transformation\n\nThe "
+    "highlight of this release is tool transformation.\n",
+    # the blank line and the notice between the front matter and the text
+    "docs/plugins.md": "---\ntitle: Metrics plugins\n---\n\n<!-- This file is maintained "
+    "in another repository. -->\n\nA metrics plugin collects the engine's metrics.\n\n"
+    "## Setup\n\nInstall it.\n",
+    **{f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)},
+}
+
+
+@pytest.mark.parametrize(
+    "query, path, line",
+    [
+        ("what is tool transformation", "docs/patterns/tool-transformation.mdx", 8),
+        ("Tool Transformation", "docs/patterns/tool-transformation.mdx", 8),
+        ("metrics plugins", "docs/plugins.md", 7),
+    ],
+)
+def test_a_page_titled_by_its_front_matter_is_named_by_its_title(
+    tmp_index, query: str, path: str, line: int
+) -> None:
+    """A page whose title is its front matter's has no heading of it: its opening is
+    the section that title names (before: the methods named after the words and the
+    changelog's heading of that name came first, the page not in the first five)."""
+    tmp_index.write_many(FRONT_MATTER_TITLED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, query, explain=True)
+    assert hits[0]["path"].endswith(path), [h["location"] for h in hits]
+    # its first passage with words, not the blank line or the comment before it
+    assert hits[0]["line"] <= line <= hits[0]["end_line"], hits[0]["location"]
+    assert hits[0]["explain"]["lists"]["headings"]["rank"] == 1
 
 
 def _click_shaped() -> dict[str, str]:

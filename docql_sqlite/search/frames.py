@@ -23,7 +23,7 @@ import re
 from ..records import Record
 from . import terms as search_terms
 
-_PARTICIPLES = r"explained|documented|described|discussed|covered|mentioned|defined"
+_PARTICIPLES = r"explained|documented|described|discussed|covered|mentioned|defined|implemented"
 _VERBS = (
     r"explains|describes|documents|discusses|covers|mentions|defines|talks\s+about"
     r"|is\s+about|deals\s+with"
@@ -57,6 +57,11 @@ _FRAMES = [
         rf"^(?:which|what)\s+(?:{_PLACES})(?:\s+of\s+the\s+(?:{_PLACES}))?\s+"
         rf"(?P<frame>{_VERBS})\s+(?P<topic>.+)$",
         re.IGNORECASE,
+    ),  # which file / function of the code implements X
+    re.compile(
+        r"^(?:which|what)\s+(?:files?|modules?|functions?|methods?|class(?:es)?|code|parts?)"
+        r"(?:\s+of\s+the\s+code)?\s+(?P<frame>implements|defines)\s+(?P<topic>.+)$",
+        re.IGNORECASE,
     ),
 ]
 # A comparison: "what is the difference between X and Y", "X vs Y". Its topic is both
@@ -87,7 +92,10 @@ def _sides(found: re.Match[str]) -> tuple[str, str]:
     return groups["first"], groups["second"]
 
 
-_CODE_FRAMES = frozenset({"defined", "defines"})
+# Where a thing is *defined* or *implemented* is its code: those frames ask for no prose.
+_CODE_FRAMES = frozenset({"defined", "defines", "implemented", "implements"})
+# ... and only code implements something (a term is defined in a glossary too).
+_IMPLEMENTATION_FRAMES = frozenset({"implemented", "implements"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
 # is one name as code writes it (`parse_args`, `Session.merge`, `fs.readFile()`).
@@ -120,6 +128,7 @@ class Frame(Record, frozen=True):
     words: str
     prose: bool
     task: bool = False  # "how do I X": X is a task in words, not a name (`query_names`)
+    code: bool = False  # "where is X implemented": its code is the answer, not prose
     # "who calls X" / "where is X used": the uses of the name X in code are the answer
     # (`uses.py`): "call" for calls alone, "any" for every use; None for other frames.
     uses: str | None = None
@@ -161,5 +170,11 @@ def frame(text: str) -> Frame | None:
         if not search_terms.WORD.search(topic):
             return None
         words = " ".join(found["frame"].lower().split())
-        return Frame(topic, words, words not in _CODE_FRAMES, words.startswith("how "))
+        return Frame(
+            topic,
+            words,
+            prose=words not in _CODE_FRAMES,
+            task=words.startswith("how "),
+            code=words in _IMPLEMENTATION_FRAMES,
+        )
     return None

@@ -389,23 +389,32 @@ def generated_share(terms: list[search_terms.Term]) -> float:
 # described" found the property `blueprints` and `iter_blueprints` before the docs' page
 # on blueprints, whose names the symbols list rewards as equal to the question.
 CODE_SHARE = 0.5
+# A passage of a document that is not code counts this share when the question asks
+# where something is implemented (`Frame.code`): FastMCP's "where is authentication
+# implemented" listed six docs' sections titled "Authentication" before any code (a
+# heading equal to the topic, which no symbol is: at CODE_SHARE the base class
+# `AuthProvider` was still 8th, behind them). Prose still answers when no code does.
+PROSE_SHARE = 0.25
 
 
 def share(
     entry: Fused,
     tests: float,
-    code_docs: frozenset[int] = frozenset(),
+    off_frame: frozenset[int] = frozenset(),
     notes: float = 1.0,
     legal: float = 1.0,
     generated: float = 1.0,
     manifest: float = 1.0,
+    off_share: float = CODE_SHARE,
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
     file's, `notes_share` for release notes', `legal_share` for a licence's,
     `generated_share` for generated source's, `manifest_share` for a project manifest's,
     STUB_SHARE for a Python `@overload`
-    signature's, CODE_SHARE for a passage of one of `code_docs` (the code files among
-    the candidates of a question asking for prose; empty otherwise)."""
+    signature's, `off_share` for a passage of one of `off_frame` (the documents of the
+    kind a question's frame does not ask for: the code files among the candidates of a
+    question asking for prose, CODE_SHARE; the others of one asking for code,
+    PROSE_SHARE; empty otherwise)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
@@ -418,7 +427,7 @@ def share(
         kept *= manifest
     if _OVERLOAD_STUB.match(entry.row["content"]):
         kept *= STUB_SHARE
-    return kept * CODE_SHARE if entry.row["_doc"] in code_docs else kept
+    return kept * off_share if entry.row["_doc"] in off_frame else kept
 
 
 # A passage that is a Python `@overload` signature (its body `...`; the implementation

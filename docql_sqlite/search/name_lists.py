@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from ..passage_text import no_passage, nothing_to_embed
 from ..query import items as item_sql
 from ..query.functions import trigram_query
 from ..sqlparams import Params
-from . import ranking, symbol_names
+from ..text import fold
+from . import ranking, stats, symbol_names
 from . import terms as search_terms
 from .query_names import QueryNames, content_key
 
@@ -206,6 +208,8 @@ WHERE {scope_chunks}
 ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
   {dialect.sort_key("n.path")}, c.chunk_index"""
     found = store.rows(sql, params.values)
+    if table == "sections" and equal:
+        found = _with_titled_pages(found, _titled_pages(store, equal, paths, negated))
     # a name written with its punctuation that one entity of the index bears, as typed
     unique = Counter(r["_match"] for r in found if r["_tier"] >= 4 and r["_match"][:1] != "-")
     out = []
@@ -253,6 +257,89 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
             # that is only in a file or folder so named is not it either.
             out = [r for r in out if r["_tier"] >= NAMED_SYMBOL_TIER]
     return out
+
+
+# The first chunks of a page the first passage of its opening is looked for in: the
+# blank one between Docker's front matter and its text, a comment, then its text.
+PAGE_OPENING_CHUNKS = 4
+
+
+def _titled_pages(
+    store: Store, equal: list[str], paths: tuple[str, ...], negated: list[search_terms.Term]
+) -> list[dict[str, Any]]:
+    """The opening passage of each page (not code) whose title is one of `equal` (folded
+    names) and that has no heading of such a name: a page titled by its front matter
+    (`title:` in Mintlify's, Docusaurus', Hugo's and Starlight's pages, which show it as
+    the page's heading and have no `#` line of their own) or by an HTML `<h1>` above its
+    Markdown. Its title is the heading of its opening: FastMCP's "what is tool
+    transformation" listed five methods named `*_tool_transformation` and the changelog's
+    "### Tool Transformation" before the page so titled, which no list held.
+
+    A row a heading of that name gives: tier 3 (`rows`), `_match` the folded title."""
+    titles = _page_titles(store)
+    doc_ids = sorted({doc for name in equal for doc in titles.get(name, ())})
+    if not doc_ids:
+        return []  # (most searches: no SQL)
+    params = Params(store.dialect)
+    dialect = params.dialect
+    ids = ", ".join(str(doc) for doc in doc_ids[:PAGES_LOOKED_UP])
+    folded = ", ".join(params.add(n) for n in equal)
+    scope = ranking.scope_sql(store, paths, params)
+    outside = dialect.TRUE
+    if negated:
+        neg = params.add(dialect.any_of(negated))
+        outside = f"c.id NOT IN ({dialect.ids_matching(neg)})"
+    sql = f"""SELECT {item_sql.chunk_columns(dialect)}, d.title AS _title
+FROM chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
+WHERE c.doc_id IN ({ids}) AND c.chunk_index < {PAGE_OPENING_CHUNKS} AND {scope} AND {outside}
+AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.doc_id = d.id AND s.title_fold IN ({folded}))
+ORDER BY {dialect.sort_key("d.path")}, c.chunk_index"""
+    out, seen = [], set()
+    for row in store.rows(sql, params.values):
+        title = fold(row.pop("_title"))
+        if row["_doc"] in seen or no_passage(row["content"]) or nothing_to_embed(row["content"]):
+            continue  # (the blank line after the front matter, a comment alone)
+        seen.add(row["_doc"])
+        out.append(dict(row, _tier=3, _match=title, _pair=0, _own=0, _kind=None))
+    return out
+
+
+# Pages of one title looked up at most (a title every page of a site bears is none's).
+PAGES_LOOKED_UP = 32
+
+
+def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
+    """Each folded title of the documents that are not code → their ids (read once per
+    version of the index: a search then reads no document it does not name)."""
+
+    def compute() -> dict[str, tuple[int, ...]]:
+        ids, titles = stats.columns(
+            store,
+            ["d.id", "d.title"],
+            "FROM documents d WHERE d.format != 'code' AND d.title IS NOT NULL",
+            "d.id",
+            any_order=True,
+        )
+        found: dict[str, list[int]] = {}
+        for doc, title in zip(ids, titles):
+            found.setdefault(fold(title), []).append(int(doc))
+        return {title: tuple(docs) for title, docs in found.items()}
+
+    return cast(dict, stats.cached(store, ("page_titles",), compute))
+
+
+def _with_titled_pages(
+    found: list[dict[str, Any]], pages: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """`found` (ordered by tier) with `pages` before its first row of tier 3 or lower: a
+    page titled by the name is about it as a whole, a heading of that name one section.
+    A passage already listed stays where it is."""
+    listed = {r["_chunk"] for r in found}
+    pages = [p for p in pages if p["_chunk"] not in listed]
+    if not pages:
+        return found
+    at = next((i for i, r in enumerate(found) if r["_tier"] <= 3), len(found))
+    return found[:at] + pages + found[at:]
 
 
 def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:

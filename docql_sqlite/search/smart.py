@@ -129,20 +129,27 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(
             f"passages of project manifests x{manifest} (the query does not ask about them)"
         )
-    code_docs = (
-        ranking.code_documents(store, {f.row["_doc"] for f in fused})
-        | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
-        if framed is not None and framed.prose
-        else frozenset()
-    )
+    off_frame: frozenset[int] = frozenset()
+    if framed is not None and (framed.prose or framed.code):
+        candidates = {f.row["_doc"] for f in fused}
+        code = ranking.code_documents(store, candidates)
+        if framed.prose:
+            off_frame = code | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
+        else:
+            off_frame = frozenset(candidates - code)
     if framed is not None:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
-    if code_docs:
+    if off_frame and framed is not None and framed.prose:
         steps.append(
             f"passages of code and settings files x{fusion.CODE_SHARE} (the question asks for "
-            f"prose: where "
-            f"something is explained, or how to do it)"
+            f"prose: where something is explained, or how to do it)"
         )
+    elif off_frame:
+        steps.append(
+            f"passages of documents that are not code x{fusion.PROSE_SHARE} (the question "
+            f"asks where something is implemented)"
+        )
+    off_share = fusion.PROSE_SHARE if framed is not None and framed.code else fusion.CODE_SHARE
     in_path, named = (
         path_words.named(store, terms, {f.row["_path"] for f in fused})
         if lexical > 0
@@ -160,7 +167,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                     fusion.composite(f, names, lexical, found.nearness, found.agreed)
                     + (lexical * path_words.POINTS if f.row["_path"] in named else 0.0)
                 )
-                * fusion.share(f, tests, code_docs, notes, legal, generated, manifest),
+                * fusion.share(f, tests, off_frame, notes, legal, generated, manifest, off_share),
                 f,
             )
             for f in fused
