@@ -1156,6 +1156,16 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
         ("which function implements the run command", "the run command", False),
         ("Which files of the code implements sessions", "sessions", False),
         ("which page implements sessions", None, None),  # a page implements nothing
+        # one aspect of a name written as code: the name alone
+        ("what are the parameters of FastMCP.tool?", "FastMCP.tool", False),
+        ("What does Context.sample return", "Context.sample", False),
+        ("what exceptions does Client.call_tool raise?", "Client.call_tool", False),
+        ("which errors can parse_args raise", "parse_args", False),
+        ("signature of fs.readFile()", "fs.readFile()", False),
+        ("createReadStream options", "createReadStream", False),
+        ("what does it return", None, None),  # no name
+        ("what are the parameters of the function", None, None),
+        ("what does Session return", None, None),  # a word with a capital: no code name
         ("which page explains the application context", "the application context", True),
         ("What section of the docs covers `url_for`?", "`url_for`", True),
         ("where can I read about blueprints?", "blueprints", True),
@@ -1366,6 +1376,41 @@ def test_a_question_asking_where_a_thing_is_implemented_prefers_code(tmp_index) 
         # asked where it is explained, the docs come first
         hits = search(idx, "where is authentication explained?")
         assert "/integrations/" in hits[0]["path"], [h["location"] for h in hits]
+
+
+API_ASPECT_DOCS = {
+    # a method, and code and pages full of the aspect's word
+    "src/server.py": "class Server:\n    def tool(self, name, description=None):\n"
+    '        """Register a function as a tool."""\n        return name\n\n'
+    "    def resource(self, uri):\n        return uri\n",
+    "src/convert.py": "".join(
+        f"def to_schema_{i}(parameters):\n    # the parameters of a tool as a schema\n"
+        f"    return dict(parameters)\n\n\n"
+        for i in range(4)
+    ),
+    **{
+        f"docs/{name}.md": f"# {name.title()}\n\n## Parameters\n\nThe parameters of a "
+        f"{name} are its arguments.\n"
+        for name in ("prompts", "resources", "handlers")
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what are the parameters of Server.tool", "what does Server.tool return"],
+)
+def test_a_question_about_an_aspect_of_a_name_finds_the_name(tmp_index, question: str) -> None:
+    """FastMCP's "what are the parameters of FastMCP.tool" put `to_mcp_tool` and three
+    docs' "Parameters" sections first and `FastMCP.tool` in none of the first ten: the
+    aspect's word is in every function, the name was one word of four."""
+    others = {f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)}
+    tmp_index.write_many({**API_ASPECT_DOCS, **others})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, question, explain=True)
+    assert hits[0]["path"].endswith("src/server.py"), [h["location"] for h in hits]
+    assert hits[0]["line"] <= 2 <= hits[0]["end_line"], hits[0]["location"]
 
 
 FRONT_MATTER_TITLED = {

@@ -118,6 +118,31 @@ _USES_FRAMES = [
 ]
 # The frames that ask for calls alone; the others for any use (a type's, an import).
 _CALL_FRAMES = frozenset({"calls", "invokes", "callers", "called", "invoked"})
+# Questions about one aspect of a name written as code ("what are the parameters of
+# FastMCP.tool", "what does Context.sample return", "signature of parse_args"): the
+# name's definition and its documentation answer them, so the name alone is searched
+# for, as a look-up of it is; the aspect's word ("parameters", "return") is in every
+# function of the code, and on FastMCP's sdist it put `to_mcp_tool` and three docs'
+# "Parameters" sections first, `FastMCP.tool` in none of the first ten.
+_ASPECTS = (
+    r"parameters|params|arguments|args|options|signature|return\s+(?:type|value)"
+    r"|exceptions|errors"
+)
+_ASPECT_FRAMES = [
+    re.compile(
+        rf"^what\s+(?:are|is)\s+(?:the\s+)?(?P<frame>{_ASPECTS})\s+(?:of|for|to)\s+"
+        rf"(?:the\s+)?{_NAME}$",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        rf"^(?:what|which)(?:\s+(?:{_ASPECTS}|exception|error|values?|types?))?"
+        rf"\s+(?:does|do|can|could|might|may)\s+{_NAME}\s+"
+        rf"(?P<frame>return|raise|throw|accept|take|yield)$",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"^(?:the\s+)?(?P<frame>{_ASPECTS})\s+(?:of|for)\s+{_NAME}$", re.IGNORECASE),
+    re.compile(rf"^{_NAME}\s+(?P<frame>{_ASPECTS})$", re.IGNORECASE),
+]
 
 
 class Frame(Record, frozen=True):
@@ -144,6 +169,10 @@ def frame(text: str) -> Frame | None:
             words = found["frame"].lower()
             uses = "call" if words in _CALL_FRAMES else "any"
             return Frame(found["topic"], words, prose=False, uses=uses)
+    for pattern in _ASPECT_FRAMES:
+        found = pattern.match(stripped)
+        if found is not None and search_terms.is_identifier(found["topic"]):
+            return Frame(found["topic"], " ".join(found["frame"].lower().split()), prose=False)
     # (a comparison is short: its regexes are not run over a pasted passage, where their
     # lazy parts would cost a time quadratic in a run of blanks)
     short = len(stripped) <= COMPARED_CHARS
