@@ -282,7 +282,7 @@ def _titled_pages(
         return []  # (most searches: no SQL)
     params = Params(store.dialect)
     dialect = params.dialect
-    ids = ", ".join(str(doc) for doc in doc_ids[:PAGES_LOOKED_UP])
+    ids = ", ".join(str(doc) for doc in doc_ids)
     folded = ", ".join(params.add(n) for n in equal)
     scope = ranking.scope_sql(store, paths, params)
     outside = dialect.TRUE
@@ -304,13 +304,16 @@ ORDER BY {dialect.sort_key("d.path")}, c.chunk_index"""
     return out
 
 
-# Pages of one title looked up at most (a title every page of a site bears is none's).
-PAGES_LOOKED_UP = 32
+# A title more pages bear than this names none of them: a site's name over each page
+# (every page of Fastify's docs opens with `<h1 align="center">Fastify</h1>`, its title),
+# a generator's "index".
+PAGES_OF_A_TITLE = 4
 
 
 def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
-    """Each folded title of the documents that are not code → their ids (read once per
-    version of the index: a search then reads no document it does not name)."""
+    """Each folded title of the documents that are not code → their ids, for the titles
+    at most PAGES_OF_A_TITLE documents bear (read once per version of the index: a search
+    then reads no document it does not name)."""
 
     def compute() -> dict[str, tuple[int, ...]]:
         ids, titles = stats.columns(
@@ -323,7 +326,9 @@ def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
         found: dict[str, list[int]] = {}
         for doc, title in zip(ids, titles):
             found.setdefault(fold(title), []).append(int(doc))
-        return {title: tuple(docs) for title, docs in found.items()}
+        return {
+            title: tuple(docs) for title, docs in found.items() if len(docs) <= PAGES_OF_A_TITLE
+        }
 
     return cast(dict, stats.cached(store, ("page_titles",), compute))
 
