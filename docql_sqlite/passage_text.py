@@ -110,6 +110,56 @@ def _link_line(line: str) -> bool:
     return links > 0 and len(words) - links <= LINK_LINE_WORDS
 
 
+# A Markdown list item that opens with a link to another document of the site, then
+# (maybe) says what it holds: `+ [Lifecycle](./Lifecycle.md): Explains the Fastify request
+# lifecycle …`, `- [Hooks](hooks.md) - the hook API`. A relative link (no scheme, not an
+# anchor of the page itself) to a page: a directory of the docs points to its pages.
+_DIRECTORY_ITEM = re.compile(
+    r"^[ \t]*(?:[-+*]|\d{1,3}[.)])[ \t]+\[[^\]\n]+\]\((?![a-z][a-z0-9+.-]*:|#)[^)\s]+\)",
+    re.MULTILINE,
+)
+# (nested items too: a link's sub-items that say things of their own make it no directory)
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-+*]|\d{1,3}[.)])[ \t]")
+MIN_DIRECTORY_ITEMS = 3
+DIRECTORY_SHARE = 0.8  # of a directory's list items open with a link to a page
+# ... and its items are this share of the chunk's non-blank lines: Rust by Example's
+# `index.md` opens with two paragraphs on what the book is (9 lines) before 13 of its
+# chapters, and is the passage that says so.
+DIRECTORY_LINES_SHARE = 0.75
+
+
+def _directory(content: str) -> bool:
+    """Whether `content` is a directory of the docs: at least MIN_DIRECTORY_ITEMS list
+    items opening with a link to another document (`_DIRECTORY_ITEM`), DIRECTORY_SHARE of
+    its items at least, and DIRECTORY_LINES_SHARE of its non-blank lines those items and
+    their continuations (a heading, an anchor and a sentence before the list may be
+    there). Fastify's `Index.md` ("+
+    [Lifecycle](./Lifecycle.md): Explains the Fastify request lifecycle and illustrates
+    where [Hooks](./Hooks.md) are available") ranked 2nd and 3rd for "where is the request
+    lifecycle explained", above the page it describes; a link alone was no passage
+    already (`no_passage`), a link with its description was one."""
+    items = linked = pointed = lines = 0
+    in_item = False
+    for line in content.splitlines():
+        if not line.strip():
+            continue
+        lines += 1
+        if _LIST_ITEM.match(line):
+            items += 1
+            in_item = _DIRECTORY_ITEM.match(line) is not None
+            linked += in_item
+            pointed += in_item
+        elif in_item and line[:1] in " \t":
+            pointed += 1  # the item's description, continued
+        else:
+            in_item = False
+    return (
+        linked >= MIN_DIRECTORY_ITEMS
+        and linked >= DIRECTORY_SHARE * items
+        and pointed >= DIRECTORY_LINES_SHARE * lines
+    )
+
+
 def pointer_page(content: str) -> bool:
     """Whether `content` is a page of an index or a table of contents: at least
     MIN_LEADER_LINES lines, and more than LEADER_SHARE of its non-blank ones, end in a
@@ -141,6 +191,8 @@ def pointer_page(content: str) -> bool:
         for line in content[:600].split("\n", 3)[:3]
     ):
         pointer = _PATH_LINE.search  # (one of its first lines: after a title and a blank line)
+    elif "](" in content and _DIRECTORY_ITEM.search(content, 0, 4000) is not None:
+        return _directory(content)
     else:
         return False
     lines = [line for line in content.splitlines() if line.strip()]

@@ -164,6 +164,63 @@ INDEX_PAGE = (
             '<a href="wal.html">WAL</a>\n<a href="lock.html">Locks</a>\n<a href="x.html">X</a>\n',
             False,
         ),
+        # a Markdown directory of the docs: items opening with a link to a page, their
+        # descriptions continued (Fastify's Index.md), after a heading and a sentence
+        (
+            '## Core Documents\n<a id="core"></a>\n\nThe core APIs, most important first:\n\n'
+            "+ [Server](./Server.md): Documents the core Fastify API. Includes documentation\n"
+            "  for the factory function.\n"
+            "+ [Lifecycle](./Lifecycle.md): Explains the Fastify request lifecycle and\n"
+            "  illustrates where [Hooks](./Hooks.md) are available.\n"
+            "+ [Routes](./Routes.md): Details how to register routes.\n"
+            "+ [Request](./Request.md): Details Fastify's request object.\n"
+            "+ [Reply](./Reply.md): Details Fastify's response object.\n"
+            "+ [Plugins](./Plugins.md): Explains Fastify's plugin architecture and API.\n"
+            "+ [Hooks](./Hooks.md): Details the API by which plugins can inject themselves.\n",
+            True,
+        ),
+        # ... not when what precedes the list is a passage of its own (Rust by Example's
+        # two paragraphs on the book before its chapters), nor when a link's sub-items
+        # say things of their own (rustc-dev-guide's test headers)
+        (
+            "# Rust by Example\n\nRust is a modern systems programming language focusing\n"
+            "on safety, speed and concurrency.\n\nRust by Example is a collection of "
+            "runnable\nexamples that illustrate various Rust concepts.\n\n"
+            "- [Hello World](hello.md) - Start with a Hello World program.\n"
+            "- [Primitives](primitives.md) - Learn about integers.\n"
+            "- [Types](types.md) - Learn about changing and defining types.\n",
+            False,
+        ),
+        (
+            "* [Controlling pass/fail expectations](ui.md#controlling)\n"
+            "    * `check-pass` — building (no codegen) should pass\n"
+            "    * `build-pass` — building should pass\n"
+            "    * `run-pass` — running the test should pass\n"
+            "* [Revisions](compiletest.md#revisions)\n* [Ignoring tests](ui.md#ignore)\n",
+            False,
+        ),
+        ("1. [Install](install.md)\n2. [Usage](usage.md) - how to\n3. [API](api/)\n", True),
+        # two items are no directory; links to other sites, or to the page's own anchors,
+        # point nowhere in the index; a list of points with a link or two is prose
+        ("# Docs\n\n- [Install](install.md): how to install\n- [Usage](usage.md): use\n", False),
+        (
+            "- [Install](https://x.org/install): how\n- [Usage](https://x.org/u): use\n"
+            "- [API](https://x.org/api): the API\n",
+            False,
+        ),
+        ("- [A](#a): first\n- [B](#b): second\n- [C](#c): third\n", False),
+        (
+            "Some prose.\n\n- [Install](install.md): how to install\n- A point of our own\n"
+            "- another point\n- [API](api.md)\n",
+            False,
+        ),
+        (
+            "The three pages below explain the parser at length, each from its own side.\n"
+            "Read them in order: the first two explain the grammar, the last its errors,\n"
+            "which is where most users begin, and what this paragraph describes.\n"
+            "Each has examples.\n\n- [A](a.md)\n- [B](b.md)\n- [C](c.md)\n",
+            False,
+        ),
         # keys and qualified names one a line are no files: git-config's, a Go interface's
         ("user.name\nuser.email\nauthor.name\nauthor.email\n", False),
         ("type File interface {\n\tio.Closer\n\tio.Reader\n\tio.Seeker\n}\n", False),
