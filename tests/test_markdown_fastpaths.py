@@ -254,3 +254,45 @@ def test_byte_offsets_to_lines(text: str, spans: list[tuple[int, int]], in_order
         last = max(start, stop - 1)
         expected = (data.count(b"\n", 0, start) + 1, data.count(b"\n", 0, last) + 1)
         assert lines.span(start, stop) == expected
+
+
+def _rendered_titles(text: str) -> list[str]:
+    """Every heading's visible text as markdown-it-py shows it, the whole document parsed
+    (its link reference definitions known)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(text)
+    titles = []
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open":
+            children = tokens[i + 1].children or []
+            titles.append(
+                "".join(
+                    c.content if c.type in ("text", "code_inline", "image") else " "
+                    for c in children
+                    if c.type in ("text", "code_inline", "image", "softbreak", "hardbreak")
+                ).strip()
+            )
+    return titles
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Fastify's TypeScript.md: reference links in titles, defined at the page's end
+        "##### fastify.FastifyRegister(plugin: [FastifyPlugin][FastifyPlugin], opts: "
+        "[FastifyRegisterOptions][FastifyRegisterOptions])\n\nText.\n\n"
+        "[FastifyPlugin]: #fastifyplugin\n[FastifyRegisterOptions]: #options\n",
+        # collapsed and shortcut references, a label in other case and blanks, one undefined
+        "# Use [the API][] and [Guide] and [x][Other  LABEL] and [y][nope]\n\n"
+        "[the api]: api.md\n[guide]: guide.md 'The guide'\n[other label]: <o.md>\n",
+        # code spans with brackets beside a reference; an escaped bracket
+        "## `fs.read(fd[, options])` and [Buffer][]\n\n## \\[not a link\\] [Buffer]\n\n"
+        "[Buffer]: buffer.md\n",
+        # no definitions: brackets are text
+        "# [a][b] and [c]\n\nText.\n",
+    ],
+)
+def test_titles_show_reference_links_as_a_renderer_does(text: str) -> None:
+    doc = markdown.parse_markdown(text, "t.md")
+    assert [h.title for h in doc.headings] == _rendered_titles(text)

@@ -64,6 +64,7 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     doc = Document(format="markdown", text=text)
     inline_code: list[tuple[int, str]] = []
     html_title: str | None = None  # an HTML <h1> above every Markdown heading
+    references = _references(text) if "]:" in text else None
     for block in blocks:
         if block.kind == "front_matter":
             doc.body_start_line = block.end_line + 1
@@ -71,7 +72,7 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
         elif block.kind == "html" and not doc.headings and html_title is None:
             html_title = _html_h1(text, block.line, block.end_line)
         elif block.kind == "heading":
-            title, anchor = _heading_title(block.raw)
+            title, anchor = _heading_title(block.raw, references)
             doc.headings.append(
                 Heading(level=block.level, title=title, line=block.line, anchor=anchor)
             )
@@ -83,8 +84,8 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
                 )
             )
         elif block.kind == "table":
-            headers = [plain_inline(c).strip() for c in block.header]
-            rows = [[plain_inline(c).strip() for c in row] for row in block.rows]
+            headers = [plain_inline(c, references).strip() for c in block.header]
+            rows = [[plain_inline(c, references).strip() for c in row] for row in block.rows]
             doc.tables.append(
                 Table(headers=headers, rows=rows, line=block.line, end_line=block.end_line)
             )
@@ -148,7 +149,32 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
     return data
 
 
-def _heading_title(raw: str) -> tuple[str, str | None]:
+# A link reference definition (CommonMark: up to three spaces of indent, a label, a
+# destination): `[FastifyPlugin]: #fastifyplugin`.
+_DEFINITION = re.compile(r"^ {0,3}\[((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*(\S+)", re.MULTILINE)
+
+
+def _references(text: str) -> dict[str, dict[str, str]] | None:
+    """The document's link reference definitions, as markdown-it's inline parser reads
+    them (`env["references"]`: the normalised label → its destination), or None. A title
+    or a table cell parsed alone knows them: Fastify's headings write
+    `fastify.FastifyRegister(plugin: [FastifyPlugin][FastifyPlugin], …)`, which a
+    renderer shows as `plugin: FastifyPlugin`. (A definition inside a code block is
+    taken too: a label it names then shows as text, as the link's would.)"""
+    found: dict[str, dict[str, str]] = {}
+    for m in _DEFINITION.finditer(text):
+        found.setdefault(_normalize_label(m[1]), {"href": m[2], "title": ""})
+    return found or None
+
+
+def _normalize_label(label: str) -> str:
+    """markdown-it's `normalizeReference`: blanks collapsed, case folded."""
+    return " ".join(label.split()).lower().upper()
+
+
+def _heading_title(
+    raw: str, references: dict[str, dict[str, str]] | None = None
+) -> tuple[str, str | None]:
     anchor = None
     # A setext heading's text can span lines; the title is one line, as a renderer shows it.
     raw = raw.strip()
@@ -159,7 +185,7 @@ def _heading_title(raw: str) -> tuple[str, str | None]:
     if match:
         anchor = match.group(1)
         raw = raw[: match.start()]
-    return plain_inline(raw).strip(), anchor
+    return plain_inline(raw, references).strip(), anchor
 
 
 _ONE_CODE_SPAN = re.compile(r"`([^`]+)`")
@@ -199,8 +225,10 @@ def _simple_syntax_text(match: re.Match[str]) -> str:
     return match.group(2) or ""  # a link's label, or nothing for an anchor
 
 
-def plain_inline(raw: str) -> str:
-    """The visible text of an inline Markdown fragment (emphasis, links and code unwrapped)."""
+def plain_inline(raw: str, references: dict[str, dict[str, str]] | None = None) -> str:
+    """The visible text of an inline Markdown fragment (emphasis, links and code
+    unwrapped); `references`: the document's link definitions (`_references`), which
+    make `[text][label]`, `[label][]` and `[label]` links."""
     if not _INLINE_SYNTAX.search(raw):
         return raw
     if "``" not in raw and "\\" not in raw:
@@ -213,11 +241,12 @@ def plain_inline(raw: str) -> str:
         if (
             not _OTHER_SYNTAX.search(outside)
             and "](" not in outside
+            and not (references and "[" in outside)
             and ("_" not in outside or not _FLANKING_UNDERSCORE.search(outside))
             and not any(_UNSAFE_LINK.match(m[3]) for m in _SIMPLE_SYNTAX.finditer(raw) if m[3])
         ):
             return _SIMPLE_SYNTAX.sub(_simple_syntax_text, raw)
-    tokens = _inline_parser().parseInline(raw)
+    tokens = _inline_parser().parseInline(raw, {"references": references} if references else None)
     parts: list[str] = []
     for child in tokens[0].children or []:
         if child.type in ("text", "code_inline"):
