@@ -282,7 +282,7 @@ def _rendered_titles(text: str) -> list[str]:
         # Fastify's TypeScript.md: reference links in titles, defined at the page's end
         "##### fastify.FastifyRegister(plugin: [FastifyPlugin][FastifyPlugin], opts: "
         "[FastifyRegisterOptions][FastifyRegisterOptions])\n\nText.\n\n"
-        "[FastifyPlugin]: #fastifyplugin\n[FastifyRegisterOptions]: #options\n",
+        "[FastifyPlugin]:\n  #fastifyplugin\n[FastifyRegisterOptions]: #options\n",
         # collapsed and shortcut references, a label in other case and blanks, one undefined
         "# Use [the API][] and [Guide] and [x][Other  LABEL] and [y][nope]\n\n"
         "[the api]: api.md\n[guide]: guide.md 'The guide'\n[other label]: <o.md>\n",

@@ -151,7 +151,10 @@ def _load_front_matter(raw: str, warnings: list[str]) -> dict[str, Any] | None:
 
 # A link reference definition (CommonMark: up to three spaces of indent, a label, a
 # destination): `[FastifyPlugin]: #fastifyplugin`.
-_DEFINITION = re.compile(r"^ {0,3}\[((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*(\S+)", re.MULTILINE)
+# (its destination may start on the next line)
+_DEFINITION = re.compile(
+    r"^ {0,3}\[((?:[^\[\]\\\n]|\\.){1,999})\]:[ \t]*\n?[ \t]*(\S+)", re.MULTILINE
+)
 
 
 def _references(text: str) -> dict[str, dict[str, str]] | None:
