@@ -254,3 +254,58 @@ def nothing_to_embed(content: str) -> bool:
     if no_passage(content):
         return True
     return "<!--" in content and _WORD.search(_REMOVED.sub(" ", content)) is None
+
+
+# Lines of C's preprocessor and of Rust's attributes open with `#` and are code.
+_HASH_CODE = (
+    "#[",
+    "#![",
+    "#include",
+    "#define",
+    "#undef",
+    "#if",
+    "#elif",
+    "#else",
+    "#endif",
+    "#pragma",
+    "#error",
+    "#import",
+)
+# A passage of code is its documentation when this share of its non-blank lines are
+# comments or a docstring, and at least MIN_DOCUMENTATION_LINES of them: a method with a
+# two-line docstring is code (Django's `get_search_fields`, four of its six lines a
+# docstring's, came before the docs' page for "where is search explained").
+DOCUMENTATION_SHARE = 0.6
+MIN_DOCUMENTATION_LINES = 8
+
+
+def documentation(content: str) -> bool:
+    """Whether `content`, a passage of code, is mostly documentation: DOCUMENTATION_SHARE
+    of its non-blank lines, and MIN_DOCUMENTATION_LINES at least, comments (`//`, `///`,
+    `//!`, `#`, `--`, `;;`, block comments) or a docstring's. A Rust crate's guide is its
+    doc comments: tokio's `task/mod.rs` opens with 55 lines of `//!` on spawning tasks,
+    the answer to "how do I spawn a task", which a question asking for prose counted as
+    code (`fusion.CODE_SHARE`), below the changelog and the README."""
+    comments = lines = 0
+    closing = ""  # the end of an open block comment or docstring
+    for line in content.splitlines():
+        text = line.strip()
+        if not text:
+            continue
+        lines += 1
+        if closing:
+            comments += 1
+            if closing in text:
+                closing = ""
+        elif text.startswith(("//", "--", ";;")) or (
+            text.startswith("#") and not text.startswith(_HASH_CODE)
+        ):
+            comments += 1
+        elif text.startswith("/*"):
+            comments += 1
+            closing = "" if "*/" in text[2:] else "*/"
+        elif text.lstrip("rbuRBU").startswith(('"""', "'''")):
+            quote = text.lstrip("rbuRBU")[:3]
+            comments += 1
+            closing = "" if text.count(quote) > 1 else quote
+    return comments >= max(MIN_DOCUMENTATION_LINES, DOCUMENTATION_SHARE * lines)

@@ -246,3 +246,38 @@ def test_an_index_or_contents_page_is_no_passage(content: str, expected: bool) -
 def test_a_line_of_data_is_no_passage(content: str, expected: bool) -> None:
     assert long_line(content) is expected
     assert no_passage(content) is expected
+
+
+@pytest.mark.parametrize(
+    "content, expected",
+    [
+        # a Rust module's guide, a function's doc comment over a short body
+        ("//! Asynchronous tasks.\n//!\n" * 4 + "//! Use `task::spawn`.\n", True),
+        (
+            "/// Spawns a new asynchronous task.\n///\n/// The task may run on the current\n"
+            "/// thread or another one.\n///\n/// # Examples\n///\n/// ```\n/// spawn(f);\n"
+            "/// ```\npub fn spawn<T>(f: T) -> JoinHandle<T> {\n    inner(f)\n}\n",
+            True,
+        ),
+        # a Python docstring, a block comment, Lua's and shell's comments
+        ('def f():\n    """Read the file.\n\n' + "    More.\n" * 6 + '    """\n', True),
+        ("/*\n" + " * The parser.\n" * 7 + " */\nint x;\n", True),
+        ("-- Configure the plugin.\n" * 8 + "local M = {}\n", True),
+        # a method with a short docstring is code (Django's `get_search_fields`)
+        (
+            'def get_search_fields(self, request):\n    """\n    Return the fields to be '
+            'searched.\n    """\n    return self.search_fields\n',
+            False,
+        ),
+        # code, with a comment or two, and what opens with `#` in C and Rust
+        ("fn main() {\n    // go\n    let x = 1;\n    run(x);\n}\n", False),
+        ("#include <stdio.h>\n#define N 3\n#if N\nint n = N;\n#endif\n", False),
+        ("#[derive(Debug)]\n#[cfg(test)]\nstruct A;\n", False),
+        ("int *p = q;\n*p = 5;\n*q = 6;\n", False),  # a pointer's stores: no comment
+        ("# Title\n", False),  # too short to tell
+    ],
+)
+def test_a_code_passage_that_is_its_documentation(content: str, expected: bool) -> None:
+    from docql_sqlite.passage_text import documentation
+
+    assert documentation(content) is expected

@@ -1413,6 +1413,35 @@ def test_a_question_about_an_aspect_of_a_name_finds_the_name(tmp_index, question
     assert hits[0]["line"] <= 2 <= hits[0]["end_line"], hits[0]["location"]
 
 
+TOKIO_SHAPED = {
+    # a Rust crate whose guide is its doc comments, and its few prose files
+    "src/task/mod.rs": "//! Asynchronous green-threads.\n//!\n//! ## Spawning tasks\n//!\n"
+    "//! To spawn a task, call `task::spawn` with a future: the runtime runs the task\n"
+    "//! in the background and returns a handle to await its output.\n//!\n"
+    "//! ## Blocking and yielding\n//!\n//! A task that blocks stalls its worker.\n\n"
+    "pub mod spawn;\n",
+    "src/task/spawn.rs": "pub fn spawn<T>(future: T) -> JoinHandle<T> {\n"
+    "    let id = task::Id::next();\n    spawn_inner(future, id)\n}\n",
+    "README.md": "# Tokio\n\nA runtime for writing reliable asynchronous applications: a task "
+    "scheduler, an I/O driver and timers.\n\n## Example\n\nA basic server that spawns a "
+    "task for each connection.\n",
+    "CHANGELOG.md": "# 1.24.0\n\n### Added\n\n- task: add a way to spawn a task with a name "
+    "(#5000)\n\n# 1.23.0\n\n### Fixed\n\n- io: fix a deadlock (#4990)\n",
+}
+
+
+def test_a_question_asking_for_prose_reads_doc_comments_as_prose(tmp_index) -> None:
+    """tokio's guide is its modules' `//!` comments: "how do I spawn a task" counted them
+    as code (x0.5), below the README and the changelog."""
+    others = {f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)}
+    tmp_index.write_many({**TOKIO_SHAPED, **others})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I spawn a task", explain=True)
+    assert hits[0]["path"].endswith("src/task/mod.rs"), [h["location"] for h in hits]
+    assert any("code and settings files x0.5" in s for s in plan(hits)["strategy"])
+
+
 FRONT_MATTER_TITLED = {
     # Mintlify's, Docusaurus' and Hugo's pages: the title in the front matter, no `#` line
     "docs/patterns/tool-transformation.mdx": "---\ntitle: Tool Transformation\n"

@@ -411,10 +411,10 @@ def share(
     file's, `notes_share` for release notes', `legal_share` for a licence's,
     `generated_share` for generated source's, `manifest_share` for a project manifest's,
     STUB_SHARE for a Python `@overload`
-    signature's, `off_share` for a passage of one of `off_frame` (the documents of the
-    kind a question's frame does not ask for: the code files among the candidates of a
-    question asking for prose, CODE_SHARE; the others of one asking for code,
-    PROSE_SHARE; empty otherwise)."""
+    signature's, `off_share` for one of the passages `off_frame` (their chunk ids: those
+    of the kind a question's frame does not ask for — of code files but their
+    documentation, for a question asking for prose, CODE_SHARE; of the other documents
+    for one asking for code, PROSE_SHARE; empty otherwise)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
@@ -427,7 +427,7 @@ def share(
         kept *= manifest
     if _OVERLOAD_STUB.match(entry.row["content"]):
         kept *= STUB_SHARE
-    return kept * off_share if entry.row["_doc"] in off_frame else kept
+    return kept * off_share if entry.row["_chunk"] in off_frame else kept
 
 
 # A passage that is a Python `@overload` signature (its body `...`; the implementation

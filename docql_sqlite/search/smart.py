@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..passage_text import no_passage
+from ..passage_text import documentation, no_passage
 from ..path_kinds import is_generated, is_legal, is_manifest, is_release_notes, is_settings
 from . import (
     channels,
@@ -129,20 +129,27 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(
             f"passages of project manifests x{manifest} (the query does not ask about them)"
         )
+    # The passages of the kind of document the frame does not ask for (by chunk id):
+    # for prose, code and settings — but a code passage that is its documentation (a
+    # module's doc comments); for code, the documents that are not code.
     off_frame: frozenset[int] = frozenset()
     if framed is not None and (framed.prose or framed.code):
-        candidates = {f.row["_doc"] for f in fused}
-        code = ranking.code_documents(store, candidates)
+        code = ranking.code_documents(store, {f.row["_doc"] for f in fused})
         if framed.prose:
-            off_frame = code | {f.row["_doc"] for f in fused if is_settings(f.row["_path"])}
+            off_frame = frozenset(
+                f.row["_chunk"]
+                for f in fused
+                if (f.row["_doc"] in code and not documentation(f.row["content"]))
+                or is_settings(f.row["_path"])
+            )
         else:
-            off_frame = frozenset(candidates - code)
+            off_frame = frozenset(f.row["_chunk"] for f in fused if f.row["_doc"] not in code)
     if framed is not None:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
     if off_frame and framed is not None and framed.prose:
         steps.append(
             f"passages of code and settings files x{fusion.CODE_SHARE} (the question asks for "
-            f"prose: where something is explained, or how to do it)"
+            f"prose: where something is explained, or how to do it; doc comments are prose)"
         )
     elif off_frame:
         steps.append(
