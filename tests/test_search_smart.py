@@ -1174,10 +1174,18 @@ def test_a_title_repeated_in_its_document_names_no_section_in_particular(tmp_ind
         ("how do I test a command?", "test a command", True),
         ("How can we set a timeout", "set a timeout", True),
         ("how to add a --version option", "add a --version option", True),
+        # how X works: an explanation of X, "work" no word of it (tokio's "how do channels
+        # work" found `steal_work` and `Worker` first, `sync`'s guide to channels not)
+        ("how do channels work", "channels", True),
+        ("How does autoloading work?", "autoloading", True),
+        ("How do file names work in Windows?", "file names in Windows", True),
+        ("how does the scheduler work internally", "the scheduler", True),
+        ("how does it work", None, None),  # nothing left to search for
+        ("where is it explained?", None, None),
         # the word is the topic, or the question is not framed so
         ("what happens when a variable is not defined?", None, None),
         ("how is the request context explained", None, None),
-        ("how does routing work", None, None),
+        ("how does routing work", "routing", True),  # (no task: an explanation)
         ("how to", None, None),
         ("where explained", None, None),
         ("documented options of the parser", None, None),
@@ -1289,6 +1297,34 @@ def test_who_calls_a_go_function_named_by_its_package(tmp_index) -> None:
         none = search(idx, "who calls CopyN?", limit=3, explain=True)
     assert hits[0]["location"] == "docs/tar/reader.go:5-7", [h["location"] for h in hits]
     assert "calls of CopyN in code: 0 passages" in plan(none)["strategy"]
+
+
+def test_who_calls_a_method_finds_its_calls_written_after_the_class(tmp_index) -> None:
+    """Rust's `Handle::spawn(h, f)` (and `handle.spawn(f)`) names the class, but which
+    `spawn` it calls is undecided when two classes define one and no receiver's type is
+    known: tokio's "who calls Handle::spawn" found no use. An undecided use written
+    after the class's name, or a value named like it, is one (after the decided)."""
+    tmp_index.write_many(
+        {
+            # two classes named Handle (tokio has five), each with a `spawn`
+            "src/runtime/handle.rs": "pub struct Handle;\n\nimpl Handle {\n"
+            "    pub fn spawn(&self, f: u32) -> u32 {\n        f\n    }\n}\n",
+            "src/current_thread.rs": "pub struct Handle;\n\nimpl Handle {\n"
+            "    pub fn spawn(&self, f: u32) -> u32 {\n        f + 1\n    }\n}\n",
+            "src/builder.rs": "pub struct Builder;\n\nimpl Builder {\n"
+            "    pub fn spawn(&self, f: u32) -> u32 {\n        f + 2\n    }\n}\n",
+            "src/scheduler.rs": "pub fn run(h: &Handle, f: u32) -> u32 {\n"
+            "    current_thread::Handle::spawn(h, f)\n}\n\n\n"
+            "pub fn other(b: &Builder, f: u32) -> u32 {\n    b.spawn(f)\n}\n",
+            "docs/spawning.md": "# Spawning\n\nHandle::spawn starts a task; Handle::spawn "
+            "returns at once.\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "who calls Handle::spawn?", limit=3, explain=True)
+    assert hits[0]["location"] == "docs/src/scheduler.rs:1-3", [h["location"] for h in hits]
+    assert "calls of Handle::spawn in code: 1 passages" in " ".join(plan(hits)["strategy"])
 
 
 def test_a_where_question_finds_its_topic_not_the_frame_word(tmp_index, monkeypatch) -> None:

@@ -52,6 +52,13 @@ _FRAMES = [
         r"|to))\s+(?P<topic>.+)$",
         re.IGNORECASE,
     ),
+    # how does X work [in Y]: an explanation of X (in Y) — "work" is no word of it
+    re.compile(
+        r"^how\s+(?:does|do|did|will|would|can|could|should)\s+(?P<topic>.+?)\s+"
+        r"(?P<frame>work)(?:\s+(?:internally|exactly|together|under\s+the\s+hood))?"
+        r"(?:\s+(?P<rest>(?:in|on|with|for|under|when|if|across|between)\s+.+))?$",
+        re.IGNORECASE,
+    ),
     # which page / section of the docs explains X
     re.compile(
         rf"^(?:which|what)\s+(?:{_PLACES})(?:\s+of\s+the\s+(?:{_PLACES}))?\s+"
@@ -196,8 +203,11 @@ def frame(text: str) -> Frame | None:
         if found is None:
             continue
         topic = found["topic"].strip()
-        if not search_terms.WORD.search(topic):
-            return None
+        if found.groupdict().get("rest"):
+            topic = f"{topic} {found['rest'].strip()}"  # "file names in Windows"
+        words_of_topic = [w.casefold() for w in search_terms.WORD.findall(topic)]
+        if all(w in search_terms.STOPWORDS for w in words_of_topic):
+            return None  # nothing left to search for ("how does it work")
         words = " ".join(found["frame"].lower().split())
         return Frame(
             topic,

@@ -10,7 +10,8 @@ inheritance), those resolved to a definition first (`local`, `import`, `unique`)
 the ambiguous ones, then the unresolved, each group by path and line; a chunk once. A
 qualified name (`Session.merge`) keeps the uses resolved to a definition of that
 qualified name or ending in it, as `$.code.callers("Session.merge")` does, or to the
-name in a folder or file the part before names (Go's `io.Copy`). The list weighs
+name in a folder or file the part before names (Go's `io.Copy`), and the undecided
+uses written after the part before (`Handle::spawn(h)`, `handle.spawn(f)`). The list weighs
 `WEIGHT`, and the name lists and the vector list are left out of such a search when it
 finds a use (`LEFT_OUT`: X's definition is no use of X), so the uses come before the
 passages that only name X.
@@ -78,9 +79,16 @@ def _rows(
         parent = fold(qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1])
         tail = dialect.ends_with("t.qualified_name", params.add("." + qualified))
         folder = ranking.named_by_path("td.path", parent, params)
+        # ... or, undecided, written after the class's name or a value named like it
+        # (tokio's `current_thread::Handle::spawn(h, …)` and `handle.spawn(…)`: "who calls
+        # Handle::spawn" found no use, no receiver's type being known), after the others
+        undecided = (
+            f"(r.resolution IN ({_AMBIGUOUS}, {_UNRESOLVED}) AND "
+            f"{dialect.ascii_lower('r.qualifier')} = {params.add(parent)})"
+        )
         where += (
             f" AND (t.qualified_name = {params.add(qualified)} OR {tail} OR "
-            f"(t.qualified_name = t.name AND ({folder})))"
+            f"(t.qualified_name = t.name AND ({folder})) OR {undecided})"
         )
     order = " ".join(f"WHEN {code} THEN {n}" for code, n in _ORDER.items())
     rank = (
