@@ -52,6 +52,7 @@ from docql_sqlite.ingest.grammars import (
     language_for_extension,
 )
 from docql_sqlite.ingest.read import decode_text
+from docql_sqlite.ingest.rust_macros import unwrap_item_macros
 from docql_sqlite.ingest.shebang import script_language
 from docql_sqlite.model import Document, Entity, Heading, Source, count_lines
 from docql_sqlite.ref_codes import ENUM_MEMBER
@@ -194,8 +195,21 @@ def _parse_code_text(text: str, path: str, language: str, component: bool = Fals
         # names, signatures and references are read from what the parser was given: the
         # tree's offsets are that text's (the document keeps the file's own text)
         src = _as_the_parser_reads(src, language)
+    unwrapped = unwrap_item_macros(src) if language == "rust" else src
     try:
-        tree = parser.parse(src)
+        if unwrapped is not src:
+            # items inside `cfg_rt! { … }` (`rust_macros`), unless that reads with errors
+            # the file as written does not
+            tree = parser.parse(unwrapped)
+            if (
+                tree.root_node.has_error
+                and not (as_written := parser.parse(src)).root_node.has_error
+            ):
+                tree = as_written
+            else:
+                src = unwrapped
+        else:
+            tree = parser.parse(src)
         if component and tree.root_node.has_error:
             # a template expression the parser reads otherwise: the scripts alone
             script_only = component_script(raw, path, template=False)

@@ -170,8 +170,10 @@ from .sections import bounded_title, build_sections
 # admonition's title (`<div class="note"><h3 class="title">`) opens no section.
 # markdown 8: a title's or a table cell's reference links (`[FastifyPlugin][FastifyPlugin]`,
 # `[label][]`) show their text when the document defines the label, as renderers show them.
+# code 41: Rust items inside an item macro's braces (`cfg_rt! { pub struct LocalSet … }`,
+# `pin_project! { … }`) are parsed as items (`rust_macros`).
 CONTENT_RULES: dict[str, int] = {
-    "code": 40,
+    "code": 41,
     "markdown": 8,
     "text": 9,
     "rst": 8,
