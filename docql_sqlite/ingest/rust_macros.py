@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import re
 
-from ..text import closing
-
 # An invocation with braces at the start of a line: `cfg_rt! {`, `tokio::pin_project! {`.
 _ITEM_MACRO = re.compile(
     rb"^[ \t]*((?:[A-Za-z_][A-Za-z0-9_]*::)*([A-Za-z_][A-Za-z0-9_]*)![ \t]*\{)", re.MULTILINE
@@ -36,8 +34,10 @@ _ITEM_START = re.compile(
     re.DOTALL,
 )
 _NOT_ITEMS = frozenset({b"macro_rules"})
-# How far a body is looked for its closing brace (a file's whole text at most).
-MAX_BODY = 4_000_000
+# How far a body is looked for its first item past blanks and comments (an unclosed `/*`
+# after each of 20,000 `x! {` lines was read to the file's end each time: 11 s for
+# 160 KB).
+ITEM_START_WINDOW = 1024
 
 
 def unwrap_item_macros(src: bytes) -> bytes:
@@ -46,15 +46,36 @@ def unwrap_item_macros(src: bytes) -> bytes:
     if b"! {" not in src and b"!{" not in src:
         return src
     out: bytearray | None = None
+    closes: dict[int, int] | None = None
     for found in _ITEM_MACRO.finditer(src):
-        if found[2] in _NOT_ITEMS or not _ITEM_START.match(src, found.end()):
+        body = found.end()
+        if found[2] in _NOT_ITEMS or not _ITEM_START.match(src, body, body + ITEM_START_WINDOW):
             continue
-        end = closing(src, b"{", b"}", found.end(), MAX_BODY)
+        if closes is None:
+            closes = _closing_braces(src)
+        end = closes.get(body - 1)
         if end is None:
-            continue
+            break  # unbalanced from here on: the file reads with errors either way
         if out is None:
             out = bytearray(src)
         start, stop = found.span(1)
         out[start:stop] = b" " * (stop - start)
-        out[end - 1] = ord(" ")
+        out[end] = ord(" ")
     return src if out is None else bytes(out)
+
+
+def _closing_braces(src: bytes) -> dict[int, int]:
+    """Each `{`'s offset → its `}`'s, braces paired in one pass (strings and comments
+    not told apart: a wrong pair makes errors, and the caller then parses the file as
+    written). One pass, not a search per wrapper: 20,000 nested wrappers took 87 s."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    for brace in _BRACE.finditer(src):
+        if brace[0] == b"{":
+            opened.append(brace.start())
+        elif opened:
+            pairs[opened.pop()] = brace.start()
+    return pairs
+
+
+_BRACE = re.compile(rb"[{}]")
