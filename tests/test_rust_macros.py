@@ -133,3 +133,25 @@ def test_unwrapping_is_linear_on_hostile_text(src: bytes) -> None:
     unwrapped = unwrap_item_macros(src)
     assert time.process_time() - start < 2.0  # (87 s for the first before one pass)
     assert len(unwrapped) == len(src)
+
+
+def test_a_macro_rules_is_a_symbol_and_its_uses_link_to_it(tmp_index) -> None:
+    """tokio's `select!` was no symbol (`macro_rules! select` was not read), and its
+    uses (`select!(…)`, references named `select!`) linked to nothing."""
+    import docql_sqlite
+
+    tmp_index.write_many(
+        {
+            "src/macros.rs": "/// Waits on several branches.\nmacro_rules! select {\n"
+            "    ($($t:tt)*) => { 1 };\n}\n",
+            "src/lib.rs": "pub fn run() -> u32 {\n    select!(a, b)\n}\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        macros = idx.query('$.code.symbols[?(@.kind == "macro")]')
+        callers = idx.query('$.code.callers("select!").caller')
+        hits = idx.search("what does select! do", limit=1)
+    assert [(m["name"], m["line"]) for m in macros] == [("select", 2)]
+    assert callers == ["run"]
+    assert hits[0]["path"].endswith("src/macros.rs"), hits

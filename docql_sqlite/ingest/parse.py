@@ -171,9 +171,10 @@ from .sections import bounded_title, build_sections
 # markdown 8: a title's or a table cell's reference links (`[FastifyPlugin][FastifyPlugin]`,
 # `[label][]`) show their text when the document defines the label, as renderers show them.
 # code 41: Rust items inside an item macro's braces (`cfg_rt! { pub struct LocalSet … }`,
-# `pin_project! { … }`) are parsed as items (`rust_macros`).
+# `pin_project! { … }`) are parsed as items (`rust_macros`); code 42: a Rust
+# `macro_rules! select` is a symbol, kind `macro`, and its uses (`select!(…)`) link to it.
 CONTENT_RULES: dict[str, int] = {
-    "code": 41,
+    "code": 42,
     "markdown": 8,
     "text": 9,
     "rst": 8,

@@ -843,6 +843,8 @@ def _definitions(rows: Any, wanted: set[str] | None) -> dict[str, list[_Def]]:
         scopes.setdefault(
             qualified, (qualified if kind in CALLABLE else scope, line, end_line or line)
         )
+        if kind == MACRO and language == "rust":
+            name += "!"  # a Rust macro is used as `name!` (code_refs' reference names)
         if wanted is None or name in wanted:
             split = segments.get(doc_id)
             if split is None:

@@ -47,3 +47,8 @@
 
 (enum_variant
   name: (identifier) @name) @definition.enum_member
+
+; `macro_rules! select { … }`: a macro of the crate's API (`tokio::select!`), named as
+; its uses are written, `select!` (code_symbols)
+(macro_definition
+  name: (identifier) @name) @definition.macro
