@@ -1222,6 +1222,8 @@ def test_the_frame_of_a_question_is_not_its_topic(
         ("which functions invoke parse_args", None, None),
         ("callers of _execute_context", "_execute_context", "call"),
         ("show me all callers of std::io::read", "std::io::read", "call"),
+        ("who calls select!", "select!", "call"),  # a Rust macro keeps its `!`
+        ("where is tokio::pin! used", "tokio::pin!", "any"),
         ("where is create_engine called?", "create_engine", "call"),
         ("where is Config used", "Config", "any"),
         ("usages of Engine", "Engine", "any"),

@@ -106,7 +106,8 @@ _IMPLEMENTATION_FRAMES = frozenset({"implemented", "implements"})
 # Questions about a name's uses in code: "who calls X", "what calls X", "callers of X",
 # "where is X called", "where is X used", "usages of X", "references to X". Their topic
 # is one name as code writes it (`parse_args`, `Session.merge`, `fs.readFile()`).
-_NAME = r"(?P<topic>[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*(?:\(\))?)"
+# (a Rust macro keeps its `!`: "who calls select!" asks for the uses named `select!`)
+_NAME = r"(?P<topic>[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*!?(?:\(\))?)"
 _USES_FRAMES = [
     re.compile(
         rf"^(?:who|what|which\s+(?:code|functions?|methods?|files?))\s+"
@@ -170,8 +171,10 @@ def frame(text: str) -> Frame | None:
     """The frame of `text` (see the module doc), or None: not such a question, or
     nothing left to search for once the frame is taken out."""
     stripped = text.strip().rstrip("?!. ")
+    # (a name's uses: a Rust macro's `!` is the name's, "who calls select!")
+    named = text.strip().rstrip("?. ")
     for pattern in _USES_FRAMES:
-        found = pattern.match(stripped)
+        found = pattern.match(named) or pattern.match(stripped)
         if found is not None:
             words = found["frame"].lower()
             uses = "call" if words in _CALL_FRAMES else "any"
