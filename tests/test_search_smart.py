@@ -1480,6 +1480,49 @@ def test_a_question_asking_for_prose_reads_doc_comments_as_prose(tmp_index) -> N
     assert any("code and settings files x0.5" in s for s in plan(hits)["strategy"])
 
 
+def test_a_name_holding_the_query_in_a_longer_compound_counts_its_share(tmp_index) -> None:
+    """tokio's internal macro `tokio_thread_local` (three definitions, one per `#[cfg]`)
+    came before its README's "Tokio" for "what is tokio" once macros were symbols: a
+    symbol that holds the query's one word as one part of three is about more than it."""
+    macro = (
+        "#[cfg(loom)]\nmacro_rules! tokio_thread_local {\n    ($($tts:tt)+) => "
+        "{ loom::thread_local!{ $($tts)+ } }\n}\n\n#[cfg(not(tokio_no_const))]\n"
+        "macro_rules! tokio_thread_local {\n    ($($tts:tt)+) => { ::std::thread_local!"
+        "{ $($tts)+ } }\n}\n"
+    )
+    tmp_index.write_many(
+        {
+            "README.md": "# Tokio\n\nA runtime for writing reliable, asynchronous "
+            "applications with Rust.\n\n## Overview\n\nTokio is an event-driven platform.\n",
+            "src/macros/thread_local.rs": macro,
+            **{f"src/m{i}.rs": f"pub fn f{i}() -> u32 {{\n    {i}\n}}\n" for i in range(10)},
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "what is tokio", limit=3)
+    assert hits[0]["path"].endswith("README.md"), [h["location"] for h in hits]
+
+
+@pytest.mark.parametrize(
+    "query, name, share",
+    [
+        ("tokio", "tokio_thread_local", 1 / 3),
+        ("tokio", "Tokio", 1.0),
+        ("spawn blocking", "spawn_blocking_inner", 2 / 3),
+        ("spawn blocking", "spawn_blocking", 1.0),
+        ("runtime", "RuntimeMetrics", 1 / 2),
+        ("how do I handle errors in a request handler", "handle_request_error", 1.0),
+    ],
+)
+def test_the_share_of_a_names_parts_a_query_makes(query: str, name: str, share: float) -> None:
+    from docql_sqlite.search import terms as search_terms
+    from docql_sqlite.search.query_names import query_names
+
+    names = query_names(search_terms.parse(query), text=query)
+    assert names.parts_share(name) == pytest.approx(share)
+
+
 FRONT_MATTER_TITLED = {
     # Mintlify's, Docusaurus' and Hugo's pages: the title in the front matter, no `#` line
     "docs/patterns/tool-transformation.mdx": "---\ntitle: Tool Transformation\n"

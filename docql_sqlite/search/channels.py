@@ -536,8 +536,9 @@ def code_words_weighed(
     """When a passage holds every word of a question, a name counts by the share of the
     question it adds (`def handle` adds nothing to "how do I handle errors in a request
     handler" that BM25 did not see); otherwise a name match is the best evidence there
-    is (a docstring's words rarely occur in the code) and counts fully. A name spelled
-    otherwise than the query's capitals say counts less (`QueryNames.case_share`)."""
+    is (a docstring's words rarely occur in the code) and counts fully. A name of more
+    parts than the query has words counts by their share (`QueryNames.parts_share`), and
+    one spelled otherwise than the query's capitals say less (`QueryNames.case_share`)."""
     answered = n_level > 1 and any(r["_coverage"] == n_level for r in bm25.rows)
     if answered:
         rows = [dict(r, _weight=r["_share"]) for r in code.rows if r["_share"] > 0]
@@ -546,9 +547,12 @@ def code_words_weighed(
         # authentication explained?") is no hidden evidence: it counts by the share of
         # the question it holds, as a passage's coverage does in the BM25 list.
         rows = [dict(r, _weight=1.0 if r["_share"] > 0 else r["_held"]) for r in code.rows]
-    if names is not None and names.cased:
+    if names is not None:
         for r in rows:
-            r["_weight"] *= names.case_share(r["_match"])
+            # a name of more parts than the query has words is about more than it
+            r["_weight"] *= names.parts_share(r["_match"])
+            if names.cased:
+                r["_weight"] *= names.case_share(r["_match"])
     return fusion.Ranked(code.name, code.weight, rows)
 
 

@@ -236,7 +236,10 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
             weight = NAMED_SYMBOL_WEIGHT if r["_kind"] == "API" and names.words == 1 else 1.0
             out.append(dict(r, _weight=weight, _pair=1))
         elif share is None:
-            out.append(dict(r, _weight=names.weight(r["_match"], code=table == "symbols")))
+            weight = names.weight(r["_match"], code=table == "symbols")
+            if table == "symbols" and r["_tier"] <= 2:  # a name holding the query, longer
+                weight *= names.parts_share(r["_match"])
+            out.append(dict(r, _weight=weight))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
     if table == "symbols" and any(r["_pair"] for r in out):

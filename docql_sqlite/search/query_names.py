@@ -78,6 +78,14 @@ class QueryNames(Record, frozen=True):
         share = 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
         return share * self.case_share(match) if code else share
 
+    def parts_share(self, name: str | None) -> float:
+        """The share of a code name's parts the query's words make, at most 1: a name
+        holding the query in a longer compound (`tokio_thread_local` for "what is
+        tokio", 1 part of 3) is about something else as much as about it — tokio's
+        internal macro came before its README's "Tokio" once macros were symbols."""
+        parts = len(search_terms.split_identifier(name or ""))
+        return min(1.0, max(1, self.words) / parts) if parts else 1.0
+
     def case_share(self, symbol: str | None) -> float:
         """CASE_SHARE for a code symbol's name that holds a name the query typed with a
         capital, folded, but is not that name as typed (`config` or `get_config` for
