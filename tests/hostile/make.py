@@ -252,6 +252,17 @@ def build(outdir: Path, full: bool = False) -> dict[str, Expect]:
             ),
             Expect("indexed"),
         ),
+        # Rust item macros (`rust_macros`): a search per wrapper for its closing brace,
+        # and for its first item past an unclosed comment, was quadratic (20,000 nested
+        # wrappers: 87 s; 20,000 unclosed comments: 11 s)
+        "nested-item-macros.rs": (
+            lambda p: _write(p, _nested_macros(full)),
+            Expect("indexed"),
+        ),
+        "unclosed-macro-comments.rs": (
+            lambda p: _write(p, "x! { /*\n" * (20_000 if full else 5_000)),
+            Expect("warning", "syntax errors"),
+        ),
         "wide-table.md": (
             lambda p: _write(
                 p,
@@ -578,3 +589,9 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def _nested_macros(full: bool) -> str:
+    """A Rust file of nested item macros, each holding a function (`rust_macros`)."""
+    depth = 20_000 if full else 5_000
+    return "x! {\npub fn a() {}\n" * depth + "}\n" * depth
