@@ -64,7 +64,16 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     doc = Document(format="markdown", text=text)
     inline_code: list[tuple[int, str]] = []
     html_title: str | None = None  # an HTML <h1> above every Markdown heading
-    references = _references(text) if "]:" in text else None
+    # the document's link definitions, read when a title or a cell first has a `[`
+    found_references: list[dict[str, dict[str, str]] | None] = []
+
+    def references_for(raw: str) -> dict[str, dict[str, str]] | None:
+        if "[" not in raw or "]:" not in text:
+            return None
+        if not found_references:
+            found_references.append(_references(text))
+        return found_references[0]
+
     for block in blocks:
         if block.kind == "front_matter":
             doc.body_start_line = block.end_line + 1
@@ -72,7 +81,7 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
         elif block.kind == "html" and not doc.headings and html_title is None:
             html_title = _html_h1(text, block.line, block.end_line)
         elif block.kind == "heading":
-            title, anchor = _heading_title(block.raw, references)
+            title, anchor = _heading_title(block.raw, references_for(block.raw))
             doc.headings.append(
                 Heading(level=block.level, title=title, line=block.line, anchor=anchor)
             )
@@ -84,6 +93,8 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
                 )
             )
         elif block.kind == "table":
+            cells = [*block.header, *(c for row in block.rows for c in row)]
+            references = references_for("[" if any("[" in c for c in cells) else "")
             headers = [plain_inline(c, references).strip() for c in block.header]
             rows = [[plain_inline(c, references).strip() for c in row] for row in block.rows]
             doc.tables.append(
