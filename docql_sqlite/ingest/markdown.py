@@ -68,7 +68,8 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     found_references: list[dict[str, dict[str, str]] | None] = []
 
     def references_for(raw: str) -> dict[str, dict[str, str]] | None:
-        if "[" not in raw or "]:" not in text:
+        # (a `[` inside a code span is no link: Node's `fs.read(fd[, options])` titles)
+        if "[" not in raw or "]:" not in text or "[" not in _ONE_CODE_SPAN.sub("", raw):
             return None
         if not found_references:
             found_references.append(_references(text))
