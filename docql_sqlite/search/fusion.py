@@ -294,6 +294,11 @@ def without_test_names(lists: list[Ranked]) -> tuple[list[Ranked], int]:
 # notes (Django) fills the first ten with them ("Some objects aren't appearing in the
 # admin": three 1.x release notes first).
 NOTES_SHARE = 0.7
+# ... and this share for a task ("how do I X"): an entry says a way to do it was added,
+# a guide says how (tokio 1.24's CHANGELOG "add a way to spawn a task with a name" was
+# first for "how do I spawn a task" and "how do I cancel a task", above the module's
+# guide).
+TASK_NOTES_SHARE = 0.5
 NOTES_WORDS = frozenset(
     "change changes changed changelog changelogs release releases released version versions "
     "deprecated deprecation deprecations removed added new news upgrade upgrading upgraded "
@@ -304,7 +309,8 @@ _VERSION = re.compile(r"\d+\.\d+")
 
 
 def notes_share(terms: list[search_terms.Term], task: bool = False) -> float:
-    """NOTES_SHARE, or 1 when the query asks about changes, versions or releases (one of
+    """NOTES_SHARE (TASK_NOTES_SHARE for a `task`), or 1 when the query asks about
+    changes, versions or releases (one of
     NOTES_WORDS, or a version number: "what changed in 4.2"). A word of NOTES_WORDS in an
     option or a code name (`--version`, `version_option`) names a feature, not a change:
     "how to add a --version option" on click's sdist found three CHANGES.rst entries
@@ -318,7 +324,7 @@ def notes_share(terms: list[search_terms.Term], task: bool = False) -> float:
         tokens = set(term.tokens) - _TASK_WORDS if task else term.tokens
         if not NOTES_WORDS.isdisjoint(tokens):
             return 1.0
-    return NOTES_SHARE
+    return TASK_NOTES_SHARE if task else NOTES_SHARE
 
 
 # NOTES_WORDS that a task says of what it makes ("how do I create a new user").
