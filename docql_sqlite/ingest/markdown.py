@@ -65,15 +65,17 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     inline_code: list[tuple[int, str]] = []
     html_title: str | None = None  # an HTML <h1> above every Markdown heading
     # the document's link definitions, read when a title or a cell first has a `[`
-    found_references: list[dict[str, dict[str, str]] | None] = []
+    # outside its code spans (Node's `fs.read(fd[, options])` titles need none)
+    references: dict[str, dict[str, str]] | None = None
+    read_references = False
 
     def references_for(raw: str) -> dict[str, dict[str, str]] | None:
-        # (a `[` inside a code span is no link: Node's `fs.read(fd[, options])` titles)
+        nonlocal references, read_references
         if "[" not in raw or "]:" not in text or "[" not in _ONE_CODE_SPAN.sub("", raw):
             return None
-        if not found_references:
-            found_references.append(_references(text))
-        return found_references[0]
+        if not read_references:
+            references, read_references = _references(text), True
+        return references
 
     for block in blocks:
         if block.kind == "front_matter":
@@ -94,10 +96,11 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
                 )
             )
         elif block.kind == "table":
-            cells = [*block.header, *(c for row in block.rows for c in row)]
-            references = references_for("[" if any("[" in c for c in cells) else "")
-            headers = [plain_inline(c, references).strip() for c in block.header]
-            rows = [[plain_inline(c, references).strip() for c in row] for row in block.rows]
+            cell_references = references_for(
+                "\n".join([*block.header, *(c for r in block.rows for c in r)])
+            )
+            headers = [plain_inline(c, cell_references).strip() for c in block.header]
+            rows = [[plain_inline(c, cell_references).strip() for c in row] for row in block.rows]
             doc.tables.append(
                 Table(headers=headers, rows=rows, line=block.line, end_line=block.end_line)
             )

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from ..passage_text import no_passage, nothing_to_embed
+from ..passage_text import nothing_to_embed
 from ..query import items as item_sql
 from ..query.functions import trigram_query
 from ..sqlparams import Params
@@ -155,8 +155,7 @@ def rows(
         scope_names += " AND d.format != 'code'"
     negated = [t for t in terms if t.negated]
     if negated:
-        neg = params.add(dialect.any_of(negated))
-        scope_chunks = f"c.id NOT IN ({dialect.ids_matching(neg)})"
+        scope_chunks = _outside(negated, params)
     where = " OR ".join(conds)
     looked_up = equal + ([names.qualified[0]] if names.qualified else [])
     if table == "symbols":
@@ -288,10 +287,7 @@ def _titled_pages(
     ids = ", ".join(str(doc) for doc in doc_ids)
     folded = ", ".join(params.add(n) for n in equal)
     scope = ranking.scope_sql(store, paths, params)
-    outside = dialect.TRUE
-    if negated:
-        neg = params.add(dialect.any_of(negated))
-        outside = f"c.id NOT IN ({dialect.ids_matching(neg)})"
+    outside = _outside(negated, params) if negated else dialect.TRUE
     sql = f"""SELECT {item_sql.chunk_columns(dialect)}, d.title AS _title
 FROM chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE c.doc_id IN ({ids}) AND c.chunk_index < {PAGE_OPENING_CHUNKS} AND {scope} AND {outside}
@@ -300,11 +296,17 @@ ORDER BY {dialect.sort_key("d.path")}, c.chunk_index"""
     out, seen = [], set()
     for row in store.rows(sql, params.values):
         title = fold(row.pop("_title"))
-        if row["_doc"] in seen or no_passage(row["content"]) or nothing_to_embed(row["content"]):
-            continue  # (the blank line after the front matter, a comment alone)
+        if row["_doc"] in seen or nothing_to_embed(row["content"]):
+            continue  # no passage (the blank line after the front matter), a comment alone
         seen.add(row["_doc"])
         out.append(dict(row, _tier=3, _match=title, _pair=0, _own=0, _kind=None))
     return out
+
+
+def _outside(negated: list[search_terms.Term], params: Params) -> str:
+    """The condition on chunks `c` that hold none of the `negated` terms."""
+    neg = params.add(params.dialect.any_of(negated))
+    return f"c.id NOT IN ({params.dialect.ids_matching(neg)})"
 
 
 # A title more pages bear than this names none of them: a site's name over each page

@@ -129,34 +129,37 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.append(
             f"passages of project manifests x{manifest} (the query does not ask about them)"
         )
-    # The passages of the kind of document the frame does not ask for (by chunk id):
-    # for prose, code and settings — but a code passage that is its documentation (a
-    # module's doc comments); for code, the documents that are not code.
+    # The passages of the kind of document the frame does not ask for (by chunk id), and
+    # the share of its score each keeps: for prose, code and settings — but a code
+    # passage that is its documentation (a module's doc comments); for code, the
+    # documents that are not code.
     off_frame: frozenset[int] = frozenset()
-    if framed is not None and (framed.prose or framed.code):
-        code = ranking.code_documents(store, {f.row["_doc"] for f in fused})
-        if framed.prose:
-            off_frame = frozenset(
-                f.row["_chunk"]
-                for f in fused
-                if (f.row["_doc"] in code and not documentation(f.row["content"]))
-                or is_settings(f.row["_path"])
-            )
-        else:
-            off_frame = frozenset(f.row["_chunk"] for f in fused if f.row["_doc"] not in code)
+    off_share = fusion.CODE_SHARE
     if framed is not None:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
-    if off_frame and framed is not None and framed.prose:
-        steps.append(
-            f"passages of code and settings files x{fusion.CODE_SHARE} (the question asks for "
-            f"prose: where something is explained, or how to do it; doc comments are prose)"
+    if framed is not None and framed.prose:
+        code = ranking.code_documents(store, {f.row["_doc"] for f in fused})
+        off_frame = frozenset(
+            f.row["_chunk"]
+            for f in fused
+            if (f.row["_doc"] in code and not documentation(f.row["content"]))
+            or is_settings(f.row["_path"])
         )
-    elif off_frame:
-        steps.append(
-            f"passages of documents that are not code x{fusion.PROSE_SHARE} (the question "
-            f"asks where something is implemented)"
-        )
-    off_share = fusion.PROSE_SHARE if framed is not None and framed.code else fusion.CODE_SHARE
+        if off_frame:
+            steps.append(
+                f"passages of code and settings files x{off_share} (the question asks for "
+                f"prose: where something is explained, or how to do it; doc comments are "
+                f"prose)"
+            )
+    elif framed is not None and framed.code:
+        code = ranking.code_documents(store, {f.row["_doc"] for f in fused})
+        off_frame = frozenset(f.row["_chunk"] for f in fused if f.row["_doc"] not in code)
+        off_share = fusion.PROSE_SHARE
+        if off_frame:
+            steps.append(
+                f"passages of documents that are not code x{off_share} (the question asks "
+                f"where something is implemented)"
+            )
     in_path, named = (
         path_words.named(store, terms, {f.row["_path"] for f in fused})
         if lexical > 0
