@@ -315,3 +315,20 @@ def test_an_unknown_command_is_a_usage_error() -> None:
     )
     assert done.returncode == 2
     assert "No such command 'qurey'" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "resolver"),
+    [("guide.md", "# Guide\n\nInstall it.\n", False), ("app.py", "def f():\n    g()\n", True)],
+)
+def test_an_index_run_loads_the_resolver_only_for_references(
+    tmp_path: Path, name: str, text: str, resolver: bool
+) -> None:
+    # Prose makes no references: the resolver's module (~25 ms) stays out, and a run over
+    # local files never loads the URL fetcher's network modules.
+    (tmp_path / name).write_text(text)
+    done, modules = imported("index", str(tmp_path / "i.db"), str(tmp_path / name))
+    assert done.returncode == 0, done.stderr
+    assert "docql_sqlite.ingest.run" in modules
+    assert ("docql_sqlite.ingest.resolve" in modules) is resolver
+    assert [m for m in ("docql_sqlite.ingest.fetch", "http.client", "ssl") if m in modules] == []

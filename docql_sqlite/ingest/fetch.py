@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import re
 import ssl
 import time
 import urllib.error
@@ -26,13 +25,13 @@ from ..errors import IngestError
 from ..model import Source
 from ..retry import GaveUp, Policy, Retry, retry_after, retryable_status, with_retries
 from .formats import format_for_path
+from .paths import is_url  # noqa: F401 - part of this module's interface
 from .read import DEFAULT_MAX_BYTES
 
 _SCHEMES = ("http", "https")
 _MAX_REDIRECTS = 10
 _CHUNK = 64 * 1024
 # Two or more letters before "://", so Windows drive paths ("C:\\x") are never URLs.
-_URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
 _MIME_FORMATS = {
     "text/markdown": "markdown", "text/x-markdown": "markdown", "text/html": "html",
     "application/xhtml+xml": "html", "application/pdf": "pdf", "text/plain": "text",
@@ -57,12 +56,6 @@ class _RedirectHandler(urllib.request.HTTPRedirectHandler):
             fp.close()
             raise IngestError(f"redirected to an unsupported URL scheme '{scheme}' ({newurl})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-def is_url(text: str) -> bool:
-    """True when `text` looks like `scheme://...`. Any scheme counts, so that `ftp://h/x` gets
-    fetch_url's clear "unsupported URL scheme" error instead of being taken for a local path."""
-    return bool(_URL_RE.match(text.strip()))
 
 
 def fetch_url(

@@ -11,6 +11,16 @@ the file can always be re-opened: `os.fsdecode(uri_bytes)`.
 from __future__ import annotations
 
 import os
+import re
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+def is_url(text: str) -> bool:
+    """True when `text` looks like `scheme://...`. Any scheme counts, so that `ftp://h/x` gets
+    fetch_url's clear "unsupported URL scheme" error instead of being taken for a local path.
+    (Here, not in `fetch.py`: a run over local files need not import urllib, http and ssl.)"""
+    return bool(_URL.match(text.strip()))
 
 
 def shown(path: str) -> str:

@@ -54,9 +54,8 @@ from .parse import (
     rules_fingerprint,
     warm_up,
 )
-from .paths import raw_bytes, shown
+from .paths import is_url, raw_bytes, shown
 from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
-from .resolve import resolve_pending
 from .walk import (
     SKIP_SYMLINK_DIR,
     SKIP_SYMLINK_OUTSIDE,
@@ -141,7 +140,6 @@ def walk_inputs(
 ) -> tuple[list[str], list[Path], list[FoundFile], WalkStats]:
     """The URLs among `paths`, the local roots (each must exist), and the files the walk
     selects under them (with its counts); grammar notes go to `report`."""
-    from .fetch import is_url
 
     urls = [p for p in paths if is_url(p)]
     roots = [Path(p) for p in paths if not is_url(p)]
@@ -162,6 +160,17 @@ def walk_inputs(
     found = list(walk(roots, walk_options, stats))
     report.notes.extend(_grammar_notes(found))
     return urls, roots, found, stats
+
+
+def resolve_pending(conn: Any, names: set[str], staged: list[tuple[int, str]], dialect: Any) -> int:
+    """The reference pass of `resolve.py`, whose module (~25 ms to import) is loaded only
+    when a run has references or names to resolve: a run over prose, or one that changed
+    nothing, has none."""
+    if not names and not staged:
+        return 0
+    from .resolve import resolve_pending as run_pass
+
+    return run_pass(conn, names, staged, dialect)
 
 
 def index_paths(
@@ -405,7 +414,6 @@ def _moved_here(old: str | None, stored: dict[str, StoredDoc]) -> str | None:
     per place. Two checkouts that both exist stay two sets of documents."""
     if old is None:
         return None
-    from .fetch import is_url
 
     info = stored[old]
     if is_url(old) or os.path.isabs(info.path):  # a URL, or a path typed as absolute
@@ -454,7 +462,6 @@ def plan_urls(
 
 def uri_of(item: FoundFile) -> str:
     """The identity of a found file as stored: absolute path (escaped, see `paths`) or URL."""
-    from .fetch import is_url
 
     return item.display if is_url(item.display) else shown(os.path.abspath(item.path))
 
