@@ -282,10 +282,11 @@ MIN_DOCUMENTATION_LINES = 8
 def documentation(content: str) -> bool:
     """Whether `content`, a passage of code, is mostly documentation: DOCUMENTATION_SHARE
     of its non-blank lines, and MIN_DOCUMENTATION_LINES at least, comments (`//`, `///`,
-    `//!`, `#`, `--`, `;;`, block comments) or a docstring's. A Rust crate's guide is its
-    doc comments: tokio's `task/mod.rs` opens with 55 lines of `//!` on spawning tasks,
-    the answer to "how do I spawn a task", which a question asking for prose counted as
-    code (`fusion.CODE_SHARE`), below the changelog and the README."""
+    `//!`, `#`, `--`, `;;`, block comments, Perl's POD, Ruby's `=begin`) or a
+    docstring's. A Rust crate's guide is its doc comments: tokio's `task/mod.rs` opens
+    with 55 lines of `//!` on spawning tasks, the answer to "how do I spawn a task",
+    which a question asking for prose counted as code (`fusion.CODE_SHARE`), below the
+    changelog and the README."""
     comments = lines = 0
     closing = ""  # the end of an open block comment or docstring
     for line in content.splitlines():
@@ -304,6 +305,11 @@ def documentation(content: str) -> bool:
         elif text.startswith("/*"):
             comments += 1
             closing = "" if "*/" in text[2:] else "*/"
+        elif text[:1] == "=" and text[1:2].isalpha():
+            # Perl's POD (a module's manual, `=head2 find` … `=cut`) or Ruby's `=begin`
+            # block comment (… `=end`)
+            comments += 1
+            closing = "=end" if text.startswith("=begin") else "=cut"
         elif text.lstrip("rbuRBU").startswith(('"""', "'''")):
             quote = text.lstrip("rbuRBU")[:3]
             comments += 1

@@ -1914,3 +1914,91 @@ def test_a_component_is_indexed_as_code(tmp_path: Path) -> None:
         assert index.query('$.code.callers("track").caller') == ["onClick"]
         hit = index.search("p-button inline-flex", limit=1)[0]
         assert hit["line"] <= 29 <= hit["end_line"]  # the style's line: text of the file
+
+
+# A Mojo::Base / Moose / Moo class: attributes by `has`, the manual in POD after the
+# code (as perldoc reads `Mojo::UserAgent`), POD between subs, and a heredoc whose lines
+# look like POD.
+PERL_MODULE = """\
+package My::Agent;
+use Mojo::Base -base;
+
+has request_timeout => sub { $ENV{MY_TIMEOUT} // 0 };
+has 'name' => (is => 'rw');
+has max_redirects => 5;
+
+=head2 start
+
+Starts it.
+
+=cut
+
+sub start {
+    my $self = shift;
+    my $text = <<EOT;
+=head1 NOT POD
+
+EOT
+    return $self->request_timeout;
+}
+
+1;
+
+=encoding utf8
+
+=head1 NAME
+
+My::Agent - An agent
+
+=head1 ATTRIBUTES
+
+=head2 request_timeout
+
+  my $timeout = $agent->request_timeout;
+
+Maximum amount of time in seconds establishing a connection, sending the request and
+receiving a whole response may take, defaults to C<0>.
+
+=head2 name
+
+Its name.
+
+=head1 SEE ALSO
+
+L<Mojolicious>.
+
+=cut
+"""
+
+
+def test_a_perl_modules_pod_is_its_outline_and_has_attributes_are_methods() -> None:
+    document = parse_code_text(PERL_MODULE, "lib/My/Agent.pm", "perl")
+    assert _symbols(document) == [
+        ("class", "Agent", "My.Agent", 1, 48, "My"),
+        ("method", "request_timeout", "My.Agent.request_timeout", 4, 4, "My.Agent"),
+        ("method", "name", "My.Agent.name", 5, 5, "My.Agent"),
+        ("method", "max_redirects", "My.Agent.max_redirects", 6, 6, "My.Agent"),
+        ("method", "start", "My.Agent.start", 14, 21, "My.Agent"),
+    ]
+    # headings by line: the package, the POD's (inside it, by their `=head` level),
+    # the sub; an attribute opens none (one line each), the heredoc's `=head1` is text
+    outline = [(h.level, h.title, h.line, h.end_line) for h in document.headings]
+    assert outline == [
+        (1, "Agent", 1, 48),
+        (3, "start", 8, 12),
+        (2, "start", 14, 21),
+        (2, "NAME", 27, 30),
+        (2, "ATTRIBUTES", 31, 43),
+        (3, "request_timeout", 33, 39),
+        (3, "name", 40, 43),
+        (2, "SEE ALSO", 44, 48),
+    ]
+    # passages split at each POD heading and after each POD block
+    assert {8, 13, 27, 31, 33, 40, 44} <= document.chunk_breaks
+    from docql_sqlite.ingest.chunk import chunk_document
+    from docql_sqlite.ingest.sections import build_sections
+
+    sections = build_sections(document)
+    chunks = chunk_document(document, sections, 1500)
+    by_line = {c.line: sections[c.section].title for c in chunks if c.section is not None}
+    assert by_line[33] == "request_timeout" and by_line[40] == "name"

@@ -263,6 +263,14 @@ def test_a_line_of_data_is_no_passage(content: str, expected: bool) -> None:
         ('def f():\n    """Read the file.\n\n' + "    More.\n" * 6 + '    """\n', True),
         ("/*\n" + " * The parser.\n" * 7 + " */\nint x;\n", True),
         ("-- Configure the plugin.\n" * 8 + "local M = {}\n", True),
+        # a Perl module's POD (its manual) and Ruby's block comment
+        (
+            "=head2 request_timeout\n\n  my $t = $ua->request_timeout;\n\nMaximum amount of\n"
+            "time in seconds, defaults to\nC<0>.\n\n=head2 server\n\nThe server, which\nlistens.\n",
+            True,
+        ),
+        ("=begin\n" + "The parser.\n" * 7 + "=end\nx = 1\n", True),
+        ("x = 1\ny = 2\n" * 4 + "=begin\nA note.\n=end\n", False),
         # a method with a short docstring is code (Django's `get_search_fields`)
         (
             'def get_search_fields(self, request):\n    """\n    Return the fields to be '

@@ -2241,3 +2241,64 @@ def test_a_project_manifest_answers_only_what_manifests_say(tmp_index) -> None:
         assert any("project manifests x0.5" in s for s in hits[0]["explain"]["plan"]["strategy"])
         hits = idx.search("which version of content-type does express depend on", limit=2)
         assert hits[0]["path"] == "docs/package.json", [h["location"] for h in hits]
+
+
+PERL_AGENT = """\
+package Mojo::UserAgent;
+use Mojo::Base 'Mojo::EventEmitter';
+
+has connect_timeout => sub { $ENV{MOJO_CONNECT_TIMEOUT} || 10 };
+has request_timeout => sub { $ENV{MOJO_REQUEST_TIMEOUT} // 0 };
+
+sub start {
+  my ($self, $tx) = @_;
+  if (my $t = $self->request_timeout) { $self->ioloop->timer($t => sub { 1 }) }
+  return $self->connect_timeout;
+}
+
+1;
+
+=head1 NAME
+
+Mojo::UserAgent - Non-blocking I/O HTTP and WebSocket user agent
+
+=head1 ATTRIBUTES
+
+=head2 connect_timeout
+
+  my $timeout = $ua->connect_timeout;
+
+Maximum amount of time in seconds establishing a connection may take before getting
+canceled, defaults to the value of the C<MOJO_CONNECT_TIMEOUT> environment variable
+or C<10>.
+
+=head2 request_timeout
+
+  my $timeout = $ua->request_timeout;
+  $ua         = $ua->request_timeout(5);
+
+Maximum amount of time in seconds establishing a connection, sending the request and
+receiving a whole response may take before getting canceled, defaults to the value
+of the C<MOJO_REQUEST_TIMEOUT> environment variable or C<0>.
+
+=cut
+"""
+
+
+def test_a_perl_modules_pod_heading_is_a_heading_its_attribute_a_method(tmp_index) -> None:
+    """Mojolicious documents each attribute (`has request_timeout => …`) in the `.pm`'s
+    POD: the POD's `=head2 request_timeout` was no heading (a code file's headings were
+    taken for its symbols'), and the attribute no symbol."""
+    others = {f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(12)}
+    tmp_index.write_many({"lib/Mojo/UserAgent.pm": PERL_AGENT, **others})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "request_timeout", explain=True)
+        callers = idx.query('$.code.callers("request_timeout").location')
+    # the definition, then its manual's section, named by the headings list
+    assert [h["location"] for h in hits[:2]] == [
+        "docs/lib/Mojo/UserAgent.pm:1-6",
+        "docs/lib/Mojo/UserAgent.pm:29-38",
+    ], [h["location"] for h in hits]
+    assert "symbols" in hits[0]["explain"]["lists"] and "headings" in hits[1]["explain"]["lists"]
+    assert callers == ["docs/lib/Mojo/UserAgent.pm:9"]

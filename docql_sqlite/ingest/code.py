@@ -33,7 +33,7 @@ import re
 from tree_sitter import Node
 
 from docql_sqlite.errors import IngestError
-from docql_sqlite.ingest import shebang
+from docql_sqlite.ingest import pod, shebang
 from docql_sqlite.ingest.c_macros import blank_macros
 from docql_sqlite.ingest.code_refs import extract_reference_rows
 from docql_sqlite.ingest.code_symbols import (
@@ -237,6 +237,8 @@ def _parse_code_text(text: str, path: str, language: str, component: bool = Fals
         language=language,
     )
     _fill(document, outline, line_count)
+    if language == "perl":
+        _add_pod(document, tree.root_node, text)
     document.reference_rows, document.imports = extract_reference_rows(
         tree.root_node, src, language, outline, ref_matches
     )
@@ -245,6 +247,31 @@ def _parse_code_text(text: str, path: str, language: str, component: bool = Fals
         if lines is not None:
             document.warnings.append(_syntax_warning(lines))
     return document
+
+
+def _add_pod(document: Document, root: Node, text: str) -> None:
+    """A Perl module's manual is the POD in its `.pm` (`perldoc Mojo::DOM` reads it):
+    its headings are sections inside the code's innermost section around each block (a
+    package's `=head2 find` under `=head1 METHODS` under the package), where passages
+    split. Mojolicious' `Mojo/DOM.pm` is 369 lines of code and 740 of POD, which were
+    one "DOM" section; "what does Mojo::DOM find return" could name no `find` of it."""
+    blocks = [child for child in root.children if child.type == "pod"]
+    if not blocks:
+        return
+    lines = text.split("\n")
+    code = list(document.headings)
+    for block in blocks:
+        first = block.start_point.row + 1
+        last = block.end_point.row + (1 if block.end_point.column else 0)
+        around = [h for h in code if h.line <= first and (h.end_line or 0) >= last]
+        base = max((h.level for h in around), default=0)
+        for heading in pod.embedded_headings(lines, first, last):
+            heading.level = min(base + heading.level, 6)
+            document.headings.append(heading)
+            document.chunk_breaks.add(heading.line)
+        if last < len(lines):
+            document.chunk_breaks.add(last + 1)
+    document.headings.sort(key=lambda h: h.line)
 
 
 def _as_the_parser_reads(src: bytes, language: str) -> bytes:
@@ -335,9 +362,10 @@ def _syntax_warning(lines: list[int]) -> str:
 def _fill(document: Document, outline: list[Outlined], line_count: int) -> None:
     breaks: set[int] = set()
     for item in outline:
-        if item.symbol is not None and item.symbol.kind == ENUM_MEMBER:
-            # One line of its enum (`SetTrue,`, `RED = 2`): a symbol, not a section (a C
-            # header's enum of 300 values would be 300 headings and chunks).
+        if item.symbol is not None and (item.symbol.kind == ENUM_MEMBER or not item.section):
+            # One line of its enum (`SetTrue,`, `RED = 2`) or a Perl class's attribute: a
+            # symbol, not a section (a C header's enum of 300 values would be 300
+            # headings and chunks).
             document.symbols.append(item.symbol)
             continue
         # The section starts at its doc comment and decorators: the passage that holds a

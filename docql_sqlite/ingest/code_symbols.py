@@ -13,7 +13,9 @@ owns the *how*, the same for every language. Capture conventions in those files:
   looked through (`char **f(void)` → `f`, `A::f` → `f` scoped by `A`).
 - `@body` (optional): where the signature ends; otherwise the node's `body` field.
 - `@receiver` (optional): the type a method belongs to though declared outside it (Go).
-- `(#set! default-name "X")`, `(#set! extent "rest-of-file")`: per-pattern settings.
+- `(#set! default-name "X")`, `(#set! extent "rest-of-file")`, `(#set! section "none")`
+  (a symbol that opens no section: one line each, as Perl's `has` attributes, they
+  would cut the code into one-line passages): per-pattern settings.
 
 When two patterns capture the same definition or name node, the earlier pattern wins.
 Kinds are then refined: a function directly inside a class-like symbol, a trait or an
@@ -84,6 +86,7 @@ class Outlined:
     # The first line of what leads it: its doc comment, decorators, attributes (its
     # section starts there; `line` is its header's). 0: `line`.
     lead_line: int = 0
+    section: bool = True  # False: a symbol, but no heading (`(#set! section "none")`)
 
 
 @dataclass(slots=True)
@@ -100,6 +103,7 @@ class _Def:
     parent: _Def | None = None
     owner: str = ""  # qualified name of the enclosing symbol or receiver type
     qualified: str = ""
+    section: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +254,8 @@ def _collect(
             end_byte, end_line = node.end_byte, code_text.last_code_row(node) + 1
         name_byte = name_node.start_byte if name_node is not None else -1
         defs.append(_Def(node, role, kind, name, scope, body, end_byte, end_line, name_byte))
+        if settings.get("section") == "none":
+            defs[-1].section = False
     # A statement that runs to the end of the file (PHP's `namespace A;`, Perl's `package
     # A;`) ends where the next one of them begins: a file of two packages holds two.
     opened = sorted((defs[i] for i in to_next), key=lambda d: d.node.start_byte)
@@ -409,6 +415,7 @@ def _outline(
                 d.end_byte,
                 d.name_byte,
                 lead_line,
+                d.section,
             )
         )
     return out

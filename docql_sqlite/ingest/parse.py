@@ -173,8 +173,10 @@ from .sections import bounded_title, build_sections
 # code 41: Rust items inside an item macro's braces (`cfg_rt! { pub struct LocalSet … }`,
 # `pin_project! { … }`) are parsed as items (`rust_macros`); code 42: a Rust
 # `macro_rules! select` is a symbol, kind `macro`, and its uses (`select!(…)`) link to it.
+# code 43: a Perl file's POD headings are sections inside its code's (`code._add_pod`), and
+# a Moose / Moo / Mojo::Base attribute (`has request_timeout => …`) is a method.
 CONTENT_RULES: dict[str, int] = {
-    "code": 42,
+    "code": 43,
     "markdown": 8,
     "text": 9,
     "rst": 8,

@@ -202,3 +202,27 @@ def _code(kind: str, body: str) -> str:
         shown, bar, target = body.partition("|")
         return shown + "\n" * target.count("\n") if bar else body.strip('"')
     return body
+
+
+def embedded_headings(lines: list[str], first: int, last: int) -> list[Heading]:
+    """The `=head1` … `=head6` of the POD block on lines `first`..`last` (1-based) of a
+    Perl file, as `perldoc` reads a module's manual out of its `.pm`: each with its
+    extent, up to its next heading of the same or a higher level inside the block, else
+    the block's end (its `=cut`, or the file's). Levels as written: the caller sets them
+    below the code's own sections."""
+    block = lines[first - 1 : last]
+    found: list[Heading] = []
+    for k, line in enumerate(block):
+        if line[:5] != "=head" or not _is_command(block, k):
+            continue
+        command = _COMMAND.match(line)
+        if command is None or not command["name"][4:].isdigit():
+            continue
+        title = _render(command["text"] or "").strip()
+        if title:
+            level = min(max(int(command["name"][4:]), 1), 6)
+            found.append(Heading(level, title, first + k))
+    for index, heading in enumerate(found):
+        later = (h for h in found[index + 1 :] if h.level <= heading.level)
+        heading.end_line = next((h.line - 1 for h in later), last)
+    return found

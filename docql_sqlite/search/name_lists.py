@@ -149,10 +149,16 @@ def rows(
         exact.insert(0, f"WHEN {pair} THEN 5")
         pair = f"CASE WHEN {pair} THEN 1 ELSE 0 END"
     scope_names, scope_chunks = scope, dialect.TRUE
-    if table != "symbols":
-        # In code files headings and entities repeat the symbols (spec §1): count a
-        # class once, in the symbols channel.
-        scope_names += " AND d.format != 'code'"
+    if table == "sections":
+        # In code files headings repeat the symbols (spec §1): a class counts once, in
+        # the symbols channel. A code file's heading over no symbol is its manual's: a
+        # Perl module's POD (`=head2 request_timeout`, an attribute no sub defines).
+        scope_names += (
+            f" AND (d.format != 'code' OR NOT EXISTS (SELECT 1 FROM symbols y WHERE "
+            f"y.doc_id = {alias}.doc_id AND y.line BETWEEN {alias}.line AND {alias}.end_line))"
+        )
+    elif table != "symbols":
+        scope_names += " AND d.format != 'code'"  # (an entity repeats its symbol)
     negated = [t for t in terms if t.negated]
     if negated:
         scope_chunks = _outside(negated, params)

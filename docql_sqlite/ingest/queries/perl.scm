@@ -15,3 +15,15 @@
 (subroutine_declaration_statement
   name: (bareword) @name
   body: (block) @body) @definition.function
+
+; An attribute of Moose, Moo or Mojo::Base (`has request_timeout => sub { 0 };`,
+; `has 'name' => (is => 'rw')`) is an accessor method the class defines: what
+; `$ua->request_timeout(5)` calls; one line each, no section of its own. (`has [qw(a
+; b)] => …` names several: not read.)
+(expression_statement
+  (ambiguous_function_call_expression
+    function: (function) @_has
+    (list_expression
+      . [(autoquoted_bareword) @name (string_literal (string_content) @name)]))
+  (#eq? @_has "has")
+  (#set! section "none")) @definition.function
