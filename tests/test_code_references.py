@@ -4371,3 +4371,44 @@ def test_a_javascript_functions_call_and_apply_call_it(tmp_path: Path) -> None:
     assert calls == {("src/Axios.js", 5), ("src/Axios.js", 6), ("src/typed.ts", 4)}, calls
     # `call` itself is still a call (of Function.prototype's, found nowhere here)
     assert (5, "call") in {c[:2] for c in _calls_in(db, "src/Axios.js")}
+
+
+@pytest.mark.parametrize(
+    "files",
+    [LUA, RUBY_PATHS, RELATIVE, QUALIFIED, GO_PACKAGES, REEXPORTS, PYTHON_TYPED, C_TREE],
+    ids=["lua", "ruby", "relative", "qualified", "go", "reexports", "python", "c"],
+)
+def test_copies_of_a_tree_link_within_their_copy(tmp_path: Path, files: dict[str, str]) -> None:
+    """Debian's `lua-penlight` installs the same `pl/` for Lua 5.1, 5.2, 5.3 and 5.4: each
+    definition had four copies, `utils.split(…)` was ambiguous among them and "who calls
+    utils.split" found no caller outside its own file. A definition held by copies of one
+    file is the one in the copy nearest the reference: each copy of the tree links as the
+    tree alone does (the oracle), within itself."""
+    copies = ("5.1", "5.2", "5.3")
+    _, alone = _index_tree(tmp_path / "alone", {f"5.1/{p}": t for p, t in files.items()})
+    _, three = _index_tree(
+        tmp_path / "three", {f"{v}/{p}": t for v in copies for p, t in files.items()}
+    )
+
+    def under_src(db: Path) -> list[tuple[Any, ...]]:
+        # (paths under src/; without the candidates' count: the copies are candidates too)
+        return [
+            (row[0].split("/src/", 1)[1], *row[1:8], row[8] and row[8].split("/src/", 1)[1])
+            + row[9:11]
+            for row in _links(db)
+        ]
+
+    def links(db: Path, copy: str) -> list[tuple[Any, ...]]:
+        return [
+            (row[0].removeprefix(f"{copy}/"), *row[1:8])
+            + ((row[8] or "").removeprefix(f"{copy}/"), *row[9:11])
+            for row in under_src(db)
+            if row[0].startswith(f"{copy}/")
+        ]
+
+    expected = links(alone, "5.1")
+    assert expected and any(row[8] for row in expected)
+    for copy in copies:
+        assert links(three, copy) == expected, copy
+    # every link stays in its copy of the tree
+    assert all(row[8].split("/")[0] == row[0].split("/")[0] for row in under_src(three) if row[8])

@@ -596,8 +596,8 @@ def _resolve_pending(
                 references
             )
         ]
-        if resolver.bodies:  # (C/C++ only: a prototype's link is its function's body)
-            batch[start:] = [(*row[:9], *resolver.to_body(row[9:])) for row in batch[start:]]
+        if resolver.bodies or resolver.copies().hashes:
+            batch[start:] = [(*row[:9], *resolver.final(row[9:])) for row in batch[start:]]
         if len(batch) >= _BATCH:
             _many(conn, insert, batch)
             batch = []
@@ -1174,6 +1174,45 @@ def _renamed_imports(rows: Any) -> dict[int, dict[str, tuple[str, str]]]:
     return dict(found)
 
 
+class _Copies:
+    """The files whose bytes another file has too, read once per pass: by document, its
+    content's hash and folder, and its symbols in order (a copy's k-th symbol is the same
+    definition as another copy's k-th); the symbols' places; the copies of each hash."""
+
+    def __init__(self, rows: Any) -> None:
+        self.hashes: dict[int, str] = {}
+        self.directory: dict[int, list[str]] = {}
+        self.group: dict[str, list[int]] = defaultdict(list)
+        self.symbols: dict[int, list[int]] = defaultdict(list)
+        self.place: dict[int, tuple[int, int]] = {}
+        copied = (
+            "SELECT id FROM documents WHERE sha256 IN "
+            "(SELECT sha256 FROM documents GROUP BY sha256 HAVING count(*) > 1)"
+        )
+        for doc_id, content, path in rows(
+            f"SELECT id, sha256, path FROM documents WHERE id IN ({copied}) ORDER BY id"
+        ):
+            self.hashes[doc_id] = content
+            self.directory[doc_id] = posixpath.dirname(path).split("/")
+            self.group[content].append(doc_id)
+        if self.hashes:
+            for symbol_id, doc_id in rows(
+                f"SELECT id, doc_id FROM symbols WHERE doc_id IN ({copied}) ORDER BY doc_id, ord"
+            ):
+                self.place[symbol_id] = (doc_id, len(self.symbols[doc_id]))
+                self.symbols[doc_id].append(symbol_id)
+
+
+def _shared(here: list[str], there: list[str]) -> int:
+    """How many leading folders two paths' folder lists share."""
+    count = 0
+    for a, b in zip(here, there):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
 class _Resolver:
     """Resolves references file by file (the work comes ordered by document)."""
 
@@ -1191,6 +1230,8 @@ class _Resolver:
         # Go: a struct's or interface's name → the types it embeds, on demand (`_embeds`).
         self._embedded: dict[str, frozenset[str]] | None = None
         self.directory = ""  # the loaded file's directory (`_read_file`)
+        self._copies: _Copies | None = None  # the files with copies (`_one_copy`)
+        self.copies_chosen = 0  # how many times `_one_copy` chose the nearest copy
         self.package = ""  # … as `path_key` spells it
         self.doc_id = -1
         self.family = ""
@@ -1351,7 +1392,15 @@ class _Resolver:
         """The link of one reference of `doc_id`: (target_id, resolution, candidates)."""
         known = self.load(doc_id).get((name, kind, qualifier))
         link = known if known is not None else self.link(name, kind, caller_ord, qualifier)
-        return self.to_body(link) if self.bodies else link
+        return self.final(link) if self.bodies or self.copies().hashes else link
+
+    def final(self, link: Any) -> tuple[int | None, int, int]:
+        """A decided link as it is stored: to a C/C++ function's body rather than its
+        prototype (`to_body`), in the copy of its file nearest the reference
+        (`_in_nearest_copy`)."""
+        if self.bodies:
+            link = self.to_body(link)
+        return self._in_nearest_copy(link) if self.copies().hashes else link
 
     def to_body(self, link: Any) -> tuple[int | None, int, int]:
         """`link` to a C/C++ prototype made the link to its function's one body (`bodies`),
@@ -1799,13 +1848,15 @@ class _Resolver:
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
-        if len(candidates) == 1:
-            only = candidates[0]
+        # (one definition, or one in copies of one file: the nearest)
+        one = self._one_copy(candidates)  # (one definition, or one in copies of one file)
+        only = one[0] if len(one) == 1 else None
+        if only is not None:
             if self._hidden(only) or (
                 self.family == "python" and not only.parent and not self._reexported(name)
             ):
-                return None, _UNRESOLVED[1], 1
-            return only.id, _UNIQUE, 1
+                return None, _UNRESOLVED[1], len(candidates)
+            return only.id, _UNIQUE, len(candidates)
         return None, _AMBIGUOUS, len(candidates)
 
     def _php_named(
@@ -2073,6 +2124,7 @@ class _Resolver:
         cannot be told; None when `found` is empty."""
         if not found:
             return None
+        found = self._one_copy(found)
         if len(found) == 1:
             if found[0].scope:
                 return None, _UNRESOLVED[1], len(candidates)
@@ -2082,6 +2134,71 @@ class _Resolver:
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
         return None, _AMBIGUOUS, len(candidates)
+
+    def _one_copy(self, found: list[_Def]) -> list[_Def]:
+        """`found` in one of its files when its files are copies of one file (the same
+        bytes) holding the same definitions of the name and one copy is nearer this
+        file than the others (the longest folder path they share), else `found`.
+        Debian's `lua-penlight` installs `pl/utils.lua` for Lua 5.1, 5.2, 5.3 and 5.4:
+        `utils.split(…)` in `5.1/pl/func.lua` was ambiguous among four, and "who calls
+        utils.split" listed no caller outside `utils.lua`. Two packages' identical
+        `_compat.py` seen from a file of neither stay two."""
+        if len(found) < 2 or not self.copies().hashes:
+            return found
+        copies = self.copies()
+        content = copies.hashes.get(found[0].doc_id)
+        by_doc: dict[int, list[tuple[str, str]]] = defaultdict(list)
+        for d in found:
+            if copies.hashes.get(d.doc_id) != content:
+                return found
+            by_doc[d.doc_id].append((d.kind, d.parent))
+        shapes = list(by_doc.values())
+        if content is None or len(shapes) < 2 or any(shape != shapes[0] for shape in shapes):
+            return found
+        nearest = self._nearest(list(by_doc))
+        if nearest is None:
+            return found
+        self.copies_chosen += 1
+        return [d for d in found if d.doc_id == nearest]
+
+    def _nearest(self, doc_ids: list[int]) -> int | None:
+        """Of copies of one file, the one nearer this file than every other (this file
+        itself when it is one), or None."""
+        if self.doc_id in doc_ids:
+            return self.doc_id
+        if not self._file_read:
+            self._read_file()
+        here = self.directory.split("/")
+        ranked = sorted(
+            ((_shared(here, self.copies().directory[d]), d) for d in doc_ids), reverse=True
+        )
+        return ranked[0][1] if ranked[0][0] > ranked[1][0] else None
+
+    def copies(self) -> _Copies:
+        """The files with copies (`_Copies`), read on first use."""
+        if self._copies is None:
+            self._copies = _Copies(self.rows)
+        return self._copies
+
+    def _in_nearest_copy(self, link: tuple[int | None, int, int]) -> tuple[int | None, int, int]:
+        """`link` to a definition in a file that has copies made the link to the same
+        definition in the copy nearest this file (`_nearest`), when one is nearer than
+        the rest: each copy of a tree links within itself, as it would alone (a rule
+        that decides once for every file, a Ruby constant's path, took the first)."""
+        copies = self.copies()
+        place = copies.place.get(link[0]) if link[0] is not None else None
+        if place is None:
+            return link
+        doc_id, index = place
+        same = [
+            d
+            for d in copies.group[copies.hashes[doc_id]]
+            if len(copies.symbols[d]) == len(copies.symbols[doc_id])
+        ]
+        nearest = self._nearest(same)
+        if nearest is None or nearest == doc_id:
+            return link
+        return copies.symbols[nearest][index], link[1], link[2]
 
     def _in_type_of_import(self, qualifier: str, members: list[_Def]) -> list[_Def]:
         """Of `members`, those in the file of the type `qualifier` that the file imports
@@ -2128,6 +2245,7 @@ class _Resolver:
             return self.in_module[key]
         self.in_module[key] = None  # meanwhile: a cycle of re-exports ends here
         decided: tuple[int | None, int, int] | None = None
+        chosen = self.copies_chosen  # (a copy chosen as the nearest: for this file only)
         if self.family != "python" or self._indexed_module(tail):
             # (Else: `datetime` is no module of the index even though a nested
             # django/db/models/functions/datetime.py ends with its name.)
@@ -2144,9 +2262,10 @@ class _Resolver:
                 # The module's own file first (`core::ptr` is ptr/mod.rs), then the
                 # files of its folder (a Go package; a Rust or Python module's
                 # submodules, which hold what it re-exports: `io::Error` is io/error.rs).
-                inside = [d for d in top if _ends_with(d.key, tail)] or [
-                    d for d in top if _ends_with(d.directory, tail)
-                ]
+                inside = self._one_copy(
+                    [d for d in top if _ends_with(d.key, tail)]
+                    or [d for d in top if _ends_with(d.directory, tail)]
+                )
                 if len(inside) == 1 or (
                     self.family in _OVERLOADING and len({d.doc_id for d in inside}) == 1
                 ):
@@ -2166,7 +2285,10 @@ class _Resolver:
                 # Two star re-exports that both hold the name: JavaScript leaves it out,
                 # and so does this (undecided).
                 decided = found[0] if len({link[0] for link in found}) == 1 else None
-        self.in_module[key] = decided
+        if self.copies_chosen == chosen:
+            self.in_module[key] = decided
+        else:
+            del self.in_module[key]
         return decided
 
     def _reexports(self, name: str, tail: str) -> list[tuple[tuple[str, ...], str]]:
@@ -2630,10 +2752,12 @@ class _Resolver:
             # (`$pdo->setAttribute(…)` was Symfony's `AcceptHeaderItem::setAttribute`)
             visible = any(not self._hidden(d) for d in candidates)
             return None, _AMBIGUOUS if visible else _UNRESOLVED[1], len(candidates)
-        if len(candidates) == 1:
-            if self._hidden(candidates[0]):
-                return None, _UNRESOLVED[1], 1
-            return candidates[0].id, _UNIQUE, 1
+        one = self._one_copy(candidates)  # (one definition, or one in copies of one file)
+        only = one[0] if len(one) == 1 else None
+        if only is not None:
+            if self._hidden(only):
+                return None, _UNRESOLVED[1], len(candidates)
+            return only.id, _UNIQUE, len(candidates)
         return None, _AMBIGUOUS, len(candidates)
 
     def _parent_member(
@@ -2787,6 +2911,7 @@ class _Resolver:
                 and (not d.parent or (d.kind not in CLASS_LIKE and "." not in d.parent))
                 and d not in imported
             ]
+        imported = self._one_copy(imported)  # (one file's copies: the nearest is taken later)
         # (A definition inside a function, or a test's, is seen by no other file: it
         # counts, so that two such names stay undecided, but it is never the link.)
         return imported[0] if len(imported) == 1 and not self._hidden(imported[0]) else None
