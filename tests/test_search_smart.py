@@ -2302,3 +2302,43 @@ def test_a_perl_modules_pod_heading_is_a_heading_its_attribute_a_method(tmp_inde
     ], [h["location"] for h in hits]
     assert "symbols" in hits[0]["explain"]["lists"] and "headings" in hits[1]["explain"]["lists"]
     assert callers == ["docs/lib/Mojo/UserAgent.pm:9"]
+
+
+PENLIGHT_SHAPED = {
+    # Penlight in small: a library of Lua alone, its functions' doc comments the only prose
+    "pl/utils.lua": (
+        "local utils = {}\n\n"
+        "--- split a string into a list of strings separated by a delimiter.\n"
+        "-- @param s The input string\n-- @param re optional A Lua string pattern\n"
+        "-- @return a list-like table\n"
+        "function utils.split(s, re)\n"
+        + "".join(f"    local v{i} = find(s, re, {i})\n" for i in range(10))
+        + "    return ls\nend\n\n"
+        "--- split into a number of return values.\n"
+        "-- Identical to `split` but returns multiple values instead of\n"
+        "-- a single list.\n-- @param s the text\n"
+        "-- @param re A Lua pattern; defaults to '%s+'\n"
+        "-- @param plain don't use Lua patterns\n-- @param n optional maximum number\n"
+        "-- @usage first,next = splitv('user=jane=doe','=', false, 2)\n"
+        "-- @see split\n"
+        "function utils.splitv(s, re, plain, n)\n    return unpack(utils.split(s, re))\nend\n\n"
+        "return utils\n"
+    ),
+    **{
+        f"pl/m{i}.lua": f"local M = {{}}\nfunction M.f{i}(x)\n  return x\nend\nreturn M\n"
+        for i in range(10)
+    },
+}
+
+
+def test_a_how_to_among_code_alone_ranks_no_function_by_its_bodys_length(tmp_index) -> None:
+    """Penlight's "how do I split a string": among passages of code alone, the prose
+    frame's code share only favoured the function whose doc comment outweighs its body
+    (`splitv`, whose comment says "split into a number of return values") over
+    the answer (`split`, "split a string into a list of strings")."""
+    tmp_index.write_many(PENLIGHT_SHAPED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I split a string", explain=True)
+    assert hits[0]["section"] == "split", [h["location"] for h in hits]
+    assert not any("code and settings files" in s for s in plan(hits)["strategy"])

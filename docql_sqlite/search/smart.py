@@ -139,12 +139,17 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         steps.insert(0, f"a question framed by '{framed.words}': searching for '{framed.topic}'")
     if framed is not None and framed.prose:
         code = ranking.code_documents(store, {f.row["_doc"] for f in fused})
-        off_frame = frozenset(
-            f.row["_chunk"]
-            for f in fused
-            if (f.row["_doc"] in code and not documentation(f.row["content"]))
-            or is_settings(f.row["_path"])
-        )
+        # Only where prose competes: among the passages of a library of code alone
+        # (penlight's Lua), "how do I split a string" is answered by a function's doc
+        # comment, and the share would only rank the functions by how long their bodies
+        # are beside their comments (`utils.splitv`'s over `utils.split`'s).
+        if any(f.row["_doc"] not in code for f in fused):
+            off_frame = frozenset(
+                f.row["_chunk"]
+                for f in fused
+                if (f.row["_doc"] in code and not documentation(f.row["content"]))
+                or is_settings(f.row["_path"])
+            )
         if off_frame:
             steps.append(
                 f"passages of code and settings files x{off_share} (the question asks for "
