@@ -195,18 +195,21 @@ def rows(
         listed = ", ".join(params.add(w) for w in stems)
         own = f"CASE WHEN {stem} IN ({listed}) AND {stem} != {col} THEN 1 ELSE 0 END"
     kind = f"{alias}.entity_type" if table == "entities" else "NULL"
+    # a document's first heading: its title's (`ref/forms/index.txt`'s "Forms")
+    first = f"CASE WHEN {alias}.ord = 0 THEN 1 ELSE 0 END" if table == "sections" else "0"
     # Names first (a small, materialized list), then their passages: letting the planner
     # start from the chunks made this 100x slower on big indexes.
     sql = f"""WITH named AS MATERIALIZED (
   SELECT {alias}.doc_id AS doc_id, {alias}.line AS line, {spelled} AS name, {tier} AS tier,
-  d.path AS path, {repeats} AS repeats, {pair} AS pair, {own} AS own, {kind} AS kind
+  d.path AS path, {repeats} AS repeats, {pair} AS pair, {own} AS own, {kind} AS kind,
+  {first} AS first
   FROM {table} {alias} JOIN documents d ON d.id = {alias}.doc_id
   WHERE ({where}) AND {scope_names}
   ORDER BY tier DESC, pair DESC, own DESC, repeats, length({col}), {dialect.sort_key("d.path")},
   {alias}.line
   LIMIT {int(depth)})
 SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair,
-  n.own AS _own, n.kind AS _kind
+  n.own AS _own, n.kind AS _kind, n.first AS _first
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
@@ -217,11 +220,20 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
         found = _with_titled_pages(found, _titled_pages(store, equal, paths, negated))
     # a name written with its punctuation that one entity of the index bears, as typed
     unique = Counter(r["_match"] for r in found if r["_tier"] >= 4 and r["_match"][:1] != "-")
+    # A heading more pages bear than PAGES_OF_A_TITLE names none of them in particular,
+    # as such a page title (`_page_titles`): git's 170 manual pages each end with "GIT"
+    # ("Part of the git(1) suite"), which filled the list for "git" before git(1). But
+    # the first heading of a page, its title, names that page (Django's "Forms" page).
+    pages_of = Counter(
+        title for title, _ in {(r["_match"], r["_doc"]) for r in found if not r.get("_page")}
+    )
     out = []
     for r in found:
         share = named.get(r["_match"])
-        if r["_tier"] == NAMED_SYMBOL_TIER:
-            # the member a qualified query names is the look-up's answer
+        if r["_tier"] == NAMED_SYMBOL_TIER or (r.get("_page") and names.words == 1):
+            # the member a qualified query names is the look-up's answer, and so is the
+            # page a query of one name names (`grep`: grep(1), not the ENVIRONMENT
+            # section of xzgrep(1) that says GREP eight times)
             out.append(dict(r, _weight=NAMED_SYMBOL_WEIGHT))
         elif r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
@@ -247,6 +259,15 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
             out.append(dict(r, _weight=weight))
         else:  # the composite score's name bonus reads `_phrase` (fusion.describe)
             out.append(dict(r, _weight=max(share, names.weight(r["_match"])), _phrase=share))
+    if table == "sections" and max(pages_of.values(), default=0) > PAGES_OF_A_TITLE:
+        out = [
+            dict(r, _weight=r["_weight"] * PAGES_OF_A_TITLE / pages_of[r["_match"]])
+            if pages_of[r["_match"]] > PAGES_OF_A_TITLE
+            and not r.get("_page")
+            and not r.get("_first")
+            else r
+            for r in out
+        ]
     if table == "symbols" and any(r["_pair"] for r in out):
         # "HashMap resize" names `HashMap.resize`: a symbol one of the two words names
         # (the class, its eight constructors) answers one word of the query, as a plain
@@ -276,16 +297,19 @@ def _titled_pages(
     store: Store, equal: list[str], paths: tuple[str, ...], negated: list[search_terms.Term]
 ) -> list[dict[str, Any]]:
     """The opening passage of each page (not code) whose title is one of `equal` (folded
-    names) and that has no heading of such a name: a page titled by its front matter
+    names) and whose first heading has no such name: a page titled by its front matter
     (`title:` in Mintlify's, Docusaurus', Hugo's and Starlight's pages, which show it as
     the page's heading and have no `#` line of their own) or by an HTML `<h1>` above its
     Markdown. Its title is the heading of its opening: FastMCP's "what is tool
     transformation" listed five methods named `*_tool_transformation` and the changelog's
     "### Tool Transformation" before the page so titled, which no list held.
 
-    A row a heading of that name gives: tier 3 (`rows`), `_match` the folded title."""
+    A row a heading of that name gives: tier 3 (`rows`), `_match` the name the query
+    has (a manual page's `chmod(1)` is named `chmod`: `_MANUAL_PAGE`)."""
     titles = _page_titles(store)
-    doc_ids = sorted({doc for name in equal for doc in titles.get(name, ())})
+    # each page's name the query has (`tar` for the page titled `tar(1)`)
+    named = {doc: name for name in equal for doc in titles.get(name, ())}
+    doc_ids = sorted(named)
     if not doc_ids:
         return []  # (most searches: no SQL)
     params = Params(store.dialect)
@@ -294,18 +318,20 @@ def _titled_pages(
     folded = ", ".join(params.add(n) for n in equal)
     scope = ranking.scope_sql(store, paths, params)
     outside = _outside(negated, params) if negated else dialect.TRUE
-    sql = f"""SELECT {item_sql.chunk_columns(dialect)}, d.title AS _title
+    sql = f"""SELECT {item_sql.chunk_columns(dialect)}
 FROM chunks c JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE c.doc_id IN ({ids}) AND c.chunk_index < {PAGE_OPENING_CHUNKS} AND {scope} AND {outside}
-AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.doc_id = d.id AND s.title_fold IN ({folded}))
+AND NOT EXISTS (SELECT 1 FROM sections s WHERE s.doc_id = d.id AND s.ord = 0
+  AND s.title_fold IN ({folded}))
 ORDER BY {dialect.sort_key("d.path")}, c.chunk_index"""
     out, seen = [], set()
     for row in store.rows(sql, params.values):
-        title = fold(row.pop("_title"))
         if row["_doc"] in seen or nothing_to_embed(row["content"]):
             continue  # no passage (the blank line after the front matter), a comment alone
         seen.add(row["_doc"])
-        out.append(dict(row, _tier=3, _match=title, _pair=0, _own=0, _kind=None))
+        out.append(
+            dict(row, _tier=3, _match=named[row["_doc"]], _pair=0, _own=0, _kind=None, _page=1)
+        )
     return out
 
 
@@ -321,24 +347,37 @@ def _outside(negated: list[search_terms.Term], params: Params) -> str:
 PAGES_OF_A_TITLE = 4
 
 
+# A manual page's title, `name(section)` (`chmod(1)`, `printf(3p)`): the page is named by
+# its command, as `man chmod` finds it. Among 17,931 pages of man1 "chmod" found curl's
+# OPTIONS and chmod's SYNOPSIS, "ls" git-fast-import's `ls` heading first.
+_MANUAL_PAGE = re.compile(r"([^\s()]+)\(\d\w*\)")
+
+
 def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
     """Each folded title of the documents that are not code → their ids, for the titles
     at most PAGES_OF_A_TITLE documents bear (read once per version of the index: a search
     then reads no document it does not name)."""
 
     def compute() -> dict[str, tuple[int, ...]]:
-        ids, titles = stats.columns(
+        ids, titles, contents = stats.columns(
             store,
-            ["d.id", "d.title"],
+            ["d.id", "d.title", "d.sha256"],
             "FROM documents d WHERE d.format != 'code' AND d.title IS NOT NULL",
             "d.id",
             any_order=True,
         )
         found: dict[str, list[int]] = {}
-        for doc, title in zip(ids, titles):
-            found.setdefault(fold(title), []).append(int(doc))
+        pages: dict[str, set[str]] = {}  # (copies are one page: grep.1, egrep.1, fgrep.1)
+        for doc, title, content in zip(ids, titles, contents):
+            folded = fold(title)
+            page = _MANUAL_PAGE.fullmatch(folded)
+            for name in (folded, page[1]) if page is not None else (folded,):
+                found.setdefault(name, []).append(int(doc))  # `chmod(1)`: `chmod`'s page
+                pages.setdefault(name, set()).add(content)
         return {
-            title: tuple(docs) for title, docs in found.items() if len(docs) <= PAGES_OF_A_TITLE
+            title: tuple(docs)
+            for title, docs in found.items()
+            if len(pages[title]) <= PAGES_OF_A_TITLE
         }
 
     return cast(dict, stats.cached(store, ("page_titles",), compute))
