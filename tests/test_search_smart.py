@@ -2406,3 +2406,52 @@ def test_a_manual_page_is_named_by_its_command(tmp_index, query: str, page: str 
     else:
         assert first == page, [h["location"] for h in hits]
     assert hits[0]["line"] == 1  # its opening, the NAME line
+
+
+def _javadoc_class(name: str, methods: list[str]) -> str:
+    members = "".join(
+        f'<section class="detail"><h4>{m}</h4><div class="member-signature">public static '
+        f"boolean {m}(int[] array, int valueToFind)</div>\n"
+        f'<div class="block">Checks the given array.</div></section>\n'
+        for m in methods
+    )
+    return f"<html><body><main><h1>Class {name}</h1>\n{members}</main></body></html>\n"
+
+
+def _javadoc_source(lines: list[str]) -> str:
+    body = "\n".join(f'<span class="sourceLineNo">{i}</span>{t}' for i, t in enumerate(lines, 1))
+    return f"<html><body><main><pre>{body}</pre></main></body></html>\n"
+
+
+JAVADOC = {
+    "api/org/apache/commons/lang3/ArrayUtils.html": _javadoc_class(
+        "ArrayUtils", ["add", "contains", "indexOf", "isEmpty"]
+    ),
+    "api/org/apache/commons/lang3/StringUtils.html": _javadoc_class(
+        "StringUtils", ["contains", "isBlank"]
+    ),
+    # Javadoc's source listings (`-linksource`): calls of `ArrayUtils.contains(…)`
+    **{
+        f"api/src-html/org/apache/commons/lang3/builder/{b}.html": _javadoc_source(
+            [f"final Field f{i} = fields[{i}]; // {b} field {i}" for i in range(12)]
+            + ["if (ArrayUtils.contains(excludeFields, f.getName())) {", "    continue;", "}"]
+        )
+        for b in ("EqualsBuilder", "HashCodeBuilder", "CompareToBuilder")
+    },
+}
+
+
+def test_a_qualified_name_finds_the_heading_in_the_page_of_its_class(tmp_index) -> None:
+    """Commons Lang's Javadoc (Debian's `libcommons-lang3-java-doc`): "ArrayUtils.contains"
+    listed four source listings that call it first and no `contains` of `ArrayUtils.html`:
+    a heading of a qualified name's last part in a page whose file or folder the part
+    before it names is an exact match, as for a symbol (not `StringUtils.html`'s)."""
+    tmp_index.write_many(JAVADOC)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "ArrayUtils.contains", limit=3, explain=True)
+    assert hits[0]["path"].endswith("lang3/ArrayUtils.html"), [h["location"] for h in hits]
+    assert hits[0]["section"] == "contains"
+    assert hits[0]["explain"]["lists"]["headings"]["match"] == "contains"
+    # not StringUtils' `contains`
+    assert not any(h["path"].endswith("StringUtils.html") for h in hits)

@@ -126,6 +126,15 @@ def rows(
             named_kind = f"({alias}.name = {params.add(name)} AND {alias}.kind IN ({kind_list}))"
             conds.append(named_kind)
             exact.insert(0, f"WHEN {named_kind} THEN {NAMED_SYMBOL_TIER}")
+    if table == "sections" and names.qualified:
+        # `ArrayUtils.contains`: a heading of its last name in a page whose file or folder
+        # the part before it names, as for a symbol: a reference page per class (Javadoc's
+        # `ArrayUtils.html` and its `contains` overloads, whose source listings under
+        # `src-html/` came first)
+        last, parent = names.qualified
+        cond = f"({col} = {params.add(last)} AND {ranking.named_by_path('d.path', parent, params)})"
+        conds.append(cond)
+        exact.insert(0, f"WHEN {cond} THEN 3")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
