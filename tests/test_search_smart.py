@@ -2455,3 +2455,41 @@ def test_a_qualified_name_finds_the_heading_in_the_page_of_its_class(tmp_index) 
     assert hits[0]["explain"]["lists"]["headings"]["match"] == "contains"
     # not StringUtils' `contains`
     assert not any(h["path"].endswith("StringUtils.html") for h in hits)
+
+
+def test_a_manuals_short_section_in_three_formats_is_shown_once(tmp_index) -> None:
+    """Debian's `gnuplot-doc` ships its manual as a PDF, as latex2html pages
+    (`node335.html`) and as an Info file: "set logscale" listed the section "Logscale"
+    from the PDF, the HTML and the Info file ("3.29.45 logscale") first, second and
+    third. A short title is a book's section too when most of the words are the same in
+    another format; another file's "Logscale" over other words stays."""
+    from test_parse_pdf import make_pdf
+
+    text = (
+        "The set logscale command allows logarithmic scaling of the x, y, z, cb, x2 and "
+        "y2 axes; the base defaults to 10 and the default is no log scaling."
+    )
+    words = text.split()
+    lines = ["Logscale"] + [" ".join(words[i : i + 8]) for i in range(0, len(words), 8)]
+    other = ["Label", "The set label command places text on the plot."]
+    tmp_index.write("gnuplot.pdf", make_pdf([other, lines], [(0, "Label", 0), (0, "Logscale", 1)]))
+    tmp_index.write_many(
+        {
+            "htmldocs/node335.html": f"<html><body><h3>Logscale</h3><p>{text}</p></body></html>",
+            "gnuplot.info": (
+                "This is gnuplot.info, produced by makeinfo.\n\n\x1f\nFile: gnuplot.info,  "
+                "Node: logscale,  Up: set\n\n3.29.45 logscale\n----------------\n\n"
+                f"{text}\n"
+            ),
+            # the same title over other words: another manual's section
+            "other/node12.html": "<html><body><h3>Logscale</h3><p>Our plotting library "
+            "draws logarithmic axes when its scale option is set on a chart.</p></body></html>",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("set logscale", limit=5, explain=True)
+    paths = [h["path"].removeprefix("docs/") for h in hits]
+    twins = {"gnuplot.pdf", "htmldocs/node335.html", "gnuplot.info"}
+    assert len(twins & set(paths)) == 1, paths
+    assert "other/node12.html" in paths, paths

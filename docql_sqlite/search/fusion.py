@@ -480,10 +480,10 @@ def distinct(
         title = _book_title(section)
         candidates = by_section.get(section, []) if section is not None else []
         if title is not None and title in by_title:
-            # the same section of the book printed as a PDF (Debian Reference's
-            # `debian-reference.en.pdf` and its `ch01.en.html`): only PDF against another format
-            pdf = _is_pdf(row["_path"])
-            candidates = candidates + [k for k in by_title[title] if _is_pdf(k.row["_path"]) != pdf]
+            # the same section of a book in another format (Debian Reference's
+            # `debian-reference.en.pdf` and its `ch01.en.html`; gnuplot's manual as a PDF,
+            # latex2html's `node335.html` and an Info file, "Logscale" in each)
+            candidates = candidates + by_title[title]
         if first is None and candidates and code_of:
             if code is None:
                 code = code_of({e.row["_doc"] for _, e in scored})
@@ -529,20 +529,13 @@ def _page_section(row: dict[str, Any]) -> tuple[str, str] | None:
 
 def _book_title(section: tuple[str, str] | None) -> str | None:
     """A section's title without the number it prints ("1.4.7. Setting a default text
-    editor" in a chapter's HTML, "Setting a default text editor" in the PDF's outline),
-    for a book's section in a PDF and in another format; None for short titles, which
-    many sections share ("Note", "Examples")."""
+    editor" in a chapter's HTML, "Setting a default text editor" in the PDF's outline;
+    "3.29.45 logscale" in gnuplot's Info file, "Logscale" in its PDF), for a book's
+    section in two formats (`_twin` then asks for another extension and most of the
+    words: many sections share a short title, "Note", "Examples")."""
     if section is None:
         return None
-    title = TITLE_NUMBER.sub("", section[1], count=1).strip()
-    return title if len(title.split()) >= MIN_BOOK_TITLE_WORDS else None
-
-
-MIN_BOOK_TITLE_WORDS = 3
-
-
-def _is_pdf(path: str) -> bool:
-    return path.lower().endswith(".pdf")
+    return TITLE_NUMBER.sub("", section[1], count=1).strip() or None
 
 
 def _twin(kept: dict[str, Any], row: dict[str, Any], words: dict[int, frozenset[str]]) -> bool:
