@@ -2002,3 +2002,12 @@ def test_a_perl_modules_pod_is_its_outline_and_has_attributes_are_methods() -> N
     chunks = chunk_document(document, sections, 1500)
     by_line = {c.line: sections[c.section].title for c in chunks if c.section is not None}
     assert by_line[33] == "request_timeout" and by_line[40] == "name"
+    # a sub's or an attribute's POD section is its docstring (its first paragraph,
+    # rendered), and its entity's definition
+    docs = {s.name: s.docstring for s in document.symbols}
+    assert docs["request_timeout"] == (
+        "Maximum amount of time in seconds establishing a connection, sending the request "
+        "and receiving a whole response may take, defaults to 0."
+    )
+    assert docs["start"] == "Starts it." and docs["max_redirects"] is None
+    assert {e.name: e.definition for e in document.entities}["My.Agent.start"] == "Starts it."

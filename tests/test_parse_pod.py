@@ -118,3 +118,22 @@ def test_perls_own_pods_line_for_line_with_every_heading() -> None:
         ]
         assert len(doc.headings) == len(expected), path
     assert len(files) > 10
+
+
+@pytest.mark.parametrize(
+    "code, shown",
+    [
+        ("L<perlre/Modifiers>", '"Modifiers" in perlre'),
+        ('L<Mojo::DOM/"find">', '"find" in Mojo::DOM'),
+        ('L</"root">', '"root"'),
+        ("L</find>", '"find"'),
+        ("L<Mojo::DOM>", "Mojo::DOM"),
+        ("L<https://mojolicious.org/perldoc>", "https://mojolicious.org/perldoc"),
+        ("L<the manual|perlwombat/Depth>", "the manual"),
+    ],
+)
+def test_links_read_as_perldoc_shows_them(code: str, shown: str) -> None:
+    # Mojolicious' `L</"root">` read `/"root`
+    assert parse_pod(f"=head1 NAME\n\nx - see {code}.\n", "x.pod").text.split("\n")[2] == (
+        f"x - see {shown}."
+    )

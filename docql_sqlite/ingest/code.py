@@ -260,6 +260,7 @@ def _add_pod(document: Document, root: Node, text: str) -> None:
         return
     lines = text.split("\n")
     code = list(document.headings)
+    described: dict[str, str] = {}  # a POD heading's name → its first paragraph
     for block in blocks:
         first = block.start_point.row + 1
         last = block.end_point.row + (1 if block.end_point.column else 0)
@@ -269,9 +270,24 @@ def _add_pod(document: Document, root: Node, text: str) -> None:
             heading.level = min(base + heading.level, 6)
             document.headings.append(heading)
             document.chunk_breaks.add(heading.line)
+            name = pod.named_member(heading.title)
+            if name is not None and name not in described:
+                paragraph = pod.first_paragraph(lines, heading.line + 1, heading.end_line or last)
+                if paragraph:
+                    described[name] = paragraph
         if last < len(lines):
             document.chunk_breaks.add(last + 1)
     document.headings.sort(key=lambda h: h.line)
+    # A sub's documentation is its POD section (`=head2 find`): its docstring, and its
+    # entity's definition, as a Python function's docstring is.
+    for symbol in document.symbols:
+        if symbol.docstring is None and symbol.name in described:
+            symbol.docstring = described[symbol.name]
+    by_name = {s.qualified_name: s for s in document.symbols if s.docstring}
+    for entity in document.entities:
+        documented = by_name.get(entity.name)
+        if entity.definition is None and documented is not None:
+            entity.definition = first_sentence(documented.docstring)
 
 
 def _as_the_parser_reads(src: bytes, language: str) -> bytes:

@@ -174,7 +174,9 @@ from .sections import bounded_title, build_sections
 # `pin_project! { … }`) are parsed as items (`rust_macros`); code 42: a Rust
 # `macro_rules! select` is a symbol, kind `macro`, and its uses (`select!(…)`) link to it.
 # code 43: a Perl file's POD headings are sections inside its code's (`code._add_pod`), and
-# a Moose / Moo / Mojo::Base attribute (`has request_timeout => …`) is a method.
+# a Moose / Moo / Mojo::Base attribute (`has request_timeout => …`) is a method, and a
+# sub's POD section its docstring. pod 5: a link to a section reads as perldoc shows it
+# (`L<perlre/Modifiers>` → `"Modifiers" in perlre`, `L</"root">` → `"root"`).
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 8,
@@ -183,6 +185,7 @@ CONTENT_RULES: dict[str, int] = {
     "html": 13,
     "pdf": 3,
     "docx": 5,
+    "pod": 5,
 }
 DEFAULT_CONTENT_RULES = 4
 

@@ -3,7 +3,7 @@
 
 The document's text is the file line for line with the markup resolved: a command's
 line shows its text (`=head2 Regexp Quote-Like Operators` → the title), the formatting
-codes their text (`C<open>` → `open`, `L<perlre/Modifiers>` → `perlre/Modifiers`,
+codes their text (`C<open>` → `open`, `L<perlre/Modifiers>` → `"Modifiers" in perlre`,
 `L<the manual|perlre>` → `the manual`, `E<gt>` → `>`), and the lines of commands that
 only shape the page (`=over`, `=back`, `=cut`, `=encoding`) are blank. So search reads
 words, not `C<`, and every line is where the file has it.
@@ -36,6 +36,7 @@ _ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/", "quot": '"', "amp"
 # have their own pattern, innermost codes first.
 _CODE = re.compile(r"([BICLEFSXZ])<([^<>]*)>")
 _LT, _GT = "\ue000", "\ue001"  # (private-use characters: `_render`)
+_URL = re.compile(r"[A-Za-z][\w+.-]*:[^:\s]")  # `L<https://…>`, not `L<Mojo::DOM>`
 _DOUBLED = re.compile(r"([BICLEFSXZ])<{2,}\s(.*?)\s>{2,}", re.S)
 
 
@@ -200,7 +201,17 @@ def _code(kind: str, body: str) -> str:
         return "\n" * body.count("\n")  # index entries, zero-width (line ends kept)
     if kind == "L":
         shown, bar, target = body.partition("|")
-        return shown + "\n" * target.count("\n") if bar else body.strip('"')
+        if bar:
+            return shown + "\n" * target.count("\n")
+        if _URL.match(body):
+            return body
+        # as perldoc shows a link to a section: `L<perlre/Modifiers>` is "Modifiers" in
+        # perlre, `L</"root">` "root" (of this page)
+        page, slash, section = body.partition("/")
+        if slash:
+            section = f'"{section.strip().strip(chr(34))}"'
+            return f"{section} in {page.strip()}" if page.strip() else section
+        return body.strip('"')
     return body
 
 
@@ -226,3 +237,33 @@ def embedded_headings(lines: list[str], first: int, last: int) -> list[Heading]:
         later = (h for h in found[index + 1 :] if h.level <= heading.level)
         heading.end_line = next((h.line - 1 for h in later), last)
     return found
+
+
+# A POD heading that names a method, as modules title them: `find`, `find($selector)`,
+# `$dom->find('p')`, `Mojo::DOM->new`, `new(%args)`.
+_MEMBER_TITLE = re.compile(r"(?:[$\w:]+\s*->\s*)?([A-Za-z_]\w*)\s*(?:\(.*\))?")
+
+
+def named_member(title: str) -> str | None:
+    """The method a POD heading's title names (`named_member("$ua->get(...)")` is `get`),
+    or None for a title of words ("ATTRIBUTES", "Getting started")."""
+    found = _MEMBER_TITLE.fullmatch(title.strip())
+    return found[1] if found is not None else None
+
+
+def first_paragraph(lines: list[str], first: int, last: int) -> str | None:
+    """The first ordinary paragraph of lines `first`..`last` (1-based) of POD, rendered
+    and joined into one line: a section's description (verbatim examples and commands
+    skipped)."""
+    paragraph: list[str] = []
+    for line in lines[first - 1 : last]:
+        if not line.strip():
+            if paragraph:
+                break
+            continue
+        if line[:1] in (" ", "\t") or (line[:1] == "=" and line[1:2].isalpha()):
+            if paragraph:
+                break
+            continue
+        paragraph.append(line.strip())
+    return " ".join(_render("\n".join(paragraph)).split()) or None
