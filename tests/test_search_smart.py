@@ -458,6 +458,10 @@ def test_a_qualified_name_finds_its_symbol_under_the_part_before_its_name(
         ("URL parse", ()),  # no small letter: a constant or an acronym, not a class
         ("HashMap is", ()),  # a stopword names no member
         ("resize HashMap", ()),  # the member after its class only
+        # a class with its package path (Perl, Ruby, C++): its last part may be capitals
+        ("what does Mojo::DOM find return", (("find", "mojo.dom"),)),
+        ("Net::HTTP get", (("get", "net.http"),)),
+        ("std::vector push_back", ()),  # a last part in small letters: no class
     ],
 )
 def test_a_class_and_a_member_written_as_two_words(text: str, expected: object) -> None:
@@ -2493,3 +2497,20 @@ def test_a_manuals_short_section_in_three_formats_is_shown_once(tmp_index) -> No
     twins = {"gnuplot.pdf", "htmldocs/node335.html", "gnuplot.info"}
     assert len(twins & set(paths)) == 1, paths
     assert "other/node12.html" in paths, paths
+
+
+def test_a_class_written_with_its_package_path_and_a_member(tmp_index) -> None:
+    """Mojolicious: "what does Mojo::DOM find return" named no `find` (a class word
+    needed a small letter and no `::`), and a guide's overview that mentions Mojo::DOM
+    came first; the member of the class both words name is the answer."""
+    others = {
+        f"docs/guide{i}.pod": f"=head1 Guide {i}\n\nMojo::UserAgent and Mojo::DOM make "
+        f"web scraping {i} easy: find what you need.\n"
+        for i in range(6)
+    }
+    tmp_index.write_many({"lib/Mojo/UserAgent.pm": PERL_AGENT, **others})
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "what does Mojo::UserAgent start return", limit=3, explain=True)
+    assert hits[0]["location"] == "docs/lib/Mojo/UserAgent.pm:7-11", [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["symbols"]["match"] == "start"

@@ -227,7 +227,9 @@ def kind_named(words: list[str], content_words: int | None = None) -> dict[str, 
 
 # A class's name as a sentence writes it: a capital, then a small letter somewhere
 # (`HashMap`, `Session`; not `URL`, `I`, a constant).
-_CLASS_WORD = re.compile(r"[A-Z][\w$]*[a-z][\w$]*")
+# (or a class written with its package path, as Perl, Ruby and C++ write it: `Mojo::DOM`,
+# `Net::HTTP`, whose last part may be capitals alone)
+_CLASS_WORD = re.compile(r"[A-Z][\w$]*[a-z][\w$]*|(?:[A-Za-z_][\w$]*::)+[A-Z][\w$]*")
 _MEMBER_WORD = re.compile(r"[A-Za-z_$][\w$]{2,}")
 
 
@@ -236,7 +238,8 @@ def member_pairs(words: list[str]) -> tuple[tuple[str, str], ...]:
     a word that may be its member's ("how does HashMap resize", "Session close"): the
     symbol `HashMap.resize` is what both words name, where the name lists found every
     `resize` and every `HashMap` apart (`HashMap.resize` was not among the first ten of
-    OpenJDK's java.util). A sentence's first word has its capital anyway ("Explain
+    OpenJDK's java.util; "Mojo::DOM find" names `Mojo.DOM.find`). A sentence's first
+    word has its capital anyway ("Explain
     caching"): such a pair names nothing unless the index has that member of that class,
     which the symbols list asks (`name_lists._qualified_symbol`)."""
     pairs = []
@@ -247,7 +250,7 @@ def member_pairs(words: list[str]) -> tuple[tuple[str, str], ...]:
             and _MEMBER_WORD.fullmatch(second)
             and fold(second) not in search_terms.STOPWORDS
         ):
-            pairs.append((fold(second), fold(first)))
+            pairs.append((fold(second), fold(first).replace("::", ".")))
     return tuple(dict.fromkeys(pairs))
 
 
