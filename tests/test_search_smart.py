@@ -2514,3 +2514,25 @@ def test_a_class_written_with_its_package_path_and_a_member(tmp_index) -> None:
         hits = search(idx, "what does Mojo::UserAgent start return", limit=3, explain=True)
     assert hits[0]["location"] == "docs/lib/Mojo/UserAgent.pm:7-11", [h["location"] for h in hits]
     assert hits[0]["explain"]["lists"]["symbols"]["match"] == "start"
+
+
+def test_a_qualified_name_typed_with_a_capital_takes_that_spelling(tmp_index) -> None:
+    """anyhow 1.0.69 (Debian's `librust-anyhow-dev`): "what is anyhow::Error" listed
+    `ErrorImpl::error` (in `error.rs`, before `lib.rs` by path) above the struct
+    `Error`: both are symbols named "error" in the folder the path names; the one spelled
+    as typed comes first."""
+    tmp_index.write_many(
+        {
+            "anyhow-1.0.69/src/lib.rs": "/// The `Error` type, a wrapper around a dynamic "
+            "error type.\npub struct Error {\n    inner: Own<ErrorImpl>,\n}\n",
+            "anyhow-1.0.69/src/error.rs": "impl ErrorImpl {\n    pub(crate) unsafe fn "
+            "error(this: Ref<Self>) -> &dyn StdError {\n        vtable(this)\n    }\n}\n",
+            **{f"other/m{i}.rs": f"pub fn f{i}() -> u32 {{\n    {i}\n}}\n" for i in range(8)},
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        for query in ("anyhow::Error", "what is anyhow::Error"):
+            hits = search(idx, query, limit=3, explain=True)
+            assert hits[0]["path"].endswith("src/lib.rs"), [h["location"] for h in hits]
+            assert hits[0]["explain"]["lists"]["symbols"]["rank"] == 1  # the list's first

@@ -144,7 +144,11 @@ def rows(
         # The member of the class the part before names (`NAMED_SYMBOL_TIER`).
         member = _member_of_class(names.qualified, col, params)
         if names.qualified_spelling:  # typed with a capital: that spelling
-            member = f"({member} AND {spelled} = {params.add(names.qualified_spelling)})"
+            spelling = params.add(names.qualified_spelling)
+            member = f"({member} AND {spelled} = {spelling})"
+            # ... and of the symbols its path names, those so spelled first: "what is
+            # anyhow::Error" is the struct `Error`, not `ErrorImpl::error`
+            exact.insert(0, f"WHEN {cond} AND {spelled} = {spelling} THEN {SPELLED_TIER}")
         exact.insert(0, f"WHEN {member} THEN {NAMED_SYMBOL_TIER}")
         exact.append(f"WHEN {cond} THEN 3")
     # "HashMap resize": the member of the class two words name (`QueryNames.members`),
@@ -478,6 +482,10 @@ TITLE_SLACK = 16
 # `AsyncSession.merge` (in `ext/asyncio/session.py`, its docstring naming
 # `Session.merge`) before the method.
 NAMED_SYMBOL_TIER = 4.5
+# A symbol a qualified name's path names, spelled as the query's last part is (`Error`
+# of anyhow's `anyhow::Error`, beside its `error` functions): above the path's other
+# symbols of that name (3), below a name the query spells as typed (4).
+SPELLED_TIER = 3.5
 # ... and it counts twice in the list, as a selective exact match counts in the exact
 # list (`evidence.EXACT_WEIGHT`; a sibling channel, so not imported from there).
 NAMED_SYMBOL_WEIGHT = 2.0
