@@ -1848,7 +1848,6 @@ class _Resolver:
         imported = self._one_imported(candidates, candidates)
         if imported is not None:
             return imported.id, _BY_IMPORT, len(candidates)
-        # (one definition, or one in copies of one file: the nearest)
         one = self._one_copy(candidates)  # (one definition, or one in copies of one file)
         only = one[0] if len(one) == 1 else None
         if only is not None:
@@ -2911,7 +2910,7 @@ class _Resolver:
                 and (not d.parent or (d.kind not in CLASS_LIKE and "." not in d.parent))
                 and d not in imported
             ]
-        imported = self._one_copy(imported)  # (one file's copies: the nearest is taken later)
+        imported = self._one_copy(imported)  # (one file's copies: the nearest)
         # (A definition inside a function, or a test's, is seen by no other file: it
         # counts, so that two such names stay undecided, but it is never the link.)
         return imported[0] if len(imported) == 1 and not self._hidden(imported[0]) else None
