@@ -2536,3 +2536,42 @@ def test_a_qualified_name_typed_with_a_capital_takes_that_spelling(tmp_index) ->
             hits = search(idx, query, limit=3, explain=True)
             assert hits[0]["path"].endswith("src/lib.rs"), [h["location"] for h in hits]
             assert hits[0]["explain"]["lists"]["symbols"]["rank"] == 1  # the list's first
+
+
+TEXTUAL_SHAPED = {
+    # textual's sdist in small: code alone, the API a how-to asks for named by its words
+    "src/textual/app.py": (
+        "class App:\n"
+        "    def push_screen(self, screen):\n"
+        '        """Push a new screen on the screen stack, making it the current screen."""\n'
+        "        self._screen_stack.append(screen)\n"
+        "        self.refresh()\n\n"
+        "    async def action_push_screen(self, screen: str) -> None:\n"
+        '        """An action to push a new screen on to the stack and make it active."""\n'
+        "        self.push_screen(screen)\n"
+    ),
+    "tests/test_screens.py": (
+        "def test_push_screen():\n    app = App()\n    app.push_screen(Screen())\n"
+        "    assert app.screen_stack\n"
+    ),
+    **{
+        f"src/textual/widgets/w{i}.py": f"class Widget{i}:\n    def render(self):\n"
+        f"        return 'screen {i} push'\n"
+        for i in range(8)
+    },
+}
+
+
+def test_a_how_to_question_names_the_function_its_words_spell(tmp_index) -> None:
+    """textual 0.86's sdist (code alone): "how do I push a screen" found no
+    `App.push_screen`, `action_push_screen` first, because a task's words joined were
+    no name (so that click's tests `test_command` would not answer "how do I test a
+    command"). They are a name of the symbols list at a plain word's weight, and never
+    a test's."""
+    tmp_index.write_many(TEXTUAL_SHAPED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I push a screen", limit=3, explain=True)
+    assert hits[0]["section"] == "push_screen", [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["symbols"]["match"] == "push_screen"
+    assert not any("symbols" in h["explain"]["lists"] for h in hits if "tests/" in h["path"])

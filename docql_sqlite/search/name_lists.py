@@ -12,6 +12,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from ..passage_text import nothing_to_embed
+from ..path_kinds import is_test
 from ..query import items as item_sql
 from ..query.functions import trigram_query
 from ..sqlparams import Params
@@ -84,7 +85,9 @@ def rows(
     scope = ranking.scope_sql(store, paths, params)
     # Code symbols are named only by strong names: a symbol called after one plain word of
     # a question (`def handle`) is what the code-words channel weighs, by its share.
-    equal = [n for n in names.equal if table != "symbols" or n in names.strong]
+    equal = [
+        n for n in names.equal if table != "symbols" or n in names.strong or n in names.spelled
+    ]
     contain = names.contain
     # Headings a question names by a run of its words (`QueryNames.phrases`), as titles
     # equal to the query's, each with its share of the query.
@@ -229,6 +232,11 @@ WHERE {scope_chunks}
 ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
   {dialect.sort_key("n.path")}, c.chunk_index"""
     found = store.rows(sql, params.values)
+    if table == "symbols" and names.spelled:
+        # a task's words spelled as a name: the function that does it, not a test of it
+        found = [
+            r for r in found if fold(r["_match"]) not in names.spelled or not is_test(r["_path"])
+        ]
     if table == "sections" and equal:
         found = _with_titled_pages(found, _titled_pages(store, equal, paths, negated))
     # a name written with its punctuation that one entity of the index bears, as typed

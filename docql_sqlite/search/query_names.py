@@ -70,6 +70,9 @@ class QueryNames(Record, frozen=True):
     # The last part of a qualified name, as typed, when it has a capital: that spelling
     # is the member asked for (`ts.createProgram` is not the type `ts.CreateProgram`).
     qualified_spelling: str = ""
+    # A task's words joined as code spells a name (`push_screen`): the function that
+    # does it, never a test of it (`test_command` for "how do I test a command").
+    spelled: frozenset[str] = frozenset()
 
     def weight(self, match: str | None, code: bool = False) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
@@ -131,7 +134,12 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         if len(parts) > 1 and not task and not dotted
         else []
     )
-    equal = list(dict.fromkeys(n for n in words + joined if n))
+    # A task's words joined as code spells a name (`push_screen`, `pushscreen`) may name
+    # the function that does it: an equal name of the symbols list at a plain word's
+    # weight, none to look for inside longer names (textual's sdist, code alone: "how do
+    # I push a screen" found no `App.push_screen`, its `action_push_screen` first).
+    spelled = ["".join(parts), "_".join(parts)] if task and len(parts) > 1 and not dotted else []
+    equal = list(dict.fromkeys(n for n in words + joined + spelled if n))
     contain = joined + (words if len(positive) == 1 else [])
     if len(positive) > SHORT_QUERY:
         contain = []
@@ -165,6 +173,7 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         member_pairs([t.text for t in positive]),
         tuple(sorted(kinded.items())),
         last if last != last.lower() else "",
+        frozenset(spelled),
     )
 
 
