@@ -377,6 +377,12 @@ def test_sphinx_object_descriptions_are_api_and_class_entities() -> None:
     assert "Serialize obj to fp." in lines[dump.line : dump.end_line]
     # no Term named by a whole signature
     assert not [e for e in document.entities if e.entity_type == "Term" and "(" in e.name]
+    # a passage starts at each description and after it (Jinja's `get_template` began
+    # four lines before the end of the passage of the methods above it)
+    objects_at = {e.line for e in document.entities if e.entity_type in ("API", "ClassEntity")}
+    assert objects_at <= document.chunk_breaks
+    after = max(e.end_line for e in document.entities if e.name == "json.JSONDecoder")
+    assert any(after < line <= after + 2 for line in document.chunk_breaks)
 
 
 def test_sphinx_std_opcodes_and_describe_blocks_are_api_entities() -> None:

@@ -2575,3 +2575,53 @@ def test_a_how_to_question_names_the_function_its_words_spell(tmp_index) -> None
     assert hits[0]["section"] == "push_screen", [h["location"] for h in hits]
     assert hits[0]["explain"]["lists"]["symbols"]["match"] == "push_screen"
     assert not any("symbols" in h["explain"]["lists"] for h in hits if "tests/" in h["path"])
+
+
+def _sphinx_method(qualified: str, signature: str, text: str) -> str:
+    name = qualified.rsplit(".", 1)[1]
+    return (
+        f'<dl class="py method"><dt class="sig sig-object py" id="{qualified}">'
+        f'<span class="sig-name descname">{name}</span>({signature})</dt>'
+        f"<dd><p>{text}</p></dd></dl>\n"
+    )
+
+
+SPHINX_API = {
+    "html/api.html": (
+        "<html><body><div class='body' role='main'><section><h1>API</h1>"
+        "<section><h2>High Level API</h2>"
+        '<dl class="py class"><dt class="sig sig-object py" id="jinja2.Environment">'
+        '<span class="sig-name descname">Environment</span>(**options)</dt><dd>'
+        "<p>The core component of Jinja is the Environment.</p>"
+        + "".join(
+            _sphinx_method(
+                f"jinja2.Environment.{m}",
+                "name, parent=None",
+                f"The {m} method of the environment: " + "words of its description. " * 12,
+            )
+            for m in ("compile", "from_string", "get_or_select_template", "get_template")
+        )
+        + "</dd></dl>"
+        "<section><h3>Globals</h3><p>Defaults to Environment.globals unless extra values are "
+        "passed to Environment.get_template().</p></section>"
+        "</section></section></div></body></html>"
+    ),
+    **{
+        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Templates {i}.</p></body></html>"
+        for i in range(6)
+    },
+}
+
+
+def test_a_qualified_name_is_the_api_entry_its_package_prefixes(tmp_index) -> None:
+    """Jinja's Sphinx API page (Debian's `python-jinja2-doc`): "Environment.get_template"
+    ranked a passage that quotes `Environment.get_template()` first and the entry
+    `jinja2.Environment.get_template` 8th, and that entry's passage began with the methods
+    above it. An API named by the query's qualified name after its package is the look-up's
+    answer, and a passage starts at each description."""
+    tmp_index.write_many(SPHINX_API)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "Environment.get_template", limit=3)
+        text = idx.get(hits[0]["location"])
+    assert "get_template(name, parent=None)" in text.lines[0][1], [h["location"] for h in hits]

@@ -885,8 +885,12 @@ class _Renderer:
     def object_description(self, tag: Element, kind: str) -> None:
         """A Sphinx-style API description (`<dl class="py function">`, Javadoc's and
         rustdoc's alike): each signature `<dt>` becomes an API or ClassEntity entity named
-        by its object (`json.dump`), with the signature as written; the body renders as text."""
+        by its object (`json.dump`), with the signature as written; the body renders as text.
+        A passage starts at the description and after it, as a code symbol's does: Jinja's
+        `Environment.get_template` began 4 lines before the end of a passage of the methods
+        above it, its description in the next."""
         self.blank()
+        self.breaks.add(self.next_line)
         signatures: list[tuple[str, str, int]] = []
         for item in _elements(tag):
             if item.tag not in ("dt", "dd") or _hidden(item):
@@ -905,6 +909,7 @@ class _Renderer:
         for name, signature, line in signatures:
             self.terms.append(Entity(kind, name, line, max(line, end), signature=signature))
         self.blank()
+        self.breaks.add(self.next_line)
 
     def _emit_terms(self, terms: list[tuple[str, int]], definitions: list[str]) -> None:
         end = len(self.lines)

@@ -176,13 +176,14 @@ from .sections import bounded_title, build_sections
 # code 43: a Perl file's POD headings are sections inside its code's (`code._add_pod`), and
 # a Moose / Moo / Mojo::Base attribute (`has request_timeout => …`) is a method, and a
 # sub's POD section its docstring. pod 5: a link to a section reads as perldoc shows it
-# (`L<perlre/Modifiers>` → `"Modifiers" in perlre`, `L</"root">` → `"root"`).
+# (`L<perlre/Modifiers>` → `"Modifiers" in perlre`, `L</"root">` → `"root"`). html 14: a
+# passage starts at each Sphinx-style API description and after it (`object_description`).
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 8,
     "text": 9,
     "rst": 8,
-    "html": 13,
+    "html": 14,
     "pdf": 3,
     "docx": 5,
     "pod": 5,

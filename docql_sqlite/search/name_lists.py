@@ -138,6 +138,16 @@ def rows(
         cond = f"({col} = {params.add(last)} AND {ranking.named_by_path('d.path', parent, params)})"
         conds.append(cond)
         exact.insert(0, f"WHEN {cond} THEN 3")
+    if table == "entities" and names.qualified:
+        # `Environment.get_template`: an API named with its package before it too
+        # (Sphinx's `jinja2.Environment.get_template`), as a name written with its
+        # punctuation is (tier 4: the one such entity is the look-up's answer), not as
+        # one that merely holds the query (a passage quoting `Environment.get_template()`
+        # came first, the entry 8th)
+        last, parent = names.qualified
+        cond = dialect.ends_with(col, params.add(f".{parent}.{last}"))
+        conds.append(cond)
+        exact.append(f"WHEN {cond} THEN 4")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
