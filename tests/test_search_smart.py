@@ -2382,6 +2382,20 @@ MAN_PAGES = {
         )
         for c in ("add", "am", "apply", "bisect", "blame", "branch", "clone", "commit")
     },
+    # libcurl's: the function's page, and a guide that shows its prototype (an API entity)
+    "man3/curl_easy_setopt.3": _man_page(
+        "curl_easy_setopt", "set options for a curl easy handle", "Sets an option."
+    ).replace(".TH CURL_EASY_SETOPT 1", ".TH CURL_EASY_SETOPT 3"),
+    # (a guide whose code span `curl_easy_setopt()` is an API entity: the one an API
+    # look-up names)
+    "docs/WEBSOCKET.md": "# WebSocket\n\n## API\n\nSet `CURLOPT_CONNECT_ONLY` to 2L, "
+    "which makes libcurl do an HTTP GET in the `curl_easy_perform()` call.\n\nThe new "
+    "options to `curl_easy_setopt()`:\n\n- CURLOPT_WS_OPTIONS\n\n"
+    + "".join(
+        f"## Frames {i}\n\nA WebSocket frame {i} carries text or binary data, a ping or a "
+        "pong, and the close code the peer sent when it ended the connection.\n\n"
+        for i in range(12)
+    ),
     "man1/git.1": _man_page(
         "git",
         "the stupid content tracker",
@@ -2393,7 +2407,11 @@ MAN_PAGES = {
 
 @pytest.mark.parametrize(
     "query, page",
-    [("chmod", "man1/chmod.1"), ("grep", None), ("git", "man1/git.1")],
+    [
+        ("chmod", "man1/chmod.1"),
+        ("grep", None),
+        ("git", "man1/git.1"),
+    ],
 )
 def test_a_manual_page_is_named_by_its_command(tmp_index, query: str, page: str | None) -> None:
     """On 17,931 pages of man1 "chmod" found curl's OPTIONS first, "git" 23 pages' "GIT"
@@ -2625,3 +2643,17 @@ def test_a_qualified_name_is_the_api_entry_its_package_prefixes(tmp_index) -> No
         hits = search(idx, "Environment.get_template", limit=3)
         text = idx.get(hits[0]["location"])
     assert "get_template(name, parent=None)" in text.lines[0][1], [h["location"] for h in hits]
+
+
+def test_the_page_a_one_name_query_names_stands_for_the_whole_query(tmp_index) -> None:
+    """libcurl's docs (Debian's `libcurl4-doc`): "curl_easy_setopt" ranked WEBSOCKET.md's
+    API section first, where a code span `curl_easy_setopt()` is the one API entity of that
+    name (a look-up's answer, with the bonus of a name that stands for the whole query),
+    and the function's own page second: the page the name titles has that bonus too."""
+    tmp_index.write_many(MAN_PAGES)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "curl_easy_setopt", limit=5, explain=True)
+    page = next(h for h in hits if h["path"].endswith("man3/curl_easy_setopt.3"))
+    assert page["line"] == 1
+    assert page["explain"]["lists"]["headings"].get("class_and_member") is True

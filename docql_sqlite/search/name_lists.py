@@ -261,11 +261,15 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     out = []
     for r in found:
         share = named.get(r["_match"])
-        if r["_tier"] == NAMED_SYMBOL_TIER or (r.get("_page") and names.words == 1):
-            # the member a qualified query names is the look-up's answer, and so is the
-            # page a query of one name names (`grep`: grep(1), not the ENVIRONMENT
-            # section of xzgrep(1) that says GREP eight times)
+        if r["_tier"] == NAMED_SYMBOL_TIER:
+            # the member a qualified query names is the look-up's answer
             out.append(dict(r, _weight=NAMED_SYMBOL_WEIGHT))
+        elif r.get("_page") and names.words == 1:
+            # ... and so is the page a query of one name names, with the bonus of a name
+            # that stands for the whole query (`grep`: grep(1), not the ENVIRONMENT section
+            # of xzgrep(1) that says GREP eight times; `curl_easy_setopt`: its page, not a
+            # guide's prototype of it)
+            out.append(dict(r, _weight=NAMED_SYMBOL_WEIGHT, _pair=1))
         elif r["_pair"]:  # a class's member both words name: as strong as an identifier
             out.append(dict(r, _weight=1.0))
         elif r["_own"] and r["_tier"] >= 3 and table != "symbols" and r["_match"][:1] == "-":
