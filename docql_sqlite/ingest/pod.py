@@ -90,11 +90,11 @@ def parse_pod(text: str, path: str) -> Document:
         if command is not None:
             end_verbatim(number)
             name, arg = command["name"], _render(command["text"] or "")
-            if name.startswith("head") and name[4:].isdigit():
+            level = _head_level(name)
+            if level is not None:
                 end_item(number)
                 out.append(arg)
                 if arg:
-                    level = min(max(int(name[4:]), 1), 6)  # (`=head7`: none in POD; 6)
                     doc.headings.append(Heading(level, arg, number))
                 name_next = arg.upper() == "NAME"
             elif name == "item":
@@ -136,6 +136,14 @@ def parse_pod(text: str, path: str) -> Document:
     base = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     doc.title = title or (doc.headings[0].title if doc.headings else (base or None))
     return doc
+
+
+def _head_level(name: str) -> int | None:
+    """The level of a `=headN` command's name (`head2` → 2; `=head7`, none in POD, is 6),
+    None for any other command."""
+    if name.startswith("head") and name[4:].isdigit():
+        return min(max(int(name[4:]), 1), 6)
+    return None
 
 
 def _is_command(lines: list[str], k: int) -> bool:
@@ -227,11 +235,9 @@ def embedded_headings(lines: list[str], first: int, last: int) -> list[Heading]:
         if line[:5] != "=head" or not _is_command(block, k):
             continue
         command = _COMMAND.match(line)
-        if command is None or not command["name"][4:].isdigit():
-            continue
-        title = _render(command["text"] or "").strip()
-        if title:
-            level = min(max(int(command["name"][4:]), 1), 6)
+        level = _head_level(command["name"]) if command is not None else None
+        title = _render(command["text"] or "").strip() if command is not None else ""
+        if level is not None and title:
             found.append(Heading(level, title, first + k))
     for index, heading in enumerate(found):
         later = (h for h in found[index + 1 :] if h.level <= heading.level)

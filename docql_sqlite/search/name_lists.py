@@ -255,9 +255,11 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     # as such a page title (`_page_titles`): git's 170 manual pages each end with "GIT"
     # ("Part of the git(1) suite"), which filled the list for "git" before git(1). But
     # the first heading of a page, its title, names that page (Django's "Forms" page).
-    pages_of = Counter(
-        title for title, _ in {(r["_match"], r["_doc"]) for r in found if not r.get("_page")}
-    )
+    pages_of: Counter[str] = Counter()
+    if table == "sections":
+        pages_of.update(
+            title for title, _ in {(r["_match"], r["_doc"]) for r in found if not r.get("_page")}
+        )
     out = []
     for r in found:
         share = named.get(r["_match"])

@@ -248,9 +248,9 @@ def member_pairs(words: list[str]) -> tuple[tuple[str, str], ...]:
     symbol `HashMap.resize` is what both words name, where the name lists found every
     `resize` and every `HashMap` apart (`HashMap.resize` was not among the first ten of
     OpenJDK's java.util; "Mojo::DOM find" names `Mojo.DOM.find`). A sentence's first
-    word has its capital anyway ("Explain
-    caching"): such a pair names nothing unless the index has that member of that class,
-    which the symbols list asks (`name_lists._qualified_symbol`)."""
+    word has its capital anyway ("Explain caching"): such a pair names nothing unless
+    the index has that member of that class, which the symbols list asks
+    (`name_lists._qualified_symbol`)."""
     pairs = []
     for first, second in zip(words, words[1:]):
         second = second.rstrip(SENTENCE_MARKS + ",;:")
