@@ -6,7 +6,6 @@ those of the text nodes' own contents."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import DATASETS, file_text
@@ -97,38 +96,6 @@ def test_plain_inline_fast_path_equals_the_inline_parser(raw: str) -> None:
     assert markdown.plain_inline(raw) == _reference_inline(raw)
 
 
-def _reference_paragraphs(text: str) -> list[tuple[int, int, str]]:
-    """The text blocks of the walk before issue 24 (each text node's `meta["content"]`,
-    joined line after line), those with a backtick: (line, end_line, joined text)."""
-    tree = markdown_blocks._rs_parser().tree(text)
-    lines = markdown_blocks._Lines(text.encode("utf-8", "surrogatepass"))
-    top = {n.srcmap for n in tree.children if n.name in ("heading", "lheading")}
-    blocks: list[list[Any]] = []  # [kind, line, end_line, raw]
-    inside_until = -1
-    for node in tree.walk():
-        if node.name not in markdown_blocks._RS_KINDS or node.srcmap is None:
-            continue
-        start, stop = node.srcmap
-        if start < inside_until:
-            continue
-        line, end = lines.span(start, stop)
-        if node.name == "text":
-            content = node.meta.get("content", "")
-            previous = blocks[-1] if blocks else None
-            if previous and previous[0] == "text" and previous[2] + 1 == line and content:
-                previous[3] += ("" if previous[3].endswith("\n") else "\n") + content
-                previous[2] = end
-            elif content:
-                blocks.append(["text", line, end, content])
-        elif node.name in ("heading", "lheading", "table"):
-            inside_until = stop
-            if node.name == "table" or node.srcmap in top:
-                blocks.append([node.name, line, end, ""])
-        else:
-            blocks.append([node.name, line, end, ""])
-    return [(b[1], b[2], b[3]) for b in blocks if b[0] == "text" and "`" in b[3]]
-
-
 _MARKDOWN_PIECES = ["`a(b)`", "`", "``", "x", " ", "\n", "\n\n", "> ", "- ", "1. ", "  ", "\t"]
 _MARKDOWN_PIECES += ["(", "/", "`c/d`"]
 _MARKDOWN_PIECES += ["# h ", "```\n", "| a |\n|---|\n", "<div>\n", "[r]: /u\n", "---\n"]
@@ -137,22 +104,64 @@ _MARKDOWN_PIECES += ["# h ", "```\n", "| a |\n|---|\n", "<div>\n", "[r]: /u\n", 
 @needs_rs
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.sampled_from(_MARKDOWN_PIECES), max_size=30).map("".join))
-def test_paragraph_byte_spans_give_the_text_nodes_contents(text: str) -> None:
-    """Paragraphs are joined from the source bytes of their text nodes, not from each
-    node's `meta` (issue 24): the same lines, and the same text up to a last newline,
-    so the same code spans."""
+def test_paragraphs_are_the_trees_paragraph_texts(text: str) -> None:
+    """Each paragraph is one text node of the fast tree (its paragraph rule on, no inline
+    rule): the walk, which reads a node's text only when its source bytes hold a backtick
+    and a "(" or a "/", gives every such paragraph outside headings and tables, at its
+    lines. (The walk before joined text nodes on consecutive lines: a paragraph and the
+    block quote under it were one.)"""
     text, _ = markdown_blocks.bound_nesting(text)
     fast = [
-        (b.line, b.end_line, b.raw.removesuffix("\n"))
+        (b.line, b.end_line, b.raw)
         for b in markdown_blocks.scan_rs(text)
         if b.kind == "text" and _api_text(b.raw)
     ]
-    reference = [
-        (line, end, raw.removesuffix("\n"))
-        for line, end, raw in _reference_paragraphs(text)
-        if _api_text(raw)
-    ]
-    assert fast == reference
+    assert fast == _every_paragraph(text)
+
+
+def _every_paragraph(text: str) -> list[tuple[int, int, str]]:
+    """Every text node's content outside headings and tables, read from `meta`, with the
+    lines of its source bytes: (line, end_line, text) of those with an API's code span."""
+    tree = markdown_blocks._rs_parser().tree(text)
+    data = text.encode("utf-8", "surrogatepass")
+    found, inside_until = [], -1
+    for node in tree.walk():
+        if node.srcmap is None or node.srcmap[0] < inside_until:
+            continue
+        start, stop = node.srcmap
+        if node.name in ("heading", "lheading", "table"):
+            inside_until = stop
+        elif node.name == "text":
+            content = node.meta.get("content", "")
+            line = data.count(b"\n", 0, start) + 1
+            end = line + data.count(b"\n", start, max(start, stop - 1))
+            if _api_text(content):
+                found.append((line, end, content))
+    return found
+
+
+# Where the walk before the paragraph rule (each line a text node of no paragraph) read
+# the block structure otherwise than CommonMark and markdown-it-py: now the same.
+_FAST_AS_THE_REFERENCE = [
+    # an HTML line inside a paragraph opened an HTML block to the next blank line, and
+    # the heading under it was lost (Ant Design's docs: "### 如何支持键盘无障碍访问？")
+    ('text\n<img src="x" />\nmore\n### H\n', [(3, "H", 4)], []),
+    # a paragraph's indented next line is its continuation, not an indented code block
+    ("text `f(x)`\n    more `g(y)`\n", [], [("f", 1), ("g", 2)]),
+    # a paragraph and the block quote under it are two
+    ("para `a(b)`\n> `c(d)`\n", [], [("a", 1), ("c", 2)]),
+]
+
+
+@needs_rs
+@pytest.mark.parametrize(("text", "headings", "apis"), _FAST_AS_THE_REFERENCE)
+def test_the_fast_scanner_reads_blocks_as_the_reference(
+    text: str, headings: list[tuple[int, str, int]], apis: list[tuple[str, int]]
+) -> None:
+    for backend in ("rs", "py"):
+        doc = parse_markdown(text, "t.md", backend)
+        assert [(h.level, h.title, h.line) for h in doc.headings] == headings, backend
+        assert [(e.name, e.line) for e in doc.entities] == apis, backend
 
 
 def _api_text(raw: str) -> bool:

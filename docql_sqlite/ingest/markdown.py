@@ -68,10 +68,15 @@ def parse_markdown(text: str, path: str, backend: str | None = None) -> Document
     # outside its code spans (Node's `fs.read(fd[, options])` titles need none)
     references: dict[str, dict[str, str]] | None = None
     read_references = False
+    may_define: bool | None = None  # whether the text has a `]:` (scanned once, when asked)
 
     def references_for(raw: str) -> dict[str, dict[str, str]] | None:
-        nonlocal references, read_references
-        if "[" not in raw or "]:" not in text or "[" not in _ONE_CODE_SPAN.sub("", raw):
+        nonlocal references, read_references, may_define
+        if "[" not in raw:
+            return None
+        if may_define is None:
+            may_define = "]:" in text
+        if not may_define or "[" not in _ONE_CODE_SPAN.sub("", raw):
             return None
         if not read_references:
             references, read_references = _references(text), True

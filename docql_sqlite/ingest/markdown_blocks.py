@@ -165,6 +165,7 @@ def scan_py(text: str) -> Iterator[Block]:
 
 # -- markdown-it-pyrs (fast) ------------------------------------------------------------
 _RS_RULES = [
+    "paragraph",
     "heading",
     "lheading",
     "code",
@@ -241,32 +242,6 @@ class _Lines:
         return line, line + data.count(b"\n", start, max(start, stop - 1))
 
 
-def _paragraph_block(
-    data: bytes, line: int, first: int, last: int, pieces: list[Any] | None
-) -> Block:
-    """The text block of a paragraph's pieces: (start, stop) in the source, or a text
-    node's content; None when its lines' bytes follow each other in the source (no
-    container prefix between them), so its text is bytes first..last. A text node's
-    `meta["content"]` is its source bytes (with a newline more, at most), and reading
-    `meta` from a Rust node costs ~2 µs, most of the walk when every line of prose is a
-    node: so the text is made from the source, and only for the paragraphs that are kept."""
-    if pieces is None:
-        # each line but the last ends with its newline (joined lines are one newline
-        # apart, and here nothing is between them): the joined contents are the bytes
-        raw = data[first : last + 1].decode("utf-8", "surrogatepass")
-        return Block("text", line, line + data.count(b"\n", first, last), raw=raw)
-    parts: list[bytes] = []
-    for piece in pieces:
-        # a newline between two lines unless the first ends with one, as the joined
-        # contents would have it (a last line's own newline may be missing: no code
-        # span can end after the last backtick)
-        if parts and parts[-1][-1:] != b"\n":
-            parts.append(b"\n")
-        parts.append(data[piece[0] : piece[1]] if isinstance(piece, tuple) else piece)
-    raw = b"".join(parts).decode("utf-8", "surrogatepass")
-    return Block("text", line, line + data.count(b"\n", first, last), raw=raw)
-
-
 def _heading_level(name: str, data: bytes, start: int, stop: int) -> int:
     """A top-level heading's level from its source bytes (`meta["level"]` costs ~2 µs):
     the `#`s that open an ATX heading (after up to 3 spaces), or a setext heading's
@@ -298,81 +273,38 @@ def _keep(find: Any, first: int, last: int) -> bool:
 def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
     """One pre-order pass over the tree (`walk()` is far cheaper than nested `.children`).
 
-    Text nodes on consecutive lines are joined as one paragraph (a code span can break
-    across lines), kept as byte spans of the source from the first's start (`first`) to
-    the last's last byte (`last`): most nodes are text, so their path is the short one.
-    Its text is made only for a paragraph that can hold an API's code span (`_keep`):
-    `parse_markdown` reads no other paragraph text."""
+    With the paragraph rule and no inline rule, each paragraph's text is one `text` node
+    whose content is the paragraph's lines joined (container prefixes dropped), as
+    markdown-it-py's inline token holds it. Its text is read (`meta` costs ~2 µs) only
+    for a paragraph that can hold an API's code span (`_keep`): `parse_markdown` reads no
+    other paragraph text."""
     top = set(map(id, tree.children))  # the same objects as walk()'s: no name read
     blocks: list[Block] = []
     data = lines.data
     count, find = data.count, data.find
-    pieces: list[Any] = []  # the paragraph being joined: (start, stop) or content bytes
-    first = last = -1  # its first byte and its last line's last byte; -1: none
-    apart = False  # bytes between two of its lines (container prefixes): not one slice
-    odd = False  # a piece is content bytes (never seen): kept whatever its range holds
     inside_until = -1  # end of the heading or table whose descendants walk() is yielding
     at = before = 0  # `_Lines.span` inline: the newlines before byte `at` (offsets rise)
     for node in tree.walk():
         name = node.name
-        if name == "text":
-            srcmap = node.srcmap
-            if srcmap is None:
-                continue
-            start, stop = srcmap
-            if start < inside_until:
-                continue
-            if start >= stop:  # no source bytes stand for the content (never seen): read it
-                content = node.meta.get("content", "")
-                if not content:
-                    continue
-                if last < 0 or count(b"\n", last, start) != 1:
-                    if last >= 0 and (odd or _keep(find, first, last)):
-                        line = lines.span(first, first)[0]
-                        blocks.append(_paragraph_block(data, line, first, last, pieces))
-                    pieces, first = [], start
-                pieces.append(content.encode("utf-8", "surrogatepass"))
-                last, apart, odd = start, True, True
-                continue
-            # on the line after the paragraph's last one: joined (one newline between)
-            if last >= 0 and count(b"\n", last, start) == 1:
-                if start != last + 1:
-                    apart = True
-                pieces.append(srcmap)
-                last = stop - 1
-                continue
-            if last >= 0 and (odd or _keep(find, first, last)):
-                if first >= at:
-                    before += count(b"\n", at, first)
-                    at = first
-                    line = before + 1
-                else:  # (never: offsets come in order)
-                    line = lines.span(first, first)[0]
-                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
-            pieces, first, last, apart, odd = [srcmap], start, stop - 1, False, False
-            continue
         if name not in _RS_KINDS:
             continue
         srcmap = node.srcmap
         if srcmap is None or srcmap[0] < inside_until:
             continue
         start, stop = srcmap
-        if name in ("heading", "lheading"):
+        if name == "text":
+            # (its source bytes are a superset of its text: the container prefixes)
+            if start < stop and not _keep(find, start, stop - 1):
+                continue
+            raw = node.meta.get("content", "")
+            if start >= stop and not ("`" in raw and ("(" in raw or "/" in raw)):
+                continue  # no source bytes stand for the content (never seen)
+        elif name in ("heading", "lheading"):
             inside_until = stop
-            if id(node) not in top:  # a heading inside a list or quote is not in the
-                continue  # outline (nor does it end a paragraph's lines)
+            if id(node) not in top:  # a heading inside a list or quote is not in the outline
+                continue
         elif name == "table":
             inside_until = stop
-        if last >= 0:  # the paragraph ends here (its line counted before the block's)
-            if odd or _keep(find, first, last):
-                if first >= at:
-                    before += count(b"\n", at, first)
-                    at = first
-                    line = before + 1
-                else:  # (never: offsets come in order)
-                    line = lines.span(first, first)[0]
-                blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
-            pieces, first, last, apart, odd = [], -1, -1, False, False
         if start >= at:
             before += count(b"\n", at, start)
             at = start
@@ -380,7 +312,9 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
         else:  # (never: offsets come in order)
             line = lines.span(start, start)[0]
         end = line + count(b"\n", start, max(start, stop - 1))
-        if name in ("heading", "lheading"):
+        if name == "text":
+            block = Block("text", line, end, raw=raw)
+        elif name in ("heading", "lheading"):
             level = _heading_level(name, data, start, stop)
             block = Block("heading", line, end, level=level, raw=_heading_text(node, data))
         elif name == "fence":
@@ -395,9 +329,6 @@ def _blocks_rs(tree: Any, lines: _Lines) -> list[Block]:
         else:  # table
             block = _table(node, line, end)
         blocks.append(block)
-    if last >= 0 and (odd or _keep(find, first, last)):
-        line = lines.span(first, first)[0]
-        blocks.append(_paragraph_block(data, line, first, last, pieces if apart else None))
     return blocks
 
 
