@@ -104,24 +104,36 @@ def is_release_notes(path: str) -> bool:
     return any(part.lower() in NOTES_DIRECTORIES for part in parts[:-1])
 
 
+# Build files named without an extension (or before their first dot: `Dockerfile.dev`),
+# indexed as text (`ingest.formats`): how a project is built and shipped.
+BUILD_NAMES = frozenset(
+    {"makefile", "gnumakefile", "dockerfile", "containerfile", "jenkinsfile", "procfile",
+     "justfile"}
+)  # fmt: skip
+
 # A project's build and tool settings: `pyproject.toml`, `setup.cfg`, `tox.ini`,
-# `Cargo.lock`, `requirements.txt`, `MANIFEST.in`, egg-info's `requires.txt`. Not prose:
-# smart search counts their passages as code's in a question asking for prose (Sphinx's
-# `pyproject.toml` came first for "how to enable autodoc for my module": coverage and
-# mypy settings hold "enable", "module" and "autodoc").
+# `Cargo.lock`, `requirements.txt`, `MANIFEST.in`, egg-info's `requires.txt`, and its build
+# files (`BUILD_NAMES`). Not prose: smart search counts their passages as code's in a
+# question asking for prose (Sphinx's `pyproject.toml` came first for "how to enable
+# autodoc for my module": coverage and mypy settings hold "enable", "module" and
+# "autodoc"; typer's Dockerfile third for "how do I add a subcommand": "# Add Fish").
 _SETTINGS_SUFFIXES = (".toml", ".ini", ".cfg", ".lock")
 _SETTINGS_NAMES = frozenset({"manifest.in", "requires.txt", "requirements.txt", "pipfile"})
 _REQUIREMENTS = re.compile(r"^requirements[-_.\w]*\.(?:txt|in)$")
+# The suffixes of a page about a build file rather than one (`docs/dockerfile.md`).
+_PAGES = frozenset({".md", ".markdown", ".rst", ".txt", ".html", ".adoc", ".org"})
 
 
 @functools.lru_cache(maxsize=131072)
 def is_settings(path: str) -> bool:
-    """A build or tool settings file (`_SETTINGS_SUFFIXES`, `_SETTINGS_NAMES`)."""
+    """A build or tool settings file (`_SETTINGS_SUFFIXES`, `_SETTINGS_NAMES`,
+    `BUILD_NAMES`)."""
     name = path.rpartition("/")[2].lower()
     return (
         name.endswith(_SETTINGS_SUFFIXES)
         or name in _SETTINGS_NAMES
         or _REQUIREMENTS.match(name) is not None
+        or (name.partition(".")[0] in BUILD_NAMES and posixpath.splitext(name)[1] not in _PAGES)
     )
 
 

@@ -125,6 +125,11 @@ def test_a_path_says_release_notes(path: str, notes: bool) -> None:
         ("requirements-dev.txt", True),
         ("src/requests.egg-info/requires.txt", True),
         ("MANIFEST.in", True),
+        ("scripts/docker/Dockerfile", True),  # typer's, third for "how do I add a subcommand"
+        ("Dockerfile.dev", True),
+        ("src/Makefile", True),
+        ("docs/dockerfile.md", False),  # a page about them
+        ("makefiles/README", False),
         ("docs/configuration.rst", False),  # the page that documents the settings
         ("docs/ref/models/constraints.txt", False),  # Django's page, not pip's file
         ("docs/requirements.md", False),

@@ -1723,6 +1723,30 @@ def test_a_how_to_question_s_documents_hold_two_of_its_words(tmp_index) -> None:
     assert "documents" not in hits[-1]["explain"]["lists"], hits[-1]["explain"]
 
 
+TYPER_SHAPED = {
+    # an sdist whose code answers; its Dockerfile's comment holds the verb alone
+    "typer/main.py": "class Typer:\n    def add_typer(self, typer_instance, name=None):\n"
+    '        """Add a subcommand group: another Typer app under a name."""\n'
+    "        self.registered_groups.append((typer_instance, name))\n",
+    "scripts/docker/Dockerfile": "FROM python:latest\n\n# Add Fish\nRUN apt-get install -y fish\n",
+    "README.md": "# Typer\n\nBuild great CLIs. Easy to code. Based on Python type hints.\n\n"
+    + "".join(f"## Feature {i}\n\nTyper does thing {i} for your program.\n\n" for i in range(12))
+    + "## An example with two subcommands\n\nAdd two subcommands with `@app.command()`.\n",
+}
+
+
+def test_a_build_file_is_no_prose_for_a_how_to_question(tmp_index) -> None:
+    """ "how do I add a subcommand" on typer's sdist ranked its Dockerfile ("# Add Fish",
+    no "subcommand") third, above the README's section on subcommands: a build file
+    counts as a settings file's passages do for a question asking for prose."""
+    tmp_index.write_many(TYPER_SHAPED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I add a subcommand", explain=True)
+    paths = [h["path"].rsplit("/", 1)[-1] for h in hits]
+    assert paths.index("README.md") < paths.index("Dockerfile"), paths
+
+
 def test_a_passage_found_in_two_files_is_shown_once(tmp_index) -> None:
     # R's refman.pdf and fullrefman.pdf hold the same pages: each answer took two places
     page = "# read.table\n\nReads a file in table format and creates a data frame from it.\n"

@@ -34,7 +34,7 @@ def register_formats(register: Callable[..., None]) -> None:
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs),
     # but for a project's manifests by name (`path_kinds.JSON_MANIFESTS`: `package.json`).
     # So are the other files a code base is made of that no grammar here parses (and
-    # `Makefile`, `Dockerfile` by name: `formats.BUILD_NAMES`): schemas and build files
+    # `Makefile`, `Dockerfile` by name: `path_kinds.BUILD_NAMES`): schemas and build files
     # ("where is the users table defined", "which port does the image expose"),
     # templates and single-file components. Not XML, CSV or `.env` (data, secrets).
     register(

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from .. import plugins
 from ..errors import IngestError
 from ..model import Document, Source
-from ..path_kinds import is_manifest
+from ..path_kinds import BUILD_NAMES, is_manifest
 from . import shebang
 from .shebang import script_language
 
@@ -96,13 +96,6 @@ CODE_AS_TEXT = (
     "erb", "ejs", "tmpl", "tpl", "gotmpl",
 )  # fmt: skip
 # (Vue's, Svelte's and Astro's single-file components are code: `grammars.COMPONENT_EXTENSIONS`)
-
-# Build files named without an extension (or before their first dot: `Dockerfile.dev`),
-# read as text: how a project is built and shipped.
-BUILD_NAMES = frozenset(
-    {"makefile", "gnumakefile", "dockerfile", "containerfile", "jenkinsfile", "procfile",
-     "justfile"}
-)  # fmt: skip
 
 
 def register(name: str, parse: ParseFunc | str, extensions: Iterable[str] = ()) -> object:

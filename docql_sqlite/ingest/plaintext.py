@@ -30,16 +30,11 @@ from docql_sqlite.ingest import (
 )
 from docql_sqlite.ingest.asciidoc import looks_like_asciidoc, parse_asciidoc
 from docql_sqlite.ingest.entities import extract_entities, merge_entities
-from docql_sqlite.ingest.formats import (
-    BUILD_NAMES,
-    CODE_AS_TEXT,
-    decompressed_name,
-    format_for_path,
-)
+from docql_sqlite.ingest.formats import CODE_AS_TEXT, decompressed_name, format_for_path
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.ingest.text_outline import outline
 from docql_sqlite.model import Document, Entity, Source
-from docql_sqlite.path_kinds import is_release_notes
+from docql_sqlite.path_kinds import BUILD_NAMES, is_release_notes
 
 # The extensions whose files may be reST in disguise (not .log, .yaml, .ini, ...).
 RST_CANDIDATES = ("txt", "text")
