@@ -42,6 +42,41 @@ HEADING_CASES = [
         ("API", "connect", "def connect(dsn: str, timeout: float = 5.0) -> Connection"),
     ),
     ("open()", ("API", "open", "open()")),
+    # rustdoc's method headings: qualifiers, generics, receivers and `where` clauses
+    (
+        "pub fn retain<F>(&mut self, f: F) where F: FnMut(&T) -> bool,",
+        ("API", "retain", "pub fn retain<F>(&mut self, f: F) where F: FnMut(&T) -> bool,"),
+    ),
+    (
+        "pub const fn new() -> Vec<T, Global>",
+        ("API", "new", "pub const fn new() -> Vec<T, Global>"),
+    ),
+    (
+        "pub fn open<P: AsRef<Path>>(path: P) -> Result<File>",
+        ("API", "open", "pub fn open<P: AsRef<Path>>(path: P) -> Result<File>"),
+    ),
+    (
+        "pub unsafe fn from_raw_parts(ptr: *mut T, length: usize) -> Vec<T>",
+        (
+            "API",
+            "from_raw_parts",
+            "pub unsafe fn from_raw_parts(ptr: *mut T, length: usize) -> Vec<T>",
+        ),
+    ),
+    (
+        "pub fn entry(&mut self, key: K) -> Entry<'_, K, V>",
+        ("API", "entry", "pub fn entry(&mut self, key: K) -> Entry<'_, K, V>"),
+    ),
+    (
+        "pub fn drain<R>(&mut self, range: R) -> Drain<'_, T, A> where R: RangeBounds<usize>,",
+        (
+            "API",
+            "drain",
+            "pub fn drain<R>(&mut self, range: R) -> Drain<'_, T, A> where R: RangeBounds<usize>,",
+        ),
+    ),
+    ("pub(crate) async fn poll(mut self)", ("API", "poll", "pub(crate) async fn poll(mut self)")),
+    ("Where to go (next)", None),
     ("printf(const char *format, ...)", ("API", "printf", "printf(const char *format, ...)")),
     (
         "std::vector::push_back(const T& value)",

@@ -964,3 +964,21 @@ def test_a_run_says_why_unchanged_files_were_parsed_again(tmp_index) -> None:
         "--chunk-chars changed"
     ]
     assert tmp_index.index().notes == []
+
+
+def test_a_page_that_becomes_a_redirect_is_removed(tmp_index) -> None:
+    """A page moved elsewhere, its old path now a meta-refresh stub (rustdoc, Sphinx's
+    and MkDocs' redirects): no document any more, as an emptied file."""
+    page = "guide/old.html"
+    tmp_index.write_many({page: "<html><body><h1>Setup</h1><p>Install it.</p></body></html>"})
+    assert tmp_index.index().added == [f"docs/{page}"]
+    tmp_index.write_many(
+        {
+            page: '<html><head><meta http-equiv="refresh" content="0; url=../new.html"></head>'
+            '<body><p>Moved to <a href="../new.html">the new page</a>.</p></body></html>'
+        }
+    )
+    report = tmp_index.index()
+    assert report.removed == [f"docs/{page}"]
+    assert report.skip_counts == {"a redirect page": 1}
+    assert tmp_index.scalar("SELECT count(*) FROM documents") == 0

@@ -1082,3 +1082,55 @@ def test_a_template_is_indexed_as_its_source(tmp_index) -> None:
         assert [h["path"] for h in idx.search("blog.create", mode="bm25")] == [
             "docs/templates/index.html"
         ]
+
+
+REDIRECT = (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n    <meta http-equiv="refresh" '
+    'content="0;URL=../../../../std/collections/hash_map/struct.HashMap.html">\n'
+    "    <title>Redirection</title>\n</head>\n<body>\n    <p>Redirecting to <a href="
+    '"../../../../std/collections/hash_map/struct.HashMap.html">../../../../std/collections/'
+    "hash_map/struct.HashMap.html</a>...</p>\n</body>\n</html>\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("html", "redirect"),
+    [
+        (REDIRECT, True),  # rustdoc's page of a re-export path
+        (REDIRECT.replace("0;URL", "1; url"), True),
+        (REDIRECT.replace('content="0;', 'content="30;'), False),  # a page that reloads
+        (REDIRECT.replace("Redirecting to", "Redirecting to " + "words " * 80), False),
+        ("<html><body><p>Moved.</p></body></html>", False),
+    ],
+)
+def test_a_redirect_page_is_no_document(html: str, redirect: bool) -> None:
+    """rustdoc writes a page that only redirects for each re-export path (249 of the 1,779
+    pages of Rust's `std`), Sphinx's and MkDocs' redirect plugins one per moved page: each
+    was a passage "Redirecting to …" beside the page it names."""
+    from docql_sqlite.ingest.read import SKIP_REDIRECT, Skip
+
+    if not redirect:
+        parse_html(html, "page.html")
+        return
+    with pytest.raises(Skip) as skipped:
+        parse_html(html, "struct.HashMap.html")
+    assert skipped.value.kind == SKIP_REDIRECT
+    assert "std/collections/hash_map/struct.HashMap.html" in skipped.value.message
+
+
+def test_rustdocs_notable_traits_tooltip_is_no_part_of_a_heading() -> None:
+    html = (
+        '<html><body><main><h1>Struct std::vec::Vec</h1><section id="method.new">'
+        '<h4 class="code-header">pub const fn <a class="fnname">new</a>() -&gt; Vec&lt;T&gt;'
+        '<span class="notable-traits"><span class="notable-traits-tooltip">ⓘ<span '
+        'class="notable-traits-tooltiptext"><span class="notable">Notable traits for Vec'
+        "</span>impl Write for Vec</span></span></span></h4></section>"
+        "<p>Constructs a new, empty vector.</p></main></body></html>"
+    )
+    doc = parse_html(html, "struct.Vec.html")
+    assert [h.title for h in doc.headings] == [
+        "Struct std::vec::Vec",
+        "pub const fn new() -> Vec<T>",
+    ]
+    assert ("API", "new") in [(e.entity_type, e.name) for e in doc.entities]
+    assert "Notable traits" not in doc.text

@@ -2503,6 +2503,67 @@ def test_a_qualified_name_finds_the_heading_in_the_page_of_its_class(tmp_index) 
     assert not any(h["path"].endswith("StringUtils.html") for h in hits)
 
 
+def _rustdoc_type(kind: str, path: str, methods: list[str]) -> str:
+    members = "".join(
+        f'<section id="method.{m}" class="method"><h4 class="code-header">pub fn {m}'
+        f"&lt;F&gt;(&amp;mut self, f: F) where F: FnMut(&amp;T) -&gt; bool,</h4></section>\n"
+        f'<div class="docblock"><p>Does {m} on the {path.rsplit("::", 1)[-1]}, keeping the '
+        f"order.</p></div>\n"
+        for m in methods
+    )
+    return (
+        f"<html><head><title>{path} - Rust</title></head><body><main><h1>{kind} {path}</h1>\n"
+        f"{members}</main></body></html>\n"
+    )
+
+
+RUSTDOC = {
+    "std/vec/struct.Vec.html": _rustdoc_type("Struct", "std::vec::Vec", ["push", "retain", "len"]),
+    "std/collections/binary_heap/struct.BinaryHeap.html": _rustdoc_type(
+        "Struct", "std::collections::binary_heap::BinaryHeap", ["retain", "retain", "peek"]
+    ),
+    "std/collections/hash_map/struct.HashMap.html": _rustdoc_type(
+        "Struct", "std::collections::hash_map::HashMap", ["remove_entry", "entry", "raw_entry"]
+    ),
+    # the re-export path's copy, and the redirect rustdoc writes for another
+    "std/collections/struct.HashMap.html": _rustdoc_type(
+        "Struct", "std::collections::HashMap", ["remove_entry", "entry", "raw_entry"]
+    ),
+    "std/collections/hash/map/struct.HashMap.html": (
+        '<html><head><meta http-equiv="refresh" content="0;URL=../../hash_map/struct.HashMap'
+        '.html"></head><body><p>Redirecting to <a href="../../hash_map/struct.HashMap.html">'
+        "../../hash_map/struct.HashMap.html</a>...</p></body></html>\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "location"),
+    [
+        # "Vec::retain" ran as a typed query document (`vec:` and ":retain"); then ranked
+        # BinaryHeap's retain first: its heading is rustdoc's signature, no name
+        ("Vec::retain", "std/vec/struct.Vec.html"),
+        ("what does Vec::retain do", "std/vec/struct.Vec.html"),
+        # every heading of the class's page matched (a condition's OR without its
+        # parentheses), so `remove_entry` came first; the copy counted it twice
+        ("HashMap::entry", "std/collections/hash_map/struct.HashMap.html"),
+    ],
+)
+def test_a_qualified_name_finds_rustdocs_method_in_its_types_page(
+    tmp_index, query: str, location: str
+) -> None:
+    tmp_index.write_many(RUSTDOC)
+    report = tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, query, limit=3, explain=True)
+    assert hits[0]["path"].endswith(location), [h["location"] for h in hits]
+    member = query.split("::")[1].split()[0]
+    assert hits[0]["section"].startswith(f"pub fn {member}<"), hits[0]["section"]
+    assert hits[0]["explain"]["lists"]["entities"]["match"] == member
+    assert report.skip_counts == {"a redirect page": 1}
+    assert report.file_skip_counts() == {"a redirect page": 1}
+
+
 def test_a_manuals_short_section_in_three_formats_is_shown_once(tmp_index) -> None:
     """Debian's `gnuplot-doc` ships its manual as a PDF, as latex2html pages
     (`node335.html`) and as an Info file: "set logscale" listed the section "Logscale"

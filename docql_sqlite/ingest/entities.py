@@ -45,11 +45,17 @@ ADMONITIONS = frozenset(
 )
 
 _NAME = r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*"
-# No space between the callable and "(": "Getting started (optional)" is prose.
+# No space between the callable and "(": "Getting started (optional)" is prose. A Rust
+# function's qualifiers as rustdoc's headings write them: `pub const fn new()`,
+# `pub unsafe fn from_raw_parts(…)`, `pub(crate) async fn`, `pub extern "C" fn`.
+_RUST_QUALIFIERS = r'(?:pub(?:\([\w:\s]+\))?\s+)?(?:(?:const|async|unsafe|extern(?:\s+"\w+")?)\s+)*'
 _CALL = re.compile(
-    rf"^(?:(?:async\s+)?(?:def|function|func|fn)\s+|(?P<new>new)\s+)?"
-    rf"(?P<name>{_NAME})(?:<[^<>()]*>)?\((?P<args>.*)\)(?:\s*(?:->|=>|:)\s*\S.*)?$"
+    rf"^(?:(?:async\s+)?(?:def|function|func)\s+|{_RUST_QUALIFIERS}fn\s+|(?P<new>new)\s+)?"
+    rf"(?P<name>{_NAME})(?:<(?:[^<>()]|<[^<>()]*>)*>)?\((?P<args>.*)\)(?:\s*(?:->|=>|:)\s*\S.*)?$"
 )
+# A Rust signature's trailing `where` clause (`pub fn retain<F>(&mut self, f: F) where F:
+# FnMut(&T) -> bool,`): its bounds hold parentheses of their own.
+_WHERE_CLAUSE = re.compile(r"\)(?:\s*->\s*[^()]*?)?\s+where\s+\S.*$")
 _API_LABEL = re.compile(
     r"^(?:(?:static|class|instance|abstract)\s+)?(?:method|function|constructor|api)\s*[:：]\s*",
     re.I,
@@ -70,6 +76,7 @@ _ARG = re.compile(
     r"""|['"].*['"]|-?\d[\w.]*|\.\.\.|[*/]|\{.*\}|\w+\s*=>.*)$"""
 )
 _WORDY = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)+")
+_RUST_MUT = re.compile(r"^(?:'\w+\s+)?mut\s+")
 
 _DEF_LINE = re.compile(r"^ {0,3}:[ \t]+(?P<text>\S.*)$")
 _ANY_DEF_LINE = re.compile(r" {0,3}:[ \t]+\S")  # at the start of the text, or:
@@ -302,9 +309,12 @@ def _api_entity(text: str, line: int, end_line: int) -> Entity | None:
     http = _HTTP.match(text)
     if http:
         return Entity("API", f"{http['method']} {http['path']}", line, end_line, signature=text)
+    signature = text
+    if " where " in text:
+        text = _WHERE_CLAUSE.sub(lambda m: m[0][: m[0].index("where")].rstrip(), text, count=1)
     call = _CALL.match(text)
     if call and _plausible_args(call["args"], call["name"]):
-        return Entity("API", call["name"], line, end_line, signature=text)
+        return Entity("API", call["name"], line, end_line, signature=signature)
     return None
 
 
@@ -319,7 +329,8 @@ def _plausible_args(args: str, name: str) -> bool:
     if depth:
         return False
     flat = re.sub(r"[\[\]]", ",", args)  # optional-argument brackets: path[, options]
-    parts = [p.strip().lstrip("*&").strip() for p in _split_top(flat)]
+    # (a Rust receiver or binding, `&'a mut self`, `mut buf: Vec<u8>`, is one word)
+    parts = [_RUST_MUT.sub("", p.strip().lstrip("*&").strip()) for p in _split_top(flat)]
     if re.fullmatch(r"[A-Za-z][a-z]*", name) and any(_WORDY.fullmatch(p) for p in parts):
         return False  # "Overview(see below)": a plain word followed by a remark
     return all(not p or _ARG.match(p) for p in parts)

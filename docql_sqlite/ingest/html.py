@@ -29,7 +29,7 @@ from docql_sqlite.ingest.entities import (
     term_entity,
 )
 from docql_sqlite.ingest.plaintext import parse_text
-from docql_sqlite.ingest.read import parse_decoded
+from docql_sqlite.ingest.read import SKIP_REDIRECT, Skip, parse_decoded
 from docql_sqlite.model import CodeBlock, Document, Entity, Heading, Source, Table
 
 # Plain `lxml.etree._Element`s (lxml.html's own element classes cost a Python lookup per
@@ -119,6 +119,30 @@ def _outside_verbatim(text: str) -> str:
     return "".join(kept)
 
 
+# A page that only sends the browser elsewhere: `<meta http-equiv="refresh" content="0;
+# URL=…">` and a line of text ("Redirecting to …"). rustdoc writes one per re-export path
+# (249 of the 1,779 pages of Rust's `std`: `std/collections/hash/map/struct.HashMap.html`),
+# Sphinx's and MkDocs' redirect plugins one per moved page; each was a document of one
+# passage that came up beside the page it names.
+_REDIRECT_DELAY = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"]+)", re.I)
+REDIRECT_TEXT = 300  # characters of visible text at most: a page that says more is read
+
+
+def _redirect_target(root: Element) -> str | None:
+    """Where a redirect page sends the reader (a refresh within a second, little text of
+    its own), or None for any other page."""
+    for meta in root.iter("meta"):
+        if str(meta.get("http-equiv", "")).lower() != "refresh":
+            continue
+        found = _REDIRECT_DELAY.match(str(meta.get("content", "")))
+        if found is None or float(found[1]) > 1:
+            return None
+        body = next(root.iter("body"), None)
+        shown = _collapse(_text(body)) if body is not None else ""
+        return found[2].strip() if len(shown) <= REDIRECT_TEXT else None
+    return None
+
+
 def parse_html(text: str, path: str) -> Document:
     """Parse an HTML page (any text libxml2's forgiving HTML parser accepts)."""
     name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
@@ -132,6 +156,9 @@ def parse_html(text: str, path: str) -> Document:
             warnings=[_DEEP],
             title=name,
         )
+    target = _redirect_target(root)
+    if target is not None:
+        raise Skip(SKIP_REDIRECT, f"a redirect to {target} (an HTML meta refresh)", path)
     title_tag = next(root.iter("title"), None)
     page_title = _collapse(_text(title_tag)) if title_tag is not None else ""
     content = main_content(root)
@@ -359,10 +386,12 @@ _CHROME_TAGS = {"nav", "aside", "footer"}
 _CHROME_ROLES = {"navigation", "complementary", "contentinfo", "search"}
 # `navigation`: LaTeX2HTML's panel ("Next: Macros Up: Set-show Previous: Locale Index" on
 # each of gnuplot's 652 pages, the neighbours' titles as words of every page).
+# `notable-traits`: rustdoc's tooltip inside a signature's heading ("pub const fn new() ->
+# Vec<T, Global>ⓘNotable traits for Vec<u8, A>impl<A: Allocator> Write for …").
 _CHROME_CLASSES = {
     "sphinxsidebar", "related", "headerlink", "md-sidebar", "theme-doc-toc-mobile",
     "theme-doc-toc-desktop", "table-of-contents", "theme-doc-breadcrumbs", "pagination-nav",
-    "md-source-file", "srclink", "navigation",
+    "md-source-file", "srclink", "navigation", "notable-traits",
 }  # fmt: skip
 # Chrome unless it holds a heading. `nosearch`: the class SQLite's and Fossil's sites give
 # their header (logo, tagline, menu, search form) so that their own search skips it; on

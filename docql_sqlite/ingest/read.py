@@ -39,6 +39,9 @@ UNREADABLE = (
 SKIP_EMPTY = "empty file"
 SKIP_TOO_LARGE = "over --max-bytes"
 SKIP_COMPRESSED_BINARY = "compressed, not a document"
+SKIP_REDIRECT = "a redirect page"
+# The skips that say a file has no document (any more): a stored one is removed.
+NO_DOCUMENT = frozenset({SKIP_EMPTY, SKIP_REDIRECT})
 
 
 class Skip(IngestError):

@@ -55,7 +55,7 @@ from .parse import (
     warm_up,
 )
 from .paths import is_url, raw_bytes, shown
-from .read import SKIP_EMPTY, SKIP_TOO_LARGE, UNREADABLE
+from .read import NO_DOCUMENT, SKIP_EMPTY, SKIP_REDIRECT, SKIP_TOO_LARGE, UNREADABLE
 from .walk import (
     SKIP_SYMLINK_DIR,
     SKIP_SYMLINK_OUTSIDE,
@@ -77,6 +77,7 @@ _FAILED_UNCHANGED_REASON = (
 )
 _FILE_SKIP_KINDS = (
     SKIP_EMPTY,
+    SKIP_REDIRECT,
     SKIP_TOO_LARGE,
     SKIP_SYMLINK_OUTSIDE,
     SKIP_SYMLINK_DIR,
@@ -541,8 +542,8 @@ def _write_one(
 ) -> bool:
     """Write what `result` says about `uri`; True when a stored document was removed."""
     if isinstance(result, Skipped):
-        if uri in stored and result.kind == SKIP_EMPTY:
-            writer.delete_document(uri)  # the file has no content any more
+        if uri in stored and result.kind in NO_DOCUMENT:
+            writer.delete_document(uri)  # the file has no content (or page) any more
             return True
     elif isinstance(result, ParseFailure):
         message = shown(result.error.message)

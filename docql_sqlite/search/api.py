@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from ..store import Store
 
 # A line starting with a type prefix makes the whole text a typed document.
-TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:", re.IGNORECASE | re.MULTILINE)
+# A typed query document's line (`vec: a question`), not a path that opens with a type's
+# name (Rust's `Vec::retain`, `Intent::new`: searched as words).
+TYPED = re.compile(r"^\s*(lex|vec|hyde|intent)\s*:(?!:)", re.IGNORECASE | re.MULTILINE)
 
 
 def search(store: Store, text: str, options: SearchOptions) -> list[dict[str, Any]]:

@@ -148,6 +148,14 @@ def rows(
         cond = dialect.ends_with(col, params.add(f".{parent}.{last}"))
         conds.append(cond)
         exact.append(f"WHEN {cond} THEN 4")
+        # ... or the API of its last name in the page its class names, as a heading
+        # (rustdoc's `pub fn retain<F>(&mut self, f: F) where …` in `struct.Vec.html`:
+        # "Vec::retain" ranked `BinaryHeap`'s and `VecDeque`'s first)
+        in_page = (
+            f"({col} = {params.add(last)} AND {ranking.named_by_path('d.path', parent, params)})"
+        )
+        conds.append(in_page)
+        exact.append(f"WHEN {in_page} THEN 4")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
@@ -235,7 +243,7 @@ def rows(
   {alias}.line
   LIMIT {int(depth)})
 SELECT {item_sql.chunk_columns(dialect)}, n.tier AS _tier, n.name AS _match, n.pair AS _pair,
-  n.own AS _own, n.kind AS _kind, n.first AS _first
+  n.own AS _own, n.kind AS _kind, n.first AS _first, n.line AS _name_line
 FROM named n JOIN chunks c ON c.doc_id = n.doc_id AND c.line <= n.line AND c.end_line >= n.line
 JOIN documents d ON d.id = c.doc_id LEFT JOIN sections sec ON sec.id = c.section_id
 WHERE {scope_chunks}
@@ -250,7 +258,12 @@ ORDER BY n.tier DESC, n.pair DESC, n.own DESC, n.repeats, length(n.name),
     if table == "sections" and equal:
         found = _with_titled_pages(found, _titled_pages(store, equal, paths, negated))
     # a name written with its punctuation that one entity of the index bears, as typed
-    unique = Counter(r["_match"] for r in found if r["_tier"] >= 4 and r["_match"][:1] != "-")
+    # (at the same line of another file it is a copy: rustdoc's page of a re-export path)
+    unique = Counter(
+        r["_match"]
+        for r in {(r["_match"], r.get("_name_line")): r for r in found}.values()
+        if r["_tier"] >= 4 and r["_match"][:1] != "-"
+    )
     # A heading more pages bear than PAGES_OF_A_TITLE names none of them in particular,
     # as such a page title (`_page_titles`): git's 170 manual pages each end with "GIT"
     # ("Part of the git(1) suite"), which filled the list for "git" before git(1). But

@@ -73,12 +73,18 @@ def named_by_path(path_col: str, parent: str, params: Params) -> str:
     or `{parent}-…` (an unpacked release: `clap-4.0.32/`, `flask-3.1.0/`), or is a file
     whose stem is `parent`: where a qualified name's last part is the part before it's
     (`django.middleware.csrf.CsrfViewMiddleware` in `…/csrf.py`, Go's `io.Copy` in
-    `io/io.go`). Read by the symbols list and the uses list."""
+    `io/io.go`), or rustdoc's page of that type (`struct.HashMap.html`, `enum.Option.html`,
+    `trait.Read.html`). Read by the symbols, headings, entities and uses lists."""
     dialect = params.dialect
     path = "'/' || " + dialect.ascii_lower(path_col)
-    return " OR ".join(
-        dialect.contains(path, params.add(f"/{parent}{mark}")) for mark in ("/", "-", ".")
-    )
+    marks = [f"/{parent}{mark}" for mark in ("/", "-", ".")]
+    marks += [f"/{kind}.{parent}.htm" for kind in _RUSTDOC_KINDS]
+    # (in parentheses: callers AND it with a name's condition)
+    return "(" + " OR ".join(dialect.contains(path, params.add(mark)) for mark in marks) + ")"
+
+
+# The kinds rustdoc names a type's page by: `struct.Vec.html`.
+_RUSTDOC_KINDS = ("struct", "enum", "trait", "union", "type")
 
 
 def scope_sql(store: Store, paths: tuple[str, ...], params: Params) -> str:
