@@ -77,6 +77,15 @@ HEADING_CASES = [
     ),
     ("pub(crate) async fn poll(mut self)", ("API", "poll", "pub(crate) async fn poll(mut self)")),
     ("Where to go (next)", None),
+    # rustdoc's title of an item's page: its kind and its whole path
+    ("Struct std::sync::Mutex", ("ClassEntity", "Mutex", "Struct std::sync::Mutex")),
+    ("Enum std::option::Option", ("ClassEntity", "Option", "Enum std::option::Option")),
+    (
+        "Function std::fs::read_to_string",
+        ("API", "read_to_string", "Function std::fs::read_to_string"),
+    ),
+    ("Macro std::vec", ("API", "vec", "Macro std::vec")),
+    ("Trait objects", None),  # a book's heading: no path
     ("printf(const char *format, ...)", ("API", "printf", "printf(const char *format, ...)")),
     (
         "std::vector::push_back(const T& value)",

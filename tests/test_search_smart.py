@@ -2511,8 +2511,14 @@ def _rustdoc_type(kind: str, path: str, methods: list[str]) -> str:
         f"order.</p></div>\n"
         for m in methods
     )
+    module, _, name = path.rpartition("::")
+    impls = (
+        f"<h3>impl&lt;T&gt; {name}&lt;T&gt;</h3><p>Methods of {name}.</p>\n"
+        f"<h4>fn default() -&gt; {name}&lt;T&gt;</h4><p>An empty {name}.</p>\n"
+    )
     return (
-        f"<html><head><title>{path} - Rust</title></head><body><main><h1>{kind} {path}</h1>\n"
+        f"<html><head><title>{name} in {module} - Rust</title></head><body><main>"
+        f"<h1>{kind} {path}</h1>\n<p>A {name.lower()} of items, growable.</p>\n{impls}"
         f"{members}</main></body></html>\n"
     )
 
@@ -2547,6 +2553,9 @@ RUSTDOC = {
         # every heading of the class's page matched (a condition's OR without its
         # parentheses), so `remove_entry` came first; the copy counted it twice
         ("HashMap::entry", "std/collections/hash_map/struct.HashMap.html"),
+        # a type's name: its page's top, not `impl<T> Vec<T>` nor `fn default() -> Vec<T>`
+        ("Vec", "std/vec/struct.Vec.html"),
+        ("what is a BinaryHeap", "std/collections/binary_heap/struct.BinaryHeap.html"),
     ],
 )
 def test_a_qualified_name_finds_rustdocs_method_in_its_types_page(
@@ -2557,9 +2566,13 @@ def test_a_qualified_name_finds_rustdocs_method_in_its_types_page(
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = search(idx, query, limit=3, explain=True)
     assert hits[0]["path"].endswith(location), [h["location"] for h in hits]
-    member = query.split("::")[1].split()[0]
-    assert hits[0]["section"].startswith(f"pub fn {member}<"), hits[0]["section"]
-    assert hits[0]["explain"]["lists"]["entities"]["match"] == member
+    if "::" in query:
+        member = query.split("::")[1].split()[0]
+        assert hits[0]["section"].startswith(f"pub fn {member}<"), hits[0]["section"]
+        assert hits[0]["explain"]["lists"]["entities"]["match"] == member
+    else:  # the page's title and its `Struct std::vec::Vec`
+        assert hits[0]["section"].startswith("Struct std::"), hits[0]["section"]
+        assert hits[0]["line"] == 1
     assert report.skip_counts == {"a redirect page": 1}
     assert report.file_skip_counts() == {"a redirect page": 1}
 

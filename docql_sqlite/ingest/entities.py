@@ -285,8 +285,22 @@ def _clean(text: str) -> str:
     return _EMPHASIZED.sub(r"\2", text).strip()
 
 
+# rustdoc's title of an item's page: its kind and its whole path (`Struct std::sync::Mutex`,
+# `Macro std::vec`); a path of two parts at least, so no prose heading ("Trait objects").
+_RUSTDOC_ITEM = re.compile(
+    r"^(?P<kind>Struct|Enum|Trait|Union|Type Definition|Function|Macro|Constant|Static)\s+"
+    r"(?:[A-Za-z_]\w*::)+(?P<name>[A-Za-z_]\w*)!?$"
+)
+_RUSTDOC_TYPES = frozenset({"Struct", "Enum", "Trait", "Union", "Type Definition"})
+
+
 def _heading_entity(title: str, line: int, end_line: int) -> Entity | None:
     text = _clean(title)
+    if "::" in text:
+        item = _RUSTDOC_ITEM.match(text)
+        if item:
+            kind = "ClassEntity" if item["kind"] in _RUSTDOC_TYPES else "API"
+            return Entity(kind, item["name"], line, end_line, signature=text)
     # both class patterns open with "class" (any case: no other character folds to a
     # "c") or "类": most headings need neither regex
     match = None

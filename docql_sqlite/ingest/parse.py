@@ -183,7 +183,9 @@ from .sections import bounded_title, build_sections
 # line continues a paragraph, a list item's fences after a lazy line are found.
 # markdown 10, text 10, rst 9, html 15, pdf 4, docx 6, pod 6 and the others' 5: a heading
 # that is a Rust function's signature is an API entity (`pub fn retain<F>(&mut self, f: F)
-# where …`, rustdoc's); html 15 also: rustdoc's notable-traits tooltip is chrome.
+# where …`, rustdoc's), and rustdoc's title of an item's page (`Struct std::sync::Mutex`)
+# the item's entity; html 15 also: rustdoc's notable-traits tooltip is chrome, a page
+# that only redirects (a meta refresh) no document.
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 10,

@@ -401,6 +401,10 @@ PAGES_OF_A_TITLE = 4
 # its command, as `man chmod` finds it. Among 17,931 pages of man1 "chmod" found curl's
 # OPTIONS and chmod's SYNOPSIS, "ls" git-fast-import's `ls` heading first.
 _MANUAL_PAGE = re.compile(r"([^\s()]+)\(\d\w*\)")
+# rustdoc's title of an item's page, `RwLock in std::sync - Rust`: named by the item, as
+# its search finds it ("what is a RwLock" ranked three `impl` headings and `fn default()
+# -> RwLock<T>` above the page's top).
+_RUSTDOC_PAGE = re.compile(r"([\w!]+) in [\w:]+ - rust")
 
 
 def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
@@ -420,7 +424,7 @@ def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
         pages: dict[str, set[str]] = {}  # (copies are one page: grep.1, egrep.1, fgrep.1)
         for doc, title, content in zip(ids, titles, contents):
             folded = fold(title)
-            page = _MANUAL_PAGE.fullmatch(folded)
+            page = _MANUAL_PAGE.fullmatch(folded) or _RUSTDOC_PAGE.fullmatch(folded)
             for name in (folded, page[1]) if page is not None else (folded,):
                 found.setdefault(name, []).append(int(doc))  # `chmod(1)`: `chmod`'s page
                 pages.setdefault(name, set()).add(content)
@@ -438,11 +442,16 @@ def _with_titled_pages(
 ) -> list[dict[str, Any]]:
     """`found` (ordered by tier) with `pages` before its first row of tier 3 or lower: a
     page titled by the name is about it as a whole, a heading of that name one section.
-    A passage already listed stays where it is."""
-    listed = {r["_chunk"] for r in found}
+    A passage already listed for a heading of that name stays where it is; one listed
+    for a heading that only holds the name is the page's now (rustdoc's `RwLock in
+    std::sync - Rust` opens with "Struct std::sync::RwLock": its passage was a heading
+    holding the name, three `impl RwLock<T>` headings beside it)."""
+    listed = {r["_chunk"] for r in found if r["_tier"] >= 3}
     pages = [p for p in pages if p["_chunk"] not in listed]
     if not pages:
         return found
+    taken = {p["_chunk"] for p in pages}
+    found = [r for r in found if r["_chunk"] not in taken]
     at = next((i for i, r in enumerate(found) if r["_tier"] <= 3), len(found))
     return found[:at] + pages + found[at:]
 
