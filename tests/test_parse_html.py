@@ -1134,3 +1134,33 @@ def test_rustdocs_notable_traits_tooltip_is_no_part_of_a_heading() -> None:
     ]
     assert ("API", "new") in [(e.entity_type, e.name) for e in doc.entities]
     assert "Notable traits" not in doc.text
+
+
+def test_sphinxs_general_index_is_a_directory() -> None:
+    """alembic's `genindex.html`: each letter a `table.indextable` of lists, one per
+    column, each too short to be a directory alone; a term of several places a label
+    over its own links. "how do I rename a column" ranked the letter V 2nd."""
+    entries = "".join(
+        f'<li><a href="ops.html#alembic.operations.Operations.op{i}">op{i}() '
+        f"(alembic.operations.Operations method)</a></li>"
+        for i in range(14)
+    )
+    label = (
+        '<li>alembic.command<ul><li><a href="api/commands.html#module-alembic.command">'
+        "module</a></li></ul></li>"
+    )
+    columns = f"<td><ul>{entries}</ul></td><td><ul>{label}{entries.replace('op', 'run')}</ul></td>"
+    html = (
+        f'<html><body><h1>Index</h1><h2 id="A">A</h2><table class="indextable genindextable">'
+        f"<tr>{columns}</tr></table></body></html>"
+    )
+    doc = parse_html(html, "genindex.html")
+    lines = doc.text.splitlines()
+    assert (
+        "op3() (alembic.operations.Operations method) → ops.html#alembic.operations.Operations.op3"
+        in lines
+    )
+    assert "module → api/commands.html#module-alembic.command" in lines
+    # any other table is rendered as one
+    plain = parse_html(html.replace("indextable genindextable", "docutils"), "page.html")
+    assert "→" not in plain.text

@@ -647,10 +647,17 @@ def _relative(link: Element) -> bool:
     return bool(href) and ":" not in href.split("/", 1)[0] and not any(c.isspace() for c in href)
 
 
-def _directory_links(lst: Element) -> list[Element]:
+def _directory_links(
+    lst: Element, skip: set[Element] | frozenset[Element] = frozenset()
+) -> list[Element]:
     """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []: its
-    items, or a `<dl>`'s terms (DocBook's tables of contents and back-of-book index)."""
-    items = [li for li in _descendants(lst, "dt" if lst.tag == "dl" else "li") if not _hidden(li)]
+    items, or a `<dl>`'s terms (DocBook's tables of contents and back-of-book index);
+    the items of `skip` (an index's labels) left out of the count."""
+    items = [
+        li
+        for li in _descendants(lst, "dt" if lst.tag == "dl" else "li")
+        if not _hidden(li) and li not in skip
+    ]
     if len(items) < DIRECTORY_ITEMS:
         return []
     with_text = [li for li in items if _item_text(li)]
@@ -658,6 +665,24 @@ def _directory_links(lst: Element) -> list[Element]:
     if len(pointed) < DIRECTORY_SHARE * len(with_text):
         return []
     return [link for links in pointed for link in links]
+
+
+def _index_links(table: Element) -> list[Element]:
+    """The pointer links of a table that is Sphinx's general index (`genindex.html`:
+    `table.indextable`, each letter's entries in lists, one per column) whose lists are
+    a directory, else []: each
+    column's list was too short to be one, and alembic's "how do I rename a column"
+    ranked the index's letter V ("value (… parameter) verbose (… parameter) …") 2nd.
+    A term of several places is a label over its own list of links (`alembic.command`,
+    then "module"): neither a pointer nor prose."""
+    if "indextable" not in _classes(table):
+        return []
+    labels = [
+        li
+        for li in _descendants(table, "li")
+        if next(_descendants(li, *_LISTS), None) is not None and not _pointer_links(li)
+    ]
+    return _directory_links(table, skip=set(labels))
 
 
 # DocBook's admonitions (`<div class="note"><h3 class="title">Note</h3>`): PostgreSQL's
@@ -750,8 +775,11 @@ class _Renderer:
         name = tag.tag
         if name == "dl" and not self.pointers and _directory_links(tag):
             name = "ul"  # a DocBook table of contents: `<dt><span><a>` entries, a directory
+        index = name == "table" and not self.pointers and _index_links(tag)
+        if index:
+            name = "ul"  # Sphinx's general index: its columns' lists are one directory
         if name in _LISTS and not self.pointers:
-            self.pointers.update(_directory_links(tag))
+            self.pointers.update(index or _directory_links(tag))
             self.blank()
             start = self.next_line
             self.render(tag)

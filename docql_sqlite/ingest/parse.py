@@ -185,13 +185,14 @@ from .sections import bounded_title, build_sections
 # that is a Rust function's signature is an API entity (`pub fn retain<F>(&mut self, f: F)
 # where …`, rustdoc's), and rustdoc's title of an item's page (`Struct std::sync::Mutex`)
 # the item's entity; html 15 also: rustdoc's notable-traits tooltip is chrome, a page
-# that only redirects (a meta refresh) no document.
+# that only redirects (a meta refresh) no document. html 16: Sphinx's general index
+# (`genindex.html`'s `table.indextable`) is a directory of links.
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 10,
     "text": 10,
     "rst": 9,
-    "html": 15,
+    "html": 16,
     "pdf": 4,
     "docx": 6,
     "pod": 6,
