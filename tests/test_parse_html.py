@@ -1150,9 +1150,13 @@ def test_sphinxs_general_index_is_a_directory() -> None:
         "module</a></li></ul></li>"
     )
     columns = f"<td><ul>{entries}</ul></td><td><ul>{label}{entries.replace('op', 'run')}</ul></td>"
+    small = (
+        '<td><ul><li><a href="ops.html#unique">unique (create_index parameter)</a></li></ul></td>'
+    )
     html = (
         f'<html><body><h1>Index</h1><h2 id="A">A</h2><table class="indextable genindextable">'
-        f"<tr>{columns}</tr></table></body></html>"
+        f'<tr>{columns}</tr></table><h2 id="U">U</h2><table class="indextable genindextable">'
+        f"<tr>{small}</tr></table></body></html>"
     )
     doc = parse_html(html, "genindex.html")
     lines = doc.text.splitlines()
@@ -1161,6 +1165,7 @@ def test_sphinxs_general_index_is_a_directory() -> None:
         in lines
     )
     assert "module → api/commands.html#module-alembic.command" in lines
+    assert "unique (create_index parameter) → ops.html#unique" in lines  # a letter of one
     # any other table is rendered as one
     plain = parse_html(html.replace("indextable genindextable", "docutils"), "page.html")
     assert "→" not in plain.text

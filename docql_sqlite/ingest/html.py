@@ -648,17 +648,19 @@ def _relative(link: Element) -> bool:
 
 
 def _directory_links(
-    lst: Element, skip: set[Element] | frozenset[Element] = frozenset()
+    lst: Element,
+    skip: set[Element] | frozenset[Element] = frozenset(),
+    least: int = DIRECTORY_ITEMS,
 ) -> list[Element]:
-    """The pointer links of a list that is a directory (`DIRECTORY_ITEMS`), else []: its
-    items, or a `<dl>`'s terms (DocBook's tables of contents and back-of-book index);
+    """The pointer links of a list that is a directory (`least` items at least), else []:
+    its items, or a `<dl>`'s terms (DocBook's tables of contents and back-of-book index);
     the items of `skip` (an index's labels) left out of the count."""
     items = [
         li
         for li in _descendants(lst, "dt" if lst.tag == "dl" else "li")
         if not _hidden(li) and li not in skip
     ]
-    if len(items) < DIRECTORY_ITEMS:
+    if len(items) < least:
         return []
     with_text = [li for li in items if _item_text(li)]
     pointed = [links for links in map(_pointer_links, with_text) if links]
@@ -674,7 +676,8 @@ def _index_links(table: Element) -> list[Element]:
     column's list was too short to be one, and alembic's "how do I rename a column"
     ranked the index's letter V ("value (… parameter) verbose (… parameter) …") 2nd.
     A term of several places is a label over its own list of links (`alembic.command`,
-    then "module"): neither a pointer nor prose."""
+    then "module"): neither a pointer nor prose. Any number of entries: the class says
+    what the table is (the letter U has nine)."""
     if "indextable" not in _classes(table):
         return []
     labels = [
@@ -682,7 +685,7 @@ def _index_links(table: Element) -> list[Element]:
         for li in _descendants(table, "li")
         if next(_descendants(li, *_LISTS), None) is not None and not _pointer_links(li)
     ]
-    return _directory_links(table, skip=set(labels))
+    return _directory_links(table, skip=set(labels), least=1)
 
 
 # DocBook's admonitions (`<div class="note"><h3 class="title">Note</h3>`): PostgreSQL's
