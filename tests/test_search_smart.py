@@ -1828,6 +1828,45 @@ def test_the_same_section_of_a_page_in_another_format_is_a_copy(tmp_index) -> No
     assert {"ref/fields.rst", "lib/fields.py"} <= set(paths), paths
 
 
+def test_a_sections_passages_in_another_format_chunked_otherwise_are_copies(tmp_index) -> None:
+    """alembic's sdist ships its manual as reST and as the HTML built from it, each
+    chunked at other lines: "what does autogenerate detect" listed the section's parts
+    from both (each passage .24–.29 of the other's words, .96–.99 in the other's whole
+    section). A passage of the same page's section in another format is a copy when
+    nine in ten of its words are in the kept passage's whole section."""
+    paragraphs = [
+        "Autogenerate detects table additions and removals against the reflected database.",
+        "Column additions and removals are found, as are nullable status changes.",
+        "Basic changes in indexes and explicitly named unique constraints are noticed.",
+        "Foreign key constraints come along when the backend reports their names.",
+        "Server defaults render only when the comparison hook is switched on by config.",
+        "Enumerated types on PostgreSQL stay invisible; their values need manual edits.",
+        "Sequences, triggers and stored procedures never appear in the generated script.",
+        "Renames look like a drop followed by an add, so review every migration file.",
+    ]
+    rst = (
+        ".. _autogenerate-detects:\n\nAutogenerate\n============\n\nWhat it detects\n"
+        "---------------\n\n.. _detects-table-additions-removals-column-changes:\n\n"
+        + "".join(f"{p}\n\n" for p in paragraphs)
+    )
+    html = (
+        "<html><body><h1>Autogenerate</h1><h2>What it detects</h2>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</body></html>"
+    )
+    docs = {"build/autogenerate.rst": rst, "autogenerate.html": html}
+    docs.update({f"topic{i}.md": f"# Topic {i}\n\nA table of topic {i}.\n" for i in range(6)})
+    tmp_index.write_many(docs)
+    tmp_index.index(max_chars=400)
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(
+            idx, "are server defaults and enumerated types detected", limit=8, explain=True
+        )
+    formats = {h["path"].rsplit(".", 1)[-1] for h in hits if h["section"] == "What it detects"}
+    assert len(formats) == 1, [h["location"] for h in hits]
+    assert any(h["explain"].get("copies") for h in hits)
+
+
 @pytest.mark.parametrize(
     "query, cased",
     [

@@ -446,13 +446,16 @@ _OVERLOAD_STUB = re.compile(r"\s*@(?:typing\.|t\.)?overload\s*\n")
 def distinct(
     scored: list[tuple[float, Fused]],
     code_of: Callable[[set[int]], frozenset[int]] | None = None,
+    section_of: Callable[[int], str] | None = None,
 ) -> tuple[list[tuple[float, Fused]], int]:
     """`scored` (best first) without the passages that copy a better one, and how many
     were left out. A copy is the same text at the same lines (and page) of another file,
     or the same section of the same page in another format (`_twin`), neither of them
     code (`code_of`: which of these documents are code files, asked once, when a twin
-    is possible; None: no twins). Each kept passage lists the locations of its copies
-    in `row["_copies"]` (`--explain` shows them).
+    is possible; None: no twins; `section_of`: the text of a chunk's whole section, read
+    when a passage of the same page's section in another format shares too few words
+    with the passage kept, chunked at other lines). Each kept passage lists the
+    locations of its copies in `row["_copies"]` (`--explain` shows them).
 
     Why: a corpus often holds a file twice — R's refman.pdf and fullrefman.pdf (4,734
     identical passages of 11,418, page for page), a vendored library, a licence in every
@@ -470,6 +473,7 @@ def distinct(
     by_section: dict[tuple[str, str], list[Fused]] = {}
     by_title: dict[str, list[Fused]] = {}  # a book's section in a PDF, by its title alone
     words: dict[int, frozenset[str]] = {}  # by chunk, read only for a possible twin
+    sections: dict[int, frozenset[str]] = {}  # a kept chunk's whole section's words
     code: frozenset[int] | None = None
     kept: list[tuple[float, Fused]] = []
     for score, entry in scored:
@@ -478,7 +482,8 @@ def distinct(
         first = seen.get(key)
         section = _page_section(row) if code_of is not None else None
         title = _book_title(section)
-        candidates = by_section.get(section, []) if section is not None else []
+        pages = by_section.get(section, []) if section is not None else []
+        candidates = pages
         if title is not None and title in by_title:
             # the same section of a book in another format (Debian Reference's
             # `debian-reference.en.pdf` and its `ch01.en.html`; gnuplot's manual as a PDF,
@@ -493,6 +498,19 @@ def distinct(
                         k
                         for k in candidates
                         if k.row["_doc"] not in code and _twin(k.row, row, words)
+                    ),
+                    None,
+                )
+            if first is None and section_of is not None and row["_doc"] not in code:
+                # ... or a part of the kept passage's whole section: alembic's reST and
+                # built HTML chunk "What does Autogenerate Detect" at other lines, each
+                # passage .24–.29 the other's words and .96–.99 in the other's section
+                first = next(
+                    (
+                        k
+                        for k in pages
+                        if k.row["_doc"] not in code
+                        and _in_section(k.row, row, words, sections, section_of)
                     ),
                     None,
                 )
@@ -551,6 +569,30 @@ def _twin(kept: dict[str, Any], row: dict[str, Any], words: dict[int, frozenset[
         pair.append(words[r["_chunk"]])
     smaller = min(len(pair[0]), len(pair[1]))
     return smaller > 0 and len(pair[0] & pair[1]) >= TWIN_SHARE * smaller
+
+
+# A passage holding this share of its words in the same section of the same page in
+# another format (the whole section, not one passage of it) is a copy.
+SECTION_TWIN_SHARE = 0.9
+
+
+def _in_section(
+    kept: dict[str, Any],
+    row: dict[str, Any],
+    words: dict[int, frozenset[str]],
+    sections: dict[int, frozenset[str]],
+    section_of: Callable[[int], str],
+) -> bool:
+    """Whether `row` is a part of `kept`'s whole section in another format: another file
+    of another extension, SECTION_TWIN_SHARE of its words in that section's."""
+    if kept["_path"] == row["_path"] or _extension(kept["_path"]) == _extension(row["_path"]):
+        return False
+    if row["_chunk"] not in words:
+        words[row["_chunk"]] = frozenset(_WORD.findall(fold(row["content"])))
+    if kept["_chunk"] not in sections:
+        sections[kept["_chunk"]] = frozenset(_WORD.findall(fold(section_of(kept["_chunk"]))))
+    own = words[row["_chunk"]]
+    return bool(own) and len(own & sections[kept["_chunk"]]) >= SECTION_TWIN_SHARE * len(own)
 
 
 def _extension(path: str) -> str:

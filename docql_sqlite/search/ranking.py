@@ -123,6 +123,18 @@ def code_documents(store: Store, doc_ids: set[int]) -> frozenset[int]:
     return frozenset(int(r["id"]) for r in store.rows(sql, params.values))
 
 
+def section_text(store: Store, chunk_id: int) -> str:
+    """The text of the section a chunk is in (its chunks of the same innermost section),
+    or the chunk's own text when it is in none."""
+    params = Params(store.dialect)
+    chunk = params.add(int(chunk_id))
+    sql = (
+        "SELECT o.content FROM chunks c JOIN chunks o ON o.doc_id = c.doc_id AND "
+        f"(o.section_id = c.section_id OR o.id = c.id) WHERE c.id = {chunk} ORDER BY o.id"
+    )
+    return "\n".join(str(r["content"]) for r in store.rows(sql, params.values))
+
+
 def run_mode(
     store: Store, mode: str, text: str, terms: list[search_terms.Term], opts: Request
 ) -> list[dict[str, Any]]:

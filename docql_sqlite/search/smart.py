@@ -189,7 +189,11 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
         ),
         key=lambda p: (-p[0], p[1].row["_path"], p[1].row["_pos"]),
     )
-    scored, copies = fusion.distinct(scored, lambda docs: ranking.code_documents(store, docs))
+    scored, copies = fusion.distinct(
+        scored,
+        lambda docs: ranking.code_documents(store, docs),
+        lambda chunk: ranking.section_text(store, chunk),
+    )
     if copies:
         steps.append(f"{copies} passages with the same text as a better one left out")
     scored = scored[: opts.fetch]
