@@ -76,6 +76,15 @@ HEADING_CASES = [
         ),
     ),
     ("pub(crate) async fn poll(mut self)", ("API", "poll", "pub(crate) async fn poll(mut self)")),
+    (
+        "pub fn split<'a, P>(&'a self, pat: P) -> Split<'a, P> where P: Pattern<'a>,",
+        (
+            "API",
+            "split",
+            "pub fn split<'a, P>(&'a self, pat: P) -> Split<'a, P> where P: Pattern<'a>,",
+        ),
+    ),
+    ("Primitive Type slice", ("ClassEntity", "slice", "Primitive Type slice")),
     ("Where to go (next)", None),
     # rustdoc's title of an item's page: its kind and its whole path
     ("Struct std::sync::Mutex", ("ClassEntity", "Mutex", "Struct std::sync::Mutex")),

@@ -2574,6 +2574,15 @@ RUSTDOC = {
     "std/collections/struct.HashMap.html": _rustdoc_type(
         "Struct", "std::collections::HashMap", ["remove_entry", "entry", "raw_entry"]
     ),
+    # a primitive's page: `str - Rust`, "Primitive Type str", methods with lifetimes
+    "std/primitive.str.html": (
+        "<html><head><title>str - Rust</title></head><body><main><h1>Primitive Type str</h1>"
+        '<p>String slices.</p><section id="method.split"><h4 class="code-header">pub fn '
+        "split&lt;'a, P&gt;(&amp;'a self, pat: P) -&gt; Split&lt;'a, P&gt; where P: "
+        "Pattern&lt;'a&gt;,</h4></section><p>An iterator over substrings of this string slice, "
+        "separated by characters matched by a pattern.</p><h5>Examples</h5><p>let v: Vec of "
+        "split parts, collected from a str slice split on a space.</p></main></body></html>\n"
+    ),
     "std/collections/hash/map/struct.HashMap.html": (
         '<html><head><meta http-equiv="refresh" content="0;URL=../../hash_map/struct.HashMap'
         '.html"></head><body><p>Redirecting to <a href="../../hash_map/struct.HashMap.html">'
@@ -2595,6 +2604,7 @@ RUSTDOC = {
         # a type's name: its page's top, not `impl<T> Vec<T>` nor `fn default() -> Vec<T>`
         ("Vec", "std/vec/struct.Vec.html"),
         ("what is a BinaryHeap", "std/collections/binary_heap/struct.BinaryHeap.html"),
+        ("what does str::split return", "std/primitive.str.html"),
     ],
 )
 def test_a_qualified_name_finds_rustdocs_method_in_its_types_page(

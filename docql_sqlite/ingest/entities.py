@@ -76,7 +76,7 @@ _ARG = re.compile(
     r"""|['"].*['"]|-?\d[\w.]*|\.\.\.|[*/]|\{.*\}|\w+\s*=>.*)$"""
 )
 _WORDY = re.compile(r"[A-Za-z]+(?:\s+[A-Za-z]+)+")
-_RUST_MUT = re.compile(r"^(?:'\w+\s+)?mut\s+")
+_RUST_MUT = re.compile(r"^'\w+\s+(?:mut\s+)?|^mut\s+")  # `&'a mut self`, `&'a self`
 
 _DEF_LINE = re.compile(r"^ {0,3}:[ \t]+(?P<text>\S.*)$")
 _ANY_DEF_LINE = re.compile(r" {0,3}:[ \t]+\S")  # at the start of the text, or:
@@ -290,14 +290,17 @@ def _clean(text: str) -> str:
 _RUSTDOC_ITEM = re.compile(
     r"^(?P<kind>Struct|Enum|Trait|Union|Type Definition|Function|Macro|Constant|Static)\s+"
     r"(?:[A-Za-z_]\w*::)+(?P<name>[A-Za-z_]\w*)!?$"
+    r"|^(?P<primitive>Primitive Type) (?P<type>[a-z]\w*)$"  # `Primitive Type slice`: no path
 )
 _RUSTDOC_TYPES = frozenset({"Struct", "Enum", "Trait", "Union", "Type Definition"})
 
 
 def _heading_entity(title: str, line: int, end_line: int) -> Entity | None:
     text = _clean(title)
-    if "::" in text:
+    if "::" in text or text.startswith("Primitive Type "):
         item = _RUSTDOC_ITEM.match(text)
+        if item and item["primitive"]:
+            return Entity("ClassEntity", item["type"], line, end_line, signature=text)
         if item:
             kind = "ClassEntity" if item["kind"] in _RUSTDOC_TYPES else "API"
             return Entity(kind, item["name"], line, end_line, signature=text)

@@ -404,7 +404,7 @@ _MANUAL_PAGE = re.compile(r"([^\s()]+)\(\d\w*\)")
 # rustdoc's title of an item's page, `RwLock in std::sync - Rust`: named by the item, as
 # its search finds it ("what is a RwLock" ranked three `impl` headings and `fn default()
 # -> RwLock<T>` above the page's top).
-_RUSTDOC_PAGE = re.compile(r"([\w!]+) in [\w:]+ - rust")
+_RUSTDOC_PAGE = re.compile(r"([\w!]+)(?: in [\w:]+)? - rust")  # a primitive's: `slice - Rust`
 
 
 def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:

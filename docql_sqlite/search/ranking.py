@@ -83,8 +83,8 @@ def named_by_path(path_col: str, parent: str, params: Params) -> str:
     return "(" + " OR ".join(dialect.contains(path, params.add(mark)) for mark in marks) + ")"
 
 
-# The kinds rustdoc names a type's page by: `struct.Vec.html`.
-_RUSTDOC_KINDS = ("struct", "enum", "trait", "union", "type")
+# The kinds rustdoc names a type's page by: `struct.Vec.html`, `primitive.slice.html`.
+_RUSTDOC_KINDS = ("struct", "enum", "trait", "union", "type", "primitive")
 
 
 def scope_sql(store: Store, paths: tuple[str, ...], params: Params) -> str:
