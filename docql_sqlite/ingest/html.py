@@ -130,8 +130,10 @@ REDIRECT_TEXT = 300  # characters of visible text at most: a page that says more
 
 def _redirect_target(root: Element) -> str | None:
     """Where a redirect page sends the reader (a refresh within a second, little text of
-    its own), or None for any other page."""
-    for meta in root.iter("meta"):
+    its own), or None for any other page. Only the `<head>`'s (libxml2 puts a `<meta>`
+    there): no walk over the body of every page."""
+    head = root.find("head")
+    for meta in head.iter("meta") if head is not None else ():
         if str(meta.get("http-equiv", "")).lower() != "refresh":
             continue
         found = _REDIRECT_DELAY.match(str(meta.get("content", "")))
@@ -672,12 +674,11 @@ def _directory_links(
 def _index_links(table: Element) -> list[Element]:
     """The pointer links of a table that is Sphinx's general index (`genindex.html`:
     `table.indextable`, each letter's entries in lists, one per column) whose lists are
-    a directory, else []: each
-    column's list was too short to be one, and alembic's "how do I rename a column"
-    ranked the index's letter V ("value (… parameter) verbose (… parameter) …") 2nd.
-    A term of several places is a label over its own list of links (`alembic.command`,
-    then "module"): neither a pointer nor prose. Any number of entries: the class says
-    what the table is (the letter U has nine)."""
+    a directory, else []: each column's list was too short to be one, and alembic's "how
+    do I rename a column" ranked the index's letter V ("value (… parameter) verbose (…
+    parameter) …") 2nd. A term of several places is a label over its own list of links
+    (`alembic.command`, then "module"): neither a pointer nor prose. Any number of
+    entries: the class says what the table is (the letter U has nine)."""
     if "indextable" not in _classes(table):
         return []
     labels = [

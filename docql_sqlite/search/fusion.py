@@ -560,13 +560,9 @@ def _twin(kept: dict[str, Any], row: dict[str, Any], words: dict[int, frozenset[
     """Whether `row` is `kept`'s section in another format: another file of another
     extension, TWIN_SHARE of the smaller passage's words in both (`words`: each
     passage's words, filled as they are needed)."""
-    if kept["_path"] == row["_path"] or _extension(kept["_path"]) == _extension(row["_path"]):
+    if not _other_format(kept, row):
         return False
-    pair = []
-    for r in (kept, row):
-        if r["_chunk"] not in words:
-            words[r["_chunk"]] = frozenset(_WORD.findall(fold(r["content"])))
-        pair.append(words[r["_chunk"]])
+    pair = [_passage_words(r, words) for r in (kept, row)]
     smaller = min(len(pair[0]), len(pair[1]))
     return smaller > 0 and len(pair[0] & pair[1]) >= TWIN_SHARE * smaller
 
@@ -584,15 +580,27 @@ def _in_section(
     section_of: Callable[[int], str],
 ) -> bool:
     """Whether `row` is a part of `kept`'s whole section in another format: another file
-    of another extension, SECTION_TWIN_SHARE of its words in that section's."""
-    if kept["_path"] == row["_path"] or _extension(kept["_path"]) == _extension(row["_path"]):
+    of another extension, SECTION_TWIN_SHARE of its words in that section's (`sections`:
+    each kept passage's section's words, read as they are needed)."""
+    if not _other_format(kept, row):
         return False
+    own = _passage_words(row, words)
+    chunk = kept["_chunk"]
+    if chunk not in sections:
+        sections[chunk] = frozenset(_WORD.findall(fold(section_of(chunk))))
+    return bool(own) and len(own & sections[chunk]) >= SECTION_TWIN_SHARE * len(own)
+
+
+def _other_format(kept: dict[str, Any], row: dict[str, Any]) -> bool:
+    """Another file, of another extension."""
+    return kept["_path"] != row["_path"] and _extension(kept["_path"]) != _extension(row["_path"])
+
+
+def _passage_words(row: dict[str, Any], words: dict[int, frozenset[str]]) -> frozenset[str]:
+    """A passage's folded words, read once per chunk (`words`)."""
     if row["_chunk"] not in words:
         words[row["_chunk"]] = frozenset(_WORD.findall(fold(row["content"])))
-    if kept["_chunk"] not in sections:
-        sections[kept["_chunk"]] = frozenset(_WORD.findall(fold(section_of(kept["_chunk"]))))
-    own = words[row["_chunk"]]
-    return bool(own) and len(own & sections[kept["_chunk"]]) >= SECTION_TWIN_SHARE * len(own)
+    return words[row["_chunk"]]
 
 
 def _extension(path: str) -> str:
