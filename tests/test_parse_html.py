@@ -1169,3 +1169,21 @@ def test_sphinxs_general_index_is_a_directory() -> None:
     # any other table is rendered as one
     plain = parse_html(html.replace("indextable genindextable", "docutils"), "page.html")
     assert "→" not in plain.text
+
+
+def test_a_button_a_script_drives_is_chrome() -> None:
+    """SQLite's syntax diagrams each have a `<button onclick=…>hide</button>` beside them:
+    every statement's page opened with "attach-stmt: hide", "expr: show". A button with
+    no handler keeps its label (Sphinx-tabs' "Python")."""
+    page = (
+        "<html><body><h1>Overview</h1><p><b><a href='syntax/attach-stmt.html'>attach-stmt:"
+        "</a></b>\n<button id='x1' onclick='hideorshow(\"x1\",\"x2\")'>hide</button></p>"
+        "<p>The ATTACH DATABASE statement adds a database file.</p>"
+        "<div><button class='sphinx-tabs-tab' role='tab'>Python</button></div>"
+        "</body></html>"
+    )
+    doc = parse_html(page, "lang_attach.html")
+    assert doc.text == (
+        "Overview\n\nattach-stmt:\n\nThe ATTACH DATABASE statement adds a database file.\n\n"
+        "Python\n"
+    )

@@ -2804,3 +2804,63 @@ def test_the_page_a_one_name_query_names_stands_for_the_whole_query(tmp_index) -
     page = next(h for h in hits if h["path"].endswith("man3/curl_easy_setopt.3"))
     assert page["line"] == 1
     assert page["explain"]["lists"]["headings"].get("class_and_member") is True
+
+
+def _sqlite_statement_page(title: str, body: str) -> str:
+    """A page of SQLite's docs in small: the title in `<title>` and in a `nosearch` banner
+    (the site's chrome, no heading), a syntax diagram, then numbered sections."""
+    return (
+        f"<html><head><title>{title}</title></head><body><div class=nosearch>"
+        f"<div class='fancy_title'>{title}</div></div><h1 id='overview'>"
+        f"<span>1. </span>Overview</h1><p><b><a href='syntax/x.html'>stmt:</a></b></p>"
+        f"<p>{body}</p><h1 id='details'><span>2. </span>Details</h1>"
+        "<p>The schema-names 'main' and 'temp' refer to the main database.</p></body></html>"
+    )
+
+
+SQLITE_STATEMENTS = {
+    "lang_attach.html": _sqlite_statement_page(
+        "ATTACH DATABASE",
+        "The ATTACH DATABASE statement adds another database file to the current "
+        "connection. Files that were attached before can be removed using DETACH.",
+    ),
+    "lang_detach.html": _sqlite_statement_page(
+        "DETACH",
+        "This statement detaches an additional database connection previously attached "
+        "using the ATTACH statement. In shared cache mode, attempting to attach the same "
+        "database file more than once results in an error.",
+    ),
+    "inmemorydb.html": _sqlite_statement_page(
+        "In-Memory Databases",
+        "ATTACH DATABASE 'file::memory:' AS aux1; attaches a database held in memory.",
+    ),
+    **{
+        f"lang_{name}.html": _sqlite_statement_page(
+            name.upper(), f"The {name} statement changes the database."
+        )
+        for name in ("vacuum", "reindex", "analyze", "savepoint")
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "query, path",
+    [
+        ("how do I attach a database", "lang_attach.html"),
+        ("attach database", "lang_attach.html"),
+        ("in-memory databases", "inmemorydb.html"),
+    ],
+)
+def test_a_page_titled_by_its_title_alone_is_named_by_a_run_of_the_questions_words(
+    tmp_index, query: str, path: str
+) -> None:
+    """SQLite's statement pages show their title ("ATTACH DATABASE") in a banner that is
+    the site's chrome, no heading: "how do I attach a database" ranked DETACH's page
+    first (it says "attach" and "database" more often) and ATTACH's 6th. A page title
+    made of a run of the question's words names the page, as a heading would."""
+    tmp_index.write_many(SQLITE_STATEMENTS)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, query, explain=True)
+    assert hits[0]["path"].endswith(path), [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["headings"]["rank"] == 1

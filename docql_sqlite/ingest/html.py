@@ -402,6 +402,9 @@ _CHROME_CLASSES = {
 # 632 copies filled every list). SQLite's C reference pages wrap their titles in one too
 # (its search takes them from <title>): there the headings stay.
 _CHROME_UNLESS_HEADED = {"nosearch"}
+# A `<button>` a script drives (`onclick`) is a control, its label the control's state:
+# SQLite's syntax diagrams each have one ("attach-stmt: hide", "expr: show" opened every
+# statement's page). A button without a handler stays (Sphinx-tabs' labels: "Python").
 # AsciiDoc's (git's manual pages) `<div id="footer">`: "Last updated 2024-05-31 …".
 _CHROME_IDS = {"footer"}
 DOMINANT_SHARE = 0.6  # a child holding this share of a container's text is the content
@@ -534,6 +537,7 @@ def strip_chrome(root: Element) -> None:
             or (
                 name == "a" and str(get("href", "")).startswith("#") and _text(tag).strip() in marks
             )
+            or (name == "button" and get("onclick") is not None)
         ):
             chrome.append(tag)
     for tag in chrome:

@@ -92,6 +92,12 @@ def rows(
     # Headings a question names by a run of its words (`QueryNames.phrases`), as titles
     # equal to the query's, each with its share of the query.
     named = _phrase_titles(store, names) if table == "sections" else {}
+    if table == "sections" and names.phrases:
+        named.update(
+            (title, share)
+            for title, share in _phrase_page_titles(store, names).items()
+            if share > named.get(title, 0.0)
+        )
     equal += [title for title in named if title not in equal]
     if not equal and not contain:
         return []
@@ -435,6 +441,37 @@ def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
         }
 
     return cast(dict, stats.cached(store, ("page_titles",), compute))
+
+
+def _phrase_page_titles(store: Store, names: QueryNames) -> dict[str, float]:
+    """The page titles (`_page_titles`) made of a run of the query's content words, in
+    its order or another, each with that run's share, as `_phrase_titles` finds headings:
+    SQLite's statement pages are titled "ATTACH DATABASE" in their `<title>` alone (the
+    banner that shows it is the site's chrome, no heading), and "how do I attach a
+    database" ranked DETACH's page first and ATTACH's 6th."""
+    by_key = _page_title_keys(store)
+    found: dict[str, float] = {}
+    for key, share in names.phrases.items():
+        for title in by_key.get(key, ()) + by_key.get(" ".join(sorted(key.split())), ()):
+            found[title] = max(found.get(title, 0.0), share)
+    return found
+
+
+def _page_title_keys(store: Store) -> dict[str, tuple[str, ...]]:
+    """The titles of `_page_titles` by their content words (`content_key`), in their
+    order and sorted (read once per version of the index)."""
+
+    def compute() -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for title in _page_titles(store):
+            key = content_key(title)
+            if not key or _CODE_MARKS.search(title):
+                continue  # (a name's page: `chmod(1)`, `slice - rust`: the names list's)
+            for k in {key, " ".join(sorted(key.split()))}:
+                out.setdefault(k, []).append(title)
+        return {k: tuple(v) for k, v in out.items()}
+
+    return cast(dict, stats.cached(store, ("page_title_keys",), compute))
 
 
 def _with_titled_pages(
