@@ -2864,3 +2864,114 @@ def test_a_page_titled_by_its_title_alone_is_named_by_a_run_of_the_questions_wor
         hits = search(idx, query, explain=True)
     assert hits[0]["path"].endswith(path), [h["location"] for h in hits]
     assert hits[0]["explain"]["lists"]["headings"]["rank"] == 1
+
+
+CELERY_RESULT_API = {
+    "html/reference/celery.result.html": (
+        "<html><body><div class='body' role='main'><section><h1>celery.result</h1>"
+        '<dl class="py class"><dt class="sig sig-object py" id="celery.result.AsyncResult">'
+        '<span class="sig-name descname">AsyncResult</span>(id, backend=None)</dt><dd>'
+        "<p>Query task state.</p>"
+        + "".join(
+            _sphinx_method(
+                f"celery.result.AsyncResult.{m}",
+                "timeout=None, propagate=True" if m == "get" else "",
+                f"The {m} method of the result: " + "words of its description. " * 12,
+            )
+            for m in ("forget", "get", "ready", "revoke")
+        )
+        + "</dd></dl></section></div></body></html>"
+    ),
+    **{
+        f"html/internals/page{i}.html": f"<html><body><h1>Internals {i}</h1><p>join(timeout="
+        f"None): wait for the thread; get the lock with a timeout. get(block=True, timeout="
+        f"None): get an item from the queue, waiting up to timeout seconds.</p></body></html>"
+        for i in range(4)
+    },
+}
+
+
+@pytest.mark.parametrize("query", ["AsyncResult.get timeout", "AsyncResult.get"])
+def test_a_qualified_name_among_a_short_querys_words_is_its_api_entry(
+    tmp_index, query: str
+) -> None:
+    """Celery's reference (Debian's `python-celery-doc`): "AsyncResult.get timeout" found
+    no entity (a qualified name counted as one only as the whole query) and listed three
+    internals pages saying "get" and "timeout" first, the entry
+    `celery.result.AsyncResult.get` 4th."""
+    tmp_index.write_many(CELERY_RESULT_API)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, query, explain=True)
+        text = idx.get(hits[0]["location"])
+    assert "get(timeout=None, propagate=True)" in text.lines[0][1], [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["entities"]["match"] == "celery.result.asyncresult.get"
+
+
+FLASK_QUICKSTART = {
+    "html/quickstart.html": (
+        "<html><body><div class='body' role='main'><section><h1>Quickstart</h1>"
+        "<p>Eager to get started? This page gives an introduction to Flask.</p>"
+        "<section><h2>Accessing Request Data</h2><p>For web applications it is crucial to "
+        "react to the data a client sends to the server. In Flask this information is "
+        "provided by the global request object.</p>"
+        "<section><h3>Context Locals</h3><p>Certain objects in Flask are global objects: "
+        "proxies to objects that are local to a specific context. You access them as "
+        "globals.</p></section>"
+        "<section><h3>The Request Object</h3><p>To access form data (data transmitted in a "
+        "POST or PUT request) you can use the form attribute of the request.</p></section>"
+        "</section><section><h2>File Uploads</h2><p>To access uploaded files, look at the "
+        "files attribute on the request object: the data of each file.</p></section>"
+        "</section></div></body></html>"
+    ),
+    "html/testing.html": (
+        "<html><body><div class='body' role='main'><section><h1>Testing Flask Applications"
+        "</h1><section><h2>Accessing and Modifying the Session</h2><p>To access or modify "
+        "the session data in a test, use the request data of the client: access the "
+        "session in a request and read its data after the request.</p></section>"
+        "</section></div></body></html>"
+    ),
+    "html/wtforms.html": (
+        "<html><body><section><h1>Form Validation</h1><section><h2>In the View</h2><p>"
+        "Access the form data of the request: the request data is passed to the form, "
+        "and you access each field's data.</p></section></section></body></html>"
+    ),
+    **{
+        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Templates {i}.</p></body></html>"
+        for i in range(6)
+    },
+}
+
+
+def test_a_section_the_whole_question_names_counts_in_full(tmp_index) -> None:
+    """Flask's docs (Debian's `python-flask-doc`): "how do I access request data" has a
+    section of that name ("Accessing Request Data", the quickstart's), a short opening
+    before its subsections; it was first in the exact and headings lists but 8th, behind
+    passages holding every word (a test page's session section first). Such a section is
+    at a full list's first place in the exact list, whatever that list's weight, and is its
+    page's passage in the documents list."""
+    tmp_index.write_many(FLASK_QUICKSTART)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I access request data", explain=True)
+    assert hits[0]["section"] == "Accessing Request Data", [h["location"] for h in hits]
+    assert {"exact", "headings", "documents"} <= set(hits[0]["explain"]["lists"])
+
+
+def test_a_hyphenated_compounds_words_keep_their_order(tmp_index) -> None:
+    """Django's docs: "where is many-to-one relationships explained?" counted the
+    section "One-to-many relationships" as named by the whole question (the same words in
+    another order)."""
+    tmp_index.write_many(
+        {
+            "docs/queries.md": "# Queries\n\n## One-to-many relationships\n\nForward access "
+            "to a related object.\n",
+            "docs/many_to_one.md": "# Many-to-one relationships\n\nDefine one with a ForeignKey.\n",
+            **{f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(6)},
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "where is many-to-one relationships explained?", explain=True)
+    named = [h["section"] for h in hits if "headings" in h["explain"]["lists"]]
+    assert named == ["Many-to-one relationships"], named

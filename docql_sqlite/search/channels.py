@@ -156,7 +156,29 @@ def collect(
     named = named_exact(lists)
     if named:
         steps.append(f"{named} sections named by the whole question → first in the exact list")
-    return Candidates(represented(lists), steps, doc_notes, lexical, near, agreed)
+    lists = represented(lists)
+    if named:
+        named_documents(lists)
+    return Candidates(lists, steps, doc_notes, lexical, near, agreed)
+
+
+def named_documents(lists: list[fusion.Ranked]) -> None:
+    """The documents list's passage of a document with a section the whole question
+    names (`named_exact`) is that section's."""
+    documents = next((r for r in lists if r.name == "documents"), None)
+    headings = next((r for r in lists if r.name == "headings"), None)
+    if documents is None or headings is None:
+        return
+    by_doc: dict[int, dict[str, Any]] = {}
+    for row in headings.rows:
+        if row.get("_phrase") == 1.0:
+            by_doc.setdefault(row["_doc"], row)
+    documents.rows = [
+        dict(by_doc[row["_doc"]], _weight=row.get("_weight", 1.0), _doc_score=row.get("_doc_score"))
+        if row["_doc"] in by_doc
+        else row
+        for row in documents.rows
+    ]
 
 
 def named_exact(lists: list[fusion.Ranked]) -> int:
@@ -173,7 +195,10 @@ def named_exact(lists: list[fusion.Ranked]) -> int:
     headings = next((r for r in lists if r.name == "headings"), None)
     if exact is None or headings is None:
         return 0
-    named = [dict(row, _weight=1.0) for row in headings.rows if row.get("_phrase") == 1.0]
+    # (at a full list's first place: the exact list's weight says how rare a passage
+    # holding every term is, and a section named in full is no such passage)
+    full = 1.0 / exact.weight if 0.0 < exact.weight < 1.0 else 1.0
+    named = [dict(row, _weight=full) for row in headings.rows if row.get("_phrase") == 1.0]
     if not named:
         return 0
     ids = {row["_chunk"] for row in named}

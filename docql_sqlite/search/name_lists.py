@@ -162,6 +162,15 @@ def rows(
         )
         conds.append(in_page)
         exact.append(f"WHEN {in_page} THEN 4")
+    if table == "entities" and names.mentioned:
+        # "AsyncResult.get timeout": the API entry of each qualified name of a short query,
+        # named with its package before it (Sphinx's `celery.result.AsyncResult.get`), as
+        # a name written with its punctuation (before: no entity, the entry 4th behind
+        # passages saying "get" and "timeout")
+        for last, parent in names.mentioned:
+            cond = dialect.ends_with(col, params.add(f".{parent}.{last}"))
+            conds.append(cond)
+            exact.append(f"WHEN {cond} THEN 4")
     if table == "symbols" and names.qualified:
         # `django.middleware.csrf.CsrfViewMiddleware`: the symbols of its last name whose
         # folder or file (`…/csrf.py`, `lib/fs.js`) or parent (`QuerySet.filter`) is the
@@ -204,6 +213,8 @@ def rows(
         scope_chunks = _outside(negated, params)
     where = " OR ".join(conds)
     looked_up = equal + ([names.qualified[0]] if names.qualified else [])
+    if table == "entities":
+        looked_up += [f"{parent}.{last}" for last, parent in names.mentioned]
     if table == "symbols":
         looked_up += [member for member, _ in names.members]
     narrowed = _candidates(store, table, looked_up, contain, params)
@@ -452,7 +463,9 @@ def _phrase_page_titles(store: Store, names: QueryNames) -> dict[str, float]:
     by_key = _page_title_keys(store)
     found: dict[str, float] = {}
     for key, share in names.phrases.items():
-        for title in by_key.get(key, ()) + by_key.get(" ".join(sorted(key.split())), ()):
+        in_order = by_key.get(key, ())
+        any_order = by_key.get(" ".join(sorted(key.split())), ())
+        for title in in_order + tuple(t for t in any_order if _keeps_compounds(t, names)):
             found[title] = max(found.get(title, 0.0), share)
     return found
 
@@ -540,11 +553,19 @@ def _phrase_titles(store: Store, names: QueryNames) -> dict[str, float]:
             continue
         key = content_key(title)
         share = names.phrases.get(key)
-        if share is None and not _CODE_MARKS.search(title):
+        if share is None and not _CODE_MARKS.search(title) and _keeps_compounds(title, names):
             share = by_words.get(" ".join(sorted(key.split())))
         if share is not None:
             found[title] = share
     return found
+
+
+def _keeps_compounds(title: str, names: QueryNames) -> bool:
+    """Whether a (folded) title holds each hyphenated word of the query as written, as
+    a title the query names in another order of its words must: "many-to-one
+    relationships" does not name Django's "One-to-many relationships" ("path to watch",
+    no compound, names Node's `--watch-path`)."""
+    return all(compound in title for compound in names.compounds)
 
 
 # A title written as code (`stream.destroy(error)`, `fs_read`) is a name, whose words'

@@ -73,12 +73,23 @@ class QueryNames(Record, frozen=True):
     # A task's words joined as code spells a name (`push_screen`): the function that
     # does it, never a test of it (`test_command` for "how do I test a command").
     spelled: frozenset[str] = frozenset()
+    # The qualified names of a short query of several terms ("AsyncResult.get timeout"):
+    # (last part, the part before it), folded, for each (`qualified` is the one-name
+    # query's); an API entry named with its package before them is one of them.
+    mentioned: tuple[tuple[str, str], ...] = ()
+    # The query's hyphenated words, folded ("many-to-one"): a title holding their words in
+    # another order is no phrase of the query (Django's "One-to-many relationships").
+    compounds: tuple[str, ...] = ()
 
     def weight(self, match: str | None, code: bool = False) -> float:
         """A name channel row's share of its list weight (`fusion.rrf`'s `_weight`), the
         name as matched; `code` for a code symbol's name, as its code spells it (which
         the query's capitals may not: `case_share`)."""
-        share = 1.0 if fold(match or "") in self.strong else 1.0 / max(1, self.words)
+        folded = fold(match or "")
+        strong = folded in self.strong or any(
+            folded.endswith(f".{parent}.{last}") for last, parent in self.mentioned
+        )  # (an API entry a qualified name of the query names: that name, as typed)
+        share = 1.0 if strong else 1.0 / max(1, self.words)
         return share * self.case_share(match) if code else share
 
     def parts_share(self, name: str | None) -> float:
@@ -106,6 +117,8 @@ class QueryNames(Record, frozen=True):
 # QuoteRuneToGraphic, to dst") mentions another item, and matching it lost the Go set
 # a known item.
 SENTENCE_MARKS = "?!？！"
+# A hyphenated word (`many-to-one`, `--watch-path`): `QueryNames.compounds`.
+_COMPOUND = re.compile(r"\w-\w")
 
 
 def as_name(term: str) -> str:
@@ -162,6 +175,11 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         and (len(positive) == 1 or search_terms.is_identifier(text) or text in kinded)
     }
     last = named[-1] if named else ""
+    mentioned = (
+        [found for t in positive if (found := _qualified_parts(t.text))]
+        if 1 < len(positive) <= SHORT_QUERY
+        else []
+    )
     return QueryNames(
         equal,
         list(dict.fromkeys(n for n in contain if len(n) >= 3)),
@@ -174,6 +192,8 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         tuple(sorted(kinded.items())),
         last if last != last.lower() else "",
         frozenset(spelled),
+        tuple((fold(p[-1]), fold(p[-2])) for p in mentioned),
+        tuple(fold(t.text) for t in positive if _COMPOUND.search(t.text)),
     )
 
 
