@@ -2975,3 +2975,31 @@ def test_a_hyphenated_compounds_words_keep_their_order(tmp_index) -> None:
         hits = search(idx, "where is many-to-one relationships explained?", explain=True)
     named = [h["section"] for h in hits if "headings" in h["explain"]["lists"]]
     assert named == ["Many-to-one relationships"], named
+
+
+def test_a_heading_equal_to_the_terms_as_typed_names_them(tmp_index) -> None:
+    """SQLite's `pragma.html` heads each pragma "PRAGMA journal_mode": "what does PRAGMA
+    journal_mode do" ranked the WAL page's passage saying `PRAGMA journal_mode=WAL;`
+    first (the words joined were `pragma_journal_mode`, `pragma journal mode`, never the
+    terms as typed) and the heading 2nd."""
+    tmp_index.write_many(
+        {
+            "docs/pragma.md": "# Pragma statements\n\n"
+            + "".join(
+                f"## PRAGMA {name}\n\nPRAGMA schema.{name};\n\nThis pragma queries or sets "
+                f"the {name.replace('_', ' ')} setting of the database.\n\n"
+                for name in ("journal_mode", "synchronous", "cache_size", "foreign_keys")
+            ),
+            "docs/wal.md": "# Write-Ahead Logging\n\n## Activating WAL mode\n\nA database "
+            "connection defaults to journal_mode=DELETE. To convert to WAL mode, use the "
+            "following pragma: PRAGMA journal_mode=WAL; The journal_mode pragma returns a "
+            "string which is the new journal mode. On success, the pragma will return the "
+            'string "wal"; PRAGMA journal_mode stays WAL.\n',
+            **{f"docs/page{i}.md": f"# Page {i}\n\nText about topic {i}.\n" for i in range(6)},
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "what does PRAGMA journal_mode do", explain=True)
+    assert hits[0]["section"] == "PRAGMA journal_mode", [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["headings"]["match"] == "pragma journal_mode"

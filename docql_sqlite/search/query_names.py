@@ -147,6 +147,11 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
         if len(parts) > 1 and not task and not dotted
         else []
     )
+    if joined and len(positive) > 1 and " ".join(words) not in joined:
+        # ... and the terms as typed, an identifier among them: SQLite's heading "PRAGMA
+        # journal_mode" for "what does PRAGMA journal_mode do" (2nd, behind a WAL page's
+        # passage saying `PRAGMA journal_mode=WAL;`)
+        joined.append(" ".join(words))
     # A task's words joined as code spells a name (`push_screen`, `pushscreen`) may name
     # the function that does it: an equal name of the symbols list at a plain word's
     # weight, none to look for inside longer names (textual's sdist, code alone: "how do
