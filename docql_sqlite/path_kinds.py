@@ -137,6 +137,23 @@ def is_settings(path: str) -> bool:
     )
 
 
+# A documentation generator's page of a source file, its code rendered as HTML: Doxygen's
+# `SDL__render_8h_source.html` (`_8` stands for the dot), Javadoc's `src-html/`, Sphinx's
+# viewcode pages under `_modules/`, rustdoc's `src/…/vec.rs.html`. Code, not prose:
+# smart search counts their passages as code's in a question asking for prose (SDL's
+# "how do I create a renderer" listed two header listings 3rd and 4th).
+_SOURCE_LISTING = re.compile(
+    r"_8\w+_source\.html?$|(?:^|/)src-html/.+\.html?$|(?:^|/)_modules/.+\.html?$"
+    r"|(?:^|/)src/.+\.rs\.html$"
+)
+
+
+@functools.lru_cache(maxsize=131072)
+def is_source_listing(path: str) -> bool:
+    """A generated HTML page of a source file (`_SOURCE_LISTING`)."""
+    return _SOURCE_LISTING.search(path) is not None
+
+
 # A project's legal text: `LICENSE`, `LICENSE.md`, `LICENSE-MIT`, `COPYING.LESSER`,
 # `NOTICE`, `PATENTS`. Smart search counts its passages at a share unless the query asks
 # about licensing (`fusion.legal_share`): for "where are events sent to JavaScript" on

@@ -11,6 +11,7 @@ from docql_sqlite.path_kinds import (
     is_legal,
     is_release_notes,
     is_settings,
+    is_source_listing,
     is_test,
     is_test_or_example,
     is_test_support,
@@ -139,6 +140,25 @@ def test_a_path_says_release_notes(path: str, notes: bool) -> None:
 )
 def test_a_path_says_build_settings(path: str, settings: bool) -> None:
     assert is_settings(path) is settings
+
+
+@pytest.mark.parametrize(
+    "path, listing",
+    [
+        ("html/d6/d30/_s_d_l__render_8h_source.html", True),  # Doxygen (SDL's)
+        ("html/dc/d64/_s_d_l__video_8h.html", False),  # the header's reference page
+        ("apidocs/src-html/org/apache/commons/lang3/ArrayUtils.html", True),  # Javadoc
+        ("apidocs/org/apache/commons/lang3/ArrayUtils.html", False),
+        ("html/_modules/flask/app.html", True),  # Sphinx's viewcode
+        ("html/api.html", False),
+        ("html/src/alloc/vec/mod.rs.html", True),  # rustdoc
+        ("html/std/vec/struct.Vec.html", False),
+        ("src/lib.rs", False),  # the source itself is code already
+        ("docs/open_source.html", False),
+    ],
+)
+def test_a_path_says_a_generated_source_listing(path: str, listing: bool) -> None:
+    assert is_source_listing(path) is listing
 
 
 @pytest.mark.parametrize(

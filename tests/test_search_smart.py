@@ -3003,3 +3003,55 @@ def test_a_heading_equal_to_the_terms_as_typed_names_them(tmp_index) -> None:
         hits = search(idx, "what does PRAGMA journal_mode do", explain=True)
     assert hits[0]["section"] == "PRAGMA journal_mode", [h["location"] for h in hits]
     assert hits[0]["explain"]["lists"]["headings"]["match"] == "pragma journal_mode"
+
+
+def _doxygen_function(name: str, text: str) -> str:
+    return (
+        f'<h2 class="memtitle"><span class="permalink"><a href="#{name}">&#9670;&nbsp;</a>'
+        f'</span>{name}()</h2><div class="memitem"><div class="memproto"><table '
+        f'class="memname"><tr><td class="memname">int {name} </td><td>(</td><td '
+        f'class="paramtype">int&#160;</td><td class="paramname"><em>flags</em></td><td>)'
+        f'</td></tr></table></div><div class="memdoc"><p>{text}</p></div></div>\n'
+    )
+
+
+SDL_DOXYGEN = {
+    "html/dc/d64/_s_d_l__video_8h.html": "<html><body><div class='contents'>"
+    + _doxygen_function("SDL_CreateWindow", "Create a window with the specified flags.")
+    + _doxygen_function("SDL_GetWindowID", "Get the numeric ID of a window.")
+    + "</div></body></html>",
+    "html/dc/dc7/_s_d_l__test__common_8h.html": "<html><body><div class='contents'>"
+    + _doxygen_function(
+        "SDLTest_CommonQuit",
+        "Close test window: destroy the window the test harness created with create window "
+        "flags, and quit. A window is created by the harness; to create a window call the "
+        "common init.",
+    )
+    + "</div></body></html>",
+    "html/dc/dc7/_s_d_l__test__common_8h_source.html": "<html><body><div class='fragment'>"
+    "<pre>/* create a window for the test: create the window, the window flags */\n"
+    "int SDLTest_CommonInit(SDLTest_CommonState *state); /* create window */</pre>"
+    "</div></body></html>",
+    "html/intro.html": "<html><body><h1>Introduction</h1><p>SDL is a library. Read "
+    "the guide to create a window and draw into it.</p></body></html>",
+    **{
+        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Events {i}.</p></body></html>"
+        for i in range(6)
+    },
+}
+
+
+def test_a_tasks_words_spelled_after_a_c_librarys_prefix_name_its_api(tmp_index) -> None:
+    """SDL 2's Doxygen reference (Debian's `libsdl2-doc`): "how do I create a window" listed
+    the test harness' `SDLTest_CommonQuit` first and a header's source listing 3rd, the
+    function `SDL_CreateWindow` not in the first five. A task's words joined as code
+    spells a name are an API's name after its library's prefix (`SDL_`), and a generated
+    page of a source file counts as code for a question asking for prose."""
+    tmp_index.write_many(SDL_DOXYGEN)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how do I create a window", explain=True)
+    assert hits[0]["section"] == "SDL_CreateWindow()", [h["location"] for h in hits]
+    assert hits[0]["explain"]["lists"]["entities"]["match"] == "sdl_createwindow"
+    listing = [i for i, h in enumerate(hits) if h["path"].endswith("_source.html")]
+    assert not listing or listing[0] > 2, [h["location"] for h in hits]

@@ -162,6 +162,14 @@ def rows(
         )
         conds.append(in_page)
         exact.append(f"WHEN {in_page} THEN 4")
+    if table == "entities" and names.spelled:
+        # ... and a C library's API of that name after its prefix: "how do I create a
+        # window" names SDL's `SDL_CreateWindow` (Doxygen's entry; before: the test
+        # library's `SDLTest_CommonQuit` first, the function not in the first five)
+        for name in sorted(names.spelled):
+            cond = dialect.ends_with(col, params.add(f"_{name}"))
+            conds.append(cond)
+            exact.append(f"WHEN {cond} THEN 4")
     if table == "entities" and names.mentioned:
         # "AsyncResult.get timeout": the API entry of each qualified name of a short query,
         # named with its package before it (Sphinx's `celery.result.AsyncResult.get`), as

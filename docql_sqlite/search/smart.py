@@ -29,7 +29,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..passage_text import documentation, no_passage
-from ..path_kinds import is_generated, is_legal, is_manifest, is_release_notes, is_settings
+from ..path_kinds import (
+    is_generated,
+    is_legal,
+    is_manifest,
+    is_release_notes,
+    is_settings,
+    is_source_listing,
+)
 from . import (
     channels,
     compounds,
@@ -149,6 +156,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                 for f in fused
                 if (f.row["_doc"] in code and not documentation(f.row["content"]))
                 or is_settings(f.row["_path"])
+                or is_source_listing(f.row["_path"])
             )
         if off_frame:
             steps.append(
