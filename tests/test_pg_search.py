@@ -68,6 +68,9 @@ NAMING = ["what is the write-ahead log", "where is the segment header layout exp
 USES = ["who calls advance?", "where is Token used"]
 # Code named as written: a qualified member, a name with its kind (`name_lists.rows`).
 NAMED = ["IndexWriter.add", "class Token", "the Tokenizer interface"]
+# Names among other words: a qualified name in a short query, a how-to's words spelled as
+# an API's name after a prefix, the terms as typed with an identifier among them.
+AMONG_WORDS = ["IndexWriter.add segment", "how do I merge segments", "what does Token kind_of do"]
 SCOPES = [(), ("datasets/en/*",)]
 TIE = 1e-6  # distances this close are float32 ties
 NO_CALL: Any = None  # search(q) reads no argument node of its call
@@ -157,7 +160,7 @@ def _key(hit: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("paths", SCOPES, ids=["all", "scoped"])
 @pytest.mark.parametrize("mode", ["hybrid", "smart"])
-@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING + USES + NAMED)
+@pytest.mark.parametrize("text", QUERIES + QUESTIONS + NAMING + USES + NAMED + AMONG_WORDS)
 def test_fused_modes_give_the_same_passages_in_order(
     engines: Any, text: str, mode: str, paths: Any
 ) -> None:
