@@ -220,8 +220,9 @@ def test_context_within_budget_and_labelled(corpus_db: Path, budget: int) -> Non
     for block in pack["blocks"]:
         assert f"--- {block['path']}:{block['line']}" in pack["text"]
     if budget >= 12000:
-        kinds = {b["kind"] for b in pack["blocks"]}
-        assert kinds == {"hit", "opening"}
+        kinds = [b["kind"] for b in pack["blocks"]]
+        # the top hit's document whole when it is short, first; hits and openings after
+        assert set(kinds[1:]) == {"hit", "opening"} and kinds[0] in {"hit", "document"}
         # Document order inside each document.
         by_doc: dict[str, list[int]] = {}
         for b in pack["blocks"]:
@@ -386,6 +387,12 @@ def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget:
         top = search(idx, question)[0]
         pack = context(idx, question, budget=budget)
     assert len(pack["text"]) <= budget
+    whole = pack["blocks"][0]
+    if whole["kind"] == "document":  # a short document: the top hit's, whole (not cut)
+        assert whole["path"] == top["path"] and top["content"] in whole["text"]
+        assert whole["line"] <= top["line"] <= top["end_line"] <= whole["end_line"]
+        assert len(whole["text"]) <= budget // 3
+        return
     first = pack["blocks"][[b["kind"] for b in pack["blocks"]].index("hit")]
     held = [(b["path"], b["line"]) for b in pack["blocks"] if b["kind"] == "hit"]
     assert (top["path"], top["line"]) in held, (top["location"], held)
@@ -3055,3 +3062,37 @@ def test_a_tasks_words_spelled_after_a_c_librarys_prefix_name_its_api(tmp_index)
     assert hits[0]["explain"]["lists"]["entities"]["match"] == "sdl_createwindow"
     listing = [i for i, h in enumerate(hits) if h["path"].endswith("_source.html")]
     assert not listing or listing[0] > 2, [h["location"] for h in hits]
+
+
+def test_a_short_top_document_is_in_the_pack_whole(tmp_index) -> None:
+    """SQLite's page of `ATTACH DATABASE`: the hit is its 250-character overview, and the
+    pack held it alone, without the page's "Details" (the AS name, `main` and `temp`,
+    the limit on attached databases). A top document this short goes in whole; a longer
+    one, or one over a third of the budget, as its hit."""
+    details = "The name after the AS keyword is the schema name; main and temp are taken. "
+    tmp_index.write_many(
+        {
+            "lang_attach.md": "# ATTACH DATABASE\n\n## Overview\n\nThe ATTACH DATABASE "
+            "statement adds another database file to the connection.\n\n## Details\n\n"
+            + details * 3
+            + "\n",
+            "lang_detach.md": "# DETACH\n\nThis statement detaches a database attached "
+            "with ATTACH DATABASE.\n",
+            "long.md": "# Long\n\n"
+            + "".join(f"## Part {i}\n\n" + "Other words here. " * 40 + "\n\n" for i in range(12))
+            + "## Attach\n\nTo attach a database file, run ATTACH DATABASE.\n",
+        }
+    )
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        top = search(idx, "how do I attach a database")[0]
+        pack = context(idx, "how do I attach a database", budget=6000)
+        small = context(idx, "how do I attach a database", budget=600)
+        other = context(idx, "attach a database file run", budget=6000)
+    assert top["path"] == "docs/lang_attach.md"
+    first = pack["blocks"][0]
+    assert (first["kind"], first["path"], first["line"]) == ("document", top["path"], 1)
+    assert details in first["text"] and first["end_line"] == 9
+    assert [b for b in pack["blocks"][1:] if b["path"] == top["path"]] == []
+    assert small["blocks"][0]["kind"] == "hit"  # 600 // 3 is too little room for it
+    assert all(b["kind"] != "document" for b in other["blocks"]), other["blocks"][0]["path"]

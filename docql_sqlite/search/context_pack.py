@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 
 HITS = 20
 SMALL_DOC = 12_000
+# The top hit's document goes in whole when it is this short (and within a third of the
+# budget): SQLite's page of `ATTACH DATABASE` is a 250-character overview (the hit) and
+# its "Details" (the AS name, `main` and `temp`, the limit), 1,700 characters in all, and
+# the pack held the overview alone.
+WHOLE_TOP_DOC = 4_000
 MIN_PIECE = 200  # a block cut to fewer characters than this is left out instead
 TRUNCATED = "\n…[truncated]\n"
 
@@ -85,7 +90,7 @@ def context(store: Store, question: str, options: ContextOptions) -> dict[str, A
     except SearchError:
         hits = []  # a question of stopwords only: nothing matches → fallback
     if hits:
-        candidates, strategy = _from_hits(store, hits), f"{mode} hits"
+        candidates, strategy = _from_hits(store, hits, budget), f"{mode} hits"
     else:
         candidates, strategy = (
             _small_documents(store, paths),
@@ -118,11 +123,35 @@ def context(store: Store, question: str, options: ContextOptions) -> dict[str, A
     }
 
 
-def _from_hits(store: Store, hits: list[dict[str, Any]]) -> list[Block]:
-    """Blocks in priority order: best hit per document, openings, then the other hits."""
+def _from_hits(store: Store, hits: list[dict[str, Any]], budget: int) -> list[Block]:
+    """Blocks in priority order: best hit per document (the first one's whole document
+    when it is short: `WHOLE_TOP_DOC`), openings, then the other hits."""
+    top = _whole_document(store, hits[0]["path"], min(WHOLE_TOP_DOC, budget // 3))
+    if top is not None:
+        rest = [h for h in hits if h["path"] != top.path]
+        return [top, *_hit_blocks(store, rest, 1)]
+    return _hit_blocks(store, hits, 0)
+
+
+def _whole_document(store: Store, path: str, most: int) -> Block | None:
+    """The document at `path` as one block, when its text is at most `most` characters."""
+    params = Params(store.dialect)
+    rows = store.rows(
+        f"""SELECT c.line, c.end_line, c.content FROM chunks c JOIN documents d ON
+          d.id = c.doc_id WHERE d.path = {params.add(path)} ORDER BY c.chunk_index""",
+        params.values,
+    )
+    text = "".join(r["content"] for r in rows)
+    if not rows or len(text) > most:
+        return None
+    return Block(path, rows[0]["line"], rows[-1]["end_line"], None, "document", text, 0, 0)
+
+
+def _hit_blocks(store: Store, hits: list[dict[str, Any]], first_rank: int) -> list[Block]:
+    """`_from_hits`' blocks of `hits`, their documents ranked from `first_rank` on."""
     doc_rank: dict[str, int] = {}
     for hit in hits:
-        doc_rank.setdefault(hit["path"], len(doc_rank))
+        doc_rank.setdefault(hit["path"], first_rank + len(doc_rank))
     seen: set[tuple[str, int]] = set()
     best: list[Block] = []
     rest: list[Block] = []
