@@ -2749,6 +2749,14 @@ def test_a_how_to_question_names_the_function_its_words_spell(tmp_index) -> None
     assert not any("symbols" in h["explain"]["lists"] for h in hits if "tests/" in h["path"])
 
 
+def _html_pages(word: str, n: int = 6) -> dict[str, str]:
+    """Unrelated HTML pages, so that the fixture's words are not in every document."""
+    return {
+        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>{word} {i}.</p></body></html>"
+        for i in range(n)
+    }
+
+
 def _sphinx_method(qualified: str, signature: str, text: str) -> str:
     name = qualified.rsplit(".", 1)[1]
     return (
@@ -2778,10 +2786,7 @@ SPHINX_API = {
         "passed to Environment.get_template().</p></section>"
         "</section></section></div></body></html>"
     ),
-    **{
-        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Templates {i}.</p></body></html>"
-        for i in range(6)
-    },
+    **_html_pages("Templates"),
 }
 
 
@@ -2943,10 +2948,7 @@ FLASK_QUICKSTART = {
         "Access the form data of the request: the request data is passed to the form, "
         "and you access each field's data.</p></section></section></body></html>"
     ),
-    **{
-        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Templates {i}.</p></body></html>"
-        for i in range(6)
-    },
+    **_html_pages("Templates"),
 }
 
 
@@ -3041,10 +3043,7 @@ SDL_DOXYGEN = {
     "</div></body></html>",
     "html/intro.html": "<html><body><h1>Introduction</h1><p>SDL is a library. Read "
     "the guide to create a window and draw into it.</p></body></html>",
-    **{
-        f"html/page{i}.html": f"<html><body><h1>Page {i}</h1><p>Events {i}.</p></body></html>"
-        for i in range(6)
-    },
+    **_html_pages("Events"),
 }
 
 
