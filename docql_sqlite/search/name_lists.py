@@ -485,9 +485,11 @@ def _page_title_keys(store: Store) -> dict[str, tuple[str, ...]]:
     def compute() -> dict[str, tuple[str, ...]]:
         out: dict[str, list[str]] = {}
         for title in _page_titles(store):
-            key = content_key(title)
-            if not key or _CODE_MARKS.search(title):
+            if _CODE_MARKS.search(title):
                 continue  # (a name's page: `chmod(1)`, `slice - rust`: the names list's)
+            key = content_key(title)
+            if not key:
+                continue
             for k in {key, " ".join(sorted(key.split()))}:
                 out.setdefault(k, []).append(title)
         return {k: tuple(v) for k, v in out.items()}
