@@ -445,18 +445,20 @@ def _page_titles(store: Store) -> dict[str, tuple[int, ...]]:
             "d.id",
             any_order=True,
         )
-        found: dict[str, list[int]] = {}
-        pages: dict[str, set[str]] = {}  # (copies are one page: grep.1, egrep.1, fgrep.1)
-        for doc, title, content in zip(ids, titles, contents):
+        found: dict[str, list[int]] = {}  # title → the rows of its documents
+        for row, title in enumerate(titles):
             folded = fold(title)
-            page = _MANUAL_PAGE.fullmatch(folded) or _RUSTDOC_PAGE.fullmatch(folded)
-            for name in (folded, page[1]) if page is not None else (folded,):
-                found.setdefault(name, []).append(int(doc))  # `chmod(1)`: `chmod`'s page
-                pages.setdefault(name, set()).add(content)
+            found.setdefault(folded, []).append(row)
+            if "(" in folded or folded.endswith(" - rust"):
+                page = _MANUAL_PAGE.fullmatch(folded) or _RUSTDOC_PAGE.fullmatch(folded)
+                if page is not None:  # `chmod(1)`: `chmod`'s page too
+                    found.setdefault(page[1], []).append(row)
+        # (copies are one page: grep.1, egrep.1, fgrep.1; sets only where they can matter)
         return {
-            title: tuple(docs)
-            for title, docs in found.items()
-            if len(pages[title]) <= PAGES_OF_A_TITLE
+            title: tuple(int(ids[row]) for row in rows)
+            for title, rows in found.items()
+            if len(rows) <= PAGES_OF_A_TITLE
+            or len({contents[row] for row in rows}) <= PAGES_OF_A_TITLE
         }
 
     return cast(dict, stats.cached(store, ("page_titles",), compute))
