@@ -166,19 +166,24 @@ def named_documents(lists: list[fusion.Ranked]) -> None:
     """The documents list's passage of a document with a section the whole question
     names (`named_exact`) is that section's."""
     documents = next((r for r in lists if r.name == "documents"), None)
-    headings = next((r for r in lists if r.name == "headings"), None)
-    if documents is None or headings is None:
+    if documents is None:
         return
     by_doc: dict[int, dict[str, Any]] = {}
-    for row in headings.rows:
-        if row.get("_phrase") == 1.0:
-            by_doc.setdefault(row["_doc"], row)
+    for row in _named_in_full(lists):
+        by_doc.setdefault(row["_doc"], row)
     documents.rows = [
         dict(by_doc[row["_doc"]], _weight=row.get("_weight", 1.0), _doc_score=row.get("_doc_score"))
         if row["_doc"] in by_doc
         else row
         for row in documents.rows
     ]
+
+
+def _named_in_full(lists: list[fusion.Ranked]) -> list[dict[str, Any]]:
+    """The headings list's rows of the sections the whole question names (a `_phrase`
+    share of 1)."""
+    headings = next((r for r in lists if r.name == "headings"), None)
+    return [] if headings is None else [r for r in headings.rows if r.get("_phrase") == 1.0]
 
 
 def named_exact(lists: list[fusion.Ranked]) -> int:
@@ -192,13 +197,12 @@ def named_exact(lists: list[fusion.Ranked]) -> int:
     repeat them (the option `--skip-magic-trailing-comma`, an FAQ entry) outranked it
     once the question's frame word was no longer a term (`frames.py`)."""
     exact = next((r for r in lists if r.name == "exact"), None)
-    headings = next((r for r in lists if r.name == "headings"), None)
-    if exact is None or headings is None:
+    if exact is None:
         return 0
     # (at a full list's first place: the exact list's weight says how rare a passage
     # holding every term is, and a section named in full is no such passage)
     full = 1.0 / exact.weight if 0.0 < exact.weight < 1.0 else 1.0
-    named = [dict(row, _weight=full) for row in headings.rows if row.get("_phrase") == 1.0]
+    named = [dict(row, _weight=full) for row in _named_in_full(lists)]
     if not named:
         return 0
     ids = {row["_chunk"] for row in named}

@@ -133,18 +133,35 @@ def _from_hits(store: Store, hits: list[dict[str, Any]], budget: int) -> list[Bl
     return _hit_blocks(store, hits, 0)
 
 
-def _whole_document(store: Store, path: str, most: int) -> Block | None:
-    """The document at `path` as one block, when its text is at most `most` characters."""
+def _whole_document(
+    store: Store, path: str, most: int, rank: int = 0, doc_id: int | None = None
+) -> Block | None:
+    """The document at `path` (`doc_id` when known) as one block, when it has text and at
+    most `most` characters of it (its size asked first: a long document's text is never
+    read)."""
     params = Params(store.dialect)
-    rows = store.rows(
-        f"""SELECT c.line, c.end_line, c.content FROM chunks c JOIN documents d ON
-          d.id = c.doc_id WHERE d.path = {params.add(path)} ORDER BY c.chunk_index""",
-        params.values,
+    doc = (
+        params.add(doc_id)
+        if doc_id is not None
+        else f"(SELECT min(id) FROM documents WHERE path = {params.add(path)})"
     )
-    text = "".join(r["content"] for r in rows)
-    if not rows or len(text) > most:
+    chars, first, last = tuple(
+        store.rows(
+            "SELECT coalesce(sum(length(content)), 0) AS chars, coalesce(min(line), 1) AS "
+            f"first, coalesce(max(end_line), 0) AS last FROM chunks WHERE doc_id = {doc}",
+            params.values,
+        )[0].values()
+    )
+    if not 0 < chars <= most:
         return None
-    return Block(path, rows[0]["line"], rows[-1]["end_line"], None, "document", text, 0, 0)
+    text = "".join(
+        r["content"]
+        for r in store.rows(
+            f"SELECT content FROM chunks WHERE doc_id = {doc} ORDER BY chunk_index",
+            params.values,
+        )
+    )
+    return Block(path, first, last, None, "document", text, rank, 0)
 
 
 def _hit_blocks(store: Store, hits: list[dict[str, Any]], first_rank: int) -> list[Block]:
@@ -187,22 +204,7 @@ def _hit_blocks(store: Store, hits: list[dict[str, Any]], first_rank: int) -> li
 def _small_documents(store: Store, paths: tuple[str, ...]) -> list[Block]:
     blocks = []
     for rank, doc in enumerate(store.documents(paths)):
-        params = Params(store.dialect)
-        doc_id = params.add(doc["id"])
-        size = tuple(
-            store.rows(
-                "SELECT coalesce(sum(length(content)), 0) AS chars, coalesce(max(end_line), 0) "
-                f"AS last, coalesce(min(line), 1) AS first FROM chunks WHERE doc_id = {doc_id}",
-                params.values,
-            )[0].values()
-        )
-        if 0 < size[0] < SMALL_DOC:
-            text = "".join(
-                r["content"]
-                for r in store.rows(
-                    f"SELECT content FROM chunks WHERE doc_id = {doc_id} ORDER BY chunk_index",
-                    params.values,
-                )
-            )
-            blocks.append(Block(doc["path"], size[2], size[1], None, "document", text, rank, 0))
+        block = _whole_document(store, doc["path"], SMALL_DOC - 1, rank, doc["id"])
+        if block is not None:
+            blocks.append(block)
     return blocks

@@ -175,8 +175,8 @@ def rows(
         # named with its package before it (Sphinx's `celery.result.AsyncResult.get`), as
         # a name written with its punctuation (before: no entity, the entry 4th behind
         # passages saying "get" and "timeout")
-        for last, parent in names.mentioned:
-            cond = dialect.ends_with(col, params.add(f".{parent}.{last}"))
+        for suffix in names.mentioned_suffixes:
+            cond = dialect.ends_with(col, params.add(suffix))
             conds.append(cond)
             exact.append(f"WHEN {cond} THEN 4")
     if table == "symbols" and names.qualified:
@@ -222,7 +222,7 @@ def rows(
     where = " OR ".join(conds)
     looked_up = equal + ([names.qualified[0]] if names.qualified else [])
     if table == "entities":
-        looked_up += [f"{parent}.{last}" for last, parent in names.mentioned]
+        looked_up += [suffix[1:] for suffix in names.mentioned_suffixes]
     if table == "symbols":
         looked_up += [member for member, _ in names.members]
     narrowed = _candidates(store, table, looked_up, contain, params)

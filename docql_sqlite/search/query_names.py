@@ -86,11 +86,16 @@ class QueryNames(Record, frozen=True):
         name as matched; `code` for a code symbol's name, as its code spells it (which
         the query's capitals may not: `case_share`)."""
         folded = fold(match or "")
-        strong = folded in self.strong or any(
-            folded.endswith(f".{parent}.{last}") for last, parent in self.mentioned
-        )  # (an API entry a qualified name of the query names: that name, as typed)
+        # (an API entry a qualified name of the query names stands for that name as typed)
+        strong = folded in self.strong or folded.endswith(self.mentioned_suffixes)
         share = 1.0 if strong else 1.0 / max(1, self.words)
         return share * self.case_share(match) if code else share
+
+    @property
+    def mentioned_suffixes(self) -> tuple[str, ...]:
+        """How the API entries the `mentioned` names name end, after their package:
+        `.asyncresult.get` (Sphinx's `celery.result.AsyncResult.get`)."""
+        return tuple(f".{parent}.{last}" for last, parent in self.mentioned)
 
     def parts_share(self, name: str | None) -> float:
         """The share of a code name's parts the query's words make, at most 1: a name
