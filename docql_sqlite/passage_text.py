@@ -61,13 +61,29 @@ _INDEX_ROW = re.compile(r"^[ |]*[^|\n]{1,120}:[ \t]*\|[ \t]*\|[ \t]*[^|\n]{1,160
 # and grep's Index nodes came up for "find files modified in the last day", "grep -o".
 # (A bullet "* Note: be careful." is none, nor one naming C++'s `v8::Isolate`: an entry
 # names a node with `::` and a space, an index entry its line.)
-_INFO_MENU = re.compile(r"\* (?:Menu:|[^:\n]+::(?:\s|$)|[^:\n]+: [^\n]*?\.\s+\(line +\d+\))")
+_INFO_MENU = re.compile(
+    r"\* (?:Menu:|[^:\n]+::(?:\s|$)|[^:\n]+: [^\n]*?\.\s+\(line +\d+\)"
+    r"|[^:\n]+: \([^)\s]+\)(?:\S[^\n]*?)?\.)"  # a `dir` entry: `* sed: (sed).  Stream EDitor.`
+)
+
+
+# An index entry too long for one line goes on with its `(line N)` on the next, and a
+# menu entry's description may wrap: coreutils' index chunk of `--human-readable <1>:
+# What information is listed.` / `(line 118)` lines came 2nd for "what is the nproc
+# command". Read only in a chunk whose first lines are a menu's (`_info_menu_line`).
+_INFO_MENU_PART = re.compile(r"\* [^:\n]+: +\S[^\n]*\.$|\s+\(line +\d+\)$")
+
+
+def _info_menu_line(line: str) -> bool:
+    """Whether `line` is an Info menu's or index's entry, or a wrapped one's part."""
+    return _INFO_MENU.match(line) is not None or _INFO_MENU_PART.match(line) is not None
 
 
 def _info_menu_marks(head: str) -> bool:
-    """Whether `head` has what every Info menu line has (`::`, an index's `(line`, the
-    `* Menu:` line): a bullet list without them is never read line by line."""
-    return "* " in head and ("::" in head or "(line" in head or "* Menu:" in head)
+    """Whether `head` has what every Info menu line has (`::`, an index's `(line`, a
+    `dir` entry's `: (file)`, the `* Menu:` line): a bullet list without them is never
+    read line by line."""
+    return "* " in head and ("::" in head or "(line" in head or ": (" in head or "* Menu:" in head)
 
 
 # A line that is a file's path alone (`tests/test_basic.py`, `README.rst`): a manifest
@@ -180,7 +196,7 @@ def pointer_page(content: str) -> bool:
     elif _info_menu_marks(content[:400]) and any(
         _INFO_MENU.match(line) for line in content.split("\n", 3)[:3]
     ):
-        pointer = _INFO_MENU.match  # an Info node's menu, an Info index (or a piece of one)
+        pointer = _info_menu_line  # an Info node's menu, an Info index (or a piece of one)
     elif (".htm" in content or ARROW in content) and any(
         _link_line(line) for line in content.split("\n", 3)[:3]
     ):

@@ -106,6 +106,53 @@ def test_menus_and_indexes_are_pointers() -> None:
     # a bullet list is no menu, nor C++'s `v8::Isolate` in one
     assert not no_passage("* Note: one.\n* Note: two.\n* Note: three.\n")
     assert not no_passage("* `v8::Isolate` a.\n* `v8::Local` b.\n* `v8::Value` c.\n")
+    assert not no_passage("* Note: (see below) a.\n* Hint: (x) b.\n* Tip: (y) c.\n")
+    # a piece of an index whose long entries wrap (coreutils'), cut mid-entry
+    wrapped = (
+        "                                            (line  57)\n"
+        "* --human-numeric-sort:     sort invocation.     (line 132)\n"
+        "* --human-readable <1>:     What information is listed.\n"
+        "                                            (line 118)\n"
+        "* --human-readable <2>:     df invocation.       (line  59)\n"
+        "* --hyperlink:              General output formatting.\n"
+        "                                            (line  40)\n"
+    )
+    assert no_passage(wrapped)
+    assert not no_passage("Read (line 3) first.\n* Note: one.\n* Tip: two.\n* Hint: three.\n")
+
+
+DIR_ENTRIES = (
+    "This is wombat.info, produced by makeinfo version 6.8 from wombat.texi.\n"
+    "\n"
+    "   Copyright 2022 Wombat Inc.\n"
+    "INFO-DIR-SECTION Burrowing\n"
+    "START-INFO-DIR-ENTRY\n"
+    "* wombat: (wombat).             Dig burrows.\n"
+    "* dig: (wombat)dig invocation.  Dig one hole.\n"
+    "* fill: (wombat)fill invocation.  Fill one hole.\n"
+    "END-INFO-DIR-ENTRY\n"
+    "\n"
+)
+
+
+def test_dir_entries_are_a_menu_and_install_info_lines_blank() -> None:
+    """coreutils' `dir` entries (one per program) ranked 2nd for "how do I split a file
+    into pieces": `* split: (coreutils)split invocation.  Split into pieces.`"""
+    doc = parse_info(DIR_ENTRIES + INFO, "wombat.info")
+    lines = doc.text.split("\n")
+    assert not any(line.startswith(("INFO-DIR", "START-INFO", "END-INFO")) for line in lines)
+    assert lines[5] == "* wombat: (wombat).             Dig burrows."  # line for line
+    breaks = sorted(doc.chunk_breaks)
+    assert 6 in breaks  # the entries open a chunk of their own ...
+    end = next(b for b in breaks if b > 6)
+    entries = "\n".join(lines[5 : end - 1])
+    assert entries.strip().endswith("Fill one hole.") and no_passage(entries)  # ... a pointer
+    assert [h.title for h in doc.headings] == [
+        "GNU wombat",
+        "1 Running wombat",
+        "1.1 Options",
+        "Index",
+    ]
 
 
 @pytest.mark.parametrize(

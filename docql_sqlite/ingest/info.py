@@ -12,7 +12,11 @@ they are the reader's navigation, not the manual's words, and a search that matc
 - **Sections**: the underlined titles, each with its node's name as anchor (`#Invoking
   sed`: the name cross-references use, `*note …: Invoking sed.`).
 - **Menus and indexes** (`* Introduction::`, `* regexp: Commands.  (line 6)`) are
-  chunks of their own, which search knows for pointers (`passage_text.pointer_page`).
+  chunks of their own, which search knows for pointers (`passage_text.pointer_page`);
+  so are the `dir` entries before the first node (`* sort: (coreutils)sort
+  invocation.  Sort text files.`), whose `INFO-DIR-SECTION`, `START-INFO-DIR-ENTRY`
+  and `END-INFO-DIR-ENTRY` lines, for install-info alone, are blanked: coreutils' list
+  of its 100 programs ranked 2nd for "how do I split a file into pieces".
 - **Options** as makeinfo writes a `@table @option` (`‘-n’` lines, then the indented
   description): `Term`s, one per option (`-n`, `--quiet`, `--silent`).
 - **Examples** (lines indented five spaces or more after a blank line) are code blocks.
@@ -29,7 +33,13 @@ from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
 _LEVELS = {"*": 1, "=": 2, "-": 3, ".": 4}
 _NODE = re.compile(r"File: [^,]*,\s+Node: (?P<node>[^,\t]+)")
-_MENU_ENTRY = re.compile(r"\* [^:\n]+::|\* [^:\n]+: [^\n]*\.\s+\(line +\d+\)$")
+# `* Name::`, an index's `* term: Node.  (line 6)`, and a `dir` entry naming its file
+# (`* sort: (coreutils)sort invocation.   Sort text files.`).
+_MENU_ENTRY = re.compile(
+    r"\* [^:\n]+::|\* [^:\n]+: [^\n]*\.\s+\(line +\d+\)$|\* [^:\n]+: \([^)\s]+\)(?:\S[^\n]*)?\."
+)
+# The lines install-info reads to add the manual to the `dir` menu: no reader shows them.
+_DIR_MARKS = ("INFO-DIR-SECTION ", "START-INFO-DIR-ENTRY", "END-INFO-DIR-ENTRY")
 # `‘-n’`, `‘--quiet’`, `‘--regexp-extended’`, `‘-i[SUFFIX]’`: an option as a table item.
 _OPTION_ITEM = re.compile(r"[‘'`](?P<option>--?[\w][\w-]*)(?:[=\[][^’']*)?[’']$")
 _EXAMPLE_INDENT = "     "
@@ -63,6 +73,10 @@ def parse_info(text: str, path: str) -> Document:
                 i += 2
                 continue
             i = _blank_until_node(lines, i + 1)  # a tag table, an indirect table, …
+            continue
+        if line.startswith(_DIR_MARKS):
+            lines[i] = ""
+            i += 1
             continue
         if line.startswith("* Menu:") or (
             _MENU_ENTRY.match(line) and (i == 0 or not lines[i - 1].strip())

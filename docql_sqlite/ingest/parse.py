@@ -190,7 +190,8 @@ from .sections import bounded_title, build_sections
 # rst 10, html 17, pdf 5, docx 7, pod 7 and the others' 6: rustdoc's "Primitive Type str"
 # is the primitive's entity, and a signature whose receiver has a lifetime (`&'a self`)
 # an API entity. html 18: a `<button>` with an `onclick` handler is chrome (SQLite's
-# "hide"/"show" beside each syntax diagram).
+# "hide"/"show" beside each syntax diagram). info 7: the `dir` entries before an Info
+# file's first node are a menu, install-info's lines around them blanked.
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 11,
@@ -200,6 +201,7 @@ CONTENT_RULES: dict[str, int] = {
     "pdf": 5,
     "docx": 7,
     "pod": 7,
+    "info": 7,
 }
 DEFAULT_CONTENT_RULES = 6
 
