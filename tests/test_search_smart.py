@@ -9,6 +9,7 @@ import pytest
 
 import docql_sqlite
 from docql_sqlite import embed
+from docql_sqlite.search import terms
 from docql_sqlite.search.typed import QueryDocumentError, parse
 
 
@@ -2747,6 +2748,75 @@ def test_a_how_to_question_names_the_function_its_words_spell(tmp_index) -> None
     assert hits[0]["section"] == "push_screen", [h["location"] for h in hits]
     assert hits[0]["explain"]["lists"]["symbols"]["match"] == "push_screen"
     assert not any("symbols" in h["explain"]["lists"] for h in hits if "tests/" in h["path"])
+
+
+RACK_SHAPED = {
+    # rack's code beside a framework's README that mentions cookies and rack in passing
+    "lib/rack/response.rb": (
+        "module Rack\n  class Response\n"
+        "    def set_header(key, value)\n      @headers[key] = value\n    end\n\n"
+        "    def set_cookie(key, value)\n"
+        "      cookie_header = get_header SET_COOKIE\n"
+        "      set_header SET_COOKIE,\n"
+        "        ::Rack::Utils.add_cookie_to_header(cookie_header, key, value)\n"
+        "    end\n\n"
+        "    def delete_cookie(key, value = {})\n"
+        "      set_header SET_COOKIE, Utils.delete_cookie_header(get_header(SET_COOKIE), key)\n"
+        "    end\n  end\nend\n"
+    ),
+    "lib/rack/session/cookie.rb": (
+        "module Rack\n  module Session\n    # Rack::Session::Cookie stores the session in a"
+        " cookie, set on each response.\n    class Cookie\n      def initialize(app)\n"
+        "        @app = app\n      end\n    end\n  end\nend\n"
+    ),
+    "README.md": (
+        "# Sinatra\n\n## Available Settings\n\n"
+        "* sessions: enable cookie-based sessions support using `Rack::Session::Cookie`;"
+        " set the cookie options through a hash. Rack middleware is set up for you.\n\n"
+        "## Routes\n\nA route is an HTTP method paired with a URL-matching pattern.\n"
+    ),
+    **{
+        f"lib/rack/m{i}.rb": f"module Rack\n  class M{i}\n    def call(env)\n"
+        f"      @app.call(env) # rack {i}\n    end\n  end\nend\n"
+        for i in range(6)
+    },
+}
+
+
+def test_a_how_to_questions_action_names_the_code_that_does_it(tmp_index) -> None:
+    """rack's gem beside Sinatra's README: "how to set a cookie in rack" ranked
+    `Response#set_cookie` — first in BM25 and by its code words — 7th: the task's words
+    ("set a cookie in rack") spelled no name. Its action, the words before "in", spells
+    `set_cookie`, a name of the symbols list (4th there; prose that mentions cookies stays
+    first, as a how-to asks for prose: tokio's internal `spawn_task` must not outrank its
+    guide for "how do I spawn a task")."""
+    tmp_index.write_many(RACK_SHAPED)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = search(idx, "how to set a cookie in rack", limit=3, explain=True)
+        top = [h["section"] for h in hits[:2]]
+        assert "set_cookie" in top, [h["location"] for h in hits]
+        found = hits[top.index("set_cookie")]["explain"]["lists"]
+        assert found["symbols"]["match"] == "set_cookie"
+        assert hits[0]["path"].endswith("README.md")  # a how-to still asks for prose
+
+
+@pytest.mark.parametrize(
+    ("topic", "spelled"),
+    [
+        ("set a cookie in rack", {"set_cookie", "setcookie"}),
+        ("read a file with tokio", {"read_file", "readfile"}),
+        ("remove an item from the list", {"remove_item", "removeitem"}),
+        ("push a screen", set()),  # no place: the whole task is spelled already
+        ("run in parallel", set()),  # one word of action
+        ("in memory databases", set()),  # a place word first opens no place
+    ],
+)
+def test_a_tasks_action_before_its_place_is_spelled(topic: str, spelled: set[str]) -> None:
+    from docql_sqlite.search.query_names import _action_spelled
+
+    parts = [p for w in terms.parse(topic) for p in terms.split_identifier(w.text)]
+    assert set(_action_spelled(topic, parts)) == spelled
 
 
 def _html_pages(word: str, n: int = 6) -> dict[str, str]:

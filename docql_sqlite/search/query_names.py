@@ -126,6 +126,31 @@ SENTENCE_MARKS = "?!？！"
 _COMPOUND = re.compile(r"\w-\w")
 
 
+# Words that open where or with what a task is done ("set a cookie in rack", "read a
+# file with tokio", "remove an item from a list"): the words before them are the action.
+_PLACE_WORDS = frozenset({"in", "with", "using", "via", "inside", "within", "from", "for", "on"})
+
+
+def _action_spelled(text: str, parts: list[str]) -> list[str]:
+    """A task's action — its words before the first of `_PLACE_WORDS`, two or more of
+    them — spelled as code names it (`set_cookie`, `setcookie`), when that is not the
+    whole task: on rack's code "how to set a cookie in rack" ranked `Response#set_cookie`
+    (first in BM25 and by its code words) 7th, below prose that mentions cookies."""
+    words = text.split()
+    cut = next((i for i, w in enumerate(words) if i and fold(w) in _PLACE_WORDS), None)
+    if cut is None:
+        return []
+    head = [
+        p
+        for w in words[:cut]
+        if fold(w) not in search_terms.STOPWORDS
+        for p in search_terms.split_identifier(w)
+    ]
+    if len(head) < 2 or head == parts:
+        return []
+    return ["".join(head), "_".join(head)]
+
+
 def as_name(term: str) -> str:
     """A query term as the name it may equal: folded, without a question mark."""
     return fold(term).rstrip(SENTENCE_MARKS)
@@ -162,6 +187,8 @@ def query_names(terms: list[search_terms.Term], task: bool = False, text: str = 
     # weight, none to look for inside longer names (textual's sdist, code alone: "how do
     # I push a screen" found no `App.push_screen`, its `action_push_screen` first).
     spelled = ["".join(parts), "_".join(parts)] if task and len(parts) > 1 and not dotted else []
+    if task and not dotted:
+        spelled += _action_spelled(text, parts)
     equal = list(dict.fromkeys(n for n in words + joined + spelled if n))
     contain = joined + (words if len(positive) == 1 else [])
     if len(positive) > SHORT_QUERY:
