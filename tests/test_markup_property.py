@@ -1,4 +1,4 @@
-"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD, LaTeX,
+"""Property tests of the line-based readers (AsciiDoc, Org, manual pages, Info, POD, RDoc, LaTeX,
 and plain text's outline and Vim tags):
 for documents made of their own syntax in any order, each parser returns (never raises,
 never stands still), every heading, code block and entity lies within the text, levels
@@ -20,6 +20,7 @@ from docql_sqlite.ingest.org import parse_org
 from docql_sqlite.ingest.parse import finish
 from docql_sqlite.ingest.plaintext import parse_text
 from docql_sqlite.ingest.pod import parse_pod
+from docql_sqlite.ingest.rdoc import parse_rdoc
 from docql_sqlite.ingest.read import Skip
 from docql_sqlite.model import Document, count_lines
 
@@ -52,6 +53,12 @@ POD = [
     "=back", "=begin html", "=end html", "=for man x", "=cut", "=pod", "=encoding utf8",
     "    verbatim", "", "text C<code", "more> text", "E<gt> L<x|y> X<i>Z<>", "=E<gt> x",
     "C<< $a <=> $b >>", "B<I<nested>>",
+]  # fmt: skip
+RDOC = [
+    "= Title", "== Sub", "======= deep", "=", "  verbatim", "    deeper", "\tTab\tbed",
+    "* item", "- item", "1. item", "a. item", "[label] text", "label:: text", "label::",
+    "{text}[http://x]", "+code+ *b* _e_ <tt>t</tt>", "\\Escaped", ":markup: rdoc", "---",
+    "", "text",
 ]  # fmt: skip
 
 TEXT = [
@@ -155,6 +162,12 @@ def test_pod(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
+@given(_document(RDOC))
+def test_rdoc(text: str) -> None:
+    _check(parse_rdoc(text, "x.rdoc"), text, True)
+
+
+@settings(max_examples=300, deadline=None)
 @given(_document(TEXT))
 def test_text(text: str) -> None:
     _check(parse_text(text, "x.txt"), text, True)
@@ -209,6 +222,11 @@ RICH = {
     "pod": (
         parse_pod,
         "=head1 NAME\n\nx - a tool\n\n=over\n\n=item B<-a>\n\nall of it\n\n=back\n\n    x -a\n",
+        True,
+    ),
+    "rdoc": (
+        parse_rdoc,
+        "= Top\n\nText.\n\n  x -a\n\n[-a] all of it\n",
         True,
     ),
 }

@@ -30,6 +30,7 @@ def register_formats(register: Callable[..., None]) -> None:
     register("man", f"{PARSERS}.man", ("man",))
     register("info", f"{PARSERS}.info", ("info",))  # (and a split file's `.info-2`)
     register("pod", f"{PARSERS}.pod", ("pod",))
+    register("rdoc", f"{PARSERS}.rdoc", ("rdoc",))
     # Configuration and API-description files are read as text: people ask where a port
     # or a route is defined. JSON is not (lock files and data dumps would drown the docs),
     # but for a project's manifests by name (`path_kinds.JSON_MANIFESTS`: `package.json`).

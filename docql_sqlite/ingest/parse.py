@@ -191,7 +191,8 @@ from .sections import bounded_title, build_sections
 # is the primitive's entity, and a signature whose receiver has a lifetime (`&'a self`)
 # an API entity. html 18: a `<button>` with an `onclick` handler is chrome (SQLite's
 # "hide"/"show" beside each syntax diagram). info 7: the `dir` entries before an Info
-# file's first node are a menu, install-info's lines around them blanked.
+# file's first node are a menu, install-info's lines around them blanked. rdoc 1: RDoc's
+# markup read (it was plain text).
 CONTENT_RULES: dict[str, int] = {
     "code": 43,
     "markdown": 11,
@@ -202,6 +203,7 @@ CONTENT_RULES: dict[str, int] = {
     "docx": 7,
     "pod": 7,
     "info": 7,
+    "rdoc": 1,
 }
 DEFAULT_CONTENT_RULES = 6
 

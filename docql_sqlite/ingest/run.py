@@ -43,7 +43,7 @@ from ..options import EmbedOptions, IngestOptions
 from ..schema import KEY_MODEL
 from ..store import Store, open_store, start_check
 from ..store.writer import DocumentNotStored, FailedFiles, Parsed, StoredDoc, Writer
-from .formats import SNIFF, format_for_path
+from .formats import SNIFF, decompressed_name, extension_of, format_for_path, formats
 from .grammars import is_optional, language_for_extension, unavailable_reason
 from .parse import (
     ParseTask,
@@ -226,6 +226,10 @@ def _index(
     sniffed = writer.meta(SNIFFED_KEY) != SNIFFED
     if sniffed:
         stored_before = _sniffed_again(stored_before)
+    named = _named_formats()
+    renamed_formats = writer.meta(NAMED_KEY) != named
+    if renamed_formats:
+        stored_before = _named_again(stored_before, writer.meta(NAMED_KEY), named)
     planned = plan(found, stored_before, failed_before, options)
     planned.report_to(report)
     stored = planned.stored
@@ -254,6 +258,8 @@ def _index(
         writer.set_meta(LONG_LINES_KEY, LONG_LINES)
     if sniffed:
         writer.set_meta(SNIFFED_KEY, SNIFFED)
+    if renamed_formats:
+        writer.set_meta(NAMED_KEY, named)
     writer.finish()
 
 
@@ -292,6 +298,45 @@ def _sniffed_again(stored: dict[str, StoredDoc]) -> dict[str, StoredDoc]:
         uri: info._replace(content_rules=None)
         if "://" not in info.path and format_for_path(info.path, decompress=True) in (None, SNIFF)
         else info
+        for uri, info in stored.items()
+    }
+
+
+# What a document's name says it is comes from the registered extensions (`formats()`,
+# a plugin's included): when an extension comes to name another format — an upgrade that
+# reads `.rdoc` as RDoc where it was text (rack's `README.rdoc`), a plugin installed or
+# removed — the documents so named and stored in another format are parsed again, once;
+# the map is kept in `meta` to tell. (An index from before the map was kept has every
+# such document parsed again once: those whose format is not their name's, such as a
+# `.txt` file that is AsciiDoc, come back as they were.)
+NAMED_KEY = "formats_by_extension"
+
+
+def _named_formats() -> str:
+    return json.dumps(dict(sorted(formats().extensions.items())), separators=(",", ":"))
+
+
+def _named_again(
+    stored: dict[str, StoredDoc], before: str | None, now: str
+) -> dict[str, StoredDoc]:
+    """`stored` with the documents whose extension names another format than it did
+    (`before`, `now`: `_named_formats`) and another than the one stored marked for a
+    new parse."""
+    try:
+        old = json.loads(before) if before else {}
+    except ValueError:
+        old = {}
+    new = json.loads(now)
+    changed = {ext for ext in old.keys() | new.keys() if old.get(ext) != new.get(ext)}
+
+    def again(info: StoredDoc) -> bool:
+        if "://" in info.path or extension_of(decompressed_name(info.path)) not in changed:
+            return False
+        named = format_for_path(info.path, decompress=True)
+        return named not in (None, SNIFF) and named != info.format
+
+    return {
+        uri: info._replace(content_rules=None) if again(info) else info
         for uri, info in stored.items()
     }
 
