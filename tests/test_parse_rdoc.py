@@ -95,6 +95,21 @@ def test_titles_as_rdoc_shows_them(raw: str, shown: str) -> None:
     assert clean_title(raw) == shown
 
 
+@pytest.mark.parametrize(
+    "title",
+    [
+        "a" * 200_000,  # a word tried at each of its characters as a link's word: minutes
+        "a" + " " * 200_000 + "b",  # blanks before a lazy title's end
+        "x[http:" * 30_000,  # a link's word and target never closed
+        "{a}[x" * 40_000,  # a braced link's target never closed
+    ],
+)
+def test_a_hostile_heading_costs_no_backtracking(title: str) -> None:
+    """Each was quadratic at first: a 200,000-character heading took three minutes."""
+    (heading,) = parse_rdoc(f"= {title}  \n", "x.rdoc").headings
+    assert heading.title == title.strip()
+
+
 def test_markdown_markup_is_read_as_markdown() -> None:
     doc = parse_rdoc(":markup: markdown\n\n# Title\n\n## Part\n\ntext\n", "x.rdoc")
     assert doc.format == "markdown"

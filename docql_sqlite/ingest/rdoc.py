@@ -25,7 +25,7 @@ from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
-_HEADING = re.compile(r"(?P<marks>=+)[ \t]*(?P<title>\S.*?)[ \t]*$")
+_HEADING = re.compile(r"(?P<marks>=+)[ \t]*(?P<title>\S.*)$")  # (the title then rstripped)
 _MARKUP = re.compile(r"[ \t]*:markup:[ \t]*(?P<name>\w+)[ \t]*$", re.I)
 # A list item's marker and the column its text starts at: `*`, `-`, `1.`, `a.`,
 # `[label]`, `label::`.
@@ -34,7 +34,10 @@ _LABEL_ITEM = re.compile(r"[ \t]*\[(?P<label>[^\]\n]+)\](?:[ \t]+(?P<text>.*))?$
 _NOTE_ITEM = re.compile(r"[ \t]*(?P<label>[^\s:][^:\n]*?)::(?:[ \t]+(?P<text>.*))?$")
 # Inline markup a title is shown without.
 _LINK = re.compile(
-    r"\{(?P<text>[^{}\n]+)\}\[[^\]\n]+\]|(?P<word>[\w.:/-]+)\[(?:https?|mailto|ftp|link|rdoc-ref):[^\]\n]*\]"
+    r"\{(?P<text>[^{}\n]+)\}\[[^\][\n]+\]"
+    # (a word starts after no word character: a long word is tried once, not at each of
+    # its characters, which made a 200,000-character heading take minutes)
+    r"|(?<![\w.:/-])(?P<word>[\w.:/-]+)\[(?:https?|mailto|ftp|link|rdoc-ref):[^\][\n]*\]"
 )
 _TAG = re.compile(r"</?(?:tt|code|b|em|i|strong)>", re.I)
 _WORD_MARK = re.compile(r"(?<![\w\\])([+*_])(?P<word>[\w.:#/-]+?)\1(?!\w)")
@@ -71,7 +74,7 @@ def parse_rdoc(text: str, path: str) -> Document:
         item = _ITEM.match(line)
         note = None if item else _NOTE_ITEM.match(line)
         if indent == 0 and line.startswith("=") and (heading := _HEADING.match(line)):
-            title = clean_title(heading["title"])
+            title = clean_title(heading["title"].rstrip())
             if title:
                 level = min(len(heading["marks"]), _LEVEL_MAX)
                 doc.headings.append(Heading(level, title, i + 1))
