@@ -37,9 +37,10 @@ from docql_sqlite.ingest.read import parse_decoded, plain_lines, repeated_charac
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
 # (`#` as Markdown writes them: Asciidoctor reads those too, git's commit-graph notes)
-_ONE_LINE_TITLE = re.compile(
-    r"(?P<marks>={1,6}|#{1,6})[ \t]+(?P<title>\S.*?)(?:[ \t]+(?P=marks))?[ \t]*$"
-)
+# (The title up to its last non-blank, greedy, and the closing marks taken off after:
+# `.*?` before `[ \t]*$` tried the rest of the line at each character, quadratic on a
+# line of 200,000 blanks.)
+_ONE_LINE_TITLE = re.compile(r"(?P<marks>={1,6}|#{1,6})[ \t]+(?P<title>\S(?:.*[^ \t])?)[ \t]*$")
 # Attribute references Asciidoctor replaces by characters, in titles ("{caret}").
 _CHARACTER_REFERENCES = {
     "{caret}": "^",
@@ -68,10 +69,15 @@ _UNDERLINE_LEVEL = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _VERBATIM_DELIMITER = re.compile(r"(?:-{4,}|\.{4,}|\+{4,}|/{4,}|```[\w+#.-]*)[ \t]*$")
 _COMPOUND_DELIMITER = re.compile(r"(?:={4,}|\*{4,}|_{4,}|--)[ \t]*$")
 _TABLE_DELIMITER = re.compile(r"[|!]={3,}[ \t]*$")
-_INLINE_ANCHOR = re.compile(r"[ \t]*\[\[(?P<id>[\w:.-]+)(?:,[^\]]*)?\]\][ \t]*$")
+# (searched for: started only where a run of blanks starts, not inside one, which made a
+# title with 200,000 blanks quadratic)
+_INLINE_ANCHOR = re.compile(r"(?<![ \t])[ \t]*\[\[(?P<id>[\w:.-]+)(?:,[^\]]*)?\]\][ \t]*$")
 _ANCHOR_LINE = re.compile(r"\[\[(?P<id>[\w:.-]+)(?:,[^\]]*)?\]\][ \t]*$")
 _ATTRIBUTE_LIST = re.compile(r"\[(?P<body>[^\[\]]*)\][ \t]*$")
-_ATTRIBUTE_ENTRY = re.compile(r":(?P<name>!?[\w][\w-]*!?):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+# (a value up to its last non-blank, greedy: `.*?` before `[ \t]*$` is quadratic on blanks)
+_ATTRIBUTE_ENTRY = re.compile(
+    r":(?P<name>!?[\w][\w-]*!?):(?:[ \t]+(?P<value>(?:.*[^ \t])?))?[ \t]*$"
+)
 _BLOCK_TITLE = re.compile(r"\.[^.\s]")
 _DEFINITION = re.compile(r"(?P<term>\S.*?)(?P<marker>:{2,4}|;;)(?:[ \t]+(?P<text>\S.*))?$")
 # A cell's spec before its `|`: a span (`2+`, `.3+`, `2.2+`), a repeat (`3*`), an
@@ -131,6 +137,17 @@ def looks_like_asciidoc(text: str) -> bool:
         _underlined(above, below) and (not before.strip())
         for before, above, below in zip(all_lines[2:], all_lines[3:], all_lines[4:], strict=False)
     )
+
+
+def _without_closing_marks(match: re.Match[str]) -> str:
+    """A one-line title without the marks that may close it, after a blank (`== Title ==`:
+    "Title"; `== a==` keeps them)."""
+    title, marks = match["title"], match["marks"]
+    if title.endswith(marks):
+        head = title[: -len(marks)]
+        if head and head != head.rstrip(" \t"):
+            return head.rstrip(" \t")
+    return title
 
 
 def _underlined(title: str, underline: str) -> bool:
@@ -253,7 +270,7 @@ class _Reader:
         line = self.lines[i]
         if line.startswith(("=", "#")):
             match = _ONE_LINE_TITLE.match(line)
-            return (len(match["marks"]), match["title"], 1) if match else None
+            return (len(match["marks"]), _without_closing_marks(match), 1) if match else None
         if i + 1 >= len(self.lines):
             return None
         if _underlined(line, self.lines[i + 1]) and (i == 0 or self._starts_a_block(i - 1)):

@@ -90,6 +90,12 @@ def _fields(body: str, macros: dict[str, str], raw: bool = False) -> dict[str, s
         match = _FIELD.match(body, at) if c.isalpha() and depth == 0 else None
         if match is None:
             at += 1
+            if c.isalpha() and depth == 0:
+                # a word that names no field: past it whole (what follows any part of it is
+                # what follows it); tried at each of its letters it was quadratic, a long
+                # word taking seconds
+                while at < len(body) and (body[at].isalnum() or body[at] in "_-"):
+                    at += 1
             continue
         value, at = _value(body, match.end(), macros)
         fields[match["name"].lower()] = value if raw else latex_text(value)

@@ -25,10 +25,13 @@ from docql_sqlite.ingest.entities import extract_entities, merge_entities, term_
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, Table, split_lines
 
-_HEADLINE = re.compile(r"(?P<stars>\*+)[ \t]+(?P<title>.*?)[ \t]*$")
-_TAGS = re.compile(r"[ \t]+:(?:[\w@#%]+:)+$")
-_SETTING = re.compile(r"#\+(?P<key>\w+):[ \t]*(?P<value>.*?)[ \t]*$")
-_BEGIN = re.compile(r"[ \t]*#\+begin_(?P<kind>\w+)(?:[ \t]+(?P<args>.*?))?[ \t]*$", re.I)
+# (A value up to its last non-blank is `(?:.*[^ \t])?`, greedy, then given back: a lazy
+# `.*?` before `[ \t]*$` tries the rest of a line at each of its characters, quadratic
+# on a line of 200,000 blanks.)
+_HEADLINE = re.compile(r"(?P<stars>\*+)[ \t]+(?P<title>(?:.*[^ \t])?)[ \t]*$")
+_TAGS = re.compile(r"(?<![ \t])[ \t]+:(?:[\w@#%]+:)+$")
+_SETTING = re.compile(r"#\+(?P<key>\w+):[ \t]*(?P<value>(?:.*[^ \t])?)[ \t]*$")
+_BEGIN = re.compile(r"[ \t]*#\+begin_(?P<kind>\w+)(?:[ \t]+(?P<args>(?:.*[^ \t])?))?[ \t]*$", re.I)
 _CUSTOM_ID = re.compile(r"[ \t]*:CUSTOM_ID:[ \t]+(?P<id>\S+)[ \t]*$", re.I)
 _TABLE_LINE = re.compile(r"[ \t]*\|")
 _TABLE_RULE = re.compile(r"[ \t]*\|-[-+|]*[ \t]*$")

@@ -29,7 +29,9 @@ from docql_sqlite.ingest.entities import (
 from docql_sqlite.ingest.read import parse_decoded, plain_lines
 from docql_sqlite.model import CodeBlock, Document, Heading, Source, split_lines
 
-_COMMAND = re.compile(r"=(?P<name>[a-zA-Z]\w*)(?:[ \t]+(?P<text>.*?))?[ \t]*$")
+# (the text up to its last non-blank, greedy: `.*?` before `[ \t]*$` is quadratic on a
+# line of blanks)
+_COMMAND = re.compile(r"=(?P<name>[a-zA-Z]\w*)(?:[ \t]+(?P<text>(?:.*[^ \t])?))?[ \t]*$")
 _ENTITIES = {"lt": "<", "gt": ">", "verbar": "|", "sol": "/", "quot": '"', "amp": "&",
              "apos": "'", "nbsp": " ", "copy": "©", "eacute": "é", "mdash": "—"}  # fmt: skip
 # A formatting code with single brackets (`C<$x>`); doubled ones (`C<< $a <=> $b >>`)
