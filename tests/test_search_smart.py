@@ -413,6 +413,10 @@ def test_context_pack_keeps_the_top_hit(balance_db: Path, question: str, budget:
         ("Array.prototype.includes", ("includes", "array")),  # JavaScript's member path
         ("Array.prototype.includes()", ("includes", "array")),
         ("Foo.prototype", None),  # a class's prototype object names no member
+        ("Net::HTTP#start", ("start", "http")),  # Ruby's manuals' instance method
+        ("Array#map", ("map", "array")),  # ... and JavaScript's, Javadoc's `{@link List#add}`
+        ("C#", None),  # a language, no member
+        ("issue#123", None),
         ("os.path", ("path", "os")),
         ("io.rs", None),  # a last part under 3 characters: no name to look for
         ("a.b", None),
@@ -645,6 +649,32 @@ def test_a_qualified_name_as_javascript_writes_it(tmp_index, text: str, location
     with docql_sqlite.open(tmp_index.db) as idx:
         hits = idx.search(text, limit=5)
     assert hits[0]["location"] == f"docs/{location}", [h["location"] for h in hits]
+
+
+RUBY_HTTP = {
+    "lib/net/http.rb": "module Net\n  class HTTP\n"
+    "    # Creates a new object and opens its TCP connection and HTTP session.\n"
+    "    def HTTP.start(address, port = nil)\n      new(address, port).start\n    end\n\n"
+    "    # Opens a TCP connection and HTTP session.\n"
+    "    def start\n      do_start\n    end\n\n"
+    "    # Sends a HEAD request; see Net::HTTP#start for the session.\n"
+    "    def head(path)\n      request(Head.new(path))\n    end\n  end\nend\n",
+    "lib/net/http/request.rb": "class Net::HTTPRequest\n"
+    "  # Net::HTTP#start opens the session a request is sent in.\n"
+    "  def initialize(path)\n    @path = path\n  end\nend\n",
+}
+
+
+def test_a_member_named_with_a_hash_sign(tmp_index) -> None:
+    """Ruby's standard library: "Net::HTTP#start", as its manuals name the instance
+    method, was a phrase of three words, and the passages that quote it (a `head`
+    method's comment) came first, the method nowhere: `#` separates a member too."""
+    tmp_index.write_many(RUBY_HTTP)
+    tmp_index.index()
+    with docql_sqlite.open(tmp_index.db) as idx:
+        hits = idx.search("Net::HTTP#start", limit=3, explain=True)
+    assert hits[0]["section"] == "start", [h["location"] for h in hits]
+    assert "symbols" in hits[0]["explain"]["lists"]
 
 
 def test_of_a_name_defined_again_in_its_file_the_last_comes_first(tmp_index) -> None:

@@ -428,7 +428,9 @@ _PROSE_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*[.,;:?!]?")
 
 
 # `a.b.C`, `a::b::C`, `a/b.C`: segments of names, the last one a name of 3+ characters.
-_QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|/)[A-Za-z_$][\w$]*)+")
+# (`#` as Ruby's and JavaScript's manuals and Javadoc's `{@link}` name an instance's
+# method: `Net::HTTP#start`, `Array#map`, `List#add`)
+_QUALIFIED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|/|#)[A-Za-z_$][\w$]*)+")
 
 
 def qualified(text: str) -> tuple[str, str] | None:
@@ -446,5 +448,5 @@ def _qualified_parts(text: str) -> list[str] | None:
         return None
     # JavaScript's `Array.prototype.includes` (as MDN and every JS manual write a method)
     # is the member `includes` of `Array`.
-    parts = [p for p in re.split(r"\.|::|/", text) if p != "prototype"]
+    parts = [p for p in re.split(r"\.|::|/|#", text) if p != "prototype"]
     return parts if len(parts) >= 2 and len(parts[-1]) >= 3 else None
