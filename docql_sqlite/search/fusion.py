@@ -412,6 +412,8 @@ def share(
     generated: float = 1.0,
     manifest: float = 1.0,
     off_share: float = CODE_SHARE,
+    foreign: frozenset[int] = frozenset(),
+    foreign_share: float = 1.0,
 ) -> float:
     """The share of its composite score a fused passage keeps: `test_share` for a test
     file's, `notes_share` for release notes', `legal_share` for a licence's,
@@ -420,7 +422,9 @@ def share(
     signature's, `off_share` for one of the passages `off_frame` (their chunk ids: those
     of the kind a question's frame does not ask for — of code files but their
     documentation, for a question asking for prose, CODE_SHARE; of the other documents
-    for one asking for code, PROSE_SHARE; empty otherwise)."""
+    for one asking for code, PROSE_SHARE; empty otherwise), `foreign_share` for one of a
+    document in `foreign` (their ids: written in another language than the question,
+    `languages.foreign_documents`)."""
     path = entry.row["_path"]
     kept = tests if tests != 1.0 and is_test(path) else 1.0
     if notes != 1.0 and is_release_notes(path):
@@ -433,6 +437,8 @@ def share(
         kept *= manifest
     if _OVERLOAD_STUB.match(entry.row["content"]):
         kept *= STUB_SHARE
+    if foreign and entry.row["_doc"] in foreign:
+        kept *= foreign_share
     return kept * off_share if entry.row["_chunk"] in off_frame else kept
 
 

@@ -42,6 +42,7 @@ from . import (
     compounds,
     frames,
     fusion,
+    languages,
     literals,
     options,
     path_words,
@@ -173,6 +174,16 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                 f"passages of documents that are not code x{off_share} (the question asks "
                 f"where something is implemented)"
             )
+    foreign: frozenset[int] = frozenset()
+    if languages.english_question(text):
+        foreign = languages.foreign_documents(store, {f.row["_doc"] for f in fused})
+        if foreign and len(foreign) < len({f.row["_doc"] for f in fused}):
+            steps.append(
+                f"passages of {len(foreign)} documents in another language than the "
+                f"question's x{languages.FOREIGN_SHARE}"
+            )
+        else:
+            foreign = frozenset()  # every one, or none: nothing to tell apart
     in_path, named = (
         path_words.named(store, terms, {f.row["_path"] for f in fused})
         if lexical > 0
@@ -190,7 +201,18 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                     fusion.composite(f, names, lexical, found.nearness, found.agreed)
                     + (lexical * path_words.POINTS if f.row["_path"] in named else 0.0)
                 )
-                * fusion.share(f, tests, off_frame, notes, legal, generated, manifest, off_share),
+                * fusion.share(
+                    f,
+                    tests,
+                    off_frame,
+                    notes,
+                    legal,
+                    generated,
+                    manifest,
+                    off_share,
+                    foreign,
+                    languages.FOREIGN_SHARE,
+                ),
                 f,
             )
             for f in fused
