@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import docql_sqlite
-from docql_sqlite.search.languages import english_question, foreign_text
+from docql_sqlite.search.languages import english_question, foreign_text, translated_path
 
 EXAMPLE = (
     "```python\nsoup = BeautifulSoup(html_doc, 'html.parser')\n"
@@ -87,3 +87,21 @@ def test_a_document_in_another_language(name: str, foreign: bool) -> None:
         "chinese": "使用 find_all 方法查找所有的标签，这是最常用的方法。\n" * 5,
     }
     assert foreign_text(samples[name]) == foreign
+
+
+@pytest.mark.parametrize(
+    ("path", "marked"),
+    [
+        ("doc/html.ru/index.html", True),
+        ("doc/html.ptbr/index.html", True),
+        ("docs/zh/guide.md", True),
+        ("README.ja.md", True),
+        ("usr/share/man/zh_CN/man1/ls.1.gz", True),
+        ("debian-reference/ch01.zh-cn.html", True),
+        ("doc/html/index.html", False),
+        ("docs/guide/install.md", False),
+        ("src/lib/readme.md", False),
+    ],
+)
+def test_a_translation_is_laid_out_under_its_language(path: str, marked: bool) -> None:
+    assert translated_path(path) == marked

@@ -10,7 +10,8 @@ Latin's (Cyrillic, CJK, Greek, Arabic, …), or when the function words of other
 languages (`de`, `que`, `und`, `les`, …) outnumber English ones three to one. A question
 is in English when it holds an English function word and none of another language's.
 Read per document, once per version of the index (`stats.cached`), for the documents a
-search ranks.
+search ranks whose path names a language (`html.ru/`, `docs/zh/`, `README.ja.md`,
+`man/zh_CN/`): translations are laid out so, and an index in one language pays nothing.
 """
 
 from __future__ import annotations
@@ -106,9 +107,29 @@ def foreign_text(sample: str) -> bool:
     return foreign >= MIN_FOREIGN_WORDS and foreign > 3 * english
 
 
-def foreign_documents(store: Store, doc_ids: set[int]) -> frozenset[int]:
-    """Of `doc_ids`, the documents of prose written in another language than English
-    (code files never: their words are names)."""
+# Codes of languages (ISO 639-1, and a region's `zh-cn`, `pt-br` as one word) that a
+# translation's path names: `html.ru/`, `docs/zh/`, `README.ja.md`, `man/zh_CN/`,
+# `ch01.zh-cn.html`. Only a document whose path has one is read: an index of one
+# language pays nothing (a one-off search reads no text for this).
+LANGUAGE_MARKS = frozenset(
+    "ar bg bn ca cs da de el es et fa fi fr he hi hr hu id it ja ko lt lv ms nb nl no pl "
+    "pt ro ru sk sl sr sv th tr uk vi zh ptbr zhcn zhtw cn tw br hans hant".split()
+)
+_PATH_PARTS = re.compile(r"[/\\._-]+")
+
+
+def translated_path(path: str) -> bool:
+    """Whether `path` names a language the way translations are laid out."""
+    return any(part in LANGUAGE_MARKS for part in _PATH_PARTS.split(path.lower()))
+
+
+def foreign_documents(store: Store, paths: dict[int, str]) -> frozenset[int]:
+    """Of the documents `paths` names (id → path), those of prose written in another
+    language than English (code files never: their words are names), among those whose
+    path names a language (`translated_path`)."""
+    doc_ids = {d for d, path in paths.items() if translated_path(path)}
+    if not doc_ids:
+        return frozenset()
     known: dict[int, bool] = stats.cached(store, ("foreign_documents",), dict)
     missing = sorted(d for d in doc_ids if d not in known)
     if missing:

@@ -176,7 +176,7 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
             )
     foreign: frozenset[int] = frozenset()
     if languages.english_question(text):
-        foreign = languages.foreign_documents(store, {f.row["_doc"] for f in fused})
+        foreign = languages.foreign_documents(store, {f.row["_doc"]: f.row["_path"] for f in fused})
         if foreign and len(foreign) < len({f.row["_doc"] for f in fused}):
             steps.append(
                 f"passages of {len(foreign)} documents in another language than the "
