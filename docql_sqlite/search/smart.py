@@ -175,7 +175,9 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
                 f"where something is implemented)"
             )
     foreign: frozenset[int] = frozenset()
-    if languages.english_question(text):
+    # (not for a passage as query ranked by meaning alone: a translation of what was
+    # pasted is a passage of that meaning)
+    if lexical > 0 and languages.english_question(text):
         foreign = languages.foreign_documents(store, {f.row["_doc"]: f.row["_path"] for f in fused})
         if foreign and len(foreign) < len({f.row["_doc"] for f in fused}):
             steps.append(
