@@ -226,10 +226,12 @@ def _index(
     sniffed = writer.meta(SNIFFED_KEY) != SNIFFED
     if sniffed:
         stored_before = _sniffed_again(stored_before)
-    named = _named_formats()
-    renamed_formats = writer.meta(NAMED_KEY) != named
+    named = dict(sorted(formats().extensions.items()))
+    named_text = json.dumps(named, separators=(",", ":"))
+    named_before = writer.meta(NAMED_KEY)
+    renamed_formats = named_before != named_text
     if renamed_formats:
-        stored_before = _named_again(stored_before, writer.meta(NAMED_KEY), named)
+        stored_before = _named_again(stored_before, named_before, named)
     planned = plan(found, stored_before, failed_before, options)
     planned.report_to(report)
     stored = planned.stored
@@ -259,7 +261,7 @@ def _index(
     if sniffed:
         writer.set_meta(SNIFFED_KEY, SNIFFED)
     if renamed_formats:
-        writer.set_meta(NAMED_KEY, named)
+        writer.set_meta(NAMED_KEY, named_text)
     writer.finish()
 
 
@@ -312,21 +314,16 @@ def _sniffed_again(stored: dict[str, StoredDoc]) -> dict[str, StoredDoc]:
 NAMED_KEY = "formats_by_extension"
 
 
-def _named_formats() -> str:
-    return json.dumps(dict(sorted(formats().extensions.items())), separators=(",", ":"))
-
-
 def _named_again(
-    stored: dict[str, StoredDoc], before: str | None, now: str
+    stored: dict[str, StoredDoc], before: str | None, new: dict[str, str]
 ) -> dict[str, StoredDoc]:
     """`stored` with the documents whose extension names another format than it did
-    (`before`, `now`: `_named_formats`) and another than the one stored marked for a
-    new parse."""
+    (`before`: the map as `meta` kept it, JSON; `new`: extension → format now) and
+    another than the one stored marked for a new parse."""
     try:
         old = json.loads(before) if before else {}
     except ValueError:
         old = {}
-    new = json.loads(now)
     changed = {ext for ext in old.keys() | new.keys() if old.get(ext) != new.get(ext)}
 
     def again(info: StoredDoc) -> bool:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..sqlparams import Params
 from . import stats
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ FOREIGN = (
 # Letters of the Latin script (basic and accented), and letters of any other.
 _LATIN = re.compile(r"[A-Za-z\u00C0-\u024F]")
 _OTHER_LETTER = re.compile(r"[^\W\d_A-Za-z\u00C0-\u024F]")
-_WORD = re.compile(r"[^\W\d_]+")
 _PUNCTUATION = ".,;:!?()[]\"'`«»“”‘’¿¡，。：；！？（）、"
 # A token with these is a piece of a name or a path, not a word of prose.
 _NAME_PIECE = re.compile(r"[._/#\\@→=]")
@@ -133,8 +133,6 @@ def foreign_documents(store: Store, paths: dict[int, str]) -> frozenset[int]:
     known: dict[int, bool] = stats.cached(store, ("foreign_documents",), dict)
     missing = sorted(d for d in doc_ids if d not in known)
     if missing:
-        from ..sqlparams import Params
-
         params = Params(store.dialect)
         ids = params.add("[" + ",".join(map(str, missing)) + "]")
         samples: dict[int, list[str]] = {d: [] for d in missing}

@@ -104,7 +104,6 @@ def ranked(
     limit = COMMON_SHARE * stats.chunk_count(store)
     if not alone and all(sum(int(r[f"h{k}"]) for r in holders) > limit for k in range(len(found))):
         return fusion.Ranked("literal", WEIGHT, [])
-    held = {int(r["id"]): sum(int(r[f"h{k}"]) for k in range(len(found))) for r in holders}
     order = Params(dialect)
     lowered = dialect.ascii_lower("c.content")
     held_words = " + ".join(
@@ -113,8 +112,9 @@ def ranked(
     )
     # more symbols first, then more of the query's words, prose before code, shorter
     by_symbols: dict[int, list[int]] = {}
-    for chunk, n in held.items():
-        by_symbols.setdefault(n, []).append(chunk)
+    for r in holders:
+        n = sum(int(r[f"h{k}"]) for k in range(len(found)))
+        by_symbols.setdefault(n, []).append(int(r["id"]))
     found_rows: list[tuple[int, int]] = []
     for n in sorted(by_symbols, reverse=True):
         group = order.add("[" + ",".join(map(str, by_symbols[n])) + "]")

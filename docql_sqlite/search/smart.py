@@ -178,8 +178,9 @@ def run(store: Store, text: str, opts: ranking.Request) -> list[dict[str, Any]]:
     # (not for a passage as query ranked by meaning alone: a translation of what was
     # pasted is a passage of that meaning)
     if lexical > 0 and languages.english_question(text):
-        foreign = languages.foreign_documents(store, {f.row["_doc"]: f.row["_path"] for f in fused})
-        if foreign and len(foreign) < len({f.row["_doc"] for f in fused}):
+        ranked_paths = {f.row["_doc"]: f.row["_path"] for f in fused}
+        foreign = languages.foreign_documents(store, ranked_paths)
+        if foreign and len(foreign) < len(ranked_paths):
             steps.append(
                 f"passages of {len(foreign)} documents in another language than the "
                 f"question's x{languages.FOREIGN_SHARE}"
