@@ -36,6 +36,9 @@ QUERIES = (
     "$.content.codeblock[*]",
     "$.content.table[*]",
     "$.structure",
+    # a symbol's source: its chunks from its section's first line (the doc comment's)
+    '$.code.class("*")',
+    '$.code.function("*")',
 )
 # Locations in every form `get` reads (datasets/ paths, as the corpus index stores them).
 LOCATIONS = (
