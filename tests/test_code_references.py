@@ -2841,6 +2841,64 @@ def test_a_python_name_bound_to_a_calls_result_calls_its_annotated_class(
     }, found
 
 
+PYTHON_FOREIGN_RESULTS = {
+    # rich in small: the one `match` the index defines is Palette's; the others are
+    # methods of what the standard library's functions return.
+    "rich/palette.py": (
+        "class Palette:\n    def match(self, color):\n        return 0\n\n"
+        "    def update_from(self, other):\n        return self\n"
+    ),
+    "rich/apps/__init__.py": "from rich.palette import Palette\n\napp = Palette()\n",
+    # httplib2's bundled `socks`, imported as `import socks` (then `from . import socks`
+    # when that fails): a top-level definition of the function's name may be the one.
+    "rich/__init__.py": "",
+    "rich/socks.py": "class socksocket:\n    def setproxy(self):\n        pass\n",
+    "rich/proxy.py": (
+        "try:\n    import socks\nexcept ImportError:\n    from . import socks\n\n\n"
+        "def connect():\n    sock = socks.socksocket()\n    sock.setproxy()\n"  # 9
+    ),
+    "rich/color.py": (
+        "import copy\nimport re\nfrom re import compile\n\n"
+        "from rich.apps import app\nfrom rich.palette import Palette\n\n"
+        'RE_COLOR = re.compile("x")\nRE_WORD = compile("y")\nSTANDARD = Palette()\n\n\n'
+        "def parse(text):\n"
+        "    RE_COLOR.match(text)\n"  # 14: re.Pattern's
+        "    RE_WORD.match(text)\n"  # 15: re.Pattern's, by a name from re
+        "    STANDARD.match(text)\n"  # 16: Palette's
+        "    q = copy.copy(STANDARD)\n"
+        "    q.update_from(STANDARD)\n"  # 18: copy returns its argument's class
+        "    a = app.update_from(STANDARD)\n"  # 19: a name of an indexed module: decided as before
+        "    a.match(text)\n"
+    ),
+}
+
+
+def test_what_a_function_of_a_module_the_index_lacks_returns_is_none_of_its_classes(
+    tmp_path: Path,
+) -> None:
+    """rich's `RE_COLOR.match(color)` (`RE_COLOR = re.compile(…)`) was linked to
+    `Palette.match`, the one `match` of the index, and httpx's `log.info(…)` (`log =
+    logging.getLogger(…)`) to a model's `info`: what a function of a module the index
+    lacks returns is that module's, unresolved. `copy.copy`, `copy.deepcopy` and
+    `typing.cast` return their argument's class, so they are decided as before."""
+    _, db = _index_tree(tmp_path, PYTHON_FOREIGN_RESULTS)
+    found = {
+        (line, qualifier, resolution, target)
+        for line, name, qualifier, resolution, target in _calls_in(db, "rich/color.py")
+        if name in ("match", "update_from")
+    }
+    assert found == {
+        (14, "=re.compile()", "unresolved", None),
+        (15, "=compile()", "unresolved", None),
+        (16, "Palette()", "import", "Palette.match"),
+        (18, "=copy.copy()", "import", "Palette.update_from"),
+        (19, "app", "import", "Palette.update_from"),
+        (20, "=app.update_from()", "import", "Palette.match"),
+    }, found
+    setproxy = [c for c in _calls_in(db, "rich/proxy.py") if c[1] == "setproxy"]
+    assert setproxy == [(9, "setproxy", "=socks.socksocket()", "import", "socksocket.setproxy")]
+
+
 TS_TYPED = {
     # rxjs in small: two classes with a `next`; a function that takes a Subscriber, one
     # that makes a Subject.

@@ -134,6 +134,10 @@ _LOCAL, _BY_IMPORT, _UNIQUE, _AMBIGUOUS = (
     RESOLUTIONS.index(r) for r in ("local", "import", "unique", "ambiguous")
 )
 _UNRESOLVED: tuple[int | None, int, int] = (None, RESOLUTIONS.index("unresolved"), 0)
+# Functions of modules an index seldom holds that return a value of their argument's
+# class (typeshed: `def copy(x: _T) -> _T`), which may be the index's: `copy.copy(info)`
+# is still a `FieldInfo` (`_Resolver._python_result`).
+_SAME_VALUE = frozenset(("copy.copy", "copy.deepcopy", "typing.cast", "typing_extensions.cast"))
 # How a staged reference row of kind inherit goes on after its name (`references_json`'s
 # compact JSON: `["Reader",2,12,…`): a name's string ends right before its kind, and no
 # other string of a row is followed by a number.
@@ -2474,6 +2478,25 @@ class _Resolver:
         httpx.Response`); None when the function, its annotation or the class cannot be
         told."""
         owner, _, name = callee.rpartition(".")
+        imported = self.modules.get(owner or name)
+        if (
+            imported
+            and not owner[:1].isupper()
+            and ".".join((*imported, name) if owner else imported) not in _SAME_VALUE
+        ):
+            # `re.compile(…)`, or `compile(…)` after `from re import compile`: a function
+            # of a module the index does not hold returns none of its classes (rich's
+            # `RE_COLOR.match(color)` was `Palette.match`, the one `match` it defines).
+            # (`imported` is the module, `import re`, or a name and the module it is
+            # taken from, `from blueprintapp import app`: either may be the index's. A
+            # module's function of a name the index defines at a file's top level may be
+            # that file's under a second import: httplib2's `import socks`, failing, then
+            # `from . import socks`.)
+            homes = (imported, imported[:-1]) if owner else (imported[:-1],)
+            if not any(home and self._indexed_module("/".join(home)) for home in homes) and (
+                all(d.parent for d in self.definitions.get(name, ()))
+            ):
+                return None, name
         defined = self.definitions.get(name)
         if not defined:
             return None
