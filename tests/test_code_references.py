@@ -964,6 +964,48 @@ def test_a_rust_module_path_reaches_its_file_then_its_folder(tmp_path: Path) -> 
     }, found
 
 
+RUST_REGISTRY = {
+    # Cargo's registry (and Debian's /usr/share/cargo/registry) unpacks each package in a
+    # folder named with its version, and a package's `-` is a crate's `_`.
+    "registry/regex-syntax-0.6.27/src/lib.rs": (
+        "pub mod parser;\npub use crate::parser::ParserBuilder;\n"
+    ),
+    "registry/regex-syntax-0.6.27/src/parser.rs": (
+        "pub struct ParserBuilder {}\n\nimpl ParserBuilder {\n"
+        "    pub fn new() -> ParserBuilder {\n        ParserBuilder {}\n    }\n}\n"
+    ),
+    "registry/other-0.1.0/src/lib.rs": (
+        "pub struct ParserBuilder {}\n\nimpl ParserBuilder {\n"
+        "    pub fn new() -> ParserBuilder {\n        ParserBuilder {}\n    }\n}\n"
+    ),
+    "registry/regex-1.7.1/src/exec.rs": (
+        "use regex_syntax::ParserBuilder;\n\npub fn parse() {\n"
+        "    let _p = ParserBuilder::new();\n}\n"
+    ),
+}
+
+
+def test_a_rust_crate_in_a_registrys_versioned_folder_is_named_by_its_crate(
+    tmp_path: Path,
+) -> None:
+    """`use regex_syntax::ParserBuilder` in regex 1.7.1, with the two crates as Debian's
+    `librust-*-dev` (and `~/.cargo/registry/src`) unpack them, `regex-syntax-0.6.27/`:
+    the folder is the crate `regex_syntax`, so the use and `ParserBuilder::new()` are that
+    crate's, not one of two by name (ambiguous before; clap's examples' `use
+    clap::Parser` likewise, 67 links in clap 4.0.32 + regex 1.7.1)."""
+    _, db = _index_tree(tmp_path, RUST_REGISTRY)
+    found = {
+        (line, name, resolution, target, home)
+        for path, line, name, _, resolution, target, home in _resolved(db, "r.kind IN (0, 3)")
+        if path.endswith("exec.rs")
+    }
+    parser = "registry/regex-syntax-0.6.27/src/parser.rs"
+    assert found == {
+        (1, "ParserBuilder", "import", "ParserBuilder", parser),
+        (4, "new", "import", "ParserBuilder.new", parser),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

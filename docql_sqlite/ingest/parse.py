@@ -194,7 +194,9 @@ from .sections import bounded_title, build_sections
 # file's first node are a menu, install-info's lines around them blanked. rdoc 1: RDoc's
 # markup read (it was plain text). code 44: what a Python function of a module the index
 # lacks returns (`re.compile(…)`, `logging.getLogger(…)`) is none of the index's classes
-# (its references are decided again: rich's `RE_COLOR.match` was `Palette.match`).
+# (its references are decided again: rich's `RE_COLOR.match` was `Palette.match`), and a
+# Rust package's folder as Cargo's registry names it (`regex-syntax-0.6.27`) is its crate
+# (`regex_syntax`).
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,

@@ -3067,8 +3067,23 @@ def path_key(path: str, language: str | None = None) -> str:
     if language == "rust" and parts:
         if parts[-1] in ("mod", "lib", "main") and len(parts) > 1:
             parts = parts[:-1]
-        parts = tuple(p for p in parts if p != "src")
+        parts = tuple(_crate_name(p) for p in parts if p != "src")
     return "/".join(parts)
+
+
+# A package's folder as Cargo unpacks it (`~/.cargo/registry/src/…/regex-1.7.1`, Debian's
+# `/usr/share/cargo/registry/regex-syntax-0.6.27`): its name, then its version.
+_VERSIONED_PACKAGE = re.compile(r"(.+?)-\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?")
+
+
+def _crate_name(folder: str) -> str:
+    """A folder of a Rust path as a `use` path names it: a package's folder by its crate
+    (`regex-syntax-0.6.27` → `regex_syntax`: `use regex_syntax::ast` reached no file of a
+    registry's copy, nor `use regex::Regex` the `regex-1.7.1` crate's own)."""
+    if "-" not in folder:
+        return folder
+    versioned = _VERSIONED_PACKAGE.fullmatch(folder)
+    return (versioned.group(1) if versioned else folder).replace("-", "_")
 
 
 def path_runs(path_without_extension: str) -> frozenset[tuple[str, ...]]:
