@@ -1006,6 +1006,49 @@ def test_a_rust_crate_in_a_registrys_versioned_folder_is_named_by_its_crate(
     }, found
 
 
+GO_MODULE_CACHE = {
+    # `$GOPATH/pkg/mod` holds each module at `path@version`, capitals escaped with `!`.
+    "pkg/mod/github.com/gin-gonic/gin@v1.8.1/gin.go": (
+        "package gin\n\ntype Engine struct{}\n\nfunc New() *Engine { return &Engine{} }\n\n"
+        "func (e *Engine) Run() error { return nil }\n"
+    ),
+    "pkg/mod/github.com/!burnt!sushi/toml@v1.2.0/decode.go": (
+        "package toml\n\nfunc Decode(s string) error { return nil }\n"
+    ),
+    "pkg/mod/github.com/other/gin@v0.1.0/gin.go": "package gin\n\nfunc New() int { return 0 }\n",
+    "app/main.go": (
+        'package main\n\nimport (\n\t"github.com/BurntSushi/toml"\n'
+        '\t"github.com/gin-gonic/gin"\n)\n\n'
+        "func main() {\n"
+        "\tr := gin.New()\n"  # 9
+        '\ttoml.Decode("")\n'  # 10
+        "\tr.Run()\n"  # 11
+        "}\n"
+    ),
+}
+
+
+def test_a_go_module_in_the_module_caches_versioned_folder_is_its_import_path(
+    tmp_path: Path,
+) -> None:
+    """`import "github.com/gin-gonic/gin"` with the module where `go mod download` puts
+    it (`github.com/gin-gonic/gin@v1.8.1/`, `!burnt!sushi` for `BurntSushi`): its
+    functions and its types' methods are that folder's (unresolved before: no folder
+    ended with the import path)."""
+    _, db = _index_tree(tmp_path, GO_MODULE_CACHE)
+    found = {
+        (line, name, resolution, home.split("/mod/", 1)[1])
+        for line, name, _, resolution, _, home in (
+            c[1:] for c in _resolved(db, "r.kind = 0") if c[0] == "app/main.go"
+        )
+    }
+    assert found == {
+        (9, "New", "import", "github.com/gin-gonic/gin@v1.8.1/gin.go"),
+        (10, "Decode", "import", "github.com/!burnt!sushi/toml@v1.2.0/decode.go"),
+        (11, "Run", "import", "github.com/gin-gonic/gin@v1.8.1/gin.go"),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

@@ -3068,7 +3068,18 @@ def path_key(path: str, language: str | None = None) -> str:
         if parts[-1] in ("mod", "lib", "main") and len(parts) > 1:
             parts = parts[:-1]
         parts = tuple(_crate_name(p) for p in parts if p != "src")
+    elif language == "go" and any("@" in p or "!" in p for p in parts):
+        parts = tuple(map(_go_module_folder, parts))
     return "/".join(parts)
+
+
+def _go_module_folder(folder: str) -> str:
+    """A folder of Go's module cache as an import path names it (`$GOPATH/pkg/mod`): the
+    module's with its version cut (`gin@v1.8.1` → `gin`: `import
+    "github.com/gin-gonic/gin"` reached no file of it) and its escaped capitals read
+    (`!burnt!sushi` → `BurntSushi`)."""
+    folder = folder.partition("@")[0]
+    return re.sub(r"!([a-z])", lambda m: m.group(1).upper(), folder) if "!" in folder else folder
 
 
 # A package's folder as Cargo unpacks it (`~/.cargo/registry/src/…/regex-1.7.1`, Debian's
