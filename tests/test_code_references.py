@@ -1049,6 +1049,89 @@ def test_a_go_module_in_the_module_caches_versioned_folder_is_its_import_path(
     }, found
 
 
+RUST_TYPED = {
+    # clap in small: two types with a `get_name`, one with a `render`; a trait of the
+    # index implemented for `String`.
+    "clap/src/builder/command.rs": (
+        "pub struct Command;\n\nimpl Command {\n"
+        "    pub fn new(name: &str) -> Self {\n        Command\n    }\n\n"
+        '    pub fn get_name(&self) -> &str {\n        ""\n    }\n}\n'
+    ),
+    "clap/src/builder/possible_value.rs": (
+        "pub struct PossibleValue;\n\nimpl PossibleValue {\n"
+        '    pub fn get_name(&self) -> &str {\n        ""\n    }\n}\n'
+    ),
+    "clap/src/output/fmt.rs": (
+        "pub trait Colorize {\n    fn colorize(&self) -> u8;\n}\n\n"
+        "impl Colorize for String {\n    fn colorize(&self) -> u8 {\n        0\n    }\n}\n"
+    ),
+    "clap/src/output/help.rs": (
+        "use crate::builder::command::Command;\n"
+        "use crate::builder::possible_value::PossibleValue;\n\n"
+        "pub struct Help<'cmd> {\n    cmd: &'cmd Command,\n}\n\n"
+        "pub fn render<'cmd>(cmd: &'cmd Command, pv: Option<&PossibleValue>, s: String) {\n"
+        "    cmd.get_name();\n"  # 9: a parameter's type through `&'cmd`
+        "    if let Some(pv) = pv {\n"
+        "        pv.get_name();\n"  # 11: `Option<&T>` read as T (the pattern shadows it)
+        "    }\n"
+        "    s.len();\n"  # 13: `String` is no type of the index: unresolved
+        "    s.colorize();\n"  # 14: but an `impl` of the index for it is
+        "    let boxed: Box<PossibleValue> = Box::new(PossibleValue);\n"
+        "    boxed.get_name();\n"  # 16: `Box<T>` calls T's methods
+        '    let made = Command::new("git");\n'
+        "    made.get_name();\n"  # 18: a constructor's `Self`
+        "    let lit = PossibleValue {};\n"
+        "    lit.get_name();\n"  # 20: a struct literal's type
+        "    let names: Vec<&str> = vec![];\n"
+        "    names.iter().map(|c: &Command| c.get_name());\n"  # 22: a closure's parameter
+        "}\n\n"
+        "pub fn any<T: Named>(x: T) {\n"
+        "    x.get_name();\n"  # 26: a type parameter names no type: undecided
+        "}\n\n"
+        "impl<'cmd> Help<'cmd> {\n"
+        "    fn title(&self) -> &str {\n"
+        "        self.cmd.get_name()\n"  # 31: the struct's field's type
+        "    }\n"
+        "}\n\n"
+        "pub struct Wrapper<P> {\n    inner: P,\n}\n\n"
+        "impl<P> Wrapper<P> {\n"
+        "    fn name(&self) -> &str {\n"
+        "        self.inner.get_name()\n"  # 41: a type parameter: undecided
+        "    }\n"
+        "}\n"
+    ),
+}
+
+
+def test_a_rust_value_declared_with_a_type_calls_its_methods(tmp_path: Path) -> None:
+    """clap's `cmd: &'cmd Command` then `cmd.get_name()`: every one of its 66 calls of
+    `get_name` on a parameter or a variable of a known type was
+    ambiguous between `Command::get_name` and `PossibleValue::get_name`. A parameter's or
+    a `let`'s type (through `&'a mut`, `Box`, `Option`), a struct literal's, a
+    constructor's (`Command::new(…)`) and, for `self.cmd.x`, the struct's field's name the
+    type whose method it is; another crate's type (`String`, `Vec`) has none but what an
+    `impl` of the index gives it; a type parameter (`x: T`, `inner: P`) none."""
+    _, db = _index_tree(tmp_path, RUST_TYPED)
+    found = {
+        (line, name, qualifier, resolution, target)
+        for line, name, qualifier, resolution, target in _calls_in(db, "clap/src/output/help.rs")
+        if name in ("get_name", "len", "colorize")
+    }
+    assert found == {
+        (9, "get_name", "Command()", "import", "Command.get_name"),
+        (11, "get_name", "PossibleValue()", "import", "PossibleValue.get_name"),
+        (13, "len", "String()", "unresolved", None),
+        (14, "colorize", "String()", "import", "String.colorize"),
+        (16, "get_name", "PossibleValue()", "import", "PossibleValue.get_name"),
+        (18, "get_name", "Command()", "import", "Command.get_name"),
+        (20, "get_name", "PossibleValue()", "import", "PossibleValue.get_name"),
+        (22, "get_name", "Command()", "import", "Command.get_name"),
+        (26, "get_name", "", "ambiguous", None),
+        (31, "get_name", "Command()", "import", "Command.get_name"),
+        (41, "get_name", "", "ambiguous", None),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }
@@ -1377,20 +1460,21 @@ RUST_MEMBERS = {
     "pub struct ArgGroup;\n\nimpl ArgGroup {\n"
     "    pub fn new(name: &str) -> Self {\n        ArgGroup\n    }\n\n"
     "    pub fn required(self, yes: bool) -> Self {\n        self\n    }\n}\n\n"
-    "mod test {\n    use super::*;\n\n    fn groups(g: ArgGroup) {\n"
+    # (`impl Sized`: a value of no type the rules could name, `code_refs._rust_type`)
+    "mod test {\n    use super::*;\n\n    fn groups(g: impl Sized) {\n"
     "        let g = g.required(true);\n    }\n}\n",
     "clap/src/builder/resettable.rs": "pub trait IntoResettable {}\n",
     # imports the type by name, but two types of builder/ have a `required`: either
     "clap/src/parser/validator.rs": "use crate::builder::Arg;\n\n"
-    "fn check(arg: Arg) -> Arg {\n    arg.required(true)\n}\n",
+    "fn check(arg: impl Sized) -> Arg {\n    arg.required(true)\n}\n",
     # one `render` under output/, whose type the file imports: that one
     "clap/src/output/help.rs": "pub struct Help;\n\nimpl Help {\n"
     "    pub fn render(&self) -> u8 {\n        0\n    }\n}\n",
     "clap/src/parser/error.rs": "use crate::output::Help;\n\n"
-    "fn show(h: Help) -> u8 {\n    h.render()\n}\n",
+    "fn show(h: impl Sized) -> u8 {\n    h.render()\n}\n",
     # imports the folder whole: both types
     "clap/src/output/usage.rs": "use crate::builder::*;\n\n"
-    "fn usage(arg: Arg) -> Arg {\n    arg.required(false)\n}\n",
+    "fn usage(arg: impl Sized) -> Arg {\n    arg.required(false)\n}\n",
 }
 
 
@@ -1739,7 +1823,8 @@ TYPE_MEMBERS = {
         "pub struct JsonArgs;\n\nimpl JsonArgs {\n"
         "    pub fn new() -> Self {\n        JsonArgs\n    }\n\n"
         "    pub fn len(&self) -> usize {\n        0\n    }\n\n"
-        "    pub fn run(&self, definitions: Vec<u8>, other: Vec<u8>) {\n"
+        # (slices: values of no type the rules could name, `code_refs._rust_type`)
+        "    pub fn run(&self, definitions: &[u8], other: &[u8]) {\n"
         "        let e = ValError::new();\n"  # line 18: ValError's member
         "        let a = Arc::new(1);\n"  # 19: a type of another crate: unresolved
         "        definitions.add();\n"  # 20: a variable named like a module
@@ -1912,7 +1997,7 @@ BUILT_IN_METHODS = {
     "web/list.js": "class Stack {\n  push(x) { return x; }\n}\nfunction f(a) {\n  a.push(1);\n}\n",
     "rs/src/url.rs": (
         "pub struct Parts;\n\nimpl Parts {\n    pub fn is_empty(&self) -> bool {\n        true\n"
-        "    }\n}\n\npub fn check(errors: Vec<u8>) -> bool {\n    errors.is_empty()\n}\n"
+        "    }\n}\n\npub fn check(errors: &[u8]) -> bool {\n    errors.is_empty()\n}\n"
     ),
 }
 

@@ -82,6 +82,7 @@ _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute
 _TYPED_PATTERN = (-6, "")  # a Go or Java name declared with a type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
 _OWN_NAME_PATTERN = (-8, "")  # a name a declaration gives, no use (`@own`: Rust's `Item =`)
+_FIELD_PATTERN = (-9, "")  # a Rust struct's field and its type (`@struct`, `@field`, `@type`)
 # The capture that makes a pattern one of these, in the order they are told apart.
 _SPECIAL_CAPTURES = (
     ("import", _IMPORT_PATTERN),
@@ -91,6 +92,7 @@ _SPECIAL_CAPTURES = (
     ("typed", _TYPED_PATTERN),
     ("attr", _ATTRIBUTE_BOUND_PATTERN),
     ("own", _OWN_NAME_PATTERN),
+    ("field", _FIELD_PATTERN),
 )
 
 
@@ -154,6 +156,8 @@ def extract_reference_rows(
     declared: list[dict[str, list[Node]]] = []
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
+    # Rust: (a struct's name, a field's name) → (the field's type, where it is declared).
+    fields: dict[tuple[str, bytes], tuple[bytes, int]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
         if kind < 0:
@@ -186,6 +190,12 @@ def extract_reference_rows(
                     )
             elif kind == -8:  # _OWN_NAME_PATTERN: `Item` of `Iterator<Item = T>`
                 own_names.add(captures["own"][0].start_byte)
+            elif kind == -9:  # _FIELD_PATTERN: `cmd: &'cmd Command` in `struct Help`
+                field_type = _rust_type(src, captures["type"][0])
+                if field_type is not None:
+                    struct, field = captures["struct"][0], captures["field"][0]
+                    member = src[field.start_byte : field.end_byte]
+                    fields[(_text(src, struct), member)] = (field_type, field.start_byte)
             elif kind == -4:  # _RECEIVER_PATTERN: `func (b *Buffer) grow(…)`
                 node = captures["receiver"][0]
                 method = captures["method"][0]  # (captured: `Node.parent` walks the tree)
@@ -348,6 +358,18 @@ def extract_reference_rows(
             )
     if language == "rust":
         refs = _chained(src, found, refs, plain)
+        if declared and plain:
+            declared = _of_classes(src, declared, generics)
+            modules = _bound_names(imports, language)
+            refs = _go_typed(root, src, found, refs, declared, plain, modules, rust=True)
+        # (a struct's type parameter, `parser: P`, names no type: `_of_classes`' rule)
+        typed_fields = {
+            key: type_name.decode("utf-8")
+            for key, (type_name, at) in fields.items()
+            if not any(a <= at < b for a, b in generics.get(type_name, ()))
+        }
+        if typed_fields:
+            refs = _rust_fields(src, found, refs, typed_fields, outline)
     elif language == "ruby":
         refs = _ruby_super(refs, outline)
     elif language == "python":
@@ -418,6 +440,27 @@ def _chained(
     return out
 
 
+def _rust_fields(
+    src: bytes,
+    found: list[tuple[int, int, int, Node, str]],
+    refs: list[ReferenceRow],
+    fields: dict[tuple[str, bytes], str],
+    outline: list[Outlined],
+) -> list[ReferenceRow]:
+    """`refs` with each Rust `self.field.name` qualified `Type()` (`VALUE_OF`) when the
+    method's type (its `impl`'s) is a struct of the file that declares `field` with that
+    type (`cmd: &'cmd Command`, as `_rust_type` reads it). clap's `self.cmd.get_name()`
+    in its help, usage and validator code was ambiguous between two `get_name`s."""
+    symbols = [o.symbol for o in outline if o.symbol is not None]
+
+    def field_type(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        parent = symbols[ref[2]].parent if ref[2] is not None else None
+        return fields.get((parent.rpartition(".")[2], receiver)) if parent else None
+
+    receivers = _plain_receivers(src, found, refs, _SELF_MEMBER_REVERSED)
+    return _retyped(found, refs, field_type, receivers)
+
+
 def _ruby_super(refs: list[ReferenceRow], outline: list[Outlined]) -> list[ReferenceRow]:
     """`refs` with each Ruby `super` made what it calls: the method of the caller's name
     in the parent (`super(x)` in `initialize` calls the superclass's `initialize`:
@@ -470,7 +513,7 @@ def _typed_receivers(
 # Languages whose names are declared with their type (a query's `@typed` patterns), whose
 # members `_go_typed` qualifies by it: Go's `c *Context`, Java's `Logger logger`, C#'s,
 # Kotlin's `val reg: Registry`, Swift's `let x = Foo()`.
-_DECLARED_TYPES = frozenset({"go", "cpp"}) | CLASS_LANGUAGES
+_DECLARED_TYPES = frozenset({"go", "cpp", "rust"}) | CLASS_LANGUAGES
 
 
 # C++ types that are no class a value's members could be looked up in: googletest's
@@ -501,6 +544,7 @@ def _declared(
     src: bytes,
     captures: dict[str, list[Node]],
     typed: dict[bytes, list[tuple[int, int, str]]],
+    rust: bool = False,
 ) -> None:
     """Record a Go name declared with a named type (a match of the query's `@typed`
     patterns) in `typed`: its name → (where it is seen, from and to; the type as written,
@@ -522,6 +566,11 @@ def _declared(
         if called in _GO_BUILT_IN_CALLS:
             return  # `new(T)` has its own pattern; `make`, `len`, … no named type
         type_name = b"=" + b"".join(called.split())
+    elif rust:
+        read = _rust_type(src, captures["type"][0])
+        if read is None:
+            return
+        type_name = read
     else:
         kind = captures["type"][0]
         type_name = b"".join(src[kind.start_byte : kind.end_byte].lstrip(b"*").split())
@@ -532,6 +581,43 @@ def _declared(
             # class the index never holds, whatever it names `string_view` (Abseil)
             type_name = b"std::" + type_name
     typed.setdefault(text, []).append((start, end, type_name.decode("utf-8")))
+
+
+# Rust's wrappers read through: pointers that call their value's methods (auto-deref:
+# `Box<Command>` is read as `Command`), and `Option` and `Result`, whose value a pattern
+# of the same name mostly takes out (`if let Some(arg) = arg { arg.get_name() }`: the
+# pattern's binding is not read); their own methods (`unwrap`, `map`) the index does not
+# define on the type, and are decided as before.
+_RUST_WRAPPERS = frozenset({b"Box", b"Rc", b"Arc", b"Option", b"Result"})
+
+
+def _rust_type(src: bytes, node: Node | None) -> bytes | None:
+    """The type a Rust value declared with the type `node` is of, by its name: `&'a mut
+    T` and `_RUST_WRAPPERS` (`Box<T>`, `Option<&T>`) read through, a generic type by its own name
+    (`Usage<'cmd>`), a path by its last part (`crate::error::Error`); None for `Self`
+    (the impl's type: left to the rules by name), `impl Trait`, `dyn Trait`, a tuple, a
+    slice, a function pointer."""
+    while node is not None:
+        kind = node.type
+        if kind == "reference_type":
+            node = node.child_by_field_name("type")
+        elif kind == "generic_type":
+            base = node.child_by_field_name("type")
+            if base is not None and _rust_type(src, base) in _RUST_WRAPPERS:
+                arguments = node.child_by_field_name("type_arguments")
+                node = (
+                    arguments.named_children[0] if arguments and arguments.named_children else None
+                )
+            else:
+                node = base
+        elif kind == "scoped_type_identifier":
+            node = node.child_by_field_name("name")
+        elif kind in ("type_identifier", "identifier"):
+            text = src[node.start_byte : node.end_byte]
+            return None if text == b"Self" else text
+        else:
+            return None
+    return None
 
 
 def _retyped(
@@ -600,6 +686,7 @@ def _go_typed(
     matches: list[dict[str, list[Node]]],
     plain: dict[int, bytes],
     aliases: set[str] | None = None,
+    rust: bool = False,
 ) -> list[ReferenceRow]:
     """`refs` with each Go member of another object qualified `Type()` (`VALUE_OF`) when
     the object is a name declared with that type where the member is used (`c.JSON(…)`
@@ -619,7 +706,7 @@ def _go_typed(
     for captures in matches:
         name = captures["typed"][0]
         if src[name.start_byte : name.end_byte] in wanted:
-            _declared(src, captures, typed)
+            _declared(src, captures, typed, rust)
         else:
             others.append(captures)
     sources = {
@@ -632,7 +719,7 @@ def _go_typed(
         for captures in others:
             name = captures["typed"][0]
             if src[name.start_byte : name.end_byte] in sources:
-                _declared(src, captures, typed)
+                _declared(src, captures, typed, rust)
 
     def seen_to(start: int) -> int:
         # The innermost block holding the declaration, found going down from the root

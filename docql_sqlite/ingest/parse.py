@@ -197,7 +197,8 @@ from .sections import bounded_title, build_sections
 # (its references are decided again: rich's `RE_COLOR.match` was `Palette.match`), and a
 # Rust package's folder as Cargo's registry names it (`regex-syntax-0.6.27`) is its crate
 # (`regex_syntax`), and a Go module's folder in the module cache (`gin@v1.8.1`) its
-# import path's.
+# import path's; a Rust value declared with a type (a parameter, a `let`, a struct's field:
+# `cmd: &'cmd Command`) calls that type's methods.
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,

@@ -2344,6 +2344,20 @@ class _Resolver:
         if self.family == "go":
             return self._go_member(type_name, name, group, candidates)
         if (
+            self.family == "rust"
+            and self._defined_nowhere(type_name)
+            and type_name not in self.renamed.get(self.doc_id, ())
+        ):  # (`use crate::sys::StaticKey as OsStaticKey` names the index's type)
+            # `s: String`, `v: Vec<u8>`, `buf: &mut termcolor::Buffer`: another crate's
+            # type has none of the index's members but those an `impl` of the index
+            # gives it (`impl Display for String`: its methods' parent is `String`).
+            impls = [d for d in candidates if d.parent.rpartition(".")[2] == type_name]
+            return (
+                self._one_of(impls, candidates)
+                if impls
+                else (None, _UNRESOLVED[1], len(candidates))
+            )
+        if (
             self.family in ("python", "typescript", "cpp") or self.family in CLASS_LANGUAGES
         ) and self._defined_nowhere(type_name):
             # `new Map()`, `ValueError(…)`, `argparse.ArgumentParser()`, C++'s
