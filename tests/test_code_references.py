@@ -1132,6 +1132,75 @@ def test_a_rust_value_declared_with_a_type_calls_its_methods(tmp_path: Path) -> 
     }, found
 
 
+OBJECT_FIELDS = {
+    # Two types with a `get` each; a type whose fields hold one of each.
+    "go/srv/client.go": (
+        "package srv\n\ntype Client struct{}\n\nfunc (c *Client) Get() {}\n\n"
+        "type Cache struct{}\n\nfunc (c *Cache) Get() {}\n"
+    ),
+    "go/srv/server.go": (
+        'package srv\n\nimport "sync"\n\n'
+        "type Server struct {\n\tclient *Client\n\tcache  Cache\n\tmu     sync.Mutex\n}\n\n"
+        "func (s *Server) Run(other *Server) {\n"
+        "\ts.client.Get()\n"  # 12: the field's type's
+        "\ts.cache.Get()\n"  # 13
+        "\ts.mu.Unlock()\n"  # 14: a package the index lacks: unresolved
+        "\tother.client.Get()\n"  # 15: another object's field: undecided
+        "}\n"
+    ),
+    "ts/a.ts": (
+        "export class HttpClient {\n  get(url: string): string { return url; }\n}\n"
+        "export class Cache {\n  get(key: string): string { return key; }\n}\n"
+    ),
+    "ts/service.ts": (
+        'import { HttpClient, Cache } from "./a";\n\n'
+        "export class Service {\n"
+        "  private readonly client: HttpClient;\n"
+        "  constructor(private cache: Cache) {\n"
+        "    this.client = new HttpClient();\n"
+        "  }\n"
+        "  fetch(u: string) {\n"
+        "    this.client.get(u);\n"  # 9: the field's class's
+        "    this.cache.get(u);\n"  # 10: a constructor's parameter property's
+        "  }\n"
+        "}\n"
+    ),
+    "java/Client.java": "class Client { void get() {} }\n",
+    "java/Cache.java": "class Cache { void get() {} }\n",
+    "java/Server.java": (
+        "class Server {\n  private Client client;\n  private Cache cache;\n"
+        "  void run() {\n"
+        "    this.client.get();\n"  # 5: `this.client` is the field, as `client` is
+        "    cache.get();\n"  # 6
+        "  }\n}\n"
+    ),
+}
+
+
+def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -> None:
+    """Go's `s.client.Get()` in a method whose receiver is `s *Server`, TypeScript's
+    `this.client.get(…)` (`private client: HttpClient`, `constructor(private cache:
+    Cache)`), Java's `this.client.get()`: the member of the type the object's field is
+    declared with (Go's `net`, `bufio`, `bytes`, `encoding`, cobra: 215 calls linked, 247 links of
+    `s.mu.Unlock()` to `transport.go`'s `Unlock` gone — `sync` is not indexed)."""
+    _, db = _index_tree(tmp_path, OBJECT_FIELDS)
+    found = {
+        (path, line, qualifier, resolution, target)
+        for path, line, name, qualifier, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if name.lower() in ("get", "unlock")
+    }
+    assert found == {
+        ("go/srv/server.go", 12, "Client()", "import", "Client.Get"),
+        ("go/srv/server.go", 13, "Cache()", "import", "Cache.Get"),
+        ("go/srv/server.go", 14, "sync.Mutex()", "unresolved", None),
+        ("go/srv/server.go", 15, "", "ambiguous", None),
+        ("ts/service.ts", 9, "HttpClient()", "import", "HttpClient.get"),
+        ("ts/service.ts", 10, "Cache()", "import", "Cache.get"),
+        ("java/Server.java", 5, "Client()", "import", "Client.get"),
+        ("java/Server.java", 6, "Cache()", "import", "Cache.get"),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

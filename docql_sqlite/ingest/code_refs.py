@@ -191,7 +191,14 @@ def extract_reference_rows(
             elif kind == -8:  # _OWN_NAME_PATTERN: `Item` of `Iterator<Item = T>`
                 own_names.add(captures["own"][0].start_byte)
             elif kind == -9:  # _FIELD_PATTERN: `cmd: &'cmd Command` in `struct Help`
-                field_type = _rust_type(src, captures["type"][0])
+                type_node = captures["type"][0]
+                field_type = (
+                    _rust_type(src, type_node)
+                    if language == "rust"
+                    else b"".join(
+                        src[type_node.start_byte : type_node.end_byte].lstrip(b"*").split()
+                    )
+                )
                 if field_type is not None:
                     struct, field = captures["struct"][0], captures["field"][0]
                     member = src[field.start_byte : field.end_byte]
@@ -362,14 +369,6 @@ def extract_reference_rows(
             declared = _of_classes(src, declared, generics)
             modules = _bound_names(imports, language)
             refs = _go_typed(root, src, found, refs, declared, plain, modules, rust=True)
-        # (a struct's type parameter, `parser: P`, names no type: `_of_classes`' rule)
-        typed_fields = {
-            key: type_name.decode("utf-8")
-            for key, (type_name, at) in fields.items()
-            if not any(a <= at < b for a, b in generics.get(type_name, ()))
-        }
-        if typed_fields:
-            refs = _rust_fields(src, found, refs, typed_fields, outline)
     elif language == "ruby":
         refs = _ruby_super(refs, outline)
     elif language == "python":
@@ -388,15 +387,33 @@ def extract_reference_rows(
             )
         if typed and refs:
             refs = _without_aliases(refs, typed, bounds, owners)
-    elif declared and plain and language in _DECLARED_TYPES:
+    elif declared and language in _DECLARED_TYPES:
         if language == "cpp":
             declared = _of_classes(src, declared, generics)
-        refs = _go_typed(root, src, found, refs, declared, plain, _bound_names(imports, language))
+        if language in CLASS_LANGUAGES:
+            # `this.client.get()` (Swift's `self.client`): the class's field, declared in
+            # its body, as the bare `client.get()` is.
+            members = _plain_receivers(
+                src, found, refs, _SELF_MEMBER_REVERSED if language == "swift" else _THIS_MEMBER
+            )
+            plain = {**plain, **members} if members else plain
+        if plain:
+            modules = _bound_names(imports, language)
+            refs = _go_typed(root, src, found, refs, declared, plain, modules)
     elif typed:  # JavaScript and TypeScript: as Python's names
         if generics:
             typed = _without_type_parameters(typed, generics)
         modules = _bound_names(imports, language)
         refs = _py_bound(found, refs, typed, outline, bounds, owners, modules, plain)
+    if fields:
+        # (a type parameter, Rust's `parser: P`, names no type: `_of_classes`' rule)
+        typed_fields = {
+            key: type_name.decode("utf-8")
+            for key, (type_name, at) in fields.items()
+            if not any(a <= at < b for a, b in generics.get(type_name, ()))
+        }
+        if typed_fields:
+            refs = _field_members(src, found, refs, typed_fields, outline, language, receivers)
     if import_refs:  # merge the import references in: by start, imports first
         starts = [f[0] for f in found] + import_starts
         refs += import_refs
@@ -440,25 +457,56 @@ def _chained(
     return out
 
 
-def _rust_fields(
+def _field_members(
     src: bytes,
     found: list[tuple[int, int, int, Node, str]],
     refs: list[ReferenceRow],
     fields: dict[tuple[str, bytes], str],
     outline: list[Outlined],
+    language: str,
+    receivers: list[tuple[int, int, bytes]],
 ) -> list[ReferenceRow]:
-    """`refs` with each Rust `self.field.name` qualified `Type()` (`VALUE_OF`) when the
-    method's type (its `impl`'s) is a struct of the file that declares `field` with that
-    type (`cmd: &'cmd Command`, as `_rust_type` reads it). clap's `self.cmd.get_name()`
-    in its help, usage and validator code was ambiguous between two `get_name`s."""
+    """`refs` with each member of a field of the method's own object qualified `Type()`
+    (`VALUE_OF`) when the method's type declares the field with that type: Rust's
+    `self.cmd.get_name()` (`cmd: &'cmd Command` in the struct of its `impl`, as
+    `_rust_type` reads it), TypeScript's `this.client.get(…)` (`private client:
+    HttpClient`, or a constructor's `private cache: Cache`), Go's `s.client.Get()` in a
+    method whose receiver is `s *Server` (`client *Client` in `type Server struct`).
+    clap's `self.cmd.get_name()` in its help, usage and validator code was ambiguous
+    between two `get_name`s, and so were gin's and Angular-style services' calls."""
     symbols = [o.symbol for o in outline if o.symbol is not None]
 
-    def field_type(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+    def owner(ref: ReferenceRow) -> str:
         parent = symbols[ref[2]].parent if ref[2] is not None else None
-        return fields.get((parent.rpartition(".")[2], receiver)) if parent else None
+        return parent.rpartition(".")[2] if parent else ""
 
-    receivers = _plain_receivers(src, found, refs, _SELF_MEMBER_REVERSED)
-    return _retyped(found, refs, field_type, receivers)
+    if language != "go":
+        pattern = _SELF_MEMBER_REVERSED if language == "rust" else _THIS_MEMBER
+
+        def field_type(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+            return fields.get((owner(ref), receiver))
+
+        return _retyped(found, refs, field_type, _plain_receivers(src, found, refs, pattern))
+    # Go: the object is the method's receiver, whatever its name.
+    methods = sorted(receivers)
+    starts = [start for start, _, _ in methods]
+    reverse, size = src[::-1], len(src)
+    out = refs
+    for i, (entry, ref) in enumerate(zip(found, refs)):
+        if ref[6] != OTHER_OBJECT:
+            continue
+        match = _OBJECT_FIELD.match(reverse, size - entry[0])
+        if match is None:
+            continue
+        k = bisect_right(starts, entry[0]) - 1
+        if k < 0 or entry[0] >= methods[k][1] or methods[k][2] != match.group(2)[::-1]:
+            continue
+        type_name = fields.get((owner(ref), match.group(1)[::-1]))
+        if type_name:
+            if out is refs:
+                out = list(refs)
+            out[i] = (*ref[:6], type_name + VALUE_OF)
+    return out
 
 
 def _ruby_super(refs: list[ReferenceRow], outline: list[Outlined]) -> list[ReferenceRow]:
@@ -1075,6 +1123,11 @@ def _py_attributes(
 
 # `self.attr.` written before a name, reversed: the attribute's name (reversed) is group 1.
 _SELF_MEMBER_REVERSED = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*fles(?![\w.])")
+# `object.attr.` written before a name, reversed: the attribute (group 1) and the object
+# (group 2), a plain name (Go's receiver).
+_OBJECT_FIELD = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*(\w*[A-Za-z_])(?![\w.])")
+# `this.attr.` written before a name, reversed (Java, C#, Kotlin, TypeScript).
+_THIS_MEMBER = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*siht(?![\w.])")
 
 
 _PARAM_NAME = re.compile(r"[(,]\s*\**\s*([A-Za-z_]\w*)")

@@ -198,7 +198,8 @@ from .sections import bounded_title, build_sections
 # Rust package's folder as Cargo's registry names it (`regex-syntax-0.6.27`) is its crate
 # (`regex_syntax`), and a Go module's folder in the module cache (`gin@v1.8.1`) its
 # import path's; a Rust value declared with a type (a parameter, a `let`, a struct's field:
-# `cmd: &'cmd Command`) calls that type's methods.
+# `cmd: &'cmd Command`) calls that type's methods, and so does a field of a method's own
+# object (`self.cmd`, Go's `s.client`, `this.client`) declared with a type.
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,

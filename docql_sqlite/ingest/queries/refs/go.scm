@@ -69,3 +69,12 @@
       arguments: (argument_list . [(type_identifier) (qualified_type)] @type .))
     (call_expression
       function: [(identifier) (selector_expression operand: (identifier))] @result)])) @bind
+; A struct's field and its type (`client *Client` in `type Server struct`): `s.client.x`
+; in a method whose receiver is `s *Server` is a member of that type
+; (`code_refs._field_members`).
+(type_spec
+  name: (type_identifier) @struct
+  type: (struct_type (field_declaration_list (field_declaration
+    name: (field_identifier) @field
+    type: [(type_identifier) (qualified_type)
+           (pointer_type [(type_identifier) (qualified_type)])] @type))))

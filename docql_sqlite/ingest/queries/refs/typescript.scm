@@ -41,3 +41,22 @@
 (required_parameter pattern: (identifier) @typed type: (type_annotation) @type) @bind
 (optional_parameter pattern: (identifier) @typed type: (type_annotation) @type) @bind
 (variable_declarator name: (identifier) @typed) @bind
+; A class's field and its type (`private client: HttpClient`, a constructor's parameter
+; property `constructor(private cache: Cache)`): `this.client.x` in its methods is a
+; member of that type (`code_refs._field_members`).
+(class_declaration
+  name: (type_identifier) @struct
+  body: (class_body (public_field_definition
+    name: (property_identifier) @field
+    type: (type_annotation [(type_identifier) @type
+                            (generic_type name: (type_identifier) @type)]))))
+(class_declaration
+  name: (type_identifier) @struct
+  body: (class_body (method_definition
+    name: (property_identifier) @_constructor
+    parameters: (formal_parameters (required_parameter
+      (accessibility_modifier)
+      pattern: (identifier) @field
+      type: (type_annotation [(type_identifier) @type
+                              (generic_type name: (type_identifier) @type)]))))
+  (#eq? @_constructor "constructor")))
