@@ -1201,6 +1201,62 @@ def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -
     }, found
 
 
+PYTHON_BASES = {
+    # starlette in small: a generic base class; pydantic's tests in small: a `Bar` of
+    # one base in one test file and of another in another.
+    "st/datastructures.py": (
+        "import typing\n\n_K = typing.TypeVar('_K')\n\n\n"
+        "class ImmutableMultiDict(typing.Mapping[_K, str]):\n"
+        "    def keys(self):\n        return []\n\n\n"
+        "class MultiDict(ImmutableMultiDict[typing.Any, typing.Any]):\n"  # 11
+        "    def update(self, other):\n"
+        "        value = MultiDict(other)\n"
+        "        return value.keys()\n"  # 14: the generic base's
+    ),
+    "pd/main.py": "class BaseModel:\n    def model_dump(self):\n        return {}\n",
+    "pd/root.py": (
+        "from pd.main import BaseModel\n\n\n"
+        "class RootModel(BaseModel):\n    def model_dump(self):\n        return []\n"
+    ),
+    "tests/test_root.py": (
+        "from pd.root import RootModel\n\n\nclass Bar(RootModel[int]):\n    pass\n"
+    ),
+    "tests/test_main.py": (
+        "from pd.main import BaseModel\n\n\n"
+        "def test_dump():\n"
+        "    class Bar(BaseModel):\n        c: int\n\n"
+        "    m = Bar(c=3)\n"
+        "    m.model_dump()\n"  # 9: this file's Bar's base's, not test_root.py's
+    ),
+}
+
+
+def test_a_python_generic_base_is_a_base_and_a_files_own_class_is_its_own(
+    tmp_path: Path,
+) -> None:
+    """starlette's `class MultiDict(ImmutableMultiDict[typing.Any, typing.Any])`: the
+    subscripted base was no `inherit` reference and its signature's bases read `Any`, so
+    `MultiDict(…).keys()` found no member; pydantic's tests' `Bar(BaseModel)` in one file
+    and `Bar(RootModel[int])` in another made `m.model_dump()` ambiguous (245 calls of
+    pydantic's tests linked once the file's own class's bases come first)."""
+    _, db = _index_tree(tmp_path, PYTHON_BASES)
+    inherits = {
+        (path, line, name, resolution)
+        for path, line, name, _, resolution, _, _ in _resolved(db, "r.kind = 2")
+    }
+    assert ("st/datastructures.py", 11, "ImmutableMultiDict", "local") in inherits
+    assert ("tests/test_root.py", 4, "RootModel", "import") in inherits
+    calls = {
+        (path, line, name, resolution, target)
+        for path, line, name, _, resolution, target, _ in _resolved(db, "r.kind = 0")
+        if name in ("keys", "model_dump")
+    }
+    assert calls == {
+        ("st/datastructures.py", 14, "keys", "local", "ImmutableMultiDict.keys"),
+        ("tests/test_main.py", 9, "model_dump", "import", "BaseModel.model_dump"),
+    }, calls
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

@@ -199,7 +199,8 @@ from .sections import bounded_title, build_sections
 # (`regex_syntax`), and a Go module's folder in the module cache (`gin@v1.8.1`) its
 # import path's; a Rust value declared with a type (a parameter, a `let`, a struct's field:
 # `cmd: &'cmd Command`) calls that type's methods, and so does a field of a method's own
-# object (`self.cmd`, Go's `s.client`, `this.client`) declared with a type.
+# object (`self.cmd`, Go's `s.client`, `this.client`) declared with a type; a Python
+# class's generic base (`class MultiDict(ImmutableMultiDict[K, V])`) is an `inherit` use.
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,

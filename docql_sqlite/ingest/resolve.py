@@ -941,6 +941,7 @@ EMBED_DEPTH = 3
 # How many levels of Python base classes a member is looked for in (`_inherited`).
 INHERIT_DEPTH = 4
 _BASE = re.compile(r"\(([^()]*)\)\s*:?\s*$")
+_SUBSCRIPT = re.compile(r"\[[^\[\]]*\]")  # a base's type arguments, innermost first
 
 
 def _python_bases(rows: Any) -> dict[str, frozenset[str]]:
@@ -967,13 +968,21 @@ def _bases_by_signature(
 
 def _python_base_names(signature: str | None) -> set[str]:
     """The names of the bases a Python class's signature writes (`class Blueprint(
-    sansio.Blueprint, metaclass=M)` → `Blueprint`)."""
+    sansio.Blueprint, metaclass=M)` → `Blueprint`; a generic base by its own name,
+    `class MultiDict(ImmutableMultiDict[typing.Any, typing.Any])` → `ImmutableMultiDict`,
+    where its type arguments gave `Any`)."""
     written = _BASE.search(signature or "")
     if written is None:
         return set()
+    text = written.group(1)
+    while "[" in text:
+        unsubscripted = _SUBSCRIPT.sub("", text)
+        if unsubscripted == text:
+            break
+        text = unsubscripted
     return {
         base
-        for part in written.group(1).split(",")
+        for part in text.split(",")
         if (base := part.strip().rpartition(".")[2]).isidentifier() and "=" not in part
     }
 
@@ -1261,6 +1270,8 @@ class _Resolver:
         # Python: a class's name → the names of its bases, from the index's class
         # signatures (`class Flask(App)`), read once per pass on demand (`_inherited`).
         self._bases: dict[str, dict[str, frozenset[str]]] = {}  # by language family
+        # Python: (a class's name, its file) → its bases' names (`_python_bases_of`).
+        self._doc_bases: dict[tuple[str, int], frozenset[str]] | None = None
         # A function's id → the type its signature says it returns ("" for none): Go's
         # first result, Python's return annotation; read on demand (`_result_of`).
         self._results: dict[int, str] = {}
@@ -2051,7 +2062,9 @@ class _Resolver:
             companion = type_name + ".Companion"
             members = [d for d in candidates if d.parent.endswith(companion)]
         if not members and self.family in _BASES_READ:
-            members = self._inherited(type_name, candidates)
+            # (a Python class of this file's name: its own bases first)
+            home = self.doc_id if self.family == "python" else None
+            members = self._inherited(type_name, candidates, home)
         if len(members) > 1:
             # the type the file imports, else its own type of that name (Sphinx's C and
             # C++ domains each have a `Symbol` calling `Symbol.debug_print(…)`: 138 calls
@@ -2071,12 +2084,17 @@ class _Resolver:
             members = members[-1:]
         return members
 
-    def _inherited(self, type_name: str, candidates: list[_Def]) -> list[_Def]:
+    def _inherited(
+        self, type_name: str, candidates: list[_Def], home: int | None = None
+    ) -> list[_Def]:
         """The candidates that are members of the nearest bases of the Python or
         JavaScript/TypeScript classes named `type_name` that have any (`app.route` on a
         `Flask()` is `Scaffold.route`: `class Flask(App)`, `class App(Scaffold)`;
         `subject.pipe()` is `Observable.pipe`: `class Subject<T> extends Observable<T>`),
-        by the classes' names, at most INHERIT_DEPTH levels up; [] when none is."""
+        by the classes' names, at most INHERIT_DEPTH levels up; [] when none is. `home`:
+        the file of the Python class meant, whose own bases are the first level when it
+        writes any (pydantic's tests define a `Bar` of `BaseModel` in one test and of
+        `RootModel[int]` in another: `Bar().model_dump()` is the file's own `Bar`'s)."""
         bases = self._bases.get(self.family)
         if bases is None:
             if self.family in CLASS_LANGUAGES or self.family == "php":
@@ -2087,7 +2105,8 @@ class _Resolver:
                 bases = (_python_bases if self.family == "python" else _script_bases)(self.rows)
             self._bases[self.family] = bases
         seen = {type_name}
-        level = set(bases.get(type_name, ())) - seen
+        own = self._python_bases_of(type_name, home) if home is not None else None
+        level = set(own if own else bases.get(type_name, frozenset())) - seen
         for _ in range(INHERIT_DEPTH):
             if not level:
                 break
@@ -2097,6 +2116,21 @@ class _Resolver:
             seen |= level
             level = {b for name in level for b in bases.get(name, ())} - seen
         return []
+
+    def _python_bases_of(self, name: str, doc_id: int) -> frozenset[str] | None:
+        """The bases the Python classes named `name` in the file `doc_id` write (all of
+        them when it defines several), None when it defines none that writes any."""
+        if self._doc_bases is None:
+            found: dict[tuple[str, int], set[str]] = defaultdict(set)
+            for class_name, doc, signature in self.rows(
+                "SELECT name, doc_id, signature FROM symbols WHERE kind = 'class' "
+                "AND language = 'python' AND signature LIKE '%(%'"
+            ):
+                found[(class_name, doc)].update(
+                    b for b in _python_base_names(signature) if b != class_name
+                )
+            self._doc_bases = {key: frozenset(names) for key, names in found.items() if names}
+        return self._doc_bases.get((name, doc_id))
 
     def _item_of_module(
         self, qualifier: str, candidates: list[_Def]
@@ -2479,7 +2513,9 @@ class _Resolver:
         members = [
             d for d in candidates if d.parent.rpartition(".")[2] == name and d.doc_id == home
         ]
-        members = members or self._inherited(name, candidates) or self._members(name, candidates)
+        members = (
+            members or self._inherited(name, candidates, home) or self._members(name, candidates)
+        )
         if len(members) > 1 and len({(d.doc_id, d.parent) for d in members}) == 1:
             members = members[-1:]  # overloads: the implementation
         return self._one_of(members, candidates)

@@ -5,6 +5,10 @@
 (class_definition superclasses: (argument_list (identifier) @name)) @reference.inherit
 (class_definition
   superclasses: (argument_list (attribute attribute: (identifier) @name))) @reference.inherit
+; A generic base (`ImmutableMultiDict[str, str]`, `typing.Mapping[K, V]`, `Generic[T]`):
+; the class it names; its type arguments are type uses.
+(class_definition superclasses: (argument_list (subscript
+  value: [(identifier) @name (attribute attribute: (identifier) @name)]))) @reference.inherit
 
 (type (identifier) @name) @reference.type
 (type (attribute attribute: (identifier) @name)) @reference.type
