@@ -594,6 +594,17 @@ def test_refs_phases_smoke_times_each_phase_of_a_run_with_references(tmp_path: P
     assert {"extract_references", "pass", "query cursor"} <= set(result["phases_cpu_s"])
 
 
+def test_refs_oracle_smoke_agrees_with_jedi(tmp_path: Path) -> None:
+    """benchmarks/refs_oracle.py on datasets/code/python: every call docql links and Jedi
+    answers agrees with Jedi's `goto` (C7), and of the calls Jedi links docql leaves only
+    the two on `c = self.cursor` (an alias of an attribute) undecided; `self.cursor =
+    DocQLLexer.Cursor(…)`, a nested class, types the seven others."""
+    pytest.importorskip("jedi", reason="the oracle of refs_oracle.py (the test group)")
+    result = run_smoke("refs_oracle.py", tmp_path)
+    assert result["precision"] == 1.0, result["samples"]
+    assert result["counts"]["link agree"] >= 44 and result["missed"] == 2, result
+
+
 def test_row_cost_smoke(tmp_path: Path) -> None:
     """The writer replayed from a dump and the work after the parse, on datasets/en + zh:
     every Markdown file of the two trees parsed, dumped and written."""

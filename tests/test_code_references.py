@@ -1257,6 +1257,37 @@ def test_a_python_generic_base_is_a_base_and_a_files_own_class_is_its_own(
     }, calls
 
 
+NESTED_CLASSES = {
+    # datasets/code's lexer in small: a cursor class nested in the lexer, and another
+    # `peek` elsewhere.
+    "lex/lexer.py": (
+        "class Lexer:\n"
+        "    class Cursor:\n"
+        "        def peek(self):\n            return ''\n\n"
+        "    def __init__(self, text):\n"
+        "        self.cursor = Lexer.Cursor(text)\n\n"
+        "    def next(self, ctx):\n"
+        "        self.cursor.peek()\n"  # 10: the nested class's
+        "        sem = ctx.Semaphore(0)\n"
+        "        sem.peek()\n"  # 12: a factory's value (lower-case owner): undecided
+    ),
+    "lex/stream.py": "class Stream:\n    def peek(self):\n        return b''\n",
+}
+
+
+def test_a_python_attribute_bound_to_a_nested_class_calls_its_methods(tmp_path: Path) -> None:
+    """`self.cursor = DocQLLexer.Cursor(source)` then `self.cursor.peek()`: `Outer.Inner(…)`
+    (capitalised: a class by Python's naming convention) is the nested class, whose
+    methods' parent is `Outer.Inner`; it was dropped as a method call's value, and the
+    seven `peek` calls of datasets/code's lexer were ambiguous (refs_oracle.py's smoke)."""
+    _, db = _index_tree(tmp_path, NESTED_CLASSES)
+    found = {c for c in _calls_in(db, "lex/lexer.py") if c[1] == "peek"}
+    assert found == {
+        (10, "peek", "Lexer.Cursor()", "local", "Lexer.Cursor.peek"),
+        (12, "peek", "", "ambiguous", None),
+    }, found
+
+
 RUST_USES = """\
 use std::io;
 struct Foo { a: u32 }

@@ -970,14 +970,20 @@ def _of_modules(
     bound: dict[bytes, list[tuple[int, int, str]]], modules: set[str]
 ) -> dict[bytes, list[tuple[int, int, str]]]:
     """`bound` with a class written `x.Foo` kept only when `x` is a module the file
-    imports (`threading.Thread()`); else the value of a method call (`ctx.Semaphore(0)`
-    is a context's factory), of no known class."""
+    imports (`threading.Thread()`) or a class (`DocQLLexer.Cursor(…)`, a nested class:
+    capitalised, by Python's naming convention); else the value of a method call
+    (`ctx.Semaphore(0)` is a context's factory), of no known class."""
     return {
         name: [
             (
                 a,
                 b,
-                cls if "." not in cls or cls[0] == "=" or cls.partition(".")[0] in modules else "",
+                cls
+                if "." not in cls
+                or cls[0] == "="
+                or (outer := cls.partition(".")[0]) in modules
+                or outer[:1].isupper()
+                else "",
             )
             for a, b, cls in places
         ]

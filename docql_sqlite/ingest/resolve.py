@@ -2484,7 +2484,14 @@ class _Resolver:
             source = source or (package if package in self.package_roots else "")
         if not source:
             if package:
-                return None
+                # `DocQLLexer.Cursor(…)`: a class nested in a class (no module of that
+                # name), whose methods' parent is the qualified name
+                nested = [
+                    d
+                    for d in candidates
+                    if d.parent == type_name or d.parent.endswith("." + type_name)
+                ]
+                return self._one_of(nested, candidates) if nested else None
             # a class of this file's, before any other of that name
             members = self._members(name, candidates)
             return self._one_of(
