@@ -200,7 +200,8 @@ from .sections import bounded_title, build_sections
 # import path's; a Rust value declared with a type (a parameter, a `let`, a struct's field:
 # `cmd: &'cmd Command`) calls that type's methods, and so does a field of a method's own
 # object (`self.cmd`, Go's `s.client`, `this.client`) declared with a type; a Python
-# class's generic base (`class MultiDict(ImmutableMultiDict[K, V])`) is an `inherit` use.
+# class's generic base (`class MultiDict(ImmutableMultiDict[K, V])`) is an `inherit` use,
+# and an attribute bound to a nested class (`self.cursor = Lexer.Cursor(…)`) its value.
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,
