@@ -82,7 +82,7 @@ _ATTRIBUTE_PATTERN = (-5, "")  # a Rust attribute's argument tokens (`@attribute
 _TYPED_PATTERN = (-6, "")  # a Go or Java name declared with a type (`@typed`, `@type`, `@scope`)
 _ATTRIBUTE_BOUND_PATTERN = (-7, "")  # a Python `self.x = …` (`@self`, `@attr`, `@bind`)
 _OWN_NAME_PATTERN = (-8, "")  # a name a declaration gives, no use (`@own`: Rust's `Item =`)
-_FIELD_PATTERN = (-9, "")  # a Rust struct's field and its type (`@struct`, `@field`, `@type`)
+_FIELD_PATTERN = (-9, "")  # a type's field and its type (`@struct`, `@field`, `@type`)
 # The capture that makes a pattern one of these, in the order they are told apart.
 _SPECIAL_CAPTURES = (
     ("import", _IMPORT_PATTERN),
@@ -156,7 +156,8 @@ def extract_reference_rows(
     declared: list[dict[str, list[Node]]] = []
     # Python: `self.x = …` → the same, by the attribute's name.
     attributes_bound: dict[bytes, list[tuple[int, int, str]]] = {}
-    # Rust: (a struct's name, a field's name) → (the field's type, where it is declared).
+    # Rust, Go, TypeScript: (a type's name, a field's name) → (the field's type, where it
+    # is declared), for `self.field.x` (`_field_members`).
     fields: dict[tuple[str, bytes], tuple[bytes, int]] = {}
     for pattern, captures in matches:
         kind, suffix = kinds.get(pattern) or _learn(kinds, pattern, captures)
@@ -473,7 +474,8 @@ def _field_members(
     HttpClient`, or a constructor's `private cache: Cache`), Go's `s.client.Get()` in a
     method whose receiver is `s *Server` (`client *Client` in `type Server struct`).
     clap's `self.cmd.get_name()` in its help, usage and validator code was ambiguous
-    between two `get_name`s, and so were gin's and Angular-style services' calls."""
+    between two `get_name`s; Go's `s.mu.Unlock()` on a `sync.Mutex` field was the one
+    `Unlock` of `net/http`'s `transport.go`."""
     symbols = [o.symbol for o in outline if o.symbol is not None]
 
     def owner(ref: ReferenceRow) -> str:
@@ -596,7 +598,8 @@ def _declared(
 ) -> None:
     """Record a Go name declared with a named type (a match of the query's `@typed`
     patterns) in `typed`: its name → (where it is seen, from and to; the type as written,
-    without its `*`: `Context`, `http.Request`)."""
+    without its `*`: `Context`, `http.Request`; `rust`: the type as `_rust_type` reads
+    it, `&'cmd Command` → `Command`)."""
     new = captures.get("new")
     if new is not None and src[new[0].start_byte : new[0].end_byte] != b"new":
         return  # `make(T)`, `f(T)`: a call that takes a type, not `new(T)`
@@ -745,7 +748,9 @@ def _go_typed(
     `c.JSON(…)` calls on a `*Context` were ambiguous between three `JSON` methods. A
     variable is seen to the end of the innermost block around its declaration (the
     file, for a package's), found in the tree for the names used as receivers only.
-    `matches`: the query's matches of declarations; `plain`: `_qualifiers`' receivers."""
+    `matches`: the query's matches of declarations; `plain`: `_qualifiers`' receivers;
+    `rust`: the declarations are Rust's, their types read by `_rust_type` (`cmd: &'cmd
+    Command` → `Command`); Java's, C#'s, Kotlin's, Swift's and C++'s are read as Go's."""
     # The declarations of the names used as receivers, and of the names their values
     # come from (`x := c.Copy()` before `x.m()`: `c`'s too).
     wanted = {name[::-1] for name in plain.values()}
