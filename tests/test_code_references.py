@@ -1165,6 +1165,15 @@ OBJECT_FIELDS = {
         "  }\n"
         "}\n"
     ),
+    "cpp/client.h": "class Client { public: void get(); };\nclass Cache { public: void get(); };\n",
+    "cpp/server.h": (
+        '#include "client.h"\n'
+        "class Server {\n public:\n  void run() {\n"
+        "    client_.get();\n"  # 5: a field declared in the class's body
+        "    cache_->get();\n"  # 6: through a pointer
+        "    this->client_.get();\n"  # 7
+        "  }\n private:\n  Client client_;\n  Cache* cache_;\n};\n"
+    ),
     "java/Client.java": "class Client { void get() {} }\n",
     "java/Cache.java": "class Cache { void get() {} }\n",
     "java/Server.java": (
@@ -1180,7 +1189,9 @@ OBJECT_FIELDS = {
 def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -> None:
     """Go's `s.client.Get()` in a method whose receiver is `s *Server`, TypeScript's
     `this.client.get(…)` (`private client: HttpClient`, `constructor(private cache:
-    Cache)`), Java's `this.client.get()`: the member of the type the object's field is
+    Cache)`), Java's `this.client.get()`, C++'s `client_.get()`, `cache_->get()` and
+    `this->client_.get()` in a method written in the class's body (Node's V8 headers:
+    `isolate_->Enter()` → `Isolate::Enter`): the member of the type the object's field is
     declared with (Go's `net`, `bufio`, `bytes`, `encoding`, cobra: 215 calls linked, 247 links of
     `s.mu.Unlock()` to `transport.go`'s `Unlock` gone — `sync` is not indexed)."""
     _, db = _index_tree(tmp_path, OBJECT_FIELDS)
@@ -1198,6 +1209,9 @@ def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -
         ("ts/service.ts", 10, "Cache()", "import", "Cache.get"),
         ("java/Server.java", 5, "Client()", "import", "Client.get"),
         ("java/Server.java", 6, "Cache()", "import", "Cache.get"),
+        ("cpp/server.h", 5, "Client()", "import", "Client.get"),
+        ("cpp/server.h", 6, "Cache()", "import", "Cache.get"),
+        ("cpp/server.h", 7, "Client()", "import", "Client.get"),
     }, found
 
 

@@ -391,12 +391,11 @@ def extract_reference_rows(
     elif declared and language in _DECLARED_TYPES:
         if language == "cpp":
             declared = _of_classes(src, declared, generics)
-        if language in CLASS_LANGUAGES:
-            # `this.client.get()` (Swift's `self.client`): the class's field, declared in
-            # its body, as the bare `client.get()` is.
-            members = _plain_receivers(
-                src, found, refs, _SELF_MEMBER_REVERSED if language == "swift" else _THIS_MEMBER
-            )
+        if language in CLASS_LANGUAGES or language == "cpp":
+            # `this.client.get()` (Swift's `self.client`, C++'s `this->client_`): the
+            # class's field, declared in its body, as the bare `client.get()` is.
+            this = {"swift": _SELF_MEMBER_REVERSED, "cpp": _THIS_ARROW_MEMBER}
+            members = _plain_receivers(src, found, refs, this.get(language, _THIS_MEMBER))
             plain = {**plain, **members} if members else plain
         if plain:
             modules = _bound_names(imports, language)
@@ -1137,6 +1136,8 @@ _SELF_MEMBER_REVERSED = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*
 # `object.attr.` written before a name, reversed: the attribute (group 1) and the object
 # (group 2), a plain name (Go's receiver).
 _OBJECT_FIELD = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*(\w*[A-Za-z_])(?![\w.])")
+# C++'s `this->attr.` or `this->attr->` written before a name, reversed.
+_THIS_ARROW_MEMBER = re.compile(rb"[ \t]*(?:\.|>-)[ \t]*(\w*[A-Za-z_])[ \t]*>-[ \t]*siht(?![\w.])")
 # `this.attr.` written before a name, reversed (Java, C#, Kotlin, TypeScript).
 _THIS_MEMBER = re.compile(rb"[ \t]*\.[ \t]*(\w*[A-Za-z_])[ \t]*\.[ \t]*siht(?![\w.])")
 

@@ -199,9 +199,10 @@ from .sections import bounded_title, build_sections
 # (`regex_syntax`), and a Go module's folder in the module cache (`gin@v1.8.1`) its
 # import path's; a Rust value declared with a type (a parameter, a `let`, a struct's field:
 # `cmd: &'cmd Command`) calls that type's methods, and so does a field of a method's own
-# object (`self.cmd`, Go's `s.client`, `this.client`) declared with a type; a Python
-# class's generic base (`class MultiDict(ImmutableMultiDict[K, V])`) is an `inherit` use,
-# and an attribute bound to a nested class (`self.cursor = Lexer.Cursor(…)`) its value.
+# object (`self.cmd`, Go's `s.client`, `this.client`, C++'s `client_` in a method of the
+# class's body) declared with a type; a Python class's generic base (`class
+# MultiDict(ImmutableMultiDict[K, V])`) is an `inherit` use, and an attribute bound to a
+# nested class (`self.cursor = Lexer.Cursor(…)`) its value.
 CONTENT_RULES: dict[str, int] = {
     "code": 44,
     "markdown": 11,

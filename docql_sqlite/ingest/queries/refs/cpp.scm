@@ -68,3 +68,14 @@
                              arguments: (template_argument_list
                                . (type_descriptor type: (type_identifier) @type))))])])
   (#match? @_make "^make_(unique|shared)$")) @bind
+; A class's field declared with a class (`Client client_;`, `Cache* cache_;`): `client_.x`,
+; `cache_->x` and `this->client_.x` in the methods written in the class's body are
+; members of that class (`code_refs._go_typed`, as Java's fields; a method defined
+; outside the body, `void Server::run() { … }`, often in another file, is not seen).
+(field_declaration_list (field_declaration
+  type: [(type_identifier) @type
+         (qualified_identifier name: (type_identifier) @type)
+         (template_type name: (type_identifier) @type)]
+  declarator: [(field_identifier) @typed
+               (pointer_declarator declarator: (field_identifier) @typed)
+               (reference_declarator (field_identifier) @typed)])) @scope
