@@ -1174,6 +1174,14 @@ OBJECT_FIELDS = {
         "    this->client_.get();\n"  # 7
         "  }\n private:\n  Client client_;\n  Cache* cache_;\n};\n"
     ),
+    "cpp/owner.cpp": (
+        '#include "client.h"\n#include <memory>\n\n'
+        "void own(std::unique_ptr<Client> c, std::shared_ptr<Cache> s) {\n"
+        "  c->get();\n"  # 5: the pointee's
+        "  c.get();\n"  # 6: the pointer's own: the standard library's
+        "  s->get();\n"  # 7
+        "}\n"
+    ),
     "java/Client.java": "class Client { void get() {} }\n",
     "java/Cache.java": "class Cache { void get() {} }\n",
     "java/Server.java": (
@@ -1191,7 +1199,8 @@ def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -
     `this.client.get(…)` (`private client: HttpClient`, `constructor(private cache:
     Cache)`), Java's `this.client.get()`, C++'s `client_.get()`, `cache_->get()` and
     `this->client_.get()` in a method written in the class's body (Node's V8 headers:
-    `isolate_->Enter()` → `Isolate::Enter`): the member of the type the object's field is
+    `isolate_->Enter()` → `Isolate::Enter`), and through a `std::unique_ptr<Client>`'s
+    `->` (its `.get()` is the pointer's own): the member of the type the object's field is
     declared with (Go's `net`, `bufio`, `bytes`, `encoding`, cobra: 215 calls linked, 247 links of
     `s.mu.Unlock()` to `transport.go`'s `Unlock` gone — `sync` is not indexed)."""
     _, db = _index_tree(tmp_path, OBJECT_FIELDS)
@@ -1212,6 +1221,9 @@ def test_a_member_of_the_objects_own_field_is_the_fields_types(tmp_path: Path) -
         ("cpp/server.h", 5, "Client()", "import", "Client.get"),
         ("cpp/server.h", 6, "Cache()", "import", "Cache.get"),
         ("cpp/server.h", 7, "Client()", "import", "Client.get"),
+        ("cpp/owner.cpp", 5, "Client()", "import", "Client.get"),
+        ("cpp/owner.cpp", 6, "std::unique_ptr()", "unresolved", None),
+        ("cpp/owner.cpp", 7, "Cache()", "import", "Cache.get"),
     }, found
 
 

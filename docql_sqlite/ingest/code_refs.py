@@ -630,7 +630,29 @@ def _declared(
             # C++'s standard library (the query keeps a qualified type's last part): a
             # class the index never holds, whatever it names `string_view` (Abseil)
             type_name = b"std::" + type_name
+            if type_name in _CPP_SMART_POINTERS and (pointee := _cpp_pointee(src, kind)):
+                type_name += b"->" + pointee  # `_go_typed` reads which one a member is
     typed.setdefault(text, []).append((start, end, type_name.decode("utf-8")))
+
+
+# C++'s owning pointers: `p->get()` is the pointee's member, `p.get()` the pointer's own
+# (`std::unique_ptr<Client> c; c->run()` was unresolved, a `std::unique_ptr`'s).
+_CPP_SMART_POINTERS = frozenset({b"std::unique_ptr", b"std::shared_ptr"})
+
+
+def _cpp_pointee(src: bytes, name: Node) -> bytes | None:
+    """The class a C++ smart pointer's template argument names (`Client` of
+    `std::unique_ptr<Client>`; a qualified one by its last part), None when it names
+    no class (`int`, a template)."""
+    template = name.parent
+    arguments = template.child_by_field_name("arguments") if template is not None else None
+    first = arguments.named_children[0] if arguments and arguments.named_children else None
+    kind = first.child_by_field_name("type") if first is not None else None
+    if kind is not None and kind.type == "qualified_identifier":
+        kind = kind.child_by_field_name("name")
+    if kind is None or kind.type != "type_identifier":
+        return None
+    return src[kind.start_byte : kind.end_byte]
 
 
 # Rust's wrappers read through: pointers that call their value's methods (auto-deref:
@@ -811,6 +833,9 @@ def _go_typed(
         if found is None:
             return None
         start, _, type_name = found
+        pointer, arrow, pointee = type_name.partition("->")
+        if arrow:  # a C++ smart pointer: its pointee's member through `->`, else its own
+            return pointee if src[max(0, at - 16) : at].rstrip().endswith(b"->") else pointer
         owner, dot, method = type_name[1:].partition(".")
         if type_name[:1] != "=" or not dot or owner in (aliases or ()):
             return type_name

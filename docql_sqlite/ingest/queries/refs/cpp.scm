@@ -75,7 +75,8 @@
 (field_declaration_list (field_declaration
   type: [(type_identifier) @type
          (qualified_identifier name: (type_identifier) @type)
-         (template_type name: (type_identifier) @type)]
+         (template_type name: (type_identifier) @type)
+         (qualified_identifier name: (template_type name: (type_identifier) @type))]
   declarator: [(field_identifier) @typed
                (pointer_declarator declarator: (field_identifier) @typed)
                (reference_declarator (field_identifier) @typed)])) @scope
