@@ -481,33 +481,23 @@ def _field_members(
         parent = symbols[ref[2]].parent if ref[2] is not None else None
         return parent.rpartition(".")[2] if parent else ""
 
+    def field_type(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
+        return fields.get((owner(ref), receiver))
+
     if language != "go":
         pattern = _SELF_MEMBER_REVERSED if language == "rust" else _THIS_MEMBER
-
-        def field_type(at: int, ref: ReferenceRow, receiver: bytes) -> str | None:
-            return fields.get((owner(ref), receiver))
-
         return _retyped(found, refs, field_type, _plain_receivers(src, found, refs, pattern))
     # Go: the object is the method's receiver, whatever its name.
     methods = sorted(receivers)
     starts = [start for start, _, _ in methods]
     reverse, size = src[::-1], len(src)
-    out = refs
-    for i, (entry, ref) in enumerate(zip(found, refs)):
-        if ref[6] != OTHER_OBJECT:
-            continue
-        match = _OBJECT_FIELD.match(reverse, size - entry[0])
-        if match is None:
-            continue
+    members: dict[int, bytes] = {}  # a member's start → its field's name, reversed
+    for entry, ref in zip(found, refs):
+        match = _OBJECT_FIELD.match(reverse, size - entry[0]) if ref[6] == OTHER_OBJECT else None
         k = bisect_right(starts, entry[0]) - 1
-        if k < 0 or entry[0] >= methods[k][1] or methods[k][2] != match.group(2)[::-1]:
-            continue
-        type_name = fields.get((owner(ref), match.group(1)[::-1]))
-        if type_name:
-            if out is refs:
-                out = list(refs)
-            out[i] = (*ref[:6], type_name + VALUE_OF)
-    return out
+        if match and k >= 0 and entry[0] < methods[k][1] and methods[k][2] == match[2][::-1]:
+            members[entry[0]] = match[1]
+    return _retyped(found, refs, field_type, members)
 
 
 def _ruby_super(refs: list[ReferenceRow], outline: list[Outlined]) -> list[ReferenceRow]:
