@@ -526,15 +526,7 @@ def _create_whole(path: str) -> None:
     os.close(fd)
     try:
         try:
-            conn = _open(temp, readonly=False, shown=path, building=True)
-            try:
-                # WAL mode is kept in the file's header: set here, before the file is
-                # linked, the writer's own open (which asks for WAL) changes nothing, and
-                # takes no exclusive lock that a reader of the new index would wait out
-                # (`status` stopped with "is busy" when the run paused right there).
-                conn.execute("PRAGMA journal_mode = WAL")
-            finally:
-                conn.close()
+            _open(temp, readonly=False, shown=path, building=True).close()
         except DatabaseError:
             return  # e.g. no room for the schema: opening `path` itself reports it
         wal = temp + "-wal"
